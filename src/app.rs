@@ -1,0 +1,504 @@
+//! The commands of the `laurel` binary, as library functions over plain arguments.
+//!
+//! Each returns the text to print (or writes to the given writer) and an [`Error`]
+//! whose [`Error::exit_code`] the binary exits with. Nothing here parses the
+//! command line: `main.rs` does that with clap and calls these.
+
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::events::Record;
+use crate::fold::{self, KnownAt, Query};
+use crate::ledger::{canonical, Input, Ledger};
+use crate::output::{self, Format, Report, Stamp, Table};
+use crate::systems::{self, Selector};
+use crate::time;
+
+/// The two clocks and a what-if rules file, shared by every query.
+#[derive(Debug, Clone, Default)]
+pub struct QueryArgs {
+    /// `--as-of DATE|TIME`: a plain date means the end of that day (UTC).
+    pub as_of: Option<String>,
+    /// `--known-at SEQ|TIME`.
+    pub known_at: Option<String>,
+    /// `--rules FILE` (standings, replay): pinned parameters.
+    pub rules: Option<PathBuf>,
+}
+
+impl QueryArgs {
+    fn query(&self) -> Result<Query> {
+        let as_of = match &self.as_of {
+            None => None,
+            Some(s) => Some(time::parse_bound(s).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--as-of {s:?}: expected YYYY-MM-DD or an RFC 3339 timestamp"
+                ))
+            })?),
+        };
+        let known_at = match &self.known_at {
+            None => None,
+            Some(s) => Some(match s.parse::<u64>() {
+                Ok(n) => KnownAt::Seq(n),
+                Err(_) => KnownAt::Time(time::parse_bound(s).ok_or_else(|| {
+                    Error::Usage(format!("--known-at {s:?}: expected a seq or a date/time"))
+                })?),
+            }),
+        };
+        let rules = match &self.rules {
+            None => None,
+            Some(p) => Some(read_rules(p)?),
+        };
+        Ok(Query {
+            as_of,
+            known_at,
+            rules,
+            ..Query::default()
+        })
+    }
+}
+
+fn read_rules(path: &Path) -> Result<Value> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| Error::Usage(format!("{}: invalid JSON: {e}", path.display())))?;
+    crate::params::check_rules(&v).map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+    Ok(v)
+}
+
+pub fn init(path: &Path) -> Result<String> {
+    Ledger::init(path)?;
+    Ok(format!(
+        "initialised an empty ledger at {}\n",
+        path.display()
+    ))
+}
+
+fn open_input(name: &str) -> Result<Input<'static>> {
+    let reader: Box<dyn std::io::BufRead> = if name == "-" {
+        Box::new(BufReader::new(std::io::stdin()))
+    } else {
+        let f = std::fs::File::open(name).map_err(|e| Error::io(name, e))?;
+        Box::new(BufReader::with_capacity(256 * 1024, f))
+    };
+    Ok(Input {
+        name: name.to_string(),
+        reader,
+    })
+}
+
+fn append_summary(r: &crate::ledger::AppendReport) -> String {
+    let mut s = format!("appended {} event(s)", r.appended);
+    if r.already_recorded > 0 {
+        s.push_str(&format!(
+            "; {} already recorded (nothing added for them)",
+            r.already_recorded
+        ));
+    }
+    format!("{s}\nhead {}\n", r.head)
+}
+
+/// `laurel append FILE|-`.
+pub fn append(path: &Path, file: &str) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let report = ledger.append(vec![open_input(file)?])?;
+    Ok(append_summary(&report))
+}
+
+/// The `*.json` / `*.jsonl` files directly under `dir`, in name order.
+pub fn event_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let io = |e| Error::io(dir.display().to_string(), e);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && matches!(
+                    p.extension().and_then(|e| e.to_str()),
+                    Some("json" | "jsonl")
+                )
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// `laurel import DIR`: every file as one all-or-nothing append.
+pub fn import(path: &Path, dir: &Path) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let inputs = event_files(dir)?
+        .iter()
+        .map(|p| open_input(&p.display().to_string()))
+        .collect::<Result<Vec<_>>>()?;
+    let n = inputs.len();
+    let report = ledger.append(inputs)?;
+    Ok(format!("{n} file(s): {}", append_summary(&report)))
+}
+
+/// `laurel verify [--expect SEQ:HASH]`.
+pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
+    let expect = match expect {
+        None => None,
+        Some(s) => Some(parse_expect(s)?),
+    };
+    let ledger = Ledger::open(path)?;
+    let report = ledger.verify(expect)?;
+    if let Some((seq, _)) = report.problems.first() {
+        let all: Vec<String> = report
+            .problems
+            .iter()
+            .map(|(s, m)| format!("seq {s}: {m}"))
+            .collect();
+        return Err(Error::Tampered {
+            seq: *seq,
+            msg: all.join("; "),
+        });
+    }
+    let mut out = format!(
+        "ok: {} record(s), chain verified\nhead {}\n",
+        report.records, report.head
+    );
+    if let Some((s, h)) = expect {
+        out.push_str(&format!(
+            "published head {s}:{} is in the chain\n",
+            canonical::hex(&h)
+        ));
+    }
+    Ok(out)
+}
+
+fn parse_expect(s: &str) -> Result<(u64, [u8; 32])> {
+    let bad = || Error::Usage(format!("--expect {s:?}: expected SEQ:HASH (64 hex digits)"));
+    let (seq, hash) = s.split_once(':').ok_or_else(bad)?;
+    Ok((
+        seq.parse().map_err(|_| bad())?,
+        canonical::parse_hex(hash).ok_or_else(bad)?,
+    ))
+}
+
+pub fn head(path: &Path) -> Result<String> {
+    Ok(format!("{}\n", Ledger::open(path)?.head()?))
+}
+
+/// `laurel export`: one canonical JSON line per record.
+pub fn export(path: &Path, w: &mut dyn Write) -> Result<()> {
+    Ledger::open(path)?.export(w)
+}
+
+/// `laurel log`: one human line per record.
+pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        #[serde(rename = "type")]
+        kind: String,
+        id: Option<String>,
+    }
+    let ledger = Ledger::open(path)?;
+    ledger.for_each_record(&mut |r, recorded_at| {
+        let peek: Peek = serde_json::from_slice(r.event)
+            .map_err(|e| Error::Corrupt(format!("record {}: {e}", r.seq)))?;
+        let line = format!(
+            "{:>6}  {}  {:<28} {:<20} {}  (recorded {})\n",
+            r.seq,
+            time::format_short(r.at),
+            peek.kind,
+            peek.id.unwrap_or_default(),
+            &canonical::hex(&r.hash)[..16],
+            recorded_at
+        );
+        w.write_all(line.as_bytes())
+            .map_err(|e| Error::io("stdout", e))
+    })
+}
+
+/// A fold of the ledger at `path` with its stamp (what it was computed against).
+fn folded(ledger: &Ledger, args: &QueryArgs, audit: bool) -> Result<(fold::Folded, Stamp)> {
+    let mut q = args.query()?;
+    q.audit = audit;
+    let f = fold::fold(&ledger.source()?, &q)?;
+    let hash = ledger.hash_at(f.known_at)?;
+    let stamp = Stamp {
+        as_of: args.as_of.clone(),
+        known_at: f.known_at,
+        head: canonical::hex(&hash),
+    };
+    Ok((f, stamp))
+}
+
+/// `laurel standings TABLE`.
+pub fn standings(
+    path: &Path,
+    table: &str,
+    sel: &Selector,
+    args: &QueryArgs,
+    format: Format,
+) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let (f, stamp) = folded(&ledger, args, false)?;
+    let report = f.state.standings(table, sel, &f.cx).map_err(Error::Usage)?;
+    Ok(output::render(&report, &stamp, format))
+}
+
+/// `laurel history PLAYER [--system S]`: every change, oldest first, with formulas.
+pub fn history(
+    path: &Path,
+    player: &str,
+    system: Option<&str>,
+    args: &QueryArgs,
+    format: Format,
+) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let (f, stamp) = folded(&ledger, args, true)?;
+    let mut t = Table::new(
+        "history",
+        &format!("History of {player}"),
+        &["seq", "at", "system", "old", "new", "formula"],
+    );
+    for c in
+        f.cx.changes()
+            .iter()
+            .filter(|c| c.subject == player && system.is_none_or(|s| s == c.system))
+    {
+        t.push(vec![
+            json!(c.seq),
+            json!(time::format_short(c.at)),
+            json!(c.system),
+            c.old.clone().map_or(Value::Null, Value::from),
+            json!(c.new),
+            json!(c.formula),
+        ]);
+    }
+    let report = Report {
+        system: "history".into(),
+        main: t,
+        extra: vec![],
+    };
+    Ok(output::render(&report, &stamp, format))
+}
+
+/// `laurel rules`: every parameter, its default and the value in force.
+pub fn rules(path: &Path, args: &QueryArgs, format: Format) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let (f, stamp) = folded(&ledger, args, false)?;
+    let mut t = Table::new(
+        "rules",
+        "Rule parameters",
+        &["system", "param", "default", "in_force", "doc"],
+    );
+    for (d, v) in f.cx.params.listing() {
+        let default: Value = serde_json::from_str(d.default).unwrap_or(Value::Null);
+        t.push(vec![
+            json!(d.system),
+            json!(d.name),
+            default,
+            v,
+            json!(d.doc),
+        ]);
+    }
+    let report = Report {
+        system: "rules".into(),
+        main: t,
+        extra: vec![],
+    };
+    Ok(output::render(&report, &stamp, format))
+}
+
+/// `laurel void SEQ --reason TEXT`: append a `ledger.voided`.
+pub fn void(path: &Path, target: u64, reason: &str) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let ev = json!({"type": "ledger.voided", "at": time::format(time::now()), "target": target, "reason": reason});
+    let line = ev.to_string();
+    let input = Input {
+        name: "void".into(),
+        reader: Box::new(line.as_bytes()),
+    };
+    let report = ledger.append(vec![input])?;
+    Ok(append_summary(&report))
+}
+
+/// `laurel replay --rules FILE [--diff]`: every table as if FILE's parameters had
+/// always been in force; with `diff`, per subject old and new value and rank,
+/// largest moves first.
+pub fn replay(path: &Path, args: &QueryArgs, diff: bool, format: Format) -> Result<String> {
+    if args.rules.is_none() {
+        return Err(Error::Usage("replay needs --rules FILE".into()));
+    }
+    let ledger = Ledger::open(path)?;
+    let (new, stamp) = folded(&ledger, args, false)?;
+    let live_args = QueryArgs {
+        rules: None,
+        ..args.clone()
+    };
+    let (old, _) = folded(&ledger, &live_args, false)?;
+    let mut out = String::new();
+    for (table, _) in systems::tables() {
+        for sel in selectors(&new.state, table) {
+            let (Ok(a), Ok(b)) = (
+                old.state.standings(table, &sel, &old.cx),
+                new.state.standings(table, &sel, &new.cx),
+            ) else {
+                continue;
+            };
+            let report = if diff { diff_report(table, &a, &b) } else { b };
+            out.push_str(&output::render(&report, &stamp, format));
+            if format != Format::Json {
+                out.push('\n');
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The selectors a table is shown under in `demo` and `replay`: one per
+/// tournament for tournament tables, else just the whole table.
+fn selectors(state: &systems::State, table: &str) -> Vec<Selector> {
+    let tournaments = match table {
+        "cards" => state.cards.tournaments(),
+        "sbr" => state.sbr.tournaments(),
+        _ => return vec![Selector::default()],
+    };
+    tournaments
+        .into_iter()
+        .map(|t| Selector {
+            tournament: Some(t),
+        })
+        .collect()
+}
+
+/// Old and new score and rank per subject, largest absolute moves first.
+pub fn diff_report(table: &str, old: &Report, new: &Report) -> Report {
+    let rows = |r: &Report| -> Vec<(String, Value, Value)> {
+        r.main
+            .json_rows()
+            .into_iter()
+            .map(|row| {
+                (
+                    cell(&row["player"]),
+                    row["score"].clone(),
+                    row["rank"].clone(),
+                )
+            })
+            .collect()
+    };
+    let (a, b) = (rows(old), rows(new));
+    let mut subjects: Vec<String> = a.iter().chain(&b).map(|r| r.0.clone()).collect();
+    subjects.sort();
+    subjects.dedup();
+    let find = |v: &[(String, Value, Value)], s: &str| v.iter().find(|r| r.0 == s).cloned();
+    let mut lines: Vec<(f64, Vec<Value>)> = subjects
+        .iter()
+        .map(|s| {
+            let (o, n) = (find(&a, s), find(&b, s));
+            let num = |r: &Option<(String, Value, Value)>| {
+                r.as_ref().and_then(|r| r.1.as_f64()).unwrap_or(0.0)
+            };
+            let delta = num(&n) - num(&o);
+            let get = |r: &Option<(String, Value, Value)>, i: usize| {
+                r.as_ref().map_or(
+                    Value::Null,
+                    |r| if i == 1 { r.1.clone() } else { r.2.clone() },
+                )
+            };
+            (
+                delta,
+                vec![
+                    json!(s),
+                    get(&o, 1),
+                    get(&n, 1),
+                    json!(round2(delta)),
+                    get(&o, 2),
+                    get(&n, 2),
+                ],
+            )
+        })
+        .collect();
+    lines.sort_by(|x, y| {
+        y.0.abs()
+            .total_cmp(&x.0.abs())
+            .then_with(|| cell(&x.1[0]).cmp(&cell(&y.1[0])))
+    });
+    let mut t = Table::new(
+        table,
+        &format!("{table}: replay diff (old → new)"),
+        &["player", "old_score", "score", "delta", "old_rank", "rank"],
+    );
+    t.rows = lines.into_iter().map(|(_, r)| r).collect();
+    Report {
+        system: table.to_string(),
+        main: t,
+        extra: vec![],
+    }
+}
+
+fn round2(x: f64) -> Value {
+    serde_json::Number::from_f64((x * 100.0).round() / 100.0).map_or(Value::Null, Value::Number)
+}
+
+fn cell(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `laurel demo`: the bundled events in a temporary ledger, and every table.
+pub fn demo(w: &mut dyn Write) -> Result<()> {
+    let dir = tempfile::tempdir().map_err(|e| Error::io("temporary directory", e))?;
+    let path = dir.path().join("laurel.db");
+    let ledger = Ledger::init(&path)?;
+    let inputs = crate::demo::BUNDLED
+        .iter()
+        .map(|(name, text)| Input {
+            name: format!("events/{name}"),
+            reader: Box::new(text.as_bytes()),
+        })
+        .collect();
+    let report = ledger.append(inputs)?;
+    let mut out = format!(
+        "laurel demo: {} bundled file(s), {} events in a temporary ledger\nhead {}\n\n",
+        crate::demo::BUNDLED.len(),
+        report.appended,
+        report.head
+    );
+    let (f, stamp) = folded(&ledger, &QueryArgs::default(), false)?;
+    for (table, _) in systems::tables() {
+        for sel in selectors(&f.state, table) {
+            out.push_str(&format!(
+                "== standings {table}{} ==\n",
+                sel.tournament
+                    .as_ref()
+                    .map(|t| format!(" --tournament {t}"))
+                    .unwrap_or_default()
+            ));
+            match f.state.standings(table, &sel, &f.cx) {
+                Ok(r) => out.push_str(&output::render(&r, &stamp, Format::Table)),
+                Err(e) => out.push_str(&format!("({e})\n")),
+            }
+            out.push('\n');
+        }
+    }
+    out.push_str(
+        "Verify it yourself: `laurel export` prints every record; recompute each BLAKE3 hash\n",
+    );
+    out.push_str("as README.md shows and compare the last with the head above.\n");
+    w.write_all(out.as_bytes())
+        .map_err(|e| Error::io("stdout", e))
+}
+
+/// Parse every bundled event, for tests and `demo`.
+pub fn bundled_records() -> std::result::Result<Vec<Record>, String> {
+    let mut all = String::new();
+    for (_, text) in crate::demo::BUNDLED {
+        all.push_str(text);
+        all.push('\n');
+    }
+    fold::MemSource::from_jsonl(&all).map(|m| m.records)
+}
+
+/// The default ledger path when neither --ledger nor LAUREL_LEDGER is given.
+pub fn default_ledger() -> PathBuf {
+    PathBuf::from("laurel.db")
+}

@@ -1,0 +1,110 @@
+//! The library's one error type: what broke and where (file, line, seq, event id).
+//!
+//! Exit codes are decided here, not in the binary, so that every front end agrees:
+//! 1 means "the chain does not verify" (tampering or corruption found by `verify`),
+//! 2 means bad input, bad usage or an I/O / storage failure.
+
+use std::path::PathBuf;
+
+/// Where a bad event came from, for messages that let a person find it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// Input file name (`-` for stdin), if the event came from a file.
+    pub file: Option<String>,
+    /// 1-based line (JSON Lines) or the line an array element ends on.
+    pub line: Option<u64>,
+    /// The record's seq, if it has (or would have) one.
+    pub seq: Option<u64>,
+    /// The event's `id`, if given.
+    pub id: Option<String>,
+    /// The event's `type`, if it could be read.
+    pub kind: Option<String>,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        match (&self.file, self.line) {
+            (Some(file), Some(line)) => parts.push(format!("{file}:{line}")),
+            (Some(file), None) => parts.push(file.clone()),
+            (None, Some(line)) => parts.push(format!("line {line}")),
+            (None, None) => {}
+        }
+        if let Some(seq) = self.seq {
+            parts.push(format!("seq {seq}"));
+        }
+        if let Some(kind) = &self.kind {
+            parts.push(kind.clone());
+        }
+        if let Some(id) = &self.id {
+            parts.push(format!("id {id:?}"));
+        }
+        write!(f, "{}", parts.join(", "))
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An event (or the input stream) broke a rule; nothing was written.
+    #[error("{origin}: {msg}")]
+    Invalid { origin: Box<Origin>, msg: String },
+    /// An event with this `id` is already in the ledger with other content.
+    #[error("{origin}: id {id:?} is already recorded at seq {seq} with different content")]
+    IdConflict {
+        origin: Box<Origin>,
+        id: String,
+        seq: u64,
+    },
+    /// A second process holds the ledger.
+    #[error("ledger is in use by another process ({0})")]
+    Locked(PathBuf),
+    /// No ledger where one was expected.
+    #[error("no ledger at {0} (run `laurel init` first, or pass --ledger DIR)")]
+    NoLedger(PathBuf),
+    /// `init` on a path that already holds a ledger.
+    #[error("a ledger already exists at {0}")]
+    Exists(PathBuf),
+    /// The stored chain does not verify: a record was changed, removed or damaged.
+    #[error("chain does not verify at seq {seq}: {msg}")]
+    Tampered { seq: u64, msg: String },
+    /// Stored bytes that cannot be decoded at all (damaged files).
+    #[error("ledger storage is damaged: {0}")]
+    Corrupt(String),
+    /// Bad command-line usage that clap cannot see (a bad date, an unknown system...).
+    #[error("{0}")]
+    Usage(String),
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("storage error: {0}")]
+    Storage(String),
+}
+
+impl Error {
+    /// The process exit code for this error: 1 when the chain fails to verify, 2 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Tampered { .. } | Error::Corrupt(_) => 1,
+            _ => 2,
+        }
+    }
+
+    pub(crate) fn io(path: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn invalid(origin: Origin, msg: impl Into<String>) -> Self {
+        Error::Invalid {
+            origin: Box::new(origin),
+            msg: msg.into(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

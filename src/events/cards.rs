@@ -1,0 +1,67 @@
+//! `cards.*`: the card-game league's tournaments, rounds and results (SPEC §4).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{payload_table, Ident, When};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    TournamentCreated(TournamentCreated),
+    RoundScheduled(RoundScheduled),
+    MatchResult(MatchResult),
+}
+
+pub(crate) fn parse(name: &str, v: Value) -> Result<Option<Event>, String> {
+    payload_table!("cards", name, v, {
+        "tournament_created" => TournamentCreated,
+        "round_scheduled" => RoundScheduled,
+        "match_result" => MatchResult,
+    })
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentCreated {
+    pub tournament: Ident,
+    pub point_system: i64,
+    pub starts: When,
+    pub ends: When,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduledMatch {
+    #[serde(rename = "match")]
+    pub match_: Ident,
+    pub players: Vec<String>,
+    #[serde(default)]
+    pub table_strength: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoundScheduled {
+    pub tournament: Ident,
+    pub round: Ident,
+    pub starts: When,
+    pub ends: When,
+    pub matches: Vec<ScheduledMatch>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerScore {
+    pub player: String,
+    pub score: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchResult {
+    pub tournament: Ident,
+    pub round: Ident,
+    #[serde(rename = "match")]
+    pub match_: Ident,
+    pub scores: Vec<PlayerScore>,
+}

@@ -1,0 +1,46 @@
+//! `diplomacy.*`: finished Diplomacy games, scored by several systems (SPEC §5).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{payload_table, Ident};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    GameEnded(GameEnded),
+}
+
+pub(crate) fn parse(name: &str, v: Value) -> Result<Option<Event>, String> {
+    payload_table!("diplomacy", name, v, {
+        "game_ended" => GameEnded,
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Solo,
+    Draw,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PowerResult {
+    pub power: String,
+    /// `null`: a surrendered position that was never replaced.
+    pub player: Option<String>,
+    pub centers: i64,
+    /// The year the power was eliminated, if it was.
+    #[serde(default)]
+    pub eliminated: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameEnded {
+    pub game: Ident,
+    pub result: Outcome,
+    #[serde(default)]
+    pub winner: Option<String>,
+    pub powers: Vec<PowerResult>,
+}

@@ -1,0 +1,177 @@
+//! `mepbm.*`: Middle-earth PBM games, ratings, grudge teams and ballots (SPEC §2).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{payload_table, Ident};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    RatingSeeded(RatingSeeded),
+    GameStarted(GameStarted),
+    NationTakenOver(NationTakenOver),
+    AllegianceChanged(AllegianceChanged),
+    GameEnded(GameEnded),
+    VoteCast(VoteCast),
+    GrudgeTeamRegistered(GrudgeTeamRegistered),
+    GrudgeRosterChanged(GrudgeRosterChanged),
+    MonthlyTick(MonthlyTick),
+}
+
+pub(crate) fn parse(name: &str, v: Value) -> Result<Option<Event>, String> {
+    payload_table!("mepbm", name, v, {
+        "rating_seeded" => RatingSeeded,
+        "game_started" => GameStarted,
+        "nation_taken_over" => NationTakenOver,
+        "allegiance_changed" => AllegianceChanged,
+        "game_ended" => GameEnded,
+        "vote_cast" => VoteCast,
+        "grudge_team_registered" => GrudgeTeamRegistered,
+        "grudge_roster_changed" => GrudgeRosterChanged,
+        "monthly_tick" => MonthlyTick,
+    })
+}
+
+/// A rated system that can be seeded with an approximate starting value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rated {
+    Valar,
+    Maia,
+    Istari,
+    Ainur,
+}
+
+/// The side a position starts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+pub enum Side {
+    #[serde(rename = "FP")]
+    Fp,
+    #[serde(rename = "DS")]
+    Ds,
+    #[serde(rename = "neutral")]
+    Neutral,
+}
+
+/// A side a neutral can join.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+pub enum Aligned {
+    #[serde(rename = "FP")]
+    Fp,
+    #[serde(rename = "DS")]
+    Ds,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+pub enum Winner {
+    #[serde(rename = "FP")]
+    Fp,
+    #[serde(rename = "DS")]
+    Ds,
+    #[serde(rename = "draw")]
+    Draw,
+}
+
+/// `{player, system, value}`: an approximate starting rating.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatingSeeded {
+    pub player: String,
+    pub system: Rated,
+    pub value: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    pub nation: String,
+    pub player: String,
+    pub side: Side,
+}
+
+/// The two grudge teams of a grudge game, by side.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grudge {
+    #[serde(rename = "FP")]
+    pub fp: String,
+    #[serde(rename = "DS")]
+    pub ds: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameStarted {
+    pub game: Ident,
+    pub scenario: String,
+    pub positions: Vec<Position>,
+    #[serde(default)]
+    pub grudge: Option<Grudge>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NationTakenOver {
+    pub game: Ident,
+    pub nation: String,
+    pub player: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllegianceChanged {
+    pub game: Ident,
+    pub nation: String,
+    pub side: Aligned,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NationResult {
+    pub nation: String,
+    pub victory_points: i64,
+    pub eliminated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameEnded {
+    pub game: Ident,
+    pub turn: i64,
+    pub winner: Winner,
+    pub nations: Vec<NationResult>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoteCast {
+    pub game: Ident,
+    pub voter: String,
+    pub best_team_player: Vec<String>,
+    pub best_played_nation: Vec<String>,
+    #[serde(default)]
+    pub best_enemy_nation: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrudgeTeamRegistered {
+    pub team: String,
+    pub coordinator: String,
+    pub members: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrudgeRosterChanged {
+    pub team: String,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+/// `{month: "YYYY-MM"}`: the monthly pull toward 1500.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MonthlyTick {
+    pub month: String,
+}

@@ -1,0 +1,374 @@
+//! The typed event vocabulary (SPEC §1.1 and §2–6) and its one parser.
+//!
+//! An event is one flat JSON object: `type`, `at`, an optional `id`, and the
+//! payload fields of its type. [`parse_event`] turns a parsed JSON value into a
+//! [`Parsed`] event: the typed [`Event`] plus its canonical bytes. That is the only
+//! way events enter the crate, so the envelope rules hold everywhere:
+//!
+//! - `type` is one of [`TYPES`]; unknown types are rejected;
+//! - unknown, missing or mistyped payload fields are rejected, naming the field;
+//! - no JSON floating-point number appears anywhere (fractions are decimal strings);
+//! - strings are at most [`MAX_STRING`] bytes.
+//!
+//! Events are a public contract: a field's meaning never changes; new fields are
+//! optional and new behaviour comes as new types.
+
+pub mod cards;
+pub mod cfr;
+pub mod diplomacy;
+pub mod ledger;
+pub mod mepbm;
+pub mod sbr;
+
+use serde::{de::DeserializeOwned, Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+use crate::time::{self, Micros};
+
+/// Longest string accepted in any field, in bytes.
+pub const MAX_STRING: usize = 4096;
+
+/// Every event type laurel accepts.
+pub const TYPES: &[&str] = &[
+    "mepbm.rating_seeded",
+    "mepbm.game_started",
+    "mepbm.nation_taken_over",
+    "mepbm.allegiance_changed",
+    "mepbm.game_ended",
+    "mepbm.vote_cast",
+    "mepbm.grudge_team_registered",
+    "mepbm.grudge_roster_changed",
+    "mepbm.monthly_tick",
+    "cfr.series_defined",
+    "cfr.event_completed",
+    "cards.tournament_created",
+    "cards.round_scheduled",
+    "cards.match_result",
+    "diplomacy.game_ended",
+    "sbr.tournament_created",
+    "sbr.game_played",
+    "ledger.voided",
+    "ledger.rules_changed",
+];
+
+/// A typed event, by namespace.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    Mepbm(mepbm::Event),
+    Cfr(cfr::Event),
+    Cards(cards::Event),
+    Diplomacy(diplomacy::Event),
+    Sbr(sbr::Event),
+    Ledger(ledger::Event),
+}
+
+/// An event as it is folded: its place in the log and in domain time, and its payload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub seq: u64,
+    /// Domain time (`at`), microseconds UTC.
+    pub at: Micros,
+    /// Wall clock at append, microseconds UTC.
+    pub recorded_at: Micros,
+    pub id: Option<String>,
+    /// The `type` string, e.g. `mepbm.game_ended`.
+    pub kind: String,
+    pub event: Event,
+}
+
+/// A validated event before it is given a seq.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    pub id: Option<String>,
+    pub at: Micros,
+    pub kind: String,
+    pub event: Event,
+    /// The event's canonical form (JCS): what is stored and hashed.
+    pub canonical: Vec<u8>,
+}
+
+/// Parse one event object. The error message names the field and the rule.
+pub fn parse_event(value: Value) -> Result<Parsed, String> {
+    check_values(&value, "")?;
+    let canonical = crate::ledger::canonical::to_vec(&value);
+    let (id, at, kind, event) = typed(value)?;
+    Ok(Parsed {
+        id,
+        at,
+        kind,
+        event,
+        canonical,
+    })
+}
+
+/// Decode a stored event (already checked at append) into a [`Record`].
+pub fn decode_stored(bytes: &[u8], seq: u64, recorded_at: Micros) -> Result<Record, String> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    let (id, at, kind, event) = typed(value)?;
+    Ok(Record {
+        seq,
+        at,
+        recorded_at,
+        id,
+        kind,
+        event,
+    })
+}
+
+/// The envelope fields and the typed payload of an event object.
+fn typed(value: Value) -> Result<(Option<String>, Micros, String, Event), String> {
+    let Value::Object(mut map) = value else {
+        return Err("an event must be a JSON object".into());
+    };
+    let kind = take_string(&mut map, "type")?.ok_or("missing field `type`")?;
+    let at_text = take_string(&mut map, "at")?.ok_or("missing field `at`")?;
+    let at = time::parse(&at_text).ok_or_else(|| {
+        format!("field `at`: {at_text:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp")
+    })?;
+    let id = take_string(&mut map, "id")?;
+    if id.as_deref() == Some("") {
+        return Err("field `id`: must not be empty".into());
+    }
+    let event = parse_payload(&kind, map)?;
+    Ok((id, at, kind, event))
+}
+
+fn parse_payload(kind: &str, map: Map<String, Value>) -> Result<Event, String> {
+    let (ns, name) = kind.split_once('.').unwrap_or(("", kind));
+    let payload = Value::Object(map);
+    let ev = match ns {
+        "mepbm" => mepbm::parse(name, payload).map(|e| e.map(Event::Mepbm)),
+        "cfr" => cfr::parse(name, payload).map(|e| e.map(Event::Cfr)),
+        "cards" => cards::parse(name, payload).map(|e| e.map(Event::Cards)),
+        "diplomacy" => diplomacy::parse(name, payload).map(|e| e.map(Event::Diplomacy)),
+        "sbr" => sbr::parse(name, payload).map(|e| e.map(Event::Sbr)),
+        "ledger" => ledger::parse(name, payload).map(|e| e.map(Event::Ledger)),
+        _ => None.transpose(),
+    };
+    match ev {
+        Ok(Some(ev)) => Ok(ev),
+        Ok(None) => Err(format!(
+            "unknown event type {kind:?} (known: {})",
+            TYPES.join(", ")
+        )),
+        Err(e) => Err(e),
+    }
+}
+
+fn take_string(map: &mut Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match map.remove(key) {
+        None | Some(Value::Null) if key == "id" => Ok(None),
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(format!(
+            "field `{key}`: expected a string, found {}",
+            json_kind(&other)
+        )),
+    }
+}
+
+/// Reject floats and oversized strings anywhere in the event, naming the path.
+fn check_values(v: &Value, path: &str) -> Result<(), String> {
+    let at = |p: &str| {
+        if p.is_empty() {
+            "event".to_string()
+        } else {
+            format!("field `{p}`")
+        }
+    };
+    match v {
+        Value::Number(n) if !(n.is_i64() || n.is_u64()) => Err(format!(
+            "{}: {n} is a floating-point number; laurel accepts only integers \
+             (write fractions as decimal strings, e.g. \"0.98\")",
+            at(path)
+        )),
+        Value::String(s) if s.len() > MAX_STRING => Err(format!(
+            "{}: string of {} bytes is longer than the limit of {MAX_STRING}",
+            at(path),
+            s.len()
+        )),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, item)| check_values(item, &format!("{path}[{i}]"))),
+        Value::Object(map) => map.iter().try_for_each(|(k, item)| {
+            if k.len() > MAX_STRING {
+                return Err(format!("{}: key longer than {MAX_STRING} bytes", at(path)));
+            }
+            let sub = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
+            check_values(item, &sub)
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Deserialize a payload into `T`, naming the offending field on error.
+pub(crate) fn payload<T: DeserializeOwned>(kind: &str, v: Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        if path == "." || path.is_empty() {
+            format!("{kind}: {inner}")
+        } else {
+            format!("{kind}: field `{path}`: {inner}")
+        }
+    })
+}
+
+/// An identifier written as a string or a non-negative integer (`"101"` or `101`).
+/// Both spellings name the same thing; the canonical form keeps what was written.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ident(pub String);
+
+impl std::fmt::Display for Ident {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ident {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Ident;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a non-empty string or a non-negative integer")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Ident, E> {
+                if s.is_empty() {
+                    return Err(E::custom("identifier must not be empty"));
+                }
+                Ok(Ident(s.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Ident, E> {
+                Ok(Ident(n.to_string()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Ident, E> {
+                if n < 0 {
+                    return Err(E::custom("identifier must not be negative"));
+                }
+                Ok(Ident(n.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A date or RFC 3339 timestamp inside a payload (e.g. a round's `starts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct When(pub Micros);
+
+impl<'de> Deserialize<'de> for When {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        time::parse(&s).map(When).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "{s:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp"
+            ))
+        })
+    }
+}
+
+/// A finishing place: a positive integer, or `"dnf"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Place {
+    At(u32),
+    Dnf,
+}
+
+impl<'de> Deserialize<'de> for Place {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Place;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a place (1, 2, ...) or \"dnf\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Place, E> {
+                match s {
+                    "dnf" => Ok(Place::Dnf),
+                    _ => Err(E::custom(format!(
+                        "{s:?} is not a place (1, 2, ...) or \"dnf\""
+                    ))),
+                }
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Place, E> {
+                match u32::try_from(n) {
+                    Ok(p) if p >= 1 => Ok(Place::At(p)),
+                    _ => Err(E::custom(format!("place {n} is out of range (1 or more)"))),
+                }
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Place, E> {
+                Err(E::custom(format!("place {n} is out of range (1 or more)")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Map an event name to its payload type, for the per-namespace `parse` functions.
+macro_rules! payload_table {
+    ($ns:literal, $name:expr, $v:expr, { $($n:literal => $variant:ident),* $(,)? }) => {
+        match $name {
+            $($n => crate::events::payload(concat!($ns, ".", $n), $v).map(|p| Some(Event::$variant(p))),)*
+            _ => Ok(None),
+        }
+    };
+}
+pub(crate) use payload_table;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(v: Value) -> String {
+        parse_event(v).unwrap_err()
+    }
+
+    #[test]
+    fn envelope_rules_name_the_field() {
+        assert!(err(json!({"type": "nope.x", "at": "2003-01-01"})).contains("unknown event type"));
+        assert!(err(json!({"at": "2003-01-01"})).contains("`type`"));
+        assert!(err(json!({"type": "mepbm.monthly_tick"})).contains("`at`"));
+        let e = err(
+            json!({"type": "mepbm.monthly_tick", "at": "2003-01-01", "month": "2003-01", "x": 1}),
+        );
+        assert!(e.contains("unknown field `x`"), "{e}");
+        let e = err(json!({"type": "mepbm.monthly_tick", "at": "2003-01-01"}));
+        assert!(e.contains("missing field `month`"), "{e}");
+        let e = err(json!({"type": "mepbm.rating_seeded", "at": "2003-01-01",
+            "player": "a", "system": "valar", "value": "x"}));
+        assert!(e.contains("field `value`"), "{e}");
+        let e = err(json!({"type": "mepbm.rating_seeded", "at": "2003-01-01",
+            "player": "a", "system": "valar", "value": 1.5}));
+        assert!(e.contains("`value`") && e.contains("floating-point"), "{e}");
+    }
+
+    #[test]
+    fn canonical_form_sorts_keys_and_keeps_content() {
+        let p = parse_event(
+            json!({"type": "mepbm.monthly_tick", "month": "2003-01", "at": "2003-02-01"}),
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(p.canonical).unwrap(),
+            r#"{"at":"2003-02-01","month":"2003-01","type":"mepbm.monthly_tick"}"#
+        );
+    }
+}

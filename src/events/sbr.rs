@@ -1,0 +1,72 @@
+//! `sbr.*`: Space Base Race tournaments and games (SPEC §6).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{payload_table, Ident};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    TournamentCreated(TournamentCreated),
+    GamePlayed(GamePlayed),
+}
+
+pub(crate) fn parse(name: &str, v: Value) -> Result<Option<Event>, String> {
+    payload_table!("sbr", name, v, {
+        "tournament_created" => TournamentCreated,
+        "game_played" => GamePlayed,
+    })
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentCreated {
+    pub tournament: Ident,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    Seeding,
+    Group,
+    Bracket,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Color {
+    Red,
+    Yellow,
+    Green,
+    Blue,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Base {
+    pub piece: String,
+    pub bonus: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Seat {
+    pub seat: Color,
+    /// `null`: a bot.
+    pub player: Option<String>,
+    #[serde(default)]
+    pub bases: Option<Vec<Base>>,
+    #[serde(default)]
+    pub score: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GamePlayed {
+    pub tournament: Ident,
+    pub stage: Stage,
+    #[serde(rename = "match")]
+    pub match_: Ident,
+    pub game: i64,
+    pub seats: Vec<Seat>,
+}

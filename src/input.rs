@@ -1,0 +1,252 @@
+//! Reading events from files and stdin: JSON Lines or one JSON array, streamed.
+//!
+//! Limits (documented in the README): one event is at most [`MAX_EVENT_BYTES`]
+//! bytes (a JSON Lines line, or an array element), nested at most 128 deep
+//! (serde_json's limit). An over-long line is refused as soon as the limit is
+//! passed, without buffering the rest of it, so memory stays bounded whatever
+//! the input.
+
+use std::cell::Cell;
+use std::io::{BufRead, Read};
+use std::rc::Rc;
+
+use serde::de::{Deserializer as _, SeqAccess, Visitor};
+use serde_json::Value;
+
+/// Largest accepted event, in bytes.
+pub const MAX_EVENT_BYTES: usize = 64 * 1024;
+
+/// A problem in the input, with the 1-based line it was found on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    pub line: u64,
+    pub msg: String,
+}
+
+/// What the callback may return: stop with an error of its own.
+pub type Stop = crate::error::Error;
+
+/// Read every event of `r`, calling `f(line, value)` for each, in order.
+pub fn read_events<R: BufRead>(
+    mut r: R,
+    f: &mut dyn FnMut(u64, Value) -> Result<(), Stop>,
+) -> Result<Result<(), InputError>, Stop> {
+    let first = loop {
+        let buf = r.fill_buf().map_err(|e| Stop::io("input", e))?;
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => break Some(buf[i]),
+            None if buf.is_empty() => break None,
+            None => {
+                let n = buf.len();
+                r.consume(n);
+            }
+        }
+    };
+    match first {
+        None => Ok(Ok(())),
+        Some(b'[') => read_array(r, f),
+        Some(_) => read_lines(r, f),
+    }
+}
+
+fn read_lines<R: BufRead>(
+    mut r: R,
+    f: &mut dyn FnMut(u64, Value) -> Result<(), Stop>,
+) -> Result<Result<(), InputError>, Stop> {
+    let mut line_no = 0u64;
+    let mut buf = Vec::new();
+    loop {
+        line_no += 1;
+        buf.clear();
+        match read_line_limited(&mut r, &mut buf, MAX_EVENT_BYTES)
+            .map_err(|e| Stop::io("input", e))?
+        {
+            LineRead::Eof => return Ok(Ok(())),
+            LineRead::TooLong => {
+                return Ok(Err(InputError {
+                    line: line_no,
+                    msg: format!("line is longer than the limit of {MAX_EVENT_BYTES} bytes"),
+                }))
+            }
+            LineRead::Line => {}
+        }
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Value>(&buf) {
+            Ok(v) => f(line_no, v)?,
+            Err(e) => {
+                return Ok(Err(InputError {
+                    line: line_no,
+                    msg: format!("invalid JSON: {}", strip_position(&e)),
+                }))
+            }
+        }
+    }
+}
+
+enum LineRead {
+    Line,
+    TooLong,
+    Eof,
+}
+
+/// Read up to and including `\n`, refusing (without reading on) past `limit`.
+fn read_line_limited<R: BufRead>(
+    r: &mut R,
+    out: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<LineRead> {
+    loop {
+        let avail = r.fill_buf()?;
+        if avail.is_empty() {
+            return Ok(if out.is_empty() {
+                LineRead::Eof
+            } else {
+                LineRead::Line
+            });
+        }
+        let (n, done) = match avail.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (avail.len(), false),
+        };
+        out.extend_from_slice(&avail[..n]);
+        r.consume(n);
+        if out.len() > limit + 1 {
+            return Ok(LineRead::TooLong);
+        }
+        if done {
+            return Ok(LineRead::Line);
+        }
+    }
+}
+
+fn strip_position(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => format!("{} (column {})", &s[..i], e.column()),
+        None => s,
+    }
+}
+
+/// Counts lines and the bytes of the current array element as serde_json reads.
+struct Counting<R> {
+    inner: R,
+    state: Rc<Counter>,
+}
+
+#[derive(Default)]
+struct Counter {
+    line: Cell<u64>,
+    since: Cell<usize>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let lines = buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+        self.state.line.set(self.state.line.get() + lines);
+        self.state.since.set(self.state.since.get() + n);
+        if self.state.since.get() > MAX_EVENT_BYTES + 64 {
+            return Err(std::io::Error::other(format!(
+                "array element is longer than the limit of {MAX_EVENT_BYTES} bytes"
+            )));
+        }
+        Ok(n)
+    }
+}
+
+struct Each<'a> {
+    f: &'a mut dyn FnMut(u64, Value) -> Result<(), Stop>,
+    counter: Rc<Counter>,
+    stopped: &'a mut Option<Stop>,
+}
+
+impl<'de> Visitor<'de> for Each<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON array of events")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.counter.since.set(0);
+        while let Some(v) = seq.next_element::<Value>()? {
+            let line = self.counter.line.get() + 1;
+            self.counter.since.set(0);
+            if let Err(e) = (self.f)(line, v) {
+                *self.stopped = Some(e);
+                return Err(serde::de::Error::custom("stopped"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_array<R: BufRead>(
+    r: R,
+    f: &mut dyn FnMut(u64, Value) -> Result<(), Stop>,
+) -> Result<Result<(), InputError>, Stop> {
+    let counter = Rc::new(Counter::default());
+    let reader = Counting {
+        inner: r,
+        state: counter.clone(),
+    };
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let mut stopped = None;
+    let each = Each {
+        f,
+        counter: counter.clone(),
+        stopped: &mut stopped,
+    };
+    let res = de.deserialize_seq(each).and_then(|_| de.end());
+    if let Some(stop) = stopped {
+        return Err(stop);
+    }
+    Ok(res.map_err(|e| InputError {
+        line: counter.line.get() + 1,
+        msg: format!("invalid JSON array: {}", strip_position(&e)),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(text: &str) -> (Vec<(u64, Value)>, Result<(), InputError>) {
+        let mut got = Vec::new();
+        let res = read_events(text.as_bytes(), &mut |l, v| {
+            got.push((l, v));
+            Ok(())
+        })
+        .unwrap();
+        (got, res)
+    }
+
+    #[test]
+    fn json_lines_skip_blanks_and_count_lines() {
+        let (got, res) = collect("{\"a\":1}\n\n{\"a\":2}\n");
+        assert!(res.is_ok());
+        assert_eq!(got.iter().map(|(l, _)| *l).collect::<Vec<_>>(), vec![1, 3]);
+        let (_, res) = collect("{\"a\":1}\n{oops\n");
+        assert_eq!(res.unwrap_err().line, 2);
+    }
+
+    #[test]
+    fn arrays_stream_elements_with_their_lines() {
+        let (got, res) = collect("[\n{\"a\":1},\n{\"a\":2}\n]\n");
+        assert!(res.is_ok(), "{res:?}");
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[1].0, 3);
+        let (_, res) = collect("[{\"a\":1}] x");
+        assert!(res.is_err());
+    }
+
+    #[test]
+    fn over_long_lines_and_deep_nesting_are_refused() {
+        let long = format!("{{\"a\":\"{}\"}}\n", "x".repeat(MAX_EVENT_BYTES + 10));
+        let (_, res) = collect(&long);
+        assert!(res.unwrap_err().msg.contains("longer than the limit"));
+        let deep = format!("{}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+        let (_, res) = collect(&format!("{{\"a\":{deep}}}"));
+        assert!(res.unwrap_err().msg.contains("recursion limit"));
+    }
+}

@@ -1,0 +1,140 @@
+//! The canonical form (RFC 8785 JCS for float-free JSON) and the record hash.
+//!
+//! Written by hand rather than trusting `serde_json::to_vec`: serde_json's map is
+//! only sorted while no dependency enables its `preserve_order` feature, and the
+//! hash chain must not change because a dependency did. Keys are sorted by their
+//! UTF-8 bytes, which equals Python's `sort_keys=True` (code-point order); it
+//! differs from JCS's UTF-16 order only for keys mixing characters above U+FFFF
+//! with U+E000–U+FFFF, which laurel's vocabulary never uses.
+//!
+//! A record's canonical form is
+//! `{"event":E,"prev":"<hex>","recorded_at":"<rfc3339>","seq":N}` with `E` the
+//! event's canonical form; its hash is BLAKE3 of those bytes (SPEC §1.2).
+
+use serde_json::Value;
+
+/// The canonical bytes of a float-free JSON value.
+pub fn to_vec(v: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    write(v, &mut out);
+    out
+}
+
+fn write(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_unstable();
+            out.push(b'{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(k, out);
+                out.push(b':');
+                write(&map[k], out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write(item, out);
+            }
+            out.push(b']');
+        }
+        Value::String(s) => write_str(s, out),
+        // Integers, booleans and null print the same in every JSON writer.
+        other => out.extend_from_slice(other.to_string().as_bytes()),
+    }
+}
+
+/// serde_json's string escaping is JCS's: `\"`, `\\`, `\b \f \n \r \t`, other
+/// control characters as lowercase `\u00xx`, everything else as UTF-8.
+fn write_str(s: &str, out: &mut Vec<u8>) {
+    // Serialising a &str cannot fail.
+    out.extend_from_slice(serde_json::to_string(s).unwrap_or_default().as_bytes());
+}
+
+/// The canonical bytes of a record, built around the event's canonical bytes.
+pub fn record_bytes(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(event.len() + 140);
+    out.extend_from_slice(b"{\"event\":");
+    out.extend_from_slice(event);
+    out.extend_from_slice(b",\"prev\":\"");
+    out.extend_from_slice(hex(prev).as_bytes());
+    out.extend_from_slice(b"\",\"recorded_at\":");
+    write_str(recorded_at, &mut out);
+    out.extend_from_slice(b",\"seq\":");
+    out.extend_from_slice(seq.to_string().as_bytes());
+    out.push(b'}');
+    out
+}
+
+/// hash(n) = BLAKE3(JCS(record n)).
+pub fn record_hash(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -> [u8; 32] {
+    *blake3::hash(&record_bytes(event, prev, recorded_at, seq)).as_bytes()
+}
+
+/// One `laurel export` line: the record's canonical object plus its `"hash"`
+/// (keys still sorted: event < hash < prev < recorded_at < seq).
+pub fn export_line(
+    event: &[u8],
+    hash: &[u8; 32],
+    prev: &[u8; 32],
+    recorded_at: &str,
+    seq: u64,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(event.len() + 220);
+    out.extend_from_slice(b"{\"event\":");
+    out.extend_from_slice(event);
+    out.extend_from_slice(b",\"hash\":\"");
+    out.extend_from_slice(hex(hash).as_bytes());
+    out.extend_from_slice(b"\",\"prev\":\"");
+    out.extend_from_slice(hex(prev).as_bytes());
+    out.extend_from_slice(b"\",\"recorded_at\":");
+    write_str(recorded_at, &mut out);
+    out.extend_from_slice(b",\"seq\":");
+    out.extend_from_slice(seq.to_string().as_bytes());
+    out.push(b'}');
+    out
+}
+
+/// Lowercase hex of a hash.
+pub fn hex(h: &[u8; 32]) -> String {
+    blake3::Hash::from(*h).to_hex().to_string()
+}
+
+/// Parse 64 hex digits.
+pub fn parse_hex(s: &str) -> Option<[u8; 32]> {
+    blake3::Hash::from_hex(s).ok().map(|h| *h.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn keys_sort_and_whitespace_goes() {
+        let v = json!({"b": [1, {"z": null, "a": true}], "a": "x\n\u{1}é"});
+        assert_eq!(
+            String::from_utf8(to_vec(&v)).unwrap(),
+            "{\"a\":\"x\\n\\u0001é\",\"b\":[1,{\"a\":true,\"z\":null}]}"
+        );
+    }
+
+    #[test]
+    fn record_bytes_equal_the_generic_canonical_form() {
+        let ev = json!({"type": "t", "at": "2003-01-01"});
+        let prev = [7u8; 32];
+        let rec = json!({"event": ev, "prev": hex(&prev), "recorded_at": "2026-01-01T00:00:00.000000Z", "seq": 3});
+        assert_eq!(
+            record_bytes(&to_vec(&ev), &prev, "2026-01-01T00:00:00.000000Z", 3),
+            to_vec(&rec)
+        );
+    }
+}

@@ -1,0 +1,252 @@
+//! The on-disk byte layout of records.
+//!
+//! sled costs tens of microseconds per key, so records are not one key each:
+//! an append packs its records into *chunks* of up to [`MAX_RECORDS`] records or
+//! [`MAX_BYTES`] bytes, one sled value each, keyed by the chunk's first seq.
+//!
+//! ```text
+//! tree "chunks": key = first_seq as u64 big-endian (keys sort by seq)
+//! value (all integers little-endian):
+//!   0   4   magic        b"LRC1"
+//!   4   8   first_seq    u64
+//!   12  4   count        u32, >= 1
+//!   16  32  prev         hash of record first_seq - 1 (32 zero bytes for seq 1)
+//!   48  8   recorded_at  i64 microseconds UTC (every record of an append shares it)
+//!   56  2   ra_len       u16
+//!   58  ..  recorded_at  RFC 3339 text, exactly as hashed
+//!   then `count` records, each:
+//!     32  hash      BLAKE3 of the record's canonical form (see canonical.rs)
+//!     8   at        i64 microseconds UTC (domain time, for the fold plan)
+//!     8   void      u64 target seq of a ledger.voided, else 0
+//!     16  idem      idempotency key: BLAKE3("id\0" + id)[..16], or content[..16]
+//!     16  content   BLAKE3(event canonical bytes)[..16]
+//!     4   len       u32
+//!     len event     the event's canonical JSON
+//! ```
+//!
+//! The record's `prev` is not stored per record: it is the previous record's hash
+//! (the chunk's `prev` for the first). `verify` recomputes every `hash` from the
+//! bytes, so changing any byte of an event, a hash or a header is detected.
+
+use crate::error::Error;
+
+pub const MAGIC: &[u8; 4] = b"LRC1";
+pub const MAX_RECORDS: usize = 1024;
+pub const MAX_BYTES: usize = 256 * 1024;
+const HEADER: usize = 58;
+const REC_HEADER: usize = 32 + 8 + 8 + 16 + 16 + 4;
+
+/// One record as stored.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordView<'a> {
+    pub seq: u64,
+    pub hash: [u8; 32],
+    pub prev: [u8; 32],
+    pub at: i64,
+    pub void_target: Option<u64>,
+    pub idem: [u8; 16],
+    pub content: [u8; 16],
+    pub event: &'a [u8],
+}
+
+/// A chunk being filled by an append.
+#[derive(Debug)]
+pub struct ChunkWriter {
+    pub first_seq: u64,
+    pub count: u32,
+    pub last_hash: [u8; 32],
+    buf: Vec<u8>,
+    recorded_at: String,
+    recorded_at_micros: i64,
+}
+
+impl ChunkWriter {
+    pub fn new(first_seq: u64, prev: [u8; 32], recorded_at_micros: i64, recorded_at: &str) -> Self {
+        let mut buf = Vec::with_capacity(MAX_BYTES + 4096);
+        buf.extend_from_slice(MAGIC);
+        buf.extend_from_slice(&first_seq.to_le_bytes());
+        buf.extend_from_slice(&0u32.to_le_bytes()); // count, patched in finish()
+        buf.extend_from_slice(&prev);
+        buf.extend_from_slice(&recorded_at_micros.to_le_bytes());
+        buf.extend_from_slice(&(recorded_at.len() as u16).to_le_bytes());
+        buf.extend_from_slice(recorded_at.as_bytes());
+        ChunkWriter {
+            first_seq,
+            count: 0,
+            last_hash: prev,
+            buf,
+            recorded_at: recorded_at.to_string(),
+            recorded_at_micros,
+        }
+    }
+
+    /// Add the next record; returns its hash.
+    pub fn push(
+        &mut self,
+        at: i64,
+        void_target: Option<u64>,
+        idem: [u8; 16],
+        content: [u8; 16],
+        event: &[u8],
+    ) -> [u8; 32] {
+        let seq = self.first_seq + u64::from(self.count);
+        let hash = super::canonical::record_hash(event, &self.last_hash, &self.recorded_at, seq);
+        self.buf.extend_from_slice(&hash);
+        self.buf.extend_from_slice(&at.to_le_bytes());
+        self.buf
+            .extend_from_slice(&void_target.unwrap_or(0).to_le_bytes());
+        self.buf.extend_from_slice(&idem);
+        self.buf.extend_from_slice(&content);
+        self.buf
+            .extend_from_slice(&(event.len() as u32).to_le_bytes());
+        self.buf.extend_from_slice(event);
+        self.count += 1;
+        self.last_hash = hash;
+        hash
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.count as usize >= MAX_RECORDS || self.buf.len() >= MAX_BYTES
+    }
+
+    pub fn recorded_at(&self) -> &str {
+        &self.recorded_at
+    }
+
+    pub fn recorded_at_micros(&self) -> i64 {
+        self.recorded_at_micros
+    }
+
+    pub fn next_seq(&self) -> u64 {
+        self.first_seq + u64::from(self.count)
+    }
+
+    /// The finished value bytes.
+    pub fn finish(mut self) -> Vec<u8> {
+        self.buf[12..16].copy_from_slice(&self.count.to_le_bytes());
+        self.buf
+    }
+}
+
+/// The key of the chunk whose first record is `seq`.
+pub fn key(seq: u64) -> [u8; 8] {
+    seq.to_be_bytes()
+}
+
+fn corrupt(first: u64, what: &str) -> Error {
+    Error::Corrupt(format!("chunk starting at seq {first}: {what}"))
+}
+
+fn take<'a>(b: &'a [u8], pos: &mut usize, n: usize, first: u64) -> Result<&'a [u8], Error> {
+    let s = b
+        .get(*pos..*pos + n)
+        .ok_or_else(|| corrupt(first, "truncated"))?;
+    *pos += n;
+    Ok(s)
+}
+
+fn arr<const N: usize>(s: &[u8]) -> [u8; N] {
+    let mut a = [0u8; N];
+    a.copy_from_slice(s);
+    a
+}
+
+/// A decoded chunk header plus its records.
+#[derive(Debug)]
+pub struct ChunkView<'a> {
+    pub first_seq: u64,
+    pub prev: [u8; 32],
+    pub recorded_at_micros: i64,
+    pub recorded_at: &'a str,
+    pub records: Vec<RecordView<'a>>,
+}
+
+/// Decode a chunk; `key_seq` is the seq its key says it starts at.
+pub fn decode(bytes: &[u8], key_seq: u64) -> Result<ChunkView<'_>, Error> {
+    let mut pos = 0;
+    if take(bytes, &mut pos, 4, key_seq)? != MAGIC {
+        return Err(corrupt(key_seq, "bad magic"));
+    }
+    let first_seq = u64::from_le_bytes(arr(take(bytes, &mut pos, 8, key_seq)?));
+    if first_seq != key_seq {
+        return Err(corrupt(
+            key_seq,
+            &format!("header says it starts at seq {first_seq}"),
+        ));
+    }
+    let count = u32::from_le_bytes(arr(take(bytes, &mut pos, 4, key_seq)?));
+    let prev = arr(take(bytes, &mut pos, 32, key_seq)?);
+    let recorded_at_micros = i64::from_le_bytes(arr(take(bytes, &mut pos, 8, key_seq)?));
+    let ra_len = u16::from_le_bytes(arr(take(bytes, &mut pos, 2, key_seq)?)) as usize;
+    let recorded_at = std::str::from_utf8(take(bytes, &mut pos, ra_len, key_seq)?)
+        .map_err(|_| corrupt(key_seq, "recorded_at is not UTF-8"))?;
+    debug_assert!(pos == HEADER + ra_len);
+    let mut records = Vec::with_capacity(count as usize);
+    let mut last = prev;
+    for i in 0..u64::from(count) {
+        let h = take(bytes, &mut pos, REC_HEADER, key_seq)?;
+        let len = u32::from_le_bytes(arr(&h[80..84])) as usize;
+        let event = take(bytes, &mut pos, len, key_seq)?;
+        let void = u64::from_le_bytes(arr(&h[40..48]));
+        let rec = RecordView {
+            seq: first_seq + i,
+            hash: arr(&h[0..32]),
+            prev: last,
+            at: i64::from_le_bytes(arr(&h[32..40])),
+            void_target: (void != 0).then_some(void),
+            idem: arr(&h[48..64]),
+            content: arr(&h[64..80]),
+            event,
+        };
+        last = rec.hash;
+        records.push(rec);
+    }
+    if pos != bytes.len() {
+        return Err(corrupt(key_seq, "trailing bytes"));
+    }
+    if count == 0 {
+        return Err(corrupt(key_seq, "no records"));
+    }
+    Ok(ChunkView {
+        first_seq,
+        prev,
+        recorded_at_micros,
+        recorded_at,
+        records,
+    })
+}
+
+/// The idempotency key for an event with this id.
+pub fn idem_of_id(id: &str) -> [u8; 16] {
+    let mut h = blake3::Hasher::new();
+    h.update(b"id\0");
+    h.update(id.as_bytes());
+    arr(&h.finalize().as_bytes()[..16])
+}
+
+/// The content key: BLAKE3 of the event's canonical bytes, first 16 bytes.
+pub fn content_of(event: &[u8]) -> [u8; 16] {
+    arr(&blake3::hash(event).as_bytes()[..16])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_links_prev() {
+        let mut w = ChunkWriter::new(5, [1; 32], 42, "2026-01-01T00:00:00.000000Z");
+        let h5 = w.push(10, None, [2; 16], [3; 16], b"{\"a\":1}");
+        let h6 = w.push(11, Some(2), [4; 16], [5; 16], b"{}");
+        let bytes = w.finish();
+        let c = decode(&bytes, 5).unwrap();
+        assert_eq!(c.records.len(), 2);
+        assert_eq!(c.records[0].hash, h5);
+        assert_eq!(c.records[1].prev, h5);
+        assert_eq!(c.records[1].hash, h6);
+        assert_eq!(c.records[1].void_target, Some(2));
+        assert_eq!(c.records[1].event, b"{}");
+        assert!(decode(&bytes[..bytes.len() - 1], 5).is_err());
+        assert!(decode(&bytes, 6).is_err());
+    }
+}

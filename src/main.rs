@@ -1,0 +1,204 @@
+//! The `laurel` binary: parse the command line, call the library, map errors to
+//! exit codes (0 ok, 1 the chain does not verify, 2 bad input / usage / I/O).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use laurel::app::{self, QueryArgs};
+use laurel::output::Format;
+use laurel::systems::Selector;
+
+/// An event-sourced, tamper-evident ratings ledger for game communities.
+#[derive(Parser)]
+#[command(name = "laurel", version, about)]
+struct Cli {
+    /// The ledger directory.
+    #[arg(
+        long,
+        global = true,
+        env = "LAUREL_LEDGER",
+        default_value = "laurel.db"
+    )]
+    ledger: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Clone, Default)]
+struct Clocks {
+    /// Fold only events that happened by then: YYYY-MM-DD (end of that day, UTC) or RFC 3339.
+    #[arg(long)]
+    as_of: Option<String>,
+    /// Fold only records the ledger held then: a seq, or a date/time compared with recorded_at.
+    #[arg(long)]
+    known_at: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum, Default)]
+enum Fmt {
+    #[default]
+    Table,
+    Json,
+    Csv,
+}
+
+impl From<Fmt> for Format {
+    fn from(f: Fmt) -> Format {
+        match f {
+            Fmt::Table => Format::Table,
+            Fmt::Json => Format::Json,
+            Fmt::Csv => Format::Csv,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create an empty ledger.
+    Init,
+    /// Append the events of FILE (JSON Lines or a JSON array; `-` for stdin), all or nothing.
+    Append { file: String },
+    /// Append every *.json / *.jsonl directly under DIR, in name order, as one append.
+    Import { dir: PathBuf },
+    /// Recompute every hash of the chain; exit 1 if it does not verify.
+    Verify {
+        /// A published head SEQ:HASH that must still be in the chain.
+        #[arg(long)]
+        expect: Option<String>,
+    },
+    /// Print the head: "SEQ HASH".
+    Head,
+    /// Records, one human line each.
+    Log,
+    /// Records, one canonical JSON line each (JCS plus "hash"), for outside verification.
+    Export,
+    /// A standings table: valar maia istari nations ainur council nazgul | cfr | cards | fibonacci carnage dss sos | sbr.
+    Standings {
+        table: String,
+        /// For `cards` and `sbr`: the tournament.
+        #[arg(long)]
+        tournament: Option<String>,
+        #[command(flatten)]
+        clocks: Clocks,
+        /// A rules file to fold with (what-if), as in `replay`.
+        #[arg(long)]
+        rules: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Fmt,
+    },
+    /// Every change to PLAYER's values, with its cause and formula.
+    History {
+        player: String,
+        /// Only this table (e.g. valar).
+        #[arg(long)]
+        system: Option<String>,
+        #[command(flatten)]
+        clocks: Clocks,
+        #[arg(long, value_enum, default_value_t)]
+        format: Fmt,
+    },
+    /// Every rule parameter: its default and the value in force.
+    Rules {
+        #[command(flatten)]
+        clocks: Clocks,
+        #[arg(long, value_enum, default_value_t)]
+        format: Fmt,
+    },
+    /// Recompute everything as if FILE's parameters had always been in force (nothing is appended).
+    Replay {
+        #[arg(long)]
+        rules: PathBuf,
+        /// Per player: old and new value and rank, largest moves first.
+        #[arg(long)]
+        diff: bool,
+        #[command(flatten)]
+        clocks: Clocks,
+        #[arg(long, value_enum, default_value_t)]
+        format: Fmt,
+    },
+    /// Void record SEQ (append a ledger.voided): projections ignore it from now on.
+    Void {
+        seq: u64,
+        #[arg(long)]
+        reason: String,
+    },
+    /// Load the bundled events/ into a temporary ledger and print every table.
+    Demo,
+}
+
+fn query(clocks: Clocks, rules: Option<PathBuf>) -> QueryArgs {
+    QueryArgs {
+        as_of: clocks.as_of,
+        known_at: clocks.known_at,
+        rules,
+    }
+}
+
+fn run(cli: Cli) -> laurel::Result<()> {
+    let path = cli.ledger.as_path();
+    let mut out = std::io::stdout().lock();
+    let text = match cli.command {
+        Command::Init => app::init(path)?,
+        Command::Append { file } => app::append(path, &file)?,
+        Command::Import { dir } => app::import(path, &dir)?,
+        Command::Verify { expect } => app::verify(path, expect.as_deref())?,
+        Command::Head => app::head(path)?,
+        Command::Log => return app::log(path, &mut out),
+        Command::Export => return app::export(path, &mut out),
+        Command::Standings {
+            table,
+            tournament,
+            clocks,
+            rules,
+            format,
+        } => app::standings(
+            path,
+            &table,
+            &Selector { tournament },
+            &query(clocks, rules),
+            format.into(),
+        )?,
+        Command::History {
+            player,
+            system,
+            clocks,
+            format,
+        } => app::history(
+            path,
+            &player,
+            system.as_deref(),
+            &query(clocks, None),
+            format.into(),
+        )?,
+        Command::Rules { clocks, format } => app::rules(path, &query(clocks, None), format.into())?,
+        Command::Replay {
+            rules,
+            diff,
+            clocks,
+            format,
+        } => app::replay(path, &query(clocks, Some(rules)), diff, format.into())?,
+        Command::Void { seq, reason } => app::void(path, seq, &reason)?,
+        Command::Demo => return app::demo(&mut out),
+    };
+    out.write_all(text.as_bytes())
+        .map_err(|e| laurel::Error::Usage(format!("stdout: {e}")))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let code = e.exit_code();
+            let prefix = if code == 1 {
+                "verification failed"
+            } else {
+                "error"
+            };
+            eprintln!("laurel: {prefix}: {:#}", anyhow::Error::from(e));
+            ExitCode::from(code as u8)
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Exact arithmetic: every rating rule that rounds goes through [`round_half_away`]
+//! on an exact rational, so results never depend on floating point.
+
+use num_integer::Integer;
+use num_rational::Ratio;
+use num_traits::{Signed, ToPrimitive, Zero};
+
+/// Exact rational used by every formula that divides.
+pub type Rational = Ratio<i128>;
+
+/// Build `n / d` (d != 0).
+pub fn ratio(n: i128, d: i128) -> Rational {
+    Rational::new(n, d)
+}
+
+/// Round to the nearest integer, halves away from zero: 2.5 → 3, -2.5 → -3.
+///
+/// This is the one rounding helper of the crate (SPEC §2: "Every rounding is to
+/// nearest, half away from zero").
+pub fn round_half_away(r: Rational) -> i128 {
+    let (n, d) = (*r.numer(), *r.denom()); // d > 0 always (Ratio normalises)
+    let (q, rem) = n.div_rem(&d);
+    // |rem| * 2 >= d means the fractional part is at least one half.
+    if rem.abs() * 2 >= d {
+        q + n.signum()
+    } else {
+        q
+    }
+}
+
+/// Round `a * sqrt(t)` (t >= 0) to the nearest integer, halves away from zero,
+/// exactly: compares squares instead of taking a floating-point root.
+pub fn round_times_sqrt(a: Rational, t: i128) -> i128 {
+    if a.is_zero() || t == 0 {
+        return 0;
+    }
+    let sign = if a.is_negative() { -1 } else { 1 };
+    let target = a * a * Rational::from_integer(t); // (|a| sqrt t)^2, exact
+                                                    // Find n >= 0 with (n - 1/2)^2 <= target < (n + 1/2)^2, i.e. n = round(|a| sqrt t).
+    let approx = (a.abs().to_f64().unwrap_or(0.0) * (t as f64).sqrt()).round() as i128;
+    let mut n = approx.max(0);
+    let half = ratio(1, 2);
+    let sq = |x: Rational| x * x;
+    while n > 0 && sq(Rational::from_integer(n) - half) > target {
+        n -= 1;
+    }
+    while sq(Rational::from_integer(n) + half) <= target {
+        n += 1;
+    }
+    sign * n
+}
+
+/// Parse a decimal string such as `"0.98"`, `"-1.5"` or `"45"` exactly.
+pub fn parse_decimal(s: &str) -> Option<Rational> {
+    let s = s.trim();
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits_ok = |p: &str| p.chars().all(|c| c.is_ascii_digit());
+    if int.is_empty() || !digits_ok(int) || !digits_ok(frac) || frac.len() > 18 {
+        return None;
+    }
+    if body.contains('.') && frac.is_empty() {
+        return None;
+    }
+    let whole: i128 = format!("{int}{frac}").parse().ok()?;
+    let r = ratio(whole, 10i128.pow(frac.len() as u32));
+    Some(if neg { -r } else { r })
+}
+
+/// Render `r` with exactly `places` decimals, rounded half away from zero.
+pub fn decimal_string(r: Rational, places: u32) -> String {
+    let scale = 10i128.pow(places);
+    let n = round_half_away(r * Rational::from_integer(scale));
+    if places == 0 {
+        return n.to_string();
+    }
+    let sign = if n < 0 { "-" } else { "" };
+    let n = n.abs();
+    format!(
+        "{sign}{}.{:0width$}",
+        n / scale,
+        n % scale,
+        width = places as usize
+    )
+}
+
+/// A JSON number for `r` rounded to `places` decimals (for output only; events
+/// never carry floats).
+pub fn json_number(r: Rational, places: u32) -> serde_json::Value {
+    let text = decimal_string(r, places);
+    if places == 0 {
+        return serde_json::Value::from(text.parse::<i64>().unwrap_or_default());
+    }
+    serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn halves_round_away_from_zero() {
+        assert_eq!(round_half_away(ratio(5, 2)), 3);
+        assert_eq!(round_half_away(ratio(-5, 2)), -3);
+        assert_eq!(round_half_away(ratio(7, 3)), 2);
+        assert_eq!(round_half_away(ratio(-7, 3)), -2);
+        assert_eq!(round_half_away(ratio(-1, 2)), -1);
+        assert_eq!(round_half_away(ratio(1, 3)), 0);
+        assert_eq!(round_half_away(Rational::from_integer(-4)), -4);
+    }
+
+    #[test]
+    fn sqrt_rounding_is_exact() {
+        // 25 * sqrt(30) = 136.93 → 137
+        assert_eq!(round_times_sqrt(Rational::from_integer(25), 30), 137);
+        // 0.5 * sqrt(1) = 0.5 exactly → 1 (half away), -0.5 → -1
+        assert_eq!(round_times_sqrt(ratio(1, 2), 1), 1);
+        assert_eq!(round_times_sqrt(ratio(-1, 2), 1), -1);
+        assert_eq!(round_times_sqrt(ratio(3, 1), 4), 6);
+    }
+
+    #[test]
+    fn decimals_parse_exactly() {
+        assert_eq!(parse_decimal("0.98"), Some(ratio(98, 100)));
+        assert_eq!(parse_decimal("-1.5"), Some(ratio(-3, 2)));
+        assert_eq!(parse_decimal("45"), Some(Rational::from_integer(45)));
+        assert_eq!(parse_decimal("1."), None);
+        assert_eq!(parse_decimal("x"), None);
+        assert_eq!(parse_decimal("1e3"), None);
+    }
+
+    #[test]
+    fn decimal_strings_round_half_away() {
+        assert_eq!(decimal_string(ratio(25575, 1000), 2), "25.58");
+        assert_eq!(decimal_string(ratio(-25575, 1000), 2), "-25.58");
+        assert_eq!(decimal_string(Rational::from_integer(80), 2), "80.00");
+        assert_eq!(decimal_string(ratio(1, 200), 2), "0.01");
+        assert_eq!(json_number(ratio(2558, 100), 2).to_string(), "25.58");
+    }
+}

@@ -1,0 +1,225 @@
+//! Query results as tables, rendered as aligned text, JSON (SPEC §1.8) or CSV.
+
+use serde_json::{Map, Value};
+
+/// One table: ordered columns (JSON keys) and rows of values.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Table {
+    /// Short name, used as the key of extra tables in JSON (`"matches"`).
+    pub name: String,
+    /// Human title printed above the text table.
+    pub title: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+impl Table {
+    pub fn new(name: &str, title: &str, columns: &[&str]) -> Self {
+        Table {
+            name: name.into(),
+            title: title.into(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Append a row; `cells` must match `columns` in length.
+    pub fn push(&mut self, cells: Vec<Value>) {
+        debug_assert_eq!(cells.len(), self.columns.len());
+        self.rows.push(cells);
+    }
+
+    /// Rows as JSON objects keyed by column.
+    pub fn json_rows(&self) -> Vec<Value> {
+        self.rows
+            .iter()
+            .map(|r| {
+                let m: Map<String, Value> = self
+                    .columns
+                    .iter()
+                    .cloned()
+                    .zip(r.iter().cloned())
+                    .collect();
+                Value::Object(m)
+            })
+            .collect()
+    }
+}
+
+/// A system's standings: the main ranking (`rows` in JSON: each has `rank`,
+/// `player` and `score`) plus any further tables the system explains itself with.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Report {
+    pub system: String,
+    pub main: Table,
+    pub extra: Vec<Table>,
+}
+
+/// What a query was computed against, echoed in every JSON answer.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Stamp {
+    pub as_of: Option<String>,
+    pub known_at: u64,
+    pub head: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Table,
+    Json,
+    Csv,
+}
+
+fn cell_text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Aligned text; numbers right-aligned.
+pub fn render_text(t: &Table) -> String {
+    let mut widths: Vec<usize> = t.columns.iter().map(|c| c.chars().count()).collect();
+    for row in &t.rows {
+        for (w, v) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell_text(v).chars().count());
+        }
+    }
+    let line = |cells: Vec<(String, bool)>| -> String {
+        let parts: Vec<String> = cells
+            .into_iter()
+            .zip(&widths)
+            .map(|((s, right), w)| {
+                if right {
+                    format!("{s:>w$}")
+                } else {
+                    format!("{s:<w$}")
+                }
+            })
+            .collect();
+        parts.join("  ").trim_end().to_string() + "\n"
+    };
+    let mut out = String::new();
+    if !t.title.is_empty() {
+        out.push_str(&format!("{}\n", t.title));
+    }
+    out.push_str(&line(
+        t.columns.iter().map(|c| (c.clone(), false)).collect(),
+    ));
+    for row in &t.rows {
+        out.push_str(&line(
+            row.iter().map(|v| (cell_text(v), v.is_number())).collect(),
+        ));
+    }
+    if t.rows.is_empty() {
+        out.push_str("(no rows)\n");
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// RFC 4180 CSV with a header row of column keys.
+pub fn render_csv(t: &Table) -> String {
+    let mut out = t
+        .columns
+        .iter()
+        .map(|c| csv_field(c))
+        .collect::<Vec<_>>()
+        .join(",")
+        + "\n";
+    for row in &t.rows {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|v| match v {
+                Value::Array(_) | Value::Object(_) => csv_field(&v.to_string()),
+                other => csv_field(&cell_text(other)),
+            })
+            .collect();
+        out.push_str(&(cells.join(",") + "\n"));
+    }
+    out
+}
+
+/// The JSON object of SPEC §1.8.
+pub fn report_json(r: &Report, stamp: &Stamp) -> Value {
+    let mut obj = Map::new();
+    obj.insert("system".into(), r.system.clone().into());
+    obj.insert(
+        "as_of".into(),
+        stamp.as_of.clone().map_or(Value::Null, Value::from),
+    );
+    obj.insert("known_at".into(), stamp.known_at.into());
+    obj.insert("head".into(), stamp.head.clone().into());
+    obj.insert("rows".into(), Value::Array(r.main.json_rows()));
+    if !r.extra.is_empty() {
+        let tables: Map<String, Value> = r
+            .extra
+            .iter()
+            .map(|t| (t.name.clone(), Value::Array(t.json_rows())))
+            .collect();
+        obj.insert("tables".into(), Value::Object(tables));
+    }
+    Value::Object(obj)
+}
+
+/// Render a report in the chosen format. CSV prints the main table only, then
+/// each extra table after a blank line with a `# name` header line.
+pub fn render(r: &Report, stamp: &Stamp, format: Format) -> String {
+    match format {
+        Format::Json => {
+            serde_json::to_string_pretty(&report_json(r, stamp)).unwrap_or_default() + "\n"
+        }
+        Format::Csv => {
+            let mut out = render_csv(&r.main);
+            for t in &r.extra {
+                out.push_str(&format!("\n# {}\n{}", t.name, render_csv(t)));
+            }
+            out
+        }
+        Format::Table => {
+            let mut out = render_text(&r.main);
+            for t in &r.extra {
+                out.push('\n');
+                out.push_str(&render_text(t));
+            }
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn renders_all_three_formats() {
+        let mut t = Table::new("valar", "Valar", &["rank", "player", "score"]);
+        t.push(vec![json!(1), json!("Ann, B"), json!(1771)]);
+        let r = Report {
+            system: "valar".into(),
+            main: t.clone(),
+            extra: vec![],
+        };
+        let stamp = Stamp {
+            as_of: None,
+            known_at: 3,
+            head: "ab".into(),
+        };
+        assert_eq!(render_csv(&t), "rank,player,score\n1,\"Ann, B\",1771\n");
+        assert!(render_text(&t).contains("   1  Ann, B   1771"));
+        let j = report_json(&r, &stamp);
+        assert_eq!(j["rows"][0]["score"], json!(1771));
+        assert_eq!(j["known_at"], json!(3));
+        assert!(render(&r, &stamp, Format::Json).starts_with('{'));
+    }
+}

@@ -1,0 +1,36 @@
+//! `cfr`: (not yet implemented) — see SPEC.md.
+
+use crate::events::Record;
+use crate::output::Report;
+use crate::params::{Kind, ParamDef};
+
+use super::{Cx, Projection, Selector};
+
+/// Standings tables this module produces.
+pub const TABLES: &[&str] = &["cfr"];
+
+/// Rule parameters, with the seed's values as defaults.
+pub const PARAMS: &[ParamDef] = &[ParamDef {
+    system: "cfr",
+    name: "counted_events",
+    kind: Kind::Int,
+    default: "3",
+    doc: "events per series that count (the newest)",
+}];
+
+#[derive(Debug, Clone, Default)]
+pub struct State {}
+
+impl Projection for State {
+    fn check(&self, _rec: &Record, _cx: &Cx) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn apply(&mut self, _rec: &Record, _cx: &mut Cx) {}
+}
+
+impl State {
+    pub fn standings(&self, table: &str, _sel: &Selector, _cx: &Cx) -> Result<Report, String> {
+        Err(format!("standings {table}: not implemented yet"))
+    }
+}

@@ -1,0 +1,181 @@
+//! Rating systems: one module per community, each a projection folded over the log.
+//!
+//! Every module follows the same shape (after skillratings): pure math functions
+//! first, unit-tested against the seed's worked examples; then a `State` that
+//! implements [`Projection`]:
+//!
+//! - [`Projection::check`] validates an event against the state folded so far and
+//!   says which rule it breaks. It runs at append time, in fold order, so a ledger
+//!   is valid at every step of its `(at, seq)` order.
+//! - [`Projection::apply`] folds an event in. It cannot fail: whatever reaches it
+//!   was checked when it was appended (a filtered fold such as `--as-of` only ever
+//!   drops a suffix of time or of seqs, which keeps the checked invariants).
+//!
+//! Rule constants are parameters ([`crate::params`]) read from [`Cx::params`], never
+//! literals in the math, so `ledger.rules_changed` and `replay --rules` reach them.
+
+pub mod cards;
+pub mod cfr;
+pub mod diplomacy;
+pub mod mepbm;
+pub mod sbr;
+
+use std::sync::OnceLock;
+
+use crate::events::{Event, Record};
+use crate::output::Report;
+use crate::params::{ParamDef, Params};
+use crate::time::Micros;
+
+/// One change to a subject's value, with the formula that produced it (SPEC §1.7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub seq: u64,
+    pub at: Micros,
+    /// The table that changed, e.g. `valar`.
+    pub system: String,
+    /// Player, team, driver... whose value changed.
+    pub subject: String,
+    /// Value before (None: first appearance).
+    pub old: Option<String>,
+    pub new: String,
+    /// The inputs of the formula, so anyone can redo the sum: `+71 = round(45 + (19665 - 15768)/150)`.
+    pub formula: String,
+}
+
+/// The fold's context: the rules in force and, when asked, the audit trail.
+#[derive(Debug, Clone, Default)]
+pub struct Cx {
+    pub params: Params,
+    audit: Option<Vec<Change>>,
+}
+
+impl Cx {
+    pub fn new(params: Params, audit: bool) -> Self {
+        Cx {
+            params,
+            audit: audit.then(Vec::new),
+        }
+    }
+
+    /// Record a change; the closure only runs when an audit was asked for, so a
+    /// plain fold does not pay for formatting formulas.
+    pub fn audit(&mut self, change: impl FnOnce() -> Change) {
+        if let Some(log) = &mut self.audit {
+            log.push(change());
+        }
+    }
+
+    pub fn auditing(&self) -> bool {
+        self.audit.is_some()
+    }
+
+    pub fn changes(&self) -> &[Change] {
+        self.audit.as_deref().unwrap_or(&[])
+    }
+}
+
+/// A projection: validation plus fold, over the events of one namespace.
+pub trait Projection {
+    /// Does `rec` keep the ledger valid, given everything folded before it?
+    fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String>;
+    /// Fold `rec` in. Never fails; events of other namespaces are ignored.
+    fn apply(&mut self, rec: &Record, cx: &mut Cx);
+}
+
+/// What `standings` may narrow a table to.
+#[derive(Debug, Clone, Default)]
+pub struct Selector {
+    pub tournament: Option<String>,
+}
+
+/// Every projection, folded together.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    pub mepbm: mepbm::State,
+    pub cfr: cfr::State,
+    pub cards: cards::State,
+    pub diplomacy: diplomacy::State,
+    pub sbr: sbr::State,
+}
+
+impl State {
+    pub fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
+        match &rec.event {
+            Event::Mepbm(_) => self.mepbm.check(rec, cx),
+            Event::Cfr(_) => self.cfr.check(rec, cx),
+            Event::Cards(_) => self.cards.check(rec, cx),
+            Event::Diplomacy(_) => self.diplomacy.check(rec, cx),
+            Event::Sbr(_) => self.sbr.check(rec, cx),
+            Event::Ledger(_) => Ok(()),
+        }
+    }
+
+    pub fn apply(&mut self, rec: &Record, cx: &mut Cx) {
+        match &rec.event {
+            Event::Mepbm(_) => self.mepbm.apply(rec, cx),
+            Event::Cfr(_) => self.cfr.apply(rec, cx),
+            Event::Cards(_) => self.cards.apply(rec, cx),
+            Event::Diplomacy(_) => self.diplomacy.apply(rec, cx),
+            Event::Sbr(_) => self.sbr.apply(rec, cx),
+            Event::Ledger(_) => {}
+        }
+    }
+
+    /// The standings table `table` (a name from [`tables`]).
+    pub fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
+        match namespace_of(table) {
+            Some("mepbm") => self.mepbm.standings(table, sel, cx),
+            Some("cfr") => self.cfr.standings(table, sel, cx),
+            Some("cards") => self.cards.standings(table, sel, cx),
+            Some("diplomacy") => self.diplomacy.standings(table, sel, cx),
+            Some("sbr") => self.sbr.standings(table, sel, cx),
+            _ => Err(format!(
+                "unknown standings table {table:?} (known: {})",
+                tables()
+                    .iter()
+                    .map(|(t, _)| *t)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+}
+
+/// Every standings table, with the namespace that produces it, in display order.
+pub fn tables() -> Vec<(&'static str, &'static str)> {
+    let per_ns: [(&'static str, &'static [&'static str]); 5] = [
+        ("mepbm", mepbm::TABLES),
+        ("cfr", cfr::TABLES),
+        ("cards", cards::TABLES),
+        ("diplomacy", diplomacy::TABLES),
+        ("sbr", sbr::TABLES),
+    ];
+    per_ns
+        .iter()
+        .flat_map(|(ns, ts)| ts.iter().map(move |t| (*t, *ns)))
+        .collect()
+}
+
+/// The namespace whose events a table is folded from.
+pub fn namespace_of(table: &str) -> Option<&'static str> {
+    tables()
+        .into_iter()
+        .find(|(t, _)| *t == table)
+        .map(|(_, ns)| ns)
+}
+
+/// Every rule parameter of every system.
+pub fn param_defs() -> &'static [ParamDef] {
+    static ALL: OnceLock<Vec<ParamDef>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        [
+            mepbm::PARAMS,
+            cfr::PARAMS,
+            cards::PARAMS,
+            diplomacy::PARAMS,
+            sbr::PARAMS,
+        ]
+        .concat()
+    })
+}
