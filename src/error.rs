@@ -65,7 +65,8 @@ pub enum Error {
     #[error("a ledger already exists at {0}")]
     Exists(PathBuf),
     /// The stored chain does not verify: a record was changed, removed or damaged.
-    #[error("chain does not verify at seq {seq}: {msg}")]
+    /// `seq` is the first record found wrong; `msg` lists every problem found.
+    #[error("chain does not verify: {msg}")]
     Tampered { seq: u64, msg: String },
     /// Stored bytes that cannot be decoded at all (damaged files).
     #[error("ledger storage is damaged: {0}")]

@@ -1,0 +1,345 @@
+//! The ledger core's promises, tested through the built binary (SPEC §1, issue 2).
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command as Std, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{append_text, empty_ledger, head, laurel};
+use serde_json::Value;
+
+const TICKS: &str = r#"{"type":"mepbm.monthly_tick","id":"t1","at":"2003-02-01","month":"2003-01"}
+{"type":"mepbm.monthly_tick","id":"t2","at":"2003-03-01","month":"2003-02"}
+{"type":"ledger.rules_changed","at":"2003-03-02","system":"valar","params":{"base":50}}
+{"type":"mepbm.monthly_tick","at":"2003-04-01","month":"2003-03"}
+"#;
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Recompute every hash of `laurel export` with serde_json and blake3 only: the
+/// "15-line script in any language" of SPEC §1.2, independent of laurel's code.
+fn outside_verify(export: &str) -> (u64, String) {
+    let mut prev = "0".repeat(64);
+    let mut last = (0, String::new());
+    for line in export.lines() {
+        let mut rec: Value = serde_json::from_str(line).unwrap();
+        let stored = rec["hash"].as_str().unwrap().to_string();
+        rec.as_object_mut().unwrap().remove("hash");
+        assert_eq!(
+            rec["prev"],
+            Value::String(prev.clone()),
+            "prev links the chain"
+        );
+        // serde_json::Value's map is sorted (no preserve_order) and compact: JCS here.
+        let canonical = serde_json::to_string(&rec).unwrap();
+        let hash = blake3::hash(canonical.as_bytes()).to_hex().to_string();
+        assert_eq!(hash, stored, "hash of {canonical}");
+        prev = hash;
+        last = (rec["seq"].as_u64().unwrap(), stored);
+    }
+    last
+}
+
+#[test]
+fn export_rehashed_from_scratch_arrives_at_head() {
+    let dir = empty_ledger();
+    assert!(append_text(dir.path(), TICKS).status.success());
+    let text =
+        r#"{"type":"mepbm.monthly_tick","at":"2003-05-01","month":"2003-04","note_free":null}"#;
+    assert!(
+        !append_text(dir.path(), text).status.success(),
+        "unknown field is refused"
+    );
+    let text = "{\"type\":\"mepbm.monthly_tick\",\"at\":\"2003-05-01\",\"month\":\"2003-04 \\u00e9\\n\\\"q\\\"\"}\n";
+    assert!(append_text(dir.path(), text).status.success());
+    let export = stdout(&laurel(dir.path()).arg("export").output().unwrap());
+    assert_eq!(export.lines().count(), 5);
+    assert_eq!(outside_verify(&export), head(dir.path()));
+}
+
+#[test]
+fn changed_byte_behind_laurels_back_fails_verify_naming_the_seq() {
+    let dir = empty_ledger();
+    assert!(append_text(dir.path(), TICKS).status.success());
+    laurel(dir.path()).arg("verify").assert().success();
+    tamper(&dir.path().join("laurel.db"), |chunk| {
+        let at = find(chunk, br#""month":"2003-02""#).expect("month of record 2 stored");
+        chunk[at + 15] = b'9'; // "2003-02" -> "2003-09" in record 2's event
+    });
+    let out = laurel(dir.path()).arg("verify").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("seq 2: stored hash does not match"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !stderr(&out).contains("seq 1:") && !stderr(&out).contains("seq 3:"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn removed_last_record_fails_verify_expect_of_the_old_head() {
+    let dir = empty_ledger();
+    assert!(append_text(dir.path(), TICKS).status.success());
+    let (seq, hash) = head(dir.path());
+    let expect = format!("{seq}:{hash}");
+    laurel(dir.path())
+        .args(["verify", "--expect", &expect])
+        .assert()
+        .success();
+    drop_last_record(&dir.path().join("laurel.db"));
+    assert_eq!(head(dir.path()).0, seq - 1);
+    laurel(dir.path()).arg("verify").assert().success(); // a consistent shorter chain...
+    let out = laurel(dir.path())
+        .args(["verify", "--expect", &expect])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1)); // ...but the published head is gone
+    assert!(
+        stderr(&out).contains(&format!("published head {seq}:")),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn invalid_third_event_appends_nothing_and_names_file_line_and_rule() {
+    let dir = empty_ledger();
+    assert!(append_text(dir.path(), TICKS).status.success());
+    let before = head(dir.path());
+    let file = dir.path().join("bad.jsonl");
+    let mut f = std::fs::File::create(&file).unwrap();
+    writeln!(
+        f,
+        r#"{{"type":"mepbm.monthly_tick","at":"2004-02-01","month":"2004-01"}}"#
+    )
+    .unwrap();
+    writeln!(
+        f,
+        r#"{{"type":"mepbm.monthly_tick","at":"2004-03-01","month":"2004-02"}}"#
+    )
+    .unwrap();
+    writeln!(
+        f,
+        r#"{{"type":"mepbm.monthly_tick","at":"2004-04-01","month":"2004-03","factor":"0.9"}}"#
+    )
+    .unwrap();
+    drop(f);
+    let out = laurel(dir.path())
+        .arg("append")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("bad.jsonl:3"), "{err}");
+    assert!(err.contains("unknown field `factor`"), "{err}");
+    assert_eq!(head(dir.path()), before);
+    laurel(dir.path()).arg("verify").assert().success();
+}
+
+#[test]
+fn same_file_twice_adds_nothing_and_same_id_other_content_is_an_error() {
+    let dir = empty_ledger();
+    let first = append_text(dir.path(), TICKS);
+    assert!(
+        stdout(&first).contains("appended 4 event(s)"),
+        "{}",
+        stdout(&first)
+    );
+    let before = head(dir.path());
+    let again = append_text(dir.path(), TICKS);
+    assert!(again.status.success());
+    assert!(
+        stdout(&again).contains("appended 0 event(s); 4 already recorded"),
+        "{}",
+        stdout(&again)
+    );
+    assert_eq!(head(dir.path()), before);
+    let clash = r#"{"type":"mepbm.monthly_tick","id":"t1","at":"2003-02-01","month":"2003-12"}"#;
+    let out = append_text(dir.path(), clash);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("id \"t1\" is already recorded at seq 1 with different content"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(head(dir.path()), before);
+}
+
+#[test]
+fn json_array_input_and_json_floats() {
+    let dir = empty_ledger();
+    let arr = r#"[{"type":"mepbm.monthly_tick","at":"2003-02-01","month":"2003-01"},
+ {"type":"mepbm.monthly_tick","at":"2003-03-01","month":"2003-02"}]"#;
+    let out = append_text(dir.path(), arr);
+    assert!(stdout(&out).contains("appended 2"), "{}", stderr(&out));
+    let float = r#"{"type":"ledger.rules_changed","at":"2003-03-02","system":"valar","params":{"base":45.0}}"#;
+    let out = append_text(dir.path(), float);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("params.base") && stderr(&out).contains("floating-point"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn second_process_gets_ledger_in_use_within_a_second() {
+    let dir = empty_ledger();
+    let bin = assert_cmd::cargo::cargo_bin("laurel");
+    let db = dir.path().join("laurel.db");
+    let mut writer = Std::new(&bin)
+        .args(["--ledger", db.to_str().unwrap(), "append", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = writer.stdin.take().unwrap();
+    stdin.write_all(TICKS.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(300)); // the writer holds the lock now
+    for args in [vec!["head"], vec!["append", "-"], vec!["verify"]] {
+        let started = Instant::now();
+        let out = laurel(dir.path())
+            .args(&args)
+            .write_stdin("")
+            .output()
+            .unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "{args:?} took {:?}",
+            started.elapsed()
+        );
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr(&out).contains("ledger is in use by another process"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    drop(stdin); // end of input: the first append completes
+    let out = writer.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(head(dir.path()).0, 4);
+    laurel(dir.path()).arg("verify").assert().success();
+}
+
+#[test]
+fn demo_runs_from_any_directory() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = Std::new(assert_cmd::cargo::cargo_bin("laurel"))
+        .arg("demo")
+        .current_dir(elsewhere.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("head "));
+    assert_eq!(
+        std::fs::read_dir(elsewhere.path()).unwrap().count(),
+        0,
+        "demo leaves nothing behind"
+    );
+}
+
+#[test]
+fn bundled_list_matches_the_events_folder() {
+    let mut on_disk: Vec<String> = std::fs::read_dir(common::events_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".jsonl") || n.ends_with(".json"))
+        .collect();
+    on_disk.sort();
+    let bundled: Vec<String> = laurel::demo::BUNDLED
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    assert_eq!(bundled, on_disk);
+}
+
+#[test]
+fn missing_ledger_and_bad_usage_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = laurel(dir.path()).arg("head").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no ledger at"));
+    let dir = empty_ledger();
+    let out = laurel(dir.path()).arg("init").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = laurel(dir.path())
+        .args(["verify", "--expect", "zz"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = laurel(dir.path())
+        .args(["standings", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+// ---- going behind laurel's back, with the byte layout of src/ledger/chunk.rs ----
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Rewrite the (only) chunk of the ledger's `chunks` tree with `f`.
+fn tamper(db: &std::path::Path, f: impl FnOnce(&mut Vec<u8>)) {
+    let db = sled::open(db).unwrap();
+    let chunks = db.open_tree("chunks").unwrap();
+    let (k, v) = chunks.iter().next().unwrap().unwrap();
+    let mut bytes = v.to_vec();
+    f(&mut bytes);
+    chunks.insert(k, bytes).unwrap();
+    db.flush().unwrap();
+}
+
+/// Drop the last record of the only chunk and move the head back to it.
+fn drop_last_record(db: &std::path::Path) {
+    let db = sled::open(db).unwrap();
+    let chunks = db.open_tree("chunks").unwrap();
+    let (k, v) = chunks.iter().next().unwrap().unwrap();
+    let bytes = v.to_vec();
+    let count = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let ra_len = u16::from_le_bytes(bytes[56..58].try_into().unwrap()) as usize;
+    let mut pos = 58 + ra_len;
+    let (mut last_hash, mut last_start) = ([0u8; 32], pos);
+    let mut prev_hash = [0u8; 32];
+    for _ in 0..count {
+        last_start = pos;
+        prev_hash = last_hash;
+        last_hash.copy_from_slice(&bytes[pos..pos + 32]);
+        let len = u32::from_le_bytes(bytes[pos + 80..pos + 84].try_into().unwrap()) as usize;
+        pos += 84 + len;
+    }
+    let mut cut = bytes[..last_start].to_vec();
+    cut[12..16].copy_from_slice(&((count - 1) as u32).to_le_bytes());
+    chunks.insert(k, cut).unwrap();
+    let first = u64::from_be_bytes(
+        chunks
+            .iter()
+            .next()
+            .unwrap()
+            .unwrap()
+            .0
+            .as_ref()
+            .try_into()
+            .unwrap(),
+    );
+    let mut head = (first + count as u64 - 2).to_le_bytes().to_vec();
+    head.extend_from_slice(&prev_hash);
+    db.open_tree("meta").unwrap().insert("head", head).unwrap();
+    db.flush().unwrap();
+}
