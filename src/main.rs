@@ -188,7 +188,15 @@ fn run(cli: Cli) -> laurel::Result<()> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    let result = run(cli);
+    // LAUREL_PEAK_RSS=1: report peak memory on stderr (used by tests and `bench`).
+    if std::env::var_os("LAUREL_PEAK_RSS").is_some() {
+        eprintln!(
+            "peak_rss_bytes {}",
+            laurel::sysinfo::peak_rss_bytes().unwrap_or(0)
+        );
+    }
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let code = e.exit_code();
