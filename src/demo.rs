@@ -2,7 +2,17 @@
 //! runs from any directory. A test checks this list against the folder.
 
 /// `(file name, contents)`, in name order (the order `demo` appends them).
-pub const BUNDLED: &[(&str, &str)] = &[(
-    "ledger_tour.jsonl",
-    include_str!("../events/ledger_tour.jsonl"),
-)];
+pub const BUNDLED: &[(&str, &str)] = &[
+    (
+        "cards_league.jsonl",
+        include_str!("../events/cards_league.jsonl"),
+    ),
+    (
+        "cards_masters.jsonl",
+        include_str!("../events/cards_masters.jsonl"),
+    ),
+    (
+        "ledger_tour.jsonl",
+        include_str!("../events/ledger_tour.jsonl"),
+    ),
+];

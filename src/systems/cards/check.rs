@@ -1,0 +1,225 @@
+//! Append-time validation of SPEC §4. Every message names the tournament (and the
+//! round and match when there is one) and the rule broken; the ledger prefixes
+//! it with the file, line, id and type.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::events::cards::{Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated};
+use crate::time::{format_short, Micros};
+
+use super::{inclusive_end, State, Tournament};
+
+impl State {
+    pub(super) fn check_event(&self, at: Micros, ev: &CardsEvent) -> Result<(), String> {
+        match ev {
+            CardsEvent::TournamentCreated(e) => self.check_tournament(e),
+            CardsEvent::RoundScheduled(e) => self.check_round(at, e),
+            CardsEvent::MatchResult(e) => self.check_result(at, e),
+        }
+    }
+
+    fn check_tournament(&self, e: &TournamentCreated) -> Result<(), String> {
+        let t = format!("tournament {:?}", e.tournament.0);
+        if self.tournaments.contains_key(&e.tournament.0) {
+            return Err(format!("{t} already exists"));
+        }
+        if !matches!(e.point_system, 1 | 2) {
+            return Err(format!(
+                "{t}: point_system must be 1 or 2, got {}",
+                e.point_system
+            ));
+        }
+        if e.starts > e.ends {
+            return Err(format!(
+                "{t}: starts {} is after ends {}",
+                format_short(e.starts.0),
+                format_short(e.ends.0)
+            ));
+        }
+        Ok(())
+    }
+
+    /// The tournament an event refers to, known at its `at`.
+    fn tournament(&self, id: &str, at: Micros) -> Result<&Tournament, String> {
+        self.tournaments.get(id).ok_or_else(|| {
+            format!(
+                "tournament {id:?} does not exist (no cards.tournament_created for it at or before {})",
+                format_short(at)
+            )
+        })
+    }
+
+    fn check_round(&self, at: Micros, e: &RoundScheduled) -> Result<(), String> {
+        let t = self.tournament(&e.tournament.0, at)?;
+        let name = format!("tournament {:?}, round {:?}", e.tournament.0, e.round.0);
+        if t.rounds.contains_key(&e.round.0) {
+            return Err(format!("{name} is already scheduled"));
+        }
+        check_round_dates(&name, at, e, t)?;
+        if e.matches.is_empty() {
+            return Err(format!("{name}: a round must schedule at least one match"));
+        }
+        let mut match_ids = BTreeSet::new();
+        let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+        for m in &e.matches {
+            let mname = format!("{name}, match {:?}", m.match_.0);
+            if !match_ids.insert(m.match_.0.as_str()) {
+                return Err(format!("{mname} is scheduled twice in the round"));
+            }
+            check_player_count(&mname, t.system, m.players.len())?;
+            check_strength(&mname, t.system, m.table_strength, e.matches.len())?;
+            for p in &m.players {
+                if p.is_empty() {
+                    return Err(format!("{mname}: a player name must not be empty"));
+                }
+                if let Some(other) = seen.insert(p, &m.match_.0) {
+                    return Err(format!(
+                        "{name}: player {p:?} is in match {other:?} and match {:?}; \
+                         each player plays at most one match per round",
+                        m.match_.0
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_result(&self, at: Micros, e: &MatchResult) -> Result<(), String> {
+        let t = self.tournament(&e.tournament.0, at)?;
+        let rname = format!("tournament {:?}, round {:?}", e.tournament.0, e.round.0);
+        let round = t.rounds.get(&e.round.0).ok_or_else(|| {
+            format!(
+                "{rname} is not scheduled at {}: results may only be entered for scheduled matches",
+                format_short(at)
+            )
+        })?;
+        let name = format!("{rname}, match {:?}", e.match_.0);
+        let m = round.matches.get(&e.match_.0).ok_or_else(|| {
+            format!("{name} is not in the round's schedule: results may only be entered for scheduled matches")
+        })?;
+        if m.played {
+            return Err(format!(
+                "{name} already has a result (one result per match)"
+            ));
+        }
+        if at < round.starts || at > inclusive_end(round.ends) {
+            return Err(format!(
+                "{name}: result at {} is outside the round's interval {} .. {}",
+                format_short(at),
+                format_short(round.starts),
+                format_short(round.ends)
+            ));
+        }
+        check_result_players(&name, &m.players, e)?;
+        check_scores(&name, e)
+    }
+}
+
+/// The round's interval is ordered, inside the tournament's, and drawn in time.
+fn check_round_dates(
+    name: &str,
+    at: Micros,
+    e: &RoundScheduled,
+    t: &Tournament,
+) -> Result<(), String> {
+    let (starts, ends) = (e.starts.0, e.ends.0);
+    if starts > ends {
+        return Err(format!(
+            "{name}: starts {} is after ends {}",
+            format_short(starts),
+            format_short(ends)
+        ));
+    }
+    if starts < t.starts || inclusive_end(ends) > inclusive_end(t.ends) {
+        return Err(format!(
+            "{name}: the round {} .. {} is not within the tournament {} .. {}",
+            format_short(starts),
+            format_short(ends),
+            format_short(t.starts),
+            format_short(t.ends)
+        ));
+    }
+    if at > inclusive_end(ends) {
+        return Err(format!(
+            "{name}: scheduled at {}, after the round ends ({}); a round is drawn before it is over",
+            format_short(at),
+            format_short(ends)
+        ));
+    }
+    Ok(())
+}
+
+fn check_player_count(name: &str, system: i64, n: usize) -> Result<(), String> {
+    match (system, n) {
+        (1, 3) | (2, 3 | 4) => Ok(()),
+        (1, _) => Err(format!(
+            "{name}: point system 1 matches have exactly 3 players, got {n}"
+        )),
+        _ => Err(format!(
+            "{name}: point system 2 matches have 3 or 4 players, got {n}"
+        )),
+    }
+}
+
+fn check_strength(
+    name: &str,
+    system: i64,
+    strength: Option<i64>,
+    matches: usize,
+) -> Result<(), String> {
+    match (system, strength) {
+        (1, None) => Ok(()),
+        (1, Some(_)) => Err(format!(
+            "{name}: table_strength is for point system 2 only; this tournament uses system 1"
+        )),
+        (_, None) => Err(format!(
+            "{name}: point system 2 needs a table_strength (1 to {matches}, the number of matches in the round)"
+        )),
+        (_, Some(s)) if s < 1 || s > matches as i64 => Err(format!(
+            "{name}: table_strength {s} is out of range: 1 to {matches} (the number of matches in the round)"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Exactly the scheduled players, each once.
+fn check_result_players(name: &str, scheduled: &[String], e: &MatchResult) -> Result<(), String> {
+    let mut given = BTreeSet::new();
+    for s in &e.scores {
+        if !given.insert(s.player.as_str()) {
+            return Err(format!("{name}: player {:?} has two scores", s.player));
+        }
+        if !scheduled.contains(&s.player) {
+            return Err(format!(
+                "{name}: player {:?} is not scheduled in this match (scheduled: {})",
+                s.player,
+                scheduled.join(", ")
+            ));
+        }
+    }
+    if let Some(missing) = scheduled.iter().find(|p| !given.contains(p.as_str())) {
+        return Err(format!(
+            "{name}: no score for scheduled player {missing:?}; a result lists exactly the scheduled players"
+        ));
+    }
+    Ok(())
+}
+
+/// Even scores summing to zero.
+fn check_scores(name: &str, e: &MatchResult) -> Result<(), String> {
+    if let Some(odd) = e.scores.iter().find(|s| s.score % 2 != 0) {
+        return Err(format!(
+            "{name}: score {} of player {:?} is odd; every score must be an even number",
+            odd.score, odd.player
+        ));
+    }
+    let sum: i128 = e.scores.iter().map(|s| i128::from(s.score)).sum();
+    if sum != 0 {
+        let parts: Vec<String> = e.scores.iter().map(|s| s.score.to_string()).collect();
+        return Err(format!(
+            "{name}: scores must sum to zero, but {} = {sum}",
+            parts.join(" + ")
+        ));
+    }
+    Ok(())
+}

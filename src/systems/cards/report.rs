@@ -1,0 +1,212 @@
+//! `standings cards`: the list of tournaments, or one tournament's standings
+//! (points, then total score, then player) with its matches and rounds.
+
+use serde_json::{json, Value};
+
+use crate::num::{json_number, Rational};
+use crate::output::{Report, Table};
+use crate::time::format_short;
+
+use super::super::{Cx, Selector};
+use super::{points, Line, State, Tournament};
+
+/// An integer cell.
+fn int(x: i64) -> Value {
+    json_number(Rational::from_integer(i128::from(x)), 0)
+}
+
+impl State {
+    pub fn standings(&self, table: &str, sel: &Selector, _cx: &Cx) -> Result<Report, String> {
+        if table != "cards" {
+            return Err(format!("unknown cards table {table:?}"));
+        }
+        let main = match &sel.tournament {
+            None => return Ok(self.listing()),
+            Some(id) => id,
+        };
+        let t = self.tournaments.get(main).ok_or_else(|| {
+            let known = self.tournaments();
+            format!(
+                "cards: unknown tournament {main:?} (known: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )
+        })?;
+        Ok(Report {
+            system: "cards".into(),
+            main: ranking(main, t),
+            extra: vec![matches_table(t), rounds_table(t)],
+        })
+    }
+
+    /// One row per tournament: `standings cards` without `--tournament`.
+    fn listing(&self) -> Report {
+        let mut tab = Table::new(
+            "cards",
+            "Card-game tournaments (standings: laurel standings cards --tournament T)",
+            &[
+                "tournament",
+                "point_system",
+                "starts",
+                "ends",
+                "rounds",
+                "matches",
+                "results",
+                "players",
+                "leader",
+                "leader_points",
+            ],
+        );
+        for (id, t) in &self.tournaments {
+            let scheduled: usize = t.rounds.values().map(|r| r.matches.len()).sum();
+            let played: usize = t
+                .rounds
+                .values()
+                .map(|r| r.matches.values().filter(|m| m.played).count())
+                .sum();
+            let leader = order(t).into_iter().next();
+            tab.push(vec![
+                json!(id),
+                int(t.system),
+                json!(format_short(t.starts)),
+                json!(format_short(t.ends)),
+                json!(t.rounds.len()),
+                json!(scheduled),
+                json!(played),
+                json!(t.lines.len()),
+                leader.map_or(Value::Null, |(p, _)| json!(p)),
+                leader.map_or(Value::Null, |(_, l)| int(l.points)),
+            ]);
+        }
+        Report {
+            system: "cards".into(),
+            main: tab,
+            extra: vec![],
+        }
+    }
+}
+
+/// Players best first: points, then total score (both descending), then player id.
+fn order(t: &Tournament) -> Vec<(&String, &Line)> {
+    let mut rows: Vec<(&String, &Line)> = t.lines.iter().collect();
+    rows.sort_by(|a, b| {
+        (b.1.points, b.1.total_score)
+            .cmp(&(a.1.points, a.1.total_score))
+            .then_with(|| a.0.cmp(b.0))
+    });
+    rows
+}
+
+/// The main table. Players equal on points and total score share a rank.
+fn ranking(id: &str, t: &Tournament) -> Table {
+    let mut tab = Table::new(
+        "cards",
+        &format!(
+            "Tournament {id} (point system {}): score = points; ties by total score",
+            t.system
+        ),
+        &[
+            "rank",
+            "player",
+            "score",
+            "points",
+            "total_score",
+            "matches",
+        ],
+    );
+    let rows = order(t);
+    let mut rank = 0;
+    for (i, (player, line)) in rows.iter().enumerate() {
+        let tied = i > 0 && {
+            let prev = rows[i - 1].1;
+            (prev.points, prev.total_score) == (line.points, line.total_score)
+        };
+        if !tied {
+            rank = i + 1;
+        }
+        tab.push(vec![
+            json!(rank),
+            json!(player),
+            int(line.points),
+            int(line.points),
+            int(line.total_score),
+            int(line.matches),
+        ]);
+    }
+    tab
+}
+
+/// Every award, in the order the results were folded.
+fn matches_table(t: &Tournament) -> Table {
+    if t.system == 1 {
+        let mut tab = Table::new(
+            "matches",
+            "Match results",
+            &["round", "match", "player", "score", "place", "points"],
+        );
+        for a in &t.awards {
+            tab.push(vec![
+                json!(a.round),
+                json!(a.match_),
+                json!(a.player),
+                int(a.score),
+                json!(points::place_text(a.award.places)),
+                int(a.award.total()),
+            ]);
+        }
+        return tab;
+    }
+    let mut tab = Table::new(
+        "matches",
+        "Match results: points = placement + table strength + score points",
+        &[
+            "round",
+            "match",
+            "player",
+            "score",
+            "place",
+            "placement",
+            "table_strength",
+            "score_points",
+            "points",
+        ],
+    );
+    for a in &t.awards {
+        tab.push(vec![
+            json!(a.round),
+            json!(a.match_),
+            json!(a.player),
+            int(a.score),
+            json!(points::place_text(a.award.places)),
+            int(a.award.placement),
+            int(a.award.strength),
+            int(a.award.score_points),
+            int(a.award.total()),
+        ]);
+    }
+    tab
+}
+
+/// The schedule: rounds by start, then id.
+fn rounds_table(t: &Tournament) -> Table {
+    let mut tab = Table::new(
+        "rounds",
+        "Rounds",
+        &["round", "starts", "ends", "matches", "results"],
+    );
+    let mut rounds: Vec<_> = t.rounds.iter().collect();
+    rounds.sort_by(|a, b| (a.1.starts, a.0).cmp(&(b.1.starts, b.0)));
+    for (id, r) in rounds {
+        tab.push(vec![
+            json!(id),
+            json!(format_short(r.starts)),
+            json!(format_short(r.ends)),
+            json!(r.matches.len()),
+            json!(r.matches.values().filter(|m| m.played).count()),
+        ]);
+    }
+    tab
+}

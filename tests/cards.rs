@@ -1,0 +1,796 @@
+//! The card-game league (SPEC §4) through the built binary: the seed's recap lines
+//! and the system-2 example on the bundled streams, the standings order, every
+//! append-time rule (exit 2, a clear message, head unchanged) and snapshots.
+
+mod common;
+
+use std::path::Path;
+
+use common::{append_text, empty_ledger, head, laurel, ledger_with, row, standings};
+use serde_json::{json, Value};
+
+const LEAGUE: &str = "cards-2013-league";
+const MASTERS: &str = "cards-2013-masters";
+
+fn tournament_standings(dir: &Path, t: &str) -> Value {
+    standings(dir, &["cards", "--tournament", t])
+}
+
+/// The placement points of each match of a standings JSON, best first, by
+/// "round/match": the form of the seed's recap lines.
+fn recap(v: &Value, column: &str) -> Vec<(String, Vec<i64>)> {
+    let mut out: Vec<(String, Vec<i64>)> = Vec::new();
+    for r in v["tables"]["matches"].as_array().expect("matches table") {
+        let key = format!(
+            "{}/{}",
+            r["round"].as_str().unwrap(),
+            r["match"].as_str().unwrap()
+        );
+        let pts = r[column].as_i64().expect("integer points");
+        match out.last_mut() {
+            Some((k, list)) if *k == key => list.push(pts),
+            _ => out.push((key, vec![pts])),
+        }
+    }
+    for (_, list) in &mut out {
+        list.sort_unstable_by(|a, b| b.cmp(a));
+    }
+    out
+}
+
+fn lines(pairs: &[(&str, &[i64])]) -> Vec<(String, Vec<i64>)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_vec()))
+        .collect()
+}
+
+#[test]
+fn system1_recap_lines_on_the_league_stream() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let v = tournament_standings(dir.path(), LEAGUE);
+    assert_eq!(
+        recap(&v, "points"),
+        lines(&[
+            ("1/A", &[4, 1, 0]), // different scores, 2 negative
+            ("1/B", &[4, 1, 1]), // 2 same negative scores
+            ("1/C", &[3, 3, 3]), // all scored 0
+            ("2/A", &[3, 2, 0]), // different scores, 2 positive
+            ("2/B", &[3, 3, 0]), // 2 same positive scores
+            ("2/C", &[4, 1, 0]),
+        ])
+    );
+}
+
+#[test]
+fn system2_recap_lines_on_the_masters_stream() {
+    let dir = ledger_with(&["cards_masters.jsonl"]);
+    let v = tournament_standings(dir.path(), MASTERS);
+    assert_eq!(
+        recap(&v, "placement"),
+        lines(&[
+            ("1/A", &[35, 25, 10, 0]),  // different scores
+            ("1/B", &[18, 18, 18, 18]), // all scored 0
+            ("1/C", &[23, 23, 23, 0]),  // first 3 scored the same
+            ("1/D", &[35, 12, 12, 12]), // last 3 scored the same
+            ("2/A", &[30, 30, 5, 5]),   // first 2 same, last 2 same
+            ("2/B", &[30, 30, 10, 0]),  // first 2 same, last 2 different
+            ("2/C", &[35, 18, 18, 0]),  // second and third the same
+            ("2/D", &[35, 25, 5, 5]),   // last 2 the same
+            ("3/A", &[40, 10, 0]),      // three players: different scores, 2 negative
+            ("3/B", &[40, 5, 5]),       // 2 same negative scores
+            ("3/C", &[17, 17, 17]),     // all scored 0
+            ("3/D", &[30, 20, 0]),      // different scores, 2 positive
+            ("3/E", &[25, 25, 0]),      // 2 same positive scores
+            ("4/A", &[40, 10, 0]),
+            ("4/B", &[35, 25, 10, 0]),
+        ])
+    );
+}
+
+#[test]
+fn a_system2_match_adds_table_strength_and_clamped_score_points() {
+    let dir = ledger_with(&["cards_masters.jsonl"]);
+    let v = tournament_standings(dir.path(), MASTERS);
+    let m: Vec<&Value> = v["tables"]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["round"] == "4" && r["match"] == "A")
+        .collect();
+    let got: Vec<(Value, Value, Value, Value, Value)> = m
+        .iter()
+        .map(|r| {
+            (
+                r["score"].clone(),
+                r["placement"].clone(),
+                r["table_strength"].clone(),
+                r["score_points"].clone(),
+                r["points"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (json!(620), json!(40), json!(3), json!(50), json!(93)),
+            (json!(-44), json!(10), json!(3), json!(-4), json!(9)),
+            (json!(-576), json!(0), json!(3), json!(-50), json!(-47)),
+        ]
+    );
+    // Ana: 45 + 34 + 51 + 93 over four rounds.
+    assert_eq!(row(&v, "Ana")["score"], json!(223));
+    assert_eq!(row(&v, "Ana")["total_score"], json!(770));
+    assert_eq!(row(&v, "Cleo")["score"], json!(10));
+}
+
+#[test]
+fn history_shows_the_formula_with_its_inputs() {
+    let dir = ledger_with(&["cards_masters.jsonl"]);
+    let v = common::json(dir.path(), &["history", "Boris", "--format", "json"]);
+    let last = v["rows"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["old"], json!("79"));
+    assert_eq!(last["new"], json!("88"));
+    assert_eq!(
+        last["formula"],
+        json!(
+            "tournament cards-2013-masters, round 4, match A: +9 = 10 + 3 + -4; placement 10: 2nd of 3 by score -44, \
+             table 40,10,0 (one positive score); table strength 3; score points -4 = clamp(round(-44 / 10), -50, 50)"
+        )
+    );
+}
+
+#[test]
+fn standings_order_by_points_then_total_score_then_player() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let v = tournament_standings(dir.path(), LEAGUE);
+    let got: Vec<(i64, String, i64, i64, i64)> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["rank"].as_i64().unwrap(),
+                r["player"].as_str().unwrap().to_string(),
+                r["score"].as_i64().unwrap(),
+                r["total_score"].as_i64().unwrap(),
+                r["matches"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(i64, &str, i64, i64, i64)> = vec![
+        (1, "Ana", 7, 100, 2),
+        (2, "Dario", 6, 60, 2),
+        (3, "Cleo", 4, 40, 2), // three on 4 points: total score decides
+        (4, "Boris", 4, 0, 2),
+        (5, "Edith", 4, -10, 2),
+        (6, "Greta", 3, -40, 2), // equal points and total: shared rank, player order
+        (6, "Hugo", 3, -40, 2),
+        (8, "Ines", 3, -60, 2),
+        (9, "Farid", 2, -50, 2),
+    ];
+    let want: Vec<(i64, String, i64, i64, i64)> = want
+        .into_iter()
+        .map(|(a, p, b, c, d)| (a, p.to_string(), b, c, d))
+        .collect();
+    assert_eq!(got, want);
+    for r in v["rows"].as_array().unwrap() {
+        assert_eq!(r["score"], r["points"], "score is the points: {r}");
+    }
+}
+
+#[test]
+fn as_of_shows_the_league_after_round_one() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let v = standings(
+        dir.path(),
+        &["cards", "--tournament", LEAGUE, "--as-of", "2013-01-31"],
+    );
+    assert_eq!(row(&v, "Ana")["score"], json!(4));
+    assert_eq!(row(&v, "Greta")["score"], json!(3));
+    assert_eq!(v["rows"][0]["player"], json!("Ana"));
+    assert_eq!(v["rows"].as_array().unwrap().len(), 9);
+    assert_eq!(v["tables"]["matches"].as_array().unwrap().len(), 9);
+}
+
+#[test]
+fn standings_without_a_tournament_list_the_tournaments() {
+    let dir = ledger_with(&["cards_league.jsonl", "cards_masters.jsonl"]);
+    let v = standings(dir.path(), &["cards"]);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["tournament"], json!(LEAGUE));
+    assert_eq!(rows[1]["tournament"], json!(MASTERS));
+    assert_eq!(rows[1]["point_system"], json!(2));
+    assert_eq!(rows[1]["matches"], json!(16));
+    assert_eq!(rows[1]["results"], json!(15));
+    assert_eq!(rows[1]["leader"], json!("Ana"));
+    assert_eq!(rows[1]["leader_points"], json!(223));
+}
+
+#[test]
+fn csv_and_text_formats() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let out = laurel(dir.path())
+        .args([
+            "standings",
+            "cards",
+            "--tournament",
+            LEAGUE,
+            "--format",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("rank,player,score,points,total_score,matches\n1,Ana,7,7,100,2\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n# matches\nround,match,player,score,place,points\n"),
+        "{text}"
+    );
+    let out = laurel(dir.path())
+        .args(["standings", "cards", "--tournament", LEAGUE])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("   6  Hugo        3       3          -40        2"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_unknown_tournament_is_a_usage_error() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let out = laurel(dir.path())
+        .args(["standings", "cards", "--tournament", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown tournament \"nope\" (known: cards-2013-league)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_void_and_a_corrected_result_recompute_the_standings() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    // seq 4 is round 1 match A: Ana 60, Boris -20, Cleo -40.
+    laurel(dir.path())
+        .args(["void", "4", "--reason", "scores swapped"])
+        .assert()
+        .success();
+    let fixed = r#"{"type":"cards.match_result","id":"cards-league-r1-A-fixed","at":"2013-01-09T19:30:00Z","tournament":"cards-2013-league","round":"1","match":"A","scores":[{"player":"Ana","score":-20},{"player":"Boris","score":60},{"player":"Cleo","score":-40}]}"#;
+    assert!(append_text(dir.path(), fixed).status.success());
+    let v = tournament_standings(dir.path(), LEAGUE);
+    assert_eq!(row(&v, "Ana")["score"], json!(4)); // 1 + 3
+    assert_eq!(row(&v, "Boris")["score"], json!(7)); // 4 + 3
+}
+
+#[test]
+fn voiding_a_round_that_has_results_is_rejected() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let before = head(dir.path());
+    // seq 2 schedules round 1, whose three results depend on it.
+    let out = laurel(dir.path())
+        .args(["void", "2", "--reason", "wrong draw"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("round \"1\" is not scheduled"), "{err}");
+    assert_eq!(head(dir.path()), before);
+}
+
+#[test]
+fn all_bundled_streams_append_together() {
+    let dir = empty_ledger();
+    laurel(dir.path())
+        .arg("import")
+        .arg(common::events_dir())
+        .assert()
+        .success();
+    let alone = ledger_with(&["cards_masters.jsonl"]);
+    assert_eq!(
+        tournament_standings(dir.path(), MASTERS)["rows"],
+        tournament_standings(alone.path(), MASTERS)["rows"]
+    );
+}
+
+#[test]
+fn snapshots_of_every_table() {
+    let dir = ledger_with(&["cards_league.jsonl", "cards_masters.jsonl"]);
+    let list = standings(dir.path(), &["cards"]);
+    let league = tournament_standings(dir.path(), LEAGUE);
+    let masters = tournament_standings(dir.path(), MASTERS);
+    common::insta_settings().bind(|| {
+        insta::assert_json_snapshot!("tournaments", list);
+        insta::assert_json_snapshot!("league", league);
+        insta::assert_json_snapshot!("masters", masters);
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Validation: every rule of SPEC §4 at append (exit 2, message, head unchanged).
+
+/// Two tournaments, one per point system, each with round "1" scheduled.
+const BASE: &str = r#"
+{"type":"cards.tournament_created","at":"2013-12-01","tournament":"v1","point_system":1,"starts":"2014-01-01","ends":"2014-06-30"}
+{"type":"cards.round_scheduled","at":"2013-12-01","tournament":"v1","round":"1","starts":"2014-01-06","ends":"2014-01-19","matches":[{"match":"A","players":["a","b","c"]},{"match":"B","players":["d","e","f"]}]}
+{"type":"cards.tournament_created","at":"2013-12-01","tournament":"v2","point_system":2,"starts":"2014-01-01","ends":"2014-06-30"}
+{"type":"cards.round_scheduled","at":"2013-12-01","tournament":"v2","round":"1","starts":"2014-01-06","ends":"2014-01-19","matches":[{"match":"A","players":["a","b","c","d"],"table_strength":1},{"match":"B","players":["e","f","g"],"table_strength":2}]}
+"#;
+
+fn base() -> tempfile::TempDir {
+    let dir = empty_ledger();
+    let out = append_text(dir.path(), BASE);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+/// Appending `events` fails with exit 2, a message containing every needle, and
+/// nothing written.
+fn rejected(dir: &Path, events: &[Value], needles: &[&str]) {
+    let text: String = events.iter().map(|e| format!("{e}\n")).collect();
+    let before = head(dir);
+    let out = append_text(dir, &text);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "expected exit 2 for {text}: {err}"
+    );
+    for n in needles {
+        assert!(err.contains(n), "message {err:?} lacks {n:?}");
+    }
+    assert_eq!(head(dir), before, "head moved after a rejected append");
+}
+
+fn result(t: &str, r: &str, m: &str, at: &str, scores: &[(&str, i64)]) -> Value {
+    let scores: Vec<Value> = scores
+        .iter()
+        .map(|(p, s)| json!({"player": p, "score": s}))
+        .collect();
+    json!({"type": "cards.match_result", "at": at, "tournament": t, "round": r, "match": m, "scores": scores})
+}
+
+fn round(t: &str, r: &str, at: &str, span: (&str, &str), matches: Value) -> Value {
+    json!({"type": "cards.round_scheduled", "at": at, "tournament": t, "round": r,
+           "starts": span.0, "ends": span.1, "matches": matches})
+}
+
+fn tournament(t: &str, system: i64, starts: &str, ends: &str) -> Value {
+    json!({"type": "cards.tournament_created", "at": "2013-12-01", "tournament": t,
+           "point_system": system, "starts": starts, "ends": ends})
+}
+
+const V1A: &str = "tournament \"v1\", round \"1\", match \"A\"";
+const AT: &str = "2014-01-08";
+
+#[test]
+fn the_base_accepts_a_valid_result() {
+    let dir = base();
+    let out = append_text(
+        dir.path(),
+        &result("v1", "1", "A", AT, &[("c", -40), ("a", 60), ("b", -20)]).to_string(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(head(dir.path()).0, 5);
+}
+
+#[test]
+fn scores_must_be_even() {
+    let dir = base();
+    let ev = result("v1", "1", "A", AT, &[("a", 61), ("b", -21), ("c", -40)]);
+    rejected(
+        dir.path(),
+        &[ev],
+        &[V1A, "score 61 of player \"a\" is odd", "even"],
+    );
+}
+
+#[test]
+fn scores_must_sum_to_zero() {
+    let dir = base();
+    let ev = result("v1", "1", "A", AT, &[("a", 60), ("b", -20), ("c", -20)]);
+    rejected(
+        dir.path(),
+        &[ev],
+        &[V1A, "sum to zero", "60 + -20 + -20 = 20"],
+    );
+}
+
+#[test]
+fn a_result_lists_exactly_the_scheduled_players() {
+    let dir = base();
+    let stranger = result("v1", "1", "A", AT, &[("a", 60), ("b", -20), ("x", -40)]);
+    rejected(
+        dir.path(),
+        &[stranger],
+        &[V1A, "player \"x\" is not scheduled in this match"],
+    );
+    let missing = result("v1", "1", "A", AT, &[("a", 40), ("b", -40)]);
+    rejected(
+        dir.path(),
+        &[missing],
+        &[V1A, "no score for scheduled player \"c\""],
+    );
+    let twice = result(
+        "v1",
+        "1",
+        "A",
+        AT,
+        &[("a", 40), ("a", -40), ("b", 0), ("c", 0)],
+    );
+    rejected(dir.path(), &[twice], &[V1A, "player \"a\" has two scores"]);
+}
+
+#[test]
+fn one_match_per_player_per_round() {
+    let dir = base();
+    let ev = round(
+        "v1",
+        "2",
+        "2013-12-01",
+        ("2014-02-03", "2014-02-16"),
+        json!([{"match": "A", "players": ["a", "b", "c"]}, {"match": "B", "players": ["c", "d", "e"]}]),
+    );
+    rejected(
+        dir.path(),
+        &[ev],
+        &[
+            "tournament \"v1\", round \"2\"",
+            "player \"c\" is in match \"A\" and match \"B\"",
+            "at most one match per round",
+        ],
+    );
+    let same_match = round(
+        "v1",
+        "2",
+        "2013-12-01",
+        ("2014-02-03", "2014-02-16"),
+        json!([{"match": "A", "players": ["a", "b", "a"]}]),
+    );
+    rejected(
+        dir.path(),
+        &[same_match],
+        &["player \"a\" is in match \"A\" and match \"A\""],
+    );
+}
+
+#[test]
+fn system1_matches_have_exactly_three_players() {
+    let dir = base();
+    let ev = round(
+        "v1",
+        "2",
+        "2013-12-01",
+        ("2014-02-03", "2014-02-16"),
+        json!([{"match": "A", "players": ["a", "b", "c", "d"]}]),
+    );
+    rejected(
+        dir.path(),
+        &[ev],
+        &[
+            "tournament \"v1\", round \"2\", match \"A\"",
+            "point system 1 matches have exactly 3 players, got 4",
+        ],
+    );
+}
+
+#[test]
+fn system2_matches_have_three_or_four_players() {
+    let dir = base();
+    for players in [json!(["a", "b"]), json!(["a", "b", "c", "d", "e"])] {
+        let n = players.as_array().unwrap().len();
+        let ev = round(
+            "v2",
+            "2",
+            "2013-12-01",
+            ("2014-02-03", "2014-02-16"),
+            json!([{"match": "A", "players": players, "table_strength": 1}]),
+        );
+        let msg = format!("point system 2 matches have 3 or 4 players, got {n}");
+        rejected(
+            dir.path(),
+            &[ev],
+            &["tournament \"v2\", round \"2\", match \"A\"", &msg],
+        );
+    }
+}
+
+#[test]
+fn table_strength_runs_from_one_to_the_number_of_matches() {
+    let dir = base();
+    let matches = |a: Value, b: Value| {
+        json!([{"match": "A", "players": ["a", "b", "c"], "table_strength": a},
+               {"match": "B", "players": ["d", "e", "f"], "table_strength": b}])
+    };
+    let span = ("2014-02-03", "2014-02-16");
+    let zero = round("v2", "2", "2013-12-01", span, matches(json!(0), json!(1)));
+    rejected(
+        dir.path(),
+        &[zero],
+        &[
+            "tournament \"v2\", round \"2\", match \"A\"",
+            "table_strength 0 is out of range: 1 to 2",
+        ],
+    );
+    let three = round("v2", "2", "2013-12-01", span, matches(json!(1), json!(3)));
+    rejected(
+        dir.path(),
+        &[three],
+        &["match \"B\"", "table_strength 3 is out of range: 1 to 2"],
+    );
+    let missing = round(
+        "v2",
+        "2",
+        "2013-12-01",
+        span,
+        json!([{"match": "A", "players": ["a", "b", "c"]}]),
+    );
+    rejected(
+        dir.path(),
+        &[missing],
+        &["match \"A\"", "point system 2 needs a table_strength"],
+    );
+    let in_system1 = round(
+        "v1",
+        "2",
+        "2013-12-01",
+        span,
+        json!([{"match": "A", "players": ["a", "b", "c"], "table_strength": 1}]),
+    );
+    rejected(
+        dir.path(),
+        &[in_system1],
+        &[
+            "tournament \"v1\"",
+            "table_strength is for point system 2 only",
+        ],
+    );
+}
+
+#[test]
+fn one_result_per_match() {
+    let dir = base();
+    let first = result("v1", "1", "A", AT, &[("a", 60), ("b", -20), ("c", -40)]);
+    let again = result(
+        "v1",
+        "1",
+        "A",
+        "2014-01-09",
+        &[("a", 0), ("b", 0), ("c", 0)],
+    );
+    // In one append: the valid first result is not written either.
+    rejected(
+        dir.path(),
+        &[first.clone(), again.clone()],
+        &[V1A, "already has a result (one result per match)"],
+    );
+    assert!(append_text(dir.path(), &first.to_string()).status.success());
+    rejected(dir.path(), &[again], &[V1A, "already has a result"]);
+}
+
+#[test]
+fn results_only_for_scheduled_matches() {
+    let dir = base();
+    let no_match = result("v1", "1", "Z", AT, &[("a", 0), ("b", 0), ("c", 0)]);
+    rejected(
+        dir.path(),
+        &[no_match],
+        &["tournament \"v1\", round \"1\", match \"Z\" is not in the round's schedule"],
+    );
+    let no_round = result("v1", "9", "A", AT, &[("a", 0), ("b", 0), ("c", 0)]);
+    rejected(
+        dir.path(),
+        &[no_round],
+        &["tournament \"v1\", round \"9\" is not scheduled at 2014-01-08"],
+    );
+    let no_tournament = result("zz", "1", "A", AT, &[("a", 0), ("b", 0), ("c", 0)]);
+    rejected(
+        dir.path(),
+        &[no_tournament],
+        &["tournament \"zz\" does not exist"],
+    );
+}
+
+#[test]
+fn a_result_dated_before_its_round_was_scheduled_finds_no_round() {
+    let dir = empty_ledger();
+    let lines = [
+        tournament("v3", 1, "2014-01-01", "2014-06-30"),
+        round(
+            "v3",
+            "1",
+            "2014-01-10",
+            ("2014-01-06", "2014-01-19"),
+            json!([{"match": "A", "players": ["a", "b", "c"]}]),
+        ),
+        result(
+            "v3",
+            "1",
+            "A",
+            "2014-01-08",
+            &[("a", 0), ("b", 0), ("c", 0)],
+        ),
+    ];
+    rejected(
+        dir.path(),
+        &lines,
+        &["tournament \"v3\", round \"1\" is not scheduled at 2014-01-08"],
+    );
+}
+
+#[test]
+fn results_fall_within_the_round() {
+    let dir = base();
+    let early = result(
+        "v1",
+        "1",
+        "A",
+        "2014-01-05T23:59:59Z",
+        &[("a", 0), ("b", 0), ("c", 0)],
+    );
+    rejected(
+        dir.path(),
+        &[early],
+        &[V1A, "result at 2014-01-05T23:59:59Z is outside the round's interval 2014-01-06 .. 2014-01-19"],
+    );
+    let late = result(
+        "v1",
+        "1",
+        "A",
+        "2014-01-20",
+        &[("a", 0), ("b", 0), ("c", 0)],
+    );
+    rejected(dir.path(), &[late], &[V1A, "outside the round's interval"]);
+    // The last day of the round counts in full.
+    let last_evening = result(
+        "v1",
+        "1",
+        "A",
+        "2014-01-19T22:00:00Z",
+        &[("a", 0), ("b", 0), ("c", 0)],
+    );
+    assert!(append_text(dir.path(), &last_evening.to_string())
+        .status
+        .success());
+}
+
+#[test]
+fn rounds_fall_within_the_tournament() {
+    let dir = base();
+    let m = json!([{"match": "A", "players": ["a", "b", "c"]}]);
+    let before = round(
+        "v1",
+        "2",
+        "2013-12-01",
+        ("2013-12-30", "2014-01-12"),
+        m.clone(),
+    );
+    rejected(
+        dir.path(),
+        &[before],
+        &["tournament \"v1\", round \"2\"", "the round 2013-12-30 .. 2014-01-12 is not within the tournament 2014-01-01 .. 2014-06-30"],
+    );
+    let after = round(
+        "v1",
+        "2",
+        "2013-12-01",
+        ("2014-06-20", "2014-07-01"),
+        m.clone(),
+    );
+    rejected(dir.path(), &[after], &["is not within the tournament"]);
+    let backwards = round(
+        "v1",
+        "2",
+        "2013-12-01",
+        ("2014-02-16", "2014-02-03"),
+        m.clone(),
+    );
+    rejected(
+        dir.path(),
+        &[backwards],
+        &["round \"2\": starts 2014-02-16 is after ends 2014-02-03"],
+    );
+    let drawn_late = round(
+        "v1",
+        "2",
+        "2014-02-20",
+        ("2014-02-03", "2014-02-16"),
+        m.clone(),
+    );
+    rejected(
+        dir.path(),
+        &[drawn_late],
+        &["scheduled at 2014-02-20, after the round ends (2014-02-16)"],
+    );
+    let again = round(
+        "v1",
+        "1",
+        "2013-12-01",
+        ("2014-02-03", "2014-02-16"),
+        m.clone(),
+    );
+    rejected(
+        dir.path(),
+        &[again],
+        &["tournament \"v1\", round \"1\" is already scheduled"],
+    );
+    let empty = round(
+        "v1",
+        "2",
+        "2013-12-01",
+        ("2014-02-03", "2014-02-16"),
+        json!([]),
+    );
+    rejected(
+        dir.path(),
+        &[empty],
+        &["round \"2\": a round must schedule at least one match"],
+    );
+    let no_tournament = round("zz", "1", "2013-12-01", ("2014-02-03", "2014-02-16"), m);
+    rejected(
+        dir.path(),
+        &[no_tournament],
+        &["tournament \"zz\" does not exist"],
+    );
+}
+
+#[test]
+fn tournaments_are_unique_with_a_known_point_system_and_ordered_dates() {
+    let dir = base();
+    rejected(
+        dir.path(),
+        &[tournament("v1", 1, "2015-01-01", "2015-12-31")],
+        &["tournament \"v1\" already exists"],
+    );
+    rejected(
+        dir.path(),
+        &[tournament("v9", 3, "2015-01-01", "2015-12-31")],
+        &["tournament \"v9\": point_system must be 1 or 2, got 3"],
+    );
+    rejected(
+        dir.path(),
+        &[tournament("v9", 1, "2015-12-31", "2015-01-01")],
+        &["tournament \"v9\": starts 2015-12-31 is after ends 2015-01-01"],
+    );
+}
+
+#[test]
+fn replay_with_a_smaller_score_clamp_moves_only_the_clamped_players() {
+    let dir = ledger_with(&["cards_masters.jsonl"]);
+    let rules = dir.path().join("rules.json");
+    std::fs::write(&rules, r#"{"cards": {"score_clamp": 20}}"#).unwrap();
+    let v = common::json(
+        dir.path(),
+        &[
+            "replay",
+            "--rules",
+            rules.to_str().unwrap(),
+            "--diff",
+            "--format",
+            "json",
+        ],
+    );
+    // Round 4 match A: Ana 620 → +20 instead of +50; Cleo -576 → -20 instead of -50.
+    assert_eq!(row(&v, "Ana")["old_score"], json!(223));
+    assert_eq!(row(&v, "Ana")["score"], json!(193));
+    assert_eq!(row(&v, "Cleo")["score"], json!(40));
+    assert_eq!(row(&v, "Boris")["score"], row(&v, "Boris")["old_score"]);
+}
