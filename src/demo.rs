@@ -2,7 +2,15 @@
 //! runs from any directory. A test checks this list against the folder.
 
 /// `(file name, contents)`, in name order (the order `demo` appends them).
-pub const BUNDLED: &[(&str, &str)] = &[(
-    "ledger_tour.jsonl",
-    include_str!("../events/ledger_tour.jsonl"),
-)];
+pub const BUNDLED: &[(&str, &str)] = &[
+    ("cfr_pbem.jsonl", include_str!("../events/cfr_pbem.jsonl")),
+    ("cfr_wbc.jsonl", include_str!("../events/cfr_wbc.jsonl")),
+    (
+        "cfr_wbc_pbem.jsonl",
+        include_str!("../events/cfr_wbc_pbem.jsonl"),
+    ),
+    (
+        "ledger_tour.jsonl",
+        include_str!("../events/ledger_tour.jsonl"),
+    ),
+];
