@@ -11,6 +11,12 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "cards_masters.jsonl",
         include_str!("../events/cards_masters.jsonl"),
     ),
+    ("cfr_pbem.jsonl", include_str!("../events/cfr_pbem.jsonl")),
+    ("cfr_wbc.jsonl", include_str!("../events/cfr_wbc.jsonl")),
+    (
+        "cfr_wbc_pbem.jsonl",
+        include_str!("../events/cfr_wbc_pbem.jsonl"),
+    ),
     (
         "ledger_tour.jsonl",
         include_str!("../events/ledger_tour.jsonl"),

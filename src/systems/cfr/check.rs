@@ -1,0 +1,205 @@
+//! Append-time validation of `cfr.*` events against the state folded so far.
+//!
+//! Every message names the series/event (and heat, final or race) and the rule.
+
+use std::collections::BTreeSet;
+
+use crate::events::cfr::{EventCompleted, Format, Placing, SeriesDefined};
+use crate::events::Place;
+use crate::num::{parse_decimal, Rational};
+use crate::time::format_short;
+
+use super::State;
+
+/// `cfr.series_defined`: defined once, with tables that fit its format.
+pub fn series_defined(state: &State, d: &SeriesDefined) -> Result<(), String> {
+    let name = &d.series.0;
+    if let Some(s) = state.series.get(name) {
+        return Err(format!(
+            "cfr series {name:?}: already defined on {} (a series is defined once; \
+             void the definition to correct it)",
+            format_short(s.defined_at)
+        ));
+    }
+    let wrong: &[(&str, bool)] = match d.format {
+        Format::Elimination => &[
+            ("race_points", d.race_points.is_some()),
+            ("tier_offset", d.tier_offset.is_some()),
+        ],
+        Format::Points => &[
+            ("final_points", d.final_points.is_some()),
+            ("heat_points", d.heat_points.is_some()),
+            ("heat_decay", d.heat_decay.is_some()),
+        ],
+    };
+    if let Some((field, _)) = wrong.iter().find(|(_, present)| *present) {
+        return Err(format!(
+            "cfr series {name:?}: `{field}` does not apply to a {} series",
+            format_name(d.format)
+        ));
+    }
+    for (field, table) in [
+        ("final_points", &d.final_points),
+        ("heat_points", &d.heat_points),
+        ("race_points", &d.race_points),
+    ] {
+        if let Some(t) = table {
+            points_table(name, field, t)?;
+        }
+    }
+    if let Some(text) = &d.heat_decay {
+        let ok = parse_decimal(text)
+            .is_some_and(|r| r >= Rational::from_integer(0) && r <= Rational::from_integer(1));
+        if !ok {
+            return Err(format!(
+                "cfr series {name:?}: `heat_decay` {text:?} must be a decimal string from 0 to 1"
+            ));
+        }
+    }
+    if d.tier_offset.is_some_and(|o| o < 0) {
+        return Err(format!(
+            "cfr series {name:?}: `tier_offset` must not be negative"
+        ));
+    }
+    Ok(())
+}
+
+pub fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Elimination => "elimination",
+        Format::Points => "points",
+    }
+}
+
+/// A points table: a positive win, no negative values, never rising with place.
+fn points_table(series: &str, field: &str, t: &[i64]) -> Result<(), String> {
+    let bad = if t.first().is_none_or(|&w| w <= 0) {
+        Some("must start with a positive points value for a win")
+    } else if t.iter().any(|&v| v < 0) {
+        Some("must not hold negative points")
+    } else if t.windows(2).any(|w| w[1] > w[0]) {
+        Some("must not give a worse place more points than a better one")
+    } else {
+        None
+    };
+    match bad {
+        Some(rule) => Err(format!("cfr series {series:?}: `{field}` {rule}")),
+        None => Ok(()),
+    }
+}
+
+/// `cfr.event_completed`: a defined series, its format, once, well-formed results.
+pub fn event_completed(state: &State, e: &EventCompleted) -> Result<(), String> {
+    let label = format!("{}/{}", e.series, e.event);
+    let series = state.series.get(&e.series.0).ok_or_else(|| {
+        format!(
+            "cfr event {label}: series {:?} is not defined (a cfr.series_defined must come \
+             before the event's date)",
+            e.series.0
+        )
+    })?;
+    if let Some(prev) = series.events.iter().find(|x| x.event == e.event.0) {
+        return Err(format!(
+            "cfr event {label}: already recorded (seq {}, {}); an event is recorded once",
+            prev.seq,
+            format_short(prev.at)
+        ));
+    }
+    match series.def.format {
+        Format::Elimination => elimination(&label, e),
+        Format::Points => points(&label, e),
+    }
+}
+
+fn elimination(label: &str, e: &EventCompleted) -> Result<(), String> {
+    if e.races.is_some() {
+        return Err(format!(
+            "cfr event {label}: `races` belong to a points series; this series is an \
+             elimination series (heats and a final)"
+        ));
+    }
+    let heats = e.heats.as_deref().unwrap_or_default();
+    let Some(fin) = &e.final_ else {
+        return Err(format!(
+            "cfr event {label}: an elimination event needs its `final`"
+        ));
+    };
+    if heats.is_empty() {
+        return Err(format!(
+            "cfr event {label}: a final without heats (an elimination event runs \
+             qualifying heats before its final)"
+        ));
+    }
+    for (i, heat) in heats.iter().enumerate() {
+        results(label, &format!("heat {}", i + 1), heat)?;
+    }
+    results(label, "final", fin)
+}
+
+fn points(label: &str, e: &EventCompleted) -> Result<(), String> {
+    if e.heats.is_some() || e.final_.is_some() {
+        return Err(format!(
+            "cfr event {label}: `heats` and `final` belong to an elimination series; this \
+             series is a points series (races)"
+        ));
+    }
+    let races = e.races.as_deref().unwrap_or_default();
+    if races.is_empty() {
+        return Err(format!(
+            "cfr event {label}: a points event needs at least one race"
+        ));
+    }
+    for (i, race) in races.iter().enumerate() {
+        let what = format!("race {} (tier {})", i + 1, race.tier);
+        if race.tier < 1 {
+            return Err(format!(
+                "cfr event {label}, {what}: tiers are numbered from 1"
+            ));
+        }
+        results(label, &what, &race.results)?;
+    }
+    Ok(())
+}
+
+/// One heat, final or race: drivers named once, places 1..k without repeat or gap
+/// (any number of dnf besides).
+fn results(label: &str, what: &str, list: &[Placing]) -> Result<(), String> {
+    if list.is_empty() {
+        return Err(format!("cfr event {label}, {what}: no drivers"));
+    }
+    let mut seen = BTreeSet::new();
+    for p in list {
+        if p.driver.trim().is_empty() {
+            return Err(format!("cfr event {label}, {what}: a driver has no name"));
+        }
+        if !seen.insert(p.driver.as_str()) {
+            return Err(format!(
+                "cfr event {label}, {what}: driver {:?} is listed twice",
+                p.driver
+            ));
+        }
+    }
+    let mut places: Vec<u32> = list
+        .iter()
+        .filter_map(|p| match p.place {
+            Place::At(n) => Some(n),
+            Place::Dnf => None,
+        })
+        .collect();
+    places.sort_unstable();
+    for (i, &p) in places.iter().enumerate() {
+        let want = i as u32 + 1;
+        if p < want {
+            return Err(format!(
+                "cfr event {label}, {what}: place {p} is given twice (only dnf may repeat)"
+            ));
+        }
+        if p > want {
+            return Err(format!(
+                "cfr event {label}, {what}: place {want} is missing before place {p} \
+                 (places run 1, 2, 3... without gaps; unplaced drivers are dnf)"
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,247 @@
+//! The CFR arithmetic (SPEC §3), free of ledger types so that it can be checked
+//! against the seed's worked examples on its own.
+//!
+//! A place is `Some(n)` for a classified finish `n` (1 = win) and `None` for a
+//! dnf. Points tables are indexed by place: `table[0]` is a win. All values are
+//! exact rationals; nothing here rounds except [`round_to`].
+
+use num_traits::{One, Zero};
+
+use crate::num::{round_half_away, Rational};
+
+/// Points for `place` in `table`: 0 for a dnf or a place past the end of the table.
+pub fn table_points(table: &[i64], place: Option<u32>) -> i128 {
+    place
+        .and_then(|p| p.checked_sub(1))
+        .and_then(|i| table.get(i as usize))
+        .map_or(0, |&v| i128::from(v))
+}
+
+/// `decay^i` exactly (i small: the number of heats).
+pub fn decay_weight(decay: Rational, i: usize) -> Rational {
+    (0..i).fold(Rational::one(), |w, _| w * decay)
+}
+
+/// Heat points of one driver: the best counts in full, the 2nd best times
+/// `decay`, the 3rd times `decay²`, ... Order of `points` does not matter.
+pub fn decayed_heat_points(points: &[i128], decay: Rational) -> Rational {
+    let mut sorted = points.to_vec();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    sorted
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| Rational::from_integer(p) * decay_weight(decay, i))
+        .sum()
+}
+
+/// The perfect score of an elimination event that ran `heats` heats: a final
+/// win plus a heat win decayed over every heat (3 heats: 100+50+25+12.5 = 187.5).
+pub fn elimination_perfect(
+    final_points: &[i64],
+    heat_points: &[i64],
+    decay: Rational,
+    heats: usize,
+) -> Rational {
+    let win = table_points(heat_points, Some(1));
+    let heat_part = decayed_heat_points(&vec![win; heats], decay);
+    Rational::from_integer(table_points(final_points, Some(1))) + heat_part
+}
+
+/// A driver's points at an elimination event: decayed heat points plus the final
+/// (`final_place` is `None` when the driver did not reach the final).
+pub fn elimination_points(
+    final_points: &[i64],
+    heat_points: &[i64],
+    decay: Rational,
+    heat_places: &[Option<u32>],
+    final_place: Option<Option<u32>>,
+) -> Rational {
+    let heats: Vec<i128> = heat_places
+        .iter()
+        .map(|&p| table_points(heat_points, p))
+        .collect();
+    let fin = final_place.map_or(0, |p| table_points(final_points, p));
+    decayed_heat_points(&heats, decay) + Rational::from_integer(fin)
+}
+
+/// The place a result in tier `tier` counts as: `place + (tier - 1) * offset`
+/// (a tier-2 win shows as a 2nd with offset 1). Tiers below 1 count as tier 1.
+pub fn tier_place(place: u32, tier: i64, offset: i64) -> u32 {
+    let shift = (tier.max(1) - 1).saturating_mul(offset.max(0));
+    let shifted = i64::from(place).saturating_add(shift);
+    u32::try_from(shifted).unwrap_or(u32::MAX)
+}
+
+/// The perfect score of a points event for a driver who could run `races` races:
+/// a win in each, in the series' own units.
+pub fn points_perfect(race_points: &[i64], races: usize) -> Rational {
+    Rational::from_integer(table_points(race_points, Some(1)) * races as i128)
+}
+
+/// Event score: `100 * points / perfect`, normalised so a perfect event is 100.
+/// A perfect of 0 (an empty table) scores 0 rather than dividing by zero.
+pub fn event_score(points: Rational, perfect: Rational) -> Rational {
+    if perfect <= Rational::zero() {
+        return Rational::zero();
+    }
+    Rational::from_integer(100) * points / perfect
+}
+
+/// `r` rounded to `decimals` places, half away from zero, kept as a rational.
+pub fn round_to(r: Rational, decimals: u32) -> Rational {
+    let scale = 10i128.pow(decimals.min(18));
+    Rational::new(round_half_away(r * Rational::from_integer(scale)), scale)
+}
+
+/// The factor for a driver with `n` counted events: halved with one, less 25%
+/// with two (`one`, `two`), in full from three on.
+pub fn few_events_factor(n: usize, one: Rational, two: Rational) -> Rational {
+    match n {
+        1 => one,
+        2 => two,
+        _ => Rational::one(),
+    }
+}
+
+/// A driver's score: the mean of their event scores times the few-events factor.
+/// Returns `(mean, factor, score)`; `None` without any counted event.
+pub fn driver_score(
+    scores: &[Rational],
+    one: Rational,
+    two: Rational,
+) -> Option<(Rational, Rational, Rational)> {
+    if scores.is_empty() {
+        return None;
+    }
+    let sum: Rational = scores.iter().copied().sum();
+    let mean = sum / Rational::from_integer(scores.len() as i128);
+    let factor = few_events_factor(scores.len(), one, two);
+    Some((mean, factor, mean * factor))
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`...
+pub fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::num::{decimal_string, ratio};
+
+    const FINAL: &[i64] = &[100, 60, 40, 30, 20, 10];
+    const HEAT: &[i64] = &[50, 30, 20, 15];
+
+    fn half() -> Rational {
+        ratio(1, 2)
+    }
+
+    fn score(heats: &[Option<u32>], fin: Option<Option<u32>>, n_heats: usize) -> Rational {
+        let pts = elimination_points(FINAL, HEAT, half(), heats, fin);
+        event_score(pts, elimination_perfect(FINAL, HEAT, half(), n_heats))
+    }
+
+    #[test]
+    fn perfect_wbc_score_is_187_5_with_three_heats_and_175_with_two() {
+        assert_eq!(elimination_perfect(FINAL, HEAT, half(), 3), ratio(375, 2));
+        assert_eq!(elimination_perfect(FINAL, HEAT, half(), 2), ratio(175, 1));
+    }
+
+    #[test]
+    fn bruce_rae_2012_heat_win_dnf_and_final_win_is_80() {
+        let pts = elimination_points(FINAL, HEAT, half(), &[Some(1), None], Some(Some(1)));
+        assert_eq!(pts, ratio(150, 1));
+        assert_eq!(score(&[Some(1), None], Some(Some(1)), 3), ratio(80, 1));
+    }
+
+    #[test]
+    fn a_heat_second_and_nothing_else_is_16() {
+        assert_eq!(score(&[Some(2)], None, 3), ratio(16, 1));
+    }
+
+    #[test]
+    fn turyko_suky_pbem_is_40_and_20_as_his_only_event() {
+        let pts = elimination_points(FINAL, HEAT, half(), &[Some(1), Some(7)], Some(Some(5)));
+        assert_eq!(pts, ratio(70, 1));
+        let s = score(&[Some(1), Some(7)], Some(Some(5)), 2);
+        assert_eq!(s, ratio(40, 1));
+        let (_, factor, total) = driver_score(&[s], half(), ratio(3, 4)).unwrap();
+        assert_eq!((factor, total), (half(), ratio(20, 1)));
+    }
+
+    #[test]
+    fn heat_results_decay_best_first_whatever_their_order() {
+        // a 3rd (20) and a win (50): 50 + 20/2 = 60; a 4th in a third heat adds 15/4.
+        assert_eq!(decayed_heat_points(&[20, 50], half()), ratio(60, 1));
+        assert_eq!(decayed_heat_points(&[15, 20, 50], half()), ratio(255, 4));
+        // a 5th or a dnf scores nothing in a heat; a 7th nothing in a final
+        assert_eq!(table_points(HEAT, Some(5)), 0);
+        assert_eq!(table_points(HEAT, None), 0);
+        assert_eq!(table_points(FINAL, Some(7)), 0);
+    }
+
+    #[test]
+    fn tiers_shift_places_by_the_offset() {
+        assert_eq!(tier_place(1, 2, 1), 2);
+        assert_eq!(tier_place(3, 3, 2), 7);
+        assert_eq!(tier_place(4, 1, 1), 4);
+        assert_eq!(tier_place(1, 0, 1), 1);
+        assert_eq!(tier_place(u32::MAX, 5, i64::MAX), u32::MAX);
+    }
+
+    #[test]
+    fn points_event_of_3_races_with_a_160_win_table_gives_31_88() {
+        // the documented PBeM table (events/cfr_pbem.jsonl): 3rd 88, 5th 45, 8th 20
+        let table = [160, 120, 88, 64, 45, 32, 25, 20, 15, 10, 6, 3];
+        let pts: i128 = [3, 5, 8]
+            .iter()
+            .map(|&p| table_points(&table, Some(p)))
+            .sum();
+        assert_eq!(pts, 153);
+        let s = event_score(Rational::from_integer(pts), points_perfect(&table, 3));
+        assert_eq!(s, ratio(31875, 1000));
+        assert_eq!(round_to(s, 2), ratio(3188, 100));
+    }
+
+    #[test]
+    fn bruce_rae_five_events_average_25_58() {
+        let scores = [80, 16, 0, 0].map(|n| ratio(n, 1));
+        let mut all = scores.to_vec();
+        all.push(ratio(3188, 100));
+        let (mean, factor, total) = driver_score(&all, half(), ratio(3, 4)).unwrap();
+        assert_eq!(mean, ratio(12788, 500));
+        assert_eq!(factor, Rational::one());
+        assert_eq!(decimal_string(total, 2), "25.58");
+    }
+
+    #[test]
+    fn two_events_lose_a_quarter_and_none_has_no_score() {
+        let (_, f, s) = driver_score(&[ratio(40, 1), ratio(20, 1)], half(), ratio(3, 4)).unwrap();
+        assert_eq!((f, s), (ratio(3, 4), ratio(45, 2)));
+        assert_eq!(driver_score(&[], half(), ratio(3, 4)), None);
+    }
+
+    #[test]
+    fn empty_tables_score_zero_instead_of_dividing_by_zero() {
+        assert_eq!(
+            event_score(ratio(5, 1), points_perfect(&[], 3)),
+            Rational::zero()
+        );
+    }
+
+    #[test]
+    fn ordinals() {
+        let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101].map(ordinal).to_vec();
+        assert_eq!(
+            got,
+            ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]
+        );
+    }
+}
