@@ -319,10 +319,17 @@ pub fn void(path: &Path, target: u64, reason: &str) -> Result<String> {
     Ok(append_summary(&report))
 }
 
-/// `laurel replay --rules FILE [--diff]`: every table as if FILE's parameters had
-/// always been in force; with `diff`, per subject old and new value and rank,
-/// largest moves first.
-pub fn replay(path: &Path, args: &QueryArgs, diff: bool, format: Format) -> Result<String> {
+/// `laurel replay --rules FILE [--diff] [--system TABLE]`: every table (or one) as
+/// if FILE's parameters had always been in force; with `diff`, per subject old and
+/// new value and rank, largest moves first. JSON for several tables is one object:
+/// `{"as_of", "known_at", "head", "tables": [<standings object>...]}`.
+pub fn replay(
+    path: &Path,
+    args: &QueryArgs,
+    diff: bool,
+    only: Option<(&str, &Selector)>,
+    format: Format,
+) -> Result<String> {
     if args.rules.is_none() {
         return Err(Error::Usage("replay needs --rules FILE".into()));
     }
@@ -333,23 +340,47 @@ pub fn replay(path: &Path, args: &QueryArgs, diff: bool, format: Format) -> Resu
         ..args.clone()
     };
     let (old, _) = folded(&ledger, &live_args, false)?;
-    let mut out = String::new();
+    let one = |table: &str, sel: &Selector| -> Result<Report> {
+        let b = new
+            .state
+            .standings(table, sel, &new.cx)
+            .map_err(Error::Usage)?;
+        if !diff {
+            return Ok(b);
+        }
+        let a = old
+            .state
+            .standings(table, sel, &old.cx)
+            .map_err(Error::Usage)?;
+        Ok(diff_report(table, &a, &b))
+    };
+    if let Some((table, sel)) = only {
+        return Ok(output::render(&one(table, sel)?, &stamp, format));
+    }
+    let mut reports = Vec::new();
     for (table, _) in systems::tables() {
         for sel in selectors(&new.state, table) {
-            let (Ok(a), Ok(b)) = (
-                old.state.standings(table, &sel, &old.cx),
-                new.state.standings(table, &sel, &new.cx),
-            ) else {
-                continue;
-            };
-            let report = if diff { diff_report(table, &a, &b) } else { b };
-            out.push_str(&output::render(&report, &stamp, format));
-            if format != Format::Json {
-                out.push('\n');
-            }
+            reports.push(one(table, &sel)?);
         }
     }
-    Ok(out)
+    Ok(render_many(&reports, &stamp, format))
+}
+
+/// Several reports: one JSON object with a `tables` array, or texts one after another.
+fn render_many(reports: &[Report], stamp: &Stamp, format: Format) -> String {
+    if format == Format::Json {
+        let tables: Vec<Value> = reports
+            .iter()
+            .map(|r| output::report_json(r, stamp))
+            .collect();
+        let v = json!({"as_of": stamp.as_of, "known_at": stamp.known_at, "head": stamp.head, "tables": tables});
+        return serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+    }
+    let texts: Vec<String> = reports
+        .iter()
+        .map(|r| output::render(r, stamp, format))
+        .collect();
+    texts.join("\n")
 }
 
 /// The selectors a table is shown under in `demo` and `replay`: one per

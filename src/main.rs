@@ -113,6 +113,12 @@ enum Command {
         /// Per player: old and new value and rank, largest moves first.
         #[arg(long)]
         diff: bool,
+        /// Only this table (default: every table).
+        #[arg(long)]
+        system: Option<String>,
+        /// With --system cards|sbr: the tournament.
+        #[arg(long)]
+        tournament: Option<String>,
         #[command(flatten)]
         clocks: Clocks,
         #[arg(long, value_enum, default_value_t)]
@@ -176,9 +182,15 @@ fn run(cli: Cli) -> laurel::Result<()> {
         Command::Replay {
             rules,
             diff,
+            system,
+            tournament,
             clocks,
             format,
-        } => app::replay(path, &query(clocks, Some(rules)), diff, format.into())?,
+        } => {
+            let sel = Selector { tournament };
+            let only = system.as_deref().map(|t| (t, &sel));
+            app::replay(path, &query(clocks, Some(rules)), diff, only, format.into())?
+        }
         Command::Void { seq, reason } => app::void(path, seq, &reason)?,
         Command::Demo => return app::demo(&mut out),
     };
