@@ -3,22 +3,11 @@
 
 /// `(file name, contents)`, in name order (the order `demo` appends them).
 pub const BUNDLED: &[(&str, &str)] = &[
-    (
-        "cards_league.jsonl",
-        include_str!("../events/cards_league.jsonl"),
-    ),
-    (
-        "cards_masters.jsonl",
-        include_str!("../events/cards_masters.jsonl"),
-    ),
+    ("cards_league.jsonl", include_str!("../events/cards_league.jsonl")),
+    ("cards_masters.jsonl", include_str!("../events/cards_masters.jsonl")),
     ("cfr_pbem.jsonl", include_str!("../events/cfr_pbem.jsonl")),
     ("cfr_wbc.jsonl", include_str!("../events/cfr_wbc.jsonl")),
-    (
-        "cfr_wbc_pbem.jsonl",
-        include_str!("../events/cfr_wbc_pbem.jsonl"),
-    ),
-    (
-        "ledger_tour.jsonl",
-        include_str!("../events/ledger_tour.jsonl"),
-    ),
+    ("cfr_wbc_pbem.jsonl", include_str!("../events/cfr_wbc_pbem.jsonl")),
+    ("ledger_tour.jsonl", include_str!("../events/ledger_tour.jsonl")),
+    ("sbr_mars_2014.jsonl", include_str!("../events/sbr_mars_2014.jsonl")),
 ];

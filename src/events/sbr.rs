@@ -69,4 +69,8 @@ pub struct GamePlayed {
     pub match_: Ident,
     pub game: i64,
     pub seats: Vec<Seat>,
+    /// Optional (added with the sbr module): the group a group-stage match
+    /// belongs to, for tournaments with more than one group of 16.
+    #[serde(default)]
+    pub group: Option<Ident>,
 }

@@ -1,0 +1,437 @@
+//! Space Base Race through the built binary: the bundled tournament's numbers,
+//! snapshots of every table, and every validation rule (exit 2, head unchanged).
+
+mod common;
+
+use common::{append_text, head, ledger_with, standings};
+use serde_json::{json, Value};
+
+const MARS: &str = "sbr_mars_2014.jsonl";
+
+fn mars() -> Value {
+    let dir = ledger_with(&[MARS]);
+    standings(dir.path(), &["sbr", "--tournament", "mars-2014"])
+}
+
+/// (player, score, advanced) of a match table, best first.
+fn match_rows(v: &Value, m: &str) -> Vec<(String, i64, bool)> {
+    v["tables"][format!("match_{m}")]
+        .as_array()
+        .unwrap_or_else(|| panic!("no match {m}"))
+        .iter()
+        .map(|r| {
+            (
+                r["player"].as_str().unwrap().to_string(),
+                r["score"].as_i64().unwrap(),
+                r["advanced"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn adv(rows: &[(String, i64, bool)]) -> Vec<&str> {
+    rows.iter().filter(|r| r.2).map(|r| r.0.as_str()).collect()
+}
+
+#[test]
+fn bundled_tournament_podium_and_advancement_as_hand_checked() {
+    let v = mars();
+    // Seeding: Curiosity 62 = F 5×3 + I5 5×3 + L5 + N + P + T5 + U + V5 (6×5) + I2 2.
+    let seeding = &v["tables"]["seeding"];
+    assert_eq!(seeding[0]["player"], "Curiosity");
+    assert_eq!(seeding[0]["score"], 62);
+    assert_eq!(seeding[15]["player"], "Pioneer");
+    assert_eq!(seeding[15]["score"], 28);
+    // Group round 1: top 2 of each match.
+    assert_eq!(adv(&match_rows(&v, "A")), ["Curiosity", "Spirit"]);
+    assert_eq!(adv(&match_rows(&v, "B")), ["Voyager", "Opportunity"]);
+    assert_eq!(adv(&match_rows(&v, "C")), ["Cassini", "Galileo"]);
+    assert_eq!(adv(&match_rows(&v, "D")), ["Rosetta", "Juno"]);
+    // Round 2.
+    assert_eq!(
+        match_rows(&v, "E"),
+        [
+            ("Cassini".into(), 197, true),
+            ("Curiosity".into(), 185, true),
+            ("Juno".into(), 176, false),
+            ("Opportunity".into(), 164, false)
+        ]
+    );
+    assert_eq!(adv(&match_rows(&v, "F")), ["Rosetta", "Voyager"]);
+    // Bracket seeds: score in the last group match (199, 197, 185, 182).
+    let bs: Vec<(&str, i64)> = v["tables"]["bracket_seeding"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["player"].as_str().unwrap(), r["score"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(
+        bs,
+        [
+            ("Rosetta", 199),
+            ("Cassini", 197),
+            ("Curiosity", 185),
+            ("Voyager", 182)
+        ]
+    );
+    // The final: 51+55+49+52 = 207, 53+50+48+51 = 202, 47+49+52+46 = 194, 45+48+47+50 = 190.
+    let top: Vec<(i64, &str, i64, &str)> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(5)
+        .map(|r| {
+            (
+                r["rank"].as_i64().unwrap(),
+                r["player"].as_str().unwrap(),
+                r["score"].as_i64().unwrap(),
+                r["result"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        top,
+        [
+            (1, "Cassini", 207, "1st place"),
+            (2, "Rosetta", 202, "2nd place"),
+            (3, "Voyager", 194, "3rd place"),
+            (4, "Curiosity", 190, "4th in the final"),
+            (5, "Galileo", 182, "eliminated"),
+        ]
+    );
+    assert_eq!(v["rows"].as_array().unwrap().len(), 16);
+    assert_eq!(v["rows"][15]["player"], "Pioneer");
+}
+
+#[test]
+fn tie_on_match_score_is_broken_by_best_game() {
+    // Match B: Kepler and Opportunity both 170; Opportunity's best game 52 > 45,
+    // so the worse seed (10 against 7) advances.
+    let v = mars();
+    let b = &v["tables"]["match_B"];
+    assert_eq!(
+        (
+            b[1]["player"].clone(),
+            b[1]["score"].clone(),
+            b[1]["best_game"].clone()
+        ),
+        (json!("Opportunity"), json!(170), json!(52))
+    );
+    assert_eq!(
+        (
+            b[2]["player"].clone(),
+            b[2]["score"].clone(),
+            b[2]["best_game"].clone()
+        ),
+        (json!("Kepler"), json!(170), json!(45))
+    );
+    assert_eq!(
+        (b[1]["seed"].clone(), b[2]["seed"].clone()),
+        (json!(10), json!(7))
+    );
+}
+
+#[test]
+fn tie_on_score_and_best_game_is_broken_by_seed() {
+    // Match F: Voyager and Galileo both 182 with a best game of 47; seed 2 beats 6.
+    let v = mars();
+    let f = &v["tables"]["match_F"];
+    for (i, player, seed, advanced) in [(1, "Voyager", 2, true), (2, "Galileo", 6, false)] {
+        assert_eq!(f[i]["player"], player);
+        assert_eq!(f[i]["score"], 182);
+        assert_eq!(f[i]["best_game"], 47);
+        assert_eq!(f[i]["seed"], seed);
+        assert_eq!(f[i]["advanced"], advanced);
+        assert_eq!(f[i]["rank"], i + 1);
+    }
+}
+
+#[test]
+fn snapshots_of_every_table() {
+    let dir = ledger_with(&[MARS]);
+    let list = standings(dir.path(), &["sbr"]);
+    let full = standings(dir.path(), &["sbr", "--tournament", "mars-2014"]);
+    let csv = common::laurel(dir.path())
+        .args([
+            "standings",
+            "sbr",
+            "--tournament",
+            "mars-2014",
+            "--format",
+            "csv",
+        ])
+        .output()
+        .expect("ran");
+    assert!(csv.status.success());
+    let csv = String::from_utf8(csv.stdout).expect("utf8");
+    assert!(csv.starts_with("rank,player,score,"), "{csv}");
+    common::insta_settings().bind(|| {
+        insta::assert_json_snapshot!("tournaments", list);
+        insta::assert_json_snapshot!("mars_2014", full);
+        insta::assert_snapshot!("mars_2014_csv", csv);
+    });
+}
+
+#[test]
+fn history_shows_each_game_with_its_pieces() {
+    let dir = ledger_with(&[MARS]);
+    let v = common::json(dir.path(), &["history", "Voyager", "--format", "json"]);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["new"], "58");
+    assert!(rows[0]["formula"]
+        .as_str()
+        .unwrap()
+        .starts_with("seeding score 58 = I5 5×3 + L5 5×3 + F 5"));
+    let last = rows.last().unwrap();
+    assert_eq!(last["new"], "194");
+    assert!(last["formula"]
+        .as_str()
+        .unwrap()
+        .contains("match final complete: place 3"));
+}
+
+/// A small tournament `t` with four seeded players and game 1 of group match m1.
+const SMALL: &str = r#"
+{"type":"sbr.tournament_created","at":"2015-03-01T09:00:00Z","tournament":"t"}
+{"type":"sbr.game_played","at":"2015-03-01T10:00:00Z","tournament":"t","stage":"seeding","match":"s1","game":1,"seats":[{"seat":"red","player":"ann","score":40},{"seat":"yellow","player":null},{"seat":"green","player":null},{"seat":"blue","player":null}]}
+{"type":"sbr.game_played","at":"2015-03-01T10:10:00Z","tournament":"t","stage":"seeding","match":"s2","game":1,"seats":[{"seat":"red","player":"bob","score":30},{"seat":"yellow","player":null},{"seat":"green","player":null},{"seat":"blue","player":null}]}
+{"type":"sbr.game_played","at":"2015-03-01T11:00:00Z","tournament":"t","stage":"group","match":"m1","game":1,"seats":[{"seat":"red","player":"ann","score":20},{"seat":"yellow","player":"bob","score":10},{"seat":"green","player":null},{"seat":"blue","player":null}]}
+"#;
+
+fn small() -> tempfile::TempDir {
+    let dir = common::empty_ledger();
+    let out = append_text(dir.path(), SMALL);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+/// Appending `line` fails with exit 2, a message containing every `needles`,
+/// and leaves the head unchanged.
+fn rejected(dir: &std::path::Path, line: &str, needles: &[&str]) {
+    let before = head(dir);
+    let out = append_text(dir, line);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "expected {n:?} in: {err}");
+    }
+    assert_eq!(head(dir), before);
+}
+
+fn group_game(game: u32, seats: &str) -> String {
+    format!(
+        r#"{{"type":"sbr.game_played","at":"2015-03-01T11:{:02}:00Z","tournament":"t","stage":"group","match":"m1","game":{game},"seats":[{seats}]}}"#,
+        game * 10
+    )
+}
+
+const BOTS_GB: &str = r#"{"seat":"green","player":null},{"seat":"blue","player":null}"#;
+
+#[test]
+fn a_game_score_is_recomputed_from_its_pieces() {
+    let dir = small();
+    // Only bases: X 5×3 + I5 5 + V3 3 + I1 1×3 = 26 becomes the seeding score.
+    let ok = r#"{"type":"sbr.game_played","at":"2015-03-01T10:20:00Z","tournament":"t","stage":"seeding","match":"s3","game":1,"seats":[{"seat":"red","player":"cy","bases":[{"piece":"X","bonus":true},{"piece":"I5","bonus":false},{"piece":"V3","bonus":false},{"piece":"I1","bonus":true}]},{"seat":"yellow","player":null},{"seat":"green","player":null},{"seat":"blue","player":null}]}"#;
+    assert!(append_text(dir.path(), ok).status.success());
+    let v = standings(dir.path(), &["sbr", "--tournament", "t"]);
+    let cy = v["tables"]["seeding"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["player"] == "cy")
+        .cloned()
+        .unwrap();
+    assert_eq!(cy["score"], 26);
+    // A reported score that disagrees with the bases is refused.
+    let bad = ok
+        .replace("\"s3\"", "\"s4\"")
+        .replace("\"cy\",", "\"di\",\"score\":27,");
+    rejected(
+        dir.path(),
+        &bad,
+        &[
+            "tournament t, seeding match s4, game 1",
+            "player di (red seat): score 27 does not agree with its bases (X 5×3 + I5 5 + V3 3 + I1 1×3 = 26)",
+        ],
+    );
+}
+
+#[test]
+fn pieces_come_from_the_set_once_each() {
+    let dir = small();
+    let seat = |bases: &str| {
+        group_game(
+            2,
+            &format!(
+                r#"{{"seat":"yellow","player":"ann","bases":[{bases}]}},{{"seat":"green","player":"bob","score":5}},{{"seat":"blue","player":null}},{{"seat":"red","player":null}}"#
+            ),
+        )
+    };
+    rejected(
+        dir.path(),
+        &seat(r#"{"piece":"Q9","bonus":false}"#),
+        &[
+            "match m1, game 2",
+            "player ann (yellow seat): piece \"Q9\" is not one of the 21 bases",
+        ],
+    );
+    rejected(
+        dir.path(),
+        &seat(r#"{"piece":"W","bonus":false},{"piece":"W","bonus":true}"#),
+        &["player ann (yellow seat): piece W is placed twice"],
+    );
+}
+
+#[test]
+fn seats_are_red_yellow_green_blue_each_once() {
+    let dir = small();
+    let line = group_game(
+        2,
+        r#"{"seat":"red","player":"ann","score":1},{"seat":"red","player":"bob","score":1},{"seat":"green","player":null},{"seat":"blue","player":null}"#,
+    );
+    rejected(
+        dir.path(),
+        &line,
+        &["seats must be red, yellow, green and blue, each once (got red, red, green, blue)"],
+    );
+    let twice = group_game(
+        2,
+        &format!(
+            r#"{{"seat":"yellow","player":"ann","score":1}},{{"seat":"red","player":"ann","score":1}},{BOTS_GB}"#
+        ),
+    );
+    rejected(dir.path(), &twice, &["player ann holds two seats"]);
+}
+
+#[test]
+fn each_player_once_in_each_seat_and_the_same_players_all_match() {
+    let dir = small();
+    // ann already played red in game 1.
+    let line = group_game(
+        2,
+        &format!(
+            r#"{{"seat":"red","player":"ann","score":1}},{{"seat":"yellow","player":"bob","score":1}},{BOTS_GB}"#
+        ),
+    );
+    rejected(
+        dir.path(),
+        &line,
+        &["player ann already played the red seat in match m1 (each player plays each seat once)"],
+    );
+    let other = group_game(
+        2,
+        r#"{"seat":"yellow","player":"ann","score":1},{"seat":"green","player":null},{"seat":"blue","player":null},{"seat":"red","player":null}"#,
+    );
+    rejected(
+        dir.path(),
+        &other,
+        &["match m1 is played by ann, bob; this game has ann (a match keeps the same players)"],
+    );
+}
+
+#[test]
+fn a_game_is_recorded_once() {
+    let dir = small();
+    let line = group_game(
+        1,
+        &format!(
+            r#"{{"seat":"yellow","player":"ann","score":1}},{{"seat":"red","player":"bob","score":1}},{BOTS_GB}"#
+        ),
+    );
+    rejected(
+        dir.path(),
+        &line,
+        &["game 1 of match m1 is already recorded"],
+    );
+    let five = group_game(
+        5,
+        &format!(
+            r#"{{"seat":"yellow","player":"ann","score":1}},{{"seat":"red","player":"bob","score":1}},{BOTS_GB}"#
+        ),
+    );
+    rejected(
+        dir.path(),
+        &five,
+        &["game must be 1 to 4 (a match is 4 games)"],
+    );
+}
+
+#[test]
+fn stages_in_order_and_entitled_players_only() {
+    let dir = small();
+    let seeding_late = r#"{"type":"sbr.game_played","at":"2015-03-01T12:00:00Z","tournament":"t","stage":"seeding","match":"s9","game":1,"seats":[{"seat":"red","player":"eve","score":40},{"seat":"yellow","player":null},{"seat":"green","player":null},{"seat":"blue","player":null}]}"#;
+    rejected(
+        dir.path(),
+        seeding_late,
+        &[
+            "tournament t, seeding match s9",
+            "already in its group stage; a seeding game comes too late",
+        ],
+    );
+    let bracket = r#"{"type":"sbr.game_played","at":"2015-03-01T12:00:00Z","tournament":"t","stage":"bracket","match":"f","game":1,"seats":[{"seat":"red","player":"ann","score":40},{"seat":"yellow","player":null},{"seat":"green","player":null},{"seat":"blue","player":null}]}"#;
+    rejected(
+        dir.path(),
+        bracket,
+        &["player ann did not advance from the group stage"],
+    );
+    let unseeded = r#"{"type":"sbr.game_played","at":"2015-03-01T12:00:00Z","tournament":"t","stage":"group","match":"m2","game":1,"seats":[{"seat":"red","player":"zed","score":40},{"seat":"yellow","player":null},{"seat":"green","player":null},{"seat":"blue","player":null}]}"#;
+    rejected(dir.path(), unseeded, &["player zed has no seeding game"]);
+    let busy = unseeded.replace("zed", "bob");
+    rejected(
+        dir.path(),
+        &busy,
+        &["player bob is still playing match m1 (1 of 4 games recorded)"],
+    );
+}
+
+#[test]
+fn seeding_is_one_game_in_red_against_bots() {
+    let dir = small();
+    let two = r#"{"type":"sbr.game_played","at":"2015-03-01T10:30:00Z","tournament":"t","stage":"seeding","match":"s5","game":1,"seats":[{"seat":"red","player":"cy","score":40},{"seat":"yellow","player":"di","score":3},{"seat":"green","player":null},{"seat":"blue","player":null}]}"#;
+    rejected(
+        dir.path(),
+        two,
+        &["a seeding game has one player, in the red seat, against three bots"],
+    );
+    let again = r#"{"type":"sbr.game_played","at":"2015-03-01T10:30:00Z","tournament":"t","stage":"seeding","match":"s6","game":1,"seats":[{"seat":"red","player":"ann","score":40},{"seat":"yellow","player":null},{"seat":"green","player":null},{"seat":"blue","player":null}]}"#;
+    rejected(
+        dir.path(),
+        again,
+        &["player ann is already seeded (seeding game s1)"],
+    );
+}
+
+#[test]
+fn games_need_their_tournament_first() {
+    let dir = common::empty_ledger();
+    // The game's `at` is before the tournament's creation: in fold order it finds none.
+    let text = r#"{"type":"sbr.tournament_created","at":"2015-03-01T09:00:00Z","tournament":"u"}
+{"type":"sbr.game_played","at":"2015-02-28T10:00:00Z","tournament":"u","stage":"seeding","match":"s1","game":1,"seats":[{"seat":"red","player":"ann","score":40},{"seat":"yellow","player":null},{"seat":"green","player":null},{"seat":"blue","player":null}]}"#;
+    rejected(
+        dir.path(),
+        text,
+        &["tournament u is not created (no sbr.tournament_created at or before this game)"],
+    );
+    assert_eq!(head(dir.path()).0, 0);
+    let dup = small();
+    rejected(
+        dup.path(),
+        r#"{"type":"sbr.tournament_created","at":"2015-03-02","tournament":"t"}"#,
+        &["tournament t is already created"],
+    );
+}
+
+#[test]
+fn no_game_after_the_final() {
+    let dir = ledger_with(&[MARS]);
+    let late = r#"{"type":"sbr.game_played","at":"2014-10-27T10:00:00Z","tournament":"mars-2014","stage":"bracket","match":"final2","game":1,"seats":[{"seat":"red","player":"Cassini","score":40},{"seat":"yellow","player":null},{"seat":"green","player":null},{"seat":"blue","player":null}]}"#;
+    rejected(
+        dir.path(),
+        late,
+        &["tournament mars-2014, bracket match final2, game 1: the tournament is over: its final match final is complete"],
+    );
+}
