@@ -2,7 +2,21 @@
 //! runs from any directory. A test checks this list against the folder.
 
 /// `(file name, contents)`, in name order (the order `demo` appends them).
-pub const BUNDLED: &[(&str, &str)] = &[(
-    "ledger_tour.jsonl",
-    include_str!("../events/ledger_tour.jsonl"),
-)];
+pub const BUNDLED: &[(&str, &str)] = &[
+    (
+        "diplomacy_draws.jsonl",
+        include_str!("../events/diplomacy_draws.jsonl"),
+    ),
+    (
+        "diplomacy_small_boards.jsonl",
+        include_str!("../events/diplomacy_small_boards.jsonl"),
+    ),
+    (
+        "diplomacy_solo_surrender.jsonl",
+        include_str!("../events/diplomacy_solo_surrender.jsonl"),
+    ),
+    (
+        "ledger_tour.jsonl",
+        include_str!("../events/ledger_tour.jsonl"),
+    ),
+];
