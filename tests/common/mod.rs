@@ -16,9 +16,7 @@ pub fn events_dir() -> PathBuf {
 /// A `laurel` command on the ledger in `dir`.
 pub fn laurel(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("laurel").expect("binary built");
-    cmd.env_remove("LAUREL_LEDGER")
-        .arg("--ledger")
-        .arg(dir.join("laurel.db"));
+    cmd.env_remove("LAUREL_LEDGER").arg("--ledger").arg(dir.join("laurel.db"));
     cmd
 }
 
@@ -33,32 +31,20 @@ pub fn empty_ledger() -> tempfile::TempDir {
 pub fn ledger_with(files: &[&str]) -> tempfile::TempDir {
     let dir = empty_ledger();
     for f in files {
-        laurel(dir.path())
-            .arg("append")
-            .arg(events_dir().join(f))
-            .assert()
-            .success();
+        laurel(dir.path()).arg("append").arg(events_dir().join(f)).assert().success();
     }
     dir
 }
 
 /// Append `text` (JSON Lines) through stdin; returns the process output.
 pub fn append_text(dir: &Path, text: &str) -> Output {
-    laurel(dir)
-        .args(["append", "-"])
-        .write_stdin(text.to_string())
-        .output()
-        .expect("ran")
+    laurel(dir).args(["append", "-"]).write_stdin(text.to_string()).output().expect("ran")
 }
 
 /// Run laurel with `args` and parse stdout as JSON; panics on failure.
 pub fn json(dir: &Path, args: &[&str]) -> Value {
     let out = laurel(dir).args(args).output().expect("ran");
-    assert!(
-        out.status.success(),
-        "laurel {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "laurel {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("JSON output")
 }
 
