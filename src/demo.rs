@@ -8,6 +8,9 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ("cfr_pbem.jsonl", include_str!("../events/cfr_pbem.jsonl")),
     ("cfr_wbc.jsonl", include_str!("../events/cfr_wbc.jsonl")),
     ("cfr_wbc_pbem.jsonl", include_str!("../events/cfr_wbc_pbem.jsonl")),
+    ("diplomacy_draws.jsonl", include_str!("../events/diplomacy_draws.jsonl")),
+    ("diplomacy_small_boards.jsonl", include_str!("../events/diplomacy_small_boards.jsonl")),
+    ("diplomacy_solo_surrender.jsonl", include_str!("../events/diplomacy_solo_surrender.jsonl")),
     ("ledger_tour.jsonl", include_str!("../events/ledger_tour.jsonl")),
     ("sbr_mars_2014.jsonl", include_str!("../events/sbr_mars_2014.jsonl")),
 ];
