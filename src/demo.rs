@@ -12,5 +12,11 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ("diplomacy_small_boards.jsonl", include_str!("../events/diplomacy_small_boards.jsonl")),
     ("diplomacy_solo_surrender.jsonl", include_str!("../events/diplomacy_solo_surrender.jsonl")),
     ("ledger_tour.jsonl", include_str!("../events/ledger_tour.jsonl")),
+    ("mepbm_ainur.jsonl", include_str!("../events/mepbm_ainur.jsonl")),
+    ("mepbm_istari.jsonl", include_str!("../events/mepbm_istari.jsonl")),
+    ("mepbm_maia.jsonl", include_str!("../events/mepbm_maia.jsonl")),
+    ("mepbm_monthly.jsonl", include_str!("../events/mepbm_monthly.jsonl")),
+    ("mepbm_nazgul.jsonl", include_str!("../events/mepbm_nazgul.jsonl")),
+    ("mepbm_valar.jsonl", include_str!("../events/mepbm_valar.jsonl")),
     ("sbr_mars_2014.jsonl", include_str!("../events/sbr_mars_2014.jsonl")),
 ];

@@ -1,0 +1,246 @@
+//! Standings: the seven tables of SPEC §2, each with `rank`, `player` (team for
+//! Ainur, `Nation (scenario)` for Top nations) and `score`.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::num::{json_number, ratio};
+use crate::output::{Report, Table};
+
+use super::math::nazgul_percent;
+use super::{Cx, Rating, State};
+
+/// A Council category: table name, title, and its points.
+type Category = (&'static str, &'static str, fn(&super::Council) -> i64);
+
+/// Competition ranks (1, 1, 3) for rows already sorted; equal keys share a rank.
+fn ranks<K: PartialEq>(keys: &[K]) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::with_capacity(keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        let shared = i > 0 && keys[i - 1] == *k;
+        out.push(if shared { out[i - 1] } else { i + 1 });
+    }
+    out
+}
+
+/// `(name, value)` pairs sorted by value descending, then name; with ranks.
+fn ranked<T: Clone>(mut rows: Vec<(String, i64, T)>) -> Vec<(usize, String, i64, T)> {
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let keys: Vec<i64> = rows.iter().map(|r| r.1).collect();
+    ranks(&keys)
+        .into_iter()
+        .zip(rows)
+        .map(|(rank, (n, v, t))| (rank, n, v, t))
+        .collect()
+}
+
+fn report(system: &str, main: Table, extra: Vec<Table>) -> Report {
+    Report {
+        system: system.into(),
+        main,
+        extra,
+    }
+}
+
+impl State {
+    /// Valar, Maia or Istari: every rated player, highest first.
+    pub(super) fn rating_table(
+        &self,
+        name: &str,
+        title: &str,
+        map: &BTreeMap<String, Rating>,
+    ) -> Report {
+        let mut t = Table::new(
+            name,
+            &format!("{title} ratings"),
+            &["rank", "player", "score", "games"],
+        );
+        let rows = map
+            .iter()
+            .map(|(p, r)| (p.clone(), r.value, r.games))
+            .collect();
+        for (rank, p, v, games) in ranked(rows) {
+            t.push(vec![json!(rank), json!(p), json!(v), json!(games)]);
+        }
+        report(name, t, vec![])
+    }
+
+    /// Top nations: per scenario, each nation's par (mean victory points).
+    pub(super) fn nations_table(&self) -> Report {
+        let mut t = Table::new(
+            "nations",
+            "Top nations (Istari pars by scenario)",
+            &[
+                "rank", "player", "score", "scenario", "nation", "games", "total_vp",
+            ],
+        );
+        let mut by_scenario: BTreeMap<&str, Vec<(&str, i64, u32)>> = BTreeMap::new();
+        for ((scenario, nation), par) in &self.pars {
+            by_scenario
+                .entry(scenario)
+                .or_default()
+                .push((nation, par.sum, par.games));
+        }
+        for (scenario, mut rows) in by_scenario {
+            // Sort by par descending (cross-multiplied: exact), then nation.
+            let par = |r: &(&str, i64, u32)| ratio(r.1.into(), r.2.max(1).into());
+            rows.sort_by(|a, b| par(b).cmp(&par(a)).then_with(|| a.0.cmp(b.0)));
+            let keys: Vec<_> = rows.iter().map(par).collect();
+            for (rank, r) in ranks(&keys).into_iter().zip(&rows) {
+                t.push(vec![
+                    json!(rank),
+                    json!(format!("{} ({scenario})", r.0)),
+                    json_number(par(r), 2),
+                    json!(scenario),
+                    json!(r.0),
+                    json!(r.2),
+                    json!(r.1),
+                ]);
+            }
+        }
+        report("nations", t, vec![])
+    }
+
+    /// Ainur: every registered or rated grudge team.
+    pub(super) fn ainur_table(&self, cx: &Cx) -> Report {
+        let start = cx.params.int("ainur", "start");
+        let mut t = Table::new(
+            "ainur",
+            "Ainur ratings (grudge teams)",
+            &["rank", "player", "score", "games", "coordinator", "members"],
+        );
+        let mut names: Vec<&String> = self.teams.keys().chain(self.ainur.keys()).collect();
+        names.sort();
+        names.dedup();
+        let rows = names
+            .into_iter()
+            .map(|n| {
+                let r = self.ainur.get(n).copied();
+                (
+                    n.clone(),
+                    r.map_or(start, |r| r.value),
+                    r.map_or(0, |r| r.games),
+                )
+            })
+            .collect();
+        for (rank, team, v, games) in ranked(rows) {
+            let (coord, members) = match self.teams.get(&team) {
+                Some(tm) => (
+                    json!(tm.coordinator),
+                    json!(tm.members.iter().cloned().collect::<Vec<_>>().join(", ")),
+                ),
+                None => (Value::Null, Value::Null),
+            };
+            t.push(vec![
+                json!(rank),
+                json!(team),
+                json!(v),
+                json!(games),
+                coord,
+                members,
+            ]);
+        }
+        report("ainur", t, vec![])
+    }
+
+    /// Council of the Wise: the total, then each category as its own table.
+    pub(super) fn council_table(&self) -> Report {
+        let mut main = Table::new(
+            "council",
+            "Council of the Wise (ballot points)",
+            &[
+                "rank",
+                "player",
+                "score",
+                "team_player",
+                "played_nation",
+                "enemy_nation",
+            ],
+        );
+        let rows = self
+            .council
+            .iter()
+            .map(|(p, c)| {
+                (
+                    p.clone(),
+                    c.team_player + c.played_nation + c.enemy_nation,
+                    *c,
+                )
+            })
+            .collect();
+        for (rank, p, v, c) in ranked(rows) {
+            main.push(vec![
+                json!(rank),
+                json!(p),
+                json!(v),
+                json!(c.team_player),
+                json!(c.played_nation),
+                json!(c.enemy_nation),
+            ]);
+        }
+        let cats: [Category; 3] = [
+            ("team_player", "Best team player", |c| c.team_player),
+            ("played_nation", "Best played nation", |c| c.played_nation),
+            ("enemy_nation", "Best played enemy nation", |c| {
+                c.enemy_nation
+            }),
+        ];
+        let extra = cats
+            .iter()
+            .map(|(name, title, get)| {
+                let mut t = Table::new(name, title, &["rank", "player", "score"]);
+                let rows = self
+                    .council
+                    .iter()
+                    .map(|(p, c)| (p.clone(), get(c), ()))
+                    .filter(|r| r.1 != 0)
+                    .collect();
+                for (rank, p, v, ()) in ranked(rows) {
+                    t.push(vec![json!(rank), json!(p), json!(v)]);
+                }
+                t
+            })
+            .collect();
+        report("council", main, extra)
+    }
+
+    /// Nazgul: win percentage, ties by games won; equal on both share a rank.
+    pub(super) fn nazgul_table(&self) -> Report {
+        let mut t = Table::new(
+            "nazgul",
+            "Nazgul (win percentage, bofa excluded)",
+            &["rank", "player", "score", "won", "played"],
+        );
+        let mut rows: Vec<(&String, u32, u32)> = self
+            .nazgul
+            .iter()
+            .filter(|(_, n)| n.played > 0)
+            .map(|(p, n)| (p, n.won, n.played))
+            .collect();
+        let key = |r: &(&String, u32, u32)| (nazgul_percent(r.1, r.2), r.1);
+        rows.sort_by(|a, b| key(b).cmp(&key(a)).then_with(|| a.0.cmp(b.0)));
+        let keys: Vec<_> = rows.iter().map(key).collect();
+        for (rank, r) in ranks(&keys).into_iter().zip(&rows) {
+            t.push(vec![
+                json!(rank),
+                json!(r.0),
+                json_number(nazgul_percent(r.1, r.2), 1),
+                json!(r.1),
+                json!(r.2),
+            ]);
+        }
+        report("nazgul", t, vec![])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ranks;
+
+    #[test]
+    fn equal_keys_share_a_rank() {
+        assert_eq!(ranks(&[9, 7, 7, 5]), vec![1, 2, 2, 4]);
+        assert_eq!(ranks::<i32>(&[]), Vec::<usize>::new());
+    }
+}
