@@ -73,6 +73,7 @@ fn changed_byte_behind_laurels_back_fails_verify_naming_the_seq() {
         let at = find(chunk, br#""month":"2003-02""#).expect("month of record 2 stored");
         chunk[at + 15] = b'9'; // "2003-02" -> "2003-09" in record 2's event
     });
+    common::wait_unlocked(dir.path());
     let out = laurel(dir.path()).arg("verify").output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
@@ -98,6 +99,7 @@ fn removed_last_record_fails_verify_expect_of_the_old_head() {
         .assert()
         .success();
     drop_last_record(&dir.path().join("laurel.db"));
+    common::wait_unlocked(dir.path());
     assert_eq!(head(dir.path()).0, seq - 1);
     laurel(dir.path()).arg("verify").assert().success(); // a consistent shorter chain...
     let out = laurel(dir.path())

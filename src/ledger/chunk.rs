@@ -181,7 +181,8 @@ pub fn decode(bytes: &[u8], key_seq: u64) -> Result<ChunkView<'_>, Error> {
     let recorded_at = std::str::from_utf8(take(bytes, &mut pos, ra_len, key_seq)?)
         .map_err(|_| corrupt(key_seq, "recorded_at is not UTF-8"))?;
     debug_assert!(pos == HEADER + ra_len);
-    let mut records = Vec::with_capacity(count as usize);
+    // A damaged count must not allocate: no more records than the bytes can hold.
+    let mut records = Vec::with_capacity((count as usize).min(bytes.len() / REC_HEADER));
     let mut last = prev;
     for i in 0..u64::from(count) {
         let h = take(bytes, &mut pos, REC_HEADER, key_seq)?;

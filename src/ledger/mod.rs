@@ -85,8 +85,15 @@ pub struct Ledger {
     path: PathBuf,
 }
 
+/// sled's errors: damaged or missing files are corruption (exit 1), the rest storage errors.
 fn storage(e: sled::Error) -> Error {
-    Error::Storage(e.to_string())
+    match e {
+        sled::Error::Corruption { .. } => Error::Corrupt(e.to_string()),
+        sled::Error::Io(ref io) if io.kind() == std::io::ErrorKind::NotFound => {
+            Error::Corrupt(format!("a file of the database is missing ({e})"))
+        }
+        _ => Error::Storage(e.to_string()),
+    }
 }
 
 fn open_db(path: &Path) -> Result<sled::Db> {
@@ -339,6 +346,13 @@ impl Ledger {
                     continue;
                 }
             };
+            if c.first_seq < next {
+                problems.push((
+                    c.first_seq,
+                    format!("chunk overlaps records before it (expected seq {next} next)"),
+                ));
+                continue;
+            }
             if c.first_seq != next {
                 problems.push((
                     next,
@@ -360,6 +374,8 @@ impl Ledger {
                         r.seq,
                         "stored hash does not match the record's content".into(),
                     ));
+                } else if let Some(why) = header_mismatch(r) {
+                    problems.push((r.seq, why));
                 }
                 if expect.is_some_and(|(s, eh)| s == r.seq && eh == r.hash) {
                     expected_found = true;
@@ -440,6 +456,25 @@ impl Ledger {
     }
 }
 
+/// The fold reads a record's header (`at`, void target, keys) without parsing the
+/// event, and the hash covers only the event: check the header agrees with it.
+fn header_mismatch(r: &RecordView) -> Option<String> {
+    let rec = match events::decode_stored(r.event, r.seq, 0) {
+        Ok(rec) => rec,
+        Err(e) => return Some(format!("stored event cannot be decoded: {e}")),
+    };
+    let void = match &rec.event {
+        Event::Ledger(ledger_events::Event::Voided(v)) => Some(v.target),
+        _ => None,
+    };
+    let content = chunk::content_of(r.event);
+    let idem = rec.id.as_deref().map(chunk::idem_of_id).unwrap_or(content);
+    if rec.at != r.at || void != r.void_target || content != r.content || idem != r.idem {
+        return Some("record header (at, void target or keys) does not match its event".into());
+    }
+    None
+}
+
 /// Records being added by one append.
 struct Pending<'l> {
     ledger: &'l Ledger,
@@ -484,6 +519,15 @@ impl Pending<'_> {
         }
         index.insert(idem, (content, self.writer.next_seq()));
         let void = match &p.event {
+            // Target 0 would be stored as "not a void" (chunk.rs), so refuse it here.
+            Event::Ledger(ledger_events::Event::Voided(v)) if v.target == 0 => {
+                let o = Origin {
+                    kind: Some(p.kind.clone()),
+                    id: p.id.clone(),
+                    ..origin()
+                };
+                return Err(Error::invalid(o, "void target 0 is not an earlier record"));
+            }
             Event::Ledger(ledger_events::Event::Voided(v)) => Some(v.target),
             _ => None,
         };
@@ -569,7 +613,10 @@ impl Cached {
     }
 
     fn record(&self, seq: u64) -> Result<Record> {
-        let (start, end) = self.events[(seq - self.first) as usize];
+        let (start, end) = *self
+            .events
+            .get(seq.wrapping_sub(self.first) as usize)
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is not in its chunk")))?;
         events::decode_stored(&self.bytes[start..end], seq, self.recorded_at)
             .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
     }

@@ -96,3 +96,158 @@ pub fn row<'a>(v: &'a Value, name: &str) -> &'a Value {
         .and_then(|rows| rows.iter().find(|r| r["player"] == name))
         .unwrap_or_else(|| panic!("no row for {name} in {v}"))
 }
+
+// ---- shared by the reliability tests (crash, corrupt, corpus, props, streaming) ----
+
+/// The ledger directory inside a test's temporary directory.
+pub fn db_path(dir: &Path) -> PathBuf {
+    dir.join("laurel.db")
+}
+
+/// A small deterministic RNG (SplitMix64): seeded, so every run kills and damages
+/// at the same places.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
+
+/// `n` valid `mepbm.rating_seeded` events for distinct players `{tag}-{i}`, one JSON
+/// object per line, each with an id; values are plausible starting ratings.
+pub fn seeded_events(tag: &str, n: usize, rng: &mut Rng) -> Vec<Value> {
+    const SYSTEMS: [&str; 4] = ["valar", "maia", "istari", "ainur"];
+    (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "type": "mepbm.rating_seeded",
+                "id": format!("seed-{tag}-{i}"),
+                "at": format!("2003-{:02}-{:02}", 1 + i % 12, 1 + i % 28),
+                "player": format!("{tag}-player-{i}"),
+                "system": SYSTEMS[i % 4],
+                "value": 1200 + rng.below(800) as i64,
+            })
+        })
+        .collect()
+}
+
+/// Events as JSON Lines text.
+pub fn jsonl(events: &[Value]) -> String {
+    let mut s = String::new();
+    for e in events {
+        s.push_str(&e.to_string());
+        s.push('\n');
+    }
+    s
+}
+
+/// The `event` objects of `laurel export`, in seq order, each as its canonical text.
+pub fn exported_events(dir: &Path) -> Vec<String> {
+    let out = laurel(dir).arg("export").output().expect("ran");
+    assert!(
+        out.status.success(),
+        "export failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("utf8")
+        .lines()
+        .map(|line| {
+            // {"event":E,"hash":"…",…}: E is the event's canonical form, as stored.
+            let end = line.rfind(",\"hash\":\"").expect("hash key in export line");
+            line["{\"event\":".len()..end].to_string()
+        })
+        .collect()
+}
+
+/// Run `cmd` with `stdin` bytes, killing it (and failing the test) after `limit`.
+pub fn output_within(
+    mut cmd: std::process::Command,
+    stdin: &[u8],
+    limit: std::time::Duration,
+) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawned");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input); // the child may exit before reading it all
+    });
+    let (out, err) = (
+        drain(child.stdout.take().expect("stdout")),
+        drain(child.stderr.take().expect("stderr")),
+    );
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("try_wait").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} hung: killed after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = writer.join();
+    let status = child.wait().expect("wait");
+    Output {
+        status,
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    }
+}
+
+fn drain(mut r: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = r.read_to_end(&mut buf);
+        buf
+    })
+}
+
+/// A plain `std::process::Command` for `laurel --ledger <dir>/laurel.db ARGS`.
+pub fn laurel_std(dir: &Path, args: &[&str]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("laurel"));
+    cmd.env_remove("LAUREL_LEDGER")
+        .env_remove("LAUREL_PEAK_RSS")
+        .arg("--ledger")
+        .arg(db_path(dir))
+        .args(args);
+    cmd
+}
+
+/// The `peak_rss_bytes N` line that `LAUREL_PEAK_RSS=1` adds to stderr.
+pub fn peak_rss(stderr: &[u8]) -> u64 {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .find_map(|l| l.strip_prefix("peak_rss_bytes "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("peak_rss_bytes line on stderr")
+}
+
+/// After editing a ledger through sled in-process, wait until sled's background
+/// threads have let go of the file lock (dropping the `Db` does not wait for them).
+pub fn wait_unlocked(dir: &Path) {
+    for _ in 0..300 {
+        let out = laurel(dir).arg("head").output().expect("ran");
+        if !String::from_utf8_lossy(&out.stderr).contains("ledger is in use") {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("ledger at {} stayed locked", dir.display());
+}

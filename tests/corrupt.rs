@@ -1,0 +1,527 @@
+//! Corruption (issue 9): damaged sled files and damaged records inside chunks give
+//! a clear error with exit 1 or 2, never a panic (exit 101, or an abort) or a hang,
+//! and `verify` reports what it can.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{db_path, empty_ledger, jsonl, laurel_std, output_within, seeded_events, Rng};
+
+const TICK: &str = r#"{"type":"mepbm.monthly_tick","at":"2003-02-01","month":"2003-01"}"#;
+
+/// Every command that reads the ledger, plus an append.
+const COMMANDS: &[&[&str]] = &[
+    &["head"],
+    &["verify"],
+    &["export"],
+    &["log"],
+    &["rules", "--format", "json"],
+    &["standings", "valar"],
+    &["history", "big-player-3"],
+    &["append", "-"],
+];
+
+/// A ledger with several chunks (large ones go to sled's blob files) and small ones.
+fn sample() -> tempfile::TempDir {
+    let dir = empty_ledger();
+    let mut rng = Rng(9);
+    for (tag, n) in [("big", 3000), ("mid", 300), ("small", 2)] {
+        let out = common::append_text(dir.path(), &jsonl(&seeded_events(tag, n, &mut rng)));
+        assert!(out.status.success());
+    }
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Run every command on the damaged ledger; return verify's (exit code, stderr).
+fn every_command_fails_cleanly(dir: &Path, what: &str) -> (i32, String) {
+    let mut verify = (0, String::new());
+    for args in COMMANDS {
+        let out = output_within(
+            laurel_std(dir, args),
+            format!("{TICK}\n").as_bytes(),
+            Duration::from_secs(30),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let code = out.status.code();
+        assert!(
+            matches!(code, Some(0..=2)),
+            "{what}: laurel {args:?} exited {:?} (panic or signal): {stderr}",
+            out.status
+        );
+        assert!(!stderr.contains("panicked"), "{what}: {args:?}: {stderr}");
+        if code != Some(0) {
+            assert!(
+                stderr.starts_with("laurel: ") && stderr.trim().lines().count() == 1,
+                "{what}: {args:?}: one clear line: {stderr}"
+            );
+        }
+        if args[0] == "verify" {
+            verify = (code.unwrap_or(-1), stderr);
+        }
+    }
+    verify
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut all: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    all.sort();
+    all
+}
+
+fn blobs(db: &Path) -> Vec<PathBuf> {
+    files(&db.join("blobs"))
+}
+
+/// Length of `path` up to its last non-zero byte (sled preallocates its file).
+fn used_len(path: &Path) -> usize {
+    let b = std::fs::read(path).unwrap();
+    b.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1)
+}
+
+fn rewrite(path: &Path, f: impl FnOnce(&mut Vec<u8>)) {
+    let mut b = std::fs::read(path).unwrap();
+    f(&mut b);
+    std::fs::write(path, b).unwrap();
+}
+
+type Damage = Box<dyn Fn(&Path)>;
+
+#[test]
+fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
+    let base = sample();
+    let base_db = db_path(base.path());
+    assert!(!blobs(&base_db).is_empty(), "sample has sled blob files");
+    // (name, damage, must verify fail?)
+    let mut cases: Vec<(String, Damage, bool)> = vec![
+        (
+            "db truncated to 0".into(),
+            Box::new(|d: &Path| {
+                std::fs::File::options()
+                    .write(true)
+                    .open(d.join("db"))
+                    .unwrap()
+                    .set_len(0)
+                    .unwrap()
+            }),
+            true,
+        ),
+        (
+            "db deleted".into(),
+            Box::new(|d: &Path| std::fs::remove_file(d.join("db")).unwrap()),
+            true,
+        ),
+        (
+            "first 64 KiB of db zeroed".into(),
+            Box::new(|d: &Path| rewrite(&d.join("db"), |b| b[..65536].fill(0))),
+            true,
+        ),
+        (
+            "db truncated to half its data".into(),
+            Box::new(|d: &Path| {
+                let n = used_len(&d.join("db"));
+                std::fs::File::options()
+                    .write(true)
+                    .open(d.join("db"))
+                    .unwrap()
+                    .set_len(n as u64 / 2)
+                    .unwrap()
+            }),
+            false,
+        ),
+        (
+            "every blob deleted".into(),
+            Box::new(|d: &Path| {
+                blobs(d)
+                    .iter()
+                    .for_each(|b| std::fs::remove_file(b).unwrap())
+            }),
+            true,
+        ),
+        (
+            "a blob truncated".into(),
+            Box::new(|d: &Path| {
+                let b = &blobs(d)[0];
+                let n = std::fs::metadata(b).unwrap().len();
+                std::fs::File::options()
+                    .write(true)
+                    .open(b)
+                    .unwrap()
+                    .set_len(n / 2)
+                    .unwrap()
+            }),
+            true,
+        ),
+        (
+            "a blob's bytes flipped".into(),
+            Box::new(|d: &Path| {
+                rewrite(&blobs(d)[1], |b| {
+                    for i in (100..b.len()).step_by(997) {
+                        b[i] ^= 0xff;
+                    }
+                })
+            }),
+            true,
+        ),
+        (
+            "a blob zeroed".into(),
+            Box::new(|d: &Path| rewrite(&blobs(d)[0], |b| b.fill(0))),
+            true,
+        ),
+        (
+            "conf replaced by garbage".into(),
+            Box::new(|d: &Path| std::fs::write(d.join("conf"), b"garbage\n").unwrap()),
+            false,
+        ),
+        (
+            "conf deleted".into(),
+            Box::new(|d: &Path| std::fs::remove_file(d.join("conf")).unwrap()),
+            false,
+        ),
+        (
+            "snapshot deleted".into(),
+            Box::new(|d: &Path| {
+                files(d)
+                    .iter()
+                    .filter(|p| p.to_string_lossy().contains("snap."))
+                    .for_each(|p| std::fs::remove_file(p).unwrap())
+            }),
+            false,
+        ),
+        (
+            "snapshot truncated".into(),
+            Box::new(|d: &Path| {
+                files(d)
+                    .iter()
+                    .filter(|p| p.to_string_lossy().contains("snap."))
+                    .for_each(|p| {
+                        std::fs::File::options()
+                            .write(true)
+                            .open(p)
+                            .unwrap()
+                            .set_len(10)
+                            .unwrap()
+                    })
+            }),
+            true,
+        ),
+    ];
+    // Random bit flips and zeroed 4 KiB pages in db's used region, seeded.
+    for seed in 0..12u64 {
+        cases.push((
+            format!("db bits flipped (seed {seed})"),
+            Box::new(move |d: &Path| {
+                let n = used_len(&d.join("db"));
+                let mut rng = Rng(seed);
+                rewrite(&d.join("db"), |b| {
+                    for _ in 0..1 + seed % 4 {
+                        let at = rng.below(n as u64) as usize;
+                        b[at] ^= 1 << rng.below(8);
+                    }
+                })
+            }),
+            false,
+        ));
+    }
+    for page in 0..2usize {
+        cases.push((
+            format!("db page {page} zeroed"),
+            Box::new(move |d: &Path| {
+                rewrite(&d.join("db"), |b| b[page * 4096..(page + 1) * 4096].fill(0))
+            }),
+            false,
+        ));
+    }
+    let mut failed_verifies = 0;
+    for (name, damage, must_fail) in &cases {
+        let work = tempfile::tempdir().unwrap();
+        copy_dir(&base_db, &db_path(work.path()));
+        damage(&db_path(work.path()));
+        let (code, stderr) = every_command_fails_cleanly(work.path(), name);
+        if *must_fail {
+            assert_ne!(code, 0, "{name}: verify must fail");
+        }
+        if code != 0 {
+            failed_verifies += 1;
+            assert!(
+                stderr.contains("damaged") || stderr.contains("does not verify"),
+                "{name}: verify names the damage: {stderr}"
+            );
+        }
+    }
+    eprintln!(
+        "corrupt: {} file damages, {failed_verifies} caught by verify",
+        cases.len()
+    );
+}
+
+// ---- damaged records inside chunks, written through sled (layout: src/ledger/chunk.rs) ----
+
+/// Byte ranges `(start, end)` of each record in a chunk value.
+fn record_spans(chunk: &[u8]) -> Vec<(usize, usize)> {
+    let count = u32::from_le_bytes(chunk[12..16].try_into().unwrap()) as usize;
+    let ra_len = u16::from_le_bytes(chunk[56..58].try_into().unwrap()) as usize;
+    let mut pos = 58 + ra_len;
+    let mut spans = Vec::new();
+    for _ in 0..count {
+        let len = u32::from_le_bytes(chunk[pos + 80..pos + 84].try_into().unwrap()) as usize;
+        spans.push((pos, pos + 84 + len));
+        pos += 84 + len;
+    }
+    spans
+}
+
+fn chunks_tree(db: &sled::Db) -> sled::Tree {
+    db.open_tree("chunks").unwrap()
+}
+
+/// Apply `f` to the ledger's sled database behind laurel's back.
+fn through_sled(dir: &Path, f: impl FnOnce(&sled::Db)) {
+    let db = sled::open(db_path(dir)).unwrap();
+    f(&db);
+    db.flush().unwrap();
+    drop(db);
+    common::wait_unlocked(dir);
+}
+
+/// Rewrite the value of the `index`-th chunk.
+fn edit_chunk(index: usize, f: impl Fn(&mut Vec<u8>) + 'static) -> Box<dyn Fn(&sled::Db)> {
+    Box::new(move |db: &sled::Db| {
+        let t = chunks_tree(db);
+        let (k, v) = t.iter().nth(index).unwrap().unwrap();
+        let mut b = v.to_vec();
+        f(&mut b);
+        t.insert(k, b).unwrap();
+    })
+}
+
+#[test]
+fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
+    let base = sample();
+    type Edit = Box<dyn Fn(&sled::Db)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        ("bad magic", edit_chunk(1, |b| b[0] = b'X'), "bad magic"),
+        (
+            "count of 4 billion",
+            edit_chunk(0, |b| b[12..16].copy_from_slice(&u32::MAX.to_le_bytes())),
+            "truncated",
+        ),
+        (
+            "count of 0",
+            edit_chunk(2, |b| {
+                b[12..16].copy_from_slice(&0u32.to_le_bytes());
+                let end = record_spans(&{
+                    let mut c = b.clone();
+                    c[12..16].copy_from_slice(&1u32.to_le_bytes());
+                    c
+                })[0]
+                    .0;
+                b.truncate(end);
+            }),
+            "no records",
+        ),
+        (
+            "cut in the middle of an event",
+            edit_chunk(1, |b| {
+                let n = b.len();
+                b.truncate(n - 7)
+            }),
+            "truncated",
+        ),
+        (
+            "trailing bytes",
+            edit_chunk(0, |b| b.extend_from_slice(b"xyz")),
+            "trailing bytes",
+        ),
+        (
+            "event length of 4 GiB",
+            edit_chunk(0, |b| {
+                let (s, _) = record_spans(b)[5];
+                b[s + 80..s + 84].copy_from_slice(&u32::MAX.to_le_bytes());
+            }),
+            "truncated",
+        ),
+        (
+            "recorded_at not UTF-8",
+            edit_chunk(0, |b| b[60] = 0xff),
+            "not UTF-8",
+        ),
+        (
+            "header seq differs from key",
+            edit_chunk(1, |b| b[4] ^= 1),
+            "header says it starts at seq",
+        ),
+        (
+            "event bytes not JSON",
+            edit_chunk(0, |b| {
+                let (s, _) = record_spans(b)[3];
+                b[s + 84] = b'#';
+            }),
+            "seq 4: stored hash does not match",
+        ),
+        (
+            "stored hash changed",
+            edit_chunk(2, |b| {
+                let (s, _) = record_spans(b)[0];
+                b[s] ^= 0x55;
+            }),
+            "stored hash does not match",
+        ),
+        (
+            "void target set on a plain record",
+            edit_chunk(0, |b| {
+                let (s, _) = record_spans(b)[2];
+                b[s + 40..s + 48].copy_from_slice(&1u64.to_le_bytes());
+            }),
+            "seq 3: record header (at, void target or keys) does not match its event",
+        ),
+        (
+            "domain time changed in a header",
+            edit_chunk(1, |b| {
+                let (s, _) = record_spans(b)[0];
+                b[s + 33] ^= 1;
+            }),
+            "does not match its event",
+        ),
+        (
+            "middle chunk removed",
+            Box::new(|db: &sled::Db| {
+                let t = chunks_tree(db);
+                let (k, _) = t.iter().nth(1).unwrap().unwrap();
+                t.remove(k).unwrap();
+            }),
+            "are missing",
+        ),
+        (
+            "overlapping short chunk",
+            Box::new(|db: &sled::Db| {
+                // A copy of chunk 0's first record, keyed one seq later.
+                let t = chunks_tree(db);
+                let (_, v) = t.iter().next().unwrap().unwrap();
+                let mut b = v.to_vec();
+                let (_, end) = record_spans(&b)[0];
+                b.truncate(end);
+                b[12..16].copy_from_slice(&1u32.to_le_bytes());
+                b[4..12].copy_from_slice(&2u64.to_le_bytes());
+                t.insert(2u64.to_be_bytes(), b).unwrap();
+            }),
+            "seq 2: chunk overlaps records before it",
+        ),
+        (
+            "chunk key of 3 bytes",
+            Box::new(|db: &sled::Db| {
+                chunks_tree(db).insert(b"abc", b"LRC1".to_vec()).unwrap();
+            }),
+            "",
+        ),
+        (
+            "head of the wrong size",
+            Box::new(|db: &sled::Db| {
+                db.open_tree("meta")
+                    .unwrap()
+                    .insert("head", b"short".to_vec())
+                    .unwrap();
+            }),
+            "head record has the wrong size",
+        ),
+        (
+            "head beyond the stored records",
+            Box::new(|db: &sled::Db| {
+                let m = db.open_tree("meta").unwrap();
+                let mut v = m.get("head").unwrap().unwrap().to_vec();
+                v[..8].copy_from_slice(&9999u64.to_le_bytes());
+                m.insert("head", v).unwrap();
+            }),
+            "head says 9999",
+        ),
+        (
+            "head hash changed",
+            Box::new(|db: &sled::Db| {
+                let m = db.open_tree("meta").unwrap();
+                let mut v = m.get("head").unwrap().unwrap().to_vec();
+                v[20] ^= 1;
+                m.insert("head", v).unwrap();
+            }),
+            "but the last stored record is",
+        ),
+        (
+            "format marker removed",
+            Box::new(|db: &sled::Db| {
+                db.open_tree("meta").unwrap().remove("format").unwrap();
+            }),
+            "not a laurel ledger",
+        ),
+        (
+            "unknown format marker",
+            Box::new(|db: &sled::Db| {
+                db.open_tree("meta")
+                    .unwrap()
+                    .insert("format", b"laurel-ledger-9".to_vec())
+                    .unwrap();
+            }),
+            "unknown ledger format",
+        ),
+        (
+            "every chunk removed",
+            Box::new(|db: &sled::Db| {
+                chunks_tree(db).clear().unwrap();
+            }),
+            "head says",
+        ),
+    ];
+    for (name, edit, fragment) in &cases {
+        let work = tempfile::tempdir().unwrap();
+        copy_dir(&db_path(base.path()), &db_path(work.path()));
+        through_sled(work.path(), edit);
+        let (code, stderr) = every_command_fails_cleanly(work.path(), name);
+        if fragment.is_empty() {
+            continue; // only "no panic, no hang" is promised
+        }
+        assert_eq!(code, 1, "{name}: verify exits 1: {stderr}");
+        assert!(
+            stderr.contains(fragment),
+            "{name}: {fragment:?} in {stderr}"
+        );
+    }
+}
+
+#[test]
+fn verify_reports_every_damaged_chunk_not_just_the_first() {
+    let base = sample();
+    through_sled(base.path(), |db| {
+        edit_chunk(0, |b| b[0] = b'X')(db);
+        edit_chunk(2, |b| {
+            let (s, _) = record_spans(b)[1];
+            b[s + 84 + 3] ^= 1;
+        })(db);
+    });
+    let out = output_within(
+        laurel_std(base.path(), &["verify"]),
+        b"",
+        Duration::from_secs(30),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("seq 1: ledger storage is damaged: chunk starting at seq 1: bad magic"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("stored hash does not match"), "{stderr}");
+}

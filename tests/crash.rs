@@ -1,0 +1,139 @@
+//! Crash safety (issue 9, SPEC §1.3): `laurel append` killed with SIGKILL at random
+//! moments of a large import leaves a ledger that verifies and holds exactly the
+//! records of the appends that reported success, plus all or nothing of the killed one.
+//!
+//! As in sled's own crash tests, the test drives real processes: it spawns the
+//! `laurel` binary and kills it (`Child::kill` is SIGKILL on Unix) after a delay
+//! drawn from a seeded RNG, so every run kills at the same moments.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{db_path, empty_ledger, exported_events, head, jsonl, laurel, seeded_events, Rng};
+use serde_json::Value;
+
+const KILLS: usize = 50;
+/// Events in each import that gets killed: large enough to span several chunks.
+const BIG: usize = 2500;
+/// Events in each acknowledged append between kills.
+const SMALL: usize = 40;
+
+fn canonical(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| String::from_utf8(laurel::ledger::canonical::to_vec(e)).expect("utf8"))
+        .collect()
+}
+
+#[test]
+fn sigkill_mid_import_keeps_exactly_the_acknowledged_appends() {
+    let dir = empty_ledger();
+    let bin = assert_cmd::cargo::cargo_bin("laurel");
+    let mut rng = Rng(0x1au64 << 32 | 0xc0ffee);
+    let mut expected: Vec<String> = Vec::new();
+    // The kill window: how long an uninterrupted big import takes, measured on the
+    // first round and on every round that completed before its kill.
+    let mut window = Duration::ZERO;
+    let (mut kills, mut completed, mut kept_whole) = (0usize, 0usize, 0usize);
+    let mut round = 0usize;
+    while kills < KILLS {
+        round += 1;
+        assert!(round <= 4 * KILLS, "only {kills} kills in {round} rounds");
+
+        // An append that reports success must be there after every later kill.
+        let small = seeded_events(&format!("ok{round}"), SMALL, &mut rng);
+        let out = common::append_text(dir.path(), &jsonl(&small));
+        assert!(
+            out.status.success(),
+            "round {round}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        expected.extend(canonical(&small));
+
+        let big = seeded_events(&format!("big{round}"), BIG, &mut rng);
+        let file = dir.path().join("big.jsonl");
+        std::fs::write(&file, jsonl(&big)).unwrap();
+        let before = head(dir.path()).0;
+        assert_eq!(before as usize, expected.len());
+        let started = Instant::now();
+        let mut child = Command::new(&bin)
+            .arg("--ledger")
+            .arg(db_path(dir.path()))
+            .arg("append")
+            .arg(&file)
+            .env_remove("LAUREL_LEDGER")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let killed = if window.is_zero() {
+            false // first round: calibrate
+        } else {
+            // Up to 1.3 windows: some imports finish, some die after moving the head.
+            let delay = Duration::from_micros(rng.below(window.as_micros() as u64 * 13 / 10 + 1));
+            std::thread::sleep(delay);
+            match child.try_wait().unwrap() {
+                Some(_) => false,
+                None => {
+                    child.kill().unwrap();
+                    true
+                }
+            }
+        };
+        let status = child.wait().unwrap();
+        if killed {
+            kills += 1;
+        } else {
+            assert!(status.success(), "round {round}: unkilled import failed");
+            window = window.max(started.elapsed());
+            completed += 1;
+        }
+
+        // The ledger verifies and holds a prefix that ends at an append boundary.
+        let out = laurel(dir.path()).arg("verify").output().unwrap();
+        assert!(
+            out.status.success(),
+            "round {round} (killed: {killed}): verify failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let after = head(dir.path()).0;
+        if after == before + BIG as u64 {
+            expected.extend(canonical(&big));
+            if killed {
+                kept_whole += 1;
+            }
+        } else {
+            assert!(killed, "round {round}: a completed import must be kept");
+            assert_eq!(
+                after, before,
+                "round {round}: a killed import is all or nothing"
+            );
+        }
+        assert_eq!(
+            exported_events(dir.path()),
+            expected,
+            "round {round}: the export is exactly the acknowledged events"
+        );
+    }
+    // The next append after the last kill cleans up whatever the kill left behind.
+    let tail = seeded_events("tail", 3, &mut rng);
+    assert!(common::append_text(dir.path(), &jsonl(&tail))
+        .status
+        .success());
+    expected.extend(canonical(&tail));
+    assert_eq!(exported_events(dir.path()), expected);
+    laurel(dir.path()).arg("verify").assert().success();
+    eprintln!(
+        "crash: {kills} kills survived ({kept_whole} kept whole, {} rolled back), \
+         {completed} imports completed, {round} rounds, {} records",
+        kills - kept_whole,
+        expected.len()
+    );
+    // Both outcomes of a kill were seen: the test exercises more than one path.
+    assert!(
+        kills - kept_whole >= KILLS / 2,
+        "most kills land mid-import"
+    );
+}
