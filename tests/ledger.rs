@@ -57,7 +57,8 @@ fn export_rehashed_from_scratch_arrives_at_head() {
         !append_text(dir.path(), text).status.success(),
         "unknown field is refused"
     );
-    let text = "{\"type\":\"mepbm.monthly_tick\",\"at\":\"2003-05-01\",\"month\":\"2003-04 \\u00e9\\n\\\"q\\\"\"}\n";
+    // Escapes and non-ASCII text must hash the same outside laurel.
+    let text = "{\"type\":\"cfr.series_defined\",\"at\":\"2003-05-01\",\"series\":\"Grand Prix é\\n\\\"q\\\" \\u0001\",\"format\":\"points\"}\n";
     assert!(append_text(dir.path(), text).status.success());
     let export = stdout(&laurel(dir.path()).arg("export").output().unwrap());
     assert_eq!(export.lines().count(), 5);
