@@ -385,7 +385,7 @@ fn render_many(reports: &[Report], stamp: &Stamp, format: Format) -> String {
 
 /// The selectors a table is shown under in `demo` and `replay`: one per
 /// tournament for tournament tables, else just the whole table.
-fn selectors(state: &systems::State, table: &str) -> Vec<Selector> {
+pub(crate) fn selectors(state: &systems::State, table: &str) -> Vec<Selector> {
     let tournaments = match table {
         "cards" => state.cards.tournaments(),
         "sbr" => state.sbr.tournaments(),
@@ -515,8 +515,50 @@ pub fn demo(w: &mut dyn Write) -> Result<()> {
         "Verify it yourself: `laurel export` prints every record; recompute each BLAKE3 hash\n",
     );
     out.push_str("as README.md shows and compare the last with the head above.\n");
+    out.push_str("Publish it as a static website: `laurel init && laurel import events && laurel site site/`.\n");
     w.write_all(out.as_bytes())
         .map_err(|e| Error::io("stdout", e))
+}
+
+/// `laurel site DIR`: a static website of every table and player, with the
+/// export and the head to verify it by (see [`crate::site`]).
+pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let (f, stamp) = folded(&ledger, args, true)?;
+    let mut tables = Vec::new();
+    for (table, _) in systems::tables() {
+        let sels = selectors(&f.state, table);
+        if sels.is_empty() {
+            tables.push(crate::site::TableView {
+                table: table.into(),
+                tournament: None,
+                standings: Err(format!("standings {table}: no tournament recorded yet")),
+            });
+        }
+        for sel in sels {
+            tables.push(crate::site::TableView {
+                table: table.into(),
+                tournament: sel.tournament.clone(),
+                standings: f.state.standings(table, &sel, &f.cx),
+            });
+        }
+    }
+    let head = ledger.head()?;
+    let mut export = Vec::new();
+    ledger.export(&mut export)?;
+    let site = crate::site::Site {
+        head_seq: head.seq,
+        head_hash: canonical::hex(&head.hash),
+        stamp,
+        tables,
+        changes: f.cx.changes().to_vec(),
+    };
+    let pages = crate::site::write(dir, &site, &export)?;
+    Ok(format!(
+        "wrote {pages} page(s) and export.jsonl to {}\nhead {head}\nopen {}\n",
+        dir.display(),
+        dir.join("index.html").display()
+    ))
 }
 
 /// Parse every bundled event, for tests and `demo`.

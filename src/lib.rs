@@ -17,6 +17,7 @@ pub mod ledger;
 pub mod num;
 pub mod output;
 pub mod params;
+pub mod site;
 pub mod sysinfo;
 pub mod systems;
 pub mod time;

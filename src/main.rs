@@ -132,6 +132,13 @@ enum Command {
     },
     /// Load the bundled events/ into a temporary ledger and print every table.
     Demo,
+    /// Write a static website (no server, no JavaScript) of every table and player into DIR.
+    Site {
+        /// Where to write the pages and export.jsonl (created if missing; same-named files are replaced).
+        dir: PathBuf,
+        #[command(flatten)]
+        clocks: Clocks,
+    },
 }
 
 fn query(clocks: Clocks, rules: Option<PathBuf>) -> QueryArgs {
@@ -193,6 +200,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
         }
         Command::Void { seq, reason } => app::void(path, seq, &reason)?,
         Command::Demo => return app::demo(&mut out),
+        Command::Site { dir, clocks } => app::site(path, &dir, &query(clocks, None))?,
     };
     out.write_all(text.as_bytes())
         .map_err(|e| laurel::Error::Usage(format!("stdout: {e}")))

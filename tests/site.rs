@@ -1,0 +1,188 @@
+//! `laurel site DIR`: the static website, generated from real ledgers through the
+//! binary. Rendering on hand-made data is unit-tested in `src/site.rs`; the
+//! rendered DOM is checked in headless Chromium by `tests/site_browser.rs`.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use common::{events_dir, laurel};
+
+/// A ledger holding every bundled events/ file, as `laurel import events` makes it.
+fn bundled() -> tempfile::TempDir {
+    let dir = common::empty_ledger();
+    laurel(dir.path())
+        .arg("import")
+        .arg(events_dir())
+        .assert()
+        .success();
+    dir
+}
+
+fn site(ledger: &Path, out: &Path, extra: &[&str]) {
+    laurel(ledger)
+        .arg("site")
+        .arg(out)
+        .args(extra)
+        .assert()
+        .success();
+}
+
+/// Every `href="..."` of an HTML text (file part, `&amp;` unescaped).
+fn hrefs(html: &str) -> Vec<String> {
+    html.split("href=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+        .map(|s| s.replace("&amp;", "&"))
+        .map(|s| s.split('#').next().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn html_files(out: &Path) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn export_stdout(ledger: &Path) -> Vec<u8> {
+    let out = laurel(ledger).arg("export").output().unwrap();
+    assert!(out.status.success());
+    out.stdout
+}
+
+#[test]
+fn site_of_the_bundled_events_has_every_table_player_and_link() {
+    let ledger = bundled();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("site");
+    site(ledger.path(), &dir, &[]);
+
+    // export.jsonl is byte for byte `laurel export`, and ends at the head shown.
+    let export = std::fs::read(dir.join("export.jsonl")).unwrap();
+    assert_eq!(export, export_stdout(ledger.path()));
+    let (seq, hash) = common::head(ledger.path());
+    let last: serde_json::Value =
+        serde_json::from_slice(export.split(|b| *b == b'\n').nth(seq as usize - 1).unwrap())
+            .unwrap();
+    assert_eq!(last["hash"], hash.as_str());
+
+    let pages = html_files(&dir);
+    let names: BTreeSet<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
+    let index = &pages.iter().find(|(n, _)| n == "index.html").unwrap().1;
+    assert!(index.contains(&format!("id=\"head-hash\">{hash}</code>")));
+    assert!(index.contains(&format!("id=\"head-seq\">{seq}</strong>")));
+    assert!(index.contains("python3 verify.py export.jsonl"));
+
+    // Every table is there: linked to its page, or listed with its message.
+    for (table, _) in laurel::systems::tables() {
+        let linked = names.iter().any(|n| {
+            *n == format!("table-{table}.html") || n.starts_with(&format!("table-{table}--"))
+        });
+        let listed = index.contains(&format!("<tr><td>{table}</td>"));
+        assert!(linked || listed, "table {table} is missing from the index");
+    }
+    // Every page is reachable from the index, and every link resolves.
+    let linked: BTreeSet<String> = hrefs(index).into_iter().collect();
+    for n in &names {
+        assert!(
+            *n == "index.html" || linked.contains(*n),
+            "{n} not linked from the index"
+        );
+    }
+    for (name, html) in &pages {
+        for h in hrefs(html) {
+            assert!(
+                h.is_empty() || dir.join(&h).is_file(),
+                "{name}: broken link {h:?}"
+            );
+        }
+        assert!(!html.contains("<script"), "{name}");
+    }
+    // Every player named in a table or a history has a page.
+    let players = pages
+        .iter()
+        .filter(|(n, _)| n.starts_with("player-"))
+        .count();
+    assert_eq!(
+        index.matches("<li><a href=\"player-").count(),
+        players,
+        "one index entry per player page"
+    );
+}
+
+#[test]
+fn clocks_are_shown_and_the_export_is_still_the_whole_ledger() {
+    let ledger = bundled();
+    let out = tempfile::tempdir().unwrap();
+    site(
+        ledger.path(),
+        out.path(),
+        &["--as-of", "2003-12-31", "--known-at", "1"],
+    );
+    let index = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    assert!(index.contains("id=\"as-of\">2003-12-31</strong>"));
+    let export = export_stdout(ledger.path());
+    assert_eq!(
+        std::fs::read(out.path().join("export.jsonl")).unwrap(),
+        export
+    );
+    let first: serde_json::Value =
+        serde_json::from_slice(export.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    let h1 = first["hash"].as_str().unwrap();
+    assert!(index.contains(&format!(
+        "records 1–1 (known-at cut-off); record 1 has hash <code class=\"hash\">{h1}</code>"
+    )));
+    let (_, head) = common::head(ledger.path());
+    assert!(index.contains(&format!("id=\"head-hash\">{head}</code>")));
+}
+
+#[test]
+fn names_from_events_are_escaped_everywhere() {
+    let dir = common::empty_ledger();
+    let nasty = r#"<b>Bold</b> & \"Q\" 'A'"#;
+    let events = format!(
+        r#"{{"type":"cfr.series_defined","at":"2012-08-01","series":"WBC <&>","format":"elimination"}}
+{{"type":"cfr.event_completed","at":"2012-08-02","series":"WBC <&>","event":"2012","heats":[[{{"driver":"{nasty}","place":1}},{{"driver":"Ann","place":2}}]],"final":[{{"driver":"{nasty}","place":1}},{{"driver":"Ann","place":2}}]}}
+"#
+    );
+    let out = common::append_text(dir.path(), &events);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let site_dir = tempfile::tempdir().unwrap();
+    site(dir.path(), site_dir.path(), &[]);
+    for (name, html) in html_files(site_dir.path()) {
+        for raw in ["<b>", "<&>"] {
+            assert!(!html.contains(raw), "{name} contains raw {raw:?}");
+        }
+        if name.starts_with("player-") && html.contains("Bold") {
+            assert!(
+                html.contains("<h1>&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Q&quot; &#39;A&#39;</h1>")
+            );
+        }
+    }
+}
+
+#[test]
+fn demo_says_how_to_build_the_site() {
+    let out = laurel(Path::new("/nonexistent"))
+        .arg("demo")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("laurel site site/"), "{text}");
+}
