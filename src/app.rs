@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::events::Record;
-use crate::fold::{self, KnownAt, Query};
+use crate::events::{ledger as ledger_events, Event, Record};
+use crate::fold::{self, KnownAt, Query, Source};
 use crate::ledger::{canonical, Input, Ledger};
 use crate::output::{self, Format, Report, Stamp, Table};
-use crate::systems::{self, Selector};
+use crate::systems::{self, Change, Selector};
 use crate::time;
 
 /// The two clocks and a what-if rules file, shared by every query.
@@ -243,6 +243,8 @@ pub fn standings(
 }
 
 /// `laurel history PLAYER [--system S]`: every change, oldest first, with formulas.
+/// Changes made by records that were later voided are listed too, marked with the
+/// void that took them away, so a correction shows both the old and the new value.
 pub fn history(
     path: &Path,
     player: &str,
@@ -252,23 +254,27 @@ pub fn history(
 ) -> Result<String> {
     let ledger = Ledger::open(path)?;
     let (f, stamp) = folded(&ledger, args, true)?;
-    let mut t = Table::new(
-        "history",
-        &format!("History of {player}"),
-        &["seq", "at", "system", "old", "new", "formula"],
-    );
-    for c in
+    let mine = |c: &Change| c.subject == player && system.is_none_or(|s| s == c.system);
+    let mut rows: Vec<(Change, Value)> =
         f.cx.changes()
             .iter()
-            .filter(|c| c.subject == player && system.is_none_or(|s| s == c.system))
-    {
+            .filter(|c| mine(c))
+            .map(|c| (c.clone(), Value::Null))
+            .collect();
+    rows.extend(voided_changes(&ledger, args, &mine)?);
+    rows.sort_by_key(|(c, _)| (c.at, c.seq));
+    let columns = ["seq", "at", "system", "old", "new", "formula", "voided"];
+    let mut t = Table::new("history", &format!("History of {player}"), &columns);
+    for (c, note) in rows {
+        let old = c.old.map_or(Value::Null, Value::from);
         t.push(vec![
             json!(c.seq),
             json!(time::format_short(c.at)),
             json!(c.system),
-            c.old.clone().map_or(Value::Null, Value::from),
+            old,
             json!(c.new),
             json!(c.formula),
+            note,
         ]);
     }
     let report = Report {
@@ -277,6 +283,38 @@ pub fn history(
         extra: vec![],
     };
     Ok(output::render(&report, &stamp, format))
+}
+
+/// The changes voided records made (folded as if not voided), each with a note
+/// naming the void and its reason.
+fn voided_changes(
+    ledger: &Ledger,
+    args: &QueryArgs,
+    keep: &dyn Fn(&Change) -> bool,
+) -> Result<Vec<(Change, Value)>> {
+    let source = ledger.source()?;
+    let mut q = args.query()?;
+    let voids = fold::voids(&source, &q)?;
+    if voids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut reasons = std::collections::BTreeMap::new();
+    let void_seqs: Vec<u64> = voids.values().copied().collect();
+    source.records(&void_seqs, &mut |r| {
+        if let Event::Ledger(ledger_events::Event::Voided(v)) = &r.event {
+            reasons.insert(r.seq, v.reason.clone());
+        }
+        Ok(())
+    })?;
+    q.audit = true;
+    q.keep_voided = true;
+    let all = fold::fold(&source, &q)?;
+    let noted = all.cx.changes().iter().filter(|c| keep(c)).filter_map(|c| {
+        let v = voids.get(&c.seq)?;
+        let reason = reasons.get(v).cloned().unwrap_or_default();
+        Some((c.clone(), json!(format!("voided by seq {v}: {reason}"))))
+    });
+    Ok(noted.collect())
 }
 
 /// `laurel rules`: every parameter, its default and the value in force.

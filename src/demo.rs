@@ -42,6 +42,14 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../events/mepbm_istari.jsonl"),
     ),
     (
+        "mepbm_late_1.jsonl",
+        include_str!("../events/mepbm_late_1.jsonl"),
+    ),
+    (
+        "mepbm_late_2.jsonl",
+        include_str!("../events/mepbm_late_2.jsonl"),
+    ),
+    (
         "mepbm_maia.jsonl",
         include_str!("../events/mepbm_maia.jsonl"),
     ),

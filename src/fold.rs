@@ -60,6 +60,8 @@ pub struct Query {
     pub audit: bool,
     /// Check every record before applying it (append-time validation).
     pub check: bool,
+    /// Fold voided records too (`history` uses it to show what a void took away).
+    pub keep_voided: bool,
 }
 
 /// The result of a fold.
@@ -97,7 +99,9 @@ pub fn plan(source: &dyn Source, q: &Query) -> Result<(Vec<u64>, u64)> {
         keys.push((e.at, e.seq));
         Ok(())
     })?;
-    keys.retain(|(at, seq)| !voided.contains(seq) && q.as_of.is_none_or(|t| *at <= t));
+    keys.retain(|(at, seq)| {
+        (q.keep_voided || !voided.contains(seq)) && q.as_of.is_none_or(|t| *at <= t)
+    });
     keys.sort_unstable();
     Ok((keys.into_iter().map(|(_, s)| s).collect(), known))
 }
@@ -123,6 +127,23 @@ fn check_void(
         return Ok(());
     };
     Err(Error::invalid(origin, msg))
+}
+
+/// The voids inside `q`'s known-at cut: voided seq → the seq of its `ledger.voided`.
+pub fn voids(source: &dyn Source, q: &Query) -> Result<std::collections::BTreeMap<u64, u64>> {
+    let mut out = std::collections::BTreeMap::new();
+    source.entries(&mut |e| {
+        let inside = match q.known_at {
+            None => true,
+            Some(KnownAt::Seq(n)) => e.seq <= n,
+            Some(KnownAt::Time(t)) => e.recorded_at <= t,
+        };
+        if let (true, Some(target)) = (inside, e.void_target) {
+            out.insert(target, e.seq);
+        }
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Fold the log as `q` asks.
