@@ -613,3 +613,36 @@ pub fn bundled_records() -> std::result::Result<Vec<Record>, String> {
 pub fn default_ledger() -> PathBuf {
     PathBuf::from("laurel.db")
 }
+
+/// `laurel gen`: a synthetic event stream on `w`.
+pub fn gen(events: u64, seed: u64, systems: &[String], w: &mut dyn Write) -> Result<()> {
+    let systems = systems
+        .iter()
+        .map(|s| {
+            crate::gen::System::parse(s).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--systems: unknown system {s:?} (known: mepbm, cfr, cards, diplomacy, sbr)"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let opts = crate::gen::Options {
+        events,
+        seed,
+        systems,
+    };
+    let mut bw = std::io::BufWriter::with_capacity(256 * 1024, w);
+    crate::gen::generate(&opts, &mut bw).map_err(|e| Error::io("stdout", e))?;
+    bw.flush().map_err(|e| Error::io("stdout", e))
+}
+
+/// `laurel bench`: measure the performance figures against the floor.
+pub fn bench(events: u64, seed: u64, exe: PathBuf, keep: bool, w: &mut dyn Write) -> Result<()> {
+    let opts = crate::bench::Options {
+        events,
+        seed,
+        exe,
+        keep,
+    };
+    crate::bench::run_bench(&opts, w)
+}

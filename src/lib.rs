@@ -8,10 +8,12 @@
 //! See README.md, section "Architecture", for the code map and invariants.
 
 pub mod app;
+pub mod bench;
 pub mod demo;
 pub mod error;
 pub mod events;
 pub mod fold;
+pub mod gen;
 pub mod input;
 pub mod ledger;
 pub mod num;

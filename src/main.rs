@@ -132,6 +132,29 @@ enum Command {
     },
     /// Load the bundled events/ into a temporary ledger and print every table.
     Demo,
+    /// Print a realistic synthetic event stream (JSON Lines) for load tests and benchmarks.
+    Gen {
+        /// How many events.
+        #[arg(long, default_value_t = 10_000)]
+        events: u64,
+        /// The seed: the same seed prints the same stream.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Only these systems (comma-separated: mepbm,cfr,cards,diplomacy,sbr).
+        #[arg(long, value_delimiter = ',')]
+        systems: Vec<String>,
+    },
+    /// Generate events, then measure import, verify, replay, point-in-time queries,
+    /// memory and disk against the same run's floor.
+    Bench {
+        #[arg(long, default_value_t = 1_000_000)]
+        events: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Keep the temporary directory.
+        #[arg(long)]
+        keep: bool,
+    },
     /// Write a static website (no server, no JavaScript) of every table and player into DIR.
     Site {
         /// Where to write the pages and export.jsonl (created if missing; same-named files are replaced).
@@ -200,6 +223,16 @@ fn run(cli: Cli) -> laurel::Result<()> {
         }
         Command::Void { seq, reason } => app::void(path, seq, &reason)?,
         Command::Demo => return app::demo(&mut out),
+        Command::Gen {
+            events,
+            seed,
+            systems,
+        } => return app::gen(events, seed, &systems, &mut out),
+        Command::Bench { events, seed, keep } => {
+            let exe = std::env::current_exe()
+                .map_err(|e| laurel::Error::Usage(format!("current executable: {e}")))?;
+            return app::bench(events, seed, exe, keep, &mut out);
+        }
         Command::Site { dir, clocks } => app::site(path, &dir, &query(clocks, None))?,
     };
     out.write_all(text.as_bytes())

@@ -22,13 +22,13 @@ fn stderr(out: &std::process::Output) -> String {
 fn as_of_between_two_games_shows_the_ratings_between_them() {
     let dir = ledger_with(&LATE);
     let between = standings(dir.path(), &["valar", "--as-of", "2005-05-31"]);
-    assert_eq!(valar(&between, "Nora Quill"), json!(1523)); // 301 (FP won) only
-    assert_eq!(valar(&between, "Otto Reyes"), json!(1477));
+    assert_eq!(valar(&between, "Petra Lind"), json!(1523)); // 301 (FP won) only
+    assert_eq!(valar(&between, "Quentin Vale"), json!(1477));
     assert_eq!(between["as_of"], json!("2005-05-31"));
     let before = standings(dir.path(), &["valar", "--as-of", "2005-05-06"]);
     assert_eq!(before["rows"], json!([]), "no game had ended yet");
     let after = standings(dir.path(), &["valar"]);
-    assert_eq!(valar(&after, "Nora Quill"), json!(1500)); // then 302 (DS won): -23
+    assert_eq!(valar(&after, "Petra Lind"), json!(1500)); // then 302 (DS won): -23
 }
 
 #[test]
@@ -36,13 +36,13 @@ fn known_at_before_a_late_result_shows_the_older_ranking() {
     let dir = ledger_with(&LATE);
     let published = standings(dir.path(), &["valar", "--known-at", "3"]);
     assert_eq!(published["known_at"], json!(3));
-    assert_eq!(valar(&published, "Nora Quill"), json!(1477)); // 302 alone
-    assert_eq!(valar(&published, "Otto Reyes"), json!(1523));
+    assert_eq!(valar(&published, "Petra Lind"), json!(1477)); // 302 alone
+    assert_eq!(valar(&published, "Quentin Vale"), json!(1523));
     // The late result takes its place in history: 302 is recomputed after 301.
     let corrected = standings(dir.path(), &["valar", "--as-of", "2005-12-31"]);
     assert_eq!(corrected["known_at"], json!(4));
-    assert_eq!(valar(&corrected, "Nora Quill"), json!(1500));
-    assert_eq!(valar(&corrected, "Otto Reyes"), json!(1500));
+    assert_eq!(valar(&corrected, "Petra Lind"), json!(1500));
+    assert_eq!(valar(&corrected, "Quentin Vale"), json!(1500));
     // Both clocks: what the ledger knew at seq 3 about the end of May.
     let both = standings(
         dir.path(),
@@ -137,7 +137,7 @@ fn voiding_a_game_restores_the_ratings_as_if_it_never_happened() {
     }
     // What the ledger said before the voids is still there by known-at.
     let before = standings(dir.path(), &["valar", "--known-at", "38"]);
-    assert_eq!(valar(&before, "Nora Quill"), json!(1500));
+    assert_eq!(valar(&before, "Petra Lind"), json!(1500));
 }
 
 #[test]
@@ -152,12 +152,12 @@ fn a_correction_is_a_void_and_a_new_event_and_history_shows_both() {
     assert!(append_text(dir.path(), fixed).status.success());
     let v = standings(dir.path(), &["valar"]);
     // 301 now DS won: 1500 - 23 = 1477; then 302: -round(0.5 * (45 + (1477 - 1523) / 150)) = -22.
-    assert_eq!(valar(&v, "Nora Quill"), json!(1455));
+    assert_eq!(valar(&v, "Petra Lind"), json!(1455));
     let h = json(
         dir.path(),
         &[
             "history",
-            "Nora Quill",
+            "Petra Lind",
             "--system",
             "valar",
             "--format",
@@ -208,7 +208,7 @@ fn rules_changed_applies_from_its_at_and_rules_lists_what_is_in_force() {
     assert_eq!(rules(&[]), (json!(45), json!(50)));
     // Game 302 ends after the change: round(0.5 * 50) = 25.
     assert_eq!(
-        valar(&standings(dir.path(), &["valar"]), "Otto Reyes"),
+        valar(&standings(dir.path(), &["valar"]), "Quentin Vale"),
         json!(1525)
     );
     let bad =
