@@ -71,6 +71,18 @@ pub enum Format {
     Csv,
 }
 
+/// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`, ...: places in formulas and tables.
+pub fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 fn cell_text(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
@@ -200,6 +212,17 @@ pub fn render(r: &Report, stamp: &Stamp, format: Format) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn ordinals() {
+        let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111]
+            .map(ordinal)
+            .to_vec();
+        let want = [
+            "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th",
+        ];
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn renders_all_three_formats() {

@@ -61,17 +61,7 @@ fn write_str(s: &str, out: &mut Vec<u8>) {
 
 /// The canonical bytes of a record, built around the event's canonical bytes.
 pub fn record_bytes(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity(event.len() + 140);
-    out.extend_from_slice(b"{\"event\":");
-    out.extend_from_slice(event);
-    out.extend_from_slice(b",\"prev\":\"");
-    out.extend_from_slice(hex(prev).as_bytes());
-    out.extend_from_slice(b"\",\"recorded_at\":");
-    write_str(recorded_at, &mut out);
-    out.extend_from_slice(b",\"seq\":");
-    out.extend_from_slice(seq.to_string().as_bytes());
-    out.push(b'}');
-    out
+    record_object(event, None, prev, recorded_at, seq)
 }
 
 /// hash(n) = BLAKE3(JCS(record n)).
@@ -79,8 +69,7 @@ pub fn record_hash(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -
     *blake3::hash(&record_bytes(event, prev, recorded_at, seq)).as_bytes()
 }
 
-/// One `laurel export` line: the record's canonical object plus its `"hash"`
-/// (keys still sorted: event < hash < prev < recorded_at < seq).
+/// One `laurel export` line: the record's canonical object plus its `"hash"`.
 pub fn export_line(
     event: &[u8],
     hash: &[u8; 32],
@@ -88,12 +77,27 @@ pub fn export_line(
     recorded_at: &str,
     seq: u64,
 ) -> Vec<u8> {
+    record_object(event, Some(hash), prev, recorded_at, seq)
+}
+
+/// `{"event":E[,"hash":H],"prev":P,"recorded_at":R,"seq":N}`: keys in sorted order
+/// (event < hash < prev < recorded_at < seq), so the bytes are canonical.
+fn record_object(
+    event: &[u8],
+    hash: Option<&[u8; 32]>,
+    prev: &[u8; 32],
+    recorded_at: &str,
+    seq: u64,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(event.len() + 220);
     out.extend_from_slice(b"{\"event\":");
     out.extend_from_slice(event);
-    out.extend_from_slice(b",\"hash\":\"");
-    out.extend_from_slice(hex(hash).as_bytes());
-    out.extend_from_slice(b"\",\"prev\":\"");
+    if let Some(h) = hash {
+        out.extend_from_slice(b",\"hash\":\"");
+        out.extend_from_slice(hex(h).as_bytes());
+        out.push(b'"');
+    }
+    out.extend_from_slice(b",\"prev\":\"");
     out.extend_from_slice(hex(prev).as_bytes());
     out.extend_from_slice(b"\",\"recorded_at\":");
     write_str(recorded_at, &mut out);

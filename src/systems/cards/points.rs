@@ -6,6 +6,7 @@
 //! missing places, a non-positive divisor gives no score points.
 
 use crate::num::{ratio, round_half_away};
+use crate::output::ordinal;
 
 /// How tied players share the places they occupy together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,21 +192,10 @@ pub fn awards(system: i64, scores: &[i64], strength: i64, rules: &Rules) -> Vec<
 /// "1st", "2nd-3rd": a shared place range for people.
 pub fn place_text((first, last): (usize, usize)) -> String {
     if first == last {
-        ordinal(first + 1)
+        ordinal(first as u64 + 1)
     } else {
-        format!("{}-{}", ordinal(first + 1), ordinal(last + 1))
+        format!("{}-{}", ordinal(first as u64 + 1), ordinal(last as u64 + 1))
     }
-}
-
-fn ordinal(n: usize) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
 }
 
 #[cfg(test)]
@@ -319,7 +309,5 @@ mod tests {
         assert_eq!(place_text((0, 0)), "1st");
         assert_eq!(place_text((1, 2)), "2nd-3rd");
         assert_eq!(place_text((0, 3)), "1st-4th");
-        assert_eq!(ordinal(11), "11th");
-        assert_eq!(ordinal(22), "22nd");
     }
 }

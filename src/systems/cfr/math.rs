@@ -119,18 +119,6 @@ pub fn driver_score(
     Some((mean, factor, mean * factor))
 }
 
-/// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`...
-pub fn ordinal(n: u32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,15 +221,6 @@ mod tests {
         assert_eq!(
             event_score(ratio(5, 1), points_perfect(&[], 3)),
             Rational::zero()
-        );
-    }
-
-    #[test]
-    fn ordinals() {
-        let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101].map(ordinal).to_vec();
-        assert_eq!(
-            got,
-            ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]
         );
     }
 }

@@ -158,7 +158,7 @@ impl Finish {
             Stage::Race => "race",
             Stage::Heat => "heat",
         };
-        format!("{} {stage}", math::ordinal(self.place))
+        format!("{} {stage}", crate::output::ordinal(self.place.into()))
     }
 }
 
@@ -279,7 +279,7 @@ fn num(r: Rational) -> String {
 
 fn place_text(p: Place) -> String {
     match p {
-        Place::At(n) => math::ordinal(n),
+        Place::At(n) => crate::output::ordinal(n.into()),
         Place::Dnf => "dnf".into(),
     }
 }
@@ -422,7 +422,12 @@ fn points_entry(t: &Tables, per_tier: &BTreeMap<i64, usize>, log: &RaceLog) -> E
     let shown: Vec<String> = log
         .results
         .iter()
-        .map(|&(n, p)| format!("race {n} {}", p.map_or("dnf".into(), math::ordinal)))
+        .map(|&(n, p)| {
+            format!(
+                "race {n} {}",
+                p.map_or("dnf".into(), |n| crate::output::ordinal(n.into()))
+            )
+        })
         .collect();
     let terms: Vec<String> = pts.iter().map(i128::to_string).collect();
     let formula = format!(

@@ -96,16 +96,6 @@ fn players(t: &Tournament) -> BTreeSet<String> {
         .collect()
 }
 
-fn ordinal(n: u32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (1, x) if x != 11 => "st",
-        (2, x) if x != 12 => "nd",
-        (3, x) if x != 13 => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
 /// One row of the final ranking, with its sort key.
 struct Entry {
     /// (stage reached, round reached, place, score, best game, tie-break seed):
@@ -175,9 +165,9 @@ fn entry(t: &Tournament, p: &str, fin: Option<&Match>, cx: &Cx) -> Entry {
 fn result_text(t: &Tournament, m: &Match, p: &str, place: u32, is_final: bool, cx: &Cx) -> String {
     if is_final {
         return if i64::from(place) <= cx.params.int(SYS, "podium") {
-            format!("{} place", ordinal(place))
+            format!("{} place", crate::output::ordinal(u64::from(place)))
         } else {
-            format!("{} in the final", ordinal(place))
+            format!("{} in the final", crate::output::ordinal(u64::from(place)))
         };
     }
     match t.standing_in(m, p, cx) {
