@@ -468,7 +468,10 @@ fn one_match_per_player_per_round() {
     rejected(
         dir.path(),
         &[same_match],
-        &["player \"a\" is in match \"A\" and match \"A\""],
+        &[
+            "tournament \"v1\", round \"2\", match \"A\"",
+            "player \"a\" is listed twice; a match seats each player once",
+        ],
     );
 }
 

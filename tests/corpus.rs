@@ -5,10 +5,9 @@
 //! A case is `<name>.jsonl` plus `<name>.expect`: first line `line N`, second line
 //! a fragment of the message. `<name>.setup.jsonl`, when present, is appended first
 //! (a valid prefix the case breaks a rule against). Cases of the rating systems
-//! (SPEC §2–6) live in `tests/corpus/systems/` and run only with
-//! `LAUREL_CORPUS_SYSTEMS=1` until the systems are merged; their fragments were
-//! written from the SPEC before the systems existed, so a fragment may need the
-//! system's actual wording once it runs.
+//! (SPEC §2–6) live in `tests/corpus/systems/`, named `<namespace>_<rule>`: each
+//! validation rule of each system's `check` code is broken by one case, and each
+//! namespace runs as its own test (so they run in parallel).
 //!
 //! Cases too big for the repository (a 1 MiB string, a 200 MB line) are generated here.
 
@@ -77,84 +76,127 @@ fn append(dir: &Path, file: &Path) -> std::process::Output {
     )
 }
 
-/// Run the cases; return the failures as messages (all are reported at once).
-fn run(cases: &[Case]) -> Vec<String> {
-    let shared = empty_ledger(); // for cases without setup: each leaves it unchanged
-    let mut failures = Vec::new();
-    for case in cases {
-        let own;
-        let dir = match &case.setup {
-            None => shared.path(),
-            Some(setup) => {
-                own = empty_ledger();
-                let out = append(own.path(), setup);
-                assert!(
-                    out.status.success(),
-                    "{}: setup failed: {}",
-                    case.name,
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                own.path()
-            }
-        };
-        let before = head(dir);
-        let out = append(dir, &case.file);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let place = format!("{}.jsonl:{}", case.name, case.line);
-        let mut wrong = Vec::new();
-        if out.status.code() != Some(2) {
-            wrong.push(format!("exit {:?}, want 2", out.status));
-        }
-        if stderr.contains("panicked") {
-            wrong.push("panicked".into());
-        }
-        if !stderr.contains(&place) {
-            wrong.push(format!("no {place:?}"));
-        }
-        if !stderr.contains(&case.fragment) {
-            wrong.push(format!("no {:?}", case.fragment));
-        }
-        if head(dir) != before {
-            wrong.push("head moved".into());
-        }
-        if !wrong.is_empty() {
-            failures.push(format!(
-                "{}: {}\n    got: {}",
-                case.name,
-                wrong.join("; "),
-                stderr.trim()
+/// A fresh ledger holding `setup` (when given); `Err` if the setup is refused.
+fn ledger_with_setup(setup: Option<&PathBuf>) -> Result<tempfile::TempDir, String> {
+    let dir = empty_ledger();
+    if let Some(setup) = setup {
+        let out = append(dir.path(), setup);
+        if !out.status.success() {
+            return Err(format!(
+                "setup failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
             ));
         }
     }
+    Ok(dir)
+}
+
+/// Run the cases; return the failures as messages (all are reported at once).
+///
+/// Cases whose setups have the same bytes share one ledger (each case must leave
+/// its head unchanged); a case that moves the head gets the ledger rebuilt, so one
+/// wrong case never spoils the cases after it.
+fn run(cases: &[Case]) -> Vec<String> {
+    let mut groups: std::collections::BTreeMap<Vec<u8>, Vec<&Case>> = Default::default();
+    for case in cases {
+        let key = case
+            .setup
+            .as_ref()
+            .map(|s| std::fs::read(s).unwrap())
+            .unwrap_or_default();
+        groups.entry(key).or_default().push(case);
+    }
+    let mut failures = Vec::new();
+    for group in groups.values() {
+        let setup = group[0].setup.as_ref();
+        let mut ledger = None;
+        for case in group {
+            let dir = match &ledger {
+                Some(d) => d,
+                None => match ledger_with_setup(setup) {
+                    Ok(d) => ledger.insert(d),
+                    Err(e) => {
+                        failures.push(format!("{}: {e}", case.name));
+                        continue;
+                    }
+                },
+            };
+            let dir = dir.path();
+            let before = head(dir);
+            let out = append(dir, &case.file);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let place = format!("{}.jsonl:{}", case.name, case.line);
+            let mut wrong = Vec::new();
+            if out.status.code() != Some(2) {
+                wrong.push(format!("exit {:?}, want 2", out.status));
+            }
+            if stderr.contains("panicked") {
+                wrong.push("panicked".into());
+            }
+            if !stderr.contains(&place) {
+                wrong.push(format!("no {place:?}"));
+            }
+            if !stderr.contains(&case.fragment) {
+                wrong.push(format!("no {:?}", case.fragment));
+            }
+            if head(dir) != before {
+                wrong.push("head moved".into());
+                ledger = None;
+            }
+            if !wrong.is_empty() {
+                failures.push(format!(
+                    "{}: {}\n    got: {}",
+                    case.name,
+                    wrong.join("; "),
+                    stderr.trim()
+                ));
+            }
+        }
+    }
     failures
+}
+
+fn assert_all_pass(cases: &[Case], what: &str) {
+    let failures = run(cases);
+    assert!(
+        failures.is_empty(),
+        "{} of {} {what} cases:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    eprintln!("corpus: {} {what} cases", cases.len());
 }
 
 #[test]
 fn every_envelope_and_ledger_case_exits_2_naming_line_and_rule() {
     let cases = cases_in(&corpus_dir());
     assert!(cases.len() >= 60, "corpus has {} cases", cases.len());
-    let failures = run(&cases);
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
-    eprintln!("corpus: {} envelope/ledger cases", cases.len());
+    assert_all_pass(&cases, "envelope/ledger");
+}
+
+/// The rating systems' namespaces: each has cases, each runs as its own test.
+const SYSTEMS: [&str; 5] = ["mepbm", "cfr", "cards", "diplomacy", "sbr"];
+
+fn system_cases(ns: &str) -> Vec<Case> {
+    let prefix = format!("{ns}_");
+    cases_in(&corpus_dir().join("systems"))
+        .into_iter()
+        .filter(|c| c.name.starts_with(&prefix))
+        .collect()
 }
 
 #[test]
-fn system_cases_are_well_formed_and_run_when_switched_on() {
-    let dir = corpus_dir().join("systems");
-    let cases = cases_in(&dir);
-    for ns in ["mepbm_", "cfr_", "cards_", "diplomacy_", "sbr_"] {
-        assert!(
-            cases.iter().any(|c| c.name.starts_with(ns)),
-            "no {ns} cases"
-        );
-    }
+fn system_cases_are_well_formed() {
+    let cases = cases_in(&corpus_dir().join("systems"));
     for c in &cases {
+        assert!(
+            SYSTEMS
+                .iter()
+                .any(|ns| c.name.starts_with(&format!("{ns}_"))),
+            "{}: a system case is named after its namespace",
+            c.name
+        );
         for f in std::iter::once(&c.file).chain(&c.setup) {
             let text = std::fs::read_to_string(f).unwrap();
             for (i, line) in text.lines().enumerate() {
@@ -164,17 +206,34 @@ fn system_cases_are_well_formed_and_run_when_switched_on() {
             }
         }
     }
-    if std::env::var("LAUREL_CORPUS_SYSTEMS").as_deref() != Ok("1") {
-        return;
+    for ns in SYSTEMS {
+        assert!(system_cases(ns).len() >= 10, "too few {ns} cases");
     }
-    let failures = run(&cases);
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
+}
+
+#[test]
+fn every_mepbm_case_exits_2_naming_line_and_rule() {
+    assert_all_pass(&system_cases("mepbm"), "mepbm");
+}
+
+#[test]
+fn every_cfr_case_exits_2_naming_line_and_rule() {
+    assert_all_pass(&system_cases("cfr"), "cfr");
+}
+
+#[test]
+fn every_cards_case_exits_2_naming_line_and_rule() {
+    assert_all_pass(&system_cases("cards"), "cards");
+}
+
+#[test]
+fn every_diplomacy_case_exits_2_naming_line_and_rule() {
+    assert_all_pass(&system_cases("diplomacy"), "diplomacy");
+}
+
+#[test]
+fn every_sbr_case_exits_2_naming_line_and_rule() {
+    assert_all_pass(&system_cases("sbr"), "sbr");
 }
 
 /// A case generated in a temporary file: `(name, bytes, line, fragment)`.

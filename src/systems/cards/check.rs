@@ -72,6 +72,11 @@ impl State {
                 if p.is_empty() {
                     return Err(format!("{mname}: a player name must not be empty"));
                 }
+                if m.players.iter().filter(|q| *q == p).count() > 1 {
+                    return Err(format!(
+                        "{mname}: player {p:?} is listed twice; a match seats each player once"
+                    ));
+                }
                 if let Some(other) = seen.insert(p, &m.match_.0) {
                     return Err(format!(
                         "{name}: player {p:?} is in match {other:?} and match {:?}; \

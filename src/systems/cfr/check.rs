@@ -34,8 +34,11 @@ pub fn series_defined(state: &State, d: &SeriesDefined) -> Result<(), String> {
     };
     if let Some((field, _)) = wrong.iter().find(|(_, present)| *present) {
         return Err(format!(
-            "cfr series {name:?}: `{field}` does not apply to a {} series",
-            format_name(d.format)
+            "cfr series {name:?}: `{field}` does not apply to {} series",
+            match d.format {
+                Format::Elimination => "an elimination",
+                Format::Points => "a points",
+            }
         ));
     }
     for (field, table) in [

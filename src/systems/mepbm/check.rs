@@ -311,8 +311,15 @@ impl State {
     ) -> Result<(), String> {
         let ctx = format!("ballot of {voter} for game {id}");
         let (s, max) = (side_name(side), 3);
-        if e.best_team_player.len() > max || e.best_played_nation.len() > max {
-            return Err(format!("{ctx}: at most {max} choices per category"));
+        for (category, n) in [
+            ("best team player", e.best_team_player.len()),
+            ("best played nation", e.best_played_nation.len()),
+        ] {
+            if n > max {
+                return Err(format!(
+                    "{ctx}: {n} choices for {category}; at most {max} per category"
+                ));
+            }
         }
         distinct(&format!("{ctx}, best team player"), &e.best_team_player)?;
         distinct(&format!("{ctx}, best played nation"), &e.best_played_nation)?;
