@@ -350,7 +350,7 @@ pub fn void(path: &Path, target: u64, reason: &str) -> Result<String> {
     let ev = json!({"type": "ledger.voided", "at": time::format(time::now()), "target": target, "reason": reason});
     let line = ev.to_string();
     let input = Input {
-        name: "void".into(),
+        name: "laurel void".into(),
         reader: Box::new(line.as_bytes()),
     };
     let report = ledger.append(vec![input])?;

@@ -111,10 +111,15 @@ fn voiding_a_game_restores_the_ratings_as_if_it_never_happened() {
         Some(2),
         "a game with a result cannot lose its start alone"
     );
+    let err = stderr(&out);
     assert!(
-        stderr(&out).contains("seq 38") && stderr(&out).contains("game 301"),
-        "{}",
-        stderr(&out)
+        err.contains("laurel void:1, ledger.voided: voiding record 35 is refused"),
+        "{err}"
+    );
+    assert!(
+        err.contains("record 38 (mepbm.game_ended) would no longer be valid")
+            && err.contains("game 301"),
+        "{err}"
     );
     let voids = r#"{"type":"ledger.voided","at":"2005-07-01","target":35,"reason":"game 301 never happened"}
 {"type":"ledger.voided","at":"2005-07-01","target":38,"reason":"game 301 never happened"}"#;

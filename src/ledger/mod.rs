@@ -243,6 +243,7 @@ impl Ledger {
             ledger: self,
             writer: ChunkWriter::new(head.seq + 1, head.hash, now, &time::format(now)),
             origins: Vec::new(),
+            voids: Vec::new(),
             already: 0,
         };
         let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
@@ -265,7 +266,7 @@ impl Ledger {
             head: last,
         };
         if report.appended > 0 {
-            self.validate(head.seq, last.seq, &pending.origins, &names)?;
+            self.validate(head.seq, last.seq, &pending, &names)?;
         }
         Ok(report)
     }
@@ -275,7 +276,7 @@ impl Ledger {
         &self,
         old_head: u64,
         upto: u64,
-        origins: &[(usize, u64)],
+        pending: &Pending,
         names: &[String],
     ) -> Result<()> {
         let view = View { ledger: self, upto };
@@ -283,24 +284,54 @@ impl Ledger {
             check: true,
             ..Query::default()
         };
-        match fold::fold(&view, &q) {
-            Ok(_) => Ok(()),
-            Err(Error::Invalid { mut origin, msg }) => {
-                let seq = origin.seq.unwrap_or(0);
-                if seq > old_head {
-                    let (file, line) = origins[(seq - old_head - 1) as usize];
-                    origin.file = Some(names[file].clone());
-                    origin.line = Some(line);
-                    origin.seq = None;
-                    Err(Error::Invalid { origin, msg })
-                } else {
-                    let msg =
-                        format!("recorded event would no longer be valid after this append: {msg}");
-                    Err(Error::Invalid { origin, msg })
-                }
-            }
-            Err(e) => Err(e),
+        let (mut origin, msg) = match fold::fold(&view, &q) {
+            Ok(_) => return Ok(()),
+            Err(Error::Invalid { origin, msg }) => (origin, msg),
+            Err(e) => return Err(e),
+        };
+        let place = |seq: u64| pending.origins[(seq - old_head - 1) as usize];
+        let seq = origin.seq.unwrap_or(0);
+        if seq > old_head {
+            let (file, line) = place(seq);
+            origin.file = Some(names[file].clone());
+            origin.line = Some(line);
+            origin.seq = None;
+            return Err(Error::Invalid { origin, msg });
         }
+        // A recorded event no longer validates: blame this append's voids if it has
+        // any (the usual cause), else the append as a whole.
+        let what = format!(
+            "record {seq} ({}) would no longer be valid: {msg}",
+            origin.kind.clone().unwrap_or_default()
+        );
+        let Some(&(void_seq, target)) = pending.voids.first() else {
+            let first = Origin {
+                file: names.first().cloned(),
+                ..Origin::default()
+            };
+            return Err(Error::invalid(
+                first,
+                format!("this append is refused because {what}"),
+            ));
+        };
+        let (file, line) = place(void_seq);
+        let lines: Vec<String> = pending
+            .voids
+            .iter()
+            .map(|&(s, _)| place(s).1.to_string())
+            .collect();
+        let blame = if lines.len() == 1 {
+            format!("voiding record {target} is refused: {what}; void the records that depend on it in the same append")
+        } else {
+            format!("the voids of this append (lines {}) are refused: {what}; void the records that depend on them in the same append", lines.join(", "))
+        };
+        let o = Origin {
+            file: Some(names[file].clone()),
+            line: Some(line),
+            kind: Some("ledger.voided".into()),
+            ..Origin::default()
+        };
+        Err(Error::invalid(o, blame))
     }
 
     /// Idempotency keys of every committed record: key → (content, seq).
@@ -481,6 +512,9 @@ struct Pending<'l> {
     writer: ChunkWriter,
     /// (input index, line) of each new record, by seq - first new seq.
     origins: Vec<(usize, u64)>,
+    /// (seq, target) of each new `ledger.voided`, to name it when a record that
+    /// depends on its target no longer validates.
+    voids: Vec<(u64, u64)>,
     already: u64,
 }
 
@@ -531,6 +565,9 @@ impl Pending<'_> {
             Event::Ledger(ledger_events::Event::Voided(v)) => Some(v.target),
             _ => None,
         };
+        if let Some(target) = void {
+            self.voids.push((self.writer.next_seq(), target));
+        }
         self.writer.push(p.at, void, idem, content, &p.canonical);
         self.origins.push((file, line));
         if self.writer.is_full() {
