@@ -182,6 +182,17 @@ pub fn stored_header(bytes: &[u8]) -> Result<StoredHeader, String> {
     })
 }
 
+/// The `type` of a stored event, skipping everything else.
+pub fn stored_kind(bytes: &[u8]) -> Result<String, String> {
+    #[derive(Deserialize)]
+    struct Kind<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: std::borrow::Cow<'a, str>,
+    }
+    let k: Kind = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    Ok(k.kind.into_owned())
+}
+
 fn stored_payload(kind: &str, bytes: &[u8]) -> Result<Event, String> {
     let (ns, name) = kind.split_once('.').unwrap_or(("", kind));
     let input = Stored(bytes);

@@ -335,8 +335,8 @@ impl Ledger {
     /// record), on both cores, a batch at a time; linking each chunk to the one
     /// before it is then a cheap sequential pass over the batch.
     pub fn verify(&self, expect: Option<(u64, [u8; 32])>) -> Result<VerifyReport> {
-        /// Chunks held at once: about 16 MiB of records.
-        const BATCH: usize = 32;
+        /// Chunks held at once: up to 16 MiB of records.
+        const BATCH: usize = 16 * 1024 * 1024 / chunk::MAX_BYTES;
         let head = self.head()?;
         let mut problems = Vec::new();
         let mut next = 1u64;
@@ -645,6 +645,15 @@ impl Source for View<'_> {
     }
 
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+        self.records_of(seqs, None, f)
+    }
+
+    fn records_of(
+        &self,
+        seqs: &[u64],
+        only: Option<&str>,
+        f: &mut dyn FnMut(Record) -> Result<()>,
+    ) -> Result<()> {
         let mut cache: Option<Cached> = None;
         for &seq in seqs {
             if !cache.as_ref().is_some_and(|c| c.contains(seq)) {
@@ -653,6 +662,9 @@ impl Source for View<'_> {
             let c = cache
                 .as_ref()
                 .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
+            if only.is_some() && !fold::wanted(&c.kind(seq)?, only) {
+                continue;
+            }
             f(c.record(seq)?)?;
         }
         Ok(())
@@ -671,6 +683,21 @@ struct Cached {
 impl Cached {
     fn contains(&self, seq: u64) -> bool {
         seq >= self.first && seq < self.first + self.events.len() as u64
+    }
+
+    fn bytes_of(&self, seq: u64) -> Result<(&[u8], Micros)> {
+        let (start, end, at) = *self
+            .events
+            .get(seq.wrapping_sub(self.first) as usize)
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is not in its chunk")))?;
+        Ok((&self.bytes[start..end], at))
+    }
+
+    /// The event's `type`, read without decoding its payload.
+    fn kind(&self, seq: u64) -> Result<String> {
+        let (bytes, _) = self.bytes_of(seq)?;
+        events::stored_kind(bytes)
+            .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
     }
 
     fn record(&self, seq: u64) -> Result<Record> {
