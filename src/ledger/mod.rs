@@ -654,14 +654,22 @@ impl Source for View<'_> {
         only: Option<&str>,
         f: &mut dyn FnMut(Record) -> Result<()>,
     ) -> Result<()> {
-        let mut cache: Option<Cached> = None;
+        // The fold order is `(at, seq)`: a late record sends it to a later chunk
+        // and straight back, so keep the last few chunks rather than one.
+        const KEEP: usize = 8;
+        let mut cache: Vec<Cached> = Vec::with_capacity(KEEP);
         for &seq in seqs {
-            if !cache.as_ref().is_some_and(|c| c.contains(seq)) {
-                cache = Some(self.load(seq)?);
-            }
-            let c = cache
-                .as_ref()
-                .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
+            let i = match cache.iter().position(|c| c.contains(seq)) {
+                Some(i) => i,
+                None => {
+                    if cache.len() == KEEP {
+                        cache.remove(0);
+                    }
+                    cache.push(self.load(seq)?);
+                    cache.len() - 1
+                }
+            };
+            let c = &cache[i];
             if only.is_some() && !fold::wanted(&c.kind(seq)?, only) {
                 continue;
             }
