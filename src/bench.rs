@@ -235,23 +235,12 @@ pub fn run_bench(opts: &Options, w: &mut dyn Write) -> Result<()> {
             verify.stderr
         )));
     }
-    // Full replay: a fold of everything from scratch (a rules file disables
-    // checkpoints; `{}` pins nothing).
+    // Full replay: a fold of every projection from scratch (`laurel fold`; a
+    // `standings` query folds only its own namespace; `{}` pins nothing).
     let rules = dir.path().join("rules.json");
     std::fs::write(&rules, "{}").map_err(io("rules file"))?;
     let rules_s = rules.display().to_string();
-    let replay = run(
-        &opts.exe,
-        &ledger,
-        &[
-            "standings",
-            "valar",
-            "--rules",
-            &rules_s,
-            "--format",
-            "json",
-        ],
-    )?;
+    let replay = run(&opts.exe, &ledger, &["fold", "--rules", &rules_s])?;
     let table_note = |r: &Run| {
         if r.ok {
             String::new()

@@ -38,6 +38,30 @@ pub trait Source {
     fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()>;
     /// The records with these seqs, in exactly this order.
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
+    /// [`Source::records`] restricted to the `ledger.*` records and those of
+    /// namespace `only` (all records for `None`). A source may skip the others
+    /// without decoding them.
+    fn records_of(
+        &self,
+        seqs: &[u64],
+        only: Option<&str>,
+        f: &mut dyn FnMut(Record) -> Result<()>,
+    ) -> Result<()> {
+        self.records(seqs, &mut |rec| {
+            if wanted(&rec.kind, only) {
+                f(rec)
+            } else {
+                Ok(())
+            }
+        })
+    }
+}
+
+/// Is an event of type `kind` folded when only namespace `only` is asked for?
+/// `ledger.*` records (rule changes) always are.
+pub fn wanted(kind: &str, only: Option<&str>) -> bool {
+    let ns = kind.split_once('.').map_or(kind, |(ns, _)| ns);
+    only.is_none_or(|o| ns == o || ns == "ledger")
 }
 
 /// `--known-at`: a seq, or a wall-clock time compared with `recorded_at`.
@@ -62,6 +86,9 @@ pub struct Query {
     pub check: bool,
     /// Fold voided records too (`history` uses it to show what a void took away).
     pub keep_voided: bool,
+    /// Fold only this namespace's projection (plus `ledger.*`): a standings
+    /// query needs no other, and skips decoding their records.
+    pub only: Option<&'static str>,
 }
 
 /// The result of a fold.
@@ -158,7 +185,7 @@ pub fn fold(source: &dyn Source, q: &Query) -> Result<Folded> {
         cx: Cx::new(pinned, q.audit),
         known_at,
     };
-    source.records(&order, &mut |rec| {
+    source.records_of(&order, q.only, &mut |rec| {
         if q.check {
             check_record(&out.state, &rec, &out.cx)?;
         }

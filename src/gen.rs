@@ -213,6 +213,8 @@ struct Team {
     name: String,
     coordinator: String,
     members: Vec<String>,
+    /// The members at registration (the roster rule counts these).
+    original: Vec<String>,
     /// The team may play or change its roster after this time.
     free_at: i64,
 }
@@ -435,7 +437,20 @@ impl World {
                 if self.rng.permille(400) {
                     let at = end + 20 * DAY + self.rng.range(0, DAY);
                     let team = &mut self.teams[i];
-                    let out_i = 1 + self.rng.below(team.members.len() as u64 - 1) as usize;
+                    // Never the coordinator (members[0]); an original member only
+                    // while at least 5 originals would remain.
+                    let originals = team
+                        .members
+                        .iter()
+                        .filter(|m| team.original.contains(m))
+                        .count();
+                    let candidates: Vec<usize> = (1..team.members.len())
+                        .filter(|&k| originals > 5 || !team.original.contains(&team.members[k]))
+                        .collect();
+                    if candidates.is_empty() {
+                        continue;
+                    }
+                    let out_i = candidates[self.rng.below(candidates.len() as u64) as usize];
                     let removed = team.members.remove(out_i);
                     self.next_member += 1;
                     let added = format!("m{:05}", self.next_member);
@@ -515,7 +530,8 @@ impl World {
         };
         let rounds = rng.range(3, 6);
         let starts = (t / DAY + 1) * DAY;
-        let ends = starts + rounds * 7 * DAY - 1;
+        // A plain date: the whole last day, as the last round's `ends` is.
+        let ends = starts + rounds * 7 * DAY - DAY;
         let mut ev = vec![plain(
             t,
             json!({"type": "cards.tournament_created", "id": format!("{tour}-created"),
@@ -670,7 +686,8 @@ impl World {
                 }
             };
             seeds.push((score, i));
-            let seat = rng.below(4) as usize;
+            // The seeded player sits in red against three bots.
+            let seat = 0;
             let seats: Vec<Value> = (0..4)
                 .map(|c| {
                     if c == seat {
@@ -825,15 +842,34 @@ fn sbr_match(
     rank: &[usize],
     at: &mut i64,
 ) -> Vec<usize> {
-    let mut sum = [0i64; 4];
-    let mut best = [0i64; 4];
+    // Draw the four games until no two players tie on match score: the ledger's
+    // tie-breaks (best game, then a stage-dependent seed) then never decide who
+    // advances, so the generator and the ledger always agree.
+    let (games, sum, best) = loop {
+        let mut sum = [0i64; 4];
+        let mut best = [0i64; 4];
+        let games: Vec<Vec<(Vec<Value>, i64)>> = (0..4)
+            .map(|_| {
+                (0..table.len())
+                    .map(|i| {
+                        let (bases, score) = sbr_bases(rng);
+                        sum[i] += score;
+                        best[i] = best[i].max(score);
+                        (bases, score)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut sorted = sum;
+        sorted.sort_unstable();
+        if sorted.windows(2).all(|w| w[0] != w[1]) {
+            break (games, sum, best);
+        }
+    };
     let with_bases = rng.permille(300);
-    for g in 0..4 {
+    for (g, game) in games.into_iter().enumerate() {
         let mut seats: Vec<(usize, Value)> = Vec::new();
-        for (i, &p) in table.iter().enumerate() {
-            let (bases, score) = sbr_bases(rng);
-            sum[i] += score;
-            best[i] = best[i].max(score);
+        for (i, (&p, (bases, score))) in table.iter().zip(game).enumerate() {
             let c = (i + g) % 4;
             // Many directors record only the score; some record the bases too.
             let seat = if with_bases {
@@ -922,6 +958,7 @@ pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<u64> {
             let team = Team {
                 name: format!("team-{}", i + 1),
                 coordinator: members[0].clone(),
+                original: members.clone(),
                 members,
                 free_at: START,
             };

@@ -162,6 +162,15 @@ enum Command {
         #[command(flatten)]
         clocks: Clocks,
     },
+    /// Fold every projection and print the seq folded to (used by `bench` for "full replay").
+    #[command(hide = true)]
+    Fold {
+        #[command(flatten)]
+        clocks: Clocks,
+        /// A rules file to fold with, as in `replay`.
+        #[arg(long)]
+        rules: Option<PathBuf>,
+    },
 }
 
 fn query(clocks: Clocks, rules: Option<PathBuf>) -> QueryArgs {
@@ -234,6 +243,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
             return app::bench(events, seed, exe, keep, &mut out);
         }
         Command::Site { dir, clocks } => app::site(path, &dir, &query(clocks, None))?,
+        Command::Fold { clocks, rules } => app::fold_all(path, &query(clocks, rules))?,
     };
     out.write_all(text.as_bytes())
         .map_err(|e| laurel::Error::Usage(format!("stdout: {e}")))

@@ -172,7 +172,8 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
         (
             "a blob's bytes flipped".into(),
             Box::new(|d: &Path| {
-                rewrite(&blobs(d)[1], |b| {
+                // The last blob: with 64 KiB chunks the sample may hold just one.
+                rewrite(blobs(d).last().unwrap(), |b| {
                     for i in (100..b.len()).step_by(997) {
                         b[i] ^= 0xff;
                     }

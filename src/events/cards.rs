@@ -1,7 +1,6 @@
 //! `cards.*`: the card-game league's tournaments, rounds and results (SPEC §4).
 
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::{payload_table, Ident, When};
 
@@ -12,7 +11,7 @@ pub enum Event {
     MatchResult(MatchResult),
 }
 
-pub(crate) fn parse(name: &str, v: Value) -> Result<Option<Event>, String> {
+pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
     payload_table!("cards", name, v, {
         "tournament_created" => TournamentCreated,
         "round_scheduled" => RoundScheduled,

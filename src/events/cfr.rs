@@ -1,7 +1,6 @@
 //! `cfr.*`: Championship Formula Racing series and events (SPEC §3).
 
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::{payload_table, Ident, Place};
 
@@ -11,7 +10,7 @@ pub enum Event {
     EventCompleted(EventCompleted),
 }
 
-pub(crate) fn parse(name: &str, v: Value) -> Result<Option<Event>, String> {
+pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
     payload_table!("cfr", name, v, {
         "series_defined" => SeriesDefined,
         "event_completed" => EventCompleted,

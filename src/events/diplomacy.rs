@@ -1,7 +1,6 @@
 //! `diplomacy.*`: finished Diplomacy games, scored by several systems (SPEC §5).
 
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::{payload_table, Ident};
 
@@ -10,7 +9,7 @@ pub enum Event {
     GameEnded(GameEnded),
 }
 
-pub(crate) fn parse(name: &str, v: Value) -> Result<Option<Event>, String> {
+pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
     payload_table!("diplomacy", name, v, {
         "game_ended" => GameEnded,
     })

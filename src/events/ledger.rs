@@ -11,7 +11,7 @@ pub enum Event {
     RulesChanged(RulesChanged),
 }
 
-pub(crate) fn parse(name: &str, v: Value) -> Result<Option<Event>, String> {
+pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
     payload_table!("ledger", name, v, {
         "voided" => Voided,
         "rules_changed" => RulesChanged,

@@ -1,7 +1,6 @@
 //! `mepbm.*`: Middle-earth PBM games, ratings, grudge teams and ballots (SPEC §2).
 
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::{payload_table, Ident};
 
@@ -18,7 +17,7 @@ pub enum Event {
     MonthlyTick(MonthlyTick),
 }
 
-pub(crate) fn parse(name: &str, v: Value) -> Result<Option<Event>, String> {
+pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
     payload_table!("mepbm", name, v, {
         "rating_seeded" => RatingSeeded,
         "game_started" => GameStarted,

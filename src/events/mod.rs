@@ -115,6 +115,217 @@ pub fn decode_stored(bytes: &[u8], seq: u64, recorded_at: Micros) -> Result<Reco
     })
 }
 
+/// [`decode_stored`] for the fold's hot path: `at` comes from the record's
+/// header, and the payload is deserialised straight from the bytes (no
+/// intermediate `serde_json::Value`), skipping the envelope fields.
+pub fn decode_stored_fast(
+    bytes: &[u8],
+    seq: u64,
+    at: Micros,
+    recorded_at: Micros,
+) -> Result<Record, String> {
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: std::borrow::Cow<'a, str>,
+        #[serde(default, borrow)]
+        id: Option<std::borrow::Cow<'a, str>>,
+    }
+    let env: Envelope = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    let event = stored_payload(&env.kind, bytes)?;
+    Ok(Record {
+        seq,
+        at,
+        recorded_at,
+        id: env.id.map(|c| c.into_owned()),
+        kind: env.kind.into_owned(),
+        event,
+    })
+}
+
+/// What a stored record's header repeats from its event: `at`, `id` and, for a
+/// `ledger.voided`, the target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredHeader {
+    pub at: Micros,
+    pub id: Option<String>,
+    pub void_target: Option<u64>,
+}
+
+/// Read only the envelope of a stored event (`type`, `at`, `id`, a void's
+/// `target`), skipping the payload without building it: what `verify` compares
+/// with the record's header.
+pub fn stored_header(bytes: &[u8]) -> Result<StoredHeader, String> {
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: std::borrow::Cow<'a, str>,
+        #[serde(borrow)]
+        at: std::borrow::Cow<'a, str>,
+        #[serde(default, borrow)]
+        id: Option<std::borrow::Cow<'a, str>>,
+        #[serde(default)]
+        target: Option<Value>,
+    }
+    let env: Envelope = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    let at =
+        time::parse(&env.at).ok_or_else(|| format!("field `at`: {:?} is not a date", env.at))?;
+    let void_target = match (&*env.kind, env.target) {
+        ("ledger.voided", Some(t)) => Some(t.as_u64().ok_or("field `target`: not a seq")?),
+        ("ledger.voided", None) => return Err("ledger.voided: missing field `target`".into()),
+        _ => None,
+    };
+    Ok(StoredHeader {
+        at,
+        id: env.id.map(|c| c.into_owned()),
+        void_target,
+    })
+}
+
+/// The `type` of a stored event, skipping everything else.
+pub fn stored_kind(bytes: &[u8]) -> Result<String, String> {
+    #[derive(Deserialize)]
+    struct Kind<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: std::borrow::Cow<'a, str>,
+    }
+    let k: Kind = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    Ok(k.kind.into_owned())
+}
+
+fn stored_payload(kind: &str, bytes: &[u8]) -> Result<Event, String> {
+    let (ns, name) = kind.split_once('.').unwrap_or(("", kind));
+    let input = Stored(bytes);
+    match ns {
+        "mepbm" => mepbm::parse(name, input).map(|e| e.map(Event::Mepbm)),
+        "cfr" => cfr::parse(name, input).map(|e| e.map(Event::Cfr)),
+        "cards" => cards::parse(name, input).map(|e| e.map(Event::Cards)),
+        "diplomacy" => diplomacy::parse(name, input).map(|e| e.map(Event::Diplomacy)),
+        "sbr" => sbr::parse(name, input).map(|e| e.map(Event::Sbr)),
+        "ledger" => ledger::parse(name, input).map(|e| e.map(Event::Ledger)),
+        _ => Ok(None),
+    }?
+    .ok_or_else(|| format!("unknown event type {kind:?}"))
+}
+
+/// Where a payload is deserialised from: a parsed object (input, with field
+/// paths in errors) or stored canonical bytes (the fold's fast path).
+pub(crate) trait PayloadInput {
+    fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String>;
+}
+
+impl PayloadInput for Value {
+    fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String> {
+        payload(kind, self)
+    }
+}
+
+/// A stored event's canonical bytes.
+pub(crate) struct Stored<'a>(&'a [u8]);
+
+impl PayloadInput for Stored<'_> {
+    fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String> {
+        let mut de = serde_json::Deserializer::from_slice(self.0);
+        T::deserialize(skip::SkipEnvelope(&mut de)).map_err(|e| format!("{kind}: {e}"))
+    }
+}
+
+/// A deserializer adaptor that hides the envelope fields (`type`, `at`, `id`)
+/// of the top-level object from a payload type with `deny_unknown_fields`.
+mod skip {
+    use std::borrow::Cow;
+
+    use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+    use serde::Deserializer;
+
+    pub struct SkipEnvelope<D>(pub D);
+
+    impl<'de, D: Deserializer<'de>> Deserializer<'de> for SkipEnvelope<D> {
+        type Error = D::Error;
+        fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+            self.0.deserialize_any(SkipVisitor(v))
+        }
+        fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+            self.0.deserialize_map(SkipVisitor(v))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            fields: &'static [&'static str],
+            v: V,
+        ) -> Result<V::Value, D::Error> {
+            self.0.deserialize_struct(name, fields, SkipVisitor(v))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct enum identifier ignored_any
+        }
+    }
+
+    struct SkipVisitor<V>(V);
+
+    impl<'de, V: Visitor<'de>> Visitor<'de> for SkipVisitor<V> {
+        type Value = V::Value;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            self.0.expecting(f)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+            self.0.visit_map(SkipMap(map))
+        }
+    }
+
+    struct SkipMap<A>(A);
+
+    struct Key<'de>(Cow<'de, str>);
+
+    impl<'de> de::Deserialize<'de> for Key<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct KV;
+            impl<'de> Visitor<'de> for KV {
+                type Value = Key<'de>;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a key")
+                }
+                fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Key<'de>, E> {
+                    Ok(Key(Cow::Borrowed(s)))
+                }
+                fn visit_str<E>(self, s: &str) -> Result<Key<'de>, E> {
+                    Ok(Key(Cow::Owned(s.to_string())))
+                }
+            }
+            d.deserialize_str(KV)
+        }
+    }
+
+    impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipMap<A> {
+        type Error = A::Error;
+        fn next_key_seed<K: DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> Result<Option<K::Value>, A::Error> {
+            loop {
+                let Some(key) = self.0.next_key::<Key<'de>>()? else {
+                    return Ok(None);
+                };
+                if matches!(&*key.0, "type" | "at" | "id") {
+                    self.0.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+                return seed
+                    .deserialize(de::value::CowStrDeserializer::<A::Error>::new(key.0))
+                    .map(Some);
+            }
+        }
+        fn next_value_seed<V: DeserializeSeed<'de>>(
+            &mut self,
+            seed: V,
+        ) -> Result<V::Value, A::Error> {
+            self.0.next_value_seed(seed)
+        }
+    }
+}
+
 /// The envelope fields and the typed payload of an event object.
 fn typed(value: Value) -> Result<(Option<String>, Micros, String, Event), String> {
     let Value::Object(mut map) = value else {
@@ -325,7 +536,7 @@ impl<'de> Deserialize<'de> for Place {
 macro_rules! payload_table {
     ($ns:literal, $name:expr, $v:expr, { $($n:literal => $variant:ident),* $(,)? }) => {
         match $name {
-            $($n => crate::events::payload(concat!($ns, ".", $n), $v).map(|p| Some(Event::$variant(p))),)*
+            $($n => crate::events::PayloadInput::payload($v, concat!($ns, ".", $n)).map(|p| Some(Event::$variant(p))),)*
             _ => Ok(None),
         }
     };
@@ -358,6 +569,40 @@ mod tests {
         let e = err(json!({"type": "mepbm.rating_seeded", "at": "2003-01-01",
             "player": "a", "system": "valar", "value": 1.5}));
         assert!(e.contains("`value`") && e.contains("floating-point"), "{e}");
+    }
+
+    #[test]
+    fn fast_stored_decode_equals_the_input_parse() {
+        for line in crate::demo::BUNDLED
+            .iter()
+            .flat_map(|(_, t)| t.lines())
+            .filter(|l| !l.trim().is_empty())
+        {
+            let p = parse_event(serde_json::from_str(line).unwrap()).unwrap();
+            let slow = decode_stored(&p.canonical, 3, 9).unwrap();
+            let fast = decode_stored_fast(&p.canonical, 3, p.at, 9).unwrap();
+            assert_eq!(slow, fast, "{line}");
+            let h = stored_header(&p.canonical).unwrap();
+            assert_eq!((h.at, h.id), (slow.at, slow.id), "{line}");
+        }
+        let mut gen = Vec::new();
+        crate::gen::generate(
+            &crate::gen::Options {
+                events: 400,
+                seed: 3,
+                systems: vec![],
+            },
+            &mut gen,
+        )
+        .unwrap();
+        for line in String::from_utf8(gen).unwrap().lines() {
+            let p = parse_event(serde_json::from_str(line).unwrap()).unwrap();
+            let slow = decode_stored(&p.canonical, 3, 9).unwrap();
+            let fast = decode_stored_fast(&p.canonical, 3, p.at, 9).unwrap();
+            assert_eq!(slow, fast, "{line}");
+            let h = stored_header(&p.canonical).unwrap();
+            assert_eq!((h.at, h.id), (slow.at, slow.id), "{line}");
+        }
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! `sbr.*`: Space Base Race tournaments and games (SPEC §6).
 
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::{payload_table, Ident};
 
@@ -11,7 +10,7 @@ pub enum Event {
     GamePlayed(GamePlayed),
 }
 
-pub(crate) fn parse(name: &str, v: Value) -> Result<Option<Event>, String> {
+pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
     payload_table!("sbr", name, v, {
         "tournament_created" => TournamentCreated,
         "game_played" => GamePlayed,

@@ -30,7 +30,7 @@ use crate::error::{Error, Origin, Result};
 use crate::events::{self, ledger as ledger_events, Event, Record};
 use crate::fold::{self, Entry, Query, Source};
 use crate::input;
-use crate::time;
+use crate::time::{self, Micros};
 
 use chunk::{ChunkWriter, RecordView};
 
@@ -361,59 +361,77 @@ impl Ledger {
     }
 
     /// Check the whole chain; with `expect`, that a published head is still in it.
+    ///
+    /// Chunks are checked independently (each stores the `prev` of its first
+    /// record), on both cores, a batch at a time; linking each chunk to the one
+    /// before it is then a cheap sequential pass over the batch.
     pub fn verify(&self, expect: Option<(u64, [u8; 32])>) -> Result<VerifyReport> {
+        /// Chunks held at once: up to 16 MiB of records.
+        const BATCH: usize = 16 * 1024 * 1024 / chunk::MAX_BYTES;
         let head = self.head()?;
         let mut problems = Vec::new();
         let mut next = 1u64;
         let mut last = [0u8; 32];
         let mut expected_found = false;
-        for item in self.chunks.range(..=chunk::key(head.seq)) {
-            let (k, v) = item.map_err(storage)?;
-            let key_seq = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
-            let c = match chunk::decode(&v, key_seq) {
-                Ok(c) => c,
-                Err(e) => {
-                    problems.push((key_seq, e.to_string()));
+        let mut iter = self.chunks.range(..=chunk::key(head.seq));
+        let mut batch: Vec<(u64, sled::IVec)> = Vec::with_capacity(BATCH);
+        loop {
+            batch.clear();
+            for item in iter.by_ref().take(BATCH) {
+                let (k, v) = item.map_err(storage)?;
+                let key_seq = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
+                batch.push((key_seq, v));
+            }
+            if batch.is_empty() {
+                break;
+            }
+            let (a, b) = batch.split_at(batch.len().div_ceil(2));
+            let checked: Vec<std::result::Result<ChunkCheck, String>> =
+                std::thread::scope(|scope| {
+                    let other = scope.spawn(|| {
+                        b.iter()
+                            .map(|(k, v)| check_chunk(*k, v, expect))
+                            .collect::<Vec<_>>()
+                    });
+                    let mut mine: Vec<_> =
+                        a.iter().map(|(k, v)| check_chunk(*k, v, expect)).collect();
+                    mine.extend(other.join().unwrap_or_default());
+                    mine
+                });
+            for ((key_seq, _), c) in batch.iter().zip(checked) {
+                let c = match c {
+                    Ok(c) => c,
+                    Err(e) => {
+                        problems.push((*key_seq, e));
+                        continue;
+                    }
+                };
+                if c.first_seq < next {
+                    problems.push((
+                        c.first_seq,
+                        format!("chunk overlaps records before it (expected seq {next} next)"),
+                    ));
                     continue;
                 }
-            };
-            if c.first_seq < next {
-                problems.push((
-                    c.first_seq,
-                    format!("chunk overlaps records before it (expected seq {next} next)"),
-                ));
-                continue;
-            }
-            if c.first_seq != next {
-                problems.push((
-                    next,
-                    format!(
-                        "records {next}..{} are missing",
-                        c.first_seq.saturating_sub(1)
-                    ),
-                ));
-            } else if c.prev != last {
-                problems.push((
-                    c.first_seq,
-                    format!("prev does not match the hash of record {}", next - 1),
-                ));
-            }
-            for r in &c.records {
-                let h = canonical::record_hash(r.event, &r.prev, c.recorded_at, r.seq);
-                if h != r.hash {
+                if c.first_seq != next {
                     problems.push((
-                        r.seq,
-                        "stored hash does not match the record's content".into(),
+                        next,
+                        format!(
+                            "records {next}..{} are missing",
+                            c.first_seq.saturating_sub(1)
+                        ),
                     ));
-                } else if let Some(why) = header_mismatch(r) {
-                    problems.push((r.seq, why));
+                } else if c.prev != last {
+                    problems.push((
+                        c.first_seq,
+                        format!("prev does not match the hash of record {}", next - 1),
+                    ));
                 }
-                if expect.is_some_and(|(s, eh)| s == r.seq && eh == r.hash) {
-                    expected_found = true;
-                }
+                problems.extend(c.problems);
+                expected_found |= c.expected_found;
+                next = c.first_seq + c.count;
+                last = c.last.unwrap_or(last);
             }
-            next = c.first_seq + c.records.len() as u64;
-            last = c.records.last().map(|r| r.hash).unwrap_or(last);
         }
         let records = next - 1;
         if records != head.seq || last != head.hash {
@@ -490,20 +508,62 @@ impl Ledger {
 /// The fold reads a record's header (`at`, void target, keys) without parsing the
 /// event, and the hash covers only the event: check the header agrees with it.
 fn header_mismatch(r: &RecordView) -> Option<String> {
-    let rec = match events::decode_stored(r.event, r.seq, 0) {
-        Ok(rec) => rec,
+    let env = match events::stored_header(r.event) {
+        Ok(env) => env,
         Err(e) => return Some(format!("stored event cannot be decoded: {e}")),
     };
-    let void = match &rec.event {
-        Event::Ledger(ledger_events::Event::Voided(v)) => Some(v.target),
-        _ => None,
-    };
     let content = chunk::content_of(r.event);
-    let idem = rec.id.as_deref().map(chunk::idem_of_id).unwrap_or(content);
-    if rec.at != r.at || void != r.void_target || content != r.content || idem != r.idem {
+    let idem = env.id.as_deref().map(chunk::idem_of_id).unwrap_or(content);
+    if env.at != r.at || env.void_target != r.void_target || content != r.content || idem != r.idem
+    {
         return Some("record header (at, void target or keys) does not match its event".into());
     }
     None
+}
+
+/// What checking one chunk on its own finds.
+struct ChunkCheck {
+    first_seq: u64,
+    count: u64,
+    /// The stored `prev` of its first record.
+    prev: [u8; 32],
+    /// The hash of its last record.
+    last: Option<[u8; 32]>,
+    problems: Vec<(u64, String)>,
+    expected_found: bool,
+}
+
+/// Decode one chunk and check every record's hash and header.
+fn check_chunk(
+    key_seq: u64,
+    bytes: &[u8],
+    expect: Option<(u64, [u8; 32])>,
+) -> std::result::Result<ChunkCheck, String> {
+    let c = chunk::decode(bytes, key_seq).map_err(|e| e.to_string())?;
+    let mut problems = Vec::new();
+    let mut expected_found = false;
+    for r in &c.records {
+        let h = canonical::record_hash(r.event, &r.prev, c.recorded_at, r.seq);
+        if h != r.hash {
+            problems.push((
+                r.seq,
+                "stored hash does not match the record's content".into(),
+            ));
+        } else if let Some(why) = header_mismatch(r) {
+            problems.push((r.seq, why));
+        }
+        if expect.is_some_and(|(s, eh)| s == r.seq && eh == r.hash) {
+            expected_found = true;
+        }
+    }
+    Ok(ChunkCheck {
+        first_seq: c.first_seq,
+        count: c.records.len() as u64,
+        prev: c.prev,
+        last: c.records.last().map(|r| r.hash),
+        problems,
+        expected_found,
+    })
 }
 
 /// Records being added by one append.
@@ -622,14 +682,34 @@ impl Source for View<'_> {
     }
 
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
-        let mut cache: Option<Cached> = None;
+        self.records_of(seqs, None, f)
+    }
+
+    fn records_of(
+        &self,
+        seqs: &[u64],
+        only: Option<&str>,
+        f: &mut dyn FnMut(Record) -> Result<()>,
+    ) -> Result<()> {
+        // The fold order is `(at, seq)`: a late record sends it to a later chunk
+        // and straight back, so keep the last few chunks rather than one.
+        const KEEP: usize = 8;
+        let mut cache: Vec<Cached> = Vec::with_capacity(KEEP);
         for &seq in seqs {
-            if !cache.as_ref().is_some_and(|c| c.contains(seq)) {
-                cache = Some(self.load(seq)?);
+            let i = match cache.iter().position(|c| c.contains(seq)) {
+                Some(i) => i,
+                None => {
+                    if cache.len() == KEEP {
+                        cache.remove(0);
+                    }
+                    cache.push(self.load(seq)?);
+                    cache.len() - 1
+                }
+            };
+            let c = &cache[i];
+            if only.is_some() && !fold::wanted(&c.kind(seq)?, only) {
+                continue;
             }
-            let c = cache
-                .as_ref()
-                .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
             f(c.record(seq)?)?;
         }
         Ok(())
@@ -641,7 +721,8 @@ struct Cached {
     first: u64,
     recorded_at: i64,
     bytes: sled::IVec,
-    events: Vec<(usize, usize)>,
+    /// Each event's byte range and its header's `at`.
+    events: Vec<(usize, usize, Micros)>,
 }
 
 impl Cached {
@@ -649,12 +730,27 @@ impl Cached {
         seq >= self.first && seq < self.first + self.events.len() as u64
     }
 
-    fn record(&self, seq: u64) -> Result<Record> {
-        let (start, end) = *self
+    fn bytes_of(&self, seq: u64) -> Result<(&[u8], Micros)> {
+        let (start, end, at) = *self
             .events
             .get(seq.wrapping_sub(self.first) as usize)
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is not in its chunk")))?;
-        events::decode_stored(&self.bytes[start..end], seq, self.recorded_at)
+        Ok((&self.bytes[start..end], at))
+    }
+
+    /// The event's `type`, read without decoding its payload.
+    fn kind(&self, seq: u64) -> Result<String> {
+        let (bytes, _) = self.bytes_of(seq)?;
+        events::stored_kind(bytes)
+            .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
+    }
+
+    fn record(&self, seq: u64) -> Result<Record> {
+        let (start, end, at) = *self
+            .events
+            .get(seq.wrapping_sub(self.first) as usize)
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is not in its chunk")))?;
+        events::decode_stored_fast(&self.bytes[start..end], seq, at, self.recorded_at)
             .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
     }
 }
@@ -677,7 +773,7 @@ impl View<'_> {
             .iter()
             .map(|r| {
                 let start = r.event.as_ptr() as usize - base;
-                (start, start + r.event.len())
+                (start, start + r.event.len(), r.at)
             })
             .collect();
         let (first, recorded_at) = (c.first_seq, c.recorded_at_micros);

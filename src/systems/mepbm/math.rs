@@ -73,9 +73,11 @@ pub fn roster_cost(added: usize, removed: usize) -> i64 {
 
 /// Monthly adjustment: `round(factor * (r - mean) + mean)`.
 pub fn monthly(r: i64, factor: Rational, mean: i64) -> i64 {
-    let v = factor * Rational::from_integer(i128::from(r) - i128::from(mean))
-        + Rational::from_integer(mean.into());
-    round_half_away(v) as i64
+    // factor = n / d (d > 0): the value is (n * (r - mean) + mean * d) / d, rounded
+    // from that unreduced fraction (no gcd: a tick touches every rated subject).
+    let (n, d) = (*factor.numer(), *factor.denom());
+    let p = n * (i128::from(r) - i128::from(mean)) + i128::from(mean) * d;
+    round_half_away(Rational::new_raw(p, d)) as i64
 }
 
 /// Nazgul: `100 * won / played` as an exact percentage (0 when nothing played).
@@ -111,6 +113,24 @@ mod tests {
 
     fn one() -> Rational {
         Rational::from_integer(1)
+    }
+
+    #[test]
+    fn monthly_without_gcd_equals_the_exact_rational_formula() {
+        for (n, d) in [(98, 100), (49, 50), (1, 3), (7, 8), (0, 1), (3, 2)] {
+            let f = ratio(n, d);
+            for r in (-3000..6000).step_by(7) {
+                let exact =
+                    f * Rational::from_integer(i128::from(r) - 1500) + Rational::from_integer(1500);
+                assert_eq!(
+                    monthly(r, f, 1500),
+                    round_half_away(exact) as i64,
+                    "{r} {n}/{d}"
+                );
+            }
+        }
+        assert_eq!(monthly(1850, ratio(98, 100), 1500), 1843);
+        assert_eq!(monthly(1843, ratio(98, 100), 1500), 1836);
     }
 
     #[test]
