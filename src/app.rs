@@ -248,16 +248,7 @@ pub fn standings(
     };
     let report = f.state.standings(table, sel, &f.cx).map_err(Error::Usage)?;
     let text = output::render(&report, &stamp, format);
-    exiting(f, ledger);
     Ok(text)
-}
-
-/// A one-shot command is about to print and exit: skip freeing the fold's state
-/// and sled's page table (a tenth of a full replay's time), which the process
-/// exit does at once. Nothing is written by the commands that call this.
-fn exiting(f: fold::Folded, ledger: Ledger) {
-    std::mem::forget(f);
-    std::mem::forget(ledger);
 }
 
 /// `laurel fold` (hidden, for `bench`): fold every projection as the query asks
@@ -266,7 +257,6 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
     let ledger = Ledger::open(path)?;
     let f = fold::fold(&ledger.source()?, &args.query()?)?;
     let text = format!("folded every projection up to seq {}\n", f.known_at);
-    exiting(f, ledger);
     Ok(text)
 }
 
