@@ -18,6 +18,7 @@
 //! Determinism: one splitmix64 generator seeded by `--seed`; no clocks, no hash
 //! maps. The same `(events, seed, systems)` always prints the same bytes.
 
+use crate::systems::sbr::math::PIECES;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::{self, Write};
@@ -183,29 +184,6 @@ const NEUTRALS: [&str; 5] = ["Dunlendings", "Rhudaur", "Easterlings", "Corsairs"
 const SCENARIOS: [&str; 4] = ["1650", "2950", "1000", "bofa"];
 const POWERS: [&str; 7] = [
     "Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey",
-];
-const PIECES: [(&str, i64); 21] = [
-    ("I1", 1),
-    ("I2", 2),
-    ("I3", 3),
-    ("V3", 3),
-    ("I4", 4),
-    ("L4", 4),
-    ("O4", 4),
-    ("T4", 4),
-    ("Z4", 4),
-    ("F", 5),
-    ("I5", 5),
-    ("L5", 5),
-    ("N", 5),
-    ("P", 5),
-    ("T5", 5),
-    ("U", 5),
-    ("V5", 5),
-    ("W", 5),
-    ("X", 5),
-    ("Y", 5),
-    ("Z5", 5),
 ];
 const COLORS: [&str; 4] = ["red", "yellow", "green", "blue"];
 
