@@ -100,6 +100,15 @@ pub struct Folded {
     pub known_at: u64,
 }
 
+/// Is the record of `e` inside the query's known-at cut?
+fn known(q: &Query, e: &Entry) -> bool {
+    match q.known_at {
+        None => true,
+        Some(KnownAt::Seq(n)) => e.seq <= n,
+        Some(KnownAt::Time(t)) => e.recorded_at <= t,
+    }
+}
+
 /// Pass 1: the seqs to fold, in `(at, seq)` order, and the known-at seq.
 pub fn plan(source: &dyn Source, q: &Query) -> Result<(Vec<u64>, u64)> {
     let mut keys: Vec<(Micros, u64)> = Vec::new();
@@ -107,12 +116,7 @@ pub fn plan(source: &dyn Source, q: &Query) -> Result<(Vec<u64>, u64)> {
     let mut void_seqs: std::collections::BTreeSet<u64> = Default::default();
     let mut known = 0;
     source.entries(&mut |e| {
-        let inside = match q.known_at {
-            None => true,
-            Some(KnownAt::Seq(n)) => e.seq <= n,
-            Some(KnownAt::Time(t)) => e.recorded_at <= t,
-        };
-        if !inside {
+        if !known(q, &e) {
             return Ok(());
         }
         known = e.seq;
@@ -160,12 +164,7 @@ fn check_void(
 pub fn voids(source: &dyn Source, q: &Query) -> Result<std::collections::BTreeMap<u64, u64>> {
     let mut out = std::collections::BTreeMap::new();
     source.entries(&mut |e| {
-        let inside = match q.known_at {
-            None => true,
-            Some(KnownAt::Seq(n)) => e.seq <= n,
-            Some(KnownAt::Time(t)) => e.recorded_at <= t,
-        };
-        if let (true, Some(target)) = (inside, e.void_target) {
+        if let (true, Some(target)) = (known(q, &e), e.void_target) {
             out.insert(target, e.seq);
         }
         Ok(())
