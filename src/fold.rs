@@ -101,7 +101,7 @@ pub struct Folded {
 }
 
 /// Is the record of `e` inside the query's known-at cut?
-fn known(q: &Query, e: &Entry) -> bool {
+fn is_known(q: &Query, e: &Entry) -> bool {
     match q.known_at {
         None => true,
         Some(KnownAt::Seq(n)) => e.seq <= n,
@@ -116,7 +116,7 @@ pub fn plan(source: &dyn Source, q: &Query) -> Result<(Vec<u64>, u64)> {
     let mut void_seqs: std::collections::BTreeSet<u64> = Default::default();
     let mut known = 0;
     source.entries(&mut |e| {
-        if !known(q, &e) {
+        if !is_known(q, &e) {
             return Ok(());
         }
         known = e.seq;
@@ -164,7 +164,7 @@ fn check_void(
 pub fn voids(source: &dyn Source, q: &Query) -> Result<std::collections::BTreeMap<u64, u64>> {
     let mut out = std::collections::BTreeMap::new();
     source.entries(&mut |e| {
-        if let (true, Some(target)) = (known(q, &e), e.void_target) {
+        if let (true, Some(target)) = (is_known(q, &e), e.void_target) {
             out.insert(target, e.seq);
         }
         Ok(())
