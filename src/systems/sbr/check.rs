@@ -1,50 +1,52 @@
 //! Validation of `sbr.game_played` against the tournament folded so far.
 //! Every message names the tournament, match, game, player or seat and the rule.
 
-use std::collections::BTreeSet;
-
 use crate::events::sbr::{GamePlayed, Seat, Stage};
 
 use super::math::{self, BaseRef};
-use super::{color_name, stage_name, Cx, Standing, Tournament, SYS};
+use super::{color_code, color_name, stage_name, Cx, Match, Standing, View, SYS};
 
 /// Check one game of tournament `t` (None: not created yet).
-pub(super) fn game(t: Option<&Tournament>, g: &GamePlayed, cx: &Cx) -> Result<(), String> {
-    let t = t.ok_or_else(|| {
-        format!(
+pub(super) fn game(t: Option<View>, g: &GamePlayed, cx: &Cx) -> Result<(), String> {
+    let Some(t) = t else {
+        return Err(format!(
             "tournament {} is not created (no sbr.tournament_created at or before this game)",
             g.tournament
-        )
-    })?;
-    let what = format!(
-        "tournament {}, {} match {}, game {}",
-        t.id,
-        stage_name(g.stage),
-        g.match_,
-        g.game
-    );
+        ));
+    };
     let inner = || -> Result<(), String> {
         seats(g, cx)?;
-        stage_order(t, g)?;
-        if let Some(fin) = t.final_match(cx) {
+        stage_order(&t, g)?;
+        if let Some(fin) = t.final_match() {
             return Err(format!(
                 "the tournament is over: its final match {} is complete",
-                fin.id
+                t.names.name(fin.id)
             ));
         }
         match g.stage {
-            Stage::Seeding => seeding(t, g),
-            _ => match_game(t, g, cx),
+            Stage::Seeding => seeding(&t, g),
+            _ => match_game(&t, g, cx),
         }
     };
-    inner().map_err(|e| format!("{what}: {e}"))
+    inner().map_err(|e| {
+        format!(
+            "tournament {}, {} match {}, game {}: {e}",
+            t.t.id,
+            stage_name(g.stage),
+            g.match_,
+            g.game
+        )
+    })
 }
 
 /// Seats red, yellow, green and blue each once; a player in one seat at most;
 /// each named player's score given or computable, and agreeing with the bases.
 fn seats(g: &GamePlayed, cx: &Cx) -> Result<(), String> {
-    let colors: BTreeSet<_> = g.seats.iter().map(|s| s.seat).collect();
-    if g.seats.len() != 4 || colors.len() != 4 {
+    let colors = g
+        .seats
+        .iter()
+        .fold(0u8, |acc, s| acc | 1 << color_code(s.seat));
+    if g.seats.len() != 4 || colors != 0b1111 {
         let got: Vec<&str> = g.seats.iter().map(|s| color_name(s.seat)).collect();
         return Err(format!(
             "seats must be red, yellow, green and blue, each once (got {})",
@@ -55,7 +57,7 @@ fn seats(g: &GamePlayed, cx: &Cx) -> Result<(), String> {
             }
         ));
     }
-    let mut players = BTreeSet::new();
+    let mut players: Vec<&str> = Vec::with_capacity(4);
     for s in &g.seats {
         if let Some(p) = &s.player {
             if p.is_empty() {
@@ -64,11 +66,12 @@ fn seats(g: &GamePlayed, cx: &Cx) -> Result<(), String> {
                     color_name(s.seat)
                 ));
             }
-            if !players.insert(p) {
+            if players.contains(&p.as_str()) {
                 return Err(format!(
                     "player {p} holds two seats (one seat per player per game)"
                 ));
             }
+            players.push(p);
         }
         seat_score(s, cx)?;
     }
@@ -76,34 +79,35 @@ fn seats(g: &GamePlayed, cx: &Cx) -> Result<(), String> {
 }
 
 fn seat_score(s: &Seat, cx: &Cx) -> Result<(), String> {
-    let who = match &s.player {
+    let who = || match &s.player {
         Some(p) => format!("player {p} ({} seat)", color_name(s.seat)),
         None => format!("bot ({} seat)", color_name(s.seat)),
     };
     if s.score.is_some_and(|x| x < 0) {
-        return Err(format!("{who}: a score cannot be negative"));
+        return Err(format!("{}: a score cannot be negative", who()));
     }
     let Some(bases) = &s.bases else {
         if s.player.is_some() && s.score.is_none() {
-            return Err(format!("{who}: needs `bases` or `score`"));
+            return Err(format!("{}: needs `bases` or `score`", who()));
         }
         return Ok(());
     };
-    let refs: Vec<BaseRef> = bases.iter().map(|b| (b.piece.as_str(), b.bonus)).collect();
+    let refs = || bases.iter().map(|b| (b.piece.as_str(), b.bonus));
     let mult = cx.params.int(SYS, "bonus_multiplier");
-    let computed = math::game_score(&refs, mult).map_err(|e| format!("{who}: {e}"))?;
+    let computed = math::game_score_of(refs(), mult).map_err(|e| format!("{}: {e}", who()))?;
     match s.score {
         Some(given) if given != computed => Err(format!(
-            "{who}: score {given} does not agree with its bases ({} = {computed})",
-            math::score_formula(&refs, mult)
+            "{}: score {given} does not agree with its bases ({} = {computed})",
+            who(),
+            math::score_formula(&refs().collect::<Vec<BaseRef>>(), mult)
         )),
         _ => Ok(()),
     }
 }
 
 /// Stages run seeding, group, bracket: none comes back once a later one began.
-fn stage_order(t: &Tournament, g: &GamePlayed) -> Result<(), String> {
-    match t.stage {
+fn stage_order(t: &View, g: &GamePlayed) -> Result<(), String> {
+    match t.t.stage {
         Some(now) if now > g.stage => Err(format!(
             "the tournament is already in its {} stage; a {} game comes too late \
              (stages run seeding, group, bracket)",
@@ -115,29 +119,39 @@ fn stage_order(t: &Tournament, g: &GamePlayed) -> Result<(), String> {
 }
 
 /// A seeding game: game 1, the player in red against three bots, once per player.
-fn seeding(t: &Tournament, g: &GamePlayed) -> Result<(), String> {
+fn seeding(t: &View, g: &GamePlayed) -> Result<(), String> {
     if g.game != 1 {
         return Err("a seeding game is game 1 (one seeding game per player)".into());
     }
     if g.group.is_some() {
         return Err("`group` belongs to group-stage games only".into());
     }
-    let named: Vec<&Seat> = g.seats.iter().filter(|s| s.player.is_some()).collect();
+    let mut named = g.seats.iter().filter(|s| s.player.is_some());
     let player =
-        match named.as_slice() {
-            [s] if s.seat == crate::events::sbr::Color::Red => s.player.clone().unwrap_or_default(),
+        match (named.next(), named.next()) {
+            (Some(s), None) if s.seat == crate::events::sbr::Color::Red => {
+                s.player.as_deref().unwrap_or_default()
+            }
             _ => return Err(
                 "a seeding game has one player, in the red seat, against three bots (player: null)"
                     .into(),
             ),
         };
-    if let Some(prev) = t.seeds.get(&player) {
+    let names = t.names;
+    let person = names.get(player).and_then(|n| t.t.person(n));
+    if let Some(prev) = person
+        .map(|p| &t.t.people[p as usize])
+        .filter(|p| p.seeded())
+    {
         return Err(format!(
             "player {player} is already seeded (seeding game {}); one seeding game per player",
-            prev.match_id
+            names.name(prev.seed_match)
         ));
     }
-    if t.matches.contains_key(&g.match_.0) || t.seeds.values().any(|s| s.match_id == g.match_.0) {
+    if names
+        .get(&g.match_.0)
+        .is_some_and(|id| t.t.match_ix(id).is_some() || t.t.seed_match_used(id))
+    {
         return Err(format!(
             "match id {} is already used in this tournament",
             g.match_
@@ -147,7 +161,7 @@ fn seeding(t: &Tournament, g: &GamePlayed) -> Result<(), String> {
 }
 
 /// A group or bracket game.
-fn match_game(t: &Tournament, g: &GamePlayed, cx: &Cx) -> Result<(), String> {
+fn match_game(t: &View, g: &GamePlayed, cx: &Cx) -> Result<(), String> {
     let games = cx.params.int(SYS, "games_per_match");
     if g.game < 1 || g.game > games {
         return Err(format!(
@@ -157,66 +171,67 @@ fn match_game(t: &Tournament, g: &GamePlayed, cx: &Cx) -> Result<(), String> {
     if g.group.is_some() && g.stage != Stage::Group {
         return Err("`group` belongs to group-stage games only".into());
     }
-    if t.seeds.values().any(|s| s.match_id == g.match_.0) {
+    let id = t.names.get(&g.match_.0);
+    if id.is_some_and(|id| t.t.seed_match_used(id)) {
         return Err(format!("match id {} is already a seeding game", g.match_));
     }
-    let players: BTreeSet<String> = g.seats.iter().filter_map(|s| s.player.clone()).collect();
-    match t.matches.get(&g.match_.0) {
-        Some(m) => next_game(m, g, &players, games),
-        None => new_match(t, g, &players, cx),
+    let mut players: Vec<&str> = g.seats.iter().filter_map(|s| s.player.as_deref()).collect();
+    players.sort_unstable();
+    players.dedup();
+    match id.and_then(|id| t.t.match_ix(id)) {
+        Some(ix) => next_game(t, &t.t.matches[ix as usize], g, &players, games),
+        None => new_match(t, g, &players),
     }
 }
 
 /// A later game of a known match: same stage, group and players; a new game
 /// number; nobody in a seat they already played more often than the rule allows.
 fn next_game(
-    m: &super::Match,
+    t: &View,
+    m: &Match,
     g: &GamePlayed,
-    players: &BTreeSet<String>,
+    players: &[&str],
     games: i64,
 ) -> Result<(), String> {
+    let names = t.names;
+    let id = names.name(m.id);
     if m.stage != g.stage {
-        return Err(format!("match {} is a {} match", m.id, stage_name(m.stage)));
+        return Err(format!("match {id} is a {} match", stage_name(m.stage)));
     }
-    let group = g.group.as_ref().map(|x| x.0.clone());
-    if m.group != group {
+    let group = g.group.as_ref().map(|x| x.0.as_str());
+    let mine = names.opt(m.group);
+    if mine != group {
         return Err(format!(
-            "match {} is in group {}, not {}",
-            m.id,
-            m.group.as_deref().unwrap_or("(none)"),
-            group.as_deref().unwrap_or("(none)")
+            "match {id} is in group {}, not {}",
+            mine.unwrap_or("(none)"),
+            group.unwrap_or("(none)")
         ));
     }
-    if m.games.contains_key(&g.game) {
-        return Err(format!(
-            "game {} of match {} is already recorded",
-            g.game, m.id
-        ));
+    if m.nums.contains(&g.game) {
+        return Err(format!("game {} of match {id} is already recorded", g.game));
     }
-    if &m.players != players {
+    let mut theirs: Vec<&str> = m.players.iter().map(|&p| t.player(p)).collect();
+    theirs.sort_unstable();
+    if theirs != players {
         return Err(format!(
-            "match {} is played by {}; this game has {} (a match keeps the same players)",
-            m.id,
-            list(&m.players),
+            "match {id} is played by {}; this game has {} (a match keeps the same players)",
+            list(&theirs),
             list(players)
         ));
     }
     // Each player once in each seat over 4 games (ceil(games/4) times in general).
     let per_seat = (games + 3) / 4;
-    for s in g.seats.iter().filter(|s| s.player.is_some()) {
-        let before = m
-            .games
-            .values()
-            .flatten()
-            .filter(|r| r.seat == s.seat && r.player == s.player)
-            .count() as i64;
+    for s in g.seats.iter() {
+        let Some(name) = s.player.as_deref() else {
+            continue;
+        };
+        let person = names.get(name).and_then(|n| t.t.person(n));
+        let before = person.map_or(0, |p| m.seat_count(p, s.seat)) as i64;
         if before >= per_seat {
             return Err(format!(
-                "player {} already played the {} seat in match {} \
+                "player {name} already played the {} seat in match {id} \
                  (each player plays each seat once)",
-                s.player.as_deref().unwrap_or_default(),
                 color_name(s.seat),
-                m.id
             ));
         }
     }
@@ -224,39 +239,26 @@ fn next_game(
 }
 
 /// The first game of a match: every player entitled to play it.
-fn new_match(
-    t: &Tournament,
-    g: &GamePlayed,
-    players: &BTreeSet<String>,
-    cx: &Cx,
-) -> Result<(), String> {
+fn new_match(t: &View, g: &GamePlayed, players: &[&str]) -> Result<(), String> {
     if players.is_empty() {
         return Err("a match needs at least one player (bots only fill seats)".into());
     }
-    let qualifiers = match g.stage {
-        Stage::Bracket => t.qualifiers(cx),
-        _ => Vec::new(),
-    };
     for p in players {
-        entitled(t, g, p, &qualifiers, cx)?;
+        entitled(t, g, p)?;
     }
     Ok(())
 }
 
-fn entitled(
-    t: &Tournament,
-    g: &GamePlayed,
-    p: &str,
-    qualifiers: &[String],
-    cx: &Cx,
-) -> Result<(), String> {
+fn entitled(t: &View, g: &GamePlayed, p: &str) -> Result<(), String> {
+    let names = t.names;
+    let person = names.get(p).and_then(|n| t.t.person(n));
     match g.stage {
-        Stage::Group if !t.seeds.contains_key(p) => {
+        Stage::Group if !person.is_some_and(|x| t.t.people[x as usize].seeded()) => {
             return Err(format!(
                 "player {p} has no seeding game; only seeded players play the group stage"
             ))
         }
-        Stage::Bracket if !qualifiers.iter().any(|q| q == p) => {
+        Stage::Bracket if !person.is_some_and(|x| t.is_qualifier(x)) => {
             return Err(format!(
                 "player {p} did not advance from the group stage; the bracket is for \
                  the players who advanced from their last group match"
@@ -264,36 +266,46 @@ fn entitled(
         }
         _ => {}
     }
-    let earlier = t.matches_of(g.stage, p);
+    let Some(person) = person else {
+        return Ok(());
+    };
+    let Some(last) = t.t.last_match(g.stage, person) else {
+        return Ok(());
+    };
     let group = g.group.as_ref().map(|x| x.0.as_str());
-    if let Some(m) = earlier.last().filter(|m| m.group.as_deref() != group) {
+    let mine = names.opt(last.group);
+    if mine != group {
         return Err(format!(
             "player {p} plays in group {}, not {} (a player stays in one group)",
-            m.group.as_deref().unwrap_or("(none)"),
+            mine.unwrap_or("(none)"),
             group.unwrap_or("(none)")
         ));
     }
-    match (earlier.last(), t.standing(g.stage, p, cx)) {
-        (Some(m), Some(Standing::Playing)) => Err(format!(
+    match t.standing_in(last, person) {
+        Standing::Playing => Err(format!(
             "player {p} is still playing match {} ({} of {} games recorded)",
-            m.id,
-            m.games.len(),
-            cx.params.int(SYS, "games_per_match")
+            names.name(last.id),
+            last.games(),
+            cx_games(t)
         )),
-        (Some(m), Some(Standing::Eliminated)) => Err(format!(
+        Standing::Eliminated => Err(format!(
             "player {p} was eliminated in match {} (place {}; the top {} advance)",
-            m.id,
-            t.place_in(m, p, cx).unwrap_or(0),
-            cx.params.int(SYS, "advance")
+            names.name(last.id),
+            t.place_in(last, person).unwrap_or(0),
+            t.advance()
         )),
-        _ => Ok(()),
+        Standing::Advanced => Ok(()),
     }
 }
 
-fn list(players: &BTreeSet<String>) -> String {
+fn cx_games(t: &View) -> i64 {
+    t.games_per_match()
+}
+
+fn list(players: &[&str]) -> String {
     if players.is_empty() {
         "bots only".into()
     } else {
-        players.iter().cloned().collect::<Vec<_>>().join(", ")
+        players.join(", ")
     }
 }

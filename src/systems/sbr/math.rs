@@ -2,7 +2,7 @@
 //! the ranking of a match. No ledger types here.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// The 21 bases (Blokus polyominoes) and their sizes in squares (seed Fig. 2).
 pub const PIECES: [(&str, i64); 21] = [
@@ -40,25 +40,31 @@ pub type BaseRef<'a> = (&'a str, bool);
 /// Game score = sum of piece sizes, times `bonus_multiplier` for a piece on a
 /// bonus tile. Errors name the piece: unknown, or placed twice.
 pub fn game_score(bases: &[BaseRef], bonus_multiplier: i64) -> Result<i64, String> {
-    let mut seen = BTreeSet::new();
+    game_score_of(bases.iter().copied(), bonus_multiplier)
+}
+
+/// [`game_score`] over any sequence of bases (no allocation unless it fails).
+pub fn game_score_of<'a>(
+    bases: impl IntoIterator<Item = BaseRef<'a>>,
+    bonus_multiplier: i64,
+) -> Result<i64, String> {
+    let mut seen = 0u32;
     let mut total = 0i64;
     for (piece, bonus) in bases {
-        let size = piece_size(piece).ok_or_else(|| {
-            format!(
+        let Some(i) = PIECES.iter().position(|(n, _)| *n == piece) else {
+            return Err(format!(
                 "piece {piece:?} is not one of the 21 bases ({})",
                 PIECES.map(|(n, _)| n).join(", ")
-            )
-        })?;
-        if !seen.insert(*piece) {
+            ));
+        };
+        if seen & (1 << i) != 0 {
             return Err(format!(
                 "piece {piece} is placed twice (each base at most once per player per game)"
             ));
         }
-        total += if *bonus {
-            size * bonus_multiplier
-        } else {
-            size
-        };
+        seen |= 1 << i;
+        let size = PIECES[i].1;
+        total += if bonus { size * bonus_multiplier } else { size };
     }
     Ok(total)
 }
@@ -102,10 +108,11 @@ pub fn competition_ranks<K: Ord + Clone, S: Ord + Copy>(keys: &[(K, S)]) -> BTre
     out
 }
 
-/// One player's line in a match, as far as ranking goes.
+/// One player's line in a match, as far as ranking goes. `P` names the player
+/// (its order is the display order of lines the tie-breaks leave equal).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Line {
-    pub player: String,
+pub struct Line<P = String> {
+    pub player: P,
     /// Sum of the player's game scores in the match.
     pub total: i64,
     /// Highest single game of the match.
@@ -115,7 +122,7 @@ pub struct Line {
 }
 
 /// Order of two lines: score, then best single game, then seed rank (seed §5.2).
-pub fn line_order(a: &Line, b: &Line) -> Ordering {
+pub fn line_order<P>(a: &Line<P>, b: &Line<P>) -> Ordering {
     b.total
         .cmp(&a.total)
         .then_with(|| b.best.cmp(&a.best))
@@ -128,10 +135,14 @@ fn seed_key(s: Option<u32>) -> u32 {
 
 /// Rank a match: lines sorted best first with their place. Lines the
 /// tie-breaks leave equal share a place (then sorted by name, for a stable display).
-pub fn rank_lines(lines: &[Line]) -> Vec<(u32, Line)> {
-    let mut sorted = lines.to_vec();
+pub fn rank_lines<P: Ord + Clone>(lines: &[Line<P>]) -> Vec<(u32, Line<P>)> {
+    rank_owned(lines.to_vec())
+}
+
+/// [`rank_lines`], taking the lines by value.
+pub fn rank_owned<P: Ord>(mut sorted: Vec<Line<P>>) -> Vec<(u32, Line<P>)> {
     sorted.sort_by(|a, b| line_order(a, b).then_with(|| a.player.cmp(&b.player)));
-    let mut out: Vec<(u32, Line)> = Vec::with_capacity(sorted.len());
+    let mut out: Vec<(u32, Line<P>)> = Vec::with_capacity(sorted.len());
     for (i, l) in sorted.into_iter().enumerate() {
         let place = match out.last() {
             Some((p, prev)) if line_order(prev, &l) == Ordering::Equal => *p,

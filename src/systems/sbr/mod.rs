@@ -38,7 +38,9 @@ mod check;
 pub mod math;
 mod report;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::OnceCell;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::events::sbr::{Color, Event, GamePlayed, Stage};
 use crate::events::{Event as AnyEvent, Record};
@@ -46,7 +48,7 @@ use crate::params::{Kind, ParamDef};
 use crate::time::Micros;
 
 use super::{Change, Cx, Projection, Selector};
-use math::{advances, competition_ranks, rank_lines, Line};
+use math::{advances, rank_owned, Line};
 
 /// Standings tables this module produces.
 pub const TABLES: &[&str] = &["sbr"];
@@ -85,56 +87,159 @@ pub const PARAMS: &[ParamDef] = &[
     },
 ];
 
-/// One seat of a recorded game: who sat there and what they scored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SeatResult {
-    pub seat: Color,
-    pub player: Option<String>,
-    pub score: Option<i64>,
+/// "None" for an interned id or an index.
+const NONE: u32 = u32::MAX;
+
+/// Interned strings (player names, match and group ids): each a `u32`, so the
+/// per-game state holds no string.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Names {
+    ids: HashMap<Box<str>, u32>,
+    names: Vec<Box<str>>,
 }
 
-/// A group or bracket match (seeding games are kept as [`Seeded`]).
+impl Names {
+    fn get(&self, s: &str) -> Option<u32> {
+        self.ids.get(s).copied()
+    }
+
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(id) = self.get(s) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(s.into());
+        self.ids.insert(s.into(), id);
+        id
+    }
+
+    pub fn name(&self, id: u32) -> &str {
+        self.names.get(id as usize).map_or("", |s| s)
+    }
+
+    fn opt(&self, id: u32) -> Option<&str> {
+        (id != NONE).then(|| self.name(id))
+    }
+}
+
+/// A player's matches in one stage: how many, and the latest (an index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Track {
+    pub count: u32,
+    pub last: u32,
+}
+
+impl Default for Track {
+    fn default() -> Self {
+        Track {
+            count: 0,
+            last: NONE,
+        }
+    }
+}
+
+/// Everyone who seeded or played a match in a tournament.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Person {
+    pub name: u32,
+    /// The seeding game's match id (NONE: not seeded) and its score.
+    pub seed_match: u32,
+    pub seed_score: i64,
+    /// Group and bracket matches.
+    pub tracks: [Track; 2],
+}
+
+impl Person {
+    fn seeded(&self) -> bool {
+        self.seed_match != NONE
+    }
+
+    fn track(&self, stage: Stage) -> Option<Track> {
+        match stage {
+            Stage::Seeding => None,
+            Stage::Group => Some(self.tracks[0]),
+            Stage::Bracket => Some(self.tracks[1]),
+        }
+    }
+}
+
+/// A seat's byte: the color (0..=3), [`HAS_SCORE`], or [`NO_SEAT`].
+const HAS_SCORE: u8 = 0x80;
+const NO_SEAT: u8 = 0x40;
+
+fn color_code(c: Color) -> u8 {
+    c as u8
+}
+
+/// A group or bracket match (seeding games are kept on [`Person`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Match {
-    pub id: String,
+    pub id: u32,
+    pub group: u32,
     pub stage: Stage,
-    pub group: Option<String>,
-    /// Position among the tournament's matches, by first game in fold order.
-    pub order: u64,
     /// Round within the stage (see the module docs).
     pub round: u32,
-    /// The named players (bots are not listed).
-    pub players: BTreeSet<String>,
-    /// Game number → seats.
-    pub games: BTreeMap<i64, Vec<SeatResult>>,
+    /// The named players (person indices, by name; bots are not listed).
+    pub players: Box<[u32]>,
+    /// Game numbers, in fold order.
+    pub nums: Vec<i64>,
+    /// Per game, per player (row-major): score, and seat byte.
+    scores: Vec<i64>,
+    seats: Vec<u8>,
 }
 
 impl Match {
+    pub fn games(&self) -> usize {
+        self.nums.len()
+    }
+
+    fn slot(&self, person: u32) -> Option<usize> {
+        self.players.iter().position(|&p| p == person)
+    }
+
+    /// A player's score in game `k` (by position), None when not given.
+    fn score_at(&self, k: usize, j: usize) -> Option<i64> {
+        let i = k * self.players.len() + j;
+        (self.seats[i] & HAS_SCORE != 0).then(|| self.scores[i])
+    }
+
+    /// The (total, best game) of the player in slot `j`.
+    fn totals_at(&self, j: usize) -> (i64, i64) {
+        let mut total = 0;
+        let mut best = None;
+        for k in 0..self.nums.len() {
+            let s = self.score_at(k, j).unwrap_or(0);
+            total += s;
+            best = best.max(Some(s));
+        }
+        (total, best.unwrap_or(0))
+    }
+
     /// A player's (total, best game) over the games recorded so far.
-    fn totals(&self, player: &str) -> (i64, i64) {
-        let scores: Vec<i64> = self
-            .games
-            .values()
-            .flatten()
-            .filter(|s| s.player.as_deref() == Some(player))
-            .map(|s| s.score.unwrap_or(0))
-            .collect();
-        (
-            scores.iter().sum(),
-            scores.iter().copied().max().unwrap_or(0),
-        )
+    pub fn totals(&self, person: u32) -> (i64, i64) {
+        self.slot(person).map_or((0, 0), |j| self.totals_at(j))
     }
 
-    fn complete(&self, cx: &Cx) -> bool {
-        self.games.len() as i64 >= cx.params.int(SYS, "games_per_match")
+    /// A player's score in the game numbered `game` (None: no such game or score).
+    pub fn game_score(&self, game: i64, person: u32) -> Option<i64> {
+        let k = self.nums.iter().position(|&n| n == game)?;
+        self.score_at(k, self.slot(person)?)
     }
-}
 
-/// A player's seeding game.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Seeded {
-    pub score: i64,
-    pub match_id: String,
+    /// How many recorded games had `person` in seat `c`.
+    fn seat_count(&self, person: u32, c: Color) -> usize {
+        let Some(j) = self.slot(person) else {
+            return 0;
+        };
+        let n = self.players.len();
+        (0..self.nums.len())
+            .filter(|k| self.seats[k * n + j] & !HAS_SCORE == color_code(c))
+            .count()
+    }
+
+    fn complete(&self, gpm: i64) -> bool {
+        self.nums.len() as i64 >= gpm
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -143,8 +248,17 @@ pub(crate) struct Tournament {
     pub created: Micros,
     /// The latest stage with a game (stages only move forward).
     pub stage: Option<Stage>,
-    pub seeds: BTreeMap<String, Seeded>,
-    pub matches: BTreeMap<String, Match>,
+    pub people: Vec<Person>,
+    /// (name id, person index), by name id.
+    by_name: Vec<(u32, u32)>,
+    /// Every seeding score, highest first (seed rank = 1 + how many are higher).
+    seed_scores: Vec<i64>,
+    /// Seeding games' match ids, sorted.
+    seed_ids: Vec<u32>,
+    /// Group and bracket matches, in order of their first game.
+    pub matches: Vec<Match>,
+    /// (match id, index), by match id.
+    match_ids: Vec<(u32, u32)>,
 }
 
 /// How a player's part in one stage stands after their last match of it.
@@ -155,131 +269,260 @@ pub(crate) enum Standing {
     Eliminated,
 }
 
+fn lookup(v: &[(u32, u32)], key: u32) -> Option<u32> {
+    v.binary_search_by_key(&key, |e| e.0).ok().map(|i| v[i].1)
+}
+
 impl Tournament {
-    /// Seed ranks from the seeding games (equal scores share a rank).
-    pub fn seed_ranks(&self) -> BTreeMap<String, u32> {
-        let keys: Vec<(String, i64)> = self
-            .seeds
-            .iter()
-            .map(|(p, s)| (p.clone(), s.score))
-            .collect();
-        competition_ranks(&keys)
+    pub fn person(&self, name: u32) -> Option<u32> {
+        lookup(&self.by_name, name)
     }
 
-    /// A player's matches in a stage, oldest first.
-    pub fn matches_of(&self, stage: Stage, player: &str) -> Vec<&Match> {
-        let mut v: Vec<&Match> = self
-            .matches
-            .values()
-            .filter(|m| m.stage == stage && m.players.contains(player))
-            .collect();
-        v.sort_by_key(|m| m.order);
-        v
+    fn person_mut(&mut self, name: u32) -> u32 {
+        match self.by_name.binary_search_by_key(&name, |e| e.0) {
+            Ok(i) => self.by_name[i].1,
+            Err(i) => {
+                let ix = self.people.len() as u32;
+                self.people.push(Person {
+                    name,
+                    seed_match: NONE,
+                    seed_score: 0,
+                    tracks: [Track::default(); 2],
+                });
+                self.by_name.insert(i, (name, ix));
+                ix
+            }
+        }
+    }
+
+    pub fn match_ix(&self, id: u32) -> Option<u32> {
+        lookup(&self.match_ids, id)
+    }
+
+    fn seed_match_used(&self, id: u32) -> bool {
+        self.seed_ids.binary_search(&id).is_ok()
+    }
+
+    fn set_seed(&mut self, p: u32, score: i64, match_id: u32) {
+        let old = &self.people[p as usize];
+        if old.seeded() {
+            let (s, m) = (old.seed_score, old.seed_match);
+            if let Some(i) = self.seed_scores.iter().position(|&x| x == s) {
+                self.seed_scores.remove(i);
+            }
+            if let Ok(i) = self.seed_ids.binary_search(&m) {
+                self.seed_ids.remove(i);
+            }
+        }
+        let i = self.seed_scores.partition_point(|&x| x > score);
+        self.seed_scores.insert(i, score);
+        if let Err(i) = self.seed_ids.binary_search(&match_id) {
+            self.seed_ids.insert(i, match_id);
+        }
+        let person = &mut self.people[p as usize];
+        person.seed_score = score;
+        person.seed_match = match_id;
+    }
+
+    /// A seeded player's seed rank (equal scores share a rank).
+    pub fn seed_rank(&self, p: u32) -> Option<u32> {
+        let person = &self.people[p as usize];
+        person
+            .seeded()
+            .then(|| 1 + self.seed_scores.partition_point(|&x| x > person.seed_score) as u32)
+    }
+
+    /// A player's latest match of a stage.
+    pub fn last_match(&self, stage: Stage, p: u32) -> Option<&Match> {
+        let t = self.people[p as usize].track(stage)?;
+        self.matches.get(t.last as usize)
+    }
+
+    /// A player's score in their last group match ("the final match before brackets").
+    pub fn last_group_score(&self, p: u32) -> i64 {
+        self.last_match(Stage::Group, p)
+            .map_or(0, |m| m.totals(p).0)
+    }
+}
+
+/// A tournament seen under the rules in force, with what is derived from it
+/// (qualifiers, bracket seeds) computed once, when first asked for.
+pub(crate) struct View<'a> {
+    pub t: &'a Tournament,
+    pub names: &'a Names,
+    gpm: i64,
+    advance: i64,
+    bracket: OnceCell<Bracket>,
+}
+
+/// The bracket's entrants and the keys their bracket seeds come from.
+struct Bracket {
+    /// Qualifiers (person indices), by name.
+    qualifiers: Vec<u32>,
+    /// Per person: is a qualifier.
+    is_q: Vec<bool>,
+    /// Every qualifier's key, highest first.
+    keys: Vec<(i64, Reverse<u32>)>,
+}
+
+/// A ranked line: the player's name and person index.
+pub(crate) type Who<'a> = (&'a str, u32);
+
+impl<'a> View<'a> {
+    pub fn new(t: &'a Tournament, names: &'a Names, cx: &Cx) -> Self {
+        View {
+            t,
+            names,
+            gpm: cx.params.int(SYS, "games_per_match"),
+            advance: cx.params.int(SYS, "advance"),
+            bracket: OnceCell::new(),
+        }
+    }
+
+    pub fn games_per_match(&self) -> i64 {
+        self.gpm
+    }
+
+    pub fn advance(&self) -> i64 {
+        self.advance
+    }
+
+    pub fn player(&self, p: u32) -> &'a str {
+        self.names.name(self.t.people[p as usize].name)
+    }
+
+    pub fn complete(&self, m: &Match) -> bool {
+        m.complete(self.gpm)
+    }
+
+    fn bracket(&self) -> &Bracket {
+        self.bracket.get_or_init(|| {
+            let t = self.t;
+            let mut qualifiers: Vec<u32> = (0..t.people.len() as u32)
+                .filter(|&p| {
+                    t.people[p as usize].tracks[0].count > 0
+                        && self.standing(Stage::Group, p) == Some(Standing::Advanced)
+                })
+                .collect();
+            qualifiers.sort_by_key(|&p| self.player(p));
+            let mut is_q = vec![false; t.people.len()];
+            for &q in &qualifiers {
+                is_q[q as usize] = true;
+            }
+            let mut keys: Vec<_> = qualifiers.iter().map(|&q| self.bracket_key(q)).collect();
+            keys.sort_unstable_by(|a, b| b.cmp(a));
+            Bracket {
+                qualifiers,
+                is_q,
+                keys,
+            }
+        })
+    }
+
+    fn bracket_key(&self, p: u32) -> (i64, Reverse<u32>) {
+        let seed = self.t.seed_rank(p).unwrap_or(u32::MAX);
+        (self.t.last_group_score(p), Reverse(seed))
+    }
+
+    /// Players who advanced from their last group match: the bracket's entrants, by name.
+    pub fn qualifiers(&self) -> &[u32] {
+        &self.bracket().qualifiers
+    }
+
+    pub fn is_qualifier(&self, p: u32) -> bool {
+        self.bracket()
+            .is_q
+            .get(p as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// A qualifier's bracket seed: by last group match score, then seed rank.
+    pub fn bracket_seed(&self, p: u32) -> Option<u32> {
+        let b = self.bracket();
+        if !b.is_q.get(p as usize).copied().unwrap_or(false) {
+            return None;
+        }
+        let key = self.bracket_key(p);
+        Some(1 + b.keys.partition_point(|k| *k > key) as u32)
     }
 
     /// A match ranked: (place, line) best first, with the stage's seed tie-break.
-    pub fn ranked(&self, m: &Match, cx: &Cx) -> Vec<(u32, Line)> {
-        let seeds = match m.stage {
-            Stage::Bracket => self.bracket_seeds(cx),
-            _ => self.seed_ranks(),
-        };
-        let lines: Vec<Line> = m
+    pub fn ranked(&self, m: &Match) -> Vec<(u32, Line<Who<'a>>)> {
+        let lines: Vec<Line<Who<'a>>> = m
             .players
             .iter()
-            .map(|p| {
-                let (total, best) = m.totals(p);
+            .enumerate()
+            .map(|(j, &p)| {
+                let (total, best) = m.totals_at(j);
+                let seed = match m.stage {
+                    Stage::Bracket => self.bracket_seed(p),
+                    _ => self.t.seed_rank(p),
+                };
                 Line {
-                    player: p.clone(),
+                    player: (self.player(p), p),
                     total,
                     best,
-                    seed: seeds.get(p).copied(),
+                    seed,
                 }
             })
             .collect();
-        rank_lines(&lines)
+        rank_owned(lines)
     }
 
     /// A player's place in a match (None: not in it).
-    pub fn place_in(&self, m: &Match, player: &str, cx: &Cx) -> Option<u32> {
-        self.ranked(m, cx)
+    pub fn place_in(&self, m: &Match, p: u32) -> Option<u32> {
+        self.ranked(m)
             .into_iter()
-            .find(|(_, l)| l.player == player)
-            .map(|(p, _)| p)
+            .find(|(_, l)| l.player.1 == p)
+            .map(|(place, _)| place)
     }
 
     /// Where a player stands in a stage after their last match of it.
-    pub fn standing(&self, stage: Stage, player: &str, cx: &Cx) -> Option<Standing> {
-        let last = *self.matches_of(stage, player).last()?;
-        Some(self.standing_in(last, player, cx))
+    pub fn standing(&self, stage: Stage, p: u32) -> Option<Standing> {
+        let last = self.t.last_match(stage, p)?;
+        Some(self.standing_in(last, p))
     }
 
-    fn standing_in(&self, m: &Match, player: &str, cx: &Cx) -> Standing {
-        if !m.complete(cx) {
+    pub fn standing_in(&self, m: &Match, p: u32) -> Standing {
+        if !self.complete(m) {
             return Standing::Playing;
         }
-        let place = self.place_in(m, player, cx).unwrap_or(u32::MAX);
-        if advances(place, cx.params.int(SYS, "advance")) {
+        let place = self.place_in(m, p).unwrap_or(u32::MAX);
+        if advances(place, self.advance) {
             Standing::Advanced
         } else {
             Standing::Eliminated
         }
     }
 
-    /// Players who advanced from their last group match: the bracket's entrants.
-    pub fn qualifiers(&self, cx: &Cx) -> Vec<String> {
-        let players: BTreeSet<&String> = self
-            .matches
-            .values()
-            .filter(|m| m.stage == Stage::Group)
-            .flat_map(|m| &m.players)
-            .collect();
-        players
-            .into_iter()
-            .filter(|p| self.standing(Stage::Group, p, cx) == Some(Standing::Advanced))
-            .cloned()
-            .collect()
-    }
-
-    /// A qualifier's score in their last group match ("the final match before brackets").
-    pub fn last_group_score(&self, player: &str) -> i64 {
-        self.matches_of(Stage::Group, player)
-            .last()
-            .map_or(0, |m| m.totals(player).0)
-    }
-
-    /// Bracket seeds: qualifiers by last group match score, then seed rank.
-    pub fn bracket_seeds(&self, cx: &Cx) -> BTreeMap<String, u32> {
-        let seeds = self.seed_ranks();
-        let keys: Vec<(String, (i64, std::cmp::Reverse<u32>))> = self
-            .qualifiers(cx)
-            .into_iter()
-            .map(|p| {
-                let seed = seeds.get(&p).copied().unwrap_or(u32::MAX);
-                let score = self.last_group_score(&p);
-                (p, (score, std::cmp::Reverse(seed)))
-            })
-            .collect();
-        competition_ranks(&keys)
-    }
-
     /// The bracket's final: the completed bracket match holding every qualifier
     /// not eliminated in another bracket match.
-    pub fn final_match(&self, cx: &Cx) -> Option<&Match> {
-        let qualifiers = self.qualifiers(cx);
-        let mut bracket: Vec<&Match> = self
-            .matches
-            .values()
-            .filter(|m| m.stage == Stage::Bracket && m.complete(cx) && !m.players.is_empty())
-            .collect();
-        bracket.sort_by_key(|m| std::cmp::Reverse(m.order));
-        bracket.into_iter().find(|fin| {
-            qualifiers.iter().all(|q| {
-                fin.players.contains(q)
-                    || self.matches.values().any(|m| {
-                        m.stage == Stage::Bracket
-                            && m.id != fin.id
-                            && m.players.contains(q)
-                            && self.standing_in(m, q, cx) == Standing::Eliminated
+    pub fn final_match(&self) -> Option<&'a Match> {
+        // A completed bracket match means a bracket game was folded.
+        if self.t.stage != Some(Stage::Bracket) {
+            return None;
+        }
+        let t = self.t;
+        let bracket = || {
+            t.matches
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.stage == Stage::Bracket)
+        };
+        let mut candidates = bracket()
+            .filter(|(_, m)| self.complete(m) && !m.players.is_empty())
+            .peekable();
+        candidates.peek()?;
+        let candidates: Vec<(usize, &Match)> = candidates.collect();
+        let qualifiers = self.qualifiers();
+        candidates.into_iter().rev().map(|(_, m)| m).find(|fin| {
+            qualifiers.iter().all(|&q| {
+                fin.players.contains(&q)
+                    || bracket().any(|(_, m)| {
+                        m.id != fin.id
+                            && m.players.contains(&q)
+                            && self.standing_in(m, q) == Standing::Eliminated
                     })
             })
         })
@@ -289,6 +532,7 @@ impl Tournament {
 /// The Space Base Race projection: every tournament, by id.
 #[derive(Debug, Clone, Default)]
 pub struct State {
+    names: Names,
     tournaments: BTreeMap<String, Tournament>,
 }
 
@@ -302,13 +546,12 @@ fn sbr_event(rec: &Record) -> Option<&Event> {
 /// A seat's score: from its bases when given (the rule), else as reported.
 fn seat_score(seat: &crate::events::sbr::Seat, cx: &Cx) -> Option<i64> {
     match &seat.bases {
-        Some(bases) => {
-            let refs: Vec<math::BaseRef> =
-                bases.iter().map(|b| (b.piece.as_str(), b.bonus)).collect();
-            math::game_score(&refs, cx.params.int(SYS, "bonus_multiplier"))
-                .ok()
-                .or(seat.score)
-        }
+        Some(bases) => math::game_score_of(
+            bases.iter().map(|b| (b.piece.as_str(), b.bonus)),
+            cx.params.int(SYS, "bonus_multiplier"),
+        )
+        .ok()
+        .or(seat.score),
         None => seat.score,
     }
 }
@@ -323,7 +566,13 @@ impl Projection for State {
                 )),
                 None => Ok(()),
             },
-            Some(Event::GamePlayed(g)) => check::game(self.tournaments.get(&g.tournament.0), g, cx),
+            Some(Event::GamePlayed(g)) => check::game(
+                self.tournaments
+                    .get(&g.tournament.0)
+                    .map(|t| View::new(t, &self.names, cx)),
+                g,
+                cx,
+            ),
             None => Ok(()),
         }
     }
@@ -341,7 +590,7 @@ impl Projection for State {
             }
             Some(Event::GamePlayed(g)) => {
                 if let Some(t) = self.tournaments.get_mut(&g.tournament.0) {
-                    apply_game(t, g, rec, cx);
+                    apply_game(t, &mut self.names, g, rec, cx);
                 }
             }
             None => {}
@@ -349,45 +598,45 @@ impl Projection for State {
     }
 }
 
-fn apply_game(t: &mut Tournament, g: &GamePlayed, rec: &Record, cx: &mut Cx) {
+fn apply_game(t: &mut Tournament, names: &mut Names, g: &GamePlayed, rec: &Record, cx: &mut Cx) {
     t.stage = t.stage.max(Some(g.stage));
     if g.stage == Stage::Seeding {
-        apply_seeding(t, g, rec, cx);
+        apply_seeding(t, names, g, rec, cx);
     } else {
-        apply_match_game(t, g, rec, cx);
+        apply_match_game(t, names, g, rec, cx);
     }
 }
 
-fn apply_seeding(t: &mut Tournament, g: &GamePlayed, rec: &Record, cx: &mut Cx) {
+fn apply_seeding(t: &mut Tournament, names: &mut Names, g: &GamePlayed, rec: &Record, cx: &mut Cx) {
     let Some(seat) = g.seats.iter().find(|s| s.player.is_some()) else {
         return;
     };
-    let (Some(player), Some(score)) = (seat.player.clone(), seat_score(seat, cx)) else {
+    let (Some(player), Some(score)) = (seat.player.as_deref(), seat_score(seat, cx)) else {
         return;
     };
-    let formula = format!(
-        "seeding score {score} = {} (tournament {}, seeding game {})",
-        seat_formula(seat, cx),
-        t.id,
-        g.match_
-    );
-    let old = t.seeds.get(&player).map(|s| s.score.to_string());
-    t.seeds.insert(
-        player.clone(),
-        Seeded {
-            score,
-            match_id: g.match_.0.clone(),
-        },
-    );
-    cx.audit(|| Change {
-        seq: rec.seq,
-        at: rec.at,
-        system: SYS.into(),
-        subject: player,
-        old,
-        new: score.to_string(),
-        formula,
-    });
+    let name = names.intern(player);
+    let match_id = names.intern(&g.match_.0);
+    let p = t.person_mut(name);
+    let person = &t.people[p as usize];
+    let old = person.seeded().then_some(person.seed_score);
+    t.set_seed(p, score, match_id);
+    if cx.auditing() {
+        let formula = format!(
+            "seeding score {score} = {} (tournament {}, seeding game {})",
+            seat_formula(seat, cx),
+            t.id,
+            g.match_
+        );
+        cx.audit(|| Change {
+            seq: rec.seq,
+            at: rec.at,
+            system: SYS.into(),
+            subject: player.to_string(),
+            old: old.map(|s| s.to_string()),
+            new: score.to_string(),
+            formula,
+        });
+    }
 }
 
 fn seat_formula(seat: &crate::events::sbr::Seat, cx: &Cx) -> String {
@@ -401,54 +650,90 @@ fn seat_formula(seat: &crate::events::sbr::Seat, cx: &Cx) -> String {
     }
 }
 
-fn apply_match_game(t: &mut Tournament, g: &GamePlayed, rec: &Record, cx: &mut Cx) {
-    let id = g.match_.0.clone();
-    if !t.matches.contains_key(&id) {
-        let m = new_match(t, g);
-        t.matches.insert(id.clone(), m);
-    }
-    let seats: Vec<SeatResult> = g
-        .seats
-        .iter()
-        .map(|s| SeatResult {
-            seat: s.seat,
-            player: s.player.clone(),
-            score: seat_score(s, cx),
-        })
-        .collect();
-    let Some(m) = t.matches.get_mut(&id) else {
-        return;
+fn apply_match_game(
+    t: &mut Tournament,
+    names: &mut Names,
+    g: &GamePlayed,
+    rec: &Record,
+    cx: &mut Cx,
+) {
+    let id = names.intern(&g.match_.0);
+    let ix = match t.match_ids.binary_search_by_key(&id, |e| e.0) {
+        Ok(i) => t.match_ids[i].1,
+        Err(i) => {
+            let ix = t.matches.len() as u32;
+            let m = new_match(t, names, g, id, ix);
+            t.matches.push(m);
+            t.match_ids.insert(i, (id, ix));
+            ix
+        }
     };
-    if m.games.contains_key(&g.game) {
+    let m = &t.matches[ix as usize];
+    if m.nums.contains(&g.game) {
         return;
     }
-    let before: BTreeMap<String, i64> = m
+    let before: Vec<i64> = if cx.auditing() {
+        (0..m.players.len()).map(|j| m.totals_at(j).0).collect()
+    } else {
+        Vec::new()
+    };
+    let row: Vec<(i64, u8)> = m
         .players
         .iter()
-        .map(|p| (p.clone(), m.totals(p).0))
+        .map(|&p| {
+            let name = names.name(t.people[p as usize].name);
+            match g.seats.iter().find(|s| s.player.as_deref() == Some(name)) {
+                Some(s) => match seat_score(s, cx) {
+                    Some(x) => (x, color_code(s.seat) | HAS_SCORE),
+                    None => (0, color_code(s.seat)),
+                },
+                None => (0, NO_SEAT),
+            }
+        })
         .collect();
-    m.games.insert(g.game, seats);
+    let m = &mut t.matches[ix as usize];
+    m.nums.push(g.game);
+    for (score, seat) in row {
+        m.scores.push(score);
+        m.seats.push(seat);
+    }
     if cx.auditing() {
-        audit_game(t, g, &before, rec, cx);
+        audit_game(t, names, ix, g, &before, rec, cx);
     }
 }
 
 /// A match opened by its first game: its players and round.
-fn new_match(t: &Tournament, g: &GamePlayed) -> Match {
-    let players: BTreeSet<String> = g.seats.iter().filter_map(|s| s.player.clone()).collect();
+fn new_match(t: &mut Tournament, names: &mut Names, g: &GamePlayed, id: u32, ix: u32) -> Match {
+    let mut named: Vec<&str> = g.seats.iter().filter_map(|s| s.player.as_deref()).collect();
+    named.sort_unstable();
+    named.dedup();
+    let players: Vec<u32> = named
+        .iter()
+        .map(|p| {
+            let name = names.intern(p);
+            t.person_mut(name)
+        })
+        .collect();
+    let slot = if g.stage == Stage::Bracket { 1 } else { 0 };
     let round = 1 + players
         .iter()
-        .map(|p| t.matches_of(g.stage, p).len() as u32)
+        .map(|&p| t.people[p as usize].tracks[slot].count)
         .max()
         .unwrap_or(0);
+    for &p in &players {
+        let track = &mut t.people[p as usize].tracks[slot];
+        track.count += 1;
+        track.last = ix;
+    }
     Match {
-        id: g.match_.0.clone(),
+        id,
+        group: g.group.as_ref().map_or(NONE, |x| names.intern(&x.0)),
         stage: g.stage,
-        group: g.group.as_ref().map(|x| x.0.clone()),
-        order: t.matches.len() as u64,
         round,
-        players,
-        games: BTreeMap::new(),
+        players: players.into(),
+        nums: Vec::new(),
+        scores: Vec::new(),
+        seats: Vec::new(),
     }
 }
 
@@ -456,19 +741,24 @@ fn new_match(t: &Tournament, g: &GamePlayed) -> Match {
 /// completes the match, one per player with their place and whether they advance.
 fn audit_game(
     t: &Tournament,
+    names: &Names,
+    ix: u32,
     g: &GamePlayed,
-    before: &BTreeMap<String, i64>,
+    before: &[i64],
     rec: &Record,
     cx: &mut Cx,
 ) {
-    let Some(m) = t.matches.get(&g.match_.0) else {
-        return;
-    };
+    let m = &t.matches[ix as usize];
+    let v = View::new(t, names, cx);
     let mut changes = Vec::new();
     for seat in &g.seats {
         let Some(p) = &seat.player else { continue };
-        let old = before.get(p).copied().unwrap_or(0);
-        let new = m.totals(p).0;
+        let slot = names
+            .get(p)
+            .and_then(|n| t.person(n))
+            .and_then(|person| m.slot(person));
+        let old = slot.map_or(0, |j| before[j]);
+        let new = slot.map_or(0, |j| m.totals_at(j).0);
         changes.push(Change {
             seq: rec.seq,
             at: rec.at,
@@ -482,24 +772,25 @@ fn audit_game(
                 seat_formula(seat, cx),
                 t.id,
                 stage_name(m.stage),
-                m.id,
+                names.name(m.id),
                 g.game,
                 color_name(seat.seat)
             ),
         });
     }
-    if m.complete(cx) {
-        changes.extend(completion_changes(t, m, rec, cx));
+    if v.complete(m) {
+        changes.extend(completion_changes(&v, m, rec, cx));
     }
     for c in changes {
         cx.audit(|| c);
     }
 }
 
-fn completion_changes(t: &Tournament, m: &Match, rec: &Record, cx: &Cx) -> Vec<Change> {
+fn completion_changes(v: &View, m: &Match, rec: &Record, cx: &Cx) -> Vec<Change> {
     let advance = cx.params.int(SYS, "advance");
-    let is_final = t.final_match(cx).is_some_and(|f| f.id == m.id);
-    t.ranked(m, cx)
+    let is_final = v.final_match().is_some_and(|f| f.id == m.id);
+    let id = v.names.name(m.id);
+    v.ranked(m)
         .into_iter()
         .map(|(place, l)| {
             let verdict = if is_final {
@@ -513,12 +804,11 @@ fn completion_changes(t: &Tournament, m: &Match, rec: &Record, cx: &Cx) -> Vec<C
                 seq: rec.seq,
                 at: rec.at,
                 system: SYS.into(),
-                subject: l.player.clone(),
+                subject: l.player.0.to_string(),
                 old: Some(l.total.to_string()),
                 new: l.total.to_string(),
                 formula: format!(
-                    "match {} complete: place {place} (score {}, best game {}, seed {}); {verdict}",
-                    m.id,
+                    "match {id} complete: place {place} (score {}, best game {}, seed {}); {verdict}",
                     l.total,
                     l.best,
                     l.seed.map_or("-".into(), |s| s.to_string())
@@ -557,7 +847,7 @@ impl State {
         sel: &Selector,
         cx: &Cx,
     ) -> Result<crate::output::Report, String> {
-        report::standings(&self.tournaments, table, sel, cx)
+        report::standings(&self.tournaments, &self.names, table, sel, cx)
     }
 }
 

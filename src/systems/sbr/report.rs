@@ -3,7 +3,7 @@
 //! and every match's table.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
@@ -11,10 +11,11 @@ use crate::events::sbr::Stage;
 use crate::output::{Report, Table};
 
 use super::math::{advances, competition_ranks};
-use super::{stage_name, Cx, Match, Selector, Standing, Tournament, SYS};
+use super::{stage_name, Cx, Match, Names, Selector, Standing, Tournament, View, SYS};
 
 pub(super) fn standings(
     ts: &BTreeMap<String, Tournament>,
+    names: &Names,
     table: &str,
     sel: &Selector,
     cx: &Cx,
@@ -23,7 +24,7 @@ pub(super) fn standings(
         return Err(format!("unknown sbr table {table:?}"));
     }
     let Some(id) = &sel.tournament else {
-        return Ok(listing(ts, cx));
+        return Ok(listing(ts, names, cx));
     };
     let t = ts.get(id).ok_or_else(|| {
         format!(
@@ -31,27 +32,26 @@ pub(super) fn standings(
             ts.keys().cloned().collect::<Vec<_>>().join(", ")
         )
     })?;
-    let mut extra = vec![seeding_table(t)];
+    let v = View::new(t, names, cx);
+    let mut extra = vec![seeding_table(&v)];
     if t.stage == Some(Stage::Bracket) {
-        extra.push(bracket_seeds_table(t, cx));
+        extra.push(bracket_seeds_table(&v));
     }
-    let mut matches: Vec<&Match> = t.matches.values().collect();
-    matches.sort_by_key(|m| m.order);
-    let fin = t.final_match(cx).map(|m| m.id.clone());
+    let fin = v.final_match().map(|m| m.id);
     extra.extend(
-        matches
-            .into_iter()
-            .map(|m| match_table(t, m, fin.as_deref() == Some(&m.id), cx)),
+        t.matches
+            .iter()
+            .map(|m| match_table(&v, m, fin == Some(m.id), cx)),
     );
     Ok(Report {
         system: SYS.into(),
-        main: ranking(t, cx),
+        main: ranking(&v, cx),
         extra,
     })
 }
 
 /// Without `--tournament`: one row per tournament.
-fn listing(ts: &BTreeMap<String, Tournament>, cx: &Cx) -> Report {
+fn listing(ts: &BTreeMap<String, Tournament>, names: &Names, cx: &Cx) -> Report {
     let mut main = Table::new(
         SYS,
         "Space Base Race tournaments (show one with --tournament T)",
@@ -65,17 +65,18 @@ fn listing(ts: &BTreeMap<String, Tournament>, cx: &Cx) -> Report {
         ],
     );
     for t in ts.values() {
-        let champion = t.final_match(cx).and_then(|m| {
-            t.ranked(m, cx)
+        let v = View::new(t, names, cx);
+        let champion = v.final_match().and_then(|m| {
+            v.ranked(m)
                 .into_iter()
                 .find(|(p, _)| *p == 1)
-                .map(|(_, l)| l.player)
+                .map(|(_, l)| l.player.0)
         });
         main.push(vec![
             json!(t.id),
             json!(crate::time::format_short(t.created)),
             json!(t.stage.map_or("created", stage_name)),
-            json!(players(t).len()),
+            json!(t.people.len()),
             json!(t.matches.len()),
             champion.map_or(Value::Null, Value::from),
         ]);
@@ -87,15 +88,6 @@ fn listing(ts: &BTreeMap<String, Tournament>, cx: &Cx) -> Report {
     }
 }
 
-/// Everyone who seeded or played a match.
-fn players(t: &Tournament) -> BTreeSet<String> {
-    t.seeds
-        .keys()
-        .cloned()
-        .chain(t.matches.values().flat_map(|m| m.players.iter().cloned()))
-        .collect()
-}
-
 /// One row of the final ranking, with its sort key.
 struct Entry {
     /// (stage reached, round reached, place, score, best game, tie-break seed):
@@ -104,14 +96,19 @@ struct Entry {
     cells: Vec<Value>,
 }
 
-fn entry(t: &Tournament, p: &str, fin: Option<&Match>, cx: &Cx) -> Entry {
-    let seeds = t.seed_ranks();
-    let seed = seeds.get(p).copied();
+fn entry(v: &View, p: u32, fin: Option<&Match>, cx: &Cx) -> Entry {
+    let t = v.t;
+    let seed = t.seed_rank(p);
     let last = [Stage::Bracket, Stage::Group]
         .into_iter()
-        .find_map(|s| t.matches_of(s, p).last().copied());
+        .find_map(|s| t.last_match(s, p));
     let Some(m) = last else {
-        let score = t.seeds.get(p).map_or(0, |s| s.score);
+        let person = &t.people[p as usize];
+        let score = if person.seeded() {
+            person.seed_score
+        } else {
+            0
+        };
         return Entry {
             key: (
                 0,
@@ -133,28 +130,30 @@ fn entry(t: &Tournament, p: &str, fin: Option<&Match>, cx: &Cx) -> Entry {
             ],
         };
     };
-    let ranked = t.ranked(m, cx);
-    let (place, line) = ranked
+    let (place, total, best, line_seed) = v
+        .ranked(m)
         .into_iter()
-        .find(|(_, l)| l.player == p)
-        .unwrap_or_default();
-    let result = result_text(t, m, p, place, fin.is_some_and(|f| f.id == m.id), cx);
+        .find(|(_, l)| l.player.1 == p)
+        .map_or((0, 0, 0, None), |(place, l)| {
+            (place, l.total, l.best, l.seed)
+        });
+    let result = result_text(v, m, p, place, fin.is_some_and(|f| f.id == m.id), cx);
     let level = if m.stage == Stage::Bracket { 2 } else { 1 };
     Entry {
         key: (
             level,
             m.round,
             Reverse(place),
-            line.total,
-            line.best,
-            Reverse(line.seed.unwrap_or(u32::MAX)),
+            total,
+            best,
+            Reverse(line_seed.unwrap_or(u32::MAX)),
         ),
         cells: vec![
-            json!(line.total),
-            json!(line.best),
+            json!(total),
+            json!(best),
             json!(stage_name(m.stage)),
             json!(m.round),
-            json!(m.id),
+            json!(v.names.name(m.id)),
             json!(place),
             json!(seed),
             json!(result),
@@ -162,7 +161,7 @@ fn entry(t: &Tournament, p: &str, fin: Option<&Match>, cx: &Cx) -> Entry {
     }
 }
 
-fn result_text(t: &Tournament, m: &Match, p: &str, place: u32, is_final: bool, cx: &Cx) -> String {
+fn result_text(v: &View, m: &Match, p: u32, place: u32, is_final: bool, cx: &Cx) -> String {
     if is_final {
         return if i64::from(place) <= cx.params.int(SYS, "podium") {
             format!("{} place", crate::output::ordinal(u64::from(place)))
@@ -170,7 +169,7 @@ fn result_text(t: &Tournament, m: &Match, p: &str, place: u32, is_final: bool, c
             format!("{} in the final", crate::output::ordinal(u64::from(place)))
         };
     }
-    match t.standing_in(m, p, cx) {
+    match v.standing_in(m, p) {
         Standing::Playing => "playing".into(),
         Standing::Advanced => "advanced".into(),
         Standing::Eliminated => "eliminated".into(),
@@ -178,22 +177,20 @@ fn result_text(t: &Tournament, m: &Match, p: &str, place: u32, is_final: bool, c
 }
 
 /// The final ranking: podium first (see the module docs for the order).
-fn ranking(t: &Tournament, cx: &Cx) -> Table {
-    let fin = t.final_match(cx);
-    let mut entries: Vec<(String, Entry)> = players(t)
-        .into_iter()
-        .map(|p| {
-            let e = entry(t, &p, fin, cx);
-            (p, e)
-        })
+fn ranking(v: &View, cx: &Cx) -> Table {
+    let t = v.t;
+    let fin = v.final_match();
+    let mut entries: Vec<(&str, Entry)> = (0..t.people.len() as u32)
+        .map(|p| (v.player(p), entry(v, p, fin, cx)))
         .collect();
-    let keys: Vec<(String, _)> = entries.iter().map(|(p, e)| (p.clone(), e.key)).collect();
+    let keys: Vec<(&str, _)> = entries.iter().map(|(p, e)| (*p, e.key)).collect();
     let ranks = competition_ranks(&keys);
-    entries.sort_by(|a, b| b.1.key.cmp(&a.1.key).then_with(|| a.0.cmp(&b.0)));
+    entries.sort_by(|a, b| b.1.key.cmp(&a.1.key).then_with(|| a.0.cmp(b.0)));
     let title = match fin {
         Some(f) => format!(
             "Tournament {}: final ranking (podium from final match {})",
-            t.id, f.id
+            t.id,
+            v.names.name(f.id)
         ),
         None => format!("Tournament {}: ranking so far (no final yet)", t.id),
     };
@@ -214,16 +211,18 @@ fn ranking(t: &Tournament, cx: &Cx) -> Table {
         ],
     );
     for (p, e) in entries {
-        let mut row = vec![json!(ranks.get(&p).copied().unwrap_or(0)), json!(p)];
+        let mut row = vec![json!(ranks.get(p).copied().unwrap_or(0)), json!(p)];
         row.extend(e.cells);
         table.push(row);
     }
     table
 }
 
-fn seeding_table(t: &Tournament) -> Table {
-    let ranks = t.seed_ranks();
-    let mut rows: Vec<(u32, &String)> = ranks.iter().map(|(p, r)| (*r, p)).collect();
+fn seeding_table(v: &View) -> Table {
+    let t = v.t;
+    let mut rows: Vec<(u32, &str, u32)> = (0..t.people.len() as u32)
+        .filter_map(|p| Some((t.seed_rank(p)?, v.player(p), p)))
+        .collect();
     rows.sort();
     let mut table = Table::new(
         "seeding",
@@ -233,17 +232,25 @@ fn seeding_table(t: &Tournament) -> Table {
         ),
         &["rank", "player", "score", "match"],
     );
-    for (r, p) in rows {
-        let s = &t.seeds[p];
-        table.push(vec![json!(r), json!(p), json!(s.score), json!(s.match_id)]);
+    for (r, name, p) in rows {
+        let s = &t.people[p as usize];
+        table.push(vec![
+            json!(r),
+            json!(name),
+            json!(s.seed_score),
+            json!(v.names.name(s.seed_match)),
+        ]);
     }
     table
 }
 
-fn bracket_seeds_table(t: &Tournament, cx: &Cx) -> Table {
-    let seeds = t.bracket_seeds(cx);
-    let original = t.seed_ranks();
-    let mut rows: Vec<(u32, &String)> = seeds.iter().map(|(p, r)| (*r, p)).collect();
+fn bracket_seeds_table(v: &View) -> Table {
+    let t = v.t;
+    let mut rows: Vec<(u32, &str, u32)> = v
+        .qualifiers()
+        .iter()
+        .filter_map(|&p| Some((v.bracket_seed(p)?, v.player(p), p)))
+        .collect();
     rows.sort();
     let mut table = Table::new(
         "bracket_seeding",
@@ -253,20 +260,20 @@ fn bracket_seeds_table(t: &Tournament, cx: &Cx) -> Table {
         ),
         &["rank", "player", "score", "group_match", "seed"],
     );
-    for (r, p) in rows {
-        let last = t.matches_of(Stage::Group, p).last().map(|m| m.id.clone());
+    for (r, name, p) in rows {
+        let last = t.last_match(Stage::Group, p).map(|m| v.names.name(m.id));
         table.push(vec![
             json!(r),
-            json!(p),
+            json!(name),
             json!(t.last_group_score(p)),
             json!(last),
-            json!(original.get(p)),
+            json!(t.seed_rank(p)),
         ]);
     }
     table
 }
 
-fn match_table(t: &Tournament, m: &Match, is_final: bool, cx: &Cx) -> Table {
+fn match_table(v: &View, m: &Match, is_final: bool, cx: &Cx) -> Table {
     let games = cx.params.int(SYS, "games_per_match").max(1);
     let mut columns: Vec<String> = ["rank", "player", "score", "best_game", "seed"]
         .map(String::from)
@@ -274,42 +281,35 @@ fn match_table(t: &Tournament, m: &Match, is_final: bool, cx: &Cx) -> Table {
     columns.extend((1..=games).map(|g| format!("game_{g}")));
     columns.extend(["result", "advanced"].map(String::from));
     let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
-    let group = m
-        .group
-        .as_ref()
+    let group = v
+        .names
+        .opt(m.group)
         .map(|g| format!(" {g}"))
         .unwrap_or_default();
+    let id = v.names.name(m.id);
     let title = format!(
-        "Match {}: {}{group}, round {}, {} of {games} games{}",
-        m.id,
+        "Match {id}: {}{group}, round {}, {} of {games} games{}",
         stage_name(m.stage),
         m.round,
-        m.games.len(),
+        m.games(),
         if is_final { ", FINAL" } else { "" }
     );
-    let mut table = Table::new(&format!("match_{}", m.id), &title, &cols);
+    let mut table = Table::new(&format!("match_{id}"), &title, &cols);
     let advance = cx.params.int(SYS, "advance");
-    for (place, l) in t.ranked(m, cx) {
+    for (place, l) in v.ranked(m) {
+        let (name, p) = l.player;
         let mut row = vec![
             json!(place),
-            json!(l.player),
+            json!(name),
             json!(l.total),
             json!(l.best),
             json!(l.seed),
         ];
-        row.extend((1..=games).map(|g| game_score(m, g, &l.player)));
-        let result = result_text(t, m, &l.player, place, is_final, cx);
-        let advanced = !is_final && m.complete(cx) && advances(place, advance);
+        row.extend((1..=games).map(|g| m.game_score(g, p).map_or(Value::Null, Value::from)));
+        let result = result_text(v, m, p, place, is_final, cx);
+        let advanced = !is_final && v.complete(m) && advances(place, advance);
         row.extend([json!(result), json!(advanced)]);
         table.push(row);
     }
     table
-}
-
-fn game_score(m: &Match, game: i64, player: &str) -> Value {
-    m.games
-        .get(&game)
-        .and_then(|seats| seats.iter().find(|s| s.player.as_deref() == Some(player)))
-        .and_then(|s| s.score)
-        .map_or(Value::Null, Value::from)
 }
