@@ -44,6 +44,16 @@ pub struct Params {
     /// Values from `replay --rules`: "as if they had always been in force", so
     /// later `rules_changed` events do not override them.
     pinned: BTreeMap<Key, Value>,
+    /// Changes whenever the values in force may have: equal stamps, equal values
+    /// (0 for the defaults), so a projection can cache what it derives from them.
+    stamp: u64,
+}
+
+/// A fresh [`Params::stamp`], never 0.
+fn next_stamp() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 fn find(system: &str, name: &str) -> Option<&'static ParamDef> {
@@ -121,7 +131,10 @@ fn systems_list() -> String {
 impl Params {
     /// Parameters pinned by a (validated) rules file.
     pub fn pinned(rules: &Value) -> Self {
-        let mut p = Params::default();
+        let mut p = Params {
+            stamp: next_stamp(),
+            ..Params::default()
+        };
         for (system, params) in rules.as_object().into_iter().flatten() {
             for (name, v) in params.as_object().into_iter().flatten() {
                 p.pinned.insert((system.clone(), name.clone()), v.clone());
@@ -132,10 +145,16 @@ impl Params {
 
     /// Apply a (validated) `rules_changed`.
     pub fn change(&mut self, system: &str, params: &Map<String, Value>) {
+        self.stamp = next_stamp();
         for (name, v) in params {
             self.set
                 .insert((system.to_string(), name.clone()), v.clone());
         }
+    }
+
+    /// Equal stamps mean equal values in force (see the field).
+    pub fn stamp(&self) -> u64 {
+        self.stamp
     }
 
     /// The value in force: pinned, else last changed, else the default.

@@ -14,7 +14,7 @@ use super::State;
 /// `cfr.series_defined`: defined once, with tables that fit its format.
 pub fn series_defined(state: &State, d: &SeriesDefined) -> Result<(), String> {
     let name = &d.series.0;
-    if let Some(s) = state.series.get(name) {
+    if let Some(s) = state.series_named(name) {
         return Err(format!(
             "cfr series {name:?}: already defined on {} (a series is defined once; \
              void the definition to correct it)",
@@ -93,93 +93,93 @@ fn points_table(series: &str, field: &str, t: &[i64]) -> Result<(), String> {
 
 /// `cfr.event_completed`: a defined series, its format, once, well-formed results.
 pub fn event_completed(state: &State, e: &EventCompleted) -> Result<(), String> {
-    let label = format!("{}/{}", e.series, e.event);
-    let series = state.series.get(&e.series.0).ok_or_else(|| {
+    // the messages below follow "cfr event SERIES/EVENT": built only on failure
+    let label = || format!("{}/{}", e.series, e.event);
+    let series = state.series_named(&e.series.0).ok_or_else(|| {
         format!(
-            "cfr event {label}: series {:?} is not defined (a cfr.series_defined must come \
+            "cfr event {}: series {:?} is not defined (a cfr.series_defined must come \
              before the event's date)",
+            label(),
             e.series.0
         )
     })?;
-    if let Some(prev) = series.events.iter().find(|x| x.event == e.event.0) {
+    if let Some(prev) = state.find_event(series, &e.event.0) {
         return Err(format!(
-            "cfr event {label}: already recorded (seq {}, {}); an event is recorded once",
+            "cfr event {}: already recorded (seq {}, {}); an event is recorded once",
+            label(),
             prev.seq,
             format_short(prev.at)
         ));
     }
     match series.def.format {
-        Format::Elimination => elimination(&label, e),
-        Format::Points => points(&label, e),
+        Format::Elimination => elimination(e),
+        Format::Points => points(e),
     }
+    .map_err(|rest| format!("cfr event {}{rest}", label()))
 }
 
-fn elimination(label: &str, e: &EventCompleted) -> Result<(), String> {
+fn elimination(e: &EventCompleted) -> Result<(), String> {
     if e.races.is_some() {
-        return Err(format!(
-            "cfr event {label}: `races` belong to a points series; this series is an \
+        return Err(": `races` belong to a points series; this series is an \
              elimination series (heats and a final)"
-        ));
+            .into());
     }
     let heats = e.heats.as_deref().unwrap_or_default();
     let Some(fin) = &e.final_ else {
-        return Err(format!(
-            "cfr event {label}: an elimination event needs its `final`"
-        ));
+        return Err(": an elimination event needs its `final`".into());
     };
     if heats.is_empty() {
-        return Err(format!(
-            "cfr event {label}: a final without heats (an elimination event runs \
+        return Err(": a final without heats (an elimination event runs \
              qualifying heats before its final)"
-        ));
+            .into());
     }
     for (i, heat) in heats.iter().enumerate() {
-        results(label, &format!("heat {}", i + 1), heat)?;
+        results(heat).map_err(|rule| format!(", heat {}: {rule}", i + 1))?;
     }
-    results(label, "final", fin)
+    results(fin).map_err(|rule| format!(", final: {rule}"))
 }
 
-fn points(label: &str, e: &EventCompleted) -> Result<(), String> {
+fn points(e: &EventCompleted) -> Result<(), String> {
     if e.heats.is_some() || e.final_.is_some() {
-        return Err(format!(
-            "cfr event {label}: `heats` and `final` belong to an elimination series; this \
+        return Err(
+            ": `heats` and `final` belong to an elimination series; this \
              series is a points series (races)"
-        ));
+                .into(),
+        );
     }
     let races = e.races.as_deref().unwrap_or_default();
     if races.is_empty() {
-        return Err(format!(
-            "cfr event {label}: a points event needs at least one race"
-        ));
+        return Err(": a points event needs at least one race".into());
     }
     for (i, race) in races.iter().enumerate() {
-        let what = format!("race {} (tier {})", i + 1, race.tier);
+        let what = || format!("race {} (tier {})", i + 1, race.tier);
         if race.tier < 1 {
-            return Err(format!(
-                "cfr event {label}, {what}: tiers are numbered from 1"
-            ));
+            return Err(format!(", {}: tiers are numbered from 1", what()));
         }
-        results(label, &what, &race.results)?;
+        results(&race.results).map_err(|rule| format!(", {}: {rule}", what()))?;
     }
     Ok(())
 }
 
 /// One heat, final or race: drivers named once, places 1..k without repeat or gap
-/// (any number of dnf besides).
-fn results(label: &str, what: &str, list: &[Placing]) -> Result<(), String> {
+/// (any number of dnf besides). The error is the broken rule alone.
+fn results(list: &[Placing]) -> Result<(), String> {
     if list.is_empty() {
-        return Err(format!("cfr event {label}, {what}: no drivers"));
+        return Err("no drivers".into());
     }
+    // a scan of the drivers before for short lists, a set for long ones
     let mut seen = BTreeSet::new();
-    for p in list {
+    for (i, p) in list.iter().enumerate() {
         if p.driver.trim().is_empty() {
-            return Err(format!("cfr event {label}, {what}: a driver has no name"));
+            return Err("a driver has no name".into());
         }
-        if !seen.insert(p.driver.as_str()) {
-            return Err(format!(
-                "cfr event {label}, {what}: driver {:?} is listed twice",
-                p.driver
-            ));
+        let twice = if list.len() <= 16 {
+            list[..i].iter().any(|q| q.driver == p.driver)
+        } else {
+            !seen.insert(p.driver.as_str())
+        };
+        if twice {
+            return Err(format!("driver {:?} is listed twice", p.driver));
         }
     }
     let mut places: Vec<u32> = list
@@ -193,13 +193,11 @@ fn results(label: &str, what: &str, list: &[Placing]) -> Result<(), String> {
     for (i, &p) in places.iter().enumerate() {
         let want = i as u32 + 1;
         if p < want {
-            return Err(format!(
-                "cfr event {label}, {what}: place {p} is given twice (only dnf may repeat)"
-            ));
+            return Err(format!("place {p} is given twice (only dnf may repeat)"));
         }
         if p > want {
             return Err(format!(
-                "cfr event {label}, {what}: place {want} is missing before place {p} \
+                "place {want} is missing before place {p} \
                  (places run 1, 2, 3... without gaps; unplaced drivers are dnf)"
             ));
         }

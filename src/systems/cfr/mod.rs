@@ -46,12 +46,13 @@
 
 mod check;
 pub mod math;
+mod store;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-use crate::events::cfr::{self as ev, EventCompleted, Format, Placing, SeriesDefined};
+use crate::events::cfr::{self as ev, EventCompleted, Format, SeriesDefined};
 use crate::events::{Event, Place, Record};
 use crate::num::{decimal_string, json_number, parse_decimal, Rational};
 use crate::output::{Report, Table};
@@ -169,7 +170,7 @@ fn best_finish(a: Option<Finish>, b: Option<Finish>) -> Option<Finish> {
     }
 }
 
-/// One driver's result at one event.
+/// One driver's result at one event, computed from the stored results when asked.
 #[derive(Debug, Clone)]
 struct Entry {
     points: Rational,
@@ -177,31 +178,86 @@ struct Entry {
     /// `100 * points / perfect`, rounded to `decimals`.
     score: Rational,
     finish: Option<Finish>,
-    /// The sum behind the score, e.g. `100 * (heats 50 + final 100 [1st]) / 187.5`.
+    /// The sum behind the score, e.g. `100 * (heats 50 + final 100 [1st]) / 187.5`;
+    /// empty unless asked for.
     formula: String,
 }
 
-/// A scored event of a series.
-#[derive(Debug, Clone)]
-struct Scored {
-    event: String,
+/// A scored event: where its name and results are in [`State::data`].
+#[derive(Debug, Clone, Copy)]
+struct Ev {
     at: Micros,
     seq: u64,
-    drivers: BTreeMap<String, Entry>,
+    /// Start of its bytes; they end where the next event's start.
+    off: u64,
 }
 
+/// Past this many drivers (events), a series looks them up in a map, not a scan.
+const SMALL: usize = 32;
+
+// The maps are boxed so that a series without them (the usual case) carries an
+// 8-byte `None` instead of a 48-byte empty map.
+#[allow(clippy::box_collection)]
 #[derive(Debug, Clone)]
 struct Series {
     def: SeriesDefined,
     defined_at: Micros,
-    /// In fold order, i.e. `(at, seq)`: the window is the last `counted_events`.
-    events: Vec<Scored>,
+    /// Indices into [`State::events`], in fold order, i.e. `(at, seq)`: the
+    /// window is the last `counted_events`.
+    events: Vec<u32>,
+    /// The series' own driver numbers: index → driver in [`State::drivers`].
+    drivers: Vec<u32>,
+    driver_ids: Option<Box<HashMap<u32, u32>>>,
+    /// The event names recorded, once there are more than [`SMALL`] events.
+    event_ids: Option<Box<HashSet<u32>>>,
+    /// The scoring tables last used: `(params stamp, id in State::tables)`.
+    tables: Option<(u64, u32)>,
 }
 
-/// The CFR projection: every series and its scored events.
+impl Series {
+    /// The series' number for driver `g`, numbering a new one.
+    fn local(&mut self, g: u32) -> u32 {
+        let found = match &self.driver_ids {
+            Some(m) => m.get(&g).copied(),
+            None => self.drivers.iter().position(|&x| x == g).map(|i| i as u32),
+        };
+        if let Some(l) = found {
+            return l;
+        }
+        let l = self.drivers.len() as u32;
+        self.drivers.push(g);
+        match &mut self.driver_ids {
+            Some(m) => {
+                m.insert(g, l);
+            }
+            None if self.drivers.len() > SMALL => {
+                let m = self.drivers.iter().enumerate();
+                self.driver_ids = Some(Box::new(m.map(|(i, &g)| (g, i as u32)).collect()));
+            }
+            None => {}
+        }
+        l
+    }
+}
+
+/// The CFR projection: every series and its events, stored compactly; scores
+/// and formulas are computed from the stored results when a table (or the audit
+/// trail) asks for them.
 #[derive(Debug, Clone, Default)]
 pub struct State {
-    series: BTreeMap<String, Series>,
+    by_name: BTreeMap<String, u32>,
+    series: Vec<Series>,
+    /// Every scored event, in the order folded.
+    events: Vec<Ev>,
+    /// The events' results (see `store`).
+    data: Vec<u8>,
+    drivers: store::Interner,
+    event_names: store::Interner,
+    /// The distinct scoring tables events were scored with.
+    tables: Vec<Tables>,
+    table_ids: HashMap<Tables, u32>,
+    /// With the audit trail only: every driver's counted events.
+    counting: Option<Box<Counting>>,
 }
 
 impl Projection for State {
@@ -216,10 +272,19 @@ impl Projection for State {
     fn apply(&mut self, rec: &Record, cx: &mut Cx) {
         match &rec.event {
             Event::Cfr(ev::Event::SeriesDefined(d)) => {
-                self.series.entry(d.series.0.clone()).or_insert(Series {
+                if self.by_name.contains_key(&d.series.0) {
+                    return;
+                }
+                self.by_name
+                    .insert(d.series.0.clone(), self.series.len() as u32);
+                self.series.push(Series {
                     def: d.clone(),
                     defined_at: rec.at,
                     events: Vec::new(),
+                    drivers: Vec::new(),
+                    driver_ids: None,
+                    event_ids: None,
+                    tables: None,
                 });
             }
             Event::Cfr(ev::Event::EventCompleted(e)) => self.complete(rec, e, cx),
@@ -229,6 +294,7 @@ impl Projection for State {
 }
 
 /// The scoring tables of a series at one moment: its own, else the parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Tables {
     final_points: Vec<i64>,
     heat_points: Vec<i64>,
@@ -299,28 +365,30 @@ struct HeatLog {
     final_: Option<Place>,
 }
 
-/// Score every driver of an elimination event.
-fn score_elimination(t: &Tables, e: &EventCompleted) -> BTreeMap<String, Entry> {
-    let heats = e.heats.as_deref().unwrap_or_default();
-    let mut logs: BTreeMap<&str, HeatLog> = BTreeMap::new();
-    for p in heats.iter().flatten() {
-        logs.entry(&p.driver).or_default().heats.push(p.place);
-    }
-    for p in e.final_.as_deref().unwrap_or_default() {
-        logs.entry(&p.driver).or_default().final_ = Some(p.place);
-    }
-    let perfect = math::elimination_perfect(&t.final_points, &t.heat_points, t.decay, heats.len());
+/// Score every driver of an elimination event that ran `heats` heats; drivers
+/// are the series' numbers.
+fn score_elimination(
+    t: &Tables,
+    heats: usize,
+    logs: Vec<(u32, HeatLog)>,
+    formulas: bool,
+) -> Vec<(u32, Entry)> {
+    let perfect = math::elimination_perfect(&t.final_points, &t.heat_points, t.decay, heats);
     logs.into_iter()
         .map(|(driver, log)| {
-            (
-                driver.to_string(),
-                elimination_entry(t, &log, perfect, heats.len()),
-            )
+            let entry = elimination_entry(t, &log, perfect, heats, formulas);
+            (driver, entry)
         })
         .collect()
 }
 
-fn elimination_entry(t: &Tables, log: &HeatLog, perfect: Rational, n_heats: usize) -> Entry {
+fn elimination_entry(
+    t: &Tables,
+    log: &HeatLog,
+    perfect: Rational,
+    n_heats: usize,
+    formulas: bool,
+) -> Entry {
     let heat_places: Vec<Option<u32>> = log.heats.iter().map(|&p| place_opt(p)).collect();
     let fin = log.final_.map(place_opt);
     let points =
@@ -335,15 +403,19 @@ fn elimination_entry(t: &Tables, log: &HeatLog, perfect: Rational, n_heats: usiz
             place,
         }),
     };
-    let final_term = log.final_.map_or(String::new(), |p| {
-        let pts = math::table_points(&t.final_points, place_opt(p));
-        format!(" + final {pts} {}", place_text(p))
-    });
-    let formula = format!(
-        "100 * ({}{final_term}) / {} (perfect: final win + heat win over {n_heats} heats)",
-        heat_terms(t, &log.heats),
-        num(perfect),
-    );
+    let formula = if formulas {
+        let final_term = log.final_.map_or(String::new(), |p| {
+            let pts = math::table_points(&t.final_points, place_opt(p));
+            format!(" + final {pts} {}", place_text(p))
+        });
+        format!(
+            "100 * ({}{final_term}) / {} (perfect: final win + heat win over {n_heats} heats)",
+            heat_terms(t, &log.heats),
+            num(perfect),
+        )
+    } else {
+        String::new()
+    };
     Entry {
         points,
         perfect,
@@ -384,28 +456,39 @@ struct RaceLog {
     results: Vec<(usize, Option<u32>)>,
 }
 
-/// Score every driver of a points event.
-fn score_points(t: &Tables, e: &EventCompleted) -> BTreeMap<String, Entry> {
-    let races = e.races.as_deref().unwrap_or_default();
-    let mut per_tier: BTreeMap<i64, usize> = BTreeMap::new();
-    for r in races {
-        *per_tier.entry(r.tier).or_default() += 1;
-    }
-    let mut logs: BTreeMap<&str, RaceLog> = BTreeMap::new();
-    for (i, r) in races.iter().enumerate() {
-        for Placing { driver, place } in &r.results {
-            let eff = place_opt(*place).map(|p| math::tier_place(p, r.tier, t.tier_offset));
-            let log = logs.entry(driver).or_default();
-            log.tiers.insert(r.tier);
-            log.results.push((i + 1, eff));
-        }
-    }
+/// Score every driver of a points event (races per tier in `per_tier`).
+fn score_points(
+    t: &Tables,
+    per_tier: &BTreeMap<i64, usize>,
+    logs: Vec<(u32, RaceLog)>,
+    formulas: bool,
+) -> Vec<(u32, Entry)> {
     logs.into_iter()
-        .map(|(driver, log)| (driver.to_string(), points_entry(t, &per_tier, &log)))
+        .map(|(driver, log)| (driver, points_entry(t, per_tier, &log, formulas)))
         .collect()
 }
 
-fn points_entry(t: &Tables, per_tier: &BTreeMap<i64, usize>, log: &RaceLog) -> Entry {
+/// The log of driver `d` in `logs`, made on first sight (`slot`: d → index).
+fn log_of<'a, L: Default>(logs: &'a mut Vec<(u32, L)>, slot: &mut [u32], d: u32) -> &'a mut L {
+    let i = match slot.get(d as usize) {
+        Some(&i) if i != u32::MAX => i as usize,
+        _ => {
+            if let Some(s) = slot.get_mut(d as usize) {
+                *s = logs.len() as u32;
+            }
+            logs.push((d, L::default()));
+            logs.len() - 1
+        }
+    };
+    &mut logs[i].1
+}
+
+fn points_entry(
+    t: &Tables,
+    per_tier: &BTreeMap<i64, usize>,
+    log: &RaceLog,
+    formulas: bool,
+) -> Entry {
     let possible: usize = log
         .tiers
         .iter()
@@ -419,23 +502,27 @@ fn points_entry(t: &Tables, per_tier: &BTreeMap<i64, usize>, log: &RaceLog) -> E
     let points = Rational::from_integer(pts.iter().sum());
     let perfect = math::points_perfect(&t.race_points, possible);
     let finish = log.results.iter().filter_map(|&(_, p)| p).min();
-    let shown: Vec<String> = log
-        .results
-        .iter()
-        .map(|&(n, p)| {
-            format!(
-                "race {n} {}",
-                p.map_or("dnf".into(), |n| crate::output::ordinal(n.into()))
-            )
-        })
-        .collect();
-    let terms: Vec<String> = pts.iter().map(i128::to_string).collect();
-    let formula = format!(
-        "100 * ({}) / ({possible} races * {}) [{}]",
-        terms.join(" + "),
-        math::table_points(&t.race_points, Some(1)),
-        shown.join(", ")
-    );
+    let formula = if formulas {
+        let shown: Vec<String> = log
+            .results
+            .iter()
+            .map(|&(n, p)| {
+                format!(
+                    "race {n} {}",
+                    p.map_or("dnf".into(), |n| crate::output::ordinal(n.into()))
+                )
+            })
+            .collect();
+        let terms: Vec<String> = pts.iter().map(i128::to_string).collect();
+        format!(
+            "100 * ({}) / ({possible} races * {}) [{}]",
+            terms.join(" + "),
+            math::table_points(&t.race_points, Some(1)),
+            shown.join(", ")
+        )
+    } else {
+        String::new()
+    };
     Entry {
         points,
         perfect,
@@ -491,65 +578,257 @@ fn label(series: &str, event: &str) -> String {
     format!("{series}/{event}")
 }
 
+/// A counted event of a driver: (event, its series, score, finish).
+type CountedAt = (u32, u32, Rational, Option<Finish>);
+
+/// With the audit trail only: every driver's counted events for a window of
+/// `n`, kept up to date as events are pushed.
+#[derive(Debug, Clone, Default)]
+struct Counting {
+    n: usize,
+    counted: HashMap<u32, Vec<CountedAt>>,
+}
+
 impl State {
-    /// Fold one completed event: score it, then audit every driver whose ranking
-    /// inputs changed (its drivers, and those of the event leaving the window).
+    /// The series named `name`.
+    fn series_named(&self, name: &str) -> Option<&Series> {
+        self.by_name.get(name).map(|&i| &self.series[i as usize])
+    }
+
+    /// The event of `s` named `name`, if recorded.
+    fn find_event(&self, s: &Series, name: &str) -> Option<&Ev> {
+        let id = self.event_names.get(name)?;
+        if s.event_ids.as_ref().is_some_and(|set| !set.contains(&id)) {
+            return None;
+        }
+        let i = s.events.iter().find(|&&i| self.name_of(i) == id)?;
+        Some(&self.events[*i as usize])
+    }
+
+    /// Event `ev`'s name, in [`State::event_names`]: its first stored number.
+    fn name_of(&self, ev: u32) -> u32 {
+        let off = self.events[ev as usize].off as usize;
+        store::Reader::new(&self.data[off..]).u() as u32
+    }
+
+    /// The id of series `si`'s scoring tables under the parameters in force.
+    fn tables_id(&mut self, si: usize, cx: &Cx) -> u32 {
+        let stamp = cx.params.stamp();
+        if let Some((st, id)) = self.series[si].tables {
+            if st == stamp {
+                return id;
+            }
+        }
+        let t = Tables::of(&self.series[si].def, cx);
+        let id = match self.table_ids.get(&t) {
+            Some(&id) => id,
+            None => {
+                let id = self.tables.len() as u32;
+                self.tables.push(t.clone());
+                self.table_ids.insert(t, id);
+                id
+            }
+        };
+        self.series[si].tables = Some((stamp, id));
+        id
+    }
+
+    /// Fold one completed event: store its results, then (with the audit trail)
+    /// audit every driver whose ranking inputs changed (its drivers, and those
+    /// of the event leaving the window).
     fn complete(&mut self, rec: &Record, e: &EventCompleted, cx: &mut Cx) {
-        let Some(series) = self.series.get(&e.series.0) else {
+        let Some(&si) = self.by_name.get(&e.series.0) else {
             return;
         };
-        if series.events.iter().any(|x| x.event == e.event.0) {
+        let si = si as usize;
+        if self.find_event(&self.series[si], &e.event.0).is_some() {
             return;
         }
-        let t = Tables::of(&series.def, cx);
-        let drivers = match series.def.format {
-            Format::Elimination => score_elimination(&t, e),
-            Format::Points => score_points(&t, e),
-        };
-        let scored = Scored {
-            event: e.event.0.clone(),
+        let tables = self.tables_id(si, cx);
+        let name = self.event_names.intern(&e.event.0);
+        let off = self.data.len() as u64;
+        let State {
+            series,
+            data,
+            drivers,
+            ..
+        } = self;
+        let s = &mut series[si];
+        store::put(data, name.into());
+        store::put(data, tables.into());
+        let format = s.def.format;
+        let mut id = |d: &str| s.local(drivers.intern(d));
+        match format {
+            Format::Elimination => {
+                let heats = e.heats.as_deref().unwrap_or_default();
+                store::put(data, heats.len() as u64);
+                for heat in heats {
+                    store::put_list(data, heat, &mut id);
+                }
+                store::put_list(data, e.final_.as_deref().unwrap_or_default(), &mut id);
+            }
+            Format::Points => {
+                let races = e.races.as_deref().unwrap_or_default();
+                store::put(data, races.len() as u64);
+                for r in races {
+                    store::put(data, store::zigzag(r.tier));
+                    store::put_list(data, &r.results, &mut id);
+                }
+            }
+        }
+        let idx = self.events.len() as u32;
+        self.events.push(Ev {
             at: rec.at,
             seq: rec.seq,
-            drivers,
-        };
+            off,
+        });
         if cx.auditing() {
-            self.push_audited(rec, &e.series.0, scored, cx);
-        } else {
-            self.push(&e.series.0, scored);
+            self.audit_push(rec, si, idx, cx);
+        }
+        let s = &self.series[si];
+        if s.event_ids.is_none() && s.events.len() >= SMALL {
+            let names = s.events.iter().map(|&i| self.name_of(i)).collect();
+            self.series[si].event_ids = Some(Box::new(names));
+        }
+        let s = &mut self.series[si];
+        s.events.push(idx);
+        if let Some(set) = &mut s.event_ids {
+            set.insert(name);
         }
     }
 
-    /// Push `scored` and record a change for each driver whose inputs changed:
-    /// those of the new event and those of the event leaving the window.
-    fn push_audited(&mut self, rec: &Record, series: &str, scored: Scored, cx: &mut Cx) {
-        let n = counted_events(cx);
-        let leaving = self.series.get(series).and_then(|s| {
-            let i = s.events.len().checked_sub(n).filter(|_| n > 0)?;
-            s.events.get(i).cloned()
-        });
-        let mut affected: BTreeSet<String> = scored.drivers.keys().cloned().collect();
-        if let Some(old) = &leaving {
-            affected.extend(old.drivers.keys().cloned());
+    /// Every driver's result at event `ev` (global driver ids, unordered),
+    /// with formulas only when `formulas`.
+    fn entries(&self, s: &Series, ev: u32, formulas: bool) -> Vec<(u32, Entry)> {
+        let e = self.events[ev as usize];
+        let end = self
+            .events
+            .get(ev as usize + 1)
+            .map_or(self.data.len() as u64, |n| n.off);
+        let mut r = store::Reader::new(&self.data[e.off as usize..end as usize]);
+        r.u(); // the name
+        let t = &self.tables[r.u() as usize];
+        let mut slot = vec![u32::MAX; s.drivers.len()];
+        let scored = match s.def.format {
+            Format::Elimination => {
+                let heats = r.u() as usize;
+                let mut logs: Vec<(u32, HeatLog)> = Vec::new();
+                for _ in 0..heats {
+                    r.list(|d, p| log_of(&mut logs, &mut slot, d).heats.push(p));
+                }
+                r.list(|d, p| log_of(&mut logs, &mut slot, d).final_ = Some(p));
+                score_elimination(t, heats, logs, formulas)
+            }
+            Format::Points => {
+                let races = r.u() as usize;
+                let mut per_tier: BTreeMap<i64, usize> = BTreeMap::new();
+                let mut logs: Vec<(u32, RaceLog)> = Vec::new();
+                for i in 0..races {
+                    let tier = r.i();
+                    *per_tier.entry(tier).or_default() += 1;
+                    r.list(|d, p| {
+                        let eff = place_opt(p).map(|p| math::tier_place(p, tier, t.tier_offset));
+                        let log = log_of(&mut logs, &mut slot, d);
+                        log.tiers.insert(tier);
+                        log.results.push((i + 1, eff));
+                    });
+                }
+                score_points(t, &per_tier, logs, formulas)
+            }
+        };
+        scored
+            .into_iter()
+            .map(|(d, en)| (s.drivers[d as usize], en))
+            .collect()
+    }
+
+    /// The event's label, `series/event`.
+    fn label_of(&self, s: &Series, ev: u32) -> String {
+        label(&s.def.series.0, self.event_names.name(self.name_of(ev)))
+    }
+
+    fn counted(&self, s: &Series, ev: u32, score: Rational, finish: Option<Finish>) -> Counted {
+        let e = &self.events[ev as usize];
+        Counted {
+            label: self.label_of(s, ev),
+            at: e.at,
+            seq: e.seq,
+            score,
+            finish,
         }
-        let before = self.lines(Some(&affected), cx);
-        let new_event = scored.clone();
-        self.push(series, scored);
-        let after = self.lines(Some(&affected), cx);
-        let d = decimals(cx);
-        for driver in affected {
-            let scored = new_event.drivers.get(&driver).map(|en| {
-                let l = label(series, &new_event.event);
-                format!("{l} {} = {}", num(en.score), en.formula)
-            });
-            let left = leaving
+    }
+
+    /// The audit trail of pushing event `idx` (already stored, not yet in its
+    /// series' list): a change for each driver of the new event and of the event
+    /// leaving the window.
+    fn audit_push(&mut self, rec: &Record, si: usize, idx: u32, cx: &mut Cx) {
+        let n = counted_events(cx);
+        if self.counting.as_ref().is_none_or(|c| c.n != n) {
+            self.counting = Some(Box::new(self.count_all(n)));
+        }
+        let s = &self.series[si];
+        let leaving = s
+            .events
+            .len()
+            .checked_sub(n)
+            .filter(|_| n > 0)
+            .map(|i| s.events[i]);
+        let new_entries = self.entries(s, idx, true);
+        let left: Vec<u32> = leaving.map_or(Vec::new(), |l| {
+            self.entries(s, l, false)
+                .into_iter()
+                .map(|(d, _)| d)
+                .collect()
+        });
+        let mut affected: BTreeMap<&str, u32> = BTreeMap::new();
+        for &(d, _) in &new_entries {
+            affected.insert(self.drivers.name(d), d);
+        }
+        for &d in &left {
+            affected.insert(self.drivers.name(d), d);
+        }
+        let f = Factors::of(cx);
+        let Some(mut counting) = self.counting.take() else {
+            return;
+        };
+        let before: Vec<Option<Line>> = affected
+            .values()
+            .map(|&d| self.line_of(&counting, d, &f))
+            .collect();
+        if let Some(l) = leaving {
+            for &d in &left {
+                if let Some(v) = counting.counted.get_mut(&d) {
+                    v.retain(|&(ev, ..)| ev != l);
+                }
+            }
+        }
+        if n > 0 {
+            for (d, en) in &new_entries {
+                let v = counting.counted.entry(*d).or_default();
+                v.push((idx, si as u32, en.score, en.finish));
+            }
+        }
+        let after: Vec<Option<Line>> = affected
+            .values()
+            .map(|&d| self.line_of(&counting, d, &f))
+            .collect();
+        let series = self.series[si].def.series.0.clone();
+        let s = &self.series[si];
+        let new_label = self.label_of(s, idx);
+        let left_label = leaving.map(|l| self.label_of(s, l));
+        let d = f.decimals;
+        let mut changes = Vec::new();
+        for ((&name, &driver), (before, after)) in affected.iter().zip(before.iter().zip(&after)) {
+            let scored = new_entries
+                .iter()
+                .find(|(g, _)| *g == driver)
+                .map(|(_, en)| format!("{new_label} {} = {}", num(en.score), en.formula));
+            let gone = left_label
                 .as_ref()
-                .filter(|o| o.drivers.contains_key(&driver))
-                .map(|o| {
-                    let l = label(series, &o.event);
-                    format!("{l} left the window (last {n} {series} events)")
-                });
-            let old = before.get(&driver).map(|l| decimal_string(l.score, d));
-            let (new, total) = match after.get(&driver) {
+                .filter(|_| left.contains(&driver))
+                .map(|l| format!("{l} left the window (last {n} {series} events)"));
+            let old = before.as_ref().map(|l| decimal_string(l.score, d));
+            let (new, total) = match after {
                 Some(l) => {
                     let new = decimal_string(l.score, d);
                     let total = format!("score {new} = {}", l.formula());
@@ -557,68 +836,73 @@ impl State {
                 }
                 None => ("unranked".to_string(), "no counted event".to_string()),
             };
-            let parts: Vec<String> = scored.into_iter().chain(left).chain([total]).collect();
-            let formula = parts.join("; ");
-            cx.audit(|| Change {
+            let parts: Vec<String> = scored.into_iter().chain(gone).chain([total]).collect();
+            changes.push(Change {
                 seq: rec.seq,
                 at: rec.at,
                 system: SYS.into(),
-                subject: driver,
+                subject: name.to_string(),
                 old,
                 new,
-                formula,
+                formula: parts.join("; "),
             });
+        }
+        self.counting = Some(counting);
+        for c in changes {
+            cx.audit(|| c);
         }
     }
 
-    fn push(&mut self, series: &str, scored: Scored) {
-        if let Some(s) = self.series.get_mut(series) {
-            s.events.push(scored);
+    /// Driver `d`'s ranking line from `c`.
+    fn line_of(&self, c: &Counting, d: u32, f: &Factors) -> Option<Line> {
+        let events = c.counted.get(&d).map_or(Vec::new(), |v| {
+            v.iter()
+                .map(|&(ev, si, score, finish)| {
+                    self.counted(&self.series[si as usize], ev, score, finish)
+                })
+                .collect()
+        });
+        make_line(events, f)
+    }
+
+    /// Every driver's counted events for a window of `n`.
+    fn count_all(&self, n: usize) -> Counting {
+        let mut c = Counting {
+            n,
+            counted: HashMap::new(),
+        };
+        for (si, s) in self.series.iter().enumerate() {
+            for &ev in &s.events[s.events.len().saturating_sub(n)..] {
+                for (d, en) in self.entries(s, ev, false) {
+                    let v = c.counted.entry(d).or_default();
+                    v.push((ev, si as u32, en.score, en.finish));
+                }
+            }
         }
+        c
     }
 
     /// Ranking lines of every driver with a counted event (or only of `only`).
     fn lines(&self, only: Option<&BTreeSet<String>>, cx: &Cx) -> BTreeMap<String, Line> {
         let n = counted_events(cx);
-        let mut per_driver: BTreeMap<String, Vec<Counted>> = BTreeMap::new();
-        for (name, s) in &self.series {
-            let window = &s.events[s.events.len().saturating_sub(n)..];
-            for ev in window {
-                for (driver, en) in &ev.drivers {
+        let mut per_driver: BTreeMap<&str, Vec<Counted>> = BTreeMap::new();
+        for &si in self.by_name.values() {
+            let s = &self.series[si as usize];
+            for &ev in &s.events[s.events.len().saturating_sub(n)..] {
+                for (d, en) in self.entries(s, ev, false) {
+                    let driver = self.drivers.name(d);
                     if only.is_some_and(|o| !o.contains(driver)) {
                         continue;
                     }
-                    per_driver.entry(driver.clone()).or_default().push(Counted {
-                        label: label(name, &ev.event),
-                        at: ev.at,
-                        seq: ev.seq,
-                        score: en.score,
-                        finish: en.finish,
-                    });
+                    let c = self.counted(s, ev, en.score, en.finish);
+                    per_driver.entry(driver).or_default().push(c);
                 }
             }
         }
-        let one = cx.params.decimal(SYS, "one_event_factor");
-        let two = cx.params.decimal(SYS, "two_event_factor");
-        let d = decimals(cx);
+        let f = Factors::of(cx);
         per_driver
             .into_iter()
-            .filter_map(|(driver, mut events)| {
-                events.sort_by_key(|c| (c.at, c.seq));
-                let scores: Vec<Rational> = events.iter().map(|c| c.score).collect();
-                let (mean, factor, score) = math::driver_score(&scores, one, two)?;
-                let best = scores.iter().copied().max()?;
-                let finish = events.iter().fold(None, |b, c| best_finish(b, c.finish));
-                let line = Line {
-                    events,
-                    mean,
-                    factor,
-                    score: math::round_to(score, d),
-                    best,
-                    finish,
-                };
-                Some((driver, line))
-            })
+            .filter_map(|(driver, events)| Some((driver.to_string(), make_line(events, &f)?)))
             .collect()
     }
 
@@ -691,21 +975,28 @@ impl State {
                 "finish", "formula",
             ],
         );
-        let mut all: Vec<(&str, usize, &Scored, bool)> = Vec::new();
-        for (name, s) in &self.series {
+        let mut all: Vec<(&Series, &Ev, u32, bool)> = Vec::new();
+        for &si in self.by_name.values() {
+            let s = &self.series[si as usize];
             let first_counted = s.events.len().saturating_sub(n);
-            for (i, ev) in s.events.iter().enumerate() {
-                all.push((name, i, ev, i >= first_counted));
+            for (i, &ev) in s.events.iter().enumerate() {
+                all.push((s, &self.events[ev as usize], ev, i >= first_counted));
             }
         }
-        all.sort_by_key(|(name, _, ev, _)| (ev.at, ev.seq, *name));
-        for (name, _, ev, counted) in all {
-            let mut drivers: Vec<(&String, &Entry)> = ev.drivers.iter().collect();
+        all.sort_by_key(|(s, ev, _, _)| (ev.at, ev.seq, &s.def.series.0));
+        for (s, ev, idx, counted) in all {
+            let name = &s.def.series.0;
+            let mut drivers: Vec<(&str, Entry)> = self
+                .entries(s, idx, true)
+                .into_iter()
+                .map(|(g, en)| (self.drivers.name(g), en))
+                .collect();
             drivers.sort_by(|a, b| b.1.score.cmp(&a.1.score).then(a.0.cmp(b.0)));
+            let event = self.event_names.name(self.name_of(idx));
             for (driver, en) in drivers {
                 t.push(vec![
                     json!(name),
-                    json!(ev.event),
+                    json!(event),
                     json!(format_short(ev.at)),
                     json!(driver),
                     json_number(en.score, d),
@@ -728,10 +1019,11 @@ impl State {
             "CFR series",
             &["series", "format", "defined", "events", "counted", "window"],
         );
-        for (name, s) in &self.series {
+        for (name, &si) in &self.by_name {
+            let s = &self.series[si as usize];
             let window: Vec<&str> = s.events[s.events.len().saturating_sub(n)..]
                 .iter()
-                .map(|e| e.event.as_str())
+                .map(|&e| self.event_names.name(self.name_of(e)))
                 .collect();
             t.push(vec![
                 json!(name),
@@ -744,6 +1036,40 @@ impl State {
         }
         t
     }
+}
+
+/// The ranking parameters in force, read once per table or audited event.
+struct Factors {
+    one: Rational,
+    two: Rational,
+    decimals: u32,
+}
+
+impl Factors {
+    fn of(cx: &Cx) -> Self {
+        Factors {
+            one: cx.params.decimal(SYS, "one_event_factor"),
+            two: cx.params.decimal(SYS, "two_event_factor"),
+            decimals: decimals(cx),
+        }
+    }
+}
+
+/// A driver's ranking line from their counted events; `None` without any.
+fn make_line(mut events: Vec<Counted>, f: &Factors) -> Option<Line> {
+    events.sort_by_key(|c| (c.at, c.seq));
+    let scores: Vec<Rational> = events.iter().map(|c| c.score).collect();
+    let (mean, factor, score) = math::driver_score(&scores, f.one, f.two)?;
+    let best = scores.iter().copied().max()?;
+    let finish = events.iter().fold(None, |b, c| best_finish(b, c.finish));
+    Some(Line {
+        events,
+        mean,
+        factor,
+        score: math::round_to(score, f.decimals),
+        best,
+        finish,
+    })
 }
 
 #[cfg(test)]
@@ -776,6 +1102,23 @@ mod tests {
             ..Query::default()
         };
         fold(&src, &q).expect("valid")
+    }
+
+    impl State {
+        /// The event names of series `s`, in fold order.
+        fn event_names(&self, s: &str) -> Vec<&str> {
+            let s = self.series_named(s).expect("series");
+            let names = s.events.iter().map(|&e| self.name_of(e));
+            names.map(|n| self.event_names.name(n)).collect()
+        }
+
+        /// Every driver's result at the `i`th event of series `s`, by name.
+        fn drivers_at(&self, s: &str, i: usize) -> BTreeMap<String, Entry> {
+            let s = self.series_named(s).expect("series");
+            let all = self.entries(s, s.events[i], true).into_iter();
+            all.map(|(d, en)| (self.drivers.name(d).to_string(), en))
+                .collect()
+        }
     }
 
     fn score_of(f: &crate::fold::Folded, driver: &str) -> Option<String> {
@@ -819,11 +1162,7 @@ mod tests {
         ];
         let f = folded(&log, false);
         assert_eq!(score_of(&f, "Amy").as_deref(), Some("100.00"));
-        let names: Vec<&str> = f.state.cfr.series["s"]
-            .events
-            .iter()
-            .map(|e| e.event.as_str())
-            .collect();
+        let names: Vec<&str> = f.state.cfr.event_names("s");
         assert_eq!(names, ["old", "b", "c", "d"]);
     }
 
@@ -835,8 +1174,8 @@ mod tests {
             race("1", "2013-02-01", &[("Amy", 1)]),
         ];
         let f = folded(&log, true);
-        let ev = &f.state.cfr.series["s"].events[0];
-        assert_eq!(ev.drivers["Amy"].score, Rational::zero());
+        let ev = f.state.cfr.drivers_at("s", 0);
+        assert_eq!(ev["Amy"].score, Rational::zero());
         // no window at all: nobody is ranked, the report is still made
         let r = f
             .state
@@ -854,7 +1193,7 @@ mod tests {
             r#"{"type":"cfr.event_completed","at":"2013-02-01","series":"e","event":"1","heats":[[{"driver":"A","place":1}],[{"driver":"A","place":1}]],"final":[{"driver":"A","place":"dnf"}]}"#.to_string(),
         ];
         let f = folded(&log, false);
-        let a = &f.state.cfr.series["e"].events[0].drivers["A"];
+        let a = &f.state.cfr.drivers_at("e", 0)["A"];
         // perfect 10 + 10 + 10*1 = 30; A: two heat wins at full weight = 20
         assert_eq!((a.points, a.perfect), (ratio(20, 1), ratio(30, 1)));
         assert_eq!(a.score, ratio(6667, 100));

@@ -1,0 +1,246 @@
+//! The compact form of the CFR state: interned names and each event's results
+//! as varint bytes, so that a folded event costs a few dozen bytes.
+//!
+//! An event is stored as its scoring-tables id, then for an elimination event
+//! the number of heats, each heat and the final, and for a points event the
+//! number of races and each race's tier (zigzag) and results. A list of results
+//! is stored in one of two ways:
+//! - compact, `2k`: when its drivers are distinct and its places are exactly
+//!   `1..=k` (every list that passed validation), the `k` placed drivers in place
+//!   order, then the number of dnf and those drivers;
+//! - explicit, `2n + 1`: otherwise, `n` pairs of driver and place (0 = dnf,
+//!   else place + 1), in the given order.
+//!
+//! Drivers are numbered per series (small numbers, one byte each); the order of
+//! drivers within one list is not kept by the compact form, which nothing needs
+//! (a driver appears once in it).
+
+use std::collections::HashMap;
+
+use crate::events::cfr::Placing;
+use crate::events::Place;
+
+/// Strings numbered in order of first appearance.
+#[derive(Debug, Clone, Default)]
+pub struct Interner {
+    names: Vec<Box<str>>,
+    ids: HashMap<Box<str>, u32>,
+}
+
+impl Interner {
+    pub fn get(&self, s: &str) -> Option<u32> {
+        self.ids.get(s).copied()
+    }
+
+    pub fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(s.into());
+        self.ids.insert(s.into(), id);
+        id
+    }
+
+    pub fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+}
+
+pub fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+pub fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// Write one list of results; `id` numbers a driver.
+pub fn put_list(out: &mut Vec<u8>, list: &[Placing], id: &mut impl FnMut(&str) -> u32) {
+    let ids: Vec<u32> = list.iter().map(|p| id(&p.driver)).collect();
+    let placed = list
+        .iter()
+        .filter(|p| matches!(p.place, Place::At(_)))
+        .count();
+    let mut by_place = vec![u32::MAX; placed];
+    let mut compact = true;
+    for (p, &i) in list.iter().zip(&ids) {
+        if let Place::At(n) = p.place {
+            let slot = (n as usize)
+                .checked_sub(1)
+                .and_then(|k| by_place.get_mut(k));
+            match slot {
+                Some(s) if *s == u32::MAX => *s = i,
+                _ => {
+                    compact = false;
+                    break;
+                }
+            }
+        }
+    }
+    if compact {
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        compact = sorted.windows(2).all(|w| w[0] != w[1]);
+    }
+    if compact {
+        put(out, (placed as u64) << 1);
+        for &i in &by_place {
+            put(out, i.into());
+        }
+        put(out, (list.len() - placed) as u64);
+        for (p, &i) in list.iter().zip(&ids) {
+            if p.place == Place::Dnf {
+                put(out, i.into());
+            }
+        }
+    } else {
+        put(out, ((list.len() as u64) << 1) | 1);
+        for (p, &i) in list.iter().zip(&ids) {
+            put(out, i.into());
+            put(
+                out,
+                match p.place {
+                    Place::At(n) => u64::from(n) + 1,
+                    Place::Dnf => 0,
+                },
+            );
+        }
+    }
+}
+
+/// Reads what [`put`] and [`put_list`] wrote.
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Reader { data, pos: 0 }
+    }
+
+    pub fn u(&mut self) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        while let Some(&b) = self.data.get(self.pos) {
+            self.pos += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                break;
+            }
+            shift += 7;
+        }
+        v
+    }
+
+    pub fn i(&mut self) -> i64 {
+        unzigzag(self.u())
+    }
+
+    /// One list of results: `f(driver, place)` for each.
+    pub fn list(&mut self, mut f: impl FnMut(u32, Place)) {
+        let head = self.u();
+        let n = head >> 1;
+        if head & 1 == 1 {
+            for _ in 0..n {
+                let d = self.u() as u32;
+                let place = match self.u() {
+                    0 => Place::Dnf,
+                    p => Place::At((p - 1) as u32),
+                };
+                f(d, place);
+            }
+            return;
+        }
+        for k in 0..n {
+            let d = self.u() as u32;
+            f(d, Place::At(k as u32 + 1));
+        }
+        for _ in 0..self.u() {
+            let d = self.u() as u32;
+            f(d, Place::Dnf);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(list: &[Placing]) -> (Vec<u8>, Vec<(String, Place)>) {
+        let mut names = Interner::default();
+        let mut out = Vec::new();
+        put_list(&mut out, list, &mut |d| names.intern(d));
+        let mut got = Vec::new();
+        Reader::new(&out).list(|d, p| got.push((names.name(d).to_string(), p)));
+        (out, got)
+    }
+
+    fn placing(driver: &str, place: Place) -> Placing {
+        Placing {
+            driver: driver.into(),
+            place,
+        }
+    }
+
+    #[test]
+    fn a_valid_list_is_compact_and_reads_back_by_place() {
+        let list = [
+            placing("b", Place::At(2)),
+            placing("x", Place::Dnf),
+            placing("a", Place::At(1)),
+        ];
+        let (bytes, got) = read(&list);
+        assert_eq!(bytes.len(), 5);
+        assert_eq!(
+            got,
+            [
+                ("a".into(), Place::At(1)),
+                ("b".into(), Place::At(2)),
+                ("x".into(), Place::Dnf)
+            ]
+        );
+    }
+
+    #[test]
+    fn repeats_gaps_and_big_places_are_kept_as_given() {
+        let list = [
+            placing("a", Place::At(1)),
+            placing("a", Place::At(1)),
+            placing("b", Place::At(300)),
+            placing("c", Place::At(0)),
+            placing("d", Place::Dnf),
+            placing("e", Place::At(u32::MAX)),
+        ];
+        let (_, got) = read(&list);
+        let want: Vec<(String, Place)> = list.iter().map(|p| (p.driver.clone(), p.place)).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn varints_and_zigzag_round_trip() {
+        let mut out = Vec::new();
+        for v in [0, 1, 127, 128, 300, u64::MAX] {
+            put(&mut out, v);
+        }
+        for v in [0i64, -1, 1, i64::MIN, i64::MAX] {
+            put(&mut out, zigzag(v));
+        }
+        let mut r = Reader::new(&out);
+        for v in [0, 1, 127, 128, 300, u64::MAX] {
+            assert_eq!(r.u(), v);
+        }
+        for v in [0i64, -1, 1, i64::MIN, i64::MAX] {
+            assert_eq!(r.i(), v);
+        }
+    }
+}
