@@ -48,7 +48,7 @@ mod check;
 pub mod math;
 mod store;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Value};
 
@@ -207,9 +207,9 @@ struct Series {
     events: Vec<u32>,
     /// The series' own driver numbers: index → driver in [`State::drivers`].
     drivers: Vec<u32>,
-    driver_ids: Option<Box<HashMap<u32, u32>>>,
+    driver_ids: Option<Box<BTreeMap<u32, u32>>>,
     /// The event names recorded, once there are more than [`SMALL`] events.
-    event_ids: Option<Box<HashSet<u32>>>,
+    event_ids: Option<Box<BTreeSet<u32>>>,
     /// The scoring tables last used: `(params stamp, id in State::tables)`.
     tables: Option<(u64, u32)>,
 }
@@ -255,7 +255,7 @@ pub struct State {
     event_names: store::Interner,
     /// The distinct scoring tables events were scored with.
     tables: Vec<Tables>,
-    table_ids: HashMap<Tables, u32>,
+    table_ids: BTreeMap<Tables, u32>,
     /// With the audit trail only: every driver's counted events.
     counting: Option<Box<Counting>>,
 }
@@ -294,7 +294,7 @@ impl Projection for State {
 }
 
 /// The scoring tables of a series at one moment: its own, else the parameters.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Tables {
     final_points: Vec<i64>,
     heat_points: Vec<i64>,
@@ -586,7 +586,7 @@ type CountedAt = (u32, u32, Rational, Option<Finish>);
 #[derive(Debug, Clone, Default)]
 struct Counting {
     n: usize,
-    counted: HashMap<u32, Vec<CountedAt>>,
+    counted: BTreeMap<u32, Vec<CountedAt>>,
 }
 
 impl State {
@@ -869,7 +869,7 @@ impl State {
     fn count_all(&self, n: usize) -> Counting {
         let mut c = Counting {
             n,
-            counted: HashMap::new(),
+            counted: BTreeMap::new(),
         };
         for (si, s) in self.series.iter().enumerate() {
             for &ev in &s.events[s.events.len().saturating_sub(n)..] {

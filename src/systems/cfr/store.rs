@@ -15,7 +15,7 @@
 //! drivers within one list is not kept by the compact form, which nothing needs
 //! (a driver appears once in it).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use crate::events::cfr::Placing;
 use crate::events::Place;
@@ -24,7 +24,7 @@ use crate::events::Place;
 #[derive(Debug, Clone, Default)]
 pub struct Interner {
     names: Vec<Box<str>>,
-    ids: HashMap<Box<str>, u32>,
+    ids: BTreeMap<Box<str>, u32>,
 }
 
 impl Interner {

@@ -40,7 +40,7 @@ mod report;
 
 use std::cell::OnceCell;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::events::sbr::{Color, Event, GamePlayed, Stage};
 use crate::events::{Event as AnyEvent, Record};
@@ -94,7 +94,7 @@ const NONE: u32 = u32::MAX;
 /// per-game state holds no string.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Names {
-    ids: HashMap<Box<str>, u32>,
+    ids: BTreeMap<Box<str>, u32>,
     names: Vec<Box<str>>,
 }
 
