@@ -9,6 +9,14 @@
 //! `at` (so a `ledger.rules_changed` reaches later games only); a table is the sum
 //! of a player's game scores. The math lives in [`math`], free of ledger types.
 //!
+//! **State**: the fold keeps only the games, compactly ([`store`]: about 100
+//! bytes a game, names interned) with the rule set each was folded under. Scores
+//! are a pure function of those, so a table is scored when it is rendered: per
+//! position in `i128` fractions (big rationals only past 64 powers or 2^40
+//! centers/points), per player summed by denominator and turned into one exact
+//! big rational at the end. Running totals and formula text are built only when
+//! the fold keeps an audit trail (`history`), exactly as before.
+//!
 //! Decisions where SPEC §5 and the seed are silent:
 //!
 //! - **Surrendered positions keep their place in every system's arithmetic** and
@@ -36,19 +44,22 @@
 //!   decimals, Carnage as an integer (or to 2 decimals when a tie split a point).
 
 pub mod math;
+mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use num_bigint::BigInt;
+use num_integer::Integer;
+use num_rational::Ratio;
 use num_traits::{Signed, ToPrimitive};
 use serde_json::{json, Value};
 
 use crate::events::diplomacy::{Event as DipEvent, GameEnded, Outcome, PowerResult};
 use crate::events::{Event, Record};
-use crate::num::{decimal_string, json_number, ratio};
+use crate::num::{decimal_string, json_number, ratio, round_half_away};
 use crate::output::{Report, Table};
 use crate::params::{Kind, ParamDef};
-use crate::time::{self, Micros};
+use crate::time;
 
 use super::{Change, Cx, Projection, Selector};
 use math::{Score, Seat};
@@ -135,7 +146,7 @@ impl System {
 }
 
 /// The parameters in force when a game is folded.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Rules {
     base: i64,
     min_powers: i64,
@@ -159,7 +170,6 @@ impl Rules {
 #[derive(Debug, Clone)]
 struct Board {
     game: String,
-    at: Micros,
     seats: Vec<Seat>,
     powers: Vec<String>,
     players: Vec<Option<String>>,
@@ -170,7 +180,7 @@ struct Board {
 
 impl Board {
     /// `None` when the event does not fit (a solo without a listed winner).
-    fn from_event(g: &GameEnded, at: Micros) -> Option<Board> {
+    fn from_event(g: &GameEnded) -> Option<Board> {
         let seats: Vec<Seat> = g.powers.iter().map(seat).collect();
         let winner = match g.result {
             Outcome::Draw => None,
@@ -182,7 +192,6 @@ impl Board {
         };
         Some(Board {
             game: g.game.0.clone(),
-            at,
             ranks: math::shared_ranks(&seats),
             seats,
             powers: g.powers.iter().map(|p| p.power.clone()).collect(),
@@ -206,24 +215,23 @@ fn seat(p: &PowerResult) -> Seat {
 
 /// One system's scores for a game, or why the system refuses it.
 fn scores(sys: System, b: &Board, r: &Rules) -> Result<Vec<Score>, String> {
-    let n = b.n();
-    Ok(match (sys, b.winner) {
-        (System::Fibonacci, _) if (n as i64) < r.min_powers => {
-            return Err(format!(
-                "game {} has {n} powers; Fibonacci-Diplo needs at least {} (fibonacci.min_powers)",
-                b.game, r.min_powers
-            ))
-        }
-        (System::Fibonacci, _) if r.base != 0 && r.base != 1 => {
-            return Err(format!("fibonacci.base is {}; it must be 0 or 1", r.base))
-        }
+    match refusal(sys, b.n(), &b.game, r) {
+        Some(reason) => Err(reason),
+        None => Ok(big_scores(sys, &b.seats, b.winner, r)),
+    }
+}
+
+/// The scores of a game the system does not refuse, as big rationals.
+fn big_scores(sys: System, seats: &[Seat], winner: Option<usize>, r: &Rules) -> Vec<Score> {
+    let n = seats.len();
+    match (sys, winner) {
         (System::Carnage, Some(w)) => math::carnage_solo(n, w, r.rank_points, r.centers_total),
         (_, Some(w)) => math::solo(n, w),
-        (System::Fibonacci, None) => math::fibonacci_draw(&b.seats, r.base),
-        (System::Carnage, None) => math::carnage_draw(&b.seats, r.rank_points),
-        (System::Dss, None) => math::dss_draw(&b.seats),
-        (System::Sos, None) => math::sos_draw(&b.seats),
-    })
+        (System::Fibonacci, None) => math::fibonacci_draw(seats, r.base),
+        (System::Carnage, None) => math::carnage_draw(seats, r.rank_points),
+        (System::Dss, None) => math::dss_draw(seats),
+        (System::Sos, None) => math::sos_draw(seats),
+    }
 }
 
 /// The sum behind seat `i`'s score, so a person can redo it by hand.
@@ -316,7 +324,11 @@ fn text(score: &Score, places: u32) -> String {
     let Some(r) = rounded(score, places) else {
         return score.to_string();
     };
-    let s = decimal_string(r, places);
+    trimmed(decimal_string(r, places))
+}
+
+/// `0.4000` → `0.4`, `1.0000` → `1`; integers unchanged.
+fn trimmed(s: String) -> String {
     if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
@@ -324,127 +336,276 @@ fn text(score: &Score, places: u32) -> String {
     }
 }
 
-/// One position's result in one system.
+/// A score as computed for a table: a small exact fraction (every realistic
+/// game), or a big one when the board or the parameters are extreme.
 #[derive(Debug, Clone)]
-struct Row {
-    game: String,
-    at: Micros,
-    power: String,
-    player: Option<String>,
-    centers: i64,
-    eliminated: Option<i64>,
-    ranks: (usize, usize),
-    score: Score,
+enum Pts {
+    Small(Ratio<i128>),
+    Big(Score),
 }
 
-/// A game a system would not score.
-#[derive(Debug, Clone)]
-struct Refusal {
-    game: String,
-    at: Micros,
-    powers: usize,
-    reason: String,
-}
-
-/// A player's running total in one system.
-#[derive(Debug, Clone, Default)]
-struct Total {
-    sum: Score,
-    /// `(game, score)` in fold order.
-    games: Vec<(String, Score)>,
-}
-
-/// Everything one system has folded.
-#[derive(Debug, Clone, Default)]
-struct Tally {
-    players: BTreeMap<String, Total>,
-    rows: Vec<Row>,
-    refused: Vec<Refusal>,
-}
-
-impl Tally {
-    fn record(
-        &mut self,
-        sys: System,
-        b: &Board,
-        r: &Rules,
-        scores: Vec<Score>,
-        rec: &Record,
-        cx: &mut Cx,
-    ) {
-        let mut rows = Vec::with_capacity(scores.len());
-        for (i, score) in scores.into_iter().enumerate() {
-            if let Some(player) = &b.players[i] {
-                let total = self.players.entry(player.clone()).or_default();
-                let old = (!total.games.is_empty()).then(|| total.sum.clone());
-                total.sum += &score;
-                total.games.push((b.game.clone(), score.clone()));
-                let new = total.sum.clone();
-                let places = sys.places();
-                cx.audit(|| Change {
-                    seq: rec.seq,
-                    at: rec.at,
-                    system: sys.name().into(),
-                    subject: player.clone(),
-                    old: old.map(|o| text(&o, places)),
-                    new: text(&new, places),
-                    formula: format!(
-                        "{}{} = {}",
-                        if score.is_negative() { "" } else { "+" },
-                        text(&score, places),
-                        explain(sys, b, r, i)
-                    ),
-                });
-            }
-            rows.push(Row {
-                game: b.game.clone(),
-                at: b.at,
-                power: b.powers[i].clone(),
-                player: b.players[i].clone(),
-                centers: b.seats[i].centers,
-                eliminated: b.seats[i].eliminated,
-                ranks: b.ranks[i],
-                score,
-            });
+impl Pts {
+    fn big(&self) -> Score {
+        match self {
+            Pts::Small(r) => Score::new_raw(BigInt::from(*r.numer()), BigInt::from(*r.denom())),
+            Pts::Big(b) => b.clone(),
         }
-        // Games stay in fold order; within a game, best rank first.
-        rows.sort_by(|a, b| (a.ranks.0, &a.power).cmp(&(b.ranks.0, &b.power)));
-        self.rows.extend(rows);
+    }
+
+    /// `self` rounded to `places` decimals, as [`rounded`] does for a [`Score`];
+    /// `None` when the fast path would overflow (the caller then goes big).
+    fn small_rounded(&self, places: u32) -> Option<Option<crate::num::Rational>> {
+        let Pts::Small(r) = self else { return None };
+        let scale = 10i128.checked_pow(places)?;
+        let n = r.numer().checked_mul(scale)?;
+        Some(Some(ratio(round_half_away(ratio(n, *r.denom())), scale)))
+    }
+
+    fn is_integer(&self) -> bool {
+        match self {
+            Pts::Small(r) => r.is_integer(),
+            Pts::Big(b) => b.is_integer(),
+        }
     }
 }
+
+/// [`number`] for a [`Pts`], with the same output.
+fn number_pts(score: &Pts, places: u32) -> Value {
+    let places = if score.is_integer() { 0 } else { places };
+    match score.small_rounded(places) {
+        Some(r) => r.map_or(Value::Null, |r| json_number(r, places)),
+        None => number(&score.big(), places),
+    }
+}
+
+/// [`text`] for a [`Pts`], with the same output.
+fn text_pts(score: &Pts, places: u32) -> String {
+    match score.small_rounded(places) {
+        Some(Some(r)) => trimmed(decimal_string(r, places)),
+        _ => text(&score.big(), places),
+    }
+}
+
+/// The scores of a game for a table, from its positions and the rules it was
+/// folded under (the caller has checked [`refusal`]).
+fn game_scores(
+    sys: System,
+    seats: &[Seat],
+    ranks: &[(usize, usize)],
+    winner: Option<usize>,
+    r: &Rules,
+) -> Vec<Pts> {
+    if let Some(small) = small_scores(sys, seats, ranks, winner, r) {
+        return small.into_iter().map(Pts::Small).collect();
+    }
+    big_scores(sys, seats, winner, r)
+        .into_iter()
+        .map(Pts::Big)
+        .collect()
+}
+
+/// [`big_scores`] in `i128`, for boards of at most 64 powers with centers and
+/// parameters below 2^40: every intermediate then stays below 2^90.
+fn small_scores(
+    sys: System,
+    seats: &[Seat],
+    ranks: &[(usize, usize)],
+    winner: Option<usize>,
+    r: &Rules,
+) -> Option<Vec<Ratio<i128>>> {
+    const LIMIT: u64 = 1 << 40;
+    let n = seats.len();
+    let small = n <= 64
+        && r.rank_points.unsigned_abs() < LIMIT
+        && r.centers_total.unsigned_abs() < LIMIT
+        && r.base.unsigned_abs() < LIMIT
+        && seats.iter().all(|s| s.centers.unsigned_abs() < LIMIT);
+    if !small {
+        return None;
+    }
+    let int = |x: i128| Ratio::from_integer(x);
+    let zero = || int(0);
+    // Mean of the elements ranks `best..=worst` take (rank r takes values[N - r]).
+    let mean = |values: &[i128], (best, worst): (usize, usize)| {
+        let picked: Vec<i128> = (best..=worst)
+            .filter_map(|k| n.checked_sub(k).and_then(|i| values.get(i)).copied())
+            .collect();
+        if picked.is_empty() {
+            zero()
+        } else {
+            Ratio::new(picked.iter().sum(), picked.len() as i128)
+        }
+    };
+    let n128 = n as i128;
+    Some(match (sys, winner) {
+        (System::Carnage, Some(w)) => {
+            let prize = int(
+                i128::from(r.rank_points) * n128 * (n128 + 1) / 2 + i128::from(r.centers_total)
+            );
+            (0..n)
+                .map(|i| if i == w { prize } else { zero() })
+                .collect()
+        }
+        (_, Some(w)) => (0..n).map(|i| int(i128::from(i == w))).collect(),
+        (System::Fibonacci, None) => {
+            let (mut a, mut b) = (i128::from(r.base), 1i128);
+            let mut seq = Vec::with_capacity(n);
+            for _ in 0..n {
+                seq.push(a);
+                let next = a + b;
+                a = std::mem::replace(&mut b, next);
+            }
+            let total: i128 = seq.iter().sum();
+            ranks
+                .iter()
+                .map(|&k| {
+                    if total == 0 {
+                        zero()
+                    } else {
+                        mean(&seq, k) / int(total)
+                    }
+                })
+                .collect()
+        }
+        (System::Carnage, None) => {
+            let points: Vec<i128> = (1..=n128).map(|i| i128::from(r.rank_points) * i).collect();
+            ranks
+                .iter()
+                .zip(seats)
+                .map(|(&k, s)| mean(&points, k) + int(i128::from(s.centers)))
+                .collect()
+        }
+        (System::Dss, None) => {
+            let k = seats.iter().filter(|s| s.survives()).count() as i128;
+            seats
+                .iter()
+                .map(|s| {
+                    if s.survives() {
+                        Ratio::new(1, k)
+                    } else {
+                        zero()
+                    }
+                })
+                .collect()
+        }
+        (System::Sos, None) => {
+            let sq = |s: &Seat| i128::from(s.centers) * i128::from(s.centers);
+            let total: i128 = seats.iter().map(sq).sum();
+            seats
+                .iter()
+                .map(|s| {
+                    if total == 0 {
+                        zero()
+                    } else {
+                        Ratio::new(sq(s), total)
+                    }
+                })
+                .collect()
+        }
+    })
+}
+
+/// A player's exact total in one table, summed cheaply: whole parts in an
+/// integer, fractional parts per denominator, and only at the end one big
+/// rational over the denominators' lcm. (Adding big rationals one game at a
+/// time costs a big gcd per game: Sum-of-Squares denominators differ from
+/// game to game, so a season's total has hundreds of digits.)
+#[derive(Debug, Default)]
+struct Acc {
+    whole: i128,
+    /// Denominator → numerator in `0..denominator`.
+    fracs: BTreeMap<i128, i128>,
+    /// Anything that did not fit the fast path.
+    big: Option<Score>,
+    games: usize,
+    per_game: String,
+}
+
+impl Acc {
+    fn add(&mut self, p: &Pts) {
+        if let Pts::Small(r) = p {
+            let (n, d) = (*r.numer(), *r.denom());
+            let (q, rem) = (n.div_euclid(d), n.rem_euclid(d));
+            if let Some(w) = self.whole.checked_add(q) {
+                self.whole = w;
+                if rem != 0 {
+                    let f = self.fracs.entry(d).or_insert(0);
+                    // Both below d < 2^127: the sum fits.
+                    *f += rem;
+                    if *f >= d {
+                        *f -= d;
+                        self.carry(1);
+                    }
+                }
+                return;
+            }
+        }
+        let sum = self.big.take().unwrap_or_default() + p.big();
+        self.big = Some(sum);
+    }
+
+    fn carry(&mut self, q: i128) {
+        match self.whole.checked_add(q) {
+            Some(w) => self.whole = w,
+            None => {
+                let sum =
+                    self.big.take().unwrap_or_default() + Score::from_integer(BigInt::from(q));
+                self.big = Some(sum);
+            }
+        }
+    }
+
+    fn total(&self) -> Score {
+        let mut lcm = BigInt::from(1);
+        for &d in self.fracs.keys() {
+            let d = BigInt::from(d);
+            let g = (&lcm % &d).gcd(&d);
+            lcm = lcm / g * d;
+        }
+        let mut numer = BigInt::from(self.whole) * &lcm;
+        for (&d, &n) in &self.fracs {
+            numer += (&lcm / BigInt::from(d)) * BigInt::from(n);
+        }
+        let sum = Score::new(numer, lcm);
+        match &self.big {
+            Some(b) => sum + b,
+            None => sum,
+        }
+    }
+}
+
+/// Why a table does not score a game of `n` powers, if it does not.
+fn refusal(sys: System, n: usize, game: &str, r: &Rules) -> Option<String> {
+    if sys != System::Fibonacci {
+        return None;
+    }
+    if (n as i64) < r.min_powers {
+        return Some(format!(
+            "game {game} has {n} powers; Fibonacci-Diplo needs at least {} (fibonacci.min_powers)",
+            r.min_powers
+        ));
+    }
+    if r.base != 0 && r.base != 1 {
+        return Some(format!("fibonacci.base is {}; it must be 0 or 1", r.base));
+    }
+    None
+}
+
+/// Running totals for the audit trail: table → player id → (sum, games).
+type AuditTotals = [BTreeMap<u32, (Score, usize)>; 4];
 
 #[derive(Debug, Clone, Default)]
 pub struct State {
-    /// Every game folded, with the seq that recorded it: a game is recorded once.
-    games: BTreeMap<String, u64>,
-    fibonacci: Tally,
-    carnage: Tally,
-    dss: Tally,
-    sos: Tally,
+    /// Every game folded, in fold order: a game is recorded once.
+    store: store::Store,
+    /// Kept only when the fold keeps an audit trail.
+    audit: Option<Box<AuditTotals>>,
 }
 
 impl State {
-    fn tally(&self, sys: System) -> &Tally {
-        match sys {
-            System::Fibonacci => &self.fibonacci,
-            System::Carnage => &self.carnage,
-            System::Dss => &self.dss,
-            System::Sos => &self.sos,
-        }
-    }
-
-    fn tally_mut(&mut self, sys: System) -> &mut Tally {
-        match sys {
-            System::Fibonacci => &mut self.fibonacci,
-            System::Carnage => &mut self.carnage,
-            System::Dss => &mut self.dss,
-            System::Sos => &mut self.sos,
-        }
-    }
-
     fn check_game(&self, g: &GameEnded, cx: &Cx) -> Result<(), String> {
         let id = &g.game;
-        if let Some(seq) = self.games.get(&id.0) {
+        if let Some(seq) = self.store.recorded(&id.0) {
             return Err(format!(
                 "game {id} already has a result, recorded at seq {seq}; a game is recorded once \
                  (to correct it, void that record and append the corrected result)"
@@ -457,8 +618,44 @@ impl State {
             ));
         }
         check_powers(id, &g.powers)?;
-        check_centers(id, &g.powers, Rules::read(cx).centers_total)?;
+        check_centers(id, &g.powers, cx.params.int("carnage", "centers_total"))?;
         check_result(id, g)
+    }
+
+    /// The audit trail of one game: every player's change in every table.
+    fn audit_game(&mut self, board: &Board, rules: &Rules, rec: &Record, cx: &mut Cx) {
+        let totals = self.audit.get_or_insert_with(Default::default);
+        for (t, sys) in SYSTEMS.into_iter().enumerate() {
+            let Ok(scores) = scores(sys, board, rules) else {
+                continue;
+            };
+            for (i, score) in scores.into_iter().enumerate() {
+                let Some(player) = &board.players[i] else {
+                    continue;
+                };
+                let id = self.store.players.get(player).unwrap_or(u32::MAX);
+                let total = totals[t].entry(id).or_default();
+                let old = (total.1 > 0).then(|| total.0.clone());
+                total.0 += &score;
+                total.1 += 1;
+                let new = &total.0;
+                let places = sys.places();
+                cx.audit(|| Change {
+                    seq: rec.seq,
+                    at: rec.at,
+                    system: sys.name().into(),
+                    subject: player.clone(),
+                    old: old.map(|o| text(&o, places)),
+                    new: text(new, places),
+                    formula: format!(
+                        "{}{} = {}",
+                        if score.is_negative() { "" } else { "+" },
+                        text(&score, places),
+                        explain(sys, board, rules, i)
+                    ),
+                });
+            }
+        }
     }
 }
 
@@ -593,27 +790,49 @@ impl Projection for State {
         let Event::Diplomacy(DipEvent::GameEnded(g)) = &rec.event else {
             return;
         };
-        if self.games.contains_key(&g.game.0) {
+        if self.store.recorded(&g.game.0).is_some() {
             return;
         }
-        let Some(board) = Board::from_event(g, rec.at) else {
-            return;
+        let winner = match g.result {
+            Outcome::Draw => None,
+            Outcome::Solo => {
+                let Some(w) = g
+                    .powers
+                    .iter()
+                    .position(|p| Some(&p.power) == g.winner.as_ref())
+                else {
+                    return;
+                };
+                Some(w)
+            }
         };
-        self.games.insert(board.game.clone(), rec.seq);
         let rules = Rules::read(cx);
-        for sys in SYSTEMS {
-            let tally = self.tally_mut(sys);
-            match scores(sys, &board, &rules) {
-                Ok(s) => tally.record(sys, &board, &rules, s, rec, cx),
-                Err(reason) => tally.refused.push(Refusal {
-                    game: board.game.clone(),
-                    at: board.at,
-                    powers: board.n(),
-                    reason,
-                }),
+        self.store.push(
+            &g.game.0,
+            rec.at,
+            rec.seq,
+            winner,
+            rules,
+            g.powers.iter().map(|p| store::NewPosition {
+                power: &p.power,
+                player: p.player.as_deref(),
+                centers: p.centers,
+                eliminated: p.eliminated,
+            }),
+        );
+        if cx.auditing() {
+            if let Some(board) = Board::from_event(g) {
+                self.audit_game(&board, &rules, rec, cx);
             }
         }
     }
+}
+
+/// One table rendered from the store: standings, positions, refusals.
+struct Rendered {
+    main: Table,
+    games: Table,
+    refused: Table,
 }
 
 impl State {
@@ -625,26 +844,121 @@ impl State {
                 "standings {table}: diplomacy games are not grouped by tournament (got --tournament {t})"
             ));
         }
-        let tally = self.tally(sys);
-        let mut extra = vec![games_table(sys, tally)];
+        let r = self.render(sys);
+        let mut extra = vec![r.games];
         if sys == System::Fibonacci {
-            extra.push(refused_table(tally));
+            extra.push(r.refused);
         }
         Ok(Report {
             system: table.to_string(),
-            main: main_table(sys, tally),
+            main: r.main,
             extra,
         })
+    }
+
+    /// Score every stored game for `sys`, in fold order.
+    fn render(&self, sys: System) -> Rendered {
+        let st = &self.store;
+        let places = sys.places();
+        let mut games = Table::new(
+            "games",
+            &format!("{}: every scored position", sys.title()),
+            &[
+                "game",
+                "at",
+                "power",
+                "player",
+                "centers",
+                "eliminated",
+                "rank",
+                "ranks",
+                "score",
+            ],
+        );
+        let mut refused = Table::new(
+            "refused",
+            "Fibonacci-Diplo: games not scored",
+            &["game", "at", "powers", "reason"],
+        );
+        let mut accs: Vec<Option<Acc>> = Vec::new();
+        accs.resize_with(st.players.len(), || None);
+        for i in 0..st.len() {
+            let g = st.game(i);
+            let name = st.games.name(g.name);
+            let n = g.positions.len();
+            if let Some(reason) = refusal(sys, n, name, &g.rules) {
+                refused.push(vec![
+                    json!(name),
+                    json!(time::format_short(g.at)),
+                    json!(n),
+                    json!(reason),
+                ]);
+                continue;
+            }
+            let seats = g.seats();
+            let ranks = math::shared_ranks(&seats);
+            let scores = game_scores(sys, &seats, &ranks, g.winner, &g.rules);
+            for (p, score) in g.positions.iter().zip(&scores) {
+                let Some(player) = p.player else { continue };
+                let acc = accs[player as usize].get_or_insert_with(Acc::default);
+                acc.add(score);
+                if acc.games > 0 {
+                    acc.per_game.push_str("; ");
+                }
+                acc.games += 1;
+                acc.per_game.push_str(name);
+                acc.per_game.push_str(": ");
+                acc.per_game.push_str(&text_pts(score, places));
+            }
+            // Within a game, best rank first.
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by(|&a, &b| {
+                (ranks[a].0, st.powers.name(g.positions[a].power))
+                    .cmp(&(ranks[b].0, st.powers.name(g.positions[b].power)))
+            });
+            for k in order {
+                let p = &g.positions[k];
+                let (best, worst) = ranks[k];
+                let shown = if best == worst {
+                    best.to_string()
+                } else {
+                    format!("{best}-{worst}")
+                };
+                games.push(vec![
+                    json!(name),
+                    json!(time::format_short(g.at)),
+                    json!(st.powers.name(p.power)),
+                    p.player
+                        .map_or(Value::Null, |id| json!(st.players.name(id))),
+                    json!(p.seat.centers),
+                    p.seat.eliminated.map_or(Value::Null, Value::from),
+                    json!(best),
+                    json!(shown),
+                    number_pts(&scores[k], places),
+                ]);
+            }
+        }
+        let totals: Vec<(&str, Score, Acc)> = accs
+            .into_iter()
+            .enumerate()
+            .filter_map(|(id, acc)| {
+                let acc = acc?;
+                Some((st.players.name(id as u32), acc.total(), acc))
+            })
+            .collect();
+        Rendered {
+            main: main_table(sys, totals),
+            games,
+            refused,
+        }
     }
 }
 
 /// Total, then more games, then name; equal totals and games share a rank.
-fn main_table(sys: System, tally: &Tally) -> Table {
-    let mut order: Vec<(&String, &Total)> = tally.players.iter().collect();
+fn main_table(sys: System, mut order: Vec<(&str, Score, Acc)>) -> Table {
     order.sort_by(|a, b| {
-        b.1.sum
-            .cmp(&a.1.sum)
-            .then(b.1.games.len().cmp(&a.1.games.len()))
+        b.1.cmp(&a.1)
+            .then(b.2.games.cmp(&a.2.games))
             .then(a.0.cmp(b.0))
     });
     let mut t = Table::new(
@@ -653,81 +967,21 @@ fn main_table(sys: System, tally: &Tally) -> Table {
         &["rank", "player", "score", "games", "per_game"],
     );
     let mut rank = 0;
-    for (i, (player, total)) in order.iter().enumerate() {
+    for i in 0..order.len() {
+        let (player, sum, acc) = &order[i];
         let tied = i > 0 && {
-            let prev = order[i - 1].1;
-            prev.sum == total.sum && prev.games.len() == total.games.len()
+            let prev = &order[i - 1];
+            prev.1 == *sum && prev.2.games == acc.games
         };
         if !tied {
             rank = i + 1;
         }
-        let per_game: Vec<String> = total
-            .games
-            .iter()
-            .map(|(g, s)| format!("{g}: {}", text(s, sys.places())))
-            .collect();
         t.push(vec![
             json!(rank),
             json!(player),
-            number(&total.sum, sys.places()),
-            json!(total.games.len()),
-            json!(per_game.join("; ")),
-        ]);
-    }
-    t
-}
-
-/// Every scored position, game by game, best rank first.
-fn games_table(sys: System, tally: &Tally) -> Table {
-    let mut t = Table::new(
-        "games",
-        &format!("{}: every scored position", sys.title()),
-        &[
-            "game",
-            "at",
-            "power",
-            "player",
-            "centers",
-            "eliminated",
-            "rank",
-            "ranks",
-            "score",
-        ],
-    );
-    for r in &tally.rows {
-        let ranks = if r.ranks.0 == r.ranks.1 {
-            r.ranks.0.to_string()
-        } else {
-            format!("{}-{}", r.ranks.0, r.ranks.1)
-        };
-        t.push(vec![
-            json!(r.game),
-            json!(time::format_short(r.at)),
-            json!(r.power),
-            r.player.clone().map_or(Value::Null, Value::from),
-            json!(r.centers),
-            r.eliminated.map_or(Value::Null, Value::from),
-            json!(r.ranks.0),
-            json!(ranks),
-            number(&r.score, sys.places()),
-        ]);
-    }
-    t
-}
-
-/// Games Fibonacci-Diplo would not score, with the reason.
-fn refused_table(tally: &Tally) -> Table {
-    let mut t = Table::new(
-        "refused",
-        "Fibonacci-Diplo: games not scored",
-        &["game", "at", "powers", "reason"],
-    );
-    for r in &tally.refused {
-        t.push(vec![
-            json!(r.game),
-            json!(time::format_short(r.at)),
-            json!(r.powers),
-            json!(r.reason),
+            number(sum, sys.places()),
+            json!(acc.games),
+            json!(acc.per_game),
         ]);
     }
     t
@@ -737,6 +991,7 @@ fn refused_table(tally: &Tally) -> Table {
 mod tests {
     use super::*;
     use crate::fold::{fold, MemSource, Query};
+    use math::frac;
 
     fn game(id: &str, at: &str, result: &str, winner: Option<&str>, powers: &str) -> String {
         let winner = winner.map_or(String::new(), |w| format!(r#","winner":"{w}""#));
@@ -798,6 +1053,133 @@ mod tests {
             carn.formula,
             "+7010 = 7000 + 10 centers [game g1, Austria: rank 1 of 7, 10 centers]"
         );
+    }
+
+    fn seat_of(centers: i64, eliminated: Option<i64>, surrendered: bool) -> Seat {
+        Seat {
+            centers,
+            eliminated,
+            surrendered,
+        }
+    }
+
+    #[test]
+    fn fast_scores_and_sums_equal_the_big_rationals() {
+        let boards: Vec<(Vec<Seat>, Option<usize>)> = vec![
+            (
+                (0..7)
+                    .map(|i| seat_of([10, 8, 6, 5, 3, 2, 0][i], (i == 6).then_some(1907), false))
+                    .collect(),
+                None,
+            ),
+            (
+                vec![
+                    seat_of(7, None, false),
+                    seat_of(7, None, false),
+                    seat_of(4, None, true),
+                    seat_of(0, Some(1903), false),
+                    seat_of(0, None, true),
+                ],
+                None,
+            ),
+            (
+                vec![
+                    seat_of(18, None, false),
+                    seat_of(5, None, false),
+                    seat_of(3, None, false),
+                ],
+                Some(0),
+            ),
+        ];
+        for base in [0, 1] {
+            for rank_points in [1000, 1, 7] {
+                let r = Rules {
+                    base,
+                    min_powers: 2,
+                    rank_points,
+                    centers_total: 34,
+                };
+                for sys in SYSTEMS {
+                    let mut acc = Acc::default();
+                    let mut naive = Score::from_integer(BigInt::from(0));
+                    for _ in 0..3 {
+                        for (seats, winner) in &boards {
+                            let ranks = math::shared_ranks(seats);
+                            let small = small_scores(sys, seats, &ranks, *winner, &r).unwrap();
+                            let big = big_scores(sys, seats, *winner, &r);
+                            for (s, b) in small.iter().zip(&big) {
+                                let p = Pts::Small(*s);
+                                assert_eq!(&p.big(), b, "{sys:?}");
+                                assert_eq!(text_pts(&p, 4), text(b, 4));
+                                assert_eq!(number_pts(&p, 2), number(b, 2));
+                                acc.add(&p);
+                                naive += b;
+                            }
+                        }
+                    }
+                    acc.add(&Pts::Big(frac(1, 7)));
+                    naive += frac(1, 7);
+                    assert_eq!(acc.total(), naive, "{sys:?}");
+                }
+            }
+        }
+        // Sum-of-Squares denominators differ game to game: still exact.
+        let mut acc = Acc::default();
+        let mut naive = Score::from_integer(BigInt::from(0));
+        for c in 1..300i128 {
+            acc.add(&Pts::Small(Ratio::new(c, c * c + 1)));
+            naive += frac(c, c * c + 1);
+        }
+        assert_eq!(acc.total(), naive);
+    }
+
+    #[test]
+    fn the_store_keeps_values_too_wide_for_its_small_fields() {
+        let mut st = store::Store::default();
+        let powers: Vec<String> = (0..300).map(|i| format!("P{i}")).collect();
+        let rules = Rules {
+            base: 0,
+            min_powers: 5,
+            rank_points: 1000,
+            centers_total: 100_000,
+        };
+        let centers = |i: usize| if i == 299 { 70_000 } else { (i % 3) as i64 };
+        let year = |i: usize| match i % 3 {
+            0 => Some([1907, -40_000, i64::from(i16::MIN), i64::MAX][i % 4]),
+            _ => None,
+        };
+        st.push(
+            "big",
+            5,
+            9,
+            Some(299),
+            rules,
+            powers.iter().enumerate().map(|(i, p)| store::NewPosition {
+                power: p,
+                player: (i % 5 != 0).then_some(p.as_str()),
+                centers: centers(i),
+                eliminated: year(i),
+            }),
+        );
+        assert_eq!(st.recorded("big"), Some(9));
+        assert_eq!(st.recorded("small"), None);
+        let g = st.game(0);
+        assert_eq!((g.at, g.winner, g.rules), (5, Some(299), rules));
+        for (i, p) in g.positions.iter().enumerate() {
+            assert_eq!(st.powers.name(p.power), powers[i]);
+            assert_eq!(
+                p.player.map(|id| st.players.name(id)),
+                (i % 5 != 0).then_some(powers[i].as_str())
+            );
+            assert_eq!(p.seat.centers, centers(i));
+            assert_eq!(p.seat.eliminated, year(i));
+        }
+        // More than 64 powers: the big path scores it, and the same as math.rs.
+        let seats = g.seats();
+        let ranks = math::shared_ranks(&seats);
+        assert!(small_scores(System::Carnage, &seats, &ranks, g.winner, &rules).is_none());
+        let got = game_scores(System::Carnage, &seats, &ranks, g.winner, &rules);
+        assert_eq!(got[299].big(), frac(1000 * 300 * 301 / 2 + 100_000, 1));
     }
 
     #[test]

@@ -1,0 +1,277 @@
+//! Compact storage of every folded game: what the tables are rendered from.
+//!
+//! A game costs about 100 bytes of state: its name once (in one shared buffer), a
+//! 32-byte header, and 8 bytes per position (an interned player id, an interned
+//! power id, the centers and the elimination year). Values that do not fit those
+//! small fields (a 300th power name, 1000 centers, the year 40000) are kept
+//! exactly in a side table, so nothing is ever clipped. Scores are not stored:
+//! they are a pure function of the positions and the rules in force when the game
+//! was folded, recomputed when a table is rendered.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+
+use super::math::Seat;
+use super::Rules;
+use crate::time::Micros;
+
+/// Strings interned to dense ids `0, 1, 2, …` in first-seen order, each stored
+/// once in a shared buffer (no per-string allocation).
+#[derive(Debug, Clone, Default)]
+pub struct Interner {
+    buf: String,
+    /// End of string `i` in `buf` (its start is the end of `i - 1`).
+    ends: Vec<u32>,
+    /// Hash of a string → its id; a string whose hash is already taken by a
+    /// different string (a 64-bit collision) goes to `spill`.
+    index: HashMap<u64, u32>,
+    spill: HashMap<Box<str>, u32>,
+}
+
+fn hash(s: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    s.hash(&mut h);
+    h.finish()
+}
+
+impl Interner {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn name(&self, id: u32) -> &str {
+        let i = id as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.buf[start..self.ends[i] as usize]
+    }
+
+    pub fn get(&self, s: &str) -> Option<u32> {
+        match self.index.get(&hash(s)) {
+            Some(&id) if self.name(id) == s => Some(id),
+            Some(_) => self.spill.get(s).copied(),
+            None => None,
+        }
+    }
+
+    pub fn intern(&mut self, s: &str) -> u32 {
+        let h = hash(s);
+        if let Some(&id) = self.index.get(&h) {
+            if self.name(id) == s {
+                return id;
+            }
+            if let Some(&id) = self.spill.get(s) {
+                return id;
+            }
+            let id = self.push(s);
+            self.spill.insert(s.into(), id);
+            return id;
+        }
+        let id = self.push(s);
+        self.index.insert(h, id);
+        id
+    }
+
+    fn push(&mut self, s: &str) -> u32 {
+        let id = u32::try_from(self.ends.len()).expect("fewer than 2^32 names");
+        self.buf.push_str(s);
+        self.ends
+            .push(u32::try_from(self.buf.len()).expect("names fit in 4 GiB"));
+        id
+    }
+}
+
+/// `player` of a surrendered position.
+const NO_PLAYER: u32 = u32::MAX;
+/// `power` of a position kept in the side table.
+const WIDE: u8 = u8::MAX;
+/// `year` of a power that was not eliminated.
+const NO_YEAR: i16 = i16::MIN;
+
+/// One position, 8 bytes.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    player: u32,
+    power: u8,
+    centers: u8,
+    year: i16,
+}
+
+/// A position whose values do not fit a [`Slot`].
+#[derive(Debug, Clone, Copy)]
+struct Wide {
+    power: u32,
+    centers: i64,
+    eliminated: Option<i64>,
+}
+
+/// One folded game's header; its name is id `i` of [`Store::games`].
+#[derive(Debug, Clone, Copy)]
+struct Header {
+    at: Micros,
+    seq: u64,
+    /// End of its positions in [`Store::slots`].
+    seat_end: u32,
+    /// Solo winner's index within the game, or `u32::MAX` for a draw.
+    winner: u32,
+    /// Index into [`Store::rules`].
+    rules: u32,
+}
+
+/// A position as read back from the store.
+#[derive(Debug, Clone, Copy)]
+pub struct Position {
+    pub power: u32,
+    /// Interned player id; `None` for a surrendered position.
+    pub player: Option<u32>,
+    pub seat: Seat,
+}
+
+/// A game as read back from the store.
+#[derive(Debug, Clone)]
+pub struct GameView {
+    pub name: u32,
+    pub at: Micros,
+    pub winner: Option<usize>,
+    pub rules: Rules,
+    pub positions: Vec<Position>,
+}
+
+impl GameView {
+    pub fn seats(&self) -> Vec<Seat> {
+        self.positions.iter().map(|p| p.seat).collect()
+    }
+}
+
+/// Every game folded, in fold order.
+#[derive(Debug, Clone, Default)]
+pub struct Store {
+    pub games: Interner,
+    pub players: Interner,
+    pub powers: Interner,
+    headers: Vec<Header>,
+    slots: Vec<Slot>,
+    wide: BTreeMap<u32, Wide>,
+    /// The distinct rule sets games were folded under (consecutive games share one).
+    rules: Vec<Rules>,
+}
+
+/// A position as given to [`Store::push`].
+pub struct NewPosition<'a> {
+    pub power: &'a str,
+    pub player: Option<&'a str>,
+    pub centers: i64,
+    pub eliminated: Option<i64>,
+}
+
+impl Store {
+    pub fn len(&self) -> usize {
+        self.headers.len()
+    }
+
+    /// The seq that recorded game `name`, if it was folded.
+    pub fn recorded(&self, name: &str) -> Option<u64> {
+        self.games.get(name).map(|id| self.headers[id as usize].seq)
+    }
+
+    /// Add a game not yet in the store.
+    pub fn push<'a>(
+        &mut self,
+        name: &str,
+        at: Micros,
+        seq: u64,
+        winner: Option<usize>,
+        rules: Rules,
+        positions: impl Iterator<Item = NewPosition<'a>>,
+    ) {
+        let id = self.games.intern(name);
+        debug_assert_eq!(id as usize, self.headers.len());
+        if self.rules.last() != Some(&rules) {
+            self.rules.push(rules);
+        }
+        for p in positions {
+            let power = self.powers.intern(p.power);
+            let player = p.player.map_or(NO_PLAYER, |s| self.players.intern(s));
+            let year = match p.eliminated {
+                None => Some(NO_YEAR),
+                Some(y) => i16::try_from(y).ok().filter(|&y| y != NO_YEAR),
+            };
+            let small = (
+                u8::try_from(power).ok().filter(|&x| x != WIDE),
+                u8::try_from(p.centers).ok(),
+                year,
+            );
+            let slot = match small {
+                (Some(power), Some(centers), Some(year)) => Slot {
+                    player,
+                    power,
+                    centers,
+                    year,
+                },
+                _ => {
+                    let at = u32::try_from(self.slots.len()).expect("fewer than 2^32 positions");
+                    self.wide.insert(
+                        at,
+                        Wide {
+                            power,
+                            centers: p.centers,
+                            eliminated: p.eliminated,
+                        },
+                    );
+                    Slot {
+                        player,
+                        power: WIDE,
+                        centers: 0,
+                        year: 0,
+                    }
+                }
+            };
+            self.slots.push(slot);
+        }
+        self.headers.push(Header {
+            at,
+            seq,
+            seat_end: u32::try_from(self.slots.len()).expect("fewer than 2^32 positions"),
+            winner: winner.map_or(u32::MAX, |w| w as u32),
+            rules: (self.rules.len() - 1) as u32,
+        });
+    }
+
+    /// Game `i` (fold order) as stored.
+    pub fn game(&self, i: usize) -> GameView {
+        let h = &self.headers[i];
+        let start = if i == 0 {
+            0
+        } else {
+            self.headers[i - 1].seat_end
+        };
+        let positions = (start..h.seat_end)
+            .map(|at| {
+                let s = self.slots[at as usize];
+                let player = (s.player != NO_PLAYER).then_some(s.player);
+                let (power, centers, eliminated) = if s.power == WIDE {
+                    let w = self.wide[&at];
+                    (w.power, w.centers, w.eliminated)
+                } else {
+                    let year = (s.year != NO_YEAR).then_some(i64::from(s.year));
+                    (u32::from(s.power), i64::from(s.centers), year)
+                };
+                Position {
+                    power,
+                    player,
+                    seat: Seat {
+                        centers,
+                        eliminated,
+                        surrendered: player.is_none(),
+                    },
+                }
+            })
+            .collect();
+        GameView {
+            name: i as u32,
+            at: h.at,
+            winner: (h.winner != u32::MAX).then_some(h.winner as usize),
+            rules: self.rules[h.rules as usize],
+            positions,
+        }
+    }
+}
