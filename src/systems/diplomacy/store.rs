@@ -8,7 +8,7 @@
 //! they are a pure function of the positions and the rules in force when the game
 //! was folded, recomputed when a table is rendered.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
 use super::math::Seat;
@@ -24,8 +24,8 @@ pub struct Interner {
     ends: Vec<u32>,
     /// Hash of a string → its id; a string whose hash is already taken by a
     /// different string (a 64-bit collision) goes to `spill`.
-    index: HashMap<u64, u32>,
-    spill: HashMap<Box<str>, u32>,
+    index: BTreeMap<u64, u32>,
+    spill: BTreeMap<Box<str>, u32>,
 }
 
 fn hash(s: &str) -> u64 {
