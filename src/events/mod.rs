@@ -194,8 +194,12 @@ pub fn stored_kind(bytes: &[u8]) -> Result<String, String> {
 }
 
 fn stored_payload(kind: &str, bytes: &[u8]) -> Result<Event, String> {
+    dispatch(kind, Stored(bytes))?.ok_or_else(|| format!("unknown event type {kind:?}"))
+}
+
+/// The payload parser of `kind`'s namespace; `None` for an unknown type.
+fn dispatch(kind: &str, input: impl PayloadInput) -> Result<Option<Event>, String> {
     let (ns, name) = kind.split_once('.').unwrap_or(("", kind));
-    let input = Stored(bytes);
     match ns {
         "mepbm" => mepbm::parse(name, input).map(|e| e.map(Event::Mepbm)),
         "cfr" => cfr::parse(name, input).map(|e| e.map(Event::Cfr)),
@@ -204,8 +208,7 @@ fn stored_payload(kind: &str, bytes: &[u8]) -> Result<Event, String> {
         "sbr" => sbr::parse(name, input).map(|e| e.map(Event::Sbr)),
         "ledger" => ledger::parse(name, input).map(|e| e.map(Event::Ledger)),
         _ => Ok(None),
-    }?
-    .ok_or_else(|| format!("unknown event type {kind:?}"))
+    }
 }
 
 /// Where a payload is deserialised from: a parsed object (input, with field
@@ -345,25 +348,8 @@ fn typed(value: Value) -> Result<(Option<String>, Micros, String, Event), String
 }
 
 fn parse_payload(kind: &str, map: Map<String, Value>) -> Result<Event, String> {
-    let (ns, name) = kind.split_once('.').unwrap_or(("", kind));
-    let payload = Value::Object(map);
-    let ev = match ns {
-        "mepbm" => mepbm::parse(name, payload).map(|e| e.map(Event::Mepbm)),
-        "cfr" => cfr::parse(name, payload).map(|e| e.map(Event::Cfr)),
-        "cards" => cards::parse(name, payload).map(|e| e.map(Event::Cards)),
-        "diplomacy" => diplomacy::parse(name, payload).map(|e| e.map(Event::Diplomacy)),
-        "sbr" => sbr::parse(name, payload).map(|e| e.map(Event::Sbr)),
-        "ledger" => ledger::parse(name, payload).map(|e| e.map(Event::Ledger)),
-        _ => None.transpose(),
-    };
-    match ev {
-        Ok(Some(ev)) => Ok(ev),
-        Ok(None) => Err(format!(
-            "unknown event type {kind:?} (known: {})",
-            TYPES.join(", ")
-        )),
-        Err(e) => Err(e),
-    }
+    dispatch(kind, Value::Object(map))?
+        .ok_or_else(|| format!("unknown event type {kind:?} (known: {})", TYPES.join(", ")))
 }
 
 fn take_string(map: &mut Map<String, Value>, key: &str) -> Result<Option<String>, String> {
