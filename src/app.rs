@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::events::{ledger as ledger_events, Event, Record};
+use crate::events::{ledger as ledger_events, Event};
 use crate::fold::{self, KnownAt, Query, Source};
 use crate::ledger::{canonical, Input, Ledger};
 use crate::output::{self, Format, Report, Stamp, Table};
@@ -615,21 +615,6 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
         dir.display(),
         dir.join("index.html").display()
     ))
-}
-
-/// Parse every bundled event, for tests and `demo`.
-pub fn bundled_records() -> std::result::Result<Vec<Record>, String> {
-    let mut all = String::new();
-    for (_, text) in crate::demo::BUNDLED {
-        all.push_str(text);
-        all.push('\n');
-    }
-    fold::MemSource::from_jsonl(&all).map(|m| m.records)
-}
-
-/// The default ledger path when neither --ledger nor LAUREL_LEDGER is given.
-pub fn default_ledger() -> PathBuf {
-    PathBuf::from("laurel.db")
 }
 
 /// `laurel gen`: a synthetic event stream on `w`.

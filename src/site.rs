@@ -346,15 +346,20 @@ fn stamp_line(site: &Site) -> String {
     )
 }
 
+/// `<thead>` with one `<th scope="col">` per column, then the opening `<tbody>`.
+fn column_headers(out: &mut String, columns: &[String]) {
+    out.push_str("<thead><tr>");
+    for c in columns {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", escape(c));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+}
+
 /// One `<table>` with caption and column headers; `player` cells link to pages.
 fn html_table(t: &Table, caption: &str, files: &Files) -> String {
     let mut out = String::from("<div class=\"scroll\"><table>\n");
     let _ = writeln!(out, "<caption>{}</caption>", escape(caption));
-    out.push_str("<thead><tr>");
-    for c in &t.columns {
-        let _ = write!(out, "<th scope=\"col\">{}</th>", escape(c));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
+    column_headers(&mut out, &t.columns);
     for row in &t.rows {
         out.push_str("<tr>");
         for (col, v) in t.columns.iter().zip(row) {
@@ -562,11 +567,7 @@ fn history_table(t: &Table, name: &str, files: &Files) -> String {
         "<caption>Every change to {}’s values, oldest first, with its record and formula</caption>",
         escape(name)
     );
-    out.push_str("<thead><tr>");
-    for c in &t.columns {
-        let _ = write!(out, "<th scope=\"col\">{}</th>", escape(c));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
+    column_headers(&mut out, &t.columns);
     for row in &t.rows {
         out.push_str("<tr>");
         for (col, v) in t.columns.iter().zip(row) {

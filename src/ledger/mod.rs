@@ -481,19 +481,28 @@ impl Ledger {
         if seq == 0 {
             return Ok([0; 32]);
         }
-        let view = View {
-            ledger: self,
-            upto: seq,
-        };
-        let c = view.load(seq)?;
-        let (k, v) = (c.first, &c.bytes);
-        let decoded = chunk::decode(v, k)?;
-        decoded
+        let (first, bytes) = self.chunk_holding(seq)?;
+        chunk::decode(&bytes, first)?
             .records
             .iter()
             .find(|r| r.seq == seq)
             .map(|r| r.hash)
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
+    }
+
+    /// The stored chunk whose seq range starts at or before `seq`: (first seq, bytes).
+    fn chunk_holding(&self, seq: u64) -> Result<(u64, sled::IVec)> {
+        let (k, v) = self
+            .chunks
+            .range(..=chunk::key(seq))
+            .next_back()
+            .transpose()
+            .map_err(storage)?
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
+        Ok((
+            k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0),
+            v,
+        ))
     }
 
     /// A fold source over the committed records.
@@ -757,15 +766,7 @@ impl Cached {
 
 impl View<'_> {
     fn load(&self, seq: u64) -> Result<Cached> {
-        let (k, v) = self
-            .ledger
-            .chunks
-            .range(..=chunk::key(seq))
-            .next_back()
-            .transpose()
-            .map_err(storage)?
-            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
-        let key_seq = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
+        let (key_seq, v) = self.ledger.chunk_holding(seq)?;
         let c = chunk::decode(&v, key_seq)?;
         let base = v.as_ptr() as usize;
         let events = c
