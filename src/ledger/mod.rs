@@ -22,6 +22,7 @@
 pub mod canonical;
 pub mod chunk;
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -79,10 +80,44 @@ pub struct VerifyReport {
 }
 
 pub struct Ledger {
+    /// sled's open handles; `None` only for the moment of a [`Ledger::recycle`].
+    handles: RefCell<Option<Handles>>,
+    /// Chunk bytes read or written through the current handles.
+    moved: Cell<u64>,
+    /// Our own exclusive lock on `laurel.lock`, held for the ledger's lifetime, so
+    /// no other process can take the database while it is reopened.
+    _lock: std::fs::File,
+    path: PathBuf,
+}
+
+/// The open database and its trees.
+struct Handles {
     db: sled::Db,
     chunks: sled::Tree,
     meta: sled::Tree,
-    path: PathBuf,
+}
+
+/// Reopen sled after this many chunk bytes have gone through it.
+///
+/// Why: sled 0.34 keeps every node it reads or writes in memory. Its LRU counts a
+/// node stored as a blob (ours are: a node of 64 KiB chunks is bigger than a
+/// quarter segment) by the size of the blob's pointer, and each of its 256 shards
+/// looks at its accesses only after 64 of them, so `cache_capacity` never evicts
+/// our chunks and a scan of the ledger (verify, a fold, an import) held all of it
+/// (574 MiB for verify at 1M events). Dropping the database frees its cache;
+/// reopening costs tens of milliseconds.
+const RECYCLE_BYTES: u64 = 128 * 1024 * 1024;
+
+/// [`RECYCLE_BYTES`], or `LAUREL_RECYCLE_BYTES` (tests set it tiny to reopen
+/// sled between every batch and check that nothing changes).
+fn recycle_bytes() -> u64 {
+    static VALUE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *VALUE.get_or_init(|| {
+        std::env::var("LAUREL_RECYCLE_BYTES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(RECYCLE_BYTES)
+    })
 }
 
 /// sled's errors: damaged or missing files are corruption (exit 1), the rest storage errors.
@@ -110,6 +145,33 @@ fn open_db(path: &Path) -> Result<sled::Db> {
         })
 }
 
+impl Handles {
+    fn of(db: sled::Db) -> Result<Handles> {
+        Ok(Handles {
+            chunks: db.open_tree("chunks").map_err(storage)?,
+            meta: db.open_tree("meta").map_err(storage)?,
+            db,
+        })
+    }
+}
+
+/// Take `laurel.lock` in the ledger directory, exclusively, without waiting.
+fn lock(path: &Path) -> Result<std::fs::File> {
+    std::fs::create_dir_all(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let file = path.join("laurel.lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&file)
+        .map_err(|e| Error::io(file.display().to_string(), e))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Locked(path.to_path_buf())),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(file.display().to_string(), e)),
+    }
+}
+
 fn exists(path: &Path) -> bool {
     path.join("conf").exists() || path.join("db").exists()
 }
@@ -120,8 +182,9 @@ impl Ledger {
         if exists(path) {
             return Err(Error::Exists(path.to_path_buf()));
         }
-        let ledger = Self::from_db(path, open_db(path)?)?;
-        ledger.meta.insert("format", FORMAT).map_err(storage)?;
+        let lock = lock(path)?;
+        let ledger = Self::from_db(path, lock, open_db(path)?)?;
+        ledger.meta()?.insert("format", FORMAT).map_err(storage)?;
         ledger.durable()?;
         Ok(ledger)
     }
@@ -131,8 +194,9 @@ impl Ledger {
         if !exists(path) {
             return Err(Error::NoLedger(path.to_path_buf()));
         }
-        let ledger = Self::from_db(path, open_db(path)?)?;
-        match ledger.meta.get("format").map_err(storage)? {
+        let lock = lock(path)?;
+        let ledger = Self::from_db(path, lock, open_db(path)?)?;
+        match ledger.meta()?.get("format").map_err(storage)? {
             Some(f) if f.as_ref() == FORMAT => Ok(ledger),
             Some(f) => Err(Error::Corrupt(format!(
                 "unknown ledger format {:?}",
@@ -144,13 +208,50 @@ impl Ledger {
         }
     }
 
-    fn from_db(path: &Path, db: sled::Db) -> Result<Ledger> {
+    fn from_db(path: &Path, lock: std::fs::File, db: sled::Db) -> Result<Ledger> {
         Ok(Ledger {
-            chunks: db.open_tree("chunks").map_err(storage)?,
-            meta: db.open_tree("meta").map_err(storage)?,
-            db,
+            handles: RefCell::new(Some(Handles::of(db)?)),
+            moved: Cell::new(0),
+            _lock: lock,
             path: path.to_path_buf(),
         })
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&Handles) -> T) -> Result<T> {
+        let h = self.handles.borrow();
+        let h = h
+            .as_ref()
+            .ok_or_else(|| Error::Storage("the database could not be reopened".into()))?;
+        Ok(f(h))
+    }
+
+    fn chunks(&self) -> Result<sled::Tree> {
+        self.with(|h| h.chunks.clone())
+    }
+
+    fn meta(&self) -> Result<sled::Tree> {
+        self.with(|h| h.meta.clone())
+    }
+
+    /// Count `bytes` of chunks moved through sled.
+    fn moved(&self, bytes: usize) {
+        self.moved.set(self.moved.get() + bytes as u64);
+    }
+
+    /// Drop and reopen sled once [`RECYCLE_BYTES`] have moved through it, to free
+    /// its cache. Callers hold no tree or iterator across this call (sled's file
+    /// lock belongs to the last handle: a live clone would make the reopen fail).
+    fn recycle_if_due(&self) -> Result<()> {
+        if self.moved.get() < recycle_bytes() {
+            return Ok(());
+        }
+        self.moved.set(0);
+        let mut slot = self.handles.borrow_mut();
+        if let Some(old) = slot.take() {
+            old.db.flush().map_err(storage)?;
+        }
+        *slot = Some(Handles::of(open_db(&self.path)?)?);
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -160,7 +261,7 @@ impl Ledger {
     /// The head as committed.
     pub fn head(&self) -> Result<Head> {
         // meta "head" = seq u64 LE (8) + hash (32); absent for an empty ledger.
-        match self.meta.get("head").map_err(storage)? {
+        match self.meta()?.get("head").map_err(storage)? {
             None => Ok(Head::default()),
             Some(v) if v.len() == 40 => {
                 let mut seq = [0u8; 8];
@@ -178,7 +279,7 @@ impl Ledger {
 
     /// Flush sled, then fsync every file of the database and the directory.
     fn durable(&self) -> Result<()> {
-        self.db.flush().map_err(storage)?;
+        self.with(|h| h.db.flush())?.map_err(storage)?;
         fsync_tree(&self.path)
     }
 
@@ -188,16 +289,49 @@ impl Ledger {
         upto: u64,
         f: &mut dyn FnMut(&chunk::ChunkView) -> Result<()>,
     ) -> Result<()> {
-        for item in self.chunks.range(..=chunk::key(upto)) {
-            let (k, v) = item.map_err(storage)?;
-            let key_seq = u64::from_be_bytes(
-                k.as_ref()
-                    .try_into()
-                    .map_err(|_| Error::Corrupt("bad chunk key".into()))?,
-            );
-            f(&chunk::decode(&v, key_seq)?)?;
+        self.batches(upto, &mut |batch| {
+            batch.iter().try_for_each(|(key_seq, v)| match key_seq {
+                0 => Err(Error::Corrupt("bad chunk key".into())),
+                _ => f(&chunk::decode(v, *key_seq)?),
+            })
+        })
+    }
+
+    /// Every stored chunk up to `upto`, as (first seq, bytes), in key order, in
+    /// batches of about 16 MiB, recycling sled between batches. A key that is not
+    /// 8 bytes (damage) comes as first seq 0.
+    fn batches(
+        &self,
+        upto: u64,
+        f: &mut dyn FnMut(&[(u64, sled::IVec)]) -> Result<()>,
+    ) -> Result<()> {
+        use std::ops::Bound::{Excluded, Included, Unbounded};
+        // 16 MiB, or less when recycling more often (tests).
+        let batch_bytes = (recycle_bytes() as usize).min(16 * 1024 * 1024);
+        let end = Included(sled::IVec::from(&chunk::key(upto)));
+        let mut start = Unbounded;
+        let mut batch: Vec<(u64, sled::IVec)> = Vec::new();
+        loop {
+            batch.clear();
+            let (mut bytes, mut last_key) = (0, None);
+            for item in self.chunks()?.range((start.clone(), end.clone())) {
+                let (k, v) = item.map_err(storage)?;
+                let key_seq = k.as_ref().try_into().map_or(0, u64::from_be_bytes);
+                bytes += v.len();
+                batch.push((key_seq, v));
+                last_key = Some(k);
+                if bytes >= batch_bytes {
+                    break;
+                }
+            }
+            let Some(last_key) = last_key else {
+                return Ok(());
+            };
+            self.moved(bytes);
+            f(&batch)?;
+            start = Excluded(last_key);
+            self.recycle_if_due()?;
         }
-        Ok(())
     }
 
     /// Every committed record, in seq order.
@@ -229,7 +363,7 @@ impl Ledger {
         if report.appended > 0 {
             let mut v = report.head.seq.to_le_bytes().to_vec();
             v.extend_from_slice(&report.head.hash);
-            self.meta.insert("head", v).map_err(storage)?;
+            self.meta()?.insert("head", v).map_err(storage)?;
             self.durable()?;
         }
         Ok(report)
@@ -348,14 +482,14 @@ impl Ledger {
 
     /// Delete chunks beyond `seq`: leftovers of an append that failed or was killed.
     fn drop_beyond(&self, seq: u64) -> Result<()> {
-        let stale: Vec<sled::IVec> = self
-            .chunks
+        let chunks = self.chunks()?;
+        let stale: Vec<sled::IVec> = chunks
             .range(chunk::key(seq + 1)..)
             .keys()
             .collect::<std::result::Result<_, _>>()
             .map_err(storage)?;
         for k in stale {
-            self.chunks.remove(k).map_err(storage)?;
+            chunks.remove(k).map_err(storage)?;
         }
         Ok(())
     }
@@ -366,25 +500,12 @@ impl Ledger {
     /// record), on both cores, a batch at a time; linking each chunk to the one
     /// before it is then a cheap sequential pass over the batch.
     pub fn verify(&self, expect: Option<(u64, [u8; 32])>) -> Result<VerifyReport> {
-        /// Chunks held at once: up to 16 MiB of records.
-        const BATCH: usize = 16 * 1024 * 1024 / chunk::MAX_BYTES;
         let head = self.head()?;
         let mut problems = Vec::new();
         let mut next = 1u64;
         let mut last = [0u8; 32];
         let mut expected_found = false;
-        let mut iter = self.chunks.range(..=chunk::key(head.seq));
-        let mut batch: Vec<(u64, sled::IVec)> = Vec::with_capacity(BATCH);
-        loop {
-            batch.clear();
-            for item in iter.by_ref().take(BATCH) {
-                let (k, v) = item.map_err(storage)?;
-                let key_seq = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
-                batch.push((key_seq, v));
-            }
-            if batch.is_empty() {
-                break;
-            }
+        self.batches(head.seq, &mut |batch| {
             let (a, b) = batch.split_at(batch.len().div_ceil(2));
             let checked: Vec<std::result::Result<ChunkCheck, String>> =
                 std::thread::scope(|scope| {
@@ -432,7 +553,8 @@ impl Ledger {
                 next = c.first_seq + c.count;
                 last = c.last.unwrap_or(last);
             }
-        }
+            Ok(())
+        })?;
         let records = next - 1;
         if records != head.seq || last != head.hash {
             problems.push((
@@ -493,7 +615,7 @@ impl Ledger {
     /// The stored chunk whose seq range starts at or before `seq`: (first seq, bytes).
     fn chunk_holding(&self, seq: u64) -> Result<(u64, sled::IVec)> {
         let (k, v) = self
-            .chunks
+            .chunks()?
             .range(..=chunk::key(seq))
             .next_back()
             .transpose()
@@ -660,10 +782,14 @@ impl Pending<'_> {
             hash: done.last_hash,
         };
         if done.count > 0 {
+            let key = chunk::key(done.first_seq);
+            let bytes = done.finish();
+            self.ledger.moved(bytes.len());
             self.ledger
-                .chunks
-                .insert(chunk::key(done.first_seq), done.finish())
+                .chunks()?
+                .insert(key, bytes)
                 .map_err(storage)?;
+            self.ledger.recycle_if_due()?;
         }
         Ok(head)
     }
@@ -766,7 +892,9 @@ impl Cached {
 
 impl View<'_> {
     fn load(&self, seq: u64) -> Result<Cached> {
+        self.ledger.recycle_if_due()?;
         let (key_seq, v) = self.ledger.chunk_holding(seq)?;
+        self.ledger.moved(v.len());
         let c = chunk::decode(&v, key_seq)?;
         let base = v.as_ptr() as usize;
         let events = c
