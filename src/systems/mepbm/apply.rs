@@ -51,7 +51,7 @@ struct Ending<'a> {
     rules: &'a Rules,
     /// The game's positions at the end, in nation-name order.
     slots: Vec<Slot>,
-    /// Each counted player once, with his side, in name order.
+    /// Each counted player once, with his side; in name order when auditing.
     players: Vec<(u32, Side)>,
     winner: Option<Side>,
     /// 1, or `small_game.factor` for a game that started small.
@@ -214,7 +214,8 @@ impl State {
             return;
         };
         let rules = self.rules_mut(cx);
-        let end = ending(&self.names, self.slots_of(gi), e, rec, &rules);
+        let by_name = cx.auditing();
+        let end = ending(&self.names, self.slots_of(gi), e, rec, &rules, by_name);
         let header = self.headers[gi];
         self.valar_game(&end, cx);
         self.maia_game(&end, e.turn, cx);
@@ -284,8 +285,7 @@ impl State {
             let old = self.maia.get(&p).map_or(start, |r| r.value);
             let (sum, n) = tm_of(side);
             let s = s_of(side);
-            let delta =
-                math::mean(sum, n).and_then(|tm| math::maia_change(tm, old, s, turn, end.factor));
+            let delta = math::maia_change_of_sum(sum, n, old, s, turn, end.factor);
             changes.push((p, delta, (sum, n), s));
         }
         for (p, delta, (sum, n), s) in changes {
@@ -330,12 +330,9 @@ impl State {
                 .get(&(scenario, slot.nation))
                 .copied()
                 .unwrap_or_default();
-            let (delta, par_r) = if par.games == 0 {
-                (0, None)
-            } else {
-                let par_r = ratio(par.sum.into(), par.games.into());
-                let d = math::istari_change(n.victory_points, par_r, end.factor);
-                (d, Some(par_r))
+            let delta = match par.games {
+                0 => 0,
+                _ => math::istari_change_of_sum(n.victory_points, par.sum, par.games, end.factor),
             };
             let counted = !scored.contains(&p);
             if counted {
@@ -343,14 +340,15 @@ impl State {
             }
             let (old, new) = bump(&mut self.istari, p, start, delta, counted);
             cx.audit(|| {
-                let formula = match par_r {
-                    None => format!(
+                let formula = match par.games {
+                    0 => format!(
                         "+0: first {} game of {} sets its par ({} VP)",
                         self.names.name(scenario),
                         n.nation,
                         n.victory_points
                     ),
-                    Some(par_r) => {
+                    _ => {
+                        let par_r = ratio(par.sum.into(), par.games.into());
                         let x = format!("{} - {}", n.victory_points, exact(par_r));
                         format!("{delta:+} = {} ({}: VP - par)", end.wrap(&x), n.nation)
                     }
@@ -534,13 +532,34 @@ impl State {
             ("ainur", &mut self.ainur),
         ] {
             if !audit {
-                for r in map.values_mut() {
-                    r.value = math::monthly(r.value, factor, mean);
-                }
+                tick_all(map, factor, mean);
                 continue;
             }
             tick_audited(&self.names, name, map, rec, e, &rules, cx);
         }
+    }
+}
+
+/// The monthly adjustment of every rating in `map`. Ratings bunch up near the
+/// mean, so each distinct value is computed once, through a table over the
+/// values' span when that span is not much larger than the map.
+fn tick_all(map: &mut Ratings, factor: Rational, mean: i64) {
+    let lo = map.values().map(|r| r.value).min().unwrap_or(0);
+    let hi = map.values().map(|r| r.value).max().unwrap_or(0);
+    let span = hi
+        .checked_sub(lo)
+        .and_then(|s| usize::try_from(s).ok())
+        .filter(|&s| s <= 4 * map.len() + 1024);
+    let Some(span) = span else {
+        for r in map.values_mut() {
+            r.value = math::monthly(r.value, factor, mean);
+        }
+        return;
+    };
+    let mut memo: Vec<Option<i64>> = vec![None; span + 1];
+    for r in map.values_mut() {
+        let v = r.value;
+        r.value = *memo[(v - lo) as usize].get_or_insert_with(|| math::monthly(v, factor, mean));
     }
 }
 
@@ -594,6 +613,7 @@ fn ending<'a>(
     e: &'a GameEnded,
     rec: &'a Record,
     rules: &'a Rules,
+    by_name: bool,
 ) -> Ending<'a> {
     let mut players: Vec<(u32, Side)> = Vec::with_capacity(slots.len());
     for s in slots {
@@ -601,7 +621,11 @@ fn ending<'a>(
             players.push((s.player, s.side()));
         }
     }
-    players.sort_unstable_by(|a, b| names.name(a.0).cmp(names.name(b.0)));
+    // Only the audit trail's order depends on this order (each player's change
+    // is computed from values read before any of them changes).
+    if by_name {
+        players.sort_unstable_by(|a, b| names.name(a.0).cmp(names.name(b.0)));
+    }
     let small = (slots.len() as i64) < rules.small_min_positions;
     let factor = if small {
         rules.small_factor
