@@ -17,8 +17,8 @@ use crate::num::{ratio, Rational};
 
 use super::check::side_name;
 use super::math::{self, exact};
-use super::store::{Header, Interner, Slot};
-use super::{Council, Cx, Rating, Ratings, Rules, State, Team};
+use super::store::{Header, Interner, Rating, Ratings, Slot};
+use super::{Council, Cx, Rules, State, Team};
 use crate::systems::Change;
 
 pub(super) fn aligned(a: Aligned) -> Side {
@@ -103,7 +103,7 @@ impl Ending<'_> {
         let mut sum = 0i64;
         let mut n = 0usize;
         for s in self.slots.iter().filter(|s| s.side() == side) {
-            sum += ratings.get(&s.player).map_or(start, |r| r.value);
+            sum += ratings.get(s.player).map_or(start, |r| r.value);
             n += 1;
         }
         (sum, n)
@@ -112,10 +112,13 @@ impl Ending<'_> {
 
 /// Add `delta` to `who`'s rating (created at `start`) and count a game.
 fn bump(map: &mut Ratings, who: u32, start: i64, delta: i64, game: bool) -> (i64, i64) {
-    let r = map.entry(who).or_insert(Rating {
-        value: start,
-        games: 0,
-    });
+    let r = map.entry(
+        who,
+        Rating {
+            value: start,
+            games: 0,
+        },
+    );
     let old = r.value;
     r.value = old.saturating_add(delta);
     if game {
@@ -133,10 +136,10 @@ impl State {
             Rated::Istari => ("istari", &mut self.istari),
             Rated::Ainur => ("ainur", &mut self.ainur),
         };
-        if map.contains_key(&id) {
+        if map.contains(id) {
             return;
         }
-        map.insert(
+        map.entry(
             id,
             Rating {
                 value: e.value,
@@ -282,7 +285,7 @@ impl State {
         // (player, delta, old, TmAv as (sum, count), S): all read before any change.
         let mut changes = Vec::with_capacity(end.players.len());
         for &(p, side) in &end.players {
-            let old = self.maia.get(&p).map_or(start, |r| r.value);
+            let old = self.maia.get(p).map_or(start, |r| r.value);
             let (sum, n) = tm_of(side);
             let s = s_of(side);
             let delta = math::maia_change_of_sum(sum, n, old, s, turn, end.factor);
@@ -375,7 +378,7 @@ impl State {
             return;
         };
         let (win, lose) = if w == Side::Fp { (fp, ds) } else { (ds, fp) };
-        let value = |t: u32| self.ainur.get(&t).map_or(start, |r| r.value);
+        let value = |t: u32| self.ainur.get(t).map_or(start, |r| r.value);
         let (wo, lo) = (value(win), value(lose));
         let eliminated: Vec<u32> = end
             .e
@@ -544,12 +547,14 @@ impl State {
 /// mean, so each distinct value is computed once, through a table over the
 /// values' span when that span is not much larger than the map.
 fn tick_all(map: &mut Ratings, factor: Rational, mean: i64) {
-    let lo = map.values().map(|r| r.value).min().unwrap_or(0);
-    let hi = map.values().map(|r| r.value).max().unwrap_or(0);
+    let (mut lo, mut hi, mut len) = (i64::MAX, i64::MIN, 0usize);
+    for (_, r) in map.iter() {
+        (lo, hi, len) = (lo.min(r.value), hi.max(r.value), len + 1);
+    }
     let span = hi
         .checked_sub(lo)
         .and_then(|s| usize::try_from(s).ok())
-        .filter(|&s| s <= 4 * map.len() + 1024);
+        .filter(|&s| s <= 4 * len + 1024);
     let Some(span) = span else {
         for r in map.values_mut() {
             r.value = math::monthly(r.value, factor, mean);
@@ -578,10 +583,10 @@ fn tick_audited(
         rules.monthly_mean,
         &rules.monthly_text,
     );
-    let mut ids: Vec<u32> = map.keys().copied().collect();
+    let mut ids: Vec<u32> = map.ids().collect();
     names.sort_by_name(&mut ids);
     for id in ids {
-        let Some(r) = map.get_mut(&id) else {
+        let Some(r) = map.get_mut(id) else {
             continue;
         };
         let old = r.value;

@@ -87,7 +87,7 @@ impl State {
                 e.player, e.value
             ));
         }
-        if let Some(r) = self.names.get(&e.player).and_then(|id| map.get(&id)) {
+        if let Some(r) = self.names.get(&e.player).and_then(|id| map.get(id)) {
             return Err(format!(
                 "{} already has a {name} rating ({}): a seed must come before the first game",
                 e.player, r.value

@@ -66,7 +66,7 @@ use crate::output::Report;
 use crate::params::{Kind, ParamDef, Params};
 
 use super::{Cx, Projection, Selector};
-use store::{Header, Interner, Slot};
+use store::{Header, Interner, Ratings, Slot};
 
 /// Standings tables this module produces.
 pub const TABLES: &[&str] = &[
@@ -168,17 +168,6 @@ pub const PARAMS: &[ParamDef] = &[
         "points of the best played enemy nation",
     ),
 ];
-
-/// One rated subject in one system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Rating {
-    value: i64,
-    /// Games the subject was counted in (Istari: nations scored).
-    games: u32,
-}
-
-/// Ratings of one system, by interned subject.
-type Ratings = BTreeMap<u32, Rating>;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Team {

@@ -159,3 +159,58 @@ pub(super) struct Header {
     /// End of its slots in `slots` (its start is the end of the previous game).
     pub slot_end: u32,
 }
+
+/// One rated subject in one system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Rating {
+    pub value: i64,
+    /// Games the subject was counted in (Istari: nations scored).
+    pub games: u32,
+}
+
+/// Ratings of one system, indexed by interned name: dense, since names are
+/// players, teams, nations and scenarios (never games), so a lookup is an index
+/// and the monthly tick a scan of one `Vec`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(super) struct Ratings {
+    by_id: Vec<Option<Rating>>,
+}
+
+impl Ratings {
+    pub(super) fn get(&self, id: u32) -> Option<&Rating> {
+        self.by_id.get(id as usize).and_then(Option::as_ref)
+    }
+
+    pub(super) fn contains(&self, id: u32) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// `id`'s rating, created as `new` if it has none.
+    pub(super) fn entry(&mut self, id: u32, new: Rating) -> &mut Rating {
+        let i = id as usize;
+        if self.by_id.len() <= i {
+            self.by_id.resize(i + 1, None);
+        }
+        self.by_id[i].get_or_insert(new)
+    }
+
+    /// Rated subjects in id order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (u32, &Rating)> + '_ {
+        self.by_id
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.as_ref().map(|r| (i as u32, r)))
+    }
+
+    pub(super) fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.iter().map(|(id, _)| id)
+    }
+
+    pub(super) fn values_mut(&mut self) -> impl Iterator<Item = &mut Rating> + '_ {
+        self.by_id.iter_mut().flatten()
+    }
+
+    pub(super) fn get_mut(&mut self, id: u32) -> Option<&mut Rating> {
+        self.by_id.get_mut(id as usize).and_then(Option::as_mut)
+    }
+}

@@ -53,7 +53,7 @@ impl State {
         );
         let rows = map
             .iter()
-            .map(|(&p, r)| (self.names.name(p).to_string(), r.value, r.games))
+            .map(|(p, r)| (self.names.name(p).to_string(), r.value, r.games))
             .collect();
         for (rank, p, v, games) in ranked(rows) {
             t.push(vec![json!(rank), json!(p), json!(v), json!(games)]);
@@ -105,18 +105,13 @@ impl State {
             "Ainur ratings (grudge teams)",
             &["rank", "player", "score", "games", "coordinator", "members"],
         );
-        let mut ids: Vec<u32> = self
-            .teams
-            .keys()
-            .chain(self.ainur.keys())
-            .copied()
-            .collect();
+        let mut ids: Vec<u32> = self.teams.keys().copied().chain(self.ainur.ids()).collect();
         ids.sort_unstable();
         ids.dedup();
         let rows = ids
             .into_iter()
             .map(|n| {
-                let r = self.ainur.get(&n).copied();
+                let r = self.ainur.get(n).copied();
                 (
                     self.names.name(n).to_string(),
                     r.map_or(start, |r| r.value),
