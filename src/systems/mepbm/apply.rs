@@ -169,13 +169,13 @@ impl State {
         order.dedup_by(|a, b| a.nation == b.nation);
         for p in order {
             let slot = Slot::new(
-                self.names.intern(&p.nation),
+                self.places.intern(&p.nation),
                 self.names.intern(&p.player),
                 p.side,
             );
             self.slots.push(slot);
         }
-        let scenario = self.names.intern(&e.scenario);
+        let scenario = self.places.intern(&e.scenario);
         let grudge = e
             .grudge
             .as_ref()
@@ -318,7 +318,7 @@ impl State {
             .nations
             .iter()
             .map(|n| {
-                let id = self.names.get(&n.nation)?;
+                let id = self.places.get(&n.nation)?;
                 end.slots.iter().find(|s| s.nation == id).copied()
             })
             .collect();
@@ -346,7 +346,7 @@ impl State {
                 let formula = match par.games {
                     0 => format!(
                         "+0: first {} game of {} sets its par ({} VP)",
-                        self.names.name(scenario),
+                        self.places.name(scenario),
                         n.nation,
                         n.victory_points
                     ),
@@ -385,7 +385,7 @@ impl State {
             .nations
             .iter()
             .filter(|n| n.eliminated)
-            .filter_map(|n| self.names.get(&n.nation))
+            .filter_map(|n| self.places.get(&n.nation))
             .collect();
         let at_start = end.slots.iter().filter(|s| s.start_side() == w);
         let n = at_start.clone().count() as i64;
@@ -403,7 +403,7 @@ impl State {
     }
 
     fn nazgul_game(&mut self, scenario: u32, end: &Ending) {
-        if self.names.name(scenario).eq_ignore_ascii_case("bofa") {
+        if self.places.name(scenario).eq_ignore_ascii_case("bofa") {
             return;
         }
         for &(p, side) in &end.players {

@@ -211,7 +211,7 @@ impl State {
         let Some(pid) = self.names.get(player) else {
             return Ok(());
         };
-        let nid = self.names.get(nation);
+        let nid = self.places.get(nation);
         match self
             .slots_of(g)
             .iter()
@@ -220,7 +220,7 @@ impl State {
             Some(s) => Err(format!(
                 "player {player} would be on two sides of game {id}: {} ({}) and {} ({nation}); a player plays one side only",
                 side_name(s.side()),
-                self.names.name(s.nation),
+                self.places.name(s.nation),
                 side_name(side)
             )),
             None => Ok(()),

@@ -268,8 +268,10 @@ impl Rules {
 /// The mepbm projection. Memory grows with players and games (see [`store`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
-    /// Players, teams, nations and scenarios.
+    /// Players and teams (the rated subjects).
     names: Interner,
+    /// Nations and scenarios: few, so looking one up stays in cache.
+    places: Interner,
     /// Game ids; id `i` is `headers[i]`.
     games: Interner,
     headers: Vec<Header>,
@@ -332,7 +334,7 @@ impl State {
 
     /// The slot of `nation` among `slots`, by position.
     fn find_nation(&self, slots: &[Slot], nation: &str) -> Option<usize> {
-        let id = self.names.get(nation)?;
+        let id = self.places.get(nation)?;
         slots.iter().position(|s| s.nation == id)
     }
 

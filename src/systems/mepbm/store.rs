@@ -1,9 +1,9 @@
 //! Compact storage of the mepbm state: interned names and every game's positions.
 //!
 //! Memory grows with players and games, not with the events about them:
-//! - every name (player, team, nation, scenario) is stored once in [`Interner`]
-//!   `names` and referred to by a `u32` id; game ids likewise in `games`, where
-//!   game id `i` is also the index of its [`Header`];
+//! - every name is stored once in an [`Interner`] and referred to by a `u32` id:
+//!   players and teams in `names`, nations and scenarios in `places`, game ids
+//!   in `games`, where game id `i` is also the index of its [`Header`];
 //! - a game is a 40-byte [`Header`] plus one 12-byte [`Slot`] per position, all
 //!   games' slots in one `Vec` (a game's positions are contiguous, in nation-name
 //!   order, because a game's positions are all given by its `game_started`);
@@ -111,7 +111,7 @@ pub(super) fn side_of_code(c: u8) -> Side {
 /// One position of a game, 12 bytes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub(super) struct Slot {
-    /// Interned nation name.
+    /// Interned nation name (in `places`).
     pub nation: u32,
     /// Interned player controlling it now (the last takeover, else the starter).
     pub player: u32,
@@ -152,7 +152,7 @@ impl Slot {
 pub(super) struct Header {
     /// When it ended, once it has.
     pub ended: Option<Micros>,
-    /// Interned scenario name.
+    /// Interned scenario name (in `places`).
     pub scenario: u32,
     /// Grudge teams (interned): (FP team, DS team).
     pub grudge: Option<(u32, u32)>,
@@ -168,9 +168,9 @@ pub(super) struct Rating {
     pub games: u32,
 }
 
-/// Ratings of one system, indexed by interned name: dense, since names are
-/// players, teams, nations and scenarios (never games), so a lookup is an index
-/// and the monthly tick a scan of one `Vec`.
+/// Ratings of one system, indexed by interned name: dense, since `names` holds
+/// only players and teams, so a lookup is an index and the monthly tick a scan
+/// of one `Vec`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(super) struct Ratings {
     by_id: Vec<Option<Rating>>,

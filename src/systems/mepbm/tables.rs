@@ -73,9 +73,9 @@ impl State {
         let mut by_scenario: BTreeMap<&str, Vec<(&str, i64, u32)>> = BTreeMap::new();
         for (&(scenario, nation), par) in &self.pars {
             by_scenario
-                .entry(self.names.name(scenario))
+                .entry(self.places.name(scenario))
                 .or_default()
-                .push((self.names.name(nation), par.sum, par.games));
+                .push((self.places.name(nation), par.sum, par.games));
         }
         for (scenario, mut rows) in by_scenario {
             // Sort by par descending (cross-multiplied: exact), then nation.
