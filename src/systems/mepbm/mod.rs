@@ -4,7 +4,9 @@
 //! toward 1500.
 //!
 //! Layout: [`math`] holds the pure formulas, `check` the append-time validation,
-//! `apply` the fold, `tables` the standings.
+//! `apply` the fold, `tables` the standings, `store` the compact state (interned
+//! names, every game's positions in one vector, dense ratings): its memory grows
+//! with players and games, about 50 bytes per mepbm event, not with ballots.
 //!
 //! # Decisions where SPEC §2 is silent
 //! - **Ratings start** at the `start` parameter of each system (1500) the first
