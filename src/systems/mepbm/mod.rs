@@ -293,16 +293,27 @@ pub struct State {
     council: BTreeMap<u32, Council>,
     nazgul: BTreeMap<u32, Tally>,
     months: BTreeSet<String>,
-    /// The parsed rules and the `Params::stamp` they were read under; a cache,
-    /// not state (rebuilt after a checkpoint is read).
+    /// Rebuilt after a checkpoint is read.
     #[serde(skip)]
-    rules: Option<(u64, Arc<Rules>)>,
+    rules: RulesCache,
+}
+
+/// The parsed rules and the `Params::stamp` they were read under: a cache, not
+/// state, so it is neither serialized nor shown by `Debug` (stamps differ between
+/// two folds of one ledger, whose states must compare equal).
+#[derive(Clone, Default)]
+struct RulesCache(Option<(u64, Arc<Rules>)>);
+
+impl std::fmt::Debug for RulesCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RulesCache")
+    }
 }
 
 impl State {
     /// The rules in force, from the cache when it is current.
     fn rules(&self, cx: &Cx) -> Arc<Rules> {
-        match &self.rules {
+        match &self.rules.0 {
             Some((stamp, r)) if *stamp == cx.params.stamp() => Arc::clone(r),
             _ => Arc::new(Rules::of(&cx.params)),
         }
@@ -311,7 +322,7 @@ impl State {
     /// [`State::rules`], caching them for the events that follow.
     fn rules_mut(&mut self, cx: &Cx) -> Arc<Rules> {
         let r = self.rules(cx);
-        self.rules = Some((cx.params.stamp(), Arc::clone(&r)));
+        self.rules = RulesCache(Some((cx.params.stamp(), Arc::clone(&r))));
         r
     }
 
