@@ -1,8 +1,12 @@
 //! The fold: how each event changes the ratings. Nothing here fails; whatever
 //! does not fit (an unknown game, a nation not in it) is ignored, since the
 //! checks rejected it at append.
+//!
+//! The hot path allocates little: names are interned once, the rules are parsed
+//! once per set of values in force, and every audit formula is built inside the
+//! `cx.audit` closure, so only `history` pays for text.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::events::mepbm::{
     Aligned, AllegianceChanged, GameEnded, GameStarted, GrudgeRosterChanged, GrudgeTeamRegistered,
@@ -13,7 +17,8 @@ use crate::num::{ratio, Rational};
 
 use super::check::side_name;
 use super::math::{self, exact};
-use super::{Council, Cx, Game, Pos, Rating, State, Team};
+use super::store::{Header, Interner, Rating, Ratings, Slot};
+use super::{Council, Cx, Rules, State, Team};
 use crate::systems::Change;
 
 pub(super) fn aligned(a: Aligned) -> Side {
@@ -42,25 +47,43 @@ fn opposite(s: Side) -> Side {
 /// One game's end, as the rating rules see it.
 struct Ending<'a> {
     rec: &'a Record,
-    /// (nation, controller, side at end), in nation order.
-    positions: Vec<(&'a str, &'a str, Side)>,
-    /// Each counted player once, with his side.
-    players: BTreeMap<&'a str, Side>,
+    e: &'a GameEnded,
+    rules: &'a Rules,
+    /// The game's positions at the end, in nation-name order.
+    slots: Vec<Slot>,
+    /// Each counted player once, with his side; in name order when auditing.
+    players: Vec<(u32, Side)>,
     winner: Option<Side>,
     /// 1, or `small_game.factor` for a game that started small.
     factor: Rational,
-    /// The small-game factor as written in the rules (`0.5`), for a small game.
-    small: Option<String>,
-    note: String,
+    small: bool,
 }
 
 impl Ending<'_> {
     /// `round(x)`, or `round(0.5 * (x))` in a small game.
     fn wrap(&self, x: &str) -> String {
-        match &self.small {
-            Some(f) => format!("round({f} * ({x}))"),
-            None => format!("round({x})"),
+        if self.small {
+            format!("round({} * ({x}))", self.rules.small_text)
+        } else {
+            format!("round({x})")
         }
+    }
+
+    /// The reason every change of this game names.
+    fn note(&self) -> String {
+        let result = match self.winner {
+            Some(w) => format!("{} won", side_name(w)),
+            None => "draw".into(),
+        };
+        let size = if self.small {
+            format!(", small game of {} positions", self.slots.len())
+        } else {
+            String::new()
+        };
+        format!(
+            "game {}: {result}, turn {}{size}",
+            self.e.game.0, self.e.turn
+        )
     }
 
     fn change(&self, system: &str, who: &str, old: i64, new: i64, formula: String) -> Change {
@@ -71,34 +94,31 @@ impl Ending<'_> {
             subject: who.into(),
             old: Some(old.to_string()),
             new: new.to_string(),
-            formula: format!("{formula}  [{}]", self.note),
+            formula: format!("{formula}  [{}]", self.note()),
         }
     }
 
     /// The sum of `ratings` (start value when unrated) over the positions on `side`.
-    fn total(&self, side: Side, ratings: &BTreeMap<String, Rating>, start: i64) -> (i64, usize) {
-        let on: Vec<i64> = self
-            .positions
-            .iter()
-            .filter(|p| p.2 == side)
-            .map(|p| ratings.get(p.1).map_or(start, |r| r.value))
-            .collect();
-        (on.iter().sum(), on.len())
+    fn total(&self, side: Side, ratings: &Ratings, start: i64) -> (i64, usize) {
+        let mut sum = 0i64;
+        let mut n = 0usize;
+        for s in self.slots.iter().filter(|s| s.side() == side) {
+            sum += ratings.get(s.player).map_or(start, |r| r.value);
+            n += 1;
+        }
+        (sum, n)
     }
 }
 
 /// Add `delta` to `who`'s rating (created at `start`) and count a game.
-fn bump(
-    map: &mut BTreeMap<String, Rating>,
-    who: &str,
-    start: i64,
-    delta: i64,
-    game: bool,
-) -> (i64, i64) {
-    let r = map.entry(who.to_string()).or_insert(Rating {
-        value: start,
-        games: 0,
-    });
+fn bump(map: &mut Ratings, who: u32, start: i64, delta: i64, game: bool) -> (i64, i64) {
+    let r = map.entry(
+        who,
+        Rating {
+            value: start,
+            games: 0,
+        },
+    );
     let old = r.value;
     r.value = old.saturating_add(delta);
     if game {
@@ -109,17 +129,18 @@ fn bump(
 
 impl State {
     pub(super) fn apply_seeded(&mut self, e: &RatingSeeded, rec: &Record, cx: &mut Cx) {
+        let id = self.names.intern(&e.player);
         let (name, map) = match e.system {
             Rated::Valar => ("valar", &mut self.valar),
             Rated::Maia => ("maia", &mut self.maia),
             Rated::Istari => ("istari", &mut self.istari),
             Rated::Ainur => ("ainur", &mut self.ainur),
         };
-        if map.contains_key(&e.player) {
+        if map.contains(id) {
             return;
         }
-        map.insert(
-            e.player.clone(),
+        map.entry(
+            id,
             Rating {
                 value: e.value,
                 games: 0,
@@ -137,96 +158,112 @@ impl State {
     }
 
     pub(super) fn apply_started(&mut self, e: &GameStarted) {
-        if self.games.contains_key(&e.game.0) {
+        if self.games.get(&e.game.0).is_some() {
             return;
         }
-        let positions = e
-            .positions
-            .iter()
-            .map(|p| {
-                let pos = Pos {
-                    controller: p.player.clone(),
-                    side: p.side,
-                    start_side: p.side,
-                };
-                (p.nation.clone(), pos)
-            })
-            .collect();
-        let game = Game {
-            scenario: e.scenario.clone(),
-            positions,
-            grudge: e.grudge.as_ref().map(|g| (g.fp.clone(), g.ds.clone())),
+        let id = self.games.intern(&e.game.0);
+        debug_assert_eq!(id as usize, self.headers.len());
+        // Nation-name order, as the rules read a game's positions.
+        let mut order: Vec<&crate::events::mepbm::Position> = e.positions.iter().collect();
+        order.sort_by(|a, b| a.nation.cmp(&b.nation));
+        order.dedup_by(|a, b| a.nation == b.nation);
+        for p in order {
+            let slot = Slot::new(
+                self.places.intern(&p.nation),
+                self.names.intern(&p.player),
+                p.side,
+            );
+            self.slots.push(slot);
+        }
+        let scenario = self.places.intern(&e.scenario);
+        let grudge = e
+            .grudge
+            .as_ref()
+            .map(|g| (self.names.intern(&g.fp), self.names.intern(&g.ds)));
+        self.headers.push(Header {
             ended: None,
-            voters: BTreeSet::new(),
-        };
-        self.games.insert(e.game.0.clone(), game);
+            scenario,
+            grudge,
+            slot_end: u32::try_from(self.slots.len()).expect("fewer than 2^32 positions"),
+        });
+    }
+
+    /// The slot of `nation` in game `game`, for a change.
+    fn slot_mut(&mut self, game: &str, nation: &str) -> Option<&mut Slot> {
+        let gi = self.game_index(game)?;
+        let range = self.slot_range(gi);
+        let at = self.find_nation(&self.slots[range.clone()], nation)?;
+        Some(&mut self.slots[range.start + at])
     }
 
     pub(super) fn apply_takeover(&mut self, e: &NationTakenOver) {
-        if let Some(p) = self
-            .games
-            .get_mut(&e.game.0)
-            .and_then(|g| g.positions.get_mut(&e.nation))
-        {
-            p.controller = e.player.clone();
+        let player = self.names.intern(&e.player);
+        if let Some(s) = self.slot_mut(&e.game.0, &e.nation) {
+            s.player = player;
         }
     }
 
     pub(super) fn apply_allegiance(&mut self, e: &AllegianceChanged) {
-        if let Some(p) = self
-            .games
-            .get_mut(&e.game.0)
-            .and_then(|g| g.positions.get_mut(&e.nation))
-        {
-            p.side = aligned(e.side);
+        if let Some(s) = self.slot_mut(&e.game.0, &e.nation) {
+            s.set_side(aligned(e.side));
         }
     }
 
     pub(super) fn apply_ended(&mut self, e: &GameEnded, rec: &Record, cx: &mut Cx) {
-        let Some(game) = self.games.get(&e.game.0).filter(|g| g.ended.is_none()) else {
+        let Some(gi) = self
+            .game_index(&e.game.0)
+            .filter(|&i| self.headers[i].ended.is_none())
+        else {
             return;
         };
-        let game = game.clone();
-        let ending = ending(&game, e, rec, cx);
-        self.valar_game(&ending, cx);
-        self.maia_game(&ending, e.turn, cx);
-        self.istari_game(&game, &ending, e, cx);
-        self.ainur_game(&game, &ending, e, cx);
-        self.nazgul_game(&game, &ending);
-        if let Some(g) = self.games.get_mut(&e.game.0) {
-            g.ended = Some(rec.at);
-        }
+        let rules = self.rules_mut(cx);
+        let by_name = cx.auditing();
+        let end = ending(&self.names, self.slots_of(gi), e, rec, &rules, by_name);
+        let header = self.headers[gi];
+        self.valar_game(&end, cx);
+        self.maia_game(&end, e.turn, cx);
+        self.istari_game(header.scenario, &end, cx);
+        self.ainur_game(header.grudge, &end, cx);
+        self.nazgul_game(header.scenario, &end);
+        self.headers[gi].ended = Some(rec.at);
     }
 
     fn valar_game(&mut self, end: &Ending, cx: &mut Cx) {
-        let start = cx.params.int("valar", "start");
+        let r = end.rules;
+        let start = r.valar_start;
         let Some(w) = end.winner else {
-            for p in end.players.keys() {
+            for &(p, _) in &end.players {
                 bump(&mut self.valar, p, start, 0, true);
             }
             return;
         };
         let (tw, _) = end.total(w, &self.valar, start);
         let (tl, _) = end.total(opposite(w), &self.valar, start);
-        let (base, div) = (
-            cx.params.int("valar", "base"),
-            cx.params.int("valar", "divisor"),
-        );
+        let (base, div) = (r.valar_base, r.valar_divisor);
         let change = math::valar_change(base, div, tw, tl, end.factor);
-        let core = end.wrap(&format!("{base} + ({tl} - {tw}) / {div}"));
-        for (&p, &side) in &end.players {
-            let (delta, formula) = match (change, side == w) {
-                (None, _) => (0, format!("0: valar.divisor is {div}")),
-                (Some(c), true) => (c, format!("{c:+} = {core}")),
-                (Some(c), false) => (-c, format!("{:+} = -{core}", -c)),
+        for &(p, side) in &end.players {
+            let won = side == w;
+            let delta = match change {
+                None => 0,
+                Some(c) if won => c,
+                Some(c) => -c,
             };
             let (old, new) = bump(&mut self.valar, p, start, delta, true);
-            cx.audit(|| end.change("valar", p, old, new, formula));
+            cx.audit(|| {
+                let core = end.wrap(&format!("{base} + ({tl} - {tw}) / {div}"));
+                let formula = match change {
+                    None => format!("0: valar.divisor is {div}"),
+                    Some(_) if won => format!("{delta:+} = {core}"),
+                    Some(_) => format!("{delta:+} = -{core}"),
+                };
+                end.change("valar", self.names.name(p), old, new, formula)
+            });
         }
     }
 
     fn maia_game(&mut self, end: &Ending, turn: i64, cx: &mut Cx) {
-        let start = cx.params.int("maia", "start");
+        let r = end.rules;
+        let start = r.maia_start;
         let (fp, fp_n) = end.total(Side::Fp, &self.maia, start);
         let (ds, ds_n) = end.total(Side::Ds, &self.maia, start);
         // TmAv per side, as (sum, count): the team average of the positions.
@@ -240,128 +277,137 @@ impl State {
         };
         let s_of = |side: Side| -> i64 {
             match end.winner {
-                Some(w) if side == w => cx.params.int("maia", "win"),
-                None if side != Side::Neutral => cx.params.int("maia", "draw"),
-                _ => cx.params.int("maia", "loss"),
+                Some(w) if side == w => r.maia_win,
+                None if side != Side::Neutral => r.maia_draw,
+                _ => r.maia_loss,
             }
         };
-        let mut changes = Vec::new();
-        for (&p, &side) in &end.players {
+        // (player, delta, old, TmAv as (sum, count), S): all read before any change.
+        let mut changes = Vec::with_capacity(end.players.len());
+        for &(p, side) in &end.players {
             let old = self.maia.get(p).map_or(start, |r| r.value);
             let (sum, n) = tm_of(side);
             let s = s_of(side);
-            let delta =
-                math::mean(sum, n).and_then(|tm| math::maia_change(tm, old, s, turn, end.factor));
-            let tm_text = match math::mean(sum, n) {
-                Some(tm) if tm.is_integer() => exact(tm),
-                _ => format!("{sum}/{n}"),
-            };
-            let formula = match delta {
-                Some(d) => format!(
-                    "{d:+} = {}",
-                    end.wrap(&format!("{tm_text} / {old} * {s} * sqrt({turn})"))
-                ),
-                None => format!("0: no change possible (rating {old}, turn {turn})"),
-            };
-            changes.push((p, delta.unwrap_or(0), formula));
+            let delta = math::maia_change_of_sum(sum, n, old, s, turn, end.factor);
+            changes.push((p, delta, (sum, n), s));
         }
-        for (p, delta, formula) in changes {
-            let (old, new) = bump(&mut self.maia, p, start, delta, true);
-            cx.audit(|| end.change("maia", p, old, new, formula));
+        for (p, delta, (sum, n), s) in changes {
+            let (old, new) = bump(&mut self.maia, p, start, delta.unwrap_or(0), true);
+            cx.audit(|| {
+                let tm_text = match math::mean(sum, n) {
+                    Some(tm) if tm.is_integer() => exact(tm),
+                    _ => format!("{sum}/{n}"),
+                };
+                let formula = match delta {
+                    Some(d) => format!(
+                        "{d:+} = {}",
+                        end.wrap(&format!("{tm_text} / {old} * {s} * sqrt({turn})"))
+                    ),
+                    None => format!("0: no change possible (rating {old}, turn {turn})"),
+                };
+                end.change("maia", self.names.name(p), old, new, formula)
+            });
         }
     }
 
-    fn istari_game(&mut self, game: &Game, end: &Ending, e: &GameEnded, cx: &mut Cx) {
-        let start = cx.params.int("istari", "start");
-        let mut scored: BTreeSet<&str> = BTreeSet::new();
-        for n in &e.nations {
-            let Some(pos) = game.positions.get(&n.nation) else {
+    fn istari_game(&mut self, scenario: u32, end: &Ending, cx: &mut Cx) {
+        let start = end.rules.istari_start;
+        // Each result's slot, found once (None: not a nation of the game).
+        let found: Vec<Option<Slot>> = end
+            .e
+            .nations
+            .iter()
+            .map(|n| {
+                let id = self.places.get(&n.nation)?;
+                end.slots.iter().find(|s| s.nation == id).copied()
+            })
+            .collect();
+        let mut scored: Vec<u32> = Vec::new();
+        for (n, slot) in end.e.nations.iter().zip(&found) {
+            let Some(slot) = slot else {
                 continue;
             };
-            let p = pos.controller.as_str();
-            let key = (game.scenario.clone(), n.nation.clone());
-            let par = self.pars.get(&key).copied().unwrap_or_default();
-            let (delta, formula) = if par.games == 0 {
-                (
-                    0,
-                    format!(
-                        "+0: first {} game of {} sets its par ({} VP)",
-                        game.scenario, n.nation, n.victory_points
-                    ),
-                )
-            } else {
-                let par_r = ratio(par.sum.into(), par.games.into());
-                let d = math::istari_change(n.victory_points, par_r, end.factor);
-                let x = format!("{} - {}", n.victory_points, exact(par_r));
-                (
-                    d,
-                    format!("{d:+} = {} ({}: VP - par)", end.wrap(&x), n.nation),
-                )
+            let p = slot.player;
+            let par = self
+                .pars
+                .get(&(scenario, slot.nation))
+                .copied()
+                .unwrap_or_default();
+            let delta = match par.games {
+                0 => 0,
+                _ => math::istari_change_of_sum(n.victory_points, par.sum, par.games, end.factor),
             };
-            let counted = scored.insert(p);
+            let counted = !scored.contains(&p);
+            if counted {
+                scored.push(p);
+            }
             let (old, new) = bump(&mut self.istari, p, start, delta, counted);
-            cx.audit(|| end.change("istari", p, old, new, formula));
+            cx.audit(|| {
+                let formula = match par.games {
+                    0 => format!(
+                        "+0: first {} game of {} sets its par ({} VP)",
+                        self.places.name(scenario),
+                        n.nation,
+                        n.victory_points
+                    ),
+                    _ => {
+                        let par_r = ratio(par.sum.into(), par.games.into());
+                        let x = format!("{} - {}", n.victory_points, exact(par_r));
+                        format!("{delta:+} = {} ({}: VP - par)", end.wrap(&x), n.nation)
+                    }
+                };
+                end.change("istari", self.names.name(p), old, new, formula)
+            });
         }
-        for n in &e.nations {
-            if game.positions.contains_key(&n.nation) {
-                let par = self
-                    .pars
-                    .entry((game.scenario.clone(), n.nation.clone()))
-                    .or_default();
+        for (n, slot) in end.e.nations.iter().zip(&found) {
+            if let Some(slot) = slot {
+                let par = self.pars.entry((scenario, slot.nation)).or_default();
                 par.sum = par.sum.saturating_add(n.victory_points);
                 par.games += 1;
             }
         }
     }
 
-    fn ainur_game(&mut self, game: &Game, end: &Ending, e: &GameEnded, cx: &mut Cx) {
-        let (Some((fp, ds)), Some(w)) = (&game.grudge, end.winner) else {
-            if let Some((fp, ds)) = &game.grudge {
-                let start = cx.params.int("ainur", "start");
+    fn ainur_game(&mut self, grudge: Option<(u32, u32)>, end: &Ending, cx: &mut Cx) {
+        let start = end.rules.ainur_start;
+        let (Some((fp, ds)), Some(w)) = (grudge, end.winner) else {
+            if let Some((fp, ds)) = grudge {
                 bump(&mut self.ainur, fp, start, 0, true);
                 bump(&mut self.ainur, ds, start, 0, true);
             }
             return;
         };
         let (win, lose) = if w == Side::Fp { (fp, ds) } else { (ds, fp) };
-        let start = cx.params.int("ainur", "start");
-        let value = |t: &str| self.ainur.get(t).map_or(start, |r| r.value);
+        let value = |t: u32| self.ainur.get(t).map_or(start, |r| r.value);
         let (wo, lo) = (value(win), value(lose));
-        let eliminated: BTreeSet<&str> = e
+        let eliminated: Vec<u32> = end
+            .e
             .nations
             .iter()
             .filter(|n| n.eliminated)
-            .map(|n| n.nation.as_str())
+            .filter_map(|n| self.places.get(&n.nation))
             .collect();
-        let at_start: Vec<&String> = game
-            .positions
-            .iter()
-            .filter(|(_, p)| p.start_side == w)
-            .map(|(n, _)| n)
-            .collect();
-        let n = at_start.len() as i64;
-        let active = at_start
-            .iter()
-            .filter(|x| !eliminated.contains(x.as_str()))
-            .count() as i64;
-        let base = cx.params.int("ainur", "base");
+        let at_start = end.slots.iter().filter(|s| s.start_side() == w);
+        let n = at_start.clone().count() as i64;
+        let active = at_start.filter(|s| !eliminated.contains(&s.nation)).count() as i64;
+        let base = end.rules.ainur_base;
         let change = math::ainur_change(base, lo, wo, active, n, end.factor).unwrap_or(0);
-        let core = end.wrap(&format!("{base} * ({lo} / {wo}) * ({active} / {n})"));
-        for (team, delta, formula) in [
-            (win, change, format!("{change:+} = {core}")),
-            (lose, -change, format!("{:+} = -{core}", -change)),
-        ] {
+        for (team, delta, sign) in [(win, change, ""), (lose, -change, "-")] {
             let (old, new) = bump(&mut self.ainur, team, start, delta, true);
-            cx.audit(|| end.change("ainur", team, old, new, formula));
+            cx.audit(|| {
+                let core = end.wrap(&format!("{base} * ({lo} / {wo}) * ({active} / {n})"));
+                let formula = format!("{delta:+} = {sign}{core}");
+                end.change("ainur", self.names.name(team), old, new, formula)
+            });
         }
     }
 
-    fn nazgul_game(&mut self, game: &Game, end: &Ending) {
-        if game.scenario.eq_ignore_ascii_case("bofa") {
+    fn nazgul_game(&mut self, scenario: u32, end: &Ending) {
+        if self.places.name(scenario).eq_ignore_ascii_case("bofa") {
             return;
         }
-        for (&p, &side) in &end.players {
-            let t = self.nazgul.entry(p.to_string()).or_default();
+        for &(p, side) in &end.players {
+            let t = self.nazgul.entry(p).or_default();
             t.played += 1;
             if end.winner == Some(side) {
                 t.won += 1;
@@ -370,29 +416,35 @@ impl State {
     }
 
     pub(super) fn apply_vote(&mut self, e: &VoteCast, cx: &mut Cx) {
-        let Some(g) = self.games.get_mut(&e.game.0) else {
+        let Some(gi) = self.game_index(&e.game.0) else {
             return;
         };
-        if !g.voters.insert(e.voter.clone()) {
+        if !self.record_voter(gi, &e.voter) {
             return;
         }
-        let points = cx.params.ints("council", "points");
-        let enemy = cx.params.int("council", "enemy");
-        let mut credit: Vec<(String, i64, usize)> = Vec::new();
+        let rules = self.rules_mut(cx);
+        let range = self.slot_range(gi);
+        let controller = |s: &State, n: &str| {
+            let slots = &s.slots[range.clone()];
+            s.find_nation(slots, n).map(|i| slots[i].player)
+        };
+        // (player, points, category: 0 team player, 1 played nation, 2 enemy nation)
+        let mut credit: Vec<(u32, i64, u8)> = Vec::new();
         for (i, p) in e.best_team_player.iter().enumerate() {
-            credit.push((p.clone(), math::ballot_points(&points, i), 0));
+            let id = self.names.intern(p);
+            credit.push((id, math::ballot_points(&rules.points, i), 0));
         }
         for (i, n) in e.best_played_nation.iter().enumerate() {
-            if let Some(pos) = g.positions.get(n) {
-                credit.push((pos.controller.clone(), math::ballot_points(&points, i), 1));
+            if let Some(p) = controller(self, n) {
+                credit.push((p, math::ballot_points(&rules.points, i), 1));
             }
         }
-        if let Some(pos) = e
+        if let Some(p) = e
             .best_enemy_nation
             .as_ref()
-            .and_then(|n| g.positions.get(n))
+            .and_then(|n| controller(self, n))
         {
-            credit.push((pos.controller.clone(), enemy, 2));
+            credit.push((p, rules.enemy, 2));
         }
         for (player, pts, category) in credit {
             let c: &mut Council = self.council.entry(player).or_default();
@@ -404,30 +456,56 @@ impl State {
         }
     }
 
+    /// Count `voter`'s ballot in game `gi`; false if it was already counted.
+    fn record_voter(&mut self, gi: usize, voter: &str) -> bool {
+        let range = self.slot_range(gi);
+        let id = self.names.get(voter);
+        let first = id.and_then(|id| {
+            self.slots[range.clone()]
+                .iter()
+                .position(|s| s.player == id)
+        });
+        if let Some(i) = first {
+            let slot = &mut self.slots[range.start + i];
+            return !std::mem::replace(&mut slot.voted, true);
+        }
+        // A voter who controls nothing: refused by the checks, kept apart.
+        let id = self.names.intern(voter);
+        self.odd_voters.insert((gi as u32, id))
+    }
+
     pub(super) fn apply_registered(&mut self, e: &GrudgeTeamRegistered) {
-        if self.teams.contains_key(&e.team) {
+        let team = self.names.intern(&e.team);
+        if self.teams.contains_key(&team) {
             return;
         }
-        let members: BTreeSet<String> = e.members.iter().cloned().collect();
-        let team = Team {
-            coordinator: e.coordinator.clone(),
-            original: members.clone(),
-            members,
+        let mut original: Vec<u32> = e.members.iter().map(|m| self.names.intern(m)).collect();
+        original.sort_unstable();
+        original.dedup();
+        let team_rec = Team {
+            coordinator: self.names.intern(&e.coordinator),
+            members: original.iter().copied().collect(),
+            original,
         };
-        self.teams.insert(e.team.clone(), team);
+        self.teams.insert(team, team_rec);
     }
 
     pub(super) fn apply_roster(&mut self, e: &GrudgeRosterChanged, rec: &Record, cx: &mut Cx) {
-        let Some(t) = self.teams.get_mut(&e.team) else {
+        let team = self.names.intern(&e.team);
+        if !self.teams.contains_key(&team) {
             return;
-        };
-        for p in &e.removed {
-            t.members.remove(p);
         }
-        t.members.extend(e.added.iter().cloned());
+        let removed: Vec<u32> = e.removed.iter().filter_map(|p| self.names.get(p)).collect();
+        let added: Vec<u32> = e.added.iter().map(|p| self.names.intern(p)).collect();
+        if let Some(t) = self.teams.get_mut(&team) {
+            for p in &removed {
+                t.members.remove(p);
+            }
+            t.members.extend(added);
+        }
         let cost = math::roster_cost(e.added.len(), e.removed.len());
-        let start = cx.params.int("ainur", "start");
-        let (old, new) = bump(&mut self.ainur, &e.team, start, -cost, false);
+        let start = self.rules_mut(cx).ainur_start;
+        let (old, new) = bump(&mut self.ainur, team, start, -cost, false);
         let c = e.added.len().max(e.removed.len());
         cx.audit(|| Change {
             seq: rec.seq,
@@ -447,87 +525,126 @@ impl State {
         if !self.months.insert(e.month.clone()) {
             return;
         }
-        let factor = cx.params.decimal("monthly", "factor");
-        let mean = cx.params.int("monthly", "mean");
-        let f_text = crate::num::decimal_string(factor, 2);
-        let f_text = cx
-            .params
-            .value("monthly", "factor")
-            .as_str()
-            .map_or(f_text, str::to_string);
+        let rules = self.rules_mut(cx);
+        let (factor, mean) = (rules.monthly_factor, rules.monthly_mean);
+        let audit = cx.auditing();
         for (name, map) in [
             ("valar", &mut self.valar),
             ("maia", &mut self.maia),
             ("istari", &mut self.istari),
             ("ainur", &mut self.ainur),
         ] {
-            for (who, r) in map.iter_mut() {
-                let old = r.value;
-                r.value = math::monthly(old, factor, mean);
-                if r.value != old {
-                    let new = r.value;
-                    cx.audit(|| Change {
-                        seq: rec.seq,
-                        at: rec.at,
-                        system: name.into(),
-                        subject: who.clone(),
-                        old: Some(old.to_string()),
-                        new: new.to_string(),
-                        formula: format!(
-                            "{:+} = round({f_text} * ({old} - {mean}) + {mean}) - {old}  [monthly adjustment {}]",
-                            new - old,
-                            e.month
-                        ),
-                    });
-                }
+            if !audit {
+                tick_all(map, factor, mean);
+                continue;
             }
+            tick_audited(&self.names, name, map, rec, e, &rules, cx);
         }
     }
 }
 
-/// Who counts in a game at its end, on which side, and how much it earns.
-fn ending<'a>(game: &'a Game, e: &'a GameEnded, rec: &'a Record, cx: &Cx) -> Ending<'a> {
-    let positions: Vec<(&str, &str, Side)> = game
-        .positions
-        .iter()
-        .map(|(n, p)| (n.as_str(), p.controller.as_str(), p.side))
-        .collect();
-    let mut players = BTreeMap::new();
-    for &(_, p, s) in &positions {
-        players.entry(p).or_insert(s);
+/// The monthly adjustment of every rating in `map`. Ratings bunch up near the
+/// mean, so each distinct value is computed once, through a table over the
+/// values' span when that span is not much larger than the map.
+fn tick_all(map: &mut Ratings, factor: Rational, mean: i64) {
+    let (mut lo, mut hi, mut len) = (i64::MAX, i64::MIN, 0usize);
+    for (_, r) in map.iter() {
+        (lo, hi, len) = (lo.min(r.value), hi.max(r.value), len + 1);
     }
-    let min = cx.params.int("small_game", "min_positions");
-    let small = (game.positions.len() as i64) < min;
-    let (factor, small_text) = if small {
-        let f = cx.params.decimal("small_game", "factor");
-        (f, Some(exact_decimal(cx, f)))
-    } else {
-        (Rational::from_integer(1), None)
+    let span = hi
+        .checked_sub(lo)
+        .and_then(|s| usize::try_from(s).ok())
+        .filter(|&s| s <= 4 * len + 1024);
+    let Some(span) = span else {
+        for r in map.values_mut() {
+            r.value = math::monthly(r.value, factor, mean);
+        }
+        return;
     };
-    let result = match winner_side(e.winner) {
-        Some(w) => format!("{} won", side_name(w)),
-        None => "draw".into(),
-    };
-    let size = if small {
-        format!(", small game of {} positions", game.positions.len())
-    } else {
-        String::new()
-    };
-    Ending {
-        rec,
-        positions,
-        players,
-        winner: winner_side(e.winner),
-        factor,
-        small: small_text,
-        note: format!("game {}: {result}, turn {}{size}", e.game.0, e.turn),
+    let mut memo: Vec<Option<i64>> = vec![None; span + 1];
+    for r in map.values_mut() {
+        let v = r.value;
+        r.value = *memo[(v - lo) as usize].get_or_insert_with(|| math::monthly(v, factor, mean));
     }
 }
 
-/// The small-game factor as written in the rules (`0.5`).
-fn exact_decimal(cx: &Cx, f: Rational) -> String {
-    cx.params
-        .value("small_game", "factor")
-        .as_str()
-        .map_or_else(|| exact(f), str::to_string)
+/// The monthly adjustment of one system with its audit trail, in name order.
+fn tick_audited(
+    names: &Interner,
+    system: &str,
+    map: &mut Ratings,
+    rec: &Record,
+    e: &MonthlyTick,
+    rules: &Arc<Rules>,
+    cx: &mut Cx,
+) {
+    let (factor, mean, f_text) = (
+        rules.monthly_factor,
+        rules.monthly_mean,
+        &rules.monthly_text,
+    );
+    let mut ids: Vec<u32> = map.ids().collect();
+    names.sort_by_name(&mut ids);
+    for id in ids {
+        let Some(r) = map.get_mut(id) else {
+            continue;
+        };
+        let old = r.value;
+        r.value = math::monthly(old, factor, mean);
+        if r.value == old {
+            continue;
+        }
+        let new = r.value;
+        cx.audit(|| Change {
+            seq: rec.seq,
+            at: rec.at,
+            system: system.into(),
+            subject: names.name(id).to_string(),
+            old: Some(old.to_string()),
+            new: new.to_string(),
+            formula: format!(
+                "{:+} = round({f_text} * ({old} - {mean}) + {mean}) - {old}  [monthly adjustment {}]",
+                new - old,
+                e.month
+            ),
+        });
+    }
+}
+
+/// Who counts in a game at its end, on which side, and how much it earns.
+fn ending<'a>(
+    names: &Interner,
+    slots: &[Slot],
+    e: &'a GameEnded,
+    rec: &'a Record,
+    rules: &'a Rules,
+    by_name: bool,
+) -> Ending<'a> {
+    let mut players: Vec<(u32, Side)> = Vec::with_capacity(slots.len());
+    for s in slots {
+        if !players.iter().any(|&(p, _)| p == s.player) {
+            players.push((s.player, s.side()));
+        }
+    }
+    // Only the audit trail's order depends on this order (each player's change
+    // is computed from values read before any of them changes).
+    if by_name {
+        players.sort_unstable_by(|a, b| names.name(a.0).cmp(names.name(b.0)));
+    }
+    let small = (slots.len() as i64) < rules.small_min_positions;
+    let factor = if small {
+        rules.small_factor
+    } else {
+        Rational::from_integer(1)
+    };
+    Ending {
+        rec,
+        e,
+        rules,
+        slots: slots.to_vec(),
+        players,
+        winner: winner_side(e.winner),
+        factor,
+        small,
+    }
 }

@@ -9,7 +9,8 @@ use crate::events::mepbm::{
 };
 use crate::time::{self, Micros, DAY};
 
-use super::{Cx, Game, State};
+use super::store::Slot;
+use super::{Cx, State, Team};
 
 pub(super) fn side_name(s: Side) -> &'static str {
     match s {
@@ -19,38 +20,55 @@ pub(super) fn side_name(s: Side) -> &'static str {
     }
 }
 
-/// Reject duplicates in a list of names.
-fn distinct(what: &str, names: &[String]) -> Result<(), String> {
-    let mut seen = BTreeSet::new();
+/// Reject empty or duplicate names; `what` names the list in the error.
+fn distinct<'a>(
+    what: impl Fn() -> String,
+    names: impl Iterator<Item = &'a str>,
+) -> Result<(), String> {
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
     for n in names {
         if n.trim().is_empty() {
-            return Err(format!("{what}: names must not be empty"));
+            return Err(format!("{}: names must not be empty", what()));
         }
         if !seen.insert(n) {
-            return Err(format!("{what}: {n:?} is listed twice"));
+            return Err(format!("{}: {n:?} is listed twice", what()));
         }
     }
     Ok(())
 }
 
+/// `names` as `&str`s.
+fn strs(names: &[String]) -> impl Iterator<Item = &str> {
+    names.iter().map(String::as_str)
+}
+
 impl State {
-    /// The game, started earlier in fold order.
-    fn game(&self, id: &str) -> Result<&Game, String> {
-        self.games.get(id).ok_or_else(|| {
+    /// Game `id`, started earlier in fold order: its index.
+    fn game(&self, id: &str) -> Result<usize, String> {
+        self.game_index(id).ok_or_else(|| {
             format!("unknown game {id}: no game_started for it at or before this time")
         })
     }
 
-    /// The game, started and not yet ended (for takeovers and allegiance changes).
-    fn running(&self, id: &str, what: &str) -> Result<&Game, String> {
+    /// Game `id`, started and not yet ended (for takeovers and allegiance changes).
+    fn running(&self, id: &str, what: impl Fn() -> String) -> Result<usize, String> {
         let g = self.game(id)?;
-        match g.ended {
+        match self.headers[g].ended {
             Some(t) => Err(format!(
-                "game {id} ended on {}: no {what} after the end",
-                time::format_short(t)
+                "game {id} ended on {}: no {} after the end",
+                time::format_short(t),
+                what()
             )),
             None => Ok(g),
         }
+    }
+
+    /// The slot of `nation` in game `g`, or the error naming it.
+    fn slot(&self, g: usize, id: &str, nation: &str) -> Result<&Slot, String> {
+        let slots = self.slots_of(g);
+        self.find_nation(slots, nation)
+            .map(|i| &slots[i])
+            .ok_or_else(|| format!("nation {nation} is not in game {id}"))
     }
 
     pub(super) fn check_seeded(&self, e: &RatingSeeded) -> Result<(), String> {
@@ -69,7 +87,7 @@ impl State {
                 e.player, e.value
             ));
         }
-        if let Some(r) = map.get(&e.player) {
+        if let Some(r) = self.names.get(&e.player).and_then(|id| map.get(id)) {
             return Err(format!(
                 "{} already has a {name} rating ({}): a seed must come before the first game",
                 e.player, r.value
@@ -80,13 +98,14 @@ impl State {
 
     pub(super) fn check_started(&self, e: &GameStarted, cx: &Cx) -> Result<(), String> {
         let id = &e.game.0;
-        if self.games.contains_key(id) {
+        if self.game_index(id).is_some() {
             return Err(format!("game {id} was already started"));
         }
-        let nations: Vec<String> = e.positions.iter().map(|p| p.nation.clone()).collect();
-        distinct(&format!("game {id} positions"), &nations)?;
-        let players: Vec<String> = e.positions.iter().map(|p| p.player.clone()).collect();
-        if players.iter().any(|p| p.trim().is_empty()) {
+        distinct(
+            || format!("game {id} positions"),
+            e.positions.iter().map(|p| p.nation.as_str()),
+        )?;
+        if e.positions.iter().any(|p| p.player.trim().is_empty()) {
             return Err(format!("game {id}: every position needs a player"));
         }
         let count = |s: Side| e.positions.iter().filter(|p| p.side == s).count();
@@ -117,6 +136,13 @@ impl State {
         }
     }
 
+    /// Is `player` a member of `team` now?
+    fn is_member(&self, team: &Team, player: &str) -> bool {
+        self.names
+            .get(player)
+            .is_some_and(|id| team.members.contains(&id))
+    }
+
     fn check_grudge(&self, e: &GameStarted, fp: &str, ds: &str, cx: &Cx) -> Result<(), String> {
         let id = &e.game.0;
         if fp == ds {
@@ -124,7 +150,8 @@ impl State {
                 "grudge game {id}: team {fp} cannot play both sides"
             ));
         }
-        let min = cx.params.int("ainur", "min_nations");
+        let rules = self.rules(cx);
+        let min = rules.min_nations;
         let count = |s: Side| e.positions.iter().filter(|p| p.side == s).count() as i64;
         if count(Side::Fp) < min || count(Side::Ds) < min {
             return Err(format!(
@@ -134,13 +161,17 @@ impl State {
             ));
         }
         for (team, side, enemy) in [(fp, Side::Fp, Side::Ds), (ds, Side::Ds, Side::Fp)] {
-            let t = self.teams.get(team).ok_or_else(|| {
-                format!("grudge game {id}: unknown grudge team {team} (register it first)")
-            })?;
+            let t = self
+                .names
+                .get(team)
+                .and_then(|t| self.teams.get(&t))
+                .ok_or_else(|| {
+                    format!("grudge game {id}: unknown grudge team {team} (register it first)")
+                })?;
             if let Some(p) = e
                 .positions
                 .iter()
-                .find(|p| p.side == enemy && t.members.contains(&p.player))
+                .find(|p| p.side == enemy && self.is_member(t, &p.player))
             {
                 return Err(format!(
                     "grudge game {id}: {} of team {team} ({}) plays {} for {}",
@@ -153,10 +184,10 @@ impl State {
             let on_side: BTreeSet<&String> = e
                 .positions
                 .iter()
-                .filter(|p| p.side == side && t.members.contains(&p.player))
+                .filter(|p| p.side == side && self.is_member(t, &p.player))
                 .map(|p| &p.player)
                 .collect();
-            let need = cx.params.int("ainur", "min_members");
+            let need = rules.min_members;
             if (on_side.len() as i64) < need {
                 return Err(format!(
                     "grudge game {id}: team {team} has {} members on its side {} (needs {need})",
@@ -168,15 +199,28 @@ impl State {
         Ok(())
     }
 
-    /// Would `player` controlling `nation` (on `side`) be on two sides of `g`?
-    fn one_side(g: &Game, id: &str, player: &str, nation: &str, side: Side) -> Result<(), String> {
-        match g
-            .controlled_by(player)
-            .find(|(n, p)| n.as_str() != nation && p.side != side)
+    /// Would `player` controlling `nation` (on `side`) be on two sides of game `g`?
+    fn one_side(
+        &self,
+        g: usize,
+        id: &str,
+        player: &str,
+        nation: &str,
+        side: Side,
+    ) -> Result<(), String> {
+        let Some(pid) = self.names.get(player) else {
+            return Ok(());
+        };
+        let nid = self.places.get(nation);
+        match self
+            .slots_of(g)
+            .iter()
+            .find(|s| s.player == pid && Some(s.nation) != nid && s.side() != side)
         {
-            Some((other, p)) => Err(format!(
-                "player {player} would be on two sides of game {id}: {} ({other}) and {} ({nation}); a player plays one side only",
-                side_name(p.side),
+            Some(s) => Err(format!(
+                "player {player} would be on two sides of game {id}: {} ({}) and {} ({nation}); a player plays one side only",
+                side_name(s.side()),
+                self.places.name(s.nation),
                 side_name(side)
             )),
             None => Ok(()),
@@ -185,55 +229,49 @@ impl State {
 
     pub(super) fn check_takeover(&self, e: &NationTakenOver) -> Result<(), String> {
         let id = &e.game.0;
-        let g = self.running(id, &format!("takeover of {}", e.nation))?;
-        let pos = g
-            .positions
-            .get(&e.nation)
-            .ok_or_else(|| format!("nation {} is not in game {id}", e.nation))?;
+        let g = self.running(id, || format!("takeover of {}", e.nation))?;
+        let pos = self.slot(g, id, &e.nation)?;
         if e.player.trim().is_empty() {
             return Err(format!(
                 "takeover of {} in game {id}: player must not be empty",
                 e.nation
             ));
         }
-        if pos.controller == e.player {
+        if self.names.name(pos.player) == e.player {
             return Err(format!(
                 "{} already controls {} in game {id}",
                 e.player, e.nation
             ));
         }
-        Self::one_side(g, id, &e.player, &e.nation, pos.side)
+        self.one_side(g, id, &e.player, &e.nation, pos.side())
     }
 
     pub(super) fn check_allegiance(&self, e: &AllegianceChanged) -> Result<(), String> {
         let id = &e.game.0;
-        let g = self.running(id, &format!("allegiance change of {}", e.nation))?;
-        let pos = g
-            .positions
-            .get(&e.nation)
-            .ok_or_else(|| format!("nation {} is not in game {id}", e.nation))?;
-        if pos.start_side != Side::Neutral {
+        let g = self.running(id, || format!("allegiance change of {}", e.nation))?;
+        let pos = self.slot(g, id, &e.nation)?;
+        if pos.start_side() != Side::Neutral {
             return Err(format!(
                 "nation {} of game {id} started {}: only a neutral changes allegiance",
                 e.nation,
-                side_name(pos.start_side)
+                side_name(pos.start_side())
             ));
         }
-        if pos.side != Side::Neutral {
+        if pos.side() != Side::Neutral {
             return Err(format!(
                 "neutral {} of game {id} already joined {}",
                 e.nation,
-                side_name(pos.side)
+                side_name(pos.side())
             ));
         }
         let side = super::apply::aligned(e.side);
-        Self::one_side(g, id, &pos.controller, &e.nation, side)
+        self.one_side(g, id, self.names.name(pos.player), &e.nation, side)
     }
 
     pub(super) fn check_ended(&self, e: &GameEnded) -> Result<(), String> {
         let id = &e.game.0;
         let g = self.game(id)?;
-        if let Some(t) = g.ended {
+        if let Some(t) = self.headers[g].ended {
             return Err(format!(
                 "game {id} already ended on {}: a game ends once",
                 time::format_short(t)
@@ -245,12 +283,12 @@ impl State {
                 e.turn
             ));
         }
-        let nations: Vec<String> = e.nations.iter().map(|n| n.nation.clone()).collect();
-        distinct(&format!("game {id} results"), &nations)?;
+        distinct(
+            || format!("game {id} results"),
+            e.nations.iter().map(|n| n.nation.as_str()),
+        )?;
         for n in &e.nations {
-            if !g.positions.contains_key(&n.nation) {
-                return Err(format!("nation {} is not in game {id}", n.nation));
-            }
+            self.slot(g, id, &n.nation)?;
             if n.victory_points < 0 {
                 return Err(format!(
                     "game {id}: victory points of {} must not be negative, got {}",
@@ -264,10 +302,10 @@ impl State {
     pub(super) fn check_vote(&self, e: &VoteCast, at: Micros, cx: &Cx) -> Result<(), String> {
         let id = &e.game.0;
         let g = self.game(id)?;
-        let ended = g
+        let ended = self.headers[g]
             .ended
             .ok_or_else(|| format!("game {id} has not ended: ballots open at its game_ended"))?;
-        let days = cx.params.int("council", "deadline_days");
+        let days = self.rules(cx).deadline_days;
         let deadline = ended.saturating_add(days.saturating_mul(DAY));
         if at > deadline {
             return Err(format!(
@@ -278,7 +316,8 @@ impl State {
                 time::format_short(ended)
             ));
         }
-        let side = match g.side_of(&e.voter) {
+        let slots = self.slots_of(g);
+        let side = match self.side_in(slots, &e.voter) {
             None => {
                 return Err(format!(
                     "{} was not counted in game {id} (controlled no nation at the end): no ballot",
@@ -293,23 +332,36 @@ impl State {
             }
             Some(s) => s,
         };
-        if g.voters.contains(&e.voter) {
+        if self.voted(g, &e.voter) {
             return Err(format!(
                 "{} already voted in game {id}: one ballot per player",
                 e.voter
             ));
         }
-        Self::check_nominees(g, id, &e.voter, side, e)
+        self.check_nominees(g, id, &e.voter, side, e)
+    }
+
+    /// Was `voter`'s ballot in game `g` counted?
+    fn voted(&self, g: usize, voter: &str) -> bool {
+        let Some(v) = self.names.get(voter) else {
+            return false;
+        };
+        let first = self.slots_of(g).iter().find(|s| s.player == v);
+        match first {
+            Some(s) => s.voted,
+            None => self.odd_voters.contains(&(g as u32, v)),
+        }
     }
 
     fn check_nominees(
-        g: &Game,
+        &self,
+        g: usize,
         id: &str,
         voter: &str,
         side: Side,
         e: &VoteCast,
     ) -> Result<(), String> {
-        let ctx = format!("ballot of {voter} for game {id}");
+        let ctx = || format!("ballot of {voter} for game {id}");
         let (s, max) = (side_name(side), 3);
         for (category, n) in [
             ("best team player", e.best_team_player.len()),
@@ -317,48 +369,60 @@ impl State {
         ] {
             if n > max {
                 return Err(format!(
-                    "{ctx}: {n} choices for {category}; at most {max} per category"
+                    "{}: {n} choices for {category}; at most {max} per category",
+                    ctx()
                 ));
             }
         }
-        distinct(&format!("{ctx}, best team player"), &e.best_team_player)?;
-        distinct(&format!("{ctx}, best played nation"), &e.best_played_nation)?;
+        distinct(
+            || format!("{}, best team player", ctx()),
+            strs(&e.best_team_player),
+        )?;
+        distinct(
+            || format!("{}, best played nation", ctx()),
+            strs(&e.best_played_nation),
+        )?;
+        let slots = self.slots_of(g);
         for p in &e.best_team_player {
             if p == voter {
-                return Err(format!("{ctx}: no vote for oneself ({voter})"));
+                return Err(format!("{}: no vote for oneself ({voter})", ctx()));
             }
-            if g.side_of(p) != Some(side) {
+            if self.side_in(slots, p) != Some(side) {
                 return Err(format!(
-                    "{ctx}: best team player {p} is not a player of the voter's side {s} at the end"
+                    "{}: best team player {p} is not a player of the voter's side {s} at the end",
+                    ctx()
                 ));
             }
         }
         for n in &e.best_played_nation {
-            let pos = g
-                .positions
-                .get(n)
-                .ok_or_else(|| format!("{ctx}: nation {n} is not in game {id}"))?;
-            if pos.side != side {
+            let pos = self
+                .find_nation(slots, n)
+                .map(|i| &slots[i])
+                .ok_or_else(|| format!("{}: nation {n} is not in game {id}", ctx()))?;
+            if pos.side() != side {
                 return Err(format!(
-                    "{ctx}: best played nation {n} is {}, not the voter's side {s}",
-                    side_name(pos.side)
+                    "{}: best played nation {n} is {}, not the voter's side {s}",
+                    ctx(),
+                    side_name(pos.side())
                 ));
             }
-            if pos.controller == voter {
+            if self.names.name(pos.player) == voter {
                 return Err(format!(
-                    "{ctx}: {voter} controls {n}: no vote for one's own nation"
+                    "{}: {voter} controls {n}: no vote for one's own nation",
+                    ctx()
                 ));
             }
         }
         if let Some(n) = &e.best_enemy_nation {
-            let pos = g
-                .positions
-                .get(n)
-                .ok_or_else(|| format!("{ctx}: nation {n} is not in game {id}"))?;
-            if pos.side == side || pos.side == Side::Neutral {
+            let pos = self
+                .find_nation(slots, n)
+                .map(|i| &slots[i])
+                .ok_or_else(|| format!("{}: nation {n} is not in game {id}", ctx()))?;
+            if pos.side() == side || pos.side() == Side::Neutral {
                 return Err(format!(
-                    "{ctx}: best enemy nation {n} is {}, not the side opposing {s}",
-                    side_name(pos.side)
+                    "{}: best enemy nation {n} is {}, not the side opposing {s}",
+                    ctx(),
+                    side_name(pos.side())
                 ));
             }
         }
@@ -370,11 +434,11 @@ impl State {
         if team.trim().is_empty() {
             return Err("grudge team name must not be empty".into());
         }
-        if self.teams.contains_key(team) {
+        if self.team(team).is_some() {
             return Err(format!("grudge team {team} is already registered"));
         }
-        distinct(&format!("grudge team {team} members"), &e.members)?;
-        let min = cx.params.int("ainur", "min_members");
+        distinct(|| format!("grudge team {team} members"), strs(&e.members))?;
+        let min = self.rules(cx).min_members;
         if (e.members.len() as i64) < min {
             return Err(format!(
                 "grudge team {team} has {} members: a team needs at least {min}",
@@ -390,35 +454,41 @@ impl State {
         Ok(())
     }
 
+    /// Grudge team `name`, if registered.
+    fn team(&self, name: &str) -> Option<&Team> {
+        self.names.get(name).and_then(|id| self.teams.get(&id))
+    }
+
     pub(super) fn check_roster(&self, e: &GrudgeRosterChanged, cx: &Cx) -> Result<(), String> {
         let team = &e.team;
         let t = self
-            .teams
-            .get(team)
+            .team(team)
             .ok_or_else(|| format!("unknown grudge team {team}"))?;
-        distinct(&format!("grudge team {team}, added"), &e.added)?;
-        distinct(&format!("grudge team {team}, removed"), &e.removed)?;
+        distinct(|| format!("grudge team {team}, added"), strs(&e.added))?;
+        distinct(|| format!("grudge team {team}, removed"), strs(&e.removed))?;
         if e.added.is_empty() && e.removed.is_empty() {
             return Err(format!("roster change of {team} changes nobody"));
         }
-        if let Some(p) = e.added.iter().find(|p| t.members.contains(*p)) {
+        if let Some(p) = e.added.iter().find(|p| self.is_member(t, p)) {
             return Err(format!("{p} is already a member of {team}"));
         }
-        if let Some(p) = e.removed.iter().find(|p| !t.members.contains(*p)) {
+        if let Some(p) = e.removed.iter().find(|p| !self.is_member(t, p)) {
             return Err(format!("{p} is not a member of {team}"));
         }
-        if e.removed.contains(&t.coordinator) {
+        let coordinator = self.names.name(t.coordinator);
+        if e.removed.iter().any(|p| p == coordinator) {
             return Err(format!(
-                "grudge team {team} cannot remove its coordinator {}: a team keeps its coordinator",
-                t.coordinator
+                "grudge team {team} cannot remove its coordinator {coordinator}: a team keeps its coordinator"
             ));
         }
         let kept = t
             .original
             .iter()
-            .filter(|p| t.members.contains(*p) && !e.removed.contains(p))
+            .filter(|&&p| {
+                t.members.contains(&p) && !e.removed.iter().any(|r| r == self.names.name(p))
+            })
             .count();
-        let min = cx.params.int("ainur", "min_members");
+        let min = self.rules(cx).min_members;
         if (kept as i64) < min {
             return Err(format!(
                 "roster change of {team} leaves {kept} of its original members (the rule of {min} needs at least {min})"

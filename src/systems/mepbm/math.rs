@@ -40,6 +40,48 @@ pub fn maia_change(
     Some(round_times_sqrt(a, end_turn.into()) as i64)
 }
 
+/// [`maia_change`] with TmAv given as `sum / count` (`None` for no positions),
+/// the form the fold has: one fraction reduced instead of a chain of products.
+pub fn maia_change_of_sum(
+    sum: i64,
+    count: usize,
+    old: i64,
+    s: i64,
+    end_turn: i64,
+    factor: Rational,
+) -> Option<i64> {
+    if count == 0 || old <= 0 || end_turn < 0 {
+        return None;
+    }
+    // factor * (sum / count) / old * s = (fn * sum * s) / (fd * count * old).
+    let numer = factor
+        .numer()
+        .checked_mul(sum.into())
+        .and_then(|x| x.checked_mul(s.into()));
+    let denom = factor
+        .denom()
+        .checked_mul(count as i128)
+        .and_then(|x| x.checked_mul(old.into()));
+    match (numer, denom) {
+        (Some(n), Some(d)) => Some(round_times_sqrt(Rational::new(n, d), end_turn.into()) as i64),
+        _ => mean(sum, count).and_then(|tm| maia_change(tm, old, s, end_turn, factor)),
+    }
+}
+
+/// Istari, one nation, with the par given as `par_sum / par_games` (games > 0):
+/// `round(factor * (vp - par))` without reducing any fraction (rounding does
+/// not need it; the denominator stays positive).
+pub fn istari_change_of_sum(vp: i64, par_sum: i64, par_games: u32, factor: Rational) -> i64 {
+    let games = i128::from(par_games.max(1));
+    // factor * (vp - sum / games) = fn * (vp * games - sum) / (fd * games).
+    let numer = (i128::from(vp) * games - i128::from(par_sum)).checked_mul(*factor.numer());
+    let denom = factor.denom().checked_mul(games);
+    match (numer, denom) {
+        (Some(n), Some(d)) => round_half_away(Rational::new_raw(n, d)) as i64,
+        _ => istari_change(vp, ratio(par_sum.into(), games), factor),
+    }
+}
+
 /// Istari, one nation: `round(factor * (vp - par))`.
 pub fn istari_change(vp: i64, par: Rational, factor: Rational) -> i64 {
     round_half_away(factor * (Rational::from_integer(vp.into()) - par)) as i64
@@ -186,6 +228,41 @@ mod tests {
         // Halved with an inexact par: 0.5 * (1000 - 2001/2) = -0.25 → 0.
         assert_eq!(istari_change(1000, ratio(2001, 2), ratio(1, 2)), 0);
         assert_eq!(istari_change(1000, ratio(2001, 2), f), -1);
+    }
+
+    #[test]
+    fn the_sum_forms_equal_the_rational_formulas() {
+        let factors = [one(), ratio(1, 2), ratio(49, 50), ratio(-3, 7)];
+        for f in factors {
+            for vp in (0..3000).step_by(37) {
+                for (sum, games) in [(1, 1), (2001, 2), (5000, 3), (-7, 4), (123_457, 91)] {
+                    let par = ratio(sum.into(), games.into());
+                    assert_eq!(
+                        istari_change_of_sum(vp, sum, games, f),
+                        istari_change(vp, par, f),
+                        "{vp} {sum}/{games}"
+                    );
+                }
+            }
+            for (sum, n) in [(0, 0), (2800, 2), (15_768, 11), (1401, 3), (-5, 2)] {
+                for old in [-1, 0, 1, 1250, 1777] {
+                    for (s, turn) in [(4, 30), (3, 0), (2, 45), (4, -1)] {
+                        let exact = mean(sum, n).and_then(|tm| maia_change(tm, old, s, turn, f));
+                        assert_eq!(maia_change_of_sum(sum, n, old, s, turn, f), exact);
+                    }
+                }
+            }
+        }
+        // Products past i128 take the exact fallbacks (the chains reduce first).
+        let f = ratio(3_i128.pow(50), 1 << 100);
+        let i = istari_change_of_sum(1 << 62, 0, 1 << 31, f);
+        assert_eq!(i, istari_change(1 << 62, ratio(0, 1), f));
+        assert_eq!(i, round_half_away(ratio(3_i128.pow(50), 1 << 38)) as i64);
+        let (f, big) = (ratio(1 << 64, 1), 1_i64 << 62);
+        let tm = ratio(1 << 40, i128::from(big));
+        let m = maia_change_of_sum(1 << 40, big as usize, big, 1 << 26, 30, f);
+        assert_eq!(m, maia_change(tm, big, 1 << 26, 30, f));
+        assert_eq!(m, Some(351)); // round(64 * sqrt(30)) = round(350.54)
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! toward 1500.
 //!
 //! Layout: [`math`] holds the pure formulas, `check` the append-time validation,
-//! `apply` the fold, `tables` the standings.
+//! `apply` the fold, `tables` the standings, `store` the compact state (interned
+//! names, every game's positions in one vector, dense ratings): its memory grows
+//! with players and games, about 50 bytes per mepbm event, not with ballots.
 //!
 //! # Decisions where SPEC §2 is silent
 //! - **Ratings start** at the `start` parameter of each system (1500) the first
@@ -49,17 +51,24 @@
 mod apply;
 mod check;
 pub mod math;
+mod store;
 mod tables;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 use crate::events::mepbm::{Event, Side};
 use crate::events::Record;
+use crate::num::Rational;
 use crate::output::Report;
-use crate::params::{Kind, ParamDef};
-use crate::time::Micros;
+use crate::params::{Kind, ParamDef, Params};
 
 use super::{Cx, Projection, Selector};
+use store::{Header, Interner, Ratings, Slot};
 
 /// Standings tables this module produces.
 pub const TABLES: &[&str] = &[
@@ -162,65 +171,16 @@ pub const PARAMS: &[ParamDef] = &[
     ),
 ];
 
-/// One rated subject in one system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Rating {
-    value: i64,
-    /// Games the subject was counted in (Istari: nations scored).
-    games: u32,
-}
-
-/// One position of a game.
-#[derive(Debug, Clone)]
-struct Pos {
-    /// The player controlling it now (the last takeover, else the starter).
-    controller: String,
-    /// The side now: a neutral that joined a side has that side.
-    side: Side,
-    /// The side at game start.
-    start_side: Side,
-}
-
-#[derive(Debug, Clone)]
-struct Game {
-    scenario: String,
-    /// Positions by nation.
-    positions: BTreeMap<String, Pos>,
-    /// Grudge teams: (FP team, DS team).
-    grudge: Option<(String, String)>,
-    /// When it ended, once it has.
-    ended: Option<Micros>,
-    /// Players whose ballot was counted.
-    voters: BTreeSet<String>,
-}
-
-impl Game {
-    /// Nations controlled by `player`, with their current sides.
-    fn controlled_by<'a>(
-        &'a self,
-        player: &'a str,
-    ) -> impl Iterator<Item = (&'a String, &'a Pos)> + 'a {
-        self.positions
-            .iter()
-            .filter(move |(_, p)| p.controller == player)
-    }
-
-    /// The side `player` is counted on (None: controls nothing).
-    fn side_of(&self, player: &str) -> Option<Side> {
-        self.controlled_by(player).map(|(_, p)| p.side).next()
-    }
-}
-
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Team {
-    coordinator: String,
-    /// Members at registration: the rule of 5 counts these.
-    original: BTreeSet<String>,
-    members: BTreeSet<String>,
+    coordinator: u32,
+    /// Members at registration, sorted ids: the rule of 5 counts these.
+    original: Vec<u32>,
+    members: BTreeSet<u32>,
 }
 
 /// Council of the Wise points of one player, by category.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 struct Council {
     team_player: i64,
     played_nation: i64,
@@ -228,32 +188,174 @@ struct Council {
 }
 
 /// Games counted for Nazgul.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 struct Tally {
     won: u32,
     played: u32,
 }
 
 /// Per (scenario, nation): the sum and count of victory points scored.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 struct Par {
     sum: i64,
     games: u32,
 }
 
-#[derive(Debug, Clone, Default)]
+/// Every parameter this module reads, parsed once per set of values in force
+/// (`Params::stamp`), so the fold does not look them up per event.
+#[derive(Debug, Clone)]
+struct Rules {
+    valar_base: i64,
+    valar_divisor: i64,
+    valar_start: i64,
+    maia_win: i64,
+    maia_draw: i64,
+    maia_loss: i64,
+    maia_start: i64,
+    istari_start: i64,
+    ainur_base: i64,
+    ainur_start: i64,
+    min_nations: i64,
+    min_members: i64,
+    small_min_positions: i64,
+    small_factor: Rational,
+    /// `small_game.factor` as written in the rules (`0.5`).
+    small_text: String,
+    monthly_factor: Rational,
+    /// `monthly.factor` as written in the rules (`0.98`).
+    monthly_text: String,
+    monthly_mean: i64,
+    deadline_days: i64,
+    points: Vec<i64>,
+    enemy: i64,
+}
+
+impl Rules {
+    fn of(p: &Params) -> Self {
+        let small_factor = p.decimal("small_game", "factor");
+        let monthly_factor = p.decimal("monthly", "factor");
+        let text = |system: &str, name: &str, or: String| {
+            p.value(system, name).as_str().map_or(or, str::to_string)
+        };
+        Rules {
+            valar_base: p.int("valar", "base"),
+            valar_divisor: p.int("valar", "divisor"),
+            valar_start: p.int("valar", "start"),
+            maia_win: p.int("maia", "win"),
+            maia_draw: p.int("maia", "draw"),
+            maia_loss: p.int("maia", "loss"),
+            maia_start: p.int("maia", "start"),
+            istari_start: p.int("istari", "start"),
+            ainur_base: p.int("ainur", "base"),
+            ainur_start: p.int("ainur", "start"),
+            min_nations: p.int("ainur", "min_nations"),
+            min_members: p.int("ainur", "min_members"),
+            small_min_positions: p.int("small_game", "min_positions"),
+            small_factor,
+            small_text: text("small_game", "factor", math::exact(small_factor)),
+            monthly_factor,
+            monthly_text: text(
+                "monthly",
+                "factor",
+                crate::num::decimal_string(monthly_factor, 2),
+            ),
+            monthly_mean: p.int("monthly", "mean"),
+            deadline_days: p.int("council", "deadline_days"),
+            points: p.ints("council", "points"),
+            enemy: p.int("council", "enemy"),
+        }
+    }
+}
+
+/// The mepbm projection. Memory grows with players and games (see [`store`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
-    games: BTreeMap<String, Game>,
-    valar: BTreeMap<String, Rating>,
-    maia: BTreeMap<String, Rating>,
-    istari: BTreeMap<String, Rating>,
+    /// Players and teams (the rated subjects).
+    names: Interner,
+    /// Nations and scenarios: few, so looking one up stays in cache.
+    places: Interner,
+    /// Game ids; id `i` is `headers[i]`.
+    games: Interner,
+    headers: Vec<Header>,
+    /// Every game's positions, game after game (see [`store`]).
+    slots: Vec<Slot>,
+    /// Counted ballots of players who control no nation of the game, as
+    /// (game, voter): only a filtered fold could apply one (checks refuse them).
+    odd_voters: BTreeSet<(u32, u32)>,
+    valar: Ratings,
+    maia: Ratings,
+    istari: Ratings,
     /// Grudge team ratings (only once seeded, played or charged).
-    ainur: BTreeMap<String, Rating>,
-    teams: BTreeMap<String, Team>,
-    pars: BTreeMap<(String, String), Par>,
-    council: BTreeMap<String, Council>,
-    nazgul: BTreeMap<String, Tally>,
+    ainur: Ratings,
+    teams: BTreeMap<u32, Team>,
+    /// By (scenario, nation).
+    pars: BTreeMap<(u32, u32), Par>,
+    council: BTreeMap<u32, Council>,
+    nazgul: BTreeMap<u32, Tally>,
     months: BTreeSet<String>,
+    /// Rebuilt after a checkpoint is read.
+    #[serde(skip)]
+    rules: RulesCache,
+}
+
+/// The parsed rules and the `Params::stamp` they were read under: a cache, not
+/// state, so it is neither serialized nor shown by `Debug` (stamps differ between
+/// two folds of one ledger, whose states must compare equal).
+#[derive(Clone, Default)]
+struct RulesCache(Option<(u64, Arc<Rules>)>);
+
+impl std::fmt::Debug for RulesCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RulesCache")
+    }
+}
+
+impl State {
+    /// The rules in force, from the cache when it is current.
+    fn rules(&self, cx: &Cx) -> Arc<Rules> {
+        match &self.rules.0 {
+            Some((stamp, r)) if *stamp == cx.params.stamp() => Arc::clone(r),
+            _ => Arc::new(Rules::of(&cx.params)),
+        }
+    }
+
+    /// [`State::rules`], caching them for the events that follow.
+    fn rules_mut(&mut self, cx: &Cx) -> Arc<Rules> {
+        let r = self.rules(cx);
+        self.rules = RulesCache(Some((cx.params.stamp(), Arc::clone(&r))));
+        r
+    }
+
+    /// Game `id`'s index, if it was started.
+    fn game_index(&self, id: &str) -> Option<usize> {
+        self.games.get(id).map(|i| i as usize)
+    }
+
+    /// The slots of game `i`.
+    fn slots_of(&self, i: usize) -> &[Slot] {
+        &self.slots[self.slot_range(i)]
+    }
+
+    fn slot_range(&self, i: usize) -> std::ops::Range<usize> {
+        let start = if i == 0 {
+            0
+        } else {
+            self.headers[i - 1].slot_end as usize
+        };
+        start..self.headers[i].slot_end as usize
+    }
+
+    /// The slot of `nation` among `slots`, by position.
+    fn find_nation(&self, slots: &[Slot], nation: &str) -> Option<usize> {
+        let id = self.places.get(nation)?;
+        slots.iter().position(|s| s.nation == id)
+    }
+
+    /// The side `player` is counted on in `slots` (None: controls nothing).
+    fn side_in(&self, slots: &[Slot], player: &str) -> Option<Side> {
+        let id = self.names.get(player)?;
+        slots.iter().find(|s| s.player == id).map(Slot::side)
+    }
 }
 
 impl Projection for State {

@@ -9,7 +9,7 @@ use crate::num::{json_number, ratio};
 use crate::output::{Report, Table};
 
 use super::math::nazgul_percent;
-use super::{Cx, Rating, State};
+use super::{Cx, Ratings, State};
 
 /// A Council category: table name, title, and its points.
 type Category = (&'static str, &'static str, fn(&super::Council) -> i64);
@@ -45,12 +45,7 @@ fn report(system: &str, main: Table, extra: Vec<Table>) -> Report {
 
 impl State {
     /// Valar, Maia or Istari: every rated player, highest first.
-    pub(super) fn rating_table(
-        &self,
-        name: &str,
-        title: &str,
-        map: &BTreeMap<String, Rating>,
-    ) -> Report {
+    pub(super) fn rating_table(&self, name: &str, title: &str, map: &Ratings) -> Report {
         let mut t = Table::new(
             name,
             &format!("{title} ratings"),
@@ -58,7 +53,7 @@ impl State {
         );
         let rows = map
             .iter()
-            .map(|(p, r)| (p.clone(), r.value, r.games))
+            .map(|(p, r)| (self.names.name(p).to_string(), r.value, r.games))
             .collect();
         for (rank, p, v, games) in ranked(rows) {
             t.push(vec![json!(rank), json!(p), json!(v), json!(games)]);
@@ -76,11 +71,11 @@ impl State {
             ],
         );
         let mut by_scenario: BTreeMap<&str, Vec<(&str, i64, u32)>> = BTreeMap::new();
-        for ((scenario, nation), par) in &self.pars {
+        for (&(scenario, nation), par) in &self.pars {
             by_scenario
-                .entry(scenario)
+                .entry(self.places.name(scenario))
                 .or_default()
-                .push((nation, par.sum, par.games));
+                .push((self.places.name(nation), par.sum, par.games));
         }
         for (scenario, mut rows) in by_scenario {
             // Sort by par descending (cross-multiplied: exact), then nation.
@@ -104,32 +99,37 @@ impl State {
 
     /// Ainur: every registered or rated grudge team.
     pub(super) fn ainur_table(&self, cx: &Cx) -> Report {
-        let start = cx.params.int("ainur", "start");
+        let start = self.rules(cx).ainur_start;
         let mut t = Table::new(
             "ainur",
             "Ainur ratings (grudge teams)",
             &["rank", "player", "score", "games", "coordinator", "members"],
         );
-        let mut names: Vec<&String> = self.teams.keys().chain(self.ainur.keys()).collect();
-        names.sort();
-        names.dedup();
-        let rows = names
+        let mut ids: Vec<u32> = self.teams.keys().copied().chain(self.ainur.ids()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let rows = ids
             .into_iter()
             .map(|n| {
                 let r = self.ainur.get(n).copied();
                 (
-                    n.clone(),
+                    self.names.name(n).to_string(),
                     r.map_or(start, |r| r.value),
-                    r.map_or(0, |r| r.games),
+                    (n, r.map_or(0, |r| r.games)),
                 )
             })
             .collect();
-        for (rank, team, v, games) in ranked(rows) {
-            let (coord, members) = match self.teams.get(&team) {
-                Some(tm) => (
-                    json!(tm.coordinator),
-                    json!(tm.members.iter().cloned().collect::<Vec<_>>().join(", ")),
-                ),
+        for (rank, team, v, (id, games)) in ranked(rows) {
+            let (coord, members) = match self.teams.get(&id) {
+                Some(tm) => {
+                    let mut members: Vec<u32> = tm.members.iter().copied().collect();
+                    self.names.sort_by_name(&mut members);
+                    let names: Vec<&str> = members.iter().map(|&m| self.names.name(m)).collect();
+                    (
+                        json!(self.names.name(tm.coordinator)),
+                        json!(names.join(", ")),
+                    )
+                }
                 None => (Value::Null, Value::Null),
             };
             t.push(vec![
@@ -161,9 +161,9 @@ impl State {
         let rows = self
             .council
             .iter()
-            .map(|(p, c)| {
+            .map(|(&p, c)| {
                 (
-                    p.clone(),
+                    self.names.name(p).to_string(),
                     c.team_player + c.played_nation + c.enemy_nation,
                     *c,
                 )
@@ -193,7 +193,7 @@ impl State {
                 let rows = self
                     .council
                     .iter()
-                    .map(|(p, c)| (p.clone(), get(c), ()))
+                    .map(|(&p, c)| (self.names.name(p).to_string(), get(c), ()))
                     .filter(|r| r.1 != 0)
                     .collect();
                 for (rank, p, v, ()) in ranked(rows) {
@@ -212,13 +212,13 @@ impl State {
             "Nazgul (win percentage, bofa excluded)",
             &["rank", "player", "score", "won", "played"],
         );
-        let mut rows: Vec<(&String, u32, u32)> = self
+        let mut rows: Vec<(&str, u32, u32)> = self
             .nazgul
             .iter()
             .filter(|(_, n)| n.played > 0)
-            .map(|(p, n)| (p, n.won, n.played))
+            .map(|(&p, n)| (self.names.name(p), n.won, n.played))
             .collect();
-        let key = |r: &(&String, u32, u32)| (nazgul_percent(r.1, r.2), r.1);
+        let key = |r: &(&str, u32, u32)| (nazgul_percent(r.1, r.2), r.1);
         rows.sort_by(|a, b| key(b).cmp(&key(a)).then_with(|| a.0.cmp(b.0)));
         let keys: Vec<_> = rows.iter().map(key).collect();
         for (rank, r) in ranks(&keys).into_iter().zip(&rows) {
