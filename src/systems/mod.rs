@@ -17,7 +17,10 @@
 pub mod cards;
 pub mod cfr;
 pub mod diplomacy;
+pub mod intern;
 pub mod mepbm;
+#[cfg(test)]
+mod roundtrip;
 pub mod sbr;
 
 use std::sync::OnceLock;

@@ -36,6 +36,8 @@ mod report;
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::events::cards::{Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated};
 use crate::events::{Event, Record};
 use crate::params::{Kind, ParamDef, Params};
@@ -127,12 +129,12 @@ pub fn inclusive_end(t: Micros) -> Micros {
 }
 
 /// Every tournament, by id.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     tournaments: BTreeMap<String, Tournament>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Tournament {
     /// 1 or 2 (checked at append).
     system: i64,
@@ -145,14 +147,14 @@ struct Tournament {
     awards: Vec<AwardRow>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Round {
     starts: Micros,
     ends: Micros,
     matches: BTreeMap<String, Scheduled>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Scheduled {
     players: Vec<String>,
     strength: Option<i64>,
@@ -161,7 +163,7 @@ struct Scheduled {
 }
 
 /// One player's standing in one tournament.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Line {
     points: i64,
     total_score: i64,
@@ -169,7 +171,7 @@ struct Line {
 }
 
 /// One player's award in one match, for the `matches` table.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct AwardRow {
     round: String,
     match_: String,

@@ -15,37 +15,10 @@
 //! drivers within one list is not kept by the compact form, which nothing needs
 //! (a driver appears once in it).
 
-use std::collections::BTreeMap;
-
 use crate::events::cfr::Placing;
 use crate::events::Place;
 
-/// Strings numbered in order of first appearance.
-#[derive(Debug, Clone, Default)]
-pub struct Interner {
-    names: Vec<Box<str>>,
-    ids: BTreeMap<Box<str>, u32>,
-}
-
-impl Interner {
-    pub fn get(&self, s: &str) -> Option<u32> {
-        self.ids.get(s).copied()
-    }
-
-    pub fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
-        }
-        let id = self.names.len() as u32;
-        self.names.push(s.into());
-        self.ids.insert(s.into(), id);
-        id
-    }
-
-    pub fn name(&self, id: u32) -> &str {
-        &self.names[id as usize]
-    }
-}
+pub use crate::systems::intern::Interner;
 
 pub fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
