@@ -16,8 +16,8 @@
 
 pub mod cards;
 pub mod cfr;
+pub mod compact;
 pub mod diplomacy;
-pub mod intern;
 pub mod mepbm;
 #[cfg(test)]
 mod roundtrip;

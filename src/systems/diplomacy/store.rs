@@ -16,7 +16,7 @@ use super::math::Seat;
 use super::Rules;
 use crate::time::Micros;
 
-pub use crate::systems::intern::Interner;
+pub use crate::systems::compact::Interner;
 
 /// `player` of a surrendered position.
 const NO_PLAYER: u32 = u32::MAX;

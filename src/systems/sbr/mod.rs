@@ -96,7 +96,7 @@ const NONE: u32 = u32::MAX;
 /// per-game state holds no string.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Names {
-    names: crate::systems::intern::Interner,
+    names: crate::systems::compact::Interner,
 }
 
 impl Names {

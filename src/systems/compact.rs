@@ -1,7 +1,9 @@
-//! String interning shared by the compact projection states (cards, cfr,
-//! diplomacy, sbr): names become dense `u32` ids `0, 1, 2, …` in first-seen order.
+//! Building blocks of the compact projection states (cards, cfr, diplomacy,
+//! sbr): an [`Interner`] (names become dense `u32` ids `0, 1, 2, …` in
+//! first-seen order) and LEB128 varints ([`put`], [`zigzag`], [`Reader`]) for
+//! rows kept as bytes.
 //!
-//! Layout: every string once, end to end, in one buffer (`ends[i]` is where
+//! Interner layout: every string once, end to end, in one buffer (`ends[i]` is where
 //! string `i` ends; it starts where `i - 1` ends), so a name costs its bytes plus
 //! 4, with no allocation per string. Lookup is an open-addressing table of
 //! `(id + 1, hash)` slots (0: empty) at most half full, probed linearly.
@@ -109,6 +111,64 @@ impl Interner {
             let h = hash(self.name(id));
             self.place(id, h);
         }
+    }
+}
+
+/// Append `v` as an unsigned LEB128 varint (7 bits a byte, low first).
+pub fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Zigzag: small signed values as small unsigned ones (0, -1, 1, -2 → 0, 1, 2, 3).
+pub fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// Reads back what [`put`] wrote, in order.
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Reader { data, pos: 0 }
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+
+    pub fn u(&mut self) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        while let Some(&b) = self.data.get(self.pos) {
+            self.pos += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                break;
+            }
+            shift += 7;
+        }
+        v
+    }
+
+    /// A `u32` written with `put(out, x.into())`.
+    pub fn u32(&mut self) -> u32 {
+        self.u() as u32
+    }
+
+    /// An `i64` written with `put(out, zigzag(x))`.
+    pub fn i(&mut self) -> i64 {
+        unzigzag(self.u())
     }
 }
 
