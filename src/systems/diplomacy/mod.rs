@@ -603,6 +603,11 @@ pub struct State {
     /// checkpoint is a plain fold's state).
     #[serde(skip)]
     audit: Option<Box<AuditTotals>>,
+    /// The rules last read and the [`crate::params::Params::stamp`] they were
+    /// read under (equal stamps, equal values): read once per rules change,
+    /// not per game. Not serialized.
+    #[serde(skip)]
+    rules: Option<(u64, Rules)>,
 }
 
 impl State {
@@ -809,7 +814,11 @@ impl Projection for State {
                 Some(w)
             }
         };
-        let rules = Rules::read(cx);
+        let rules = match self.rules {
+            Some((stamp, r)) if stamp == cx.params.stamp() => r,
+            _ => Rules::read(cx),
+        };
+        self.rules = Some((cx.params.stamp(), rules));
         self.store.push(
             &g.game.0,
             rec.at,
