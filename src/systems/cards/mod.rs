@@ -333,24 +333,13 @@ impl State {
         t.rounds.insert(round, r);
     }
 
-    /// The points tables in force, read once per change of the parameters.
-    fn rules(&mut self, p: &Params) -> Rules {
-        match &self.rules {
-            Some((stamp, r)) if *stamp == p.stamp() => r.clone(),
-            _ => {
-                let r = rules(p);
-                self.rules = Some((p.stamp(), r.clone()));
-                r
-            }
-        }
-    }
-
     /// Fold a result: every player's award, totals and audit line. A result that
     /// does not fit its schedule (impossible after the append checks) is ignored.
     fn result(&mut self, rec: &Record, e: &MatchResult, cx: &mut Cx) {
-        let rules = self.rules(&cx.params);
         let State {
-            tournaments, names, ..
+            tournaments,
+            names,
+            rules,
         } = self;
         let Some(t) = tournaments.get_mut(&e.tournament.0) else {
             return;
@@ -372,9 +361,10 @@ impl State {
             return;
         }
         r.matches[mi].played = true;
+        let rules = cached_rules(rules, &cx.params);
         let system = t.system;
         let scores: Vec<i64> = e.scores.iter().map(|s| s.score).collect();
-        let awards = points::awards(system, &scores, m.strength.unwrap_or(0), &rules);
+        let awards = points::awards(system, &scores, m.strength.unwrap_or(0), rules);
         for ((ps, award), player) in e.scores.iter().zip(awards).zip(players) {
             let line = t.lines.entry(player).or_default();
             let old = (line.matches > 0).then(|| line.points.to_string());
@@ -389,7 +379,7 @@ impl State {
                 subject: ps.player.clone(),
                 old,
                 new: new.to_string(),
-                formula: formula(e, system, &scores, ps.score, &award, &rules),
+                formula: formula(e, system, &scores, ps.score, &award, rules),
             });
             let row = AwardRow {
                 round,
@@ -403,19 +393,28 @@ impl State {
     }
 }
 
+/// The points tables in force, read once per change of the parameters
+/// (`cache`: the tables and the [`Params::stamp`] they were read under).
+fn cached_rules<'a>(cache: &'a mut Option<(u64, Rules)>, p: &Params) -> &'a Rules {
+    if cache.as_ref().is_none_or(|(stamp, _)| *stamp != p.stamp()) {
+        *cache = Some((p.stamp(), rules(p)));
+    }
+    &cache.as_ref().expect("just filled").1
+}
+
 /// The result's players' ids, in its order, when they are exactly the
-/// scheduled ones (each once); `None` otherwise.
+/// scheduled ones (the same multiset: each once after the append checks);
+/// `None` otherwise. Matches seat 3 or 4, so counting beats sorting copies.
 fn same_players(names: &Interner, scheduled: &[u32], e: &MatchResult) -> Option<Vec<u32>> {
     let ids: Vec<u32> = e
         .scores
         .iter()
         .map(|s| names.get(&s.player))
         .collect::<Option<_>>()?;
-    let mut a = scheduled.to_vec();
-    let mut b = ids.clone();
-    a.sort_unstable();
-    b.sort_unstable();
-    (a == b).then_some(ids)
+    let count = |v: &[u32], x: u32| v.iter().filter(|&&y| y == x).count();
+    let same =
+        ids.len() == scheduled.len() && ids.iter().all(|&x| count(&ids, x) == count(scheduled, x));
+    same.then_some(ids)
 }
 
 /// The audit formula of one award, with every input, e.g.
