@@ -97,6 +97,26 @@ pub fn json_number(r: Rational, places: u32) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or(serde_json::Value::Null)
 }
 
+/// Serde for a [`Rational`] field (`#[serde(with = "crate::num::serde_rational")]`):
+/// the pair `(numerator, denominator)` of its lowest terms, so a state that
+/// holds rationals can be checkpointed (num-rational's own serde is not enabled).
+pub mod serde_rational {
+    use super::Rational;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(r: &Rational, s: S) -> Result<S::Ok, S::Error> {
+        (*r.numer(), *r.denom()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Rational, D::Error> {
+        let (n, den) = <(i128, i128)>::deserialize(d)?;
+        if den == 0 {
+            return Err(serde::de::Error::custom("rational with denominator 0"));
+        }
+        Ok(Rational::new(n, den))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +159,18 @@ mod tests {
         assert_eq!(decimal_string(Rational::from_integer(80), 2), "80.00");
         assert_eq!(decimal_string(ratio(1, 200), 2), "0.01");
         assert_eq!(json_number(ratio(2558, 100), 2).to_string(), "25.58");
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct Holder(#[serde(with = "serde_rational")] Rational);
+
+    #[test]
+    fn rationals_round_trip_through_bincode() {
+        for r in [ratio(-7, 3), ratio(1, 2), Rational::from_integer(i128::MAX)] {
+            let bytes = bincode::serialize(&Holder(r)).unwrap();
+            assert_eq!(bincode::deserialize::<Holder>(&bytes).unwrap(), Holder(r));
+        }
+        let zero_den = bincode::serialize(&(1i128, 0i128)).unwrap();
+        assert!(bincode::deserialize::<Holder>(&zero_den).is_err());
     }
 }

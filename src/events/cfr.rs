@@ -1,6 +1,6 @@
 //! `cfr.*`: Championship Formula Racing series and events (SPEC §3).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{payload_table, Ident, Place};
 
@@ -17,7 +17,7 @@ pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Ev
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     Elimination,

@@ -1,6 +1,6 @@
 //! `sbr.*`: Space Base Race tournaments and games (SPEC §6).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{payload_table, Ident};
 
@@ -23,7 +23,7 @@ pub struct TournamentCreated {
     pub tournament: Ident,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stage {
     Seeding,

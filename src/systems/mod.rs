@@ -16,8 +16,11 @@
 
 pub mod cards;
 pub mod cfr;
+pub mod compact;
 pub mod diplomacy;
 pub mod mepbm;
+#[cfg(test)]
+mod roundtrip;
 pub mod sbr;
 
 use std::sync::OnceLock;

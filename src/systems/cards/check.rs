@@ -52,7 +52,11 @@ impl State {
     fn check_round(&self, at: Micros, e: &RoundScheduled) -> Result<(), String> {
         let t = self.tournament(&e.tournament.0, at)?;
         let name = format!("tournament {:?}, round {:?}", e.tournament.0, e.round.0);
-        if t.rounds.contains_key(&e.round.0) {
+        if self
+            .names
+            .get(&e.round.0)
+            .is_some_and(|r| t.rounds.contains_key(&r))
+        {
             return Err(format!("{name} is already scheduled"));
         }
         check_round_dates(&name, at, e, t)?;
@@ -92,16 +96,18 @@ impl State {
     fn check_result(&self, at: Micros, e: &MatchResult) -> Result<(), String> {
         let t = self.tournament(&e.tournament.0, at)?;
         let rname = format!("tournament {:?}, round {:?}", e.tournament.0, e.round.0);
-        let round = t.rounds.get(&e.round.0).ok_or_else(|| {
+        let round = self.names.get(&e.round.0).and_then(|r| t.rounds.get(&r));
+        let round = round.ok_or_else(|| {
             format!(
                 "{rname} is not scheduled at {}: results may only be entered for scheduled matches",
                 format_short(at)
             )
         })?;
         let name = format!("{rname}, match {:?}", e.match_.0);
-        let m = round.matches.get(&e.match_.0).ok_or_else(|| {
+        let m = self.names.get(&e.match_.0).and_then(|id| round.find(id));
+        let m = round.matches[m.ok_or_else(|| {
             format!("{name} is not in the round's schedule: results may only be entered for scheduled matches")
-        })?;
+        })?];
         if m.played {
             return Err(format!(
                 "{name} already has a result (one result per match)"
@@ -115,7 +121,12 @@ impl State {
                 format_short(round.ends)
             ));
         }
-        check_result_players(&name, &m.players, e)?;
+        let scheduled: Vec<&str> = round
+            .players(&m)
+            .iter()
+            .map(|&p| self.names.name(p))
+            .collect();
+        check_result_players(&name, &scheduled, e)?;
         check_scores(&name, e)
     }
 }
@@ -188,13 +199,13 @@ fn check_strength(
 }
 
 /// Exactly the scheduled players, each once.
-fn check_result_players(name: &str, scheduled: &[String], e: &MatchResult) -> Result<(), String> {
+fn check_result_players(name: &str, scheduled: &[&str], e: &MatchResult) -> Result<(), String> {
     let mut given = BTreeSet::new();
     for s in &e.scores {
         if !given.insert(s.player.as_str()) {
             return Err(format!("{name}: player {:?} has two scores", s.player));
         }
-        if !scheduled.contains(&s.player) {
+        if !scheduled.contains(&s.player.as_str()) {
             return Err(format!(
                 "{name}: player {:?} is not scheduled in this match (scheduled: {})",
                 s.player,
@@ -202,7 +213,7 @@ fn check_result_players(name: &str, scheduled: &[String], e: &MatchResult) -> Re
             ));
         }
     }
-    if let Some(missing) = scheduled.iter().find(|p| !given.contains(p.as_str())) {
+    if let Some(missing) = scheduled.iter().find(|p| !given.contains(**p)) {
         return Err(format!(
             "{name}: no score for scheduled player {missing:?}; a result lists exactly the scheduled players"
         ));

@@ -36,11 +36,14 @@ mod report;
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::events::cards::{Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated};
 use crate::events::{Event, Record};
 use crate::params::{Kind, ParamDef, Params};
 use crate::time::{Micros, DAY};
 
+use super::compact::{self, Interner};
 use super::{Change, Cx, Projection};
 use points::{Award, Rules};
 
@@ -126,56 +129,130 @@ pub fn inclusive_end(t: Micros) -> Micros {
     }
 }
 
-/// Every tournament, by id.
-#[derive(Debug, Clone, Default)]
+/// Every tournament, by id, stored compactly: names (players, round and
+/// match ids) are interned once for the whole state, a round keeps its matches
+/// as small fixed rows over one list of seated player ids, and a tournament's
+/// awards (the `matches` table) are varint rows. A result costs about 10 bytes
+/// per player, a scheduled match about 30 bytes plus 4 per seat.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     tournaments: BTreeMap<String, Tournament>,
+    /// Player, round and match names.
+    names: Interner,
+    /// The points tables last read and the [`Params::stamp`] they were read
+    /// under (equal stamps, equal values); not serialized, re-read on demand.
+    #[serde(skip)]
+    rules: Option<(u64, Rules)>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Tournament {
     /// 1 or 2 (checked at append).
     system: i64,
     starts: Micros,
     ends: Micros,
-    rounds: BTreeMap<String, Round>,
-    /// Per player: the running totals.
-    lines: BTreeMap<String, Line>,
-    /// Every award, in fold order (the `matches` table).
-    awards: Vec<AwardRow>,
+    /// By round name id.
+    rounds: BTreeMap<u32, Round>,
+    /// Per player name id: the running totals.
+    lines: BTreeMap<u32, Line>,
+    /// Every award, in fold order (the `matches` table): see [`AwardRow`].
+    awards: Vec<u8>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Round {
     starts: Micros,
     ends: Micros,
-    matches: BTreeMap<String, Scheduled>,
+    /// In schedule order.
+    matches: Vec<Scheduled>,
+    /// Every match's players, end to end, in schedule order.
+    seats: Vec<u32>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Scheduled {
-    players: Vec<String>,
+    /// Match name id.
+    name: u32,
+    /// Its players are `seats[first..first + len]` of its round.
+    first: u32,
+    len: u32,
     strength: Option<i64>,
     /// A result has been folded for it.
     played: bool,
 }
 
+impl Round {
+    fn find(&self, name: u32) -> Option<usize> {
+        self.matches.iter().position(|m| m.name == name)
+    }
+
+    fn players(&self, m: &Scheduled) -> &[u32] {
+        &self.seats[m.first as usize..(m.first + m.len) as usize]
+    }
+}
+
 /// One player's standing in one tournament.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Line {
     points: i64,
     total_score: i64,
     matches: i64,
 }
 
-/// One player's award in one match, for the `matches` table.
+/// One player's award in one match, for the `matches` table. Stored in
+/// [`Tournament::awards`] as varints, in this order: round, match and player
+/// name ids, then zigzag score, the two places, and zigzag placement,
+/// strength and score points.
 #[derive(Debug, Clone)]
 struct AwardRow {
-    round: String,
-    match_: String,
-    player: String,
+    round: u32,
+    match_: u32,
+    player: u32,
     score: i64,
     award: Award,
+}
+
+impl AwardRow {
+    fn write(&self, out: &mut Vec<u8>) {
+        let a = &self.award;
+        for id in [self.round, self.match_, self.player] {
+            compact::put(out, id.into());
+        }
+        compact::put(out, compact::zigzag(self.score));
+        compact::put(out, a.places.0 as u64);
+        compact::put(out, a.places.1 as u64);
+        for v in [a.placement, a.strength, a.score_points] {
+            compact::put(out, compact::zigzag(v));
+        }
+    }
+
+    fn read(r: &mut compact::Reader) -> AwardRow {
+        let (round, match_, player) = (r.u32(), r.u32(), r.u32());
+        let score = r.i();
+        let places = (r.u() as usize, r.u() as usize);
+        AwardRow {
+            round,
+            match_,
+            player,
+            score,
+            award: Award {
+                places,
+                placement: r.i(),
+                strength: r.i(),
+                score_points: r.i(),
+            },
+        }
+    }
+
+    /// Every row of `bytes`, in order.
+    fn all(bytes: &[u8]) -> Vec<AwardRow> {
+        let mut r = compact::Reader::new(bytes);
+        let mut rows = Vec::new();
+        while !r.at_end() {
+            rows.push(AwardRow::read(&mut r));
+        }
+        rows
+    }
 }
 
 impl Projection for State {
@@ -205,65 +282,91 @@ impl State {
     }
 
     fn create(&mut self, e: &TournamentCreated) {
-        self.tournaments
-            .entry(e.tournament.0.clone())
-            .or_insert_with(|| Tournament {
+        if self.tournaments.contains_key(&e.tournament.0) {
+            return;
+        }
+        self.tournaments.insert(
+            e.tournament.0.clone(),
+            Tournament {
                 system: e.point_system,
                 starts: e.starts.0,
                 ends: e.ends.0,
                 rounds: BTreeMap::new(),
                 lines: BTreeMap::new(),
                 awards: Vec::new(),
-            });
+            },
+        );
     }
 
     fn schedule(&mut self, e: &RoundScheduled) {
-        let Some(t) = self.tournaments.get_mut(&e.tournament.0) else {
+        let State {
+            tournaments, names, ..
+        } = self;
+        let Some(t) = tournaments.get_mut(&e.tournament.0) else {
             return;
         };
-        let matches = e
-            .matches
-            .iter()
-            .map(|m| {
-                let s = Scheduled {
-                    players: m.players.clone(),
-                    strength: m.table_strength,
-                    played: false,
-                };
-                (m.match_.0.clone(), s)
-            })
-            .collect();
-        t.rounds.entry(e.round.0.clone()).or_insert(Round {
+        let round = names.intern(&e.round.0);
+        if t.rounds.contains_key(&round) {
+            return;
+        }
+        let mut r = Round {
             starts: e.starts.0,
             ends: e.ends.0,
-            matches,
-        });
+            matches: Vec::with_capacity(e.matches.len()),
+            seats: Vec::new(),
+        };
+        for m in &e.matches {
+            let first = r.seats.len() as u32;
+            r.seats.extend(m.players.iter().map(|p| names.intern(p)));
+            let name = names.intern(&m.match_.0);
+            if r.find(name).is_some() {
+                continue; // a repeated match id (refused at append)
+            }
+            r.matches.push(Scheduled {
+                name,
+                first,
+                len: r.seats.len() as u32 - first,
+                strength: m.table_strength,
+                played: false,
+            });
+        }
+        t.rounds.insert(round, r);
     }
 
     /// Fold a result: every player's award, totals and audit line. A result that
     /// does not fit its schedule (impossible after the append checks) is ignored.
     fn result(&mut self, rec: &Record, e: &MatchResult, cx: &mut Cx) {
-        let Some(t) = self.tournaments.get_mut(&e.tournament.0) else {
+        let State {
+            tournaments,
+            names,
+            rules,
+        } = self;
+        let Some(t) = tournaments.get_mut(&e.tournament.0) else {
             return;
         };
-        let system = t.system;
-        let Some(m) = t
-            .rounds
-            .get_mut(&e.round.0)
-            .and_then(|r| r.matches.get_mut(&e.match_.0))
-        else {
+        let (Some(round), Some(match_)) = (names.get(&e.round.0), names.get(&e.match_.0)) else {
             return;
         };
-        if m.played || !same_players(&m.players, e) {
+        let Some(r) = t.rounds.get_mut(&round) else {
+            return;
+        };
+        let Some(mi) = r.find(match_) else {
+            return;
+        };
+        let m = r.matches[mi];
+        let Some(players) = same_players(names, r.players(&m), e) else {
+            return;
+        };
+        if m.played {
             return;
         }
-        m.played = true;
-        let strength = m.strength.unwrap_or(0);
-        let rules = rules(&cx.params);
+        r.matches[mi].played = true;
+        let rules = cached_rules(rules, &cx.params);
+        let system = t.system;
         let scores: Vec<i64> = e.scores.iter().map(|s| s.score).collect();
-        let awards = points::awards(system, &scores, strength, &rules);
-        for (ps, award) in e.scores.iter().zip(awards) {
-            let line = t.lines.entry(ps.player.clone()).or_default();
+        let awards = points::awards(system, &scores, m.strength.unwrap_or(0), rules);
+        for ((ps, award), player) in e.scores.iter().zip(awards).zip(players) {
+            let line = t.lines.entry(player).or_default();
             let old = (line.matches > 0).then(|| line.points.to_string());
             line.points = line.points.saturating_add(award.total());
             line.total_score = line.total_score.saturating_add(ps.score);
@@ -276,26 +379,42 @@ impl State {
                 subject: ps.player.clone(),
                 old,
                 new: new.to_string(),
-                formula: formula(e, system, &scores, ps.score, &award, &rules),
+                formula: formula(e, system, &scores, ps.score, &award, rules),
             });
-            t.awards.push(AwardRow {
-                round: e.round.0.clone(),
-                match_: e.match_.0.clone(),
-                player: ps.player.clone(),
+            let row = AwardRow {
+                round,
+                match_,
+                player,
                 score: ps.score,
                 award,
-            });
+            };
+            row.write(&mut t.awards);
         }
     }
 }
 
-/// Do the result's players equal the scheduled ones (each exactly once)?
-fn same_players(scheduled: &[String], e: &MatchResult) -> bool {
-    let mut a: Vec<&str> = scheduled.iter().map(String::as_str).collect();
-    let mut b: Vec<&str> = e.scores.iter().map(|s| s.player.as_str()).collect();
-    a.sort_unstable();
-    b.sort_unstable();
-    a == b
+/// The points tables in force, read once per change of the parameters
+/// (`cache`: the tables and the [`Params::stamp`] they were read under).
+fn cached_rules<'a>(cache: &'a mut Option<(u64, Rules)>, p: &Params) -> &'a Rules {
+    if cache.as_ref().is_none_or(|(stamp, _)| *stamp != p.stamp()) {
+        *cache = Some((p.stamp(), rules(p)));
+    }
+    &cache.as_ref().expect("just filled").1
+}
+
+/// The result's players' ids, in its order, when they are exactly the
+/// scheduled ones (the same multiset: each once after the append checks);
+/// `None` otherwise. Matches seat 3 or 4, so counting beats sorting copies.
+fn same_players(names: &Interner, scheduled: &[u32], e: &MatchResult) -> Option<Vec<u32>> {
+    let ids: Vec<u32> = e
+        .scores
+        .iter()
+        .map(|s| names.get(&s.player))
+        .collect::<Option<_>>()?;
+    let count = |v: &[u32], x: u32| v.iter().filter(|&&y| y == x).count();
+    let same =
+        ids.len() == scheduled.len() && ids.iter().all(|&x| count(&ids, x) == count(scheduled, x));
+    same.then_some(ids)
 }
 
 /// The audit formula of one award, with every input, e.g.

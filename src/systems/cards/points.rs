@@ -5,6 +5,8 @@
 //! never panics: a table shorter than the number of places gives 0 for the
 //! missing places, a non-positive divisor gives no score points.
 
+use serde::{Deserialize, Serialize};
+
 use crate::num::{ratio, round_half_away};
 use crate::output::ordinal;
 
@@ -142,7 +144,7 @@ impl Rules {
 }
 
 /// What one player earns in one match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Award {
     /// 0-based shared places `(first, last)`.
     pub places: (usize, usize),

@@ -8,7 +8,8 @@ use crate::output::{Report, Table};
 use crate::time::format_short;
 
 use super::super::{Cx, Selector};
-use super::{points, Line, State, Tournament};
+use super::compact::Interner;
+use super::{points, AwardRow, Line, State, Tournament};
 
 /// An integer cell.
 fn int(x: i64) -> Value {
@@ -37,8 +38,8 @@ impl State {
         })?;
         Ok(Report {
             system: "cards".into(),
-            main: ranking(main, t),
-            extra: vec![matches_table(t), rounds_table(t)],
+            main: ranking(&self.names, main, t),
+            extra: vec![matches_table(&self.names, t), rounds_table(&self.names, t)],
         })
     }
 
@@ -65,9 +66,9 @@ impl State {
             let played: usize = t
                 .rounds
                 .values()
-                .map(|r| r.matches.values().filter(|m| m.played).count())
+                .map(|r| r.matches.iter().filter(|m| m.played).count())
                 .sum();
-            let leader = order(t).into_iter().next();
+            let leader = order(&self.names, t).into_iter().next();
             tab.push(vec![
                 json!(id),
                 int(t.system),
@@ -90,8 +91,8 @@ impl State {
 }
 
 /// Players best first: points, then total score (both descending), then player id.
-fn order(t: &Tournament) -> Vec<(&String, &Line)> {
-    let mut rows: Vec<(&String, &Line)> = t.lines.iter().collect();
+fn order<'a>(names: &'a Interner, t: &'a Tournament) -> Vec<(&'a str, &'a Line)> {
+    let mut rows: Vec<(&str, &Line)> = t.lines.iter().map(|(&p, l)| (names.name(p), l)).collect();
     rows.sort_by(|a, b| {
         (b.1.points, b.1.total_score)
             .cmp(&(a.1.points, a.1.total_score))
@@ -101,7 +102,7 @@ fn order(t: &Tournament) -> Vec<(&String, &Line)> {
 }
 
 /// The main table. Players equal on points and total score share a rank.
-fn ranking(id: &str, t: &Tournament) -> Table {
+fn ranking(names: &Interner, id: &str, t: &Tournament) -> Table {
     let mut tab = Table::new(
         "cards",
         &format!(
@@ -117,7 +118,7 @@ fn ranking(id: &str, t: &Tournament) -> Table {
             "matches",
         ],
     );
-    let rows = order(t);
+    let rows = order(names, t);
     let mut rank = 0;
     for (i, (player, line)) in rows.iter().enumerate() {
         let tied = i > 0 && {
@@ -140,18 +141,19 @@ fn ranking(id: &str, t: &Tournament) -> Table {
 }
 
 /// Every award, in the order the results were folded.
-fn matches_table(t: &Tournament) -> Table {
+fn matches_table(names: &Interner, t: &Tournament) -> Table {
+    let awards = AwardRow::all(&t.awards);
     if t.system == 1 {
         let mut tab = Table::new(
             "matches",
             "Match results",
             &["round", "match", "player", "score", "place", "points"],
         );
-        for a in &t.awards {
+        for a in &awards {
             tab.push(vec![
-                json!(a.round),
-                json!(a.match_),
-                json!(a.player),
+                json!(names.name(a.round)),
+                json!(names.name(a.match_)),
+                json!(names.name(a.player)),
                 int(a.score),
                 json!(points::place_text(a.award.places)),
                 int(a.award.total()),
@@ -174,11 +176,11 @@ fn matches_table(t: &Tournament) -> Table {
             "points",
         ],
     );
-    for a in &t.awards {
+    for a in &awards {
         tab.push(vec![
-            json!(a.round),
-            json!(a.match_),
-            json!(a.player),
+            json!(names.name(a.round)),
+            json!(names.name(a.match_)),
+            json!(names.name(a.player)),
             int(a.score),
             json!(points::place_text(a.award.places)),
             int(a.award.placement),
@@ -191,13 +193,17 @@ fn matches_table(t: &Tournament) -> Table {
 }
 
 /// The schedule: rounds by start, then id.
-fn rounds_table(t: &Tournament) -> Table {
+fn rounds_table(names: &Interner, t: &Tournament) -> Table {
     let mut tab = Table::new(
         "rounds",
         "Rounds",
         &["round", "starts", "ends", "matches", "results"],
     );
-    let mut rounds: Vec<_> = t.rounds.iter().collect();
+    let mut rounds: Vec<_> = t
+        .rounds
+        .iter()
+        .map(|(&id, r)| (names.name(id), r))
+        .collect();
     rounds.sort_by(|a, b| (a.1.starts, a.0).cmp(&(b.1.starts, b.0)));
     for (id, r) in rounds {
         tab.push(vec![
@@ -205,7 +211,7 @@ fn rounds_table(t: &Tournament) -> Table {
             json!(format_short(r.starts)),
             json!(format_short(r.ends)),
             json!(r.matches.len()),
-            json!(r.matches.values().filter(|m| m.played).count()),
+            json!(r.matches.iter().filter(|m| m.played).count()),
         ]);
     }
     tab

@@ -5,6 +5,14 @@ use crate::systems::Selector;
 
 use super::*;
 
+impl State {
+    /// Player `p`'s line in tournament `t` (panics when there is none).
+    fn line(&self, t: &str, p: &str) -> Line {
+        let id = self.names.get(p).expect("a known player");
+        self.tournaments[t].lines[&id]
+    }
+}
+
 fn folded(text: &str) -> Result<crate::fold::Folded, String> {
     let src = MemSource::from_jsonl(text)?;
     let q = Query {
@@ -24,11 +32,11 @@ const BASE: &str = r#"
 #[test]
 fn a_system2_result_adds_strength_and_clamped_score_points() {
     let f = folded(BASE).unwrap();
-    let t = &f.state.cards.tournaments["t"];
-    assert_eq!(t.lines["ann"].points, 93);
-    assert_eq!(t.lines["bob"].points, 9);
-    assert_eq!(t.lines["cy"].points, -47);
-    assert_eq!(t.lines["cy"].total_score, -576);
+    let line = |p| f.state.cards.line("t", p);
+    assert_eq!(line("ann").points, 93);
+    assert_eq!(line("bob").points, 9);
+    assert_eq!(line("cy").points, -47);
+    assert_eq!(line("cy").total_score, -576);
     let ann = &f.cx.changes()[0];
     assert_eq!(ann.subject, "ann");
     assert_eq!(ann.new, "93");
@@ -68,10 +76,10 @@ fn a_rules_change_applies_from_its_at() {
         r#"{"type":"cards.match_result","at":"2013-01-08","tournament":"t","round":"1","match":"c","scores":[{"player":"hal","score":620},{"player":"ivy","score":-44},{"player":"jo","score":-576}]}"#
     );
     let f = folded(&text).unwrap();
-    let t = &f.state.cards.tournaments["t"];
+    let line = |p| f.state.cards.line("t", p);
     // match c folded before the change: clamp 50; match a after it: clamp 20.
-    assert_eq!(t.lines["hal"].points, 40 + 2 + 50);
-    assert_eq!(t.lines["ann"].points, 40 + 3 + 20);
+    assert_eq!(line("hal").points, 40 + 2 + 50);
+    assert_eq!(line("ann").points, 40 + 3 + 20);
 }
 
 #[test]

@@ -50,9 +50,11 @@ mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::events::cfr::{self as ev, EventCompleted, Format, SeriesDefined};
+
 use crate::events::{Event, Place, Record};
 use crate::num::{decimal_string, json_number, parse_decimal, Rational};
 use crate::output::{Report, Table};
@@ -134,14 +136,14 @@ pub const PARAMS: &[ParamDef] = &[
 ];
 
 /// Where a driver finished: the kind of race, in order of preference at equal place.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 enum Stage {
     Final,
     Race,
     Heat,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct Finish {
     stage: Stage,
     place: u32,
@@ -184,12 +186,39 @@ struct Entry {
 }
 
 /// A scored event: where its name and results are in [`State::data`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Ev {
     at: Micros,
     seq: u64,
     /// Start of its bytes; they end where the next event's start.
     off: u64,
+}
+
+/// A series' definition as folded (the event's fields, owned and serializable:
+/// the event type's identifiers only deserialize from JSON).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SeriesDef {
+    series: String,
+    format: Format,
+    final_points: Option<Vec<i64>>,
+    heat_points: Option<Vec<i64>>,
+    heat_decay: Option<String>,
+    race_points: Option<Vec<i64>>,
+    tier_offset: Option<i64>,
+}
+
+impl SeriesDef {
+    fn of(d: &SeriesDefined) -> Self {
+        SeriesDef {
+            series: d.series.0.clone(),
+            format: d.format,
+            final_points: d.final_points.clone(),
+            heat_points: d.heat_points.clone(),
+            heat_decay: d.heat_decay.clone(),
+            race_points: d.race_points.clone(),
+            tier_offset: d.tier_offset,
+        }
+    }
 }
 
 /// Past this many drivers (events), a series looks them up in a map, not a scan.
@@ -198,9 +227,9 @@ const SMALL: usize = 32;
 // The maps are boxed so that a series without them (the usual case) carries an
 // 8-byte `None` instead of a 48-byte empty map.
 #[allow(clippy::box_collection)]
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Series {
-    def: SeriesDefined,
+    def: SeriesDef,
     defined_at: Micros,
     /// Indices into [`State::events`], in fold order, i.e. `(at, seq)`: the
     /// window is the last `counted_events`.
@@ -243,7 +272,7 @@ impl Series {
 /// The CFR projection: every series and its events, stored compactly; scores
 /// and formulas are computed from the stored results when a table (or the audit
 /// trail) asks for them.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     by_name: BTreeMap<String, u32>,
     series: Vec<Series>,
@@ -256,7 +285,9 @@ pub struct State {
     /// The distinct scoring tables events were scored with.
     tables: Vec<Tables>,
     table_ids: BTreeMap<Tables, u32>,
-    /// With the audit trail only: every driver's counted events.
+    /// With the audit trail only: every driver's counted events (not
+    /// serialized: a checkpoint is a plain fold's state).
+    #[serde(skip)]
     counting: Option<Box<Counting>>,
 }
 
@@ -278,7 +309,7 @@ impl Projection for State {
                 self.by_name
                     .insert(d.series.0.clone(), self.series.len() as u32);
                 self.series.push(Series {
-                    def: d.clone(),
+                    def: SeriesDef::of(d),
                     defined_at: rec.at,
                     events: Vec::new(),
                     drivers: Vec::new(),
@@ -294,10 +325,11 @@ impl Projection for State {
 }
 
 /// The scoring tables of a series at one moment: its own, else the parameters.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 struct Tables {
     final_points: Vec<i64>,
     heat_points: Vec<i64>,
+    #[serde(with = "crate::num::serde_rational")]
     decay: Rational,
     race_points: Vec<i64>,
     tier_offset: i64,
@@ -305,7 +337,7 @@ struct Tables {
 }
 
 impl Tables {
-    fn of(def: &SeriesDefined, cx: &Cx) -> Tables {
+    fn of(def: &SeriesDef, cx: &Cx) -> Tables {
         let p = &cx.params;
         let decay = def
             .heat_decay
@@ -744,7 +776,7 @@ impl State {
 
     /// The event's label, `series/event`.
     fn label_of(&self, s: &Series, ev: u32) -> String {
-        label(&s.def.series.0, self.event_names.name(self.name_of(ev)))
+        label(&s.def.series, self.event_names.name(self.name_of(ev)))
     }
 
     fn counted(&self, s: &Series, ev: u32, score: Rational, finish: Option<Finish>) -> Counted {
@@ -812,7 +844,7 @@ impl State {
             .values()
             .map(|&d| self.line_of(&counting, d, &f))
             .collect();
-        let series = self.series[si].def.series.0.clone();
+        let series = self.series[si].def.series.clone();
         let s = &self.series[si];
         let new_label = self.label_of(s, idx);
         let left_label = leaving.map(|l| self.label_of(s, l));
@@ -983,9 +1015,9 @@ impl State {
                 all.push((s, &self.events[ev as usize], ev, i >= first_counted));
             }
         }
-        all.sort_by_key(|(s, ev, _, _)| (ev.at, ev.seq, &s.def.series.0));
+        all.sort_by_key(|(s, ev, _, _)| (ev.at, ev.seq, &s.def.series));
         for (s, ev, idx, counted) in all {
-            let name = &s.def.series.0;
+            let name = &s.def.series;
             let mut drivers: Vec<(&str, Entry)> = self
                 .entries(s, idx, true)
                 .into_iter()

@@ -15,53 +15,11 @@
 //! drivers within one list is not kept by the compact form, which nothing needs
 //! (a driver appears once in it).
 
-use std::collections::BTreeMap;
-
 use crate::events::cfr::Placing;
 use crate::events::Place;
 
-/// Strings numbered in order of first appearance.
-#[derive(Debug, Clone, Default)]
-pub struct Interner {
-    names: Vec<Box<str>>,
-    ids: BTreeMap<Box<str>, u32>,
-}
-
-impl Interner {
-    pub fn get(&self, s: &str) -> Option<u32> {
-        self.ids.get(s).copied()
-    }
-
-    pub fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
-        }
-        let id = self.names.len() as u32;
-        self.names.push(s.into());
-        self.ids.insert(s.into(), id);
-        id
-    }
-
-    pub fn name(&self, id: u32) -> &str {
-        &self.names[id as usize]
-    }
-}
-
-pub fn put(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-pub fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
-}
+use crate::systems::compact::Reader as Varints;
+pub use crate::systems::compact::{put, zigzag, Interner};
 
 /// Write one list of results; `id` numbers a driver.
 pub fn put_list(out: &mut Vec<u8>, list: &[Placing], id: &mut impl FnMut(&str) -> u32) {
@@ -118,32 +76,19 @@ pub fn put_list(out: &mut Vec<u8>, list: &[Placing], id: &mut impl FnMut(&str) -
 }
 
 /// Reads what [`put`] and [`put_list`] wrote.
-pub struct Reader<'a> {
-    data: &'a [u8],
-    pos: usize,
-}
+pub struct Reader<'a>(Varints<'a>);
 
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8]) -> Self {
-        Reader { data, pos: 0 }
+        Reader(Varints::new(data))
     }
 
     pub fn u(&mut self) -> u64 {
-        let mut v = 0u64;
-        let mut shift = 0;
-        while let Some(&b) = self.data.get(self.pos) {
-            self.pos += 1;
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                break;
-            }
-            shift += 7;
-        }
-        v
+        self.0.u()
     }
 
     pub fn i(&mut self) -> i64 {
-        unzigzag(self.u())
+        self.0.i()
     }
 
     /// One list of results: `f(driver, place)` for each.

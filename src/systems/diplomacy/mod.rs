@@ -52,6 +52,7 @@ use num_bigint::BigInt;
 use num_integer::Integer;
 use num_rational::Ratio;
 use num_traits::{Signed, ToPrimitive};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::events::diplomacy::{Event as DipEvent, GameEnded, Outcome, PowerResult};
@@ -146,7 +147,7 @@ impl System {
 }
 
 /// The parameters in force when a game is folded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct Rules {
     base: i64,
     min_powers: i64,
@@ -594,12 +595,19 @@ fn refusal(sys: System, n: usize, game: &str, r: &Rules) -> Option<String> {
 /// Running totals for the audit trail: table → player id → (sum, games).
 type AuditTotals = [BTreeMap<u32, (Score, usize)>; 4];
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     /// Every game folded, in fold order: a game is recorded once.
     store: store::Store,
-    /// Kept only when the fold keeps an audit trail.
+    /// Kept only when the fold keeps an audit trail (not serialized: a
+    /// checkpoint is a plain fold's state).
+    #[serde(skip)]
     audit: Option<Box<AuditTotals>>,
+    /// The rules last read and the [`crate::params::Params::stamp`] they were
+    /// read under (equal stamps, equal values): read once per rules change,
+    /// not per game. Not serialized.
+    #[serde(skip)]
+    rules: Option<(u64, Rules)>,
 }
 
 impl State {
@@ -806,7 +814,11 @@ impl Projection for State {
                 Some(w)
             }
         };
-        let rules = Rules::read(cx);
+        let rules = match self.rules {
+            Some((stamp, r)) if stamp == cx.params.stamp() => r,
+            _ => Rules::read(cx),
+        };
+        self.rules = Some((cx.params.stamp(), rules));
         self.store.push(
             &g.game.0,
             rec.at,

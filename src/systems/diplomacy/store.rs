@@ -9,76 +9,14 @@
 //! was folded, recomputed when a table is rendered.
 
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
+
+use serde::{Deserialize, Serialize};
 
 use super::math::Seat;
 use super::Rules;
 use crate::time::Micros;
 
-/// Strings interned to dense ids `0, 1, 2, …` in first-seen order, each stored
-/// once in a shared buffer (no per-string allocation).
-#[derive(Debug, Clone, Default)]
-pub struct Interner {
-    buf: String,
-    /// End of string `i` in `buf` (its start is the end of `i - 1`).
-    ends: Vec<u32>,
-    /// Hash of a string → its id; a string whose hash is already taken by a
-    /// different string (a 64-bit collision) goes to `spill`.
-    index: BTreeMap<u64, u32>,
-    spill: BTreeMap<Box<str>, u32>,
-}
-
-fn hash(s: &str) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
-}
-
-impl Interner {
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    pub fn name(&self, id: u32) -> &str {
-        let i = id as usize;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.buf[start..self.ends[i] as usize]
-    }
-
-    pub fn get(&self, s: &str) -> Option<u32> {
-        match self.index.get(&hash(s)) {
-            Some(&id) if self.name(id) == s => Some(id),
-            Some(_) => self.spill.get(s).copied(),
-            None => None,
-        }
-    }
-
-    pub fn intern(&mut self, s: &str) -> u32 {
-        let h = hash(s);
-        if let Some(&id) = self.index.get(&h) {
-            if self.name(id) == s {
-                return id;
-            }
-            if let Some(&id) = self.spill.get(s) {
-                return id;
-            }
-            let id = self.push(s);
-            self.spill.insert(s.into(), id);
-            return id;
-        }
-        let id = self.push(s);
-        self.index.insert(h, id);
-        id
-    }
-
-    fn push(&mut self, s: &str) -> u32 {
-        let id = u32::try_from(self.ends.len()).expect("fewer than 2^32 names");
-        self.buf.push_str(s);
-        self.ends
-            .push(u32::try_from(self.buf.len()).expect("names fit in 4 GiB"));
-        id
-    }
-}
+pub use crate::systems::compact::Interner;
 
 /// `player` of a surrendered position.
 const NO_PLAYER: u32 = u32::MAX;
@@ -88,7 +26,7 @@ const WIDE: u8 = u8::MAX;
 const NO_YEAR: i16 = i16::MIN;
 
 /// One position, 8 bytes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Slot {
     player: u32,
     power: u8,
@@ -97,7 +35,7 @@ struct Slot {
 }
 
 /// A position whose values do not fit a [`Slot`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Wide {
     power: u32,
     centers: i64,
@@ -105,7 +43,7 @@ struct Wide {
 }
 
 /// One folded game's header; its name is id `i` of [`Store::games`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Header {
     at: Micros,
     seq: u64,
@@ -143,7 +81,7 @@ impl GameView {
 }
 
 /// Every game folded, in fold order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Store {
     pub games: Interner,
     pub players: Interner,

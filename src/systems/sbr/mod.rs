@@ -42,6 +42,8 @@ use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::events::sbr::{Color, Event, GamePlayed, Stage};
 use crate::events::{Event as AnyEvent, Record};
 use crate::params::{Kind, ParamDef};
@@ -92,29 +94,26 @@ const NONE: u32 = u32::MAX;
 
 /// Interned strings (player names, match and group ids): each a `u32`, so the
 /// per-game state holds no string.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Names {
-    ids: BTreeMap<Box<str>, u32>,
-    names: Vec<Box<str>>,
+    names: crate::systems::compact::Interner,
 }
 
 impl Names {
     fn get(&self, s: &str) -> Option<u32> {
-        self.ids.get(s).copied()
+        self.names.get(s)
     }
 
     fn intern(&mut self, s: &str) -> u32 {
-        if let Some(id) = self.get(s) {
-            return id;
-        }
-        let id = self.names.len() as u32;
-        self.names.push(s.into());
-        self.ids.insert(s.into(), id);
-        id
+        self.names.intern(s)
     }
 
     pub fn name(&self, id: u32) -> &str {
-        self.names.get(id as usize).map_or("", |s| s)
+        if (id as usize) < self.names.len() {
+            self.names.name(id)
+        } else {
+            ""
+        }
     }
 
     fn opt(&self, id: u32) -> Option<&str> {
@@ -123,7 +122,7 @@ impl Names {
 }
 
 /// A player's matches in one stage: how many, and the latest (an index).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Track {
     pub count: u32,
     pub last: u32,
@@ -139,7 +138,7 @@ impl Default for Track {
 }
 
 /// Everyone who seeded or played a match in a tournament.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Person {
     pub name: u32,
     /// The seeding game's match id (NONE: not seeded) and its score.
@@ -172,7 +171,7 @@ fn color_code(c: Color) -> u8 {
 }
 
 /// A group or bracket match (seeding games are kept on [`Person`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Match {
     pub id: u32,
     pub group: u32,
@@ -242,7 +241,7 @@ impl Match {
     }
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Tournament {
     pub id: String,
     pub created: Micros,
@@ -530,7 +529,7 @@ impl<'a> View<'a> {
 }
 
 /// The Space Base Race projection: every tournament, by id.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     names: Names,
     tournaments: BTreeMap<String, Tournament>,

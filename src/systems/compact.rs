@@ -1,0 +1,205 @@
+//! Building blocks of the compact projection states (cards, cfr, diplomacy,
+//! sbr): an [`Interner`] (names become dense `u32` ids `0, 1, 2, …` in
+//! first-seen order) and LEB128 varints ([`put`], [`zigzag`], [`Reader`]) for
+//! rows kept as bytes.
+//!
+//! Interner layout: every string once, end to end, in one buffer (`ends[i]` is where
+//! string `i` ends; it starts where `i - 1` ends), so a name costs its bytes plus
+//! 4, with no allocation per string. Lookup is an open-addressing table of
+//! `(id + 1, hash)` slots (0: empty) at most three quarters full, probed
+//! linearly (about 11 to 32 bytes of table per name).
+//!
+//! Invariants: the hash is FNV-1a 64, fixed here and independent of the Rust
+//! release or process, so a serialized interner (checkpoints) reads back with
+//! a valid index, and the same insertions give the same table (deterministic).
+
+use serde::{Deserialize, Serialize};
+
+/// Strings numbered in order of first appearance.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Interner {
+    buf: String,
+    /// End of string `i` in `buf`.
+    ends: Vec<u32>,
+    /// `(id + 1, low 32 bits of the hash)`; `id + 1 == 0` marks an empty slot.
+    /// Its length is 0 or a power of two above `4 / 3 * ends.len()`.
+    slots: Vec<(u32, u32)>,
+}
+
+/// FNV-1a, 64 bits: stable across builds (see the module docs).
+fn hash(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in s.as_bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+impl Interner {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The string numbered `id` (which must have been handed out).
+    pub fn name(&self, id: u32) -> &str {
+        let i = id as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.buf[start..self.ends[i] as usize]
+    }
+
+    pub fn get(&self, s: &str) -> Option<u32> {
+        self.find(s, hash(s)).ok()
+    }
+
+    pub fn intern(&mut self, s: &str) -> u32 {
+        let h = hash(s);
+        match self.find(s, h) {
+            Ok(id) => id,
+            Err(_) => {
+                let id = u32::try_from(self.ends.len()).expect("fewer than 2^32 names");
+                self.buf.push_str(s);
+                let end = u32::try_from(self.buf.len()).expect("names fit in 4 GiB");
+                self.ends.push(end);
+                if 3 * self.slots.len() < 4 * self.ends.len() {
+                    self.grow();
+                } else {
+                    self.place(id, h);
+                }
+                id
+            }
+        }
+    }
+
+    /// `Ok(id)` of `s`, or `Err(())` when it is not interned.
+    fn find(&self, s: &str, h: u64) -> Result<u32, ()> {
+        if self.slots.is_empty() {
+            return Err(());
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let (id1, lo) = self.slots[i];
+            if id1 == 0 {
+                return Err(());
+            }
+            if lo == h as u32 && self.name(id1 - 1) == s {
+                return Ok(id1 - 1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Put `id` (hash `h`) in the first free slot of its probe sequence.
+    fn place(&mut self, id: u32, h: u64) {
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        while self.slots[i].0 != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = (id + 1, h as u32);
+    }
+
+    /// Rebuild the table at two to four times the names, in id order
+    /// (deterministic).
+    fn grow(&mut self) {
+        let size = (2 * self.ends.len()).next_power_of_two().max(16);
+        self.slots = vec![(0, 0); size];
+        for id in 0..self.ends.len() as u32 {
+            let h = hash(self.name(id));
+            self.place(id, h);
+        }
+    }
+}
+
+/// Append `v` as an unsigned LEB128 varint (7 bits a byte, low first).
+pub fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Zigzag: small signed values as small unsigned ones (0, -1, 1, -2 → 0, 1, 2, 3).
+pub fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// Reads back what [`put`] wrote, in order.
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Reader { data, pos: 0 }
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+
+    pub fn u(&mut self) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        while let Some(&b) = self.data.get(self.pos) {
+            self.pos += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                break;
+            }
+            shift += 7;
+        }
+        v
+    }
+
+    /// A `u32` written with `put(out, x.into())`.
+    pub fn u32(&mut self) -> u32 {
+        self.u() as u32
+    }
+
+    /// An `i64` written with `put(out, zigzag(x))`.
+    pub fn i(&mut self) -> i64 {
+        unzigzag(self.u())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_dense_in_first_seen_order_and_survive_growth() {
+        let mut n = Interner::default();
+        let words: Vec<String> = (0..1000).map(|i| format!("p{:05}", i % 700)).collect();
+        for w in &words {
+            n.intern(w);
+        }
+        assert_eq!(n.len(), 700);
+        for i in 0..700u32 {
+            let w = format!("p{i:05}");
+            assert_eq!(n.get(&w), Some(i));
+            assert_eq!(n.name(i), w);
+        }
+        assert_eq!(n.get("nobody"), None);
+        assert_eq!(n.intern(""), 700);
+        assert_eq!(n.get(""), Some(700));
+    }
+
+    #[test]
+    fn the_hash_is_fnv1a() {
+        // Published FNV-1a 64 test vectors: the index must not depend on the build.
+        assert_eq!(hash(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(hash("a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}
