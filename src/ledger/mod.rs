@@ -25,6 +25,7 @@ pub mod chunk;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use crate::error::{Error, Origin, Result};
 use crate::events::{self, ledger as ledger_events, Event, Record};
@@ -236,6 +237,13 @@ impl Ledger {
     }
 
     /// Write every new record beyond the head, then validate the whole fold.
+    ///
+    /// Two threads: this one reads and parses the inputs (the readers need not be
+    /// `Send`) and hands batches of parsed events, in input order, to a writer
+    /// thread that checks idempotency, chains the hashes and stores the chunks.
+    /// A bad line travels in the stream as an `Err` at its place, so the writer
+    /// reports the first problem in input order, exactly as one thread would,
+    /// and the reader stops as soon as the writer has stopped.
     fn write_pending(&self, head: Head, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
         let mut index = self.idem_index(head.seq)?;
         let now = time::now();
@@ -247,18 +255,15 @@ impl Ledger {
             already: 0,
         };
         let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
-        for (file, input) in inputs.into_iter().enumerate() {
-            let mut on_event =
-                |line, value| pending.add(&mut index, file, &names[file], line, value);
-            if let Err(bad) = input::read_events(input.reader, &mut on_event)? {
-                let origin = Origin {
-                    file: Some(names[file].clone()),
-                    line: Some(bad.line),
-                    ..Origin::default()
-                };
-                return Err(Error::invalid(origin, bad.msg));
-            }
-        }
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(BATCHES_IN_FLIGHT);
+        let written = std::thread::scope(|scope| {
+            let writer = scope.spawn(|| pending.consume(&mut index, rx, &names));
+            read_inputs(inputs, &names, tx);
+            writer
+                .join()
+                .unwrap_or_else(|_| Err(Error::Storage("the append's writer thread panicked".into())))
+        });
+        written?;
         let last = pending.flush()?;
         let report = AppendReport {
             appended: last.seq - head.seq,
@@ -575,6 +580,89 @@ fn check_chunk(
     })
 }
 
+/// Parsed events on their way from the reading thread to the writing one; an
+/// `Err` (a bad line, an unreadable input) is the last item sent.
+type Batch = Vec<Result<Incoming>>;
+/// Events per batch: large enough to make the hand-over cheap, small enough
+/// that the batches in flight stay a few MiB.
+const BATCH: usize = 256;
+const BATCHES_IN_FLIGHT: usize = 8;
+
+/// One parsed input event and its keys, ready to be chained and stored.
+struct Incoming {
+    /// Index of its input, and its line there.
+    file: usize,
+    line: u64,
+    parsed: events::Parsed,
+    content: [u8; 16],
+    idem: [u8; 16],
+}
+
+impl Incoming {
+    fn new(file: usize, line: u64, parsed: events::Parsed) -> Self {
+        let content = chunk::content_of(&parsed.canonical);
+        let idem = parsed.id.as_deref().map(chunk::idem_of_id).unwrap_or(content);
+        Incoming {
+            file,
+            line,
+            parsed,
+            content,
+            idem,
+        }
+    }
+}
+
+/// Read and parse every input in order, sending batches to the writer: until
+/// the first bad line (sent as an `Err` in its place), or until the writer has
+/// stopped (its error is the one reported).
+fn read_inputs(inputs: Vec<Input<'_>>, names: &[String], tx: SyncSender<Batch>) {
+    let mut parser = events::LineParser::default();
+    let mut batch: Batch = Vec::with_capacity(BATCH);
+    for (file, input) in inputs.into_iter().enumerate() {
+        let origin = |line| Origin {
+            file: Some(names[file].clone()),
+            line: Some(line),
+            ..Origin::default()
+        };
+        // Set when this side stops on purpose (bad line, writer gone).
+        let mut stopped = false;
+        let mut on_event = |line: u64, item: input::Item<'_>| -> Result<()> {
+            let parsed = match item {
+                input::Item::Line(b) => parser.parse(b).map_err(|e| match e {
+                    events::LineError::Json(e) => input::invalid_json(&e),
+                    events::LineError::Event(m) => m,
+                }),
+                input::Item::Value(v) => events::parse_event(v),
+            };
+            let bad = parsed.is_err();
+            batch.push(
+                parsed
+                    .map(|p| Incoming::new(file, line, p))
+                    .map_err(|m| Error::invalid(origin(line), m)),
+            );
+            if bad || batch.len() == BATCH {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                let gone = tx.send(full).is_err();
+                stopped = bad || gone;
+            }
+            match stopped {
+                true => Err(Error::Usage(String::new())),
+                false => Ok(()),
+            }
+        };
+        let read = input::read_events(input.reader, &mut on_event);
+        match read {
+            Ok(Ok(())) => continue,
+            Ok(Err(bad)) => batch.push(Err(Error::invalid(origin(bad.line), bad.msg))),
+            Err(_) if stopped => {}
+            Err(e) => batch.push(Err(e)),
+        }
+        break;
+    }
+    // The writer may have stopped already; then its own error is reported.
+    let _ = tx.send(batch);
+}
+
 /// Records being added by one append.
 struct Pending<'l> {
     ledger: &'l Ledger,
@@ -588,22 +676,35 @@ struct Pending<'l> {
 }
 
 impl Pending<'_> {
-    fn add(
+    /// Add every event the reader sends, in order; stop at the first error.
+    fn consume(
         &mut self,
         index: &mut IdemIndex,
-        file: usize,
-        name: &str,
-        line: u64,
-        value: serde_json::Value,
+        rx: Receiver<Batch>,
+        names: &[String],
     ) -> Result<()> {
+        for batch in rx {
+            for item in batch {
+                self.add(index, item?, names)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, index: &mut IdemIndex, inc: Incoming, names: &[String]) -> Result<()> {
+        let Incoming {
+            file,
+            line,
+            parsed: p,
+            content,
+            idem,
+        } = inc;
+        let name = &names[file];
         let origin = || Origin {
             file: Some(name.to_string()),
             line: Some(line),
             ..Origin::default()
         };
-        let p = events::parse_event(value).map_err(|m| Error::invalid(origin(), m))?;
-        let content = chunk::content_of(&p.canonical);
-        let idem = p.id.as_deref().map(chunk::idem_of_id).unwrap_or(content);
         if let Some(&(c, seq)) = index.get(&idem) {
             if c == content {
                 self.already += 1;
