@@ -60,10 +60,7 @@ pub fn read_events<R: BufRead>(
     }
 }
 
-fn read_lines<R: BufRead>(
-    mut r: R,
-    f: &mut OnEvent<'_>,
-) -> Result<Result<(), InputError>, Stop> {
+fn read_lines<R: BufRead>(mut r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputError>, Stop> {
     let mut line_no = 0u64;
     let mut buf = Vec::new();
     loop {
@@ -189,10 +186,7 @@ impl<'de> Visitor<'de> for Each<'_, '_> {
     }
 }
 
-fn read_array<R: BufRead>(
-    r: R,
-    f: &mut OnEvent<'_>,
-) -> Result<Result<(), InputError>, Stop> {
+fn read_array<R: BufRead>(r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputError>, Stop> {
     let counter = Rc::new(Counter::default());
     let reader = Counting {
         inner: r,

@@ -44,7 +44,9 @@ impl<'a> Str<'a> {
         quoted.push(b'"');
         quoted.extend_from_slice(self.raw);
         quoted.push(b'"');
-        serde_json::from_slice::<String>(&quoted).ok().map(Into::into)
+        serde_json::from_slice::<String>(&quoted)
+            .ok()
+            .map(Into::into)
     }
 }
 
@@ -140,11 +142,11 @@ impl<'a> Scanner<'a> {
         let start = self.pos;
         match c {
             b'{' | b'[' if depth >= MAX_DEPTH => return None,
-            b'{' => self.members(|s, _| s.skip(depth + 1).map(drop))?,
-            b'[' => self.elements(|s| s.skip(depth + 1).map(drop))?,
-            b'"' => drop(self.string()?),
-            b't' | b'f' | b'n' => drop(self.literal()?),
-            _ => drop(self.integer()?),
+            b'{' => self.members(|s, _| s.skip(depth + 1).map(|_| ()))?,
+            b'[' => self.elements(|s| s.skip(depth + 1).map(|_| ()))?,
+            b'"' => self.string().map(|_| ())?,
+            b't' | b'f' | b'n' => self.literal().map(|_| ())?,
+            _ => self.integer().map(|_| ())?,
         }
         Some(&self.b[start..self.pos])
     }
@@ -196,10 +198,7 @@ impl<'a> Scanner<'a> {
 /// Call `f(key, value bytes)` for each member of the top-level object of `b`,
 /// checking the structure of everything; `None` if `b` is not one well-formed
 /// object (escaped keys are passed raw: callers compare them as bytes).
-pub(crate) fn each_member<'a>(
-    b: &'a [u8],
-    mut f: impl FnMut(Str<'a>, &'a [u8]),
-) -> Option<()> {
+pub(crate) fn each_member<'a>(b: &'a [u8], mut f: impl FnMut(Str<'a>, &'a [u8])) -> Option<()> {
     let mut s = Scanner::new(b);
     s.members(|s, key| {
         let v = s.skip(1)?;
@@ -279,8 +278,14 @@ impl Canon {
                 Some(())
             }
             b'"' => string(s.string()?, out),
-            b't' | b'f' | b'n' => Some(out.extend_from_slice(s.literal()?)),
-            _ => Some(out.extend_from_slice(s.integer()?)),
+            b't' | b'f' | b'n' => {
+                out.extend_from_slice(s.literal()?);
+                Some(())
+            }
+            _ => {
+                out.extend_from_slice(s.integer()?);
+                Some(())
+            }
         }
     }
 

@@ -190,7 +190,11 @@ mod tests {
     #[test]
     fn streamed_record_hash_equals_the_hash_of_the_record_bytes() {
         let ev = to_vec(&json!({"type": "t", "at": "2003-01-01", "s": "a\"b"}));
-        for (ra, seq) in [("2026-01-01T00:00:00.000000Z", 1), ("odd \"\n", u64::MAX), ("", 0)] {
+        for (ra, seq) in [
+            ("2026-01-01T00:00:00.000000Z", 1),
+            ("odd \"\n", u64::MAX),
+            ("", 0),
+        ] {
             let want = *blake3::hash(&record_bytes(&ev, &[9; 32], ra, seq)).as_bytes();
             assert_eq!(record_hash(&ev, &[9; 32], ra, seq), want, "{ra:?} {seq}");
         }

@@ -259,9 +259,9 @@ impl Ledger {
         let written = std::thread::scope(|scope| {
             let writer = scope.spawn(|| pending.consume(&mut index, rx, &names));
             read_inputs(inputs, &names, tx);
-            writer
-                .join()
-                .unwrap_or_else(|_| Err(Error::Storage("the append's writer thread panicked".into())))
+            writer.join().unwrap_or_else(|_| {
+                Err(Error::Storage("the append's writer thread panicked".into()))
+            })
         });
         written?;
         let last = pending.flush()?;
@@ -601,7 +601,11 @@ struct Incoming {
 impl Incoming {
     fn new(file: usize, line: u64, parsed: events::Parsed) -> Self {
         let content = chunk::content_of(&parsed.canonical);
-        let idem = parsed.id.as_deref().map(chunk::idem_of_id).unwrap_or(content);
+        let idem = parsed
+            .id
+            .as_deref()
+            .map(chunk::idem_of_id)
+            .unwrap_or(content);
         Incoming {
             file,
             line,
