@@ -909,3 +909,62 @@ fn fsync_tree(dir: &Path) -> Result<()> {
         .and_then(|f| f.sync_all())
         .map_err(io)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(text: &str) -> Vec<Input<'_>> {
+        vec![Input {
+            name: "in".into(),
+            reader: Box::new(text.as_bytes()),
+        }]
+    }
+
+    fn origin_line(e: Error) -> Option<u64> {
+        match e {
+            Error::Invalid { origin, .. } => origin.line,
+            Error::IdConflict { origin, .. } => origin.line,
+            other => panic!("not an input error: {other}"),
+        }
+    }
+
+    /// The reader runs ahead of the writer by whole batches: the error reported
+    /// must still be the first in input order, and nothing may be appended.
+    #[test]
+    fn the_first_bad_line_is_reported_across_batches_and_nothing_is_written() {
+        let mut text = Vec::new();
+        let opts = crate::gen::Options {
+            events: 1500,
+            seed: 5,
+            systems: vec![],
+        };
+        crate::gen::generate(&opts, &mut text).unwrap();
+        let good: Vec<String> = String::from_utf8(text)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::init(&dir.path().join("l")).unwrap();
+        let unknown = r#"{"type":"nope.x","at":"2003-01-01"}"#.to_string();
+        let conflict =
+            r#"{"type":"mepbm.monthly_tick","at":"2003-01-01","month":"2003-01","id":"k"}"#;
+        let mut lines = good.clone();
+        lines[1199] = unknown.clone();
+        lines[899] = "{oops".into();
+        let err = ledger.append(input(&lines.join("\n"))).unwrap_err();
+        assert_eq!(origin_line(err), Some(900));
+        lines[599] = unknown;
+        let err = ledger.append(input(&lines.join("\n"))).unwrap_err();
+        assert_eq!(origin_line(err), Some(600));
+        lines[299] = conflict.replace("2003-01\"", "2003-02\"");
+        lines.insert(0, conflict.to_string());
+        let err = ledger.append(input(&lines.join("\n"))).unwrap_err();
+        assert!(matches!(err, Error::IdConflict { .. }), "{err}");
+        assert_eq!(origin_line(err), Some(301));
+        assert_eq!(ledger.head().unwrap(), Head::default());
+        let report = ledger.append(input(&good.join("\n"))).unwrap();
+        assert_eq!(report.appended, 1500);
+    }
+}
