@@ -6,6 +6,8 @@
 //! (what a user waits for) and its peak RSS is its own. The floor is measured in
 //! process: parse every line, canonicalise it, chain it with BLAKE3 and write the
 //! canonical records to a plain file, then fsync — the least any ledger must do.
+//! It canonicalises with the code `append` uses (`events::LineParser`), so a
+//! faster parser speeds up both and the ratio stays honest.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -94,14 +96,16 @@ fn floor(jsonl: &Path, out: &Path) -> Result<Duration> {
     let mut w = BufWriter::with_capacity(256 * 1024, f);
     let mut prev = [0u8; 32];
     let recorded_at = crate::time::format(crate::time::now());
+    // The canonical form as `append` makes it (without its typed validation).
+    let mut parser = crate::events::LineParser::default();
     for (i, line) in r.split(b'\n').enumerate() {
         let line = line.map_err(io("events file"))?;
         if line.is_empty() {
             continue;
         }
-        let v: serde_json::Value = serde_json::from_slice(&line)
+        let c = parser
+            .canonical(&line)
             .map_err(|e| Error::Usage(format!("line {}: {e}", i + 1)))?;
-        let c = canonical::to_vec(&v);
         let h = canonical::record_hash(&c, &prev, &recorded_at, i as u64 + 1);
         w.write_all(&h).map_err(io("floor file"))?;
         w.write_all(&c).map_err(io("floor file"))?;

@@ -26,10 +26,21 @@ pub struct InputError {
 /// What the callback may return: stop with an error of its own.
 pub type Stop = crate::error::Error;
 
-/// Read every event of `r`, calling `f(line, value)` for each, in order.
+/// One event as read: a JSON Lines line's bytes (parsed by the caller, see
+/// `events::LineParser`), or an array element already parsed by the streaming
+/// array reader.
+pub enum Item<'a> {
+    Line(&'a [u8]),
+    Value(Value),
+}
+
+/// The callback [`read_events`] calls with each event and its 1-based line.
+pub type OnEvent<'f> = dyn FnMut(u64, Item<'_>) -> Result<(), Stop> + 'f;
+
+/// Read every event of `r`, calling `f(line, item)` for each, in order.
 pub fn read_events<R: BufRead>(
     mut r: R,
-    f: &mut dyn FnMut(u64, Value) -> Result<(), Stop>,
+    f: &mut OnEvent<'_>,
 ) -> Result<Result<(), InputError>, Stop> {
     let first = loop {
         let buf = r.fill_buf().map_err(|e| Stop::io("input", e))?;
@@ -49,10 +60,7 @@ pub fn read_events<R: BufRead>(
     }
 }
 
-fn read_lines<R: BufRead>(
-    mut r: R,
-    f: &mut dyn FnMut(u64, Value) -> Result<(), Stop>,
-) -> Result<Result<(), InputError>, Stop> {
+fn read_lines<R: BufRead>(mut r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputError>, Stop> {
     let mut line_no = 0u64;
     let mut buf = Vec::new();
     loop {
@@ -73,15 +81,7 @@ fn read_lines<R: BufRead>(
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_slice::<Value>(&buf) {
-            Ok(v) => f(line_no, v)?,
-            Err(e) => {
-                return Ok(Err(InputError {
-                    line: line_no,
-                    msg: format!("invalid JSON: {}", strip_position(&e)),
-                }))
-            }
-        }
+        f(line_no, Item::Line(&buf))?;
     }
 }
 
@@ -121,6 +121,11 @@ fn read_line_limited<R: BufRead>(
     }
 }
 
+/// The message for a line that is not JSON.
+pub fn invalid_json(e: &serde_json::Error) -> String {
+    format!("invalid JSON: {}", strip_position(e))
+}
+
 fn strip_position(e: &serde_json::Error) -> String {
     let s = e.to_string();
     match s.rfind(" at line ") {
@@ -156,13 +161,13 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-struct Each<'a> {
-    f: &'a mut dyn FnMut(u64, Value) -> Result<(), Stop>,
+struct Each<'a, 'f> {
+    f: &'a mut OnEvent<'f>,
     counter: Rc<Counter>,
     stopped: &'a mut Option<Stop>,
 }
 
-impl<'de> Visitor<'de> for Each<'_> {
+impl<'de> Visitor<'de> for Each<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a JSON array of events")
@@ -172,7 +177,7 @@ impl<'de> Visitor<'de> for Each<'_> {
         while let Some(v) = seq.next_element::<Value>()? {
             let line = self.counter.line.get() + 1;
             self.counter.since.set(0);
-            if let Err(e) = (self.f)(line, v) {
+            if let Err(e) = (self.f)(line, Item::Value(v)) {
                 *self.stopped = Some(e);
                 return Err(serde::de::Error::custom("stopped"));
             }
@@ -181,10 +186,7 @@ impl<'de> Visitor<'de> for Each<'_> {
     }
 }
 
-fn read_array<R: BufRead>(
-    r: R,
-    f: &mut dyn FnMut(u64, Value) -> Result<(), Stop>,
-) -> Result<Result<(), InputError>, Stop> {
+fn read_array<R: BufRead>(r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputError>, Stop> {
     let counter = Rc::new(Counter::default());
     let reader = Counting {
         inner: r,
@@ -211,14 +213,27 @@ fn read_array<R: BufRead>(
 mod tests {
     use super::*;
 
+    /// Every event as a Value (lines parsed here as the ledger's parser would).
     fn collect(text: &str) -> (Vec<(u64, Value)>, Result<(), InputError>) {
         let mut got = Vec::new();
-        let res = read_events(text.as_bytes(), &mut |l, v| {
-            got.push((l, v));
+        let mut bad = None;
+        let res = read_events(text.as_bytes(), &mut |l, item| {
+            match item {
+                Item::Value(v) => got.push((l, v)),
+                Item::Line(b) => match serde_json::from_slice(b) {
+                    Ok(v) => got.push((l, v)),
+                    Err(e) => {
+                        bad.get_or_insert(InputError {
+                            line: l,
+                            msg: invalid_json(&e),
+                        });
+                    }
+                },
+            }
             Ok(())
         })
         .unwrap();
-        (got, res)
+        (got, bad.map_or(res, Err))
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod diplomacy;
 pub mod ledger;
 pub mod mepbm;
 pub mod sbr;
+mod scan;
 
 use serde::{de::DeserializeOwned, Deserialize, Deserializer};
 use serde_json::{Map, Value};
@@ -101,6 +102,71 @@ pub fn parse_event(value: Value) -> Result<Parsed, String> {
     })
 }
 
+/// Why one input line was refused.
+#[derive(Debug)]
+pub enum LineError {
+    /// Not JSON at all (the input reader words the message).
+    Json(serde_json::Error),
+    /// JSON, but not a valid event: the message of [`parse_event`].
+    Event(String),
+}
+
+/// Parses input lines into events, reusing scratch space between lines.
+///
+/// The fast path goes from the line's bytes straight to the canonical bytes and
+/// then to the typed event (as the fold decodes stored events), without a
+/// `serde_json::Value`. Anything it does not handle exactly, valid or not (see
+/// `scan`), goes through `serde_json::Value` and [`parse_event`]: so results and
+/// error messages are those of [`parse_event`] either way.
+#[derive(Default)]
+pub struct LineParser {
+    canon: scan::Canon,
+}
+
+impl LineParser {
+    /// Parse one event from a JSON Lines line (or an array element's bytes).
+    pub fn parse(&mut self, line: &[u8]) -> Result<Parsed, LineError> {
+        if let Some(p) = self.fast(line) {
+            return Ok(p);
+        }
+        let value: Value = serde_json::from_slice(line).map_err(LineError::Json)?;
+        parse_event(value).map_err(LineError::Event)
+    }
+
+    /// The canonical bytes of one line without the typed parse (the bench's floor).
+    pub fn canonical(&mut self, line: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
+        let mut out = Vec::with_capacity(line.len());
+        if self.canon.object(line, &mut out).is_some() {
+            return Ok(out);
+        }
+        let value: Value = serde_json::from_slice(line)?;
+        Ok(crate::ledger::canonical::to_vec(&value))
+    }
+
+    fn fast(&mut self, line: &[u8]) -> Option<Parsed> {
+        let mut canonical = Vec::with_capacity(line.len());
+        let env = self.canon.object(line, &mut canonical)?;
+        let text = |r: std::ops::Range<usize>| scan::string_at(&canonical[r]);
+        let kind = text(env.kind?)?;
+        let at = time::parse(&text(env.at?)?)?;
+        let id = match env.id {
+            Some(r) if &canonical[r.clone()] != b"null" => Some(text(r)?),
+            _ => None,
+        };
+        if id.as_deref() == Some("") {
+            return None;
+        }
+        let event = dispatch(&kind, Stored(&canonical)).ok()??;
+        Some(Parsed {
+            id,
+            at,
+            kind,
+            event,
+            canonical,
+        })
+    }
+}
+
 /// Decode a stored event (already checked at append) into a [`Record`].
 pub fn decode_stored(bytes: &[u8], seq: u64, recorded_at: Micros) -> Result<Record, String> {
     let value: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
@@ -154,8 +220,46 @@ pub struct StoredHeader {
 
 /// Read only the envelope of a stored event (`type`, `at`, `id`, a void's
 /// `target`), skipping the payload without building it: what `verify` compares
-/// with the record's header.
+/// with the record's header, once per record. A byte scan (`scan`); anything
+/// unusual (escapes in these fields, duplicates, malformed bytes) is decoded by
+/// serde_json instead, for its result or its message.
 pub fn stored_header(bytes: &[u8]) -> Result<StoredHeader, String> {
+    stored_header_fast(bytes).map_or_else(|| stored_header_serde(bytes), Ok)
+}
+
+fn stored_header_fast(bytes: &[u8]) -> Option<StoredHeader> {
+    let (mut kind, mut at, mut id, mut target) = (None, None, None, None);
+    let mut dup = false;
+    scan::each_member(bytes, |k, v| {
+        let slot = match k.raw {
+            b"type" => &mut kind,
+            b"at" => &mut at,
+            b"id" => &mut id,
+            b"target" => &mut target,
+            _ => return,
+        };
+        dup |= slot.replace(v).is_some();
+    })?;
+    if dup {
+        return None;
+    }
+    let at = time::parse(&scan::string_at(at?)?)?;
+    let id = match id {
+        None | Some(b"null") => None,
+        Some(v) => Some(scan::string_at(v)?),
+    };
+    let void_target = match scan::string_at(kind?)?.as_str() {
+        "ledger.voided" => Some(std::str::from_utf8(target?).ok()?.parse().ok()?),
+        _ => None,
+    };
+    Some(StoredHeader {
+        at,
+        id,
+        void_target,
+    })
+}
+
+fn stored_header_serde(bytes: &[u8]) -> Result<StoredHeader, String> {
     #[derive(Deserialize)]
     struct Envelope<'a> {
         #[serde(rename = "type", borrow)]
@@ -576,6 +680,126 @@ mod tests {
             let h = stored_header(&p.canonical).unwrap();
             assert_eq!((h.at, h.id), (slow.at, slow.id), "{line}");
         }
+    }
+
+    /// The slow path on its own: serde_json::Value, then `parse_event`.
+    fn slow(line: &[u8]) -> Result<Parsed, String> {
+        let v: Value = serde_json::from_slice(line).map_err(|e| format!("json: {e}"))?;
+        parse_event(v)
+    }
+
+    /// Assert the line parser's result (and canonical form) equal the slow
+    /// path's; return whether it took the fast path.
+    fn fast_equals_slow(parser: &mut LineParser, line: &[u8]) -> bool {
+        let got = parser.parse(line).map_err(|e| match e {
+            LineError::Json(e) => format!("json: {e}"),
+            LineError::Event(m) => m,
+        });
+        assert_eq!(got, slow(line), "{}", String::from_utf8_lossy(line));
+        let canon = parser.canonical(line).ok();
+        let want = serde_json::from_slice::<Value>(line).ok();
+        assert_eq!(canon, want.map(|v| crate::ledger::canonical::to_vec(&v)));
+        parser.fast(line).is_some()
+    }
+
+    #[test]
+    fn line_parser_agrees_with_the_value_path_and_takes_the_fast_one() {
+        let mut gen = Vec::new();
+        let opts = crate::gen::Options {
+            events: 2000,
+            seed: 7,
+            systems: vec![],
+        };
+        crate::gen::generate(&opts, &mut gen).unwrap();
+        let gen = String::from_utf8(gen).unwrap();
+        let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
+        let mut parser = LineParser::default();
+        for line in bundled.chain(gen.lines()).filter(|l| l.starts_with('{')) {
+            assert!(
+                fast_equals_slow(&mut parser, line.as_bytes()),
+                "slow: {line}"
+            );
+        }
+    }
+
+    #[test]
+    fn line_parser_agrees_with_the_value_path_on_odd_and_bad_input() {
+        let tick = r#""type":"mepbm.monthly_tick","at":"2003-01-01""#;
+        let long = "x".repeat(MAX_STRING);
+        let rules = |p: &str| {
+            format!(
+                r#"{{"type":"ledger.rules_changed","at":"2003-01-01","system":"valar","params":{p}}}"#
+            )
+        };
+        let cases = [
+            format!(r#"{{{tick},"month":"2003-01"}}"#),
+            format!(r#" {{ {tick} , "month" : "2003-01" , "id" : null }} "#),
+            format!(r#"{{{tick},"month":"2003-01","id":"a\"\u00e9\n\ud83d\ude00"}}"#),
+            rules(r#"{"z":[1,-2,{"b":true,"a":null}],"a":"0.5","m":[]}"#),
+            r#"{"type":"ledger.voided","at":"2003-01-01T10:00:00+02:00","target":3,"reason":"r"}"#
+                .to_string(),
+            format!(r#"{{{tick},"month":"2003-01","id":""}}"#),
+            format!(r#"{{{tick},"month":"2003-01","id":5}}"#),
+            format!(r#"{{{tick},"month":"2003-01","month":"2003-02"}}"#),
+            format!(r#"{{{tick},"mo\u006eth":"2003-01"}}"#),
+            r#"{"type":"mepbm.monthly\u005ftick","at":"2003-01-01","month":"2003-01"}"#.to_string(),
+            format!(r#"{{{tick},"month":"2003-01",}}"#),
+            format!(r#"{{{tick},"month":"2003-01"}} x"#),
+            format!(r#"{{{tick},"month":"{long}"}}"#),
+            format!(r#"{{{tick},"month":"{long}x"}}"#),
+            format!(r#"{{{tick},"month":"{}\u0041"}}"#, &long[1..]),
+            format!(r#"{{{tick},"month":"{}\t"}}"#, &long[1..]),
+            rules(r#"{"k":-0}"#),
+            rules(r#"{"k":1.5}"#),
+            rules(r#"{"k":1e3}"#),
+            rules(r#"{"k":01}"#),
+            rules(r#"{"k":18446744073709551616}"#),
+            rules(r#"{"k":-9223372036854775809}"#),
+            rules(r#"{"k":[1 2]}"#),
+            rules(r#"{"k":tru}"#),
+            r#"{"type":"ledger.voided","at":"2003-02-30","target":3,"reason":"r"}"#.into(),
+            r#"{"type":"nope.x","at":"2003-01-01"}"#.into(),
+            r#"{"type":5,"at":"2003-01-01"}"#.into(),
+            r#"{"at":"2003-01-01"}"#.into(),
+            r#"[1,2]"#.into(),
+            r#"{"a":"\ud800"}"#.into(),
+            format!("{{\"a\":{}1{}}}", "[".repeat(70), "]".repeat(70)),
+            "{\"a\":\"tab\there\"}".into(),
+        ];
+        let mut parser = LineParser::default();
+        let fast: Vec<bool> = cases
+            .iter()
+            .map(|c| fast_equals_slow(&mut parser, c.as_bytes()))
+            .collect();
+        // Valid events take the fast path (escaped values and strings at the
+        // limit included); refused or unusual ones (an escaped key, a
+        // duplicate key) go the slow way.
+        let valid = [0, 1, 2, 3, 4, 9, 12, 14, 15];
+        let want: Vec<bool> = (0..cases.len()).map(|i| valid.contains(&i)).collect();
+        assert_eq!(fast, want);
+        assert!(!fast_equals_slow(&mut parser, b"{\"a\":\"\xff\"}"));
+    }
+
+    #[test]
+    fn stored_header_scan_agrees_with_serde() {
+        let cases: [&[u8]; 7] = [
+            br#"{"at":"2003-01-01","id":"x","type":"mepbm.monthly_tick"}"#,
+            br#"{"at":"2003-01-01","id":null,"reason":"r","target":4,"type":"ledger.voided"}"#,
+            br#"{"at":"2003-01-01","reason":"r","target":-4,"type":"ledger.voided"}"#,
+            br#"{"at":"2003-01-01","reason":"r","type":"ledger.voided"}"#,
+            br#"{"at":"2003-01-01","at":"2003-01-02","type":"t"}"#,
+            br#"{"at":"2003-01-01","type":"t","x":[}"#,
+            br#"{"at":"2003-13-01","type":"t"}"#,
+        ];
+        for c in cases {
+            let serde = stored_header_serde(c);
+            if let Some(f) = stored_header_fast(c) {
+                assert_eq!(Ok(f), serde, "{}", String::from_utf8_lossy(c));
+            }
+            assert_eq!(stored_header(c), serde);
+        }
+        assert!(stored_header_fast(cases[0]).is_some());
+        assert!(stored_header_fast(cases[1]).is_some());
     }
 
     #[test]

@@ -52,11 +52,23 @@ fn write(v: &Value, out: &mut Vec<u8>) {
     }
 }
 
+/// Whether JSON needs an escape for some byte of `s`.
+fn needs_escape(s: &str) -> bool {
+    s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
 /// serde_json's string escaping is JCS's: `\"`, `\\`, `\b \f \n \r \t`, other
-/// control characters as lowercase `\u00xx`, everything else as UTF-8.
-fn write_str(s: &str, out: &mut Vec<u8>) {
-    // Serialising a &str cannot fail.
-    out.extend_from_slice(serde_json::to_string(s).unwrap_or_default().as_bytes());
+/// control characters as lowercase `\u00xx`, everything else as UTF-8. A string
+/// with none of those is copied as is.
+pub(crate) fn write_str(s: &str, out: &mut Vec<u8>) {
+    if !needs_escape(s) {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+        return;
+    }
+    // Writing a &str into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
 }
 
 /// The canonical bytes of a record, built around the event's canonical bytes.
@@ -64,9 +76,42 @@ pub fn record_bytes(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) 
     record_object(event, None, prev, recorded_at, seq)
 }
 
-/// hash(n) = BLAKE3(JCS(record n)).
+/// hash(n) = BLAKE3(JCS(record n)), fed to BLAKE3 piece by piece: the same bytes
+/// as [`record_bytes`] without building them (this runs once per record in
+/// `append` and `verify`).
 pub fn record_hash(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -> [u8; 32] {
-    *blake3::hash(&record_bytes(event, prev, recorded_at, seq)).as_bytes()
+    let mut h = blake3::Hasher::new();
+    h.update(b"{\"event\":");
+    h.update(event);
+    h.update(b",\"prev\":\"");
+    h.update(blake3::Hash::from(*prev).to_hex().as_bytes());
+    h.update(b"\",\"recorded_at\":");
+    if needs_escape(recorded_at) {
+        let mut ra = Vec::new();
+        write_str(recorded_at, &mut ra);
+        h.update(&ra);
+    } else {
+        h.update(b"\"");
+        h.update(recorded_at.as_bytes());
+        h.update(b"\"");
+    }
+    h.update(b",\"seq\":");
+    h.update(itoa(seq, &mut [0u8; 20]));
+    h.update(b"}");
+    *h.finalize().as_bytes()
+}
+
+/// The decimal digits of `n`, written at the end of `buf`.
+fn itoa(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[i..];
+        }
+    }
 }
 
 /// One `laurel export` line: the record's canonical object plus its `"hash"`.
@@ -140,5 +185,18 @@ mod tests {
             record_bytes(&to_vec(&ev), &prev, "2026-01-01T00:00:00.000000Z", 3),
             to_vec(&rec)
         );
+    }
+
+    #[test]
+    fn streamed_record_hash_equals_the_hash_of_the_record_bytes() {
+        let ev = to_vec(&json!({"type": "t", "at": "2003-01-01", "s": "a\"b"}));
+        for (ra, seq) in [
+            ("2026-01-01T00:00:00.000000Z", 1),
+            ("odd \"\n", u64::MAX),
+            ("", 0),
+        ] {
+            let want = *blake3::hash(&record_bytes(&ev, &[9; 32], ra, seq)).as_bytes();
+            assert_eq!(record_hash(&ev, &[9; 32], ra, seq), want, "{ra:?} {seq}");
+        }
     }
 }

@@ -1,0 +1,364 @@
+//! A strict, allocation-light JSON scanner over bytes: the fast paths of
+//! [`super::parse_line`] (input line → canonical bytes) and
+//! [`super::stored_header`] (`verify`'s header check).
+//!
+//! It never decides that an input is *invalid*: whenever it meets anything it
+//! does not handle exactly like `serde_json` + [`super::parse_event`] (escaped
+//! keys, duplicate keys, floats, `-0`, integers out of range, over-long
+//! strings, deep nesting, malformed JSON, invalid UTF-8), it returns `None` and
+//! the caller takes the slow, `serde_json::Value` path, which accepts or refuses
+//! with its usual message. So the fast path can only ever agree with the slow
+//! one; tests compare the two on generated and hand-made inputs.
+//!
+//! Canonical output is the form of `canonical::to_vec`: object keys sorted by
+//! their UTF-8 bytes, no whitespace, strings re-escaped as serde_json does.
+
+use super::MAX_STRING;
+use crate::ledger::canonical;
+
+/// Nesting the fast path handles; deeper input goes the slow way (which allows 128).
+const MAX_DEPTH: usize = 64;
+
+/// A cursor over JSON bytes.
+pub(crate) struct Scanner<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+/// A string token: its bytes between the quotes, and whether it has escapes.
+#[derive(Clone, Copy)]
+pub(crate) struct Str<'a> {
+    pub raw: &'a [u8],
+    pub escaped: bool,
+    /// Where `raw` starts in the scanned bytes.
+    start: usize,
+}
+
+impl<'a> Str<'a> {
+    /// The decoded text (escapes resolved); `None` if it is not valid.
+    pub fn text(&self) -> Option<std::borrow::Cow<'a, str>> {
+        if !self.escaped {
+            return std::str::from_utf8(self.raw).ok().map(Into::into);
+        }
+        let mut quoted = Vec::with_capacity(self.raw.len() + 2);
+        quoted.push(b'"');
+        quoted.extend_from_slice(self.raw);
+        quoted.push(b'"');
+        serde_json::from_slice::<String>(&quoted)
+            .ok()
+            .map(Into::into)
+    }
+}
+
+impl<'a> Scanner<'a> {
+    pub fn new(b: &'a [u8]) -> Self {
+        Scanner { b, pos: 0 }
+    }
+
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.b.get(self.pos).copied()
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        (self.peek()? == c).then(|| self.pos += 1)
+    }
+
+    /// Only whitespace is left.
+    pub fn at_end(&mut self) -> bool {
+        self.peek().is_none()
+    }
+
+    /// A string token at the cursor. Raw control characters are refused (as JSON
+    /// requires); escapes are only located here, [`Str::text`] checks them.
+    fn string(&mut self) -> Option<Str<'a>> {
+        self.eat(b'"')?;
+        let start = self.pos;
+        let mut escaped = false;
+        loop {
+            match *self.b.get(self.pos)? {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    self.pos += 2;
+                }
+                c if c < 0x20 => return None,
+                _ => self.pos += 1,
+            }
+        }
+        let raw = self.b.get(start..self.pos)?;
+        self.pos += 1;
+        Some(Str {
+            raw,
+            escaped,
+            start,
+        })
+    }
+
+    /// An integer serde_json reads as `u64` or `i64` (not `-0`, which it reads as
+    /// a float); its bytes are already canonical. Fractions and exponents: `None`.
+    fn integer(&mut self) -> Option<&'a [u8]> {
+        let start = self.pos;
+        let neg = self.b.get(self.pos) == Some(&b'-');
+        self.pos += usize::from(neg);
+        let digits = self.pos;
+        while self.b.get(self.pos).is_some_and(u8::is_ascii_digit) {
+            self.pos += 1;
+        }
+        let d = &self.b[digits..self.pos];
+        if d.is_empty() || (d[0] == b'0' && d.len() > 1) {
+            return None;
+        }
+        if matches!(self.b.get(self.pos), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        let text = std::str::from_utf8(&self.b[start..self.pos]).ok()?;
+        let fits = if neg {
+            text.parse::<i64>().is_ok_and(|n| n != 0)
+        } else {
+            text.parse::<u64>().is_ok()
+        };
+        fits.then_some(&self.b[start..self.pos])
+    }
+
+    fn literal(&mut self) -> Option<&'a [u8]> {
+        let rest = &self.b[self.pos..];
+        let word: &[u8] = [&b"true"[..], b"false", b"null"]
+            .into_iter()
+            .find(|w| rest.starts_with(w))?;
+        self.pos += word.len();
+        Some(&self.b[self.pos - word.len()..self.pos])
+    }
+
+    /// Skip one value, checking its structure; returns its bytes.
+    pub fn skip(&mut self, depth: usize) -> Option<&'a [u8]> {
+        let c = self.peek()?;
+        let start = self.pos;
+        match c {
+            b'{' | b'[' if depth >= MAX_DEPTH => return None,
+            b'{' => self.members(|s, _| s.skip(depth + 1).map(|_| ()))?,
+            b'[' => self.elements(|s| s.skip(depth + 1).map(|_| ()))?,
+            b'"' => self.string().map(|_| ())?,
+            b't' | b'f' | b'n' => self.literal().map(|_| ())?,
+            _ => self.integer().map(|_| ())?,
+        }
+        Some(&self.b[start..self.pos])
+    }
+
+    /// `{ key: value, ... }`, calling `f` with the cursor on each value.
+    fn members(&mut self, mut f: impl FnMut(&mut Self, Str<'a>) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        loop {
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let key = self.string()?;
+            self.eat(b':')?;
+            f(self, key)?;
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b'}' => {
+                    self.pos += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// `[ value, ... ]`, calling `f` with the cursor on each element.
+    fn elements(&mut self, mut f: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'[')?;
+        if self.eat(b']').is_some() {
+            return Some(());
+        }
+        loop {
+            f(self)?;
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b']' => {
+                    self.pos += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// Call `f(key, value bytes)` for each member of the top-level object of `b`,
+/// checking the structure of everything; `None` if `b` is not one well-formed
+/// object (escaped keys are passed raw: callers compare them as bytes).
+pub(crate) fn each_member<'a>(b: &'a [u8], mut f: impl FnMut(Str<'a>, &'a [u8])) -> Option<()> {
+    let mut s = Scanner::new(b);
+    s.members(|s, key| {
+        let v = s.skip(1)?;
+        f(key, v);
+        Some(())
+    })?;
+    s.at_end().then_some(())
+}
+
+/// The top-level fields an event's envelope needs, as canonical value bytes.
+#[derive(Default)]
+pub(crate) struct Envelope {
+    pub kind: Option<std::ops::Range<usize>>,
+    pub at: Option<std::ops::Range<usize>>,
+    pub id: Option<std::ops::Range<usize>>,
+}
+
+/// A member of an object being canonicalised: its key's range in the input and
+/// the range of `"key":value` in the output.
+struct Member {
+    key: std::ops::Range<usize>,
+    span: std::ops::Range<usize>,
+}
+
+/// Canonicalises input bytes, reusing its scratch space between objects.
+#[derive(Default)]
+pub(crate) struct Canon {
+    members: Vec<Member>,
+    scratch: Vec<u8>,
+}
+
+impl Canon {
+    /// The canonical form of the JSON object `line` into `out` (cleared first),
+    /// with where its envelope fields are; `None`: use the slow path.
+    pub fn object(&mut self, line: &[u8], out: &mut Vec<u8>) -> Option<Envelope> {
+        std::str::from_utf8(line).ok()?;
+        out.clear();
+        let mut s = Scanner::new(line);
+        if s.peek()? != b'{' {
+            return None;
+        }
+        self.value(&mut s, out, 0)?;
+        if !s.at_end() {
+            return None;
+        }
+        let mut env = Envelope::default();
+        let mut s = Scanner::new(out);
+        s.members(|s, key| {
+            let start = s.pos;
+            s.skip(1)?;
+            let slot = match key.raw {
+                b"type" => &mut env.kind,
+                b"at" => &mut env.at,
+                b"id" => &mut env.id,
+                _ => return Some(()),
+            };
+            *slot = Some(start..s.pos);
+            Some(())
+        })?;
+        Some(env)
+    }
+
+    fn value(&mut self, s: &mut Scanner<'_>, out: &mut Vec<u8>, depth: usize) -> Option<()> {
+        match s.peek()? {
+            b'{' | b'[' if depth >= MAX_DEPTH => None,
+            b'{' => self.obj(s, out, depth),
+            b'[' => {
+                out.push(b'[');
+                let mut first = true;
+                s.elements(|s| {
+                    if !std::mem::take(&mut first) {
+                        out.push(b',');
+                    }
+                    self.value(s, out, depth + 1)
+                })?;
+                out.push(b']');
+                Some(())
+            }
+            b'"' => string(s.string()?, out),
+            b't' | b'f' | b'n' => {
+                out.extend_from_slice(s.literal()?);
+                Some(())
+            }
+            _ => {
+                out.extend_from_slice(s.integer()?);
+                Some(())
+            }
+        }
+    }
+
+    /// Members are written in input order, then re-ordered in place if needed.
+    fn obj(&mut self, s: &mut Scanner<'_>, out: &mut Vec<u8>, depth: usize) -> Option<()> {
+        out.push(b'{');
+        let mark = self.members.len();
+        let body = out.len();
+        s.members(|s, key| {
+            if key.escaped || key.raw.len() > MAX_STRING {
+                return None;
+            }
+            if self.members.len() > mark {
+                out.push(b',');
+            }
+            let start = out.len();
+            string(key, out)?;
+            out.push(b':');
+            self.value(s, out, depth + 1)?;
+            self.members.push(Member {
+                key: key.start..key.start + key.raw.len(),
+                span: start..out.len(),
+            });
+            Some(())
+        })?;
+        let line = s.b;
+        let key = |m: &Member| &line[m.key.clone()];
+        let mine = &mut self.members[mark..];
+        if !mine.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
+            mine.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+            if mine.windows(2).any(|w| key(&w[0]) == key(&w[1])) {
+                return None; // duplicate keys: serde_json keeps the last; go slow
+            }
+            self.scratch.clear();
+            self.scratch.extend_from_slice(&out[body..]);
+            out.truncate(body);
+            for (i, m) in mine.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                let span = m.span.start - body..m.span.end - body;
+                out.extend_from_slice(&self.scratch[span]);
+            }
+        }
+        self.members.truncate(mark);
+        out.push(b'}');
+        Some(())
+    }
+}
+
+/// A string in canonical form, refusing (to the slow path) one over the limit.
+fn string(s: Str<'_>, out: &mut Vec<u8>) -> Option<()> {
+    if !s.escaped {
+        if s.raw.len() > MAX_STRING {
+            return None;
+        }
+        out.push(b'"');
+        out.extend_from_slice(s.raw);
+        out.push(b'"');
+        return Some(());
+    }
+    let text = s.text()?;
+    if text.len() > MAX_STRING {
+        return None;
+    }
+    canonical::write_str(&text, out);
+    Some(())
+}
+
+/// The text of a JSON string token (`"..."`, escapes resolved); `None` if `b`
+/// is not exactly one valid string.
+pub(crate) fn string_at(b: &[u8]) -> Option<String> {
+    let mut s = Scanner::new(b);
+    let text = s.string()?.text()?.into_owned();
+    s.at_end().then_some(text)
+}
