@@ -38,7 +38,7 @@ pub struct ParamDef {
 type Key = (String, String);
 
 /// The parameters in force at one point of a fold.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Params {
     set: BTreeMap<Key, Value>,
     /// Values from `replay --rules`: "as if they had always been in force", so
@@ -46,6 +46,8 @@ pub struct Params {
     pinned: BTreeMap<Key, Value>,
     /// Changes whenever the values in force may have: equal stamps, equal values
     /// (0 for the defaults), so a projection can cache what it derives from them.
+    /// Stamps are per process: a checkpoint does not store it ([`Params::restamp`]).
+    #[serde(skip)]
     stamp: u64,
 }
 
@@ -150,6 +152,13 @@ impl Params {
             self.set
                 .insert((system.to_string(), name.clone()), v.clone());
         }
+    }
+
+    /// A fresh stamp for parameters read back from a checkpoint (0 again when
+    /// nothing differs from the defaults).
+    pub fn restamp(&mut self) {
+        let defaults = self.set.is_empty() && self.pinned.is_empty();
+        self.stamp = if defaults { 0 } else { next_stamp() };
     }
 
     /// Equal stamps mean equal values in force (see the field).

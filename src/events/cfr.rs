@@ -17,7 +17,7 @@ pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Ev
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     Elimination,
@@ -25,7 +25,7 @@ pub enum Format {
 }
 
 /// A series and its scoring tables; absent tables take the rule parameters' values.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeriesDefined {
     pub series: Ident,

@@ -127,12 +127,12 @@ pub fn inclusive_end(t: Micros) -> Micros {
 }
 
 /// Every tournament, by id.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct State {
     tournaments: BTreeMap<String, Tournament>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Tournament {
     /// 1 or 2 (checked at append).
     system: i64,
@@ -145,14 +145,14 @@ struct Tournament {
     awards: Vec<AwardRow>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Round {
     starts: Micros,
     ends: Micros,
     matches: BTreeMap<String, Scheduled>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Scheduled {
     players: Vec<String>,
     strength: Option<i64>,
@@ -161,7 +161,7 @@ struct Scheduled {
 }
 
 /// One player's standing in one tournament.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Line {
     points: i64,
     total_score: i64,
@@ -169,7 +169,7 @@ struct Line {
 }
 
 /// One player's award in one match, for the `matches` table.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct AwardRow {
     round: String,
     match_: String,

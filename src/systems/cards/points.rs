@@ -142,7 +142,7 @@ impl Rules {
 }
 
 /// What one player earns in one match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Award {
     /// 0-based shared places `(first, last)`.
     pub places: (usize, usize),

@@ -134,14 +134,16 @@ pub const PARAMS: &[ParamDef] = &[
 ];
 
 /// Where a driver finished: the kind of race, in order of preference at equal place.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 enum Stage {
     Final,
     Race,
     Heat,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Finish {
     stage: Stage,
     place: u32,
@@ -184,7 +186,7 @@ struct Entry {
 }
 
 /// A scored event: where its name and results are in [`State::data`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Ev {
     at: Micros,
     seq: u64,
@@ -198,7 +200,7 @@ const SMALL: usize = 32;
 // The maps are boxed so that a series without them (the usual case) carries an
 // 8-byte `None` instead of a 48-byte empty map.
 #[allow(clippy::box_collection)]
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Series {
     def: SeriesDefined,
     defined_at: Micros,
@@ -211,6 +213,8 @@ struct Series {
     /// The event names recorded, once there are more than [`SMALL`] events.
     event_ids: Option<Box<BTreeSet<u32>>>,
     /// The scoring tables last used: `(params stamp, id in State::tables)`.
+    /// Stamps are per process, so a checkpoint does not keep this cache.
+    #[serde(skip)]
     tables: Option<(u64, u32)>,
 }
 
@@ -243,7 +247,7 @@ impl Series {
 /// The CFR projection: every series and its events, stored compactly; scores
 /// and formulas are computed from the stored results when a table (or the audit
 /// trail) asks for them.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct State {
     by_name: BTreeMap<String, u32>,
     series: Vec<Series>,
@@ -294,7 +298,7 @@ impl Projection for State {
 }
 
 /// The scoring tables of a series at one moment: its own, else the parameters.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 struct Tables {
     final_points: Vec<i64>,
     heat_points: Vec<i64>,
@@ -583,7 +587,7 @@ type CountedAt = (u32, u32, Rational, Option<Finish>);
 
 /// With the audit trail only: every driver's counted events for a window of
 /// `n`, kept up to date as events are pushed.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 struct Counting {
     n: usize,
     counted: BTreeMap<u32, Vec<CountedAt>>,

@@ -21,7 +21,7 @@ use crate::events::cfr::Placing;
 use crate::events::Place;
 
 /// Strings numbered in order of first appearance.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Interner {
     names: Vec<Box<str>>,
     ids: BTreeMap<Box<str>, u32>,

@@ -146,7 +146,7 @@ impl System {
 }
 
 /// The parameters in force when a game is folded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Rules {
     base: i64,
     min_powers: i64,
@@ -594,7 +594,7 @@ fn refusal(sys: System, n: usize, game: &str, r: &Rules) -> Option<String> {
 /// Running totals for the audit trail: table → player id → (sum, games).
 type AuditTotals = [BTreeMap<u32, (Score, usize)>; 4];
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct State {
     /// Every game folded, in fold order: a game is recorded once.
     store: store::Store,

@@ -17,7 +17,7 @@ use crate::time::Micros;
 
 /// Strings interned to dense ids `0, 1, 2, …` in first-seen order, each stored
 /// once in a shared buffer (no per-string allocation).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Interner {
     buf: String,
     /// End of string `i` in `buf` (its start is the end of `i - 1`).
@@ -88,7 +88,7 @@ const WIDE: u8 = u8::MAX;
 const NO_YEAR: i16 = i16::MIN;
 
 /// One position, 8 bytes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Slot {
     player: u32,
     power: u8,
@@ -97,7 +97,7 @@ struct Slot {
 }
 
 /// A position whose values do not fit a [`Slot`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Wide {
     power: u32,
     centers: i64,
@@ -105,7 +105,7 @@ struct Wide {
 }
 
 /// One folded game's header; its name is id `i` of [`Store::games`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Header {
     at: Micros,
     seq: u64,
@@ -143,7 +143,7 @@ impl GameView {
 }
 
 /// Every game folded, in fold order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Store {
     pub games: Interner,
     pub players: Interner,

@@ -163,7 +163,7 @@ pub const PARAMS: &[ParamDef] = &[
 ];
 
 /// One rated subject in one system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Rating {
     value: i64,
     /// Games the subject was counted in (Istari: nations scored).
@@ -171,7 +171,7 @@ struct Rating {
 }
 
 /// One position of a game.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Pos {
     /// The player controlling it now (the last takeover, else the starter).
     controller: String,
@@ -181,7 +181,7 @@ struct Pos {
     start_side: Side,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Game {
     scenario: String,
     /// Positions by nation.
@@ -211,7 +211,7 @@ impl Game {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Team {
     coordinator: String,
     /// Members at registration: the rule of 5 counts these.
@@ -220,7 +220,7 @@ struct Team {
 }
 
 /// Council of the Wise points of one player, by category.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct Council {
     team_player: i64,
     played_nation: i64,
@@ -228,20 +228,20 @@ struct Council {
 }
 
 /// Games counted for Nazgul.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct Tally {
     won: u32,
     played: u32,
 }
 
 /// Per (scenario, nation): the sum and count of victory points scored.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct Par {
     sum: i64,
     games: u32,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct State {
     games: BTreeMap<String, Game>,
     valar: BTreeMap<String, Rating>,

@@ -92,7 +92,7 @@ const NONE: u32 = u32::MAX;
 
 /// Interned strings (player names, match and group ids): each a `u32`, so the
 /// per-game state holds no string.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Names {
     ids: BTreeMap<Box<str>, u32>,
     names: Vec<Box<str>>,
@@ -123,7 +123,7 @@ impl Names {
 }
 
 /// A player's matches in one stage: how many, and the latest (an index).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Track {
     pub count: u32,
     pub last: u32,
@@ -139,7 +139,7 @@ impl Default for Track {
 }
 
 /// Everyone who seeded or played a match in a tournament.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Person {
     pub name: u32,
     /// The seeding game's match id (NONE: not seeded) and its score.
@@ -172,7 +172,7 @@ fn color_code(c: Color) -> u8 {
 }
 
 /// A group or bracket match (seeding games are kept on [`Person`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Match {
     pub id: u32,
     pub group: u32,
@@ -242,7 +242,7 @@ impl Match {
     }
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Tournament {
     pub id: String,
     pub created: Micros,
@@ -530,7 +530,7 @@ impl<'a> View<'a> {
 }
 
 /// The Space Base Race projection: every tournament, by id.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct State {
     names: Names,
     tournaments: BTreeMap<String, Tournament>,
