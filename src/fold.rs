@@ -226,7 +226,10 @@ pub fn plan_after(source: &dyn Source, q: &Query, after: Pos) -> Result<(Vec<u64
         Ok(())
     })?;
     keys.sort_unstable();
-    Ok((keys.into_iter().map(|(_, s)| s).collect(), source.last_seq()))
+    Ok((
+        keys.into_iter().map(|(_, s)| s).collect(),
+        source.last_seq(),
+    ))
 }
 
 /// A fold resumed from a checkpoint: the state folded up to and including `after`.
@@ -280,7 +283,9 @@ pub fn fold_from(
         apply_record(&mut out.state, &rec, &mut out.cx);
         n += 1;
         match sink.as_mut() {
-            Some(s) if n % s.every == 0 => (s.put)((rec.at, rec.seq), n, &out.state, &out.cx.params),
+            Some(s) if n % s.every == 0 => {
+                (s.put)((rec.at, rec.seq), n, &out.state, &out.cx.params)
+            }
             _ => Ok(()),
         }
     })?;

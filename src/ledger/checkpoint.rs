@@ -80,6 +80,8 @@ const TRIES: usize = 8;
 /// Set (to anything) to never start a fold from a checkpoint: tests and the
 /// bench compare against the full fold with it.
 pub const DISABLE_ENV: &str = "LAUREL_NO_CHECKPOINTS";
+/// Set (to anything) to have a query say on stderr where its fold started.
+pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";
 /// Overrides the spacing (a positive integer): tests make many small checkpoints.
 pub const EVERY_ENV: &str = "LAUREL_CHECKPOINT_EVERY";
 
@@ -253,6 +255,15 @@ impl Ledger {
             true => self.start_before((q.as_of.unwrap_or(Micros::MAX), u64::MAX), upto, q.only)?,
             false => None,
         };
+        if std::env::var_os(TRACE_ENV).is_some() {
+            match &start {
+                Some(s) => eprintln!(
+                    "checkpoint: resumed after seq {} ({} records)",
+                    s.after.1, s.folded
+                ),
+                None => eprintln!("checkpoint: none, folded from the start"),
+            }
+        }
         fold::fold_from(&view, q, start, None)
     }
 
@@ -397,7 +408,11 @@ impl Ledger {
         let len = h.lens[i];
         let mut out = Vec::with_capacity(len.min(1 << 30) as usize);
         for p in 0..pieces(len) {
-            match self.snapshots.get(piece_key(h.pos, i, p)).map_err(storage)? {
+            match self
+                .snapshots
+                .get(piece_key(h.pos, i, p))
+                .map_err(storage)?
+            {
                 Some(v) => out.extend_from_slice(&v),
                 None => return Ok(None),
             }
@@ -469,13 +484,13 @@ mod tests {
         };
         let mut params = Params::default();
         let mut m = serde_json::Map::new();
-        m.insert("k_factor".into(), serde_json::json!(30));
-        params.change("cards", &m);
+        m.insert("base".into(), serde_json::json!(30));
+        params.change("valar", &m);
         assert_eq!(header(&encode_header(&h)), Some(h));
         let b = encode(&State::default(), &params).unwrap();
         let mut read = |i: usize| Ok(Some(b[i].clone()));
         let (_, p2) = decode(&mut read, Some("cards")).unwrap().unwrap();
-        assert_eq!(p2.value("cards", "k_factor"), serde_json::json!(30));
+        assert_eq!(p2.value("valar", "base"), serde_json::json!(30));
         assert_ne!(p2.stamp(), 0, "changed rules get a fresh stamp");
         let mut cut = |i: usize| Ok(Some(b[i][..b[i].len() / 2].to_vec()));
         assert!(decode(&mut cut, None).unwrap().is_none());

@@ -288,7 +288,13 @@ impl Ledger {
 
     /// Fold everything up to `new` with checks (from a checkpoint when one is
     /// still valid, see [`checkpoint`]); name file and line for new records.
-    fn validate(&self, old_head: u64, new: Head, pending: &Pending, names: &[String]) -> Result<()> {
+    fn validate(
+        &self,
+        old_head: u64,
+        new: Head,
+        pending: &Pending,
+        names: &[String],
+    ) -> Result<()> {
         let (mut origin, msg) = match self.check_fold(old_head, new) {
             Ok(_) => return Ok(()),
             Err(Error::Invalid { origin, msg }) => (origin, msg),

@@ -66,7 +66,11 @@ impl Summary {
     }
 
     pub fn decode(first_seq: u64, b: &[u8]) -> Result<Summary> {
-        let bad = || Error::Corrupt(format!("summary of the chunk at seq {first_seq} is damaged"));
+        let bad = || {
+            Error::Corrupt(format!(
+                "summary of the chunk at seq {first_seq} is damaged"
+            ))
+        };
         let word = |i: usize| -> Result<[u8; 8]> {
             b.get(i..i + 8)
                 .and_then(|s| s.try_into().ok())
