@@ -416,6 +416,33 @@ mod tests {
     }
 
     #[test]
+    fn a_resumed_plan_takes_what_follows_the_position_and_a_sink_sees_every_step() {
+        let src = MemSource::from_jsonl(LOG).unwrap();
+        let at = |seq: usize| src.records[seq - 1].at;
+        let q = Query::default();
+        assert_eq!(plan_after(&src, &q, (at(2), 2)).unwrap(), (vec![4, 3], 4));
+        let as_of = Query {
+            as_of: crate::time::parse_bound("2003-02-15"),
+            ..Query::default()
+        };
+        assert_eq!(plan_after(&src, &as_of, (at(2), 2)).unwrap().0, vec![4]);
+        let mut seen = Vec::new();
+        let mut put = |pos: Pos, n: u64, _: &State, _: &Params| {
+            seen.push((pos, n));
+            Ok(())
+        };
+        let sink = Sink {
+            every: 1,
+            put: &mut put,
+        };
+        fold_from(&src, &q, None, Some(sink)).unwrap();
+        assert_eq!(
+            seen,
+            vec![((at(2), 2), 1), ((at(4), 4), 2), ((at(3), 3), 3)]
+        );
+    }
+
+    #[test]
     fn voids_must_target_an_earlier_live_record() {
         let src = MemSource::from_jsonl(&format!(
             "{LOG}{}",
