@@ -218,7 +218,7 @@ pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
 fn folded(ledger: &Ledger, args: &QueryArgs, audit: bool) -> Result<(fold::Folded, Stamp)> {
     let mut q = args.query()?;
     q.audit = audit;
-    let f = fold::fold(&ledger.source()?, &q)?;
+    let f = ledger.fold(&q)?;
     let hash = ledger.hash_at(f.known_at)?;
     let stamp = Stamp {
         as_of: args.as_of.clone(),
@@ -240,7 +240,8 @@ pub fn standings(
     let mut q = args.query()?;
     // One table needs one projection: the other namespaces are not even decoded.
     q.only = systems::namespace_of(table);
-    let f = fold::fold(&ledger.source()?, &q)?;
+    // From the latest valid checkpoint at or before --as-of when one can serve.
+    let f = ledger.fold(&q)?;
     let stamp = Stamp {
         as_of: args.as_of.clone(),
         known_at: f.known_at,
@@ -255,7 +256,7 @@ pub fn standings(
 /// and print how many records the ledger knew; what "full replay" measures.
 pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
     let ledger = Ledger::open(path)?;
-    let f = fold::fold(&ledger.source()?, &args.query()?)?;
+    let f = ledger.fold(&args.query()?)?;
     let text = format!("folded every projection up to seq {}\n", f.known_at);
     Ok(text)
 }

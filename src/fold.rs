@@ -13,6 +13,17 @@
 //! Two passes keep memory bounded: pass 1 reads only each record's small header
 //! (seq, at, recorded_at, void target) into a plan of 16 bytes a record; pass 2
 //! reads the records in plan order from the [`Source`] and folds them.
+//!
+//! **Resuming** ([`fold_from`] with a [`Start`]): a fold may begin from a state
+//! folded up to a position `(at, seq)` (a checkpoint, see `ledger::checkpoint`)
+//! and fold only the records after it. That is the same fold as from nothing
+//! exactly when the records at or before the position are the same set: the
+//! caller guarantees it (no record added since sorts before it, no void since
+//! removes one at or before it). Only a fold without a known-at cut and without
+//! pinned rules can resume: the start's state saw every record and the rules
+//! changes in force. Void checks still see every void, in seq order, so a
+//! resumed check fold refuses exactly what a full one does, with the same error:
+//! records before the position were checked against the same predecessors.
 
 use serde_json::Value;
 
@@ -32,10 +43,29 @@ pub struct Entry {
     pub void_target: Option<u64>,
 }
 
+/// A position in fold order: `(at, seq)`.
+pub type Pos = (Micros, u64);
+
 /// Where records come from: the sled ledger, or memory in tests.
 pub trait Source {
     /// Every entry, in seq order.
     fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()>;
+    /// The last seq (0 for none).
+    fn last_seq(&self) -> u64;
+    /// The entries of every record whose `at` may lie in `lo..=hi`, in seq order.
+    /// A source may skip records it knows lie outside; the caller filters the rest.
+    fn entries_in(
+        &self,
+        _lo: Micros,
+        _hi: Micros,
+        f: &mut dyn FnMut(Entry) -> Result<()>,
+    ) -> Result<()> {
+        self.entries(f)
+    }
+    /// `(seq, target)` of every `ledger.voided`, in seq order.
+    fn void_pairs(&self, f: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<()> {
+        self.entries(&mut |e| e.void_target.map_or(Ok(()), |t| f(e.seq, t)))
+    }
     /// The records with these seqs, in exactly this order.
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
     /// [`Source::records`] restricted to the `ledger.*` records and those of
@@ -172,16 +202,78 @@ pub fn voids(source: &dyn Source, q: &Query) -> Result<std::collections::BTreeMa
     Ok(out)
 }
 
+/// Pass 1 of a fold resumed after position `after` (no known-at cut): the seqs
+/// after it in `(at, seq)` order, and the last seq. Checks every void when
+/// `q.check`, as [`plan`] does.
+pub fn plan_after(source: &dyn Source, q: &Query, after: Pos) -> Result<(Vec<u64>, u64)> {
+    let mut voided: std::collections::BTreeSet<u64> = Default::default();
+    let mut void_seqs: std::collections::BTreeSet<u64> = Default::default();
+    source.void_pairs(&mut |seq, target| {
+        if q.check {
+            check_void(seq, target, &voided, &void_seqs)?;
+        }
+        voided.insert(target);
+        void_seqs.insert(seq);
+        Ok(())
+    })?;
+    let hi = q.as_of.unwrap_or(Micros::MAX);
+    let mut keys: Vec<Pos> = Vec::new();
+    source.entries_in(after.0, hi, &mut |e| {
+        let live = q.keep_voided || !voided.contains(&e.seq);
+        if (e.at, e.seq) > after && e.at <= hi && live {
+            keys.push((e.at, e.seq));
+        }
+        Ok(())
+    })?;
+    keys.sort_unstable();
+    Ok((
+        keys.into_iter().map(|(_, s)| s).collect(),
+        source.last_seq(),
+    ))
+}
+
+/// A fold resumed from a checkpoint: the state folded up to and including `after`.
+#[derive(Debug, Clone)]
+pub struct Start {
+    pub state: State,
+    /// The rules in force at `after`.
+    pub params: Params,
+    pub after: Pos,
+    /// How many records were folded up to and including `after`.
+    pub folded: u64,
+}
+
+/// What a fold hands its state to every `every` records of fold order (counted
+/// from the first record of the log): position, count, state and rules in force.
+pub struct Sink<'a> {
+    pub every: u64,
+    pub put: &'a mut dyn FnMut(Pos, u64, &State, &Params) -> Result<()>,
+}
+
 /// Fold the log as `q` asks.
 pub fn fold(source: &dyn Source, q: &Query) -> Result<Folded> {
-    let (order, known_at) = plan(source, q)?;
-    let pinned = match &q.rules {
-        Some(rules) => Params::pinned(rules),
-        None => Params::default(),
+    fold_from(source, q, None, None)
+}
+
+/// Fold the log as `q` asks, from `start` (see the module docs for when that is
+/// allowed) or from nothing, handing the state to `sink` on the way.
+pub fn fold_from(
+    source: &dyn Source,
+    q: &Query,
+    start: Option<Start>,
+    mut sink: Option<Sink<'_>>,
+) -> Result<Folded> {
+    let (order, known_at) = match &start {
+        Some(s) => plan_after(source, q, s.after)?,
+        None => plan(source, q)?,
+    };
+    let (state, params, mut n) = match start {
+        Some(s) => (s.state, s.params, s.folded),
+        None => (State::default(), pinned(q), 0),
     };
     let mut out = Folded {
-        state: State::default(),
-        cx: Cx::new(pinned, q.audit),
+        state,
+        cx: Cx::new(params, q.audit),
         known_at,
     };
     source.records_of(&order, q.only, &mut |rec| {
@@ -189,9 +281,22 @@ pub fn fold(source: &dyn Source, q: &Query) -> Result<Folded> {
             check_record(&out.state, &rec, &out.cx)?;
         }
         apply_record(&mut out.state, &rec, &mut out.cx);
-        Ok(())
+        n += 1;
+        match sink.as_mut() {
+            Some(s) if n % s.every == 0 => {
+                (s.put)((rec.at, rec.seq), n, &out.state, &out.cx.params)
+            }
+            _ => Ok(()),
+        }
     })?;
     Ok(out)
+}
+
+fn pinned(q: &Query) -> Params {
+    match &q.rules {
+        Some(rules) => Params::pinned(rules),
+        None => Params::default(),
+    }
 }
 
 fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
@@ -268,6 +373,10 @@ impl Source for MemSource {
         Ok(())
     }
 
+    fn last_seq(&self) -> u64 {
+        self.records.last().map_or(0, |r| r.seq)
+    }
+
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
         for &s in seqs {
             if let Some(r) = self.records.get((s - 1) as usize) {
@@ -304,6 +413,33 @@ mod tests {
             ..Query::default()
         };
         assert_eq!(plan(&src, &as_of).unwrap().0, vec![2]);
+    }
+
+    #[test]
+    fn a_resumed_plan_takes_what_follows_the_position_and_a_sink_sees_every_step() {
+        let src = MemSource::from_jsonl(LOG).unwrap();
+        let at = |seq: usize| src.records[seq - 1].at;
+        let q = Query::default();
+        assert_eq!(plan_after(&src, &q, (at(2), 2)).unwrap(), (vec![4, 3], 4));
+        let as_of = Query {
+            as_of: crate::time::parse_bound("2003-02-15"),
+            ..Query::default()
+        };
+        assert_eq!(plan_after(&src, &as_of, (at(2), 2)).unwrap().0, vec![4]);
+        let mut seen = Vec::new();
+        let mut put = |pos: Pos, n: u64, _: &State, _: &Params| {
+            seen.push((pos, n));
+            Ok(())
+        };
+        let sink = Sink {
+            every: 1,
+            put: &mut put,
+        };
+        fold_from(&src, &q, None, Some(sink)).unwrap();
+        assert_eq!(
+            seen,
+            vec![((at(2), 2), 1), ((at(4), 4), 2), ((at(3), 3), 3)]
+        );
     }
 
     #[test]

@@ -38,15 +38,47 @@ pub struct ParamDef {
 type Key = (String, String);
 
 /// The parameters in force at one point of a fold.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Params {
+    #[serde(with = "as_text")]
     set: BTreeMap<Key, Value>,
     /// Values from `replay --rules`: "as if they had always been in force", so
     /// later `rules_changed` events do not override them.
+    #[serde(with = "as_text")]
     pinned: BTreeMap<Key, Value>,
     /// Changes whenever the values in force may have: equal stamps, equal values
     /// (0 for the defaults), so a projection can cache what it derives from them.
+    /// Stamps are per process: a checkpoint does not store it ([`Params::restamp`]).
+    #[serde(skip)]
     stamp: u64,
+}
+
+/// Values as JSON text in a checkpoint: bincode cannot carry a `Value` (reading
+/// one back needs a self-describing format).
+mod as_text {
+    use std::collections::BTreeMap;
+
+    use serde::{de::Error, Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+
+    use super::Key;
+
+    pub fn serialize<S: Serializer>(m: &BTreeMap<Key, Value>, s: S) -> Result<S::Ok, S::Error> {
+        let texts: Vec<(&Key, String)> = m.iter().map(|(k, v)| (k, v.to_string())).collect();
+        texts.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<Key, Value>, D::Error> {
+        let texts: Vec<(Key, String)> = Vec::deserialize(d)?;
+        texts
+            .into_iter()
+            .map(|(k, t)| {
+                serde_json::from_str(&t)
+                    .map(|v| (k, v))
+                    .map_err(D::Error::custom)
+            })
+            .collect()
+    }
 }
 
 /// A fresh [`Params::stamp`], never 0.
@@ -150,6 +182,13 @@ impl Params {
             self.set
                 .insert((system.to_string(), name.clone()), v.clone());
         }
+    }
+
+    /// A fresh stamp for parameters read back from a checkpoint (0 again when
+    /// nothing differs from the defaults).
+    pub fn restamp(&mut self) {
+        let defaults = self.set.is_empty() && self.pinned.is_empty();
+        self.stamp = if defaults { 0 } else { next_stamp() };
     }
 
     /// Equal stamps mean equal values in force (see the field).

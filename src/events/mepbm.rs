@@ -42,7 +42,9 @@ pub enum Rated {
 }
 
 /// The side a position starts on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize,
+)]
 pub enum Side {
     #[serde(rename = "FP")]
     Fp,

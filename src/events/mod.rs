@@ -533,7 +533,7 @@ pub(crate) fn payload<T: DeserializeOwned>(kind: &str, v: Value) -> Result<T, St
 
 /// An identifier written as a string or a non-negative integer (`"101"` or `101`).
 /// Both spellings name the same thing; the canonical form keeps what was written.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Ident(pub String);
 
 impl std::fmt::Display for Ident {
@@ -544,6 +544,10 @@ impl std::fmt::Display for Ident {
 
 impl<'de> Deserialize<'de> for Ident {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Checkpoints (bincode, not self-describing) store the string as serialized.
+        if !d.is_human_readable() {
+            return String::deserialize(d).map(Ident);
+        }
         struct V;
         impl serde::de::Visitor<'_> for V {
             type Value = Ident;

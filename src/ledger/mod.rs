@@ -18,9 +18,14 @@
 //!    nothing holds the whole log.
 //!
 //! Byte layout: see [`chunk`]. Canonical form and hashing: see [`canonical`].
+//! Each chunk has a [`summary`] written with it (same key, same append); the
+//! append's check fold reads and writes projection [`checkpoint`]s, a cache that
+//! `drop_beyond` and the head binding keep out of reach of failed appends.
 
 pub mod canonical;
+pub mod checkpoint;
 pub mod chunk;
+pub mod summary;
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -30,7 +35,7 @@ use std::sync::mpsc::{Receiver, Sender};
 
 use crate::error::{Error, Origin, Result};
 use crate::events::{self, ledger as ledger_events, Event, Record};
-use crate::fold::{self, Entry, Query, Source};
+use crate::fold::{self, Entry, Source};
 use crate::input;
 use crate::time::{self, Micros};
 
@@ -39,7 +44,9 @@ use chunk::{ChunkWriter, RecordView};
 /// Idempotency index: key → (content hash, seq).
 type IdemIndex = BTreeMap<[u8; 16], ([u8; 16], u64)>;
 
-const FORMAT: &[u8] = b"laurel-ledger-1";
+/// Version 2 added the "summaries" tree (every chunk has one) and checkpoints.
+const FORMAT: &[u8] = b"laurel-ledger-2";
+const FORMAT_1: &[u8] = b"laurel-ledger-1";
 /// sled's page cache; the default (1 GiB) would dominate memory use.
 const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -95,6 +102,11 @@ pub struct Ledger {
 struct Handles {
     db: sled::Db,
     chunks: sled::Tree,
+    /// One [`summary::Summary`] per chunk, same key.
+    summaries: sled::Tree,
+    /// Checkpoint headers and their snapshots, keyed by position ([`checkpoint`]).
+    checkpoints: sled::Tree,
+    snapshots: sled::Tree,
     meta: sled::Tree,
 }
 
@@ -150,6 +162,9 @@ impl Handles {
     fn of(db: sled::Db) -> Result<Handles> {
         Ok(Handles {
             chunks: db.open_tree("chunks").map_err(storage)?,
+            summaries: db.open_tree("summaries").map_err(storage)?,
+            checkpoints: db.open_tree("checkpoints").map_err(storage)?,
+            snapshots: db.open_tree("snapshots").map_err(storage)?,
             meta: db.open_tree("meta").map_err(storage)?,
             db,
         })
@@ -199,6 +214,9 @@ impl Ledger {
         let ledger = Self::from_db(path, lock, open_db(path)?)?;
         match ledger.meta()?.get("format").map_err(storage)? {
             Some(f) if f.as_ref() == FORMAT => Ok(ledger),
+            Some(f) if f.as_ref() == FORMAT_1 => Err(Error::Corrupt(
+                "ledger format laurel-ledger-1 has no chunk summaries; `laurel export` it with the laurel that wrote it and append the export to a new ledger".into(),
+            )),
             Some(f) => Err(Error::Corrupt(format!(
                 "unknown ledger format {:?}",
                 String::from_utf8_lossy(&f)
@@ -232,6 +250,18 @@ impl Ledger {
 
     fn meta(&self) -> Result<sled::Tree> {
         self.with(|h| h.meta.clone())
+    }
+
+    pub(crate) fn summaries(&self) -> Result<sled::Tree> {
+        self.with(|h| h.summaries.clone())
+    }
+
+    pub(crate) fn checkpoints(&self) -> Result<sled::Tree> {
+        self.with(|h| h.checkpoints.clone())
+    }
+
+    pub(crate) fn snapshots(&self) -> Result<sled::Tree> {
+        self.with(|h| h.snapshots.clone())
     }
 
     /// Count `bytes` of chunks moved through sled.
@@ -412,25 +442,21 @@ impl Ledger {
             head: last,
         };
         if report.appended > 0 {
-            self.validate(head.seq, last.seq, &pending, &names)?;
+            self.validate(head.seq, last, &pending, &names)?;
         }
         Ok(report)
     }
 
-    /// Fold everything up to `upto` with checks; name file and line for new records.
+    /// Fold everything up to `new` with checks (from a checkpoint when one is
+    /// still valid, see [`checkpoint`]); name file and line for new records.
     fn validate(
         &self,
         old_head: u64,
-        upto: u64,
+        new: Head,
         pending: &Pending,
         names: &[String],
     ) -> Result<()> {
-        let view = View { ledger: self, upto };
-        let q = Query {
-            check: true,
-            ..Query::default()
-        };
-        let (mut origin, msg) = match fold::fold(&view, &q) {
+        let (mut origin, msg) = match self.check_fold(old_head, new) {
             Ok(_) => return Ok(()),
             Err(Error::Invalid { origin, msg }) => (origin, msg),
             Err(e) => return Err(e),
@@ -492,17 +518,28 @@ impl Ledger {
         Ok(index)
     }
 
-    /// Delete chunks beyond `seq`: leftovers of an append that failed or was killed.
+    /// Delete chunks and their summaries beyond `seq`, and checkpoints made at a
+    /// head beyond it: leftovers of an append that failed or was killed.
     fn drop_beyond(&self, seq: u64) -> Result<()> {
-        let chunks = self.chunks()?;
-        let stale: Vec<sled::IVec> = chunks
-            .range(chunk::key(seq + 1)..)
-            .keys()
-            .collect::<std::result::Result<_, _>>()
-            .map_err(storage)?;
-        for k in stale {
-            chunks.remove(k).map_err(storage)?;
+        for tree in [self.chunks()?, self.summaries()?] {
+            let stale: Vec<sled::IVec> = tree
+                .range(chunk::key(seq + 1)..)
+                .keys()
+                .collect::<std::result::Result<_, _>>()
+                .map_err(storage)?;
+            for k in stale {
+                tree.remove(k).map_err(storage)?;
+            }
         }
+        self.drop_checkpoints(|h| h.head.seq > seq)
+    }
+
+    /// Store a chunk beyond the head, with its summary (same key).
+    fn put_chunk(&self, first_seq: u64, bytes: Vec<u8>) -> Result<()> {
+        let s = summary::Summary::of(&chunk::decode(&bytes, first_seq)?);
+        let k = chunk::key(first_seq);
+        self.summaries()?.insert(k, s.encode()).map_err(storage)?;
+        self.chunks()?.insert(k, bytes).map_err(storage)?;
         Ok(())
     }
 
@@ -999,13 +1036,10 @@ impl Pending<'_> {
             hash: done.last_hash,
         };
         if done.count > 0 {
-            let key = chunk::key(done.first_seq);
+            let first = done.first_seq;
             let bytes = done.finish();
             self.ledger.moved(bytes.len());
-            self.ledger
-                .chunks()?
-                .insert(key, bytes)
-                .map_err(storage)?;
+            self.ledger.put_chunk(first, bytes)?;
             self.ledger.recycle_if_due()?;
         }
         Ok(head)
@@ -1019,6 +1053,45 @@ struct View<'l> {
 }
 
 impl Source for View<'_> {
+    fn last_seq(&self) -> u64 {
+        self.upto
+    }
+
+    /// Reads only the chunks whose summary's `at` range meets `lo..=hi`.
+    fn entries_in(
+        &self,
+        lo: Micros,
+        hi: Micros,
+        f: &mut dyn FnMut(Entry) -> Result<()>,
+    ) -> Result<()> {
+        for s in self.ledger.summaries_between(1, self.upto)? {
+            if s.max_at < lo || s.min_at > hi {
+                continue;
+            }
+            let (first, bytes) = self.ledger.chunk_holding(s.first_seq)?;
+            let c = chunk::decode(&bytes, first)?;
+            for r in c.records.iter().filter(|r| r.seq <= self.upto) {
+                f(Entry {
+                    seq: r.seq,
+                    at: r.at,
+                    recorded_at: c.recorded_at_micros,
+                    void_target: r.void_target,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// From the summaries alone.
+    fn void_pairs(&self, f: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<()> {
+        for s in self.ledger.summaries_between(1, self.upto)? {
+            for &(seq, target) in s.voids.iter().filter(|(seq, _)| *seq <= self.upto) {
+                f(seq, target)?;
+            }
+        }
+        Ok(())
+    }
+
     fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
         self.ledger.for_each_chunk(self.upto, &mut |c| {
             for r in c.records.iter().filter(|r| r.seq <= self.upto) {

@@ -1,0 +1,258 @@
+//! Checkpoints (issue 10): a fold that starts from a projection checkpoint answers
+//! byte for byte what the full replay answers, at every `--as-of` and for every
+//! table, through appends that invalidate checkpoints (a late event, an early
+//! rule change, voids), a refused append, and appends killed mid-way.
+//!
+//! `LAUREL_CHECKPOINT_EVERY` makes checkpoints every few records so a small
+//! ledger has many; `LAUREL_NO_CHECKPOINTS` forces the full fold to compare with;
+//! `LAUREL_CHECKPOINT_TRACE` says on stderr where a fold started, so the test
+//! knows the checkpoints were used.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{empty_ledger, head, laurel, Rng};
+
+const EVERY: &str = "150";
+
+const DATES: &[Option<&str>] = &[
+    None,
+    Some("1999-12-31"),
+    Some("2000-02-10"),
+    Some("2000-06-01"),
+    Some("2000-09-15"),
+    Some("2001-01-01"),
+    Some("2001-05-20"),
+    Some("2001-08-03"),
+    Some("2002-01-01"),
+    Some("2002-07-15"),
+    Some("2003-01-31"),
+    Some("2003-06-01"),
+    Some("2010-01-01"),
+];
+
+fn cmd(dir: &Path, args: &[&str], full: bool) -> Output {
+    let mut c = laurel(dir);
+    c.args(args)
+        .env("LAUREL_CHECKPOINT_EVERY", EVERY)
+        .env("LAUREL_CHECKPOINT_TRACE", "1");
+    if full {
+        c.env("LAUREL_NO_CHECKPOINTS", "1");
+    } else {
+        c.env_remove("LAUREL_NO_CHECKPOINTS");
+    }
+    c.output().expect("ran")
+}
+
+fn gen(events: u64, seed: u64) -> String {
+    let out = Command::new(assert_cmd::cargo::cargo_bin("laurel"))
+        .args([
+            "gen",
+            "--events",
+            &events.to_string(),
+            "--seed",
+            &seed.to_string(),
+        ])
+        .output()
+        .expect("gen ran");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).expect("utf8")
+}
+
+fn append(dir: &Path, text: &str) {
+    let out = laurel(dir)
+        .args(["append", "-"])
+        .env("LAUREL_CHECKPOINT_EVERY", EVERY)
+        .write_stdin(text.to_string())
+        .output()
+        .expect("ran");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Every table at every date, from checkpoints and in full: identical output.
+/// Returns how many answers started from a checkpoint.
+fn assert_same_answers(dir: &Path, when: &str) -> usize {
+    let mut resumed = 0;
+    for date in DATES {
+        let mut queries: Vec<Vec<String>> = laurel::systems::tables()
+            .iter()
+            .map(|(t, _)| {
+                vec![
+                    "standings".into(),
+                    t.to_string(),
+                    "--format".into(),
+                    "json".into(),
+                ]
+            })
+            .collect();
+        queries.push(vec!["fold".into()]);
+        queries.push(vec!["rules".into(), "--format".into(), "json".into()]);
+        for mut args in queries {
+            if let Some(d) = date {
+                args.extend(["--as-of".to_string(), d.to_string()]);
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (fast, full) = (cmd(dir, &args, false), cmd(dir, &args, true));
+            assert_eq!(fast.status.code(), full.status.code(), "{when}: {args:?}");
+            assert!(
+                fast.stdout == full.stdout,
+                "{when}: laurel {args:?} differs from the full replay:\n{}\n---\n{}",
+                String::from_utf8_lossy(&fast.stdout),
+                String::from_utf8_lossy(&full.stdout)
+            );
+            let trace = String::from_utf8_lossy(&fast.stderr);
+            resumed += usize::from(trace.contains("checkpoint: resumed after"));
+            assert!(
+                String::from_utf8_lossy(&full.stderr).contains("checkpoint: none"),
+                "{when}: the full fold starts from nothing"
+            );
+        }
+    }
+    resumed
+}
+
+#[test]
+fn checkpointed_answers_equal_the_full_replay_through_invalidating_appends() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    append(d, &gen(3000, 5));
+    assert!(
+        assert_same_answers(d, "after gen") > 100,
+        "checkpoints used"
+    );
+
+    let out = laurel(d)
+        .arg("import")
+        .arg(common::events_dir())
+        .env("LAUREL_CHECKPOINT_EVERY", EVERY)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(assert_same_answers(d, "after events/") > 100);
+
+    // Late: a rule change and a series sorting before most checkpoints.
+    append(
+        d,
+        concat!(
+            r#"{"type":"ledger.rules_changed","at":"2001-01-01","system":"valar","params":{"base":50}}"#,
+            "\n",
+            r#"{"type":"cfr.series_defined","at":"2000-06-01","series":"late-series","format":"elimination"}"#,
+            "\n"
+        ),
+    );
+    assert!(assert_same_answers(d, "after a late append") > 100);
+
+    for target in ["1500", "2400"] {
+        let out = laurel(d)
+            .args(["void", target, "--reason", "test"])
+            .env("LAUREL_CHECKPOINT_EVERY", EVERY)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(assert_same_answers(d, "after voids") > 100);
+
+    // A refused late append: the same message whether the check fold resumes.
+    let bad = r#"{"type":"cfr.series_defined","at":"2000-07-01","series":"late-series","format":"elimination"}"#;
+    let before = head(d);
+    let mut msgs = Vec::new();
+    for full in [false, true] {
+        let mut c = laurel(d);
+        c.args(["append", "-"]).write_stdin(bad);
+        if full {
+            c.env("LAUREL_NO_CHECKPOINTS", "1");
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        msgs.push(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    assert_eq!(msgs[0], msgs[1]);
+    assert!(msgs[0].contains("-:1"), "{}", msgs[0]);
+    assert_eq!(head(d), before);
+    laurel(d).arg("verify").assert().success();
+}
+
+/// Kill `laurel append FILE` after `delay`; true if it finished first.
+fn append_killed_after(d: &Path, file: &Path, delay: Duration) -> bool {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("laurel"))
+        .arg("--ledger")
+        .arg(d.join("laurel.db"))
+        .arg("append")
+        .arg(file)
+        .env("LAUREL_CHECKPOINT_EVERY", EVERY)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while started.elapsed() < delay {
+        if child.try_wait().unwrap().is_some() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap().success()
+}
+
+#[test]
+fn appends_killed_while_writing_checkpoints_leave_right_answers() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    let out = laurel(d)
+        .arg("import")
+        .arg(common::events_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let file = d.join("gen.jsonl");
+    std::fs::write(&file, gen(3000, 5)).unwrap();
+    // How long an uninterrupted append takes, on a scratch ledger.
+    let scratch = empty_ledger();
+    let t = Instant::now();
+    assert!(append_killed_after(
+        scratch.path(),
+        &file,
+        Duration::from_secs(120)
+    ));
+    let window = t.elapsed();
+    let mut rng = Rng(0x5eed);
+    let before = head(d).0;
+    for round in 0..6 {
+        let delay = window.mul_f64(0.2 + 0.7 * rng.below(1000) as f64 / 1000.0);
+        let done = append_killed_after(d, &file, delay);
+        laurel(d).arg("verify").assert().success();
+        for args in [["standings", "valar"], ["standings", "cards"]] {
+            let (fast, full) = (cmd(d, &args, false), cmd(d, &args, true));
+            assert_eq!(fast.stdout, full.stdout, "round {round}: {args:?}");
+        }
+        // All or nothing: killed after its head was written, it is all there.
+        let now = head(d).0;
+        assert!(
+            now == before || now == before + 3000,
+            "round {round}: {now}"
+        );
+        assert!(!done || now == before + 3000, "round {round}: acknowledged");
+        if now != before {
+            break;
+        }
+    }
+    append(d, &std::fs::read_to_string(&file).unwrap());
+    assert_eq!(head(d).0, before + 3000);
+    assert!(assert_same_answers(d, "after killed appends") > 100);
+}
