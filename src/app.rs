@@ -14,7 +14,7 @@ use crate::events::{ledger as ledger_events, Event};
 use crate::fold::{self, KnownAt, Query, Source};
 use crate::ledger::{canonical, Input, Ledger};
 use crate::output::{self, Format, Report, Stamp, Table};
-use crate::systems::{self, Change, Selector};
+use crate::systems::{self, Change, Cx, Selector, State};
 use crate::time;
 
 /// The two clocks and a what-if rules file, shared by every query.
@@ -239,7 +239,12 @@ pub fn standings(
     let ledger = Ledger::open(path)?;
     let mut q = args.query()?;
     // One table needs one projection: the other namespaces are not even decoded.
+    // An unknown table is refused before anything is folded.
     q.only = systems::namespace_of(table);
+    if q.only.is_none() {
+        let nothing = State::default().standings(table, sel, &Cx::default());
+        return Err(Error::Usage(nothing.err().unwrap_or_default()));
+    }
     // From the latest valid checkpoint at or before --as-of when one can serve.
     let f = ledger.fold(&q)?;
     let stamp = Stamp {

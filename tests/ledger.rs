@@ -362,6 +362,8 @@ fn reopening_sled_between_every_chunk_changes_nothing() {
     let run = |dir: &Path, recycle: &str, args: &[&str], input: &str| {
         let out = laurel(dir)
             .env("LAUREL_RECYCLE_BYTES", recycle)
+            // Checkpoints every 500 records, so their reads and writes recycle too.
+            .env("LAUREL_CHECKPOINT_EVERY", "500")
             .args(args)
             .write_stdin(input.to_string())
             .output()
@@ -380,16 +382,29 @@ fn reopening_sled_between_every_chunk_changes_nothing() {
     for recycle in ["1000000000", "1"] {
         let dir = empty_ledger();
         let mut seen = vec![run(dir.path(), recycle, &["append", "-"], &stream)];
-        for f in ["mepbm_late_1.jsonl", "mepbm_late_2.jsonl", "ledger_tour.jsonl"] {
+        for f in [
+            "mepbm_late_1.jsonl",
+            "mepbm_late_2.jsonl",
+            "ledger_tour.jsonl",
+        ] {
             let path = common::events_dir().join(f);
-            seen.push(run(dir.path(), recycle, &["append", path.to_str().unwrap()], ""));
+            seen.push(run(
+                dir.path(),
+                recycle,
+                &["append", path.to_str().unwrap()],
+                "",
+            ));
         }
         for args in reads {
             let plain = run(dir.path(), "1000000000", args, "");
             assert_eq!(plain, run(dir.path(), "1", args, ""), "{args:?}");
             seen.push(plain);
         }
-        assert!(seen[4].contains("3006 record(s), chain verified"), "{}", seen[4]);
+        assert!(
+            seen[4].contains("3006 record(s), chain verified"),
+            "{}",
+            seen[4]
+        );
         // Two ledgers differ only in recorded_at, hence in hashes.
         answers.push(seen.iter().map(|s| mask_hashes(s)).collect::<Vec<_>>());
     }

@@ -409,10 +409,7 @@ impl Ledger {
         let mut out = Vec::with_capacity(len.min(1 << 30) as usize);
         let snapshots = self.snapshots()?;
         for p in 0..pieces(len) {
-            match snapshots
-                .get(piece_key(h.pos, i, p))
-                .map_err(storage)?
-            {
+            match snapshots.get(piece_key(h.pos, i, p)).map_err(storage)? {
                 Some(v) => out.extend_from_slice(&v),
                 None => return Ok(None),
             }
@@ -437,9 +434,7 @@ impl Ledger {
             let Some(h) = h else { continue };
             for (i, &len) in h.lens.iter().enumerate() {
                 for p in 0..pieces(len.min(1 << 40)) {
-                    snapshots
-                        .remove(piece_key(h.pos, i, p))
-                        .map_err(storage)?;
+                    snapshots.remove(piece_key(h.pos, i, p)).map_err(storage)?;
                 }
             }
         }
