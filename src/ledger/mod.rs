@@ -41,6 +41,9 @@ use crate::time::{self, Micros};
 
 use chunk::{ChunkWriter, RecordView};
 
+/// Stored chunks as (first seq, bytes), in key order.
+type ChunkBatch = [(u64, sled::IVec)];
+
 /// Idempotency index: key → (content hash, seq).
 type IdemIndex = BTreeMap<[u8; 16], ([u8; 16], u64)>;
 
@@ -331,11 +334,7 @@ impl Ledger {
     /// Every stored chunk up to `upto`, as (first seq, bytes), in key order, in
     /// batches of about 16 MiB, recycling sled between batches. A key that is not
     /// 8 bytes (damage) comes as first seq 0.
-    fn batches(
-        &self,
-        upto: u64,
-        f: &mut dyn FnMut(&[(u64, sled::IVec)]) -> Result<()>,
-    ) -> Result<()> {
+    fn batches(&self, upto: u64, f: &mut dyn FnMut(&ChunkBatch) -> Result<()>) -> Result<()> {
         use std::ops::Bound::{Excluded, Included, Unbounded};
         // 16 MiB, or less when recycling more often (tests).
         let batch_bytes = (recycle_bytes() as usize).min(16 * 1024 * 1024);
