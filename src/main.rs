@@ -273,3 +273,8 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// glibc's malloc let an import's freed chunk buffers fragment its heap: 1M events
+/// peaked at 697 MiB RSS (388 MiB with one arena). mimalloc returns memory promptly.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -122,7 +122,7 @@ struct Handles {
 /// our chunks and a scan of the ledger (verify, a fold, an import) held all of it
 /// (574 MiB for verify at 1M events). Dropping the database frees its cache;
 /// reopening costs tens of milliseconds.
-const RECYCLE_BYTES: u64 = 128 * 1024 * 1024;
+const RECYCLE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// [`RECYCLE_BYTES`], or `LAUREL_RECYCLE_BYTES` (tests set it tiny to reopen
 /// sled between every batch and check that nothing changes).
