@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{empty_ledger, head, laurel, Rng};
+use common::{empty_ledger, gen, head, laurel, Rng};
 
 const EVERY: &str = "150";
 
@@ -45,21 +45,6 @@ fn cmd(dir: &Path, args: &[&str], full: bool) -> Output {
         c.env_remove("LAUREL_NO_CHECKPOINTS");
     }
     c.output().expect("ran")
-}
-
-fn gen(events: u64, seed: u64) -> String {
-    let out = Command::new(assert_cmd::cargo::cargo_bin("laurel"))
-        .args([
-            "gen",
-            "--events",
-            &events.to_string(),
-            "--seed",
-            &seed.to_string(),
-        ])
-        .output()
-        .expect("gen ran");
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).expect("utf8")
 }
 
 fn append(dir: &Path, text: &str) {

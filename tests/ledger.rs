@@ -3,7 +3,6 @@
 mod common;
 
 use std::io::Write;
-use std::path::Path;
 use std::process::{Command as Std, Stdio};
 use std::time::{Duration, Instant};
 
@@ -353,13 +352,8 @@ fn drop_last_record(db: &std::path::Path) {
 /// change no answer of append, verify, export or a fold.
 #[test]
 fn reopening_sled_between_every_chunk_changes_nothing() {
-    let gen = laurel(Path::new("/nonexistent"))
-        .args(["gen", "--events", "3000", "--seed", "9"])
-        .output()
-        .expect("ran");
-    assert!(gen.status.success());
-    let stream = String::from_utf8(gen.stdout).unwrap();
-    let run = |dir: &Path, recycle: &str, args: &[&str], input: &str| {
+    let stream = common::gen(3000, 9);
+    let run = |dir: &std::path::Path, recycle: &str, args: &[&str], input: &str| {
         let out = laurel(dir)
             .env("LAUREL_RECYCLE_BYTES", recycle)
             // Checkpoints every 500 records, so their reads and writes recycle too.

@@ -4,26 +4,7 @@
 
 mod common;
 
-use common::{empty_ledger, laurel};
-
-fn gen(events: u64, seed: u64) -> String {
-    let out = laurel(std::path::Path::new("/nonexistent"))
-        .args([
-            "gen",
-            "--events",
-            &events.to_string(),
-            "--seed",
-            &seed.to_string(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{empty_ledger, gen, laurel};
 
 #[test]
 fn gen_is_deterministic_per_seed() {

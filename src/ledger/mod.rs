@@ -1068,15 +1068,7 @@ impl Source for View<'_> {
                 continue;
             }
             let (first, bytes) = self.ledger.chunk_holding(s.first_seq)?;
-            let c = chunk::decode(&bytes, first)?;
-            for r in c.records.iter().filter(|r| r.seq <= self.upto) {
-                f(Entry {
-                    seq: r.seq,
-                    at: r.at,
-                    recorded_at: c.recorded_at_micros,
-                    void_target: r.void_target,
-                })?;
-            }
+            self.chunk_entries(&chunk::decode(&bytes, first)?, f)?;
         }
         Ok(())
     }
@@ -1092,17 +1084,8 @@ impl Source for View<'_> {
     }
 
     fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
-        self.ledger.for_each_chunk(self.upto, &mut |c| {
-            for r in c.records.iter().filter(|r| r.seq <= self.upto) {
-                f(Entry {
-                    seq: r.seq,
-                    at: r.at,
-                    recorded_at: c.recorded_at_micros,
-                    void_target: r.void_target,
-                })?;
-            }
-            Ok(())
-        })
+        self.ledger
+            .for_each_chunk(self.upto, &mut |c| self.chunk_entries(c, f))
     }
 
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
@@ -1180,6 +1163,23 @@ impl Cached {
 }
 
 impl View<'_> {
+    /// The entries of chunk `c` that lie within the view.
+    fn chunk_entries(
+        &self,
+        c: &chunk::ChunkView,
+        f: &mut dyn FnMut(Entry) -> Result<()>,
+    ) -> Result<()> {
+        for r in c.records.iter().filter(|r| r.seq <= self.upto) {
+            f(Entry {
+                seq: r.seq,
+                at: r.at,
+                recorded_at: c.recorded_at_micros,
+                void_target: r.void_target,
+            })?;
+        }
+        Ok(())
+    }
+
     fn load(&self, seq: u64) -> Result<Cached> {
         self.ledger.recycle_if_due()?;
         let (key_seq, v) = self.ledger.chunk_holding(seq)?;

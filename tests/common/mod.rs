@@ -251,3 +251,24 @@ pub fn wait_unlocked(dir: &Path) {
     }
     panic!("ledger at {} stayed locked", dir.display());
 }
+
+/// `laurel gen --events N --seed S`: a valid generated stream (JSON Lines).
+#[allow(dead_code)]
+pub fn gen(events: u64, seed: u64) -> String {
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("laurel"))
+        .args([
+            "gen",
+            "--events",
+            &events.to_string(),
+            "--seed",
+            &seed.to_string(),
+        ])
+        .output()
+        .expect("gen ran");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf8")
+}
