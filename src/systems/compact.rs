@@ -1,5 +1,4 @@
-//! Building blocks of the compact projection states (cards, cfr, diplomacy,
-//! sbr): an [`Interner`] (names become dense `u32` ids `0, 1, 2, …` in
+//! Building blocks of the compact projection states (all five systems): an [`Interner`] (names become dense `u32` ids `0, 1, 2, …` in
 //! first-seen order) and LEB128 varints ([`put`], [`zigzag`], [`Reader`]) for
 //! rows kept as bytes.
 //!
@@ -73,6 +72,11 @@ impl Interner {
                 id
             }
         }
+    }
+
+    /// `ids` sorted by their names (the order tables and audits use).
+    pub fn sort_by_name(&self, ids: &mut [u32]) {
+        ids.sort_unstable_by(|&a, &b| self.name(a).cmp(self.name(b)));
     }
 
     /// `Ok(id)` of `s`, or `Err(())` when it is not interned.

@@ -13,83 +13,16 @@
 //!   voter's first slot, so ballots add nothing.
 //!
 //! The state is serialized for checkpoints with serde (bincode): the layout is
-//! these structs' fields in declaration order. The hash in [`Interner`] is FNV-1a
-//! (defined here, so stable across Rust versions), which keeps a serialized index
-//! valid for any build that reads it.
-
-use std::collections::BTreeMap;
+//! these structs' fields in declaration order. [`Interner`] is the shared one of
+//! `systems::compact` (a fixed FNV-1a hash, so a serialized index stays valid).
 
 use serde::{Deserialize, Serialize};
 
 use crate::events::mepbm::Side;
 use crate::time::Micros;
 
-/// Strings interned to dense ids `0, 1, 2, …` in first-seen order, each stored
-/// once in a shared buffer (no per-string allocation).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(super) struct Interner {
-    buf: String,
-    /// End of string `i` in `buf` (its start is the end of `i - 1`).
-    ends: Vec<u32>,
-    /// FNV-1a hash of a string → its id; a string whose hash is already taken by
-    /// a different string (a 64-bit collision) goes to `spill`.
-    index: BTreeMap<u64, u32>,
-    spill: BTreeMap<Box<str>, u32>,
-}
-
-/// FNV-1a, 64 bits: stable, so a serialized index stays valid.
-fn hash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-impl Interner {
-    pub(super) fn name(&self, id: u32) -> &str {
-        let i = id as usize;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.buf[start..self.ends[i] as usize]
-    }
-
-    pub(super) fn get(&self, s: &str) -> Option<u32> {
-        match self.index.get(&hash(s)) {
-            Some(&id) if self.name(id) == s => Some(id),
-            Some(_) => self.spill.get(s).copied(),
-            None => None,
-        }
-    }
-
-    pub(super) fn intern(&mut self, s: &str) -> u32 {
-        let h = hash(s);
-        if let Some(&id) = self.index.get(&h) {
-            if self.name(id) == s {
-                return id;
-            }
-            if let Some(&id) = self.spill.get(s) {
-                return id;
-            }
-            let id = self.push(s);
-            self.spill.insert(s.into(), id);
-            return id;
-        }
-        let id = self.push(s);
-        self.index.insert(h, id);
-        id
-    }
-
-    fn push(&mut self, s: &str) -> u32 {
-        let id = u32::try_from(self.ends.len()).expect("fewer than 2^32 names");
-        self.buf.push_str(s);
-        self.ends
-            .push(u32::try_from(self.buf.len()).expect("names fit in 4 GiB"));
-        id
-    }
-
-    /// `ids` sorted by their names (the order the SPEC's tables and audits use).
-    pub(super) fn sort_by_name(&self, ids: &mut [u32]) {
-        ids.sort_unstable_by(|&a, &b| self.name(a).cmp(self.name(b)));
-    }
-}
+/// Names are interned as in the other compact states.
+pub(super) use crate::systems::compact::Interner;
 
 /// A side as stored (the event type is not serializable): 0 FP, 1 DS, 2 neutral.
 pub(super) fn side_code(s: Side) -> u8 {
