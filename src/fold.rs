@@ -276,20 +276,67 @@ pub fn fold_from(
         cx: Cx::new(params, q.audit),
         known_at,
     };
+    let Some(sink) = sink.as_mut() else {
+        return pipelined(source, &order, q, out);
+    };
     source.records_of(&order, q.only, &mut |rec| {
         if q.check {
             check_record(&out.state, &rec, &out.cx)?;
         }
         apply_record(&mut out.state, &rec, &mut out.cx);
         n += 1;
-        match sink.as_mut() {
-            Some(s) if n % s.every == 0 => {
-                (s.put)((rec.at, rec.seq), n, &out.state, &out.cx.params)
-            }
+        match n % sink.every {
+            0 => (sink.put)((rec.at, rec.seq), n, &out.state, &out.cx.params),
             _ => Ok(()),
         }
     })?;
     Ok(out)
+}
+
+/// Fold `order` on two threads: this one reads and decodes the records (sled,
+/// JSON), a second one checks and applies them, in order, batch by batch. A fold
+/// with a [`Sink`] stays on one thread (the sink writes to the ledger, which
+/// belongs to this thread).
+///
+/// Errors come out as from a sequential fold: the worker only ever sees records
+/// before the first one the reader failed on, and a failed check stops the reader
+/// at its next batch, so the first error in fold order wins.
+fn pipelined(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Result<Folded> {
+    const BATCH: usize = 256;
+    let check = q.check;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Record>>(8);
+        let worker = scope.spawn(move || -> Result<Folded> {
+            let mut out = out;
+            for rec in rx.iter().flatten() {
+                if check {
+                    check_record(&out.state, &rec, &out.cx)?;
+                }
+                apply_record(&mut out.state, &rec, &mut out.cx);
+            }
+            Ok(out)
+        });
+        let mut batch = Vec::with_capacity(BATCH);
+        let read = source.records_of(order, q.only, &mut |rec| {
+            batch.push(rec);
+            if batch.len() < BATCH {
+                return Ok(());
+            }
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+            tx.send(full)
+                .map_err(|_| Error::Storage("the fold stopped".into()))
+        });
+        if read.is_ok() && !batch.is_empty() {
+            // A send fails only if the worker has stopped; its error is returned below.
+            let _ = tx.send(batch);
+        }
+        drop(tx);
+        let folded = worker
+            .join()
+            .map_err(|_| Error::Storage("the fold's worker thread failed".into()))?;
+        let folded = folded?;
+        read.map(|()| folded)
+    })
 }
 
 fn pinned(q: &Query) -> Params {
@@ -390,6 +437,48 @@ impl Source for MemSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 700 monthly ticks, one a month from 1950; the one at line `bad` repeats
+    /// the month before it (a failed check).
+    fn ticks(bad: usize) -> MemSource {
+        let text: String = (0..700)
+            .map(|i| {
+                let m = if i == bad { i - 1 } else { i };
+                format!(
+                    "{{\"type\":\"mepbm.monthly_tick\",\"at\":\"{y}-{mo:02}-02\",\"month\":\"{py}-{pm:02}\"}}\n",
+                    y = 1950 + i / 12,
+                    mo = 1 + i % 12,
+                    py = 1950 + m / 12,
+                    pm = 1 + m % 12,
+                )
+            })
+            .collect();
+        MemSource::from_jsonl(&text).unwrap()
+    }
+
+    #[test]
+    fn two_thread_fold_reports_the_first_failed_check_as_one_thread_does() {
+        let q = Query {
+            check: true,
+            ..Query::default()
+        };
+        for bad in [3, 255, 256, 300, 699] {
+            let src = ticks(bad);
+            let two = fold(&src, &q).unwrap_err().to_string();
+            let mut put = |_: Pos, _: u64, _: &State, _: &Params| Ok(());
+            let sink = Sink {
+                every: 1000,
+                put: &mut put,
+            };
+            let one = fold_from(&src, &q, None, Some(sink))
+                .unwrap_err()
+                .to_string();
+            assert_eq!(two, one);
+            assert!(two.contains(&format!("seq {}", bad + 1)), "{two}");
+        }
+        let good = fold(&ticks(usize::MAX), &q).unwrap();
+        assert_eq!(good.known_at, 700);
+    }
 
     const LOG: &str = r#"
 {"type":"mepbm.monthly_tick","at":"2003-03-01","month":"2003-02"}
