@@ -13,7 +13,7 @@
 //! Two passes keep memory bounded: pass 1 reads only each record's small header
 //! (seq, at, recorded_at, void target) into a plan of 16 bytes a record; pass 2
 //! reads the records in plan order from the [`Source`] and folds them. Pass 2 runs
-//! on two threads when no checkpoint [`Sink`] is attached ([`pipelined`]): the
+//! on two threads when no checkpoint [`Sink`] is attached (`pipelined`): the
 //! caller's thread reads and decodes, a worker checks and applies, in plan order.
 //!
 //! **Resuming** ([`fold_from`] with a [`Start`]): a fold may begin from a state
