@@ -13,8 +13,8 @@
 //! Two passes keep memory bounded: pass 1 reads only each record's small header
 //! (seq, at, recorded_at, void target) into a plan of 16 bytes a record; pass 2
 //! reads the records in plan order from the [`Source`] and folds them. Pass 2 runs
-//! on two threads when no checkpoint [`Sink`] is attached (`pipelined`): the
-//! caller's thread reads and decodes, a worker checks and applies, in plan order.
+//! on two threads (`pipelined`): the caller's thread reads, decodes and stores
+//! checkpoint snapshots; a worker checks, applies and encodes them, in plan order.
 //!
 //! **Resuming** ([`fold_from`] with a [`Start`]): a fold may begin from a state
 //! folded up to a position `(at, seq)` (a checkpoint, see `ledger::checkpoint`)
@@ -245,11 +245,18 @@ pub struct Start {
     pub folded: u64,
 }
 
+/// A checkpoint's bytes: one buffer per section.
+pub type Snapshot = Vec<Vec<u8>>;
+
 /// What a fold hands its state to every `every` records of fold order (counted
-/// from the first record of the log): position, count, state and rules in force.
+/// from the first record of the log): position, count and the encoded state.
 pub struct Sink<'a> {
     pub every: u64,
-    pub put: &'a mut dyn FnMut(Pos, u64, &State, &Params) -> Result<()>,
+    /// Encodes the state and the rules in force; pure, so it runs on the thread
+    /// that applies, at exactly that state.
+    pub encode: fn(&State, &Params) -> Result<Snapshot>,
+    /// Stores an encoded state; runs on the caller's thread (which owns the ledger).
+    pub put: &'a mut dyn FnMut(Pos, u64, Snapshot) -> Result<()>,
 }
 
 /// Fold the log as `q` asks.
@@ -263,58 +270,59 @@ pub fn fold_from(
     source: &dyn Source,
     q: &Query,
     start: Option<Start>,
-    mut sink: Option<Sink<'_>>,
+    sink: Option<Sink<'_>>,
 ) -> Result<Folded> {
     let (order, known_at) = match &start {
         Some(s) => plan_after(source, q, s.after)?,
         None => plan(source, q)?,
     };
-    let (state, params, mut n) = match start {
+    let (state, params, n) = match start {
         Some(s) => (s.state, s.params, s.folded),
         None => (State::default(), pinned(q), 0),
     };
-    let mut out = Folded {
+    let out = Folded {
         state,
         cx: Cx::new(params, q.audit),
         known_at,
     };
-    let Some(sink) = sink.as_mut() else {
-        return pipelined(source, &order, q, out);
-    };
-    source.records_of(&order, q.only, &mut |rec| {
-        if q.check {
-            check_record(&out.state, &rec, &out.cx)?;
-        }
-        apply_record(&mut out.state, &rec, &mut out.cx);
-        n += 1;
-        match n % sink.every {
-            0 => (sink.put)((rec.at, rec.seq), n, &out.state, &out.cx.params),
-            _ => Ok(()),
-        }
-    })?;
-    Ok(out)
+    pipelined(source, &order, q, out, n, sink)
 }
 
 /// Fold `order` on two threads: this one reads and decodes the records (sled,
-/// JSON), a second one checks and applies them, in order, batch by batch. A fold
-/// with a [`Sink`] stays on one thread (the sink writes to the ledger, which
-/// belongs to this thread).
+/// JSON) and stores the sink's snapshots; a second one checks and applies them,
+/// in order, batch by batch, and encodes the snapshots.
 ///
 /// Errors come out as from a sequential fold: the worker only ever sees records
 /// before the first one the reader failed on, and a failed check stops the reader
-/// at its next batch, so the first error in fold order wins.
-fn pipelined(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Result<Folded> {
+/// at its next batch, so the first error in fold order wins (a storage error while
+/// storing a snapshot stops the fold too).
+fn pipelined(
+    source: &dyn Source,
+    order: &[u64],
+    q: &Query,
+    out: Folded,
+    folded: u64,
+    mut sink: Option<Sink<'_>>,
+) -> Result<Folded> {
     const BATCH: usize = 256;
     let check = q.check;
+    let snapshots = sink.as_ref().map(|s| (s.every, s.encode));
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Record>>(8);
+        let (snap_tx, snap_rx) = std::sync::mpsc::channel::<(Pos, u64, Snapshot)>();
         let worker = scope.spawn(move || -> Result<Folded> {
-            let mut out = out;
+            let (mut out, mut n) = (out, folded);
             for rec in rx.iter().flatten() {
                 if check {
                     check_record(&out.state, &rec, &out.cx)?;
                 }
                 apply_record(&mut out.state, &rec, &mut out.cx);
+                n += 1;
+                if let Some((_, encode)) = snapshots.filter(|(every, _)| n % every == 0) {
+                    let bytes = encode(&out.state, &out.cx.params)?;
+                    // The receiver outlives the worker (it is dropped after the join).
+                    let _ = snap_tx.send(((rec.at, rec.seq), n, bytes));
+                }
             }
             Ok(out)
         });
@@ -326,7 +334,8 @@ fn pipelined(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Resu
             }
             let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
             tx.send(full)
-                .map_err(|_| Error::Storage("the fold stopped".into()))
+                .map_err(|_| Error::Storage("the fold stopped".into()))?;
+            store(&mut sink, &snap_rx)
         });
         if read.is_ok() && !batch.is_empty() {
             // A send fails only if the worker has stopped; its error is returned below.
@@ -337,8 +346,22 @@ fn pipelined(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Resu
             .join()
             .map_err(|_| Error::Storage("the fold's worker thread failed".into()))?;
         let folded = folded?;
-        read.map(|()| folded)
+        read?;
+        store(&mut sink, &snap_rx)?;
+        Ok(folded)
     })
+}
+
+/// Store the snapshots the worker has encoded so far.
+fn store(
+    sink: &mut Option<Sink<'_>>,
+    rx: &std::sync::mpsc::Receiver<(Pos, u64, Snapshot)>,
+) -> Result<()> {
+    let Some(sink) = sink.as_mut() else {
+        return Ok(());
+    };
+    rx.try_iter()
+        .try_for_each(|(pos, n, bytes)| (sink.put)(pos, n, bytes))
 }
 
 fn pinned(q: &Query) -> Params {
@@ -459,27 +482,36 @@ mod tests {
     }
 
     #[test]
-    fn two_thread_fold_reports_the_first_failed_check_as_one_thread_does() {
+    fn two_thread_fold_reports_the_first_failed_check_and_stores_snapshots_in_order() {
         let q = Query {
             check: true,
             ..Query::default()
         };
-        for bad in [3, 255, 256, 300, 699] {
-            let src = ticks(bad);
-            let two = fold(&src, &q).unwrap_err().to_string();
-            let mut put = |_: Pos, _: u64, _: &State, _: &Params| Ok(());
+        let fold_storing = |src: &MemSource| {
+            let mut stored = Vec::new();
+            let mut put = |pos: Pos, n: u64, _: Snapshot| {
+                stored.push((pos.1, n));
+                Ok(())
+            };
             let sink = Sink {
-                every: 1000,
+                every: 100,
+                encode: |_, _| Ok(Vec::new()),
                 put: &mut put,
             };
-            let one = fold_from(&src, &q, None, Some(sink))
-                .unwrap_err()
-                .to_string();
-            assert_eq!(two, one);
-            assert!(two.contains(&format!("seq {}", bad + 1)), "{two}");
+            let r = fold_from(src, &q, None, Some(sink)).map(|f| f.known_at);
+            (r, stored)
+        };
+        for bad in [3, 255, 256, 300, 699] {
+            let e = fold(&ticks(bad), &q).unwrap_err().to_string();
+            assert!(e.contains(&format!("seq {}", bad + 1)), "{e}");
+            let (with_sink, _) = fold_storing(&ticks(bad));
+            assert_eq!(with_sink.unwrap_err().to_string(), e);
         }
-        let good = fold(&ticks(usize::MAX), &q).unwrap();
-        assert_eq!(good.known_at, 700);
+        // A fold that succeeds stores every hundredth state, in fold order.
+        let (known, stored) = fold_storing(&ticks(usize::MAX));
+        assert_eq!(known.unwrap(), 700);
+        let want: Vec<(u64, u64)> = (1..=7).map(|k| (k * 100, k * 100)).collect();
+        assert_eq!(stored, want);
     }
 
     const LOG: &str = r#"
@@ -518,12 +550,13 @@ mod tests {
         };
         assert_eq!(plan_after(&src, &as_of, (at(2), 2)).unwrap().0, vec![4]);
         let mut seen = Vec::new();
-        let mut put = |pos: Pos, n: u64, _: &State, _: &Params| {
+        let mut put = |pos: Pos, n: u64, _: Snapshot| {
             seen.push((pos, n));
             Ok(())
         };
         let sink = Sink {
             every: 1,
+            encode: |_, _| Ok(Vec::new()),
             put: &mut put,
         };
         fold_from(&src, &q, None, Some(sink)).unwrap();

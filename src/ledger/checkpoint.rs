@@ -286,8 +286,10 @@ impl Ledger {
             true => None,
             false => self.start_before((Micros::MAX, u64::MAX), new.seq, None)?,
         };
-        let mut put = |pos: Pos, folded: u64, state: &State, params: &Params| {
-            let sections = encode(state, params)?;
+        let mut put = |pos: Pos, folded: u64, bytes: fold::Snapshot| {
+            let sections: [Vec<u8>; SECTIONS] = bytes
+                .try_into()
+                .map_err(|_| Error::Storage("checkpoint: wrong number of sections".into()))?;
             let h = Header {
                 head: new,
                 pos,
@@ -298,6 +300,7 @@ impl Ledger {
         };
         let sink = Sink {
             every: every(new.seq),
+            encode: |state, params| Ok(encode(state, params)?.into()),
             put: &mut put,
         };
         fold::fold_from(&view, &q, start, Some(sink))
