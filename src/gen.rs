@@ -1081,6 +1081,19 @@ fn next_month(at: i64) -> i64 {
         .unwrap_or(at + 31 * DAY)
 }
 
+/// A generated stream of `events` (all systems) as text: for unit tests.
+#[cfg(test)]
+pub fn stream(events: u64, seed: u64) -> String {
+    let opts = Options {
+        events,
+        seed,
+        systems: vec![],
+    };
+    let mut out = Vec::new();
+    generate(&opts, &mut out).expect("writing to memory");
+    String::from_utf8(out).expect("generated text is UTF-8")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -48,15 +48,20 @@ fn cmd(dir: &Path, args: &[&str], full: bool) -> Output {
 }
 
 fn append(dir: &Path, text: &str) {
+    run_ok(dir, &["append", "-"], text);
+}
+
+/// Run `laurel ARGS` (checkpoints every [`EVERY`] records) and require success.
+fn run_ok(dir: &Path, args: &[&str], stdin: &str) {
     let out = laurel(dir)
-        .args(["append", "-"])
+        .args(args)
         .env("LAUREL_CHECKPOINT_EVERY", EVERY)
-        .write_stdin(text.to_string())
+        .write_stdin(stdin.to_string())
         .output()
         .expect("ran");
     assert!(
         out.status.success(),
-        "{}",
+        "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
 }
@@ -113,17 +118,8 @@ fn checkpointed_answers_equal_the_full_replay_through_invalidating_appends() {
         "checkpoints used"
     );
 
-    let out = laurel(d)
-        .arg("import")
-        .arg(common::events_dir())
-        .env("LAUREL_CHECKPOINT_EVERY", EVERY)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let events = common::events_dir();
+    run_ok(d, &["import", events.to_str().unwrap()], "");
     assert!(assert_same_answers(d, "after events/") > 100);
 
     // Late: a rule change and a series sorting before most checkpoints.
@@ -139,16 +135,7 @@ fn checkpointed_answers_equal_the_full_replay_through_invalidating_appends() {
     assert!(assert_same_answers(d, "after a late append") > 100);
 
     for target in ["1500", "2400"] {
-        let out = laurel(d)
-            .args(["void", target, "--reason", "test"])
-            .env("LAUREL_CHECKPOINT_EVERY", EVERY)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_ok(d, &["void", target, "--reason", "test"], "");
     }
     assert!(assert_same_answers(d, "after voids") > 100);
 

@@ -667,14 +667,7 @@ mod tests {
 
     #[test]
     fn fast_stored_decode_equals_the_input_parse() {
-        let mut gen = Vec::new();
-        let opts = crate::gen::Options {
-            events: 400,
-            seed: 3,
-            systems: vec![],
-        };
-        crate::gen::generate(&opts, &mut gen).unwrap();
-        let gen = String::from_utf8(gen).unwrap();
+        let gen = crate::gen::stream(400, 3);
         let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
         for line in bundled.chain(gen.lines()).filter(|l| !l.trim().is_empty()) {
             let p = parse_event(serde_json::from_str(line).unwrap()).unwrap();
@@ -708,14 +701,7 @@ mod tests {
 
     #[test]
     fn line_parser_agrees_with_the_value_path_and_takes_the_fast_one() {
-        let mut gen = Vec::new();
-        let opts = crate::gen::Options {
-            events: 2000,
-            seed: 7,
-            systems: vec![],
-        };
-        crate::gen::generate(&opts, &mut gen).unwrap();
-        let gen = String::from_utf8(gen).unwrap();
+        let gen = crate::gen::stream(2000, 7);
         let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
         let mut parser = LineParser::default();
         for line in bundled.chain(gen.lines()).filter(|l| l.starts_with('{')) {

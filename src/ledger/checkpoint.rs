@@ -345,13 +345,7 @@ impl Ledger {
 
     /// The `at` of record `seq`, from its chunk's header.
     fn at_of(&self, seq: u64) -> Result<Micros> {
-        let (first, bytes) = self.chunk_holding(seq)?;
-        chunk::decode(&bytes, first)?
-            .records
-            .iter()
-            .find(|r| r.seq == seq)
-            .map(|r| r.at)
-            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
+        self.record_field(seq, |r| r.at)
     }
 
     /// The latest usable checkpoint at or before `bound`, read for `only`.
