@@ -191,6 +191,23 @@ fn lock(path: &Path) -> Result<std::fs::File> {
     }
 }
 
+/// Open sled again after dropping it. sled's background flusher lets go of the
+/// old instance's file lock a moment after the drop, so "locked" is retried for
+/// up to two seconds: no other process can hold it, since we hold `laurel.lock`.
+/// (A clean-clone CI run failed once on this before the retry.)
+fn reopen_db(path: &Path) -> Result<sled::Db> {
+    let mut tries = 0;
+    loop {
+        match open_db(path) {
+            Err(Error::Locked(_)) if tries < 200 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            other => return other,
+        }
+    }
+}
+
 fn exists(path: &Path) -> bool {
     path.join("conf").exists() || path.join("db").exists()
 }
@@ -284,7 +301,7 @@ impl Ledger {
         if let Some(old) = slot.take() {
             old.db.flush().map_err(storage)?;
         }
-        *slot = Some(Handles::of(open_db(&self.path)?)?);
+        *slot = Some(Handles::of(reopen_db(&self.path)?)?);
         Ok(())
     }
 
