@@ -199,12 +199,19 @@ fn a_fingerprint_shared_with_a_recorded_key_is_not_taken_for_it() {
     }
     common::wait_unlocked(dir.path());
     let t9 = r#"{"type":"mepbm.monthly_tick","id":"t9","at":"2003-05-01","month":"2003-04"}"#;
-    for (i, expected) in ["appended 1 event(s)", "appended 0 event(s); 1 already recorded"]
-        .iter()
-        .enumerate()
+    for (i, expected) in [
+        "appended 1 event(s)",
+        "appended 0 event(s); 1 already recorded",
+    ]
+    .iter()
+    .enumerate()
     {
         let out = append_text(dir.path(), t9);
-        assert!(stdout(&out).contains(expected), "append {i}: {}", stdout(&out));
+        assert!(
+            stdout(&out).contains(expected),
+            "append {i}: {}",
+            stdout(&out)
+        );
     }
     assert_eq!(head(dir.path()).0, 5);
     let clash = t9.replace("2003-04\"", "2003-06\"");
@@ -374,7 +381,10 @@ fn drop_last_record(db: &std::path::Path) {
             .iter()
             .map(|r| laurel::ledger::idem::fingerprint(&r.idem)),
     );
-    db.open_tree("summaries").unwrap().insert(&k, summary).unwrap();
+    db.open_tree("summaries")
+        .unwrap()
+        .insert(&k, summary)
+        .unwrap();
     db.open_tree("idems").unwrap().insert(&k, fps).unwrap();
     chunks.insert(k, cut).unwrap();
     let first = u64::from_be_bytes(

@@ -40,7 +40,7 @@ pub fn encode(fps: impl Iterator<Item = u64>) -> Vec<u8> {
 
 /// The fingerprints of the chunk at `first_seq`, from their stored form.
 pub fn decode(first_seq: u64, b: &[u8]) -> Result<impl Iterator<Item = u64> + '_> {
-    if b.len() % 8 != 0 {
+    if !b.len().is_multiple_of(8) {
         return Err(Error::Corrupt(format!(
             "the fingerprints of the chunk at seq {first_seq} are damaged"
         )));
@@ -119,7 +119,11 @@ mod tests {
         let mut ix = Index::with_capacity(0);
         // Fingerprints that all land in the same few slots, plus spread ones.
         for seq in 1..=5000u64 {
-            let fp = if seq % 3 == 0 { 42 } else { seq.wrapping_mul(0x9E37_79B9_7F4A_7C15) };
+            let fp = if seq % 3 == 0 {
+                42
+            } else {
+                seq.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            };
             ix.insert(fp, seq);
         }
         assert_eq!(ix.len(), 5000);
@@ -135,7 +139,10 @@ mod tests {
     #[test]
     fn stored_fingerprints_round_trip_and_refuse_a_torn_value() {
         let b = encode([1u64, u64::MAX, 0].into_iter());
-        assert_eq!(decode(9, &b).unwrap().collect::<Vec<_>>(), vec![1, u64::MAX, 0]);
+        assert_eq!(
+            decode(9, &b).unwrap().collect::<Vec<_>>(),
+            vec![1, u64::MAX, 0]
+        );
         assert!(decode(9, &b[..7]).is_err());
     }
 }

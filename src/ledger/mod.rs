@@ -1137,9 +1137,13 @@ impl Pending<'_> {
     fn keys_of(&mut self, seq: u64) -> Result<([u8; 16], [u8; 16])> {
         let first = self.writer.first_seq;
         if seq >= first {
-            return self.keys.get((seq - first) as usize).copied().ok_or_else(|| {
-                Error::Storage(format!("record {seq} is not in the chunk being written"))
-            });
+            return self
+                .keys
+                .get((seq - first) as usize)
+                .copied()
+                .ok_or_else(|| {
+                    Error::Storage(format!("record {seq} is not in the chunk being written"))
+                });
         }
         if !self.seen.as_ref().is_some_and(|s| s.contains(seq)) {
             self.seen = Some(Seen::load(self.ledger, seq)?);
