@@ -480,6 +480,36 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
             "unknown ledger format",
         ),
         (
+            "an old format marker",
+            Box::new(|db: &sled::Db| {
+                db.open_tree("meta")
+                    .unwrap()
+                    .insert("format", b"laurel-ledger-2".to_vec())
+                    .unwrap();
+            }),
+            "ledger format laurel-ledger-2 has no stored key fingerprints; `laurel export` it",
+        ),
+        (
+            "a chunk's key fingerprints changed",
+            Box::new(|db: &sled::Db| {
+                let t = db.open_tree("idems").unwrap();
+                let (k, v) = t.iter().nth(1).unwrap().unwrap();
+                let mut b = v.to_vec();
+                b[3] ^= 1;
+                t.insert(k, b).unwrap();
+            }),
+            "stored key fingerprints: do not match the chunk's records",
+        ),
+        (
+            "a chunk's summary removed",
+            Box::new(|db: &sled::Db| {
+                let t = db.open_tree("summaries").unwrap();
+                let (k, _) = t.iter().nth(2).unwrap().unwrap();
+                t.remove(k).unwrap();
+            }),
+            "stored chunk summary: missing",
+        ),
+        (
             "every chunk removed",
             Box::new(|db: &sled::Db| {
                 chunks_tree(db).clear().unwrap();

@@ -180,6 +180,49 @@ fn same_file_twice_adds_nothing_and_same_id_other_content_is_an_error() {
     assert_eq!(head(dir.path()), before);
 }
 
+/// The append keeps only 8-byte key fingerprints in memory (src/ledger/idem.rs):
+/// a fingerprint shared with a recorded key must be told apart by the record.
+/// Forging record 1's stored fingerprint into t9's makes that case happen.
+#[test]
+fn a_fingerprint_shared_with_a_recorded_key_is_not_taken_for_it() {
+    let dir = empty_ledger();
+    assert!(append_text(dir.path(), TICKS).status.success());
+    let fp = laurel::ledger::idem::fingerprint(&laurel::ledger::chunk::idem_of_id("t9"));
+    {
+        let db = sled::open(dir.path().join("laurel.db")).unwrap();
+        let idems = db.open_tree("idems").unwrap();
+        let (k, v) = idems.iter().next().unwrap().unwrap();
+        let mut b = v.to_vec();
+        b[..8].copy_from_slice(&fp.to_le_bytes());
+        idems.insert(k, b).unwrap();
+        db.flush().unwrap();
+    }
+    common::wait_unlocked(dir.path());
+    let t9 = r#"{"type":"mepbm.monthly_tick","id":"t9","at":"2003-05-01","month":"2003-04"}"#;
+    for (i, expected) in [
+        "appended 1 event(s)",
+        "appended 0 event(s); 1 already recorded",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = append_text(dir.path(), t9);
+        assert!(
+            stdout(&out).contains(expected),
+            "append {i}: {}",
+            stdout(&out)
+        );
+    }
+    assert_eq!(head(dir.path()).0, 5);
+    let clash = t9.replace("2003-04\"", "2003-06\"");
+    let out = append_text(dir.path(), &clash);
+    assert!(
+        stderr(&out).contains("id \"t9\" is already recorded at seq 5 with different content"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn json_array_input_and_json_floats() {
     let dir = empty_ledger();
@@ -329,6 +372,20 @@ fn drop_last_record(db: &std::path::Path) {
     }
     let mut cut = bytes[..last_start].to_vec();
     cut[12..16].copy_from_slice(&((count - 1) as u32).to_le_bytes());
+    // A careful forger rewrites the chunk's summary and key fingerprints too.
+    let first_seq = u64::from_be_bytes(k.as_ref().try_into().unwrap());
+    let c = laurel::ledger::chunk::decode(&cut, first_seq).unwrap();
+    let summary = laurel::ledger::summary::Summary::of(&c).encode();
+    let fps = laurel::ledger::idem::encode(
+        c.records
+            .iter()
+            .map(|r| laurel::ledger::idem::fingerprint(&r.idem)),
+    );
+    db.open_tree("summaries")
+        .unwrap()
+        .insert(&k, summary)
+        .unwrap();
+    db.open_tree("idems").unwrap().insert(&k, fps).unwrap();
     chunks.insert(k, cut).unwrap();
     let first = u64::from_be_bytes(
         chunks

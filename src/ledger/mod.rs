@@ -25,10 +25,10 @@
 pub mod canonical;
 pub mod checkpoint;
 pub mod chunk;
+pub mod idem;
 pub mod summary;
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender};
@@ -44,12 +44,17 @@ use chunk::{ChunkWriter, RecordView};
 /// Stored chunks as (first seq, bytes), in key order.
 type ChunkBatch = [(u64, sled::IVec)];
 
-/// Idempotency index: key → (content hash, seq).
-type IdemIndex = BTreeMap<[u8; 16], ([u8; 16], u64)>;
+/// Idempotency index: key fingerprint → seq (see [`idem`]).
+type IdemIndex = idem::Index;
 
-/// Version 2 added the "summaries" tree (every chunk has one) and checkpoints.
-const FORMAT: &[u8] = b"laurel-ledger-2";
-const FORMAT_1: &[u8] = b"laurel-ledger-1";
+/// Version 2 added the "summaries" tree (every chunk has one) and checkpoints;
+/// version 3 the "idems" tree (every chunk's key fingerprints).
+const FORMAT: &[u8] = b"laurel-ledger-3";
+/// Older formats, refused with a way out.
+const OLD_FORMATS: [(&[u8], &str); 2] = [
+    (b"laurel-ledger-1", "chunk summaries"),
+    (b"laurel-ledger-2", "stored key fingerprints"),
+];
 /// sled's page cache; the default (1 GiB) would dominate memory use.
 const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -107,6 +112,8 @@ struct Handles {
     chunks: sled::Tree,
     /// One [`summary::Summary`] per chunk, same key.
     summaries: sled::Tree,
+    /// Each chunk's key fingerprints, same key ([`idem`]).
+    idems: sled::Tree,
     /// Checkpoint headers and their snapshots, keyed by position ([`checkpoint`]).
     checkpoints: sled::Tree,
     snapshots: sled::Tree,
@@ -166,6 +173,7 @@ impl Handles {
         Ok(Handles {
             chunks: db.open_tree("chunks").map_err(storage)?,
             summaries: db.open_tree("summaries").map_err(storage)?,
+            idems: db.open_tree("idems").map_err(storage)?,
             checkpoints: db.open_tree("checkpoints").map_err(storage)?,
             snapshots: db.open_tree("snapshots").map_err(storage)?,
             meta: db.open_tree("meta").map_err(storage)?,
@@ -234,13 +242,15 @@ impl Ledger {
         let ledger = Self::from_db(path, lock, open_db(path)?)?;
         match ledger.meta()?.get("format").map_err(storage)? {
             Some(f) if f.as_ref() == FORMAT => Ok(ledger),
-            Some(f) if f.as_ref() == FORMAT_1 => Err(Error::Corrupt(
-                "ledger format laurel-ledger-1 has no chunk summaries; `laurel export` it with the laurel that wrote it and append the export to a new ledger".into(),
+            Some(f) => Err(Error::Corrupt(
+                match OLD_FORMATS.iter().find(|(old, _)| f.as_ref() == *old) {
+                    Some((_, lacks)) => format!(
+                        "ledger format {} has no {lacks}; `laurel export` it with the laurel that wrote it and append the export to a new ledger",
+                        String::from_utf8_lossy(&f)
+                    ),
+                    None => format!("unknown ledger format {:?}", String::from_utf8_lossy(&f)),
+                },
             )),
-            Some(f) => Err(Error::Corrupt(format!(
-                "unknown ledger format {:?}",
-                String::from_utf8_lossy(&f)
-            ))),
             None => Err(Error::Corrupt(
                 "not a laurel ledger (no format marker)".into(),
             )),
@@ -274,6 +284,10 @@ impl Ledger {
 
     pub(crate) fn summaries(&self) -> Result<sled::Tree> {
         self.with(|h| h.summaries.clone())
+    }
+
+    fn idems(&self) -> Result<sled::Tree> {
+        self.with(|h| h.idems.clone())
     }
 
     pub(crate) fn checkpoints(&self) -> Result<sled::Tree> {
@@ -433,7 +447,9 @@ impl Ledger {
         let mut pending = Pending {
             ledger: self,
             writer: ChunkWriter::new(head.seq + 1, head.hash, now, &time::format(now)),
-            origins: Vec::new(),
+            keys: Vec::new(),
+            seen: None,
+            origins: Origins::default(),
             voids: Vec::new(),
             already: 0,
         };
@@ -451,6 +467,8 @@ impl Ledger {
             };
             feed.run(inputs, &mut pending, &mut index, names)
         })?;
+        // The check fold below needs its memory more.
+        drop(index);
         let last = pending.flush()?;
         let report = AppendReport {
             appended: last.seq - head.seq,
@@ -477,7 +495,7 @@ impl Ledger {
             Err(Error::Invalid { origin, msg }) => (origin, msg),
             Err(e) => return Err(e),
         };
-        let place = |seq: u64| pending.origins[(seq - old_head - 1) as usize];
+        let place = |seq: u64| pending.origins.get(seq - old_head - 1);
         let seq = origin.seq.unwrap_or(0);
         if seq > old_head {
             let (file, line) = place(seq);
@@ -522,22 +540,36 @@ impl Ledger {
         Err(Error::invalid(o, blame))
     }
 
-    /// Idempotency keys of every committed record: key → (content, seq).
+    /// The key fingerprints of every committed record, from the "idems" tree
+    /// (not the chunks: a small append to a big ledger reads 8 bytes a record).
     fn idem_index(&self, upto: u64) -> Result<IdemIndex> {
-        let mut index = BTreeMap::new();
-        self.for_each_chunk(upto, &mut |c| {
-            for r in c.records.iter().filter(|r| r.seq <= upto) {
-                index.insert(r.idem, (r.content, r.seq));
+        let mut index = idem::Index::with_capacity(upto as usize);
+        let mut next = 1;
+        for item in self.idems()?.range(..=chunk::key(upto)) {
+            let (k, v) = item.map_err(storage)?;
+            let first = k.as_ref().try_into().map_or(0, u64::from_be_bytes);
+            if first != next {
+                return Err(Error::Corrupt(format!(
+                    "the key fingerprints of records {next}.. are missing"
+                )));
             }
-            Ok(())
-        })?;
+            for fp in idem::decode(first, &v)?.take((upto + 1 - next) as usize) {
+                index.insert(fp, next);
+                next += 1;
+            }
+        }
+        if next != upto + 1 {
+            return Err(Error::Corrupt(format!(
+                "the key fingerprints of records {next}..={upto} are missing"
+            )));
+        }
         Ok(index)
     }
 
     /// Delete chunks and their summaries beyond `seq`, and checkpoints made at a
     /// head beyond it: leftovers of an append that failed or was killed.
     fn drop_beyond(&self, seq: u64) -> Result<()> {
-        for tree in [self.chunks()?, self.summaries()?] {
+        for tree in [self.chunks()?, self.summaries()?, self.idems()?] {
             let stale: Vec<sled::IVec> = tree
                 .range(chunk::key(seq + 1)..)
                 .keys()
@@ -550,11 +582,14 @@ impl Ledger {
         self.drop_checkpoints(|h| h.head.seq > seq)
     }
 
-    /// Store a chunk beyond the head, with its summary (same key).
+    /// Store a chunk beyond the head, with its summary and fingerprints (same key).
     fn put_chunk(&self, first_seq: u64, bytes: Vec<u8>) -> Result<()> {
-        let s = summary::Summary::of(&chunk::decode(&bytes, first_seq)?);
+        let c = chunk::decode(&bytes, first_seq)?;
+        let s = summary::Summary::of(&c);
+        let fps = idem::encode(c.records.iter().map(|r| idem::fingerprint(&r.idem)));
         let k = chunk::key(first_seq);
         self.summaries()?.insert(k, s.encode()).map_err(storage)?;
+        self.idems()?.insert(k, fps).map_err(storage)?;
         self.chunks()?.insert(k, bytes).map_err(storage)?;
         Ok(())
     }
@@ -613,6 +648,9 @@ impl Ledger {
                         format!("prev does not match the hash of record {}", next - 1),
                     ));
                 }
+                if let Some(why) = self.side_trees_differ(&c)? {
+                    problems.push((c.first_seq, why));
+                }
                 problems.extend(c.problems);
                 expected_found |= c.expected_found;
                 next = c.first_seq + c.count;
@@ -652,6 +690,30 @@ impl Ledger {
             head,
             problems,
         })
+    }
+
+    /// Why the chunk's stored summary or key fingerprints are not what its
+    /// records give, if they are not: a wrong summary would change point-in-time
+    /// answers, a wrong fingerprint could let an append record an event twice.
+    fn side_trees_differ(&self, c: &ChunkCheck) -> Result<Option<String>> {
+        let k = chunk::key(c.first_seq);
+        let trees = [
+            (self.summaries()?, &c.summary, "chunk summary"),
+            (self.idems()?, &c.fps, "key fingerprints"),
+        ];
+        for (tree, want, what) in trees {
+            self.moved(want.len());
+            match tree.get(k).map_err(storage)? {
+                None => return Ok(Some(format!("stored {what}: missing"))),
+                Some(v) if v.as_ref() != want.as_slice() => {
+                    return Ok(Some(format!(
+                        "stored {what}: do not match the chunk's records"
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(None)
     }
 
     /// `laurel export`: one JSON line per record (canonical form plus `hash`).
@@ -732,6 +794,10 @@ struct ChunkCheck {
     last: Option<[u8; 32]>,
     problems: Vec<(u64, String)>,
     expected_found: bool,
+    /// Its summary and its records' key fingerprints, as the "summaries" and
+    /// "idems" trees should hold them.
+    summary: Vec<u8>,
+    fps: Vec<u8>,
 }
 
 /// Decode one chunk and check every record's hash and header.
@@ -764,6 +830,8 @@ fn check_chunk(
         last: c.records.last().map(|r| r.hash),
         problems,
         expected_found,
+        summary: summary::Summary::of(&c).encode(),
+        fps: idem::encode(c.records.iter().map(|r| idem::fingerprint(&r.idem))),
     })
 }
 
@@ -978,8 +1046,12 @@ impl Incoming {
 struct Pending<'l> {
     ledger: &'l Ledger,
     writer: ChunkWriter,
-    /// (input index, line) of each new record, by seq - first new seq.
-    origins: Vec<(usize, u64)>,
+    /// (idem, content) of each record in `writer`'s chunk.
+    keys: Vec<([u8; 16], [u8; 16])>,
+    /// The stored chunk a fingerprint match last looked into (re-appending a
+    /// file matches every record, chunk after chunk).
+    seen: Option<Seen>,
+    origins: Origins,
     /// (seq, target) of each new `ledger.voided`, to name it when a record that
     /// depends on its target no longer validates.
     voids: Vec<(u64, u64)>,
@@ -1001,7 +1073,8 @@ impl Pending<'_> {
             line: Some(line),
             ..Origin::default()
         };
-        if let Some(&(c, seq)) = index.get(&idem) {
+        let fp = idem::fingerprint(&idem);
+        if let Some((c, seq)) = self.recorded(index, fp, &idem)? {
             if c == content {
                 self.already += 1;
                 return Ok(());
@@ -1017,7 +1090,7 @@ impl Pending<'_> {
                 seq,
             });
         }
-        index.insert(idem, (content, self.writer.next_seq()));
+        index.insert(fp, self.writer.next_seq());
         let void = match &p.event {
             // Target 0 would be stored as "not a void" (chunk.rs), so refuse it here.
             Event::Ledger(ledger_events::Event::Voided(v)) if v.target == 0 => {
@@ -1035,11 +1108,50 @@ impl Pending<'_> {
             self.voids.push((self.writer.next_seq(), target));
         }
         self.writer.push(p.at, void, idem, content, &p.canonical);
-        self.origins.push((file, line));
+        self.keys.push((idem, content));
+        self.origins.push(file, line);
         if self.writer.is_full() {
             self.flush()?;
         }
         Ok(())
+    }
+
+    /// `(content, seq)` of the record already holding key `idem`, if any: the
+    /// index gives candidates by fingerprint, the records themselves decide.
+    fn recorded(
+        &mut self,
+        index: &IdemIndex,
+        fp: u64,
+        idem: &[u8; 16],
+    ) -> Result<Option<([u8; 16], u64)>> {
+        for seq in index.candidates(fp) {
+            let (k, content) = self.keys_of(seq)?;
+            if k == *idem {
+                return Ok(Some((content, seq)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// (idem, content) of record `seq`: from the chunk being filled, or stored.
+    fn keys_of(&mut self, seq: u64) -> Result<([u8; 16], [u8; 16])> {
+        let first = self.writer.first_seq;
+        if seq >= first {
+            return self
+                .keys
+                .get((seq - first) as usize)
+                .copied()
+                .ok_or_else(|| {
+                    Error::Storage(format!("record {seq} is not in the chunk being written"))
+                });
+        }
+        if !self.seen.as_ref().is_some_and(|s| s.contains(seq)) {
+            self.seen = Some(Seen::load(self.ledger, seq)?);
+        }
+        self.seen
+            .as_ref()
+            .and_then(|s| s.keys.get((seq - s.first) as usize).copied())
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
     }
 
     /// Store the current chunk (beyond the head, so not yet visible); start the next.
@@ -1052,6 +1164,7 @@ impl Pending<'_> {
             w.recorded_at(),
         );
         let done = std::mem::replace(&mut self.writer, next);
+        self.keys.clear();
         let head = Head {
             seq: done.next_seq() - 1,
             hash: done.last_hash,
@@ -1064,6 +1177,59 @@ impl Pending<'_> {
             self.ledger.recycle_if_due()?;
         }
         Ok(head)
+    }
+}
+
+/// The keys of one stored chunk, for [`Pending::keys_of`].
+struct Seen {
+    first: u64,
+    keys: Vec<([u8; 16], [u8; 16])>,
+}
+
+impl Seen {
+    fn load(ledger: &Ledger, seq: u64) -> Result<Seen> {
+        ledger.recycle_if_due()?;
+        let (key_seq, bytes) = ledger.chunk_holding(seq)?;
+        ledger.moved(bytes.len());
+        let c = chunk::decode(&bytes, key_seq)?;
+        Ok(Seen {
+            first: c.first_seq,
+            keys: c.records.iter().map(|r| (r.idem, r.content)).collect(),
+        })
+    }
+
+    fn contains(&self, seq: u64) -> bool {
+        seq >= self.first && seq - self.first < self.keys.len() as u64
+    }
+}
+
+/// Where each new record of an append came from: (input index, line), by
+/// `seq - first new seq`, run-length coded (a run's records are on consecutive
+/// lines of one input), so it stays small however many lines the input has.
+#[derive(Default)]
+struct Origins {
+    /// (offset of the run's first record, input index, its line).
+    runs: Vec<(u64, usize, u64)>,
+    len: u64,
+}
+
+impl Origins {
+    fn push(&mut self, file: usize, line: u64) {
+        let continues = self
+            .runs
+            .last()
+            .is_some_and(|&(off, f, l)| f == file && l + (self.len - off) == line);
+        if !continues {
+            self.runs.push((self.len, file, line));
+        }
+        self.len += 1;
+    }
+
+    /// (input index, line) of the record at offset `k` (`k < len`).
+    fn get(&self, k: u64) -> (usize, u64) {
+        let i = self.runs.partition_point(|r| r.0 <= k).saturating_sub(1);
+        let (off, file, line) = self.runs.get(i).copied().unwrap_or_default();
+        (file, line + k.saturating_sub(off))
     }
 }
 
