@@ -441,7 +441,7 @@ impl Ledger {
         parent: Option<Parent>,
         every: u64,
     ) -> Result<Option<Parent>> {
-        let whole = |n: u64| (n / every) % WHOLE_EVERY == 0;
+        let whole = |n: u64| (n / every).is_multiple_of(WHOLE_EVERY);
         let mut from = parent.filter(|p| !whole(folded) && p.2 + 1 < WHOLE_EVERY as usize);
         let (link, depth) = match &from {
             Some(p) => (Some(link(&p.0)), p.2 + 1),
