@@ -1,5 +1,7 @@
 //! Query results as tables, rendered as aligned text, JSON (SPEC §1.8) or CSV.
 
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// One table: ordered columns (JSON keys) and rows of values.
@@ -183,12 +185,100 @@ pub fn report_json(r: &Report, stamp: &Stamp) -> Value {
     Value::Object(obj)
 }
 
+/// [`report_json`] serialized straight from the report, without building the
+/// `Value` (a 60,000-row table made one `BTreeMap` per row). It must print
+/// exactly what `report_json` would: keys in the order a `serde_json::Map`
+/// (a `BTreeMap`) keeps them, the last of duplicate keys, the same values.
+struct JsonReport<'a> {
+    r: &'a Report,
+    stamp: &'a Stamp,
+}
+
+impl Serialize for JsonReport<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (r, stamp) = (self.r, self.stamp);
+        let extra = !r.extra.is_empty();
+        // The keys in sorted order, as report_json's map holds them.
+        let mut m = s.serialize_map(Some(5 + usize::from(extra)))?;
+        m.serialize_entry("as_of", &stamp.as_of)?;
+        m.serialize_entry("head", &stamp.head)?;
+        m.serialize_entry("known_at", &stamp.known_at)?;
+        m.serialize_entry("rows", &JsonRows(&r.main))?;
+        m.serialize_entry("system", &r.system)?;
+        if extra {
+            m.serialize_entry("tables", &JsonTables(&r.extra))?;
+        }
+        m.end()
+    }
+}
+
+/// The last index of each distinct key of `keys`, in sorted key order: the
+/// entries a `BTreeMap` collected from `keys` (in order) keeps.
+fn sorted_last<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<(&'a str, usize)> {
+    let last: std::collections::BTreeMap<&str, usize> =
+        keys.enumerate().map(|(i, k)| (k, i)).collect();
+    last.into_iter().collect()
+}
+
+/// A table's rows as [`Table::json_rows`] gives them.
+struct JsonRows<'a>(&'a Table);
+
+impl Serialize for JsonRows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let columns = sorted_last(t.columns.iter().map(String::as_str));
+        let mut seq = s.serialize_seq(Some(t.rows.len()))?;
+        for row in &t.rows {
+            // `json_rows` zips columns with cells: a short row has only the
+            // first columns (and so, maybe, an earlier one of duplicate keys).
+            let short;
+            let columns = match row.len() < t.columns.len() {
+                true => {
+                    short = sorted_last(t.columns[..row.len()].iter().map(String::as_str));
+                    &short
+                }
+                false => &columns,
+            };
+            let cells: Vec<(&str, &Value)> = columns.iter().map(|&(c, i)| (c, &row[i])).collect();
+            seq.serialize_element(&JsonRow(&cells))?;
+        }
+        seq.end()
+    }
+}
+
+struct JsonRow<'a>(&'a [(&'a str, &'a Value)]);
+
+impl Serialize for JsonRow<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// The extra tables by name, as `report_json`'s `tables` object.
+struct JsonTables<'a>(&'a [Table]);
+
+impl Serialize for JsonTables<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let names = sorted_last(self.0.iter().map(|t| t.name.as_str()));
+        let mut m = s.serialize_map(Some(names.len()))?;
+        for (name, i) in names {
+            m.serialize_entry(name, &JsonRows(&self.0[i]))?;
+        }
+        m.end()
+    }
+}
+
 /// Render a report in the chosen format. CSV prints the main table only, then
 /// each extra table after a blank line with a `# name` header line.
 pub fn render(r: &Report, stamp: &Stamp, format: Format) -> String {
     match format {
         Format::Json => {
-            serde_json::to_string_pretty(&report_json(r, stamp)).unwrap_or_default() + "\n"
+            let json = serde_json::to_string_pretty(&JsonReport { r, stamp });
+            json.unwrap_or_default() + "\n"
         }
         Format::Csv => {
             let mut out = render_csv(&r.main);
@@ -244,5 +334,45 @@ mod tests {
         assert_eq!(j["rows"][0]["score"], json!(1771));
         assert_eq!(j["known_at"], json!(3));
         assert!(render(&r, &stamp, Format::Json).starts_with('{'));
+    }
+
+    #[test]
+    fn streamed_json_prints_exactly_what_the_value_would() {
+        let mut main = Table::new("m", "M", &["rank", "player", "score", "games"]);
+        main.push(vec![json!(1), json!("Zoë \"Z\""), json!(-3), json!(null)]);
+        main.push(vec![json!(2), json!("a"), json!([1, {"b": 2}]), json!(7)]);
+        // Duplicate columns (the last wins) and a short row (zip stops early).
+        let mut dup = Table::new("dup", "", &["x", "a", "x"]);
+        dup.push(vec![json!(1), json!(2), json!(3)]);
+        dup.push(vec![json!(4)]);
+        let empty = Table::new("empty", "", &["a"]);
+        let reports = [
+            Report {
+                system: "s".into(),
+                main: main.clone(),
+                extra: vec![],
+            },
+            Report {
+                system: "s".into(),
+                main: empty.clone(),
+                extra: vec![dup.clone(), empty.clone(), Table::new("dup", "", &[])],
+            },
+            Report {
+                system: "t".into(),
+                main: Table::new("none", "", &[]),
+                extra: vec![main, dup, empty],
+            },
+        ];
+        for as_of in [None, Some("2020-01-01".to_string())] {
+            let stamp = Stamp {
+                as_of,
+                known_at: u64::MAX,
+                head: "ab".into(),
+            };
+            for r in &reports {
+                let want = serde_json::to_string_pretty(&report_json(r, &stamp)).unwrap() + "\n";
+                assert_eq!(render(r, &stamp, Format::Json), want);
+            }
+        }
     }
 }

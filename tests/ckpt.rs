@@ -228,3 +228,47 @@ fn appends_killed_while_writing_checkpoints_leave_right_answers() {
     assert_eq!(head(d).0, before + 3000);
     assert!(assert_same_answers(d, "after killed appends") > 100);
 }
+
+/// The header value's kind byte (`src/ledger/checkpoint.rs`): 0 whole, 1 delta.
+const KIND_AT: usize = 164;
+
+#[test]
+fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    append(d, &gen(3000, 5));
+    let db = sled::open(common::db_path(d)).unwrap();
+    let headers = db.open_tree("checkpoints").unwrap();
+    let snapshots = db.open_tree("snapshots").unwrap();
+    let all: Vec<(sled::IVec, sled::IVec)> = headers.iter().map(Result::unwrap).collect();
+    let whole: Vec<&sled::IVec> = all
+        .iter()
+        .filter(|(_, v)| v[KIND_AT] == 0)
+        .map(|(k, _)| k)
+        .collect();
+    assert!(all.len() >= 15, "{} checkpoints", all.len());
+    assert!(
+        whole.len() >= 3 && whole.len() < all.len() / 2,
+        "mostly deltas"
+    );
+    // The first whole checkpoint's header goes; one byte of the second's mepbm
+    // section (section 1, piece 0) changes: their deltas must not be read.
+    headers.remove(whole[0]).unwrap();
+    let mut piece = whole[1].to_vec();
+    piece.push(1);
+    piece.extend_from_slice(&0u32.to_be_bytes());
+    let mut v = snapshots.get(&piece).unwrap().expect("piece").to_vec();
+    let mid = v.len() / 2;
+    v[mid] ^= 0x55;
+    snapshots.insert(&piece, v).unwrap();
+    db.flush().unwrap();
+    drop((headers, snapshots, db));
+    common::wait_unlocked(d);
+    assert!(assert_same_answers(d, "with damaged parents") > 50);
+    // An append after it resumes from a checkpoint whose chain is intact.
+    append(
+        d,
+        r#"{"type":"ledger.rules_changed","at":"2009-01-01","system":"valar","params":{"base":40}}"#,
+    );
+    assert!(assert_same_answers(d, "after an append on damaged parents") > 50);
+}

@@ -286,8 +286,28 @@ fn stored_header_serde(bytes: &[u8]) -> Result<StoredHeader, String> {
     })
 }
 
-/// The `type` of a stored event, skipping everything else.
+/// The `type` of a stored event, skipping everything else: a byte scan
+/// (`scan`, as [`stored_header`]); anything unusual (a duplicate or escaped
+/// `type`, malformed bytes) is decoded by serde_json instead, for its result
+/// or its message. A one-namespace fold asks this of every record it skips.
 pub fn stored_kind(bytes: &[u8]) -> Result<String, String> {
+    stored_kind_fast(bytes).map_or_else(|| stored_kind_serde(bytes), Ok)
+}
+
+fn stored_kind_fast(bytes: &[u8]) -> Option<String> {
+    let (mut kind, mut dup) = (None, false);
+    scan::each_member(bytes, |k, v| {
+        if k.raw == b"type" {
+            dup |= kind.replace(v).is_some();
+        }
+    })?;
+    match dup {
+        true => None,
+        false => scan::string_at(kind?),
+    }
+}
+
+fn stored_kind_serde(bytes: &[u8]) -> Result<String, String> {
     #[derive(Deserialize)]
     struct Kind<'a> {
         #[serde(rename = "type", borrow)]

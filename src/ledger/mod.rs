@@ -761,10 +761,7 @@ impl Ledger {
 
     /// A fold source over the committed records.
     pub fn source(&self) -> Result<impl Source + '_> {
-        Ok(View {
-            ledger: self,
-            upto: self.head()?.seq,
-        })
+        Ok(View::new(self, self.head()?.seq))
     }
 }
 
@@ -1237,6 +1234,27 @@ impl Origins {
 struct View<'l> {
     ledger: &'l Ledger,
     upto: u64,
+    /// Every chunk's summary up to `upto`, read once: a resumed plan wants
+    /// them twice (voids, then `at` ranges).
+    summaries: std::cell::OnceCell<Vec<summary::Summary>>,
+}
+
+impl<'l> View<'l> {
+    fn new(ledger: &'l Ledger, upto: u64) -> Self {
+        View {
+            ledger,
+            upto,
+            summaries: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn summaries(&self) -> Result<&[summary::Summary]> {
+        if let Some(s) = self.summaries.get() {
+            return Ok(s);
+        }
+        let all = self.ledger.summaries_between(1, self.upto)?;
+        Ok(self.summaries.get_or_init(|| all))
+    }
 }
 
 impl Source for View<'_> {
@@ -1251,7 +1269,7 @@ impl Source for View<'_> {
         hi: Micros,
         f: &mut dyn FnMut(Entry) -> Result<()>,
     ) -> Result<()> {
-        for s in self.ledger.summaries_between(1, self.upto)? {
+        for s in self.summaries()? {
             if s.max_at < lo || s.min_at > hi {
                 continue;
             }
@@ -1263,7 +1281,7 @@ impl Source for View<'_> {
 
     /// From the summaries alone.
     fn void_pairs(&self, f: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<()> {
-        for s in self.ledger.summaries_between(1, self.upto)? {
+        for s in self.summaries()? {
             for &(seq, target) in s.voids.iter().filter(|(seq, _)| *seq <= self.upto) {
                 f(seq, target)?;
             }
