@@ -209,6 +209,89 @@ pub fn decode_stored_fast(
     })
 }
 
+/// Where a stored event's `type` and `id` strings sit in its bytes (between the
+/// quotes), found by [`stored_envelope`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEnvelope {
+    pub kind: std::ops::Range<usize>,
+    pub id: Option<std::ops::Range<usize>>,
+}
+
+/// The envelope of a stored event by a byte scan (`scan`), without serde: the
+/// parallel fold reads the `type` on its reading thread to route the record,
+/// and its worker then decodes only the payload ([`decode_stored_with`]).
+///
+/// `None` unless the bytes are plain: one well-formed object, no escaped key,
+/// exactly one `type` (a string without escapes, valid UTF-8) and at most one
+/// `id` (`null` or such a string). Then serde_json reads the same `type` and
+/// `id`; anything else goes the serde way ([`decode_stored_fast`]).
+pub fn stored_envelope(bytes: &[u8]) -> Option<StoredEnvelope> {
+    let (mut kind, mut id, mut plain) = (None, None, true);
+    scan::each_member(bytes, |k, v| {
+        let slot = match k.raw {
+            _ if k.escaped => {
+                plain = false;
+                return;
+            }
+            b"type" => &mut kind,
+            b"id" => &mut id,
+            _ => return,
+        };
+        plain &= slot.replace(v).is_none();
+    })?;
+    let span = |v: &[u8]| -> Option<std::ops::Range<usize>> {
+        let inner = v.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        std::str::from_utf8(inner).ok()?;
+        if inner.contains(&b'\\') {
+            return None;
+        }
+        let start = inner.as_ptr() as usize - bytes.as_ptr() as usize;
+        Some(start..start + inner.len())
+    };
+    let kind = span(kind?)?;
+    let id = match id {
+        None | Some(b"null") => None,
+        Some(v) => Some(span(v)?),
+    };
+    plain.then_some(StoredEnvelope { kind, id })
+}
+
+/// [`decode_stored_fast`] given the envelope [`stored_envelope`] found: one
+/// serde pass over the payload instead of two. The same record, or, on any
+/// error, exactly [`decode_stored_fast`]'s error (it runs again for the message).
+pub fn decode_stored_with(
+    bytes: &[u8],
+    env: &StoredEnvelope,
+    seq: u64,
+    at: Micros,
+    recorded_at: Micros,
+) -> Result<Record, String> {
+    // `stored_envelope` checked that both are UTF-8.
+    let text = |r: &std::ops::Range<usize>| std::str::from_utf8(&bytes[r.clone()]).ok();
+    let (Some(kind), id) = (text(&env.kind), env.id.as_ref().map(text)) else {
+        return decode_stored_fast(bytes, seq, at, recorded_at);
+    };
+    match (stored_payload(kind, bytes), id) {
+        (Ok(event), None) => Ok(Record {
+            seq,
+            at,
+            recorded_at,
+            id: None,
+            kind: kind.to_owned(),
+            event,
+        }),
+        (Ok(event), Some(Some(id))) => Ok(Record {
+            seq,
+            at,
+            recorded_at,
+            id: Some(id.to_owned()),
+            kind: kind.to_owned(),
+            event,
+        }),
+        _ => decode_stored_fast(bytes, seq, at, recorded_at),
+    }
+}
+
 /// What a stored record's header repeats from its event: `at`, `id` and, for a
 /// `ledger.voided`, the target.
 #[derive(Debug, Clone, PartialEq, Eq)]

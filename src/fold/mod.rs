@@ -12,9 +12,11 @@
 //!
 //! Two passes keep memory bounded: pass 1 reads only each record's small header
 //! (seq, at, recorded_at, void target) into a plan of 16 bytes a record; pass 2
-//! reads the records in plan order from the [`Source`] and folds them. Pass 2 runs
-//! on two threads (`pipelined`): the caller's thread reads, decodes and stores
-//! checkpoint snapshots; a worker checks, applies and encodes them, in plan order.
+//! reads the records in plan order from the [`Source`] and folds them. A fold
+//! that checks, audits or hands snapshots to a sink runs pass 2 on two threads
+//! (`pipelined`): the caller's thread reads, decodes and stores checkpoint
+//! snapshots; a worker checks, applies and encodes them, in plan order. A plain
+//! fold (replay, queries) runs it with one thread per namespace (`parallel`).
 //!
 //! **Resuming** ([`fold_from`] with a [`Start`]): a fold may begin from a state
 //! folded up to a position `(at, seq)` (a checkpoint, see `ledger::checkpoint`)
@@ -26,6 +28,8 @@
 //! changes in force. Void checks still see every void, in seq order, so a
 //! resumed check fold refuses exactly what a full one does, with the same error:
 //! records before the position were checked against the same predecessors.
+
+mod parallel;
 
 use serde_json::Value;
 
@@ -70,6 +74,11 @@ pub trait Source {
     }
     /// The records with these seqs, in exactly this order.
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
+    /// [`Source::records`], but handing out the stored bytes undecoded where the
+    /// source has them: the parallel fold decodes them on its workers.
+    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
+        self.records(seqs, &mut |rec| f(Item::Decoded(rec)))
+    }
     /// [`Source::records`] restricted to the `ledger.*` records and those of
     /// namespace `only` (all records for `None`). A source may skip the others
     /// without decoding them.
@@ -87,6 +96,18 @@ pub trait Source {
             }
         })
     }
+}
+
+/// One record of [`Source::items`].
+pub enum Item<'a> {
+    Decoded(Record),
+    /// A stored event's bytes, with the record's header fields.
+    Stored {
+        seq: u64,
+        at: Micros,
+        recorded_at: Micros,
+        bytes: &'a [u8],
+    },
 }
 
 /// Is an event of type `kind` folded when only namespace `only` is asked for?
@@ -285,7 +306,11 @@ pub fn fold_from(
         cx: Cx::new(params, q.audit),
         known_at,
     };
-    pipelined(source, &order, q, out, n, sink)
+    if q.check || q.audit || sink.is_some() {
+        pipelined(source, &order, q, out, n, sink)
+    } else {
+        parallel::fold(source, &order, q, out)
+    }
 }
 
 /// Fold `order` on two threads: this one reads and decodes the records (sled,

@@ -1,0 +1,262 @@
+//! Pass 2 of a plain fold (no checks, no snapshots, no audit) with one thread
+//! per namespace: what a full replay (`laurel fold`) and a query run.
+//!
+//! The caller's thread reads the records in plan order and finds each one's
+//! `type` by a byte scan (`events::stored_envelope`); it hands the stored bytes,
+//! batch by batch, to the worker of that namespace, which decodes and applies
+//! them to its own projection. The projections are independent: a system's
+//! `apply` reads only its own state and the rules in force, so each worker
+//! folds its namespace's records in fold order and gets exactly the state of a
+//! sequential fold. `ledger.*` records (rules changes) go to every worker, so
+//! each holds the rules in force at every step. Voids were applied by the plan.
+//!
+//! Decoding on the workers spreads the JSON work over the cores and frees each
+//! record on the thread that allocated it.
+//!
+//! **Errors** come out as from a sequential fold: every record carries its index
+//! in fold order; a worker stops at its first failure, the reader stops at its
+//! own failure or when a worker has stopped, and the failure with the smallest
+//! index wins (the reader's own comes after everything it has handed out).
+
+use std::ops::Range;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+use super::{apply_record, wanted, Folded, Item, Query, Source};
+use crate::error::{Error, Result};
+use crate::events::{self, Record, StoredEnvelope};
+use crate::systems::{Cx, State, NAMESPACES};
+use crate::time::Micros;
+
+/// Records per batch handed to a worker.
+const BATCH: usize = 256;
+
+/// One record for a worker.
+enum Job {
+    Decoded(Record),
+    /// Stored bytes at `span` of the batch's buffer; `env` as
+    /// `events::stored_envelope` found it (`None`: decode the serde way).
+    Stored {
+        seq: u64,
+        at: Micros,
+        recorded_at: Micros,
+        span: Range<usize>,
+        env: Option<StoredEnvelope>,
+    },
+}
+
+/// Records for one worker: their bytes end to end, and `(index in fold order, job)`.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    jobs: Vec<(u64, Job)>,
+}
+
+/// A worker as the reader sees it: its namespace, its queue, the batch being filled.
+struct Lane {
+    ns: usize,
+    tx: SyncSender<Batch>,
+    batch: Batch,
+}
+
+/// A worker's failure: the fold-order index of the record and the error.
+type Failed = (u64, Error);
+
+/// Fold `order` with one worker per namespace folded (see the module docs).
+pub(super) fn fold(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Result<Folded> {
+    let Folded {
+        mut state,
+        cx,
+        known_at,
+    } = out;
+    let namespaces: Vec<usize> = (0..NAMESPACES.len())
+        .filter(|&ns| wanted(NAMESPACES[ns], q.only))
+        .collect();
+    std::thread::scope(|scope| {
+        let mut lanes = Vec::new();
+        let mut workers = Vec::new();
+        for &ns in &namespaces {
+            let (tx, rx) = sync_channel::<Batch>(4);
+            let (part, cx) = (state.split_off(ns), cx.clone());
+            let worker = std::thread::Builder::new()
+                .name(format!("fold-{}", NAMESPACES[ns]))
+                .spawn_scoped(scope, move || work(rx, part, cx))
+                .map_err(|e| Error::io("a fold worker thread", e))?;
+            workers.push(worker);
+            let batch = Batch::default();
+            lanes.push(Lane { ns, tx, batch });
+        }
+        let read = read(source, order, q.only, &mut lanes);
+        let sent = lanes.into_iter().try_for_each(|l| send(&l.tx, l.batch));
+        let mut first: Option<Failed> = None;
+        let mut cx_out = cx;
+        for (ns, worker) in namespaces.iter().zip(workers) {
+            let joined = worker
+                .join()
+                .map_err(|_| Error::Storage("a fold worker thread failed".into()))?;
+            match joined {
+                Ok((mut part, wcx)) => {
+                    state.absorb(&mut part, *ns);
+                    cx_out = wcx;
+                }
+                Err(f) => {
+                    if first.as_ref().is_none_or(|(i, _)| f.0 < *i) {
+                        first = Some(f);
+                    }
+                }
+            }
+        }
+        if let Some((_, e)) = first {
+            return Err(e);
+        }
+        read.and(sent)?;
+        Ok(Folded {
+            state,
+            cx: cx_out,
+            known_at,
+        })
+    })
+}
+
+/// Read the records of `order` and hand each to its worker(s).
+fn read(source: &dyn Source, order: &[u64], only: Option<&str>, lanes: &mut [Lane]) -> Result<()> {
+    let mut index = 0u64;
+    source.items(order, &mut |item| {
+        index += 1;
+        route(item, index - 1, only, lanes)
+    })
+}
+
+/// Put one record in the batch of its namespace's worker (every worker for a
+/// `ledger.*` record), sending batches that are full.
+fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> Result<()> {
+    let (kind, job) = match item {
+        Item::Decoded(rec) => (rec.kind.clone(), Stage::Decoded(rec)),
+        Item::Stored {
+            seq,
+            at,
+            recorded_at,
+            bytes,
+        } => {
+            let env = events::stored_envelope(bytes);
+            let kind = match (&env, only) {
+                (Some(e), _) => String::from_utf8_lossy(&bytes[e.kind.clone()]).into_owned(),
+                (None, Some(_)) => events::stored_kind(bytes)
+                    .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))?,
+                // Not plain, no filter: the first worker decodes it (the serde
+                // way, with its result or message).
+                (None, None) => String::new(),
+            };
+            let stored = Stage::Stored {
+                seq,
+                at,
+                recorded_at,
+                bytes,
+                env,
+            };
+            (kind, stored)
+        }
+    };
+    if !wanted(&kind, only) {
+        return Ok(());
+    }
+    let ns = kind.split_once('.').map_or("", |(ns, _)| ns);
+    if ns == "ledger" {
+        for lane in lanes.iter_mut() {
+            push(lane, index, job.clone())?;
+        }
+        return Ok(());
+    }
+    let lane = match lanes.iter().position(|l| NAMESPACES[l.ns] == ns) {
+        Some(i) => i,
+        // An unknown type: decoding it fails, on the first worker.
+        None => 0,
+    };
+    push(&mut lanes[lane], index, job)
+}
+
+/// A record on its way to a batch: decoded, or bytes still to be copied.
+#[derive(Clone)]
+enum Stage<'a> {
+    Decoded(Record),
+    Stored {
+        seq: u64,
+        at: Micros,
+        recorded_at: Micros,
+        bytes: &'a [u8],
+        env: Option<StoredEnvelope>,
+    },
+}
+
+fn push(lane: &mut Lane, index: u64, job: Stage<'_>) -> Result<()> {
+    let b = &mut lane.batch;
+    let job = match job {
+        Stage::Decoded(rec) => Job::Decoded(rec),
+        Stage::Stored {
+            seq,
+            at,
+            recorded_at,
+            bytes,
+            env,
+        } => {
+            let start = b.bytes.len();
+            b.bytes.extend_from_slice(bytes);
+            let span = start..b.bytes.len();
+            Job::Stored {
+                seq,
+                at,
+                recorded_at,
+                span,
+                env,
+            }
+        }
+    };
+    b.jobs.push((index, job));
+    if b.jobs.len() < BATCH {
+        return Ok(());
+    }
+    let full = std::mem::take(&mut lane.batch);
+    send(&lane.tx, full)
+}
+
+/// A send fails only when the worker has stopped on an error, which wins.
+fn send(tx: &SyncSender<Batch>, batch: Batch) -> Result<()> {
+    if batch.jobs.is_empty() {
+        return Ok(());
+    }
+    tx.send(batch)
+        .map_err(|_| Error::Storage("the fold stopped".into()))
+}
+
+/// A worker: decode and apply its records in order.
+fn work(
+    rx: Receiver<Batch>,
+    mut state: State,
+    mut cx: Cx,
+) -> std::result::Result<(State, Cx), Failed> {
+    for batch in rx.iter() {
+        for (index, job) in batch.jobs {
+            let rec = decode(&batch.bytes, job).map_err(|e| (index, e))?;
+            apply_record(&mut state, &rec, &mut cx);
+        }
+    }
+    Ok((state, cx))
+}
+
+fn decode(bytes: &[u8], job: Job) -> Result<Record> {
+    let (seq, at, recorded_at, span, env) = match job {
+        Job::Decoded(rec) => return Ok(rec),
+        Job::Stored {
+            seq,
+            at,
+            recorded_at,
+            span,
+            env,
+        } => (seq, at, recorded_at, span, env),
+    };
+    let bytes = &bytes[span];
+    let decoded = match env {
+        Some(env) => events::decode_stored_with(bytes, &env, seq, at, recorded_at),
+        None => events::decode_stored_fast(bytes, seq, at, recorded_at),
+    };
+    decoded.map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
+}
