@@ -19,7 +19,7 @@
 //! index wins (the reader's own comes after everything it has handed out).
 
 use std::ops::Range;
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use super::{apply_record, wanted, Folded, Item, Query, Source};
 use crate::error::{Error, Result};
@@ -51,11 +51,14 @@ struct Batch {
     jobs: Vec<(u64, Job)>,
 }
 
-/// A worker as the reader sees it: its namespace, its queue, the batch being filled.
+/// A worker as the reader sees it: its namespace, its queue, the batch being
+/// filled, and the batches it has emptied (reused: no fresh pages, and each
+/// buffer is freed by the thread that allocated it).
 struct Lane {
     ns: usize,
     tx: SyncSender<Batch>,
     batch: Batch,
+    spent: Receiver<Batch>,
 }
 
 /// A worker's failure: the fold-order index of the record and the error.
@@ -76,14 +79,20 @@ pub(super) fn fold(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -
         let mut workers = Vec::new();
         for &ns in &namespaces {
             let (tx, rx) = sync_channel::<Batch>(4);
+            let (spent_tx, spent) = channel::<Batch>();
             let (part, cx) = (state.split_off(ns), cx.clone());
             let worker = std::thread::Builder::new()
                 .name(format!("fold-{}", NAMESPACES[ns]))
-                .spawn_scoped(scope, move || work(rx, part, cx))
+                .spawn_scoped(scope, move || work(rx, spent_tx, part, cx))
                 .map_err(|e| Error::io("a fold worker thread", e))?;
             workers.push(worker);
             let batch = Batch::default();
-            lanes.push(Lane { ns, tx, batch });
+            lanes.push(Lane {
+                ns,
+                tx,
+                batch,
+                spent,
+            });
         }
         let read = read(source, order, q.only, &mut lanes);
         let sent = lanes.into_iter().try_for_each(|l| send(&l.tx, l.batch));
@@ -214,7 +223,8 @@ fn push(lane: &mut Lane, index: u64, job: Stage<'_>) -> Result<()> {
     if b.jobs.len() < BATCH {
         return Ok(());
     }
-    let full = std::mem::take(&mut lane.batch);
+    let empty = lane.spent.try_recv().unwrap_or_default();
+    let full = std::mem::replace(&mut lane.batch, empty);
     send(&lane.tx, full)
 }
 
@@ -230,14 +240,18 @@ fn send(tx: &SyncSender<Batch>, batch: Batch) -> Result<()> {
 /// A worker: decode and apply its records in order.
 fn work(
     rx: Receiver<Batch>,
+    spent: Sender<Batch>,
     mut state: State,
     mut cx: Cx,
 ) -> std::result::Result<(State, Cx), Failed> {
-    for batch in rx.iter() {
-        for (index, job) in batch.jobs {
+    for mut batch in rx.iter() {
+        for (index, job) in batch.jobs.drain(..) {
             let rec = decode(&batch.bytes, job).map_err(|e| (index, e))?;
             apply_record(&mut state, &rec, &mut cx);
         }
+        batch.bytes.clear();
+        // The reader may have finished; then the batch is simply dropped.
+        let _ = spent.send(batch);
     }
     Ok((state, cx))
 }
