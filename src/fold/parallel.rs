@@ -33,14 +33,14 @@ const BATCH: usize = 256;
 /// One record for a worker.
 enum Job {
     Decoded(Record),
-    /// Stored bytes at `span` of the batch's buffer; `env` as
-    /// `events::stored_envelope` found it (`None`: decode the serde way).
+    /// Stored bytes at `span` of the batch's buffer, and what the reader
+    /// found of their envelope.
     Stored {
         seq: u64,
         at: Micros,
         recorded_at: Micros,
         span: Range<usize>,
-        env: Option<StoredEnvelope>,
+        env: Env,
     },
 }
 
@@ -146,14 +146,16 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
             recorded_at,
             bytes,
         } => {
-            let env = events::stored_envelope(bytes);
+            let env = envelope(bytes, only);
             let kind = match (&env, only) {
-                (Some(e), _) => String::from_utf8_lossy(&bytes[e.kind.clone()]).into_owned(),
-                (None, Some(_)) => events::stored_kind(bytes)
+                (Env::Guessed(k) | Env::Scanned(StoredEnvelope { kind: k, .. }), _) => {
+                    String::from_utf8_lossy(&bytes[k.clone()]).into_owned()
+                }
+                (Env::Unknown, Some(_)) => events::stored_kind(bytes)
                     .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))?,
                 // Not plain, no filter: the first worker decodes it (the serde
                 // way, with its result or message).
-                (None, None) => String::new(),
+                (Env::Unknown, None) => String::new(),
             };
             let stored = Stage::Stored {
                 seq,
@@ -183,6 +185,28 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
     push(&mut lanes[lane], index, job)
 }
 
+/// What the reader found of a stored event's envelope.
+#[derive(Clone)]
+enum Env {
+    /// By `events::guess_stored_kind`; the worker checks it as it decodes.
+    Guessed(Range<usize>),
+    /// By `events::stored_envelope`: exact.
+    Scanned(StoredEnvelope),
+    /// Neither: decoded the serde way.
+    Unknown,
+}
+
+/// The guess from the end serves a full fold, where a record of a malformed
+/// envelope fails to decode wherever it goes; a filtered fold skips records by
+/// their type, so it takes only an exact scan (or serde's answer).
+fn envelope(bytes: &[u8], only: Option<&str>) -> Env {
+    let guessed = only.is_none().then(|| events::guess_stored_kind(bytes));
+    match guessed.flatten() {
+        Some(kind) => Env::Guessed(kind),
+        None => events::stored_envelope(bytes).map_or(Env::Unknown, Env::Scanned),
+    }
+}
+
 /// A record on its way to a batch: decoded, or bytes still to be copied.
 #[derive(Clone)]
 enum Stage<'a> {
@@ -192,7 +216,7 @@ enum Stage<'a> {
         at: Micros,
         recorded_at: Micros,
         bytes: &'a [u8],
-        env: Option<StoredEnvelope>,
+        env: Env,
     },
 }
 
@@ -269,8 +293,9 @@ fn decode(bytes: &[u8], job: Job) -> Result<Record> {
     };
     let bytes = &bytes[span];
     let decoded = match env {
-        Some(env) => events::decode_stored_with(bytes, &env, seq, at, recorded_at),
-        None => events::decode_stored_fast(bytes, seq, at, recorded_at),
+        Env::Guessed(kind) => events::decode_stored_guessed(bytes, kind, seq, at, recorded_at),
+        Env::Scanned(env) => events::decode_stored_with(bytes, &env, seq, at, recorded_at),
+        Env::Unknown => events::decode_stored_fast(bytes, seq, at, recorded_at),
     };
     decoded.map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
 }
