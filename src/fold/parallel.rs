@@ -177,12 +177,12 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
         }
         return Ok(());
     }
-    let lane = match lanes.iter().position(|l| NAMESPACES[l.ns] == ns) {
-        Some(i) => i,
-        // An unknown type: decoding it fails, on the first worker.
-        None => 0,
-    };
-    push(&mut lanes[lane], index, job)
+    // An unknown type (no lane): decoding it fails, on the first worker.
+    let lane = (lanes.iter().position(|l| NAMESPACES[l.ns] == ns)).unwrap_or_default();
+    match lanes.get_mut(lane) {
+        Some(lane) => push(lane, index, job),
+        None => Ok(()), // no worker at all: `only` names no namespace
+    }
 }
 
 /// What the reader found of a stored event's envelope.
