@@ -64,6 +64,9 @@ struct Lane {
 /// A worker's failure: the fold-order index of the record and the error.
 type Failed = (u64, Error);
 
+/// What a worker hands back: its projection and context, or its failure.
+type Done = std::result::Result<(State, Cx), Failed>;
+
 /// Fold `order` with one worker per namespace folded (see the module docs).
 pub(super) fn fold(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Result<Folded> {
     let Folded {
@@ -71,21 +74,17 @@ pub(super) fn fold(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -
         cx,
         known_at,
     } = out;
-    let namespaces: Vec<usize> = (0..NAMESPACES.len())
-        .filter(|&ns| wanted(NAMESPACES[ns], q.only))
-        .collect();
     std::thread::scope(|scope| {
-        let mut lanes = Vec::new();
-        let mut workers = Vec::new();
-        for &ns in &namespaces {
+        let (mut lanes, mut workers) = (Vec::new(), Vec::new());
+        for ns in (0..NAMESPACES.len()).filter(|&ns| wanted(NAMESPACES[ns], q.only)) {
+            let (part, cx) = (state.split_off(ns), cx.clone());
             let (tx, rx) = sync_channel::<Batch>(4);
             let (spent_tx, spent) = channel::<Batch>();
-            let (part, cx) = (state.split_off(ns), cx.clone());
             let worker = std::thread::Builder::new()
                 .name(format!("fold-{}", NAMESPACES[ns]))
                 .spawn_scoped(scope, move || work(rx, spent_tx, part, cx))
                 .map_err(|e| Error::io("a fold worker thread", e))?;
-            workers.push(worker);
+            workers.push((ns, worker));
             let batch = Batch::default();
             lanes.push(Lane {
                 ns,
@@ -95,35 +94,42 @@ pub(super) fn fold(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -
             });
         }
         let read = read(source, order, q.only, &mut lanes);
+        // Hand over what is left; dropping the senders ends the workers.
         let sent = lanes.into_iter().try_for_each(|l| send(&l.tx, l.batch));
-        let mut first: Option<Failed> = None;
-        let mut cx_out = cx;
-        for (ns, worker) in namespaces.iter().zip(workers) {
-            let joined = worker
-                .join()
-                .map_err(|_| Error::Storage("a fold worker thread failed".into()))?;
-            match joined {
-                Ok((mut part, wcx)) => {
-                    state.absorb(&mut part, *ns);
-                    cx_out = wcx;
-                }
-                Err(f) => {
-                    if first.as_ref().is_none_or(|(i, _)| f.0 < *i) {
-                        first = Some(f);
-                    }
-                }
-            }
-        }
-        if let Some((_, e)) = first {
-            return Err(e);
-        }
+        let joined = workers.into_iter().map(|(ns, w)| (ns, w.join()));
+        let cx = gather(joined, &mut state)?.unwrap_or(cx);
         read.and(sent)?;
         Ok(Folded {
             state,
-            cx: cx_out,
+            cx,
             known_at,
         })
     })
+}
+
+/// Put the workers' projections into `state`; the context at the end (every
+/// worker folded every rules change: any one will do; `None`: no worker), or
+/// the failure first in fold order.
+fn gather(
+    joined: impl Iterator<Item = (usize, std::thread::Result<Done>)>,
+    state: &mut State,
+) -> Result<Option<Cx>> {
+    let (mut first, mut cx): (Option<Failed>, Option<Cx>) = (None, None);
+    for (ns, done) in joined {
+        let done = done.map_err(|_| Error::Storage("a fold worker thread failed".into()))?;
+        match done {
+            Ok((mut part, wcx)) => {
+                state.absorb(&mut part, ns);
+                cx = Some(wcx);
+            }
+            Err(f) if first.as_ref().is_none_or(|(i, _)| f.0 < *i) => first = Some(f),
+            Err(_) => {}
+        }
+    }
+    match first {
+        Some((_, e)) => Err(e),
+        None => Ok(cx),
+    }
 }
 
 /// Read the records of `order` and hand each to its worker(s).
@@ -262,12 +268,7 @@ fn send(tx: &SyncSender<Batch>, batch: Batch) -> Result<()> {
 }
 
 /// A worker: decode and apply its records in order.
-fn work(
-    rx: Receiver<Batch>,
-    spent: Sender<Batch>,
-    mut state: State,
-    mut cx: Cx,
-) -> std::result::Result<(State, Cx), Failed> {
+fn work(rx: Receiver<Batch>, spent: Sender<Batch>, mut state: State, mut cx: Cx) -> Done {
     for mut batch in rx.iter() {
         for (index, job) in batch.jobs.drain(..) {
             let rec = decode(&batch.bytes, job).map_err(|e| (index, e))?;
