@@ -35,10 +35,38 @@ pub fn round_times_sqrt(a: Rational, t: i128) -> i128 {
         return 0;
     }
     let sign = if a.is_negative() { -1 } else { 1 };
-    let target = a * a * Rational::from_integer(t); // (|a| sqrt t)^2, exact
-                                                    // Find n >= 0 with (n - 1/2)^2 <= target < (n + 1/2)^2, i.e. n = round(|a| sqrt t).
+    // Find n >= 0 with (n - 1/2)^2 <= target < (n + 1/2)^2, i.e. n = round(|a| sqrt t).
     let approx = (a.abs().to_f64().unwrap_or(0.0) * (t as f64).sqrt()).round() as i128;
-    let mut n = approx.max(0);
+    let n = approx.max(0);
+    let n = (a.numer().checked_abs())
+        .and_then(|p| round_sqrt_in_integers(p, *a.denom(), t, n))
+        .unwrap_or_else(|| round_sqrt_in_rationals(a, t, n));
+    sign * n
+}
+
+/// The search of [`round_times_sqrt`] for `|a| = p / q` (lowest terms, q > 0)
+/// in integers: `(n ± 1/2)^2` against `p^2 t / q^2` is `((2n ± 1) q)^2`
+/// against `4 p^2 t`. `None` if a product overflows `i128` (the rational
+/// search then decides). Where both finish they agree (the same inequalities,
+/// exact); this one does not reduce a fraction at every step.
+fn round_sqrt_in_integers(p: i128, q: i128, t: i128, mut n: i128) -> Option<i128> {
+    let target = p.checked_mul(p)?.checked_mul(t)?.checked_mul(4)?;
+    let side = |m: i128| -> Option<i128> {
+        let x = m.checked_mul(2)?.checked_add(1)?.checked_mul(q)?;
+        x.checked_mul(x)
+    };
+    while n > 0 && side(n - 1)? > target {
+        n -= 1;
+    }
+    while side(n)? <= target {
+        n += 1;
+    }
+    Some(n)
+}
+
+/// The search of [`round_times_sqrt`] in exact rationals, from `n`.
+fn round_sqrt_in_rationals(a: Rational, t: i128, mut n: i128) -> i128 {
+    let target = a * a * Rational::from_integer(t); // (|a| sqrt t)^2, exact
     let half = ratio(1, 2);
     let sq = |x: Rational| x * x;
     while n > 0 && sq(Rational::from_integer(n) - half) > target {
@@ -47,7 +75,7 @@ pub fn round_times_sqrt(a: Rational, t: i128) -> i128 {
     while sq(Rational::from_integer(n) + half) <= target {
         n += 1;
     }
-    sign * n
+    n
 }
 
 /// Parse a decimal string such as `"0.98"`, `"-1.5"` or `"45"` exactly.
@@ -140,6 +168,29 @@ mod tests {
         assert_eq!(round_times_sqrt(ratio(1, 2), 1), 1);
         assert_eq!(round_times_sqrt(ratio(-1, 2), 1), -1);
         assert_eq!(round_times_sqrt(ratio(3, 1), 4), 6);
+    }
+
+    #[test]
+    fn the_integer_sqrt_search_agrees_with_the_rational_one() {
+        // Every start the f64 guess could give (off by up to 3), exact halves
+        // (t a perfect square, q even) and near misses; past i128 the integer
+        // search gives up (and the rational one decides, as it always did).
+        for p in (-300..=300).step_by(7) {
+            for q in [1, 2, 3, 4, 7, 10, 64, 150, 999] {
+                let a = ratio(p, q);
+                for t in [1, 2, 3, 4, 9, 16, 25, 30, 99, 100, 101, 144, 1000] {
+                    let want = round_sqrt_in_rationals(a, t, 0);
+                    for start in want.saturating_sub(3).max(0)..want + 4 {
+                        let p = a.numer().abs();
+                        let got = round_sqrt_in_integers(p, *a.denom(), t, start);
+                        assert_eq!(got, Some(want), "{a} sqrt {t} from {start}");
+                        assert_eq!(round_sqrt_in_rationals(a, t, start), want);
+                    }
+                    assert_eq!(round_times_sqrt(a, t), a.signum().to_integer() * want);
+                }
+            }
+        }
+        assert_eq!(round_sqrt_in_integers(i128::MAX / 3, 1, 9, 0), None);
     }
 
     #[test]

@@ -209,6 +209,148 @@ pub fn decode_stored_fast(
     })
 }
 
+/// Where a stored event's `type` and `id` strings sit in its bytes (between the
+/// quotes), found by [`stored_envelope`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEnvelope {
+    pub kind: std::ops::Range<usize>,
+    pub id: Option<std::ops::Range<usize>>,
+}
+
+/// The envelope of a stored event by a byte scan (`scan`), without serde: the
+/// parallel fold reads the `type` on its reading thread to route the record,
+/// and its worker then decodes only the payload ([`decode_stored_with`]).
+///
+/// `None` unless the bytes are plain: one well-formed object, no escaped key,
+/// exactly one `type` (a string without escapes, valid UTF-8) and at most one
+/// `id` (`null` or such a string). Then serde_json reads the same `type` and
+/// `id`; anything else goes the serde way ([`decode_stored_fast`]).
+pub fn stored_envelope(bytes: &[u8]) -> Option<StoredEnvelope> {
+    let (mut kind, mut id, mut plain) = (None, None, true);
+    scan::each_member(bytes, |k, v| {
+        let slot = match k.raw {
+            _ if k.escaped => {
+                plain = false;
+                return;
+            }
+            b"type" => &mut kind,
+            b"id" => &mut id,
+            _ => return,
+        };
+        plain &= slot.replace(v).is_none();
+    })?;
+    let span = |v: &[u8]| -> Option<std::ops::Range<usize>> {
+        let inner = v.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        std::str::from_utf8(inner).ok()?;
+        if inner.contains(&b'\\') {
+            return None;
+        }
+        let start = inner.as_ptr() as usize - bytes.as_ptr() as usize;
+        Some(start..start + inner.len())
+    };
+    let kind = span(kind?)?;
+    let id = match id {
+        None | Some(b"null") => None,
+        Some(v) => Some(span(v)?),
+    };
+    plain.then_some(StoredEnvelope { kind, id })
+}
+
+/// [`decode_stored_fast`] given the envelope [`stored_envelope`] found: one
+/// serde pass over the payload instead of two. The same record, or, on any
+/// error, exactly [`decode_stored_fast`]'s error (it runs again for the message).
+pub fn decode_stored_with(
+    bytes: &[u8],
+    env: &StoredEnvelope,
+    seq: u64,
+    at: Micros,
+    recorded_at: Micros,
+) -> Result<Record, String> {
+    // `stored_envelope` checked that both are UTF-8.
+    let text = |r: &std::ops::Range<usize>| std::str::from_utf8(&bytes[r.clone()]).ok();
+    let (Some(kind), id) = (text(&env.kind), env.id.as_ref().map(text)) else {
+        return decode_stored_fast(bytes, seq, at, recorded_at);
+    };
+    match (stored_payload(kind, bytes), id) {
+        (Ok(event), None) => Ok(Record {
+            seq,
+            at,
+            recorded_at,
+            id: None,
+            kind: kind.to_owned(),
+            event,
+        }),
+        (Ok(event), Some(Some(id))) => Ok(Record {
+            seq,
+            at,
+            recorded_at,
+            id: Some(id.to_owned()),
+            kind: kind.to_owned(),
+            event,
+        }),
+        _ => decode_stored_fast(bytes, seq, at, recorded_at),
+    }
+}
+
+/// The `type` of a stored event, guessed from its end: canonical bytes sort
+/// the keys, so `type` is mostly the last or near it. The last `"type":"` that
+/// follows `{` or `,`, with a string value without escapes, and after it only
+/// members and the closing `}` (checked by `scan`): in a well-formed object
+/// that is the top-level `type` (a nested one would need a second closing
+/// bracket after it, and inside a string every `"` is escaped). A malformed
+/// object fails to decode whatever is guessed: [`decode_stored_guessed`] then
+/// gives exactly [`decode_stored_fast`]'s error.
+pub fn guess_stored_kind(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
+    const KEY: &[u8] = b"\"type\":\"";
+    let at = bytes.windows(KEY.len()).rposition(|w| w == KEY)?;
+    if !matches!(bytes.get(at.checked_sub(1)?), Some(b'{' | b',')) {
+        return None;
+    }
+    let start = at + KEY.len();
+    let len = bytes[start..]
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\')?;
+    let end = start + len;
+    (bytes[end] == b'"' && scan::members_to_end(&bytes[end + 1..])).then_some(start..end)
+}
+
+/// Decode a stored event whose `type` [`guess_stored_kind`] found at `kind`,
+/// in one serde pass that keeps `type` and `id` on the way: the same record as
+/// [`decode_stored_fast`], or its error (it runs again when anything is off).
+/// A record whose `type` is not the guess (only a malformed one could be) is
+/// an error: the fold routed it by the guess.
+pub fn decode_stored_guessed(
+    bytes: &[u8],
+    kind: std::ops::Range<usize>,
+    seq: u64,
+    at: Micros,
+    recorded_at: Micros,
+) -> Result<Record, String> {
+    let guess = std::str::from_utf8(&bytes[kind]).ok();
+    let mut cap = skip::Capture::default();
+    let event = guess.map(|g| dispatch(g, Capturing(bytes, &mut cap)));
+    let id = match (cap.twice, cap.id) {
+        (false, None) => Some(None),
+        (false, Some(id)) => Some(id),
+        (true, _) => None,
+    };
+    let rec = match (event, cap.kind, id) {
+        (Some(Ok(Some(event))), Some(kind), Some(id)) if Some(kind.as_str()) == guess => Record {
+            seq,
+            at,
+            recorded_at,
+            id,
+            kind,
+            event,
+        },
+        _ => decode_stored_fast(bytes, seq, at, recorded_at)?,
+    };
+    match Some(rec.kind.as_str()) == guess {
+        true => Ok(rec),
+        false => Err(format!("its type {:?} is not where it was read", rec.kind)),
+    }
+}
+
 /// What a stored record's header repeats from its event: `at`, `id` and, for a
 /// `ledger.voided`, the target.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -353,27 +495,51 @@ pub(crate) struct Stored<'a>(&'a [u8]);
 impl PayloadInput for Stored<'_> {
     fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String> {
         let mut de = serde_json::Deserializer::from_slice(self.0);
-        T::deserialize(skip::SkipEnvelope(&mut de)).map_err(|e| format!("{kind}: {e}"))
+        let envelope = skip::SkipEnvelope(&mut de, None);
+        T::deserialize(envelope).map_err(|e| format!("{kind}: {e}"))
+    }
+}
+
+/// A stored event's canonical bytes, read to the end, keeping the envelope's
+/// `type` and `id` on the way (the one-pass decode of [`decode_stored_guessed`]).
+struct Capturing<'a, 'c>(&'a [u8], &'c mut skip::Capture);
+
+impl PayloadInput for Capturing<'_, '_> {
+    fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String> {
+        let mut de = serde_json::Deserializer::from_slice(self.0);
+        let t = T::deserialize(skip::SkipEnvelope(&mut de, Some(self.1)));
+        let t = t.and_then(|t| de.end().map(|()| t));
+        t.map_err(|e| format!("{kind}: {e}"))
     }
 }
 
 /// A deserializer adaptor that hides the envelope fields (`type`, `at`, `id`)
-/// of the top-level object from a payload type with `deny_unknown_fields`.
+/// of the top-level object from a payload type with `deny_unknown_fields`,
+/// and, given a [`Capture`], keeps `type` and `id` there.
 mod skip {
     use std::borrow::Cow;
 
     use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
     use serde::Deserializer;
 
-    pub struct SkipEnvelope<D>(pub D);
+    /// The envelope fields met at the top level: `type`, `id` (`Some(None)`
+    /// for `null`), and whether either came twice.
+    #[derive(Debug, Default)]
+    pub struct Capture {
+        pub kind: Option<String>,
+        pub id: Option<Option<String>>,
+        pub twice: bool,
+    }
 
-    impl<'de, D: Deserializer<'de>> Deserializer<'de> for SkipEnvelope<D> {
+    pub struct SkipEnvelope<'c, D>(pub D, pub Option<&'c mut Capture>);
+
+    impl<'de, D: Deserializer<'de>> Deserializer<'de> for SkipEnvelope<'_, D> {
         type Error = D::Error;
         fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
-            self.0.deserialize_any(SkipVisitor(v))
+            self.0.deserialize_any(SkipVisitor(v, self.1))
         }
         fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
-            self.0.deserialize_map(SkipVisitor(v))
+            self.0.deserialize_map(SkipVisitor(v, self.1))
         }
         fn deserialize_struct<V: Visitor<'de>>(
             self,
@@ -381,7 +547,8 @@ mod skip {
             fields: &'static [&'static str],
             v: V,
         ) -> Result<V::Value, D::Error> {
-            self.0.deserialize_struct(name, fields, SkipVisitor(v))
+            self.0
+                .deserialize_struct(name, fields, SkipVisitor(v, self.1))
         }
         serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
@@ -390,19 +557,19 @@ mod skip {
         }
     }
 
-    struct SkipVisitor<V>(V);
+    struct SkipVisitor<'c, V>(V, Option<&'c mut Capture>);
 
-    impl<'de, V: Visitor<'de>> Visitor<'de> for SkipVisitor<V> {
+    impl<'de, V: Visitor<'de>> Visitor<'de> for SkipVisitor<'_, V> {
         type Value = V::Value;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             self.0.expecting(f)
         }
         fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-            self.0.visit_map(SkipMap(map))
+            self.0.visit_map(SkipMap(map, self.1))
         }
     }
 
-    struct SkipMap<A>(A);
+    struct SkipMap<'c, A>(A, Option<&'c mut Capture>);
 
     struct Key<'de>(Cow<'de, str>);
 
@@ -425,7 +592,30 @@ mod skip {
         }
     }
 
-    impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipMap<A> {
+    impl<'de, A: MapAccess<'de>> SkipMap<'_, A> {
+        /// Consume the value of envelope field `key`, keeping it if capturing.
+        fn envelope(&mut self, key: &str) -> Result<(), A::Error> {
+            let Some(cap) = self.1.as_deref_mut() else {
+                return self.0.next_value::<IgnoredAny>().map(|_| ());
+            };
+            match key {
+                "type" => {
+                    let v = self.0.next_value::<Cow<'de, str>>()?;
+                    cap.twice |= cap.kind.replace(v.into_owned()).is_some();
+                }
+                "id" => {
+                    let v = self.0.next_value::<Option<Cow<'de, str>>>()?;
+                    cap.twice |= cap.id.replace(v.map(Cow::into_owned)).is_some();
+                }
+                _ => {
+                    self.0.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    impl<'de, A: MapAccess<'de>> MapAccess<'de> for SkipMap<'_, A> {
         type Error = A::Error;
         fn next_key_seed<K: DeserializeSeed<'de>>(
             &mut self,
@@ -436,7 +626,7 @@ mod skip {
                     return Ok(None);
                 };
                 if matches!(&*key.0, "type" | "at" | "id") {
-                    self.0.next_value::<IgnoredAny>()?;
+                    self.envelope(&key.0)?;
                     continue;
                 }
                 return seed
@@ -697,6 +887,72 @@ mod tests {
             let h = stored_header(&p.canonical).unwrap();
             assert_eq!((h.at, h.id), (slow.at, slow.id), "{line}");
         }
+    }
+
+    /// Every way the parallel fold decodes a stored event, against the serde
+    /// one: the same record, or the same error.
+    fn decode_every_way(bytes: &[u8]) -> Result<Record, String> {
+        let want = decode_stored_fast(bytes, 3, 7, 9);
+        if let Some(kind) = guess_stored_kind(bytes) {
+            let got = decode_stored_guessed(bytes, kind.clone(), 3, 7, 9);
+            assert_eq!(
+                got,
+                want,
+                "guessed {kind:?}: {}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+        if let Some(env) = stored_envelope(bytes) {
+            let got = decode_stored_with(bytes, &env, 3, 7, 9);
+            assert_eq!(got, want, "scanned: {}", String::from_utf8_lossy(bytes));
+        }
+        want
+    }
+
+    #[test]
+    fn one_pass_stored_decodes_equal_the_serde_one() {
+        let gen = crate::gen::stream(400, 3);
+        let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
+        let (mut guessed, mut scanned) = (0, 0);
+        for line in bundled.chain(gen.lines()).filter(|l| !l.trim().is_empty()) {
+            let p = parse_event(serde_json::from_str(line).unwrap()).unwrap();
+            decode_every_way(&p.canonical).unwrap();
+            guessed += usize::from(guess_stored_kind(&p.canonical).is_some());
+            scanned += usize::from(stored_envelope(&p.canonical).is_some());
+        }
+        // Canonical events go the fast ways (a key after `type` is no obstacle).
+        assert!(guessed > 400 && scanned > 400, "{guessed} {scanned}");
+        let tick = r#""at":"2003-01-01T00:00:00Z","month":"2003-01""#;
+        let odd = [
+            // A key after `type` (refused by the payload), an escaped id, a null id.
+            format!(r#"{{{tick},"type":"mepbm.monthly_tick","zz":1}}"#),
+            format!(r#"{{{tick},"id":"a\"b","type":"mepbm.monthly_tick"}}"#),
+            format!(r#"{{"id":null,{tick},"type":"mepbm.monthly_tick"}}"#),
+            // Escaped or repeated envelope fields, a wrong id.
+            format!(r#"{{{tick},"type":"mepbm.monthly\u005ftick"}}"#),
+            format!(r#"{{{tick},"typ\u0065":"cfr.x","type":"mepbm.monthly_tick"}}"#),
+            format!(r#"{{{tick},"type":"cfr.x","type":"mepbm.monthly_tick"}}"#),
+            format!(r#"{{"id":"a","id":"b",{tick},"type":"mepbm.monthly_tick"}}"#),
+            format!(r#"{{"id":5,{tick},"type":"mepbm.monthly_tick"}}"#),
+            // A nested `type` last; malformed and trailing bytes.
+            format!(r#"{{{tick},"type":"mepbm.monthly_tick","x":{{"type":"cfr.x"}}}}"#),
+            format!(r#"{{"a":{{{tick},"type":"mepbm.monthly_tick"}}"#),
+            format!(r#"{{{tick},"type":"mepbm.monthly_tick"}}{{"type":"cfr.x"}}"#),
+            format!(r#"{{"x":{{{tick}}},"type":"mepbm.monthly_tick"}}"#),
+            format!(r#"{{{tick},"type":"mepbm.nope"}}"#),
+            format!(r#"{{{tick},"type":"mepbm.monthly_tick""#),
+        ];
+        let ok: Vec<bool> = odd
+            .iter()
+            .map(|o| decode_every_way(o.as_bytes()).is_ok())
+            .collect();
+        let want = [
+            false, true, true, true, false, false, false, false, false, false, false, false, false,
+            false,
+        ];
+        assert_eq!(ok, want);
+        assert!(guess_stored_kind(odd[8].as_bytes()).is_none());
+        assert!(guess_stored_kind(odd[0].as_bytes()).is_some());
     }
 
     /// The slow path on its own: serde_json::Value, then `parse_event`.

@@ -208,6 +208,19 @@ pub(crate) fn each_member<'a>(b: &'a [u8], mut f: impl FnMut(Str<'a>, &'a [u8]))
     s.at_end().then_some(())
 }
 
+/// Is `b` the rest of an object after one of its values: `,` and further
+/// members any number of times, then its `}` and nothing else?
+pub(crate) fn members_to_end(b: &[u8]) -> bool {
+    let mut s = Scanner::new(b);
+    while s.eat(b',').is_some() {
+        let member = s.string().and_then(|_| s.eat(b':')).and_then(|_| s.skip(1));
+        if member.is_none() {
+            return false;
+        }
+    }
+    s.eat(b'}').is_some() && s.at_end()
+}
+
 /// The top-level fields an event's envelope needs, as canonical value bytes.
 #[derive(Default)]
 pub(crate) struct Envelope {

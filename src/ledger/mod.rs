@@ -35,7 +35,7 @@ use std::sync::mpsc::{Receiver, Sender};
 
 use crate::error::{Error, Origin, Result};
 use crate::events::{self, ledger as ledger_events, Event, Record};
-use crate::fold::{self, Entry, Source};
+use crate::fold::{self, Entry, Item, Source};
 use crate::input;
 use crate::time::{self, Micros};
 
@@ -1298,34 +1298,30 @@ impl Source for View<'_> {
         self.records_of(seqs, None, f)
     }
 
+    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
+        self.each_cached(seqs, &mut |c, seq| {
+            let (bytes, at) = c.bytes_of(seq)?;
+            f(Item::Stored {
+                seq,
+                at,
+                recorded_at: c.recorded_at,
+                bytes,
+            })
+        })
+    }
+
     fn records_of(
         &self,
         seqs: &[u64],
         only: Option<&str>,
         f: &mut dyn FnMut(Record) -> Result<()>,
     ) -> Result<()> {
-        // The fold order is `(at, seq)`: a late record sends it to a later chunk
-        // and straight back, so keep the last few chunks rather than one.
-        const KEEP: usize = 8;
-        let mut cache: Vec<Cached> = Vec::with_capacity(KEEP);
-        for &seq in seqs {
-            let i = match cache.iter().position(|c| c.contains(seq)) {
-                Some(i) => i,
-                None => {
-                    if cache.len() == KEEP {
-                        cache.remove(0);
-                    }
-                    cache.push(self.load(seq)?);
-                    cache.len() - 1
-                }
-            };
-            let c = &cache[i];
+        self.each_cached(seqs, &mut |c, seq| {
             if only.is_some() && !fold::wanted(&c.kind(seq)?, only) {
-                continue;
+                return Ok(());
             }
-            f(c.record(seq)?)?;
-        }
-        Ok(())
+            f(c.record(seq)?)
+        })
     }
 }
 
@@ -1369,6 +1365,32 @@ impl Cached {
 }
 
 impl View<'_> {
+    /// Call `f` with the chunk holding each seq of `seqs`, in that order.
+    fn each_cached(
+        &self,
+        seqs: &[u64],
+        f: &mut dyn FnMut(&Cached, u64) -> Result<()>,
+    ) -> Result<()> {
+        // The fold order is `(at, seq)`: a late record sends it to a later chunk
+        // and straight back, so keep the last few chunks rather than one.
+        const KEEP: usize = 8;
+        let mut cache: Vec<Cached> = Vec::with_capacity(KEEP);
+        for &seq in seqs {
+            let i = match cache.iter().position(|c| c.contains(seq)) {
+                Some(i) => i,
+                None => {
+                    if cache.len() == KEEP {
+                        cache.remove(0);
+                    }
+                    cache.push(self.load(seq)?);
+                    cache.len() - 1
+                }
+            };
+            f(&cache[i], seq)?;
+        }
+        Ok(())
+    }
+
     /// The entries of chunk `c` that lie within the view.
     fn chunk_entries(
         &self,

@@ -86,6 +86,10 @@ pub trait Projection {
     fn apply(&mut self, rec: &Record, cx: &mut Cx);
 }
 
+/// Every namespace with a projection, in a fixed order: `State::split_off` and
+/// `State::absorb` name a projection by its index here.
+pub const NAMESPACES: [&str; 5] = ["mepbm", "cfr", "cards", "diplomacy", "sbr"];
+
 /// What `standings` may narrow a table to.
 #[derive(Debug, Clone, Default)]
 pub struct Selector {
@@ -122,6 +126,27 @@ impl State {
             Event::Diplomacy(_) => self.diplomacy.apply(rec, cx),
             Event::Sbr(_) => self.sbr.apply(rec, cx),
             Event::Ledger(_) => {}
+        }
+    }
+
+    /// Move the projection of namespace `NAMESPACES[ns]` into a `State` of its
+    /// own (the rest default), leaving a default one here: the parallel fold
+    /// folds each namespace on its own thread (projections are independent).
+    pub fn split_off(&mut self, ns: usize) -> State {
+        let mut part = State::default();
+        part.absorb(self, ns);
+        part
+    }
+
+    /// Move the projection of namespace `NAMESPACES[ns]` from `part` into `self`.
+    pub fn absorb(&mut self, part: &mut State, ns: usize) {
+        use std::mem::take;
+        match ns {
+            0 => self.mepbm = take(&mut part.mepbm),
+            1 => self.cfr = take(&mut part.cfr),
+            2 => self.cards = take(&mut part.cards),
+            3 => self.diplomacy = take(&mut part.diplomacy),
+            _ => self.sbr = take(&mut part.sbr),
         }
     }
 

@@ -12,9 +12,11 @@
 //!
 //! Two passes keep memory bounded: pass 1 reads only each record's small header
 //! (seq, at, recorded_at, void target) into a plan of 16 bytes a record; pass 2
-//! reads the records in plan order from the [`Source`] and folds them. Pass 2 runs
-//! on two threads (`pipelined`): the caller's thread reads, decodes and stores
-//! checkpoint snapshots; a worker checks, applies and encodes them, in plan order.
+//! reads the records in plan order from the [`Source`] and folds them. A fold
+//! that checks, audits or hands snapshots to a sink runs pass 2 on two threads
+//! (`pipelined`): the caller's thread reads, decodes and stores checkpoint
+//! snapshots; a worker checks, applies and encodes them, in plan order. A plain
+//! fold (replay, queries) runs it with one thread per namespace (`parallel`).
 //!
 //! **Resuming** ([`fold_from`] with a [`Start`]): a fold may begin from a state
 //! folded up to a position `(at, seq)` (a checkpoint, see `ledger::checkpoint`)
@@ -26,6 +28,8 @@
 //! changes in force. Void checks still see every void, in seq order, so a
 //! resumed check fold refuses exactly what a full one does, with the same error:
 //! records before the position were checked against the same predecessors.
+
+mod parallel;
 
 use serde_json::Value;
 
@@ -70,6 +74,11 @@ pub trait Source {
     }
     /// The records with these seqs, in exactly this order.
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
+    /// [`Source::records`], but handing out the stored bytes undecoded where the
+    /// source has them: the parallel fold decodes them on its workers.
+    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
+        self.records(seqs, &mut |rec| f(Item::Decoded(rec)))
+    }
     /// [`Source::records`] restricted to the `ledger.*` records and those of
     /// namespace `only` (all records for `None`). A source may skip the others
     /// without decoding them.
@@ -87,6 +96,18 @@ pub trait Source {
             }
         })
     }
+}
+
+/// One record of [`Source::items`].
+pub enum Item<'a> {
+    Decoded(Record),
+    /// A stored event's bytes, with the record's header fields.
+    Stored {
+        seq: u64,
+        at: Micros,
+        recorded_at: Micros,
+        bytes: &'a [u8],
+    },
 }
 
 /// Is an event of type `kind` folded when only namespace `only` is asked for?
@@ -285,7 +306,11 @@ pub fn fold_from(
         cx: Cx::new(params, q.audit),
         known_at,
     };
-    pipelined(source, &order, q, out, n, sink)
+    if q.check || q.audit || sink.is_some() {
+        pipelined(source, &order, q, out, n, sink)
+    } else {
+        parallel::fold(source, &order, q, out)
+    }
 }
 
 /// Fold `order` on two threads: this one reads and decodes the records (sled,
@@ -579,5 +604,108 @@ mod tests {
         };
         let e = plan(&src, &q).unwrap_err().to_string();
         assert!(e.contains("already voided") && e.contains("seq 5"), "{e}");
+    }
+
+    /// Records as a ledger hands them out: stored canonical bytes, decoded by
+    /// the fold (`Source::items`), with the bytes of some replaced.
+    struct Stored {
+        mem: MemSource,
+        bytes: Vec<Vec<u8>>,
+    }
+
+    impl Stored {
+        fn generated(events: u64) -> Stored {
+            let text = crate::gen::stream(events, 5);
+            let lines = text.lines().filter(|l| !l.trim().is_empty());
+            let canonical = |l: &str| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                crate::events::parse_event(v).unwrap().canonical
+            };
+            Stored {
+                bytes: lines.map(canonical).collect(),
+                mem: MemSource::from_jsonl(&text).unwrap(),
+            }
+        }
+    }
+
+    impl Source for Stored {
+        fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
+            self.mem.entries(f)
+        }
+        fn last_seq(&self) -> u64 {
+            self.mem.last_seq()
+        }
+        /// Decoded as a ledger decodes them (the two-thread fold reads these).
+        fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+            for &seq in seqs {
+                let r = &self.mem.records[seq as usize - 1];
+                let bytes = &self.bytes[seq as usize - 1];
+                let rec = crate::events::decode_stored_fast(bytes, seq, r.at, r.recorded_at)
+                    .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))?;
+                f(rec)?;
+            }
+            Ok(())
+        }
+        fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
+            for &seq in seqs {
+                let r = &self.mem.records[seq as usize - 1];
+                f(Item::Stored {
+                    seq,
+                    at: r.at,
+                    recorded_at: r.recorded_at,
+                    bytes: &self.bytes[seq as usize - 1],
+                })?;
+            }
+            Ok(())
+        }
+    }
+
+    fn tables_of(f: &Folded) -> Vec<String> {
+        let sel = crate::systems::Selector::default();
+        let table = |(t, _): (&str, &str)| format!("{:?}", f.state.standings(t, &sel, &f.cx));
+        crate::systems::tables().into_iter().map(table).collect()
+    }
+
+    #[test]
+    fn the_fold_per_namespace_equals_the_two_thread_one_and_the_first_bad_record_wins() {
+        let src = Stored::generated(3000);
+        let plain = fold(&src, &Query::default()).unwrap();
+        let audit = Query {
+            audit: true,
+            ..Query::default()
+        };
+        let two_threads = fold(&src, &audit).unwrap();
+        assert_eq!(tables_of(&plain), tables_of(&two_threads));
+        let params = |f: &Folded| format!("{:?}", f.cx.params);
+        assert_eq!(params(&plain), params(&two_threads));
+        // Break two records of different namespaces: whichever comes first in
+        // fold order is the error, with the two-thread fold's message.
+        let (order, _) = plan(&src, &Query::default()).unwrap();
+        let ns = |src: &Stored, seq: u64| {
+            let kind = &src.mem.records[seq as usize - 1].kind;
+            kind.split_once('.').unwrap().0.to_string()
+        };
+        let first = order[1000];
+        let other = |&&s: &&u64| ns(&src, s) != ns(&src, first) && ns(&src, s) != "ledger";
+        let second = *order[1001..].iter().find(other).unwrap();
+        let missing = |seq: u64| {
+            let kind = &src.mem.records[seq as usize - 1].kind;
+            format!(r#"{{"type":"{kind}"}}"#).into_bytes()
+        };
+        let damages = [
+            (b"{".to_vec(), missing(second)),
+            (missing(first), b"{".to_vec()),
+        ];
+        for (a, b) in damages {
+            let mut src = Stored::generated(3000);
+            src.bytes[first as usize - 1] = a;
+            src.bytes[second as usize - 1] = b;
+            let e = fold(&src, &Query::default()).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("record {first} cannot be decoded")),
+                "{e}"
+            );
+            assert_eq!(e, fold(&src, &audit).unwrap_err().to_string());
+        }
     }
 }

@@ -1,0 +1,302 @@
+//! Pass 2 of a plain fold (no checks, no snapshots, no audit) with one thread
+//! per namespace: what a full replay (`laurel fold`) and a query run.
+//!
+//! The caller's thread reads the records in plan order and finds each one's
+//! `type` by a byte scan (`events::stored_envelope`); it hands the stored bytes,
+//! batch by batch, to the worker of that namespace, which decodes and applies
+//! them to its own projection. The projections are independent: a system's
+//! `apply` reads only its own state and the rules in force, so each worker
+//! folds its namespace's records in fold order and gets exactly the state of a
+//! sequential fold. `ledger.*` records (rules changes) go to every worker, so
+//! each holds the rules in force at every step. Voids were applied by the plan.
+//!
+//! Decoding on the workers spreads the JSON work over the cores and frees each
+//! record on the thread that allocated it.
+//!
+//! **Errors** come out as from a sequential fold: every record carries its index
+//! in fold order; a worker stops at its first failure, the reader stops at its
+//! own failure or when a worker has stopped, and the failure with the smallest
+//! index wins (the reader's own comes after everything it has handed out).
+
+use std::ops::Range;
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+
+use super::{apply_record, wanted, Folded, Item, Query, Source};
+use crate::error::{Error, Result};
+use crate::events::{self, Record, StoredEnvelope};
+use crate::systems::{Cx, State, NAMESPACES};
+use crate::time::Micros;
+
+/// Records per batch handed to a worker.
+const BATCH: usize = 256;
+
+/// One record for a worker.
+enum Job {
+    Decoded(Record),
+    /// Stored bytes at `span` of the batch's buffer, and what the reader
+    /// found of their envelope.
+    Stored {
+        seq: u64,
+        at: Micros,
+        recorded_at: Micros,
+        span: Range<usize>,
+        env: Env,
+    },
+}
+
+/// Records for one worker: their bytes end to end, and `(index in fold order, job)`.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    jobs: Vec<(u64, Job)>,
+}
+
+/// A worker as the reader sees it: its namespace, its queue, the batch being
+/// filled, and the batches it has emptied (reused: no fresh pages, and each
+/// buffer is freed by the thread that allocated it).
+struct Lane {
+    ns: usize,
+    tx: SyncSender<Batch>,
+    batch: Batch,
+    spent: Receiver<Batch>,
+}
+
+/// A worker's failure: the fold-order index of the record and the error.
+type Failed = (u64, Error);
+
+/// What a worker hands back: its projection and context, or its failure.
+type Done = std::result::Result<(State, Cx), Failed>;
+
+/// Fold `order` with one worker per namespace folded (see the module docs).
+pub(super) fn fold(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Result<Folded> {
+    let Folded {
+        mut state,
+        cx,
+        known_at,
+    } = out;
+    std::thread::scope(|scope| {
+        let (mut lanes, mut workers) = (Vec::new(), Vec::new());
+        for ns in (0..NAMESPACES.len()).filter(|&ns| wanted(NAMESPACES[ns], q.only)) {
+            let (part, cx) = (state.split_off(ns), cx.clone());
+            let (tx, rx) = sync_channel::<Batch>(4);
+            let (spent_tx, spent) = channel::<Batch>();
+            let worker = std::thread::Builder::new()
+                .name(format!("fold-{}", NAMESPACES[ns]))
+                .spawn_scoped(scope, move || work(rx, spent_tx, part, cx))
+                .map_err(|e| Error::io("a fold worker thread", e))?;
+            workers.push((ns, worker));
+            let batch = Batch::default();
+            lanes.push(Lane {
+                ns,
+                tx,
+                batch,
+                spent,
+            });
+        }
+        let read = read(source, order, q.only, &mut lanes);
+        // Hand over what is left; dropping the senders ends the workers.
+        let sent = lanes.into_iter().try_for_each(|l| send(&l.tx, l.batch));
+        let joined = workers.into_iter().map(|(ns, w)| (ns, w.join()));
+        let cx = gather(joined, &mut state)?.unwrap_or(cx);
+        read.and(sent)?;
+        Ok(Folded {
+            state,
+            cx,
+            known_at,
+        })
+    })
+}
+
+/// Put the workers' projections into `state`; the context at the end (every
+/// worker folded every rules change: any one will do; `None`: no worker), or
+/// the failure first in fold order.
+fn gather(
+    joined: impl Iterator<Item = (usize, std::thread::Result<Done>)>,
+    state: &mut State,
+) -> Result<Option<Cx>> {
+    let (mut first, mut cx): (Option<Failed>, Option<Cx>) = (None, None);
+    for (ns, done) in joined {
+        let done = done.map_err(|_| Error::Storage("a fold worker thread failed".into()))?;
+        match done {
+            Ok((mut part, wcx)) => {
+                state.absorb(&mut part, ns);
+                cx = Some(wcx);
+            }
+            Err(f) if first.as_ref().is_none_or(|(i, _)| f.0 < *i) => first = Some(f),
+            Err(_) => {}
+        }
+    }
+    match first {
+        Some((_, e)) => Err(e),
+        None => Ok(cx),
+    }
+}
+
+/// Read the records of `order` and hand each to its worker(s).
+fn read(source: &dyn Source, order: &[u64], only: Option<&str>, lanes: &mut [Lane]) -> Result<()> {
+    let mut index = 0u64;
+    source.items(order, &mut |item| {
+        index += 1;
+        route(item, index - 1, only, lanes)
+    })
+}
+
+/// Put one record in the batch of its namespace's worker (every worker for a
+/// `ledger.*` record), sending batches that are full.
+fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> Result<()> {
+    let (kind, job) = match item {
+        Item::Decoded(rec) => (rec.kind.clone(), Stage::Decoded(rec)),
+        Item::Stored {
+            seq,
+            at,
+            recorded_at,
+            bytes,
+        } => {
+            let env = envelope(bytes, only);
+            let kind = match (&env, only) {
+                (Env::Guessed(k) | Env::Scanned(StoredEnvelope { kind: k, .. }), _) => {
+                    String::from_utf8_lossy(&bytes[k.clone()]).into_owned()
+                }
+                (Env::Unknown, Some(_)) => events::stored_kind(bytes)
+                    .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))?,
+                // Not plain, no filter: the first worker decodes it (the serde
+                // way, with its result or message).
+                (Env::Unknown, None) => String::new(),
+            };
+            let stored = Stage::Stored {
+                seq,
+                at,
+                recorded_at,
+                bytes,
+                env,
+            };
+            (kind, stored)
+        }
+    };
+    if !wanted(&kind, only) {
+        return Ok(());
+    }
+    let ns = kind.split_once('.').map_or("", |(ns, _)| ns);
+    if ns == "ledger" {
+        for lane in lanes.iter_mut() {
+            push(lane, index, job.clone())?;
+        }
+        return Ok(());
+    }
+    // An unknown type (no lane): decoding it fails, on the first worker.
+    let lane = (lanes.iter().position(|l| NAMESPACES[l.ns] == ns)).unwrap_or_default();
+    match lanes.get_mut(lane) {
+        Some(lane) => push(lane, index, job),
+        None => Ok(()), // no worker at all: `only` names no namespace
+    }
+}
+
+/// What the reader found of a stored event's envelope.
+#[derive(Clone)]
+enum Env {
+    /// By `events::guess_stored_kind`; the worker checks it as it decodes.
+    Guessed(Range<usize>),
+    /// By `events::stored_envelope`: exact.
+    Scanned(StoredEnvelope),
+    /// Neither: decoded the serde way.
+    Unknown,
+}
+
+/// The guess from the end serves a full fold, where a record of a malformed
+/// envelope fails to decode wherever it goes; a filtered fold skips records by
+/// their type, so it takes only an exact scan (or serde's answer).
+fn envelope(bytes: &[u8], only: Option<&str>) -> Env {
+    let guessed = only.is_none().then(|| events::guess_stored_kind(bytes));
+    match guessed.flatten() {
+        Some(kind) => Env::Guessed(kind),
+        None => events::stored_envelope(bytes).map_or(Env::Unknown, Env::Scanned),
+    }
+}
+
+/// A record on its way to a batch: decoded, or bytes still to be copied.
+#[derive(Clone)]
+enum Stage<'a> {
+    Decoded(Record),
+    Stored {
+        seq: u64,
+        at: Micros,
+        recorded_at: Micros,
+        bytes: &'a [u8],
+        env: Env,
+    },
+}
+
+fn push(lane: &mut Lane, index: u64, job: Stage<'_>) -> Result<()> {
+    let b = &mut lane.batch;
+    let job = match job {
+        Stage::Decoded(rec) => Job::Decoded(rec),
+        Stage::Stored {
+            seq,
+            at,
+            recorded_at,
+            bytes,
+            env,
+        } => {
+            let start = b.bytes.len();
+            b.bytes.extend_from_slice(bytes);
+            let span = start..b.bytes.len();
+            Job::Stored {
+                seq,
+                at,
+                recorded_at,
+                span,
+                env,
+            }
+        }
+    };
+    b.jobs.push((index, job));
+    if b.jobs.len() < BATCH {
+        return Ok(());
+    }
+    let empty = lane.spent.try_recv().unwrap_or_default();
+    let full = std::mem::replace(&mut lane.batch, empty);
+    send(&lane.tx, full)
+}
+
+/// A send fails only when the worker has stopped on an error, which wins.
+fn send(tx: &SyncSender<Batch>, batch: Batch) -> Result<()> {
+    if batch.jobs.is_empty() {
+        return Ok(());
+    }
+    tx.send(batch)
+        .map_err(|_| Error::Storage("the fold stopped".into()))
+}
+
+/// A worker: decode and apply its records in order.
+fn work(rx: Receiver<Batch>, spent: Sender<Batch>, mut state: State, mut cx: Cx) -> Done {
+    for mut batch in rx.iter() {
+        for (index, job) in batch.jobs.drain(..) {
+            let rec = decode(&batch.bytes, job).map_err(|e| (index, e))?;
+            apply_record(&mut state, &rec, &mut cx);
+        }
+        batch.bytes.clear();
+        // The reader may have finished; then the batch is simply dropped.
+        let _ = spent.send(batch);
+    }
+    Ok((state, cx))
+}
+
+fn decode(bytes: &[u8], job: Job) -> Result<Record> {
+    let (seq, at, recorded_at, span, env) = match job {
+        Job::Decoded(rec) => return Ok(rec),
+        Job::Stored {
+            seq,
+            at,
+            recorded_at,
+            span,
+            env,
+        } => (seq, at, recorded_at, span, env),
+    };
+    let bytes = &bytes[span];
+    let decoded = match env {
+        Env::Guessed(kind) => events::decode_stored_guessed(bytes, kind, seq, at, recorded_at),
+        Env::Scanned(env) => events::decode_stored_with(bytes, &env, seq, at, recorded_at),
+        Env::Unknown => events::decode_stored_fast(bytes, seq, at, recorded_at),
+    };
+    decoded.map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
+}
