@@ -37,114 +37,139 @@ const CHUNK_END: u8 = 2;
 const PARENT: u8 = 4;
 const ROOT: u8 = 8;
 
-/// Inputs waiting for one `hash_many` call: same byte length, same counter.
-struct Group<'a> {
-    /// (index of the input, its bytes for this call)
-    parts: Vec<(usize, &'a [u8])>,
+/// Reusable state for hashing batch after batch without allocating again.
+pub struct Lanes {
+    platform: Platform,
+    /// `groups[counter][blocks]`: the inputs whose piece for one `hash_many`
+    /// call is chunk `counter`, `blocks` blocks long (16 = a whole non-final chunk).
+    groups: Vec<Vec<Vec<usize>>>,
+    /// Where each input's chunk CVs start in `cvs`.
+    first: Vec<usize>,
+    /// Chunk chaining values: the CVs of whole chunks, and of the whole blocks of
+    /// each last chunk (the IV if it has none).
+    cvs: Vec<[u32; 8]>,
+    out: Vec<u8>,
 }
 
-/// Where each input's pieces go: one group per (chunk counter, blocks).
-#[derive(Default)]
-struct Plan<'a> {
-    /// `groups[counter][blocks]`; blocks 16 = a whole non-final chunk.
-    groups: Vec<Vec<Group<'a>>>,
-}
-
-impl<'a> Plan<'a> {
-    fn push(&mut self, counter: usize, blocks: usize, input: usize, bytes: &'a [u8]) {
-        while self.groups.len() <= counter {
-            self.groups.push(
-                (0..=CHUNK / BLOCK)
-                    .map(|_| Group { parts: Vec::new() })
-                    .collect(),
-            );
-        }
-        self.groups[counter][blocks].parts.push((input, bytes));
+impl Default for Lanes {
+    fn default() -> Self {
+        Lanes::on(Platform::detect())
     }
 }
 
 /// `blake3::hash` of every input, in order.
+#[cfg(test)]
 pub fn hash_all(inputs: &[&[u8]]) -> Vec<[u8; 32]> {
-    hash_all_on(Platform::detect(), inputs)
+    let mut hashes = Vec::new();
+    Lanes::default().hash(inputs, &mut hashes);
+    hashes
 }
 
-/// [`hash_all`] on a given instruction set (tests cover every one present).
-fn hash_all_on(platform: Platform, inputs: &[&[u8]]) -> Vec<[u8; 32]> {
-    let mut plan = Plan::default();
-    for (i, input) in inputs.iter().enumerate() {
-        if chunks_of(input.len()) > MAX_LANE_CHUNKS {
-            continue;
-        }
-        let last = chunks_of(input.len()) - 1;
-        for c in 0..last {
-            plan.push(c, CHUNK / BLOCK, i, &input[c * CHUNK..(c + 1) * CHUNK]);
-        }
-        let tail = &input[last * CHUNK..];
-        let whole = tail.len().saturating_sub(1) / BLOCK;
-        if whole > 0 {
-            plan.push(last, whole, i, &tail[..whole * BLOCK]);
+impl Lanes {
+    /// On a given instruction set (tests cover every one present).
+    fn on(platform: Platform) -> Self {
+        Lanes {
+            platform,
+            groups: Vec::new(),
+            first: Vec::new(),
+            cvs: Vec::new(),
+            out: Vec::new(),
         }
     }
-    // cvs[i][c]: the chaining value of chunk c of input i (of its whole blocks
-    // only, for the last chunk).
-    let mut cvs: Vec<[[u32; 8]; MAX_LANE_CHUNKS]> = vec![[IV; MAX_LANE_CHUNKS]; inputs.len()];
-    for (counter, by_blocks) in plan.groups.iter().enumerate() {
-        for (blocks, group) in by_blocks.iter().enumerate() {
-            if !group.parts.is_empty() {
-                run_group(&platform, group, blocks, counter, &mut cvs);
+
+    /// `hashes` = `blake3::hash` of every input, in order.
+    pub fn hash(&mut self, inputs: &[&[u8]], hashes: &mut Vec<[u8; 32]>) {
+        self.plan(inputs);
+        for counter in 0..self.groups.len() {
+            for blocks in 1..=CHUNK / BLOCK {
+                if !self.groups[counter][blocks].is_empty() {
+                    self.run_group(inputs, counter, blocks);
+                }
             }
         }
+        hashes.clear();
+        hashes.extend(inputs.iter().enumerate().map(|(i, input)| {
+            let n = chunks_of(input.len());
+            if n > MAX_LANE_CHUNKS {
+                return *blake3::hash(input).as_bytes();
+            }
+            let cvs = &mut self.cvs[self.first[i]..self.first[i] + n];
+            finish(&self.platform, input, cvs)
+        }));
     }
-    inputs
-        .iter()
-        .zip(&cvs)
-        .map(|(input, cv)| finish(&platform, input, cv))
-        .collect()
+
+    /// Put every input's pieces in their groups; CVs start as the IV.
+    fn plan(&mut self, inputs: &[&[u8]]) {
+        self.groups.iter_mut().flatten().for_each(Vec::clear);
+        self.first.clear();
+        let mut total = 0;
+        for (i, input) in inputs.iter().enumerate() {
+            self.first.push(total);
+            let n = chunks_of(input.len());
+            if n > MAX_LANE_CHUNKS {
+                continue;
+            }
+            total += n;
+            while self.groups.len() < n {
+                self.groups.push(vec![Vec::new(); CHUNK / BLOCK + 1]);
+            }
+            for c in 0..n - 1 {
+                self.groups[c][CHUNK / BLOCK].push(i);
+            }
+            let whole = (input.len() - (n - 1) * CHUNK).saturating_sub(1) / BLOCK;
+            if whole > 0 {
+                self.groups[n - 1][whole].push(i);
+            }
+        }
+        self.cvs.clear();
+        self.cvs.resize(total, IV);
+    }
+
+    /// Compress one group's pieces (chunk `counter`, `blocks` blocks of each
+    /// input) and store their CVs.
+    fn run_group(&mut self, inputs: &[&[u8]], counter: usize, blocks: usize) {
+        let group = &self.groups[counter][blocks];
+        let start = counter * CHUNK;
+        let slices: Vec<&[u8]> = group
+            .iter()
+            .map(|&i| &inputs[i][start..start + blocks * BLOCK])
+            .collect();
+        self.out.clear();
+        self.out.resize(32 * slices.len(), 0);
+        // A whole non-final chunk ends there; the last chunk's final block is later.
+        let end = if blocks == CHUNK / BLOCK {
+            CHUNK_END
+        } else {
+            0
+        };
+        let (p, args, out) = (&self.platform, (counter as u64, end), &mut self.out[..]);
+        match blocks {
+            1 => many::<64>(p, &slices, args, out),
+            2 => many::<128>(p, &slices, args, out),
+            3 => many::<192>(p, &slices, args, out),
+            4 => many::<256>(p, &slices, args, out),
+            5 => many::<320>(p, &slices, args, out),
+            6 => many::<384>(p, &slices, args, out),
+            7 => many::<448>(p, &slices, args, out),
+            8 => many::<512>(p, &slices, args, out),
+            9 => many::<576>(p, &slices, args, out),
+            10 => many::<640>(p, &slices, args, out),
+            11 => many::<704>(p, &slices, args, out),
+            12 => many::<768>(p, &slices, args, out),
+            13 => many::<832>(p, &slices, args, out),
+            14 => many::<896>(p, &slices, args, out),
+            15 => many::<960>(p, &slices, args, out),
+            _ => many::<1024>(p, &slices, args, out),
+        }
+        for (&i, cv) in group.iter().zip(self.out.chunks_exact(32)) {
+            self.cvs[self.first[i] + counter] = words(cv);
+        }
+    }
 }
 
 /// Chunks of an input of `len` bytes (an empty input is one empty chunk).
 fn chunks_of(len: usize) -> usize {
     len.div_ceil(CHUNK).max(1)
-}
-
-/// Compress a group's parts, `blocks` blocks each, and store their CVs.
-fn run_group(
-    platform: &Platform,
-    group: &Group,
-    blocks: usize,
-    counter: usize,
-    cvs: &mut [[[u32; 8]; MAX_LANE_CHUNKS]],
-) {
-    let mut out = vec![0u8; 32 * group.parts.len()];
-    let slices: Vec<&[u8]> = group.parts.iter().map(|(_, b)| *b).collect();
-    // A whole non-final chunk ends there; the last chunk's final block is later.
-    let end = if blocks == CHUNK / BLOCK {
-        CHUNK_END
-    } else {
-        0
-    };
-    let args = (counter as u64, end);
-    match blocks {
-        1 => many::<64>(platform, &slices, args, &mut out),
-        2 => many::<128>(platform, &slices, args, &mut out),
-        3 => many::<192>(platform, &slices, args, &mut out),
-        4 => many::<256>(platform, &slices, args, &mut out),
-        5 => many::<320>(platform, &slices, args, &mut out),
-        6 => many::<384>(platform, &slices, args, &mut out),
-        7 => many::<448>(platform, &slices, args, &mut out),
-        8 => many::<512>(platform, &slices, args, &mut out),
-        9 => many::<576>(platform, &slices, args, &mut out),
-        10 => many::<640>(platform, &slices, args, &mut out),
-        11 => many::<704>(platform, &slices, args, &mut out),
-        12 => many::<768>(platform, &slices, args, &mut out),
-        13 => many::<832>(platform, &slices, args, &mut out),
-        14 => many::<896>(platform, &slices, args, &mut out),
-        15 => many::<960>(platform, &slices, args, &mut out),
-        _ => many::<1024>(platform, &slices, args, &mut out),
-    }
-    for ((input, _), cv) in group.parts.iter().zip(out.chunks_exact(32)) {
-        cvs[*input][counter] = words(cv);
-    }
 }
 
 /// One `hash_many` call over inputs of exactly `N` bytes (the plan made them so).
@@ -170,13 +195,10 @@ fn many<const N: usize>(
     );
 }
 
-/// The final block of the last chunk, then the tree of chunk CVs.
-fn finish(platform: &Platform, input: &[u8], cvs: &[[u32; 8]; MAX_LANE_CHUNKS]) -> [u8; 32] {
-    let n = chunks_of(input.len());
-    if n > MAX_LANE_CHUNKS {
-        return *blake3::hash(input).as_bytes();
-    }
-    let last = n - 1;
+/// The final block of the last chunk, then the tree of chunk CVs (`cvs`: one
+/// per chunk of `input`, the last one of its whole blocks only).
+fn finish(platform: &Platform, input: &[u8], cvs: &mut [[u32; 8]]) -> [u8; 32] {
+    let last = cvs.len() - 1;
     let tail = &input[last * CHUNK..];
     let whole = tail.len().saturating_sub(1) / BLOCK;
     let rest = &tail[whole * BLOCK..];
@@ -186,17 +208,14 @@ fn finish(platform: &Platform, input: &[u8], cvs: &[[u32; 8]; MAX_LANE_CHUNKS]) 
     if whole == 0 {
         flags |= CHUNK_START;
     }
-    if n == 1 {
+    if last == 0 {
         flags |= ROOT;
     }
-    let mut cv = cvs[last];
-    platform.compress_in_place(&mut cv, &block, rest.len() as u8, last as u64, flags);
-    if n == 1 {
-        return bytes(&cv);
+    platform.compress_in_place(&mut cvs[last], &block, rest.len() as u8, last as u64, flags);
+    if last == 0 {
+        return bytes(&cvs[0]);
     }
-    let mut chunk_cvs = cvs[..n].to_vec();
-    chunk_cvs[last] = cv;
-    bytes(&merge(platform, &chunk_cvs, ROOT))
+    bytes(&merge(platform, cvs, ROOT))
 }
 
 /// The subtree over `cvs` (two or more), its top parent flagged `top`.
@@ -260,7 +279,8 @@ mod tests {
         let owned: Vec<Vec<u8>> = (0..=5 * CHUNK + 1).map(|n| data(n, n as u8)).collect();
         let inputs: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
         for platform in platforms() {
-            let got = hash_all_on(platform, &inputs);
+            let mut got = Vec::new();
+            Lanes::on(platform).hash(&inputs, &mut got);
             assert_eq!(got.len(), inputs.len());
             for (input, h) in inputs.iter().zip(&got) {
                 let want = blake3::hash(input);
@@ -270,7 +290,7 @@ mod tests {
     }
 
     #[test]
-    fn long_inputs_and_mixed_batches_equal_blake3() {
+    fn long_inputs_and_mixed_batches_equal_blake3_when_reused() {
         let lens = [
             0,
             1,
@@ -286,10 +306,15 @@ mod tests {
         ];
         let owned: Vec<Vec<u8>> = lens.iter().map(|&n| data(n, 7)).collect();
         let inputs: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-        let got = hash_all(&inputs);
-        assert_eq!(got.len(), inputs.len());
-        for (input, h) in inputs.iter().zip(&got) {
-            assert_eq!(h, blake3::hash(input).as_bytes(), "length {}", input.len());
+        let mut lanes = Lanes::default();
+        let mut got = Vec::new();
+        // Twice, and in reverse: what one batch leaves must not leak into the next.
+        for batch in [inputs.clone(), inputs.iter().rev().copied().collect()] {
+            lanes.hash(&batch, &mut got);
+            assert_eq!(got.len(), batch.len());
+            for (input, h) in batch.iter().zip(&got) {
+                assert_eq!(h, blake3::hash(input).as_bytes(), "length {}", input.len());
+            }
         }
         assert!(hash_all(&[]).is_empty());
     }

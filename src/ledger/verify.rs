@@ -7,7 +7,7 @@
 //! links the results back in key order. Reading overlaps checking, and at most
 //! [`IN_FLIGHT`] units wait, so memory stays bounded by the batch size.
 //!
-//! A unit's records are hashed together ([`lanes::hash_all`]): every record's
+//! A unit's records are hashed together ([`lanes::Lanes`]): every record's
 //! canonical form and every event (its content key), across records on the SIMD
 //! lanes, instead of one block at a time.
 
@@ -67,13 +67,14 @@ impl Ledger {
 
 /// A worker: check units until the reader hangs up.
 fn work(rx: &Mutex<Receiver<Unit>>, tx: &mpsc::Sender<(usize, Checked)>, expect: Expect) {
+    let mut scratch = Scratch::default();
     loop {
         let unit = match rx.lock() {
             Ok(rx) => rx.recv(),
             Err(_) => return,
         };
         let Ok((n, chunks)) = unit else { return };
-        if tx.send((n, check_chunks(&chunks, expect))).is_err() {
+        if tx.send((n, scratch.check(&chunks, expect))).is_err() {
             return;
         }
     }
@@ -192,43 +193,56 @@ struct ChunkCheck {
     expected_found: bool,
 }
 
-/// Decode chunks and check every record's hash and header, all hashes at once.
-fn check_chunks(chunks: &[(u64, sled::IVec)], expect: Expect) -> Checked {
-    let decoded: Vec<_> = chunks
-        .iter()
-        .map(|(k, v)| chunk::decode(v, *k).map_err(|e| e.to_string()))
-        .collect();
-    let views = || decoded.iter().flatten();
-    // Every record's canonical form, back to back, then every event.
-    let mut buf = Vec::with_capacity(chunks.iter().map(|(_, v)| v.len() * 3 / 2).sum());
-    let mut ends = Vec::new();
-    for c in views() {
-        for r in &c.records {
-            canonical::push_record(&mut buf, r.event, &r.prev, c.recorded_at, r.seq);
-            ends.push(buf.len());
+/// A worker's buffers, reused from unit to unit (fresh megabytes each time
+/// would be fresh pages for the kernel to zero).
+#[derive(Default)]
+struct Scratch {
+    /// Every record's canonical form, back to back.
+    records: Vec<u8>,
+    ends: Vec<usize>,
+    hashes: Vec<[u8; 32]>,
+    lanes: lanes::Lanes,
+}
+
+impl Scratch {
+    /// Decode chunks and check every record's hash and header, hashing all the
+    /// records' canonical forms and events at once.
+    fn check(&mut self, chunks: &[(u64, sled::IVec)], expect: Expect) -> Checked {
+        let decoded: Vec<_> = chunks
+            .iter()
+            .map(|(k, v)| chunk::decode(v, *k).map_err(|e| e.to_string()))
+            .collect();
+        let views = || decoded.iter().flatten();
+        self.records.clear();
+        self.ends.clear();
+        for c in views() {
+            for r in &c.records {
+                canonical::push_record(&mut self.records, r.event, &r.prev, c.recorded_at, r.seq);
+                self.ends.push(self.records.len());
+            }
         }
+        let mut inputs: Vec<&[u8]> = Vec::with_capacity(2 * self.ends.len());
+        let mut start = 0;
+        for &end in &self.ends {
+            inputs.push(&self.records[start..end]);
+            start = end;
+        }
+        inputs.extend(views().flat_map(|c| c.records.iter().map(|r| r.event)));
+        self.lanes.hash(&inputs, &mut self.hashes);
+        let (record_hashes, event_hashes) = self.hashes.split_at(self.ends.len());
+        let mut hashed = record_hashes.iter().zip(event_hashes);
+        chunks
+            .iter()
+            .zip(&decoded)
+            .map(|((k, _), c)| {
+                let checked = match c {
+                    Ok(c) => Ok(check_records(c, &mut hashed, expect)),
+                    Err(e) => Err(e.clone()),
+                };
+                (*k, checked)
+            })
+            .collect()
     }
-    let mut inputs: Vec<&[u8]> = Vec::with_capacity(2 * ends.len());
-    let mut start = 0;
-    for &end in &ends {
-        inputs.push(&buf[start..end]);
-        start = end;
-    }
-    inputs.extend(views().flat_map(|c| c.records.iter().map(|r| r.event)));
-    let hashes = lanes::hash_all(&inputs);
-    let (record_hashes, event_hashes) = hashes.split_at(ends.len());
-    let mut hashed = record_hashes.iter().zip(event_hashes);
-    chunks
-        .iter()
-        .zip(&decoded)
-        .map(|((k, _), c)| {
-            let checked = match c {
-                Ok(c) => Ok(check_records(c, &mut hashed, expect)),
-                Err(e) => Err(e.clone()),
-            };
-            (*k, checked)
-        })
-        .collect()
 }
 
 /// Compare a decoded chunk's records with their hashes, (record, event) in order.
