@@ -13,9 +13,10 @@
 
 use std::collections::BTreeMap;
 use std::sync::mpsc::{self, Receiver};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::{canonical, chunk, lanes, Ledger, Result, VerifyReport};
+use crate::error::Error;
 use crate::events;
 use chunk::RecordView;
 
@@ -39,19 +40,22 @@ impl Ledger {
         let head = self.head()?;
         let mut chain = Chain::new();
         let (work_tx, work_rx) = mpsc::sync_channel::<Unit>(IN_FLIGHT);
-        let work_rx = Mutex::new(work_rx);
+        // Only the workers hold the receiver: if they all stopped (a panic), the
+        // reader's send fails instead of waiting forever, and the scope re-raises.
+        let work_rx = Arc::new(Mutex::new(work_rx));
         std::thread::scope(|scope| {
             let (done_tx, done_rx) = mpsc::channel::<(usize, Checked)>();
             for _ in 0..WORKERS {
-                let (rx, tx) = (&work_rx, done_tx.clone());
-                scope.spawn(move || work(rx, &tx, expect));
+                let (rx, tx) = (Arc::clone(&work_rx), done_tx.clone());
+                scope.spawn(move || work(&rx, &tx, expect));
             }
-            drop(done_tx);
+            drop((done_tx, work_rx));
             let mut order = Reorder::default();
             let read = self.batches(head.seq, &mut |batch| {
                 for unit in batch.chunks(UNIT) {
-                    // The workers only stop when this sender is dropped.
-                    let _ = work_tx.send((order.sent, unit.to_vec()));
+                    work_tx
+                        .send((order.sent, unit.to_vec()))
+                        .map_err(|_| Error::Storage("verify's workers stopped".into()))?;
                     order.sent += 1;
                 }
                 order.take(done_rx.try_iter(), &mut chain);
