@@ -354,9 +354,19 @@ impl Ledger {
     /// batches of about 16 MiB, recycling sled between batches. A key that is not
     /// 8 bytes (damage) comes as first seq 0.
     fn batches(&self, upto: u64, f: &mut dyn FnMut(&ChunkBatch) -> Result<()>) -> Result<()> {
+        self.batches_of(16 * 1024 * 1024, upto, f)
+    }
+
+    /// [`Ledger::batches`] of about `bytes` each (or less when recycling more often,
+    /// as tests do).
+    fn batches_of(
+        &self,
+        bytes: usize,
+        upto: u64,
+        f: &mut dyn FnMut(&ChunkBatch) -> Result<()>,
+    ) -> Result<()> {
         use std::ops::Bound::{Excluded, Included, Unbounded};
-        // 16 MiB, or less when recycling more often (tests).
-        let batch_bytes = (recycle_bytes() as usize).min(16 * 1024 * 1024);
+        let batch_bytes = (recycle_bytes() as usize).min(bytes);
         let end = Included(sled::IVec::from(&chunk::key(upto)));
         let mut start = Unbounded;
         let mut batch: Vec<(u64, sled::IVec)> = Vec::new();

@@ -5,7 +5,7 @@
 //! units of [`UNIT`] chunks; two workers check units independently (each chunk
 //! stores the `prev` of its first record, so no unit needs another); the caller
 //! links the results back in key order. Reading overlaps checking, and at most
-//! [`IN_FLIGHT`] units wait, so memory stays bounded by the batch size.
+//! [`IN_FLIGHT`] units wait, so memory stays bounded by [`BATCH_BYTES`] plus them.
 //!
 //! A unit's records are hashed together ([`lanes::Lanes`]): every record's
 //! canonical form and every event (its content key), across records on the SIMD
@@ -20,11 +20,15 @@ use crate::error::Error;
 use crate::events;
 use chunk::RecordView;
 
-/// Chunks per unit of work: about 1 MiB, a few thousand hashes, so each
-/// `hash_many` group fills the lanes.
-const UNIT: usize = 16;
-/// Units read ahead of the workers (bounds memory: about 1 MiB each).
-const IN_FLIGHT: usize = 24;
+/// Chunks per unit of work: up to 256 KiB, hundreds to thousands of hashes, so
+/// each `hash_many` group fills the lanes. A worker's buffers grow with it (about
+/// 0.6 KiB per record: canonical forms, views, hashes), hence not more.
+const UNIT: usize = 4;
+/// Units read ahead of the workers (up to 256 KiB each), and the bytes read at a
+/// time: the chunks held are at most one batch plus the units waiting, so the
+/// 16 MiB batches of one thread that reads then checks would double memory here.
+const IN_FLIGHT: usize = 16;
+const BATCH_BYTES: usize = 4 * 1024 * 1024;
 const WORKERS: usize = 2;
 
 /// Expected published head, if `verify --expect` gave one.
@@ -51,7 +55,7 @@ impl Ledger {
             }
             drop((done_tx, work_rx));
             let mut order = Reorder::default();
-            let read = self.batches(head.seq, &mut |batch| {
+            let read = self.batches_of(BATCH_BYTES, head.seq, &mut |batch| {
                 for unit in batch.chunks(UNIT) {
                     work_tx
                         .send((order.sent, unit.to_vec()))
