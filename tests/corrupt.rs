@@ -402,6 +402,22 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
             "does not match its event",
         ),
         (
+            "content key changed in a header",
+            edit_chunk(1, |b| {
+                let (s, _) = record_spans(b)[4];
+                b[s + 64 + 15] ^= 1;
+            }),
+            "record header (at, void target or keys) does not match its event",
+        ),
+        (
+            "idempotency key changed in a header",
+            edit_chunk(2, |b| {
+                let (s, _) = record_spans(b)[1];
+                b[s + 48] ^= 0x80;
+            }),
+            "record header (at, void target or keys) does not match its event",
+        ),
+        (
             "middle chunk removed",
             Box::new(|db: &sled::Db| {
                 let t = chunks_tree(db);

@@ -1031,6 +1031,9 @@ mod tests {
             r#"{"a":"\ud800"}"#.into(),
             format!("{{\"a\":{}1{}}}", "[".repeat(70), "]".repeat(70)),
             "{\"a\":\"tab\there\"}".into(),
+            rules(r#"{"k":-999999999999999999,"m":999999999999999999,"n":-1,"o":0}"#),
+            rules(r#"{"k":18446744073709551615,"m":-9223372036854775808}"#),
+            rules(r#"{"k":-0000000000000000001}"#),
         ];
         let mut parser = LineParser::default();
         let fast: Vec<bool> = cases
@@ -1040,7 +1043,7 @@ mod tests {
         // Valid events take the fast path (escaped values and strings at the
         // limit included); refused or unusual ones (an escaped key, a
         // duplicate key) go the slow way.
-        let valid = [0, 1, 2, 3, 4, 9, 12, 14, 15];
+        let valid = [0, 1, 2, 3, 4, 9, 12, 14, 15, 32, 33];
         let want: Vec<bool> = (0..cases.len()).map(|i| valid.contains(&i)).collect();
         assert_eq!(fast, want);
         assert!(!fast_equals_slow(&mut parser, b"{\"a\":\"\xff\"}"));

@@ -118,6 +118,10 @@ impl<'a> Scanner<'a> {
         if matches!(self.b.get(self.pos), Some(b'.' | b'e' | b'E')) {
             return None;
         }
+        // Up to 18 digits always fit; only `-0` does not (serde_json reads a float).
+        if d.len() <= 18 {
+            return (!(neg && d == b"0")).then_some(&self.b[start..self.pos]);
+        }
         let text = std::str::from_utf8(&self.b[start..self.pos]).ok()?;
         let fits = if neg {
             text.parse::<i64>().is_ok_and(|n| n != 0)

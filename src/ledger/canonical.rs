@@ -135,21 +135,37 @@ fn record_object(
     seq: u64,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(event.len() + 220);
+    push_record_object(&mut out, event, hash, prev, recorded_at, seq);
+    out
+}
+
+/// Append a record's canonical bytes to `out` (`verify` builds many in one buffer).
+pub fn push_record(out: &mut Vec<u8>, event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) {
+    push_record_object(out, event, None, prev, recorded_at, seq);
+}
+
+fn push_record_object(
+    out: &mut Vec<u8>,
+    event: &[u8],
+    hash: Option<&[u8; 32]>,
+    prev: &[u8; 32],
+    recorded_at: &str,
+    seq: u64,
+) {
     out.extend_from_slice(b"{\"event\":");
     out.extend_from_slice(event);
     if let Some(h) = hash {
         out.extend_from_slice(b",\"hash\":\"");
-        out.extend_from_slice(hex(h).as_bytes());
+        out.extend_from_slice(blake3::Hash::from(*h).to_hex().as_bytes());
         out.push(b'"');
     }
     out.extend_from_slice(b",\"prev\":\"");
-    out.extend_from_slice(hex(prev).as_bytes());
+    out.extend_from_slice(blake3::Hash::from(*prev).to_hex().as_bytes());
     out.extend_from_slice(b"\",\"recorded_at\":");
-    write_str(recorded_at, &mut out);
+    write_str(recorded_at, out);
     out.extend_from_slice(b",\"seq\":");
-    out.extend_from_slice(seq.to_string().as_bytes());
+    out.extend_from_slice(itoa(seq, &mut [0u8; 20]));
     out.push(b'}');
-    out
 }
 
 /// Lowercase hex of a hash.

@@ -232,7 +232,12 @@ pub fn idem_of_id(id: &str) -> [u8; 16] {
 
 /// The content key: BLAKE3 of the event's canonical bytes, first 16 bytes.
 pub fn content_of(event: &[u8]) -> [u8; 16] {
-    arr(&blake3::hash(event).as_bytes()[..16])
+    content_key(blake3::hash(event).as_bytes())
+}
+
+/// The content key from BLAKE3 of the event's canonical bytes.
+pub fn content_key(event_hash: &[u8; 32]) -> [u8; 16] {
+    arr(&event_hash[..16])
 }
 
 #[cfg(test)]

@@ -26,7 +26,9 @@ pub mod canonical;
 pub mod checkpoint;
 pub mod chunk;
 pub mod idem;
+pub(crate) mod lanes;
 pub mod summary;
+mod verify;
 
 use std::cell::{Cell, RefCell};
 use std::io::{BufRead, Write};
@@ -366,9 +368,19 @@ impl Ledger {
     /// batches of about 16 MiB, recycling sled between batches. A key that is not
     /// 8 bytes (damage) comes as first seq 0.
     fn batches(&self, upto: u64, f: &mut dyn FnMut(&ChunkBatch) -> Result<()>) -> Result<()> {
+        self.batches_of(16 * 1024 * 1024, upto, f)
+    }
+
+    /// [`Ledger::batches`] of about `bytes` each (or less when recycling more often,
+    /// as tests do).
+    fn batches_of(
+        &self,
+        bytes: usize,
+        upto: u64,
+        f: &mut dyn FnMut(&ChunkBatch) -> Result<()>,
+    ) -> Result<()> {
         use std::ops::Bound::{Excluded, Included, Unbounded};
-        // 16 MiB, or less when recycling more often (tests).
-        let batch_bytes = (recycle_bytes() as usize).min(16 * 1024 * 1024);
+        let batch_bytes = (recycle_bytes() as usize).min(bytes);
         let end = Included(sled::IVec::from(&chunk::key(upto)));
         let mut start = Unbounded;
         let mut batch: Vec<(u64, sled::IVec)> = Vec::new();
@@ -594,128 +606,6 @@ impl Ledger {
         Ok(())
     }
 
-    /// Check the whole chain; with `expect`, that a published head is still in it.
-    ///
-    /// Chunks are checked independently (each stores the `prev` of its first
-    /// record), on both cores, a batch at a time; linking each chunk to the one
-    /// before it is then a cheap sequential pass over the batch.
-    pub fn verify(&self, expect: Option<(u64, [u8; 32])>) -> Result<VerifyReport> {
-        let head = self.head()?;
-        let mut problems = Vec::new();
-        let mut next = 1u64;
-        let mut last = [0u8; 32];
-        let mut expected_found = false;
-        self.batches(head.seq, &mut |batch| {
-            let (a, b) = batch.split_at(batch.len().div_ceil(2));
-            let checked: Vec<std::result::Result<ChunkCheck, String>> =
-                std::thread::scope(|scope| {
-                    let other = scope.spawn(|| {
-                        b.iter()
-                            .map(|(k, v)| check_chunk(*k, v, expect))
-                            .collect::<Vec<_>>()
-                    });
-                    let mut mine: Vec<_> =
-                        a.iter().map(|(k, v)| check_chunk(*k, v, expect)).collect();
-                    mine.extend(other.join().unwrap_or_default());
-                    mine
-                });
-            for ((key_seq, _), c) in batch.iter().zip(checked) {
-                let c = match c {
-                    Ok(c) => c,
-                    Err(e) => {
-                        problems.push((*key_seq, e));
-                        continue;
-                    }
-                };
-                if c.first_seq < next {
-                    problems.push((
-                        c.first_seq,
-                        format!("chunk overlaps records before it (expected seq {next} next)"),
-                    ));
-                    continue;
-                }
-                if c.first_seq != next {
-                    problems.push((
-                        next,
-                        format!(
-                            "records {next}..{} are missing",
-                            c.first_seq.saturating_sub(1)
-                        ),
-                    ));
-                } else if c.prev != last {
-                    problems.push((
-                        c.first_seq,
-                        format!("prev does not match the hash of record {}", next - 1),
-                    ));
-                }
-                if let Some(why) = self.side_trees_differ(&c)? {
-                    problems.push((c.first_seq, why));
-                }
-                problems.extend(c.problems);
-                expected_found |= c.expected_found;
-                next = c.first_seq + c.count;
-                last = c.last.unwrap_or(last);
-            }
-            Ok(())
-        })?;
-        let records = next - 1;
-        if records != head.seq || last != head.hash {
-            problems.push((
-                head.seq,
-                format!(
-                    "head says {head} but the last stored record is {records} {}",
-                    canonical::hex(&last)
-                ),
-            ));
-        }
-        if let Some((s, h)) = expect {
-            if !expected_found {
-                let why = if s > records {
-                    "the ledger has fewer records now"
-                } else {
-                    "the record at that seq has another hash"
-                };
-                problems.push((
-                    s,
-                    format!(
-                        "published head {s}:{} is not in this ledger: {why}",
-                        canonical::hex(&h)
-                    ),
-                ));
-            }
-        }
-        problems.sort_by_key(|(s, _)| *s);
-        Ok(VerifyReport {
-            records,
-            head,
-            problems,
-        })
-    }
-
-    /// Why the chunk's stored summary or key fingerprints are not what its
-    /// records give, if they are not: a wrong summary would change point-in-time
-    /// answers, a wrong fingerprint could let an append record an event twice.
-    fn side_trees_differ(&self, c: &ChunkCheck) -> Result<Option<String>> {
-        let k = chunk::key(c.first_seq);
-        let trees = [
-            (self.summaries()?, &c.summary, "chunk summary"),
-            (self.idems()?, &c.fps, "key fingerprints"),
-        ];
-        for (tree, want, what) in trees {
-            self.moved(want.len());
-            match tree.get(k).map_err(storage)? {
-                None => return Ok(Some(format!("stored {what}: missing"))),
-                Some(v) if v.as_ref() != want.as_slice() => {
-                    return Ok(Some(format!(
-                        "stored {what}: do not match the chunk's records"
-                    )))
-                }
-                Some(_) => {}
-            }
-        }
-        Ok(None)
-    }
-
     /// `laurel export`: one JSON line per record (canonical form plus `hash`).
     pub fn export(&self, w: &mut dyn Write) -> Result<()> {
         self.for_each_record(&mut |r, recorded_at| {
@@ -763,73 +653,6 @@ impl Ledger {
     pub fn source(&self) -> Result<impl Source + '_> {
         Ok(View::new(self, self.head()?.seq))
     }
-}
-
-/// The fold reads a record's header (`at`, void target, keys) without parsing the
-/// event, and the hash covers only the event: check the header agrees with it.
-fn header_mismatch(r: &RecordView) -> Option<String> {
-    let env = match events::stored_header(r.event) {
-        Ok(env) => env,
-        Err(e) => return Some(format!("stored event cannot be decoded: {e}")),
-    };
-    let content = chunk::content_of(r.event);
-    let idem = env.id.as_deref().map(chunk::idem_of_id).unwrap_or(content);
-    if env.at != r.at || env.void_target != r.void_target || content != r.content || idem != r.idem
-    {
-        return Some("record header (at, void target or keys) does not match its event".into());
-    }
-    None
-}
-
-/// What checking one chunk on its own finds.
-struct ChunkCheck {
-    first_seq: u64,
-    count: u64,
-    /// The stored `prev` of its first record.
-    prev: [u8; 32],
-    /// The hash of its last record.
-    last: Option<[u8; 32]>,
-    problems: Vec<(u64, String)>,
-    expected_found: bool,
-    /// Its summary and its records' key fingerprints, as the "summaries" and
-    /// "idems" trees should hold them.
-    summary: Vec<u8>,
-    fps: Vec<u8>,
-}
-
-/// Decode one chunk and check every record's hash and header.
-fn check_chunk(
-    key_seq: u64,
-    bytes: &[u8],
-    expect: Option<(u64, [u8; 32])>,
-) -> std::result::Result<ChunkCheck, String> {
-    let c = chunk::decode(bytes, key_seq).map_err(|e| e.to_string())?;
-    let mut problems = Vec::new();
-    let mut expected_found = false;
-    for r in &c.records {
-        let h = canonical::record_hash(r.event, &r.prev, c.recorded_at, r.seq);
-        if h != r.hash {
-            problems.push((
-                r.seq,
-                "stored hash does not match the record's content".into(),
-            ));
-        } else if let Some(why) = header_mismatch(r) {
-            problems.push((r.seq, why));
-        }
-        if expect.is_some_and(|(s, eh)| s == r.seq && eh == r.hash) {
-            expected_found = true;
-        }
-    }
-    Ok(ChunkCheck {
-        first_seq: c.first_seq,
-        count: c.records.len() as u64,
-        prev: c.prev,
-        last: c.records.last().map(|r| r.hash),
-        problems,
-        expected_found,
-        summary: summary::Summary::of(&c).encode(),
-        fps: idem::encode(c.records.iter().map(|r| idem::fingerprint(&r.idem))),
-    })
 }
 
 /// Input lines (or parsed array elements) of one input, for the parser thread.

@@ -1,0 +1,340 @@
+//! `verify`: recompute every record's hash and header keys, link the chunks.
+//!
+//! Three threads on the two cores: the caller's thread reads chunks from sled
+//! (recycling it every 64 MiB, see `Ledger::batches`) and hands them out in
+//! units of [`UNIT`] chunks; two workers check units independently (each chunk
+//! stores the `prev` of its first record, so no unit needs another); the caller
+//! links the results back in key order. Reading overlaps checking, and at most
+//! [`IN_FLIGHT`] units wait, so memory stays bounded by [`BATCH_BYTES`] plus them.
+//!
+//! A unit's records are hashed together ([`lanes::Lanes`]): every record's
+//! canonical form and every event (its content key), across records on the SIMD
+//! lanes, instead of one block at a time.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+
+use super::{canonical, chunk, idem, lanes, storage, summary, Ledger, Result, VerifyReport};
+use crate::error::Error;
+use crate::events;
+use chunk::RecordView;
+
+/// Chunks per unit of work: up to 256 KiB, hundreds to thousands of hashes, so
+/// each `hash_many` group fills the lanes. A worker's buffers grow with it (about
+/// 0.6 KiB per record: canonical forms, views, hashes), hence not more.
+const UNIT: usize = 4;
+/// Units read ahead of the workers (up to 256 KiB each), and the bytes read at a
+/// time: the chunks held are at most one batch plus the units waiting, so the
+/// 16 MiB batches of one thread that reads then checks would double memory here.
+const IN_FLIGHT: usize = 16;
+const BATCH_BYTES: usize = 4 * 1024 * 1024;
+const WORKERS: usize = 2;
+
+/// Expected published head, if `verify --expect` gave one.
+type Expect = Option<(u64, [u8; 32])>;
+/// A unit: its number, and its chunks as (key seq, bytes).
+type Unit = (usize, Vec<(u64, sled::IVec)>);
+/// Each chunk's check, or why it could not be decoded.
+type Checked = Vec<(u64, std::result::Result<ChunkCheck, String>)>;
+
+impl Ledger {
+    /// Check the whole chain; with `expect`, that a published head is still in it.
+    pub fn verify(&self, expect: Expect) -> Result<VerifyReport> {
+        let head = self.head()?;
+        let mut chain = Chain::new(self);
+        let (work_tx, work_rx) = mpsc::sync_channel::<Unit>(IN_FLIGHT);
+        // Only the workers hold the receiver: if they all stopped (a panic), the
+        // reader's send fails instead of waiting forever, and the scope re-raises.
+        let work_rx = Arc::new(Mutex::new(work_rx));
+        std::thread::scope(|scope| {
+            let (done_tx, done_rx) = mpsc::channel::<(usize, Checked)>();
+            for _ in 0..WORKERS {
+                let (rx, tx) = (Arc::clone(&work_rx), done_tx.clone());
+                scope.spawn(move || work(&rx, &tx, expect));
+            }
+            drop((done_tx, work_rx));
+            let mut order = Reorder::default();
+            let read = self.batches_of(BATCH_BYTES, head.seq, &mut |batch| {
+                for unit in batch.chunks(UNIT) {
+                    work_tx
+                        .send((order.sent, unit.to_vec()))
+                        .map_err(|_| Error::Storage("verify's workers stopped".into()))?;
+                    order.sent += 1;
+                }
+                order.take(done_rx.try_iter(), &mut chain);
+                Ok(())
+            });
+            drop(work_tx);
+            order.take(done_rx.iter(), &mut chain);
+            read
+        })?;
+        Ok(chain.report(head, expect))
+    }
+
+    /// Why the chunk's stored summary or key fingerprints are not what its
+    /// records give, if they are not: a wrong summary would change point-in-time
+    /// answers, a wrong fingerprint could let an append record an event twice.
+    fn side_trees_differ(&self, c: &ChunkCheck) -> Result<Option<String>> {
+        let k = chunk::key(c.first_seq);
+        let trees = [
+            (self.summaries()?, &c.summary, "chunk summary"),
+            (self.idems()?, &c.fps, "key fingerprints"),
+        ];
+        for (tree, want, what) in trees {
+            self.moved(want.len());
+            match tree.get(k).map_err(storage)? {
+                None => return Ok(Some(format!("stored {what}: missing"))),
+                Some(v) if v.as_ref() != want.as_slice() => {
+                    return Ok(Some(format!(
+                        "stored {what}: do not match the chunk's records"
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A worker: check units until the reader hangs up.
+fn work(rx: &Mutex<Receiver<Unit>>, tx: &mpsc::Sender<(usize, Checked)>, expect: Expect) {
+    let mut scratch = Scratch::default();
+    loop {
+        let unit = match rx.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => return,
+        };
+        let Ok((n, chunks)) = unit else { return };
+        if tx.send((n, scratch.check(&chunks, expect))).is_err() {
+            return;
+        }
+    }
+}
+
+/// Checked units come back in any order; [`Chain`] takes them in key order.
+#[derive(Default)]
+struct Reorder {
+    sent: usize,
+    next: usize,
+    waiting: BTreeMap<usize, Checked>,
+}
+
+impl Reorder {
+    fn take(&mut self, done: impl Iterator<Item = (usize, Checked)>, chain: &mut Chain<'_>) {
+        for (n, checked) in done {
+            self.waiting.insert(n, checked);
+            while let Some(checked) = self.waiting.remove(&self.next) {
+                self.next += 1;
+                checked.into_iter().for_each(|(k, c)| chain.link(k, c));
+            }
+        }
+    }
+}
+
+/// The sequential part: each chunk must start where the last ended, with the
+/// last record's hash as its `prev`.
+struct Chain<'l> {
+    /// For the chunks' summaries and fingerprints, checked as they are linked.
+    ledger: &'l Ledger,
+    problems: Vec<(u64, String)>,
+    next: u64,
+    last: [u8; 32],
+    expected_found: bool,
+}
+
+impl<'l> Chain<'l> {
+    fn new(ledger: &'l Ledger) -> Self {
+        Chain {
+            ledger,
+            problems: Vec::new(),
+            next: 1,
+            last: [0; 32],
+            expected_found: false,
+        }
+    }
+
+    fn link(&mut self, key_seq: u64, c: std::result::Result<ChunkCheck, String>) {
+        let next = self.next;
+        let c = match c {
+            Ok(c) => c,
+            Err(e) => return self.problems.push((key_seq, e)),
+        };
+        if c.first_seq < next {
+            let what = format!("chunk overlaps records before it (expected seq {next} next)");
+            return self.problems.push((c.first_seq, what));
+        }
+        if c.first_seq != next {
+            let what = format!(
+                "records {next}..{} are missing",
+                c.first_seq.saturating_sub(1)
+            );
+            self.problems.push((next, what));
+        } else if c.prev != self.last {
+            let what = format!("prev does not match the hash of record {}", next - 1);
+            self.problems.push((c.first_seq, what));
+        }
+        match self.ledger.side_trees_differ(&c) {
+            Ok(None) => {}
+            Ok(Some(why)) => self.problems.push((c.first_seq, why)),
+            Err(e) => self.problems.push((c.first_seq, e.to_string())),
+        }
+        self.problems.extend(c.problems);
+        self.expected_found |= c.expected_found;
+        self.next = c.first_seq + c.count;
+        self.last = c.last.unwrap_or(self.last);
+    }
+
+    /// The head must be the last record; `expect` must have been seen.
+    fn report(mut self, head: super::Head, expect: Expect) -> VerifyReport {
+        let records = self.next - 1;
+        let last = self.last;
+        if records != head.seq || last != head.hash {
+            self.problems.push((
+                head.seq,
+                format!(
+                    "head says {head} but the last stored record is {records} {}",
+                    canonical::hex(&last)
+                ),
+            ));
+        }
+        if let Some((s, h)) = expect.filter(|_| !self.expected_found) {
+            let why = if s > records {
+                "the ledger has fewer records now"
+            } else {
+                "the record at that seq has another hash"
+            };
+            self.problems.push((
+                s,
+                format!(
+                    "published head {s}:{} is not in this ledger: {why}",
+                    canonical::hex(&h)
+                ),
+            ));
+        }
+        self.problems.sort_by_key(|(s, _)| *s);
+        VerifyReport {
+            records,
+            head,
+            problems: self.problems,
+        }
+    }
+}
+
+/// What checking one chunk on its own finds.
+struct ChunkCheck {
+    first_seq: u64,
+    count: u64,
+    /// The stored `prev` of its first record.
+    prev: [u8; 32],
+    /// The hash of its last record.
+    last: Option<[u8; 32]>,
+    problems: Vec<(u64, String)>,
+    expected_found: bool,
+    /// Its summary and its records' key fingerprints, as the "summaries" and
+    /// "idems" trees should hold them.
+    summary: Vec<u8>,
+    fps: Vec<u8>,
+}
+
+/// A worker's buffers, reused from unit to unit (fresh megabytes each time
+/// would be fresh pages for the kernel to zero).
+#[derive(Default)]
+struct Scratch {
+    /// Every record's canonical form, back to back.
+    records: Vec<u8>,
+    ends: Vec<usize>,
+    hashes: Vec<[u8; 32]>,
+    lanes: lanes::Lanes,
+}
+
+impl Scratch {
+    /// Decode chunks and check every record's hash and header, hashing all the
+    /// records' canonical forms and events at once.
+    fn check(&mut self, chunks: &[(u64, sled::IVec)], expect: Expect) -> Checked {
+        let decoded: Vec<_> = chunks
+            .iter()
+            .map(|(k, v)| chunk::decode(v, *k).map_err(|e| e.to_string()))
+            .collect();
+        let views = || decoded.iter().flatten();
+        self.records.clear();
+        self.ends.clear();
+        for c in views() {
+            for r in &c.records {
+                canonical::push_record(&mut self.records, r.event, &r.prev, c.recorded_at, r.seq);
+                self.ends.push(self.records.len());
+            }
+        }
+        let mut inputs: Vec<&[u8]> = Vec::with_capacity(2 * self.ends.len());
+        let mut start = 0;
+        for &end in &self.ends {
+            inputs.push(&self.records[start..end]);
+            start = end;
+        }
+        inputs.extend(views().flat_map(|c| c.records.iter().map(|r| r.event)));
+        self.lanes.hash(&inputs, &mut self.hashes);
+        let (record_hashes, event_hashes) = self.hashes.split_at(self.ends.len());
+        let mut hashed = record_hashes.iter().zip(event_hashes);
+        chunks
+            .iter()
+            .zip(&decoded)
+            .map(|((k, _), c)| {
+                let checked = match c {
+                    Ok(c) => Ok(check_records(c, &mut hashed, expect)),
+                    Err(e) => Err(e.clone()),
+                };
+                (*k, checked)
+            })
+            .collect()
+    }
+}
+
+/// Compare a decoded chunk's records with their hashes, (record, event) in order.
+fn check_records<'h>(
+    c: &chunk::ChunkView,
+    hashed: &mut impl Iterator<Item = (&'h [u8; 32], &'h [u8; 32])>,
+    expect: Expect,
+) -> ChunkCheck {
+    let mut problems = Vec::new();
+    let mut expected_found = false;
+    for (r, (h, event_hash)) in c.records.iter().zip(hashed) {
+        if *h != r.hash {
+            problems.push((
+                r.seq,
+                "stored hash does not match the record's content".into(),
+            ));
+        } else if let Some(why) = header_mismatch(r, event_hash) {
+            problems.push((r.seq, why));
+        }
+        if expect.is_some_and(|(s, eh)| s == r.seq && eh == r.hash) {
+            expected_found = true;
+        }
+    }
+    ChunkCheck {
+        first_seq: c.first_seq,
+        count: c.records.len() as u64,
+        prev: c.prev,
+        last: c.records.last().map(|r| r.hash),
+        problems,
+        expected_found,
+        summary: summary::Summary::of(c).encode(),
+        fps: idem::encode(c.records.iter().map(|r| idem::fingerprint(&r.idem))),
+    }
+}
+
+/// The fold reads a record's header (`at`, void target, keys) without parsing the
+/// event, and the hash covers only the event: check the header agrees with it.
+/// `event_hash` is BLAKE3 of the event; the content key is its first 16 bytes.
+fn header_mismatch(r: &RecordView, event_hash: &[u8; 32]) -> Option<String> {
+    let env = match events::stored_header(r.event) {
+        Ok(env) => env,
+        Err(e) => return Some(format!("stored event cannot be decoded: {e}")),
+    };
+    let content = chunk::content_key(event_hash);
+    let idem = env.id.as_deref().map(chunk::idem_of_id).unwrap_or(content);
+    if env.at != r.at || env.void_target != r.void_target || content != r.content || idem != r.idem
+    {
+        return Some("record header (at, void target or keys) does not match its event".into());
+    }
+    None
+}
