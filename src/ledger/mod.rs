@@ -156,6 +156,30 @@ fn storage(e: sled::Error) -> Error {
     }
 }
 
+/// Remove the snapshot sled was writing when a process died: `snap.<lsn>.generating`.
+///
+/// Why: sled 0.34.7 writes its snapshot to that name and renames it when complete,
+/// but when it opens it takes the highest-named `snap.*` file without skipping
+/// `.generating` ones (`Config::get_snapshot_files` filters only the older
+/// `.in___motion` suffix), so a kill mid-snapshot left a ledger that no later open
+/// could read ("Read corrupted data at file offset None"; sled issues 1527, 1533).
+/// An unfinished snapshot was never the one in force: recovery uses the last
+/// complete snapshot plus the log, which is what opening without it does. Called
+/// only with `laurel.lock` held and before this process opens sled, so no live sled
+/// instance can be writing the file. Found by `tests/crash.rs` (3 of 12 runs).
+fn remove_unfinished_snapshots(path: &Path) -> Result<()> {
+    let io = |e| Error::io(path.display().to_string(), e);
+    for entry in std::fs::read_dir(path).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("snap.") && name.ends_with(".generating") {
+            std::fs::remove_file(entry.path()).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
 fn open_db(path: &Path) -> Result<sled::Db> {
     sled::Config::new()
         .path(path)
@@ -241,6 +265,7 @@ impl Ledger {
             return Err(Error::NoLedger(path.to_path_buf()));
         }
         let lock = lock(path)?;
+        remove_unfinished_snapshots(path)?;
         let ledger = Self::from_db(path, lock, open_db(path)?)?;
         match ledger.meta()?.get("format").map_err(storage)? {
             Some(f) if f.as_ref() == FORMAT => Ok(ledger),
