@@ -18,7 +18,8 @@
 //!    nothing holds the whole log.
 //!
 //! Byte layout: see [`chunk`]. Canonical form and hashing: see [`canonical`].
-//! Each chunk has a [`summary`] written with it (same key, same append); the
+//! Each chunk has a [`summary`] and its records' key fingerprints ([`idem`])
+//! written with it (same key, same append; `verify` checks both); the
 //! append's check fold reads and writes projection [`checkpoint`]s, a cache that
 //! `drop_beyond` and the head binding keep out of reach of failed appends.
 
