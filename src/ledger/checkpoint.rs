@@ -120,6 +120,17 @@ pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";
 /// Overrides the spacing (a positive integer): tests make many small checkpoints.
 pub const EVERY_ENV: &str = "LAUREL_CHECKPOINT_EVERY";
 
+/// The largest parent (uncompressed sections) an append keeps to make the next
+/// checkpoint a delta: a larger state's next checkpoint is whole instead. Why: the
+/// parent is a second copy of the state in memory; with a new player per event,
+/// 7.8M records held about 350 MiB more at the append's peak (`tests/streaming.rs`).
+const PARENT_MAX: usize = 128 << 20;
+
+/// Is `p` small enough to keep as the next delta's parent ([`PARENT_MAX`])?
+fn small(p: &Parent) -> bool {
+    p.1.iter().map(Vec::len).sum::<usize>() <= PARENT_MAX
+}
+
 /// The spacing of checkpoints for a ledger of `records` records.
 fn every(records: u64) -> u64 {
     let auto = (records / PER_LEDGER).div_ceil(MIN_EVERY).max(1) * MIN_EVERY;
@@ -405,7 +416,7 @@ impl Ledger {
         let (start, mut parent) = match disabled() {
             true => (None, None),
             false => match self.start_before((Micros::MAX, u64::MAX), new.seq, None)? {
-                Some((start, parent)) => (Some(start), parent),
+                Some((start, parent)) => (Some(start), parent.filter(small)),
                 None => (None, None),
             },
         };
@@ -461,7 +472,8 @@ impl Ledger {
             parent: link,
         };
         self.put_checkpoint(&h, &stored)?;
-        Ok((!whole(folded + every)).then_some((h, raw, depth)))
+        let next = (h, raw, depth);
+        Ok((!whole(folded + every) && small(&next)).then_some(next))
     }
 
     /// The earliest fold position that the records `after + 1 ..= upto` can
