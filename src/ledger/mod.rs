@@ -485,7 +485,7 @@ impl Ledger {
         let mut pending = Pending {
             ledger: self,
             writer: ChunkWriter::new(head.seq + 1, head.hash, now, &time::format(now)),
-            keys: Vec::new(),
+            current: Vec::new(),
             seen: None,
             origins: Origins::default(),
             voids: Vec::new(),
@@ -621,10 +621,11 @@ impl Ledger {
     }
 
     /// Store a chunk beyond the head, with its summary and fingerprints (same key).
-    fn put_chunk(&self, first_seq: u64, bytes: Vec<u8>) -> Result<()> {
-        let c = chunk::decode(&bytes, first_seq)?;
-        let s = summary::Summary::of(&c);
-        let fps = idem::encode(c.records.iter().map(|r| idem::fingerprint(&r.idem)));
+    /// `records` are the chunk's records as they were pushed, so that the chunk
+    /// need not be decoded again for them.
+    fn put_chunk(&self, first_seq: u64, bytes: Vec<u8>, records: &[Pushed]) -> Result<()> {
+        let s = summary::Summary::of_records(first_seq, records.iter().map(|r| (r.at, r.void)));
+        let fps = idem::encode(records.iter().map(|r| idem::fingerprint(&r.idem)));
         let k = chunk::key(first_seq);
         self.summaries()?.insert(k, s.encode()).map_err(storage)?;
         self.idems()?.insert(k, fps).map_err(storage)?;
@@ -892,8 +893,8 @@ impl Incoming {
 struct Pending<'l> {
     ledger: &'l Ledger,
     writer: ChunkWriter,
-    /// (idem, content) of each record in `writer`'s chunk.
-    keys: Vec<([u8; 16], [u8; 16])>,
+    /// Each record in `writer`'s chunk, as pushed.
+    current: Vec<Pushed>,
     /// The stored chunk a fingerprint match last looked into (re-appending a
     /// file matches every record, chunk after chunk).
     seen: Option<Seen>,
@@ -954,7 +955,12 @@ impl Pending<'_> {
             self.voids.push((self.writer.next_seq(), target));
         }
         self.writer.push(p.at, void, idem, content, &p.canonical);
-        self.keys.push((idem, content));
+        self.current.push(Pushed {
+            at: p.at,
+            void,
+            idem,
+            content,
+        });
         self.origins.push(file, line);
         if self.writer.is_full() {
             self.flush()?;
@@ -984,9 +990,9 @@ impl Pending<'_> {
         let first = self.writer.first_seq;
         if seq >= first {
             return self
-                .keys
+                .current
                 .get((seq - first) as usize)
-                .copied()
+                .map(|r| (r.idem, r.content))
                 .ok_or_else(|| {
                     Error::Storage(format!("record {seq} is not in the chunk being written"))
                 });
@@ -1010,7 +1016,6 @@ impl Pending<'_> {
             w.recorded_at(),
         );
         let done = std::mem::replace(&mut self.writer, next);
-        self.keys.clear();
         let head = Head {
             seq: done.next_seq() - 1,
             hash: done.last_hash,
@@ -1019,11 +1024,21 @@ impl Pending<'_> {
             let first = done.first_seq;
             let bytes = done.finish();
             self.ledger.moved(bytes.len());
-            self.ledger.put_chunk(first, bytes)?;
+            self.ledger.put_chunk(first, bytes, &self.current)?;
             self.ledger.recycle_if_due()?;
         }
+        self.current.clear();
         Ok(head)
     }
+}
+
+/// What an append pushed into its chunk for each record: the header fields its
+/// summary and fingerprints are made of, and the keys a fingerprint match compares.
+struct Pushed {
+    at: Micros,
+    void: Option<u64>,
+    idem: [u8; 16],
+    content: [u8; 16],
 }
 
 /// The keys of one stored chunk, for [`Pending::keys_of`].

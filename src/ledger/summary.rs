@@ -38,18 +38,29 @@ pub struct Summary {
 impl Summary {
     /// The summary of a decoded chunk.
     pub fn of(c: &ChunkView) -> Summary {
-        let ats = c.records.iter().map(|r| r.at);
-        Summary {
-            first_seq: c.first_seq,
-            last_seq: c.first_seq + c.records.len() as u64 - 1,
-            min_at: ats.clone().min().unwrap_or(Micros::MAX),
-            max_at: ats.max().unwrap_or(Micros::MIN),
-            voids: c
-                .records
-                .iter()
-                .filter_map(|r| r.void_target.map(|t| (r.seq, t)))
-                .collect(),
+        Summary::of_records(c.first_seq, c.records.iter().map(|r| (r.at, r.void_target)))
+    }
+
+    /// The summary of the chunk at `first_seq` whose records have these
+    /// `(at, void target)`, in seq order (at least one).
+    pub fn of_records(
+        first_seq: u64,
+        records: impl Iterator<Item = (Micros, Option<u64>)>,
+    ) -> Summary {
+        let mut s = Summary {
+            first_seq,
+            last_seq: first_seq.saturating_sub(1),
+            min_at: Micros::MAX,
+            max_at: Micros::MIN,
+            voids: Vec::new(),
+        };
+        for (at, void) in records {
+            s.last_seq += 1;
+            s.min_at = s.min_at.min(at);
+            s.max_at = s.max_at.max(at);
+            s.voids.extend(void.map(|t| (s.last_seq, t)));
         }
+        s
     }
 
     pub fn encode(&self) -> Vec<u8> {
