@@ -12,11 +12,11 @@
 //!
 //! Two passes keep memory bounded: pass 1 reads only each record's small header
 //! (seq, at, recorded_at, void target) into a plan of 16 bytes a record; pass 2
-//! reads the records in plan order from the [`Source`] and folds them. A fold
-//! that checks, audits or hands snapshots to a sink runs pass 2 on two threads
-//! (`pipelined`): the caller's thread reads, decodes and stores checkpoint
-//! snapshots; a worker checks, applies and encodes them, in plan order. A plain
-//! fold (replay, queries) runs it with one thread per namespace (`parallel`).
+//! reads the records in plan order from the [`Source`] and folds them, with one
+//! thread per namespace (`parallel`): replay, queries, and an append's check
+//! fold, whose workers also check each record and encode their sections of the
+//! checkpoint snapshots. A fold with an audit trail (`history`) runs pass 2 on
+//! two threads instead (`pipelined`): the trail is one list in fold order.
 //!
 //! **Resuming** ([`fold_from`] with a [`Start`]): a fold may begin from a state
 //! folded up to a position `(at, seq)` (a checkpoint, see `ledger::checkpoint`)
@@ -273,10 +273,12 @@ pub type Snapshot = Vec<Vec<u8>>;
 /// from the first record of the log): position, count and the encoded state.
 pub struct Sink<'a> {
     pub every: u64,
-    /// Encodes the state and the rules in force; pure, so it runs on the thread
-    /// that applies, at exactly that state.
-    pub encode: fn(&State, &Params) -> Result<Snapshot>,
-    /// Stores an encoded state; runs on the caller's thread (which owns the ledger).
+    /// Encodes section `i` of a snapshot: 0 the rules in force, `1 + ns` the
+    /// projection of `NAMESPACES[ns]`. Pure, so it runs on the worker that folds
+    /// that namespace, at exactly that state.
+    pub encode: fn(&State, &Params, usize) -> Result<Vec<u8>>,
+    /// Stores a snapshot (all `1 + NAMESPACES.len()` sections, in order); runs
+    /// on the caller's thread (which owns the ledger), in fold order.
     pub put: &'a mut dyn FnMut(Pos, u64, Snapshot) -> Result<()>,
 }
 
@@ -306,48 +308,42 @@ pub fn fold_from(
         cx: Cx::new(params, q.audit),
         known_at,
     };
-    if q.check || q.audit || sink.is_some() {
-        pipelined(source, &order, q, out, n, sink)
-    } else {
-        parallel::fold(source, &order, q, out)
+    if q.audit {
+        if sink.is_some() {
+            return Err(Error::Storage(
+                "a fold with an audit trail stores no snapshots".into(),
+            ));
+        }
+        return pipelined(source, &order, q, out);
     }
+    if sink.is_some() && q.only.is_some() {
+        return Err(Error::Storage(
+            "a snapshot needs every namespace folded".into(),
+        ));
+    }
+    parallel::fold(source, &order, q, (out, n), sink)
 }
 
-/// Fold `order` on two threads: this one reads and decodes the records (sled,
-/// JSON) and stores the sink's snapshots; a second one checks and applies them,
-/// in order, batch by batch, and encodes the snapshots.
+/// Fold `order` on two threads, with the audit trail (`history`): this one
+/// reads and decodes the records (sled, JSON); a second one checks (if asked)
+/// and applies them, in order, batch by batch. The trail is one list in fold
+/// order, so the projections are not split as in [`parallel`].
 ///
 /// Errors come out as from a sequential fold: the worker only ever sees records
 /// before the first one the reader failed on, and a failed check stops the reader
-/// at its next batch, so the first error in fold order wins (a storage error while
-/// storing a snapshot stops the fold too).
-fn pipelined(
-    source: &dyn Source,
-    order: &[u64],
-    q: &Query,
-    out: Folded,
-    folded: u64,
-    mut sink: Option<Sink<'_>>,
-) -> Result<Folded> {
+/// at its next batch, so the first error in fold order wins.
+fn pipelined(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Result<Folded> {
     const BATCH: usize = 256;
     let check = q.check;
-    let snapshots = sink.as_ref().map(|s| (s.every, s.encode));
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Record>>(8);
-        let (snap_tx, snap_rx) = std::sync::mpsc::channel::<(Pos, u64, Snapshot)>();
         let worker = scope.spawn(move || -> Result<Folded> {
-            let (mut out, mut n) = (out, folded);
+            let mut out = out;
             for rec in rx.iter().flatten() {
                 if check {
                     check_record(&out.state, &rec, &out.cx)?;
                 }
                 apply_record(&mut out.state, &rec, &mut out.cx);
-                n += 1;
-                if let Some((_, encode)) = snapshots.filter(|(every, _)| n % every == 0) {
-                    let bytes = encode(&out.state, &out.cx.params)?;
-                    // The receiver outlives the worker (it is dropped after the join).
-                    let _ = snap_tx.send(((rec.at, rec.seq), n, bytes));
-                }
             }
             Ok(out)
         });
@@ -359,8 +355,7 @@ fn pipelined(
             }
             let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
             tx.send(full)
-                .map_err(|_| Error::Storage("the fold stopped".into()))?;
-            store(&mut sink, &snap_rx)
+                .map_err(|_| Error::Storage("the fold stopped".into()))
         });
         if read.is_ok() && !batch.is_empty() {
             // A send fails only if the worker has stopped; its error is returned below.
@@ -372,21 +367,8 @@ fn pipelined(
             .map_err(|_| Error::Storage("the fold's worker thread failed".into()))?;
         let folded = folded?;
         read?;
-        store(&mut sink, &snap_rx)?;
         Ok(folded)
     })
-}
-
-/// Store the snapshots the worker has encoded so far.
-fn store(
-    sink: &mut Option<Sink<'_>>,
-    rx: &std::sync::mpsc::Receiver<(Pos, u64, Snapshot)>,
-) -> Result<()> {
-    let Some(sink) = sink.as_mut() else {
-        return Ok(());
-    };
-    rx.try_iter()
-        .try_for_each(|(pos, n, bytes)| (sink.put)(pos, n, bytes))
 }
 
 fn pinned(q: &Query) -> Params {
@@ -520,7 +502,7 @@ mod tests {
             };
             let sink = Sink {
                 every: 100,
-                encode: |_, _| Ok(Vec::new()),
+                encode: |_, _, _| Ok(Vec::new()),
                 put: &mut put,
             };
             let r = fold_from(src, &q, None, Some(sink)).map(|f| f.known_at);
@@ -581,7 +563,7 @@ mod tests {
         };
         let sink = Sink {
             every: 1,
-            encode: |_, _| Ok(Vec::new()),
+            encode: |_, _, _| Ok(Vec::new()),
             put: &mut put,
         };
         fold_from(&src, &q, None, Some(sink)).unwrap();
@@ -657,6 +639,71 @@ mod tests {
                 })?;
             }
             Ok(())
+        }
+    }
+
+    /// Snapshots of a checked fold, one section from each namespace's worker,
+    /// equal the state of a plain fold of the records before them.
+    #[test]
+    fn snapshots_of_the_checked_fold_per_namespace_are_the_states_at_their_places() {
+        use crate::ledger::checkpoint::encode_section;
+        let src = Stored::generated(3000);
+        let (order, _) = plan(&src, &Query::default()).unwrap();
+        let mut stored = Vec::new();
+        let mut put = |pos: Pos, n: u64, s: Snapshot| {
+            stored.push((pos, n, s));
+            Ok(())
+        };
+        let sink = Sink {
+            every: 700,
+            encode: encode_section,
+            put: &mut put,
+        };
+        let checked = Query {
+            check: true,
+            ..Query::default()
+        };
+        let whole = fold_from(&src, &checked, None, Some(sink)).unwrap();
+        assert_eq!(
+            tables_of(&whole),
+            tables_of(&fold(&src, &Query::default()).unwrap())
+        );
+        let ns: Vec<u64> = stored.iter().map(|s| s.1).collect();
+        assert_eq!(ns, vec![700, 1400, 2100, 2800]);
+        for (pos, n, sections) in stored {
+            let seq = order[n as usize - 1];
+            assert_eq!(pos.1, seq);
+            let prefix = Prefix {
+                src: &src,
+                keep: order[..n as usize].iter().copied().collect(),
+            };
+            let f = fold(&prefix, &Query::default()).unwrap();
+            let want: Vec<Vec<u8>> = (0..6)
+                .map(|i| encode_section(&f.state, &f.cx.params, i).unwrap())
+                .collect();
+            // (Not assert_eq: a state is too many bytes to print.)
+            assert!(sections == want, "snapshot at {n} is not the state there");
+        }
+    }
+
+    /// The records of `src` with these seqs (a prefix of fold order).
+    struct Prefix<'a> {
+        src: &'a Stored,
+        keep: std::collections::BTreeSet<u64>,
+    }
+
+    impl Source for Prefix<'_> {
+        fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
+            self.src.entries(&mut |e| match self.keep.contains(&e.seq) {
+                true => f(e),
+                false => Ok(()),
+            })
+        }
+        fn last_seq(&self) -> u64 {
+            self.keep.last().copied().unwrap_or(0)
+        }
+        fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+            self.src.records(seqs, f)
         }
     }
 

@@ -1,5 +1,5 @@
-//! Pass 2 of a plain fold (no checks, no snapshots, no audit) with one thread
-//! per namespace: what a full replay (`laurel fold`) and a query run.
+//! Pass 2 of a fold without an audit trail, with one thread per namespace: what
+//! a full replay (`laurel fold`), a query and an append's check fold run.
 //!
 //! The caller's thread reads the records in plan order and finds each one's
 //! `type` by a byte scan (`events::stored_envelope`); it hands the stored bytes,
@@ -17,13 +17,26 @@
 //! in fold order; a worker stops at its first failure, the reader stops at its
 //! own failure or when a worker has stopped, and the failure with the smallest
 //! index wins (the reader's own comes after everything it has handed out).
+//!
+//! **Checks** need nothing but the record's own projection and the rules in
+//! force (`State::check` dispatches by namespace), so each worker checks its
+//! records before applying them.
+//!
+//! **Snapshots** (the check fold's checkpoints): after the record that brings
+//! the count to a multiple of `Sink::every`, the reader puts a mark in every
+//! lane; each worker encodes its projection's section there (the first lane
+//! also the rules in force) and sends it back. The reader puts a snapshot
+//! together once every section has come, and stores them in fold order.
 
 use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
-use super::{apply_record, wanted, Folded, Item, Query, Source};
+use std::collections::BTreeMap;
+
+use super::{apply_record, check_record, wanted, Folded, Item, Pos, Query, Sink, Snapshot, Source};
 use crate::error::{Error, Result};
 use crate::events::{self, Record, StoredEnvelope};
+use crate::params::Params;
 use crate::systems::{Cx, State, NAMESPACES};
 use crate::time::Micros;
 
@@ -42,6 +55,9 @@ enum Job {
         span: Range<usize>,
         env: Env,
     },
+    /// Encode this worker's sections of snapshot `n` (the count of records
+    /// folded when it is taken).
+    Mark(u64),
 }
 
 /// Records for one worker: their bytes end to end, and `(index in fold order, job)`.
@@ -67,22 +83,61 @@ type Failed = (u64, Error);
 /// What a worker hands back: its projection and context, or its failure.
 type Done = std::result::Result<(State, Cx), Failed>;
 
-/// Fold `order` with one worker per namespace folded (see the module docs).
-pub(super) fn fold(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Result<Folded> {
+/// What a worker does besides decoding and applying.
+#[derive(Clone)]
+struct Duty {
+    check: bool,
+    /// How to encode a section, and where to send `(n, section, bytes)`.
+    snapshot: Option<(Encode, Sender<Section>)>,
+    /// The sections this worker encodes at a mark.
+    sections: Vec<usize>,
+}
+
+type Encode = fn(&State, &Params, usize) -> Result<Vec<u8>>;
+/// One section of snapshot `n`: `(n, section, bytes)`.
+type Section = (u64, usize, Vec<u8>);
+/// A snapshot's sections, as they come.
+type Parts = Vec<Option<Vec<u8>>>;
+
+/// Fold `order` with one worker per namespace folded (see the module docs);
+/// `out` holds the state after `folded` records of fold order.
+pub(super) fn fold(
+    source: &dyn Source,
+    order: &[u64],
+    q: &Query,
+    (out, folded): (Folded, u64),
+    sink: Option<Sink<'_>>,
+) -> Result<Folded> {
     let Folded {
         mut state,
         cx,
         known_at,
     } = out;
+    let (section_tx, section_rx) = channel::<Section>();
+    let mut snapshots = sink.map(|sink| Snapshots {
+        sink,
+        rx: section_rx,
+        open: BTreeMap::new(),
+    });
+    let encode = snapshots.as_ref().map(|s| s.sink.encode);
     std::thread::scope(|scope| {
         let (mut lanes, mut workers) = (Vec::new(), Vec::new());
         for ns in (0..NAMESPACES.len()).filter(|&ns| wanted(NAMESPACES[ns], q.only)) {
             let (part, cx) = (state.split_off(ns), cx.clone());
+            let duty = Duty {
+                check: q.check,
+                snapshot: encode.map(|e| (e, section_tx.clone())),
+                sections: if lanes.is_empty() {
+                    vec![0, 1 + ns]
+                } else {
+                    vec![1 + ns]
+                },
+            };
             let (tx, rx) = sync_channel::<Batch>(4);
             let (spent_tx, spent) = channel::<Batch>();
             let worker = std::thread::Builder::new()
                 .name(format!("fold-{}", NAMESPACES[ns]))
-                .spawn_scoped(scope, move || work(rx, spent_tx, part, cx))
+                .spawn_scoped(scope, move || work(rx, spent_tx, part, cx, duty))
                 .map_err(|e| Error::io("a fold worker thread", e))?;
             workers.push((ns, worker));
             let batch = Batch::default();
@@ -93,18 +148,62 @@ pub(super) fn fold(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -
                 spent,
             });
         }
-        let read = read(source, order, q.only, &mut lanes);
+        drop(section_tx);
+        let mut reader = Reader {
+            lanes: &mut lanes,
+            only: q.only,
+            folded,
+            snapshots: snapshots.as_mut(),
+        };
+        let read = reader.read(source, order);
         // Hand over what is left; dropping the senders ends the workers.
         let sent = lanes.into_iter().try_for_each(|l| send(&l.tx, l.batch));
         let joined = workers.into_iter().map(|(ns, w)| (ns, w.join()));
         let cx = gather(joined, &mut state)?.unwrap_or(cx);
         read.and(sent)?;
+        if let Some(s) = snapshots.as_mut() {
+            s.collect()?;
+        }
         Ok(Folded {
             state,
             cx,
             known_at,
         })
     })
+}
+
+/// The snapshots being put together: sections arrive from the workers in any
+/// order; complete ones are stored in fold order.
+struct Snapshots<'a> {
+    sink: Sink<'a>,
+    rx: Receiver<Section>,
+    /// Snapshot `n` → its position and the sections come so far.
+    open: BTreeMap<u64, (Pos, Parts)>,
+}
+
+impl Snapshots<'_> {
+    fn mark(&mut self, n: u64, pos: Pos) {
+        self.open.insert(n, (pos, vec![None; 1 + NAMESPACES.len()]));
+    }
+
+    /// Take the sections sent so far; store every complete snapshot that no
+    /// incomplete one precedes.
+    fn collect(&mut self) -> Result<()> {
+        for (n, i, bytes) in self.rx.try_iter() {
+            if let Some(slot) = self.open.get_mut(&n).and_then(|(_, s)| s.get_mut(i)) {
+                *slot = Some(bytes);
+            }
+        }
+        while let Some(entry) = self.open.first_entry() {
+            if entry.get().1.iter().any(Option::is_none) {
+                break;
+            }
+            let (n, (pos, sections)) = entry.remove_entry();
+            let snapshot: Snapshot = sections.into_iter().flatten().collect();
+            (self.sink.put)(pos, n, snapshot)?;
+        }
+        Ok(())
+    }
 }
 
 /// Put the workers' projections into `state`; the context at the end (every
@@ -132,13 +231,45 @@ fn gather(
     }
 }
 
-/// Read the records of `order` and hand each to its worker(s).
-fn read(source: &dyn Source, order: &[u64], only: Option<&str>, lanes: &mut [Lane]) -> Result<()> {
-    let mut index = 0u64;
-    source.items(order, &mut |item| {
-        index += 1;
-        route(item, index - 1, only, lanes)
-    })
+/// The reading side: hands each record of `order` to its worker(s), and
+/// marks the snapshots' places.
+struct Reader<'r, 'a> {
+    lanes: &'r mut [Lane],
+    only: Option<&'static str>,
+    /// Records of fold order folded before `order`'s first.
+    folded: u64,
+    snapshots: Option<&'r mut Snapshots<'a>>,
+}
+
+impl Reader<'_, '_> {
+    fn read(&mut self, source: &dyn Source, order: &[u64]) -> Result<()> {
+        let mut index = 0u64;
+        source.items(order, &mut |item| {
+            index += 1;
+            let pos = match &item {
+                Item::Decoded(rec) => (rec.at, rec.seq),
+                Item::Stored { seq, at, .. } => (*at, *seq),
+            };
+            route(item, index - 1, self.only, self.lanes)?;
+            self.snapshot_after(index - 1, pos)
+        })
+    }
+
+    /// After the record at `index` of `order` (at `pos`): mark a snapshot if
+    /// the count is due, and store those complete.
+    fn snapshot_after(&mut self, index: u64, pos: Pos) -> Result<()> {
+        let Some(s) = self.snapshots.as_deref_mut() else {
+            return Ok(());
+        };
+        let n = self.folded + index + 1;
+        if n.is_multiple_of(s.sink.every) {
+            s.mark(n, pos);
+            for lane in self.lanes.iter_mut() {
+                push(lane, index, Stage::Mark(n))?;
+            }
+        }
+        s.collect()
+    }
 }
 
 /// Put one record in the batch of its namespace's worker (every worker for a
@@ -213,10 +344,12 @@ fn envelope(bytes: &[u8], only: Option<&str>) -> Env {
     }
 }
 
-/// A record on its way to a batch: decoded, or bytes still to be copied.
+/// A record on its way to a batch: decoded, or bytes still to be copied; or
+/// a snapshot's mark.
 #[derive(Clone)]
 enum Stage<'a> {
     Decoded(Record),
+    Mark(u64),
     Stored {
         seq: u64,
         at: Micros,
@@ -230,6 +363,7 @@ fn push(lane: &mut Lane, index: u64, job: Stage<'_>) -> Result<()> {
     let b = &mut lane.batch;
     let job = match job {
         Stage::Decoded(rec) => Job::Decoded(rec),
+        Stage::Mark(n) => Job::Mark(n),
         Stage::Stored {
             seq,
             at,
@@ -267,11 +401,26 @@ fn send(tx: &SyncSender<Batch>, batch: Batch) -> Result<()> {
         .map_err(|_| Error::Storage("the fold stopped".into()))
 }
 
-/// A worker: decode and apply its records in order.
-fn work(rx: Receiver<Batch>, spent: Sender<Batch>, mut state: State, mut cx: Cx) -> Done {
+/// A worker: decode, check (if asked) and apply its records in order, and
+/// encode its sections at each mark.
+fn work(
+    rx: Receiver<Batch>,
+    spent: Sender<Batch>,
+    mut state: State,
+    mut cx: Cx,
+    duty: Duty,
+) -> Done {
     for mut batch in rx.iter() {
         for (index, job) in batch.jobs.drain(..) {
-            let rec = decode(&batch.bytes, job).map_err(|e| (index, e))?;
+            let failed = |e| (index, e);
+            if let Job::Mark(n) = job {
+                duty.encode(n, &state, &cx.params).map_err(failed)?;
+                continue;
+            }
+            let rec = decode(&batch.bytes, job).map_err(failed)?;
+            if duty.check {
+                check_record(&state, &rec, &cx).map_err(failed)?;
+            }
             apply_record(&mut state, &rec, &mut cx);
         }
         batch.bytes.clear();
@@ -281,9 +430,24 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, mut state: State, mut cx: Cx)
     Ok((state, cx))
 }
 
+impl Duty {
+    fn encode(&self, n: u64, state: &State, params: &Params) -> Result<()> {
+        let Some((encode, tx)) = &self.snapshot else {
+            return Ok(());
+        };
+        for &i in &self.sections {
+            let bytes = encode(state, params, i)?;
+            // The receiver lives until the fold returns; a send fails only then.
+            let _ = tx.send((n, i, bytes));
+        }
+        Ok(())
+    }
+}
+
 fn decode(bytes: &[u8], job: Job) -> Result<Record> {
     let (seq, at, recorded_at, span, env) = match job {
         Job::Decoded(rec) => return Ok(rec),
+        Job::Mark(n) => return Err(Error::Storage(format!("snapshot mark {n} is not a record"))),
         Job::Stored {
             seq,
             at,

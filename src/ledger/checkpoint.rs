@@ -305,14 +305,26 @@ pub fn decompress(stored: &[u8], prefix: Option<&[u8]>, len: u64) -> Option<Vec<
 
 /// The sections' bytes, in order.
 pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
-    Ok([
-        section_bytes(params)?,
-        section_bytes(&state.mepbm)?,
-        section_bytes(&state.cfr)?,
-        section_bytes(&state.cards)?,
-        section_bytes(&state.diplomacy)?,
-        section_bytes(&state.sbr)?,
-    ])
+    let mut out: [Vec<u8>; SECTIONS] = Default::default();
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = encode_section(state, params, i)?;
+    }
+    Ok(out)
+}
+
+/// Section `i`'s bytes: 0 the rules in force, `1 + ns` the projection of
+/// `NAMESPACES[ns]` (a parallel check fold encodes each on the worker that
+/// folds that namespace, see `fold::Sink`).
+pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Vec<u8>> {
+    match i {
+        0 => section_bytes(params),
+        1 => section_bytes(&state.mepbm),
+        2 => section_bytes(&state.cfr),
+        3 => section_bytes(&state.cards),
+        4 => section_bytes(&state.diplomacy),
+        5 => section_bytes(&state.sbr),
+        _ => Err(Error::Storage(format!("checkpoint: no section {i}"))),
+    }
 }
 
 /// The namespace of each state section (section 0 is the params).
@@ -432,7 +444,7 @@ impl Ledger {
         };
         let sink = Sink {
             every,
-            encode: |state, params| Ok(encode(state, params)?.into()),
+            encode: encode_section,
             put: &mut put,
         };
         fold::fold_from(&view, &q, start, Some(sink))
