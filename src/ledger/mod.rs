@@ -494,11 +494,13 @@ impl Ledger {
         let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
         std::thread::scope(|scope| {
             let (raw_tx, raw_rx) = std::sync::mpsc::channel::<RawBatch>();
+            let (spent_tx, spent) = std::sync::mpsc::channel::<RawBatch>();
             let (tx, rx) = std::sync::mpsc::channel::<Batch>();
             let names = &names;
-            scope.spawn(move || parse_batches(raw_rx, tx, names));
+            scope.spawn(move || parse_batches(raw_rx, tx, spent_tx, names));
             let mut feed = Feed {
                 tx: raw_tx,
+                spent,
                 rx,
                 in_flight: 0,
                 batch: RawBatch::default(),
@@ -714,11 +716,18 @@ struct Incoming {
 }
 
 /// The parser thread: parse each batch, in order, until the reader hangs up.
-fn parse_batches(rx: Receiver<RawBatch>, tx: Sender<Batch>, names: &[String]) {
+/// Each emptied batch goes back to the reader on `spent`, so its buffers are
+/// reused instead of grown afresh (page faults) for every batch.
+fn parse_batches(
+    rx: Receiver<RawBatch>,
+    tx: Sender<Batch>,
+    spent: Sender<RawBatch>,
+    names: &[String],
+) {
     let mut parser = events::LineParser::default();
-    for raw in rx {
+    for mut raw in rx {
         let mut out: Batch = Vec::with_capacity(raw.items.len());
-        for (line, item) in raw.items {
+        for (line, item) in raw.items.drain(..) {
             let parsed = match item {
                 RawItem::Line(r) => parser.parse(&raw.buf[r]).map_err(|e| match e {
                     events::LineError::Json(e) => input::invalid_json(&e),
@@ -739,6 +748,10 @@ fn parse_batches(rx: Receiver<RawBatch>, tx: Sender<Batch>, names: &[String]) {
         if tx.send(out).is_err() {
             return;
         }
+        raw.buf.clear();
+        raw.items.clear();
+        // The reader may be done; then the batch is simply dropped.
+        let _ = spent.send(raw);
     }
 }
 
@@ -753,6 +766,8 @@ fn origin(name: &str, line: u64) -> Origin {
 /// The reading side of an append: batches out to the parser, parsed back in.
 struct Feed {
     tx: Sender<RawBatch>,
+    /// Batches the parser has emptied, to fill again.
+    spent: Receiver<RawBatch>,
     rx: Receiver<Batch>,
     in_flight: usize,
     batch: RawBatch,
@@ -825,14 +840,9 @@ impl Feed {
         if self.batch.items.is_empty() {
             return Ok(());
         }
-        let file = self.batch.file;
-        let full = std::mem::replace(
-            &mut self.batch,
-            RawBatch {
-                file,
-                ..RawBatch::default()
-            },
-        );
+        let mut next = self.spent.try_recv().unwrap_or_default();
+        next.file = self.batch.file;
+        let full = std::mem::replace(&mut self.batch, next);
         self.tx.send(full).map_err(|_| parser_gone())?;
         self.in_flight += 1;
         Ok(())
