@@ -71,11 +71,13 @@ fn append_and_verify(bytes: u64, limit: Duration) -> (u64, u64, u64) {
 /// 103 MiB here (glibc malloc: 127 MiB append): mimalloc keeps freed pages per thread
 /// for reuse, which costs this small case ~50 MiB but took the 1M-event import from
 /// 697 to 446 MiB and 23.9 to 15.2 s. The bounds pin that trade against regressions.
+/// Session 4: the check fold's five namespace workers (own heaps, sections in flight)
+/// took the append from 203-216 to 216-237 MB here (224 MiB is 235 MB), so 256 MiB.
 #[test]
-fn appending_and_verifying_25_mb_stays_under_224_mib() {
+fn appending_and_verifying_25_mb_stays_under_256_mib() {
     let (n, append, verify) = append_and_verify(25_000_000, Duration::from_secs(120));
     assert!(n >= 150_000);
-    assert!(append < 224 << 20, "append peak RSS {append}");
+    assert!(append < 256 << 20, "append peak RSS {append}");
     assert!(verify < 128 << 20, "verify peak RSS {verify}");
 }
 

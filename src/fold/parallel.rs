@@ -383,8 +383,12 @@ fn push(lane: &mut Lane, index: u64, job: Stage<'_>) -> Result<()> {
             }
         }
     };
+    // A mark goes out at once: a lane with few records would otherwise hold
+    // it until its batch fills, and every snapshot wait for it (the sections of
+    // the other lanes piling up meanwhile).
+    let mark = matches!(job, Job::Mark(_));
     b.jobs.push((index, job));
-    if b.jobs.len() < BATCH {
+    if b.jobs.len() < BATCH && !mark {
         return Ok(());
     }
     let empty = lane.spent.try_recv().unwrap_or_default();
