@@ -28,10 +28,9 @@
 //! also the rules in force) and sends it back. The reader puts a snapshot
 //! together once every section has come, and stores them in fold order.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
-
-use std::collections::BTreeMap;
 
 use super::{apply_record, check_record, wanted, Folded, Item, Pos, Query, Sink, Snapshot, Source};
 use crate::error::{Error, Result};
