@@ -38,7 +38,7 @@
 //! tree "checkpoints": key = position, 16 bytes, order-preserving:
 //!   at (i64) with its sign bit flipped, big-endian; then seq, u64 big-endian
 //! value, the header (integers little-endian):
-//!   0   4   magic       b"LCP2" (the format version; any other is ignored)
+//!   0   4   magic       b"LCP3" (the format version; any other is ignored)
 //!   4   8   head_seq    the head when it was made
 //!   12  32  head_hash   the hash of record head_seq
 //!   44  8   at          the position (as in the key)
@@ -51,18 +51,22 @@
 //!   181 32  digest      BLAKE3 of the parent's header value (zeros if whole)
 //! tree "snapshots": key = position (16) + section (u8) + piece (u32 big-endian)
 //! value: up to 64 KiB of the section's stored bytes: one zstd frame (with
-//!   content checksum) of the section's bincode (varint) bytes; for a delta,
-//!   compressed with the parent's uncompressed section as prefix
+//!   content checksum) of the section's bytes; for a delta, compressed with
+//!   the parent's uncompressed section as prefix
 //!   sections, in order: params in force, then the mepbm, cfr, cards,
-//!   diplomacy and sbr states (a query of one namespace reads only its own)
+//!   diplomacy and sbr states (a query of one namespace reads only its own);
+//!   each is bincode (varint) of the value, except mepbm's, which has its own
+//!   layout (`MepbmState::checkpoint_bytes` in `systems/mepbm/store.rs`: the
+//!   state every `valar` query loads, decoded without serde)
 //! ```
 //!
 //! A delta is read only if its parent's header still hashes to `digest` (so
 //! the prefix is the exact bytes it was compressed with) and sorts before it;
 //! a missing or changed parent, a bad frame or checksum, or a length that does
-//! not add up makes the checkpoint absent. A `LCP1` checkpoint (uncompressed,
-//! from an older laurel) reads as absent, and is deleted with its pieces by
-//! the next append that drops checkpoints.
+//! not add up makes the checkpoint absent. A checkpoint of an older laurel
+//! (`LCP1`: uncompressed; `LCP2`: mepbm in bincode) reads as absent, and is
+//! deleted with its pieces by the next append that drops checkpoints (until
+//! then queries fold from nothing, and an append from nothing writes new ones).
 //!
 //! Headers live apart from the (large) snapshots so that choosing and dropping
 //! checkpoints reads 116 bytes each. Snapshots are cut into 64 KiB pieces for the
@@ -77,6 +81,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::error::{Error, Result};
 use crate::fold::{self, Pos, Query, Sink, Start};
 use crate::params::Params;
+use crate::systems::mepbm::State as MepbmState;
 use crate::systems::State;
 use crate::time::Micros;
 
@@ -104,7 +109,7 @@ const DELTA_LEVEL: i32 = 1;
 /// The least spacing: below it, folding is cheaper than reading a snapshot.
 pub const MIN_EVERY: u64 = 10_000;
 
-const MAGIC: &[u8; 4] = b"LCP2";
+const MAGIC: &[u8; 4] = b"LCP3";
 const HEADER: usize = 213;
 const SECTIONS: usize = 6;
 /// The bytes of one piece of a section.
@@ -290,24 +295,39 @@ pub fn compress(raw: &[u8], prefix: Option<&[u8]>) -> Result<Vec<u8>> {
 /// The bytes of one frame of exactly `len` bytes, compressed with `prefix`;
 /// `None` if it is not that (damaged, another prefix, another length).
 pub fn decompress(stored: &[u8], prefix: Option<&[u8]>, len: u64) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    decompress_into(&mut out, stored, prefix, len).then_some(out)
+}
+
+/// [`decompress`] into `out` (cleared first; its memory is reused, so a chain
+/// of deltas decompresses into two buffers instead of one fresh one a link:
+/// first touches of fresh pages were a good part of a query's CPU). `false`
+/// if the frame is not exactly that.
+fn decompress_into(out: &mut Vec<u8>, stored: &[u8], prefix: Option<&[u8]>, len: u64) -> bool {
     use zstd::zstd_safe::{DCtx, DParameter};
     // A section is at most a few times the ledger; refuse absurd lengths.
-    let len = usize::try_from(len).ok().filter(|&n| n <= 1 << 34)?;
+    let Some(len) = usize::try_from(len).ok().filter(|&n| n <= 1 << 34) else {
+        return false;
+    };
+    out.clear();
+    out.reserve(len);
     let mut dx = DCtx::create();
-    dx.set_parameter(DParameter::WindowLogMax(31)).ok()?;
-    if let Some(p) = prefix {
-        dx.ref_prefix(p).ok()?;
+    if dx.set_parameter(DParameter::WindowLogMax(31)).is_err() {
+        return false;
     }
-    let mut out = Vec::with_capacity(len);
-    let n = dx.decompress(&mut out, stored).ok()?;
-    (n == len && out.len() == len).then_some(out)
+    if let Some(p) = prefix {
+        if dx.ref_prefix(p).is_err() {
+            return false;
+        }
+    }
+    matches!(dx.decompress(out, stored), Ok(n) if n == len && out.len() == len)
 }
 
 /// The sections' bytes, in order.
 pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
     Ok([
         section_bytes(params)?,
-        section_bytes(&state.mepbm)?,
+        state.mepbm.checkpoint_bytes(),
         section_bytes(&state.cfr)?,
         section_bytes(&state.cards)?,
         section_bytes(&state.diplomacy)?,
@@ -341,7 +361,7 @@ pub fn decode(
             return Ok(None);
         };
         let ok = match *ns {
-            "mepbm" => section(&b).map(|s| state.mepbm = s),
+            "mepbm" => MepbmState::from_checkpoint(&b).map(|s| state.mepbm = s),
             "cfr" => section(&b).map(|s| state.cfr = s),
             "cards" => section(&b).map(|s| state.cards = s),
             "diplomacy" => section(&b).map(|s| state.diplomacy = s),
@@ -356,6 +376,18 @@ pub fn decode(
         p.restamp();
         (state, p)
     }))
+}
+
+/// The start of a plain fold from nothing, as a checkpoint before every record
+/// would give it: the empty state and the default rules (a resumable query pins
+/// none), positioned before `(at, seq)` of any record (seqs start at 1).
+fn from_nothing() -> Start {
+    Start {
+        state: State::default(),
+        params: Params::default(),
+        after: (Micros::MIN, 0),
+        folded: 0,
+    }
 }
 
 fn disabled() -> bool {
@@ -392,6 +424,14 @@ impl Ledger {
                 None => eprintln!("checkpoint: none, folded from the start"),
             }
         }
+        // No checkpoint at or before --as-of: start from the empty state before
+        // every position, which plans from the chunk summaries (only the chunks
+        // whose `at` range reaches back to --as-of are read) instead of reading
+        // every record's header as a full plan does. Same records, same order.
+        let start = match (start, resumable(q)) {
+            (None, true) => Some(from_nothing()),
+            (start, _) => start,
+        };
         let f = fold::fold_from(&view, q, start, None);
         if trace {
             let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
@@ -596,15 +636,18 @@ impl Ledger {
         let Some(chain) = self.chain(h)? else {
             return Ok(None);
         };
-        let mut raw: Option<Vec<u8>> = None;
+        // `raw` holds the section at the link decompressed last (the prefix of
+        // the next one), `spare` the buffer the next one decompresses into.
+        let (mut raw, mut spare): (Option<Vec<u8>>, Vec<u8>) = (None, Vec::new());
         for c in chain.iter().rev() {
             let Some(stored) = self.read_section(c, i)? else {
                 return Ok(None);
             };
-            match decompress(&stored, raw.as_deref(), c.raw[i]) {
-                Some(b) => raw = Some(b),
-                None => return Ok(None),
+            if !decompress_into(&mut spare, &stored, raw.as_deref(), c.raw[i]) {
+                return Ok(None);
             }
+            let next = std::mem::replace(&mut spare, raw.take().unwrap_or_default());
+            raw = Some(next);
         }
         Ok(raw)
     }
@@ -736,10 +779,14 @@ mod tests {
         hb[0] = b'X';
         assert!(header(&hb).is_none());
         assert!(header(&encode_header(&h)[..60]).is_none());
-        // A checkpoint of the previous (uncompressed) format is not read.
+        // Checkpoints of the previous formats are not read: LCP1 (uncompressed,
+        // shorter header) and LCP2 (same header, mepbm section in bincode).
         let mut old = encode_header(&h)[..116].to_vec();
         old[..4].copy_from_slice(b"LCP1");
         assert!(header(&old).is_none());
+        let mut lcp2 = encode_header(&h);
+        lcp2[..4].copy_from_slice(b"LCP2");
+        assert!(header(&lcp2).is_none());
     }
 
     #[test]
