@@ -378,6 +378,42 @@ pub fn decode(
     }))
 }
 
+/// One section's stored frames along a chain, whole checkpoint first, each
+/// with its uncompressed length.
+type Frames = Vec<(Vec<u8>, u64)>;
+
+/// A checkpoint's header and the frames of the sections a query reads.
+type Stored = (Header, [Option<Frames>; SECTIONS]);
+
+/// Does a query of `only` read section `i` (a state section; 0 is the params)?
+fn wanted_section(i: usize, only: Option<&str>) -> bool {
+    i > 0 && only.is_none_or(|o| o == NAMESPACES[i - 1])
+}
+
+/// A section's bytes from its frames: each decompressed with the one before as
+/// prefix, into two buffers used in turn (first touches of fresh pages were a
+/// good part of a query's CPU); `None` if a frame is not exactly that.
+fn unpack(frames: Frames) -> Option<Vec<u8>> {
+    let (mut raw, mut spare): (Option<Vec<u8>>, Vec<u8>) = (None, Vec::new());
+    for (stored, len) in &frames {
+        if !decompress_into(&mut spare, stored, raw.as_deref(), *len) {
+            return None;
+        }
+        let next = std::mem::replace(&mut spare, raw.take().unwrap_or_default());
+        raw = Some(next);
+    }
+    raw
+}
+
+/// The rules and `only`'s state from a checkpoint's frames ([`decode`]).
+fn unpack_state(
+    mut frames: [Option<Frames>; SECTIONS],
+    only: Option<&str>,
+) -> Option<(State, Params)> {
+    let mut read = |i: usize| Ok(frames[i].take().and_then(unpack));
+    decode(&mut read, only).ok().flatten()
+}
+
 /// The start of a plain fold from nothing, as a checkpoint before every record
 /// would give it: the empty state and the default rules (a resumable query pins
 /// none), positioned before `(at, seq)` of any record (seqs start at 1).
@@ -408,37 +444,71 @@ impl Ledger {
         let upto = self.head()?.seq;
         let view = View::new(self, upto);
         let t0 = std::time::Instant::now();
-        let start = match resumable(q) {
-            true => self.start_before((q.as_of.unwrap_or(Micros::MAX), u64::MAX), upto, q.only)?,
-            false => None,
-        }
-        .map(|(start, _)| start);
-        let t1 = t0.elapsed();
         let trace = std::env::var_os(TRACE_ENV).is_some();
-        if trace {
-            match &start {
-                Some(s) => eprintln!(
-                    "checkpoint: resumed after seq {} ({} records)",
-                    s.after.1, s.folded
-                ),
-                None => eprintln!("checkpoint: none, folded from the start"),
-            }
-        }
-        // No checkpoint at or before --as-of: start from the empty state before
-        // every position, which plans from the chunk summaries (only the chunks
-        // whose `at` range reaches back to --as-of are read) instead of reading
-        // every record's header as a full plan does. Same records, same order.
-        let start = match (start, resumable(q)) {
-            (None, true) => Some(from_nothing()),
-            (start, _) => start,
+        let said = |start: Option<&Start>| match (trace, start) {
+            (false, _) => {}
+            (true, Some(s)) => eprintln!(
+                "checkpoint: resumed after seq {} ({} records)",
+                s.after.1, s.folded
+            ),
+            (true, None) => eprintln!("checkpoint: none, folded from the start"),
         };
-        let f = fold::fold_from(&view, q, start, None);
+        let f = match resumable(q) {
+            true => self.fold_resumed(&view, q, upto, &said),
+            false => {
+                said(None);
+                fold::fold_from(&view, q, None, None)
+            }
+        };
         if trace {
-            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-            let t2 = t0.elapsed() - t1;
-            eprintln!("checkpoint: start {:.1} ms, fold {:.1} ms", ms(t1), ms(t2));
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            eprintln!("checkpoint: fold {ms:.1} ms in all");
         }
         f
+    }
+
+    /// A resumable query's fold: from the latest usable checkpoint at or before
+    /// `q.as_of`, whose sections are decompressed and decoded on a second
+    /// thread while this one plans (reads the summaries and the chunks after
+    /// it); from nothing if there is none. A checkpoint that turns out damaged
+    /// sends it the sequential way ([`Ledger::start_before`]: the next older).
+    fn fold_resumed(
+        &self,
+        view: &View,
+        q: &Query,
+        upto: u64,
+        said: &dyn Fn(Option<&Start>),
+    ) -> Result<fold::Folded> {
+        let bound = (q.as_of.unwrap_or(Micros::MAX), u64::MAX);
+        let Some((h, frames)) = self.stored_before(bound, upto, q.only)? else {
+            // No checkpoint: start from the empty state before every position,
+            // which plans from the chunk summaries (only the chunks whose `at`
+            // range reaches back to --as-of are read) rather than every
+            // record's header as a full plan does. Same records, same order.
+            said(None);
+            return fold::fold_from(view, q, Some(from_nothing()), None);
+        };
+        let (decoded, planned) = std::thread::scope(|scope| {
+            let only = q.only;
+            let decoding = scope.spawn(move || unpack_state(frames, only));
+            let planned = fold::plan_after(view, q, h.pos);
+            let decoded = decoding.join().unwrap_or(None);
+            (decoded, planned)
+        });
+        let Some((state, params)) = decoded else {
+            let start = self.start_before(bound, upto, q.only)?.map(|(s, _)| s);
+            said(start.as_ref());
+            let start = start.unwrap_or_else(from_nothing);
+            return fold::fold_from(view, q, Some(start), None);
+        };
+        let start = Start {
+            state,
+            params,
+            after: h.pos,
+            folded: h.folded,
+        };
+        said(Some(&start));
+        fold::fold_planned(view, q, Some(start), planned?, None)
     }
 
     /// The check fold of an append whose records are `old.seq + 1 ..= new.seq`:
@@ -558,6 +628,32 @@ impl Ledger {
         self.record_field(seq, |r| r.at)
     }
 
+    /// The latest usable checkpoint at or before `bound` whose stored frames
+    /// are all there: its header and, for each section a query of `only` reads
+    /// (the params and `only`'s state; all for `None`), the frames along its
+    /// chain, whole checkpoint first. Nothing is decompressed yet.
+    fn stored_before(&self, bound: Pos, upto: u64, only: Option<&str>) -> Result<Option<Stored>> {
+        let candidates = self.checkpoints()?.range(..=key(bound)).rev().take(TRIES);
+        'next: for item in candidates {
+            let (k, v) = item.map_err(storage)?;
+            let Some(h) = header(&v).filter(|h| key(h.pos) == k.as_ref()) else {
+                continue;
+            };
+            if !self.usable(&h, upto)? {
+                continue;
+            }
+            let mut frames: [Option<Frames>; SECTIONS] = Default::default();
+            for i in (0..SECTIONS).filter(|&i| i == 0 || wanted_section(i, only)) {
+                match self.frames(&h, i)? {
+                    Some(f) => frames[i] = Some(f),
+                    None => continue 'next,
+                }
+            }
+            return Ok(Some((h, frames)));
+        }
+        Ok(None)
+    }
+
     /// The latest usable checkpoint at or before `bound`, read for `only`;
     /// for `None` (every section), also its header and uncompressed sections,
     /// the parent of the next checkpoint a check fold makes.
@@ -633,23 +729,24 @@ impl Ledger {
     /// Section `i` of a checkpoint, uncompressed: through its parents for a
     /// delta. `None` if anything along the way is missing or does not match.
     fn raw_section(&self, h: &Header, i: usize) -> Result<Option<Vec<u8>>> {
+        Ok(self.frames(h, i)?.and_then(unpack))
+    }
+
+    /// The stored frames of section `i` along `h`'s chain, whole checkpoint
+    /// first, each with its uncompressed length; `None` if a link or a piece is
+    /// missing or does not match.
+    fn frames(&self, h: &Header, i: usize) -> Result<Option<Frames>> {
         let Some(chain) = self.chain(h)? else {
             return Ok(None);
         };
-        // `raw` holds the section at the link decompressed last (the prefix of
-        // the next one), `spare` the buffer the next one decompresses into.
-        let (mut raw, mut spare): (Option<Vec<u8>>, Vec<u8>) = (None, Vec::new());
+        let mut out = Vec::with_capacity(chain.len());
         for c in chain.iter().rev() {
-            let Some(stored) = self.read_section(c, i)? else {
-                return Ok(None);
-            };
-            if !decompress_into(&mut spare, &stored, raw.as_deref(), c.raw[i]) {
-                return Ok(None);
+            match self.read_section(c, i)? {
+                Some(stored) => out.push((stored, c.raw[i])),
+                None => return Ok(None),
             }
-            let next = std::mem::replace(&mut spare, raw.take().unwrap_or_default());
-            raw = Some(next);
         }
-        Ok(raw)
+        Ok(Some(out))
     }
 
     /// `h` and its parents back to a whole checkpoint, newest first, each parent
