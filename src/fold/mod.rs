@@ -295,10 +295,23 @@ pub fn fold_from(
     start: Option<Start>,
     sink: Option<Sink<'_>>,
 ) -> Result<Folded> {
-    let (order, known_at) = match &start {
+    let planned = match &start {
         Some(s) => plan_after(source, q, s.after)?,
         None => plan(source, q)?,
     };
+    fold_planned(source, q, start, planned, sink)
+}
+
+/// [`fold_from`] with its plan made already (`plan_after` of the start's
+/// position, or `plan`): a query makes it while another thread decodes the
+/// checkpoint it starts from.
+pub fn fold_planned(
+    source: &dyn Source,
+    q: &Query,
+    start: Option<Start>,
+    (order, known_at): (Vec<u64>, u64),
+    sink: Option<Sink<'_>>,
+) -> Result<Folded> {
     let (state, params, n) = match start {
         Some(s) => (s.state, s.params, s.folded),
         None => (State::default(), pinned(q), 0),

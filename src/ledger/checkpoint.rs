@@ -38,7 +38,7 @@
 //! tree "checkpoints": key = position, 16 bytes, order-preserving:
 //!   at (i64) with its sign bit flipped, big-endian; then seq, u64 big-endian
 //! value, the header (integers little-endian):
-//!   0   4   magic       b"LCP2" (the format version; any other is ignored)
+//!   0   4   magic       b"LCP3" (the format version; any other is ignored)
 //!   4   8   head_seq    the head when it was made
 //!   12  32  head_hash   the hash of record head_seq
 //!   44  8   at          the position (as in the key)
@@ -51,18 +51,22 @@
 //!   181 32  digest      BLAKE3 of the parent's header value (zeros if whole)
 //! tree "snapshots": key = position (16) + section (u8) + piece (u32 big-endian)
 //! value: up to 64 KiB of the section's stored bytes: one zstd frame (with
-//!   content checksum) of the section's bincode (varint) bytes; for a delta,
-//!   compressed with the parent's uncompressed section as prefix
+//!   content checksum) of the section's bytes; for a delta, compressed with
+//!   the parent's uncompressed section as prefix
 //!   sections, in order: params in force, then the mepbm, cfr, cards,
-//!   diplomacy and sbr states (a query of one namespace reads only its own)
+//!   diplomacy and sbr states (a query of one namespace reads only its own);
+//!   each is bincode (varint) of the value, except mepbm's, which has its own
+//!   layout (`MepbmState::checkpoint_bytes` in `systems/mepbm/store.rs`: the
+//!   state every `valar` query loads, decoded without serde)
 //! ```
 //!
 //! A delta is read only if its parent's header still hashes to `digest` (so
 //! the prefix is the exact bytes it was compressed with) and sorts before it;
 //! a missing or changed parent, a bad frame or checksum, or a length that does
-//! not add up makes the checkpoint absent. A `LCP1` checkpoint (uncompressed,
-//! from an older laurel) reads as absent, and is deleted with its pieces by
-//! the next append that drops checkpoints.
+//! not add up makes the checkpoint absent. A checkpoint of an older laurel
+//! (`LCP1`: uncompressed; `LCP2`: mepbm in bincode) reads as absent, and is
+//! deleted with its pieces by the next append that drops checkpoints (until
+//! then queries fold from nothing, and an append from nothing writes new ones).
 //!
 //! Headers live apart from the (large) snapshots so that choosing and dropping
 //! checkpoints reads 116 bytes each. Snapshots are cut into 64 KiB pieces for the
@@ -77,6 +81,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::error::{Error, Result};
 use crate::fold::{self, Pos, Query, Sink, Start};
 use crate::params::Params;
+use crate::systems::mepbm::State as MepbmState;
 use crate::systems::State;
 use crate::time::Micros;
 
@@ -104,7 +109,7 @@ const DELTA_LEVEL: i32 = 1;
 /// The least spacing: below it, folding is cheaper than reading a snapshot.
 pub const MIN_EVERY: u64 = 10_000;
 
-const MAGIC: &[u8; 4] = b"LCP2";
+const MAGIC: &[u8; 4] = b"LCP3";
 const HEADER: usize = 213;
 const SECTIONS: usize = 6;
 /// The bytes of one piece of a section.
@@ -290,17 +295,32 @@ pub fn compress(raw: &[u8], prefix: Option<&[u8]>) -> Result<Vec<u8>> {
 /// The bytes of one frame of exactly `len` bytes, compressed with `prefix`;
 /// `None` if it is not that (damaged, another prefix, another length).
 pub fn decompress(stored: &[u8], prefix: Option<&[u8]>, len: u64) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    decompress_into(&mut out, stored, prefix, len).then_some(out)
+}
+
+/// [`decompress`] into `out` (cleared first; its memory is reused, so a chain
+/// of deltas decompresses into two buffers instead of one fresh one a link:
+/// first touches of fresh pages were a good part of a query's CPU). `false`
+/// if the frame is not exactly that.
+fn decompress_into(out: &mut Vec<u8>, stored: &[u8], prefix: Option<&[u8]>, len: u64) -> bool {
     use zstd::zstd_safe::{DCtx, DParameter};
     // A section is at most a few times the ledger; refuse absurd lengths.
-    let len = usize::try_from(len).ok().filter(|&n| n <= 1 << 34)?;
+    let Some(len) = usize::try_from(len).ok().filter(|&n| n <= 1 << 34) else {
+        return false;
+    };
+    out.clear();
+    out.reserve(len);
     let mut dx = DCtx::create();
-    dx.set_parameter(DParameter::WindowLogMax(31)).ok()?;
-    if let Some(p) = prefix {
-        dx.ref_prefix(p).ok()?;
+    if dx.set_parameter(DParameter::WindowLogMax(31)).is_err() {
+        return false;
     }
-    let mut out = Vec::with_capacity(len);
-    let n = dx.decompress(&mut out, stored).ok()?;
-    (n == len && out.len() == len).then_some(out)
+    if let Some(p) = prefix {
+        if dx.ref_prefix(p).is_err() {
+            return false;
+        }
+    }
+    matches!(dx.decompress(out, stored), Ok(n) if n == len && out.len() == len)
 }
 
 /// The sections' bytes, in order.
@@ -318,7 +338,7 @@ pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
 pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Vec<u8>> {
     match i {
         0 => section_bytes(params),
-        1 => section_bytes(&state.mepbm),
+        1 => Ok(state.mepbm.checkpoint_bytes()),
         2 => section_bytes(&state.cfr),
         3 => section_bytes(&state.cards),
         4 => section_bytes(&state.diplomacy),
@@ -353,7 +373,7 @@ pub fn decode(
             return Ok(None);
         };
         let ok = match *ns {
-            "mepbm" => section(&b).map(|s| state.mepbm = s),
+            "mepbm" => MepbmState::from_checkpoint(&b).map(|s| state.mepbm = s),
             "cfr" => section(&b).map(|s| state.cfr = s),
             "cards" => section(&b).map(|s| state.cards = s),
             "diplomacy" => section(&b).map(|s| state.diplomacy = s),
@@ -368,6 +388,54 @@ pub fn decode(
         p.restamp();
         (state, p)
     }))
+}
+
+/// One section's stored frames along a chain, whole checkpoint first, each
+/// with its uncompressed length.
+type Frames = Vec<(Vec<u8>, u64)>;
+
+/// A checkpoint's header and the frames of the sections a query reads.
+type Stored = (Header, [Option<Frames>; SECTIONS]);
+
+/// Does a query of `only` read section `i` (a state section; 0 is the params)?
+fn wanted_section(i: usize, only: Option<&str>) -> bool {
+    i > 0 && only.is_none_or(|o| o == NAMESPACES[i - 1])
+}
+
+/// A section's bytes from its frames: each decompressed with the one before as
+/// prefix, into two buffers used in turn (first touches of fresh pages were a
+/// good part of a query's CPU); `None` if a frame is not exactly that.
+fn unpack(frames: Frames) -> Option<Vec<u8>> {
+    let (mut raw, mut spare): (Option<Vec<u8>>, Vec<u8>) = (None, Vec::new());
+    for (stored, len) in &frames {
+        if !decompress_into(&mut spare, stored, raw.as_deref(), *len) {
+            return None;
+        }
+        let next = std::mem::replace(&mut spare, raw.take().unwrap_or_default());
+        raw = Some(next);
+    }
+    raw
+}
+
+/// The rules and `only`'s state from a checkpoint's frames ([`decode`]).
+fn unpack_state(
+    mut frames: [Option<Frames>; SECTIONS],
+    only: Option<&str>,
+) -> Option<(State, Params)> {
+    let mut read = |i: usize| Ok(frames[i].take().and_then(unpack));
+    decode(&mut read, only).ok().flatten()
+}
+
+/// The start of a plain fold from nothing, as a checkpoint before every record
+/// would give it: the empty state and the default rules (a resumable query pins
+/// none), positioned before `(at, seq)` of any record (seqs start at 1).
+fn from_nothing() -> Start {
+    Start {
+        state: State::default(),
+        params: Params::default(),
+        after: (Micros::MIN, 0),
+        folded: 0,
+    }
 }
 
 fn disabled() -> bool {
@@ -388,29 +456,71 @@ impl Ledger {
         let upto = self.head()?.seq;
         let view = View::new(self, upto);
         let t0 = std::time::Instant::now();
-        let start = match resumable(q) {
-            true => self.start_before((q.as_of.unwrap_or(Micros::MAX), u64::MAX), upto, q.only)?,
-            false => None,
-        }
-        .map(|(start, _)| start);
-        let t1 = t0.elapsed();
         let trace = std::env::var_os(TRACE_ENV).is_some();
-        if trace {
-            match &start {
-                Some(s) => eprintln!(
-                    "checkpoint: resumed after seq {} ({} records)",
-                    s.after.1, s.folded
-                ),
-                None => eprintln!("checkpoint: none, folded from the start"),
+        let said = |start: Option<&Start>| match (trace, start) {
+            (false, _) => {}
+            (true, Some(s)) => eprintln!(
+                "checkpoint: resumed after seq {} ({} records)",
+                s.after.1, s.folded
+            ),
+            (true, None) => eprintln!("checkpoint: none, folded from the start"),
+        };
+        let f = match resumable(q) {
+            true => self.fold_resumed(&view, q, upto, &said),
+            false => {
+                said(None);
+                fold::fold_from(&view, q, None, None)
             }
-        }
-        let f = fold::fold_from(&view, q, start, None);
+        };
         if trace {
-            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-            let t2 = t0.elapsed() - t1;
-            eprintln!("checkpoint: start {:.1} ms, fold {:.1} ms", ms(t1), ms(t2));
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            eprintln!("checkpoint: fold {ms:.1} ms in all");
         }
         f
+    }
+
+    /// A resumable query's fold: from the latest usable checkpoint at or before
+    /// `q.as_of`, whose sections are decompressed and decoded on a second
+    /// thread while this one plans (reads the summaries and the chunks after
+    /// it); from nothing if there is none. A checkpoint that turns out damaged
+    /// sends it the sequential way ([`Ledger::start_before`]: the next older).
+    fn fold_resumed(
+        &self,
+        view: &View,
+        q: &Query,
+        upto: u64,
+        said: &dyn Fn(Option<&Start>),
+    ) -> Result<fold::Folded> {
+        let bound = (q.as_of.unwrap_or(Micros::MAX), u64::MAX);
+        let Some((h, frames)) = self.stored_before(bound, upto, q.only)? else {
+            // No checkpoint: start from the empty state before every position,
+            // which plans from the chunk summaries (only the chunks whose `at`
+            // range reaches back to --as-of are read) rather than every
+            // record's header as a full plan does. Same records, same order.
+            said(None);
+            return fold::fold_from(view, q, Some(from_nothing()), None);
+        };
+        let (decoded, planned) = std::thread::scope(|scope| {
+            let only = q.only;
+            let decoding = scope.spawn(move || unpack_state(frames, only));
+            let planned = fold::plan_after(view, q, h.pos);
+            let decoded = decoding.join().unwrap_or(None);
+            (decoded, planned)
+        });
+        let Some((state, params)) = decoded else {
+            let start = self.start_before(bound, upto, q.only)?.map(|(s, _)| s);
+            said(start.as_ref());
+            let start = start.unwrap_or_else(from_nothing);
+            return fold::fold_from(view, q, Some(start), None);
+        };
+        let start = Start {
+            state,
+            params,
+            after: h.pos,
+            folded: h.folded,
+        };
+        said(Some(&start));
+        fold::fold_planned(view, q, Some(start), planned?, None)
     }
 
     /// The check fold of an append whose records are `old.seq + 1 ..= new.seq`:
@@ -530,6 +640,32 @@ impl Ledger {
         self.record_field(seq, |r| r.at)
     }
 
+    /// The latest usable checkpoint at or before `bound` whose stored frames
+    /// are all there: its header and, for each section a query of `only` reads
+    /// (the params and `only`'s state; all for `None`), the frames along its
+    /// chain, whole checkpoint first. Nothing is decompressed yet.
+    fn stored_before(&self, bound: Pos, upto: u64, only: Option<&str>) -> Result<Option<Stored>> {
+        let candidates = self.checkpoints()?.range(..=key(bound)).rev().take(TRIES);
+        'next: for item in candidates {
+            let (k, v) = item.map_err(storage)?;
+            let Some(h) = header(&v).filter(|h| key(h.pos) == k.as_ref()) else {
+                continue;
+            };
+            if !self.usable(&h, upto)? {
+                continue;
+            }
+            let mut frames: [Option<Frames>; SECTIONS] = Default::default();
+            for i in (0..SECTIONS).filter(|&i| i == 0 || wanted_section(i, only)) {
+                match self.frames(&h, i)? {
+                    Some(f) => frames[i] = Some(f),
+                    None => continue 'next,
+                }
+            }
+            return Ok(Some((h, frames)));
+        }
+        Ok(None)
+    }
+
     /// The latest usable checkpoint at or before `bound`, read for `only`;
     /// for `None` (every section), also its header and uncompressed sections,
     /// the parent of the next checkpoint a check fold makes.
@@ -605,20 +741,24 @@ impl Ledger {
     /// Section `i` of a checkpoint, uncompressed: through its parents for a
     /// delta. `None` if anything along the way is missing or does not match.
     fn raw_section(&self, h: &Header, i: usize) -> Result<Option<Vec<u8>>> {
+        Ok(self.frames(h, i)?.and_then(unpack))
+    }
+
+    /// The stored frames of section `i` along `h`'s chain, whole checkpoint
+    /// first, each with its uncompressed length; `None` if a link or a piece is
+    /// missing or does not match.
+    fn frames(&self, h: &Header, i: usize) -> Result<Option<Frames>> {
         let Some(chain) = self.chain(h)? else {
             return Ok(None);
         };
-        let mut raw: Option<Vec<u8>> = None;
+        let mut out = Vec::with_capacity(chain.len());
         for c in chain.iter().rev() {
-            let Some(stored) = self.read_section(c, i)? else {
-                return Ok(None);
-            };
-            match decompress(&stored, raw.as_deref(), c.raw[i]) {
-                Some(b) => raw = Some(b),
+            match self.read_section(c, i)? {
+                Some(stored) => out.push((stored, c.raw[i])),
                 None => return Ok(None),
             }
         }
-        Ok(raw)
+        Ok(Some(out))
     }
 
     /// `h` and its parents back to a whole checkpoint, newest first, each parent
@@ -748,10 +888,14 @@ mod tests {
         hb[0] = b'X';
         assert!(header(&hb).is_none());
         assert!(header(&encode_header(&h)[..60]).is_none());
-        // A checkpoint of the previous (uncompressed) format is not read.
+        // Checkpoints of the previous formats are not read: LCP1 (uncompressed,
+        // shorter header) and LCP2 (same header, mepbm section in bincode).
         let mut old = encode_header(&h)[..116].to_vec();
         old[..4].copy_from_slice(b"LCP1");
         assert!(header(&old).is_none());
+        let mut lcp2 = encode_header(&h);
+        lcp2[..4].copy_from_slice(b"LCP2");
+        assert!(header(&lcp2).is_none());
     }
 
     #[test]

@@ -112,11 +112,54 @@ impl Interner {
     /// (deterministic).
     fn grow(&mut self) {
         let size = (2 * self.ends.len()).next_power_of_two().max(16);
+        self.rebuild(size);
+    }
+
+    /// The table of `size` slots with every id placed in id order.
+    fn rebuild(&mut self, size: usize) {
         self.slots = vec![(0, 0); size];
         for id in 0..self.ends.len() as u32 {
             let h = hash(self.name(id));
             self.place(id, h);
         }
+    }
+
+    /// The strings end to end and where each ends: all a checkpoint stores
+    /// (`systems::mepbm` store), the table being rebuilt by [`Interner::from_parts`].
+    pub fn parts(&self) -> (&str, &[u32]) {
+        (&self.buf, &self.ends)
+    }
+
+    /// The interner holding `buf` cut at `ends`, with the very table that
+    /// interning them one by one builds: growth doubles the table from 16 slots
+    /// whenever it would be over three quarters full, and then (as after every
+    /// growth) ids sit in id order, so the table is a function of the names
+    /// alone. `None` unless `ends` rises to `buf.len()` on char boundaries.
+    pub fn from_parts(buf: String, ends: Vec<u32>) -> Option<Self> {
+        let mut last = 0;
+        for &e in &ends {
+            let e = e as usize;
+            if e < last || !buf.is_char_boundary(e) {
+                return None;
+            }
+            last = e;
+        }
+        if last != buf.len() {
+            return None;
+        }
+        let mut n = Interner {
+            buf,
+            ends,
+            slots: Vec::new(),
+        };
+        if !n.ends.is_empty() {
+            let mut size = 16;
+            while 3 * size < 4 * n.ends.len() {
+                size *= 2;
+            }
+            n.rebuild(size);
+        }
+        Some(n)
     }
 }
 
@@ -198,6 +241,28 @@ mod tests {
         assert_eq!(n.get("nobody"), None);
         assert_eq!(n.intern(""), 700);
         assert_eq!(n.get(""), Some(700));
+    }
+
+    #[test]
+    fn from_parts_rebuilds_the_table_interning_builds() {
+        let mut n = Interner::default();
+        for i in 0..3000u32 {
+            let (buf, ends) = n.parts();
+            let back = Interner::from_parts(buf.to_string(), ends.to_vec()).unwrap();
+            assert_eq!(back.slots, n.slots, "{i} names");
+            assert_eq!(back.buf, n.buf);
+            // Repeats, the empty string and multi-byte names too.
+            n.intern(&format!("é{}", i * 7 % 2000));
+            n.intern("");
+        }
+        let (buf, ends) = n.parts();
+        assert!(Interner::from_parts(format!("{buf}x"), ends.to_vec()).is_none());
+        let mut longer = ends.to_vec();
+        *longer.last_mut().unwrap() += 1;
+        assert!(Interner::from_parts(buf.to_string(), longer).is_none());
+        // "é" is two bytes: an end inside it is not a char boundary.
+        assert!(Interner::from_parts("é".into(), vec![1, 2]).is_none());
+        assert!(Interner::from_parts("ab".into(), vec![2, 1]).is_none());
     }
 
     #[test]

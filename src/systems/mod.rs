@@ -16,6 +16,7 @@
 
 pub mod cards;
 pub mod cfr;
+pub mod codec;
 pub mod compact;
 pub mod diplomacy;
 pub mod mepbm;

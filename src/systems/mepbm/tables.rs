@@ -51,12 +51,19 @@ impl State {
             &format!("{title} ratings"),
             &["rank", "player", "score", "games"],
         );
-        let rows = map
+        // The order of `ranked` (value descending, then name), sorted on
+        // borrowed names: each name is copied once, into its cell. Names of
+        // distinct ids differ, so an unstable sort gives that one order.
+        let mut rows: Vec<(&str, i64, u32)> = map
             .iter()
-            .map(|(p, r)| (self.names.name(p).to_string(), r.value, r.games))
+            .map(|(p, r)| (self.names.name(p), r.value, r.games))
             .collect();
-        for (rank, p, v, games) in ranked(rows) {
-            t.push(vec![json!(rank), json!(p), json!(v), json!(games)]);
+        rows.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        let keys: Vec<i64> = rows.iter().map(|r| r.1).collect();
+        t.rows.reserve(rows.len());
+        for (rank, (p, v, games)) in ranks(&keys).into_iter().zip(rows) {
+            let player = Value::String(p.to_string());
+            t.push(vec![json!(rank), player, json!(v), json!(games)]);
         }
         report(name, t, vec![])
     }
