@@ -18,6 +18,7 @@
 //! own failure or when a worker has stopped, and the failure with the smallest
 //! index wins (the reader's own comes after everything it has handed out).
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
@@ -145,7 +146,7 @@ fn read(source: &dyn Source, order: &[u64], only: Option<&str>, lanes: &mut [Lan
 /// `ledger.*` record), sending batches that are full.
 fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> Result<()> {
     let (kind, job) = match item {
-        Item::Decoded(rec) => (rec.kind.clone(), Stage::Decoded(rec)),
+        Item::Decoded(rec) => (Cow::Owned(rec.kind.clone()), Stage::Decoded(rec)),
         Item::Stored {
             seq,
             at,
@@ -153,16 +154,7 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
             bytes,
         } => {
             let env = envelope(bytes, only);
-            let kind = match (&env, only) {
-                (Env::Guessed(k) | Env::Scanned(StoredEnvelope { kind: k, .. }), _) => {
-                    String::from_utf8_lossy(&bytes[k.clone()]).into_owned()
-                }
-                (Env::Unknown, Some(_)) => events::stored_kind(bytes)
-                    .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))?,
-                // Not plain, no filter: the first worker decodes it (the serde
-                // way, with its result or message).
-                (Env::Unknown, None) => String::new(),
-            };
+            let kind = stored_kind(bytes, seq, &env, only)?;
             let stored = Stage::Stored {
                 seq,
                 at,
@@ -189,6 +181,28 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
         Some(lane) => push(lane, index, job),
         None => Ok(()), // no worker at all: `only` names no namespace
     }
+}
+
+/// The `type` a stored record is routed by: borrowed from its bytes when the
+/// reader found it there (no allocation per record).
+fn stored_kind<'b>(
+    bytes: &'b [u8],
+    seq: u64,
+    env: &Env,
+    only: Option<&str>,
+) -> Result<Cow<'b, str>> {
+    Ok(match (env, only) {
+        (Env::Guessed(k) | Env::Scanned(StoredEnvelope { kind: k, .. }), _) => {
+            String::from_utf8_lossy(&bytes[k.clone()])
+        }
+        (Env::Unknown, Some(_)) => Cow::Owned(
+            events::stored_kind(bytes)
+                .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))?,
+        ),
+        // Not plain, no filter: the first worker decodes it (the serde way,
+        // with its result or message).
+        (Env::Unknown, None) => Cow::Borrowed(""),
+    })
 }
 
 /// What the reader found of a stored event's envelope.
