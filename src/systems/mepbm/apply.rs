@@ -407,7 +407,7 @@ impl State {
             return;
         }
         for &(p, side) in &end.players {
-            let t = self.nazgul.entry(p).or_default();
+            let t = self.nazgul.entry_or_default(p);
             t.played += 1;
             if end.winner == Some(side) {
                 t.won += 1;
@@ -447,7 +447,7 @@ impl State {
             credit.push((p, rules.enemy, 2));
         }
         for (player, pts, category) in credit {
-            let c: &mut Council = self.council.entry(player).or_default();
+            let c: &mut Council = self.council.entry_or_default(player);
             match category {
                 0 => c.team_player += pts,
                 1 => c.played_nation += pts,
