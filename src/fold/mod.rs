@@ -16,7 +16,8 @@
 //! that checks, audits or hands snapshots to a sink runs pass 2 on two threads
 //! (`pipelined`): the caller's thread reads, decodes and stores checkpoint
 //! snapshots; a worker checks, applies and encodes them, in plan order. A plain
-//! fold (replay, queries) runs it with one thread per namespace (`parallel`).
+//! fold (replay, queries) runs it with a thread per group of namespaces
+//! (`parallel`).
 //!
 //! **Resuming** ([`fold_from`] with a [`Start`]): a fold may begin from a state
 //! folded up to a position `(at, seq)` (a checkpoint, see `ledger::checkpoint`)

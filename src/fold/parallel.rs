@@ -1,14 +1,16 @@
-//! Pass 2 of a plain fold (no checks, no snapshots, no audit) with one thread
-//! per namespace: what a full replay (`laurel fold`) and a query run.
+//! Pass 2 of a plain fold (no checks, no snapshots, no audit) with a worker
+//! thread per group of namespaces ([`GROUPS`]): what a full replay (`laurel
+//! fold`) and a query run.
 //!
 //! The caller's thread reads the records in plan order and finds each one's
 //! `type` by a byte scan (`events::stored_envelope`); it hands the stored bytes,
 //! batch by batch, to the worker of that namespace, which decodes and applies
-//! them to its own projection. The projections are independent: a system's
-//! `apply` reads only its own state and the rules in force, so each worker
-//! folds its namespace's records in fold order and gets exactly the state of a
-//! sequential fold. `ledger.*` records (rules changes) go to every worker, so
-//! each holds the rules in force at every step. Voids were applied by the plan.
+//! them to its own projections. The projections are independent: a system's
+//! `apply` reads only its own state and the rules in force (and ignores other
+//! namespaces' events), so each worker folds its namespaces' records in fold
+//! order and gets exactly the states of a sequential fold. `ledger.*` records
+//! (rules changes) go to every worker once, so each holds the rules in force at
+//! every step. Voids were applied by the plan.
 //!
 //! Decoding on the workers spreads the JSON work over the cores and frees each
 //! record on the thread that allocated it.
@@ -52,7 +54,7 @@ struct Batch {
     jobs: Vec<(u64, Job)>,
 }
 
-/// A worker as the reader sees it: its namespace, its queue, the batch being
+/// A worker as the reader sees it: its namespaces, its queue, the batch being
 /// filled, and the batches it has emptied (reused: no fresh pages, and each
 /// buffer is freed by the thread that allocated it).
 struct Lane {
