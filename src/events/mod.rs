@@ -16,6 +16,7 @@
 pub mod cards;
 pub mod cfr;
 pub mod diplomacy;
+mod direct;
 pub mod ledger;
 pub mod mepbm;
 pub mod sbr;
@@ -156,7 +157,10 @@ impl LineParser {
         if id.as_deref() == Some("") {
             return None;
         }
-        let event = dispatch(&kind, Stored(&canonical)).ok()??;
+        let event = match direct::decode(&kind, &canonical) {
+            Some((_, event)) => event,
+            None => dispatch(&kind, Stored(&canonical)).ok()??,
+        };
         Some(Parsed {
             id,
             at,
@@ -182,9 +186,45 @@ pub fn decode_stored(bytes: &[u8], seq: u64, recorded_at: Micros) -> Result<Reco
 }
 
 /// [`decode_stored`] for the fold's hot path: `at` comes from the record's
-/// header, and the payload is deserialised straight from the bytes (no
-/// intermediate `serde_json::Value`), skipping the envelope fields.
+/// header, and the payload is decoded straight from the bytes (no
+/// intermediate `serde_json::Value`): by `direct` when it can (the type
+/// [`guess_stored_kind`] finds is checked there), else by serde, skipping the
+/// envelope fields.
 pub fn decode_stored_fast(
+    bytes: &[u8],
+    seq: u64,
+    at: Micros,
+    recorded_at: Micros,
+) -> Result<Record, String> {
+    let direct = guess_stored_kind(bytes).and_then(|k| {
+        let kind = std::str::from_utf8(&bytes[k]).ok()?;
+        direct_record(kind, bytes, seq, at, recorded_at)
+    });
+    direct.map_or_else(|| decode_stored_serde(bytes, seq, at, recorded_at), Ok)
+}
+
+/// The record `direct` decodes, if it does (see its module docs).
+fn direct_record(
+    kind: &str,
+    bytes: &[u8],
+    seq: u64,
+    at: Micros,
+    recorded_at: Micros,
+) -> Option<Record> {
+    let (id, event) = direct::decode(kind, bytes)?;
+    Some(Record {
+        seq,
+        at,
+        recorded_at,
+        id,
+        kind: kind.to_owned(),
+        event,
+    })
+}
+
+/// [`decode_stored_fast`] by serde alone: the reference every faster decode
+/// agrees with (result or message).
+fn decode_stored_serde(
     bytes: &[u8],
     seq: u64,
     at: Micros,
@@ -269,8 +309,11 @@ pub fn decode_stored_with(
     // `stored_envelope` checked that both are UTF-8.
     let text = |r: &std::ops::Range<usize>| std::str::from_utf8(&bytes[r.clone()]).ok();
     let (Some(kind), id) = (text(&env.kind), env.id.as_ref().map(text)) else {
-        return decode_stored_fast(bytes, seq, at, recorded_at);
+        return decode_stored_serde(bytes, seq, at, recorded_at);
     };
+    if let Some(rec) = direct_record(kind, bytes, seq, at, recorded_at) {
+        return Ok(rec);
+    }
     match (stored_payload(kind, bytes), id) {
         (Ok(event), None) => Ok(Record {
             seq,
@@ -288,7 +331,7 @@ pub fn decode_stored_with(
             kind: kind.to_owned(),
             event,
         }),
-        _ => decode_stored_fast(bytes, seq, at, recorded_at),
+        _ => decode_stored_serde(bytes, seq, at, recorded_at),
     }
 }
 
@@ -327,6 +370,9 @@ pub fn decode_stored_guessed(
     recorded_at: Micros,
 ) -> Result<Record, String> {
     let guess = std::str::from_utf8(&bytes[kind]).ok();
+    if let Some(rec) = guess.and_then(|g| direct_record(g, bytes, seq, at, recorded_at)) {
+        return Ok(rec);
+    }
     let mut cap = skip::Capture::default();
     let event = guess.map(|g| dispatch(g, Capturing(bytes, &mut cap)));
     let id = match (cap.twice, cap.id) {
@@ -343,7 +389,7 @@ pub fn decode_stored_guessed(
             kind,
             event,
         },
-        _ => decode_stored_fast(bytes, seq, at, recorded_at)?,
+        _ => decode_stored_serde(bytes, seq, at, recorded_at)?,
     };
     match Some(rec.kind.as_str()) == guess {
         true => Ok(rec),
@@ -892,7 +938,9 @@ mod tests {
     /// Every way the parallel fold decodes a stored event, against the serde
     /// one: the same record, or the same error.
     fn decode_every_way(bytes: &[u8]) -> Result<Record, String> {
-        let want = decode_stored_fast(bytes, 3, 7, 9);
+        let want = decode_stored_serde(bytes, 3, 7, 9);
+        let fast = decode_stored_fast(bytes, 3, 7, 9);
+        assert_eq!(fast, want, "fast: {}", String::from_utf8_lossy(bytes));
         if let Some(kind) = guess_stored_kind(bytes) {
             let got = decode_stored_guessed(bytes, kind.clone(), 3, 7, 9);
             assert_eq!(
@@ -953,6 +1001,94 @@ mod tests {
         assert_eq!(ok, want);
         assert!(guess_stored_kind(odd[8].as_bytes()).is_none());
         assert!(guess_stored_kind(odd[0].as_bytes()).is_some());
+    }
+
+    /// `direct` takes the common generated events, and wherever it answers it
+    /// answers as serde: on every generated and bundled event, and on many
+    /// mutations of each (bytes changed, dropped or repeated; any outcome).
+    #[test]
+    fn direct_decode_agrees_with_serde_and_takes_the_common_types() {
+        let gen = crate::gen::stream(600, 5);
+        let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
+        let (mut direct, mut total, mut mutated) = (0, 0, 0);
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as usize
+        };
+        let edits: &[&[u8]] = &[
+            b"", b"\\\\", b" ", b"0", b"-", b".5", b"null", b"\\\"", b",", b"}",
+        ];
+        for line in bundled.chain(gen.lines()).filter(|l| !l.trim().is_empty()) {
+            let p = parse_event(serde_json::from_str(line).unwrap()).unwrap();
+            let taken = direct::decode(&p.kind, &p.canonical).is_some();
+            if direct::TYPES.contains(&p.kind.as_str()) {
+                assert!(taken, "{line}");
+                (direct, total) = (direct + 1, total + 1);
+            }
+            decode_every_way(&p.canonical).unwrap();
+            for _ in 0..12 {
+                let mut b = p.canonical.clone();
+                let at = next(b.len());
+                let cut = next(3).min(b.len() - at);
+                b.splice(at..at + cut, edits[next(edits.len())].iter().copied());
+                if let Some((id, event)) = direct::decode(&p.kind, &b) {
+                    mutated += 1;
+                    let want = decode_stored_serde(&b, 3, 7, 9).unwrap();
+                    let b = String::from_utf8_lossy(&b);
+                    assert_eq!((id, event), (want.id, want.event), "{b}");
+                }
+                let _ = decode_every_way(&b);
+            }
+        }
+        assert!(direct == total && total > 600, "{direct} of {total}");
+        assert!(mutated > 100, "{mutated}");
+        direct_odd_cases();
+    }
+
+    /// Odd but valid records, and invalid ones: `direct` leaves them to serde.
+    fn direct_odd_cases() {
+        let kind = "mepbm.allegiance_changed";
+        let odd = [
+            r#"{"at":"2003-01-01","game":7,"id":null,"nation":"N","side":"FP","type":"mepbm.allegiance_changed"}"#,
+            r#"{"at":"2003-01-01","game":"7","nation":"N\u0041","side":"FP","type":"mepbm.allegiance_changed"}"#,
+            r#"{"at":"2003-01-01", "game":"7","nation":"N","side":"FP","type":"mepbm.allegiance_changed"}"#,
+            r#"{"at":"2003-01-01","game":"7","nation":"N","side":"FP","type":"mepbm.allegiance_changed"} "#,
+        ];
+        for o in odd {
+            let want = decode_stored_serde(o.as_bytes(), 3, 7, 9).unwrap();
+            assert_eq!(decode_every_way(o.as_bytes()).unwrap(), want);
+        }
+        assert!(direct::decode(kind, odd[0].as_bytes()).is_some());
+        assert!(odd[1..]
+            .iter()
+            .all(|o| direct::decode(kind, o.as_bytes()).is_none()));
+        let ended = |fields: &str| {
+            format!(r#"{{"at":"2003-01-01",{fields},"type":"mepbm.game_ended","winner":"FP"}}"#)
+        };
+        let bad = [
+            r#""game":"7","nations":[],"turn":-0"#,
+            r#""game":"7","nations":[],"turn":1.0"#,
+            r#""game":"7","nations":[],"turn":01"#,
+            r#""game":"7","nations":[],"turn":1,"turn":2"#,
+            r#""game":"","nations":[],"turn":1"#,
+            r#""game":-1,"nations":[],"turn":1"#,
+            r#""game":18446744073709551616,"nations":[],"turn":1"#,
+            r#""game":"7","nations":[],"turn":9223372036854775808"#,
+            r#""game":"7","nations":[],"turn":1,"x":1"#,
+        ];
+        for b in bad.map(ended) {
+            assert!(
+                direct::decode("mepbm.game_ended", b.as_bytes()).is_none(),
+                "{b}"
+            );
+            decode_every_way(b.as_bytes()).unwrap_err();
+        }
+        let edge = ended(r#""game":18446744073709551615,"nations":[],"turn":-9223372036854775808"#);
+        assert!(direct::decode("mepbm.game_ended", edge.as_bytes()).is_some());
+        decode_every_way(edge.as_bytes()).unwrap();
     }
 
     /// The slow path on its own: serde_json::Value, then `parse_event`.

@@ -12,11 +12,12 @@
 //!
 //! Two passes keep memory bounded: pass 1 reads only each record's small header
 //! (seq, at, recorded_at, void target) into a plan of 16 bytes a record; pass 2
-//! reads the records in plan order from the [`Source`] and folds them, with one
-//! thread per namespace (`parallel`): replay, queries, and an append's check
-//! fold, whose workers also check each record and encode their sections of the
-//! checkpoint snapshots. A fold with an audit trail (`history`) runs pass 2 on
-//! two threads instead (`pipelined`): the trail is one list in fold order.
+//! reads the records in plan order from the [`Source`] and folds them, with a
+//! thread per group of namespaces (`parallel`): replay, queries, and an append's
+//! check fold, whose workers also check each record and encode their sections
+//! of the checkpoint snapshots. A fold with an audit trail (`history`) runs
+//! pass 2 on two threads instead (`pipelined`): the trail is one list in fold
+//! order.
 //!
 //! **Resuming** ([`fold_from`] with a [`Start`]): a fold may begin from a state
 //! folded up to a position `(at, seq)` (a checkpoint, see `ledger::checkpoint`)

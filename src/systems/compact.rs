@@ -163,6 +163,118 @@ impl Interner {
     }
 }
 
+/// A map keyed by interned ids, held densely: a lookup is one index where a
+/// `BTreeMap<u32, V>` walked a tree (a replay looks a player up in mepbm's
+/// council and Nazgul tallies millions of times, mostly cache misses).
+///
+/// Invariant: serialized exactly as the `BTreeMap<u32, V>` of the same entries
+/// (a map of `len` entries in ascending key order), so checkpoints keep their
+/// form; a unit test compares the bytes. Reading one back takes entries in
+/// any order, a later duplicate replacing an earlier one, as `BTreeMap` does.
+/// Memory is one `Option<V>` per id up to the largest key.
+#[derive(Debug, Clone)]
+pub struct IdMap<V> {
+    slots: Vec<Option<V>>,
+    len: usize,
+}
+
+impl<V> Default for IdMap<V> {
+    fn default() -> Self {
+        IdMap {
+            slots: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<V> IdMap<V> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The value of `id`, created by `new` if it has none.
+    pub fn get_or_insert_with(&mut self, id: u32, new: impl FnOnce() -> V) -> &mut V {
+        let slot = self.slot(id);
+        if slot.is_none() {
+            self.len += 1;
+        }
+        self.slots[id as usize].get_or_insert_with(new)
+    }
+
+    fn insert(&mut self, id: u32, v: V) {
+        if self.slot(id).replace(v).is_none() {
+            self.len += 1;
+        }
+    }
+
+    fn slot(&mut self, id: u32) -> &mut Option<V> {
+        let i = id as usize;
+        if self.slots.len() <= i {
+            self.slots.resize_with(i + 1, || None);
+        }
+        &mut self.slots[i]
+    }
+
+    /// Entries in ascending id order (as a `BTreeMap` iterates).
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &V)> + '_ {
+        (self.slots.iter().enumerate()).filter_map(|(i, v)| Some((i as u32, v.as_ref()?)))
+    }
+}
+
+/// Later entries replace earlier ones with the same id, as in a `BTreeMap`.
+impl<V> FromIterator<(u32, V)> for IdMap<V> {
+    fn from_iter<I: IntoIterator<Item = (u32, V)>>(entries: I) -> Self {
+        let mut m = IdMap::default();
+        entries.into_iter().for_each(|(id, v)| m.insert(id, v));
+        m
+    }
+}
+
+impl<V: Default> IdMap<V> {
+    /// The value of `id`, created as `V::default()` if it has none.
+    pub fn entry_or_default(&mut self, id: u32) -> &mut V {
+        self.get_or_insert_with(id, V::default)
+    }
+}
+
+impl<V: Serialize> Serialize for IdMap<V> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.len))?;
+        for (k, v) in self.iter() {
+            map.serialize_entry(&k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for IdMap<V> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Visit<V> {
+            type Value = IdMap<V>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of ids")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<IdMap<V>, A::Error> {
+                let mut out = IdMap::default();
+                while let Some((k, v)) = a.next_entry::<u32, V>()? {
+                    out.insert(k, v);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
 /// Append `v` as an unsigned LEB128 varint (7 bits a byte, low first).
 pub fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -241,6 +353,34 @@ mod tests {
         assert_eq!(n.get("nobody"), None);
         assert_eq!(n.intern(""), 700);
         assert_eq!(n.get(""), Some(700));
+    }
+
+    /// Checkpoints hold the `BTreeMap` form: the bytes must not change.
+    #[test]
+    fn id_map_serializes_as_the_btree_map() {
+        let mut dense: IdMap<(i64, u32)> = IdMap::default();
+        let mut tree: std::collections::BTreeMap<u32, (i64, u32)> = Default::default();
+        for (i, id) in [7u32, 0, 300, 7, 65_536, 2].into_iter().enumerate() {
+            let v = (i as i64 - 3, id);
+            *dense.entry_or_default(id) = v;
+            tree.insert(id, v);
+        }
+        assert_eq!(dense.len(), tree.len());
+        let got: Vec<_> = dense.iter().map(|(k, v)| (k, *v)).collect();
+        let want: Vec<_> = tree.iter().map(|(k, v)| (*k, *v)).collect();
+        assert_eq!(got, want);
+        let bytes = bincode::serialize(&dense).unwrap();
+        assert_eq!(bytes, bincode::serialize(&tree).unwrap());
+        let back: IdMap<(i64, u32)> = bincode::deserialize(&bytes).unwrap();
+        assert_eq!(bincode::serialize(&back).unwrap(), bytes);
+        let json = serde_json::to_string(&dense).unwrap();
+        assert_eq!(json, serde_json::to_string(&tree).unwrap());
+        let empty: IdMap<u8> = IdMap::default();
+        let none: std::collections::BTreeMap<u32, u8> = Default::default();
+        assert_eq!(
+            bincode::serialize(&empty).unwrap(),
+            bincode::serialize(&none).unwrap()
+        );
     }
 
     #[test]

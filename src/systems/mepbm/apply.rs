@@ -407,7 +407,7 @@ impl State {
             return;
         }
         for &(p, side) in &end.players {
-            let t = self.nazgul.entry(p).or_default();
+            let t = self.nazgul.entry_or_default(p);
             t.played += 1;
             if end.winner == Some(side) {
                 t.won += 1;
@@ -447,7 +447,7 @@ impl State {
             credit.push((p, rules.enemy, 2));
         }
         for (player, pts, category) in credit {
-            let c: &mut Council = self.council.entry(player).or_default();
+            let c: &mut Council = self.council.entry_or_default(player);
             match category {
                 0 => c.team_player += pts,
                 1 => c.played_nation += pts,
@@ -545,10 +545,12 @@ impl State {
 
 /// The monthly adjustment of every rating in `map`. Ratings bunch up near the
 /// mean, so each distinct value is computed once, through a table over the
-/// values' span when that span is not much larger than the map.
+/// values' span when that span is not much larger than the map. Both passes
+/// walk the packed ratings in storage order (not by name id, whose slots point
+/// all over them: that pass was most of a replay's mepbm CPU in cache misses).
 fn tick_all(map: &mut Ratings, factor: Rational, mean: i64) {
     let (mut lo, mut hi, mut len) = (i64::MAX, i64::MIN, 0usize);
-    for (_, r) in map.iter() {
+    for r in map.values_mut() {
         (lo, hi, len) = (lo.min(r.value), hi.max(r.value), len + 1);
     }
     let span = hi

@@ -68,6 +68,7 @@ use crate::output::Report;
 use crate::params::{Kind, ParamDef, Params};
 
 use super::{Cx, Projection, Selector};
+use crate::systems::compact::IdMap;
 use store::{Header, Interner, Ratings, Slot};
 
 /// Standings tables this module produces.
@@ -290,8 +291,9 @@ pub struct State {
     teams: BTreeMap<u32, Team>,
     /// By (scenario, nation).
     pars: BTreeMap<(u32, u32), Par>,
-    council: BTreeMap<u32, Council>,
-    nazgul: BTreeMap<u32, Tally>,
+    /// By player id; serialized as a `BTreeMap<u32, _>` (see `IdMap`).
+    council: IdMap<Council>,
+    nazgul: IdMap<Tally>,
     months: BTreeSet<String>,
     /// Rebuilt after a checkpoint is read.
     #[serde(skip)]

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::events::mepbm::Side;
 use crate::systems::codec::{Reader, Writer};
+use crate::systems::compact::IdMap;
 use crate::time::Micros;
 
 /// Names are interned as in the other compact states.
@@ -442,10 +443,10 @@ fn take_ratings(r: &mut Reader, names: u64) -> Option<Ratings> {
 }
 
 /// A map by name id: count, then each id as the gap from the previous one.
-fn put_map<V>(w: &mut Writer, m: &BTreeMap<u32, V>, put: impl Fn(&mut Writer, &V)) {
+fn put_map<V>(w: &mut Writer, m: &IdMap<V>, put: impl Fn(&mut Writer, &V)) {
     w.u(m.len() as u64);
     let mut last = 0;
-    for (&k, v) in m {
+    for (k, v) in m.iter() {
         w.u((k - last).into());
         put(w, v);
         last = k;
@@ -457,7 +458,7 @@ fn take_map<V>(
     r: &mut Reader,
     names: u64,
     take: impl Fn(&mut Reader) -> Option<V>,
-) -> Option<BTreeMap<u32, V>> {
+) -> Option<IdMap<V>> {
     let n = r.count()?;
     let mut out = Vec::with_capacity(n);
     let mut last: Option<u32> = None;

@@ -168,7 +168,7 @@ impl State {
         let rows = self
             .council
             .iter()
-            .map(|(&p, c)| {
+            .map(|(p, c)| {
                 (
                     self.names.name(p).to_string(),
                     c.team_player + c.played_nation + c.enemy_nation,
@@ -200,7 +200,7 @@ impl State {
                 let rows = self
                     .council
                     .iter()
-                    .map(|(&p, c)| (self.names.name(p).to_string(), get(c), ()))
+                    .map(|(p, c)| (self.names.name(p).to_string(), get(c), ()))
                     .filter(|r| r.1 != 0)
                     .collect();
                 for (rank, p, v, ()) in ranked(rows) {
@@ -223,7 +223,7 @@ impl State {
             .nazgul
             .iter()
             .filter(|(_, n)| n.played > 0)
-            .map(|(&p, n)| (self.names.name(p), n.won, n.played))
+            .map(|(p, n)| (self.names.name(p), n.won, n.played))
             .collect();
         let key = |r: &(&str, u32, u32)| (nazgul_percent(r.1, r.2), r.1);
         rows.sort_by(|a, b| key(b).cmp(&key(a)).then_with(|| a.0.cmp(b.0)));
