@@ -109,9 +109,9 @@ impl<'a> Cur<'a> {
     fn str(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.pos;
-        let len = self.b[start..]
-            .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        // Up to the first quote, backslash or control byte (the end, if none:
+        // then the quote below is missing).
+        let len = super::scan::plain_run(self.b.get(start..)?);
         self.pos = start + len;
         self.eat(b'"')?;
         // Between two ASCII quotes of the text: on char boundaries, so `get`

@@ -56,7 +56,7 @@ impl<'a> Str<'a> {
 /// of `x ^ c…c`, and `(v - 0x01…01) & !v & 0x80…80` flags zero bytes (bytes below
 /// 0x20 likewise, with `0x20…20`); a borrow can only flag bytes *above* a true
 /// hit, so the lowest flag is the first match.
-fn plain_run(b: &[u8]) -> usize {
+pub(super) fn plain_run(b: &[u8]) -> usize {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let zero = |v: u64| v.wrapping_sub(LO) & !v;
