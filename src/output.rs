@@ -220,6 +220,20 @@ fn sorted_last<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<(&'a str, usize)>
     last.into_iter().collect()
 }
 
+/// The columns of a row of `len` cells, `all` being [`sorted_last`] of every
+/// column: `json_rows` zips columns with cells, so a short row has only the
+/// first columns (and so, maybe, an earlier one of duplicate keys).
+fn row_columns<'c, 'a: 'c>(
+    t: &'a Table,
+    len: usize,
+    all: &'c [(&'a str, usize)],
+) -> std::borrow::Cow<'c, [(&'a str, usize)]> {
+    match len < t.columns.len() {
+        true => sorted_last(t.columns[..len].iter().map(String::as_str)).into(),
+        false => all.into(),
+    }
+}
+
 /// A table's rows as [`Table::json_rows`] gives them.
 struct JsonRows<'a>(&'a Table);
 
@@ -229,16 +243,7 @@ impl Serialize for JsonRows<'_> {
         let columns = sorted_last(t.columns.iter().map(String::as_str));
         let mut seq = s.serialize_seq(Some(t.rows.len()))?;
         for row in &t.rows {
-            // `json_rows` zips columns with cells: a short row has only the
-            // first columns (and so, maybe, an earlier one of duplicate keys).
-            let short;
-            let columns = match row.len() < t.columns.len() {
-                true => {
-                    short = sorted_last(t.columns[..row.len()].iter().map(String::as_str));
-                    &short
-                }
-                false => &columns,
-            };
+            let columns = &row_columns(t, row.len(), &columns);
             seq.serialize_element(&JsonRow { columns, row })?;
         }
         seq.end()
@@ -309,15 +314,7 @@ fn pretty_rows(w: &mut Vec<u8>, t: &Table, depth: usize) -> Option<()> {
     for (n, row) in t.rows.iter().enumerate() {
         w.extend_from_slice(if n == 0 { b"\n" } else { b",\n" });
         indent(w, depth + 1);
-        // As JsonRows: a short row has only the first columns.
-        let short;
-        let columns = match row.len() < t.columns.len() {
-            true => {
-                short = sorted_last(t.columns[..row.len()].iter().map(String::as_str));
-                &short
-            }
-            false => &all,
-        };
+        let columns = &row_columns(t, row.len(), &all);
         if columns.is_empty() {
             w.extend_from_slice(b"{}");
             continue;
