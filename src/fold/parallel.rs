@@ -290,7 +290,8 @@ impl Reader<'_, '_> {
     }
 
     /// After the record at `index` of `order` (at `pos`): mark a snapshot if
-    /// the count is due, and store those complete.
+    /// the count is due, and store those complete (looked for once a batch:
+    /// sections come back a batch or more after their mark anyway).
     fn snapshot_after(&mut self, index: u64, pos: Pos) -> Result<()> {
         let Some(s) = self.snapshots.as_deref_mut() else {
             return Ok(());
@@ -302,7 +303,10 @@ impl Reader<'_, '_> {
                 push(lane, index, Stage::Mark(n))?;
             }
         }
-        s.collect()
+        match index.is_multiple_of(BATCH as u64) {
+            true => s.collect(),
+            false => Ok(()),
+        }
     }
 }
 

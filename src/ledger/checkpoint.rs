@@ -640,20 +640,32 @@ impl Ledger {
         self.record_field(seq, |r| r.at)
     }
 
+    /// The headers of the usable checkpoints at or before `bound`, latest first
+    /// ([`TRIES`] at most): each is checked only when the caller goes on to it,
+    /// so a query that takes the first reads nothing more.
+    fn usable_before(
+        &self,
+        bound: Pos,
+        upto: u64,
+    ) -> Result<impl Iterator<Item = Result<Header>> + '_> {
+        let tried = self.checkpoints()?.range(..=key(bound)).rev().take(TRIES);
+        Ok(tried.filter_map(move |item| {
+            let (k, v) = match item.map_err(storage) {
+                Ok(kv) => kv,
+                Err(e) => return Some(Err(e)),
+            };
+            let h = header(&v).filter(|h| key(h.pos) == k.as_ref())?;
+            self.usable(&h, upto).map(|ok| ok.then_some(h)).transpose()
+        }))
+    }
+
     /// The latest usable checkpoint at or before `bound` whose stored frames
     /// are all there: its header and, for each section a query of `only` reads
     /// (the params and `only`'s state; all for `None`), the frames along its
     /// chain, whole checkpoint first. Nothing is decompressed yet.
     fn stored_before(&self, bound: Pos, upto: u64, only: Option<&str>) -> Result<Option<Stored>> {
-        let candidates = self.checkpoints()?.range(..=key(bound)).rev().take(TRIES);
-        'next: for item in candidates {
-            let (k, v) = item.map_err(storage)?;
-            let Some(h) = header(&v).filter(|h| key(h.pos) == k.as_ref()) else {
-                continue;
-            };
-            if !self.usable(&h, upto)? {
-                continue;
-            }
+        'next: for h in self.usable_before(bound, upto)? {
+            let h = h?;
             let mut frames: [Option<Frames>; SECTIONS] = Default::default();
             for i in (0..SECTIONS).filter(|&i| i == 0 || wanted_section(i, only)) {
                 match self.frames(&h, i)? {
@@ -675,15 +687,8 @@ impl Ledger {
         upto: u64,
         only: Option<&str>,
     ) -> Result<Option<(Start, Option<Parent>)>> {
-        let candidates = self.checkpoints()?.range(..=key(bound)).rev().take(TRIES);
-        for item in candidates {
-            let (k, v) = item.map_err(storage)?;
-            let Some(h) = header(&v).filter(|h| key(h.pos) == k.as_ref()) else {
-                continue;
-            };
-            if !self.usable(&h, upto)? {
-                continue;
-            }
+        for h in self.usable_before(bound, upto)? {
+            let h = h?;
             let mut raw: [Vec<u8>; SECTIONS] = Default::default();
             let mut read = |i: usize| {
                 let b = self.raw_section(&h, i)?;
