@@ -11,6 +11,7 @@
 //!   (player, system) rated instead of four dense slots per name. (Delta
 //!   checkpoints kept the previous state as the next delta's parent: 1,665 MiB, until
 //!   a parent over 128 MiB was dropped, `PARENT_MAX` in src/ledger/checkpoint.rs.)
+//! - session 5: append 1,078 MiB (200 s, busy machine), verify 190 MiB (3.7 s).
 //!
 //! Verify is bounded (sled's cache plus one batch of chunks). The append is not:
 //! what is left grows with the records (the fold plan, 16 bytes a record) and with
@@ -88,6 +89,9 @@ fn appending_and_verifying_1_gb_stays_bounded() {
     // Per record: the plan, the index while reading, and a new player's state.
     let bound = (96 << 20) + 200 * n;
     assert!(append < bound, "append peak RSS {append} (bound {bound})");
-    // Verify does not grow with the ledger: 116 MiB at 200k records, 160 at 7.8M.
-    assert!(verify < 176 << 20, "verify peak RSS {verify}");
+    // Verify does not grow with the ledger: 116 MiB at 200k records, 162–204 MiB at
+    // 1M (five runs of one ledger: mimalloc's huge pages decide), 160 MiB at 7.8M in
+    // session 3 and 190 MiB in session 5 (which failed the 176 MiB bound set from
+    // that one earlier run).
+    assert!(verify < 256 << 20, "verify peak RSS {verify}");
 }
