@@ -128,10 +128,15 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
             Box::new(|d: &Path| std::fs::remove_file(d.join("db")).unwrap()),
             true,
         ),
+        // Not "must fail": which pages of sled's log are still live there depends on
+        // when sled's background flushes and segment cleaning ran in the appends
+        // that built the sample. Verify passed on it once in session 5 (1 full run
+        // of ~20), having checked every record's hash and the chain up to the
+        // stored head: the records it read were intact.
         (
             "first 64 KiB of db zeroed".into(),
             Box::new(|d: &Path| rewrite(&d.join("db"), |b| b[..65536].fill(0))),
-            true,
+            false,
         ),
         (
             "db truncated to half its data".into(),
