@@ -243,6 +243,115 @@ pub(crate) fn each_member<'a>(b: &'a [u8], mut f: impl FnMut(Str<'a>, &'a [u8]))
     s.at_end().then_some(())
 }
 
+/// [`each_member`] for whitespace-free JSON (stored events are canonical), a
+/// loop instead of nested closures: `verify` reads every record's header this
+/// way. It makes exactly the checks [`Scanner::skip`] makes, but whitespace
+/// between tokens is refused rather than skipped; so whatever it accepts,
+/// [`each_member`] accepts with the same members, and on `None` the caller
+/// asks [`each_member`] (which then decides, as before).
+pub(crate) fn each_member_compact<'a>(
+    b: &'a [u8],
+    mut f: impl FnMut(Str<'a>, &'a [u8]),
+) -> Option<()> {
+    let mut s = Scanner::new(b);
+    s.byte(b'{')?;
+    if s.byte(b'}').is_none() {
+        loop {
+            let (key, value) = s.member_compact()?;
+            f(key, value);
+            match *s.b.get(s.pos)? {
+                b',' => s.pos += 1,
+                b'}' => {
+                    s.pos += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    (s.pos == b.len()).then_some(())
+}
+
+impl<'a> Scanner<'a> {
+    /// The byte `c` exactly at the cursor (no whitespace before it).
+    fn byte(&mut self, c: u8) -> Option<()> {
+        (*self.b.get(self.pos)? == c).then(|| self.pos += 1)
+    }
+
+    /// `"key":value` of a top-level member, whitespace-free: the key and the
+    /// value's bytes.
+    fn member_compact(&mut self) -> Option<(Str<'a>, &'a [u8])> {
+        if self.b.get(self.pos) != Some(&b'"') {
+            return None;
+        }
+        let key = self.string()?;
+        self.byte(b':')?;
+        let start = self.pos;
+        self.skip_compact(1)?;
+        Some((key, &self.b[start..self.pos]))
+    }
+
+    /// [`Scanner::skip`] of whitespace-free JSON without recursion: the open
+    /// containers are bits of `arrays` (1 = array, 0 = object), at most
+    /// [`MAX_DEPTH`] of them, so a u64 holds them. `depth` is the value's own
+    /// depth, as for `skip`: a container is refused at `MAX_DEPTH` or deeper.
+    fn skip_compact(&mut self, depth: usize) -> Option<()> {
+        let (mut arrays, mut open) = (0u64, 0usize);
+        loop {
+            // The cursor is on a value.
+            match *self.b.get(self.pos)? {
+                c @ (b'{' | b'[') => {
+                    if depth + open >= MAX_DEPTH {
+                        return None;
+                    }
+                    self.pos += 1;
+                    let array = c == b'[';
+                    if self.byte(if array { b']' } else { b'}' }).is_none() {
+                        arrays = arrays << 1 | u64::from(array);
+                        open += 1;
+                        if !array {
+                            self.key_compact()?;
+                        }
+                        continue;
+                    }
+                }
+                b'"' => self.string().map(|_| ())?,
+                b't' | b'f' | b'n' => self.literal().map(|_| ())?,
+                _ => self.integer().map(|_| ())?,
+            }
+            // After a value: close containers until one goes on, or all are closed.
+            loop {
+                if open == 0 {
+                    return Some(());
+                }
+                let array = arrays & 1 == 1;
+                match (*self.b.get(self.pos)?, array) {
+                    (b',', _) => {
+                        self.pos += 1;
+                        if !array {
+                            self.key_compact()?;
+                        }
+                        break;
+                    }
+                    (b']', true) | (b'}', false) => self.pos += 1,
+                    _ => return None,
+                }
+                arrays >>= 1;
+                open -= 1;
+            }
+        }
+    }
+
+    /// A nested object's `"key":`, whitespace-free (its value follows).
+    fn key_compact(&mut self) -> Option<()> {
+        if self.b.get(self.pos) != Some(&b'"') {
+            return None;
+        }
+        self.string()?;
+        self.byte(b':')
+    }
+}
+
 /// Is `b` the rest of an object after one of its values: `,` and further
 /// members any number of times, then its `}` and nothing else?
 pub(crate) fn members_to_end(b: &[u8]) -> bool {
@@ -406,14 +515,86 @@ fn string(s: Str<'_>, out: &mut Vec<u8>) -> Option<()> {
 /// The text of a JSON string token (`"..."`, escapes resolved); `None` if `b`
 /// is not exactly one valid string.
 pub(crate) fn string_at(b: &[u8]) -> Option<String> {
+    str_at(b).map(std::borrow::Cow::into_owned)
+}
+
+/// [`string_at`], borrowed from `b` when the string has no escapes.
+pub(crate) fn str_at(b: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     let mut s = Scanner::new(b);
-    let text = s.string()?.text()?.into_owned();
+    let text = s.string()?.text()?;
     s.at_end().then_some(text)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::plain_run;
+    use super::{each_member, each_member_compact, plain_run};
+
+    /// The members each scan reports, or `None`.
+    fn members(b: &[u8], compact: bool) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut got = Vec::new();
+        let mut f = |k: super::Str<'_>, v: &[u8]| got.push((k.raw.to_vec(), v.to_vec()));
+        match compact {
+            true => each_member_compact(b, &mut f)?,
+            false => each_member(b, &mut f)?,
+        }
+        Some(got)
+    }
+
+    /// Whatever the compact scan accepts, the general one accepts with the same
+    /// members; canonical events are accepted. Inputs: generated canonical
+    /// events, and each of them damaged at every byte with every structural
+    /// byte (and whitespace), and cut at every length.
+    #[test]
+    fn the_compact_scan_agrees_with_the_general_one() {
+        let gen = crate::gen::stream(60, 5);
+        let lines: Vec<Vec<u8>> = gen
+            .lines()
+            .map(|l| crate::events::parse_event(serde_json::from_str(l).unwrap()).unwrap())
+            .map(|p| p.canonical)
+            .collect();
+        let (mut accepted, mut refused) = (0, 0);
+        let mut check = |b: &[u8]| match members(b, true) {
+            Some(m) => {
+                assert_eq!(Some(m), members(b, false), "{}", String::from_utf8_lossy(b));
+                accepted += 1;
+            }
+            None => refused += 1,
+        };
+        for line in &lines {
+            assert!(members(line, true).is_some());
+            for i in 0..line.len() {
+                check(&line[..i]);
+                for c in *b"{}[]\",:0-9tfn\\ \x01a.e" {
+                    let mut b = line.clone();
+                    b[i] = c;
+                    check(&b);
+                    b.insert(i, c);
+                    check(&b);
+                }
+            }
+        }
+        assert!(accepted > 1000 && refused > 1000, "{accepted} {refused}");
+    }
+
+    /// Nesting: a value at depth 64 may not be a container, for either scan.
+    #[test]
+    fn the_compact_scan_refuses_what_is_too_deep_as_the_general_one_does() {
+        for n in [62, 63, 64, 65] {
+            for (open, close) in [("[", "]"), ("{\"k\":", "}")] {
+                let b = format!("{{\"a\":{}1{}}}", open.repeat(n), close.repeat(n));
+                let (c, g) = (members(b.as_bytes(), true), members(b.as_bytes(), false));
+                assert_eq!(c, g, "{n} {open}");
+                assert_eq!(c.is_some(), n < 64, "{n} {open}");
+            }
+        }
+        for b in [&b"{}"[..], b"{\"a\":[]}", b"{\"a\":{}}", b"{\"a\":[[],{}]}"] {
+            assert!(members(b, true).is_some());
+            assert_eq!(members(b, true), members(b, false));
+        }
+        for b in [&b"{ }"[..], b"{\"a\": 1}", b"{\"a\":1} ", b"{\"a\":[1 ]}"] {
+            assert!(members(b, true).is_none() && members(b, false).is_some());
+        }
+    }
 
     fn naive(b: &[u8]) -> usize {
         b.iter()
