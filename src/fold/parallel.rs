@@ -35,7 +35,9 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
-use super::{apply_record, check_record, wanted, Folded, Item, Pos, Query, Sink, Snapshot, Source};
+use super::{
+    apply_record, check_record, wanted, Folded, Item, Order, Pos, Query, Sink, Snapshot, Source,
+};
 use crate::error::{Error, Result};
 use crate::events::{self, Record, StoredEnvelope};
 use crate::params::Params;
@@ -133,7 +135,7 @@ fn groups(only: Option<&str>) -> Vec<Vec<usize>> {
 /// `out` holds the state after `folded` records of fold order.
 pub(super) fn fold(
     source: &dyn Source,
-    order: &[u64],
+    order: Order<'_>,
     q: &Query,
     (out, folded): (Folded, u64),
     sink: Option<Sink<'_>>,
@@ -276,9 +278,9 @@ struct Reader<'r, 'a> {
 }
 
 impl Reader<'_, '_> {
-    fn read(&mut self, source: &dyn Source, order: &[u64]) -> Result<()> {
+    fn read(&mut self, source: &dyn Source, order: Order<'_>) -> Result<()> {
         let mut index = 0u64;
-        source.items(order, &mut |item| {
+        let mut each = |item: Item<'_>| {
             index += 1;
             let pos = match &item {
                 Item::Decoded(rec) => (rec.at, rec.seq),
@@ -286,7 +288,11 @@ impl Reader<'_, '_> {
             };
             route(item, index - 1, self.only, self.lanes)?;
             self.snapshot_after(index - 1, pos)
-        })
+        };
+        match order {
+            Order::Planned(seqs) => source.items(seqs, &mut each),
+            Order::Streamed(spans, keep) => source.items_in_order(spans, keep, &mut each),
+        }
     }
 
     /// After the record at `index` of `order` (at `pos`): mark a snapshot if
