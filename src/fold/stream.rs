@@ -73,7 +73,8 @@ impl Keep {
 /// A chunk read from the source.
 pub trait Chunk {
     fn first(&self) -> u64;
-    fn len(&self) -> usize;
+    /// How many records it holds.
+    fn count(&self) -> usize;
     /// The `at` of its `i`-th record.
     fn at(&self, i: usize) -> Micros;
     /// `(seq, target)` of each `ledger.voided` in it, in seq order.
@@ -126,8 +127,8 @@ fn run_within<C: Chunk>(
 fn agree<C: Chunk>(c: &C, s: &Span) -> Result<()> {
     let within = |i| (s.min_at..=s.max_at).contains(&c.at(i));
     let ok = c.first() == s.first
-        && s.last.checked_sub(s.first) == Some(c.len() as u64 - 1)
-        && (0..c.len()).all(within)
+        && s.last.checked_sub(s.first) == Some(c.count() as u64 - 1)
+        && (0..c.count()).all(within)
         && c.voids() == s.voids;
     match ok {
         true => Ok(()),
@@ -173,7 +174,7 @@ impl<C: Chunk> Waiting<C> {
     fn hold(&mut self, c: C, keep: &Keep) {
         let first = c.first();
         let mut live = 0;
-        for i in 0..c.len() {
+        for i in 0..c.count() {
             let (at, seq) = (c.at(i), first + i as u64);
             if keep.keeps(at, seq) {
                 self.due.push(Reverse((at, seq)));
@@ -268,7 +269,7 @@ mod tests {
         fn first(&self) -> u64 {
             self.first
         }
-        fn len(&self) -> usize {
+        fn count(&self) -> usize {
             self.ats.len()
         }
         fn at(&self, i: usize) -> Micros {
@@ -359,7 +360,7 @@ mod tests {
     fn planned(cs: &[Mem], keep: &Keep) -> Vec<Pos> {
         let mut all: Vec<Pos> = cs
             .iter()
-            .flat_map(|c| (0..c.len()).map(move |i| (c.ats[i], c.first + i as u64)))
+            .flat_map(|c| (0..c.count()).map(move |i| (c.ats[i], c.first + i as u64)))
             .filter(|&(at, seq)| keep.keeps(at, seq))
             .collect();
         all.sort_unstable();

@@ -1249,7 +1249,7 @@ impl fold::stream::Chunk for Cached {
         self.first
     }
 
-    fn len(&self) -> usize {
+    fn count(&self) -> usize {
         self.events.len()
     }
 
