@@ -7,8 +7,8 @@
 //! Reading chunks in seq order, a record `(at, seq)` read so far is due once
 //! `at` is at most the floor of every chunk not read yet: every record still
 //! to come has a larger seq and an `at` at or above that floor, so it sorts
-//! after. Records read but not yet due wait in a heap (16 bytes each, what the
-//! plan took), and their chunks are held until their last record has gone. A
+//! after. Records read but not yet due wait (16 bytes each, what the plan
+//! took: in a queue while they come in order, the others in a heap), and their chunks are held until their last record has gone. A
 //! late record (an `at` well before its neighbours') lowers its chunk's floor,
 //! so the records before it wait until it has been read: in generated streams
 //! up to 2,000 records, a few dozen chunks.
@@ -25,7 +25,7 @@
 //! planned fold reads them (so a ledger far out of order costs what it cost).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
 
 use super::{Item, Pos};
 use crate::error::{Error, Result};
@@ -146,9 +146,44 @@ struct Held<C> {
     live: usize,
 }
 
+/// Positions waiting to be handed out, smallest first: those that come in
+/// order (almost all) in a queue, sorted as it is filled, the rest in a heap.
+#[derive(Default)]
+struct Due {
+    queue: VecDeque<Pos>,
+    heap: BinaryHeap<Reverse<Pos>>,
+}
+
+impl Due {
+    fn push(&mut self, p: Pos) {
+        match self.queue.back() {
+            Some(last) if p < *last => self.heap.push(Reverse(p)),
+            _ => self.queue.push_back(p),
+        }
+    }
+
+    fn first(&self) -> Option<Pos> {
+        let q = self.queue.front().copied();
+        let h = self.heap.peek().map(|r| r.0);
+        match (q, h) {
+            (Some(q), Some(h)) => Some(q.min(h)),
+            (q, h) => q.or(h),
+        }
+    }
+
+    /// Remove the smallest ([`Due::first`]).
+    fn pop(&mut self) {
+        match (self.queue.front(), self.heap.peek()) {
+            (Some(q), Some(h)) if h.0 < *q => drop(self.heap.pop()),
+            (Some(_), _) => drop(self.queue.pop_front()),
+            (None, _) => drop(self.heap.pop()),
+        }
+    }
+}
+
 /// The records read but not yet due, and their chunks.
 struct Waiting<C> {
-    due: BinaryHeap<Reverse<Pos>>,
+    due: Due,
     held: BTreeMap<u64, Held<C>>,
     /// First seqs of the held chunks still in memory, and their bytes.
     loaded: BTreeSet<u64>,
@@ -160,7 +195,7 @@ struct Waiting<C> {
 impl<C> Waiting<C> {
     fn within(limit: usize) -> Self {
         Waiting {
-            due: BinaryHeap::new(),
+            due: Due::default(),
             held: BTreeMap::new(),
             loaded: BTreeSet::new(),
             bytes: 0,
@@ -177,7 +212,7 @@ impl<C: Chunk> Waiting<C> {
         for i in 0..c.count() {
             let (at, seq) = (c.at(i), first + i as u64);
             if keep.keeps(at, seq) {
-                self.due.push(Reverse((at, seq)));
+                self.due.push((at, seq));
                 live += 1;
             }
         }
@@ -198,7 +233,7 @@ impl<C: Chunk> Waiting<C> {
         load: &mut dyn FnMut(u64) -> Result<C>,
         f: &mut dyn FnMut(Item<'_>) -> Result<()>,
     ) -> Result<()> {
-        while let Some(&Reverse((at, seq))) = self.due.peek() {
+        while let Some((at, seq)) = self.due.first() {
             if at > floor {
                 return Ok(());
             }
@@ -408,6 +443,37 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn due_hands_out_the_smallest_first_whatever_the_order_pushed() {
+        let mut due = Due::default();
+        let (mut all, mut x) = (Vec::new(), 1u64);
+        for i in 0..5000i64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let at = if x >> 60 == 0 {
+                i - (x >> 40) as i64 % 300
+            } else {
+                i
+            };
+            all.push((at, i as u64));
+            due.push((at, i as u64));
+            if x >> 61 == 1 {
+                // Take some out on the way, as the fold does.
+                let first = due.first().unwrap();
+                all.sort_unstable();
+                assert_eq!(first, all.remove(0));
+                due.pop();
+            }
+        }
+        assert!(!due.heap.is_empty() && !due.queue.is_empty());
+        all.sort_unstable();
+        let mut got = Vec::new();
+        while let Some(p) = due.first() {
+            got.push(p);
+            due.pop();
+        }
+        assert_eq!(got, all);
     }
 
     #[test]
