@@ -32,7 +32,7 @@
 //!
 //! **One pass** (`stream`): a fold without a known-at cut and without an
 //! audit trail, from nothing or resumed, over a source with chunk summaries
-//! (the ledger) makes no plan: it reads the chunks once, in seq order, and
+//! (the ledger) makes no plan ([`fold_from`]; [`fold_planned`] is handed one): it reads the chunks once, in seq order, and
 //! hands records on as soon as no chunk still to be read can hold one before
 //! them (the summaries' smallest `at`). Same records, same order, same void
 //! checks (from the summaries, in seq order, as `plan_after` makes them).

@@ -127,7 +127,7 @@ fn run_within<C: Chunk>(
 fn agree<C: Chunk>(c: &C, s: &Span) -> Result<()> {
     let within = |i| (s.min_at..=s.max_at).contains(&c.at(i));
     let ok = c.first() == s.first
-        && s.last.checked_sub(s.first) == Some(c.count() as u64 - 1)
+        && s.last.checked_sub(s.first).map(|d| d + 1) == Some(c.count() as u64)
         && (0..c.count()).all(within)
         && c.voids() == s.voids;
     match ok {
