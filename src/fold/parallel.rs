@@ -2,8 +2,9 @@
 //! namespaces ([`GROUPS`]): what a full replay (`laurel fold`), a query and an
 //! append's check fold run.
 //!
-//! The caller's thread reads the records in plan order and finds each one's
-//! `type` by a byte scan (`events::stored_envelope`); it hands the stored bytes,
+//! The caller's thread reads the records in fold order (a plan's, or the one
+//! pass of `fold::stream`) and finds each one's `type` by a byte scan
+//! (`events::guess_stored_kind`, or `events::stored_envelope` for a filtered fold); it hands the stored bytes,
 //! batch by batch, to the worker of that namespace, which decodes and applies
 //! them to its own projections. The projections are independent: a system's
 //! `apply` reads only its own state and the rules in force (and ignores other
