@@ -29,10 +29,20 @@
 //! changes in force. Void checks still see every void, in seq order, so a
 //! resumed check fold refuses exactly what a full one does, with the same error:
 //! records before the position were checked against the same predecessors.
+//!
+//! **One pass** (`stream`): a fold without a known-at cut and without an
+//! audit trail, from nothing or resumed, over a source with chunk summaries
+//! (the ledger) makes no plan ([`fold_from`]; [`fold_planned`] is handed one): it reads the chunks once, in seq order, and
+//! hands records on as soon as no chunk still to be read can hold one before
+//! them (the summaries' smallest `at`). Same records, same order, same void
+//! checks (from the summaries, in seq order, as `plan_after` makes them).
 
 mod parallel;
+pub mod stream;
 
 use serde_json::Value;
+
+pub use stream::{Keep, Span};
 
 use crate::error::{Error, Origin, Result};
 use crate::events::{ledger, Event, Record};
@@ -79,6 +89,26 @@ pub trait Source {
     /// source has them: the parallel fold decodes them on its workers.
     fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
         self.records(seqs, &mut |rec| f(Item::Decoded(rec)))
+    }
+    /// Every chunk up to [`Source::last_seq`] as its summary describes it, in
+    /// seq order and covering seqs `1..=last_seq`, for the one-pass fold
+    /// (`stream`); `None` when the source has no such summaries (the fold
+    /// then plans first).
+    fn spans(&self) -> Result<Option<Vec<Span>>> {
+        Ok(None)
+    }
+    /// The records of `spans`' chunks that `keep` takes, in fold order, read
+    /// in one pass (`stream::run`). Only called when [`Source::spans`] gave
+    /// `spans`.
+    fn items_in_order(
+        &self,
+        _spans: &[Span],
+        _keep: &Keep,
+        _f: &mut dyn FnMut(Item<'_>) -> Result<()>,
+    ) -> Result<()> {
+        Err(Error::Storage(
+            "this source has no chunks to read in one pass".into(),
+        ))
     }
     /// [`Source::records`] restricted to the `ledger.*` records and those of
     /// namespace `only` (all records for `None`). A source may skip the others
@@ -296,6 +326,17 @@ pub fn fold_from(
     start: Option<Start>,
     sink: Option<Sink<'_>>,
 ) -> Result<Folded> {
+    if let Some(spans) = one_pass(source, q)? {
+        let keep = keep_of(&spans, q, start.as_ref())?;
+        let known_at = source.last_seq();
+        return fold_ordered(
+            source,
+            q,
+            start,
+            (Order::Streamed(&spans, &keep), known_at),
+            sink,
+        );
+    }
     let planned = match &start {
         Some(s) => plan_after(source, q, s.after)?,
         None => plan(source, q)?,
@@ -313,6 +354,54 @@ pub fn fold_planned(
     (order, known_at): (Vec<u64>, u64),
     sink: Option<Sink<'_>>,
 ) -> Result<Folded> {
+    fold_ordered(source, q, start, (Order::Planned(&order), known_at), sink)
+}
+
+/// The records pass 2 folds: a plan's seqs, or what a [`Keep`] takes of the
+/// chunks of [`Span`]s, in one pass.
+#[derive(Clone, Copy)]
+enum Order<'a> {
+    Planned(&'a [u64]),
+    Streamed(&'a [Span], &'a Keep),
+}
+
+/// The chunks of a fold that needs no plan (see the module docs), or `None`.
+fn one_pass(source: &dyn Source, q: &Query) -> Result<Option<Vec<Span>>> {
+    match q.known_at.is_some() || q.audit {
+        true => Ok(None),
+        false => source.spans(),
+    }
+}
+
+/// What a one-pass fold keeps of `spans` (as `plan_after` would, or `plan`
+/// from nothing): the voids come from the summaries, checked in seq order
+/// when `q.check`.
+fn keep_of(spans: &[Span], q: &Query, start: Option<&Start>) -> Result<Keep> {
+    let mut voided: std::collections::BTreeSet<u64> = Default::default();
+    let mut void_seqs: std::collections::BTreeSet<u64> = Default::default();
+    for &(seq, target) in spans.iter().flat_map(|s| &s.voids) {
+        if q.check {
+            check_void(seq, target, &voided, &void_seqs)?;
+        }
+        voided.insert(target);
+        void_seqs.insert(seq);
+    }
+    Ok(Keep {
+        after: start.map(|s| s.after),
+        hi: q.as_of.unwrap_or(Micros::MAX),
+        voided,
+        keep_voided: q.keep_voided,
+    })
+}
+
+/// Pass 2 of [`fold_planned`], or the one pass.
+fn fold_ordered(
+    source: &dyn Source,
+    q: &Query,
+    start: Option<Start>,
+    (order, known_at): (Order<'_>, u64),
+    sink: Option<Sink<'_>>,
+) -> Result<Folded> {
     let (state, params, n) = match start {
         Some(s) => (s.state, s.params, s.folded),
         None => (State::default(), pinned(q), 0),
@@ -328,14 +417,19 @@ pub fn fold_planned(
                 "a fold with an audit trail stores no snapshots".into(),
             ));
         }
-        return pipelined(source, &order, q, out);
+        return match order {
+            Order::Planned(order) => pipelined(source, order, q, out),
+            Order::Streamed(..) => Err(Error::Storage(
+                "a fold with an audit trail folds a plan".into(),
+            )),
+        };
     }
     if sink.is_some() && q.only.is_some() {
         return Err(Error::Storage(
             "a snapshot needs every namespace folded".into(),
         ));
     }
-    parallel::fold(source, &order, q, (out, n), sink)
+    parallel::fold(source, order, q, (out, n), sink)
 }
 
 /// Fold `order` on two threads, with the audit trail (`history`): this one

@@ -2,8 +2,9 @@
 //! namespaces ([`GROUPS`]): what a full replay (`laurel fold`), a query and an
 //! append's check fold run.
 //!
-//! The caller's thread reads the records in plan order and finds each one's
-//! `type` by a byte scan (`events::stored_envelope`); it hands the stored bytes,
+//! The caller's thread reads the records in fold order (a plan's, or the one
+//! pass of `fold::stream`) and finds each one's `type` by a byte scan
+//! (`events::guess_stored_kind`, or `events::stored_envelope` for a filtered fold); it hands the stored bytes,
 //! batch by batch, to the worker of that namespace, which decodes and applies
 //! them to its own projections. The projections are independent: a system's
 //! `apply` reads only its own state and the rules in force (and ignores other
@@ -35,7 +36,9 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
-use super::{apply_record, check_record, wanted, Folded, Item, Pos, Query, Sink, Snapshot, Source};
+use super::{
+    apply_record, check_record, wanted, Folded, Item, Order, Pos, Query, Sink, Snapshot, Source,
+};
 use crate::error::{Error, Result};
 use crate::events::{self, Record, StoredEnvelope};
 use crate::params::Params;
@@ -133,7 +136,7 @@ fn groups(only: Option<&str>) -> Vec<Vec<usize>> {
 /// `out` holds the state after `folded` records of fold order.
 pub(super) fn fold(
     source: &dyn Source,
-    order: &[u64],
+    order: Order<'_>,
     q: &Query,
     (out, folded): (Folded, u64),
     sink: Option<Sink<'_>>,
@@ -276,9 +279,9 @@ struct Reader<'r, 'a> {
 }
 
 impl Reader<'_, '_> {
-    fn read(&mut self, source: &dyn Source, order: &[u64]) -> Result<()> {
+    fn read(&mut self, source: &dyn Source, order: Order<'_>) -> Result<()> {
         let mut index = 0u64;
-        source.items(order, &mut |item| {
+        let mut each = |item: Item<'_>| {
             index += 1;
             let pos = match &item {
                 Item::Decoded(rec) => (rec.at, rec.seq),
@@ -286,7 +289,11 @@ impl Reader<'_, '_> {
             };
             route(item, index - 1, self.only, self.lanes)?;
             self.snapshot_after(index - 1, pos)
-        })
+        };
+        match order {
+            Order::Planned(seqs) => source.items(seqs, &mut each),
+            Order::Streamed(spans, keep) => source.items_in_order(spans, keep, &mut each),
+        }
     }
 
     /// After the record at `index` of `order` (at `pos`): mark a snapshot if

@@ -38,7 +38,7 @@ use std::sync::mpsc::{Receiver, Sender};
 
 use crate::error::{Error, Origin, Result};
 use crate::events::{self, ledger as ledger_events, Event, Record};
-use crate::fold::{self, Entry, Item, Source};
+use crate::fold::{self, Entry, Item, Keep, Source, Span};
 use crate::input;
 use crate::time::{self, Micros};
 
@@ -1172,6 +1172,39 @@ impl Source for View<'_> {
         self.records_of(seqs, None, f)
     }
 
+    /// From the summaries, when they are readable and cover `1..=upto`
+    /// without a gap (else the fold plans from the chunks, as before).
+    fn spans(&self) -> Result<Option<Vec<Span>>> {
+        let Ok(all) = self.summaries() else {
+            return Ok(None);
+        };
+        let mut next = 1;
+        let mut spans = Vec::with_capacity(all.len());
+        for s in all {
+            if s.first_seq != next || s.last_seq < s.first_seq || s.last_seq > self.upto {
+                return Ok(None);
+            }
+            next = s.last_seq + 1;
+            spans.push(Span {
+                first: s.first_seq,
+                last: s.last_seq,
+                min_at: s.min_at,
+                max_at: s.max_at,
+                voids: s.voids.clone(),
+            });
+        }
+        Ok((next == self.upto + 1).then_some(spans))
+    }
+
+    fn items_in_order(
+        &self,
+        spans: &[Span],
+        keep: &Keep,
+        f: &mut dyn FnMut(Item<'_>) -> Result<()>,
+    ) -> Result<()> {
+        fold::stream::run(spans, keep, &mut |first| self.load(first), f)
+    }
+
     fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
         self.each_cached(seqs, &mut |c, seq| {
             let (bytes, at) = c.bytes_of(seq)?;
@@ -1206,6 +1239,41 @@ struct Cached {
     bytes: sled::IVec,
     /// Each event's byte range and its header's `at`.
     events: Vec<(usize, usize, Micros)>,
+    /// `(seq, target)` of each `ledger.voided` record.
+    voids: Vec<(u64, u64)>,
+}
+
+/// What the one-pass fold reads of a chunk.
+impl fold::stream::Chunk for Cached {
+    fn first(&self) -> u64 {
+        self.first
+    }
+
+    fn count(&self) -> usize {
+        self.events.len()
+    }
+
+    fn at(&self, i: usize) -> Micros {
+        self.events[i].2
+    }
+
+    fn voids(&self) -> Vec<(u64, u64)> {
+        self.voids.clone()
+    }
+
+    fn bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
+    fn item(&self, seq: u64) -> Result<Item<'_>> {
+        let (bytes, at) = self.bytes_of(seq)?;
+        Ok(Item::Stored {
+            seq,
+            at,
+            recorded_at: self.recorded_at,
+            bytes,
+        })
+    }
 }
 
 impl Cached {
@@ -1296,11 +1364,15 @@ impl View<'_> {
                 (start, start + r.event.len(), r.at)
             })
             .collect();
+        let voids = (c.records.iter())
+            .filter_map(|r| Some((r.seq, r.void_target?)))
+            .collect();
         let (first, recorded_at) = (c.first_seq, c.recorded_at_micros);
         Ok(Cached {
             first,
             recorded_at,
             events,
+            voids,
             bytes: v,
         })
     }

@@ -5,24 +5,98 @@
 //! Interner layout: every string once, end to end, in one buffer (`ends[i]` is where
 //! string `i` ends; it starts where `i - 1` ends), so a name costs its bytes plus
 //! 4, with no allocation per string. Lookup is an open-addressing table of
-//! `(id + 1, hash)` slots (0: empty) at most three quarters full, probed
-//! linearly (about 11 to 32 bytes of table per name).
+//! [`Slot`]s (16 bytes: id + 1, 0 for empty; the hash's low 32 bits; and the
+//! name itself when it has at most 7 bytes, else where it lies in the buffer)
+//! at most three quarters full, probed linearly (about 21 to 64 bytes of table
+//! per name). A lookup of a short name (player, game, round and match ids)
+//! reads one slot, no more: comparing through `ends` and the buffer was two
+//! more cache misses per lookup, the largest single cost of a replay (a fifth
+//! of its CPU, in `Interner::name`).
 //!
 //! Invariants: the hash is FNV-1a 64, fixed here and independent of the Rust
-//! release or process, so a serialized interner (checkpoints) reads back with
-//! a valid index, and the same insertions give the same table (deterministic).
+//! release or process, so the same insertions give the same table
+//! (deterministic). Serialized (the serde checkpoints of cards, cfr and
+//! diplomacy) exactly as before the slots held names: `buf`, `ends` and each
+//! slot's `(id + 1, hash)`; read back, the table is rebuilt from the names
+//! ([`Interner::from_parts`], the very table interning builds), so checkpoints
+//! written before read the same.
 
 use serde::{Deserialize, Serialize};
 
 /// Strings numbered in order of first appearance.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct Interner {
     buf: String,
     /// End of string `i` in `buf`.
     ends: Vec<u32>,
-    /// `(id + 1, low 32 bits of the hash)`; `id + 1 == 0` marks an empty slot.
     /// Its length is 0 or a power of two above `4 / 3 * ends.len()`.
+    slots: Vec<Slot>,
+}
+
+/// One place of the lookup table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Slot {
+    /// `id + 1`; 0 marks an empty slot.
+    id1: u32,
+    /// The low 32 bits of the name's hash.
+    hash: u32,
+    /// The name: [`inline`]'s word when it has at most 7 bytes (top bit set),
+    /// else its start in `buf` (low 32 bits) and length (next 31).
+    key: u64,
+}
+
+/// Top bit of [`Slot::key`]: the name is inline.
+const INLINE: u64 = 1 << 63;
+
+/// A name of at most 7 bytes as one word: its bytes (little-endian), its
+/// length in bits 56..59 and [`INLINE`]; distinct names give distinct words.
+fn inline(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() > 7 {
+        return None;
+    }
+    let mut w = [0u8; 8];
+    w[..b.len()].copy_from_slice(b);
+    Some(u64::from_le_bytes(w) | (b.len() as u64) << 56 | INLINE)
+}
+
+/// How an interner is serialized (the derived form of the layout before
+/// [`Slot`]s held names: checkpoints keep their bytes).
+#[derive(Serialize)]
+#[serde(rename = "Interner")]
+struct StoredRef<'a> {
+    buf: &'a str,
+    ends: &'a [u32],
     slots: Vec<(u32, u32)>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "Interner")]
+struct Stored {
+    buf: String,
+    ends: Vec<u32>,
+    /// Not needed: the table is a function of the names.
+    #[allow(dead_code)]
+    slots: Vec<(u32, u32)>,
+}
+
+impl Serialize for Interner {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        StoredRef {
+            buf: &self.buf,
+            ends: &self.ends,
+            slots: self.slots.iter().map(|x| (x.id1, x.hash)).collect(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Interner {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let st = Stored::deserialize(d)?;
+        Interner::from_parts(st.buf, st.ends)
+            .ok_or_else(|| serde::de::Error::custom("names that do not end where `ends` says"))
+    }
 }
 
 /// FNV-1a, 64 bits: stable across builds (see the module docs).
@@ -84,28 +158,52 @@ impl Interner {
         if self.slots.is_empty() {
             return Err(());
         }
+        let short = inline(s);
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
         loop {
-            let (id1, lo) = self.slots[i];
-            if id1 == 0 {
+            let slot = self.slots[i];
+            if slot.id1 == 0 {
                 return Err(());
             }
-            if lo == h as u32 && self.name(id1 - 1) == s {
-                return Ok(id1 - 1);
+            if slot.hash == h as u32 && self.holds(slot, s, short) {
+                return Ok(slot.id1 - 1);
             }
             i = (i + 1) & mask;
         }
     }
 
+    /// Is `slot`'s name `s` (whose [`inline`] word is `short`)?
+    fn holds(&self, slot: Slot, s: &str, short: Option<u64>) -> bool {
+        match short {
+            Some(w) => slot.key == w,
+            None if slot.key & INLINE != 0 => false,
+            None => {
+                let (start, len) = (slot.key as u32 as usize, (slot.key >> 32) as usize);
+                len == s.len() && self.buf.as_bytes().get(start..start + len) == Some(s.as_bytes())
+            }
+        }
+    }
+
     /// Put `id` (hash `h`) in the first free slot of its probe sequence.
     fn place(&mut self, id: u32, h: u64) {
+        let name = self.name(id);
+        let key = inline(name).unwrap_or_else(|| {
+            let end = self.ends[id as usize];
+            let len = u32::try_from(name.len()).ok().filter(|l| *l < 1 << 31);
+            let len = len.expect("a name under 2 GiB");
+            u64::from(end - len) | u64::from(len) << 32
+        });
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
-        while self.slots[i].0 != 0 {
+        while self.slots[i].id1 != 0 {
             i = (i + 1) & mask;
         }
-        self.slots[i] = (id + 1, h as u32);
+        self.slots[i] = Slot {
+            id1: id + 1,
+            hash: h as u32,
+            key,
+        };
     }
 
     /// Rebuild the table at two to four times the names, in id order
@@ -117,7 +215,7 @@ impl Interner {
 
     /// The table of `size` slots with every id placed in id order.
     fn rebuild(&mut self, size: usize) {
-        self.slots = vec![(0, 0); size];
+        self.slots = vec![Slot::default(); size];
         for id in 0..self.ends.len() as u32 {
             let h = hash(self.name(id));
             self.place(id, h);
@@ -403,6 +501,83 @@ mod tests {
         // "é" is two bytes: an end inside it is not a char boundary.
         assert!(Interner::from_parts("é".into(), vec![1, 2]).is_none());
         assert!(Interner::from_parts("ab".into(), vec![2, 1]).is_none());
+    }
+
+    /// Short names compare inline, long ones in the buffer: each finds only
+    /// itself (names that differ only by trailing NULs or by length too).
+    #[test]
+    fn short_and_long_names_find_only_themselves() {
+        let words = [
+            "",
+            "a",
+            "a\0",
+            "a\0\0",
+            "p1",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefg\0",
+            "é",
+            "ééé",
+            "a name longer than seven bytes",
+            "a name longer than seven bytez",
+        ];
+        let mut n = Interner::default();
+        for (i, w) in words.iter().enumerate() {
+            assert_eq!(n.intern(w), i as u32);
+        }
+        for (i, w) in words.iter().enumerate() {
+            assert_eq!(n.get(w), Some(i as u32), "{w:?}");
+            assert_eq!(n.intern(w), i as u32);
+        }
+        for w in [
+            "b",
+            "abcdef",
+            "abcdefgi",
+            "a name longer than seven byte",
+            "\0",
+        ] {
+            assert_eq!(n.get(w), None, "{w:?}");
+        }
+    }
+
+    /// Checkpoints hold the form the interner derived before its slots held
+    /// names: the same bytes, and read back into the same table.
+    #[test]
+    fn an_interner_serializes_as_before_and_reads_back_its_table() {
+        #[derive(Serialize)]
+        struct Before {
+            buf: String,
+            ends: Vec<u32>,
+            slots: Vec<(u32, u32)>,
+        }
+        let mut n = Interner::default();
+        for i in 0..500u32 {
+            n.intern(&format!("p{}", i * 7 % 300));
+            n.intern(&format!("a much longer name {}", i % 40));
+        }
+        let before = Before {
+            buf: n.buf.clone(),
+            ends: n.ends.clone(),
+            slots: n.slots.iter().map(|s| (s.id1, s.hash)).collect(),
+        };
+        let bytes = bincode::serialize(&n).unwrap();
+        assert_eq!(bytes, bincode::serialize(&before).unwrap());
+        let json = serde_json::to_string(&n).unwrap();
+        assert_eq!(json, serde_json::to_string(&before).unwrap());
+        let back: Interner = bincode::deserialize(&bytes).unwrap();
+        assert_eq!(
+            (&back.buf, &back.ends, &back.slots),
+            (&n.buf, &n.ends, &n.slots)
+        );
+        let back: Interner = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.slots, n.slots);
+        // Ends that do not fit the names: an error, not a broken table.
+        let bad = Before {
+            ends: vec![3, 2],
+            ..before
+        };
+        let bytes = bincode::serialize(&bad).unwrap();
+        assert!(bincode::deserialize::<Interner>(&bytes).is_err());
     }
 
     #[test]
