@@ -78,7 +78,7 @@ pub trait Chunk {
     /// The `at` of its `i`-th record.
     fn at(&self, i: usize) -> Micros;
     /// `(seq, target)` of each `ledger.voided` in it, in seq order.
-    fn voids(&self) -> Vec<(u64, u64)>;
+    fn voids(&self) -> &[(u64, u64)];
     /// Its size, for [`HOLD`].
     fn bytes(&self) -> usize;
     fn item(&self, seq: u64) -> Result<Item<'_>>;
@@ -310,8 +310,8 @@ mod tests {
         fn at(&self, i: usize) -> Micros {
             self.ats[i]
         }
-        fn voids(&self) -> Vec<(u64, u64)> {
-            self.voids.clone()
+        fn voids(&self) -> &[(u64, u64)] {
+            &self.voids
         }
         fn bytes(&self) -> usize {
             100

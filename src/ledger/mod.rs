@@ -1257,8 +1257,8 @@ impl fold::stream::Chunk for Cached {
         self.events[i].2
     }
 
-    fn voids(&self) -> Vec<(u64, u64)> {
-        self.voids.clone()
+    fn voids(&self) -> &[(u64, u64)] {
+        &self.voids
     }
 
     fn bytes(&self) -> usize {
