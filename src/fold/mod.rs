@@ -196,8 +196,7 @@ fn is_known(q: &Query, e: &Entry) -> bool {
 /// Pass 1: the seqs to fold, in `(at, seq)` order, and the known-at seq.
 pub fn plan(source: &dyn Source, q: &Query) -> Result<(Vec<u64>, u64)> {
     let mut keys: Vec<(Micros, u64)> = Vec::new();
-    let mut voided: std::collections::BTreeSet<u64> = Default::default();
-    let mut void_seqs: std::collections::BTreeSet<u64> = Default::default();
+    let mut voids = Voids::default();
     let mut known = 0;
     source.entries(&mut |e| {
         if !is_known(q, &e) {
@@ -205,43 +204,57 @@ pub fn plan(source: &dyn Source, q: &Query) -> Result<(Vec<u64>, u64)> {
         }
         known = e.seq;
         if let Some(target) = e.void_target {
-            if q.check {
-                check_void(e.seq, target, &voided, &void_seqs)?;
-            }
-            voided.insert(target);
-            void_seqs.insert(e.seq);
+            voids.add(e.seq, target, q.check)?;
         }
         keys.push((e.at, e.seq));
         Ok(())
     })?;
     keys.retain(|(at, seq)| {
-        (q.keep_voided || !voided.contains(seq)) && q.as_of.is_none_or(|t| *at <= t)
+        (q.keep_voided || !voids.voided.contains(seq)) && q.as_of.is_none_or(|t| *at <= t)
     });
     keys.sort_unstable();
     Ok((keys.into_iter().map(|(_, s)| s).collect(), known))
 }
 
-fn check_void(
-    seq: u64,
-    target: u64,
-    voided: &std::collections::BTreeSet<u64>,
-    void_seqs: &std::collections::BTreeSet<u64>,
-) -> Result<()> {
-    let origin = Origin {
-        seq: Some(seq),
-        kind: Some("ledger.voided".into()),
-        ..Origin::default()
-    };
-    let msg = if target == 0 || target >= seq {
-        format!("void target {target} is not an earlier record")
-    } else if void_seqs.contains(&target) {
-        format!("record {target} is itself a void; voids cannot be voided")
-    } else if voided.contains(&target) {
-        format!("record {target} is already voided")
-    } else {
-        return Ok(());
-    };
-    Err(Error::invalid(origin, msg))
+/// The voids seen so far, in seq order: what every pass 1 (`plan`,
+/// `plan_after`, the one pass's `keep_of`) collects and, when checking, checks.
+#[derive(Default)]
+struct Voids {
+    /// Records voided.
+    voided: std::collections::BTreeSet<u64>,
+    /// The `ledger.voided` records themselves.
+    void_seqs: std::collections::BTreeSet<u64>,
+}
+
+impl Voids {
+    /// Record void `seq` of `target`; with `check`, refuse it first if it may
+    /// not void `target` (given the voids before it).
+    fn add(&mut self, seq: u64, target: u64, check: bool) -> Result<()> {
+        if check {
+            self.check(seq, target)?;
+        }
+        self.voided.insert(target);
+        self.void_seqs.insert(seq);
+        Ok(())
+    }
+
+    fn check(&self, seq: u64, target: u64) -> Result<()> {
+        let origin = Origin {
+            seq: Some(seq),
+            kind: Some("ledger.voided".into()),
+            ..Origin::default()
+        };
+        let msg = if target == 0 || target >= seq {
+            format!("void target {target} is not an earlier record")
+        } else if self.void_seqs.contains(&target) {
+            format!("record {target} is itself a void; voids cannot be voided")
+        } else if self.voided.contains(&target) {
+            format!("record {target} is already voided")
+        } else {
+            return Ok(());
+        };
+        Err(Error::invalid(origin, msg))
+    }
 }
 
 /// The voids inside `q`'s known-at cut: voided seq → the seq of its `ledger.voided`.
@@ -260,20 +273,12 @@ pub fn voids(source: &dyn Source, q: &Query) -> Result<std::collections::BTreeMa
 /// after it in `(at, seq)` order, and the last seq. Checks every void when
 /// `q.check`, as [`plan`] does.
 pub fn plan_after(source: &dyn Source, q: &Query, after: Pos) -> Result<(Vec<u64>, u64)> {
-    let mut voided: std::collections::BTreeSet<u64> = Default::default();
-    let mut void_seqs: std::collections::BTreeSet<u64> = Default::default();
-    source.void_pairs(&mut |seq, target| {
-        if q.check {
-            check_void(seq, target, &voided, &void_seqs)?;
-        }
-        voided.insert(target);
-        void_seqs.insert(seq);
-        Ok(())
-    })?;
+    let mut voids = Voids::default();
+    source.void_pairs(&mut |seq, target| voids.add(seq, target, q.check))?;
     let hi = q.as_of.unwrap_or(Micros::MAX);
     let mut keys: Vec<Pos> = Vec::new();
     source.entries_in(after.0, hi, &mut |e| {
-        let live = q.keep_voided || !voided.contains(&e.seq);
+        let live = q.keep_voided || !voids.voided.contains(&e.seq);
         if (e.at, e.seq) > after && e.at <= hi && live {
             keys.push((e.at, e.seq));
         }
@@ -377,19 +382,14 @@ fn one_pass(source: &dyn Source, q: &Query) -> Result<Option<Vec<Span>>> {
 /// from nothing): the voids come from the summaries, checked in seq order
 /// when `q.check`.
 fn keep_of(spans: &[Span], q: &Query, start: Option<&Start>) -> Result<Keep> {
-    let mut voided: std::collections::BTreeSet<u64> = Default::default();
-    let mut void_seqs: std::collections::BTreeSet<u64> = Default::default();
+    let mut voids = Voids::default();
     for &(seq, target) in spans.iter().flat_map(|s| &s.voids) {
-        if q.check {
-            check_void(seq, target, &voided, &void_seqs)?;
-        }
-        voided.insert(target);
-        void_seqs.insert(seq);
+        voids.add(seq, target, q.check)?;
     }
     Ok(Keep {
         after: start.map(|s| s.after),
         hi: q.as_of.unwrap_or(Micros::MAX),
-        voided,
+        voided: voids.voided,
         keep_voided: q.keep_voided,
     })
 }
