@@ -218,7 +218,16 @@ pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
 fn folded(ledger: &Ledger, args: &QueryArgs, audit: bool) -> Result<(fold::Folded, Stamp)> {
     let mut q = args.query()?;
     q.audit = audit;
-    let f = ledger.fold(&q)?;
+    folded_query(ledger, args, &q)
+}
+
+/// A fold of `q` with its stamp.
+fn folded_query(
+    ledger: &Ledger,
+    args: &QueryArgs,
+    q: &fold::Query,
+) -> Result<(fold::Folded, Stamp)> {
+    let f = ledger.fold(q)?;
     let hash = ledger.hash_at(f.known_at)?;
     let stamp = Stamp {
         as_of: args.as_of.clone(),
@@ -277,7 +286,11 @@ pub fn history(
     format: Format,
 ) -> Result<String> {
     let ledger = Ledger::open(path)?;
-    let (f, stamp) = folded(&ledger, args, true)?;
+    let mut q = args.query()?;
+    q.audit = true;
+    // One player's changes only: the whole trail of a 1M-event ledger is 15 GB.
+    q.audit_subject = Some(player.to_string());
+    let (f, stamp) = folded_query(&ledger, args, &q)?;
     let mine = |c: &Change| c.subject == player && system.is_none_or(|s| s == c.system);
     let mut rows: Vec<(Change, Value)> =
         f.cx.changes()
@@ -285,7 +298,7 @@ pub fn history(
             .filter(|c| mine(c))
             .map(|c| (c.clone(), Value::Null))
             .collect();
-    rows.extend(voided_changes(&ledger, args, &mine)?);
+    rows.extend(voided_changes(&ledger, args, player, &mine)?);
     rows.sort_by_key(|(c, _)| (c.at, c.seq));
     let columns = ["seq", "at", "system", "old", "new", "formula", "voided"];
     let mut t = Table::new("history", &format!("History of {player}"), &columns);
@@ -314,6 +327,7 @@ pub fn history(
 fn voided_changes(
     ledger: &Ledger,
     args: &QueryArgs,
+    subject: &str,
     keep: &dyn Fn(&Change) -> bool,
 ) -> Result<Vec<(Change, Value)>> {
     let source = ledger.source()?;
@@ -331,6 +345,7 @@ fn voided_changes(
         Ok(())
     })?;
     q.audit = true;
+    q.audit_subject = Some(subject.to_string());
     q.keep_voided = true;
     let all = fold::fold(&source, &q)?;
     let noted = all.cx.changes().iter().filter(|c| keep(c)).filter_map(|c| {

@@ -166,6 +166,9 @@ pub struct Query {
     pub rules: Option<Value>,
     /// Keep the audit trail of every change (for `history`).
     pub audit: bool,
+    /// With `audit`: keep only the changes to this subject (`history` of one
+    /// player); None keeps every change (`site`).
+    pub audit_subject: Option<String>,
     /// Check every record before applying it (append-time validation).
     pub check: bool,
     /// Fold voided records too (`history` uses it to show what a void took away).
@@ -408,7 +411,7 @@ fn fold_ordered(
     };
     let out = Folded {
         state,
-        cx: Cx::new(params, q.audit),
+        cx: Cx::new(params, q.audit).with_audit_subject(q.audit_subject.clone()),
         known_at,
     };
     if q.audit {

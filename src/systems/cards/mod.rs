@@ -372,7 +372,7 @@ impl State {
             line.total_score = line.total_score.saturating_add(ps.score);
             line.matches += 1;
             let new = line.points;
-            cx.audit(|| Change {
+            cx.audit(&ps.player, || Change {
                 seq: rec.seq,
                 at: rec.at,
                 system: SYSTEM.into(),

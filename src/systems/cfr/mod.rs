@@ -819,6 +819,8 @@ impl State {
         for &d in &left {
             affected.insert(self.drivers.name(d), d);
         }
+        // Only the drivers whose changes the audit keeps (`history` of one player).
+        affected.retain(|name, _| cx.audits(name));
         let f = Factors::of(cx);
         let Some(mut counting) = self.counting.take() else {
             return;
@@ -881,7 +883,8 @@ impl State {
         }
         self.counting = Some(counting);
         for c in changes {
-            cx.audit(|| c);
+            let subject = c.subject.clone();
+            cx.audit(&subject, || c);
         }
     }
 

@@ -632,6 +632,11 @@ impl State {
 
     /// The audit trail of one game: every player's change in every table.
     fn audit_game(&mut self, board: &Board, rules: &Rules, rec: &Record, cx: &mut Cx) {
+        // Totals are per player: a game none of whose players is audited (the
+        // `history` of someone else) changes nothing the trail shows.
+        if !board.players.iter().flatten().any(|p| cx.audits(p)) {
+            return;
+        }
         let totals = self.audit.get_or_insert_with(Default::default);
         for (t, sys) in SYSTEMS.into_iter().enumerate() {
             let Ok(scores) = scores(sys, board, rules) else {
@@ -648,7 +653,7 @@ impl State {
                 total.1 += 1;
                 let new = &total.0;
                 let places = sys.places();
-                cx.audit(|| Change {
+                cx.audit(player, || Change {
                     seq: rec.seq,
                     at: rec.at,
                     system: sys.name().into(),

@@ -146,7 +146,7 @@ impl State {
                 games: 0,
             },
         );
-        cx.audit(|| Change {
+        cx.audit(&e.player, || Change {
             seq: rec.seq,
             at: rec.at,
             system: name.into(),
@@ -249,7 +249,7 @@ impl State {
                 Some(c) => -c,
             };
             let (old, new) = bump(&mut self.valar, p, start, delta, true);
-            cx.audit(|| {
+            cx.audit(self.names.name(p), || {
                 let core = end.wrap(&format!("{base} + ({tl} - {tw}) / {div}"));
                 let formula = match change {
                     None => format!("0: valar.divisor is {div}"),
@@ -293,7 +293,7 @@ impl State {
         }
         for (p, delta, (sum, n), s) in changes {
             let (old, new) = bump(&mut self.maia, p, start, delta.unwrap_or(0), true);
-            cx.audit(|| {
+            cx.audit(self.names.name(p), || {
                 let tm_text = match math::mean(sum, n) {
                     Some(tm) if tm.is_integer() => exact(tm),
                     _ => format!("{sum}/{n}"),
@@ -342,7 +342,7 @@ impl State {
                 scored.push(p);
             }
             let (old, new) = bump(&mut self.istari, p, start, delta, counted);
-            cx.audit(|| {
+            cx.audit(self.names.name(p), || {
                 let formula = match par.games {
                     0 => format!(
                         "+0: first {} game of {} sets its par ({} VP)",
@@ -394,7 +394,7 @@ impl State {
         let change = math::ainur_change(base, lo, wo, active, n, end.factor).unwrap_or(0);
         for (team, delta, sign) in [(win, change, ""), (lose, -change, "-")] {
             let (old, new) = bump(&mut self.ainur, team, start, delta, true);
-            cx.audit(|| {
+            cx.audit(self.names.name(team), || {
                 let core = end.wrap(&format!("{base} * ({lo} / {wo}) * ({active} / {n})"));
                 let formula = format!("{delta:+} = {sign}{core}");
                 end.change("ainur", self.names.name(team), old, new, formula)
@@ -507,7 +507,7 @@ impl State {
         let start = self.rules_mut(cx).ainur_start;
         let (old, new) = bump(&mut self.ainur, team, start, -cost, false);
         let c = e.added.len().max(e.removed.len());
-        cx.audit(|| Change {
+        cx.audit(&e.team, || Change {
             seq: rec.seq,
             at: rec.at,
             system: "ainur".into(),
@@ -585,8 +585,27 @@ fn tick_audited(
         rules.monthly_mean,
         &rules.monthly_text,
     );
-    let mut ids: Vec<u32> = map.ids().collect();
-    names.sort_by_name(&mut ids);
+    // One player's history: tick everyone else the fast way, then audit that one.
+    let ids: Vec<u32> = match cx.audit_subject() {
+        Some(s) => {
+            let one = names
+                .get(s)
+                .and_then(|id| Some((id, map.get_mut(id)?.value)));
+            tick_all(map, factor, mean);
+            // Put the subject's value back: the loop below ticks it, audited.
+            if let Some((id, v)) = one {
+                if let Some(r) = map.get_mut(id) {
+                    r.value = v;
+                }
+            }
+            one.map(|(id, _)| id).into_iter().collect()
+        }
+        None => {
+            let mut ids: Vec<u32> = map.ids().collect();
+            names.sort_by_name(&mut ids);
+            ids
+        }
+    };
     for id in ids {
         let Some(r) = map.get_mut(id) else {
             continue;
@@ -597,7 +616,7 @@ fn tick_audited(
             continue;
         }
         let new = r.value;
-        cx.audit(|| Change {
+        cx.audit(names.name(id), || Change {
             seq: rec.seq,
             at: rec.at,
             system: system.into(),

@@ -626,7 +626,7 @@ fn apply_seeding(t: &mut Tournament, names: &mut Names, g: &GamePlayed, rec: &Re
             t.id,
             g.match_
         );
-        cx.audit(|| Change {
+        cx.audit(player, || Change {
             seq: rec.seq,
             at: rec.at,
             system: SYS.into(),
@@ -781,7 +781,8 @@ fn audit_game(
         changes.extend(completion_changes(&v, m, rec, cx));
     }
     for c in changes {
-        cx.audit(|| c);
+        let subject = c.subject.clone();
+        cx.audit(&subject, || c);
     }
 }
 
