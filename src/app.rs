@@ -277,9 +277,10 @@ fn buffered(w: &mut dyn Write, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> 
     bw.flush().map_err(stdout_error)
 }
 
-/// A failed write of a command's output.
+/// A failed write of a command's output (the message the binary gave when it
+/// printed the whole text at the end).
 fn stdout_error(e: std::io::Error) -> Error {
-    Error::io("stdout", e)
+    Error::Usage(format!("stdout: {e}"))
 }
 
 /// `laurel fold` (hidden, for `bench`): fold every projection as the query asks

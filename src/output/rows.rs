@@ -4,12 +4,13 @@
 //! `standings cfr` held 1M such rows and peaked at 1 GB).
 //!
 //! Layout (in memory only, never stored or hashed): the rows' bytes are
-//! appended to blocks of at least [`BLOCK`] bytes; a row never spans two
-//! blocks, and a block never grows once allocated (no reallocation copies a
-//! large buffer: growing one `Vec` by doubling would touch twice the bytes at
-//! the last step). `ends[i]` is row `i`'s (block, end offset); a row starts
-//! where the previous one ended in the same block, else at 0. A row is its
-//! cells back to back, each a tag byte then its payload:
+//! appended to blocks. A row never spans two blocks, and a block never grows
+//! once allocated (no reallocation copies a large buffer: growing one `Vec`
+//! by doubling would touch twice the bytes at the last step); each block
+//! doubles the last, from [`FIRST_BLOCK`] bytes (a replay holds thousands of
+//! small tables) up to [`BLOCK`]. `ends[i]` is row `i`'s (block, end offset);
+//! a row starts where the previous one ended in the same block, else at 0. A
+//! row is its cells back to back, each a tag byte then its payload:
 //!
 //! | tag | cell | payload |
 //! |-----|------|---------|
@@ -28,7 +29,10 @@
 use serde::{Serialize, Serializer};
 use serde_json::{Number, Value};
 
-/// The least bytes of a block: a million rows take about a hundred blocks.
+/// A table's first block, in bytes: a replay holds thousands of small tables.
+const FIRST_BLOCK: usize = 256;
+/// The largest block (each doubles the last up to it): a million rows take
+/// about a hundred.
 const BLOCK: usize = 1 << 20;
 
 const NULL: u8 = 0;
@@ -206,7 +210,9 @@ impl Rows {
             .last()
             .is_some_and(|b| b.len() + need <= b.capacity());
         if !fits {
-            self.blocks.push(Vec::with_capacity(need.max(BLOCK)));
+            let next = self.blocks.last().map_or(FIRST_BLOCK, |b| 2 * b.capacity());
+            let cap = need.max(next.min(BLOCK));
+            self.blocks.push(Vec::with_capacity(cap));
         }
         let b = self.blocks.len() - 1;
         let block = &mut self.blocks[b];
@@ -399,7 +405,11 @@ mod tests {
             rows.push(row(i));
         }
         assert!(rows.blocks.len() > 1);
-        assert!(rows.blocks.iter().all(|b| b.capacity() == BLOCK));
+        // Doubling from FIRST_BLOCK, then BLOCK each; none ever grew.
+        let caps: Vec<usize> = rows.blocks.iter().map(Vec::capacity).collect();
+        assert_eq!(caps[0], FIRST_BLOCK);
+        assert!(caps.windows(2).all(|w| w[1] == (2 * w[0]).min(BLOCK)));
+        assert_eq!(*caps.last().unwrap(), BLOCK);
         for i in [0, 1, 50_000, 99_999] {
             assert_eq!(rows.row(i as usize), row(i));
         }
