@@ -262,6 +262,8 @@ pub fn standings(
     };
     // From the latest valid checkpoint at or before --as-of when one can serve.
     let (f, stamp) = folded_only(&ledger, args, Some(ns))?;
+    // Nothing more is read: let sled's cache go before the report is built.
+    drop(ledger);
     let report = f.state.standings(table, sel, &f.cx).map_err(Error::Usage)?;
     // The state is not needed to print the report: free it first.
     drop(f);
@@ -435,22 +437,29 @@ pub fn replay(
     // One table needs only its namespace's projection, old and new.
     let ns = only.and_then(|(t, _)| systems::namespace_of(t));
     let mut old = match diff {
-        true => Some(OldScores::fold(&ledger, args, only, ns)?),
+        true => Some(OldScores::fold(path, &ledger, args, only, ns)?),
         false => None,
     };
     let (new, stamp) = folded_only(&ledger, args, ns)?;
-    let one = |old: &Option<OldScores>, table: &str, sel: &Selector| -> Result<Report> {
+    // Nothing more is read: let sled's cache go before the reports are built.
+    drop(ledger);
+    // With `diff`, each table's old scores are taken (freed once compared).
+    let one = |old: &mut Option<OldScores>, table: &str, sel: &Selector| -> Result<Report> {
         let b = new
             .state
             .standings(table, sel, &new.cx)
             .map_err(Error::Usage)?;
         match old {
             None => Ok(b),
-            Some(old) => Ok(diff_rows(table, old.get(table, sel)?, &score_rows(&b.main))),
+            Some(old) => Ok(diff_rows(
+                table,
+                &old.take(table, sel)?,
+                &score_rows(&b.main),
+            )),
         }
     };
     if let Some((table, sel)) = only {
-        let r = one(&old, table, sel)?;
+        let r = one(&mut old, table, sel)?;
         return buffered(w, |w| {
             output::write_report(w, &r, &stamp, format).map_err(stdout_error)
         });
@@ -468,7 +477,8 @@ pub fn replay(
         let mut many = output::Many::new(w, &stamp, format);
         for (table, sels) in &all {
             for sel in sels {
-                many.write(&one(&old, table, sel)?).map_err(stdout_error)?;
+                many.write(&one(&mut old, table, sel)?)
+                    .map_err(stdout_error)?;
             }
         }
         many.finish().map_err(stdout_error)
@@ -479,18 +489,20 @@ pub fn replay(
 /// table's (player, score, rank) rows under the rules in force (or the error
 /// its standings gave), so the old state need not be held while the new is
 /// folded.
-struct OldScores<'l> {
-    ledger: &'l Ledger,
+struct OldScores<'p> {
+    /// The ledger, opened again for a selector the old state did not list.
+    path: &'p Path,
     /// The query without the rules file.
     live: QueryArgs,
     by: BTreeMap<(String, Option<String>), std::result::Result<Rows, String>>,
 }
 
-impl<'l> OldScores<'l> {
+impl<'p> OldScores<'p> {
     /// Fold with the rules in force (from a checkpoint when one serves) and keep
     /// `only`'s scores, or every table's under every selector the state lists.
     fn fold(
-        ledger: &'l Ledger,
+        path: &'p Path,
+        ledger: &Ledger,
         args: &QueryArgs,
         only: Option<(&str, &Selector)>,
         ns: Option<&'static str>,
@@ -513,7 +525,7 @@ impl<'l> OldScores<'l> {
             let key = (table.to_string(), sel.tournament);
             by.insert(key, scores.map(|r| score_rows(&r.main)));
         }
-        Ok(OldScores { ledger, live, by })
+        Ok(OldScores { path, live, by })
     }
 
     /// Make sure `table` under `sel` has its old scores, or fail as its old
@@ -523,18 +535,24 @@ impl<'l> OldScores<'l> {
         let key = (table.to_string(), sel.tournament.clone());
         if !self.by.contains_key(&key) {
             let ns = systems::namespace_of(table);
-            let (old, _) = folded_only(self.ledger, &self.live, ns)?;
+            let ledger = Ledger::open(self.path)?;
+            let (old, _) = folded_only(&ledger, &self.live, ns)?;
             let scores = old.state.standings(table, sel, &old.cx);
-            self.by.insert(key, scores.map(|r| score_rows(&r.main)));
+            self.by
+                .insert(key.clone(), scores.map(|r| score_rows(&r.main)));
         }
-        self.get(table, sel).map(|_| ())
+        match &self.by[&key] {
+            Ok(_) => Ok(()),
+            Err(e) => Err(Error::Usage(e.clone())),
+        }
     }
 
-    /// The old scores of `table` under `sel` (after [`OldScores::check`]).
-    fn get(&self, table: &str, sel: &Selector) -> Result<&Rows> {
-        match self.by.get(&(table.to_string(), sel.tournament.clone())) {
+    /// The old scores of `table` under `sel` (after [`OldScores::check`]),
+    /// taken out: each is compared once.
+    fn take(&mut self, table: &str, sel: &Selector) -> Result<Rows> {
+        match self.by.remove(&(table.to_string(), sel.tournament.clone())) {
             Some(Ok(rows)) => Ok(rows),
-            Some(Err(e)) => Err(Error::Usage(e.clone())),
+            Some(Err(e)) => Err(Error::Usage(e)),
             None => Err(Error::Usage(format!("replay: {table} was not folded"))),
         }
     }
