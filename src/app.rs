@@ -4,6 +4,7 @@
 //! whose [`Error::exit_code`] the binary exits with. Nothing here parses the
 //! command line: `main.rs` does that with clap and calls these.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -13,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::events::{ledger as ledger_events, Event};
 use crate::fold::{self, KnownAt, Query, Source};
 use crate::ledger::{canonical, Input, Ledger};
-use crate::output::{self, Format, Report, Stamp, Table};
+use crate::output::{self, Format, Report, Rows, Stamp, Table};
 use crate::systems::{self, Change, Cx, Selector, State};
 use crate::time;
 
@@ -218,16 +219,22 @@ pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
 fn folded(ledger: &Ledger, args: &QueryArgs, audit: bool) -> Result<(fold::Folded, Stamp)> {
     let mut q = args.query()?;
     q.audit = audit;
-    folded_query(ledger, args, &q)
+    fold_stamped(ledger, args, q)
 }
 
-/// A fold of `q` with its stamp.
-fn folded_query(
+/// [`folded`] of one namespace's projection (`only`), or of every one (`None`).
+fn folded_only(
     ledger: &Ledger,
     args: &QueryArgs,
-    q: &fold::Query,
+    only: Option<&'static str>,
 ) -> Result<(fold::Folded, Stamp)> {
-    let f = ledger.fold(q)?;
+    let mut q = args.query()?;
+    q.only = only;
+    fold_stamped(ledger, args, q)
+}
+
+fn fold_stamped(ledger: &Ledger, args: &QueryArgs, q: Query) -> Result<(fold::Folded, Stamp)> {
+    let f = ledger.fold(&q)?;
     let hash = ledger.hash_at(f.known_at)?;
     let stamp = Stamp {
         as_of: args.as_of.clone(),
@@ -237,33 +244,45 @@ fn folded_query(
     Ok((f, stamp))
 }
 
-/// `laurel standings TABLE`.
+/// `laurel standings TABLE`, written to `w` as it is rendered.
 pub fn standings(
     path: &Path,
     table: &str,
     sel: &Selector,
     args: &QueryArgs,
     format: Format,
-) -> Result<String> {
+    w: &mut dyn Write,
+) -> Result<()> {
     let ledger = Ledger::open(path)?;
-    let mut q = args.query()?;
     // One table needs one projection: the other namespaces are not even decoded.
     // An unknown table is refused before anything is folded.
-    q.only = systems::namespace_of(table);
-    if q.only.is_none() {
+    let Some(ns) = systems::namespace_of(table) else {
         let nothing = State::default().standings(table, sel, &Cx::default());
         return Err(Error::Usage(nothing.err().unwrap_or_default()));
-    }
-    // From the latest valid checkpoint at or before --as-of when one can serve.
-    let f = ledger.fold(&q)?;
-    let stamp = Stamp {
-        as_of: args.as_of.clone(),
-        known_at: f.known_at,
-        head: canonical::hex(&ledger.hash_at(f.known_at)?),
     };
+    // From the latest valid checkpoint at or before --as-of when one can serve.
+    let (f, stamp) = folded_only(&ledger, args, Some(ns))?;
+    // Nothing more is read: let sled's cache go before the report is built.
+    drop(ledger);
     let report = f.state.standings(table, sel, &f.cx).map_err(Error::Usage)?;
-    let text = output::render(&report, &stamp, format);
-    Ok(text)
+    // The state is not needed to print the report: free it first.
+    drop(f);
+    buffered(w, |w| {
+        output::write_report(w, &report, &stamp, format).map_err(stdout_error)
+    })
+}
+
+/// Run `f` on `w` through a buffer (stdout is line-buffered), then flush.
+fn buffered(w: &mut dyn Write, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let mut bw = std::io::BufWriter::with_capacity(256 * 1024, w);
+    f(&mut bw)?;
+    bw.flush().map_err(stdout_error)
+}
+
+/// A failed write of a command's output (the message the binary gave when it
+/// printed the whole text at the end).
+fn stdout_error(e: std::io::Error) -> Error {
+    Error::Usage(format!("stdout: {e}"))
 }
 
 /// `laurel fold` (hidden, for `bench`): fold every projection as the query asks
@@ -290,7 +309,7 @@ pub fn history(
     q.audit = true;
     // One player's changes only: the whole trail of a 1M-event ledger is 15 GB.
     q.audit_subject = Some(player.to_string());
-    let (f, stamp) = folded_query(&ledger, args, &q)?;
+    let (f, stamp) = fold_stamped(&ledger, args, q)?;
     let mine = |c: &Change| c.subject == player && system.is_none_or(|s| s == c.system);
     let mut rows: Vec<(Change, Value)> =
         f.cx.changes()
@@ -400,64 +419,149 @@ pub fn void(path: &Path, target: u64, reason: &str) -> Result<String> {
 /// if FILE's parameters had always been in force; with `diff`, per subject old and
 /// new value and rank, largest moves first. JSON for several tables is one object:
 /// `{"as_of", "known_at", "head", "tables": [<standings object>...]}`.
+///
+/// Memory: one folded state at a time and one table's report. Each report is
+/// written and dropped before the next is built; with `diff`, the old fold
+/// (the rules in force) is reduced to its main tables' (player, score, rank)
+/// and dropped before the new one is folded. A failing table is refused before
+/// anything is written, as when every report was built first (a standings
+/// error for a table and selector the new state lists cannot happen).
 pub fn replay(
     path: &Path,
     args: &QueryArgs,
     diff: bool,
     only: Option<(&str, &Selector)>,
     format: Format,
-) -> Result<String> {
+    w: &mut dyn Write,
+) -> Result<()> {
     if args.rules.is_none() {
         return Err(Error::Usage("replay needs --rules FILE".into()));
     }
+    // A bad rules file or clock is refused before anything is folded.
+    args.query()?;
     let ledger = Ledger::open(path)?;
-    let (new, stamp) = folded(&ledger, args, false)?;
-    let live_args = QueryArgs {
-        rules: None,
-        ..args.clone()
+    // One table needs only its namespace's projection, old and new.
+    let ns = only.and_then(|(t, _)| systems::namespace_of(t));
+    let mut old = match diff {
+        true => Some(OldScores::fold(path, &ledger, args, only, ns)?),
+        false => None,
     };
-    let (old, _) = folded(&ledger, &live_args, false)?;
-    let one = |table: &str, sel: &Selector| -> Result<Report> {
+    let (new, stamp) = folded_only(&ledger, args, ns)?;
+    // Nothing more is read: let sled's cache go before the reports are built.
+    drop(ledger);
+    // With `diff`, each table's old scores are taken (freed once compared).
+    let one = |old: &mut Option<OldScores>, table: &str, sel: &Selector| -> Result<Report> {
         let b = new
             .state
             .standings(table, sel, &new.cx)
             .map_err(Error::Usage)?;
-        if !diff {
-            return Ok(b);
+        match old {
+            None => Ok(b),
+            Some(old) => Ok(diff_rows(
+                table,
+                &old.take(table, sel)?,
+                &score_rows(&b.main),
+            )),
         }
-        let a = old
-            .state
-            .standings(table, sel, &old.cx)
-            .map_err(Error::Usage)?;
-        Ok(diff_report(table, &a, &b))
     };
     if let Some((table, sel)) = only {
-        return Ok(output::render(&one(table, sel)?, &stamp, format));
+        let r = one(&mut old, table, sel)?;
+        return buffered(w, |w| {
+            output::write_report(w, &r, &stamp, format).map_err(stdout_error)
+        });
     }
-    let mut reports = Vec::new();
-    for (table, _) in systems::tables() {
-        for sel in selectors(&new.state, table) {
-            reports.push(one(table, &sel)?);
+    let all: Vec<(&str, Vec<Selector>)> = systems::tables()
+        .into_iter()
+        .map(|(table, _)| (table, selectors(&new.state, table)))
+        .collect();
+    if let Some(old) = &mut old {
+        for (table, sels) in &all {
+            sels.iter().try_for_each(|sel| old.check(table, sel))?;
         }
     }
-    Ok(render_many(&reports, &stamp, format))
+    buffered(w, |w| {
+        let mut many = output::Many::new(w, &stamp, format);
+        for (table, sels) in &all {
+            for sel in sels {
+                many.write(&one(&mut old, table, sel)?)
+                    .map_err(stdout_error)?;
+            }
+        }
+        many.finish().map_err(stdout_error)
+    })
 }
 
-/// Several reports: one JSON object with a `tables` array, or texts one after another.
-fn render_many(reports: &[Report], stamp: &Stamp, format: Format) -> String {
-    if format == Format::Json {
-        let tables: Vec<Value> = reports
-            .iter()
-            .map(|r| output::report_json(r, stamp))
-            .collect();
-        let v = json!({"as_of": stamp.as_of, "known_at": stamp.known_at, "head": stamp.head, "tables": tables});
-        return serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+/// What `replay --diff` compares with: per table and selector, the main
+/// table's (player, score, rank) rows under the rules in force (or the error
+/// its standings gave), so the old state need not be held while the new is
+/// folded.
+struct OldScores<'p> {
+    /// The ledger, opened again for a selector the old state did not list.
+    path: &'p Path,
+    /// The query without the rules file.
+    live: QueryArgs,
+    by: BTreeMap<(String, Option<String>), std::result::Result<Rows, String>>,
+}
+
+impl<'p> OldScores<'p> {
+    /// Fold with the rules in force (from a checkpoint when one serves) and keep
+    /// `only`'s scores, or every table's under every selector the state lists.
+    fn fold(
+        path: &'p Path,
+        ledger: &Ledger,
+        args: &QueryArgs,
+        only: Option<(&str, &Selector)>,
+        ns: Option<&'static str>,
+    ) -> Result<Self> {
+        let live = QueryArgs {
+            rules: None,
+            ..args.clone()
+        };
+        let (old, _) = folded_only(ledger, &live, ns)?;
+        let wanted: Vec<(&str, Selector)> = match only {
+            Some((table, sel)) => vec![(table, sel.clone())],
+            None => systems::tables()
+                .into_iter()
+                .flat_map(|(t, _)| selectors(&old.state, t).into_iter().map(move |s| (t, s)))
+                .collect(),
+        };
+        let mut by = BTreeMap::new();
+        for (table, sel) in wanted {
+            let scores = old.state.standings(table, &sel, &old.cx);
+            let key = (table.to_string(), sel.tournament);
+            by.insert(key, scores.map(|r| score_rows(&r.main)));
+        }
+        Ok(OldScores { path, live, by })
     }
-    let texts: Vec<String> = reports
-        .iter()
-        .map(|r| output::render(r, stamp, format))
-        .collect();
-    texts.join("\n")
+
+    /// Make sure `table` under `sel` has its old scores, or fail as its old
+    /// standings do. A selector the old state did not list (a tournament only
+    /// the new rules let in) is folded for on its own.
+    fn check(&mut self, table: &str, sel: &Selector) -> Result<()> {
+        let key = (table.to_string(), sel.tournament.clone());
+        if !self.by.contains_key(&key) {
+            let ns = systems::namespace_of(table);
+            let ledger = Ledger::open(self.path)?;
+            let (old, _) = folded_only(&ledger, &self.live, ns)?;
+            let scores = old.state.standings(table, sel, &old.cx);
+            self.by
+                .insert(key.clone(), scores.map(|r| score_rows(&r.main)));
+        }
+        match &self.by[&key] {
+            Ok(_) => Ok(()),
+            Err(e) => Err(Error::Usage(e.clone())),
+        }
+    }
+
+    /// The old scores of `table` under `sel` (after [`OldScores::check`]),
+    /// taken out: each is compared once.
+    fn take(&mut self, table: &str, sel: &Selector) -> Result<Rows> {
+        match self.by.remove(&(table.to_string(), sel.tournament.clone())) {
+            Some(Ok(rows)) => Ok(rows),
+            Some(Err(e)) => Err(Error::Usage(e)),
+            None => Err(Error::Usage(format!("replay: {table} was not folded"))),
+        }
+    }
 }
 
 /// The selectors a table is shown under in `demo` and `replay`: one per
@@ -478,62 +582,78 @@ pub(crate) fn selectors(state: &systems::State, table: &str) -> Vec<Selector> {
 
 /// Old and new score and rank per subject, largest absolute moves first.
 pub fn diff_report(table: &str, old: &Report, new: &Report) -> Report {
-    let rows = |r: &Report| -> Vec<(String, Value, Value)> {
-        r.main
-            .json_rows()
-            .into_iter()
-            .map(|row| {
-                (
-                    cell(&row["player"]),
-                    row["score"].clone(),
-                    row["rank"].clone(),
-                )
-            })
-            .collect()
-    };
-    let (a, b) = (rows(old), rows(new));
-    let mut subjects: Vec<String> = a.iter().chain(&b).map(|r| r.0.clone()).collect();
-    subjects.sort();
-    subjects.dedup();
-    let find = |v: &[(String, Value, Value)], s: &str| v.iter().find(|r| r.0 == s).cloned();
-    let mut lines: Vec<(f64, Vec<Value>)> = subjects
+    diff_rows(table, &score_rows(&old.main), &score_rows(&new.main))
+}
+
+/// A main table's `player` (as text), `score` and `rank` cells, one row each:
+/// what [`Table::json_rows`] has under those keys (`null` if a row has none).
+fn score_rows(main: &Table) -> Rows {
+    main.rows
         .iter()
+        .map(|row| {
+            // json_rows zips the columns with the cells: the last of a
+            // duplicate key among the row's first columns wins.
+            let cols = &main.columns[..row.len().min(main.columns.len())];
+            let at = |key: &str| {
+                let i = cols.iter().rposition(|c| c == key);
+                i.map_or(Value::Null, |i| row[i].clone())
+            };
+            vec![json!(cell(&at("player"))), at("score"), at("rank")]
+        })
+        .collect()
+}
+
+/// A subject's name, score and rank.
+type Score = (String, Value, Value);
+
+/// [`diff_report`] of [`score_rows`]: subjects in name order, then sorted by
+/// the size of their move (ties by name).
+fn diff_rows(table: &str, old: &Rows, new: &Rows) -> Report {
+    let decode = |rows: &Rows| -> Vec<Score> {
+        let score = |r: Vec<Value>| {
+            let mut r = r.into_iter();
+            let mut next = || r.next().unwrap_or(Value::Null);
+            (cell(&next()), next(), next())
+        };
+        rows.iter().map(score).collect()
+    };
+    let (a, b) = (decode(old), decode(new));
+    // The first row of each subject (a subject listed twice keeps its first).
+    fn first(v: &[Score]) -> BTreeMap<&str, &Score> {
+        let mut m: BTreeMap<&str, &Score> = BTreeMap::new();
+        v.iter().for_each(|r| {
+            m.entry(r.0.as_str()).or_insert(r);
+        });
+        m
+    }
+    let (fa, fb) = (first(&a), first(&b));
+    let subjects: BTreeSet<&str> = fa.keys().chain(fb.keys()).copied().collect();
+    let num = |r: Option<&&Score>| r.and_then(|r| r.1.as_f64()).unwrap_or(0.0);
+    let score = |r: Option<&&Score>| r.map_or(Value::Null, |r| r.1.clone());
+    let rank = |r: Option<&&Score>| r.map_or(Value::Null, |r| r.2.clone());
+    let mut lines: Vec<(f64, &str, Vec<Value>)> = subjects
+        .into_iter()
         .map(|s| {
-            let (o, n) = (find(&a, s), find(&b, s));
-            let num = |r: &Option<(String, Value, Value)>| {
-                r.as_ref().and_then(|r| r.1.as_f64()).unwrap_or(0.0)
-            };
-            let delta = num(&n) - num(&o);
-            let get = |r: &Option<(String, Value, Value)>, i: usize| {
-                r.as_ref().map_or(
-                    Value::Null,
-                    |r| if i == 1 { r.1.clone() } else { r.2.clone() },
-                )
-            };
-            (
-                delta,
-                vec![
-                    json!(s),
-                    get(&o, 1),
-                    get(&n, 1),
-                    json!(round2(delta)),
-                    get(&o, 2),
-                    get(&n, 2),
-                ],
-            )
+            let (o, n) = (fa.get(s), fb.get(s));
+            let delta = num(n) - num(o);
+            let row = vec![
+                json!(s),
+                score(o),
+                score(n),
+                round2(delta),
+                rank(o),
+                rank(n),
+            ];
+            (delta, s, row)
         })
         .collect();
-    lines.sort_by(|x, y| {
-        y.0.abs()
-            .total_cmp(&x.0.abs())
-            .then_with(|| cell(&x.1[0]).cmp(&cell(&y.1[0])))
-    });
+    lines.sort_by(|x, y| y.0.abs().total_cmp(&x.0.abs()).then_with(|| x.1.cmp(y.1)));
     let mut t = Table::new(
         table,
         &format!("{table}: replay diff (old → new)"),
         &["player", "old_score", "score", "delta", "old_rank", "rank"],
     );
-    t.rows = lines.into_iter().map(|(_, r)| r).collect();
+    t.rows = lines.into_iter().map(|(_, _, r)| r).collect();
     Report {
         system: table.to_string(),
         main: t,

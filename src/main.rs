@@ -198,13 +198,11 @@ fn run(cli: Cli) -> laurel::Result<()> {
             clocks,
             rules,
             format,
-        } => app::standings(
-            path,
-            &table,
-            &Selector { tournament },
-            &query(clocks, rules),
-            format.into(),
-        )?,
+        } => {
+            let sel = Selector { tournament };
+            let q = query(clocks, rules);
+            return app::standings(path, &table, &sel, &q, format.into(), &mut out);
+        }
         Command::History {
             player,
             system,
@@ -228,7 +226,8 @@ fn run(cli: Cli) -> laurel::Result<()> {
         } => {
             let sel = Selector { tournament };
             let only = system.as_deref().map(|t| (t, &sel));
-            app::replay(path, &query(clocks, Some(rules)), diff, only, format.into())?
+            let q = query(clocks, Some(rules));
+            return app::replay(path, &q, diff, only, format.into(), &mut out);
         }
         Command::Void { seq, reason } => app::void(path, seq, &reason)?,
         Command::Demo => return app::demo(&mut out),

@@ -191,8 +191,8 @@ fn player_cells(t: &Table) -> impl Iterator<Item = String> + '_ {
     let col = t.columns.iter().position(|c| c == "player");
     t.rows
         .iter()
-        .filter_map(move |r| col.and_then(|i| r.get(i)))
-        .map(cell_text)
+        .filter_map(move |r| col.and_then(|i| r.into_iter().nth(i)))
+        .map(|v| cell_text(&v))
         .filter(|s| !s.is_empty())
 }
 
@@ -362,7 +362,7 @@ fn html_table(t: &Table, caption: &str, files: &Files) -> String {
     column_headers(&mut out, &t.columns);
     for row in &t.rows {
         out.push_str("<tr>");
-        for (col, v) in t.columns.iter().zip(row) {
+        for (col, v) in t.columns.iter().zip(&row) {
             let text = cell_text(v);
             let class = if v.is_number() { " class=\"num\"" } else { "" };
             let inner = match files.player(&text).filter(|_| col == "player") {
@@ -570,7 +570,7 @@ fn history_table(t: &Table, name: &str, files: &Files) -> String {
     column_headers(&mut out, &t.columns);
     for row in &t.rows {
         out.push_str("<tr>");
-        for (col, v) in t.columns.iter().zip(row) {
+        for (col, v) in t.columns.iter().zip(&row) {
             let text = cell_text(v);
             let (class, inner) = match col.as_str() {
                 "seq" | "old" | "new" => (" class=\"num\"", escape(&text)),

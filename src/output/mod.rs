@@ -1,8 +1,22 @@
 //! Query results as tables, rendered as aligned text, JSON (SPEC §1.8) or CSV.
+//!
+//! A [`Table`] keeps its rows packed ([`Rows`]: a few bytes a cell instead of a
+//! `serde_json::Value`), and every rendering streams to a writer row by row, so
+//! printing a table costs its packed rows and a buffer, not a `Value` per cell
+//! and the whole text in one `String` (a 1M-event ledger's `standings cfr` has
+//! a 1M-row table: 172 MB of text, a 1 GB peak before). The `render*`
+//! functions returning a `String` wrap the writers for the callers that want
+//! one (tests, `demo`, `history`, `rules`).
+
+mod rows;
+
+use std::io::{self, Write};
 
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::{Map, Value};
+
+pub use rows::{Cell, Cells, Rows};
 
 /// One table: ordered columns (JSON keys) and rows of values.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -12,7 +26,7 @@ pub struct Table {
     /// Human title printed above the text table.
     pub title: String,
     pub columns: Vec<String>,
-    pub rows: Vec<Vec<Value>>,
+    pub rows: Rows,
 }
 
 impl Table {
@@ -21,7 +35,7 @@ impl Table {
             name: name.into(),
             title: title.into(),
             columns: columns.iter().map(|c| c.to_string()).collect(),
-            rows: Vec::new(),
+            rows: Rows::default(),
         }
     }
 
@@ -36,12 +50,7 @@ impl Table {
         self.rows
             .iter()
             .map(|r| {
-                let m: Map<String, Value> = self
-                    .columns
-                    .iter()
-                    .cloned()
-                    .zip(r.iter().cloned())
-                    .collect();
+                let m: Map<String, Value> = self.columns.iter().cloned().zip(r).collect();
                 Value::Object(m)
             })
             .collect()
@@ -85,82 +94,130 @@ pub fn ordinal(n: u64) -> String {
     format!("{n}{suffix}")
 }
 
-fn cell_text(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+/// The text of a cell (see [`Cell::write_text`]) in `buf`, replacing its content.
+fn cell_text<'b>(c: &Cell, buf: &'b mut Vec<u8>) -> &'b str {
+    buf.clear();
+    c.write_text(buf);
+    // Strings are UTF-8 and JSON is written as UTF-8.
+    std::str::from_utf8(buf).unwrap_or_default()
+}
+
+/// Every column's width in characters: its header's or its widest cell's.
+fn text_widths(t: &Table) -> Vec<usize> {
+    let mut widths: Vec<usize> = t.columns.iter().map(|c| c.chars().count()).collect();
+    let mut buf = Vec::new();
+    for row in t.rows.iter_cells() {
+        for (w, c) in widths.iter_mut().zip(row) {
+            let n = match c {
+                Cell::Str(s) => s.chars().count(),
+                other => cell_text(&other, &mut buf).chars().count(),
+            };
+            *w = (*w).max(n);
+        }
     }
+    widths
+}
+
+/// One text line: cells padded to `widths` (numbers right-aligned) and joined
+/// by two spaces, trailing whitespace trimmed.
+fn write_line<'c>(
+    w: &mut dyn Write,
+    line: &mut String,
+    cells: impl Iterator<Item = (&'c str, bool)>,
+    widths: &[usize],
+) -> io::Result<()> {
+    use std::fmt::Write as _;
+    line.clear();
+    for (i, ((s, right), w)) in cells.zip(widths).enumerate() {
+        if i > 0 {
+            line.push_str("  ");
+        }
+        // Writing to a String cannot fail.
+        let _ = match right {
+            true => write!(line, "{s:>w$}"),
+            false => write!(line, "{s:<w$}"),
+        };
+    }
+    w.write_all(line.trim_end().as_bytes())?;
+    w.write_all(b"\n")
 }
 
 /// Aligned text; numbers right-aligned.
-pub fn render_text(t: &Table) -> String {
-    let mut widths: Vec<usize> = t.columns.iter().map(|c| c.chars().count()).collect();
-    for row in &t.rows {
-        for (w, v) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell_text(v).chars().count());
-        }
-    }
-    let line = |cells: Vec<(String, bool)>| -> String {
-        let parts: Vec<String> = cells
-            .into_iter()
-            .zip(&widths)
-            .map(|((s, right), w)| {
-                if right {
-                    format!("{s:>w$}")
-                } else {
-                    format!("{s:<w$}")
-                }
-            })
-            .collect();
-        parts.join("  ").trim_end().to_string() + "\n"
-    };
-    let mut out = String::new();
+pub fn write_text(t: &Table, w: &mut dyn Write) -> io::Result<()> {
+    let widths = text_widths(t);
     if !t.title.is_empty() {
-        out.push_str(&format!("{}\n", t.title));
+        writeln!(w, "{}", t.title)?;
     }
-    out.push_str(&line(
-        t.columns.iter().map(|c| (c.clone(), false)).collect(),
-    ));
-    for row in &t.rows {
-        out.push_str(&line(
-            row.iter().map(|v| (cell_text(v), v.is_number())).collect(),
-        ));
+    let mut line = String::new();
+    let header = t.columns.iter().map(|c| (c.as_str(), false));
+    write_line(w, &mut line, header, &widths)?;
+    let mut texts: Vec<(Vec<u8>, bool)> = Vec::new();
+    for row in t.rows.iter_cells() {
+        let mut n = 0;
+        for c in row {
+            if n == texts.len() {
+                texts.push((Vec::new(), false));
+            }
+            cell_text(&c, &mut texts[n].0);
+            texts[n].1 = c.is_number();
+            n += 1;
+        }
+        let cells = texts[..n]
+            .iter()
+            .map(|(b, right)| (std::str::from_utf8(b).unwrap_or_default(), *right));
+        write_line(w, &mut line, cells, &widths)?;
     }
     if t.rows.is_empty() {
-        out.push_str("(no rows)\n");
+        w.write_all(b"(no rows)\n")?;
     }
-    out
+    Ok(())
 }
 
-fn csv_field(s: &str) -> String {
+/// [`write_text`] into a `String`.
+pub fn render_text(t: &Table) -> String {
+    to_string(|w| write_text(t, w))
+}
+
+/// Run a writer into a `String` (writing to a `Vec` cannot fail; the bytes are UTF-8).
+fn to_string(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
+    let mut out = Vec::new();
+    let _ = f(&mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn write_csv_field(w: &mut dyn Write, s: &str) -> io::Result<()> {
     if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+        write!(w, "\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        w.write_all(s.as_bytes())
     }
 }
 
 /// RFC 4180 CSV with a header row of column keys.
-pub fn render_csv(t: &Table) -> String {
-    let mut out = t
-        .columns
-        .iter()
-        .map(|c| csv_field(c))
-        .collect::<Vec<_>>()
-        .join(",")
-        + "\n";
-    for row in &t.rows {
-        let cells: Vec<String> = row
-            .iter()
-            .map(|v| match v {
-                Value::Array(_) | Value::Object(_) => csv_field(&v.to_string()),
-                other => csv_field(&cell_text(other)),
-            })
-            .collect();
-        out.push_str(&(cells.join(",") + "\n"));
+pub fn write_csv(t: &Table, w: &mut dyn Write) -> io::Result<()> {
+    for (i, c) in t.columns.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        write_csv_field(w, c)?;
     }
-    out
+    w.write_all(b"\n")?;
+    let mut buf = Vec::new();
+    for row in t.rows.iter_cells() {
+        for (i, c) in row.enumerate() {
+            if i > 0 {
+                w.write_all(b",")?;
+            }
+            write_csv_field(w, cell_text(&c, &mut buf))?;
+        }
+        w.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// [`write_csv`] into a `String`.
+pub fn render_csv(t: &Table) -> String {
+    to_string(|w| write_csv(t, w))
 }
 
 /// The JSON object of SPEC §1.8.
@@ -242,9 +299,12 @@ impl Serialize for JsonRows<'_> {
         let t = self.0;
         let columns = sorted_last(t.columns.iter().map(String::as_str));
         let mut seq = s.serialize_seq(Some(t.rows.len()))?;
-        for row in &t.rows {
+        let mut row = Vec::new();
+        for cells in t.rows.iter_cells() {
+            row.clear();
+            row.extend(cells);
             let columns = &row_columns(t, row.len(), &columns);
-            seq.serialize_element(&JsonRow { columns, row })?;
+            seq.serialize_element(&JsonRow { columns, row: &row })?;
         }
         seq.end()
     }
@@ -253,7 +313,7 @@ impl Serialize for JsonRows<'_> {
 /// One row: `columns` are (key, index of its cell in `row`), in key order.
 struct JsonRow<'a> {
     columns: &'a [(&'a str, usize)],
-    row: &'a [Value],
+    row: &'a [Cell<'a>],
 }
 
 impl Serialize for JsonRow<'_> {
@@ -266,84 +326,113 @@ impl Serialize for JsonRow<'_> {
     }
 }
 
-/// The pretty JSON of [`report_json`] written by hand: the bytes serde_json's
-/// pretty printer (two-space indent, `": "`, empty `[]` and `{}`) writes for it,
-/// a few times faster on a 60,000-row table. Only for reports whose cells are
-/// all scalars (strings, numbers, booleans, null: every standings table's), so
-/// no nesting below a row; `None` for any other, which takes the serde way.
-fn pretty_json(r: &Report, stamp: &Stamp) -> Option<Vec<u8>> {
-    let scalar = |v: &Value| !matches!(v, Value::Array(_) | Value::Object(_));
-    let tables = std::iter::once(&r.main).chain(&r.extra);
-    if !tables.flat_map(|t| &t.rows).flatten().all(scalar) {
-        return None;
+/// Two spaces per level of nesting.
+fn indent(w: &mut dyn Write, depth: usize) -> io::Result<()> {
+    const SPACES: &[u8] = &[b' '; 64];
+    let mut n = 2 * depth;
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        w.write_all(&SPACES[..k])?;
+        n -= k;
     }
-    let mut out = Vec::with_capacity(json_size_guess(r));
-    let w = &mut out;
-    w.extend_from_slice(b"{\n  \"as_of\": ");
-    serde_json::to_writer(&mut *w, &stamp.as_of).ok()?;
-    w.extend_from_slice(b",\n  \"head\": ");
-    serde_json::to_writer(&mut *w, &stamp.head).ok()?;
-    w.extend_from_slice(format!(",\n  \"known_at\": {},\n  \"rows\": ", stamp.known_at).as_bytes());
-    pretty_rows(w, &r.main, 1)?;
-    w.extend_from_slice(b",\n  \"system\": ");
-    serde_json::to_writer(&mut *w, &r.system).ok()?;
+    Ok(())
+}
+
+/// Serialize a scalar or string compactly (as serde_json's pretty printer
+/// writes a scalar).
+fn json_scalar<T: Serialize + ?Sized>(w: &mut dyn Write, v: &T) -> io::Result<()> {
+    serde_json::to_writer(w, v).map_err(io::Error::from)
+}
+
+/// The pretty JSON of [`report_json`] written by hand, as the value of a key at
+/// nesting `depth` (0 for a whole document): the bytes serde_json's pretty
+/// printer (two-space indent, `": "`, empty `[]` and `{}`) writes for it, a
+/// few times faster on a 60,000-row table. Only for reports whose cells are
+/// all scalars (strings, numbers, booleans, null: every standings table's), so
+/// no nesting below a row ([`all_scalar`]).
+fn write_pretty(w: &mut dyn Write, r: &Report, stamp: &Stamp, depth: usize) -> io::Result<()> {
+    let key = |w: &mut dyn Write, first: bool, k: &str| -> io::Result<()> {
+        w.write_all(if first { b"{\n" } else { b",\n" })?;
+        indent(w, depth + 1)?;
+        write!(w, "\"{k}\": ")
+    };
+    key(w, true, "as_of")?;
+    json_scalar(w, &stamp.as_of)?;
+    key(w, false, "head")?;
+    json_scalar(w, &stamp.head)?;
+    key(w, false, "known_at")?;
+    write!(w, "{}", stamp.known_at)?;
+    key(w, false, "rows")?;
+    pretty_rows(w, &r.main, depth + 1)?;
+    key(w, false, "system")?;
+    json_scalar(w, &r.system)?;
     if !r.extra.is_empty() {
-        w.extend_from_slice(b",\n  \"tables\": ");
+        key(w, false, "tables")?;
         let names = sorted_last(r.extra.iter().map(|t| t.name.as_str()));
         for (n, &(name, i)) in names.iter().enumerate() {
-            w.extend_from_slice(if n == 0 { b"{\n    " } else { b",\n    " });
-            serde_json::to_writer(&mut *w, name).ok()?;
-            w.extend_from_slice(b": ");
-            pretty_rows(w, &r.extra[i], 2)?;
+            w.write_all(if n == 0 { b"{\n" } else { b",\n" })?;
+            indent(w, depth + 2)?;
+            json_scalar(w, name)?;
+            w.write_all(b": ")?;
+            pretty_rows(w, &r.extra[i], depth + 2)?;
         }
-        w.extend_from_slice(b"\n  }");
+        w.write_all(b"\n")?;
+        indent(w, depth + 1)?;
+        w.write_all(b"}")?;
     }
-    w.extend_from_slice(b"\n}");
+    w.write_all(b"\n")?;
+    indent(w, depth)?;
+    w.write_all(b"}")
+}
+
+/// Are all the report's cells scalars (what [`write_pretty`] can print)?
+fn all_scalar(r: &Report) -> bool {
+    std::iter::once(&r.main)
+        .chain(&r.extra)
+        .all(|t| t.rows.all_scalar())
+}
+
+/// [`write_pretty`] at depth 0 into a buffer, for any report; `None` for a
+/// report with an array or object cell, which takes the serde way.
+#[cfg(test)]
+fn pretty_json(r: &Report, stamp: &Stamp) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    all_scalar(r).then(|| write_pretty(&mut out, r, stamp, 0).ok())??;
     Some(out)
 }
 
 /// [`JsonRows`] of `t` at nesting `depth` (the array's own line indent).
-fn pretty_rows(w: &mut Vec<u8>, t: &Table, depth: usize) -> Option<()> {
+fn pretty_rows(w: &mut dyn Write, t: &Table, depth: usize) -> io::Result<()> {
     if t.rows.is_empty() {
-        w.extend_from_slice(b"[]");
-        return Some(());
+        return w.write_all(b"[]");
     }
-    let indent = |w: &mut Vec<u8>, d: usize| w.extend(std::iter::repeat_n(b' ', 2 * d));
     let all = sorted_last(t.columns.iter().map(String::as_str));
-    w.push(b'[');
-    for (n, row) in t.rows.iter().enumerate() {
-        w.extend_from_slice(if n == 0 { b"\n" } else { b",\n" });
-        indent(w, depth + 1);
+    let mut row = Vec::new();
+    w.write_all(b"[")?;
+    for (n, cells) in t.rows.iter_cells().enumerate() {
+        row.clear();
+        row.extend(cells);
+        w.write_all(if n == 0 { b"\n" } else { b",\n" })?;
+        indent(w, depth + 1)?;
         let columns = &row_columns(t, row.len(), &all);
         if columns.is_empty() {
-            w.extend_from_slice(b"{}");
+            w.write_all(b"{}")?;
             continue;
         }
         for (c, &(key, i)) in columns.iter().enumerate() {
-            w.extend_from_slice(if c == 0 { b"{\n" } else { b",\n" });
-            indent(w, depth + 2);
-            serde_json::to_writer(&mut *w, key).ok()?;
-            w.extend_from_slice(b": ");
-            serde_json::to_writer(&mut *w, &row[i]).ok()?;
+            w.write_all(if c == 0 { b"{\n" } else { b",\n" })?;
+            indent(w, depth + 2)?;
+            json_scalar(w, key)?;
+            w.write_all(b": ")?;
+            json_scalar(w, &row[i])?;
         }
-        w.push(b'\n');
-        indent(w, depth + 1);
-        w.push(b'}');
+        w.write_all(b"\n")?;
+        indent(w, depth + 1)?;
+        w.write_all(b"}")?;
     }
-    w.push(b'\n');
-    indent(w, depth);
-    w.push(b']');
-    Some(())
-}
-
-/// About the bytes of a report's pretty JSON, so the output buffer is allocated
-/// once (growing a 6 MB answer by doubling copied and touched twice that).
-fn json_size_guess(r: &Report) -> usize {
-    let table = |t: &Table| {
-        let keys: usize = t.columns.iter().map(|c| c.len() + 16).sum();
-        t.rows.len() * (keys + 24)
-    };
-    4096 + table(&r.main) + r.extra.iter().map(table).sum::<usize>()
+    w.write_all(b"\n")?;
+    indent(w, depth)?;
+    w.write_all(b"]")
 }
 
 /// The extra tables by name, as `report_json`'s `tables` object.
@@ -360,39 +449,131 @@ impl Serialize for JsonTables<'_> {
     }
 }
 
-/// Render a report in the chosen format. CSV prints the main table only, then
-/// each extra table after a blank line with a `# name` header line.
-pub fn render(r: &Report, stamp: &Stamp, format: Format) -> String {
+/// A report's pretty JSON as the value of a key at nesting `depth`, without
+/// the final newline.
+pub fn write_json(w: &mut dyn Write, r: &Report, stamp: &Stamp, depth: usize) -> io::Result<()> {
+    if all_scalar(r) {
+        return write_pretty(w, r, stamp, depth);
+    }
+    let json = JsonReport { r, stamp };
+    if depth == 0 {
+        return serde_json::to_writer_pretty(w, &json).map_err(io::Error::from);
+    }
+    // Nested deeper: serde_json's pretty text with every line after the first
+    // indented further (a JSON string holds no raw newline).
+    let text = serde_json::to_vec_pretty(&json).map_err(io::Error::from)?;
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            w.write_all(b"\n")?;
+            indent(w, depth)?;
+        }
+        w.write_all(line)?;
+    }
+    Ok(())
+}
+
+/// Write a report in the chosen format. CSV prints the main table, then each
+/// extra table after a blank line with a `# name` header line.
+pub fn write_report(
+    w: &mut dyn Write,
+    r: &Report,
+    stamp: &Stamp,
+    format: Format,
+) -> io::Result<()> {
     match format {
         Format::Json => {
-            if let Some(mut out) = pretty_json(r, stamp) {
-                out.push(b'\n');
-                if let Ok(text) = String::from_utf8(out) {
-                    return text;
-                }
-            }
-            let mut out = Vec::with_capacity(json_size_guess(r));
-            let json = serde_json::to_writer_pretty(&mut out, &JsonReport { r, stamp });
-            out.push(b'\n');
-            // serde_json writes UTF-8 only; a failure prints an empty line, as before.
-            let text = json.ok().and_then(|()| String::from_utf8(out).ok());
-            text.unwrap_or_else(|| "\n".into())
+            write_json(w, r, stamp, 0)?;
+            w.write_all(b"\n")
         }
         Format::Csv => {
-            let mut out = render_csv(&r.main);
+            write_csv(&r.main, w)?;
             for t in &r.extra {
-                out.push_str(&format!("\n# {}\n{}", t.name, render_csv(t)));
+                write!(w, "\n# {}\n", t.name)?;
+                write_csv(t, w)?;
             }
-            out
+            Ok(())
         }
         Format::Table => {
-            let mut out = render_text(&r.main);
+            write_text(&r.main, w)?;
             for t in &r.extra {
-                out.push('\n');
-                out.push_str(&render_text(t));
+                w.write_all(b"\n")?;
+                write_text(t, w)?;
             }
-            out
+            Ok(())
         }
+    }
+}
+
+/// [`write_report`] into a `String`.
+pub fn render(r: &Report, stamp: &Stamp, format: Format) -> String {
+    to_string(|w| write_report(w, r, stamp, format))
+}
+
+/// Several reports one at a time (so only one need be in memory): JSON is
+/// one object `{"as_of", "head", "known_at", "tables": [<report>...]}` (the
+/// pretty JSON of that object's `Value`: keys sorted, each report indented
+/// as its element), other formats the reports' texts separated by a blank line.
+pub struct Many<'a> {
+    w: &'a mut dyn Write,
+    stamp: &'a Stamp,
+    format: Format,
+    written: usize,
+}
+
+impl<'a> Many<'a> {
+    pub fn new(w: &'a mut dyn Write, stamp: &'a Stamp, format: Format) -> Self {
+        Many {
+            w,
+            stamp,
+            format,
+            written: 0,
+        }
+    }
+
+    /// Write the next report.
+    pub fn write(&mut self, r: &Report) -> io::Result<()> {
+        let (w, stamp) = (&mut *self.w, self.stamp);
+        match (self.format, self.written) {
+            (Format::Json, 0) => {
+                w.write_all(b"{\n  \"as_of\": ")?;
+                json_scalar(w, &stamp.as_of)?;
+                w.write_all(b",\n  \"head\": ")?;
+                json_scalar(w, &stamp.head)?;
+                write!(
+                    w,
+                    ",\n  \"known_at\": {},\n  \"tables\": [\n    ",
+                    stamp.known_at
+                )?;
+            }
+            (Format::Json, _) => w.write_all(b",\n    ")?,
+            (_, 0) => {}
+            (_, _) => w.write_all(b"\n")?,
+        }
+        self.written += 1;
+        match self.format {
+            Format::Json => write_json(w, r, stamp, 2),
+            other => write_report(w, r, stamp, other),
+        }
+    }
+
+    /// Close the JSON object (nothing to do for other formats).
+    pub fn finish(self) -> io::Result<()> {
+        if self.format != Format::Json {
+            return Ok(());
+        }
+        let w = self.w;
+        if self.written == 0 {
+            w.write_all(b"{\n  \"as_of\": ")?;
+            json_scalar(w, &self.stamp.as_of)?;
+            w.write_all(b",\n  \"head\": ")?;
+            json_scalar(w, &self.stamp.head)?;
+            return writeln!(
+                w,
+                ",\n  \"known_at\": {},\n  \"tables\": []\n}}",
+                self.stamp.known_at
+            );
+        }
+        w.write_all(b"\n  ]\n}\n")
     }
 }
 

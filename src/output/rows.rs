@@ -1,0 +1,440 @@
+//! A table's rows, packed: one byte string per row instead of a
+//! `Vec<serde_json::Value>` (32 bytes a cell plus a heap string per text cell,
+//! about 600 bytes a row of CFR's 10-column event table; a 1M-event ledger's
+//! `standings cfr` held 1M such rows and peaked at 1 GB).
+//!
+//! Layout (in memory only, never stored or hashed): the rows' bytes are
+//! appended to blocks. A row never spans two blocks, and a block never grows
+//! once allocated (no reallocation copies a large buffer: growing one `Vec`
+//! by doubling would touch twice the bytes at the last step); each block
+//! doubles the last, from [`FIRST_BLOCK`] bytes (a replay holds thousands of
+//! small tables) up to [`BLOCK`]. `ends[i]` is row `i`'s (block, end offset);
+//! a row starts where the previous one ended in the same block, else at 0. A
+//! row is its cells back to back, each a tag byte then its payload:
+//!
+//! | tag | cell | payload |
+//! |-----|------|---------|
+//! | 0 | `null` | none |
+//! | 1, 2 | `false`, `true` | none |
+//! | 3 | a non-negative integer (`u64`) | LEB128 |
+//! | 4 | a negative integer `i` (`i64`) | LEB128 of `!i` |
+//! | 5 | a float | 8 bytes, little-endian `f64` bits |
+//! | 6 | a string | LEB128 byte length, then its UTF-8 |
+//! | 7 | an array or object | 8 bytes, little-endian index into `nested` |
+//!
+//! Invariant: decoding a row gives back exactly the `Value`s pushed (numbers
+//! keep their kind: `u64`, negative `i64` or `f64`), so every rendering prints
+//! what it printed from the `Value`s themselves.
+
+use serde::{Serialize, Serializer};
+use serde_json::{Number, Value};
+
+/// A table's first block, in bytes: a replay holds thousands of small tables.
+const FIRST_BLOCK: usize = 256;
+/// The largest block (each doubles the last up to it): a million rows take
+/// about a hundred.
+const BLOCK: usize = 1 << 20;
+
+const NULL: u8 = 0;
+const FALSE: u8 = 1;
+const TRUE: u8 = 2;
+const UINT: u8 = 3;
+const NEG: u8 = 4;
+const FLOAT: u8 = 5;
+const STR: u8 = 6;
+const NESTED: u8 = 7;
+
+/// The rows of a [`super::Table`], packed (see the module docs).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Rows {
+    blocks: Vec<Vec<u8>>,
+    /// Per row: its block and the offset in it where the row ends.
+    ends: Vec<(u32, u32)>,
+    /// Array and object cells, which no standings table has (kept as they are).
+    nested: Vec<Value>,
+}
+
+/// One cell of a packed row, borrowed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cell<'a> {
+    Null,
+    Bool(bool),
+    UInt(u64),
+    Neg(i64),
+    Float(f64),
+    Str(&'a str),
+    Nested(&'a Value),
+}
+
+impl Cell<'_> {
+    pub fn is_number(&self) -> bool {
+        matches!(self, Cell::UInt(_) | Cell::Neg(_) | Cell::Float(_))
+    }
+
+    /// The `Value` this cell was pushed as.
+    pub fn to_value(&self) -> Value {
+        match *self {
+            Cell::Null => Value::Null,
+            Cell::Bool(b) => Value::Bool(b),
+            Cell::UInt(u) => Value::Number(u.into()),
+            Cell::Neg(i) => Value::Number(i.into()),
+            Cell::Float(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
+            Cell::Str(s) => Value::String(s.to_string()),
+            Cell::Nested(v) => v.clone(),
+        }
+    }
+
+    /// The text of a cell in text and CSV output: nothing for `null`, a string
+    /// as it is, anything else as compact JSON (as `Value::to_string`).
+    pub fn write_text(&self, out: &mut Vec<u8>) {
+        match self {
+            Cell::Null => {}
+            Cell::Str(s) => out.extend_from_slice(s.as_bytes()),
+            // Serializing a scalar or a `Value` into a Vec cannot fail.
+            other => serde_json::to_writer(out, other).unwrap_or_default(),
+        }
+    }
+}
+
+/// Serialized exactly as the `Value` it was pushed as.
+impl Serialize for Cell<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Cell::Null => s.serialize_unit(),
+            Cell::Bool(b) => s.serialize_bool(b),
+            Cell::UInt(u) => s.serialize_u64(u),
+            Cell::Neg(i) => s.serialize_i64(i),
+            Cell::Float(f) => s.serialize_f64(f),
+            Cell::Str(t) => s.serialize_str(t),
+            Cell::Nested(v) => v.serialize(s),
+        }
+    }
+}
+
+fn varint_len(mut n: u64) -> usize {
+    let mut len = 1;
+    while n >= 0x80 {
+        n >>= 7;
+        len += 1;
+    }
+    len
+}
+
+fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// A number's tag and payload, by the kind serde_json keeps it as.
+enum Num {
+    UInt(u64),
+    Neg(i64),
+    Float(f64),
+}
+
+fn num(n: &Number) -> Num {
+    match (n.as_u64(), n.as_i64()) {
+        (Some(u), _) => Num::UInt(u),
+        (None, Some(i)) => Num::Neg(i),
+        _ => Num::Float(n.as_f64().unwrap_or_default()),
+    }
+}
+
+/// The bytes [`encode`] writes for `v`.
+fn encoded_len(v: &Value) -> usize {
+    1 + match v {
+        Value::Null | Value::Bool(_) => 0,
+        Value::Number(n) => match num(n) {
+            Num::UInt(u) => varint_len(u),
+            Num::Neg(i) => varint_len(!i as u64),
+            Num::Float(_) => 8,
+        },
+        Value::String(s) => varint_len(s.len() as u64) + s.len(),
+        Value::Array(_) | Value::Object(_) => 8,
+    }
+}
+
+fn encode(v: Value, out: &mut Vec<u8>, nested: &mut Vec<Value>) {
+    match v {
+        Value::Null => out.push(NULL),
+        Value::Bool(b) => out.push(if b { TRUE } else { FALSE }),
+        Value::Number(n) => match num(&n) {
+            Num::UInt(u) => {
+                out.push(UINT);
+                put_varint(out, u);
+            }
+            Num::Neg(i) => {
+                out.push(NEG);
+                put_varint(out, !i as u64);
+            }
+            Num::Float(f) => {
+                out.push(FLOAT);
+                out.extend_from_slice(&f.to_bits().to_le_bytes());
+            }
+        },
+        Value::String(s) => {
+            out.push(STR);
+            put_varint(out, s.len() as u64);
+            out.extend_from_slice(s.as_bytes());
+        }
+        other => {
+            out.push(NESTED);
+            out.extend_from_slice(&(nested.len() as u64).to_le_bytes());
+            nested.push(other);
+        }
+    }
+}
+
+impl Rows {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Room for `n` more rows' places (their bytes are allocated block by block).
+    pub fn reserve(&mut self, n: usize) {
+        self.ends.reserve(n);
+    }
+
+    /// Append a row.
+    pub fn push(&mut self, cells: Vec<Value>) {
+        let need: usize = cells.iter().map(encoded_len).sum();
+        let fits = self
+            .blocks
+            .last()
+            .is_some_and(|b| b.len() + need <= b.capacity());
+        if !fits {
+            let next = self.blocks.last().map_or(FIRST_BLOCK, |b| 2 * b.capacity());
+            let cap = need.max(next.min(BLOCK));
+            self.blocks.push(Vec::with_capacity(cap));
+        }
+        let b = self.blocks.len() - 1;
+        let block = &mut self.blocks[b];
+        for v in cells {
+            encode(v, block, &mut self.nested);
+        }
+        // A block is at least one row's bytes: a row of 4 GiB is not a table's.
+        let end = u32::try_from(block.len()).expect("a table row under 4 GiB");
+        self.ends.push((b as u32, end));
+    }
+
+    /// Row `i`'s bytes.
+    fn raw(&self, i: usize) -> &[u8] {
+        let (b, end) = self.ends[i];
+        let start = match i.checked_sub(1).map(|p| self.ends[p]) {
+            Some((pb, pend)) if pb == b => pend,
+            _ => 0,
+        };
+        &self.blocks[b as usize][start as usize..end as usize]
+    }
+
+    /// Row `i`'s cells.
+    pub fn cells(&self, i: usize) -> Cells<'_> {
+        Cells {
+            bytes: self.raw(i),
+            nested: &self.nested,
+        }
+    }
+
+    /// Row `i` as the `Value`s pushed.
+    pub fn row(&self, i: usize) -> Vec<Value> {
+        self.cells(i).map(|c| c.to_value()).collect()
+    }
+
+    /// Every row as its `Value`s, decoded one at a time.
+    pub fn iter(&self) -> impl Iterator<Item = Vec<Value>> + '_ {
+        (0..self.len()).map(|i| self.row(i))
+    }
+
+    /// Every row's cells, borrowed.
+    pub fn iter_cells(&self) -> impl Iterator<Item = Cells<'_>> + '_ {
+        (0..self.len()).map(|i| self.cells(i))
+    }
+
+    /// Are all cells scalars (no array or object)?
+    pub fn all_scalar(&self) -> bool {
+        self.nested.is_empty()
+    }
+}
+
+impl FromIterator<Vec<Value>> for Rows {
+    fn from_iter<I: IntoIterator<Item = Vec<Value>>>(iter: I) -> Self {
+        let mut rows = Rows::default();
+        for r in iter {
+            rows.push(r);
+        }
+        rows
+    }
+}
+
+impl<'a> IntoIterator for &'a Rows {
+    type Item = Vec<Value>;
+    type IntoIter = Box<dyn Iterator<Item = Vec<Value>> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+/// The cells of one packed row.
+#[derive(Clone)]
+pub struct Cells<'a> {
+    bytes: &'a [u8],
+    nested: &'a [Value],
+}
+
+impl<'a> Cells<'a> {
+    fn byte(&mut self) -> u8 {
+        let (b, rest) = self.bytes.split_first().unwrap_or((&0, &[]));
+        self.bytes = rest;
+        *b
+    }
+
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let (head, rest) = self.bytes.split_at(n.min(self.bytes.len()));
+        self.bytes = rest;
+        head
+    }
+
+    fn varint(&mut self) -> u64 {
+        let (mut n, mut shift) = (0u64, 0);
+        loop {
+            let b = self.byte();
+            n |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b < 0x80 || shift >= 64 {
+                return n;
+            }
+        }
+    }
+
+    fn u64_le(&mut self) -> u64 {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(self.take(8));
+        u64::from_le_bytes(a)
+    }
+}
+
+impl<'a> Iterator for Cells<'a> {
+    type Item = Cell<'a>;
+
+    fn next(&mut self) -> Option<Cell<'a>> {
+        if self.bytes.is_empty() {
+            return None;
+        }
+        Some(match self.byte() {
+            NULL => Cell::Null,
+            FALSE => Cell::Bool(false),
+            TRUE => Cell::Bool(true),
+            UINT => Cell::UInt(self.varint()),
+            NEG => Cell::Neg(!(self.varint() as i64)),
+            FLOAT => Cell::Float(f64::from_bits(self.u64_le())),
+            STR => {
+                let n = self.varint() as usize;
+                // Pushed from a `String`: always UTF-8.
+                Cell::Str(std::str::from_utf8(self.take(n)).unwrap_or_default())
+            }
+            _ => Cell::Nested(&self.nested[self.u64_le() as usize]),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rows_decode_to_exactly_what_was_pushed() {
+        let big = "x".repeat(3 * BLOCK);
+        let pushed = vec![
+            vec![
+                json!(null),
+                json!(true),
+                json!(false),
+                json!(0),
+                json!(u64::MAX),
+            ],
+            vec![
+                json!(-1),
+                json!(i64::MIN),
+                json!(1.5),
+                json!(-0.25),
+                json!(1e300),
+            ],
+            vec![],
+            vec![
+                json!(""),
+                json!("Zoë \"Z\"\n日本"),
+                json!([1, {"a": 2}]),
+                json!({}),
+            ],
+            vec![json!(big), json!(127), json!(128), json!(16384)],
+            vec![json!("after the big one")],
+        ];
+        let rows: Rows = pushed.iter().cloned().collect();
+        assert_eq!(rows.len(), pushed.len());
+        assert!(!rows.all_scalar());
+        let got: Vec<Vec<Value>> = rows.iter().collect();
+        assert_eq!(got, pushed);
+        // Numbers keep their kind (u64, negative i64, f64), which JSON prints.
+        for (a, b) in got.iter().flatten().zip(pushed.iter().flatten()) {
+            assert_eq!(a.to_string(), b.to_string());
+        }
+        let cells: Vec<bool> = rows.cells(1).map(|c| c.is_number()).collect();
+        assert_eq!(cells, [true; 5]);
+    }
+
+    #[test]
+    fn many_rows_fill_blocks_without_spanning_them() {
+        let mut rows = Rows::default();
+        let row = |i: u64| {
+            vec![
+                json!(i),
+                json!(format!("player {i}")),
+                json!(-(i as i64) - 1),
+            ]
+        };
+        for i in 0..100_000 {
+            rows.push(row(i));
+        }
+        assert!(rows.blocks.len() > 1);
+        // Doubling from FIRST_BLOCK, then BLOCK each; none ever grew.
+        let caps: Vec<usize> = rows.blocks.iter().map(Vec::capacity).collect();
+        assert_eq!(caps[0], FIRST_BLOCK);
+        assert!(caps.windows(2).all(|w| w[1] == (2 * w[0]).min(BLOCK)));
+        assert_eq!(*caps.last().unwrap(), BLOCK);
+        for i in [0, 1, 50_000, 99_999] {
+            assert_eq!(rows.row(i as usize), row(i));
+        }
+        assert_eq!(rows.iter().count(), 100_000);
+    }
+
+    #[test]
+    fn cell_text_is_the_values_text() {
+        let rows: Rows = [vec![
+            json!(null),
+            json!("a b"),
+            json!(2.50),
+            json!(-7),
+            json!([1]),
+        ]]
+        .into_iter()
+        .collect();
+        let texts: Vec<String> = rows
+            .cells(0)
+            .map(|c| {
+                let mut out = Vec::new();
+                c.write_text(&mut out);
+                String::from_utf8(out).unwrap()
+            })
+            .collect();
+        assert_eq!(texts, ["", "a b", "2.5", "-7", "[1]"]);
+    }
+}
