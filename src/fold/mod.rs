@@ -824,6 +824,52 @@ mod tests {
         crate::systems::tables().into_iter().map(table).collect()
     }
 
+    /// `history PLAYER` folds with `audit_subject`: the same state as a plain fold
+    /// (mepbm's tick takes another path for the others), and exactly the full
+    /// trail's changes to that subject (the trail was filtered afterwards before).
+    #[test]
+    fn an_audit_of_one_subject_is_the_full_trail_filtered_and_changes_no_state() {
+        use crate::systems::Change;
+        use std::collections::BTreeMap;
+        let src = Stored::generated(3000);
+        let plain = fold(&src, &Query::default()).unwrap();
+        let audit = Query {
+            audit: true,
+            ..Query::default()
+        };
+        let full = fold(&src, &audit).unwrap();
+        // The subject with the most changes in each system.
+        let mut counts: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+        for c in full.cx.changes() {
+            *counts.entry((&c.system, &c.subject)).or_default() += 1;
+        }
+        let mut best: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
+        for ((system, subject), n) in counts {
+            let b = best.entry(system).or_insert((0, subject));
+            if n > b.0 {
+                *b = (n, subject);
+            }
+        }
+        assert!(best.len() >= 8, "systems audited: {:?}", best.keys());
+        for (n, subject) in best.into_values() {
+            let q = Query {
+                audit_subject: Some(subject.to_string()),
+                ..audit.clone()
+            };
+            let one = fold(&src, &q).unwrap();
+            let expected: Vec<&Change> = full
+                .cx
+                .changes()
+                .iter()
+                .filter(|c| c.subject == subject)
+                .collect();
+            let got: Vec<&Change> = one.cx.changes().iter().collect();
+            assert!(expected.len() >= n);
+            assert_eq!(got, expected, "{subject}");
+            assert_eq!(tables_of(&one), tables_of(&plain), "{subject}");
+        }
+    }
+
     #[test]
     fn the_fold_per_namespace_equals_the_two_thread_one_and_the_first_bad_record_wins() {
         let src = Stored::generated(3000);
