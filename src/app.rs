@@ -215,14 +215,8 @@ pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
     })
 }
 
-/// A fold of the ledger at `path` with its stamp (what it was computed against).
-fn folded(ledger: &Ledger, args: &QueryArgs, audit: bool) -> Result<(fold::Folded, Stamp)> {
-    let mut q = args.query()?;
-    q.audit = audit;
-    fold_stamped(ledger, args, q)
-}
-
-/// [`folded`] of one namespace's projection (`only`), or of every one (`None`).
+/// A fold of one namespace's projection (`only`), or of every one (`None`),
+/// with its stamp (what it was computed against).
 fn folded_only(
     ledger: &Ledger,
     args: &QueryArgs,
@@ -378,7 +372,7 @@ fn voided_changes(
 /// `laurel rules`: every parameter, its default and the value in force.
 pub fn rules(path: &Path, args: &QueryArgs, format: Format) -> Result<String> {
     let ledger = Ledger::open(path)?;
-    let (f, stamp) = folded(&ledger, args, false)?;
+    let (f, stamp) = folded_only(&ledger, args, None)?;
     let mut t = Table::new(
         "rules",
         "Rule parameters",
@@ -475,9 +469,7 @@ pub fn replay(
         .map(|(table, _)| (table, selectors(&new.state, table)))
         .collect();
     if let Some(old) = &mut old {
-        for (table, sels) in &all {
-            sels.iter().try_for_each(|sel| old.check(table, sel))?;
-        }
+        old.check(&all)?;
     }
     buffered(w, |w| {
         let mut many = output::Many::new(w, &stamp, format);
@@ -534,23 +526,33 @@ impl<'p> OldScores<'p> {
         Ok(OldScores { path, live, by })
     }
 
-    /// Make sure `table` under `sel` has its old scores, or fail as its old
-    /// standings do. A selector the old state did not list (a tournament only
-    /// the new rules let in) is folded for on its own.
-    fn check(&mut self, table: &str, sel: &Selector) -> Result<()> {
-        let key = (table.to_string(), sel.tournament.clone());
-        if !self.by.contains_key(&key) {
-            let ns = systems::namespace_of(table);
+    /// Make sure every table under each of its selectors has its old scores,
+    /// or fail as the first (in `all`'s order) whose old standings fail. The
+    /// selectors the old state did not list (tournaments only the new rules
+    /// let in) are scored from one more fold, not one fold each.
+    fn check(&mut self, all: &[(&str, Vec<Selector>)]) -> Result<()> {
+        let key = |table: &str, sel: &Selector| (table.to_string(), sel.tournament.clone());
+        let missing: Vec<(&str, &Selector)> = all
+            .iter()
+            .flat_map(|(t, sels)| sels.iter().map(move |s| (*t, s)))
+            .filter(|&(t, s)| !self.by.contains_key(&key(t, s)))
+            .collect();
+        if let Some(&(first, _)) = missing.first() {
+            let ns = systems::namespace_of(first);
+            let ns = ns.filter(|_| missing.iter().all(|(t, _)| systems::namespace_of(t) == ns));
             let ledger = Ledger::open(self.path)?;
             let (old, _) = folded_only(&ledger, &self.live, ns)?;
-            let scores = old.state.standings(table, sel, &old.cx);
-            self.by
-                .insert(key.clone(), scores.map(|r| score_rows(&r.main)));
+            for (table, sel) in missing {
+                let scores = old.state.standings(table, sel, &old.cx);
+                self.by
+                    .insert(key(table, sel), scores.map(|r| score_rows(&r.main)));
+            }
         }
-        match &self.by[&key] {
-            Ok(_) => Ok(()),
-            Err(e) => Err(Error::Usage(e.clone())),
-        }
+        let failed = all
+            .iter()
+            .flat_map(|(t, sels)| sels.iter().map(move |s| key(t, s)))
+            .find_map(|k| self.by[&k].as_ref().err().cloned());
+        failed.map_or(Ok(()), |e| Err(Error::Usage(e)))
     }
 
     /// The old scores of `table` under `sel` (after [`OldScores::check`]),
@@ -580,11 +582,6 @@ pub(crate) fn selectors(state: &systems::State, table: &str) -> Vec<Selector> {
         .collect()
 }
 
-/// Old and new score and rank per subject, largest absolute moves first.
-pub fn diff_report(table: &str, old: &Report, new: &Report) -> Report {
-    diff_rows(table, &score_rows(&old.main), &score_rows(&new.main))
-}
-
 /// A main table's `player` (as text), `score` and `rank` cells, one row each:
 /// what [`Table::json_rows`] has under those keys (`null` if a row has none).
 fn score_rows(main: &Table) -> Rows {
@@ -606,8 +603,8 @@ fn score_rows(main: &Table) -> Rows {
 /// A subject's name, score and rank.
 type Score = (String, Value, Value);
 
-/// [`diff_report`] of [`score_rows`]: subjects in name order, then sorted by
-/// the size of their move (ties by name).
+/// Old and new score and rank per subject ([`score_rows`] of each), largest
+/// absolute moves first (ties by name).
 fn diff_rows(table: &str, old: &Rows, new: &Rows) -> Report {
     let decode = |rows: &Rows| -> Vec<Score> {
         let score = |r: Vec<Value>| {
@@ -691,7 +688,7 @@ pub fn demo(w: &mut dyn Write) -> Result<()> {
         report.appended,
         report.head
     );
-    let (f, stamp) = folded(&ledger, &QueryArgs::default(), false)?;
+    let (f, stamp) = folded_only(&ledger, &QueryArgs::default(), None)?;
     for (table, _) in systems::tables() {
         for sel in selectors(&f.state, table) {
             out.push_str(&format!(
@@ -721,7 +718,10 @@ pub fn demo(w: &mut dyn Write) -> Result<()> {
 /// export and the head to verify it by (see [`crate::site`]).
 pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
     let ledger = Ledger::open(path)?;
-    let (f, stamp) = folded(&ledger, args, true)?;
+    let mut q = args.query()?;
+    // Every player's trail: a page each (see README "Memory bound").
+    q.audit = true;
+    let (f, stamp) = fold_stamped(&ledger, args, q)?;
     let mut tables = Vec::new();
     for (table, _) in systems::tables() {
         let sels = selectors(&f.state, table);
