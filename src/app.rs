@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
@@ -15,6 +16,7 @@ use crate::events::{ledger as ledger_events, Event};
 use crate::fold::{self, KnownAt, Query, Source};
 use crate::ledger::{canonical, Input, Ledger};
 use crate::output::{self, Format, Report, Rows, Stamp, Table};
+use crate::spill::{self, Spill};
 use crate::systems::{self, Change, Cx, Selector, State};
 use crate::time;
 
@@ -719,9 +721,12 @@ pub fn demo(w: &mut dyn Write) -> Result<()> {
 pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
     let ledger = Ledger::open(path)?;
     let mut q = args.query()?;
-    // Every player's trail: a page each (see README "Memory bound").
+    // Every player's trail (a page each), spilled to disk by subject as the fold
+    // goes and read back a bucket at a time (see README "Memory bound").
     q.audit = true;
-    let (f, stamp) = fold_stamped(&ledger, args, q)?;
+    let spill = Arc::new(Mutex::new(Spill::new()?));
+    q.trail = Some(fold::Trail(spill.clone()));
+    let (mut f, stamp) = fold_stamped(&ledger, args, q)?;
     let mut tables = Vec::new();
     for (table, _) in systems::tables() {
         let sels = selectors(&f.state, table);
@@ -741,16 +746,25 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
         }
     }
     let head = ledger.head()?;
-    let mut export = Vec::new();
-    ledger.export(&mut export)?;
+    let spill = Arc::into_inner(spill)
+        .and_then(|m| m.into_inner().ok())
+        .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
+    let buckets = spill.finish(f.cx.take_changes())?;
+    drop(f);
     let site = crate::site::Site {
         head_seq: head.seq,
         head_hash: canonical::hex(&head.hash),
         stamp,
         tables,
-        changes: f.cx.changes().to_vec(),
+        changes: Vec::new(),
+        spilled_subjects: buckets.subjects.clone(),
     };
-    let pages = crate::site::write(dir, &site, &export)?;
+    let export_path = dir.join("export.jsonl").display().to_string();
+    let mut export = |w: &mut dyn Write| ledger.export_to(w, &export_path);
+    let mut groups = |page: &mut dyn FnMut(&[Change]) -> Result<()>| {
+        (0..spill::BUCKETS).try_for_each(|i| page(&buckets.read(i)?))
+    };
+    let pages = crate::site::write_grouped(dir, &site, &mut groups, &mut export)?;
     Ok(format!(
         "wrote {pages} page(s) and export.jsonl to {}\nhead {head}\nopen {}\n",
         dir.display(),

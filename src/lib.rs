@@ -20,6 +20,7 @@ pub mod num;
 pub mod output;
 pub mod params;
 pub mod site;
+pub mod spill;
 pub mod sysinfo;
 pub mod systems;
 pub mod time;

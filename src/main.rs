@@ -267,7 +267,9 @@ fn main() -> ExitCode {
             } else {
                 "error"
             };
-            eprintln!("laurel: {prefix}: {:#}", anyhow::Error::from(e));
+            // `{}`, not `{:#}`: every message already names its cause (an I/O error its
+            // OS error), and the chain would print that cause twice.
+            eprintln!("laurel: {prefix}: {}", anyhow::Error::from(e));
             ExitCode::from(code as u8)
         }
     }

@@ -44,6 +44,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
 
 use serde_json::Value;
@@ -83,6 +84,9 @@ pub struct Site {
     pub tables: Vec<TableView>,
     /// The audit trail of the fold, in fold order (oldest first).
     pub changes: Vec<Change>,
+    /// Subjects whose changes are not in `changes` but come to
+    /// [`Site::pages_in_groups`] from elsewhere (`laurel site`: a [`crate::spill`]).
+    pub spilled_subjects: BTreeSet<String>,
 }
 
 /// HTML-escape text for element content and double- or single-quoted attributes.
@@ -123,6 +127,14 @@ pub fn slug(name: &str) -> String {
         format!("{s}-{tag}")
     }
 }
+
+/// Where pages go: `put(file name, piece, last piece of the page?)`, a page's
+/// pieces one after another.
+pub type Put<'a> = dyn FnMut(&str, &str, bool) -> Result<()> + 'a;
+
+/// The audit trail in groups: `groups(page)` calls `page` once per group of
+/// changes, in fold order, every change of a subject in one group.
+pub type Groups<'a> = dyn FnMut(&mut dyn FnMut(&[Change]) -> Result<()>) -> Result<()> + 'a;
 
 /// The file name of every page, unique within one site.
 #[derive(Debug, Clone, Default)]
@@ -199,7 +211,7 @@ fn player_cells(t: &Table) -> impl Iterator<Item = String> + '_ {
 impl Site {
     /// Every subject of a `player` column of any table, or of the audit trail, sorted.
     pub fn players(&self) -> Vec<String> {
-        let mut all: BTreeSet<String> = self.changes.iter().map(|c| c.subject.clone()).collect();
+        let mut all = self.trail_subjects();
         for t in &self.tables {
             if let Ok(r) = &t.standings {
                 for table in std::iter::once(&r.main).chain(&r.extra) {
@@ -210,46 +222,156 @@ impl Site {
         all.into_iter().collect()
     }
 
-    /// Every page: `(file name, HTML)`, index first.
+    /// Every page: `(file name, HTML)`, index first (what [`write`] writes; tests).
     pub fn pages(&self) -> Vec<(String, String)> {
-        let files = Files::new(self);
-        let mut pages = vec![("index.html".to_string(), render_index(self, &files))];
-        for t in &self.tables {
-            if let Some(f) = files.table(&t.table, t.tournament.as_deref()) {
-                if let Ok(r) = &t.standings {
-                    pages.push((f.to_string(), render_table(self, &files, t, r)));
-                }
+        let mut pages = Vec::new();
+        let mut html = String::new();
+        let mut keep = |name: &str, piece: &str, last: bool| {
+            html.push_str(piece);
+            if last {
+                pages.push((name.to_string(), std::mem::take(&mut html)));
             }
-        }
-        let mut by_subject: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
-        for c in &self.changes {
-            by_subject.entry(&c.subject).or_default().push(c);
-        }
-        for p in self.players() {
-            let changes = by_subject.remove(p.as_str()).unwrap_or_default();
-            if let Some(f) = files.player(&p) {
-                pages.push((f.to_string(), render_player(self, &files, &p, &changes)));
-            }
-        }
+            Ok(())
+        };
+        // `keep` cannot fail, so neither can this.
+        let _ = self.each_page(&mut keep);
         pages
+    }
+
+    /// Every subject with a change, kept or spilled.
+    fn trail_subjects(&self) -> BTreeSet<String> {
+        let mut all = self.spilled_subjects.clone();
+        all.extend(self.changes.iter().map(|c| c.subject.clone()));
+        all
+    }
+
+    /// Render every page, index first, handing each to `put` as soon as it is made,
+    /// in pieces: `put(file name, piece, last piece?)`. The pages are never all held
+    /// at once (100,000 generated events make 832 MB of them), nor is a big one
+    /// (CFR's table page at 1M events). Returns the number of pages.
+    pub fn each_page(&self, put: &mut Put<'_>) -> Result<usize> {
+        self.pages_in_groups(put, &mut |page| page(&self.changes))
+    }
+
+    /// [`Site::each_page`] with the trail in groups: `groups` calls its argument
+    /// once per group of changes (in fold order; every change of a subject in one
+    /// group), `self.changes` included. The pages of the players in a group are
+    /// made from it, then those of players without changes.
+    pub fn pages_in_groups(&self, put: &mut Put<'_>, groups: &mut Groups<'_>) -> Result<usize> {
+        let files = Files::new(self);
+        put("index.html", &render_index(self, &files), true)?;
+        let mut n = 1;
+        for t in &self.tables {
+            if let (Some(f), Ok(r)) = (files.table(&t.table, t.tournament.as_deref()), &t.standings)
+            {
+                render_table(self, &files, (t, r), &mut |piece, last| put(f, piece, last))?;
+                n += 1;
+            }
+        }
+        let mut standing = self.standing_lines(&files);
+        let mut player = |p: &str, changes: &[&Change]| -> Result<()> {
+            let lines = standing.remove(p).unwrap_or_default();
+            if let Some(f) = files.player(p) {
+                put(f, &render_player(self, &files, p, changes, &lines), true)?;
+                n += 1;
+            }
+            Ok(())
+        };
+        groups(&mut |changes| {
+            let mut by_subject: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
+            for c in changes {
+                by_subject.entry(&c.subject).or_default().push(c);
+            }
+            by_subject
+                .into_iter()
+                .try_for_each(|(p, cs)| player(p, &cs))
+        })?;
+        let trail = self.trail_subjects();
+        for p in self.players().iter().filter(|p| !trail.contains(*p)) {
+            player(p, &[])?;
+        }
+        Ok(n)
+    }
+
+    /// Each player's "Standings" list items (rank and score in every published
+    /// table, tables in display order, rows in rank order), made in one pass over
+    /// the tables. Scanning every table for each player instead made `site`
+    /// quadratic: 535 s of CPU at 100,000 events, 70% of it turning rows into JSON.
+    fn standing_lines(&self, files: &Files) -> BTreeMap<String, String> {
+        let mut lines: BTreeMap<String, String> = BTreeMap::new();
+        for t in &self.tables {
+            let (Ok(r), Some(f)) = (&t.standings, files.table(&t.table, t.tournament.as_deref()))
+            else {
+                continue;
+            };
+            let col = |name: &str| r.main.columns.iter().rposition(|c| c == name);
+            let (player, rank, score) = (col("player"), col("rank"), col("score"));
+            let text = |row: &[Value], i: Option<usize>| {
+                i.and_then(|i| row.get(i))
+                    .map(cell_text)
+                    .unwrap_or_default()
+            };
+            for row in r.main.rows.iter() {
+                let name = text(&row, player);
+                let line = lines.entry(name).or_default();
+                let _ = writeln!(
+                    line,
+                    "<li><a href=\"{}\">{}</a>: rank {}, score {}</li>",
+                    escape(f),
+                    escape(&t.label()),
+                    escape(&text(&row, rank)),
+                    escape(&text(&row, score))
+                );
+            }
+        }
+        lines
     }
 }
 
-/// Write every page and `export.jsonl` (the bytes of `laurel export`) into `dir`,
-/// creating it; files of the same names are replaced, others left alone.
-/// Returns the number of pages.
-pub fn write(dir: &Path, site: &Site, export: &[u8]) -> Result<usize> {
+/// Write every page and `export.jsonl` (what `export` writes to it: the bytes of
+/// `laurel export`) into `dir`, creating it; files of the same names are replaced,
+/// others left alone. Each page is written as soon as it is rendered. Returns the
+/// number of pages.
+pub fn write(
+    dir: &Path,
+    site: &Site,
+    export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
+) -> Result<usize> {
+    write_grouped(dir, site, &mut |page| page(&site.changes), export)
+}
+
+/// [`write`] with the trail in groups (see [`Site::pages_in_groups`]).
+pub fn write_grouped(
+    dir: &Path,
+    site: &Site,
+    groups: &mut Groups<'_>,
+    export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
+) -> Result<usize> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
-    let put = |name: &str, bytes: &[u8]| {
+    let mut open: Option<std::io::BufWriter<std::fs::File>> = None;
+    let mut put = |name: &str, piece: &str, last: bool| {
         let p = dir.join(name);
-        std::fs::write(&p, bytes).map_err(|e| Error::io(p.display().to_string(), e))
+        let io = |e| Error::io(p.display().to_string(), e);
+        let w = match &mut open {
+            Some(w) => w,
+            None => open.insert(std::io::BufWriter::new(
+                std::fs::File::create(&p).map_err(io)?,
+            )),
+        };
+        w.write_all(piece.as_bytes()).map_err(io)?;
+        if last {
+            w.flush().map_err(io)?;
+            open = None;
+        }
+        Ok(())
     };
-    let pages = site.pages();
-    for (name, html) in &pages {
-        put(name, html.as_bytes())?;
-    }
-    put("export.jsonl", export)?;
-    Ok(pages.len())
+    let pages = site.pages_in_groups(&mut put, groups)?;
+    let p = dir.join("export.jsonl");
+    let io = |e| Error::io(p.display().to_string(), e);
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&p).map_err(io)?);
+    export(&mut w)?;
+    w.flush().map_err(io)?;
+    Ok(pages)
 }
 
 const CSS: &str = r#":root{color-scheme:light}
@@ -304,6 +426,11 @@ print(seq, prev)                   # must equal the published head
 
 /// The page skeleton around `body` (already HTML).
 fn page(title: &str, site: &Site, body: &str) -> String {
+    format!("{}{body}{}", page_head(title), page_tail(site))
+}
+
+/// A page up to its body.
+fn page_head(title: &str) -> String {
     format!(
         r##"<!DOCTYPE html>
 <html lang="en">
@@ -320,13 +447,16 @@ fn page(title: &str, site: &Site, body: &str) -> String {
 <a class="skip" href="#main">Skip to content</a>
 <header><nav aria-label="Site"><a href="index.html">Ledger, tables and players</a></nav></header>
 <main id="main">
-{body}</main>
-<footer>{stamp}</footer>
-</body>
-</html>
 "##,
         version = env!("CARGO_PKG_VERSION"),
         title = escape(title),
+    )
+}
+
+/// A page after its body.
+fn page_tail(site: &Site) -> String {
+    format!(
+        "</main>\n<footer>{stamp}</footer>\n</body>\n</html>\n",
         stamp = stamp_line(site),
     )
 }
@@ -355,11 +485,18 @@ fn column_headers(out: &mut String, columns: &[String]) {
     out.push_str("</tr></thead>\n<tbody>\n");
 }
 
-/// One `<table>` with caption and column headers; `player` cells link to pages.
-fn html_table(t: &Table, caption: &str, files: &Files) -> String {
-    let mut out = String::from("<div class=\"scroll\"><table>\n");
+/// A table, appended to `out`; `emit` takes what `out` holds each time it passes
+/// [`PIECE`] bytes, so a table of a million rows (CFR's event scores at 1M
+/// events) is never one string.
+fn html_table(
+    out: &mut String,
+    (t, caption): (&Table, &str),
+    files: &Files,
+    emit: &mut dyn FnMut(&str) -> Result<()>,
+) -> Result<()> {
+    out.push_str("<div class=\"scroll\"><table>\n");
     let _ = writeln!(out, "<caption>{}</caption>", escape(caption));
-    column_headers(&mut out, &t.columns);
+    column_headers(out, &t.columns);
     for row in &t.rows {
         out.push_str("<tr>");
         for (col, v) in t.columns.iter().zip(&row) {
@@ -372,6 +509,10 @@ fn html_table(t: &Table, caption: &str, files: &Files) -> String {
             let _ = write!(out, "<td{class}>{inner}</td>");
         }
         out.push_str("</tr>\n");
+        if out.len() >= PIECE {
+            emit(out)?;
+            out.clear();
+        }
     }
     if t.rows.is_empty() {
         let _ = writeln!(
@@ -381,8 +522,11 @@ fn html_table(t: &Table, caption: &str, files: &Files) -> String {
         );
     }
     out.push_str("</tbody></table></div>\n");
-    out
+    Ok(())
 }
+
+/// Bytes of a page held before they are handed on (see [`html_table`]).
+pub const PIECE: usize = 256 * 1024;
 
 /// `index.html`.
 pub fn render_index(site: &Site, files: &Files) -> String {
@@ -483,9 +627,14 @@ still in the chain, later records included.</p>
     page("Ratings ledger", site, &b)
 }
 
-/// A standings page.
-pub fn render_table(site: &Site, files: &Files, view: &TableView, report: &Report) -> String {
-    let mut b = String::new();
+/// A standings page, in pieces: `emit(piece, last)`.
+pub fn render_table(
+    site: &Site,
+    files: &Files,
+    (view, report): (&TableView, &Report),
+    emit: &mut dyn FnMut(&str, bool) -> Result<()>,
+) -> Result<()> {
+    let mut b = page_head(&format!("Standings: {}", view.label()));
     let _ = writeln!(b, "<h1>Standings: {}</h1>", escape(&view.label()));
     let _ = writeln!(b, "<p class=\"meta\">{}</p>", stamp_line(site));
     let caption = if report.main.title.is_empty() {
@@ -493,7 +642,8 @@ pub fn render_table(site: &Site, files: &Files, view: &TableView, report: &Repor
     } else {
         report.main.title.clone()
     };
-    b.push_str(&html_table(&report.main, &caption, files));
+    let mut more = |piece: &str| emit(piece, false);
+    html_table(&mut b, (&report.main, &caption), files, &mut more)?;
     for t in &report.extra {
         let caption = if t.title.is_empty() {
             &t.name
@@ -501,34 +651,24 @@ pub fn render_table(site: &Site, files: &Files, view: &TableView, report: &Repor
             &t.title
         };
         let _ = writeln!(b, "<h2>{}</h2>", escape(caption));
-        b.push_str(&html_table(t, caption, files));
+        html_table(&mut b, (t, caption), files, &mut more)?;
     }
     b.push_str("<p><a href=\"index.html#tables\">All tables</a></p>\n");
-    page(&format!("Standings: {}", view.label()), site, &b)
+    b.push_str(&page_tail(site));
+    emit(&b, true)
 }
 
-/// A player's page: where they stand, the chart, the history with formulas.
-pub fn render_player(site: &Site, files: &Files, name: &str, changes: &[&Change]) -> String {
+/// A player's page: where they stand (`standing`: their list items from
+/// `Site::standing_lines`), the chart, the history with formulas.
+pub fn render_player(
+    site: &Site,
+    files: &Files,
+    name: &str,
+    changes: &[&Change],
+    standing: &str,
+) -> String {
     let mut b = String::new();
     let _ = writeln!(b, "<h1>{}</h1>", escape(name));
-    let mut standing = String::new();
-    for t in &site.tables {
-        let (Ok(r), Some(f)) = (&t.standings, files.table(&t.table, t.tournament.as_deref()))
-        else {
-            continue;
-        };
-        let json = r.main.json_rows();
-        for row in json.iter().filter(|row| cell_text(&row["player"]) == name) {
-            let _ = writeln!(
-                standing,
-                "<li><a href=\"{}\">{}</a>: rank {}, score {}</li>",
-                escape(f),
-                escape(&t.label()),
-                escape(&cell_text(&row["rank"])),
-                escape(&cell_text(&row["score"]))
-            );
-        }
-    }
     b.push_str("<h2>Standings</h2>\n");
     if standing.is_empty() {
         b.push_str("<p>Not in any published table.</p>\n");
@@ -893,6 +1033,7 @@ mod tests {
                 change(5, "2003-02-20", "valar", NASTY, "1600"),
                 change(6, "2003-02-21", "valar", "Only In Audit", "W"),
             ],
+            spilled_subjects: BTreeSet::new(),
         }
     }
 
@@ -936,6 +1077,84 @@ mod tests {
             slug("CON"),
             format!("con-{}", &blake3::hash(b"CON").to_hex()[..8])
         );
+    }
+
+    /// `laurel site` spills the trail and renders player pages a bucket at a
+    /// time: the same files, byte for byte, as from the trail in memory.
+    #[test]
+    fn pages_from_a_spilled_trail_are_the_pages_from_memory() {
+        use crate::fold::TrailSink;
+        let whole = sample();
+        let mut spill = crate::spill::Spill::new().unwrap();
+        spill.take(whole.changes.clone()).unwrap();
+        let buckets = spill.finish(Vec::new()).unwrap();
+        let site = Site {
+            changes: Vec::new(),
+            spilled_subjects: buckets.subjects.clone(),
+            ..whole.clone()
+        };
+        let mut pages = BTreeMap::new();
+        let mut groups = 0;
+        let n = site
+            .pages_in_groups(
+                &mut |name, piece, last| {
+                    let page: &mut String = pages.entry(name.to_string()).or_default();
+                    assert!(!page.ends_with("</html>\n"), "{name} twice");
+                    page.push_str(piece);
+                    assert!(last || piece.len() >= PIECE, "{name}: a short piece");
+                    Ok(())
+                },
+                &mut |page| {
+                    (0..crate::spill::BUCKETS).try_for_each(|i| {
+                        let cs = buckets.read(i)?;
+                        groups += usize::from(!cs.is_empty());
+                        page(&cs)
+                    })
+                },
+            )
+            .unwrap();
+        assert!(
+            groups >= 2,
+            "the sample's subjects fall in {groups} bucket(s)"
+        );
+        assert_eq!(n, pages.len());
+        assert_eq!(pages, whole.pages().into_iter().collect::<BTreeMap<_, _>>());
+    }
+
+    /// A table page bigger than [`PIECE`] is handed on in pieces, never whole,
+    /// and every row arrives once, in order.
+    #[test]
+    fn a_big_table_page_is_written_in_pieces() {
+        let mut site = sample();
+        let mut big = Table::new("valar", "Valar ratings", &["rank", "player", "score"]);
+        for i in 0..20_000 {
+            big.push(vec![
+                (i + 1).into(),
+                format!("p{i}").into(),
+                (2000 - i).into(),
+            ]);
+        }
+        site.tables[0].standings = Ok(Report {
+            system: "valar".into(),
+            main: big,
+            extra: vec![],
+        });
+        let (mut pieces, mut html) = (0, String::new());
+        site.each_page(&mut |name, piece, last| {
+            if name == "table-valar.html" {
+                pieces += 1;
+                html.push_str(piece);
+                assert!(last || piece.len() >= PIECE);
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert!(pieces >= 4, "{pieces} piece(s) for {} bytes", html.len());
+        assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+        let rows: Vec<usize> = (0..20_000)
+            .map(|i| html.find(&format!(">p{i}</a></td>")).expect("every row"))
+            .collect();
+        assert!(rows.windows(2).all(|w| w[0] < w[1]), "rows in order");
     }
 
     #[test]

@@ -111,3 +111,35 @@ fn history_of_one_player_does_not_keep_everyones_changes() {
     assert_eq!(last_valar["new"], top["score"].to_string().as_str());
     assert!(rows.len() > 20, "only {} changes", rows.len());
 }
+
+/// `site` held every page, every report and every player's whole trail at once,
+/// and scanned every table for each player page: 100,000 generated events took
+/// 535 s and 2.6 GB. Now the trail is spilled to disk by subject and pages are
+/// written as they are made (about 14 s and 250 MB).
+#[test]
+fn site_of_100k_events_streams_its_pages_and_trail() {
+    let dir = empty_ledger();
+    let events = dir.path().join("events.jsonl");
+    std::fs::write(&events, common::gen(100_000, 3)).unwrap();
+    run(dir.path(), &["append", events.to_str().unwrap()]);
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let started = std::time::Instant::now();
+    let (_, rss) = run(dir.path(), &["site", site.to_str().unwrap()]);
+    assert!(rss < 384 * MIB, "site: {} MiB", rss >> 20);
+    let secs = started.elapsed().as_secs();
+    assert!(secs < 120, "site took {secs} s");
+
+    // The busiest valar player's page has every change `history` lists.
+    let (valar, _) = run(dir.path(), &["standings", "valar", "--format", "json"]);
+    let valar: serde_json::Value = serde_json::from_slice(&valar).unwrap();
+    let player = valar["rows"][0]["player"].as_str().expect("a ranked player");
+    let (history, _) = run(dir.path(), &["history", player, "--format", "json"]);
+    let history: serde_json::Value = serde_json::from_slice(&history).unwrap();
+    let changes = history["rows"].as_array().expect("rows").len();
+    let page = std::fs::read_to_string(site.join(format!("player-{player}.html"))).unwrap();
+    let table = &page[page.find("class=\"history\"").expect("a history table")..];
+    let rows = table[..table.find("</table>").unwrap()].matches("</tr>").count();
+    assert_eq!(rows, changes + 1, "one row per change, plus the header");
+    assert!(changes > 20, "only {changes} changes");
+}

@@ -186,3 +186,40 @@ fn demo_says_how_to_build_the_site() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("laurel site site/"), "{text}");
 }
+
+/// `site` spills every player's trail to the temporary directory (`src/spill.rs`)
+/// and removes it when done.
+#[test]
+fn site_leaves_no_spilled_trail_behind() {
+    let ledger = bundled();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    laurel(ledger.path())
+        .env("TMPDIR", tmp.path())
+        .arg("site")
+        .arg(out.path().join("site"))
+        .assert()
+        .success();
+    assert!(out.path().join("site/index.html").is_file());
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A full disk printed "No space left on device (os error 28)" twice: the I/O
+/// error's message names its cause, and the binary printed the cause chain too.
+#[test]
+fn an_io_error_names_its_cause_once() {
+    let ledger = bundled();
+    let out = tempfile::tempdir().unwrap();
+    let file = out.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let o = laurel(ledger.path())
+        .arg("site")
+        .arg(file.join("site"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("I/O error on"), "{err}");
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
+}

@@ -366,6 +366,7 @@ fn sample() -> Site {
             },
         ],
         changes,
+        spilled_subjects: Default::default(),
     }
 }
 
@@ -375,10 +376,10 @@ fn sample_site_in_chromium_escapes_names_and_charts_every_change() {
     let site = sample();
     let out = tempfile::tempdir().unwrap();
     let dir = out.path();
-    laurel::site::write(dir, &site, b"").unwrap();
+    laurel::site::write(dir, &site, &mut |_| Ok(())).unwrap();
     // LAUREL_SITE_KEEP=DIR: also write the sample site there, to look at it.
     if let Some(keep) = std::env::var_os("LAUREL_SITE_KEEP") {
-        laurel::site::write(Path::new(&keep), &site, b"").unwrap();
+        laurel::site::write(Path::new(&keep), &site, &mut |_| Ok(())).unwrap();
     }
 
     let index = dump_dom(&bin, &dir.join("index.html"));

@@ -40,6 +40,8 @@
 mod parallel;
 pub mod stream;
 
+use std::sync::{Arc, Mutex};
+
 use serde_json::Value;
 
 pub use stream::{Keep, Span};
@@ -47,7 +49,7 @@ pub use stream::{Keep, Span};
 use crate::error::{Error, Origin, Result};
 use crate::events::{ledger, Event, Record};
 use crate::params::{self, Params};
-use crate::systems::{Cx, State};
+use crate::systems::{Change, Cx, State};
 use crate::time::Micros;
 
 /// The small per-record header the plan is built from.
@@ -169,6 +171,10 @@ pub struct Query {
     /// With `audit`: keep only the changes to this subject (`history` of one
     /// player); None keeps every change (`site`).
     pub audit_subject: Option<String>,
+    /// With `audit`: hand the trail to this sink as the fold goes (`site`), at
+    /// least every [`TRAIL_BATCH`] changes, instead of keeping all of it in
+    /// `Folded::cx`, which keeps only what came after the last hand-over.
+    pub trail: Option<Trail>,
     /// Check every record before applying it (append-time validation).
     pub check: bool,
     /// Fold voided records too (`history` uses it to show what a void took away).
@@ -177,6 +183,35 @@ pub struct Query {
     /// query needs no other, and skips decoding their records.
     pub only: Option<&'static str>,
 }
+
+/// Where an audit fold hands its trail as it goes ([`Query::trail`]).
+pub trait TrailSink: Send {
+    /// Take `changes`, the next ones in fold order.
+    fn take(&mut self, changes: Vec<Change>) -> Result<()>;
+}
+
+/// A shared [`TrailSink`] (a `Query` is `Clone` and `Debug`).
+#[derive(Clone)]
+pub struct Trail(pub Arc<Mutex<dyn TrailSink>>);
+
+impl std::fmt::Debug for Trail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Trail")
+    }
+}
+
+impl Trail {
+    fn give(&self, changes: Vec<Change>) -> Result<()> {
+        let mut sink = self
+            .0
+            .lock()
+            .map_err(|_| Error::Storage("the audit trail's sink failed".into()))?;
+        sink.take(changes)
+    }
+}
+
+/// How many changes an audit fold with a [`Trail`] keeps before handing them on.
+pub const TRAIL_BATCH: usize = 16_384;
 
 /// The result of a fold.
 #[derive(Debug, Clone, Default)]
@@ -448,13 +483,22 @@ fn pipelined(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Resu
     let check = q.check;
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Record>>(8);
+        let trail = q.trail.clone();
         let worker = scope.spawn(move || -> Result<Folded> {
             let mut out = out;
-            for rec in rx.iter().flatten() {
-                if check {
-                    check_record(&out.state, &rec, &out.cx)?;
+            for batch in rx.iter() {
+                for rec in batch {
+                    if check {
+                        check_record(&out.state, &rec, &out.cx)?;
+                    }
+                    apply_record(&mut out.state, &rec, &mut out.cx);
                 }
-                apply_record(&mut out.state, &rec, &mut out.cx);
+                if let Some(t) = trail
+                    .as_ref()
+                    .filter(|_| out.cx.changes().len() >= TRAIL_BATCH)
+                {
+                    t.give(out.cx.take_changes())?;
+                }
             }
             Ok(out)
         });

@@ -637,10 +637,15 @@ impl Ledger {
 
     /// `laurel export`: one JSON line per record (canonical form plus `hash`).
     pub fn export(&self, w: &mut dyn Write) -> Result<()> {
+        self.export_to(w, "stdout")
+    }
+
+    /// [`Ledger::export`] to `w`, which a write error names `name`.
+    pub fn export_to(&self, w: &mut dyn Write, name: &str) -> Result<()> {
         self.for_each_record(&mut |r, recorded_at| {
             let mut line = canonical::export_line(r.event, &r.hash, &r.prev, recorded_at, r.seq);
             line.push(b'\n');
-            w.write_all(&line).map_err(|e| Error::io("stdout", e))
+            w.write_all(&line).map_err(|e| Error::io(name, e))
         })
     }
 

@@ -104,6 +104,11 @@ impl Cx {
     pub fn changes(&self) -> &[Change] {
         self.audit.as_deref().unwrap_or(&[])
     }
+
+    /// The audit trail, moved out (the context keeps auditing into an empty one).
+    pub fn take_changes(&mut self) -> Vec<Change> {
+        self.audit.as_mut().map(std::mem::take).unwrap_or_default()
+    }
 }
 
 /// A projection: validation plus fold, over the events of one namespace.
