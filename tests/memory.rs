@@ -133,13 +133,17 @@ fn site_of_100k_events_streams_its_pages_and_trail() {
     // The busiest valar player's page has every change `history` lists.
     let (valar, _) = run(dir.path(), &["standings", "valar", "--format", "json"]);
     let valar: serde_json::Value = serde_json::from_slice(&valar).unwrap();
-    let player = valar["rows"][0]["player"].as_str().expect("a ranked player");
+    let player = valar["rows"][0]["player"]
+        .as_str()
+        .expect("a ranked player");
     let (history, _) = run(dir.path(), &["history", player, "--format", "json"]);
     let history: serde_json::Value = serde_json::from_slice(&history).unwrap();
     let changes = history["rows"].as_array().expect("rows").len();
     let page = std::fs::read_to_string(site.join(format!("player-{player}.html"))).unwrap();
     let table = &page[page.find("class=\"history\"").expect("a history table")..];
-    let rows = table[..table.find("</table>").unwrap()].matches("</tr>").count();
+    let rows = table[..table.find("</table>").unwrap()]
+        .matches("</tr>")
+        .count();
     assert_eq!(rows, changes + 1, "one row per change, plus the header");
     assert!(changes > 20, "only {changes} changes");
 }
