@@ -171,9 +171,9 @@ pub struct Query {
     /// With `audit`: keep only the changes to this subject (`history` of one
     /// player); None keeps every change (`site`).
     pub audit_subject: Option<String>,
-    /// With `audit`: hand the trail to this sink as the fold goes (`site`), at
-    /// least every [`TRAIL_BATCH`] changes, instead of keeping all of it in
-    /// `Folded::cx`, which keeps only what came after the last hand-over.
+    /// With `audit`: hand the trail to this sink as the fold goes (`site`):
+    /// after each batch of records, once it holds [`TRAIL_BATCH`] changes or more.
+    /// `Folded::cx` keeps only what came after the last hand-over.
     pub trail: Option<Trail>,
     /// Check every record before applying it (append-time validation).
     pub check: bool,
