@@ -749,7 +749,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
     let spill = Arc::into_inner(spill)
         .and_then(|m| m.into_inner().ok())
         .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
-    let buckets = spill.finish(f.cx.take_changes())?;
+    let mut buckets = spill.finish(f.cx.take_changes())?;
     drop(f);
     let site = crate::site::Site {
         head_seq: head.seq,
@@ -757,7 +757,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
         stamp,
         tables,
         changes: Vec::new(),
-        spilled_subjects: buckets.subjects.clone(),
+        spilled_subjects: std::mem::take(&mut buckets.subjects),
     };
     let export_path = dir.join("export.jsonl").display().to_string();
     let mut export = |w: &mut dyn Write| ledger.export_to(w, &export_path);

@@ -178,6 +178,11 @@ impl Files {
         files
     }
 
+    /// Every player ([`Site::players`]) in name order, with their page.
+    pub fn players(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.players.iter().map(|(p, f)| (p.as_str(), f.as_str()))
+    }
+
     pub fn player(&self, name: &str) -> Option<&str> {
         self.players.get(name).map(String::as_str)
     }
@@ -277,6 +282,14 @@ impl Site {
             }
             Ok(())
         };
+        // The players (scanned from every table once, by `Files::new`) without changes.
+        let trail = self.trail_subjects();
+        let quiet: Vec<&str> = files
+            .players()
+            .map(|(p, _)| p)
+            .filter(|p| !trail.contains(*p))
+            .collect();
+        drop(trail);
         groups(&mut |changes| {
             let mut by_subject: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
             for c in changes {
@@ -286,8 +299,7 @@ impl Site {
                 .into_iter()
                 .try_for_each(|(p, cs)| player(p, &cs))
         })?;
-        let trail = self.trail_subjects();
-        for p in self.players().iter().filter(|p| !trail.contains(*p)) {
+        for p in quiet {
             player(p, &[])?;
         }
         Ok(n)
@@ -587,16 +599,14 @@ pub fn render_index(site: &Site, files: &Files) -> String {
     }
     b.push_str("</tbody></table></div>\n");
 
-    let players = site.players();
-    let _ = writeln!(b, "<h2 id=\"players\">Players ({})</h2>", players.len());
-    if players.is_empty() {
+    let players = files.players.len();
+    let _ = writeln!(b, "<h2 id=\"players\">Players ({players})</h2>");
+    if players == 0 {
         b.push_str("<p>No player appears in any table or change yet.</p>\n");
     } else {
         b.push_str("<ul class=\"players\">\n");
-        for p in &players {
-            if let Some(f) = files.player(p) {
-                let _ = writeln!(b, "<li><a href=\"{}\">{}</a></li>", escape(f), escape(p));
-            }
+        for (p, f) in files.players() {
+            let _ = writeln!(b, "<li><a href=\"{}\">{}</a></li>", escape(f), escape(p));
         }
         b.push_str("</ul>\n");
     }
