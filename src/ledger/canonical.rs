@@ -80,10 +80,30 @@ pub fn record_bytes(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) 
 /// as [`record_bytes`] without building them (this runs once per record in
 /// `append` and `verify`).
 pub fn record_hash(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -> [u8; 32] {
+    record_hash_finish(&mut record_hash_prefix(event), prev, recorded_at, seq)
+}
+
+/// BLAKE3 fed the part of a record that comes before its `prev` hash:
+/// `{"event":<event>,"prev":"`. It does not depend on the chain, so the append
+/// computes it on its parser thread and the chaining thread only hashes the
+/// record's last block or two ([`record_hash_finish`]). Invariant:
+/// `record_hash_finish(&mut record_hash_prefix(e), p, r, s) == record_hash(e, p, r, s)`
+/// (it is how `record_hash` is computed).
+pub fn record_hash_prefix(event: &[u8]) -> blake3::Hasher {
     let mut h = blake3::Hasher::new();
     h.update(b"{\"event\":");
     h.update(event);
     h.update(b",\"prev\":\"");
+    h
+}
+
+/// Feed the rest of the record to a [`record_hash_prefix`] and finish the hash.
+pub fn record_hash_finish(
+    h: &mut blake3::Hasher,
+    prev: &[u8; 32],
+    recorded_at: &str,
+    seq: u64,
+) -> [u8; 32] {
     h.update(blake3::Hash::from(*prev).to_hex().as_bytes());
     h.update(b"\",\"recorded_at\":");
     if needs_escape(recorded_at) {

@@ -94,8 +94,23 @@ impl ChunkWriter {
         content: [u8; 16],
         event: &[u8],
     ) -> [u8; 32] {
+        let mut prefix = super::canonical::record_hash_prefix(event);
+        self.push_prefixed(at, void_target, (idem, content), event, &mut prefix)
+    }
+
+    /// [`ChunkWriter::push`], with the record's hash begun elsewhere:
+    /// `prefix` must be `canonical::record_hash_prefix(event)`.
+    pub fn push_prefixed(
+        &mut self,
+        at: i64,
+        void_target: Option<u64>,
+        (idem, content): ([u8; 16], [u8; 16]),
+        event: &[u8],
+        prefix: &mut blake3::Hasher,
+    ) -> [u8; 32] {
         let seq = self.first_seq + u64::from(self.count);
-        let hash = super::canonical::record_hash(event, &self.last_hash, &self.recorded_at, seq);
+        let hash =
+            super::canonical::record_hash_finish(prefix, &self.last_hash, &self.recorded_at, seq);
         self.buf.extend_from_slice(&hash);
         self.buf.extend_from_slice(&at.to_le_bytes());
         self.buf
