@@ -66,10 +66,14 @@ pub struct TableView {
 impl TableView {
     /// `cards — tournament T1`, or just `valar`.
     pub fn label(&self) -> String {
-        match &self.tournament {
-            Some(t) => format!("{} — tournament {t}", self.table),
-            None => self.table.clone(),
-        }
+        label(&self.table, self.tournament.as_deref())
+    }
+}
+
+fn label(table: &str, tournament: Option<&str>) -> String {
+    match tournament {
+        Some(t) => format!("{table} — tournament {t}"),
+        None => table.to_string(),
     }
 }
 
@@ -81,6 +85,8 @@ pub struct Site {
     pub head_hash: String,
     /// What the tables were computed against (`--as-of`, `--known-at`).
     pub stamp: Stamp,
+    /// Every table, reports and all (what [`Site::pages_in_groups`] renders;
+    /// [`Site::pages_staged`] takes its tables from its `views` instead).
     pub tables: Vec<TableView>,
     /// The audit trail of the fold, in fold order (oldest first).
     pub changes: Vec<Change>,
@@ -146,36 +152,10 @@ pub struct Files {
 impl Files {
     /// Assign names: tables in display order, then players in name order.
     pub fn new(site: &Site) -> Self {
-        let mut used: BTreeSet<String> = ["index.html", "export.jsonl"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        let mut unique = |base: String| -> String {
-            let mut name = format!("{base}.html");
-            let mut n = 2;
-            while !used.insert(name.clone()) {
-                name = format!("{base}-{n}.html");
-                n += 1;
-            }
-            name
-        };
-        let mut files = Files::default();
-        for t in &site.tables {
-            let key = (t.table.clone(), t.tournament.clone());
-            if t.standings.is_err() || files.tables.contains_key(&key) {
-                continue;
-            }
-            let base = match &t.tournament {
-                Some(tn) => format!("table-{}--{}", slug(&t.table), slug(tn)),
-                None => format!("table-{}", slug(&t.table)),
-            };
-            files.tables.insert(key, unique(base));
-        }
-        for p in site.players() {
-            let name = unique(format!("player-{}", slug(&p)));
-            files.players.insert(p, name);
-        }
-        files
+        let mut outline = Outline::default();
+        site.tables.iter().for_each(|t| outline.add(t));
+        outline.name_players(site.trail_subjects());
+        outline.files
     }
 
     /// Every player ([`Site::players`]) in name order, with their page.
@@ -192,6 +172,198 @@ impl Files {
             .get(&(table.to_string(), tournament.map(str::to_string)))
             .map(String::as_str)
     }
+}
+
+/// A table as the index lists it: its main table's row count, or its error.
+#[derive(Debug, Clone, PartialEq)]
+struct Listed {
+    table: String,
+    tournament: Option<String>,
+    rows: std::result::Result<usize, String>,
+}
+
+/// What the index, the links and the player pages need of the tables, gathered
+/// one table at a time ([`Outline::add`]), so that a table's report can be
+/// dropped once it is read: keeping every report (CFR's event table has a row
+/// per event score) held a 1M-event site at 890 MB.
+#[derive(Debug)]
+pub struct Outline {
+    tables: Vec<Listed>,
+    /// The table pages' names so far; the players' once [`Outline::name_players`] ran.
+    files: Files,
+    used: BTreeSet<String>,
+    /// Every subject of any table's `player` column.
+    players: BTreeSet<String>,
+    /// Each player's place in every table (see [`Places`]).
+    places: BTreeMap<String, Places>,
+}
+
+impl Default for Outline {
+    fn default() -> Self {
+        Outline {
+            tables: Vec::new(),
+            files: Files::default(),
+            used: ["index.html", "export.jsonl"].map(String::from).into(),
+            players: BTreeSet::new(),
+            places: BTreeMap::new(),
+        }
+    }
+}
+
+impl Outline {
+    /// The next table in display order: listed, named (a table whose standings
+    /// fail has no page; a table and tournament seen before keeps its name), its
+    /// players and their places noted.
+    pub fn add(&mut self, view: &TableView) {
+        self.tables.push(Listed {
+            table: view.table.clone(),
+            tournament: view.tournament.clone(),
+            rows: view
+                .standings
+                .as_ref()
+                .map(|r| r.main.rows.len())
+                .map_err(String::clone),
+        });
+        let Ok(r) = &view.standings else { return };
+        let key = (view.table.clone(), view.tournament.clone());
+        if !self.files.tables.contains_key(&key) {
+            let base = match &view.tournament {
+                Some(tn) => format!("table-{}--{}", slug(&view.table), slug(tn)),
+                None => format!("table-{}", slug(&view.table)),
+            };
+            let name = self.unique(base);
+            self.files.tables.insert(key, name);
+        }
+        for table in std::iter::once(&r.main).chain(&r.extra) {
+            self.players.extend(player_cells(table));
+        }
+        self.note_places(&r.main);
+    }
+
+    /// Each row's player, rank and score (the last column of each name, as
+    /// JSON keeps it), under the table just listed.
+    fn note_places(&mut self, main: &Table) {
+        let table = self.tables.len() - 1;
+        let col = |name: &str| main.columns.iter().rposition(|c| c == name);
+        let (player, rank, score) = (col("player"), col("rank"), col("score"));
+        let text = |row: &[Value], i: Option<usize>| {
+            i.and_then(|i| row.get(i))
+                .map(cell_text)
+                .unwrap_or_default()
+        };
+        for row in main.rows.iter() {
+            // A row without a player is on nobody's page.
+            let name = text(&row, player);
+            if !name.is_empty() {
+                let places = self.places.entry(name).or_default();
+                places.push(table, &text(&row, rank), &text(&row, score));
+            }
+        }
+    }
+
+    /// `base.html`, or `base-2.html`, ... if that is taken.
+    fn unique(&mut self, base: String) -> String {
+        let mut name = format!("{base}.html");
+        let mut n = 2;
+        while !self.used.insert(name.clone()) {
+            name = format!("{base}-{n}.html");
+            n += 1;
+        }
+        name
+    }
+
+    /// Name the player pages, once every table is added: the tables' players and
+    /// `trail` (every subject with a change), in name order.
+    pub fn name_players(&mut self, mut trail: BTreeSet<String>) {
+        trail.append(&mut self.players);
+        for p in trail {
+            let name = self.unique(format!("player-{}", slug(&p)));
+            self.files.players.insert(p, name);
+        }
+        // Only the players' and tables' names are looked up from here on.
+        self.used = BTreeSet::new();
+    }
+
+    /// A player's "Standings" list items from their places (rank and score in
+    /// every published table, tables in display order, rows in rank order).
+    /// Gathering them in one pass over the tables keeps `site` linear: scanning
+    /// every table for each player took 535 s of CPU at 100,000 events.
+    fn standing(&self, places: &Places) -> String {
+        let mut lines = String::new();
+        for (i, rank, score) in places.iter() {
+            let t = &self.tables[i];
+            let (table, tournament) = (&t.table, t.tournament.as_deref());
+            // A table with places has a page (its standings did not fail).
+            let file = self.files.table(table, tournament).unwrap_or_default();
+            let _ = writeln!(
+                lines,
+                "<li><a href=\"{}\">{}</a>: rank {}, score {}</li>",
+                escape(file),
+                escape(&label(table, tournament)),
+                escape(rank),
+                escape(score)
+            );
+        }
+        lines
+    }
+}
+
+/// A player's places, packed: per table row naming them, the table's index in
+/// the outline, then the rank's and the score's text, each after its length
+/// (LEB128): a few bytes plus the texts, where a finished list item is about
+/// 80 (100,000 generated events: 106,146 places, 8.2 MB of list items).
+#[derive(Debug, Default)]
+struct Places(Vec<u8>);
+
+impl Places {
+    fn push(&mut self, table: usize, rank: &str, score: &str) {
+        put_len(&mut self.0, table);
+        for s in [rank, score] {
+            put_len(&mut self.0, s.len());
+            self.0.extend_from_slice(s.as_bytes());
+        }
+    }
+
+    /// `(table, rank, score)`, in the order pushed.
+    fn iter(&self) -> impl Iterator<Item = (usize, &str, &str)> {
+        let mut rest = self.0.as_slice();
+        std::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
+            let table = take_len(&mut rest);
+            Some((table, take_text(&mut rest), take_text(&mut rest)))
+        })
+    }
+}
+
+fn put_len(out: &mut Vec<u8>, mut n: usize) {
+    while n >= 0x80 {
+        out.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn take_len(bytes: &mut &[u8]) -> usize {
+    let (mut n, mut shift) = (0, 0);
+    while let Some((&b, rest)) = bytes.split_first() {
+        *bytes = rest;
+        n |= usize::from(b & 0x7f) << shift;
+        shift += 7;
+        if b < 0x80 {
+            break;
+        }
+    }
+    n
+}
+
+fn take_text<'a>(bytes: &mut &'a [u8]) -> &'a str {
+    let len = take_len(bytes);
+    let (text, rest) = bytes.split_at(len.min(bytes.len()));
+    *bytes = rest;
+    // Only whole `&str`s were pushed.
+    std::str::from_utf8(text).unwrap_or_default()
 }
 
 /// The text of a table cell.
@@ -263,26 +435,78 @@ impl Site {
     /// group), `self.changes` included. The pages of the players in a group are
     /// made from it, then those of players without changes.
     pub fn pages_in_groups(&self, put: &mut Put<'_>, groups: &mut Groups<'_>) -> Result<usize> {
-        let files = Files::new(self);
-        put("index.html", &render_index(self, &files), true)?;
+        let views =
+            |each: &mut dyn FnMut(&TableView) -> Result<()>| self.tables.iter().try_for_each(each);
+        self.pages_staged(views, put, groups)
+    }
+
+    /// [`Site::pages_in_groups`] with the tables from `views` instead of
+    /// `self.tables`: `views(each)` makes every table in display order, one at a
+    /// time, and calls `each` with it. It is called twice, and must make the same
+    /// tables both times: the first pass outlines them (see [`Outline`]), the
+    /// second renders their pages. So no two tables' reports need be held at
+    /// once. Then `views` is dropped, and whatever it holds with it, before the
+    /// player pages are made.
+    pub fn pages_staged(
+        &self,
+        mut views: impl FnMut(&mut dyn FnMut(&TableView) -> Result<()>) -> Result<()>,
+        put: &mut Put<'_>,
+        groups: &mut Groups<'_>,
+    ) -> Result<usize> {
+        let mut outline = Outline::default();
+        views(&mut |view| {
+            outline.add(view);
+            Ok(())
+        })?;
+        outline.name_players(self.trail_subjects());
+        put("index.html", &render_index(self, &outline), true)?;
         let mut n = 1;
-        for t in &self.tables {
-            if let (Some(f), Ok(r)) = (files.table(&t.table, t.tournament.as_deref()), &t.standings)
-            {
-                render_table(self, &files, (t, r), &mut |piece, last| put(f, piece, last))?;
-                n += 1;
-            }
-        }
-        let mut standing = self.standing_lines(&files);
+        views(&mut |view| {
+            n += self.table_page(&outline.files, view, put)?;
+            Ok(())
+        })?;
+        drop(views);
+        Ok(n + self.player_pages(&mut outline, put, groups)?)
+    }
+
+    /// A table's page, if it has one (its standings did not fail): the number
+    /// of pages made, 0 or 1.
+    fn table_page(&self, files: &Files, view: &TableView, put: &mut Put<'_>) -> Result<usize> {
+        let (Some(f), Ok(r)) = (
+            files.table(&view.table, view.tournament.as_deref()),
+            &view.standings,
+        ) else {
+            return Ok(0);
+        };
+        render_table(self, files, (view, r), &mut |piece, last| {
+            put(f, piece, last)
+        })?;
+        Ok(1)
+    }
+
+    /// Every player's page: those in each group of the trail (see
+    /// [`Site::pages_in_groups`]), then those without changes. Returns how many.
+    fn player_pages(
+        &self,
+        outline: &mut Outline,
+        put: &mut Put<'_>,
+        groups: &mut Groups<'_>,
+    ) -> Result<usize> {
+        // Each player's places are dropped once their page is made.
+        let mut places = std::mem::take(&mut outline.places);
+        let (outline, files) = (&*outline, &outline.files);
+        let mut n = 0;
         let mut player = |p: &str, changes: &[&Change]| -> Result<()> {
-            let lines = standing.remove(p).unwrap_or_default();
+            let lines = places
+                .remove(p)
+                .map_or_else(String::new, |mine| outline.standing(&mine));
             if let Some(f) = files.player(p) {
-                put(f, &render_player(self, &files, p, changes, &lines), true)?;
+                put(f, &render_player(self, files, p, changes, &lines), true)?;
                 n += 1;
             }
             Ok(())
         };
-        // The players (scanned from every table once, by `Files::new`) without changes.
+        // The players (every table's, named by `Outline::name_players`) without changes.
         let trail = self.trail_subjects();
         let quiet: Vec<&str> = files
             .players()
@@ -304,40 +528,6 @@ impl Site {
         }
         Ok(n)
     }
-
-    /// Each player's "Standings" list items (rank and score in every published
-    /// table, tables in display order, rows in rank order), made in one pass over
-    /// the tables. Scanning every table for each player instead made `site`
-    /// quadratic: 535 s of CPU at 100,000 events, 70% of it turning rows into JSON.
-    fn standing_lines(&self, files: &Files) -> BTreeMap<String, String> {
-        let mut lines: BTreeMap<String, String> = BTreeMap::new();
-        for t in &self.tables {
-            let (Ok(r), Some(f)) = (&t.standings, files.table(&t.table, t.tournament.as_deref()))
-            else {
-                continue;
-            };
-            let col = |name: &str| r.main.columns.iter().rposition(|c| c == name);
-            let (player, rank, score) = (col("player"), col("rank"), col("score"));
-            let text = |row: &[Value], i: Option<usize>| {
-                i.and_then(|i| row.get(i))
-                    .map(cell_text)
-                    .unwrap_or_default()
-            };
-            for row in r.main.rows.iter() {
-                let name = text(&row, player);
-                let line = lines.entry(name).or_default();
-                let _ = writeln!(
-                    line,
-                    "<li><a href=\"{}\">{}</a>: rank {}, score {}</li>",
-                    escape(f),
-                    escape(&t.label()),
-                    escape(&text(&row, rank)),
-                    escape(&text(&row, score))
-                );
-            }
-        }
-        lines
-    }
 }
 
 /// Write every page and `export.jsonl` (what `export` writes to it: the bytes of
@@ -349,19 +539,32 @@ pub fn write(
     site: &Site,
     export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<usize> {
-    write_grouped(dir, site, &mut |page| page(&site.changes), export)
+    let mut put = files_in(dir)?;
+    let pages = site.each_page(&mut put)?;
+    write_export(dir, export)?;
+    Ok(pages)
 }
 
-/// [`write`] with the trail in groups (see [`Site::pages_in_groups`]).
-pub fn write_grouped(
+/// [`write`] with the tables from `views` and the trail in groups (see
+/// [`Site::pages_staged`]).
+pub fn write_staged(
     dir: &Path,
     site: &Site,
+    views: impl FnMut(&mut dyn FnMut(&TableView) -> Result<()>) -> Result<()>,
     groups: &mut Groups<'_>,
     export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<usize> {
+    let mut put = files_in(dir)?;
+    let pages = site.pages_staged(views, &mut put, groups)?;
+    write_export(dir, export)?;
+    Ok(pages)
+}
+
+/// A [`Put`] that writes each page to its file in `dir` (created).
+fn files_in(dir: &Path) -> Result<impl FnMut(&str, &str, bool) -> Result<()> + '_> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
     let mut open: Option<std::io::BufWriter<std::fs::File>> = None;
-    let mut put = |name: &str, piece: &str, last: bool| {
+    Ok(move |name: &str, piece: &str, last: bool| {
         let p = dir.join(name);
         let io = |e| Error::io(p.display().to_string(), e);
         let w = match &mut open {
@@ -376,14 +579,18 @@ pub fn write_grouped(
             open = None;
         }
         Ok(())
-    };
-    let pages = site.pages_in_groups(&mut put, groups)?;
+    })
+}
+
+fn write_export(
+    dir: &Path,
+    export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
+) -> Result<()> {
     let p = dir.join("export.jsonl");
     let io = |e| Error::io(p.display().to_string(), e);
     let mut w = std::io::BufWriter::new(std::fs::File::create(&p).map_err(io)?);
     export(&mut w)?;
-    w.flush().map_err(io)?;
-    Ok(pages)
+    w.flush().map_err(io)
 }
 
 const CSS: &str = r#":root{color-scheme:light}
@@ -541,7 +748,8 @@ fn html_table(
 pub const PIECE: usize = 256 * 1024;
 
 /// `index.html`.
-pub fn render_index(site: &Site, files: &Files) -> String {
+fn render_index(site: &Site, outline: &Outline) -> String {
+    let files = &outline.files;
     let mut b = String::new();
     b.push_str("<h1>Ratings ledger</h1>\n");
     let _ = writeln!(
@@ -574,16 +782,16 @@ pub fn render_index(site: &Site, files: &Files) -> String {
          <thead><tr><th scope=\"col\">table</th><th scope=\"col\">tournament</th>\
          <th scope=\"col\">status</th></tr></thead>\n<tbody>\n",
     );
-    for t in &site.tables {
+    for t in &outline.tables {
         let tournament = escape(t.tournament.as_deref().unwrap_or(""));
-        match (&t.standings, files.table(&t.table, t.tournament.as_deref())) {
-            (Ok(r), Some(f)) => {
+        match (&t.rows, files.table(&t.table, t.tournament.as_deref())) {
+            (Ok(rows), Some(f)) => {
                 let _ = writeln!(
                     b,
                     "<tr><td><a href=\"{}\">{}</a></td><td>{tournament}</td><td>{} row(s)</td></tr>",
                     escape(f),
                     escape(&t.table),
-                    r.main.rows.len()
+                    rows
                 );
             }
             (Err(e), _) => {
@@ -638,7 +846,7 @@ still in the chain, later records included.</p>
 }
 
 /// A standings page, in pieces: `emit(piece, last)`.
-pub fn render_table(
+fn render_table(
     site: &Site,
     files: &Files,
     (view, report): (&TableView, &Report),
@@ -669,7 +877,7 @@ pub fn render_table(
 }
 
 /// A player's page: where they stand (`standing`: their list items from
-/// `Site::standing_lines`), the chart, the history with formulas.
+/// `Outline::standing`), the chart, the history with formulas.
 pub fn render_player(
     site: &Site,
     files: &Files,
@@ -1129,6 +1337,66 @@ mod tests {
         );
         assert_eq!(n, pages.len());
         assert_eq!(pages, whole.pages().into_iter().collect::<BTreeMap<_, _>>());
+    }
+
+    /// Tables made one at a time, twice, by `views`: the pages are those of
+    /// every table in memory; the table pages come before `views` (and what it
+    /// owns) is dropped, the player pages after.
+    #[test]
+    fn staged_tables_are_made_twice_and_dropped_before_the_player_pages() {
+        use std::{cell::Cell, rc::Rc};
+        struct State(Rc<Cell<bool>>);
+        impl Drop for State {
+            fn drop(&mut self) {
+                self.0.set(true);
+            }
+        }
+        let whole = sample();
+        let site = Site {
+            tables: Vec::new(),
+            ..whole.clone()
+        };
+        let (freed, made) = (Rc::new(Cell::new(false)), Rc::new(Cell::new(0)));
+        let (state, tables, count) = (State(freed.clone()), whole.tables.clone(), made.clone());
+        let views = move |each: &mut dyn FnMut(&TableView) -> Result<()>| {
+            let _owned = &state;
+            tables.iter().try_for_each(|t| {
+                count.set(count.get() + 1);
+                each(&t.clone())
+            })
+        };
+        let mut pages = BTreeMap::new();
+        let mut put = |name: &str, piece: &str, last: bool| {
+            assert_eq!(freed.get(), name.starts_with("player-"), "{name}");
+            let page: &mut String = pages.entry(name.to_string()).or_default();
+            page.push_str(piece);
+            assert!(last || piece.len() >= PIECE);
+            Ok(())
+        };
+        let n = site
+            .pages_staged(views, &mut put, &mut |page| page(&whole.changes))
+            .unwrap();
+        assert!(freed.get());
+        assert_eq!(made.get(), 2 * whole.tables.len());
+        assert_eq!(n, pages.len());
+        assert_eq!(pages, whole.pages().into_iter().collect::<BTreeMap<_, _>>());
+    }
+
+    /// A player's places come back as pushed, lengths of one byte or more.
+    #[test]
+    fn places_are_packed_and_read_back() {
+        let long = "é".repeat(200);
+        let pushed = [
+            (0, "1", "1500.5"),
+            (127, "", ""),
+            (128, long.as_str(), NASTY),
+            (70_000, "\u{0}\n\t", "x"),
+        ];
+        let mut places = Places::default();
+        for (table, rank, score) in pushed {
+            places.push(table, rank, score);
+        }
+        assert_eq!(places.iter().collect::<Vec<_>>(), pushed);
     }
 
     /// A table page bigger than [`PIECE`] is handed on in pieces, never whole,
