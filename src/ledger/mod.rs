@@ -975,8 +975,7 @@ struct Pending<'l> {
 }
 
 impl Pending<'_> {
-    fn add(&mut self, index: &mut IdemIndex, inc: Incoming, names: &[String]) -> Result<()> {
-        let mut inc = inc;
+    fn add(&mut self, index: &mut IdemIndex, mut inc: Incoming, names: &[String]) -> Result<()> {
         let origin = || Origin {
             file: Some(names[inc.file].to_string()),
             line: Some(inc.line),
