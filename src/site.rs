@@ -151,6 +151,8 @@ pub struct Files {
 
 impl Files {
     /// Assign names: tables in display order, then players in name order.
+    /// (`Site::pages_staged` names them through its own [`Outline`].)
+    #[cfg(test)]
     pub fn new(site: &Site) -> Self {
         let mut outline = Outline::default();
         site.tables.iter().for_each(|t| outline.add(t));

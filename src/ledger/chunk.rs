@@ -85,7 +85,9 @@ impl ChunkWriter {
         }
     }
 
-    /// Add the next record; returns its hash.
+    /// Add the next record; returns its hash. (The append begins each hash on
+    /// its parser thread and calls [`ChunkWriter::push_prefixed`].)
+    #[cfg(test)]
     pub fn push(
         &mut self,
         at: i64,
@@ -246,6 +248,8 @@ pub fn idem_of_id(id: &str) -> [u8; 16] {
 }
 
 /// The content key: BLAKE3 of the event's canonical bytes, first 16 bytes.
+/// (The append hashes a batch's events together and calls [`content_key`].)
+#[cfg(test)]
 pub fn content_of(event: &[u8]) -> [u8; 16] {
     content_key(blake3::hash(event).as_bytes())
 }

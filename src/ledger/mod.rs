@@ -770,8 +770,8 @@ fn parse_batches(
 }
 
 /// The content keys of a batch of events, hashed together across BLAKE3's SIMD
-/// lanes ([`lanes`]) rather than one event at a time (same keys as
-/// [`chunk::content_of`]: `lanes`' unit tests compare it with `blake3::hash`).
+/// lanes ([`lanes`]) rather than one event at a time: the keys `chunk::content_of`
+/// gives one by one (the unit test `a_parsed_batch_has_the_keys_and_hashes_of_its_events_one_by_one`).
 #[derive(Default)]
 struct ContentKeys {
     lanes: lanes::Lanes,
@@ -1488,5 +1488,45 @@ mod tests {
         assert_eq!(ledger.head().unwrap(), Head::default());
         let report = ledger.append(input(&good.join("\n"))).unwrap();
         assert_eq!(report.appended, 1500);
+    }
+
+    /// The parser thread's batch work gives what one event at a time gives:
+    /// content keys hashed across SIMD lanes equal `chunk::content_of`, and a
+    /// record hash begun there and finished later equals `record_hash`. A bad
+    /// line ends the batch as an error naming its line.
+    #[test]
+    fn a_parsed_batch_has_the_keys_and_hashes_of_its_events_one_by_one() {
+        let mut parser = events::LineParser::default();
+        let text = crate::gen::stream(300, 9);
+        let mut parsed: Vec<_> = text
+            .lines()
+            .zip(1..)
+            .map(|(l, n)| (n, parser.parse(l.as_bytes()).map_err(|_| String::new())))
+            .collect();
+        parsed.push((301, Err("bad".into())));
+        let wants: Vec<Vec<u8>> = parsed
+            .iter()
+            .filter_map(|(_, p)| p.as_ref().ok().map(|p| p.canonical.clone()))
+            .collect();
+        let names = ["in".to_string()];
+        let mut batch = ContentKeys::default().incoming(0, parsed, &names);
+        assert_eq!(batch.len(), 301);
+        let last = batch.pop().unwrap().err().unwrap();
+        assert_eq!(origin_line_of(&last), Some(301));
+        for (inc, want) in batch.into_iter().zip(&wants) {
+            let mut inc = inc.unwrap();
+            assert_eq!(&inc.canonical, want);
+            assert_eq!(inc.content, chunk::content_of(want));
+            let ra = "2026-11-22T00:00:00.000000Z";
+            let begun = canonical::record_hash_finish(&mut inc.prefix, &[3; 32], ra, 7);
+            assert_eq!(begun, canonical::record_hash(want, &[3; 32], ra, 7));
+        }
+    }
+
+    fn origin_line_of(e: &Error) -> Option<u64> {
+        match e {
+            Error::Invalid { origin, .. } => origin.line,
+            _ => None,
+        }
     }
 }
