@@ -862,6 +862,18 @@ mod tests {
         }
     }
 
+    /// 3,000 generated events, the audit query, and their plain and audited folds.
+    fn plain_and_audited() -> (Stored, Query, Folded, Folded) {
+        let src = Stored::generated(3000);
+        let plain = fold(&src, &Query::default()).unwrap();
+        let audit = Query {
+            audit: true,
+            ..Query::default()
+        };
+        let audited = fold(&src, &audit).unwrap();
+        (src, audit, plain, audited)
+    }
+
     fn tables_of(f: &Folded) -> Vec<String> {
         let sel = crate::systems::Selector::default();
         let table = |(t, _): (&str, &str)| format!("{:?}", f.state.standings(t, &sel, &f.cx));
@@ -875,13 +887,7 @@ mod tests {
     fn an_audit_of_one_subject_is_the_full_trail_filtered_and_changes_no_state() {
         use crate::systems::Change;
         use std::collections::BTreeMap;
-        let src = Stored::generated(3000);
-        let plain = fold(&src, &Query::default()).unwrap();
-        let audit = Query {
-            audit: true,
-            ..Query::default()
-        };
-        let full = fold(&src, &audit).unwrap();
+        let (src, audit, plain, full) = plain_and_audited();
         // The subject with the most changes in each system.
         let mut counts: BTreeMap<(&str, &str), usize> = BTreeMap::new();
         for c in full.cx.changes() {
@@ -916,13 +922,7 @@ mod tests {
 
     #[test]
     fn the_fold_per_namespace_equals_the_two_thread_one_and_the_first_bad_record_wins() {
-        let src = Stored::generated(3000);
-        let plain = fold(&src, &Query::default()).unwrap();
-        let audit = Query {
-            audit: true,
-            ..Query::default()
-        };
-        let two_threads = fold(&src, &audit).unwrap();
+        let (src, audit, plain, two_threads) = plain_and_audited();
         assert_eq!(tables_of(&plain), tables_of(&two_threads));
         let params = |f: &Folded| format!("{:?}", f.cx.params);
         assert_eq!(params(&plain), params(&two_threads));
