@@ -252,19 +252,24 @@ pub fn wait_unlocked(dir: &Path) {
     panic!("ledger at {} stayed locked", dir.display());
 }
 
+/// The command `laurel gen --events N --seed S` (a file-sized stream goes to a file).
+#[allow(dead_code)]
+pub fn gen_command(events: u64, seed: u64) -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("laurel"));
+    cmd.args([
+        "gen",
+        "--events",
+        &events.to_string(),
+        "--seed",
+        &seed.to_string(),
+    ]);
+    cmd
+}
+
 /// `laurel gen --events N --seed S`: a valid generated stream (JSON Lines).
 #[allow(dead_code)]
 pub fn gen(events: u64, seed: u64) -> String {
-    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("laurel"))
-        .args([
-            "gen",
-            "--events",
-            &events.to_string(),
-            "--seed",
-            &seed.to_string(),
-        ])
-        .output()
-        .expect("gen ran");
+    let out = gen_command(events, seed).output().expect("gen ran");
     assert!(
         out.status.success(),
         "{}",
