@@ -25,7 +25,7 @@
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::fold::TrailSink;
@@ -45,6 +45,11 @@ pub struct Spill {
     subjects: BTreeSet<String>,
     /// Compressed bytes written so far.
     pub bytes: u64,
+}
+
+/// Bucket `i`'s file in `dir` (the layout above).
+fn bucket_path(dir: &Path, i: usize) -> PathBuf {
+    dir.join(format!("bucket-{i:03}"))
 }
 
 /// The bucket of `subject`: FNV-1a, so the same subject always lands in one.
@@ -86,7 +91,7 @@ impl Spill {
             .map_err(|e| Error::io("a temporary directory", e))?;
         let mut files = Vec::with_capacity(BUCKETS);
         for i in 0..BUCKETS {
-            let p = dir.path().join(format!("bucket-{i:03}"));
+            let p = bucket_path(dir.path(), i);
             let f = File::create(&p).map_err(|e| Error::io(p.display().to_string(), e))?;
             files.push(BufWriter::new(f));
         }
@@ -127,7 +132,7 @@ impl Spill {
     }
 
     fn path(&self, i: usize) -> PathBuf {
-        self.dir.path().join(format!("bucket-{i:03}"))
+        bucket_path(self.dir.path(), i)
     }
 
     /// Write what is buffered and close the files for reading.
@@ -171,7 +176,7 @@ pub struct Buckets {
 impl Buckets {
     /// The changes of bucket `i` (every change of its subjects), in fold order.
     pub fn read(&self, i: usize) -> Result<Vec<Change>> {
-        let p = self.dir.path().join(format!("bucket-{i:03}"));
+        let p = bucket_path(self.dir.path(), i);
         let io = |e| Error::io(p.display().to_string(), e);
         let mut r = BufReader::new(File::open(&p).map_err(io)?);
         let mut out = Vec::new();
