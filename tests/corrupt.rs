@@ -307,8 +307,23 @@ fn through_sled(dir: &Path, f: impl FnOnce(&sled::Db)) {
     common::wait_unlocked(dir);
 }
 
-/// Rewrite the value of the `index`-th chunk.
+/// The LRC1 bytes of a stored (packed) chunk value.
+fn unpacked(v: &[u8]) -> Vec<u8> {
+    laurel::ledger::chunk::unpack(v, 0).unwrap().into_owned()
+}
+
+/// Rewrite the `index`-th chunk: `f` edits its LRC1 bytes, which are stored
+/// packed again, as laurel stores them.
 fn edit_chunk(index: usize, f: impl Fn(&mut Vec<u8>) + 'static) -> Box<dyn Fn(&sled::Db)> {
+    edit_stored_chunk(index, move |b| {
+        let mut raw = unpacked(b);
+        f(&mut raw);
+        *b = laurel::ledger::chunk::pack(&raw);
+    })
+}
+
+/// Rewrite the `index`-th chunk's stored (packed) value with `f`.
+fn edit_stored_chunk(index: usize, f: impl Fn(&mut Vec<u8>) + 'static) -> Box<dyn Fn(&sled::Db)> {
     Box::new(move |db: &sled::Db| {
         let t = chunks_tree(db);
         let (k, v) = t.iter().nth(index).unwrap().unwrap();
@@ -324,6 +339,39 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
     type Edit = Box<dyn Fn(&sled::Db)>;
     let cases: Vec<(&str, Edit, &str)> = vec![
         ("bad magic", edit_chunk(1, |b| b[0] = b'X'), "bad magic"),
+        (
+            "packed value cut short",
+            edit_stored_chunk(1, |b| b.truncate(b.len() / 2)),
+            "packed value is damaged",
+        ),
+        (
+            "packed value of 6 bytes",
+            edit_stored_chunk(0, |b| b.truncate(6)),
+            "packed value truncated",
+        ),
+        (
+            "packed length of 4 GiB",
+            edit_stored_chunk(2, |b| b[4..8].copy_from_slice(&u32::MAX.to_le_bytes())),
+            "packed length 4294967295 is over the limit",
+        ),
+        (
+            "packed length one short",
+            edit_stored_chunk(0, |b| {
+                let n = u32::from_le_bytes(b[4..8].try_into().unwrap());
+                b[4..8].copy_from_slice(&(n - 1).to_le_bytes());
+            }),
+            "packed value is damaged",
+        ),
+        (
+            // An LZ4 block ends in literals, so this changes the last event's
+            // last byte: the record no longer hashes to its stored hash.
+            "last packed byte changed",
+            edit_stored_chunk(1, |b| {
+                let n = b.len();
+                b[n - 1] ^= 0x20;
+            }),
+            "stored hash does not match",
+        ),
         (
             "count of 4 billion",
             edit_chunk(0, |b| b[12..16].copy_from_slice(&u32::MAX.to_le_bytes())),
@@ -437,12 +485,13 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
                 // A copy of chunk 0's first record, keyed one seq later.
                 let t = chunks_tree(db);
                 let (_, v) = t.iter().next().unwrap().unwrap();
-                let mut b = v.to_vec();
+                let mut b = unpacked(&v);
                 let (_, end) = record_spans(&b)[0];
                 b.truncate(end);
                 b[12..16].copy_from_slice(&1u32.to_le_bytes());
                 b[4..12].copy_from_slice(&2u64.to_le_bytes());
-                t.insert(2u64.to_be_bytes(), b).unwrap();
+                t.insert(2u64.to_be_bytes(), laurel::ledger::chunk::pack(&b))
+                    .unwrap();
             }),
             "seq 2: chunk overlaps records before it",
         ),

@@ -51,8 +51,14 @@ type ChunkBatch = [(u64, sled::IVec)];
 type IdemIndex = idem::Index;
 
 /// Version 2 added the "summaries" tree (every chunk has one) and checkpoints;
-/// version 3 the "idems" tree (every chunk's key fingerprints).
-const FORMAT: &[u8] = b"laurel-ledger-3";
+/// version 3 the "idems" tree (every chunk's key fingerprints); version 4
+/// stores chunks packed ([`chunk::pack`]).
+const FORMAT: &[u8] = b"laurel-ledger-4";
+/// A version-3 ledger is read as it is (its chunks are unpacked LRC1, which
+/// [`chunk::unpack`] passes through) and is marked version 4 by its first
+/// append, whose chunks are packed: a laurel that knows only version 3 then
+/// refuses it as an unknown format instead of calling its chunks damaged.
+const READABLE: &[u8] = b"laurel-ledger-3";
 /// Older formats, refused with a way out.
 const OLD_FORMATS: [(&[u8], &str); 2] = [
     (b"laurel-ledger-1", "chunk summaries"),
@@ -269,7 +275,7 @@ impl Ledger {
         remove_unfinished_snapshots(path)?;
         let ledger = Self::from_db(path, lock, open_db(path)?)?;
         match ledger.meta()?.get("format").map_err(storage)? {
-            Some(f) if f.as_ref() == FORMAT => Ok(ledger),
+            Some(f) if f.as_ref() == FORMAT || f.as_ref() == READABLE => Ok(ledger),
             Some(f) => Err(Error::Corrupt(
                 match OLD_FORMATS.iter().find(|(old, _)| f.as_ref() == *old) {
                     Some((_, lacks)) => format!(
@@ -385,7 +391,7 @@ impl Ledger {
         self.batches(upto, &mut |batch| {
             batch.iter().try_for_each(|(key_seq, v)| match key_seq {
                 0 => Err(Error::Corrupt("bad chunk key".into())),
-                _ => f(&chunk::decode(v, *key_seq)?),
+                _ => f(&chunk::decode(&chunk::unpack(v, *key_seq)?, *key_seq)?),
             })
         })
     }
@@ -462,6 +468,8 @@ impl Ledger {
         if report.appended > 0 {
             let mut v = report.head.seq.to_le_bytes().to_vec();
             v.extend_from_slice(&report.head.hash);
+            // Before the head: the chunks it takes in are packed (see READABLE).
+            self.meta()?.insert("format", FORMAT).map_err(storage)?;
             self.meta()?.insert("head", v).map_err(storage)?;
             self.durable()?;
         }
@@ -631,7 +639,9 @@ impl Ledger {
         let k = chunk::key(first_seq);
         self.summaries()?.insert(k, s.encode()).map_err(storage)?;
         self.idems()?.insert(k, fps).map_err(storage)?;
-        self.chunks()?.insert(k, bytes).map_err(storage)?;
+        self.chunks()?
+            .insert(k, chunk::pack(&bytes))
+            .map_err(storage)?;
         Ok(())
     }
 
@@ -668,8 +678,9 @@ impl Ledger {
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
     }
 
-    /// The stored chunk whose seq range starts at or before `seq`: (first seq, bytes).
-    fn chunk_holding(&self, seq: u64) -> Result<(u64, sled::IVec)> {
+    /// The stored chunk whose seq range starts at or before `seq`: (first seq,
+    /// its LRC1 bytes, unpacked).
+    fn chunk_holding(&self, seq: u64) -> Result<(u64, Raw)> {
         let (k, v) = self
             .chunks()?
             .range(..=chunk::key(seq))
@@ -677,10 +688,8 @@ impl Ledger {
             .transpose()
             .map_err(storage)?
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
-        Ok((
-            k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0),
-            v,
-        ))
+        let first = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
+        Ok((first, Raw::of(first, v)?))
     }
 
     /// A fold source over the committed records.
@@ -1280,7 +1289,7 @@ impl Source for View<'_> {
 struct Cached {
     first: u64,
     recorded_at: i64,
-    bytes: sled::IVec,
+    bytes: Raw,
     /// Each event's byte range and its header's `at`.
     events: Vec<(usize, usize, Micros)>,
     /// `(seq, target)` of each `ledger.voided` record.
@@ -1419,6 +1428,32 @@ impl View<'_> {
             voids,
             bytes: v,
         })
+    }
+}
+
+/// A chunk's LRC1 bytes ([`chunk`]): sled's value itself when it was stored
+/// unpacked (older ledgers), else unpacked from it.
+enum Raw {
+    Stored(sled::IVec),
+    Unpacked(Vec<u8>),
+}
+
+impl Raw {
+    fn of(key_seq: u64, v: sled::IVec) -> Result<Raw> {
+        Ok(match chunk::unpack(&v, key_seq)? {
+            std::borrow::Cow::Owned(raw) => Raw::Unpacked(raw),
+            std::borrow::Cow::Borrowed(_) => Raw::Stored(v),
+        })
+    }
+}
+
+impl std::ops::Deref for Raw {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Raw::Stored(v) => v,
+            Raw::Unpacked(v) => v,
+        }
     }
 }
 

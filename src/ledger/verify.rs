@@ -252,9 +252,15 @@ impl Scratch {
     /// Decode chunks and check every record's hash and header, hashing all the
     /// records' canonical forms and events at once.
     fn check(&mut self, chunks: &[(u64, sled::IVec)], expect: Expect) -> Checked {
+        // Unpacked here, on the workers, not on the reading thread.
+        let raws: Vec<_> = chunks.iter().map(|(k, v)| chunk::unpack(v, *k)).collect();
         let decoded: Vec<_> = chunks
             .iter()
-            .map(|(k, v)| chunk::decode(v, *k).map_err(|e| e.to_string()))
+            .zip(&raws)
+            .map(|((k, _), raw)| match raw {
+                Ok(raw) => chunk::decode(raw, *k).map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            })
             .collect();
         let views = || decoded.iter().flatten();
         self.records.clear();
