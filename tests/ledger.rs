@@ -412,6 +412,13 @@ fn drop_last_record(db: &std::path::Path) {
     db.flush().unwrap();
 }
 
+/// Run `cmd` with `args` and `input` on stdin; its stdout, once it succeeded.
+fn succeeded(mut cmd: assert_cmd::Command, args: &[&str], input: &str) -> String {
+    let out = (cmd.args(args).write_stdin(input.to_string()).output()).expect("ran");
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
 /// Store every chunk unpacked (LRC1) and mark the ledger `laurel-ledger-3`, as
 /// laurel wrote ledgers before chunks were packed; gives how many it rewrote.
 fn as_format_3(db: &std::path::Path) -> usize {
@@ -450,15 +457,7 @@ fn stored_magics(db: &std::path::Path) -> (Vec<String>, String) {
 fn a_format_3_ledger_with_unpacked_chunks_reads_the_same_and_appends_packed() {
     let dir = empty_ledger();
     let db = dir.path().join("laurel.db");
-    let run = |args: &[&str], input: &str| {
-        let out = laurel(dir.path())
-            .args(args)
-            .write_stdin(input.to_string())
-            .output()
-            .expect("ran");
-        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-        stdout(&out)
-    };
+    let run = |args: &[&str], input: &str| succeeded(laurel(dir.path()), args, input);
     run(&["append", "-"], &common::gen(3000, 9));
     let reads: [&[&str]; 3] = [&["verify"], &["export"], &["fold"]];
     let packed: Vec<String> = reads.iter().map(|a| run(a, "")).collect();
@@ -495,16 +494,11 @@ fn a_format_3_ledger_with_unpacked_chunks_reads_the_same_and_appends_packed() {
 fn reopening_sled_between_every_chunk_changes_nothing() {
     let stream = common::gen(3000, 9);
     let run = |dir: &std::path::Path, recycle: &str, args: &[&str], input: &str| {
-        let out = laurel(dir)
-            .env("LAUREL_RECYCLE_BYTES", recycle)
+        let mut cmd = laurel(dir);
+        cmd.env("LAUREL_RECYCLE_BYTES", recycle)
             // Checkpoints every 500 records, so their reads and writes recycle too.
-            .env("LAUREL_CHECKPOINT_EVERY", "500")
-            .args(args)
-            .write_stdin(input.to_string())
-            .output()
-            .expect("ran");
-        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-        stdout(&out)
+            .env("LAUREL_CHECKPOINT_EVERY", "500");
+        succeeded(cmd, args, input)
     };
     let reads: [&[&str]; 5] = [
         &["verify"],
