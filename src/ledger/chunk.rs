@@ -28,9 +28,9 @@
 //! (the chunk's `prev` for the first). `verify` recomputes every `hash` from the
 //! bytes, so changing any byte of an event, a hash or a header is detected.
 //!
-//! The value sled stores is that layout compressed ([`pack`]), since ledgers
-//! written from session 10 on; a value that starts with `LRC1` is read as is
-//! (older ledgers, and the tests' hand-made chunks):
+//! The value sled stores is that layout compressed ([`pack`]), in ledgers of
+//! format `laurel-ledger-4`; a value that starts with `LRC1` is read as is
+//! (`-3` ledgers, and the tests' hand-made chunks):
 //!
 //! ```text
 //!   0   4   magic        b"LRZ1"
@@ -174,15 +174,24 @@ impl ChunkWriter {
 }
 
 /// The value stored for the LRC1 bytes `raw`: `LRZ1`, `raw_len`, LZ4 block
-/// (layout in the module docs).
+/// (layout in the module docs). Invariant: [`unpack`] gives `raw` back. So
+/// `raw` over [`MAX_RAW`] (no append makes one), or a failed compression
+/// (`out` has LZ4's maximum output size, so none is expected), is stored as
+/// it is: an LRC1 value, which `unpack` passes through.
 pub fn pack(raw: &[u8]) -> Vec<u8> {
+    if raw.len() > MAX_RAW {
+        return raw.to_vec();
+    }
     let mut out = vec![0u8; 8 + lz4_flex::block::get_maximum_output_size(raw.len())];
     out[..4].copy_from_slice(PACKED);
     out[4..8].copy_from_slice(&(raw.len() as u32).to_le_bytes());
-    // Cannot fail: `out` has the maximum output size for `raw`.
-    let n = lz4_flex::block::compress_into(raw, &mut out[8..]).unwrap_or(0);
-    out.truncate(8 + n);
-    out
+    match lz4_flex::block::compress_into(raw, &mut out[8..]) {
+        Ok(n) => {
+            out.truncate(8 + n);
+            out
+        }
+        Err(_) => raw.to_vec(),
+    }
 }
 
 /// The LRC1 bytes of a stored value: unpacked if packed, else as they are
