@@ -409,6 +409,9 @@ mod tests {
             "{}",
             err(&short)
         );
+        let mut over = packed.clone();
+        over[4..8].copy_from_slice(&(n + 1).to_le_bytes());
+        assert!(err(&over).contains(&format!("unpacks to {n} bytes, not {}", n + 1)));
         // Every single-byte change of the stream: an error or different bytes
         // (which verify's hashes then catch), never a panic.
         let raw = full_chunk();
