@@ -29,6 +29,8 @@
 //! changes in force. Void checks still see every void, in seq order, so a
 //! resumed check fold refuses exactly what a full one does, with the same error:
 //! records before the position were checked against the same predecessors.
+//! A query may also resume from a state still being decoded ([`fold_later`]):
+//! the records are read meanwhile, and each worker waits for its part.
 //!
 //! **One pass** (`stream`): a fold without a known-at cut and without an
 //! audit trail, from nothing or resumed, over a source with chunk summaries
@@ -370,7 +372,7 @@ pub fn fold_from(
     sink: Option<Sink<'_>>,
 ) -> Result<Folded> {
     if let Some(spans) = one_pass(source, q)? {
-        let keep = keep_of(&spans, q, start.as_ref())?;
+        let keep = keep_of(&spans, q, start.as_ref().map(|s| s.after))?;
         let known_at = source.last_seq();
         return fold_ordered(
             source,
@@ -385,6 +387,54 @@ pub fn fold_from(
         None => plan(source, q)?,
     };
     fold_planned(source, q, start, planned, sink)
+}
+
+/// A resumed fold whose start state another thread is still decoding (a
+/// query's checkpoint): the records are read while it decodes, and each worker
+/// takes its projections from `state` before it applies its first record. If
+/// the sender is dropped instead, the workers stop and the fold fails: the
+/// caller, who knows the decoding failed, folds another way.
+pub struct Later {
+    pub params: Params,
+    pub after: Pos,
+    /// How many records were folded up to and including `after`.
+    pub folded: u64,
+    pub state: std::sync::mpsc::Receiver<State>,
+}
+
+/// Fold as `q` asks (a plain query: no known-at cut, no audit trail, no
+/// sink) from `later`: one pass when the source has chunk summaries, else
+/// `plan_after` its position.
+pub fn fold_later(source: &dyn Source, q: &Query, later: Later) -> Result<Folded> {
+    if q.audit || q.known_at.is_some() {
+        return Err(Error::Storage(
+            "only a plain query folds from a state still decoding".into(),
+        ));
+    }
+    let Later {
+        params,
+        after,
+        folded,
+        state,
+    } = later;
+    let out = Folded {
+        state: State::default(),
+        cx: Cx::new(params, false).with_audit_subject(q.audit_subject.clone()),
+        known_at: source.last_seq(),
+    };
+    match one_pass(source, q)? {
+        Some(spans) => {
+            let keep = keep_of(&spans, q, Some(after))?;
+            let order = Order::Streamed(&spans, &keep);
+            parallel::fold(source, order, q, (out, folded), None, Some(state))
+        }
+        None => {
+            let (seqs, known_at) = plan_after(source, q, after)?;
+            let out = Folded { known_at, ..out };
+            let order = Order::Planned(&seqs);
+            parallel::fold(source, order, q, (out, folded), None, Some(state))
+        }
+    }
 }
 
 /// [`fold_from`] with its plan made already (`plan_after` of the start's
@@ -419,13 +469,13 @@ fn one_pass(source: &dyn Source, q: &Query) -> Result<Option<Vec<Span>>> {
 /// What a one-pass fold keeps of `spans` (as `plan_after` would, or `plan`
 /// from nothing): the voids come from the summaries, checked in seq order
 /// when `q.check`.
-fn keep_of(spans: &[Span], q: &Query, start: Option<&Start>) -> Result<Keep> {
+fn keep_of(spans: &[Span], q: &Query, after: Option<Pos>) -> Result<Keep> {
     let mut voids = Voids::default();
     for &(seq, target) in spans.iter().flat_map(|s| &s.voids) {
         voids.add(seq, target, q.check)?;
     }
     Ok(Keep {
-        after: start.map(|s| s.after),
+        after,
         hi: q.as_of.unwrap_or(Micros::MAX),
         voided: voids.voided,
         keep_voided: q.keep_voided,
@@ -467,7 +517,7 @@ fn fold_ordered(
             "a snapshot needs every namespace folded".into(),
         ));
     }
-    parallel::fold(source, order, q, (out, n), sink)
+    parallel::fold(source, order, q, (out, n), sink, None)
 }
 
 /// Fold `order` on two threads, with the audit trail (`history`): this one
@@ -917,6 +967,64 @@ mod tests {
             assert!(expected.len() >= n);
             assert_eq!(got, expected, "{subject}");
             assert_eq!(tables_of(&one), tables_of(&plain), "{subject}");
+        }
+    }
+
+    /// A query's fold from a state another thread hands over later
+    /// (`fold_later`, while a checkpoint decodes) folds what `fold_from` folds
+    /// from that state, for every namespace and for one; a state that never
+    /// comes (the checkpoint was damaged) fails the fold rather than hang it.
+    #[test]
+    fn a_fold_from_a_state_sent_later_equals_one_from_the_state_and_fails_without_it() {
+        let src = Stored::generated(3000);
+        let (order, _) = plan(&src, &Query::default()).unwrap();
+        let at = src.mem.records[order[1500] as usize - 1].at;
+        let head = Query {
+            as_of: Some(at),
+            ..Query::default()
+        };
+        let head = fold(&src, &head).unwrap();
+        let later = |state: Option<State>| {
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            if let Some(state) = state {
+                tx.send(state).unwrap();
+            }
+            Later {
+                params: head.cx.params.clone(),
+                after: (at, u64::MAX),
+                folded: 0,
+                state: rx,
+            }
+        };
+        let tables_in = |f: &Folded, only: Option<&str>| -> Vec<String> {
+            let sel = crate::systems::Selector::default();
+            let mine = |t: &&str| only.is_none_or(|o| crate::systems::namespace_of(t) == Some(o));
+            let tables = crate::systems::tables().into_iter().map(|(t, _)| t);
+            let table = |t: &str| format!("{:?}", f.state.standings(t, &sel, &f.cx));
+            tables.filter(mine).map(table).collect()
+        };
+        for only in [None, Some("mepbm"), Some("cards")] {
+            let q = Query {
+                only,
+                ..Query::default()
+            };
+            let start = Start {
+                state: head.state.clone(),
+                params: head.cx.params.clone(),
+                after: (at, u64::MAX),
+                folded: 0,
+            };
+            let want = fold_from(&src, &q, Some(start), None).unwrap();
+            let got = fold_later(&src, &q, later(Some(head.state.clone()))).unwrap();
+            assert_eq!(tables_in(&got, only), tables_in(&want, only), "{only:?}");
+            let full = fold(&src, &q).unwrap();
+            assert_eq!(tables_in(&got, only), tables_in(&full, only), "{only:?}");
+            assert!(
+                tables_in(&got, only).iter().any(|t| t.len() > 200),
+                "{only:?}"
+            );
+            let e = fold_later(&src, &q, later(None)).unwrap_err().to_string();
+            assert!(e.contains("could not be decoded"), "{only:?}: {e}");
         }
     }
 

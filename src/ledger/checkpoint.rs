@@ -364,6 +364,24 @@ pub fn decode(
     read: &mut dyn FnMut(usize) -> Result<Option<Vec<u8>>>,
     only: Option<&str>,
 ) -> Result<Option<(State, Params)>> {
+    let Some(state) = decode_state(read, only)? else {
+        return Ok(None);
+    };
+    Ok(read(0)?.and_then(|b| params_of(&b)).map(|p| (state, p)))
+}
+
+/// The rules in force from section 0's bytes; `None` if damaged.
+fn params_of(b: &[u8]) -> Option<Params> {
+    let mut p: Params = section(b)?;
+    p.restamp();
+    Some(p)
+}
+
+/// The state sections of [`decode`], without the rules.
+fn decode_state(
+    read: &mut dyn FnMut(usize) -> Result<Option<Vec<u8>>>,
+    only: Option<&str>,
+) -> Result<Option<State>> {
     let mut state = State::default();
     for (i, ns) in NAMESPACES.iter().enumerate() {
         if only.is_some_and(|o| o != *ns) {
@@ -383,11 +401,7 @@ pub fn decode(
             return Ok(None);
         }
     }
-    let params: Option<Params> = read(0)?.and_then(|b| section(&b));
-    Ok(params.map(|mut p| {
-        p.restamp();
-        (state, p)
-    }))
+    Ok(Some(state))
 }
 
 /// One section's stored frames along a chain, whole checkpoint first, each
@@ -417,13 +431,10 @@ fn unpack(frames: Frames) -> Option<Vec<u8>> {
     raw
 }
 
-/// The rules and `only`'s state from a checkpoint's frames ([`decode`]).
-fn unpack_state(
-    mut frames: [Option<Frames>; SECTIONS],
-    only: Option<&str>,
-) -> Option<(State, Params)> {
+/// `only`'s state from a checkpoint's frames ([`decode_state`]).
+fn unpack_state(mut frames: [Option<Frames>; SECTIONS], only: Option<&str>) -> Option<State> {
     let mut read = |i: usize| Ok(frames[i].take().and_then(unpack));
-    decode(&mut read, only).ok().flatten()
+    decode_state(&mut read, only).ok().flatten()
 }
 
 /// The start of a plain fold from nothing, as a checkpoint before every record
@@ -457,11 +468,11 @@ impl Ledger {
         let view = View::new(self, upto);
         let t0 = std::time::Instant::now();
         let trace = std::env::var_os(TRACE_ENV).is_some();
-        let said = |start: Option<&Start>| match (trace, start) {
+        let said = |start: Option<(Pos, u64)>| match (trace, start) {
             (false, _) => {}
-            (true, Some(s)) => eprintln!(
-                "checkpoint: resumed after seq {} ({} records)",
-                s.after.1, s.folded
+            (true, Some((after, folded))) => eprintln!(
+                "checkpoint: resumed after seq {} ({folded} records)",
+                after.1
             ),
             (true, None) => eprintln!("checkpoint: none, folded from the start"),
         };
@@ -480,19 +491,21 @@ impl Ledger {
     }
 
     /// A resumable query's fold: from the latest usable checkpoint at or before
-    /// `q.as_of`, whose sections are decompressed and decoded on a second
-    /// thread while this one plans (reads the summaries and the chunks after
-    /// it); from nothing if there is none. A checkpoint that turns out damaged
-    /// sends it the sequential way ([`Ledger::start_before`]: the next older).
+    /// `q.as_of`, whose state sections are decompressed and decoded on a
+    /// second thread while this one reads the records after it (one pass,
+    /// `fold::fold_later`); from nothing if there is none. A checkpoint that
+    /// turns out damaged sends it the sequential way
+    /// ([`Ledger::start_before`]: the next older), and the records read are
+    /// read again.
     fn fold_resumed(
         &self,
         view: &View,
         q: &Query,
         upto: u64,
-        said: &dyn Fn(Option<&Start>),
+        said: &dyn Fn(Option<(Pos, u64)>),
     ) -> Result<fold::Folded> {
         let bound = (q.as_of.unwrap_or(Micros::MAX), u64::MAX);
-        let Some((h, frames)) = self.stored_before(bound, upto, q.only)? else {
+        let Some((h, mut frames)) = self.stored_before(bound, upto, q.only)? else {
             // No checkpoint: start from the empty state before every position,
             // which plans from the chunk summaries (only the chunks whose `at`
             // range reaches back to --as-of are read) rather than every
@@ -500,27 +513,55 @@ impl Ledger {
             said(None);
             return fold::fold_from(view, q, Some(from_nothing()), None);
         };
-        let (decoded, planned) = std::thread::scope(|scope| {
-            let only = q.only;
-            let decoding = scope.spawn(move || unpack_state(frames, only));
-            let planned = fold::plan_after(view, q, h.pos);
-            let decoded = decoding.join().unwrap_or(None);
-            (decoded, planned)
-        });
-        let Some((state, params)) = decoded else {
-            let start = self.start_before(bound, upto, q.only)?.map(|(s, _)| s);
-            said(start.as_ref());
-            let start = start.unwrap_or_else(from_nothing);
-            return fold::fold_from(view, q, Some(start), None);
+        let params = frames[0]
+            .take()
+            .and_then(unpack)
+            .and_then(|b| params_of(&b));
+        let Some(params) = params else {
+            return self.fold_undecoded(view, q, (bound, upto), said);
         };
-        let start = Start {
-            state,
+        // The records are read while another thread decodes the state: the
+        // fold's workers wait for it (`fold::Later`).
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let later = fold::Later {
             params,
             after: h.pos,
             folded: h.folded,
+            state: rx,
         };
-        said(Some(&start));
-        fold::fold_planned(view, q, Some(start), planned?, None)
+        let (decoded, folded) = std::thread::scope(|scope| {
+            let only = q.only;
+            let decoding = scope.spawn(move || match unpack_state(frames, only) {
+                Some(state) => {
+                    // Unsent only if the fold has stopped already: its error stands.
+                    let _ = tx.send(state);
+                    true
+                }
+                None => false,
+            });
+            let folded = fold::fold_later(view, q, later);
+            (decoding.join().unwrap_or(false), folded)
+        });
+        if !decoded {
+            return self.fold_undecoded(view, q, (bound, upto), said);
+        }
+        said(Some((h.pos, h.folded)));
+        folded
+    }
+
+    /// The fold of `q` when the latest checkpoint's sections could not be
+    /// decoded: from the latest one that can be, or from nothing.
+    fn fold_undecoded(
+        &self,
+        view: &View,
+        q: &Query,
+        (bound, upto): (Pos, u64),
+        said: &dyn Fn(Option<(Pos, u64)>),
+    ) -> Result<fold::Folded> {
+        let start = self.start_before(bound, upto, q.only)?.map(|(s, _)| s);
+        said(start.as_ref().map(|s| (s.after, s.folded)));
+        let start = start.unwrap_or_else(from_nothing);
+        fold::fold_from(view, q, Some(start), None)
     }
 
     /// The check fold of an append whose records are `old.seq + 1 ..= new.seq`:
