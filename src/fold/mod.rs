@@ -34,7 +34,7 @@
 //!
 //! **One pass** (`stream`): a fold without a known-at cut and without an
 //! audit trail, from nothing or resumed, over a source with chunk summaries
-//! (the ledger) makes no plan ([`fold_from`]; [`fold_planned`] is handed one): it reads the chunks once, in seq order, and
+//! (the ledger) makes no plan ([`fold_from`], [`fold_later`]): it reads the chunks once, in seq order, and
 //! hands records on as soon as no chunk still to be read can hold one before
 //! them (the summaries' smallest `at`). Same records, same order, same void
 //! checks (from the summaries, in seq order, as `plan_after` makes them).
@@ -382,11 +382,11 @@ pub fn fold_from(
             sink,
         );
     }
-    let planned = match &start {
+    let (order, known_at) = match &start {
         Some(s) => plan_after(source, q, s.after)?,
         None => plan(source, q)?,
     };
-    fold_planned(source, q, start, planned, sink)
+    fold_ordered(source, q, start, (Order::Planned(&order), known_at), sink)
 }
 
 /// A resumed fold whose start state another thread is still decoding (a
@@ -417,37 +417,24 @@ pub fn fold_later(source: &dyn Source, q: &Query, later: Later) -> Result<Folded
         folded,
         state,
     } = later;
-    let out = Folded {
+    let mut out = Folded {
         state: State::default(),
         cx: Cx::new(params, false).with_audit_subject(q.audit_subject.clone()),
         known_at: source.last_seq(),
     };
-    match one_pass(source, q)? {
+    let spans = one_pass(source, q)?;
+    let (keep, seqs);
+    let order = match &spans {
         Some(spans) => {
-            let keep = keep_of(&spans, q, Some(after))?;
-            let order = Order::Streamed(&spans, &keep);
-            parallel::fold(source, order, q, (out, folded), None, Some(state))
+            keep = keep_of(spans, q, Some(after))?;
+            Order::Streamed(spans, &keep)
         }
         None => {
-            let (seqs, known_at) = plan_after(source, q, after)?;
-            let out = Folded { known_at, ..out };
-            let order = Order::Planned(&seqs);
-            parallel::fold(source, order, q, (out, folded), None, Some(state))
+            (seqs, out.known_at) = plan_after(source, q, after)?;
+            Order::Planned(&seqs)
         }
-    }
-}
-
-/// [`fold_from`] with its plan made already (`plan_after` of the start's
-/// position, or `plan`): a query makes it while another thread decodes the
-/// checkpoint it starts from.
-pub fn fold_planned(
-    source: &dyn Source,
-    q: &Query,
-    start: Option<Start>,
-    (order, known_at): (Vec<u64>, u64),
-    sink: Option<Sink<'_>>,
-) -> Result<Folded> {
-    fold_ordered(source, q, start, (Order::Planned(&order), known_at), sink)
+    };
+    parallel::fold(source, order, q, (out, folded), None, Some(state))
 }
 
 /// The records pass 2 folds: a plan's seqs, or what a [`Keep`] takes of the
@@ -482,7 +469,7 @@ fn keep_of(spans: &[Span], q: &Query, after: Option<Pos>) -> Result<Keep> {
     })
 }
 
-/// Pass 2 of [`fold_planned`], or the one pass.
+/// Pass 2 of a planned fold, or the one pass.
 fn fold_ordered(
     source: &dyn Source,
     q: &Query,
