@@ -216,7 +216,7 @@ pub fn unpack(stored: &[u8], key_seq: u64) -> Result<std::borrow::Cow<'_, [u8]>,
         Ok(n) if n == len => Ok(Cow::Owned(raw)),
         Ok(n) => Err(corrupt(
             key_seq,
-            &format!("packed value unpacks to {n} bytes, not {len}"),
+            &format!("packed value is damaged (unpacks to {n} bytes, not {len})"),
         )),
         Err(e) => Err(corrupt(key_seq, &format!("packed value is damaged ({e})"))),
     }
@@ -411,7 +411,12 @@ mod tests {
         );
         let mut over = packed.clone();
         over[4..8].copy_from_slice(&(n + 1).to_le_bytes());
-        assert!(err(&over).contains(&format!("unpacks to {n} bytes, not {}", n + 1)));
+        // A value cut at a sequence boundary unpacks cleanly to fewer bytes:
+        // named as damage too, so a cut is reported the same wherever it falls.
+        assert!(err(&over).contains(&format!(
+            "packed value is damaged (unpacks to {n} bytes, not {})",
+            n + 1
+        )));
         // Every single-byte change of the stream: an error or different bytes
         // (which verify's hashes then catch), never a panic.
         let raw = full_chunk();
