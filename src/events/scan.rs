@@ -272,6 +272,46 @@ pub(crate) fn each_member_compact<'a>(
     (s.pos == b.len()).then_some(())
 }
 
+/// The leading members of a whitespace-free object whose keys rise strictly
+/// (as a canonical, JCS, object's do), up to and including key `last`: the
+/// scan stops at the first key above it without reading that member or any
+/// after it. `None` (for the full scans) on anything else: an escaped key, a
+/// key not above the one before, malformed bytes.
+pub(crate) fn sorted_members_through<'a>(
+    b: &'a [u8],
+    last: &[u8],
+    mut f: impl FnMut(Str<'a>, &'a [u8]),
+) -> Option<()> {
+    let mut s = Scanner::new(b);
+    s.byte(b'{')?;
+    if s.byte(b'}').is_some() {
+        return (s.pos == b.len()).then_some(());
+    }
+    let mut prev: &[u8] = &[];
+    loop {
+        if s.b.get(s.pos) != Some(&b'"') {
+            return None;
+        }
+        let key = s.string()?;
+        if key.escaped || (!prev.is_empty() && key.raw <= prev) {
+            return None;
+        }
+        if key.raw > last {
+            return Some(());
+        }
+        prev = key.raw;
+        s.byte(b':')?;
+        let start = s.pos;
+        s.skip_compact(1)?;
+        f(key, &s.b[start..s.pos]);
+        match *s.b.get(s.pos)? {
+            b',' => s.pos += 1,
+            b'}' => return (s.pos + 1 == b.len()).then_some(()),
+            _ => return None,
+        }
+    }
+}
+
 impl<'a> Scanner<'a> {
     /// The byte `c` exactly at the cursor (no whitespace before it).
     fn byte(&mut self, c: u8) -> Option<()> {
