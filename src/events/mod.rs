@@ -436,6 +436,10 @@ fn stored_header_ends(bytes: &[u8]) -> Option<StoredHeader<'_>> {
     }
     let mut f = HeaderFields::default();
     scan::sorted_members_through(bytes, b"id", |k, v| f.take(k.raw, v))?;
+    // Rising keys cannot repeat one; checked anyway, it costs nothing.
+    if f.dup {
+        return None;
+    }
     let at = time::parse(&scan::str_at(f.at?)?)?;
     let id = match f.id {
         None | Some(b"null") => None,
