@@ -436,15 +436,8 @@ fn stored_header_ends(bytes: &[u8]) -> Option<StoredHeader<'_>> {
     }
     let mut f = HeaderFields::default();
     scan::sorted_members_through(bytes, b"id", |k, v| f.take(k.raw, v))?;
-    // Rising keys cannot repeat one; checked anyway, it costs nothing.
-    if f.dup {
-        return None;
-    }
-    let at = time::parse(&scan::str_at(f.at?)?)?;
-    let id = match f.id {
-        None | Some(b"null") => None,
-        Some(v) => Some(scan::str_at(v)?),
-    };
+    // Rising keys cannot repeat one; `at_and_id` checks anyway.
+    let (at, id) = f.at_and_id()?;
     Some(StoredHeader {
         at,
         id,
@@ -474,6 +467,19 @@ impl<'a> HeaderFields<'a> {
         self.dup |= slot.replace(v).is_some();
     }
 
+    /// `at` and `id` decoded; `None` if either is off or any field came twice.
+    fn at_and_id(&self) -> Option<(Micros, Option<std::borrow::Cow<'a, str>>)> {
+        if self.dup {
+            return None;
+        }
+        let at = time::parse(&scan::str_at(self.at?)?)?;
+        let id = match self.id {
+            None | Some(b"null") => None,
+            Some(v) => Some(scan::str_at(v)?),
+        };
+        Some((at, id))
+    }
+
     /// The members of `bytes`: the compact scan, or else the general one.
     fn of(bytes: &'a [u8]) -> Option<Self> {
         let mut f = HeaderFields::default();
@@ -487,14 +493,7 @@ impl<'a> HeaderFields<'a> {
 
 fn stored_header_fast(bytes: &[u8]) -> Option<StoredHeader<'_>> {
     let f = HeaderFields::of(bytes)?;
-    if f.dup {
-        return None;
-    }
-    let at = time::parse(&scan::str_at(f.at?)?)?;
-    let id = match f.id {
-        None | Some(b"null") => None,
-        Some(v) => Some(scan::str_at(v)?),
-    };
+    let (at, id) = f.at_and_id()?;
     let void_target = match &*scan::str_at(f.kind?)? {
         "ledger.voided" => Some(std::str::from_utf8(f.target?).ok()?.parse().ok()?),
         _ => None,
