@@ -411,8 +411,9 @@ mod tests {
         );
         let mut over = packed.clone();
         over[4..8].copy_from_slice(&(n + 1).to_le_bytes());
-        // A value cut at a sequence boundary unpacks cleanly to fewer bytes:
-        // named as damage too, so a cut is reported the same wherever it falls.
+        // A stated length one too long unpacks cleanly to fewer bytes, as a
+        // value cut at an LZ4 sequence boundary does: named as damage too, so
+        // a cut is reported the same wherever it falls.
         assert!(err(&over).contains(&format!(
             "packed value is damaged (unpacks to {n} bytes, not {})",
             n + 1
