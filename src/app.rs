@@ -288,6 +288,7 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
     let ledger = Ledger::open(path)?;
     let f = ledger.fold(&args.query()?)?;
     let text = format!("folded every projection up to seq {}\n", f.known_at);
+    f.discard();
     Ok(text)
 }
 

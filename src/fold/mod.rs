@@ -224,6 +224,18 @@ pub struct Folded {
     pub known_at: u64,
 }
 
+impl Folded {
+    /// Drop it on a thread of its own. Freeing a full fold's state, millions
+    /// of small allocations, took 57 ms at the end of a 1M-event replay, on
+    /// the one thread left, after the answer was known. A caller that ends
+    /// right after (the binary) does not wait for it: the process exits meanwhile.
+    pub fn discard(self) {
+        let freeing = std::thread::Builder::new().name("discard".into());
+        // Should the thread not start, the closure and the state drop here.
+        let _ = freeing.spawn(move || drop(self));
+    }
+}
+
 /// Is the record of `e` inside the query's known-at cut?
 fn is_known(q: &Query, e: &Entry) -> bool {
     match q.known_at {

@@ -91,11 +91,16 @@ pub fn record_hash(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -
 /// (it is how `record_hash` is computed).
 pub fn record_hash_prefix(event: &[u8]) -> blake3::Hasher {
     let mut h = blake3::Hasher::new();
-    h.update(b"{\"event\":");
+    h.update(RECORD_HEAD);
     h.update(event);
-    h.update(b",\"prev\":\"");
+    h.update(RECORD_MID);
     h
 }
+
+/// What a record's canonical bytes hold before its event.
+pub(crate) const RECORD_HEAD: &[u8] = b"{\"event\":";
+/// What comes between a record's event and the hex of its `prev`.
+pub(crate) const RECORD_MID: &[u8] = b",\"prev\":\"";
 
 /// Feed the rest of the record to a [`record_hash_prefix`] and finish the hash.
 pub fn record_hash_finish(
@@ -104,21 +109,34 @@ pub fn record_hash_finish(
     recorded_at: &str,
     seq: u64,
 ) -> [u8; 32] {
-    h.update(blake3::Hash::from(*prev).to_hex().as_bytes());
-    h.update(b"\",\"recorded_at\":");
+    record_suffix(prev, recorded_at, seq, &mut |b| {
+        h.update(b);
+    });
+    *h.finalize().as_bytes()
+}
+
+/// Hand `put` the record's bytes after [`RECORD_MID`], piece by piece:
+/// `<hex of prev>","recorded_at":<recorded_at>,"seq":<seq>}`.
+pub(crate) fn record_suffix(
+    prev: &[u8; 32],
+    recorded_at: &str,
+    seq: u64,
+    put: &mut dyn FnMut(&[u8]),
+) {
+    put(blake3::Hash::from(*prev).to_hex().as_bytes());
+    put(b"\",\"recorded_at\":");
     if needs_escape(recorded_at) {
         let mut ra = Vec::new();
         write_str(recorded_at, &mut ra);
-        h.update(&ra);
+        put(&ra);
     } else {
-        h.update(b"\"");
-        h.update(recorded_at.as_bytes());
-        h.update(b"\"");
+        put(b"\"");
+        put(recorded_at.as_bytes());
+        put(b"\"");
     }
-    h.update(b",\"seq\":");
-    h.update(itoa(seq, &mut [0u8; 20]));
-    h.update(b"}");
-    *h.finalize().as_bytes()
+    put(b",\"seq\":");
+    put(itoa(seq, &mut [0u8; 20]));
+    put(b"}");
 }
 
 /// The decimal digits of `n`, written at the end of `buf`.

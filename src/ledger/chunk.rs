@@ -45,6 +45,11 @@
 //! A damaged packed value fails to unpack, or unpacks to bytes whose hashes
 //! do not match: either way `verify` names the chunk.
 
+use blake3::platform::Platform;
+
+use super::lanes::Begun;
+#[cfg(test)]
+use super::lanes::Lanes;
 use crate::error::Error;
 
 pub const MAGIC: &[u8; 4] = b"LRC1";
@@ -86,6 +91,8 @@ pub struct ChunkWriter {
     buf: Vec<u8>,
     recorded_at: String,
     recorded_at_micros: i64,
+    /// BLAKE3's instruction set, to finish the hashes begun across lanes.
+    platform: Platform,
 }
 
 impl ChunkWriter {
@@ -105,6 +112,7 @@ impl ChunkWriter {
             buf,
             recorded_at: recorded_at.to_string(),
             recorded_at_micros,
+            platform: Platform::detect(),
         }
     }
 
@@ -119,23 +127,24 @@ impl ChunkWriter {
         content: [u8; 16],
         event: &[u8],
     ) -> [u8; 32] {
-        let mut prefix = super::canonical::record_hash_prefix(event);
-        self.push_prefixed(at, void_target, (idem, content), event, &mut prefix)
+        let mut begun = Vec::new();
+        Lanes::default().begin_records(&[event], &mut begun);
+        self.push_prefixed(at, void_target, (idem, content), event, &mut begun[0])
     }
 
-    /// [`ChunkWriter::push`], with the record's hash begun elsewhere:
-    /// `prefix` must be `canonical::record_hash_prefix(event)`.
+    /// [`ChunkWriter::push`], with the record's hash begun elsewhere: `begun`
+    /// must be what `Lanes::begin_records` gave for `event`.
     pub fn push_prefixed(
         &mut self,
         at: i64,
         void_target: Option<u64>,
         (idem, content): ([u8; 16], [u8; 16]),
         event: &[u8],
-        prefix: &mut blake3::Hasher,
+        begun: &mut Begun,
     ) -> [u8; 32] {
         let seq = self.first_seq + u64::from(self.count);
-        let hash =
-            super::canonical::record_hash_finish(prefix, &self.last_hash, &self.recorded_at, seq);
+        let tail = (&self.last_hash, self.recorded_at.as_str(), seq);
+        let hash = super::lanes::finish_record(&self.platform, begun, event, tail);
         self.buf.extend_from_slice(&hash);
         self.buf.extend_from_slice(&at.to_le_bytes());
         self.buf

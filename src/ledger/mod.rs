@@ -539,7 +539,11 @@ impl Ledger {
         names: &[String],
     ) -> Result<()> {
         let (mut origin, msg) = match self.check_fold(old_head, new) {
-            Ok(_) => return Ok(()),
+            Ok(folded) => {
+                // Nothing reads it: free it while the append syncs its files.
+                folded.discard();
+                return Ok(());
+            }
             Err(Error::Invalid { origin, msg }) => (origin, msg),
             Err(e) => return Err(e),
         };
@@ -733,9 +737,9 @@ struct Incoming {
     /// The target of a `ledger.voided`.
     void: Option<u64>,
     canonical: Vec<u8>,
-    /// `canonical::record_hash_prefix(&canonical)`, boxed: a `Hasher` is about
-    /// 2 KB, of which a fresh one touches a tenth, and a box moves 8 bytes.
-    prefix: Box<blake3::Hasher>,
+    /// Its record's hash, begun across SIMD lanes with the rest of its batch
+    /// (`lanes::Lanes::begin_records`).
+    begun: lanes::Begun,
     content: [u8; 16],
     idem: [u8; 16],
 }
@@ -785,6 +789,7 @@ fn parse_batches(
 struct ContentKeys {
     lanes: lanes::Lanes,
     hashes: Vec<[u8; 32]>,
+    begun: Vec<lanes::Begun>,
 }
 
 impl ContentKeys {
@@ -799,16 +804,17 @@ impl ContentKeys {
             .filter_map(|(_, p)| p.as_ref().ok().map(|p| p.canonical.as_slice()))
             .collect();
         self.lanes.hash(&events, &mut self.hashes);
+        self.lanes.begin_records(&events, &mut self.begun);
         let mut hashes = self.hashes.iter();
+        let mut begun = self.begun.drain(..);
         parsed
             .into_iter()
             .map(|(line, p)| {
                 let p = p.map_err(|m| Error::invalid(origin(&names[file], line), m))?;
                 // One hash per parsed event, in order (the filter above).
-                let h = hashes
-                    .next()
-                    .ok_or_else(|| Error::Storage("a content key is missing".into()))?;
-                Ok(Incoming::new(file, line, p, chunk::content_key(h)))
+                let missing = || Error::Storage("a content key is missing".into());
+                let (h, b) = hashes.next().zip(begun.next()).ok_or_else(missing)?;
+                Ok(Incoming::new(file, line, p, chunk::content_key(h), b))
             })
             .collect()
     }
@@ -941,7 +947,13 @@ fn parser_gone() -> Error {
 }
 
 impl Incoming {
-    fn new(file: usize, line: u64, parsed: events::Parsed, content: [u8; 16]) -> Self {
+    fn new(
+        file: usize,
+        line: u64,
+        parsed: events::Parsed,
+        content: [u8; 16],
+        begun: lanes::Begun,
+    ) -> Self {
         let idem = parsed
             .id
             .as_deref()
@@ -951,7 +963,6 @@ impl Incoming {
             Event::Ledger(ledger_events::Event::Voided(v)) => Some(v.target),
             _ => None,
         };
-        let prefix = Box::new(canonical::record_hash_prefix(&parsed.canonical));
         Incoming {
             file,
             line,
@@ -960,7 +971,7 @@ impl Incoming {
             kind: parsed.kind,
             void,
             canonical: parsed.canonical,
-            prefix,
+            begun,
             content,
             idem,
         }
@@ -1017,7 +1028,7 @@ impl Pending<'_> {
         }
         let keys = (inc.idem, inc.content);
         self.writer
-            .push_prefixed(inc.at, inc.void, keys, &inc.canonical, &mut inc.prefix);
+            .push_prefixed(inc.at, inc.void, keys, &inc.canonical, &mut inc.begun);
         self.current.push(Pushed {
             at: inc.at,
             void: inc.void,
@@ -1545,6 +1556,7 @@ mod tests {
     /// line ends the batch as an error naming its line.
     #[test]
     fn a_parsed_batch_has_the_keys_and_hashes_of_its_events_one_by_one() {
+        use blake3::platform::Platform;
         let mut parser = events::LineParser::default();
         let text = crate::gen::stream(300, 9);
         let mut parsed: Vec<_> = text
@@ -1567,7 +1579,8 @@ mod tests {
             assert_eq!(&inc.canonical, want);
             assert_eq!(inc.content, chunk::content_of(want));
             let ra = "2026-11-22T00:00:00.000000Z";
-            let begun = canonical::record_hash_finish(&mut inc.prefix, &[3; 32], ra, 7);
+            let tail = (&[3; 32], ra, 7);
+            let begun = lanes::finish_record(&Platform::detect(), &mut inc.begun, want, tail);
             assert_eq!(begun, canonical::record_hash(want, &[3; 32], ra, 7));
         }
     }
