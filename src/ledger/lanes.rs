@@ -12,7 +12,7 @@
 //! `{"event":<event>,"prev":"`, which does not depend on the chain, across
 //! lanes; its chaining thread finishes each one ([`finish_record`]) with the
 //! rest of the prefix and `prev`, `recorded_at` and `seq`. A record carries its
-//! chaining value and block count (33 bytes) between the two threads, where it
+//! 32-byte chaining value and block count between the two threads, where it
 //! used to carry a boxed 1,920-byte `blake3::Hasher` fed a block at a time.
 //!
 //! How: an input of up to [`MAX_LANE_CHUNKS`] chunks (1 KiB each) is split as
