@@ -150,7 +150,17 @@ impl Interner {
 
     /// `ids` sorted by their names (the order tables and audits use).
     pub fn sort_by_name(&self, ids: &mut [u32]) {
-        ids.sort_unstable_by(|&a, &b| self.name(a).cmp(self.name(b)));
+        let mut keyed: Vec<(u64, u32)> = ids
+            .iter()
+            .map(|&id| (name_key(self.name(id)), id))
+            .collect();
+        keyed.sort_unstable_by(|a, b| {
+            let by_name = || self.name(a.1).cmp(self.name(b.1));
+            a.0.cmp(&b.0).then_with(by_name)
+        });
+        for (slot, (_, id)) in ids.iter_mut().zip(keyed) {
+            *slot = id;
+        }
     }
 
     /// `Ok(id)` of `s`, or `Err(())` when it is not interned.
@@ -431,9 +441,58 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// An integer that orders names as their bytes do, as far as it tells them
+/// apart: the first 8 bytes, big-endian, zero-padded. `name_key(a) <
+/// name_key(b)` implies `a < b`; equal keys leave it to the names themselves.
+/// Why: sorting a 60,000-row table on names spent its time following pointers
+/// to them and comparing them byte by byte (most names differ in 8 bytes).
+pub fn name_key(s: &str) -> u64 {
+    let mut b = [0u8; 8];
+    let n = s.len().min(8);
+    b[..n].copy_from_slice(&s.as_bytes()[..n]);
+    u64::from_be_bytes(b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn name_keys_never_order_two_names_against_their_bytes() {
+        let names = [
+            "",
+            "\0",
+            "\0\0",
+            "a",
+            "a\0",
+            "a\0b",
+            "ab",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefgh\0",
+            "abcdefghi",
+            "abcdefgz",
+            "p00017",
+            "p00170",
+            "é",
+            "z",
+        ];
+        for a in names {
+            for b in names {
+                if name_key(a) < name_key(b) {
+                    assert!(a < b, "{a:?} keyed before {b:?}");
+                }
+            }
+        }
+        let mut n = Interner::default();
+        let ids: Vec<u32> = names.iter().rev().map(|s| n.intern(s)).collect();
+        let mut sorted = ids.clone();
+        n.sort_by_name(&mut sorted);
+        let got: Vec<&str> = sorted.iter().map(|&id| n.name(id)).collect();
+        let mut want = names.to_vec();
+        want.sort();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn ids_are_dense_in_first_seen_order_and_survive_growth() {

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use crate::num::{json_number, ratio};
 use crate::output::{Report, Table};
+use crate::systems::compact::name_key;
 
 use super::math::nazgul_percent;
 use super::{Cx, Ratings, State};
@@ -54,14 +55,22 @@ impl State {
         // The order of `ranked` (value descending, then name), sorted on
         // borrowed names: each name is copied once, into its cell. Names of
         // distinct ids differ, so an unstable sort gives that one order.
-        let mut rows: Vec<(&str, i64, u32)> = map
+        // Ratings bunch up, so most comparisons reach the names: their
+        // `name_key` first, the bytes only when it ties.
+        let mut rows: Vec<(&str, i64, u32, u64)> = map
             .iter()
-            .map(|(p, r)| (self.names.name(p), r.value, r.games))
+            .map(|(p, r)| {
+                let name = self.names.name(p);
+                (name, r.value, r.games, name_key(name))
+            })
             .collect();
-        rows.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        rows.sort_unstable_by(|a, b| {
+            let by_name = || a.3.cmp(&b.3).then_with(|| a.0.cmp(b.0));
+            b.1.cmp(&a.1).then_with(by_name)
+        });
         let keys: Vec<i64> = rows.iter().map(|r| r.1).collect();
         t.rows.reserve(rows.len());
-        for (rank, (p, v, games)) in ranks(&keys).into_iter().zip(rows) {
+        for (rank, (p, v, games, _)) in ranks(&keys).into_iter().zip(rows) {
             let player = Value::String(p.to_string());
             t.push(vec![json!(rank), player, json!(v), json!(games)]);
         }
