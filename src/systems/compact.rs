@@ -16,10 +16,11 @@
 //! Invariants: the hash is FNV-1a 64, fixed here and independent of the Rust
 //! release or process, so the same insertions give the same table
 //! (deterministic). Serialized (the serde checkpoints of cards, cfr and
-//! diplomacy) exactly as before the slots held names: `buf`, `ends` and each
-//! slot's `(id + 1, hash)`; read back, the table is rebuilt from the names
-//! ([`Interner::from_parts`], the very table interning builds), so checkpoints
-//! written before read the same.
+//! diplomacy) in the layout of before the slots held names: `buf`, `ends` and
+//! a list of slots, which is written empty (since session 15; older
+//! checkpoints hold each slot's `(id + 1, hash)`) and ignored when read: the
+//! table is rebuilt from the names ([`Interner::from_parts`], the very table
+//! interning builds), so checkpoints of either kind read the same.
 
 use serde::{Deserialize, Serialize};
 
@@ -61,7 +62,8 @@ fn inline(s: &str) -> Option<u64> {
 }
 
 /// How an interner is serialized (the derived form of the layout before
-/// [`Slot`]s held names: checkpoints keep their bytes).
+/// [`Slot`]s held names: checkpoints keep their layout; `slots` is written
+/// empty since session 15, and ignored when read).
 #[derive(Serialize)]
 #[serde(rename = "Interner")]
 struct StoredRef<'a> {
@@ -82,10 +84,13 @@ struct Stored {
 
 impl Serialize for Interner {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // The slots are left empty: a reader rebuilds them from the names
+        // (`from_parts`), so writing them only cost time and bytes (about
+        // twice the names' own). Readers of either kind read both.
         StoredRef {
             buf: &self.buf,
             ends: &self.ends,
-            slots: self.slots.iter().map(|x| (x.id1, x.hash)).collect(),
+            slots: Vec::new(),
         }
         .serialize(s)
     }
@@ -441,6 +446,50 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// `#[serde(with = "compact::bytes")]` for a `Vec<u8>` field: written with
+/// `serialize_bytes` (one copy) instead of a sequence of `u8`s (a call per
+/// byte, which was most of what the cards state's checkpoint cost). bincode
+/// writes both the same way (a varint length, then the bytes), so checkpoints
+/// keep their layout; `tests` pins that.
+pub mod bytes {
+    use serde::de::{Deserializer, SeqAccess, Visitor};
+    use serde::Serializer;
+
+    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(v)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        d.deserialize_byte_buf(Bytes)
+    }
+
+    struct Bytes;
+
+    impl<'de> Visitor<'de> for Bytes {
+        type Value = Vec<u8>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("bytes")
+        }
+
+        fn visit_bytes<E>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(v.to_vec())
+        }
+
+        fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(v)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(b) = seq.next_element()? {
+                out.push(b);
+            }
+            Ok(out)
+        }
+    }
+}
+
 /// An integer that orders names as their bytes do, as far as it tells them
 /// apart: the first 8 bytes, big-endian, zero-padded. `name_key(a) <
 /// name_key(b)` implies `a < b`; equal keys leave it to the names themselves.
@@ -456,6 +505,27 @@ pub fn name_key(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Plain(Vec<u8>, u32);
+
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct AsBytes(#[serde(with = "bytes")] Vec<u8>, u32);
+
+    #[test]
+    fn byte_fields_keep_their_bincode_layout_and_read_either_way() {
+        use bincode::Options;
+        let data: Vec<u8> = (0..=255u8).chain([0, 0x80, 0xff]).collect();
+        let plain = Plain(data.clone(), 300);
+        let fast = AsBytes(data, 300);
+        let varint = bincode::DefaultOptions::new();
+        let want = varint.serialize(&plain).unwrap();
+        assert_eq!(varint.serialize(&fast).unwrap(), want);
+        assert_eq!(varint.deserialize::<AsBytes>(&want).unwrap(), fast);
+        let want = bincode::serialize(&plain).unwrap();
+        assert_eq!(bincode::serialize(&fast).unwrap(), want);
+        assert_eq!(bincode::deserialize::<AsBytes>(&want).unwrap(), fast);
+    }
 
     #[test]
     fn name_keys_never_order_two_names_against_their_bytes() {
@@ -600,10 +670,11 @@ mod tests {
     }
 
     /// Checkpoints hold the form the interner derived before its slots held
-    /// names: the same bytes, and read back into the same table.
+    /// names, its slots written empty: the same layout, read back into the
+    /// same table, from either kind.
     #[test]
     fn an_interner_serializes_as_before_and_reads_back_its_table() {
-        #[derive(Serialize)]
+        #[derive(Serialize, Clone)]
         struct Before {
             buf: String,
             ends: Vec<u32>,
@@ -619,17 +690,28 @@ mod tests {
             ends: n.ends.clone(),
             slots: n.slots.iter().map(|s| (s.id1, s.hash)).collect(),
         };
+        let empty = Before {
+            slots: Vec::new(),
+            ..before.clone()
+        };
         let bytes = bincode::serialize(&n).unwrap();
-        assert_eq!(bytes, bincode::serialize(&before).unwrap());
+        assert_eq!(bytes, bincode::serialize(&empty).unwrap());
+        let older = bincode::serialize(&before).unwrap();
+        assert!(bytes.len() < older.len() * 2 / 3, "the slots are written");
         let json = serde_json::to_string(&n).unwrap();
-        assert_eq!(json, serde_json::to_string(&before).unwrap());
-        let back: Interner = bincode::deserialize(&bytes).unwrap();
-        assert_eq!(
-            (&back.buf, &back.ends, &back.slots),
-            (&n.buf, &n.ends, &n.slots)
-        );
-        let back: Interner = serde_json::from_str(&json).unwrap();
-        assert_eq!(back.slots, n.slots);
+        assert_eq!(json, serde_json::to_string(&empty).unwrap());
+        for b in [&bytes, &older] {
+            let back: Interner = bincode::deserialize(b).unwrap();
+            assert_eq!(
+                (&back.buf, &back.ends, &back.slots),
+                (&n.buf, &n.ends, &n.slots)
+            );
+        }
+        let json_older = serde_json::to_string(&before).unwrap();
+        for j in [&json, &json_older] {
+            let back: Interner = serde_json::from_str(j).unwrap();
+            assert_eq!(back.slots, n.slots);
+        }
         // Ends that do not fit the names: an error, not a broken table.
         let bad = Before {
             ends: vec![3, 2],

@@ -156,6 +156,7 @@ struct Tournament {
     /// Per player name id: the running totals.
     lines: BTreeMap<u32, Line>,
     /// Every award, in fold order (the `matches` table): see [`AwardRow`].
+    #[serde(with = "crate::systems::compact::bytes")]
     awards: Vec<u8>,
 }
 

@@ -279,6 +279,7 @@ pub struct State {
     /// Every scored event, in the order folded.
     events: Vec<Ev>,
     /// The events' results (see `store`).
+    #[serde(with = "crate::systems::compact::bytes")]
     data: Vec<u8>,
     drivers: store::Interner,
     event_names: store::Interner,

@@ -184,6 +184,7 @@ pub(crate) struct Match {
     pub nums: Vec<i64>,
     /// Per game, per player (row-major): score, and seat byte.
     scores: Vec<i64>,
+    #[serde(with = "crate::systems::compact::bytes")]
     seats: Vec<u8>,
 }
 
