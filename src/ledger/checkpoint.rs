@@ -93,7 +93,8 @@ use super::{chunk, storage, Head, Ledger, View};
 /// folds at most that many records after its checkpoint. That fold is the
 /// largest part of a query (about 2 µs a record of fold order, on one core):
 /// measured at 1M events, `N / 40` against `N / 20` took 2–15 ms off the
-/// median of 20 `--as-of` queries, for 15 MB more ledger (430 → 445 MB). A projection state grows with the log, so
+/// median of 20 `--as-of` queries, for 15 MB more ledger (430 → 445 MB).
+/// A projection state grows with the log, so
 /// a whole checkpoint at `n` costs about `n` times the state's bytes per event:
 /// with a fixed spacing they would grow as `N²`; whole ones every `N / 4` cost
 /// about 2.5 final states whatever `N`, and the deltas between them what
