@@ -189,6 +189,7 @@ fn many_blocks(p: &Platform, blocks: usize, slices: &[&[u8]], args: (u64, u8), o
 /// A record's hash begun on the append's parser thread
 /// ([`Lanes::begin_records`]) and finished on its chaining thread
 /// ([`finish_record`]) once `prev` and `seq` are known.
+#[derive(Clone)]
 pub enum Begun {
     /// BLAKE3's chaining value after the first `blocks` whole blocks of the
     /// record's prefix `{"event":<event>,"prev":"` (chunk 0, `CHUNK_START`
@@ -448,16 +449,10 @@ mod tests {
             for _ in 0..2 {
                 lanes.begin_records(&events, &mut begun);
                 assert_eq!(begun.len(), events.len());
-                for (e, b) in events.iter().zip(begun.iter_mut()) {
+                for (e, b) in events.iter().zip(begun.iter()) {
                     for (prev, ra, seq) in &tails {
-                        // Finishing reads the begun state without consuming it.
-                        let mut b = match b {
-                            Begun::Lanes { cv, blocks } => Begun::Lanes {
-                                cv: *cv,
-                                blocks: *blocks,
-                            },
-                            Begun::Hasher(h) => Begun::Hasher(h.clone()),
-                        };
+                        // Finishing feeds a begun `Hasher`: each tail starts from a copy.
+                        let mut b = b.clone();
                         let got = finish_record(&platform, &mut b, e, (prev, ra, *seq));
                         let want = record_hash(e, prev, ra, *seq);
                         assert_eq!(
