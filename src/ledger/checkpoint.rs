@@ -75,6 +75,8 @@
 //! pieces are written before the header and deleted after it: a header always
 //! has its pieces, or reads as absent (a section's length must add up).
 
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+
 use bincode::Options;
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -222,7 +224,11 @@ fn header(b: &[u8]) -> Option<Header> {
 fn section_bytes<T: Serialize>(v: &T) -> Result<Vec<u8>> {
     bincode::DefaultOptions::new()
         .serialize(v)
-        .map_err(|e| Error::Storage(format!("checkpoint: {e}")))
+        .map_err(storage_error)
+}
+
+fn storage_error(e: bincode::Error) -> Error {
+    Error::Storage(format!("checkpoint: {e}"))
 }
 
 /// The key of piece `piece` of section `section` of the checkpoint at `pos`.
@@ -275,6 +281,81 @@ fn window_log(n: usize) -> u32 {
 fn zstd_error(code: usize) -> Error {
     let name = zstd::zstd_safe::get_error_name(code);
     Error::Storage(format!("checkpoint: zstd: {name}"))
+}
+
+/// A checkpoint for the checkpoint thread: `(pos, folded, raw sections)`.
+type Job = (Pos, u64, [Vec<u8>; SECTIONS]);
+/// A checkpoint ready to store: its header and stored sections.
+type Made = (Header, [Vec<u8>; SECTIONS]);
+
+fn compressor_gone() -> Error {
+    Error::Storage("checkpoint: the compressing thread stopped".into())
+}
+
+/// The check fold's checkpoint thread: compresses each checkpoint (a delta
+/// from the previous one, see [`next_checkpoint`]) and sends it back to be
+/// stored (sled handles stay on the fold's thread). Why a thread: zstd took
+/// about 1.1 s of the 1M-event import on the thread that also reads the
+/// records for the fold workers, which waited meanwhile. Stops at its first
+/// failure, after sending it.
+fn compressor(
+    jobs: Receiver<Job>,
+    made: Sender<Result<Made>>,
+    mut parent: Option<Parent>,
+    new: Head,
+    every: u64,
+) {
+    for (pos, folded, raw) in jobs {
+        let next = next_checkpoint(new, (pos, folded), raw, parent.take(), every);
+        let failed = next.is_err();
+        let sent = made.send(next.map(|(h, stored, next)| {
+            parent = next;
+            (h, stored)
+        }));
+        if failed || sent.is_err() {
+            return;
+        }
+    }
+}
+
+/// The check fold's checkpoint of `raw` (uncompressed sections) at
+/// `(pos, folded)`, bound to the head `new`: a delta from `parent`, or whole
+/// at every WHOLE_EVERY-th (and when the chain would grow past it: the
+/// spacing grows with the ledger). Also gives what the next one is a delta
+/// from: this one, unless the next is whole anyway (a state's bytes are the
+/// largest buffers an append holds; each parent section is freed once used).
+fn next_checkpoint(
+    new: Head,
+    (pos, folded): (Pos, u64),
+    raw: [Vec<u8>; SECTIONS],
+    parent: Option<Parent>,
+    every: u64,
+) -> Result<(Header, [Vec<u8>; SECTIONS], Option<Parent>)> {
+    let whole = |n: u64| (n / every).is_multiple_of(WHOLE_EVERY);
+    let mut from = parent.filter(|p| !whole(folded) && p.2 + 1 < WHOLE_EVERY as usize);
+    let (link, depth) = match &from {
+        Some(p) => (Some(link(&p.0)), p.2 + 1),
+        None => (None, 0),
+    };
+    let mut stored: [Vec<u8>; SECTIONS] = Default::default();
+    for (i, out) in stored.iter_mut().enumerate() {
+        let prefix = from.as_mut().map(|p| std::mem::take(&mut p.1[i]));
+        *out = compress(&raw[i], prefix.as_deref())?;
+    }
+    let h = Header {
+        head: new,
+        pos,
+        folded,
+        lens: std::array::from_fn(|i| stored[i].len() as u64),
+        raw: std::array::from_fn(|i| raw[i].len() as u64),
+        parent: link,
+    };
+    let next = (h, raw, depth);
+    Ok((
+        h,
+        stored,
+        (!whole(folded + every) && small(&next)).then_some(next),
+    ))
 }
 
 /// One zstd frame of `raw`, with `prefix` (a parent's same section) as the
@@ -353,9 +434,9 @@ pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Vec<u8
         0 => section_bytes(params),
         1 => Ok(state.mepbm.checkpoint_bytes()),
         2 => section_bytes(&state.cfr),
-        3 => section_bytes(&state.cards),
+        3 => state.cards.checkpoint_bytes().map_err(storage_error),
         4 => section_bytes(&state.diplomacy),
-        5 => section_bytes(&state.sbr),
+        5 => state.sbr.checkpoint_bytes().map_err(storage_error),
         _ => Err(Error::Storage(format!("checkpoint: no section {i}"))),
     }
 }
@@ -580,76 +661,73 @@ impl Ledger {
     /// The check fold of an append whose records are `old.seq + 1 ..= new.seq`:
     /// drops the checkpoints the new records invalidate, resumes from the
     /// latest one still valid, and stores new ones (bound to `new`) on the way.
-    pub(super) fn check_fold(&self, old: u64, new: Head) -> Result<fold::Folded> {
+    pub(super) fn check_fold(&self, old: u64, new: Head) -> Result<()> {
         if let Some(cut) = self.cut_after(old, new.seq)? {
             self.drop_checkpoints(|h| h.pos >= cut)?;
         }
         let view = View::new(self, new.seq);
-        let q = Query {
-            check: true,
-            ..Query::default()
-        };
-        let (start, mut parent) = match disabled() {
+        let (start, parent) = match disabled() {
             true => (None, None),
             false => match self.start_before((Micros::MAX, u64::MAX), new.seq, None)? {
                 Some((start, parent)) => (Some(start), parent.filter(small)),
                 None => (None, None),
             },
         };
-        let every = every(new.seq);
-        // Each new checkpoint is a delta from the previous one (the start's,
-        // then this fold's own), but every WHOLE_EVERY-th is whole.
-        let mut put = |pos: Pos, folded: u64, bytes: fold::Snapshot| {
-            let raw: [Vec<u8>; SECTIONS] = bytes
-                .try_into()
-                .map_err(|_| Error::Storage("checkpoint: wrong number of sections".into()))?;
-            parent = self.put_next(new, (pos, folded), raw, parent.take(), every)?;
-            Ok(())
-        };
-        let sink = Sink {
-            every,
-            encode: encode_section,
-            put: &mut put,
-        };
-        fold::fold_from(&view, &q, start, Some(sink))
+        self.fold_storing(&view, start, parent, new)
     }
 
-    /// Store the check fold's checkpoint of `raw` (uncompressed sections) at
-    /// `(pos, folded)`: a delta from `parent`, or whole at every
-    /// WHOLE_EVERY-th (and when the chain would grow past it: the spacing
-    /// grows with the ledger). Gives what the next one is a delta from: this
-    /// one, unless the next is whole anyway (a state's bytes are the largest
-    /// buffers an append holds; each parent section is freed once used).
-    fn put_next(
+    /// The check fold from `start`, storing a checkpoint every `every(new.seq)`
+    /// records: each is a delta from the one before (`parent` first), made on
+    /// the [`compressor`] thread and stored here.
+    fn fold_storing(
         &self,
-        new: Head,
-        (pos, folded): (Pos, u64),
-        raw: [Vec<u8>; SECTIONS],
+        view: &View,
+        start: Option<Start>,
         parent: Option<Parent>,
-        every: u64,
-    ) -> Result<Option<Parent>> {
-        let whole = |n: u64| (n / every).is_multiple_of(WHOLE_EVERY);
-        let mut from = parent.filter(|p| !whole(folded) && p.2 + 1 < WHOLE_EVERY as usize);
-        let (link, depth) = match &from {
-            Some(p) => (Some(link(&p.0)), p.2 + 1),
-            None => (None, 0),
+        new: Head,
+    ) -> Result<()> {
+        let every = every(new.seq);
+        let q = Query {
+            check: true,
+            ..Query::default()
         };
-        let mut stored: [Vec<u8>; SECTIONS] = Default::default();
-        for (i, out) in stored.iter_mut().enumerate() {
-            let prefix = from.as_mut().map(|p| std::mem::take(&mut p.1[i]));
-            *out = compress(&raw[i], prefix.as_deref())?;
-        }
-        let h = Header {
-            head: new,
-            pos,
-            folded,
-            lens: std::array::from_fn(|i| stored[i].len() as u64),
-            raw: std::array::from_fn(|i| raw[i].len() as u64),
-            parent: link,
-        };
-        self.put_checkpoint(&h, &stored)?;
-        let next = (h, raw, depth);
-        Ok((!whole(folded + every) && small(&next)).then_some(next))
+        std::thread::scope(|scope| {
+            let (job_tx, job_rx) = sync_channel::<Job>(0);
+            let (made_tx, made_rx) = channel::<Result<Made>>();
+            std::thread::Builder::new()
+                .name("checkpoints".into())
+                .spawn_scoped(scope, move || {
+                    compressor(job_rx, made_tx, parent, new, every)
+                })
+                .map_err(|e| Error::io("the checkpoint thread", e))?;
+            let store = |made: Result<Made>| {
+                let (h, stored) = made?;
+                self.put_checkpoint(&h, &stored)
+            };
+            let mut put = |pos: Pos, folded: u64, bytes: fold::Snapshot| {
+                let raw: [Vec<u8>; SECTIONS] = bytes
+                    .try_into()
+                    .map_err(|_| Error::Storage("checkpoint: wrong number of sections".into()))?;
+                if job_tx.send((pos, folded, raw)).is_err() {
+                    // It stopped at a failure, which it sent.
+                    let sent = made_rx.iter().try_for_each(store);
+                    return sent.and(Err(compressor_gone()));
+                }
+                made_rx.try_iter().try_for_each(store)
+            };
+            let sink = Sink {
+                every,
+                encode: encode_section,
+                put: &mut put,
+            };
+            let folded = fold::fold_from(view, &q, start, Some(sink));
+            drop(job_tx);
+            // Nothing reads the state: it is freed (on a thread of its own)
+            // while the last checkpoint compresses.
+            let folded = folded.map(fold::Folded::discard);
+            let stored = made_rx.iter().try_for_each(store);
+            folded.and(stored)
+        })
     }
 
     /// The earliest fold position that the records `after + 1 ..= upto` can
@@ -885,6 +963,51 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sections compared with serde's bytes by [`encode_checked`].
+    static COMPARED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// [`encode_section`], failing when a section built from kept tournament
+    /// bytes is not serde's bincode of the whole state (what [`decode`] reads).
+    fn encode_checked(state: &State, params: &Params, i: usize) -> Result<Vec<u8>> {
+        let got = encode_section(state, params, i)?;
+        let want = match i {
+            3 => section_bytes(&state.cards)?,
+            5 => section_bytes(&state.sbr)?,
+            _ => return Ok(got),
+        };
+        COMPARED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match got == want {
+            true => Ok(got),
+            false => Err(Error::Storage(format!("section {i}: not serde's bytes"))),
+        }
+    }
+
+    /// Cards and sbr reuse each unchanged tournament's bytes between
+    /// checkpoints; their sections must stay exactly the serde encoding, at
+    /// every checkpoint of a fold whose tournaments change between them.
+    #[test]
+    fn kept_tournament_bytes_give_serde_bytes_at_every_checkpoint() {
+        let src = fold::MemSource::from_jsonl(&crate::gen::stream(3000, 7)).unwrap();
+        let mut made = 0;
+        let mut put = |_: Pos, _: u64, _: fold::Snapshot| {
+            made += 1;
+            Ok(())
+        };
+        let sink = Sink {
+            every: 400,
+            encode: encode_checked,
+            put: &mut put,
+        };
+        let q = Query {
+            check: true,
+            ..Query::default()
+        };
+        fold::fold_from(&src, &q, None, Some(sink)).unwrap();
+        assert!(made >= 5, "{made} checkpoints");
+        let compared = COMPARED.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(compared, 2 * made);
+    }
 
     #[test]
     fn spacing_is_a_fortieth_in_steps_of_5000_and_at_least_10000() {

@@ -1,7 +1,7 @@
 //! `verify`: recompute every record's hash and header keys, link the chunks.
 //!
 //! Three threads on the two cores: the caller's thread reads chunks from sled
-//! (recycling it every 64 MiB, see `Ledger::batches`) and hands them out in
+//! (recycling it every 32 MiB, see `Ledger::batches`) and hands them out in
 //! units of [`UNIT`] chunks; two workers check units independently (each chunk
 //! stores the `prev` of its first record, so no unit needs another); the caller
 //! links the results back in key order. Reading overlaps checking, and at most

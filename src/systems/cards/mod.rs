@@ -158,6 +158,18 @@ struct Tournament {
     /// Every award, in fold order (the `matches` table): see [`AwardRow`].
     #[serde(with = "crate::systems::compact::bytes")]
     awards: Vec<u8>,
+    /// Its checkpoint bytes while it does not change (not serialized).
+    #[serde(skip)]
+    encoded: compact::Encoded,
+}
+
+impl compact::Kept for Tournament {
+    fn encoded(&self) -> &compact::Encoded {
+        &self.encoded
+    }
+    fn encoded_mut(&mut self) -> &mut compact::Encoded {
+        &mut self.encoded
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -277,6 +289,17 @@ impl Projection for State {
 }
 
 impl State {
+    /// The checkpoint section: the bincode of the state (as serde writes it),
+    /// with each unchanged tournament's bytes reused ([`compact::Encoded`]).
+    pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
+        use bincode::Options;
+        let names = bincode::DefaultOptions::new().serialize(&self.names)?;
+        let mut out = Vec::new();
+        compact::encode_map(&mut out, &self.tournaments, names.len())?;
+        out.extend_from_slice(&names);
+        Ok(out)
+    }
+
     /// Tournament ids, in id order.
     pub fn tournaments(&self) -> Vec<String> {
         self.tournaments.keys().cloned().collect()
@@ -295,6 +318,7 @@ impl State {
                 rounds: BTreeMap::new(),
                 lines: BTreeMap::new(),
                 awards: Vec::new(),
+                encoded: compact::Encoded::default(),
             },
         );
     }
@@ -303,7 +327,7 @@ impl State {
         let State {
             tournaments, names, ..
         } = self;
-        let Some(t) = tournaments.get_mut(&e.tournament.0) else {
+        let Some(t) = compact::changing(tournaments, &e.tournament.0) else {
             return;
         };
         let round = names.intern(&e.round.0);
@@ -342,7 +366,7 @@ impl State {
             names,
             rules,
         } = self;
-        let Some(t) = tournaments.get_mut(&e.tournament.0) else {
+        let Some(t) = compact::changing(tournaments, &e.tournament.0) else {
             return;
         };
         let (Some(round), Some(match_)) = (names.get(&e.round.0), names.get(&e.match_.0)) else {

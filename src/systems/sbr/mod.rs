@@ -44,6 +44,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::systems::compact;
+
 use crate::events::sbr::{Color, Event, GamePlayed, Stage};
 use crate::events::{Event as AnyEvent, Record};
 use crate::params::{Kind, ParamDef};
@@ -259,6 +261,18 @@ pub(crate) struct Tournament {
     pub matches: Vec<Match>,
     /// (match id, index), by match id.
     match_ids: Vec<(u32, u32)>,
+    /// Its checkpoint bytes while it does not change (not serialized).
+    #[serde(skip)]
+    encoded: compact::Encoded,
+}
+
+impl compact::Kept for Tournament {
+    fn encoded(&self) -> &compact::Encoded {
+        &self.encoded
+    }
+    fn encoded_mut(&mut self) -> &mut compact::Encoded {
+        &mut self.encoded
+    }
 }
 
 /// How a player's part in one stage stands after their last match of it.
@@ -536,6 +550,17 @@ pub struct State {
     tournaments: BTreeMap<String, Tournament>,
 }
 
+impl State {
+    /// The checkpoint section: the bincode of the state (as serde writes it),
+    /// with each unchanged tournament's bytes reused ([`compact::Encoded`]).
+    pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
+        use bincode::Options;
+        let mut out = bincode::DefaultOptions::new().serialize(&self.names)?;
+        compact::encode_map(&mut out, &self.tournaments, 0)?;
+        Ok(out)
+    }
+}
+
 fn sbr_event(rec: &Record) -> Option<&Event> {
     match &rec.event {
         AnyEvent::Sbr(e) => Some(e),
@@ -589,7 +614,7 @@ impl Projection for State {
                     });
             }
             Some(Event::GamePlayed(g)) => {
-                if let Some(t) = self.tournaments.get_mut(&g.tournament.0) {
+                if let Some(t) = compact::changing(&mut self.tournaments, &g.tournament.0) {
                     apply_game(t, &mut self.names, g, rec, cx);
                 }
             }
