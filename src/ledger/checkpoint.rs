@@ -6,7 +6,9 @@
 //! order (see [`PER_LEDGER`], [`MIN_EVERY`]) it stores its state (all five
 //! projections and the rules in force). An append folds from the latest
 //! checkpoint that is still valid, so appending a few events to a large ledger
-//! costs the tail of the fold, not all of it.
+//! costs the tail of the fold, not all of it. The fold's workers encode their
+//! sections, a thread of its own compresses them ([`compressor`]), and the
+//! fold's thread stores them (it holds the sled handles).
 //!
 //! **Compressed** with zstd. Every [`WHOLE_EVERY`]th checkpoint (and the first
 //! one a fold makes when it has no previous state at hand) is *whole*: each

@@ -1,6 +1,7 @@
 //! Building blocks of the compact projection states (all five systems): an [`Interner`] (names become dense `u32` ids `0, 1, 2, …` in
-//! first-seen order) and LEB128 varints ([`put`], [`zigzag`], [`Reader`]) for
-//! rows kept as bytes.
+//! first-seen order), LEB128 varints ([`put`], [`zigzag`], [`Reader`]) for
+//! rows kept as bytes, and [`Encoded`]: a value's checkpoint bytes, kept while
+//! it does not change ([`encode_map`] builds a section from them).
 //!
 //! Interner layout: every string once, end to end, in one buffer (`ends[i]` is where
 //! string `i` ends; it starts where `i - 1` ends), so a name costs its bytes plus
