@@ -1,7 +1,7 @@
 //! Building blocks of the compact projection states (all five systems): an [`Interner`] (names become dense `u32` ids `0, 1, 2, …` in
 //! first-seen order), LEB128 varints ([`put`], [`zigzag`], [`Reader`]) for
-//! rows kept as bytes, and [`Encoded`]: a value's checkpoint bytes, kept while
-//! it does not change ([`encode_map`] builds a section from them).
+//! rows kept as bytes, and [`Kept`]: a value with its checkpoint bytes, kept
+//! while it does not change ([`encode_map`] builds a section from them).
 //!
 //! Interner layout: every string once, end to end, in one buffer (`ends[i]` is where
 //! string `i` ends; it starts where `i - 1` ends), so a name costs its bytes plus
@@ -492,87 +492,97 @@ pub mod bytes {
     }
 }
 
-/// The checkpoint encoding of one value, kept until the value changes.
+/// A value with its checkpoint encoding, kept until the value changes.
 ///
 /// Why: the check fold encodes every state every `N / 40` records, and most of
 /// a cards or sbr state is tournaments that no longer change. Encoding each
 /// tournament anew took 1.8 s of the 1M-event import's CPU (cards 1.2 s, sbr
 /// 0.6 s), for bytes that were mostly the same as the last time.
 ///
-/// Invariant: the owner clears it whenever it hands out `&mut` to the value
-/// (cards and sbr have one such place each: the lookup of the tournament an
-/// event changes). Clones and deserialized values start empty.
-#[derive(Default)]
-pub struct Encoded(std::sync::OnceLock<Vec<u8>>);
+/// Invariant: the bytes are those of the value as it is. Every `&mut` access
+/// goes through `DerefMut`, which drops them first; clones and deserialized
+/// values start without. Serialized as the value alone (`transparent`), so a
+/// state holding `Kept` values keeps its checkpoint layout.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Kept<T> {
+    value: T,
+    #[serde(skip)]
+    encoded: std::sync::OnceLock<Vec<u8>>,
+}
 
-impl Encoded {
-    /// Forget the bytes: the value is about to change.
-    pub fn clear(&mut self) {
-        self.0.take();
+impl<T> Kept<T> {
+    pub fn new(value: T) -> Self {
+        Kept {
+            value,
+            encoded: std::sync::OnceLock::new(),
+        }
     }
 }
 
-impl Clone for Encoded {
+impl<T> From<T> for Kept<T> {
+    fn from(value: T) -> Self {
+        Kept::new(value)
+    }
+}
+
+impl<T> std::ops::Deref for Kept<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T> std::ops::DerefMut for Kept<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.encoded.take();
+        &mut self.value
+    }
+}
+
+impl<T: Clone> Clone for Kept<T> {
     fn clone(&self) -> Self {
-        Encoded::default()
+        Kept::new(self.value.clone())
     }
 }
 
-impl std::fmt::Debug for Encoded {
+impl<T: std::fmt::Debug> std::fmt::Debug for Kept<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.0.get().map(Vec::len);
-        f.debug_tuple("Encoded").field(&n).finish()
+        self.value.fmt(f)
     }
-}
-
-/// A value that keeps its checkpoint encoding in an [`Encoded`].
-pub trait Kept: Serialize {
-    fn encoded(&self) -> &Encoded;
-    fn encoded_mut(&mut self) -> &mut Encoded;
-}
-
-/// `map[id]`, to change: its kept encoding is dropped first (the invariant of
-/// [`Encoded`]; the only way cards and sbr take `&mut` to a tournament).
-pub fn changing<'a, T: Kept>(
-    map: &'a mut std::collections::BTreeMap<String, T>,
-    id: &str,
-) -> Option<&'a mut T> {
-    let v = map.get_mut(id)?;
-    v.encoded_mut().clear();
-    Some(v)
 }
 
 /// Append to `out` the bincode of `map` in the checkpoints' options (varint):
 /// the very bytes of serializing the map whole (bincode writes a map as its
 /// length, then each key and value, with no framing between), but each
-/// value's bytes come from its [`Encoded`], made on first use. `out` grows
-/// once, by the exact size plus `then` bytes (what the caller appends next),
-/// rather than doubling a buffer of up to 16 MB.
-pub fn encode_map<T: Kept>(
+/// value's bytes are its kept ones, made on first use. `out` grows once, by
+/// the exact size plus `then` bytes (what the caller appends next), rather
+/// than doubling a buffer of up to 16 MB.
+pub fn encode_map<T: Serialize>(
     out: &mut Vec<u8>,
-    map: &std::collections::BTreeMap<String, T>,
+    map: &std::collections::BTreeMap<String, Kept<T>>,
     then: usize,
 ) -> bincode::Result<()> {
     use bincode::Options;
     let o = bincode::DefaultOptions::new();
+    let mut parts = Vec::with_capacity(map.len());
     let mut size = o.serialized_size(&(map.len() as u64))?;
     for (k, v) in map {
-        size += o.serialized_size(k.as_str())?;
-        let cell = &v.encoded().0;
-        let bytes = match cell.get() {
-            Some(b) => b,
+        let bytes = match v.encoded.get() {
+            Some(b) => b.as_slice(),
             None => {
-                let _ = cell.set(o.serialize(v)?);
-                cell.get().map_or(&[][..], Vec::as_slice)
+                let b = o.serialize(&v.value)?;
+                v.encoded.get_or_init(|| b).as_slice()
             }
         };
-        size += bytes.len() as u64;
+        size += o.serialized_size(k.as_str())? + bytes.len() as u64;
+        parts.push((k.as_str(), bytes));
     }
     out.reserve_exact(size as usize + then);
     o.serialize_into(&mut *out, &(map.len() as u64))?;
-    for (k, v) in map {
-        o.serialize_into(&mut *out, k.as_str())?;
-        out.extend_from_slice(v.encoded().0.get().map_or(&[][..], Vec::as_slice));
+    for (k, bytes) in parts {
+        o.serialize_into(&mut *out, k)?;
+        out.extend_from_slice(bytes);
     }
     Ok(())
 }

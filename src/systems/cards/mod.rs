@@ -136,7 +136,7 @@ pub fn inclusive_end(t: Micros) -> Micros {
 /// per player, a scheduled match about 30 bytes plus 4 per seat.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
-    tournaments: BTreeMap<String, Tournament>,
+    tournaments: BTreeMap<String, compact::Kept<Tournament>>,
     /// Player, round and match names.
     names: Interner,
     /// The points tables last read and the [`Params::stamp`] they were read
@@ -158,18 +158,6 @@ struct Tournament {
     /// Every award, in fold order (the `matches` table): see [`AwardRow`].
     #[serde(with = "crate::systems::compact::bytes")]
     awards: Vec<u8>,
-    /// Its checkpoint bytes while it does not change (not serialized).
-    #[serde(skip)]
-    encoded: compact::Encoded,
-}
-
-impl compact::Kept for Tournament {
-    fn encoded(&self) -> &compact::Encoded {
-        &self.encoded
-    }
-    fn encoded_mut(&mut self) -> &mut compact::Encoded {
-        &mut self.encoded
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -290,7 +278,7 @@ impl Projection for State {
 
 impl State {
     /// The checkpoint section: the bincode of the state (as serde writes it),
-    /// with each unchanged tournament's bytes reused ([`compact::Encoded`]).
+    /// with each unchanged tournament's bytes reused ([`compact::Kept`]).
     pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
         use bincode::Options;
         let names = bincode::DefaultOptions::new().serialize(&self.names)?;
@@ -318,8 +306,8 @@ impl State {
                 rounds: BTreeMap::new(),
                 lines: BTreeMap::new(),
                 awards: Vec::new(),
-                encoded: compact::Encoded::default(),
-            },
+            }
+            .into(),
         );
     }
 
@@ -327,7 +315,7 @@ impl State {
         let State {
             tournaments, names, ..
         } = self;
-        let Some(t) = compact::changing(tournaments, &e.tournament.0) else {
+        let Some(t) = tournaments.get_mut(&e.tournament.0) else {
             return;
         };
         let round = names.intern(&e.round.0);
@@ -366,7 +354,7 @@ impl State {
             names,
             rules,
         } = self;
-        let Some(t) = compact::changing(tournaments, &e.tournament.0) else {
+        let Some(t) = tournaments.get_mut(&e.tournament.0) else {
             return;
         };
         let (Some(round), Some(match_)) = (names.get(&e.round.0), names.get(&e.match_.0)) else {

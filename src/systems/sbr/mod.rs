@@ -261,18 +261,6 @@ pub(crate) struct Tournament {
     pub matches: Vec<Match>,
     /// (match id, index), by match id.
     match_ids: Vec<(u32, u32)>,
-    /// Its checkpoint bytes while it does not change (not serialized).
-    #[serde(skip)]
-    encoded: compact::Encoded,
-}
-
-impl compact::Kept for Tournament {
-    fn encoded(&self) -> &compact::Encoded {
-        &self.encoded
-    }
-    fn encoded_mut(&mut self) -> &mut compact::Encoded {
-        &mut self.encoded
-    }
 }
 
 /// How a player's part in one stage stands after their last match of it.
@@ -547,12 +535,16 @@ impl<'a> View<'a> {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     names: Names,
-    tournaments: BTreeMap<String, Tournament>,
+    tournaments: Tournaments,
 }
+
+/// Tournaments by id, each with its checkpoint bytes kept while it does not
+/// change ([`compact::Kept`]).
+pub(crate) type Tournaments = BTreeMap<String, compact::Kept<Tournament>>;
 
 impl State {
     /// The checkpoint section: the bincode of the state (as serde writes it),
-    /// with each unchanged tournament's bytes reused ([`compact::Encoded`]).
+    /// with each unchanged tournament's bytes reused ([`compact::Kept`]).
     pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
         use bincode::Options;
         let mut out = bincode::DefaultOptions::new().serialize(&self.names)?;
@@ -607,14 +599,17 @@ impl Projection for State {
             Some(Event::TournamentCreated(t)) => {
                 self.tournaments
                     .entry(t.tournament.0.clone())
-                    .or_insert_with(|| Tournament {
-                        id: t.tournament.0.clone(),
-                        created: rec.at,
-                        ..Tournament::default()
+                    .or_insert_with(|| {
+                        Tournament {
+                            id: t.tournament.0.clone(),
+                            created: rec.at,
+                            ..Tournament::default()
+                        }
+                        .into()
                     });
             }
             Some(Event::GamePlayed(g)) => {
-                if let Some(t) = compact::changing(&mut self.tournaments, &g.tournament.0) {
+                if let Some(t) = self.tournaments.get_mut(&g.tournament.0) {
                     apply_game(t, &mut self.names, g, rec, cx);
                 }
             }

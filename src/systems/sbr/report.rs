@@ -3,7 +3,6 @@
 //! and every match's table.
 
 use std::cmp::Reverse;
-use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
@@ -11,10 +10,10 @@ use crate::events::sbr::Stage;
 use crate::output::{Report, Table};
 
 use super::math::{advances, competition_ranks};
-use super::{stage_name, Cx, Match, Names, Selector, Standing, Tournament, View, SYS};
+use super::{stage_name, Cx, Match, Names, Selector, Standing, Tournaments, View, SYS};
 
 pub(super) fn standings(
-    ts: &BTreeMap<String, Tournament>,
+    ts: &Tournaments,
     names: &Names,
     table: &str,
     sel: &Selector,
@@ -51,7 +50,7 @@ pub(super) fn standings(
 }
 
 /// Without `--tournament`: one row per tournament.
-fn listing(ts: &BTreeMap<String, Tournament>, names: &Names, cx: &Cx) -> Report {
+fn listing(ts: &Tournaments, names: &Names, cx: &Cx) -> Report {
     let mut main = Table::new(
         SYS,
         "Space Base Race tournaments (show one with --tournament T)",
