@@ -10,7 +10,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -231,6 +231,18 @@ fn appends_killed_while_writing_checkpoints_leave_right_answers() {
 
 /// The header value's kind byte (`src/ledger/checkpoint.rs`): 0 whole, 1 delta.
 const KIND_AT: usize = 164;
+/// Where the header's six stored section lengths start (u64, little-endian).
+const LENS_AT: usize = 68;
+/// A header's length: a checkpoint file starts with it, then its sections.
+const HEADER_LEN: usize = 213;
+
+/// The file of the checkpoint whose header is under `key` in ledger `d`.
+fn checkpoint_file(d: &Path, key: &[u8]) -> PathBuf {
+    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    common::db_path(d)
+        .join("checkpoints")
+        .join(format!("{hex}.lcp"))
+}
 
 #[test]
 fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
@@ -239,30 +251,27 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     append(d, &gen(3000, 5));
     let db = sled::open(common::db_path(d)).unwrap();
     let headers = db.open_tree("checkpoints").unwrap();
-    let snapshots = db.open_tree("snapshots").unwrap();
     let all: Vec<(sled::IVec, sled::IVec)> = headers.iter().map(Result::unwrap).collect();
-    let whole: Vec<&sled::IVec> = all
-        .iter()
-        .filter(|(_, v)| v[KIND_AT] == 0)
-        .map(|(k, _)| k)
-        .collect();
+    let whole: Vec<&(sled::IVec, sled::IVec)> =
+        all.iter().filter(|(_, v)| v[KIND_AT] == 0).collect();
     assert!(all.len() >= 15, "{} checkpoints", all.len());
     assert!(
         whole.len() >= 3 && whole.len() < all.len() / 2,
         "mostly deltas"
     );
-    // The first whole checkpoint's header goes; one byte of the second's mepbm
-    // section (section 1, piece 0) changes: their deltas must not be read.
-    headers.remove(whole[0]).unwrap();
-    let mut piece = whole[1].to_vec();
-    piece.push(1);
-    piece.extend_from_slice(&0u32.to_be_bytes());
-    let mut v = snapshots.get(&piece).unwrap().expect("piece").to_vec();
-    let mid = v.len() / 2;
-    v[mid] ^= 0x55;
-    snapshots.insert(&piece, v).unwrap();
+    // The first whole checkpoint's header goes; one byte in the middle of the
+    // second's mepbm section (section 1, after the header and section 0)
+    // changes: their deltas must not be read.
+    headers.remove(&whole[0].0).unwrap();
+    let (key, header) = whole[1];
+    let len = |i: usize| u64::from_le_bytes(header[LENS_AT + 8 * i..][..8].try_into().unwrap());
+    let file = checkpoint_file(d, key);
+    let mut bytes = std::fs::read(&file).unwrap();
+    let mid = HEADER_LEN + len(0) as usize + len(1) as usize / 2;
+    bytes[mid] ^= 0x55;
+    std::fs::write(&file, bytes).unwrap();
     db.flush().unwrap();
-    drop((headers, snapshots, db));
+    drop((headers, db));
     common::wait_unlocked(d);
     assert!(assert_same_answers(d, "with damaged parents") > 50);
     // An append after it resumes from a checkpoint whose chain is intact.
@@ -271,4 +280,37 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
         r#"{"type":"ledger.rules_changed","at":"2009-01-01","system":"valar","params":{"base":40}}"#,
     );
     assert!(assert_same_answers(d, "after an append on damaged parents") > 50);
+}
+
+/// Checkpoint files live beside sled (`checkpoints/`): a missing one reads as
+/// absent (the query resumes from an older checkpoint), and a file that no
+/// header names, as an append killed between writing a file and its header
+/// leaves, is removed by the next append; other files there are left alone.
+#[test]
+fn missing_and_unnamed_checkpoint_files_change_no_answer_and_strays_go() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    append(d, &gen(3000, 9));
+    let ckdir = common::db_path(d).join("checkpoints");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&ckdir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 15, "{} checkpoint files", files.len());
+    for f in files.iter().rev().step_by(4) {
+        std::fs::remove_file(f).unwrap();
+    }
+    let stray = ckdir.join(format!("{}.lcp", "0".repeat(32)));
+    std::fs::write(&stray, b"left by a killed append").unwrap();
+    let other = ckdir.join("notes.txt");
+    std::fs::write(&other, b"not laurel's").unwrap();
+    assert!(assert_same_answers(d, "with checkpoint files missing") > 50);
+    append(
+        d,
+        r#"{"type":"ledger.rules_changed","at":"2009-01-01","system":"valar","params":{"base":40}}"#,
+    );
+    assert!(!stray.exists(), "the stray file is removed");
+    assert!(other.exists(), "a file that is not a checkpoint's stays");
+    assert!(assert_same_answers(d, "after an append with files missing") > 50);
 }

@@ -7,8 +7,9 @@
 //! projections and the rules in force). An append folds from the latest
 //! checkpoint that is still valid, so appending a few events to a large ledger
 //! costs the tail of the fold, not all of it. The fold's workers encode their
-//! sections, a thread of its own compresses them ([`compressor`]), and the
-//! fold's thread stores them (it holds the sled handles).
+//! sections, a thread of its own compresses them and writes their file
+//! ([`compressor`]), and the fold's thread stores the header (it holds the
+//! sled handles).
 //!
 //! **Compressed** with zstd. Every [`WHOLE_EVERY`]th checkpoint (and the first
 //! one a fold makes when it has no previous state at hand) is *whole*: each
@@ -40,7 +41,7 @@
 //! tree "checkpoints": key = position, 16 bytes, order-preserving:
 //!   at (i64) with its sign bit flipped, big-endian; then seq, u64 big-endian
 //! value, the header (integers little-endian):
-//!   0   4   magic       b"LCP3" (the format version; any other is ignored)
+//!   0   4   magic       b"LCP4" (the format version; any other is ignored)
 //!   4   8   head_seq    the head when it was made
 //!   12  32  head_hash   the hash of record head_seq
 //!   44  8   at          the position (as in the key)
@@ -51,10 +52,13 @@
 //!   164 1   kind        0 whole, 1 delta
 //!   165 16  parent      a delta's parent's key (zeros for a whole one)
 //!   181 32  digest      BLAKE3 of the parent's header value (zeros if whole)
-//! tree "snapshots": key = position (16) + section (u8) + piece (u32 big-endian)
-//! value: up to 64 KiB of the section's stored bytes: one zstd frame (with
-//!   content checksum) of the section's bytes; for a delta, compressed with
-//!   the parent's uncompressed section as prefix
+//! file "checkpoints/<32 hex digits of the key>.lcp" in the ledger directory:
+//!   the header value (213 bytes, as above), then each section's stored
+//!   bytes, in order, back to back (section i starts at 213 + the stored
+//!   lengths before it; the file is exactly as long as they add up to).
+//!   A section's stored bytes: one zstd frame (with content checksum) of the
+//!   section's bytes; for a delta, compressed with the parent's uncompressed
+//!   section as prefix
 //!   sections, in order: params in force, then the mepbm, cfr, cards,
 //!   diplomacy and sbr states (a query of one namespace reads only its own);
 //!   each is bincode (varint) of the value, except mepbm's, which has its own
@@ -65,18 +69,26 @@
 //! A delta is read only if its parent's header still hashes to `digest` (so
 //! the prefix is the exact bytes it was compressed with) and sorts before it;
 //! a missing or changed parent, a bad frame or checksum, or a length that does
-//! not add up makes the checkpoint absent. A checkpoint of an older laurel
-//! (`LCP1`: uncompressed; `LCP2`: mepbm in bincode) reads as absent, and is
-//! deleted with its pieces by the next append that drops checkpoints (until
-//! then queries fold from nothing, and an append from nothing writes new ones).
+//! not add up makes the checkpoint absent, and so does a file that is missing,
+//! cut short or does not start with the very header (a file left from another
+//! checkpoint at the same position). A checkpoint of an older laurel (`LCP1`:
+//! uncompressed; `LCP2`: mepbm in bincode; `LCP3`: sections in 64 KiB pieces
+//! in the sled tree "snapshots") reads as absent, and is deleted with its
+//! pieces by the next append that drops checkpoints (until then queries fold
+//! from nothing, and an append from nothing writes new ones).
 //!
-//! Headers live apart from the (large) snapshots so that choosing and dropping
-//! checkpoints reads 116 bytes each. Snapshots are cut into 64 KiB pieces for the
-//! reason chunks are (README "Storage": sled rewrites a large node whole on
-//! every insert, and reads it whole), and so a query reads one section. The
-//! pieces are written before the header and deleted after it: a header always
-//! has its pieces, or reads as absent (a section's length must add up).
+//! Headers live apart from the (large) sections so that choosing and dropping
+//! checkpoints reads 213 bytes each. Sections live in plain files, not in sled
+//! (since `LCP4`, session 17): sled stored the 64 KiB pieces in leaves larger
+//! than a quarter segment, which it writes as a blob file of their own and
+//! rewrites whole as pieces are added (README "Storage"); at 1M events the
+//! pieces took 131 MB of ledger for 78 MB of sections, and the stores took
+//! about 1.1–1.5 s of the import's wall time on the fold's thread. A file is
+//! written (and synced) before its header is stored and deleted after it; a
+//! file no header names is deleted by the next append that drops checkpoints.
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 
 use bincode::Options;
@@ -122,11 +134,13 @@ pub const MIN_EVERY: u64 = 10_000;
 /// The spacing is a multiple of this, so it changes in steps as a ledger grows.
 const STEP: u64 = 5_000;
 
-const MAGIC: &[u8; 4] = b"LCP3";
+const MAGIC: &[u8; 4] = b"LCP4";
 const HEADER: usize = 213;
 const SECTIONS: usize = 6;
-/// The bytes of one piece of a section.
-const PIECE: usize = 64 * 1024;
+/// The directory, in the ledger's, of the checkpoint files.
+const DIR: &str = "checkpoints";
+/// A checkpoint file's name: the hex of its key, then this extension.
+const FILE_EXT: &str = "lcp";
 /// Candidates tried, latest first, before a query gives up and folds from nothing.
 const TRIES: usize = 8;
 
@@ -233,23 +247,9 @@ fn storage_error(e: bincode::Error) -> Error {
     Error::Storage(format!("checkpoint: {e}"))
 }
 
-/// The key of piece `piece` of section `section` of the checkpoint at `pos`.
-fn piece_key(pos: Pos, section: usize, piece: u32) -> [u8; 21] {
-    let mut k = [0u8; 21];
-    k[..16].copy_from_slice(&key(pos));
-    k[16] = section as u8;
-    k[17..].copy_from_slice(&piece.to_be_bytes());
-    k
-}
-
 /// A checkpoint's header and uncompressed sections: what a delta is made from.
 /// The last field is how many deltas lead to it from a whole checkpoint.
 type Parent = (Header, [Vec<u8>; SECTIONS], usize);
-
-/// The number of pieces of a section of `len` bytes.
-fn pieces(len: u64) -> u32 {
-    len.div_ceil(PIECE as u64) as u32
-}
 
 /// A header's bytes.
 pub fn encode_header(h: &Header) -> Vec<u8> {
@@ -287,37 +287,97 @@ fn zstd_error(code: usize) -> Error {
 
 /// A checkpoint for the checkpoint thread: `(pos, folded, raw sections)`.
 type Job = (Pos, u64, [Vec<u8>; SECTIONS]);
-/// A checkpoint ready to store: its header and stored sections.
-type Made = (Header, [Vec<u8>; SECTIONS]);
+/// A checkpoint whose file is written: its header, for the fold's thread to store.
+type Made = Header;
 
 fn compressor_gone() -> Error {
     Error::Storage("checkpoint: the compressing thread stopped".into())
 }
 
 /// The check fold's checkpoint thread: compresses each checkpoint (a delta
-/// from the previous one, see [`next_checkpoint`]) and sends it back to be
-/// stored (sled handles stay on the fold's thread). Why a thread: zstd took
-/// about 1.1 s of the 1M-event import on the thread that also reads the
-/// records for the fold workers, which waited meanwhile. Stops at its first
-/// failure, after sending it.
+/// from the previous one, see [`next_checkpoint`]), writes its file into `dir`
+/// and sends its header back to be stored (sled handles stay on the fold's
+/// thread). Why a thread: zstd took about 1.1 s of the 1M-event import on the
+/// thread that also reads the records for the fold workers, which waited
+/// meanwhile. Stops at its first failure, after sending it.
 fn compressor(
     jobs: Receiver<Job>,
     made: Sender<Result<Made>>,
     mut parent: Option<Parent>,
     new: Head,
-    every: u64,
+    (dir, every): (&Path, u64),
 ) {
     for (pos, folded, raw) in jobs {
-        let next = next_checkpoint(new, (pos, folded), raw, parent.take(), every);
+        let next = next_checkpoint(new, (pos, folded), raw, parent.take(), every).and_then(
+            |(h, stored, next)| {
+                write_file(dir, &h, &stored)?;
+                parent = next;
+                Ok(h)
+            },
+        );
         let failed = next.is_err();
-        let sent = made.send(next.map(|(h, stored, next)| {
-            parent = next;
-            (h, stored)
-        }));
-        if failed || sent.is_err() {
+        if made.send(next).is_err() || failed {
             return;
         }
     }
+}
+
+/// The name of the file of the checkpoint at `pos`, in [`DIR`].
+fn file_name(pos: Pos) -> String {
+    let hex: String = key(pos).iter().map(|b| format!("{b:02x}")).collect();
+    format!("{hex}.{FILE_EXT}")
+}
+
+/// The key a checkpoint file's name gives ([`file_name`]), if it is one.
+fn key_of_file(name: &str) -> Option<[u8; 16]> {
+    let hex = name.strip_suffix(FILE_EXT)?.strip_suffix('.')?;
+    let mut k = [0u8; 16];
+    for (i, b) in k.iter_mut().enumerate() {
+        *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    (hex.len() == 32).then_some(k)
+}
+
+/// Write the file of the checkpoint `h`: its header's bytes, then its stored
+/// sections in order (layout in the module doc). Synced here, on the
+/// checkpoint thread, while the fold goes on: left to the append's final
+/// `durable` (which fsyncs every file of the ledger), the 78 MB of a 1M-event
+/// import's checkpoints were written after the fold, in its wall time.
+fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>; SECTIONS]) -> Result<()> {
+    let path = dir.join(file_name(h.pos));
+    let io = |e| Error::io(path.display().to_string(), e);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
+    f.write_all(&encode_header(h)).map_err(io)?;
+    for s in stored {
+        f.write_all(s).map_err(io)?;
+    }
+    let f = f.into_inner().map_err(|e| io(e.into_error()))?;
+    f.sync_data().map_err(io)
+}
+
+/// Section `i` of the file of checkpoint `h`: `None` unless the file starts
+/// with `h`'s very header and is exactly as long as its sections add up to
+/// (a missing, cut or stale file is an absent checkpoint).
+fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(dir.join(file_name(h.pos))).ok()?;
+    let total = h
+        .lens
+        .iter()
+        .try_fold(HEADER as u64, |sum, &l| sum.checked_add(l))?;
+    if f.metadata().ok()?.len() != total {
+        return None;
+    }
+    let mut head = [0u8; HEADER];
+    f.read_exact(&mut head).ok()?;
+    if head[..] != encode_header(h)[..] {
+        return None;
+    }
+    let offset = HEADER as u64 + h.lens[..i].iter().sum::<u64>();
+    f.seek(SeekFrom::Start(offset)).ok()?;
+    let mut out = vec![0u8; h.lens[i] as usize];
+    f.read_exact(&mut out).ok()?;
+    Some(out)
 }
 
 /// The check fold's checkpoint of `raw` (uncompressed sections) at
@@ -693,19 +753,18 @@ impl Ledger {
             check: true,
             ..Query::default()
         };
+        let dir = self.checkpoint_dir()?;
         std::thread::scope(|scope| {
             let (job_tx, job_rx) = sync_channel::<Job>(0);
             let (made_tx, made_rx) = channel::<Result<Made>>();
+            let dir = &dir;
             std::thread::Builder::new()
                 .name("checkpoints".into())
                 .spawn_scoped(scope, move || {
-                    compressor(job_rx, made_tx, parent, new, every)
+                    compressor(job_rx, made_tx, parent, new, (dir, every))
                 })
                 .map_err(|e| Error::io("the checkpoint thread", e))?;
-            let store = |made: Result<Made>| {
-                let (h, stored) = made?;
-                self.put_checkpoint(&h, &stored)
-            };
+            let store = |made: Result<Made>| self.put_header(&made?);
             let mut put = |pos: Pos, folded: u64, bytes: fold::Snapshot| {
                 let raw: [Vec<u8>; SECTIONS] = bytes
                     .try_into()
@@ -861,20 +920,19 @@ impl Ledger {
             .is_none_or(|cut| h.pos < cut))
     }
 
-    /// Store a checkpoint: its pieces first, then the header that makes it visible.
-    fn put_checkpoint(&self, h: &Header, sections: &[Vec<u8>; SECTIONS]) -> Result<()> {
-        for (i, bytes) in sections.iter().enumerate() {
-            for (p, piece) in bytes.chunks(PIECE).enumerate() {
-                let k = piece_key(h.pos, i, p as u32);
-                self.snapshots()?.insert(k, piece).map_err(storage)?;
-            }
-            // Written bytes stay in sled's cache too (README "Storage").
-            self.moved(bytes.len());
-        }
+    /// Store the header that makes a checkpoint visible (its file is written).
+    fn put_header(&self, h: &Header) -> Result<()> {
         self.checkpoints()?
             .insert(key(h.pos), encode_header(h))
             .map_err(storage)?;
         Ok(())
+    }
+
+    /// The directory of checkpoint files ([`DIR`]), created if missing.
+    fn checkpoint_dir(&self) -> Result<PathBuf> {
+        let dir = self.path.join(DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
+        Ok(dir)
     }
 
     /// Section `i` of a checkpoint, uncompressed: through its parents for a
@@ -918,23 +976,15 @@ impl Ledger {
         Ok(Some(chain))
     }
 
-    /// The stored bytes of section `i` of a checkpoint, or `None` if a piece is
-    /// missing or the length does not add up.
+    /// The stored bytes of section `i` of a checkpoint, or `None` if its file
+    /// is missing or does not match its header.
     fn read_section(&self, h: &Header, i: usize) -> Result<Option<Vec<u8>>> {
-        let len = h.lens[i];
-        let mut out = Vec::with_capacity(len.min(1 << 30) as usize);
-        let snapshots = self.snapshots()?;
-        for p in 0..pieces(len) {
-            match snapshots.get(piece_key(h.pos, i, p)).map_err(storage)? {
-                Some(v) => out.extend_from_slice(&v),
-                None => return Ok(None),
-            }
-        }
-        Ok((out.len() as u64 == len).then_some(out))
+        Ok(read_file_section(&self.path.join(DIR), h, i))
     }
 
     /// Delete the checkpoints whose header `doomed` picks (and damaged ones):
-    /// the header first, then its pieces.
+    /// the header first, then its file; then every file no header names (left
+    /// by an append killed between writing a file and its header).
     pub(super) fn drop_checkpoints(&self, doomed: impl Fn(&Header) -> bool) -> Result<()> {
         let mut gone = Vec::new();
         for item in self.checkpoints()?.iter() {
@@ -947,8 +997,8 @@ impl Ledger {
         let (checkpoints, snapshots) = (self.checkpoints()?, self.snapshots()?);
         for k in gone {
             checkpoints.remove(&k).map_err(storage)?;
-            // Every piece under the key, whatever the header said (or an old
-            // format's): a piece key starts with its checkpoint's key.
+            // The pieces of an `LCP3` checkpoint (sections in sled): every key
+            // under the checkpoint's starts with it.
             let pieces: Vec<sled::IVec> = snapshots
                 .scan_prefix(&k)
                 .keys()
@@ -956,6 +1006,29 @@ impl Ledger {
                 .map_err(storage)?;
             for p in pieces {
                 snapshots.remove(p).map_err(storage)?;
+            }
+        }
+        self.remove_unnamed_files()
+    }
+
+    /// Remove the checkpoint files whose key has no header (any other file in
+    /// [`DIR`] is left alone).
+    fn remove_unnamed_files(&self) -> Result<()> {
+        let dir = self.path.join(DIR);
+        let io = |e| Error::io(dir.display().to_string(), e);
+        let entries = match std::fs::read_dir(&dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            other => other.map_err(io)?,
+        };
+        let checkpoints = self.checkpoints()?;
+        for entry in entries {
+            let entry = entry.map_err(io)?;
+            let name = entry.file_name();
+            let Some(k) = name.to_str().and_then(key_of_file) else {
+                continue;
+            };
+            if !checkpoints.contains_key(k).map_err(storage)? {
+                std::fs::remove_file(entry.path()).map_err(io)?;
             }
         }
         Ok(())
@@ -1096,6 +1169,62 @@ mod tests {
         let mut lcp2 = encode_header(&h);
         lcp2[..4].copy_from_slice(b"LCP2");
         assert!(header(&lcp2).is_none());
+    }
+
+    /// A file holds its header's bytes first, so a file left from another
+    /// checkpoint at the same position (same section lengths, other head)
+    /// reads as absent, as does a cut or missing one.
+    #[test]
+    fn a_checkpoint_file_is_read_only_under_its_own_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let h = Header {
+            head: Head {
+                seq: 9,
+                hash: [7; 32],
+            },
+            pos: (-5, 4),
+            folded: 3,
+            lens: [3, 0, 5, 0, 0, 1],
+            raw: [7, 8, 9, 10, 11, 12],
+            parent: None,
+        };
+        let stored = [b"abc", &b""[..], b"defgh", b"", b"", b"i"].map(<[u8]>::to_vec);
+        write_file(d, &h, &stored).unwrap();
+        for (i, want) in stored.iter().enumerate() {
+            assert_eq!(read_file_section(d, &h, i).as_ref(), Some(want), "{i}");
+        }
+        let other = Header {
+            head: Head {
+                hash: [8; 32],
+                ..h.head
+            },
+            ..h
+        };
+        assert_eq!(read_file_section(d, &other, 2), None, "another head");
+        let path = d.join(file_name(h.pos));
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+        assert_eq!(read_file_section(d, &h, 2), None, "cut short");
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(read_file_section(d, &h, 2), None, "missing");
+    }
+
+    #[test]
+    fn checkpoint_file_names_give_their_key_and_nothing_else_does() {
+        for pos in [(-5, 4), (0, 0), (Micros::MAX, u64::MAX), (Micros::MIN, 1)] {
+            assert_eq!(key_of_file(&file_name(pos)), Some(key(pos)), "{pos:?}");
+        }
+        let name = file_name((1, 2));
+        for other in [
+            "notes.txt".to_string(),
+            name.replace(".lcp", ".tmp"),
+            name.replacen('0', "g", 1),
+            name[1..].to_string(),
+            format!("0{name}"),
+        ] {
+            assert_eq!(key_of_file(&other), None, "{other}");
+        }
     }
 
     #[test]
