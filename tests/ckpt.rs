@@ -248,7 +248,8 @@ fn checkpoint_file(d: &Path, key: &[u8]) -> PathBuf {
 fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     let dir = empty_ledger();
     let d = dir.path();
-    append(d, &gen(3000, 5));
+    // 22 checkpoints of 150 records: whole ones are the 1st, 11th and 21st.
+    append(d, &gen(3300, 5));
     let db = sled::open(common::db_path(d)).unwrap();
     let headers = db.open_tree("checkpoints").unwrap();
     let all: Vec<(sled::IVec, sled::IVec)> = headers.iter().map(Result::unwrap).collect();

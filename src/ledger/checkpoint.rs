@@ -116,12 +116,20 @@ use super::{chunk, storage, Head, Ledger, View};
 /// about 2.5 final states whatever `N`, and the deltas between them what
 /// changed (README "Checkpoints" has sizes).
 const PER_LEDGER: u64 = 40;
-/// Every `WHOLE_EVERY`th checkpoint of fold order (`folded / every` a multiple
-/// of it) is whole, the rest are deltas: whole ones every `N / 4`. Why not
+/// Every `WHOLE_EVERY`th checkpoint of fold order (see [`WHOLE_AT`]) is
+/// whole, the rest are deltas: whole ones every `N / 4`. Why not
 /// more often: measured at 1M events with checkpoints every `N / 40`, whole
 /// ones every `N / 8` took 497 MB of ledger against 445 MB, and the query
 /// medians were the same within 3 ms (a delta link decompresses in a few ms).
 const WHOLE_EVERY: u64 = 10;
+/// Whole ones are the 1st, 11th, 21st, ... (`folded / every` is `WHOLE_AT`
+/// modulo [`WHOLE_EVERY`]), so the first checkpoint of a ledger, which has no
+/// parent anyway, is one of them and the last of a 1M-event import (the 40th)
+/// is a delta. Until session 17 they were the 10th, 20th, ...: at 1M events five
+/// whole ones (1, 10, 20, 30, 40: 2.5 final states of bytes) instead of four (1,
+/// 11, 21, 31: 1.6), and the last, the largest, was compressed at the end of
+/// the import while every other thread had finished.
+const WHOLE_AT: u64 = 1;
 /// A chain (a whole checkpoint and the deltas on it) longer than this is
 /// refused: a fold writes a whole checkpoint rather than a longer chain.
 const MAX_CHAIN: usize = WHOLE_EVERY as usize;
@@ -393,7 +401,7 @@ fn next_checkpoint(
     parent: Option<Parent>,
     every: u64,
 ) -> Result<(Header, [Vec<u8>; SECTIONS], Option<Parent>)> {
-    let whole = |n: u64| (n / every).is_multiple_of(WHOLE_EVERY);
+    let whole = |n: u64| n / every % WHOLE_EVERY == WHOLE_AT;
     let mut from = parent.filter(|p| !whole(folded) && p.2 + 1 < WHOLE_EVERY as usize);
     let (link, depth) = match &from {
         Some(p) => (Some(link(&p.0)), p.2 + 1),
@@ -1208,6 +1216,26 @@ mod tests {
         assert_eq!(read_file_section(d, &h, 2), None, "cut short");
         std::fs::remove_file(&path).unwrap();
         assert_eq!(read_file_section(d, &h, 2), None, "missing");
+    }
+
+    /// Whole checkpoints are the 1st, 11th, 21st, ... of a fold, so the last
+    /// of a 40-checkpoint import is a delta, and no chain is longer than ten.
+    #[test]
+    fn whole_checkpoints_are_the_first_and_every_tenth_after_it() {
+        let every = 100;
+        let mut parent = None;
+        let mut whole = Vec::new();
+        for k in 1..=40u64 {
+            let raw: [Vec<u8>; SECTIONS] = std::array::from_fn(|i| vec![i as u8; 50]);
+            let pos = (k as Micros, k);
+            let made = next_checkpoint(Head::default(), (pos, k * every), raw, parent, every);
+            let (h, _, next) = made.unwrap();
+            if h.parent.is_none() {
+                whole.push(k);
+            }
+            parent = next;
+        }
+        assert_eq!(whole, [1, 11, 21, 31]);
     }
 
     #[test]
