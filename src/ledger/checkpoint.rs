@@ -113,7 +113,7 @@ use super::{chunk, storage, Head, Ledger, View};
 /// A projection state grows with the log, so
 /// a whole checkpoint at `n` costs about `n` times the state's bytes per event:
 /// with a fixed spacing they would grow as `N²`; whole ones every `N / 4` cost
-/// about 2.5 final states whatever `N`, and the deltas between them what
+/// about 1.6 final states whatever `N` (see [`WHOLE_AT`]), and the deltas between them what
 /// changed (README "Checkpoints" has sizes).
 const PER_LEDGER: u64 = 40;
 /// Every `WHOLE_EVERY`th checkpoint of fold order (see [`WHOLE_AT`]) is
@@ -1129,19 +1129,24 @@ mod tests {
         assert_eq!(pos_of(&[0u8; 15]), None);
     }
 
-    #[test]
-    fn encode_decode_round_trips_and_damage_reads_as_absent() {
-        let h = Header {
+    /// A whole checkpoint's header with these stored section lengths.
+    fn sample_header(lens: [u64; SECTIONS]) -> Header {
+        Header {
             head: Head {
                 seq: 9,
                 hash: [7; 32],
             },
             pos: (-5, 4),
             folded: 3,
-            lens: [1, 2, 3, 4, 5, 6],
+            lens,
             raw: [7, 8, 9, 10, 11, 12],
             parent: None,
-        };
+        }
+    }
+
+    #[test]
+    fn encode_decode_round_trips_and_damage_reads_as_absent() {
+        let h = sample_header([1, 2, 3, 4, 5, 6]);
         let mut params = Params::default();
         let mut m = serde_json::Map::new();
         m.insert("base".into(), serde_json::json!(30));
@@ -1186,17 +1191,7 @@ mod tests {
     fn a_checkpoint_file_is_read_only_under_its_own_header() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        let h = Header {
-            head: Head {
-                seq: 9,
-                hash: [7; 32],
-            },
-            pos: (-5, 4),
-            folded: 3,
-            lens: [3, 0, 5, 0, 0, 1],
-            raw: [7, 8, 9, 10, 11, 12],
-            parent: None,
-        };
+        let h = sample_header([3, 0, 5, 0, 0, 1]);
         let stored = [b"abc", &b""[..], b"defgh", b"", b"", b"i"].map(<[u8]>::to_vec);
         write_file(d, &h, &stored).unwrap();
         for (i, want) in stored.iter().enumerate() {
