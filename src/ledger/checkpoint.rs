@@ -936,9 +936,14 @@ impl Ledger {
         Ok(())
     }
 
-    /// The directory of checkpoint files ([`DIR`]), created if missing.
+    /// The directory of checkpoint files ([`DIR`]); it may not exist.
+    fn files_dir(&self) -> PathBuf {
+        self.path.join(DIR)
+    }
+
+    /// [`Ledger::files_dir`], created if missing (the append that writes files).
     fn checkpoint_dir(&self) -> Result<PathBuf> {
-        let dir = self.path.join(DIR);
+        let dir = self.files_dir();
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
         Ok(dir)
     }
@@ -950,15 +955,15 @@ impl Ledger {
     }
 
     /// The stored frames of section `i` along `h`'s chain, whole checkpoint
-    /// first, each with its uncompressed length; `None` if a link or a piece is
-    /// missing or does not match.
+    /// first, each with its uncompressed length; `None` if a link or its file
+    /// is missing or does not match.
     fn frames(&self, h: &Header, i: usize) -> Result<Option<Frames>> {
         let Some(chain) = self.chain(h)? else {
             return Ok(None);
         };
-        let mut out = Vec::with_capacity(chain.len());
+        let (dir, mut out) = (self.files_dir(), Vec::with_capacity(chain.len()));
         for c in chain.iter().rev() {
-            match self.read_section(c, i)? {
+            match read_file_section(&dir, c, i) {
                 Some(stored) => out.push((stored, c.raw[i])),
                 None => return Ok(None),
             }
@@ -982,12 +987,6 @@ impl Ledger {
             }
         }
         Ok(Some(chain))
-    }
-
-    /// The stored bytes of section `i` of a checkpoint, or `None` if its file
-    /// is missing or does not match its header.
-    fn read_section(&self, h: &Header, i: usize) -> Result<Option<Vec<u8>>> {
-        Ok(read_file_section(&self.path.join(DIR), h, i))
     }
 
     /// Delete the checkpoints whose header `doomed` picks (and damaged ones):
@@ -1022,7 +1021,7 @@ impl Ledger {
     /// Remove the checkpoint files whose key has no header (any other file in
     /// [`DIR`] is left alone).
     fn remove_unnamed_files(&self) -> Result<()> {
-        let dir = self.path.join(DIR);
+        let dir = self.files_dir();
         let io = |e| Error::io(dir.display().to_string(), e);
         let entries = match std::fs::read_dir(&dir) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
