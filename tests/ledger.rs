@@ -151,6 +151,57 @@ fn invalid_third_event_appends_nothing_and_names_file_line_and_rule() {
     laurel(dir.path()).arg("verify").assert().success();
 }
 
+/// Append `text` to a ledger holding TICKS; it must be refused at `place`
+/// (file:line) for the unknown field `factor`, and change nothing.
+fn refused_for_factor(text: &str, place: &str) {
+    let dir = empty_ledger();
+    assert!(append_text(dir.path(), TICKS).status.success());
+    let before = head(dir.path());
+    let out = append_text(dir.path(), text);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains(place), "{err}");
+    assert!(err.contains("unknown field `factor`"), "{err}");
+    assert_eq!(head(dir.path()), before);
+    laurel(dir.path()).arg("verify").assert().success();
+}
+
+const BAD_TICK: &str =
+    r#"{"type":"mepbm.monthly_tick","at":"2004-03-01","month":"2004-02","factor":"0.9"}"#;
+
+/// The parser thread leaves payloads to the check fold (`events::deferred`):
+/// a bad payload must still be the problem reported when a later line is
+/// wrong too, whether the later problem is found while reading or by the fold.
+#[test]
+fn a_bad_payload_is_reported_before_later_problems_of_either_kind() {
+    let good = r#"{"type":"mepbm.monthly_tick","at":"2004-02-01","month":"2004-01"}"#;
+    // An earlier `at`, so the fold meets it before the bad payload.
+    let void = r#"{"type":"ledger.voided","at":"2003-01-01","target":999,"reason":"r"}"#;
+    for third in [
+        void,
+        r#"{"type":"#,
+        r#"{"type":"nope.x","at":"2003-01-01"}"#,
+    ] {
+        refused_for_factor(&format!("{good}\n{BAD_TICK}\n{third}\n"), ":2");
+    }
+}
+
+/// The check fold skips voided records, so it does not decode them: the
+/// append must, for records voided in the same append.
+#[test]
+fn a_bad_payload_voided_in_the_same_append_is_refused() {
+    let void = r#"{"type":"ledger.voided","at":"2004-04-01","target":5,"reason":"r"}"#;
+    refused_for_factor(&format!("{BAD_TICK}\n{void}\n"), ":1");
+}
+
+/// A line whose id is recorded with other content is refused for its
+/// payload first, as when the parser thread decoded every payload.
+#[test]
+fn a_bad_payload_under_a_recorded_id_is_refused_for_the_payload() {
+    let clash = BAD_TICK.replace(r#""at""#, r#""id":"t1","at""#);
+    refused_for_factor(&clash, ":1");
+}
+
 #[test]
 fn same_file_twice_adds_nothing_and_same_id_other_content_is_an_error() {
     let dir = empty_ledger();

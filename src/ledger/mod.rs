@@ -32,6 +32,7 @@ pub mod summary;
 mod verify;
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender};
@@ -491,12 +492,17 @@ impl Ledger {
     /// input order is reported, exactly as with one thread. The writing stays on
     /// this thread on purpose: sled's node copies and the validation fold then
     /// share one malloc arena (with the writes on a second thread, the 1M-event
-    /// import peaked at 1.6 GiB instead of 1.2).
+    /// import peaked at 1.6 GiB instead of 1.2). The parser thread leaves most
+    /// payloads undecoded (`events::LineParser::screen`): the check fold in
+    /// [`Ledger::validate`] decodes them, and every error path here and there
+    /// reports a payload that does not decode first if it comes first in input
+    /// order ([`Pending::first_problem`]).
     fn write_pending(&self, head: Head, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
         let mut index = self.idem_index(head.seq)?;
         let now = time::now();
         let mut pending = Pending {
             ledger: self,
+            first: head.seq + 1,
             writer: ChunkWriter::new(head.seq + 1, head.hash, now, &time::format(now)),
             current: Vec::new(),
             seen: None,
@@ -505,7 +511,7 @@ impl Ledger {
             already: 0,
         };
         let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
-        std::thread::scope(|scope| {
+        let fed = std::thread::scope(|scope| {
             let (raw_tx, raw_rx) = std::sync::mpsc::channel::<RawBatch>();
             let (spent_tx, spent) = std::sync::mpsc::channel::<RawBatch>();
             let (tx, rx) = std::sync::mpsc::channel::<Batch>();
@@ -519,7 +525,10 @@ impl Ledger {
                 batch: RawBatch::default(),
             };
             feed.run(inputs, &mut pending, &mut index, names)
-        })?;
+        });
+        if let Err(e) = fed {
+            return Err(pending.first_problem(e, &names)?);
+        }
         // The check fold below needs its memory more.
         drop(index);
         let last = pending.flush()?;
@@ -543,7 +552,28 @@ impl Ledger {
         pending: &Pending,
         names: &[String],
     ) -> Result<()> {
-        let (mut origin, msg) = match self.check_fold(old_head, new) {
+        let folded = self.check_fold(old_head, new);
+        // Payloads the parser thread left undecoded (`events::deferred`) were
+        // decoded by the fold, but for records voided in this append; and
+        // when the fold failed, a payload that does not decode is the
+        // problem to report (as when the parser thread decoded them all).
+        let unchecked: Vec<(u64, u64)> = match &folded {
+            Err(_) => vec![(old_head + 1, new.seq)],
+            Ok(()) => {
+                let voided = pending.voids.iter().map(|v| v.1).filter(|&t| t > old_head);
+                voided
+                    .collect::<BTreeSet<u64>>()
+                    .into_iter()
+                    .map(|t| (t, t))
+                    .collect()
+            }
+        };
+        for (from, upto) in unchecked {
+            if let Some(e) = pending.bad_payload(from, upto, names)? {
+                return Err(e);
+            }
+        }
+        let (mut origin, msg) = match folded {
             Ok(()) => return Ok(()),
             Err(Error::Invalid { origin, msg }) => (origin, msg),
             Err(e) => return Err(e),
@@ -633,6 +663,28 @@ impl Ledger {
             }
         }
         self.drop_checkpoints(|h| h.head.seq > seq)
+    }
+
+    /// The first record in `from..=upto` whose payload does not decode: its
+    /// seq and message ([`payload_error`]). Reads the chunks beyond the head.
+    fn first_bad_payload(&self, from: u64, upto: u64) -> Result<Option<(u64, String)>> {
+        if from > upto {
+            return Ok(None);
+        }
+        let mut parser = events::LineParser::default();
+        let start = self.chunk_holding(from)?.0;
+        for item in self.chunks()?.range(chunk::key(start)..=chunk::key(upto)) {
+            let (k, v) = item.map_err(storage)?;
+            let key_seq = k.as_ref().try_into().map_or(0, u64::from_be_bytes);
+            let raw = chunk::unpack(&v, key_seq)?;
+            let c = chunk::decode(&raw, key_seq)?;
+            for r in c.records.iter().filter(|r| (from..=upto).contains(&r.seq)) {
+                if let Err(e) = parser.parse(r.event) {
+                    return Ok(Some((r.seq, line_message(e))));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// Store a chunk beyond the head, packed, with its summary and fingerprints
@@ -760,11 +812,8 @@ fn parse_batches(
         let mut parsed = Vec::with_capacity(raw.items.len());
         for (line, item) in raw.items.drain(..) {
             let p = match item {
-                RawItem::Line(r) => parser.parse(&raw.buf[r]).map_err(|e| match e {
-                    events::LineError::Json(e) => input::invalid_json(&e),
-                    events::LineError::Event(m) => m,
-                }),
-                RawItem::Value(v) => events::parse_event(v),
+                RawItem::Line(r) => parser.screen(&raw.buf[r]).map_err(line_message),
+                RawItem::Value(v) => events::parse_event(v).map(events::Screened::from),
             };
             let bad = p.is_err();
             parsed.push((line, p));
@@ -797,7 +846,7 @@ impl ContentKeys {
     fn incoming(
         &mut self,
         file: usize,
-        parsed: Vec<(u64, std::result::Result<events::Parsed, String>)>,
+        parsed: Vec<(u64, std::result::Result<events::Screened, String>)>,
         names: &[String],
     ) -> Batch {
         let events: Vec<&[u8]> = parsed
@@ -818,6 +867,25 @@ impl ContentKeys {
                 Ok(Incoming::new(file, line, p, chunk::content_key(h), b))
             })
             .collect()
+    }
+}
+
+/// The message of `canonical`'s payload when it does not decode (an event the
+/// parser thread screened, its payload deferred), else `None`.
+fn payload_error(canonical: &[u8]) -> Option<String> {
+    let mut parser = events::LineParser::default();
+    parser.parse(canonical).err().map(line_message)
+}
+
+fn origin_of(names: &[String], file: usize, line: u64) -> Origin {
+    origin(&names[file], line)
+}
+
+/// The message of a refused input line.
+fn line_message(e: events::LineError) -> String {
+    match e {
+        events::LineError::Json(e) => input::invalid_json(&e),
+        events::LineError::Event(m) => m,
     }
 }
 
@@ -951,7 +1019,7 @@ impl Incoming {
     fn new(
         file: usize,
         line: u64,
-        parsed: events::Parsed,
+        parsed: events::Screened,
         content: [u8; 16],
         begun: lanes::Begun,
     ) -> Self {
@@ -961,7 +1029,7 @@ impl Incoming {
             .map(chunk::idem_of_id)
             .unwrap_or(content);
         let void = match &parsed.event {
-            Event::Ledger(ledger_events::Event::Voided(v)) => Some(v.target),
+            Some(Event::Ledger(ledger_events::Event::Voided(v))) => Some(v.target),
             _ => None,
         };
         Incoming {
@@ -982,6 +1050,8 @@ impl Incoming {
 /// Records being added by one append.
 struct Pending<'l> {
     ledger: &'l Ledger,
+    /// The seq of this append's first record.
+    first: u64,
     writer: ChunkWriter,
     /// Each record in `writer`'s chunk, as pushed.
     current: Vec<Pushed>,
@@ -1009,6 +1079,10 @@ impl Pending<'_> {
             if c == inc.content {
                 self.already += 1;
                 return Ok(());
+            }
+            // The line's own payload comes first (see `first_problem`).
+            if let Some(msg) = payload_error(&inc.canonical) {
+                return Err(Error::invalid(origin_of(names, inc.file, inc.line), msg));
             }
             return Err(Error::IdConflict {
                 origin: Box::new(origin()),
@@ -1041,6 +1115,25 @@ impl Pending<'_> {
             self.flush()?;
         }
         Ok(())
+    }
+
+    /// `e`, a problem found while reading the input, or the problem of an
+    /// earlier line if one has a payload that does not decode: the parser
+    /// thread left those to the check fold (`events::deferred`), and the
+    /// first problem in input order is the one reported.
+    fn first_problem(&mut self, e: Error, names: &[String]) -> Result<Error> {
+        let last = self.flush()?.seq;
+        Ok(self.bad_payload(self.first, last, names)?.unwrap_or(e))
+    }
+
+    /// The refusal of the first record in `from..=upto` (stored by this
+    /// append) whose payload does not decode, naming its file and line.
+    fn bad_payload(&self, from: u64, upto: u64, names: &[String]) -> Result<Option<Error>> {
+        let bad = self.ledger.first_bad_payload(from, upto)?;
+        Ok(bad.map(|(seq, msg)| {
+            let (file, line) = self.origins.get(seq - self.first);
+            Error::invalid(origin_of(names, file, line), msg)
+        }))
     }
 
     /// `(content, seq)` of the record already holding key `idem`, if any: the
@@ -1563,7 +1656,7 @@ mod tests {
         let mut parsed: Vec<_> = text
             .lines()
             .zip(1..)
-            .map(|(l, n)| (n, parser.parse(l.as_bytes()).map_err(|_| String::new())))
+            .map(|(l, n)| (n, parser.screen(l.as_bytes()).map_err(|_| String::new())))
             .collect();
         parsed.push((301, Err("bad".into())));
         let wants: Vec<Vec<u8>> = parsed
