@@ -7,7 +7,9 @@
 //! process: parse every line, canonicalise it, chain it with BLAKE3 and write the
 //! canonical records to a plain file, then fsync — the least any ledger must do.
 //! It canonicalises with the code `append` uses (`events::LineParser`), so a
-//! faster parser speeds up both and the ratio stays honest.
+//! faster parser speeds up both and the ratio stays honest. The generated input
+//! is fsynced before the floor, so that neither the floor nor the import pays
+//! for the kernel writing it back.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
