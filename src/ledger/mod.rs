@@ -527,7 +527,7 @@ impl Ledger {
             feed.run(inputs, &mut pending, &mut index, names)
         });
         if let Err(e) = fed {
-            return Err(pending.first_problem(e, &names)?);
+            return Err(pending.first_problem(e, &names));
         }
         // The check fold below needs its memory more.
         drop(index);
@@ -557,20 +557,21 @@ impl Ledger {
         // decoded by the fold, but for records voided in this append; and
         // when the fold failed, a payload that does not decode is the
         // problem to report (as when the parser thread decoded them all).
-        let unchecked: Vec<(u64, u64)> = match &folded {
-            Err(_) => vec![(old_head + 1, new.seq)],
+        match &folded {
+            // Only a payload found bad replaces the fold's error (a scan that
+            // cannot read leaves it standing).
+            Err(_) => {
+                if let Ok(Some(e)) = pending.bad_payload(old_head + 1, new.seq, names) {
+                    return Err(e);
+                }
+            }
             Ok(()) => {
                 let voided = pending.voids.iter().map(|v| v.1).filter(|&t| t > old_head);
-                voided
-                    .collect::<BTreeSet<u64>>()
-                    .into_iter()
-                    .map(|t| (t, t))
-                    .collect()
-            }
-        };
-        for (from, upto) in unchecked {
-            if let Some(e) = pending.bad_payload(from, upto, names)? {
-                return Err(e);
+                for t in voided.collect::<BTreeSet<u64>>() {
+                    if let Some(e) = pending.bad_payload(t, t, names)? {
+                        return Err(e);
+                    }
+                }
             }
         }
         let (mut origin, msg) = match folded {
@@ -877,10 +878,6 @@ fn payload_error(canonical: &[u8]) -> Option<String> {
     parser.parse(canonical).err().map(line_message)
 }
 
-fn origin_of(names: &[String], file: usize, line: u64) -> Origin {
-    origin(&names[file], line)
-}
-
 /// The message of a refused input line.
 fn line_message(e: events::LineError) -> String {
     match e {
@@ -1082,7 +1079,10 @@ impl Pending<'_> {
             }
             // The line's own payload comes first (see `first_problem`).
             if let Some(msg) = payload_error(&inc.canonical) {
-                return Err(Error::invalid(origin_of(names, inc.file, inc.line), msg));
+                return Err(Error::invalid(
+                    self::origin(&names[inc.file], inc.line),
+                    msg,
+                ));
             }
             return Err(Error::IdConflict {
                 origin: Box::new(origin()),
@@ -1121,9 +1121,15 @@ impl Pending<'_> {
     /// earlier line if one has a payload that does not decode: the parser
     /// thread left those to the check fold (`events::deferred`), and the
     /// first problem in input order is the one reported.
-    fn first_problem(&mut self, e: Error, names: &[String]) -> Result<Error> {
-        let last = self.flush()?.seq;
-        Ok(self.bad_payload(self.first, last, names)?.unwrap_or(e))
+    /// When the records cannot be stored or read back, `e` stands.
+    fn first_problem(&mut self, e: Error, names: &[String]) -> Error {
+        let Ok(last) = self.flush() else {
+            return e;
+        };
+        match self.bad_payload(self.first, last.seq, names) {
+            Ok(Some(bad)) => bad,
+            _ => e,
+        }
     }
 
     /// The refusal of the first record in `from..=upto` (stored by this
@@ -1132,7 +1138,7 @@ impl Pending<'_> {
         let bad = self.ledger.first_bad_payload(from, upto)?;
         Ok(bad.map(|(seq, msg)| {
             let (file, line) = self.origins.get(seq - self.first);
-            Error::invalid(origin_of(names, file, line), msg)
+            Error::invalid(origin(&names[file], line), msg)
         }))
     }
 
