@@ -180,17 +180,16 @@ impl LineParser {
     /// payload deferred, and then decoding its canonical bytes
     /// ([`LineParser::parse`] again) gives that message.
     pub fn screen(&mut self, line: &[u8]) -> Result<Screened, LineError> {
-        match self.fast_envelope(line) {
-            Some(s) if deferred(&s.kind) => Ok(s),
-            Some(s) => match fast_payload(&s.kind, &s.canonical) {
-                Some(event) => Ok(Screened {
-                    event: Some(event),
-                    ..s
-                }),
-                None => self.slow(line).map(Screened::from),
-            },
-            None => self.slow(line).map(Screened::from),
+        if let Some(s) = self.fast_envelope(line) {
+            if deferred(&s.kind) {
+                return Ok(s);
+            }
+            if let Some(event) = fast_payload(&s.kind, &s.canonical) {
+                let event = Some(event);
+                return Ok(Screened { event, ..s });
+            }
         }
+        self.slow(line).map(Screened::from)
     }
 
     fn slow(&mut self, line: &[u8]) -> Result<Parsed, LineError> {
