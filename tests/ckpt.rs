@@ -283,6 +283,56 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     assert!(assert_same_answers(d, "after an append on damaged parents") > 50);
 }
 
+/// Every delta is made on a whole checkpoint (since session 19: a query
+/// decompresses two frames, not a chain), also when an append resumes from a
+/// delta: its next delta's parent is that delta's whole one.
+#[test]
+fn every_delta_is_made_on_a_whole_checkpoint_across_appends() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    // 900 records: checkpoints 1 (whole) to 6, so the second append (300
+    // rule changes after them) resumes from a delta.
+    append(d, &gen(900, 5));
+    let later: String = (0..300)
+        .map(|k| {
+            format!(
+                r#"{{"type":"ledger.rules_changed","at":"2040-01-01T{:02}:{:02}:00Z","system":"valar","params":{{"base":{}}}}}"#,
+                k / 60,
+                k % 60,
+                40 + k % 7
+            ) + "\n"
+        })
+        .collect();
+    append(d, &later);
+    let db = sled::open(common::db_path(d)).unwrap();
+    let all: Vec<(sled::IVec, sled::IVec)> = db
+        .open_tree("checkpoints")
+        .unwrap()
+        .iter()
+        .map(Result::unwrap)
+        .collect();
+    let head_seq = |v: &[u8]| u64::from_le_bytes(v[4..12].try_into().unwrap());
+    let by_key = |k: &[u8]| all.iter().find(|(key, _)| key.as_ref() == k).map(|e| &e.1);
+    let mut across = 0;
+    for (key, v) in &all {
+        if v[KIND_AT] == 0 {
+            continue;
+        }
+        let parent = by_key(&v[KIND_AT + 1..KIND_AT + 17]).expect("a delta's parent is there");
+        assert_eq!(parent[KIND_AT], 0, "the parent of {key:?} is whole");
+        across += usize::from(head_seq(v) > 900 && head_seq(parent) <= 900);
+    }
+    assert_eq!(all.len(), 8, "6 checkpoints, then 2");
+    assert!(
+        across > 0,
+        "the second append made deltas on the first's whole one"
+    );
+    drop(all);
+    drop(db);
+    common::wait_unlocked(d);
+    assert!(assert_same_answers(d, "after two appends") > 50);
+}
+
 /// Checkpoint files live beside sled (`checkpoints/`): a missing one reads as
 /// absent (the query resumes from an older checkpoint), and a file that no
 /// header names, as an append killed between writing a file and its header

@@ -14,12 +14,15 @@
 //! **Compressed** with zstd. Every [`WHOLE_EVERY`]th checkpoint (and the first
 //! one a fold makes when it has no previous state at hand) is *whole*: each
 //! section a zstd frame of its own. The others are *deltas*: each section a
-//! zstd frame compressed with the same section of the previous checkpoint (its
-//! *parent*, uncompressed) as prefix, so it costs what changed since, not the
-//! whole state (at 1M generated events: about 2 MB for 50,000 records, against
-//! 42 MB for the state). Reading one section of a delta reads that section
-//! along the chain back to a whole checkpoint (at most `WHOLE_EVERY - 1` steps
-//! plus the start of a fold). Every frame carries zstd's content checksum.
+//! zstd frame compressed with the same section of the latest whole checkpoint
+//! (its *parent*, uncompressed) as prefix, so it costs what changed since, not
+//! the whole state (at 1M generated events, checkpoints every 25,000 records:
+//! about 0.95 MB more for each step away from the whole one, against 42 MB for
+//! the state). Reading one section of a delta decompresses two frames: the
+//! whole one's, then its own. Until session 19 a delta's parent was the
+//! checkpoint before it, so a query decompressed a chain of up to ten frames
+//! (4 ms each for the 3–5 MB mepbm section); such chains of an older ledger
+//! are still read. Every frame carries zstd's content checksum.
 //!
 //! **Valid** while nothing recorded after it changes what lies at or before its
 //! position `(at_c, seq_c)`. A checkpoint made when the head was `H` is invalid
@@ -120,7 +123,8 @@ const PER_LEDGER: u64 = 40;
 /// whole, the rest are deltas: whole ones every `N / 4`. Why not
 /// more often: measured at 1M events with checkpoints every `N / 40`, whole
 /// ones every `N / 8` took 497 MB of ledger against 445 MB, and the query
-/// medians were the same within 3 ms (a delta link decompresses in a few ms).
+/// medians were the same within 3 ms (session 16, deltas then chained; a
+/// delta now always decompresses two frames).
 const WHOLE_EVERY: u64 = 10;
 /// Whole ones are the 1st, 11th, 21st, ... (`folded / every` is `WHOLE_AT`
 /// modulo [`WHOLE_EVERY`]), so the first checkpoint of a ledger, which has no
@@ -255,8 +259,8 @@ fn storage_error(e: bincode::Error) -> Error {
     Error::Storage(format!("checkpoint: {e}"))
 }
 
-/// A checkpoint's header and uncompressed sections: what a delta is made from.
-/// The last field is how many deltas lead to it from a whole checkpoint.
+/// A whole checkpoint's header and uncompressed sections: what a delta is
+/// made from. The last field is how many deltas were made on it.
 type Parent = (Header, [Vec<u8>; SECTIONS], usize);
 
 /// A header's bytes.
@@ -389,28 +393,28 @@ fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<u8>> {
 }
 
 /// The check fold's checkpoint of `raw` (uncompressed sections) at
-/// `(pos, folded)`, bound to the head `new`: a delta from `parent`, or whole
-/// at every WHOLE_EVERY-th (and when the chain would grow past it: the
-/// spacing grows with the ledger). Also gives what the next one is a delta
-/// from: this one, unless the next is whole anyway (a state's bytes are the
-/// largest buffers an append holds; each parent section is freed once used).
+/// `(pos, folded)`, bound to the head `new`: a delta from `root`, a whole
+/// checkpoint, or whole itself at every WHOLE_EVERY-th (and when `root` has
+/// had WHOLE_EVERY - 1 deltas: the spacing grows with the ledger). Also
+/// gives what the next one is a delta from: `root`, or this one if it is
+/// whole; nothing if the next is whole anyway (a state's bytes are the
+/// largest buffers an append holds).
+///
+/// Every delta's parent is whole (since session 19; before, each was a delta
+/// on the one before it): a query decompresses two frames of its section, not
+/// a chain of up to ten.
 fn next_checkpoint(
     new: Head,
     (pos, folded): (Pos, u64),
     raw: [Vec<u8>; SECTIONS],
-    parent: Option<Parent>,
+    root: Option<Parent>,
     every: u64,
 ) -> Result<(Header, [Vec<u8>; SECTIONS], Option<Parent>)> {
     let whole = |n: u64| n / every % WHOLE_EVERY == WHOLE_AT;
-    let mut from = parent.filter(|p| !whole(folded) && p.2 + 1 < WHOLE_EVERY as usize);
-    let (link, depth) = match &from {
-        Some(p) => (Some(link(&p.0)), p.2 + 1),
-        None => (None, 0),
-    };
+    let root = root.filter(|p| !whole(folded) && p.2 + 1 < WHOLE_EVERY as usize);
     let mut stored: [Vec<u8>; SECTIONS] = Default::default();
     for (i, out) in stored.iter_mut().enumerate() {
-        let prefix = from.as_mut().map(|p| std::mem::take(&mut p.1[i]));
-        *out = compress(&raw[i], prefix.as_deref())?;
+        *out = compress(&raw[i], root.as_ref().map(|p| p.1[i].as_slice()))?;
     }
     let h = Header {
         head: new,
@@ -418,9 +422,14 @@ fn next_checkpoint(
         folded,
         lens: std::array::from_fn(|i| stored[i].len() as u64),
         raw: std::array::from_fn(|i| raw[i].len() as u64),
-        parent: link,
+        parent: root.as_ref().map(|p| link(&p.0)),
     };
-    let next = (h, raw, depth);
+    // A delta's own sections are dropped here: the next delta's prefix is
+    // the root's.
+    let next = match root {
+        Some((rh, rraw, deltas)) => (rh, rraw, deltas + 1),
+        None => (h, raw, 0),
+    };
     Ok((
         h,
         stored,
@@ -907,12 +916,43 @@ impl Ledger {
                 };
                 let parent = match only {
                     Some(_) => None,
-                    None => self.chain(&h)?.map(|c| (h, raw, c.len() - 1)),
+                    None => self.root_after(h, raw)?,
                 };
                 return Ok(Some((start, parent)));
             }
         }
         Ok(None)
+    }
+
+    /// What the next checkpoint of an append that resumes from `h` (whose
+    /// uncompressed sections are `raw`) is a delta from: `h` if it is whole,
+    /// else the whole checkpoint it is a delta on, with the deltas already
+    /// made on that one. `None` (the next is whole) when a link is missing or
+    /// `h` is a delta on a delta (a chain from before session 19).
+    fn root_after(&self, h: Header, raw: [Vec<u8>; SECTIONS]) -> Result<Option<Parent>> {
+        let Some(chain) = self.chain(&h)? else {
+            return Ok(None);
+        };
+        let root = match chain[..] {
+            [_] => return Ok(Some((h, raw, 0))),
+            [_, root] => root,
+            _ => return Ok(None),
+        };
+        drop(raw);
+        let mut sections: [Vec<u8>; SECTIONS] = Default::default();
+        for (i, s) in sections.iter_mut().enumerate() {
+            match self.raw_section(&root, i)? {
+                Some(b) => *s = b,
+                None => return Ok(None),
+            }
+        }
+        let link = Some(link(&root));
+        let mut deltas = 0;
+        for item in self.checkpoints()?.iter() {
+            let (_, v) = item.map_err(storage)?;
+            deltas += usize::from(header(&v).is_some_and(|c| c.parent == link));
+        }
+        Ok(Some((root, sections, deltas)))
     }
 
     /// Is a checkpoint with header `h` valid for the records up to `upto`?
@@ -1224,8 +1264,14 @@ mod tests {
             let pos = (k as Micros, k);
             let made = next_checkpoint(Head::default(), (pos, k * every), raw, parent, every);
             let (h, _, next) = made.unwrap();
-            if h.parent.is_none() {
-                whole.push(k);
+            match h.parent {
+                None => whole.push(k),
+                // Each delta is made on the latest whole one, not on the delta
+                // before it.
+                Some((p, _)) => {
+                    let w = whole[whole.len() - 1];
+                    assert_eq!(p, key((w as Micros, w)), "checkpoint {k}");
+                }
             }
             parent = next;
         }
