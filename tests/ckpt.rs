@@ -327,7 +327,6 @@ fn every_delta_is_made_on_a_whole_checkpoint_across_appends() {
         across > 0,
         "the second append made deltas on the first's whole one"
     );
-    drop(all);
     drop(db);
     common::wait_unlocked(d);
     assert!(assert_same_answers(d, "after two appends") > 50);
