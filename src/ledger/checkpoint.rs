@@ -135,7 +135,9 @@ const WHOLE_EVERY: u64 = 10;
 /// the import while every other thread had finished.
 const WHOLE_AT: u64 = 1;
 /// A chain (a whole checkpoint and the deltas on it) longer than this is
-/// refused: a fold writes a whole checkpoint rather than a longer chain.
+/// refused. Since session 19 a chain is a whole checkpoint and at most one
+/// delta; the bound is for the chained deltas of older ledgers (a fold then
+/// wrote a whole checkpoint rather than a longer chain).
 const MAX_CHAIN: usize = WHOLE_EVERY as usize;
 /// zstd levels: whole checkpoints are written a few times per ledger, deltas
 /// often, and both are read back as fast whatever the level.
