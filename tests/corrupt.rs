@@ -23,11 +23,13 @@ const COMMANDS: &[&[&str]] = &[
     &["append", "-"],
 ];
 
-/// A ledger with several chunks (large ones go to sled's blob files) and small ones.
+/// A ledger with several chunks and small ones. Its big append has enough chunks
+/// (about a dozen of 256 KiB) for sled to consolidate their leaf, which it then
+/// writes as a blob file.
 fn sample() -> tempfile::TempDir {
     let dir = empty_ledger();
     let mut rng = Rng(9);
-    for (tag, n) in [("big", 3000), ("mid", 300), ("small", 2)] {
+    for (tag, n) in [("big", 14000), ("mid", 300), ("small", 2)] {
         let out = common::append_text(dir.path(), &jsonl(&seeded_events(tag, n, &mut rng)));
         assert!(out.status.success());
     }
@@ -177,7 +179,7 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
         (
             "a blob's bytes flipped".into(),
             Box::new(|d: &Path| {
-                // The last blob: with 64 KiB chunks the sample may hold just one.
+                // The last blob: the sample may hold just one.
                 rewrite(blobs(d).last().unwrap(), |b| {
                     for i in (100..b.len()).step_by(997) {
                         b[i] ^= 0xff;

@@ -60,11 +60,21 @@ pub const PACKED: &[u8; 4] = b"LRZ1";
 /// larger length is damage, and must not allocate.
 pub const MAX_RAW: usize = 1024 * 1024;
 pub const MAX_RECORDS: usize = 1024;
-/// 64 KiB keeps sled's disk use low: sled writes a node of more than a quarter
-/// segment (128 KiB) as a blob file of its own and rewrites the whole node on
-/// every insert, so 256 KiB chunks took 3.4x the JSONL on disk at 200k events;
-/// 64 KiB chunks take 1.65x (16 KiB: the same, with four times the keys).
-pub const MAX_BYTES: usize = 64 * 1024;
+/// The raw bytes at which a chunk is full.
+///
+/// Why 256 KiB (64 KiB before session 20): sled writes a node of more than a
+/// quarter segment (128 KiB) as a blob file of its own, and it consolidates
+/// a leaf (writes it whole, as a new blob) every 10 inserts into it and splits
+/// it past 16 values, so the import creates a file for about every 5 chunks,
+/// whatever their size; creating files took up to a second of system CPU of
+/// the 1M-event import on this machine's ext4 (`recently_deleted`,
+/// `find_inode_bit`), more after earlier ledgers were deleted. With 256 KiB
+/// the import made 250 blobs instead of 1,000, its write phase took
+/// 3.07-3.30 s against 3.25-4.09 s and its system CPU 1.2-1.6 s against
+/// 1.7-2.5 s (alternated runs), and the ledger took 404-417 MB against
+/// 436-438 MB. 128, 192, 384 and 512 KiB made 336-712 blobs and were no
+/// faster. (Before chunks were packed, 256 KiB took 3.4x the JSONL on disk.)
+pub const MAX_BYTES: usize = 256 * 1024;
 const HEADER: usize = 58;
 
 const REC_HEADER: usize = 32 + 8 + 8 + 16 + 16 + 4;

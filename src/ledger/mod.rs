@@ -133,7 +133,7 @@ struct Handles {
 /// Reopen sled after this many chunk bytes have gone through it.
 ///
 /// Why: sled 0.34 keeps every node it reads or writes in memory. Its LRU counts a
-/// node stored as a blob (ours are: a node of 64 KiB chunks is bigger than a
+/// node stored as a blob (ours are: a node of two chunks is bigger than a
 /// quarter segment) by the size of the blob's pointer, and each of its 256 shards
 /// looks at its accesses only after 64 of them, so `cache_capacity` never evicts
 /// our chunks and a scan of the ledger (verify, a fold, an import) held all of it
@@ -1582,27 +1582,87 @@ impl std::ops::Deref for Raw {
     }
 }
 
-/// fsync every regular file below `dir`, then `dir` itself.
+/// Threads that fsync the ledger's files at the end of an append.
+///
+/// Why: one after the other, the fsyncs of a 1M-event import's files took
+/// 0.32-0.36 s of its wall time; eight at once, 0.18-0.19 s (ext4 commits
+/// concurrent fsyncs to its journal together). `syncfs` took 0.12-0.20 s,
+/// but it also waits for every other dirty file of the file system.
+const FSYNC_THREADS: usize = 8;
+
+/// fsync every file under `dir` ([`FSYNC_THREADS`] at a time), then every
+/// directory (after its files, so a new file's entry is durable too).
+///
+/// A file gone by the time it is opened is skipped: sled deletes blob files
+/// it no longer needs, and their deletion is made durable by the fsync of
+/// their directory, which comes after.
 fn fsync_tree(dir: &Path) -> Result<()> {
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    list_tree(dir, &mut files, &mut dirs)?;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let strict = |p: &PathBuf| {
+        std::fs::File::open(p)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(p.display().to_string(), e))
+    };
+    let sync = |p: &PathBuf| match std::fs::File::open(p) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        opened => opened
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(p.display().to_string(), e)),
+    };
+    let work = || loop {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match files.get(i) {
+            Some(p) => sync(p)?,
+            None => return Ok(()),
+        }
+    };
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..FSYNC_THREADS).map(|_| s.spawn(work)).collect();
+        let gone = || Err(Error::Storage("an fsync thread panicked".into()));
+        workers
+            .into_iter()
+            .try_for_each(|w| w.join().unwrap_or_else(|_| gone()))
+    })?;
+    dirs.iter().try_for_each(strict)
+}
+
+/// Every file and directory under `dir`; a directory after what it holds.
+fn list_tree(dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) -> Result<()> {
     let io = |e| Error::io(dir.display().to_string(), e);
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let path = entry.map_err(io)?.path();
         if path.is_dir() {
-            fsync_tree(&path)?;
+            list_tree(&path, files, dirs)?;
         } else if path.is_file() {
-            std::fs::File::open(&path)
-                .and_then(|f| f.sync_all())
-                .map_err(|e| Error::io(path.display().to_string(), e))?;
+            files.push(path);
         }
     }
-    std::fs::File::open(dir)
-        .and_then(|f| f.sync_all())
-        .map_err(io)
+    dirs.push(dir.to_path_buf());
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fsync_tree_lists_a_directory_after_its_files_and_refuses_a_missing_one() {
+        let t = tempfile::tempdir().unwrap();
+        let sub = t.path().join("blobs");
+        std::fs::create_dir(&sub).unwrap();
+        std::fs::write(sub.join("1"), b"x").unwrap();
+        std::fs::write(t.path().join("db"), b"y").unwrap();
+        let (mut files, mut dirs) = (Vec::new(), Vec::new());
+        list_tree(t.path(), &mut files, &mut dirs).unwrap();
+        files.sort();
+        assert_eq!(files, [sub.join("1"), t.path().join("db")]);
+        assert_eq!(dirs, [sub, t.path().to_path_buf()]);
+        assert!(fsync_tree(t.path()).is_ok());
+        assert!(fsync_tree(&t.path().join("gone")).is_err());
+    }
 
     fn input(text: &str) -> Vec<Input<'_>> {
         vec![Input {
