@@ -23,9 +23,10 @@ const COMMANDS: &[&[&str]] = &[
     &["append", "-"],
 ];
 
-/// A ledger with several chunks and small ones. Its big append has enough chunks
-/// (about a dozen of 256 KiB) for sled to consolidate their leaf, which it then
-/// writes as a blob file.
+/// A ledger with several chunks and small ones. Its big append (14,000 events)
+/// has enough chunks for sled to consolidate their leaf, which it then writes
+/// as a blob file (`damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang`
+/// asserts that it does).
 fn sample() -> tempfile::TempDir {
     let dir = empty_ledger();
     let mut rng = Rng(9);

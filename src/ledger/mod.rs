@@ -1601,13 +1601,8 @@ fn fsync_tree(dir: &Path) -> Result<()> {
     let mut dirs = Vec::new();
     list_tree(dir, &mut files, &mut dirs)?;
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let strict = |p: &PathBuf| {
-        std::fs::File::open(p)
-            .and_then(|f| f.sync_all())
-            .map_err(|e| Error::io(p.display().to_string(), e))
-    };
-    let sync = |p: &PathBuf| match std::fs::File::open(p) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+    let sync = |p: &PathBuf, gone_ok: bool| match std::fs::File::open(p) {
+        Err(e) if gone_ok && e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         opened => opened
             .and_then(|f| f.sync_all())
             .map_err(|e| Error::io(p.display().to_string(), e)),
@@ -1615,7 +1610,7 @@ fn fsync_tree(dir: &Path) -> Result<()> {
     let work = || loop {
         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match files.get(i) {
-            Some(p) => sync(p)?,
+            Some(p) => sync(p, true)?,
             None => return Ok(()),
         }
     };
@@ -1626,7 +1621,7 @@ fn fsync_tree(dir: &Path) -> Result<()> {
             .into_iter()
             .try_for_each(|w| w.join().unwrap_or_else(|_| gone()))
     })?;
-    dirs.iter().try_for_each(strict)
+    dirs.iter().try_for_each(|d| sync(d, false))
 }
 
 /// Every file and directory under `dir`; a directory after what it holds.
