@@ -1601,27 +1601,33 @@ fn fsync_tree(dir: &Path) -> Result<()> {
     let mut dirs = Vec::new();
     list_tree(dir, &mut files, &mut dirs)?;
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let sync = |p: &PathBuf, gone_ok: bool| match std::fs::File::open(p) {
-        Err(e) if gone_ok && e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        opened => opened
-            .and_then(|f| f.sync_all())
-            .map_err(|e| Error::io(p.display().to_string(), e)),
-    };
     let work = || loop {
         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match files.get(i) {
-            Some(p) => sync(p, true)?,
+            Some(p) => fsync_path(p, true)?,
             None => return Ok(()),
         }
     };
+    let threads = FSYNC_THREADS.min(files.len());
     std::thread::scope(|s| {
-        let workers: Vec<_> = (0..FSYNC_THREADS).map(|_| s.spawn(work)).collect();
+        let workers: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
         let gone = || Err(Error::Storage("an fsync thread panicked".into()));
         workers
             .into_iter()
             .try_for_each(|w| w.join().unwrap_or_else(|_| gone()))
     })?;
-    dirs.iter().try_for_each(|d| sync(d, false))
+    dirs.iter().try_for_each(|d| fsync_path(d, false))
+}
+
+/// fsync the file or directory `p`; when `gone_ok`, one that does not exist
+/// (any more) is not an error.
+fn fsync_path(p: &Path, gone_ok: bool) -> Result<()> {
+    match std::fs::File::open(p) {
+        Err(e) if gone_ok && e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        opened => opened
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(p.display().to_string(), e)),
+    }
 }
 
 /// Every file and directory under `dir`; a directory after what it holds.
@@ -1657,6 +1663,15 @@ mod tests {
         assert_eq!(dirs, [sub, t.path().to_path_buf()]);
         assert!(fsync_tree(t.path()).is_ok());
         assert!(fsync_tree(&t.path().join("gone")).is_err());
+    }
+
+    #[test]
+    fn a_vanished_file_is_skipped_by_fsync_but_a_vanished_directory_is_an_error() {
+        let t = tempfile::tempdir().unwrap();
+        let gone = t.path().join("blob-deleted-by-sled");
+        assert!(fsync_path(&gone, true).is_ok());
+        assert!(fsync_path(&gone, false).is_err());
+        assert!(fsync_path(t.path(), false).is_ok());
     }
 
     fn input(text: &str) -> Vec<Input<'_>> {
