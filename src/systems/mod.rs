@@ -86,6 +86,19 @@ impl Cx {
         }
     }
 
+    /// [`Cx::audit`] with the subject looked up only when an audit trail is
+    /// kept: a name out of an interner costs a cache miss or two, paid by
+    /// every plain fold when computed up front.
+    pub fn audit_of<'s>(
+        &mut self,
+        subject: impl FnOnce() -> &'s str,
+        change: impl FnOnce() -> Change,
+    ) {
+        if self.auditing() {
+            self.audit(subject(), change);
+        }
+    }
+
     /// Is an audit trail being kept?
     pub fn auditing(&self) -> bool {
         self.audit.is_some()

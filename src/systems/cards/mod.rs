@@ -328,6 +328,12 @@ impl State {
             matches: Vec::with_capacity(e.matches.len()),
             seats: Vec::new(),
         };
+        names.prefetch(
+            e.matches
+                .iter()
+                .flat_map(|m| &m.players)
+                .map(String::as_str),
+        );
         for m in &e.matches {
             let first = r.seats.len() as u32;
             r.seats.extend(m.players.iter().map(|p| names.intern(p)));
@@ -354,6 +360,8 @@ impl State {
             names,
             rules,
         } = self;
+        let players = e.scores.iter().map(|s| s.player.as_str());
+        names.prefetch(players.chain([e.round.0.as_str(), e.match_.0.as_str()]));
         let Some(t) = tournaments.get_mut(&e.tournament.0) else {
             return;
         };

@@ -690,6 +690,10 @@ impl State {
         store::put(data, name.into());
         store::put(data, tables.into());
         let format = s.def.format;
+        let heats = e.heats.iter().flatten().flatten();
+        let finals = e.final_.iter().flatten();
+        let raced = e.races.iter().flatten().flat_map(|r| &r.results);
+        drivers.prefetch(heats.chain(finals).chain(raced).map(|p| p.driver.as_str()));
         let mut id = |d: &str| s.local(drivers.intern(d));
         match format {
             Format::Elimination => {

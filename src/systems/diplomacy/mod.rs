@@ -824,6 +824,8 @@ impl Projection for State {
             _ => Rules::read(cx),
         };
         self.rules = Some((cx.params.stamp(), rules));
+        let players = g.powers.iter().filter_map(|p| p.player.as_deref());
+        self.store.players.prefetch(players);
         self.store.push(
             &g.game.0,
             rec.at,

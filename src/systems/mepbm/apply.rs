@@ -158,12 +158,16 @@ impl State {
     }
 
     pub(super) fn apply_started(&mut self, e: &GameStarted) {
-        if self.games.get(&e.game.0).is_some() {
+        // One lookup: a game already started keeps the id it has.
+        let known = self.games.len();
+        let id = self.games.intern(&e.game.0);
+        if (id as usize) < known {
             return;
         }
-        let id = self.games.intern(&e.game.0);
         debug_assert_eq!(id as usize, self.headers.len());
         // Nation-name order, as the rules read a game's positions.
+        self.names
+            .prefetch(e.positions.iter().map(|p| p.player.as_str()));
         let mut order: Vec<&crate::events::mepbm::Position> = e.positions.iter().collect();
         order.sort_by(|a, b| a.nation.cmp(&b.nation));
         order.dedup_by(|a, b| a.nation == b.nation);
@@ -249,15 +253,18 @@ impl State {
                 Some(c) => -c,
             };
             let (old, new) = bump(&mut self.valar, p, start, delta, true);
-            cx.audit(self.names.name(p), || {
-                let core = end.wrap(&format!("{base} + ({tl} - {tw}) / {div}"));
-                let formula = match change {
-                    None => format!("0: valar.divisor is {div}"),
-                    Some(_) if won => format!("{delta:+} = {core}"),
-                    Some(_) => format!("{delta:+} = -{core}"),
-                };
-                end.change("valar", self.names.name(p), old, new, formula)
-            });
+            cx.audit_of(
+                || self.names.name(p),
+                || {
+                    let core = end.wrap(&format!("{base} + ({tl} - {tw}) / {div}"));
+                    let formula = match change {
+                        None => format!("0: valar.divisor is {div}"),
+                        Some(_) if won => format!("{delta:+} = {core}"),
+                        Some(_) => format!("{delta:+} = -{core}"),
+                    };
+                    end.change("valar", self.names.name(p), old, new, formula)
+                },
+            );
         }
     }
 
@@ -293,20 +300,23 @@ impl State {
         }
         for (p, delta, (sum, n), s) in changes {
             let (old, new) = bump(&mut self.maia, p, start, delta.unwrap_or(0), true);
-            cx.audit(self.names.name(p), || {
-                let tm_text = match math::mean(sum, n) {
-                    Some(tm) if tm.is_integer() => exact(tm),
-                    _ => format!("{sum}/{n}"),
-                };
-                let formula = match delta {
-                    Some(d) => format!(
-                        "{d:+} = {}",
-                        end.wrap(&format!("{tm_text} / {old} * {s} * sqrt({turn})"))
-                    ),
-                    None => format!("0: no change possible (rating {old}, turn {turn})"),
-                };
-                end.change("maia", self.names.name(p), old, new, formula)
-            });
+            cx.audit_of(
+                || self.names.name(p),
+                || {
+                    let tm_text = match math::mean(sum, n) {
+                        Some(tm) if tm.is_integer() => exact(tm),
+                        _ => format!("{sum}/{n}"),
+                    };
+                    let formula = match delta {
+                        Some(d) => format!(
+                            "{d:+} = {}",
+                            end.wrap(&format!("{tm_text} / {old} * {s} * sqrt({turn})"))
+                        ),
+                        None => format!("0: no change possible (rating {old}, turn {turn})"),
+                    };
+                    end.change("maia", self.names.name(p), old, new, formula)
+                },
+            );
         }
     }
 
@@ -342,22 +352,25 @@ impl State {
                 scored.push(p);
             }
             let (old, new) = bump(&mut self.istari, p, start, delta, counted);
-            cx.audit(self.names.name(p), || {
-                let formula = match par.games {
-                    0 => format!(
-                        "+0: first {} game of {} sets its par ({} VP)",
-                        self.places.name(scenario),
-                        n.nation,
-                        n.victory_points
-                    ),
-                    _ => {
-                        let par_r = ratio(par.sum.into(), par.games.into());
-                        let x = format!("{} - {}", n.victory_points, exact(par_r));
-                        format!("{delta:+} = {} ({}: VP - par)", end.wrap(&x), n.nation)
-                    }
-                };
-                end.change("istari", self.names.name(p), old, new, formula)
-            });
+            cx.audit_of(
+                || self.names.name(p),
+                || {
+                    let formula = match par.games {
+                        0 => format!(
+                            "+0: first {} game of {} sets its par ({} VP)",
+                            self.places.name(scenario),
+                            n.nation,
+                            n.victory_points
+                        ),
+                        _ => {
+                            let par_r = ratio(par.sum.into(), par.games.into());
+                            let x = format!("{} - {}", n.victory_points, exact(par_r));
+                            format!("{delta:+} = {} ({}: VP - par)", end.wrap(&x), n.nation)
+                        }
+                    };
+                    end.change("istari", self.names.name(p), old, new, formula)
+                },
+            );
         }
         for (n, slot) in end.e.nations.iter().zip(&found) {
             if let Some(slot) = slot {
@@ -394,11 +407,14 @@ impl State {
         let change = math::ainur_change(base, lo, wo, active, n, end.factor).unwrap_or(0);
         for (team, delta, sign) in [(win, change, ""), (lose, -change, "-")] {
             let (old, new) = bump(&mut self.ainur, team, start, delta, true);
-            cx.audit(self.names.name(team), || {
-                let core = end.wrap(&format!("{base} * ({lo} / {wo}) * ({active} / {n})"));
-                let formula = format!("{delta:+} = {sign}{core}");
-                end.change("ainur", self.names.name(team), old, new, formula)
-            });
+            cx.audit_of(
+                || self.names.name(team),
+                || {
+                    let core = end.wrap(&format!("{base} * ({lo} / {wo}) * ({active} / {n})"));
+                    let formula = format!("{delta:+} = {sign}{core}");
+                    end.change("ainur", self.names.name(team), old, new, formula)
+                },
+            );
         }
     }
 
@@ -416,6 +432,9 @@ impl State {
     }
 
     pub(super) fn apply_vote(&mut self, e: &VoteCast, cx: &mut Cx) {
+        self.games.prefetch([e.game.0.as_str()]);
+        let named = e.best_team_player.iter().map(String::as_str);
+        self.names.prefetch(named.chain([e.voter.as_str()]));
         let Some(gi) = self.game_index(&e.game.0) else {
             return;
         };
@@ -616,7 +635,7 @@ fn tick_audited(
             continue;
         }
         let new = r.value;
-        cx.audit(names.name(id), || Change {
+        cx.audit_of(|| names.name(id), || Change {
             seq: rec.seq,
             at: rec.at,
             system: system.into(),

@@ -49,3 +49,25 @@ fn state_round_trips_through_bincode() {
     }
     assert!(refused > 0);
 }
+
+/// `apply` cannot fail, so it ignores a game started again (the append
+/// refuses one): the game keeps its first start, found with one lookup.
+#[test]
+fn a_game_started_twice_keeps_its_first_start() {
+    let src = MemSource::from_jsonl(&mepbm_events()).unwrap();
+    let folded = fold(&src, &Query::default()).unwrap();
+    let (mut state, mut cx) = (folded.state.mepbm, folded.cx);
+    let shape = |s: &State, cx: &Cx| (tables(s, cx), s.games.len(), s.slots.len());
+    let before = shape(&state, &cx);
+    let mut again = 0;
+    for rec in src
+        .records
+        .iter()
+        .filter(|r| r.kind == "mepbm.game_started")
+    {
+        state.apply(rec, &mut cx);
+        again += 1;
+    }
+    assert!(again >= 5, "the samples start games");
+    assert_eq!(before, shape(&state, &cx));
+}
