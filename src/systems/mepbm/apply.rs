@@ -165,9 +165,9 @@ impl State {
             return;
         }
         debug_assert_eq!(id as usize, self.headers.len());
-        // Nation-name order, as the rules read a game's positions.
         self.names
             .prefetch(e.positions.iter().map(|p| p.player.as_str()));
+        // Nation-name order, as the rules read a game's positions.
         let mut order: Vec<&crate::events::mepbm::Position> = e.positions.iter().collect();
         order.sort_by(|a, b| a.nation.cmp(&b.nation));
         order.dedup_by(|a, b| a.nation == b.nation);
