@@ -18,8 +18,9 @@
 //! (its *parent*, uncompressed) as prefix, so it costs what changed since, not
 //! the whole state (at 1M generated events, checkpoints every 25,000 records:
 //! the first delta after a whole one 0.8–1.0 MB, each further one about
-//! 0.5–0.7 MB more, the ninth 4.9–5.5 MB, against 42 MB for the state). Reading one section of a delta decompresses two frames: the
-//! whole one's, then its own. Until session 19 a delta's parent was the
+//! 0.5–0.7 MB more, the ninth 4.9–5.5 MB, against 42 MB for the state).
+//! Reading one section of a delta decompresses two frames: the whole one's,
+//! then its own. Until session 19 a delta's parent was the
 //! checkpoint before it, so a query decompressed a chain of up to ten frames
 //! (4 ms each for the 3–5 MB mepbm section); such chains of an older ledger
 //! are still read. Every frame carries zstd's content checksum.
