@@ -816,21 +816,18 @@ impl Ledger {
     /// checkpoint's head sorts before it exactly when its `at` is smaller), and
     /// `(at, seq)` of every record they void. `None` if there are none.
     pub(super) fn cut_after(&self, after: u64, upto: u64) -> Result<Option<Pos>> {
-        let mut cut: Option<Pos> = None;
-        let mut lower = |p: Pos| cut = Some(cut.map_or(p, |c| c.min(p)));
-        for s in self.summaries_between(after + 1, upto)? {
-            lower((s.min_at, s.first_seq));
-            for &(seq, target) in s.voids.iter().filter(|(seq, _)| *seq <= upto) {
-                // An out-of-range target is refused by the check fold; until
-                // then, trust nothing.
-                let at = match target > 0 && target < seq {
-                    true => self.at_of(target).unwrap_or(Micros::MIN),
-                    false => Micros::MIN,
-                };
-                lower((at, target));
-            }
-        }
-        Ok(cut)
+        let summaries = self.summaries_between(after + 1, upto)?;
+        let voids = summaries.iter().flat_map(|s| s.voids.iter().copied());
+        let voids: Vec<(u64, u64)> = voids.filter(|&(seq, _)| seq <= upto).collect();
+        // An out-of-range target is refused by the check fold; until then,
+        // trust nothing (nor a target that cannot be read): `Micros::MIN`.
+        let readable = |&(seq, target): &(u64, u64)| target > 0 && target < seq;
+        let targets = voids.iter().filter(|v| readable(v)).map(|v| v.1).collect();
+        let ats = self.record_fields(&targets, |r| r.at);
+        let at = |v: &(u64, u64)| ats.get(&v.1).filter(|_| readable(v)).copied();
+        let chunks = summaries.iter().map(|s| (s.min_at, s.first_seq));
+        let voided = voids.iter().map(|v| (at(v).unwrap_or(Micros::MIN), v.1));
+        Ok(chunks.chain(voided).min())
     }
 
     /// The summaries of the chunks starting in `from..=upto`, in seq order.
@@ -846,11 +843,6 @@ impl Ledger {
                 Summary::decode(first, &v)
             })
             .collect()
-    }
-
-    /// The `at` of record `seq`, from its chunk's header.
-    fn at_of(&self, seq: u64) -> Result<Micros> {
-        self.record_field(seq, |r| r.at)
     }
 
     /// The headers of the usable checkpoints at or before `bound`, latest first
