@@ -401,7 +401,7 @@ impl Site {
         all.into_iter().collect()
     }
 
-    /// Every page: `(file name, HTML)`, index first (what [`write`] writes; tests).
+    /// Every page: `(file name, HTML)`, index first (what [`write()`] writes; tests).
     pub fn pages(&self) -> Vec<(String, String)> {
         let mut pages = Vec::new();
         let mut html = String::new();
@@ -547,7 +547,7 @@ pub fn write(
     Ok(pages)
 }
 
-/// [`write`] with the tables from `views` and the trail in groups (see
+/// [`write()`] with the tables from `views` and the trail in groups (see
 /// [`Site::pages_staged`]).
 pub fn write_staged(
     dir: &Path,

@@ -701,7 +701,7 @@ impl PayloadInput for Capturing<'_, '_> {
 
 /// A deserializer adaptor that hides the envelope fields (`type`, `at`, `id`)
 /// of the top-level object from a payload type with `deny_unknown_fields`,
-/// and, given a [`Capture`], keeps `type` and `id` there.
+/// and, given a [`skip::Capture`], keeps `type` and `id` there.
 mod skip {
     use std::borrow::Cow;
 

@@ -1,5 +1,5 @@
 //! A strict, allocation-light JSON scanner over bytes: the fast paths of
-//! [`super::parse_line`] (input line → canonical bytes) and
+//! [`super::LineParser::parse`] (input line → canonical bytes) and
 //! [`super::stored_header`] (`verify`'s header check).
 //!
 //! It never decides that an input is *invalid*: whenever it meets anything it

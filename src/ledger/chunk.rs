@@ -142,7 +142,7 @@ impl ChunkWriter {
         self.push_prefixed(at, void_target, (idem, content), event, &mut begun[0])
     }
 
-    /// [`ChunkWriter::push`], with the record's hash begun elsewhere: `begun`
+    /// `ChunkWriter::push` (tests only), with the record's hash begun elsewhere: `begun`
     /// must be what `Lanes::begin_records` gave for `event`.
     pub fn push_prefixed(
         &mut self,

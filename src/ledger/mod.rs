@@ -107,7 +107,7 @@ pub struct VerifyReport {
 }
 
 pub struct Ledger {
-    /// sled's open handles; `None` only for the moment of a [`Ledger::recycle`].
+    /// sled's open handles; `None` only for the moment of a [`Ledger::recycle_if_due`].
     handles: RefCell<Option<Handles>>,
     /// Chunk bytes read or written through the current handles.
     moved: Cell<u64>,
