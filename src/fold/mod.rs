@@ -15,9 +15,10 @@
 //! reads the records in plan order from the [`Source`] and folds them, with a
 //! thread per group of namespaces (`parallel`): replay, queries, and an append's
 //! check fold, whose workers also check each record and encode their sections
-//! of the checkpoint snapshots. A fold with an audit trail (`history`) runs
-//! pass 2 on two threads instead (`pipelined`): the trail is one list in fold
-//! order.
+//! of the checkpoint snapshots, and `history`'s fold, whose workers keep
+//! their changes for one merged trail. A fold that hands its audit trail on as
+//! it goes (`site`'s [`Trail`]) runs pass 2 on two threads instead
+//! (`pipelined`): the trail is one list in fold order.
 //!
 //! **Resuming** ([`fold_from`] with a [`Start`]): a fold may begin from a state
 //! folded up to a position `(at, seq)` (a checkpoint, see `ledger::checkpoint`)
@@ -32,8 +33,8 @@
 //! A query may also resume from a state still being decoded ([`fold_later`]):
 //! the records are read meanwhile, and each worker waits for its part.
 //!
-//! **One pass** (`stream`): a fold without a known-at cut and without an
-//! audit trail, from nothing or resumed, over a source with chunk summaries
+//! **One pass** (`stream`): a fold without a known-at cut and without a
+//! [`Trail`], from nothing or resumed, over a source with chunk summaries
 //! (the ledger) makes no plan ([`fold_from`], [`fold_later`]): it reads the chunks once, in seq order, and
 //! hands records on as soon as no chunk still to be read can hold one before
 //! them (the summaries' smallest `at`). Same records, same order, same void
@@ -459,7 +460,7 @@ enum Order<'a> {
 
 /// The chunks of a fold that needs no plan (see the module docs), or `None`.
 fn one_pass(source: &dyn Source, q: &Query) -> Result<Option<Vec<Span>>> {
-    match q.known_at.is_some() || q.audit {
+    match q.known_at.is_some() || q.trail.is_some() {
         true => Ok(None),
         false => source.spans(),
     }
@@ -498,12 +499,12 @@ fn fold_ordered(
         cx: Cx::new(params, q.audit).with_audit_subject(q.audit_subject.clone()),
         known_at,
     };
-    if q.audit {
-        if sink.is_some() {
-            return Err(Error::Storage(
-                "a fold with an audit trail stores no snapshots".into(),
-            ));
-        }
+    if q.audit && sink.is_some() {
+        return Err(Error::Storage(
+            "a fold with an audit trail stores no snapshots".into(),
+        ));
+    }
+    if q.trail.is_some() {
         return match order {
             Order::Planned(order) => pipelined(source, order, q, out),
             Order::Streamed(..) => Err(Error::Storage(
@@ -519,7 +520,7 @@ fn fold_ordered(
     parallel::fold(source, order, q, (out, n), sink, None)
 }
 
-/// Fold `order` on two threads, with the audit trail (`history`): this one
+/// Fold `order` on two threads, handing the audit trail on (`site`): this one
 /// reads and decodes the records (sled, JSON); a second one checks (if asked)
 /// and applies them, in order, batch by batch. The trail is one list in fold
 /// order, so the projections are not split as in [`parallel`].
@@ -1025,6 +1026,33 @@ mod tests {
             let e = fold_later(&src, &q, later(None)).unwrap_err().to_string();
             assert!(e.contains("could not be decoded"), "{only:?}: {e}");
         }
+    }
+
+    /// `history`'s fold audits in the per-namespace workers and merges their
+    /// trails by fold index (session 23): the trail must be the two-thread
+    /// fold's, change for change and in order, within a record too.
+    #[test]
+    fn the_merged_trail_of_the_workers_is_the_two_thread_folds_trail() {
+        struct Collect(Vec<Change>);
+        impl TrailSink for Collect {
+            fn take(&mut self, changes: Vec<Change>) -> Result<()> {
+                self.0.extend(changes);
+                Ok(())
+            }
+        }
+        let (src, audit, _, merged) = plain_and_audited();
+        let sink = Arc::new(Mutex::new(Collect(Vec::new())));
+        let q = Query {
+            trail: Some(Trail(sink.clone())),
+            ..audit
+        };
+        let piped = fold(&src, &q).unwrap();
+        let mut trail = std::mem::take(&mut sink.lock().unwrap().0);
+        trail.extend(piped.cx.changes().iter().cloned());
+        let systems: std::collections::BTreeSet<&str> =
+            trail.iter().map(|c| c.system.as_str()).collect();
+        assert!(systems.len() >= 8, "{systems:?}");
+        assert_eq!(merged.cx.changes(), trail.as_slice());
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! Pass 2 of a fold without an audit trail, with a worker thread per group of
-//! namespaces ([`GROUPS`]): what a full replay (`laurel fold`), a query and an
-//! append's check fold run.
+//! Pass 2 of a fold, with a worker thread per group of namespaces
+//! ([`GROUPS`]): what a full replay (`laurel fold`), a query, `history` and an
+//! append's check fold run (all but a fold that hands its audit trail on as it
+//! goes, `site`'s).
 //!
 //! The caller's thread reads the records in fold order (a plan's, or the one
 //! pass of `fold::stream`) and finds each one's `type` by a byte scan
@@ -25,6 +26,13 @@
 //! force (`State::check` dispatches by namespace), so each worker checks its
 //! records before applying them.
 //!
+//! **Audit trails** (`history`): each worker keeps the changes its own
+//! projections make, with the fold-order index of the record that made each;
+//! [`gather`] merges them by that index (stably: a record's changes are all
+//! one worker's, in the order it made them), which is the trail of a
+//! sequential fold. Rules changes, the only records every worker folds, make
+//! no changes.
+//!
 //! **Snapshots** (the check fold's checkpoints): after the record that brings
 //! the count to a multiple of `Sink::every`, the reader puts a mark in every
 //! lane; each worker encodes its projections' sections there (the first lane
@@ -42,7 +50,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::events::{self, Record, StoredEnvelope};
 use crate::params::Params;
-use crate::systems::{Cx, State, NAMESPACES};
+use crate::systems::{Change, Cx, State, NAMESPACES};
 use crate::time::Micros;
 
 /// Records per batch handed to a worker.
@@ -86,8 +94,10 @@ struct Lane {
 /// A worker's failure: the fold-order index of the record and the error.
 type Failed = (u64, Error);
 
-/// What a worker hands back: its projection and context, or its failure.
-type Done = std::result::Result<(State, Cx), Failed>;
+/// What a worker hands back: its projection, its context and, for each change
+/// of its audit trail, the index in fold order of the record that made it; or
+/// its failure.
+type Done = std::result::Result<(State, Cx, Vec<u64>), Failed>;
 
 /// What a worker does besides decoding and applying.
 #[derive(Clone)]
@@ -290,28 +300,36 @@ impl Snapshots<'_> {
 }
 
 /// Put the workers' projections into `state`; the context at the end (every
-/// worker folded every rules change: any one will do; `None`: no worker), or
-/// the failure first in fold order.
+/// worker folded every rules change: any one will do; `None`: no worker) with
+/// the workers' audit trails merged in fold order, or the failure first in
+/// fold order.
 fn gather(
     joined: impl Iterator<Item = (Vec<usize>, std::thread::Result<Done>)>,
     state: &mut State,
 ) -> Result<Option<Cx>> {
     let (mut first, mut cx): (Option<Failed>, Option<Cx>) = (None, None);
+    let mut trail: Vec<(u64, Change)> = Vec::new();
     for (group, done) in joined {
         let done = done.map_err(|_| Error::Storage("a fold worker thread failed".into()))?;
         match done {
-            Ok((mut part, wcx)) => {
+            Ok((mut part, mut wcx, places)) => {
                 group.iter().for_each(|&ns| state.absorb(&mut part, ns));
+                trail.extend(places.into_iter().zip(wcx.take_changes()));
                 cx = Some(wcx);
             }
             Err(f) if first.as_ref().is_none_or(|(i, _)| f.0 < *i) => first = Some(f),
             Err(_) => {}
         }
     }
-    match first {
-        Some((_, e)) => Err(e),
-        None => Ok(cx),
+    if let Some((_, e)) = first {
+        return Err(e);
     }
+    // Stable: a record's changes keep the order its worker made them in.
+    trail.sort_by_key(|(place, _)| *place);
+    Ok(cx.map(|mut cx| {
+        cx.set_changes(trail.into_iter().map(|(_, c)| c).collect());
+        cx
+    }))
 }
 
 /// The reading side: hands each record of `order` to its worker(s), and
@@ -523,6 +541,7 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
             (0, e)
         })?,
     };
+    let mut places = Vec::new();
     for mut batch in rx.iter() {
         for (index, job) in batch.jobs.drain(..) {
             let failed = |e| (index, e);
@@ -535,12 +554,13 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
                 check_record(&state, &rec, &cx).map_err(failed)?;
             }
             apply_record(&mut state, &rec, &mut cx);
+            places.resize(cx.changes().len(), index);
         }
         batch.bytes.clear();
         // The reader may have finished; then the batch is simply dropped.
         let _ = spent.send(batch);
     }
-    Ok((state, cx))
+    Ok((state, cx, places))
 }
 
 impl Duty {

@@ -118,6 +118,14 @@ impl Cx {
         self.audit.as_deref().unwrap_or(&[])
     }
 
+    /// Replace the audit trail (when one is kept): the parallel fold's trails
+    /// of its workers, merged.
+    pub fn set_changes(&mut self, changes: Vec<Change>) {
+        if let Some(log) = &mut self.audit {
+            *log = changes;
+        }
+    }
+
     /// The audit trail, moved out (the context keeps auditing into an empty one).
     pub fn take_changes(&mut self) -> Vec<Change> {
         self.audit.as_mut().map(std::mem::take).unwrap_or_default()

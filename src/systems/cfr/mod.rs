@@ -810,7 +810,10 @@ impl State {
             .checked_sub(n)
             .filter(|_| n > 0)
             .map(|i| s.events[i]);
-        let new_entries = self.entries(s, idx, true);
+        // Formulas cost text for every driver of the event: `history` of one
+        // player asks for them only when that player drove in it.
+        let all = cx.audit_subject().is_none();
+        let mut new_entries = self.entries(s, idx, all);
         let left: Vec<u32> = leaving.map_or(Vec::new(), |l| {
             self.entries(s, l, false)
                 .into_iter()
@@ -826,6 +829,10 @@ impl State {
         }
         // Only the drivers whose changes the audit keeps (`history` of one player).
         affected.retain(|name, _| cx.audits(name));
+        let drove = |d: &u32| new_entries.iter().any(|(g, _)| g == d);
+        if !all && affected.values().any(drove) {
+            new_entries = self.entries(s, idx, true);
+        }
         let f = Factors::of(cx);
         let Some(mut counting) = self.counting.take() else {
             return;
