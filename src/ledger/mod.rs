@@ -698,7 +698,7 @@ impl Ledger {
     }
 
     /// The first seqs (keys) of the chunks holding records of `ranges`, in
-    /// order, each once; read from the keys alone.
+    /// order, each once (found by key: nothing is unpacked here).
     fn chunks_touching(
         &self,
         tree: &sled::Tree,
@@ -771,7 +771,7 @@ impl Ledger {
 
     /// `field` of each stored record of `seqs`, reading each chunk once (one
     /// read per record cost an append voiding 10,000 of its own 40,000
-    /// records 0.7 s, session 23). A record that cannot be read is left out.
+    /// records 0.5-1.0 s, session 23). A record that cannot be read is left out.
     pub(crate) fn record_fields<T>(
         &self,
         seqs: &BTreeSet<u64>,
