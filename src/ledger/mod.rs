@@ -673,52 +673,66 @@ impl Ledger {
     /// The first record of `ranges` (ascending, disjoint seq ranges of
     /// records beyond the old head) whose payload does not decode: its seq
     /// and message ([`payload_error`]). Reads the chunks beyond the head, each
-    /// once however many ranges it holds: an append that voids many of its
-    /// own records checks them in one walk (it unpacked a chunk twice per
-    /// target until session 23).
+    /// once however many ranges it holds ([`Ledger::walk_chunks`]): an append
+    /// that voids many of its own records checks them in one walk (it unpacked
+    /// a chunk twice per target until session 23).
     fn first_bad_payload(&self, ranges: &[RangeInclusive<u64>]) -> Result<Option<(u64, String)>> {
         let wanted = |seq: u64| {
             let i = ranges.partition_point(|r| *r.end() < seq);
             ranges.get(i).is_some_and(|r| r.contains(&seq))
         };
+        // The least seq of `ranges` at or after `s`.
+        let next = |s: u64| {
+            let i = ranges.partition_point(|r| *r.end() < s);
+            let r = ranges[i..].iter().find(|r| !r.is_empty())?;
+            Some(s.max(*r.start()))
+        };
         let mut parser = events::LineParser::default();
-        let tree = self.chunks()?;
-        for key_seq in self.chunks_touching(&tree, ranges)? {
-            let v = tree.get(chunk::key(key_seq)).map_err(storage)?;
-            let v = v.ok_or_else(|| Error::Corrupt(format!("record {key_seq} is missing")))?;
-            let raw = chunk::unpack(&v, key_seq)?;
-            let c = chunk::decode(&raw, key_seq)?;
-            for r in c.records.iter().filter(|r| wanted(r.seq)) {
+        let mut bad = None;
+        self.walk_chunks(next, &mut |c| {
+            for r in c?.records.iter().filter(|r| wanted(r.seq)) {
                 if let Err(e) = parser.parse(r.event) {
-                    return Ok(Some((r.seq, line_message(e))));
+                    bad = Some((r.seq, line_message(e)));
+                    return Ok(false);
                 }
             }
-        }
-        Ok(None)
+            Ok(true)
+        })?;
+        Ok(bad)
     }
 
-    /// The first seqs (keys) of the chunks holding records of `ranges`, in
-    /// order, each once (found by key: nothing is unpacked here).
-    fn chunks_touching(
+    /// Walk the stored chunks that hold the seqs `next` leads to, in seq
+    /// order, each read and decoded once: `next(s)` is the least wanted seq at
+    /// or after `s` (`None`: the walk is done). `f` gets each such chunk, or
+    /// the error reading the chunk that should hold a wanted seq (the walk then
+    /// goes on from the seq after that one), and says whether to go on; the
+    /// walk fails with the first error `f` returns. The one walk of the reads
+    /// of many records' chunks ([`Ledger::record_fields`],
+    /// [`Ledger::first_bad_payload`]).
+    fn walk_chunks(
         &self,
-        tree: &sled::Tree,
-        ranges: &[RangeInclusive<u64>],
-    ) -> Result<BTreeSet<u64>> {
-        let mut keys = BTreeSet::new();
-        let seq_of = |k: &[u8]| k.try_into().map_or(0, u64::from_be_bytes);
-        for r in ranges.iter().filter(|r| !r.is_empty()) {
-            let before = tree.range(..=chunk::key(*r.start())).next_back();
-            let first = before
-                .transpose()
-                .map_err(storage)?
-                .map(|(k, _)| seq_of(&k));
-            let first =
-                first.ok_or_else(|| Error::Corrupt(format!("record {} is missing", r.start())))?;
-            for k in tree.range(chunk::key(first)..=chunk::key(*r.end())).keys() {
-                keys.insert(seq_of(&k.map_err(storage)?));
+        next: impl Fn(u64) -> Option<u64>,
+        f: &mut dyn FnMut(Result<&chunk::ChunkView<'_>>) -> Result<bool>,
+    ) -> Result<()> {
+        let mut wanted = next(0);
+        while let Some(seq) = wanted {
+            let mut last = seq;
+            let go_on = match self.chunk_holding(seq) {
+                Err(e) => f(Err(e))?,
+                Ok((first, bytes)) => match chunk::decode(&bytes, first) {
+                    Err(e) => f(Err(e))?,
+                    Ok(c) => {
+                        last = c.records.last().map_or(seq, |r| r.seq.max(seq));
+                        f(Ok(&c))?
+                    }
+                },
+            };
+            if !go_on {
+                return Ok(());
             }
+            wanted = last.checked_add(1).and_then(&next);
         }
-        Ok(keys)
+        Ok(())
     }
 
     /// Store a chunk beyond the head, packed, with its summary and fingerprints
@@ -778,18 +792,16 @@ impl Ledger {
         field: impl Fn(&RecordView) -> T,
     ) -> BTreeMap<u64, T> {
         let mut found = BTreeMap::new();
-        let mut next = seqs.first().copied();
-        while let Some(seq) = next {
-            let mut last = seq;
-            if let Ok((first, bytes)) = self.chunk_holding(seq) {
-                if let Ok(c) = chunk::decode(&bytes, first) {
-                    last = c.records.last().map_or(seq, |r| r.seq.max(seq));
-                    let wanted = c.records.iter().filter(|r| seqs.contains(&r.seq));
-                    found.extend(wanted.map(|r| (r.seq, field(r))));
-                }
+        let next = |s: u64| seqs.range(s..).next().copied();
+        // `f` never fails, so neither does the walk.
+        let walked = self.walk_chunks(next, &mut |c| {
+            if let Ok(c) = c {
+                let wanted = c.records.iter().filter(|r| seqs.contains(&r.seq));
+                found.extend(wanted.map(|r| (r.seq, field(r))));
             }
-            next = seqs.range(last + 1..).next().copied();
-        }
+            Ok(true)
+        });
+        debug_assert!(walked.is_ok());
         found
     }
 
@@ -1845,6 +1857,21 @@ mod tests {
         let hashes = ledger.record_fields(&some, |r| r.hash);
         assert_eq!(hashes.len(), 5);
         assert_eq!(hashes[&6000], ledger.head().unwrap().hash);
+        // The first record of every chunk, each the only one wanted of its
+        // chunk: the walk goes on right after the chunk it read.
+        let firsts: BTreeSet<u64> = ledger
+            .chunks()
+            .unwrap()
+            .iter()
+            .keys()
+            .map(|k| u64::from_be_bytes(k.unwrap().as_ref().try_into().unwrap()))
+            .collect();
+        assert_eq!(firsts.len(), chunks);
+        let found = ledger.record_fields(&firsts, |r| r.seq);
+        assert_eq!(
+            found.keys().collect::<Vec<_>>(),
+            firsts.iter().collect::<Vec<_>>()
+        );
     }
 
     fn origin_line_of(e: &Error) -> Option<u64> {
