@@ -677,16 +677,13 @@ impl Ledger {
     /// that voids many of its own records checks them in one walk (it unpacked
     /// a chunk twice per target until session 23).
     fn first_bad_payload(&self, ranges: &[RangeInclusive<u64>]) -> Result<Option<(u64, String)>> {
-        let wanted = |seq: u64| {
-            let i = ranges.partition_point(|r| *r.end() < seq);
-            ranges.get(i).is_some_and(|r| r.contains(&seq))
-        };
         // The least seq of `ranges` at or after `s`.
         let next = |s: u64| {
             let i = ranges.partition_point(|r| *r.end() < s);
             let r = ranges[i..].iter().find(|r| !r.is_empty())?;
             Some(s.max(*r.start()))
         };
+        let wanted = |seq: u64| next(seq) == Some(seq);
         let mut parser = events::LineParser::default();
         let mut bad = None;
         self.walk_chunks(next, &mut |c| {
