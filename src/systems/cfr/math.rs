@@ -7,7 +7,7 @@
 
 use num_traits::{One, Zero};
 
-use crate::num::{round_half_away, Rational};
+use crate::num::{round_scaled, Rational};
 
 /// Points for `place` in `table`: 0 for a dnf or a place past the end of the table.
 pub fn table_points(table: &[i64], place: Option<u32>) -> i128 {
@@ -89,8 +89,8 @@ pub fn event_score(points: Rational, perfect: Rational) -> Rational {
 
 /// `r` rounded to `decimals` places, half away from zero, kept as a rational.
 pub fn round_to(r: Rational, decimals: u32) -> Rational {
-    let scale = 10i128.pow(decimals.min(18));
-    Rational::new(round_half_away(r * Rational::from_integer(scale)), scale)
+    let places = decimals.min(18);
+    Rational::new(round_scaled(r, places), 10i128.pow(places))
 }
 
 /// The factor for a driver with `n` counted events: halved with one, less 25%
