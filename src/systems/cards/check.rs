@@ -3,11 +3,53 @@
 //! it with the file, line, id and type.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 use crate::events::cards::{Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated};
 use crate::time::{format_short, Micros};
 
 use super::{inclusive_end, State, Tournament};
+
+/// What a message is about: `tournament "t"`, then `, round "r"` and
+/// `, match "m"` when there is one. A value, not a `String`: the checks of an
+/// event that passes (nearly all of them) format no name (until session 25
+/// every result formatted two).
+#[derive(Clone, Copy)]
+struct Named<'a> {
+    tournament: &'a str,
+    round: Option<&'a str>,
+    match_: Option<&'a str>,
+}
+
+impl<'a> Named<'a> {
+    fn round(tournament: &'a str, round: &'a str) -> Self {
+        Named {
+            tournament,
+            round: Some(round),
+            match_: None,
+        }
+    }
+
+    fn with_match(self, m: &'a str) -> Self {
+        Named {
+            match_: Some(m),
+            ..self
+        }
+    }
+}
+
+impl fmt::Display for Named<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tournament {:?}", self.tournament)?;
+        if let Some(r) = self.round {
+            write!(f, ", round {r:?}")?;
+        }
+        if let Some(m) = self.match_ {
+            write!(f, ", match {m:?}")?;
+        }
+        Ok(())
+    }
+}
 
 impl State {
     pub(super) fn check_event(&self, at: Micros, ev: &CardsEvent) -> Result<(), String> {
@@ -19,7 +61,11 @@ impl State {
     }
 
     fn check_tournament(&self, e: &TournamentCreated) -> Result<(), String> {
-        let t = format!("tournament {:?}", e.tournament.0);
+        let t = Named {
+            tournament: &e.tournament.0,
+            round: None,
+            match_: None,
+        };
         if self.tournaments.contains_key(&e.tournament.0) {
             return Err(format!("{t} already exists"));
         }
@@ -51,7 +97,7 @@ impl State {
 
     fn check_round(&self, at: Micros, e: &RoundScheduled) -> Result<(), String> {
         let t = self.tournament(&e.tournament.0, at)?;
-        let name = format!("tournament {:?}, round {:?}", e.tournament.0, e.round.0);
+        let name = Named::round(&e.tournament.0, &e.round.0);
         if self
             .names
             .get(&e.round.0)
@@ -59,19 +105,19 @@ impl State {
         {
             return Err(format!("{name} is already scheduled"));
         }
-        check_round_dates(&name, at, e, t)?;
+        check_round_dates(name, at, e, t)?;
         if e.matches.is_empty() {
             return Err(format!("{name}: a round must schedule at least one match"));
         }
         let mut match_ids = BTreeSet::new();
         let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
         for m in &e.matches {
-            let mname = format!("{name}, match {:?}", m.match_.0);
+            let mname = name.with_match(&m.match_.0);
             if !match_ids.insert(m.match_.0.as_str()) {
                 return Err(format!("{mname} is scheduled twice in the round"));
             }
-            check_player_count(&mname, t.system, m.players.len())?;
-            check_strength(&mname, t.system, m.table_strength, e.matches.len())?;
+            check_player_count(mname, t.system, m.players.len())?;
+            check_strength(mname, t.system, m.table_strength, e.matches.len())?;
             for p in &m.players {
                 if p.is_empty() {
                     return Err(format!("{mname}: a player name must not be empty"));
@@ -95,7 +141,7 @@ impl State {
 
     fn check_result(&self, at: Micros, e: &MatchResult) -> Result<(), String> {
         let t = self.tournament(&e.tournament.0, at)?;
-        let rname = format!("tournament {:?}, round {:?}", e.tournament.0, e.round.0);
+        let rname = Named::round(&e.tournament.0, &e.round.0);
         let round = self.names.get(&e.round.0).and_then(|r| t.rounds.get(&r));
         let round = round.ok_or_else(|| {
             format!(
@@ -103,7 +149,7 @@ impl State {
                 format_short(at)
             )
         })?;
-        let name = format!("{rname}, match {:?}", e.match_.0);
+        let name = rname.with_match(&e.match_.0);
         let m = self.names.get(&e.match_.0).and_then(|id| round.find(id));
         let m = round.matches[m.ok_or_else(|| {
             format!("{name} is not in the round's schedule: results may only be entered for scheduled matches")
@@ -126,14 +172,14 @@ impl State {
             .iter()
             .map(|&p| self.names.name(p))
             .collect();
-        check_result_players(&name, &scheduled, e)?;
-        check_scores(&name, e)
+        check_result_players(name, &scheduled, e)?;
+        check_scores(name, e)
     }
 }
 
 /// The round's interval is ordered, inside the tournament's, and drawn in time.
 fn check_round_dates(
-    name: &str,
+    name: Named,
     at: Micros,
     e: &RoundScheduled,
     t: &Tournament,
@@ -165,7 +211,7 @@ fn check_round_dates(
     Ok(())
 }
 
-fn check_player_count(name: &str, system: i64, n: usize) -> Result<(), String> {
+fn check_player_count(name: Named, system: i64, n: usize) -> Result<(), String> {
     match (system, n) {
         (1, 3) | (2, 3 | 4) => Ok(()),
         (1, _) => Err(format!(
@@ -178,7 +224,7 @@ fn check_player_count(name: &str, system: i64, n: usize) -> Result<(), String> {
 }
 
 fn check_strength(
-    name: &str,
+    name: Named,
     system: i64,
     strength: Option<i64>,
     matches: usize,
@@ -199,7 +245,7 @@ fn check_strength(
 }
 
 /// Exactly the scheduled players, each once.
-fn check_result_players(name: &str, scheduled: &[&str], e: &MatchResult) -> Result<(), String> {
+fn check_result_players(name: Named, scheduled: &[&str], e: &MatchResult) -> Result<(), String> {
     let mut given = BTreeSet::new();
     for s in &e.scores {
         if !given.insert(s.player.as_str()) {
@@ -222,7 +268,7 @@ fn check_result_players(name: &str, scheduled: &[&str], e: &MatchResult) -> Resu
 }
 
 /// Even scores summing to zero.
-fn check_scores(name: &str, e: &MatchResult) -> Result<(), String> {
+fn check_scores(name: Named, e: &MatchResult) -> Result<(), String> {
     if let Some(odd) = e.scores.iter().find(|s| s.score % 2 != 0) {
         return Err(format!(
             "{name}: score {} of player {:?} is odd; every score must be an even number",
