@@ -22,11 +22,18 @@ struct Named<'a> {
 }
 
 impl<'a> Named<'a> {
-    fn round(tournament: &'a str, round: &'a str) -> Self {
+    fn tournament(tournament: &'a str) -> Self {
         Named {
             tournament,
-            round: Some(round),
+            round: None,
             match_: None,
+        }
+    }
+
+    fn with_round(self, r: &'a str) -> Self {
+        Named {
+            round: Some(r),
+            ..self
         }
     }
 
@@ -61,11 +68,7 @@ impl State {
     }
 
     fn check_tournament(&self, e: &TournamentCreated) -> Result<(), String> {
-        let t = Named {
-            tournament: &e.tournament.0,
-            round: None,
-            match_: None,
-        };
+        let t = Named::tournament(&e.tournament.0);
         if self.tournaments.contains_key(&e.tournament.0) {
             return Err(format!("{t} already exists"));
         }
@@ -97,7 +100,7 @@ impl State {
 
     fn check_round(&self, at: Micros, e: &RoundScheduled) -> Result<(), String> {
         let t = self.tournament(&e.tournament.0, at)?;
-        let name = Named::round(&e.tournament.0, &e.round.0);
+        let name = Named::tournament(&e.tournament.0).with_round(&e.round.0);
         if self
             .names
             .get(&e.round.0)
@@ -141,7 +144,7 @@ impl State {
 
     fn check_result(&self, at: Micros, e: &MatchResult) -> Result<(), String> {
         let t = self.tournament(&e.tournament.0, at)?;
-        let rname = Named::round(&e.tournament.0, &e.round.0);
+        let rname = Named::tournament(&e.tournament.0).with_round(&e.round.0);
         let round = self.names.get(&e.round.0).and_then(|r| t.rounds.get(&r));
         let round = round.ok_or_else(|| {
             format!(
