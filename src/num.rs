@@ -109,11 +109,15 @@ pub fn parse_decimal(s: &str) -> Option<Rational> {
 /// Same value, same rounding; the rational product decides only when the
 /// integer one overflows.
 pub fn round_scaled(r: Rational, places: u32) -> i128 {
-    let scale = 10i128.pow(places);
-    match r.numer().checked_mul(scale) {
-        Some(scaled) => round_quotient(scaled, *r.denom()),
-        None => round_half_away(r * Rational::from_integer(scale)),
-    }
+    checked_round_scaled(r, places)
+        .unwrap_or_else(|| round_half_away(r * Rational::from_integer(10i128.pow(places))))
+}
+
+/// [`round_scaled`] in integers only: `None` when `10^places` or the product
+/// passes `i128` (Diplomacy's scores then go to big integers).
+pub fn checked_round_scaled(r: Rational, places: u32) -> Option<i128> {
+    let scaled = r.numer().checked_mul(10i128.checked_pow(places)?)?;
+    Some(round_quotient(scaled, *r.denom()))
 }
 
 /// Render `r` with exactly `places` decimals, rounded half away from zero.

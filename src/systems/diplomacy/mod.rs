@@ -57,7 +57,7 @@ use serde_json::{json, Value};
 
 use crate::events::diplomacy::{Event as DipEvent, GameEnded, Outcome, PowerResult};
 use crate::events::{Event, Record};
-use crate::num::{decimal_string, json_number, ratio, round_half_away};
+use crate::num::{checked_round_scaled, decimal_string, json_number, ratio};
 use crate::output::{Report, Table};
 use crate::params::{Kind, ParamDef};
 use crate::time;
@@ -357,9 +357,8 @@ impl Pts {
     /// `None` when the fast path would overflow (the caller then goes big).
     fn small_rounded(&self, places: u32) -> Option<Option<crate::num::Rational>> {
         let Pts::Small(r) = self else { return None };
-        let scale = 10i128.checked_pow(places)?;
-        let n = r.numer().checked_mul(scale)?;
-        Some(Some(ratio(round_half_away(ratio(n, *r.denom())), scale)))
+        let n = checked_round_scaled(*r, places)?;
+        Some(Some(ratio(n, 10i128.pow(places))))
     }
 
     fn is_integer(&self) -> bool {
