@@ -201,6 +201,13 @@ fn a_bad_payload_voided_in_the_same_append_is_refused() {
 /// chunk, right after the third, which holds the target 2500.
 #[test]
 fn the_first_of_many_voided_bad_payloads_across_chunks_is_refused() {
+    // The seqs below are placed for this chunk size: a change of it must
+    // move them (the build fails), not leave the test walking fewer chunk
+    // boundaries.
+    // (Chunks are cut at 1,024 records: 1,024 ticks of under 200 bytes
+    // each stay below the byte bound.)
+    const { assert!(laurel::ledger::chunk::MAX_RECORDS == 1024) };
+    const { assert!(laurel::ledger::chunk::MAX_BYTES >= 1024 * 200) };
     let tick = |i: u32, extra: &str| {
         let (y, m) = (2100 + i / 12, 1 + i % 12);
         format!(
