@@ -355,8 +355,26 @@ pub struct Start {
     pub folded: u64,
 }
 
-/// A checkpoint's bytes: one buffer per section.
-pub type Snapshot = Vec<Vec<u8>>;
+/// One section of a snapshot: its bytes, and where kept values' bytes lie in
+/// them (cards and sbr tournaments, [`crate::systems::compact::Span`]; none in
+/// other sections).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Encoded {
+    pub bytes: Vec<u8>,
+    pub spans: Vec<crate::systems::compact::Span>,
+}
+
+impl From<Vec<u8>> for Encoded {
+    fn from(bytes: Vec<u8>) -> Self {
+        Encoded {
+            bytes,
+            spans: Vec::new(),
+        }
+    }
+}
+
+/// A checkpoint's bytes: one section each.
+pub type Snapshot = Vec<Encoded>;
 
 /// What a fold hands its state to every `every` records of fold order (counted
 /// from the first record of the log): position, count and the encoded state.
@@ -365,7 +383,7 @@ pub struct Sink<'a> {
     /// Encodes section `i` of a snapshot: 0 the rules in force, `1 + ns` the
     /// projection of `NAMESPACES[ns]`. Pure, so it runs on the worker that folds
     /// that namespace, at exactly that state.
-    pub encode: fn(&State, &Params, usize) -> Result<Vec<u8>>,
+    pub encode: fn(&State, &Params, usize) -> Result<Encoded>,
     /// Stores a snapshot (all `1 + NAMESPACES.len()` sections, in order); runs
     /// on the caller's thread (which owns the ledger), in fold order.
     pub put: &'a mut dyn FnMut(Pos, u64, Snapshot) -> Result<()>,
@@ -707,7 +725,7 @@ mod tests {
             };
             let sink = Sink {
                 every: 100,
-                encode: |_, _, _| Ok(Vec::new()),
+                encode: |_, _, _| Ok(Encoded::default()),
                 put: &mut put,
             };
             let r = fold_from(src, &q, None, Some(sink)).map(|f| f.known_at);
@@ -768,7 +786,7 @@ mod tests {
         };
         let sink = Sink {
             every: 1,
-            encode: |_, _, _| Ok(Vec::new()),
+            encode: |_, _, _| Ok(Encoded::default()),
             put: &mut put,
         };
         fold_from(&src, &q, None, Some(sink)).unwrap();
@@ -884,10 +902,12 @@ mod tests {
             };
             let f = fold(&prefix, &Query::default()).unwrap();
             let want: Vec<Vec<u8>> = (0..6)
-                .map(|i| encode_section(&f.state, &f.cx.params, i).unwrap())
+                .map(|i| encode_section(&f.state, &f.cx.params, i).unwrap().bytes)
                 .collect();
-            // (Not assert_eq: a state is too many bytes to print.)
-            assert!(sections == want, "snapshot at {n} is not the state there");
+            // (Not assert_eq: a state is too many bytes to print. The spans'
+            // stamps are the process's, another for the other fold's values.)
+            let bytes: Vec<Vec<u8>> = sections.into_iter().map(|s| s.bytes).collect();
+            assert!(bytes == want, "snapshot at {n} is not the state there");
         }
     }
 

@@ -109,11 +109,11 @@ struct Duty {
     sections: Vec<usize>,
 }
 
-type Encode = fn(&State, &Params, usize) -> Result<Vec<u8>>;
+type Encode = fn(&State, &Params, usize) -> Result<super::Encoded>;
 /// One section of snapshot `n`: `(n, section, bytes)`.
-type Section = (u64, usize, Vec<u8>);
+type Section = (u64, usize, super::Encoded);
 /// A snapshot's sections, as they come.
-type Parts = Vec<Option<Vec<u8>>>;
+type Parts = Vec<Option<super::Encoded>>;
 
 /// The namespaces folded (by index in `NAMESPACES`), grouped by worker. At
 /// 1M generated events the workers' CPU splits about mepbm 1.1 s, cards 0.55,

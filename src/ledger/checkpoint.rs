@@ -53,7 +53,7 @@
 //!   60  8   folded      records folded up to and including the position
 //!   68  48  6 x u64     stored (compressed) byte length of each section
 //!   116 48  6 x u64     uncompressed byte length of each section
-//!   164 1   kind        0 whole, 1 delta
+//!   164 1   kind        0 whole, 1 delta, 2 delta with patches (below)
 //!   165 16  parent      a delta's parent's key (zeros for a whole one)
 //!   181 32  digest      BLAKE3 of the parent's header value (zeros if whole)
 //! file "checkpoints/<32 hex digits of the key>.lcp" in the ledger directory:
@@ -62,13 +62,24 @@
 //!   lengths before it; the file is exactly as long as they add up to).
 //!   A section's stored bytes: one zstd frame (with content checksum) of the
 //!   section's bytes; for a delta, compressed with the parent's uncompressed
-//!   section as prefix
+//!   section as prefix; but in a delta of kind 2 the cards and sbr sections
+//!   (3 and 5) are each one zstd frame, without prefix, of a patch that
+//!   makes the section from the parent's (`ledger/patch.rs`)
 //!   sections, in order: params in force, then the mepbm, cfr, cards,
 //!   diplomacy and sbr states (a query of one namespace reads only its own);
 //!   each is bincode (varint) of the value, except mepbm's, which has its own
 //!   layout (`MepbmState::checkpoint_bytes` in `systems/mepbm/store.rs`: the
 //!   state every `valar` query loads, decoded without serde)
 //! ```
+//!
+//! **Patches** (kind 2, since session 26): a delta whose whole parent this
+//! process made stores its cards and sbr sections as patches: the unchanged
+//! tournaments are copied from their place in the parent (the encoder knows
+//! them: [`crate::systems::compact::Kept`] bytes carry a stamp), so zstd
+//! compresses only what changed instead of matching the whole section against
+//! the parent. A delta on a parent read back from its file (an append that
+//! resumes) has no stamps to go by and is kind 1. An older laurel reads a kind
+//! 2 header as damaged, so as absent.
 //!
 //! A delta is read only if its parent's header still hashes to `digest` (so
 //! the prefix is the exact bytes it was compressed with) and sorts before it;
@@ -99,14 +110,15 @@ use bincode::Options;
 use serde::{de::DeserializeOwned, Serialize};
 
 use crate::error::{Error, Result};
-use crate::fold::{self, Pos, Query, Sink, Start};
+use crate::fold::{self, Encoded, Pos, Query, Sink, Start};
 use crate::params::Params;
+use crate::systems::compact::Span;
 use crate::systems::mepbm::State as MepbmState;
 use crate::systems::State;
 use crate::time::Micros;
 
 use super::summary::Summary;
-use super::{chunk, storage, Head, Ledger, View};
+use super::{chunk, patch, storage, Head, Ledger, View};
 
 /// Checkpoints per ledger: one every `N / PER_LEDGER` records of fold order
 /// (rounded up to a multiple of [`STEP`], at least [`MIN_EVERY`]), so a query
@@ -175,7 +187,7 @@ const PARENT_MAX: usize = 128 << 20;
 
 /// Is `p` small enough to keep as the next delta's parent ([`PARENT_MAX`])?
 fn small(p: &Parent) -> bool {
-    p.1.iter().map(Vec::len).sum::<usize>() <= PARENT_MAX
+    p.raw.iter().map(Vec::len).sum::<usize>() <= PARENT_MAX
 }
 
 /// The spacing of checkpoints for a ledger of `records` records.
@@ -224,7 +236,12 @@ pub struct Header {
     pub raw: [u64; SECTIONS],
     /// A delta's parent: its key and the BLAKE3 of its header value.
     pub parent: Option<([u8; 16], [u8; 32])>,
+    /// A delta whose [`KEPT`] sections are patches (kind 2).
+    pub patched: bool,
 }
+
+/// The sections of kept values (cards, sbr): patches in a kind 2 delta.
+const KEPT: [usize; 2] = [3, 5];
 
 fn u64_at(b: &[u8], i: usize) -> Option<u64> {
     Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?))
@@ -236,9 +253,10 @@ fn header(b: &[u8]) -> Option<Header> {
     }
     let parent = match b[164] {
         0 => None,
-        1 => Some((b[165..181].try_into().ok()?, b[181..213].try_into().ok()?)),
+        1 | 2 => Some((b[165..181].try_into().ok()?, b[181..213].try_into().ok()?)),
         _ => return None,
     };
+    let patched = b[164] == 2;
     Some(Header {
         head: Head {
             seq: u64_at(b, 4)?,
@@ -249,6 +267,7 @@ fn header(b: &[u8]) -> Option<Header> {
         lens: std::array::from_fn(|i| u64_at(b, 68 + 8 * i).unwrap_or(u64::MAX)),
         raw: std::array::from_fn(|i| u64_at(b, 116 + 8 * i).unwrap_or(u64::MAX)),
         parent,
+        patched,
     })
 }
 
@@ -262,9 +281,18 @@ fn storage_error(e: bincode::Error) -> Error {
     Error::Storage(format!("checkpoint: {e}"))
 }
 
-/// A whole checkpoint's header and uncompressed sections: what a delta is
-/// made from. The last field is how many deltas were made on it.
-type Parent = (Header, [Vec<u8>; SECTIONS], usize);
+/// A whole checkpoint: what a delta is made from.
+struct Parent {
+    header: Header,
+    /// Its uncompressed sections.
+    raw: [Vec<u8>; SECTIONS],
+    /// How many deltas were made on it.
+    deltas: usize,
+    /// Where each section's kept values lie, sorted by stamp: known when this
+    /// process encoded it (its deltas are then patched), `None` when it was
+    /// read back from its file.
+    kept: Option<[Vec<Span>; SECTIONS]>,
+}
 
 /// A header's bytes.
 pub fn encode_header(h: &Header) -> Vec<u8> {
@@ -279,7 +307,11 @@ pub fn encode_header(h: &Header) -> Vec<u8> {
         b.extend_from_slice(&len.to_le_bytes());
     }
     let (key, digest) = h.parent.unwrap_or(([0; 16], [0; 32]));
-    b.push(u8::from(h.parent.is_some()));
+    b.push(match (h.parent.is_some(), h.patched) {
+        (false, _) => 0,
+        (true, false) => 1,
+        (true, true) => 2,
+    });
     b.extend_from_slice(&key);
     b.extend_from_slice(&digest);
     b
@@ -301,7 +333,7 @@ fn zstd_error(code: usize) -> Error {
 }
 
 /// A checkpoint for the checkpoint thread: `(pos, folded, raw sections)`.
-type Job = (Pos, u64, [Vec<u8>; SECTIONS]);
+type Job = (Pos, u64, [Encoded; SECTIONS]);
 /// A checkpoint whose file is written: its header, for the fold's thread to store.
 type Made = Header;
 
@@ -409,29 +441,41 @@ fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<u8>> {
 fn next_checkpoint(
     new: Head,
     (pos, folded): (Pos, u64),
-    raw: [Vec<u8>; SECTIONS],
+    raw: [Encoded; SECTIONS],
     root: Option<Parent>,
     every: u64,
 ) -> Result<(Header, [Vec<u8>; SECTIONS], Option<Parent>)> {
     let whole = |n: u64| n / every % WHOLE_EVERY == WHOLE_AT;
-    let root = root.filter(|p| !whole(folded) && p.2 + 1 < WHOLE_EVERY as usize);
+    let root = root.filter(|p| !whole(folded) && p.deltas + 1 < WHOLE_EVERY as usize);
+    let patched = root.as_ref().is_some_and(|p| p.kept.is_some());
     let mut stored: [Vec<u8>; SECTIONS] = Default::default();
     for (i, out) in stored.iter_mut().enumerate() {
-        *out = compress(&raw[i], root.as_ref().map(|p| p.1[i].as_slice()))?;
+        *out = match (&root, patched && KEPT.contains(&i)) {
+            (Some(p), true) => {
+                let kept = p.kept.as_ref().map_or(&[][..], |k| &k[i][..]);
+                let patch = patch::make(&raw[i].bytes, &raw[i].spans, &p.raw[i], kept);
+                frame(&patch, DELTA_LEVEL, None)?
+            }
+            (p, _) => compress(&raw[i].bytes, p.as_ref().map(|p| p.raw[i].as_slice()))?,
+        };
     }
     let h = Header {
         head: new,
         pos,
         folded,
         lens: std::array::from_fn(|i| stored[i].len() as u64),
-        raw: std::array::from_fn(|i| raw[i].len() as u64),
-        parent: root.as_ref().map(|p| link(&p.0)),
+        raw: std::array::from_fn(|i| raw[i].bytes.len() as u64),
+        parent: root.as_ref().map(|p| link(&p.header)),
+        patched,
     };
     // A delta's own sections are dropped here: the next delta's prefix is
     // the root's.
     let next = match root {
-        Some((rh, rraw, deltas)) => (rh, rraw, deltas + 1),
-        None => (h, raw, 0),
+        Some(p) => Parent {
+            deltas: p.deltas + 1,
+            ..p
+        },
+        None => whole_parent(h, raw),
     };
     Ok((
         h,
@@ -440,16 +484,37 @@ fn next_checkpoint(
     ))
 }
 
+/// A whole checkpoint made by this process, as the parent of the next deltas.
+fn whole_parent(header: Header, sections: [Encoded; SECTIONS]) -> Parent {
+    let mut kept: [Vec<Span>; SECTIONS] = Default::default();
+    let mut raw: [Vec<u8>; SECTIONS] = Default::default();
+    for (i, Encoded { bytes, mut spans }) in sections.into_iter().enumerate() {
+        spans.sort_unstable_by_key(|s| s.stamp);
+        (raw[i], kept[i]) = (bytes, spans);
+    }
+    Parent {
+        header,
+        raw,
+        deltas: 0,
+        kept: Some(kept),
+    }
+}
+
 /// One zstd frame of `raw`, with `prefix` (a parent's same section) as the
 /// prefix it may copy from.
 pub fn compress(raw: &[u8], prefix: Option<&[u8]>) -> Result<Vec<u8>> {
-    use zstd::zstd_safe::{CCtx, CParameter};
-    let mut cx = CCtx::create();
     let level = if prefix.is_some() {
         DELTA_LEVEL
     } else {
         WHOLE_LEVEL
     };
+    frame(raw, level, prefix)
+}
+
+/// One zstd frame of `raw` at `level` (see [`compress`]).
+fn frame(raw: &[u8], level: i32, prefix: Option<&[u8]>) -> Result<Vec<u8>> {
+    use zstd::zstd_safe::{CCtx, CParameter};
+    let mut cx = CCtx::create();
     cx.set_parameter(CParameter::CompressionLevel(level))
         .map_err(zstd_error)?;
     cx.set_parameter(CParameter::ChecksumFlag(true))
@@ -503,7 +568,7 @@ fn decompress_into(out: &mut Vec<u8>, stored: &[u8], prefix: Option<&[u8]>, len:
 pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
     let mut out: [Vec<u8>; SECTIONS] = Default::default();
     for (i, b) in out.iter_mut().enumerate() {
-        *b = encode_section(state, params, i)?;
+        *b = encode_section(state, params, i)?.bytes;
     }
     Ok(out)
 }
@@ -511,14 +576,18 @@ pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
 /// Section `i`'s bytes: 0 the rules in force, `1 + ns` the projection of
 /// `NAMESPACES[ns]` (a parallel check fold encodes each on the worker that
 /// folds that namespace, see `fold::Sink`).
-pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Vec<u8>> {
+pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encoded> {
+    let kept = |r: bincode::Result<(Vec<u8>, Vec<Span>)>| {
+        let (bytes, spans) = r.map_err(storage_error)?;
+        Ok(Encoded { bytes, spans })
+    };
     match i {
-        0 => section_bytes(params),
-        1 => Ok(state.mepbm.checkpoint_bytes()),
-        2 => section_bytes(&state.cfr),
-        3 => state.cards.checkpoint_bytes().map_err(storage_error),
-        4 => section_bytes(&state.diplomacy),
-        5 => state.sbr.checkpoint_bytes().map_err(storage_error),
+        0 => section_bytes(params).map(Encoded::from),
+        1 => Ok(state.mepbm.checkpoint_bytes().into()),
+        2 => section_bytes(&state.cfr).map(Encoded::from),
+        3 => kept(state.cards.checkpoint_bytes()),
+        4 => section_bytes(&state.diplomacy).map(Encoded::from),
+        5 => kept(state.sbr.checkpoint_bytes()),
         _ => Err(Error::Storage(format!("checkpoint: no section {i}"))),
     }
 }
@@ -581,8 +650,8 @@ fn decode_state(
 }
 
 /// One section's stored frames along a chain, whole checkpoint first, each
-/// with its uncompressed length.
-type Frames = Vec<(Vec<u8>, u64)>;
+/// with its uncompressed length and whether it is a patch (see [`KEPT`]).
+type Frames = Vec<(Vec<u8>, u64, bool)>;
 
 /// A checkpoint's header and the frames of the sections a query reads.
 type Stored = (Header, [Option<Frames>; SECTIONS]);
@@ -594,10 +663,16 @@ fn wanted_section(i: usize, only: Option<&str>) -> bool {
 
 /// A section's bytes from its frames: each decompressed with the one before as
 /// prefix, into two buffers used in turn (first touches of fresh pages were a
-/// good part of a query's CPU); `None` if a frame is not exactly that.
+/// good part of a query's CPU), or a patch applied to the one before; `None`
+/// if a frame is not exactly that.
 fn unpack(frames: Frames) -> Option<Vec<u8>> {
     let (mut raw, mut spare): (Option<Vec<u8>>, Vec<u8>) = (None, Vec::new());
-    for (stored, len) in &frames {
+    for (stored, len, patched) in &frames {
+        if *patched {
+            let made = unpatch(stored, raw.as_deref()?, *len)?;
+            spare = raw.replace(made).unwrap_or_default();
+            continue;
+        }
         if !decompress_into(&mut spare, stored, raw.as_deref(), *len) {
             return None;
         }
@@ -605,6 +680,17 @@ fn unpack(frames: Frames) -> Option<Vec<u8>> {
         raw = Some(next);
     }
     raw
+}
+
+/// The section of `len` bytes that the patch in frame `stored` makes from
+/// `parent`; `None` if the frame or the patch is damaged.
+fn unpatch(stored: &[u8], parent: &[u8], len: u64) -> Option<Vec<u8>> {
+    let size = zstd::zstd_safe::get_frame_content_size(stored).ok()??;
+    let mut patch = Vec::new();
+    if !decompress_into(&mut patch, stored, None, size) {
+        return None;
+    }
+    patch::apply(parent, &patch, usize::try_from(len).ok()?)
 }
 
 /// `only`'s state from a checkpoint's frames ([`decode_state`]).
@@ -786,7 +872,7 @@ impl Ledger {
                 .map_err(|e| Error::io("the checkpoint thread", e))?;
             let store = |made: Result<Made>| self.put_header(&made?);
             let mut put = |pos: Pos, folded: u64, bytes: fold::Snapshot| {
-                let raw: [Vec<u8>; SECTIONS] = bytes
+                let raw: [Encoded; SECTIONS] = bytes
                     .try_into()
                     .map_err(|_| Error::Storage("checkpoint: wrong number of sections".into()))?;
                 if job_tx.send((pos, folded, raw)).is_err() {
@@ -928,8 +1014,14 @@ impl Ledger {
         let Some(chain) = self.chain(&h)? else {
             return Ok(None);
         };
+        let read_back = |header, raw, deltas| Parent {
+            header,
+            raw,
+            deltas,
+            kept: None,
+        };
         let root = match chain[..] {
-            [_] => return Ok(Some((h, raw, 0))),
+            [_] => return Ok(Some(read_back(h, raw, 0))),
             [_, root] => root,
             _ => return Ok(None),
         };
@@ -947,7 +1039,7 @@ impl Ledger {
             let (_, v) = item.map_err(storage)?;
             deltas += usize::from(header(&v).is_some_and(|c| c.parent == link));
         }
-        Ok(Some((root, sections, deltas)))
+        Ok(Some(read_back(root, sections, deltas)))
     }
 
     /// Is a checkpoint with header `h` valid for the records up to `upto`?
@@ -999,7 +1091,7 @@ impl Ledger {
         let (dir, mut out) = (self.files_dir(), Vec::with_capacity(chain.len()));
         for c in chain.iter().rev() {
             match read_file_section(&dir, c, i) {
-                Some(stored) => out.push((stored, c.raw[i])),
+                Some(stored) => out.push((stored, c.raw[i], c.patched && KEPT.contains(&i))),
                 None => return Ok(None),
             }
         }
@@ -1085,16 +1177,25 @@ mod tests {
     static COMPARED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
     /// [`encode_section`], failing when a section built from kept tournament
-    /// bytes is not serde's bincode of the whole state (what [`decode`] reads).
-    fn encode_checked(state: &State, params: &Params, i: usize) -> Result<Vec<u8>> {
+    /// bytes is not serde's bincode of the whole state (what [`decode`] reads),
+    /// or its spans are not one per tournament, in order, inside it.
+    fn encode_checked(state: &State, params: &Params, i: usize) -> Result<Encoded> {
         let got = encode_section(state, params, i)?;
-        let want = match i {
-            3 => section_bytes(&state.cards)?,
-            5 => section_bytes(&state.sbr)?,
+        let (want, values) = match i {
+            3 => (
+                section_bytes(&state.cards)?,
+                state.cards.tournaments().len(),
+            ),
+            5 => (section_bytes(&state.sbr)?, state.sbr.tournaments().len()),
             _ => return Ok(got),
         };
         COMPARED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        match got == want {
+        let ends = got.spans.iter().map(|s| s.at + s.len);
+        let starts = got.spans.iter().skip(1).map(|s| s.at);
+        let spans_ok = got.spans.len() == values
+            && ends.clone().zip(starts).all(|(end, next)| end < next)
+            && ends.max().is_none_or(|end| end <= got.bytes.len());
+        match got.bytes == want && spans_ok {
             true => Ok(got),
             false => Err(Error::Storage(format!("section {i}: not serde's bytes"))),
         }
@@ -1175,6 +1276,7 @@ mod tests {
             lens,
             raw: [7, 8, 9, 10, 11, 12],
             parent: None,
+            patched: false,
         }
     }
 
@@ -1191,8 +1293,14 @@ mod tests {
             ..h
         };
         assert_eq!(header(&encode_header(&delta)), Some(delta));
+        let patched = Header {
+            patched: true,
+            ..delta
+        };
+        assert_eq!(encode_header(&patched)[164], 2);
+        assert_eq!(header(&encode_header(&patched)), Some(patched));
         let mut bad_kind = encode_header(&delta);
-        bad_kind[164] = 2;
+        bad_kind[164] = 3;
         assert!(header(&bad_kind).is_none());
         let b = encode(&State::default(), &params).unwrap();
         let mut read = |i: usize| Ok(Some(b[i].clone()));
@@ -1247,6 +1355,75 @@ mod tests {
         assert_eq!(read_file_section(d, &h, 2), None, "missing");
     }
 
+    /// Sections of two kept values: a fixed one (stamp `100 + i`, the same
+    /// bytes in every checkpoint) and `second`; plain bytes for the others.
+    fn kept_sections(second: (u64, &[u8])) -> [Encoded; SECTIONS] {
+        std::array::from_fn(|i| {
+            let mut e = Encoded::from(vec![i as u8; 10]);
+            if KEPT.contains(&i) {
+                let fixed = (100 + i as u64, &b"an unchanged value"[..]);
+                for (stamp, v) in [fixed, (second.0 + i as u64, second.1)] {
+                    let (at, len) = (e.bytes.len(), v.len());
+                    e.spans.push(Span { stamp, at, len });
+                    e.bytes.extend_from_slice(v);
+                    e.bytes.push(b'|');
+                }
+            }
+            e
+        })
+    }
+
+    /// A delta on a whole checkpoint this process made stores its kept
+    /// sections as patches that copy the unchanged values, and every section
+    /// unpacks to its bytes; on a parent read back from its file it is a
+    /// plain delta, which unpacks to the same.
+    #[test]
+    fn deltas_on_a_whole_checkpoint_made_here_patch_their_kept_sections() {
+        let every = 100;
+        let first = kept_sections((200, b"old"));
+        let second = kept_sections((300, b"new"));
+        let made = next_checkpoint(Head::default(), ((1, 1), every), first.clone(), None, every);
+        let (h1, s1, parent) = made.unwrap();
+        assert!(h1.parent.is_none() && !h1.patched);
+        let read_back = Parent {
+            header: h1,
+            raw: std::array::from_fn(|i| first[i].bytes.clone()),
+            deltas: 0,
+            kept: None,
+        };
+        let unpacked = |h2: &Header, s2: &[Vec<u8>; SECTIONS], i: usize| {
+            let patched = h2.patched && KEPT.contains(&i);
+            unpack(vec![
+                (s1[i].clone(), h1.raw[i], false),
+                (s2[i].clone(), h2.raw[i], patched),
+            ])
+        };
+        for (parent, patched) in [(parent, true), (Some(read_back), false)] {
+            let made = next_checkpoint(
+                Head::default(),
+                ((2, 2), 2 * every),
+                second.clone(),
+                parent,
+                every,
+            );
+            let (h2, s2, _) = made.unwrap();
+            assert_eq!((h2.parent, h2.patched), (Some(link(&h1)), patched));
+            for (i, want) in second.iter().enumerate() {
+                assert_eq!(
+                    unpacked(&h2, &s2, i).as_ref(),
+                    Some(&want.bytes),
+                    "section {i}"
+                );
+            }
+            for i in KEPT.into_iter().filter(|_| patched) {
+                let size = zstd::zstd_safe::get_frame_content_size(&s2[i]);
+                let patch = decompress(&s2[i], None, size.unwrap().unwrap()).unwrap();
+                let has = |w: &[u8]| patch.windows(w.len()).any(|x| x == w);
+                assert!(has(b"new") && !has(b"an unchanged value"), "section {i}");
+            }
+        }
+    }
+
     /// Whole checkpoints are the 1st, 11th, 21st, ... of a fold, so the last
     /// of a 40-checkpoint import is a delta, and no chain is longer than ten.
     #[test]
@@ -1255,7 +1432,7 @@ mod tests {
         let mut parent = None;
         let mut whole = Vec::new();
         for k in 1..=40u64 {
-            let raw: [Vec<u8>; SECTIONS] = std::array::from_fn(|i| vec![i as u8; 50]);
+            let raw: [Encoded; SECTIONS] = std::array::from_fn(|i| vec![i as u8; 50].into());
             let pos = (k as Micros, k);
             let made = next_checkpoint(Head::default(), (pos, k * every), raw, parent, every);
             let (h, _, next) = made.unwrap();

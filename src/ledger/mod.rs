@@ -28,6 +28,7 @@ pub mod checkpoint;
 pub mod chunk;
 pub mod idem;
 pub(crate) mod lanes;
+mod patch;
 pub mod summary;
 mod verify;
 

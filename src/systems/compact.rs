@@ -518,12 +518,34 @@ pub mod bytes {
 /// goes through `DerefMut`, which drops them first; clones and deserialized
 /// values start without. Serialized as the value alone (`transparent`), so a
 /// state holding `Kept` values keeps its checkpoint layout.
+///
+/// The kept bytes carry a *stamp*, unique in the process ([`next_stamp`]):
+/// equal stamps mean the very same bytes, so a delta checkpoint refers to a
+/// value's place in its whole parent instead of compressing it again
+/// ([`Span`], `ledger/checkpoint.rs`).
 #[derive(Default, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Kept<T> {
     value: T,
     #[serde(skip)]
-    encoded: std::sync::OnceLock<Vec<u8>>,
+    encoded: std::sync::OnceLock<(u64, Vec<u8>)>,
+}
+
+/// A stamp no kept bytes of this process had before.
+fn next_stamp() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Where [`encode_map`] put a value's kept bytes in a section: `at..at + len`,
+/// and the stamp of those bytes (the same stamp is the same bytes, however
+/// many sections they are put in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub stamp: u64,
+    pub at: usize,
+    pub len: usize,
 }
 
 impl<T> Kept<T> {
@@ -572,9 +594,11 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Kept<T> {
 /// length, then each key and value, with no framing between), but each
 /// value's bytes are its kept ones, made on first use. `out` grows once, by
 /// the exact size plus `then` bytes (what the caller appends next), rather
-/// than doubling a buffer of up to 16 MB.
+/// than doubling a buffer of up to 16 MB. Each value's place goes to `spans`,
+/// in order.
 pub fn encode_map<T: Serialize>(
     out: &mut Vec<u8>,
+    spans: &mut Vec<Span>,
     map: &std::collections::BTreeMap<String, Kept<T>>,
     then: usize,
 ) -> bincode::Result<()> {
@@ -583,20 +607,23 @@ pub fn encode_map<T: Serialize>(
     let mut parts = Vec::with_capacity(map.len());
     let mut size = o.serialized_size(&(map.len() as u64))?;
     for (k, v) in map {
-        let bytes = match v.encoded.get() {
-            Some(b) => b.as_slice(),
+        let (stamp, bytes) = match v.encoded.get() {
+            Some(b) => b,
             None => {
                 let b = o.serialize(&v.value)?;
-                v.encoded.get_or_init(|| b).as_slice()
+                v.encoded.get_or_init(|| (next_stamp(), b))
             }
         };
         size += o.serialized_size(k.as_str())? + bytes.len() as u64;
-        parts.push((k.as_str(), bytes));
+        parts.push((k.as_str(), *stamp, bytes.as_slice()));
     }
     out.reserve_exact(size as usize + then);
+    spans.reserve(parts.len());
     o.serialize_into(&mut *out, &(map.len() as u64))?;
-    for (k, bytes) in parts {
+    for (k, stamp, bytes) in parts {
         o.serialize_into(&mut *out, k)?;
+        let (at, len) = (out.len(), bytes.len());
+        spans.push(Span { stamp, at, len });
         out.extend_from_slice(bytes);
     }
     Ok(())

@@ -278,14 +278,15 @@ impl Projection for State {
 
 impl State {
     /// The checkpoint section: the bincode of the state (as serde writes it),
-    /// with each unchanged tournament's bytes reused ([`compact::Kept`]).
-    pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
+    /// with each unchanged tournament's bytes reused ([`compact::Kept`]), and
+    /// where each tournament's bytes lie in it.
+    pub fn checkpoint_bytes(&self) -> bincode::Result<(Vec<u8>, Vec<compact::Span>)> {
         use bincode::Options;
         let names = bincode::DefaultOptions::new().serialize(&self.names)?;
-        let mut out = Vec::new();
-        compact::encode_map(&mut out, &self.tournaments, names.len())?;
+        let (mut out, mut spans) = (Vec::new(), Vec::new());
+        compact::encode_map(&mut out, &mut spans, &self.tournaments, names.len())?;
         out.extend_from_slice(&names);
-        Ok(out)
+        Ok((out, spans))
     }
 
     /// Tournament ids, in id order.

@@ -544,12 +544,14 @@ pub(crate) type Tournaments = BTreeMap<String, compact::Kept<Tournament>>;
 
 impl State {
     /// The checkpoint section: the bincode of the state (as serde writes it),
-    /// with each unchanged tournament's bytes reused ([`compact::Kept`]).
-    pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
+    /// with each unchanged tournament's bytes reused ([`compact::Kept`]), and
+    /// where each tournament's bytes lie in it.
+    pub fn checkpoint_bytes(&self) -> bincode::Result<(Vec<u8>, Vec<compact::Span>)> {
         use bincode::Options;
         let mut out = bincode::DefaultOptions::new().serialize(&self.names)?;
-        compact::encode_map(&mut out, &self.tournaments, 0)?;
-        Ok(out)
+        let mut spans = Vec::new();
+        compact::encode_map(&mut out, &mut spans, &self.tournaments, 0)?;
+        Ok((out, spans))
     }
 }
 
