@@ -1,5 +1,5 @@
 //! Patches: how a delta checkpoint stores a section made of kept values (the
-//! cards and sbr tournaments, [`compact::Kept`]) when its whole parent was made
+//! cards and sbr tournaments, [`crate::systems::compact::Kept`]) when its whole parent was made
 //! by the same process.
 //!
 //! Why: a delta compressed with its parent's section as zstd prefix costs
