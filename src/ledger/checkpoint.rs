@@ -447,18 +447,19 @@ fn next_checkpoint(
 ) -> Result<(Header, [Vec<u8>; SECTIONS], Option<Parent>)> {
     let whole = |n: u64| n / every % WHOLE_EVERY == WHOLE_AT;
     let root = root.filter(|p| !whole(folded) && p.deltas + 1 < WHOLE_EVERY as usize);
-    let patched = root.as_ref().is_some_and(|p| p.kept.is_some());
+    // Patched when the parent's kept spans are known (this process made it).
+    let patched = root.as_ref().and_then(|p| Some((p, p.kept.as_ref()?)));
     let mut stored: [Vec<u8>; SECTIONS] = Default::default();
     for (i, out) in stored.iter_mut().enumerate() {
-        *out = match (&root, patched && KEPT.contains(&i)) {
-            (Some(p), true) => {
-                let kept = p.kept.as_ref().map_or(&[][..], |k| &k[i][..]);
-                let patch = patch::make(&raw[i].bytes, &raw[i].spans, &p.raw[i], kept);
+        *out = match patched.filter(|_| KEPT.contains(&i)) {
+            Some((p, kept)) => {
+                let patch = patch::make(&raw[i].bytes, &raw[i].spans, &p.raw[i], &kept[i]);
                 frame(&patch, DELTA_LEVEL, None)?
             }
-            (p, _) => compress(&raw[i].bytes, p.as_ref().map(|p| p.raw[i].as_slice()))?,
+            None => compress(&raw[i].bytes, root.as_ref().map(|p| p.raw[i].as_slice()))?,
         };
     }
+    let patched = patched.is_some();
     let h = Header {
         head: new,
         pos,
@@ -685,7 +686,11 @@ fn unpack(frames: Frames) -> Option<Vec<u8>> {
 /// The section of `len` bytes that the patch in frame `stored` makes from
 /// `parent`; `None` if the frame or the patch is damaged.
 fn unpatch(stored: &[u8], parent: &[u8], len: u64) -> Option<Vec<u8>> {
+    // Every op makes at least one byte and takes at most 21 bytes besides
+    // what it inserts (`patch::make`), so a larger size is damage, not a
+    // buffer to allocate.
     let size = zstd::zstd_safe::get_frame_content_size(stored).ok()??;
+    let size = Some(size).filter(|&n| n <= len.saturating_mul(22))?;
     let mut patch = Vec::new();
     if !decompress_into(&mut patch, stored, None, size) {
         return None;

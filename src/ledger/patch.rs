@@ -39,7 +39,7 @@ pub fn make(bytes: &[u8], spans: &[Span], old: &[u8], parent: &[Span]) -> Vec<u8
             .binary_search_by_key(&s.stamp, |p| p.stamp)
             .ok()
             .map(|i| parent[i])
-            .filter(|p| p.len == s.len && old.get(p.at..p.at + p.len).is_some());
+            .filter(|p| p.len == s.len && p.len > 0 && old.get(p.at..p.at + p.len).is_some());
         let Some(p) = found else {
             continue;
         };
