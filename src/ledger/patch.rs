@@ -50,7 +50,7 @@ pub fn make(bytes: &[u8], spans: &[Span], old: &[u8], parent: &[Span]) -> Vec<u8
             }
             _ => {
                 flush(&mut w, copy.take());
-                insert(&mut w, &bytes[done..s.at]);
+                insert(&mut w, gap);
                 copy = Some((p.at, p.len));
             }
         }
