@@ -355,23 +355,7 @@ pub struct Start {
     pub folded: u64,
 }
 
-/// One section of a snapshot: its bytes, and where kept values' bytes lie in
-/// them (cards and sbr tournaments, [`crate::systems::compact::Span`]; none in
-/// other sections).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Encoded {
-    pub bytes: Vec<u8>,
-    pub spans: Vec<crate::systems::compact::Span>,
-}
-
-impl From<Vec<u8>> for Encoded {
-    fn from(bytes: Vec<u8>) -> Self {
-        Encoded {
-            bytes,
-            spans: Vec::new(),
-        }
-    }
-}
+pub use crate::systems::compact::Encoded;
 
 /// A checkpoint's bytes: one section each.
 pub type Snapshot = Vec<Encoded>;

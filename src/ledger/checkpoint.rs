@@ -578,17 +578,13 @@ pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
 /// `NAMESPACES[ns]` (a parallel check fold encodes each on the worker that
 /// folds that namespace, see `fold::Sink`).
 pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encoded> {
-    let kept = |r: bincode::Result<(Vec<u8>, Vec<Span>)>| {
-        let (bytes, spans) = r.map_err(storage_error)?;
-        Ok(Encoded { bytes, spans })
-    };
     match i {
         0 => section_bytes(params).map(Encoded::from),
         1 => Ok(state.mepbm.checkpoint_bytes().into()),
         2 => section_bytes(&state.cfr).map(Encoded::from),
-        3 => kept(state.cards.checkpoint_bytes()),
+        3 => state.cards.checkpoint_bytes().map_err(storage_error),
         4 => section_bytes(&state.diplomacy).map(Encoded::from),
-        5 => kept(state.sbr.checkpoint_bytes()),
+        5 => state.sbr.checkpoint_bytes().map_err(storage_error),
         _ => Err(Error::Storage(format!("checkpoint: no section {i}"))),
     }
 }

@@ -538,6 +538,23 @@ fn next_stamp() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// One section of a snapshot: its bytes, and where kept values' bytes lie in
+/// them ([`Span`]: cards and sbr tournaments; none in other sections).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Encoded {
+    pub bytes: Vec<u8>,
+    pub spans: Vec<Span>,
+}
+
+impl From<Vec<u8>> for Encoded {
+    fn from(bytes: Vec<u8>) -> Self {
+        Encoded {
+            bytes,
+            spans: Vec::new(),
+        }
+    }
+}
+
 /// Where [`encode_map`] put a value's kept bytes in a section: `at..at + len`,
 /// and the stamp of those bytes (the same stamp is the same bytes, however
 /// many sections they are put in).

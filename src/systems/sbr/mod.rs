@@ -546,12 +546,12 @@ impl State {
     /// The checkpoint section: the bincode of the state (as serde writes it),
     /// with each unchanged tournament's bytes reused ([`compact::Kept`]), and
     /// where each tournament's bytes lie in it.
-    pub fn checkpoint_bytes(&self) -> bincode::Result<(Vec<u8>, Vec<compact::Span>)> {
+    pub fn checkpoint_bytes(&self) -> bincode::Result<compact::Encoded> {
         use bincode::Options;
         let mut out = bincode::DefaultOptions::new().serialize(&self.names)?;
         let mut spans = Vec::new();
         compact::encode_map(&mut out, &mut spans, &self.tournaments, 0)?;
-        Ok((out, spans))
+        Ok(compact::Encoded { bytes: out, spans })
     }
 }
 
