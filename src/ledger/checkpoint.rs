@@ -53,7 +53,7 @@
 //!   60  8   folded      records folded up to and including the position
 //!   68  48  6 x u64     stored (compressed) byte length of each section
 //!   116 48  6 x u64     uncompressed byte length of each section
-//!   164 1   kind        0 whole, 1 delta, 2 delta with patches (below)
+//!   164 1   kind        0 whole, 1 delta, 2 and 3 deltas with patches (below)
 //!   165 16  parent      a delta's parent's key (zeros for a whole one)
 //!   181 32  digest      BLAKE3 of the parent's header value (zeros if whole)
 //! file "checkpoints/<32 hex digits of the key>.lcp" in the ledger directory:
@@ -63,8 +63,9 @@
 //!   A section's stored bytes: one zstd frame (with content checksum) of the
 //!   section's bytes; for a delta, compressed with the parent's uncompressed
 //!   section as prefix; but in a delta of kind 2 the cards and sbr sections
-//!   (3 and 5) are each one zstd frame, without prefix, of a patch that
-//!   makes the section from the parent's (`ledger/patch.rs`)
+//!   (3 and 5), and in one of kind 3 every state section (1 to 5), are each
+//!   one zstd frame, without prefix, of a patch that makes the section from
+//!   the parent's (`ledger/patch.rs`)
 //!   sections, in order: params in force, then the mepbm, cfr, cards,
 //!   diplomacy and sbr states (a query of one namespace reads only its own);
 //!   each is bincode (varint) of the value, except mepbm's, which has its own
@@ -77,9 +78,13 @@
 //! tournaments are copied from their place in the parent (the encoder knows
 //! them: [`crate::systems::compact::Kept`] bytes carry a stamp), so zstd
 //! compresses only what changed instead of matching the whole section against
-//! the parent. A delta on a parent read back from its file (an append that
-//! resumes) has no stamps to go by and is kind 1. An older laurel reads a kind
-//! 2 header as damaged, so as absent.
+//! the parent. Since session 27 (kind 3) the other states' sections are
+//! patches too: their encoders mark their growing parts as *columns*
+//! ([`Span::COLUMN`]), which the patch compares with the parent's and copies
+//! where equal (a grown vector: all of the parent's elements). A delta on a
+//! parent read back from its file (an append that resumes) has no spans to go
+//! by and is kind 1. An older laurel reads a header of a kind it does not know
+//! as damaged, so as absent.
 //!
 //! A delta is read only if its parent's header still hashes to `digest` (so
 //! the prefix is the exact bytes it was compressed with) and sorts before it;
@@ -236,12 +241,32 @@ pub struct Header {
     pub raw: [u64; SECTIONS],
     /// A delta's parent: its key and the BLAKE3 of its header value.
     pub parent: Option<([u8; 16], [u8; 32])>,
-    /// A delta whose [`KEPT`] sections are patches (kind 2).
-    pub patched: bool,
+    /// Which sections of a delta are patches.
+    pub patched: Patched,
 }
 
-/// The sections of kept values (cards, sbr): patches in a kind 2 delta.
-const KEPT: [usize; 2] = [3, 5];
+/// Which sections of a delta are patches on its parent's (`ledger/patch.rs`)
+/// rather than zstd frames with the parent's section as prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Patched {
+    /// None (kinds 0 and 1).
+    No,
+    /// The cards and sbr sections, 3 and 5 (kind 2, session 26).
+    Kept,
+    /// Every state section, 1 to 5 (kind 3, since session 27).
+    States,
+}
+
+impl Patched {
+    /// Is section `i` a patch?
+    pub fn covers(self, i: usize) -> bool {
+        match self {
+            Patched::No => false,
+            Patched::Kept => i == 3 || i == 5,
+            Patched::States => (1..SECTIONS).contains(&i),
+        }
+    }
+}
 
 fn u64_at(b: &[u8], i: usize) -> Option<u64> {
     Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?))
@@ -253,10 +278,14 @@ fn header(b: &[u8]) -> Option<Header> {
     }
     let parent = match b[164] {
         0 => None,
-        1 | 2 => Some((b[165..181].try_into().ok()?, b[181..213].try_into().ok()?)),
+        1..=3 => Some((b[165..181].try_into().ok()?, b[181..213].try_into().ok()?)),
         _ => return None,
     };
-    let patched = b[164] == 2;
+    let patched = match b[164] {
+        2 => Patched::Kept,
+        3 => Patched::States,
+        _ => Patched::No,
+    };
     Some(Header {
         head: Head {
             seq: u64_at(b, 4)?,
@@ -288,9 +317,9 @@ struct Parent {
     raw: [Vec<u8>; SECTIONS],
     /// How many deltas were made on it.
     deltas: usize,
-    /// Where each section's kept values lie, sorted by stamp: known when this
-    /// process encoded it (its deltas are then patched), `None` when it was
-    /// read back from its file.
+    /// Where each section's kept values and columns lie, sorted by stamp:
+    /// known when this process encoded it (its deltas are then patched),
+    /// `None` when it was read back from its file.
     kept: Option<[Vec<Span>; SECTIONS]>,
 }
 
@@ -309,8 +338,9 @@ pub fn encode_header(h: &Header) -> Vec<u8> {
     let (key, digest) = h.parent.unwrap_or(([0; 16], [0; 32]));
     b.push(match (h.parent.is_some(), h.patched) {
         (false, _) => 0,
-        (true, false) => 1,
-        (true, true) => 2,
+        (true, Patched::No) => 1,
+        (true, Patched::Kept) => 2,
+        (true, Patched::States) => 3,
     });
     b.extend_from_slice(&key);
     b.extend_from_slice(&digest);
@@ -451,7 +481,7 @@ fn next_checkpoint(
     let patched = root.as_ref().and_then(|p| Some((p, p.kept.as_ref()?)));
     let mut stored: [Vec<u8>; SECTIONS] = Default::default();
     for (i, out) in stored.iter_mut().enumerate() {
-        *out = match patched.filter(|_| KEPT.contains(&i)) {
+        *out = match patched.filter(|_| Patched::States.covers(i)) {
             Some((p, kept)) => {
                 let patch = patch::make(&raw[i].bytes, &raw[i].spans, &p.raw[i], &kept[i]);
                 frame(&patch, DELTA_LEVEL, None)?
@@ -459,7 +489,10 @@ fn next_checkpoint(
             None => compress(&raw[i].bytes, root.as_ref().map(|p| p.raw[i].as_slice()))?,
         };
     }
-    let patched = patched.is_some();
+    let patched = match patched {
+        Some(_) => Patched::States,
+        None => Patched::No,
+    };
     let h = Header {
         head: new,
         pos,
@@ -580,10 +613,10 @@ pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
 pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encoded> {
     match i {
         0 => section_bytes(params).map(Encoded::from),
-        1 => Ok(state.mepbm.checkpoint_bytes().into()),
-        2 => section_bytes(&state.cfr).map(Encoded::from),
+        1 => Ok(state.mepbm.checkpoint_encoded()),
+        2 => state.cfr.checkpoint_bytes().map_err(storage_error),
         3 => state.cards.checkpoint_bytes().map_err(storage_error),
-        4 => section_bytes(&state.diplomacy).map(Encoded::from),
+        4 => state.diplomacy.checkpoint_bytes().map_err(storage_error),
         5 => state.sbr.checkpoint_bytes().map_err(storage_error),
         _ => Err(Error::Storage(format!("checkpoint: no section {i}"))),
     }
@@ -647,7 +680,7 @@ fn decode_state(
 }
 
 /// One section's stored frames along a chain, whole checkpoint first, each
-/// with its uncompressed length and whether it is a patch (see [`KEPT`]).
+/// with its uncompressed length and whether it is a patch ([`Patched`]).
 type Frames = Vec<(Vec<u8>, u64, bool)>;
 
 /// A checkpoint's header and the frames of the sections a query reads.
@@ -1092,7 +1125,7 @@ impl Ledger {
         let (dir, mut out) = (self.files_dir(), Vec::with_capacity(chain.len()));
         for c in chain.iter().rev() {
             match read_file_section(&dir, c, i) {
-                Some(stored) => out.push((stored, c.raw[i], c.patched && KEPT.contains(&i))),
+                Some(stored) => out.push((stored, c.raw[i], c.patched.covers(i))),
                 None => return Ok(None),
             }
         }
@@ -1177,25 +1210,40 @@ mod tests {
     /// Sections compared with serde's bytes by [`encode_checked`].
     static COMPARED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-    /// [`encode_section`], failing when a section built from kept tournament
-    /// bytes is not serde's bincode of the whole state (what [`decode`] reads),
-    /// or its spans are not one per tournament, in order, inside it.
+    /// [`encode_section`], failing when a state section is not serde's
+    /// bincode of the state (what [`decode`] reads; mepbm has its own
+    /// layout), or its spans are not in order inside it: one per tournament
+    /// (cards, sbr), or columns numbered in order (the others).
     fn encode_checked(state: &State, params: &Params, i: usize) -> Result<Encoded> {
         let got = encode_section(state, params, i)?;
         let (want, values) = match i {
+            1 => (got.bytes.clone(), None),
+            2 => (section_bytes(&state.cfr)?, None),
             3 => (
                 section_bytes(&state.cards)?,
-                state.cards.tournaments().len(),
+                Some(state.cards.tournaments().len()),
             ),
-            5 => (section_bytes(&state.sbr)?, state.sbr.tournaments().len()),
+            4 => (section_bytes(&state.diplomacy)?, None),
+            5 => (
+                section_bytes(&state.sbr)?,
+                Some(state.sbr.tournaments().len()),
+            ),
             _ => return Ok(got),
         };
         COMPARED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let ends = got.spans.iter().map(|s| s.at + s.len);
         let starts = got.spans.iter().skip(1).map(|s| s.at);
-        let spans_ok = got.spans.len() == values
-            && ends.clone().zip(starts).all(|(end, next)| end < next)
-            && ends.max().is_none_or(|end| end <= got.bytes.len());
+        let columns = got.spans.iter().enumerate();
+        let spans_ok = match values {
+            Some(n) => got.spans.len() == n && ends.clone().zip(starts).all(|(e, s)| e < s),
+            None => {
+                columns.clone().count() >= 4
+                    && columns
+                        .clone()
+                        .all(|(k, s)| s.stamp == Span::COLUMN | k as u64)
+                    && ends.clone().zip(starts).all(|(e, s)| e <= s)
+            }
+        } && ends.max().is_none_or(|end| end <= got.bytes.len());
         match got.bytes == want && spans_ok {
             true => Ok(got),
             false => Err(Error::Storage(format!("section {i}: not serde's bytes"))),
@@ -1225,7 +1273,7 @@ mod tests {
         fold::fold_from(&src, &q, None, Some(sink)).unwrap();
         assert!(made >= 5, "{made} checkpoints");
         let compared = COMPARED.load(std::sync::atomic::Ordering::Relaxed);
-        assert_eq!(compared, 2 * made);
+        assert_eq!(compared, 5 * made);
     }
 
     #[test]
@@ -1277,7 +1325,7 @@ mod tests {
             lens,
             raw: [7, 8, 9, 10, 11, 12],
             parent: None,
-            patched: false,
+            patched: Patched::No,
         }
     }
 
@@ -1294,14 +1342,13 @@ mod tests {
             ..h
         };
         assert_eq!(header(&encode_header(&delta)), Some(delta));
-        let patched = Header {
-            patched: true,
-            ..delta
-        };
-        assert_eq!(encode_header(&patched)[164], 2);
-        assert_eq!(header(&encode_header(&patched)), Some(patched));
+        for (patched, kind) in [(Patched::Kept, 2), (Patched::States, 3)] {
+            let patched = Header { patched, ..delta };
+            assert_eq!(encode_header(&patched)[164], kind);
+            assert_eq!(header(&encode_header(&patched)), Some(patched));
+        }
         let mut bad_kind = encode_header(&delta);
-        bad_kind[164] = 3;
+        bad_kind[164] = 4;
         assert!(header(&bad_kind).is_none());
         let b = encode(&State::default(), &params).unwrap();
         let mut read = |i: usize| Ok(Some(b[i].clone()));
@@ -1356,6 +1403,9 @@ mod tests {
         assert_eq!(read_file_section(d, &h, 2), None, "missing");
     }
 
+    /// The sections of kept values (cards, sbr).
+    const KEPT: [usize; 2] = [3, 5];
+
     /// Sections of two kept values: a fixed one (stamp `100 + i`, the same
     /// bytes in every checkpoint) and `second`; plain bytes for the others.
     fn kept_sections(second: (u64, &[u8])) -> [Encoded; SECTIONS] {
@@ -1385,7 +1435,7 @@ mod tests {
         let second = kept_sections((300, b"new"));
         let made = next_checkpoint(Head::default(), ((1, 1), every), first.clone(), None, every);
         let (h1, s1, parent) = made.unwrap();
-        assert!(h1.parent.is_none() && !h1.patched);
+        assert!(h1.parent.is_none() && h1.patched == Patched::No);
         let read_back = Parent {
             header: h1,
             raw: std::array::from_fn(|i| first[i].bytes.clone()),
@@ -1393,13 +1443,12 @@ mod tests {
             kept: None,
         };
         let unpacked = |h2: &Header, s2: &[Vec<u8>; SECTIONS], i: usize| {
-            let patched = h2.patched && KEPT.contains(&i);
             unpack(vec![
                 (s1[i].clone(), h1.raw[i], false),
-                (s2[i].clone(), h2.raw[i], patched),
+                (s2[i].clone(), h2.raw[i], h2.patched.covers(i)),
             ])
         };
-        for (parent, patched) in [(parent, true), (Some(read_back), false)] {
+        for (parent, patched) in [(parent, Patched::States), (Some(read_back), Patched::No)] {
             let made = next_checkpoint(
                 Head::default(),
                 ((2, 2), 2 * every),
@@ -1416,7 +1465,7 @@ mod tests {
                     "section {i}"
                 );
             }
-            for i in KEPT.into_iter().filter(|_| patched) {
+            for i in KEPT.into_iter().filter(|_| patched != Patched::No) {
                 let size = zstd::zstd_safe::get_frame_content_size(&s2[i]);
                 let patch = decompress(&s2[i], None, size.unwrap().unwrap()).unwrap();
                 let has = |w: &[u8]| patch.windows(w.len()).any(|x| x == w);

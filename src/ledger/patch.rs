@@ -1,14 +1,16 @@
-//! Patches: how a delta checkpoint stores a section made of kept values (the
-//! cards and sbr tournaments, [`crate::systems::compact::Kept`]) when its whole parent was made
-//! by the same process.
+//! Patches: how a delta checkpoint stores a state section when its whole
+//! parent was made by the same process.
 //!
 //! Why: a delta compressed with its parent's section as zstd prefix costs
-//! zstd's long-distance matching over the whole section, although most
-//! tournaments have not changed since the parent. The encoder knows which: a
-//! kept value's bytes carry a stamp, and equal stamps are the very same bytes
-//! ([`Span`]). So a patch copies each unchanged tournament from its place in
-//! the parent and carries only the rest (ids, new and changed tournaments,
-//! names); the patch is then one zstd frame of its own.
+//! zstd's long-distance matching over the whole section, although most of it
+//! has not changed since the parent. The encoder knows which parts: a kept
+//! value's bytes (the cards and sbr tournaments,
+//! [`crate::systems::compact::Kept`]) carry a stamp, and equal stamps are the
+//! very same bytes ([`Span`]); the other states mark their growing parts as
+//! columns ([`Span::COLUMN`], since session 27), which are compared with the
+//! parent's. So a patch copies what is unchanged from its place in the parent
+//! and carries only the rest (new and changed values, what the columns gained);
+//! the patch is then one zstd frame of its own.
 //!
 //! ```text
 //! a patch: ops, back to back, to its end (varints as in systems/codec.rs)
@@ -25,40 +27,134 @@ use crate::systems::compact::Span;
 const INSERT: u64 = 0;
 const COPY: u64 = 1;
 
-/// The patch that makes `bytes` (whose kept values lie at `spans`, in order)
-/// from the parent section `old`, whose kept values lie at `parent` (sorted by
-/// stamp).
+/// The patch that makes `bytes` (whose kept values and columns lie at
+/// `spans`, in order) from the parent section `old`, whose spans are `parent`
+/// (sorted by stamp).
+///
+/// A kept value's span is copied whole when the parent has its stamp with the
+/// same length (the same stamp is the same bytes). A column's span
+/// ([`Span::COLUMN`]) is only a hint: it is compared with the parent's column
+/// of the same stamp, and only equal runs of at least [`MIN_COPY`] bytes are
+/// copied, so a wrong hint costs size, never bytes.
 pub fn make(bytes: &[u8], spans: &[Span], old: &[u8], parent: &[Span]) -> Vec<u8> {
-    let mut w = Writer::default();
-    // `done`: bytes up to here are in the patch; `copy`: a copy not yet
-    // written, grown over the next unchanged value while the bytes between
-    // (a map key) are the same in both.
-    let (mut done, mut copy): (usize, Option<(usize, usize)>) = (0, None);
+    let mut p = Patcher {
+        w: Writer::default(),
+        bytes,
+        old,
+        done: 0,
+        copy: None,
+    };
     for s in spans {
         let found = parent
             .binary_search_by_key(&s.stamp, |p| p.stamp)
             .ok()
             .map(|i| parent[i])
-            .filter(|p| p.len == s.len && p.len > 0 && old.get(p.at..p.at + p.len).is_some());
-        let Some(p) = found else {
-            continue;
-        };
-        let gap = &bytes[done..s.at];
-        match copy {
-            Some((at, len)) if old.get(at + len..p.at) == Some(gap) => {
-                copy = Some((at, p.at + p.len - at));
+            .filter(|p| {
+                old.get(p.at..p.at + p.len).is_some() && bytes.get(s.at..s.at + s.len).is_some()
+            });
+        match found {
+            Some(o) if s.stamp & Span::COLUMN != 0 => p.column(*s, o),
+            Some(o) if o.len == s.len && o.len > 0 => p.copy(s.at, o.at, o.len),
+            _ => {}
+        }
+    }
+    p.finish()
+}
+
+/// Equal bytes a column copy needs (a copy op costs up to 21 bytes).
+pub const MIN_COPY: usize = 32;
+/// How far a column diff looks, in each section, for where the two columns
+/// agree again after a difference (a changed varint, an added field).
+const RESYNC: usize = 16;
+/// A column is given up (the rest inserted) once it has had more than this
+/// many differences plus one per [`BYTES_PER_MISS`] bytes copied: bounds the
+/// cost of a column that changed all over (a difference costs up to about
+/// 500 comparisons of [`MIN_COPY`] bytes), not of one with a few changes.
+const MISSES: usize = 16;
+const BYTES_PER_MISS: usize = 256;
+
+/// A patch being made, left to right over the new section.
+struct Patcher<'a> {
+    w: Writer,
+    bytes: &'a [u8],
+    old: &'a [u8],
+    /// Bytes of the new section up to here are in the patch (or in `copy`).
+    done: usize,
+    /// A copy not yet written, `(at, len)` in the parent: grown over the next
+    /// one while the bytes between are the same in both.
+    copy: Option<(usize, usize)>,
+}
+
+impl Patcher<'_> {
+    /// The new section's `len` bytes at `at` are the parent's at `from`.
+    fn copy(&mut self, at: usize, from: usize, len: usize) {
+        let gap = &self.bytes[self.done..at];
+        match self.copy {
+            Some((c, n)) if self.old.get(c + n..from) == Some(gap) => {
+                self.copy = Some((c, from + len - c));
             }
             _ => {
-                flush(&mut w, copy.take());
-                insert(&mut w, gap);
-                copy = Some((p.at, p.len));
+                flush(&mut self.w, self.copy.take());
+                insert(&mut self.w, gap);
+                self.copy = Some((from, len));
             }
         }
-        done = s.at + s.len;
+        self.done = at + len;
     }
-    flush(&mut w, copy);
-    insert(&mut w, &bytes[done..]);
-    w.buf
+
+    /// Copy the runs the new column `s` shares with the parent's column `o`,
+    /// in order: equal prefixes, re-aligned after each difference within
+    /// [`RESYNC`] bytes.
+    fn column(&mut self, s: Span, o: Span) {
+        let new = &self.bytes[s.at..s.at + s.len];
+        let old = &self.old[o.at..o.at + o.len];
+        let (mut i, mut j, mut misses, mut copied) = (0, 0, 0, 0);
+        while i < new.len() && j < old.len() && misses <= MISSES + copied / BYTES_PER_MISS {
+            let k = common_prefix(&new[i..], &old[j..]);
+            if k >= MIN_COPY {
+                self.copy(s.at + i, o.at + j, k);
+                copied += k;
+            }
+            (i, j, misses) = (i + k, j + k, misses + 1);
+            match resync(&new[i..], &old[j..]) {
+                Some((di, dj)) => (i, j) = (i + di, j + dj),
+                None => break,
+            }
+        }
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        flush(&mut self.w, self.copy);
+        insert(&mut self.w, &self.bytes[self.done..]);
+        self.w.buf
+    }
+}
+
+/// How many bytes `a` and `b` share from their starts.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut k = 0;
+    while k + BLOCK <= n && a[k..k + BLOCK] == b[k..k + BLOCK] {
+        k += BLOCK;
+    }
+    k + a[k..n]
+        .iter()
+        .zip(&b[k..n])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The nearest offsets `(di, dj)`, each at most [`RESYNC`] (smallest sum
+/// first), from which `a` and `b` agree on [`MIN_COPY`] bytes.
+fn resync(a: &[u8], b: &[u8]) -> Option<(usize, usize)> {
+    (1..=2 * RESYNC).find_map(|d| {
+        (d.saturating_sub(RESYNC)..=d.min(RESYNC)).find_map(|di| {
+            let dj = d - di;
+            let x = a.get(di..di + MIN_COPY)?;
+            (b.get(dj..dj + MIN_COPY)? == x).then_some((di, dj))
+        })
+    })
 }
 
 fn insert(w: &mut Writer, b: &[u8]) {
@@ -177,6 +273,74 @@ mod tests {
         let (new, spans) = section(&[(1, b"alph")]);
         let patch = make(&new, &spans, &old, &by_stamp(old_spans));
         assert_eq!(count_ops(&patch, COPY), 0);
+        assert_eq!(apply(&old, &patch, new.len()), Some(new));
+    }
+
+    /// A section of one column (a length byte, then `items`) and a tail.
+    fn column_section(items: &[u8]) -> (Vec<u8>, Vec<Span>) {
+        let mut b = vec![items.len() as u8];
+        b.extend_from_slice(items);
+        let span = Span {
+            stamp: Span::COLUMN,
+            at: 0,
+            len: b.len(),
+        };
+        b.extend_from_slice(b"tail");
+        (b, vec![span])
+    }
+
+    /// Bytes no run of which repeats within `MIN_COPY`.
+    fn varied(n: usize, seed: u8) -> Vec<u8> {
+        (0..n).map(|i| (i * 7 + i / 251) as u8 ^ seed).collect()
+    }
+
+    fn inserted(patch: &[u8]) -> usize {
+        let (mut r, mut n) = (Reader::new(patch), 0);
+        while !r.is_empty() {
+            match r.u().unwrap() {
+                INSERT => n += r.bytes().unwrap().len(),
+                _ => {
+                    r.u().unwrap();
+                    r.u().unwrap();
+                }
+            }
+        }
+        n
+    }
+
+    /// A grown column (its length changed, elements added) copies the
+    /// parent's elements; a column changed in a few places copies the runs
+    /// between the changes, re-aligned when a change has another length.
+    #[test]
+    fn a_column_copies_what_it_shares_with_the_parents() {
+        let items = varied(200, 0);
+        let (old, old_spans) = column_section(&items);
+        let grown = [&items[..], &varied(20, 0x55)[..]].concat();
+        let (new, spans) = column_section(&grown);
+        let patch = make(&new, &spans, &old, &old_spans);
+        assert_eq!(apply(&old, &patch, new.len()), Some(new));
+        assert_eq!(inserted(&patch), 1 + 20 + 4, "length, new items, tail");
+        let mut changed = items.clone();
+        changed[50] ^= 1;
+        changed.splice(120..121, *b"xyz");
+        let (new, spans) = column_section(&changed);
+        let patch = make(&new, &spans, &old, &old_spans);
+        assert_eq!(apply(&old, &patch, new.len()), Some(new));
+        assert_eq!(count_ops(&patch, COPY), 3, "{patch:?}");
+        assert!(inserted(&patch) < 10, "{patch:?}");
+    }
+
+    /// A column that changed all over, or a hint that points at unrelated
+    /// bytes, copies nothing and still makes the section.
+    #[test]
+    fn a_column_unlike_the_parents_is_inserted() {
+        let (old, old_spans) = column_section(&varied(200, 0));
+        let (new, spans) = column_section(&varied(200, 0x80));
+        let patch = make(&new, &spans, &old, &old_spans);
+        assert_eq!(apply(&old, &patch, new.len()), Some(new.clone()));
+        assert_eq!(count_ops(&patch, COPY), 0);
+        let wrong = [Span { at: 3, ..spans[0] }];
+        let patch = make(&new, &wrong, &old, &old_spans);
         assert_eq!(apply(&old, &patch, new.len()), Some(new));
     }
 

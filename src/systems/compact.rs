@@ -259,6 +259,14 @@ impl Interner {
         (&self.buf, &self.ends)
     }
 
+    /// Append its bincode (as `Serialize` writes it) to `e`, the names and
+    /// their ends as two columns.
+    pub fn encode_columns(&self, e: &mut Encoded) -> bincode::Result<()> {
+        e.column(self.buf.as_str(), self.buf.len())?;
+        e.column(self.ends.as_slice(), self.ends.len())?;
+        e.field(&[0u8; 0][..])
+    }
+
     /// The interner holding `buf` cut at `ends`, with the very table that
     /// interning them one by one builds: growth doubles the table from 16 slots
     /// whenever it would be over three quarters full, and then (as after every
@@ -539,7 +547,8 @@ fn next_stamp() -> u64 {
 }
 
 /// One section of a snapshot: its bytes, and where kept values' bytes lie in
-/// them ([`Span`]: cards and sbr tournaments; none in other sections).
+/// them ([`Span`]: cards and sbr tournaments) or its columns do (the other
+/// states' growing parts, [`Span::COLUMN`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Encoded {
     pub bytes: Vec<u8>,
@@ -563,6 +572,52 @@ pub struct Span {
     pub stamp: u64,
     pub at: usize,
     pub len: usize,
+}
+
+impl Span {
+    /// The stamp bit of a *column*: a growing part of a section (a vector's
+    /// elements, an interner's names), numbered in the order the section's
+    /// encoder writes them ([`Encoded::column`]). Unlike a kept value's stamp,
+    /// a column's promises nothing: a patch compares it with the parent's
+    /// column of the same number and copies only equal runs.
+    pub const COLUMN: u64 = 1 << 63;
+}
+
+impl Encoded {
+    /// Append the bincode (varint) of `v`: writing a struct's fields one by
+    /// one gives the bytes of serializing it whole (bincode puts fields back
+    /// to back, with no framing).
+    pub fn field<T: Serialize + ?Sized>(&mut self, v: &T) -> bincode::Result<()> {
+        use bincode::Options;
+        bincode::DefaultOptions::new().serialize_into(&mut self.bytes, v)
+    }
+
+    /// [`Self::field`] of `v`, a sequence of `n` elements (a vector, a map, a
+    /// string's bytes), noting its elements (after bincode's length) as the
+    /// next column.
+    pub fn column<T: Serialize + ?Sized>(&mut self, v: &T, n: usize) -> bincode::Result<()> {
+        use bincode::Options;
+        let at = self.bytes.len()
+            + bincode::DefaultOptions::new().serialized_size(&(n as u64))? as usize;
+        self.field(v)?;
+        self.column_from(at.min(self.bytes.len()));
+        Ok(())
+    }
+
+    /// Note the bytes from `at` to the end as the next column.
+    pub fn column_from(&mut self, at: usize) {
+        self.column_span(at, self.bytes.len());
+    }
+
+    /// Note the bytes `at..end` as the next column.
+    pub fn column_span(&mut self, at: usize, end: usize) {
+        let stamp = Span::COLUMN | self.spans.len() as u64;
+        self.spans.push(Span {
+            stamp,
+            at,
+            len: end - at,
+        });
+    }
 }
 
 impl<T> Kept<T> {

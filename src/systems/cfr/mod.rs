@@ -292,6 +292,30 @@ pub struct State {
     counting: Option<Box<Counting>>,
 }
 
+impl State {
+    /// The checkpoint section: its bincode (the very bytes of `Serialize`),
+    /// with the growing parts as columns (`ledger/patch.rs`).
+    pub fn checkpoint_bytes(&self) -> bincode::Result<super::compact::Encoded> {
+        /// `data` as `compact::bytes` writes it.
+        struct Bytes<'a>(&'a [u8]);
+        impl Serialize for Bytes<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(self.0)
+            }
+        }
+        let mut e = super::compact::Encoded::default();
+        e.column(&self.by_name, self.by_name.len())?;
+        e.column(&self.series, self.series.len())?;
+        e.column(&self.events, self.events.len())?;
+        e.column(&Bytes(&self.data), self.data.len())?;
+        self.drivers.encode_columns(&mut e)?;
+        self.event_names.encode_columns(&mut e)?;
+        e.column(&self.tables, self.tables.len())?;
+        e.field(&self.table_ids)?;
+        Ok(e)
+    }
+}
+
 impl Projection for State {
     fn check(&self, rec: &Record, _cx: &Cx) -> Result<(), String> {
         match &rec.event {

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::events::mepbm::Side;
 use crate::systems::codec::{Reader, Writer};
-use crate::systems::compact::IdMap;
+use crate::systems::compact::{Encoded, IdMap};
 use crate::time::Micros;
 
 /// Names are interned as in the other compact states.
@@ -196,25 +196,46 @@ impl Ratings {
 /// absent rather than panicking later.
 impl super::State {
     pub fn checkpoint_bytes(&self) -> Vec<u8> {
+        self.checkpoint_encoded().bytes
+    }
+
+    /// [`Self::checkpoint_bytes`], each part of the layout (each column of
+    /// the slots) a column span (`compact::Span::COLUMN`): what a delta
+    /// checkpoint's patch compares with the parent's.
+    pub fn checkpoint_encoded(&self) -> Encoded {
         // About what it takes: a few bytes per slot, rating and name.
         let guess = 8 * self.slots.len() + 64 * self.names.len() + 4096;
         let mut w = Writer {
             buf: Vec::with_capacity(guess),
         };
+        let mut marks = vec![0];
         for n in [&self.names, &self.places, &self.games] {
             put_interner(&mut w, n);
+            marks.push(w.buf.len());
         }
         put_headers(&mut w, &self.headers);
-        put_slots(&mut w, &self.slots);
+        marks.push(w.buf.len());
+        put_slots(&mut w, &self.slots, &mut marks);
         for r in [&self.valar, &self.maia, &self.istari, &self.ainur] {
             put_ratings(&mut w, r);
+            marks.push(w.buf.len());
         }
-        put_map(&mut w, &self.council, |w, c| {
+        self.put_rest(&mut w);
+        let mut e = Encoded::from(w.buf);
+        for m in marks.windows(2) {
+            e.column_span(m[0], m[1]);
+        }
+        e
+    }
+
+    /// The layout's parts after the ratings: small, and changed all over.
+    fn put_rest(&self, w: &mut Writer) {
+        put_map(w, &self.council, |w, c| {
             w.i(c.team_player);
             w.i(c.played_nation);
             w.i(c.enemy_nation);
         });
-        put_map(&mut w, &self.nazgul, |w, t| {
+        put_map(w, &self.nazgul, |w, t| {
             w.u(t.won.into());
             w.u(t.played.into());
         });
@@ -224,7 +245,6 @@ impl super::State {
                 .serialize(&rest)
                 .unwrap_or_default(),
         );
-        w.buf
     }
 
     /// The state [`Self::checkpoint_bytes`] wrote, or `None` if `b` is not
@@ -375,17 +395,21 @@ fn take_headers(r: &mut Reader, names: u64, places: u64) -> Option<Vec<Header>> 
     Some(out)
 }
 
-fn put_slots(w: &mut Writer, slots: &[Slot]) {
+/// Also notes in `marks` where each of its three columns ends.
+fn put_slots(w: &mut Writer, slots: &[Slot], marks: &mut Vec<usize>) {
     w.u(slots.len() as u64);
     for s in slots {
         w.u(s.nation.into());
     }
+    marks.push(w.buf.len());
     for s in slots {
         w.u(s.player.into());
     }
+    marks.push(w.buf.len());
     for s in slots {
         w.buf.push(s.side | s.start << 2 | u8::from(s.voted) << 4);
     }
+    marks.push(w.buf.len());
 }
 
 fn take_slots(r: &mut Reader, names: u64, places: u64) -> Option<Vec<Slot>> {
