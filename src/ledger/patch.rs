@@ -53,6 +53,8 @@ pub fn make(bytes: &[u8], spans: &[Span], old: &[u8], parent: &[Span]) -> Vec<u8
                 old.get(p.at..p.at + p.len).is_some() && bytes.get(s.at..s.at + s.len).is_some()
             });
         match found {
+            // Spans out of order are no use (and would cut a gap backwards).
+            Some(_) if s.at < p.done => {}
             Some(o) if s.stamp & Span::COLUMN != 0 => p.column(*s, o),
             Some(o) if o.len == s.len && o.len > 0 => p.copy(s.at, o.at, o.len),
             _ => {}
@@ -62,7 +64,7 @@ pub fn make(bytes: &[u8], spans: &[Span], old: &[u8], parent: &[Span]) -> Vec<u8
 }
 
 /// Equal bytes a column copy needs (a copy op costs up to 21 bytes).
-pub const MIN_COPY: usize = 32;
+const MIN_COPY: usize = 32;
 /// How far a column diff looks, in each section, for where the two columns
 /// agree again after a difference (a changed varint, an added field).
 const RESYNC: usize = 16;
@@ -250,21 +252,24 @@ mod tests {
     }
 
     fn count_ops(patch: &[u8], op: u64) -> usize {
-        let (mut r, mut n) = (Reader::new(patch), 0);
+        ops(patch).0.iter().filter(|&&o| o == op).count()
+    }
+
+    /// `patch`'s ops in order, and how many bytes its inserts carry.
+    fn ops(patch: &[u8]) -> (Vec<u64>, usize) {
+        let (mut r, mut out, mut n) = (Reader::new(patch), Vec::new(), 0);
         while !r.is_empty() {
             let o = r.u().unwrap();
-            n += usize::from(o == op);
+            out.push(o);
             match o {
-                INSERT => {
-                    r.bytes().unwrap();
-                }
+                INSERT => n += r.bytes().unwrap().len(),
                 _ => {
                     r.u().unwrap();
                     r.u().unwrap();
                 }
             }
         }
-        n
+        (out, n)
     }
 
     #[test]
@@ -294,18 +299,9 @@ mod tests {
         (0..n).map(|i| (i * 7 + i / 251) as u8 ^ seed).collect()
     }
 
+    /// The bytes `patch` inserts.
     fn inserted(patch: &[u8]) -> usize {
-        let (mut r, mut n) = (Reader::new(patch), 0);
-        while !r.is_empty() {
-            match r.u().unwrap() {
-                INSERT => n += r.bytes().unwrap().len(),
-                _ => {
-                    r.u().unwrap();
-                    r.u().unwrap();
-                }
-            }
-        }
-        n
+        ops(patch).1
     }
 
     /// A grown column (its length changed, elements added) copies the
@@ -341,7 +337,27 @@ mod tests {
         assert_eq!(count_ops(&patch, COPY), 0);
         let wrong = [Span { at: 3, ..spans[0] }];
         let patch = make(&new, &wrong, &old, &old_spans);
-        assert_eq!(apply(&old, &patch, new.len()), Some(new));
+        assert_eq!(apply(&old, &patch, new.len()), Some(new.clone()));
+        // Out of order: the second span starts before the first ends.
+        let (same, _) = column_section(&varied(200, 0));
+        let stamp = Span::COLUMN | 1;
+        let parent = [
+            old_spans[0],
+            Span {
+                stamp,
+                ..old_spans[0]
+            },
+        ];
+        let backwards = [
+            spans[0],
+            Span {
+                stamp,
+                at: 1,
+                len: 40,
+            },
+        ];
+        let patch = make(&same, &backwards, &old, &parent);
+        assert_eq!(apply(&old, &patch, same.len()), Some(same));
     }
 
     #[test]

@@ -300,7 +300,7 @@ impl State {
         struct Bytes<'a>(&'a [u8]);
         impl Serialize for Bytes<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_bytes(self.0)
+                super::compact::bytes::serialize(self.0, s)
             }
         }
         let mut e = super::compact::Encoded::default();
