@@ -199,9 +199,11 @@ impl super::State {
         self.checkpoint_encoded().bytes
     }
 
-    /// [`Self::checkpoint_bytes`], each part of the layout (each column of
-    /// the slots) a column span (`compact::Span::COLUMN`): what a delta
-    /// checkpoint's patch compares with the parent's.
+    /// [`Self::checkpoint_bytes`], with each interner, the headers, each of
+    /// the three slot columns and each ratings table as a column span
+    /// (`compact::Span::COLUMN`): what a delta checkpoint's patch compares
+    /// with the parent's. The parts after the ratings are small and left out
+    /// (inserted whole).
     pub fn checkpoint_encoded(&self) -> Encoded {
         // About what it takes: a few bytes per slot, rating and name.
         let guess = 8 * self.slots.len() + 64 * self.names.len() + 4096;
