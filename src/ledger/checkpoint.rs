@@ -477,11 +477,15 @@ fn next_checkpoint(
 ) -> Result<(Header, [Vec<u8>; SECTIONS], Option<Parent>)> {
     let whole = |n: u64| n / every % WHOLE_EVERY == WHOLE_AT;
     let root = root.filter(|p| !whole(folded) && p.deltas + 1 < WHOLE_EVERY as usize);
-    // Patched when the parent's kept spans are known (this process made it).
-    let patched = root.as_ref().and_then(|p| Some((p, p.kept.as_ref()?)));
+    // Patched when the parent's spans are known (this process made it).
+    let spans = root.as_ref().and_then(|p| Some((p, p.kept.as_ref()?)));
+    let patched = match spans {
+        Some(_) => Patched::States,
+        None => Patched::No,
+    };
     let mut stored: [Vec<u8>; SECTIONS] = Default::default();
     for (i, out) in stored.iter_mut().enumerate() {
-        *out = match patched.filter(|_| Patched::States.covers(i)) {
+        *out = match spans.filter(|_| patched.covers(i)) {
             Some((p, kept)) => {
                 let patch = patch::make(&raw[i].bytes, &raw[i].spans, &p.raw[i], &kept[i]);
                 frame(&patch, DELTA_LEVEL, None)?
@@ -489,10 +493,6 @@ fn next_checkpoint(
             None => compress(&raw[i].bytes, root.as_ref().map(|p| p.raw[i].as_slice()))?,
         };
     }
-    let patched = match patched {
-        Some(_) => Patched::States,
-        None => Patched::No,
-    };
     let h = Header {
         head: new,
         pos,
@@ -613,7 +613,7 @@ pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
 pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encoded> {
     match i {
         0 => section_bytes(params).map(Encoded::from),
-        1 => Ok(state.mepbm.checkpoint_encoded()),
+        1 => Ok(state.mepbm.checkpoint_bytes()),
         2 => state.cfr.checkpoint_bytes().map_err(storage_error),
         3 => state.cards.checkpoint_bytes().map_err(storage_error),
         4 => state.diplomacy.checkpoint_bytes().map_err(storage_error),

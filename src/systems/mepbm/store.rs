@@ -195,16 +195,12 @@ impl Ratings {
 /// Ids are checked against their interner, so a damaged section reads as
 /// absent rather than panicking later.
 impl super::State {
-    pub fn checkpoint_bytes(&self) -> Vec<u8> {
-        self.checkpoint_encoded().bytes
-    }
-
-    /// [`Self::checkpoint_bytes`], with each interner, the headers, each of
-    /// the three slot columns and each ratings table as a column span
-    /// (`compact::Span::COLUMN`): what a delta checkpoint's patch compares
-    /// with the parent's. The parts after the ratings are small and left out
-    /// (inserted whole).
-    pub fn checkpoint_encoded(&self) -> Encoded {
+    /// The checkpoint section in the layout above, with each interner, the
+    /// headers, each of the three slot columns and each ratings table as a
+    /// column span (`compact::Span::COLUMN`): what a delta checkpoint's patch
+    /// compares with the parent's. The parts after the ratings are small and
+    /// left out (inserted whole).
+    pub fn checkpoint_bytes(&self) -> Encoded {
         // About what it takes: a few bytes per slot, rating and name.
         let guess = 8 * self.slots.len() + 64 * self.names.len() + 4096;
         let mut w = Writer {
