@@ -158,9 +158,16 @@ const WHOLE_AT: u64 = 1;
 /// wrote a whole checkpoint rather than a longer chain).
 const MAX_CHAIN: usize = WHOLE_EVERY as usize;
 /// zstd levels: whole checkpoints are written a few times per ledger, deltas
-/// often, and both are read back as fast whatever the level.
-const WHOLE_LEVEL: i32 = 3;
+/// often, and both are read back as fast whatever the level. Session 28, five
+/// alternated pairs of 1M imports: whole ones at 1 (3 before) and patches at
+/// -3 (1 before) took the `checkpoints` thread 0.79-0.98 s of CPU against
+/// 1.17-1.57 s, for 199 MB of checkpoints against 152 (README, "Performance").
+const WHOLE_LEVEL: i32 = 1;
+/// Deltas matched against their parent by zstd itself (kind 1).
 const DELTA_LEVEL: i32 = 1;
+/// The frames of patches (kinds 2 and 3): what they insert is what the parent
+/// lacks, so long matches are rare and a fast level loses little.
+const PATCH_LEVEL: i32 = -3;
 /// The least spacing: below it, folding is cheaper than reading a snapshot.
 pub const MIN_EVERY: u64 = 10_000;
 /// The spacing is a multiple of this, so it changes in steps as a ledger grows.
@@ -488,7 +495,7 @@ fn next_checkpoint(
         *out = match spans.filter(|_| patched.covers(i)) {
             Some((p, kept)) => {
                 let patch = patch::make(&raw[i].bytes, &raw[i].spans, &p.raw[i], &kept[i]);
-                frame(&patch, DELTA_LEVEL, None)?
+                frame(&patch, PATCH_LEVEL, None)?
             }
             None => compress(&raw[i].bytes, root.as_ref().map(|p| p.raw[i].as_slice()))?,
         };
