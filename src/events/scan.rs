@@ -476,7 +476,8 @@ impl Canon {
     /// Members are written in input order, then re-ordered in place if needed.
     /// `env` (the top level's) gets where its envelope fields' values lie in
     /// `out`, found as the members are placed: a second scan of the output
-    /// for them took about a fifth of the parser thread (session 28).
+    /// for them was most of 142 of the parser thread's 675 samples in one
+    /// profile of the 1M import (session 28).
     fn obj(
         &mut self,
         s: &mut Scanner<'_>,

@@ -158,9 +158,9 @@ const WHOLE_AT: u64 = 1;
 /// wrote a whole checkpoint rather than a longer chain).
 const MAX_CHAIN: usize = WHOLE_EVERY as usize;
 /// zstd levels: whole checkpoints are written a few times per ledger, deltas
-/// often, and both are read back as fast whatever the level. Session 28, five
+/// often, and both are read back as fast whatever the level. Session 28, three
 /// alternated pairs of 1M imports: whole ones at 1 (3 before) and patches at
-/// -3 (1 before) took the `checkpoints` thread 0.79-0.98 s of CPU against
+/// -3 (1 before) took the `checkpoints` thread 0.80-0.98 s of CPU against
 /// 1.17-1.57 s, for 199 MB of checkpoints against 152 (README, "Performance").
 const WHOLE_LEVEL: i32 = 1;
 /// Deltas matched against their parent by zstd itself (kind 1).
