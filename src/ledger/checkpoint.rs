@@ -165,8 +165,8 @@ const MAX_CHAIN: usize = WHOLE_EVERY as usize;
 const WHOLE_LEVEL: i32 = 1;
 /// Deltas matched against their parent by zstd itself (kind 1).
 const DELTA_LEVEL: i32 = 1;
-/// The frames of patches (kinds 2 and 3): what they insert is what the parent
-/// lacks, so long matches are rare and a fast level loses little.
+/// The frames of patches (kinds 2 and 3). At -3 rather than 1 they cost size:
+/// 196 MB of checkpoints against 152 at 1M, two rounds with whole ones at 3.
 const PATCH_LEVEL: i32 = -3;
 /// The least spacing: below it, folding is cheaper than reading a snapshot.
 pub const MIN_EVERY: u64 = 10_000;
