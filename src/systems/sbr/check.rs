@@ -58,6 +58,7 @@ fn seats(g: &GamePlayed, cx: &Cx) -> Result<(), String> {
         ));
     }
     let mut players: Vec<&str> = Vec::with_capacity(4);
+    let mult = cx.params.int(SYS, "bonus_multiplier");
     for s in &g.seats {
         if let Some(p) = &s.player {
             if p.is_empty() {
@@ -73,12 +74,13 @@ fn seats(g: &GamePlayed, cx: &Cx) -> Result<(), String> {
             }
             players.push(p);
         }
-        seat_score(s, cx)?;
+        seat_score(s, mult)?;
     }
     Ok(())
 }
 
-fn seat_score(s: &Seat, cx: &Cx) -> Result<(), String> {
+/// `mult`: the `bonus_multiplier` in force, looked up once per game.
+fn seat_score(s: &Seat, mult: i64) -> Result<(), String> {
     let who = || match &s.player {
         Some(p) => format!("player {p} ({} seat)", color_name(s.seat)),
         None => format!("bot ({} seat)", color_name(s.seat)),
@@ -93,7 +95,6 @@ fn seat_score(s: &Seat, cx: &Cx) -> Result<(), String> {
         return Ok(());
     };
     let refs = || bases.iter().map(|b| (b.piece.as_str(), b.bonus));
-    let mult = cx.params.int(SYS, "bonus_multiplier");
     let computed = math::game_score_of(refs(), mult).map_err(|e| format!("{}: {e}", who()))?;
     match s.score {
         Some(given) if given != computed => Err(format!(
