@@ -63,8 +63,9 @@ pub fn read_events<R: BufRead>(
 /// Each line is handed over from the reader's own buffer when it lies whole
 /// in it (most lines: the file reader's buffer is 256 KiB, an event at most
 /// 64 KiB), and copied only when it spans a refill. Why: the import's main
-/// thread bounds its writing phase, and a byte-at-a-time search for the line
-/// end plus the copy were about 0.2 s of it for the 1M-event stream.
+/// thread bounds its writing phase, and the byte-at-a-time search for the
+/// line end was 142 of its 2,636 samples there (one 1M-event import, `perf`
+/// at 999 Hz; 3 plus 32 in `memchr` after).
 fn read_lines<R: BufRead>(mut r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputError>, Stop> {
     let mut line_no = 0u64;
     let mut buf = Vec::new();
@@ -276,10 +277,10 @@ mod tests {
         assert!(res.is_err());
     }
 
-    /// Every line of `text` as `read_events` hands it over through a reader
-    /// buffer of `cap` bytes, with the problem that stopped it.
     type Lines = Vec<(u64, Vec<u8>)>;
 
+    /// Every line of `text` as `read_events` hands it over through a reader
+    /// buffer of `cap` bytes, with the problem that stopped it.
     fn lines_through(text: &[u8], cap: usize) -> (Lines, Result<(), InputError>) {
         let mut got = Vec::new();
         let r = std::io::BufReader::with_capacity(cap, text);

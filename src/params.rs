@@ -89,26 +89,28 @@ fn next_stamp() -> u64 {
 }
 
 fn find(system: &str, name: &str) -> Option<&'static ParamDef> {
-    crate::systems::param_defs()
-        .iter()
-        .find(|d| d.system == system && d.name == name)
+    position(system, name).map(|i| &crate::systems::param_defs()[i])
 }
 
-/// Check one value against its definition.
+/// Where parameter `system.name` is in [`crate::systems::param_defs`].
+fn position(system: &str, name: &str) -> Option<usize> {
+    crate::systems::param_defs()
+        .iter()
+        .position(|d| d.system == system && d.name == name)
+}
+
 /// The default of a known parameter, parsed once; `Null` for an unknown one.
 fn default_value(system: &str, name: &str) -> Value {
     static PARSED: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
-    let defs = crate::systems::param_defs();
     let parsed = PARSED.get_or_init(|| {
-        defs.iter()
+        (crate::systems::param_defs().iter())
             .map(|d| serde_json::from_str(d.default).unwrap_or(Value::Null))
             .collect()
     });
-    defs.iter()
-        .position(|d| d.system == system && d.name == name)
-        .map_or(Value::Null, |i| parsed[i].clone())
+    position(system, name).map_or(Value::Null, |i| parsed[i].clone())
 }
 
+/// Check one value against its definition.
 fn check_value(def: &ParamDef, v: &Value) -> Result<(), String> {
     let ok = match def.kind {
         Kind::Int => v.as_i64().is_some(),
@@ -214,7 +216,7 @@ impl Params {
     ///
     /// Neither map is searched with an owned key, and defaults are parsed
     /// once ([`default_value`]): the check fold asks for a parameter for
-    /// sbr game and every diplomacy game, and building the key (two
+    /// every sbr game and every diplomacy game, and building the key (two
     /// `String`s) and parsing the default's JSON each time put this function
     /// in 39 of the 3,227 samples of one 1M-event import (`perf`, 299 Hz,
     /// call graphs); after, 21 of 3,125 and 28 of 4,123. The maps
