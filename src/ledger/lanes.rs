@@ -8,12 +8,14 @@
 //! uses for whole chunks) compresses 4 to 16 of them per instruction.
 //!
 //! The append begins its record hashes here too ([`Lanes::begin_records`], on
-//! its parser thread): the whole blocks of each record's prefix
+//! its parser thread): the whole chunks and blocks of each record's prefix
 //! `{"event":<event>,"prev":"`, which does not depend on the chain, across
 //! lanes; its chaining thread finishes each one ([`finish_record`]) with the
 //! rest of the prefix and `prev`, `recorded_at` and `seq`. A record carries its
-//! 32-byte chaining value and block count between the two threads, where it
-//! used to carry a boxed 1,920-byte `blake3::Hasher` fed a block at a time.
+//! chaining values and block count between the two threads, where it used to
+//! carry a boxed 1,920-byte `blake3::Hasher` fed a block at a time (until
+//! session 30 still for prefixes longer than 864 bytes: 15% of the generated
+//! 1M stream's events, 45% of its bytes).
 //!
 //! How: an input of up to [`MAX_LANE_CHUNKS`] chunks (1 KiB each) is split as
 //! BLAKE3 defines it. Every whole chunk but the last, and the whole blocks of the
@@ -31,7 +33,7 @@
 use blake3::platform::Platform;
 use blake3::IncrementCounter;
 
-use super::canonical::{record_hash, record_hash_finish, record_suffix, RECORD_HEAD, RECORD_MID};
+use super::canonical::{record_hash, record_suffix, RECORD_HEAD, RECORD_MID};
 
 const BLOCK: usize = 64;
 const CHUNK: usize = 1024;
@@ -53,7 +55,8 @@ pub struct Lanes {
     /// `groups[counter][blocks]`: the inputs whose piece for one `hash_many`
     /// call is chunk `counter`, `blocks` blocks long (16 = a whole non-final chunk).
     groups: Vec<Vec<Vec<usize>>>,
-    /// Where each input's chunk CVs start in `cvs`.
+    /// Where each input's chunk CVs start in `cvs` ([`Lanes::hash`]), or
+    /// each record's prefix in `prefixes` ([`Lanes::begin_records`]).
     first: Vec<usize>,
     /// Chunk chaining values: the CVs of whole chunks, and of the whole blocks of
     /// each last chunk (the IV if it has none).
@@ -189,70 +192,99 @@ fn many_blocks(p: &Platform, blocks: usize, slices: &[&[u8]], args: (u64, u8), o
 /// A record's hash begun on the append's parser thread
 /// ([`Lanes::begin_records`]) and finished on its chaining thread
 /// ([`finish_record`]) once `prev` and `seq` are known.
+///
+/// Invariant: the begun part is the record prefix `{"event":<event>,"prev":"`
+/// up to its last whole block: `chunks.len()` whole chunks, then `blocks`
+/// whole blocks of the next one. None of it is the record's last block (the
+/// tail follows), so no flag of it depends on the record's length. The rest
+/// of the prefix is read again from the event when the hash is finished.
 #[derive(Clone)]
-pub enum Begun {
-    /// BLAKE3's chaining value after the first `blocks` whole blocks of the
-    /// record's prefix `{"event":<event>,"prev":"` (chunk 0, `CHUNK_START`
-    /// given, not ended). The rest of the prefix is read again from the event
-    /// when the hash is finished, so this is all a record carries.
-    Lanes { cv: [u32; 8], blocks: u8 },
-    /// A prefix that leaves less than [`TAIL_ROOM`] of its first chunk:
-    /// BLAKE3's own hasher, fed the whole prefix.
-    Hasher(Box<blake3::Hasher>),
+pub struct Begun {
+    /// The CVs of the prefix's whole chunks (chunk `c` at counter `c`,
+    /// `CHUNK_END` given: the record goes on after each). Empty, so not
+    /// allocated, for a prefix shorter than a chunk.
+    chunks: Vec<[u32; 8]>,
+    /// BLAKE3's chaining value after the `blocks` whole blocks of chunk
+    /// `chunks.len()` (`CHUNK_START` given, not ended); the IV for none.
+    cv: [u32; 8],
+    blocks: u8,
 }
-
-/// Room a prefix begun across lanes leaves in its chunk for the rest of the
-/// record: the hex of `prev` (64 bytes), `","recorded_at":` (16), a quoted
-/// time (29 for laurel's RFC 3339 micros), `,"seq":` (7), up to 20 digits and
-/// `}`, with room to spare. A longer rest (an odd `recorded_at`) is still
-/// hashed right: [`finish_record`] then hashes the whole record.
-const TAIL_ROOM: usize = 160;
 
 impl Lanes {
     /// Begin the hash of the record around each event (`events` are canonical
-    /// event bytes): `out[i]` is [`Begun`] for `events[i]`. The whole blocks of
-    /// the prefixes go through `hash_many` grouped by block count, as
-    /// [`Lanes::hash`] does for whole inputs: one record at a time, a block at
-    /// a time, was 4.5% of an import's CPU, five times its content keys.
+    /// event bytes): `out[i]` is [`Begun`] for `events[i]`. The whole chunks
+    /// and blocks of the prefixes go through `hash_many` grouped by chunk
+    /// counter and block count, as [`Lanes::hash`] does for whole inputs: one
+    /// record at a time, a block at a time, was 4.5% of an import's CPU, five
+    /// times its content keys.
     pub fn begin_records(&mut self, events: &[&[u8]], out: &mut Vec<Begun>) {
         let head = RECORD_HEAD.len() + RECORD_MID.len();
         // Every prefix end to end: `hash_many` reads each one's blocks whole.
         self.prefixes.clear();
-        let mut starts = Vec::with_capacity(events.len());
-        let mut groups: Vec<Vec<usize>> = vec![Vec::new(); CHUNK / BLOCK];
+        self.first.clear();
+        self.groups.iter_mut().flatten().for_each(Vec::clear);
         out.clear();
         for (i, e) in events.iter().enumerate() {
             let len = head + e.len();
-            if len + TAIL_ROOM > CHUNK {
-                let h = super::canonical::record_hash_prefix(e);
-                out.push(Begun::Hasher(Box::new(h)));
-                starts.push(0);
-                continue;
-            }
-            starts.push(self.prefixes.len());
+            let (whole, blocks) = (len / CHUNK, len % CHUNK / BLOCK);
+            self.first.push(self.prefixes.len());
             self.prefixes.extend_from_slice(RECORD_HEAD);
             self.prefixes.extend_from_slice(e);
             self.prefixes.extend_from_slice(RECORD_MID);
-            let blocks = len / BLOCK;
-            groups[blocks].push(i);
-            let blocks = blocks as u8;
-            out.push(Begun::Lanes { cv: IV, blocks });
-        }
-        // Blocks of chunk 0, none of them its last: no end flag.
-        for (blocks, group) in groups.iter().enumerate().skip(1) {
-            if group.is_empty() {
-                continue;
+            while self.groups.len() <= whole {
+                self.groups.push(vec![Vec::new(); CHUNK / BLOCK + 1]);
             }
-            let slices: Vec<&[u8]> = (group.iter())
-                .map(|&i| &self.prefixes[starts[i]..starts[i] + blocks * BLOCK])
-                .collect();
-            self.out.clear();
-            self.out.resize(32 * slices.len(), 0);
-            many_blocks(&self.platform, blocks, &slices, (0, 0), &mut self.out);
-            for (&i, cv) in group.iter().zip(self.out.chunks_exact(32)) {
-                if let Begun::Lanes { cv: c, .. } = &mut out[i] {
-                    *c = words(cv);
+            for c in 0..whole {
+                self.groups[c][CHUNK / BLOCK].push(i);
+            }
+            if blocks > 0 {
+                self.groups[whole][blocks].push(i);
+            }
+            // Room for the one or two chunk CVs the finish adds.
+            let mut chunks = Vec::new();
+            if whole > 0 {
+                chunks.reserve_exact(whole + 2);
+                chunks.resize(whole, IV);
+            }
+            out.push(Begun {
+                chunks,
+                cv: IV,
+                blocks: blocks as u8,
+            });
+        }
+        for counter in 0..self.groups.len() {
+            for blocks in 1..=CHUNK / BLOCK {
+                if !self.groups[counter][blocks].is_empty() {
+                    self.begin_group(counter, blocks, out);
                 }
+            }
+        }
+    }
+
+    /// [`Lanes::run_group`] over the record prefixes: a whole chunk's CV
+    /// (16 blocks, ended: never a record's last chunk) goes to `chunks`, the
+    /// CV of the whole blocks of a prefix's last chunk to `cv`.
+    fn begin_group(&mut self, counter: usize, blocks: usize, out: &mut [Begun]) {
+        let group = &self.groups[counter][blocks];
+        let start = counter * CHUNK;
+        let slices: Vec<&[u8]> = (group.iter())
+            .map(|&i| &self.prefixes[self.first[i] + start..][..blocks * BLOCK])
+            .collect();
+        self.out.clear();
+        self.out.resize(32 * slices.len(), 0);
+        let whole = blocks == CHUNK / BLOCK;
+        let end = if whole { CHUNK_END } else { 0 };
+        many_blocks(
+            &self.platform,
+            blocks,
+            &slices,
+            (counter as u64, end),
+            &mut self.out,
+        );
+        for (&i, cv) in group.iter().zip(self.out.chunks_exact(32)) {
+            match whole {
+                true => out[i].chunks[counter] = words(cv),
+                false => out[i].cv = words(cv),
             }
         }
     }
@@ -261,28 +293,27 @@ impl Lanes {
 /// The record hash of `event` with `prev`, `recorded_at` and `seq`
 /// (`canonical::record_hash`), from what [`Lanes::begin_records`] began:
 /// the rest of the prefix and the record's tail, compressed a block at a
-/// time into chunk 0's chaining value, the last block as the root.
+/// time (into the next chunk if the tail crosses a chunk's end), then the
+/// tree of chunk CVs, or the last block as the root of a one-chunk record.
 pub fn finish_record(
     platform: &Platform,
     begun: &mut Begun,
     event: &[u8],
     (prev, recorded_at, seq): (&[u8; 32], &str, u64),
 ) -> [u8; 32] {
-    let (mut cv, done) = match begun {
-        Begun::Hasher(h) => return record_hash_finish(h, prev, recorded_at, seq),
-        Begun::Lanes { cv, blocks } => (*cv, usize::from(*blocks) * BLOCK),
-    };
-    // The rest of the record, if it ends inside chunk 0 (zeros after it).
+    let mut chunks = std::mem::take(&mut begun.chunks);
+    let at = usize::from(begun.blocks) * BLOCK;
+    // The rest of the record, if it is at most a chunk (zeros after it).
     let mut rest = [0u8; CHUNK];
     let (mut n, mut fits) = (0, true);
     let mut put = |b: &[u8]| match rest.get_mut(n..n + b.len()) {
-        Some(to) if fits && done + n + b.len() <= CHUNK => {
+        Some(to) if fits => {
             to.copy_from_slice(b);
             n += b.len();
         }
         _ => fits = false,
     };
-    let mut skip = done;
+    let mut skip = chunks.len() * CHUNK + at;
     for piece in [RECORD_HEAD, event, RECORD_MID] {
         let k = skip.min(piece.len());
         skip -= k;
@@ -290,20 +321,53 @@ pub fn finish_record(
     }
     record_suffix(prev, recorded_at, seq, &mut put);
     if !fits {
+        // An odd `recorded_at` longer than laurel's RFC 3339 micros.
         return record_hash(event, prev, recorded_at, seq);
     }
-    // `n` >= 1: a record never ends with its prefix.
-    let last = n.div_ceil(BLOCK) - 1;
-    for (j, block) in rest.chunks_exact(BLOCK).take(last + 1).enumerate() {
-        let block: &[u8; BLOCK] = block.try_into().expect("a whole block");
-        let len = if j == last { n - last * BLOCK } else { BLOCK };
-        let mut flags = if done == 0 && j == 0 { CHUNK_START } else { 0 };
-        if j == last {
-            flags |= CHUNK_END | ROOT;
+    let cv = compress_rest(platform, (&mut chunks, begun.cv, at), &rest[..n]);
+    match chunks.is_empty() {
+        true => bytes(&cv),
+        false => {
+            chunks.push(cv);
+            bytes(&merge(platform, &chunks, ROOT))
         }
-        platform.compress_in_place(&mut cv, block, len as u8, 0, flags);
     }
-    bytes(&cv)
+}
+
+/// Compress `rest`, the record's last bytes (at least one: a record never
+/// ends with its prefix), from `at` bytes into chunk `chunks.len()` whose CV
+/// is `cv` so far. A chunk it fills is ended and its CV pushed onto
+/// `chunks`; returns the last chunk's CV, ended, and the root if it is the
+/// record's only chunk.
+fn compress_rest(
+    platform: &Platform,
+    (chunks, mut cv, mut at): (&mut Vec<[u32; 8]>, [u32; 8], usize),
+    rest: &[u8],
+) -> [u32; 8] {
+    let mut i = 0;
+    loop {
+        let len = BLOCK.min(rest.len() - i);
+        let mut block = [0u8; BLOCK];
+        block[..len].copy_from_slice(&rest[i..i + len]);
+        let last = i + len == rest.len();
+        let ends_chunk = last || at + len == CHUNK;
+        let mut flags = if at == 0 { CHUNK_START } else { 0 };
+        if ends_chunk {
+            flags |= CHUNK_END;
+        }
+        if last && chunks.is_empty() {
+            flags |= ROOT;
+        }
+        platform.compress_in_place(&mut cv, &block, len as u8, chunks.len() as u64, flags);
+        if last {
+            return cv;
+        }
+        (i, at) = (i + len, at + len);
+        if ends_chunk {
+            chunks.push(cv);
+            (cv, at) = (IV, 0);
+        }
+    }
 }
 
 /// Chunks of an input of `len` bytes (an empty input is one empty chunk).
@@ -431,9 +495,12 @@ mod tests {
     #[test]
     fn begun_record_hashes_finish_as_record_hash_for_every_prefix_length() {
         use crate::ledger::canonical::record_hash;
-        // Every event length through two chunks: prefixes of 0 to 13 whole
-        // blocks, the ones too long for lanes, and tails that do not fit.
-        let owned: Vec<Vec<u8>> = (0..=2 * CHUNK).map(|n| data(n, n as u8)).collect();
+        // Every event length through three chunks: prefixes that end at every
+        // byte of chunks 0 to 2, tails that cross into the next chunk, and a
+        // tail too long for the finish's buffer.
+        // And one event of 20 whole chunks.
+        let lens = (0..=3 * CHUNK).chain([20 * CHUNK]);
+        let owned: Vec<Vec<u8>> = lens.map(|n| data(n, n as u8)).collect();
         let events: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
         let long = "x".repeat(900);
         let tails = [
@@ -451,7 +518,7 @@ mod tests {
                 assert_eq!(begun.len(), events.len());
                 for (e, b) in events.iter().zip(begun.iter()) {
                     for (prev, ra, seq) in &tails {
-                        // Finishing feeds a begun `Hasher`: each tail starts from a copy.
+                        // Finishing takes the begun chunks: each tail starts from a copy.
                         let mut b = b.clone();
                         let got = finish_record(&platform, &mut b, e, (prev, ra, *seq));
                         let want = record_hash(e, prev, ra, *seq);
@@ -464,8 +531,6 @@ mod tests {
                     }
                 }
             }
-            let lanes_begun = begun.iter().filter(|b| matches!(b, Begun::Lanes { .. }));
-            assert_eq!(lanes_begun.count(), CHUNK - TAIL_ROOM - 18 + 1);
         }
     }
 
