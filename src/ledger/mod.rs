@@ -742,10 +742,14 @@ impl Ledger {
         let k = chunk::key(first_seq);
         self.summaries()?.insert(k, s.encode()).map_err(storage)?;
         self.idems()?.insert(k, fps).map_err(storage)?;
-        let packed = chunk::pack(bytes);
-        let stored = packed.len();
-        self.chunks()?.insert(k, packed).map_err(storage)?;
-        Ok(stored)
+        // sled copies the value it is given (`IVec` from a slice or a `Vec`
+        // alike), so it is packed into a buffer this thread keeps.
+        thread_local!(static PACKED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) });
+        PACKED.with_borrow_mut(|buf| {
+            let n = chunk::pack_into(bytes, buf);
+            self.chunks()?.insert(k, &buf[..n]).map_err(storage)?;
+            Ok(n)
+        })
     }
 
     /// `laurel export`: one JSON line per record (canonical form plus `hash`).
