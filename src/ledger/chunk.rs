@@ -210,11 +210,11 @@ pub fn pack(raw: &[u8]) -> Vec<u8> {
 /// 257 KiB for a full chunk; freshly zeroed for every chunk, it was 93 of the
 /// main thread's 3,995 samples of a 1M import, session 30).
 pub fn pack_into(raw: &[u8], out: &mut Vec<u8>) -> usize {
-    let need = 8 + lz4_flex::block::get_maximum_output_size(raw.len());
-    if raw.len() <= MAX_RAW && out.len() < need {
-        out.resize(need, 0);
-    }
     if raw.len() <= MAX_RAW {
+        let need = 8 + lz4_flex::block::get_maximum_output_size(raw.len());
+        if out.len() < need {
+            out.resize(need, 0);
+        }
         out[..4].copy_from_slice(PACKED);
         out[4..8].copy_from_slice(&(raw.len() as u32).to_le_bytes());
         if let Ok(n) = lz4_flex::block::compress_into(raw, &mut out[8..]) {

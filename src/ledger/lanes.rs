@@ -150,20 +150,26 @@ impl Lanes {
             .iter()
             .map(|&i| &inputs[i][start..start + blocks * BLOCK])
             .collect();
-        self.out.clear();
-        self.out.resize(32 * slices.len(), 0);
-        // A whole non-final chunk ends there; the last chunk's final block is later.
-        let end = if blocks == CHUNK / BLOCK {
-            CHUNK_END
-        } else {
-            0
-        };
-        let args = (counter as u64, end);
-        many_blocks(&self.platform, blocks, &slices, args, &mut self.out);
+        group_cvs(&self.platform, &slices, (counter, blocks), &mut self.out);
         for (&i, cv) in group.iter().zip(self.out.chunks_exact(32)) {
             self.cvs[self.first[i] + counter] = words(cv);
         }
     }
+}
+
+/// The CVs of `slices`, each `blocks` whole blocks of chunk `counter`, one
+/// per slice into `out` (cleared first), through `hash_many`. A piece of 16
+/// blocks is a whole chunk that is not its input's last, so it is ended
+/// there; a shorter one begins a last chunk, whose final block comes later.
+fn group_cvs(p: &Platform, slices: &[&[u8]], (counter, blocks): (usize, usize), out: &mut Vec<u8>) {
+    out.clear();
+    out.resize(32 * slices.len(), 0);
+    let end = if blocks == CHUNK / BLOCK {
+        CHUNK_END
+    } else {
+        0
+    };
+    many_blocks(p, blocks, slices, (counter as u64, end), out);
 }
 
 /// `hash_many` over `slices`, each `blocks` whole blocks of chunk `counter`
@@ -270,19 +276,9 @@ impl Lanes {
         let slices: Vec<&[u8]> = (group.iter())
             .map(|&i| &self.prefixes[self.first[i] + start..][..blocks * BLOCK])
             .collect();
-        self.out.clear();
-        self.out.resize(32 * slices.len(), 0);
-        let whole = blocks == CHUNK / BLOCK;
-        let end = if whole { CHUNK_END } else { 0 };
-        many_blocks(
-            &self.platform,
-            blocks,
-            &slices,
-            (counter as u64, end),
-            &mut self.out,
-        );
+        group_cvs(&self.platform, &slices, (counter, blocks), &mut self.out);
         for (&i, cv) in group.iter().zip(self.out.chunks_exact(32)) {
-            match whole {
+            match blocks == CHUNK / BLOCK {
                 true => out[i].chunks[counter] = words(cv),
                 false => out[i].cv = words(cv),
             }
