@@ -139,7 +139,7 @@ impl ChunkWriter {
     ) -> [u8; 32] {
         let mut begun = Vec::new();
         Lanes::default().begin_records(&[event], &mut begun);
-        self.push_prefixed(at, void_target, (idem, content), event, &mut begun[0])
+        self.push_prefixed(at, void_target, (idem, content), event, begun.remove(0))
     }
 
     /// `ChunkWriter::push` (tests only), with the record's hash begun elsewhere: `begun`
@@ -150,7 +150,7 @@ impl ChunkWriter {
         void_target: Option<u64>,
         (idem, content): ([u8; 16], [u8; 16]),
         event: &[u8],
-        begun: &mut Begun,
+        begun: Begun,
     ) -> [u8; 32] {
         let seq = self.first_seq + u64::from(self.count);
         let tail = (&self.last_hash, self.recorded_at.as_str(), seq);

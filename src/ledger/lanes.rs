@@ -293,12 +293,16 @@ impl Lanes {
 /// tree of chunk CVs, or the last block as the root of a one-chunk record.
 pub fn finish_record(
     platform: &Platform,
-    begun: &mut Begun,
+    begun: Begun,
     event: &[u8],
     (prev, recorded_at, seq): (&[u8; 32], &str, u64),
 ) -> [u8; 32] {
-    let mut chunks = std::mem::take(&mut begun.chunks);
-    let at = usize::from(begun.blocks) * BLOCK;
+    let Begun {
+        mut chunks,
+        cv,
+        blocks,
+    } = begun;
+    let at = usize::from(blocks) * BLOCK;
     // The rest of the record, if it is at most a chunk (zeros after it).
     let mut rest = [0u8; CHUNK];
     let (mut n, mut fits) = (0, true);
@@ -320,7 +324,7 @@ pub fn finish_record(
         // An odd `recorded_at` longer than laurel's RFC 3339 micros.
         return record_hash(event, prev, recorded_at, seq);
     }
-    let cv = compress_rest(platform, (&mut chunks, begun.cv, at), &rest[..n]);
+    let cv = compress_rest(platform, (&mut chunks, cv, at), &rest[..n]);
     match chunks.is_empty() {
         true => bytes(&cv),
         false => {
@@ -514,9 +518,8 @@ mod tests {
                 assert_eq!(begun.len(), events.len());
                 for (e, b) in events.iter().zip(begun.iter()) {
                     for (prev, ra, seq) in &tails {
-                        // Finishing takes the begun chunks: each tail starts from a copy.
-                        let mut b = b.clone();
-                        let got = finish_record(&platform, &mut b, e, (prev, ra, *seq));
+                        // Finishing consumes what was begun: each tail gets a copy.
+                        let got = finish_record(&platform, b.clone(), e, (prev, ra, *seq));
                         let want = record_hash(e, prev, ra, *seq);
                         assert_eq!(
                             got,

@@ -1134,7 +1134,7 @@ struct Pending<'l> {
 }
 
 impl Pending<'_> {
-    fn add(&mut self, index: &mut IdemIndex, mut inc: Incoming, names: &[String]) -> Result<()> {
+    fn add(&mut self, index: &mut IdemIndex, inc: Incoming, names: &[String]) -> Result<()> {
         let origin = || Origin {
             file: Some(names[inc.file].to_string()),
             line: Some(inc.line),
@@ -1174,7 +1174,7 @@ impl Pending<'_> {
         }
         let keys = (inc.idem, inc.content);
         self.writer
-            .push_prefixed(inc.at, inc.void, keys, &inc.canonical, &mut inc.begun);
+            .push_prefixed(inc.at, inc.void, keys, &inc.canonical, inc.begun);
         self.current.push(Pushed {
             at: inc.at,
             void: inc.void,
@@ -1821,12 +1821,12 @@ mod tests {
         let last = batch.pop().unwrap().err().unwrap();
         assert_eq!(origin_line_of(&last), Some(301));
         for (inc, want) in batch.into_iter().zip(&wants) {
-            let mut inc = inc.unwrap();
+            let inc = inc.unwrap();
             assert_eq!(&inc.canonical, want);
             assert_eq!(inc.content, chunk::content_of(want));
             let ra = "2026-11-22T00:00:00.000000Z";
             let tail = (&[3; 32], ra, 7);
-            let begun = lanes::finish_record(&Platform::detect(), &mut inc.begun, want, tail);
+            let begun = lanes::finish_record(&Platform::detect(), inc.begun, want, tail);
             assert_eq!(begun, canonical::record_hash(want, &[3; 32], ra, 7));
         }
     }
