@@ -77,43 +77,24 @@ pub fn record_bytes(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) 
 }
 
 /// hash(n) = BLAKE3(JCS(record n)), fed to BLAKE3 piece by piece: the same bytes
-/// as [`record_bytes`] without building them (this runs once per record in
-/// `append` and `verify`).
+/// as [`record_bytes`] without building them. `verify` and the append hash
+/// records across SIMD lanes instead (`ledger::lanes`), whose tests compare
+/// them with this.
 pub fn record_hash(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -> [u8; 32] {
-    record_hash_finish(&mut record_hash_prefix(event), prev, recorded_at, seq)
-}
-
-/// BLAKE3 fed the part of a record that comes before its `prev` hash:
-/// `{"event":<event>,"prev":"`. It does not depend on the chain, so the append
-/// computes it on its parser thread and the chaining thread only hashes the
-/// record's last block or two ([`record_hash_finish`]). Invariant:
-/// `record_hash_finish(&mut record_hash_prefix(e), p, r, s) == record_hash(e, p, r, s)`
-/// (it is how `record_hash` is computed).
-pub fn record_hash_prefix(event: &[u8]) -> blake3::Hasher {
     let mut h = blake3::Hasher::new();
     h.update(RECORD_HEAD);
     h.update(event);
     h.update(RECORD_MID);
-    h
+    record_suffix(prev, recorded_at, seq, &mut |b| {
+        h.update(b);
+    });
+    *h.finalize().as_bytes()
 }
 
 /// What a record's canonical bytes hold before its event.
 pub(crate) const RECORD_HEAD: &[u8] = b"{\"event\":";
 /// What comes between a record's event and the hex of its `prev`.
 pub(crate) const RECORD_MID: &[u8] = b",\"prev\":\"";
-
-/// Feed the rest of the record to a [`record_hash_prefix`] and finish the hash.
-pub fn record_hash_finish(
-    h: &mut blake3::Hasher,
-    prev: &[u8; 32],
-    recorded_at: &str,
-    seq: u64,
-) -> [u8; 32] {
-    record_suffix(prev, recorded_at, seq, &mut |b| {
-        h.update(b);
-    });
-    *h.finalize().as_bytes()
-}
 
 /// Hand `put` the record's bytes after [`RECORD_MID`], piece by piece:
 /// `<hex of prev>","recorded_at":<recorded_at>,"seq":<seq>}`.
