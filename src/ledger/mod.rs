@@ -1059,6 +1059,8 @@ impl Feed {
     ) -> Result<()> {
         let batch = self.rx.recv().map_err(|_| parser_gone())?;
         self.in_flight -= 1;
+        let keys = batch.iter().filter_map(|i| i.as_ref().ok());
+        index.warm(keys.map(|inc| idem::fingerprint(&inc.idem)));
         batch
             .into_iter()
             .try_for_each(|item| pending.add(index, item?, names))
