@@ -82,7 +82,7 @@ pub fn init(path: &Path) -> Result<String> {
 }
 
 fn open_input(name: &str) -> Result<Input<'static>> {
-    let reader: Box<dyn std::io::BufRead> = if name == "-" {
+    let reader: Box<dyn std::io::BufRead + Send> = if name == "-" {
         Box::new(BufReader::new(std::io::stdin()))
     } else {
         let f = std::fs::File::open(name).map_err(|e| Error::io(name, e))?;
