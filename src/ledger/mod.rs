@@ -494,11 +494,10 @@ impl Ledger {
     /// a problem of the input itself (a line too long, an array that does not
     /// parse, a read that fails) comes as an `Err` after every line before it,
     /// so the first problem in input order is reported, exactly as with one
-    /// thread. The writing stays on
-    /// this thread on purpose: sled's node copies and the validation fold then
-    /// share one malloc arena (with the writes on a second thread, the 1M-event
-    /// import peaked at 1.6 GiB instead of 1.2). The parser thread leaves most
-    /// payloads undecoded (`events::LineParser::screen`): the check fold in
+    /// thread. The writing stays on this thread on purpose: sled's node copies
+    /// and the validation fold then share one malloc arena (with the writes on
+    /// a second thread, the 1M-event import peaked at 1.6 GiB instead of 1.2).
+    /// The parser thread leaves most payloads undecoded (`events::LineParser::screen`): the check fold in
     /// [`Ledger::validate`] decodes them, and every error path here and there
     /// reports a payload that does not decode first if it comes first in input
     /// order ([`Pending::first_problem`]).
@@ -856,7 +855,7 @@ struct Incoming {
 /// Why the reading is here, not on the writing thread: that thread bounds the
 /// import's writing phase, while this one waited for lines about a third of
 /// it (one 1M-event import, `perf` at 999 Hz, 0.5 s bins: the writing thread
-/// busy 96%, this one 70%). Lines are parsed straight from the reader's
+/// busy about 94% on average, this one about 70%). Lines are parsed straight from the reader's
 /// buffer, where they were copied into a batch for this thread before.
 fn read_and_parse(inputs: Vec<Input<'_>>, tx: SyncSender<Batch>, names: &[String]) {
     let mut out = Parsing {
@@ -901,7 +900,8 @@ struct Parsing<'n> {
 
 impl Parsing<'_> {
     /// Parse one event; a bad one is sent at once, ending its batch, and
-    /// stops the reading.
+    /// stops the reading. The `Err` returned only stops `read_events`:
+    /// [`read_and_parse`] sees `stopped` and reports nothing more.
     fn take(&mut self, line: u64, item: input::Item<'_>) -> Result<()> {
         let p = match item {
             input::Item::Line(b) => self.parser.screen(b).map_err(line_message),
