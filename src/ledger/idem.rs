@@ -153,22 +153,14 @@ mod tests {
         assert_eq!(Index::default().candidates(1).count(), 0);
     }
 
+    /// Warming takes `&self`, so it cannot change an answer; what can go
+    /// wrong is reading a slot that is not there: an empty index has none,
+    /// and its mask wraps to all ones.
     #[test]
-    fn warming_an_empty_or_full_index_changes_no_answer() {
-        // An empty index has no slots: the mask wraps, and warming must not index.
+    fn warming_an_empty_index_reads_no_slot() {
         let empty = Index::default();
         empty.warm([0, 1, u64::MAX].into_iter());
         assert_eq!(empty.candidates(1).count(), 0);
-        let mut ix = Index::with_capacity(0);
-        for seq in 1..=3000u64 {
-            ix.insert(seq % 700, seq);
-        }
-        let before: Vec<Vec<u64>> = (0..800).map(|fp| ix.candidates(fp).collect()).collect();
-        ix.warm((0..800).chain([u64::MAX]));
-        let after: Vec<Vec<u64>> = (0..800).map(|fp| ix.candidates(fp).collect()).collect();
-        assert_eq!(before, after);
-        assert_eq!(after[5].len(), 5);
-        assert!(after[750].is_empty());
     }
 
     #[test]
