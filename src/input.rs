@@ -62,10 +62,11 @@ pub fn read_events<R: BufRead>(
 
 /// Each line is handed over from the reader's own buffer when it lies whole
 /// in it (most lines: the file reader's buffer is 256 KiB, an event at most
-/// 64 KiB), and copied only when it spans a refill. Why: the import's main
-/// thread bounds its writing phase, and the byte-at-a-time search for the
-/// line end was 142 of its 2,636 samples there (one 1M-event import, `perf`
-/// at 999 Hz; 3 plus 32 in `memchr` after).
+/// 64 KiB), and copied only when it spans a refill. Why: the import read its
+/// input on the main thread then (its parser thread since session 31), which
+/// bounds the writing phase, and the byte-at-a-time search for the line end
+/// was 142 of its 2,636 samples there (one 1M-event import, `perf` at 999 Hz;
+/// 3 plus 32 in `memchr` after).
 fn read_lines<R: BufRead>(mut r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputError>, Stop> {
     let mut line_no = 0u64;
     let mut buf = Vec::new();

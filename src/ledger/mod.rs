@@ -497,10 +497,11 @@ impl Ledger {
     /// thread. The writing stays on this thread on purpose: sled's node copies
     /// and the validation fold then share one malloc arena (with the writes on
     /// a second thread, the 1M-event import peaked at 1.6 GiB instead of 1.2).
-    /// The parser thread leaves most payloads undecoded (`events::LineParser::screen`): the check fold in
-    /// [`Ledger::validate`] decodes them, and every error path here and there
-    /// reports a payload that does not decode first if it comes first in input
-    /// order ([`Pending::first_problem`]).
+    /// The parser thread leaves most payloads undecoded
+    /// (`events::LineParser::screen`): the check fold in [`Ledger::validate`]
+    /// decodes them, and every error path here and there reports a payload
+    /// that does not decode first if it comes first in input order
+    /// ([`Pending::first_problem`]).
     fn write_pending(&self, head: Head, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
         let mut index = self.idem_index(head.seq)?;
         let now = time::now();
@@ -855,8 +856,9 @@ struct Incoming {
 /// Why the reading is here, not on the writing thread: that thread bounds the
 /// import's writing phase, while this one waited for lines about a third of
 /// it (one 1M-event import, `perf` at 999 Hz, 0.5 s bins: the writing thread
-/// busy about 94% on average, this one about 70%). Lines are parsed straight from the reader's
-/// buffer, where they were copied into a batch for this thread before.
+/// busy about 94% on average, this one about 70%). Lines are parsed straight
+/// from the reader's buffer, where they were copied into a batch for this
+/// thread before.
 fn read_and_parse(inputs: Vec<Input<'_>>, tx: SyncSender<Batch>, names: &[String]) {
     let mut out = Parsing {
         parser: events::LineParser::default(),
