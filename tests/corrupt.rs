@@ -23,10 +23,9 @@ const COMMANDS: &[&[&str]] = &[
     &["append", "-"],
 ];
 
-/// A ledger with several chunks and small ones. Its big append (14,000 events)
-/// has enough chunks for sled to consolidate their leaf, which it then writes
-/// as a blob file (`damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang`
-/// asserts that it does).
+/// A ledger with several chunks and small ones, in three segment files (one per
+/// append; `damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang` asserts
+/// that there are).
 fn sample() -> tempfile::TempDir {
     let dir = empty_ledger();
     let mut rng = Rng(9);
@@ -89,8 +88,9 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     all
 }
 
-fn blobs(db: &Path) -> Vec<PathBuf> {
-    files(&db.join("blobs"))
+/// The ledger's segment files (`src/ledger/segment.rs`), by name.
+fn segments(db: &Path) -> Vec<PathBuf> {
+    files(&laurel::ledger::segment::dir(db))
 }
 
 /// Length of `path` up to its last non-zero byte (sled preallocates its file).
@@ -111,7 +111,7 @@ type Damage = Box<dyn Fn(&Path)>;
 fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
     let base = sample();
     let base_db = db_path(base.path());
-    assert!(!blobs(&base_db).is_empty(), "sample has sled blob files");
+    assert_eq!(segments(&base_db).len(), 3, "one segment per append");
     // (name, damage, must verify fail?)
     let mut cases: Vec<(String, Damage, bool)> = vec![
         (
@@ -155,18 +155,18 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
             false,
         ),
         (
-            "every blob deleted".into(),
+            "every segment deleted".into(),
             Box::new(|d: &Path| {
-                blobs(d)
+                segments(d)
                     .iter()
                     .for_each(|b| std::fs::remove_file(b).unwrap())
             }),
             true,
         ),
         (
-            "a blob truncated".into(),
+            "the big append's segment truncated".into(),
             Box::new(|d: &Path| {
-                let b = &blobs(d)[0];
+                let b = &segments(d)[0];
                 let n = std::fs::metadata(b).unwrap().len();
                 std::fs::File::options()
                     .write(true)
@@ -178,10 +178,9 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
             true,
         ),
         (
-            "a blob's bytes flipped".into(),
+            "the small append's segment's bytes flipped".into(),
             Box::new(|d: &Path| {
-                // The last blob: the sample may hold just one.
-                rewrite(blobs(d).last().unwrap(), |b| {
+                rewrite(segments(d).last().unwrap(), |b| {
                     for i in (100..b.len()).step_by(997) {
                         b[i] ^= 0xff;
                     }
@@ -190,8 +189,17 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
             true,
         ),
         (
-            "a blob zeroed".into(),
-            Box::new(|d: &Path| rewrite(&blobs(d)[0], |b| b.fill(0))),
+            "the middle append's segment zeroed".into(),
+            Box::new(|d: &Path| rewrite(&segments(d)[1], |b| b.fill(0))),
+            true,
+        ),
+        (
+            "a segment file made a directory".into(),
+            Box::new(|d: &Path| {
+                let s = &segments(d)[1];
+                std::fs::remove_file(s).unwrap();
+                std::fs::create_dir(s).unwrap();
+            }),
             true,
         ),
         (
@@ -301,10 +309,10 @@ fn chunks_tree(db: &sled::Db) -> sled::Tree {
     db.open_tree("chunks").unwrap()
 }
 
-/// Apply `f` to the ledger's sled database behind laurel's back.
-fn through_sled(dir: &Path, f: impl FnOnce(&sled::Db)) {
+/// Apply `f` to the ledger's sled database (and its directory) behind laurel's back.
+fn through_sled(dir: &Path, f: impl FnOnce(&sled::Db, &Path)) {
     let db = sled::open(db_path(dir)).unwrap();
-    f(&db);
+    f(&db, &db_path(dir));
     db.flush().unwrap();
     drop(db);
     common::wait_unlocked(dir);
@@ -317,7 +325,7 @@ fn unpacked(v: &[u8]) -> Vec<u8> {
 
 /// Rewrite the `index`-th chunk: `f` edits its LRC1 bytes, which are stored
 /// packed again, as laurel stores them.
-fn edit_chunk(index: usize, f: impl Fn(&mut Vec<u8>) + 'static) -> Box<dyn Fn(&sled::Db)> {
+fn edit_chunk(index: usize, f: impl Fn(&mut Vec<u8>) + 'static) -> Edit {
     edit_stored_chunk(index, move |b| {
         let mut raw = unpacked(b);
         f(&mut raw);
@@ -325,21 +333,24 @@ fn edit_chunk(index: usize, f: impl Fn(&mut Vec<u8>) + 'static) -> Box<dyn Fn(&s
     })
 }
 
-/// Rewrite the `index`-th chunk's stored (packed) value with `f`.
-fn edit_stored_chunk(index: usize, f: impl Fn(&mut Vec<u8>) + 'static) -> Box<dyn Fn(&sled::Db)> {
-    Box::new(move |db: &sled::Db| {
+/// An edit of the ledger's database (in the directory given).
+type Edit = Box<dyn Fn(&sled::Db, &Path)>;
+
+/// Rewrite the `index`-th chunk's stored (packed) value with `f`, where laurel
+/// stores it: at the end of its segment, its pointer in sled moved there.
+fn edit_stored_chunk(index: usize, f: impl Fn(&mut Vec<u8>) + 'static) -> Edit {
+    Box::new(move |db: &sled::Db, dir: &Path| {
         let t = chunks_tree(db);
         let (k, v) = t.iter().nth(index).unwrap().unwrap();
-        let mut b = v.to_vec();
+        let mut b = common::stored_chunk(dir, &v);
         f(&mut b);
-        t.insert(k, b).unwrap();
+        common::restore_chunk(&t, dir, &k, &v, &b);
     })
 }
 
 #[test]
 fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
     let base = sample();
-    type Edit = Box<dyn Fn(&sled::Db)>;
     let cases: Vec<(&str, Edit, &str)> = vec![
         ("bad magic", edit_chunk(1, |b| b[0] = b'X'), "bad magic"),
         (
@@ -479,7 +490,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             "middle chunk removed",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, _: &Path| {
                 let t = chunks_tree(db);
                 let (k, _) = t.iter().nth(1).unwrap().unwrap();
                 t.remove(k).unwrap();
@@ -488,11 +499,11 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             "overlapping short chunk",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, dir: &Path| {
                 // A copy of chunk 0's first record, keyed one seq later.
                 let t = chunks_tree(db);
                 let (_, v) = t.iter().next().unwrap().unwrap();
-                let mut b = unpacked(&v);
+                let mut b = unpacked(&common::stored_chunk(dir, &v));
                 let (_, end) = record_spans(&b)[0];
                 b.truncate(end);
                 b[12..16].copy_from_slice(&1u32.to_le_bytes());
@@ -504,14 +515,14 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             "chunk key of 3 bytes",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, _: &Path| {
                 chunks_tree(db).insert(b"abc", b"LRC1".to_vec()).unwrap();
             }),
             "",
         ),
         (
             "head of the wrong size",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, _: &Path| {
                 db.open_tree("meta")
                     .unwrap()
                     .insert("head", b"short".to_vec())
@@ -521,7 +532,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             "head beyond the stored records",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, _: &Path| {
                 let m = db.open_tree("meta").unwrap();
                 let mut v = m.get("head").unwrap().unwrap().to_vec();
                 v[..8].copy_from_slice(&9999u64.to_le_bytes());
@@ -531,7 +542,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             "head hash changed",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, _: &Path| {
                 let m = db.open_tree("meta").unwrap();
                 let mut v = m.get("head").unwrap().unwrap().to_vec();
                 v[20] ^= 1;
@@ -541,14 +552,14 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             "format marker removed",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, _: &Path| {
                 db.open_tree("meta").unwrap().remove("format").unwrap();
             }),
             "not a laurel ledger",
         ),
         (
             "unknown format marker",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, _: &Path| {
                 db.open_tree("meta")
                     .unwrap()
                     .insert("format", b"laurel-ledger-9".to_vec())
@@ -558,7 +569,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             "an old format marker",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, _: &Path| {
                 db.open_tree("meta")
                     .unwrap()
                     .insert("format", b"laurel-ledger-2".to_vec())
@@ -568,7 +579,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             "a chunk's key fingerprints changed",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, _: &Path| {
                 let t = db.open_tree("idems").unwrap();
                 let (k, v) = t.iter().nth(1).unwrap().unwrap();
                 let mut b = v.to_vec();
@@ -579,7 +590,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             "a chunk's summary removed",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, _: &Path| {
                 let t = db.open_tree("summaries").unwrap();
                 let (k, _) = t.iter().nth(2).unwrap().unwrap();
                 t.remove(k).unwrap();
@@ -588,7 +599,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             "every chunk removed",
-            Box::new(|db: &sled::Db| {
+            Box::new(|db: &sled::Db, _: &Path| {
                 chunks_tree(db).clear().unwrap();
             }),
             "head says",
@@ -613,12 +624,12 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
 #[test]
 fn verify_reports_every_damaged_chunk_not_just_the_first() {
     let base = sample();
-    through_sled(base.path(), |db| {
-        edit_chunk(0, |b| b[0] = b'X')(db);
+    through_sled(base.path(), |db, dir| {
+        edit_chunk(0, |b| b[0] = b'X')(db, dir);
         edit_chunk(2, |b| {
             let (s, _) = record_spans(b)[1];
             b[s + 84 + 3] ^= 1;
-        })(db);
+        })(db, dir);
     });
     let out = output_within(
         laurel_std(base.path(), &["verify"]),

@@ -443,24 +443,23 @@ fn unpacked(v: &[u8]) -> Vec<u8> {
 
 /// Rewrite the (only) chunk of the ledger's `chunks` tree with `f`, which sees
 /// and edits its LRC1 bytes; the result is stored packed, as laurel stores it.
-fn tamper(db: &std::path::Path, f: impl FnOnce(&mut Vec<u8>)) {
-    let db = sled::open(db).unwrap();
+fn tamper(path: &std::path::Path, f: impl FnOnce(&mut Vec<u8>)) {
+    let db = sled::open(path).unwrap();
     let chunks = db.open_tree("chunks").unwrap();
     let (k, v) = chunks.iter().next().unwrap().unwrap();
-    let mut bytes = unpacked(&v);
+    let mut bytes = unpacked(&common::stored_chunk(path, &v));
     f(&mut bytes);
-    chunks
-        .insert(k, laurel::ledger::chunk::pack(&bytes))
-        .unwrap();
+    let packed = laurel::ledger::chunk::pack(&bytes);
+    common::restore_chunk(&chunks, path, &k, &v, &packed);
     db.flush().unwrap();
 }
 
 /// Drop the last record of the only chunk and move the head back to it.
-fn drop_last_record(db: &std::path::Path) {
-    let db = sled::open(db).unwrap();
+fn drop_last_record(path: &std::path::Path) {
+    let db = sled::open(path).unwrap();
     let chunks = db.open_tree("chunks").unwrap();
     let (k, v) = chunks.iter().next().unwrap().unwrap();
-    let bytes = unpacked(&v);
+    let bytes = unpacked(&common::stored_chunk(path, &v));
     let count = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
     let ra_len = u16::from_le_bytes(bytes[56..58].try_into().unwrap()) as usize;
     let mut pos = 58 + ra_len;
@@ -489,7 +488,7 @@ fn drop_last_record(db: &std::path::Path) {
         .insert(&k, summary)
         .unwrap();
     db.open_tree("idems").unwrap().insert(&k, fps).unwrap();
-    chunks.insert(k, laurel::ledger::chunk::pack(&cut)).unwrap();
+    common::restore_chunk(&chunks, path, &k, &v, &laurel::ledger::chunk::pack(&cut));
     let first = u64::from_be_bytes(
         chunks
             .iter()
@@ -514,16 +513,20 @@ fn succeeded(mut cmd: assert_cmd::Command, args: &[&str], input: &str) -> String
     stdout(&out)
 }
 
-/// Store every chunk unpacked (LRC1) and mark the ledger `laurel-ledger-3`, as
-/// laurel wrote ledgers before chunks were packed; gives how many it rewrote.
-fn as_format_3(db: &std::path::Path) -> usize {
-    let db = sled::open(db).unwrap();
+/// Store every chunk unpacked (LRC1) in sled itself, without segments, and
+/// mark the ledger `laurel-ledger-3`, as laurel wrote ledgers before chunks
+/// were packed; gives how many it rewrote.
+fn as_format_3(path: &std::path::Path) -> usize {
+    let db = sled::open(path).unwrap();
     let chunks = db.open_tree("chunks").unwrap();
     let all: Vec<_> = chunks.iter().map(|kv| kv.unwrap()).collect();
     for (k, v) in &all {
-        assert_eq!(&v[..4], b"LRZ1", "laurel stores chunks packed");
-        chunks.insert(k, unpacked(v)).unwrap();
+        assert_eq!(&v[..4], b"LRS1", "laurel stores chunks in segments");
+        let stored = common::stored_chunk(path, v);
+        assert_eq!(&stored[..4], b"LRZ1", "laurel stores chunks packed");
+        chunks.insert(k, unpacked(&stored)).unwrap();
     }
+    std::fs::remove_dir_all(laurel::ledger::segment::dir(path)).unwrap();
     let meta = db.open_tree("meta").unwrap();
     meta.insert("format", b"laurel-ledger-3".to_vec()).unwrap();
     db.flush().unwrap();
@@ -547,7 +550,8 @@ fn stored_magics(db: &std::path::Path) -> (Vec<String>, String) {
 
 /// A ledger written before chunks were packed (format 3: LRC1 values) reads as
 /// it did: verify, export and a fold give the same answers. Its next append
-/// stores packed chunks and marks it format 4, and it still verifies.
+/// stores packed chunks in a segment and marks it format 5, and it still
+/// verifies.
 #[test]
 fn a_format_3_ledger_with_unpacked_chunks_reads_the_same_and_appends_packed() {
     let dir = empty_ledger();
@@ -567,10 +571,10 @@ fn a_format_3_ledger_with_unpacked_chunks_reads_the_same_and_appends_packed() {
     run(&["append", late.to_str().unwrap()], "");
     let (magics, format) = stored_magics(&db);
     common::wait_unlocked(dir.path());
-    assert_eq!(format, "laurel-ledger-4");
+    assert_eq!(format, "laurel-ledger-5");
     assert_eq!(magics[..rewritten], vec!["LRC1".to_string(); rewritten][..]);
     assert!(
-        magics[rewritten..].iter().all(|m| m == "LRZ1"),
+        magics[rewritten..].iter().all(|m| m == "LRS1"),
         "{magics:?}"
     );
     assert!(magics.len() > rewritten);

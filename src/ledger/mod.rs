@@ -29,6 +29,7 @@ pub mod chunk;
 pub mod idem;
 pub(crate) mod lanes;
 mod patch;
+pub mod segment;
 pub mod summary;
 mod verify;
 
@@ -48,20 +49,22 @@ use crate::time::{self, Micros};
 use chunk::{ChunkWriter, RecordView};
 
 /// Stored chunks as (first seq, bytes), in key order.
-type ChunkBatch = [(u64, sled::IVec)];
+type ChunkBatch = Vec<(u64, Stored)>;
 
 /// Idempotency index: key fingerprint → seq (see [`idem`]).
 type IdemIndex = idem::Index;
 
 /// Version 2 added the "summaries" tree (every chunk has one) and checkpoints;
 /// version 3 the "idems" tree (every chunk's key fingerprints); version 4
-/// stores chunks packed ([`chunk::pack`]).
-const FORMAT: &[u8] = b"laurel-ledger-4";
-/// A version-3 ledger is read as it is (its chunks are unpacked LRC1, which
-/// [`chunk::unpack`] passes through) and is marked version 4 by its first
-/// append, whose chunks are packed: a laurel that knows only version 3 then
-/// refuses it as an unknown format instead of calling its chunks damaged.
-const READABLE: &[u8] = b"laurel-ledger-3";
+/// stores chunks packed ([`chunk::pack`]); version 5 stores them in segment
+/// files, sled only their place ([`segment`]).
+const FORMAT: &[u8] = b"laurel-ledger-5";
+/// Versions 3 and 4 are read as they are (chunks in sled: unpacked LRC1, which
+/// [`chunk::unpack`] passes through, or packed) and are marked version 5 by
+/// their first append, whose chunks go to a segment: a laurel that knows only
+/// an older version then refuses the ledger as an unknown format instead of
+/// calling its chunks damaged.
+const READABLE: [&[u8]; 2] = [b"laurel-ledger-3", b"laurel-ledger-4"];
 /// Older formats, refused with a way out.
 const OLD_FORMATS: [(&[u8], &str); 2] = [
     (b"laurel-ledger-1", "chunk summaries"),
@@ -113,6 +116,8 @@ pub struct Ledger {
     handles: RefCell<Option<Handles>>,
     /// Chunk bytes read or written through the current handles.
     moved: Cell<u64>,
+    /// Reads chunks out of their segment files.
+    segments: RefCell<segment::Reader>,
     /// Our own exclusive lock on `laurel.lock`, held for the ledger's lifetime, so
     /// no other process can take the database while it is reopened.
     _lock: std::fs::File,
@@ -284,7 +289,7 @@ impl Ledger {
         remove_unfinished_snapshots(path)?;
         let ledger = Self::from_db(path, lock, open_db(path)?)?;
         match ledger.meta()?.get("format").map_err(storage)? {
-            Some(f) if f.as_ref() == FORMAT || f.as_ref() == READABLE => Ok(ledger),
+            Some(f) if f.as_ref() == FORMAT || READABLE.contains(&f.as_ref()) => Ok(ledger),
             Some(f) => Err(Error::Corrupt(
                 match OLD_FORMATS.iter().find(|(old, _)| f.as_ref() == *old) {
                     Some((_, lacks)) => format!(
@@ -304,6 +309,7 @@ impl Ledger {
         Ok(Ledger {
             handles: RefCell::new(Some(Handles::of(db)?)),
             moved: Cell::new(0),
+            segments: RefCell::default(),
             _lock: lock,
             path: path.to_path_buf(),
         })
@@ -408,7 +414,7 @@ impl Ledger {
     /// Every stored chunk up to `upto`, as (first seq, bytes), in key order, in
     /// batches of about 16 MiB, recycling sled between batches. A key that is not
     /// 8 bytes (damage) comes as first seq 0.
-    fn batches(&self, upto: u64, f: &mut dyn FnMut(&ChunkBatch) -> Result<()>) -> Result<()> {
+    fn batches(&self, upto: u64, f: &mut dyn FnMut(ChunkBatch) -> Result<()>) -> Result<()> {
         self.batches_of(16 * 1024 * 1024, upto, f)
     }
 
@@ -416,33 +422,34 @@ impl Ledger {
     /// as tests do).
     fn batches_of(
         &self,
-        bytes: usize,
+        bytes_max: usize,
         upto: u64,
-        f: &mut dyn FnMut(&ChunkBatch) -> Result<()>,
+        f: &mut dyn FnMut(ChunkBatch) -> Result<()>,
     ) -> Result<()> {
         use std::ops::Bound::{Excluded, Included, Unbounded};
-        let batch_bytes = (recycle_bytes() as usize).min(bytes);
         let end = Included(sled::IVec::from(&chunk::key(upto)));
         let mut start = Unbounded;
-        let mut batch: Vec<(u64, sled::IVec)> = Vec::new();
         loop {
-            batch.clear();
-            let (mut bytes, mut last_key) = (0, None);
+            let mut batch = Vec::new();
+            let (mut bytes, mut through_sled, mut last_key) = (0, 0, None);
             for item in self.chunks()?.range((start.clone(), end.clone())) {
                 let (k, v) = item.map_err(storage)?;
                 let key_seq = k.as_ref().try_into().map_or(0, u64::from_be_bytes);
+                let v = self.stored(key_seq, v)?;
                 bytes += v.len();
+                through_sled += v.sled_len();
                 batch.push((key_seq, v));
                 last_key = Some(k);
-                if bytes >= batch_bytes {
+                // Batches of chunks in sled stay within a recycling.
+                if bytes >= bytes_max || through_sled >= recycle_bytes() as usize {
                     break;
                 }
             }
             let Some(last_key) = last_key else {
                 return Ok(());
             };
-            self.moved(bytes);
-            f(&batch)?;
+            self.moved(through_sled);
+            f(batch)?;
             start = Excluded(last_key);
             self.recycle_if_due()?;
         }
@@ -509,6 +516,7 @@ impl Ledger {
             ledger: self,
             first: head.seq + 1,
             writer: ChunkWriter::new(head.seq + 1, head.hash, now, &time::format(now)),
+            segment: segment::Writer::new(head.seq + 1),
             current: Vec::new(),
             seen: None,
             origins: Origins::default(),
@@ -662,6 +670,8 @@ impl Ledger {
                 tree.remove(k).map_err(storage)?;
             }
         }
+        self.segments.borrow_mut().forget();
+        segment::drop_beyond(&self.path, seq)?;
         self.drop_checkpoints(|h| h.head.seq > seq)
     }
 
@@ -727,22 +737,32 @@ impl Ledger {
         Ok(())
     }
 
-    /// Store a chunk beyond the head, packed, with its summary and fingerprints
-    /// (same key); gives the bytes stored. `records` are the chunk's records as
-    /// they were pushed, so that the chunk need not be decoded again for them.
-    fn put_chunk(&self, first_seq: u64, bytes: &[u8], records: &[Pushed]) -> Result<usize> {
+    /// Store a chunk beyond the head, packed, in the append's `segment`, with
+    /// its place, summary and fingerprints in sled (same key). `records` are
+    /// the chunk's records as they were pushed, so that the chunk need not be
+    /// decoded again for them.
+    fn put_chunk(
+        &self,
+        segment: &mut segment::Writer,
+        first_seq: u64,
+        bytes: &[u8],
+        records: &[Pushed],
+    ) -> Result<()> {
         let s = summary::Summary::of_records(first_seq, records.iter().map(|r| (r.at, r.void)));
         let fps = idem::encode(records.iter().map(|r| idem::fingerprint(&r.idem)));
         let k = chunk::key(first_seq);
         self.summaries()?.insert(k, s.encode()).map_err(storage)?;
         self.idems()?.insert(k, fps).map_err(storage)?;
-        // sled copies the value it is given (`IVec` from a slice or a `Vec`
-        // alike), so it is packed into a buffer this thread keeps.
+        // Packed into a buffer this thread keeps: the segment's write copies it.
         thread_local!(static PACKED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) });
         PACKED.with_borrow_mut(|buf| {
             let n = chunk::pack_into(bytes, buf);
-            self.chunks()?.insert(k, &buf[..n]).map_err(storage)?;
-            Ok(n)
+            if segment.unborn() {
+                self.segments.borrow_mut().forget();
+            }
+            let place = segment.put(&self.path, &buf[..n])?;
+            self.chunks()?.insert(k, &place).map_err(storage)?;
+            Ok(())
         })
     }
 
@@ -812,7 +832,19 @@ impl Ledger {
             .map_err(storage)?
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
         let first = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
-        Ok((first, Raw::of(first, v)?))
+        Ok((first, Raw::of(first, self.stored(first, v)?)?))
+    }
+
+    /// A chunk's stored value: sled's `v` itself, or the bytes of the segment
+    /// it points into ([`segment`]).
+    fn stored(&self, key_seq: u64, v: sled::IVec) -> Result<Stored> {
+        match segment::parse(&v, key_seq)? {
+            None => Ok(Stored::Sled(v)),
+            Some(place) => {
+                let mut reader = self.segments.borrow_mut();
+                Ok(Stored::Segment(reader.read(&self.path, key_seq, place)?))
+            }
+        }
     }
 
     /// A fold source over the committed records.
@@ -1057,6 +1089,8 @@ struct Pending<'l> {
     /// The seq of this append's first record.
     first: u64,
     writer: ChunkWriter,
+    /// Where this append's chunks go.
+    segment: segment::Writer,
     /// Each record in `writer`'s chunk, as pushed.
     current: Vec<Pushed>,
     /// The stored chunk a fingerprint match last looked into (re-appending a
@@ -1208,10 +1242,8 @@ impl Pending<'_> {
         };
         if done.count > 0 {
             let first = done.first_seq;
-            let stored = self
-                .ledger
-                .put_chunk(first, &done.finish(), &self.current)?;
-            self.ledger.moved(stored);
+            (self.ledger).put_chunk(&mut self.segment, first, &done.finish(), &self.current)?;
+            self.ledger.moved(segment::POINTER_LEN);
             self.ledger.recycle_if_due()?;
         }
         self.current.clear();
@@ -1555,31 +1587,59 @@ impl View<'_> {
     }
 }
 
-/// A chunk's LRC1 bytes ([`chunk`]): sled's value itself when it was stored
-/// unpacked (older ledgers), else unpacked from it.
+/// A chunk's stored value: sled's own (format 4 and older), or read from the
+/// segment sled's value points into (format 5).
+enum Stored {
+    Sled(sled::IVec),
+    Segment(Vec<u8>),
+}
+
+impl Stored {
+    /// The bytes sled read for it: what [`Ledger::moved`] counts (sled's cache
+    /// holds its values, not the segments' bytes).
+    fn sled_len(&self) -> usize {
+        match self {
+            Stored::Sled(v) => v.len(),
+            Stored::Segment(_) => segment::POINTER_LEN,
+        }
+    }
+}
+
+impl std::ops::Deref for Stored {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Stored::Sled(v) => v,
+            Stored::Segment(b) => b,
+        }
+    }
+}
+
+/// A chunk's LRC1 bytes ([`chunk`]): the stored value itself when it was
+/// stored unpacked (older ledgers), else unpacked from it.
 enum Raw {
-    Stored(sled::IVec),
-    Unpacked { raw: Vec<u8>, stored: usize },
+    Stored(Stored),
+    Unpacked { raw: Vec<u8>, sled_len: usize },
 }
 
 impl Raw {
-    fn of(key_seq: u64, v: sled::IVec) -> Result<Raw> {
+    fn of(key_seq: u64, v: Stored) -> Result<Raw> {
         Ok(match chunk::unpack(&v, key_seq)? {
             std::borrow::Cow::Owned(raw) => Raw::Unpacked {
                 raw,
-                stored: v.len(),
+                sled_len: v.sled_len(),
             },
             std::borrow::Cow::Borrowed(_) => Raw::Stored(v),
         })
     }
 
-    /// The bytes sled read: what [`Ledger::moved`] counts (sled's cache holds
-    /// the packed value, so counting the unpacked bytes would reopen it about
-    /// three times as often).
+    /// What [`Ledger::moved`] counts: the bytes sled read ([`Stored::sled_len`];
+    /// sled's cache holds a packed value, so counting the unpacked bytes would
+    /// reopen it about three times as often).
     fn stored_len(&self) -> usize {
         match self {
-            Raw::Stored(v) => v.len(),
-            Raw::Unpacked { stored, .. } => *stored,
+            Raw::Stored(v) => v.sled_len(),
+            Raw::Unpacked { sled_len, .. } => *sled_len,
         }
     }
 }
@@ -1895,6 +1955,61 @@ mod tests {
             found.keys().collect::<Vec<_>>(),
             firsts.iter().collect::<Vec<_>>()
         );
+    }
+
+    /// A ledger of format 4 keeps its chunks in sled: it reads as it did, and
+    /// its next append puts its chunks in a segment and marks it format 5.
+    #[test]
+    fn a_format_4_ledger_reads_as_before_and_its_next_append_writes_a_segment() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l");
+        let ledger = Ledger::init(&path).unwrap();
+        ledger.append(input(&crate::gen::stream(3000, 9))).unwrap();
+        let verified = |l: &Ledger| {
+            let report = l.verify(None).unwrap();
+            assert!(report.problems.is_empty(), "{:?}", report.problems);
+            report.records
+        };
+        let mut before = Vec::new();
+        ledger.export(&mut before).unwrap();
+        // Back to format 4: each chunk's stored bytes in sled, no segments.
+        let chunks = ledger.chunks().unwrap();
+        let mut inline = 0;
+        for item in chunks.iter() {
+            let (k, v) = item.unwrap();
+            let seq = u64::from_be_bytes(k.as_ref().try_into().unwrap());
+            assert!(v.starts_with(segment::POINTER), "format 5 stores pointers");
+            chunks.insert(k, &*ledger.stored(seq, v).unwrap()).unwrap();
+            inline += 1;
+        }
+        assert!(inline >= 3, "{inline} chunks");
+        std::fs::remove_dir_all(segment::dir(&path)).unwrap();
+        ledger
+            .meta()
+            .unwrap()
+            .insert("format", b"laurel-ledger-4".as_slice())
+            .unwrap();
+        drop((chunks, ledger));
+        let ledger = Ledger::open(&path).unwrap();
+        let mut after = Vec::new();
+        ledger.export(&mut after).unwrap();
+        assert_eq!(after, before);
+        assert_eq!(verified(&ledger), 3000);
+        let late = concat!(env!("CARGO_MANIFEST_DIR"), "/events/mepbm_late_1.jsonl");
+        let added = ledger.append(input(&std::fs::read_to_string(late).unwrap()));
+        let total = 3000 + added.unwrap().appended;
+        assert!(total > 3000);
+        assert_eq!(verified(&ledger), total);
+        let format = ledger.meta().unwrap().get("format").unwrap().unwrap();
+        assert_eq!(format.as_ref(), FORMAT);
+        let names: Vec<_> = std::fs::read_dir(segment::dir(&path))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["00000000000000003001.lseg"]);
+        let mut all = Vec::new();
+        ledger.export(&mut all).unwrap();
+        assert!(all.starts_with(&before));
     }
 
     fn origin_line_of(e: &Error) -> Option<u64> {

@@ -34,7 +34,7 @@ const WORKERS: usize = 2;
 /// Expected published head, if `verify --expect` gave one.
 type Expect = Option<(u64, [u8; 32])>;
 /// A unit: its number, and its chunks as (key seq, bytes).
-type Unit = (usize, Vec<(u64, sled::IVec)>);
+type Unit = (usize, super::ChunkBatch);
 /// Each chunk's check, or why it could not be decoded.
 type Checked = Vec<(u64, std::result::Result<ChunkCheck, String>)>;
 
@@ -56,9 +56,11 @@ impl Ledger {
             drop((done_tx, work_rx));
             let mut order = Reorder::default();
             let read = self.batches_of(BATCH_BYTES, head.seq, &mut |batch| {
-                for unit in batch.chunks(UNIT) {
+                let mut batch = batch.into_iter().peekable();
+                while batch.peek().is_some() {
+                    let unit = batch.by_ref().take(UNIT).collect();
                     work_tx
-                        .send((order.sent, unit.to_vec()))
+                        .send((order.sent, unit))
                         .map_err(|_| Error::Storage("verify's workers stopped".into()))?;
                     order.sent += 1;
                 }
@@ -251,7 +253,7 @@ struct Scratch {
 impl Scratch {
     /// Decode chunks and check every record's hash and header, hashing all the
     /// records' canonical forms and events at once.
-    fn check(&mut self, chunks: &[(u64, sled::IVec)], expect: Expect) -> Checked {
+    fn check(&mut self, chunks: &[(u64, super::Stored)], expect: Expect) -> Checked {
         // Unpacked here, on the workers, not on the reading thread.
         let raws: Vec<_> = chunks.iter().map(|(k, v)| chunk::unpack(v, *k)).collect();
         let decoded: Vec<_> = chunks

@@ -104,6 +104,39 @@ pub fn db_path(dir: &Path) -> PathBuf {
     dir.join("laurel.db")
 }
 
+/// The stored (packed) bytes of the chunk whose sled value is `v`, in the
+/// ledger database at `db`: read from the segment file `v` points into
+/// (`src/ledger/segment.rs`), or `v` itself (formats before 5).
+#[allow(dead_code)] // not every test crate that includes this module uses it
+pub fn stored_chunk(db: &Path, v: &[u8]) -> Vec<u8> {
+    use laurel::ledger::segment;
+    match segment::parse(v, 0).unwrap() {
+        None => v.to_vec(),
+        Some((name, offset, len)) => {
+            let all = std::fs::read(segment::file_of(db, name)).unwrap();
+            all[offset as usize..offset as usize + len].to_vec()
+        }
+    }
+}
+
+/// Store `bytes` as the chunk keyed `k` whose sled value is the pointer `v`,
+/// where laurel stores chunks: at the end of that segment, the pointer moved
+/// there.
+#[allow(dead_code)]
+pub fn restore_chunk(chunks: &sled::Tree, db: &Path, k: &[u8], v: &[u8], bytes: &[u8]) {
+    use laurel::ledger::segment;
+    let (name, _, _) = segment::parse(v, 0).unwrap().expect("a pointer");
+    let file = segment::file_of(db, name);
+    let mut all = std::fs::read(&file).unwrap();
+    let end = all.len();
+    all.extend_from_slice(bytes);
+    std::fs::write(&file, all).unwrap();
+    let mut p = v.to_vec();
+    p[12..20].copy_from_slice(&(end as u64).to_le_bytes());
+    p[20..24].copy_from_slice(&(bytes.len() as u32).to_le_bytes());
+    chunks.insert(k, p).unwrap();
+}
+
 /// A small deterministic RNG (SplitMix64): seeded, so every run kills and damages
 /// at the same places.
 pub struct Rng(pub u64);
