@@ -544,6 +544,8 @@ impl Ledger {
         if report.appended > 0 {
             self.validate(head.seq, last, &pending, &names)?;
         }
+        // Before the head that points into it is written (see `segment`).
+        pending.segment.sync(&self.path)?;
         Ok(report)
     }
 

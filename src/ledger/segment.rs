@@ -30,9 +30,12 @@
 //!   file, bytes past its end or a length over [`MAX_STORED`] is reported as
 //!   a damaged chunk, before anything is allocated for it; damaged bytes fail
 //!   to unpack or to hash, as they did inside sled.
-//! - **Durable with the head.** The append's final fsync of every file of the
-//!   ledger directory covers the segments; nothing points into a segment
-//!   before the head that makes it reachable is written.
+//! - **Durable before the head.** An append fsyncs its segment, and the
+//!   directories that name it, before it writes the head that makes its
+//!   pointers reachable ([`Writer::sync`]). sled's flush of the head could
+//!   otherwise reach the disk before the segment's pages do, and a power
+//!   loss in between would leave a head whose chunks are gone. (A killed
+//!   process loses no written page: `tests/crash.rs` cannot see this order.)
 //!
 //! A value that does not start with `LRS1` is a chunk stored in sled itself
 //! (ledgers of format 4 and older), and is read as it always was.
@@ -107,6 +110,19 @@ impl Writer {
         let p = pointer(self.name, self.end, stored.len());
         self.end += stored.len() as u64;
         Ok(p)
+    }
+
+    /// fsync the segment's file, then its directory and the ledger's (which
+    /// names the directory), if the file was created.
+    pub fn sync(&mut self, ledger: &Path) -> Result<()> {
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
+        let path = file_of(ledger, self.name);
+        file.sync_all()
+            .map_err(|e| Error::io(path.display().to_string(), e))?;
+        super::fsync_path(&dir(ledger), false)?;
+        super::fsync_path(ledger, false)
     }
 }
 
