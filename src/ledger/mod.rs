@@ -1,15 +1,16 @@
-//! The ledger: an append-only, BLAKE3 hash-chained log of events in sled.
+//! The ledger: an append-only, BLAKE3 hash-chained log of events: chunks of
+//! records in segment files, their places and everything else in sled.
 //!
 //! This module (and its children) is the only code that touches sled.
 //!
 //! Guarantees, in the order a user relies on them:
 //! 1. **Nothing is lost once reported.** An append returns success only after
-//!    sled has flushed and every file of the database has been fsynced (sled's own
-//!    `flush` is not a full fsync on Linux).
+//!    its segment, then (after sled's flush) every file of the ledger directory
+//!    has been fsynced (sled's own `flush` is not a full fsync on Linux).
 //! 2. **All or nothing.** Records are written into chunks beyond the head and the
 //!    head moves in one final write: an append that fails, or a process killed
-//!    mid-append, leaves the head where it was. Chunks beyond the head are never
-//!    read, and the next append deletes them.
+//!    mid-append, leaves the head where it was. Chunks beyond the head (and the
+//!    segment holding them) are never read, and the next append deletes them.
 //! 3. **Tamper-evident.** Every record's hash covers its event, its seq, its
 //!    `recorded_at` and the previous hash; `verify` recomputes all of them.
 //! 4. **One writer.** sled locks the database; a second process gets
@@ -17,7 +18,8 @@
 //! 5. **Bounded memory.** Reading, verifying and folding stream chunk by chunk;
 //!    nothing holds the whole log.
 //!
-//! Byte layout: see [`chunk`]. Canonical form and hashing: see [`canonical`].
+//! Byte layout: see [`chunk`], and [`segment`] for where chunks are stored.
+//! Canonical form and hashing: see [`canonical`].
 //! Each chunk has a [`summary`] and its records' key fingerprints ([`idem`])
 //! written with it (same key, same append; `verify` checks both); the
 //! append's check fold reads and writes projection [`checkpoint`]s, a cache that
