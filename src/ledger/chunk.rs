@@ -2,11 +2,14 @@
 //!
 //! sled costs tens of microseconds per key, so records are not one key each:
 //! an append packs its records into *chunks* of up to [`MAX_RECORDS`] records or
-//! [`MAX_BYTES`] bytes, one sled value each, keyed by the chunk's first seq.
+//! [`MAX_BYTES`] bytes, one sled key each, keyed by the chunk's first seq.
+//! Since format `laurel-ledger-5` the key's value is a pointer into the
+//! append's segment file, where the chunk's stored bytes are
+//! ([`super::segment`]); in older ledgers it is those bytes themselves.
 //!
 //! ```text
 //! tree "chunks": key = first_seq as u64 big-endian (keys sort by seq)
-//! value (all integers little-endian):
+//! a chunk's bytes (all integers little-endian):
 //!   0   4   magic        b"LRC1"
 //!   4   8   first_seq    u64
 //!   12  4   count        u32, >= 1
@@ -28,9 +31,9 @@
 //! (the chunk's `prev` for the first). `verify` recomputes every `hash` from the
 //! bytes, so changing any byte of an event, a hash or a header is detected.
 //!
-//! The value sled stores is that layout compressed ([`pack`]), in ledgers of
-//! format `laurel-ledger-4`; a value that starts with `LRC1` is read as is
-//! (`-3` ledgers, and the tests' hand-made chunks):
+//! What is stored (in a segment since format `-5`, in sled in `-4`) is that
+//! layout compressed ([`pack`]); a stored value that starts with `LRC1` is
+//! read as is (`-3` ledgers, and the tests' hand-made chunks):
 //!
 //! ```text
 //!   0   4   magic        b"LRZ1"
@@ -38,10 +41,11 @@
 //!   8   ..  lz4 block    the LRC1 bytes above, LZ4 block format (no frame)
 //! ```
 //!
-//! Why: sled writes a chunk about twice more as its B-tree leaves split, and
-//! this machine's disk takes 238 MB/s, so the import of 1M events waited on
-//! 1.4 GB of writes; LZ4 shrinks chunks about 3x and unpacks at about 3 GB/s
-//! on one core (zstd level 1: 4.7x, but 1.5 GB/s, which verify would feel).
+//! Why (measured when chunks were sled values): sled writes a chunk about
+//! twice more as its B-tree leaves split, and this machine's disk takes
+//! 238 MB/s, so the import of 1M events waited on 1.4 GB of writes; LZ4
+//! shrinks chunks about 3x and unpacks at about 3 GB/s on one core (zstd
+//! level 1: 4.7x, but 1.5 GB/s, which verify would feel).
 //! A damaged packed value fails to unpack, or unpacks to bytes whose hashes
 //! do not match: either way `verify` names the chunk.
 
@@ -74,6 +78,8 @@ pub const MAX_RECORDS: usize = 1024;
 /// 1.7-2.5 s (alternated runs), and the ledger took 404-417 MB against
 /// 436-438 MB. 128, 192, 384 and 512 KiB made 336-712 blobs and were no
 /// faster. (Before chunks were packed, 256 KiB took 3.4x the JSONL on disk.)
+/// Since chunks are stored in segment files (session 32) sled makes no blob
+/// of them, so that reason is gone; other sizes were not measured since.
 pub const MAX_BYTES: usize = 256 * 1024;
 const HEADER: usize = 58;
 
