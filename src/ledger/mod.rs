@@ -519,6 +519,7 @@ impl Ledger {
             first: head.seq + 1,
             writer: ChunkWriter::new(head.seq + 1, head.hash, now, &time::format(now)),
             segment: segment::Writer::new(head.seq + 1),
+            packed: Vec::new(),
             current: Vec::new(),
             seen: None,
             origins: Origins::default(),
@@ -741,13 +742,14 @@ impl Ledger {
         Ok(())
     }
 
-    /// Store a chunk beyond the head, packed, in the append's `segment`, with
-    /// its place, summary and fingerprints in sled (same key). `records` are
-    /// the chunk's records as they were pushed, so that the chunk need not be
-    /// decoded again for them.
+    /// Store a chunk beyond the head, packed (into `packed`, a buffer the
+    /// append reuses: the segment's write copies it), in the append's
+    /// `segment`, with its place, summary and fingerprints in sled (same key).
+    /// `records` are the chunk's records as they were pushed, so that the
+    /// chunk need not be decoded again for them.
     fn put_chunk(
         &self,
-        segment: &mut segment::Writer,
+        (segment, packed): (&mut segment::Writer, &mut Vec<u8>),
         first_seq: u64,
         bytes: &[u8],
         records: &[Pushed],
@@ -757,17 +759,13 @@ impl Ledger {
         let k = chunk::key(first_seq);
         self.summaries()?.insert(k, s.encode()).map_err(storage)?;
         self.idems()?.insert(k, fps).map_err(storage)?;
-        // Packed into a buffer this thread keeps: the segment's write copies it.
-        thread_local!(static PACKED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) });
-        PACKED.with_borrow_mut(|buf| {
-            let n = chunk::pack_into(bytes, buf);
-            if segment.unborn() {
-                self.segments.borrow_mut().forget();
-            }
-            let place = segment.put(&self.path, &buf[..n])?;
-            self.chunks()?.insert(k, &place).map_err(storage)?;
-            Ok(())
-        })
+        let n = chunk::pack_into(bytes, packed);
+        if segment.unborn() {
+            self.segments.borrow_mut().forget();
+        }
+        let place = segment.put(&self.path, &packed[..n])?;
+        self.chunks()?.insert(k, &place).map_err(storage)?;
+        Ok(())
     }
 
     /// `laurel export`: one JSON line per record (canonical form plus `hash`).
@@ -1095,6 +1093,8 @@ struct Pending<'l> {
     writer: ChunkWriter,
     /// Where this append's chunks go.
     segment: segment::Writer,
+    /// The buffer each chunk is packed into ([`Ledger::put_chunk`]).
+    packed: Vec<u8>,
     /// Each record in `writer`'s chunk, as pushed.
     current: Vec<Pushed>,
     /// The stored chunk a fingerprint match last looked into (re-appending a
@@ -1246,7 +1246,8 @@ impl Pending<'_> {
         };
         if done.count > 0 {
             let first = done.first_seq;
-            (self.ledger).put_chunk(&mut self.segment, first, &done.finish(), &self.current)?;
+            let out = (&mut self.segment, &mut self.packed);
+            (self.ledger).put_chunk(out, first, &done.finish(), &self.current)?;
             self.ledger.moved(segment::POINTER_LEN);
             self.ledger.recycle_if_due()?;
         }
