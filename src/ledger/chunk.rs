@@ -132,8 +132,8 @@ impl ChunkWriter {
         }
     }
 
-    /// Add the next record; returns its hash. (The append begins each hash on
-    /// its parser thread and calls [`ChunkWriter::push_prefixed`].)
+    /// Add the next record; returns its hash. (The append begins the hashes of
+    /// a whole batch across SIMD lanes and calls [`ChunkWriter::push_prefixed`].)
     #[cfg(test)]
     pub fn push(
         &mut self,

@@ -7,12 +7,13 @@
 //! records the blocks are independent, and `hash_many` (the routine `Hasher`
 //! uses for whole chunks) compresses 4 to 16 of them per instruction.
 //!
-//! The append begins its record hashes here too ([`Lanes::begin_records`], on
-//! its parser thread): the whole chunks and blocks of each record's prefix
+//! The append begins its record hashes here too ([`Lanes::begin_records`], a
+//! batch at a time on its chaining thread; on its parser thread until session
+//! 34): the whole chunks and blocks of each record's prefix
 //! `{"event":<event>,"prev":"`, which does not depend on the chain, across
-//! lanes; its chaining thread finishes each one ([`finish_record`]) with the
+//! lanes; the same thread finishes each one ([`finish_record`]) with the
 //! rest of the prefix and `prev`, `recorded_at` and `seq`. A record carries its
-//! chaining values and block count between the two threads, where it used to
+//! chaining values and block count from one step to the other, where it used to
 //! carry a boxed 1,920-byte `blake3::Hasher` fed a block at a time (until
 //! session 30 still for prefixes longer than 864 bytes: 15% of the generated
 //! 1M stream's events, 45% of its bytes).

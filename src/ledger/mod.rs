@@ -528,7 +528,7 @@ impl Ledger {
         };
         let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
         let fed = std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(IN_FLIGHT);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Sent>(IN_FLIGHT);
             let names = &names;
             scope.spawn(move || read_and_parse(inputs, tx, names));
             take_batches(rx, &mut pending, &mut index, names)
@@ -857,6 +857,29 @@ impl Ledger {
 
 /// Parsed events, back from the parser thread; an `Err` (a bad line) ends it.
 type Batch = Vec<Result<Incoming>>;
+/// What the parser thread sends: a batch of an input's parsed lines, or a
+/// problem of the input itself, which ends the reading.
+enum Sent {
+    Lines(Parsed),
+    Problem(Error),
+}
+
+/// A batch of one input's lines, each parsed or refused (a refused one ends
+/// the batch and the reading), and the content keys of the parsed ones, in
+/// order.
+struct Parsed {
+    file: usize,
+    lines: Vec<(u64, std::result::Result<events::Screened, String>)>,
+    keys: Vec<[u8; 16]>,
+}
+
+/// The canonical events of a batch's parsed lines, in order.
+fn canonical_events(lines: &[(u64, std::result::Result<events::Screened, String>)]) -> Vec<&[u8]> {
+    lines
+        .iter()
+        .filter_map(|(_, p)| p.as_ref().ok().map(|p| p.canonical.as_slice()))
+        .collect()
+}
 /// Events per batch: large enough to make the hand-over cheap, small enough
 /// that the batches in flight stay a few MiB.
 const BATCH: usize = 256;
@@ -864,8 +887,8 @@ const IN_FLIGHT: usize = 8;
 
 /// One parsed input event and its keys, ready to be chained and stored: what
 /// [`Pending::add`] needs of it, no more. The typed event is dropped on the
-/// parser thread, which also begins the record's hash, so the chaining thread
-/// (the append's bottleneck) neither frees the event nor hashes its bytes.
+/// parser thread, which also hashes its content key; the chaining thread
+/// begins the record's hash ([`RecordHashes`]).
 struct Incoming {
     /// Index of its input, and its line there.
     file: usize,
@@ -884,7 +907,7 @@ struct Incoming {
 }
 
 /// The parser thread: read every input in order, parse its events and send
-/// them in batches, until the end or a problem (sent last), or until the
+/// them in batches with their content keys ([`ContentKeys`]), until the end or a problem (sent last), or until the
 /// writing thread hangs up (it stopped on a problem of its own).
 ///
 /// Why the reading is here, not on the writing thread: that thread bounds the
@@ -893,12 +916,11 @@ struct Incoming {
 /// busy about 94% on average, this one about 70%). Lines are parsed straight
 /// from the reader's buffer, where they were copied into a batch for this
 /// thread before.
-fn read_and_parse(inputs: Vec<Input<'_>>, tx: SyncSender<Batch>, names: &[String]) {
+fn read_and_parse(inputs: Vec<Input<'_>>, tx: SyncSender<Sent>, names: &[String]) {
     let mut out = Parsing {
         parser: events::LineParser::default(),
         keys: ContentKeys::default(),
         tx,
-        names,
         file: 0,
         parsed: Vec::with_capacity(BATCH),
         stopped: false,
@@ -916,25 +938,24 @@ fn read_and_parse(inputs: Vec<Input<'_>>, tx: SyncSender<Batch>, names: &[String
             return;
         }
         if let Some(e) = problem {
-            let _ = out.tx.send(vec![Err(e)]);
+            let _ = out.tx.send(Sent::Problem(e));
             return;
         }
     }
 }
 
 /// The parser thread's batch being filled, and where it goes.
-struct Parsing<'n> {
+struct Parsing {
     parser: events::LineParser,
     keys: ContentKeys,
-    tx: SyncSender<Batch>,
-    names: &'n [String],
+    tx: SyncSender<Sent>,
     file: usize,
     parsed: Vec<(u64, std::result::Result<events::Screened, String>)>,
     /// A bad line was sent, or the writing thread hung up: read no further.
     stopped: bool,
 }
 
-impl Parsing<'_> {
+impl Parsing {
     /// Parse one event; a bad one is sent at once, ending its batch, and
     /// stops the reading. The `Err` returned only stops `read_events`:
     /// [`read_and_parse`] sees `stopped` and reports nothing more.
@@ -960,9 +981,13 @@ impl Parsing<'_> {
         if self.parsed.is_empty() {
             return Ok(());
         }
-        let parsed = std::mem::replace(&mut self.parsed, Vec::with_capacity(BATCH));
-        let out = self.keys.incoming(self.file, parsed, self.names);
-        if self.tx.send(out).is_err() {
+        let lines = std::mem::replace(&mut self.parsed, Vec::with_capacity(BATCH));
+        let batch = Parsed {
+            file: self.file,
+            keys: self.keys.of(&lines),
+            lines,
+        };
+        if self.tx.send(Sent::Lines(batch)).is_err() {
             self.stopped = true;
             return Err(parser_gone());
         }
@@ -971,38 +996,53 @@ impl Parsing<'_> {
 }
 
 /// The content keys of a batch of events, hashed together across BLAKE3's SIMD
-/// lanes ([`lanes`]) rather than one event at a time: the keys `chunk::content_of`
-/// gives one by one (the unit test `a_parsed_batch_has_the_keys_and_hashes_of_its_events_one_by_one`).
+/// lanes ([`lanes`]) rather than one event at a time, on the parser thread.
 #[derive(Default)]
 struct ContentKeys {
     lanes: lanes::Lanes,
     hashes: Vec<[u8; 32]>,
-    begun: Vec<lanes::Begun>,
 }
 
 impl ContentKeys {
-    fn incoming(
+    fn of(
         &mut self,
-        file: usize,
-        parsed: Vec<(u64, std::result::Result<events::Screened, String>)>,
-        names: &[String],
-    ) -> Batch {
-        let events: Vec<&[u8]> = parsed
-            .iter()
-            .filter_map(|(_, p)| p.as_ref().ok().map(|p| p.canonical.as_slice()))
-            .collect();
-        self.lanes.hash(&events, &mut self.hashes);
-        self.lanes.begin_records(&events, &mut self.begun);
-        let mut hashes = self.hashes.iter();
+        lines: &[(u64, std::result::Result<events::Screened, String>)],
+    ) -> Vec<[u8; 16]> {
+        self.lanes.hash(&canonical_events(lines), &mut self.hashes);
+        self.hashes.iter().map(chunk::content_key).collect()
+    }
+}
+
+/// Each record's hash begun across SIMD lanes with the rest of its batch, on
+/// the chaining thread, which finishes it with the chain ([`lanes::finish_record`]).
+///
+/// Why here and not with the content keys on the parser thread (until session
+/// 34): that thread bounded the writing phase, busy 2.22 s of its 2.30 s
+/// where the chaining thread was busy 1.54 s (one 1M import, `perf` at 999 Hz).
+///
+/// Together they give what one event at a time gives (the unit test
+/// `a_parsed_batch_has_the_keys_and_hashes_of_its_events_one_by_one`).
+#[derive(Default)]
+struct RecordHashes {
+    lanes: lanes::Lanes,
+    begun: Vec<lanes::Begun>,
+}
+
+impl RecordHashes {
+    fn incoming(&mut self, parsed: Parsed, names: &[String]) -> Batch {
+        let Parsed { file, lines, keys } = parsed;
+        self.lanes
+            .begin_records(&canonical_events(&lines), &mut self.begun);
+        let mut keys = keys.into_iter();
         let mut begun = self.begun.drain(..);
-        parsed
+        lines
             .into_iter()
             .map(|(line, p)| {
                 let p = p.map_err(|m| Error::invalid(origin(&names[file], line), m))?;
-                // One hash per parsed event, in order (the filter above).
+                // One key and one begun hash per parsed event, in order.
                 let missing = || Error::Storage("a content key is missing".into());
-                let (h, b) = hashes.next().zip(begun.next()).ok_or_else(missing)?;
-                Ok(Incoming::new(file, line, p, chunk::content_key(h), b))
+                let (k, b) = keys.next().zip(begun.next()).ok_or_else(missing)?;
+                Ok(Incoming::new(file, line, p, k, b))
             })
             .collect()
     }
@@ -1034,12 +1074,17 @@ fn origin(name: &str, line: u64) -> Origin {
 /// The writing side of an append: add every parsed batch, in order, until the
 /// parser thread is done or an item is a problem.
 fn take_batches(
-    rx: Receiver<Batch>,
+    rx: Receiver<Sent>,
     pending: &mut Pending,
     index: &mut IdemIndex,
     names: &[String],
 ) -> Result<()> {
-    for batch in rx {
+    let mut hashes = RecordHashes::default();
+    for sent in rx {
+        let batch = match sent {
+            Sent::Lines(parsed) => hashes.incoming(parsed, names),
+            Sent::Problem(e) => return Err(e),
+        };
         let keys = batch.iter().filter_map(|i| i.as_ref().ok());
         index.warm(keys.map(|inc| idem::fingerprint(&inc.idem)));
         for item in batch {
@@ -1882,7 +1927,7 @@ mod tests {
         assert_eq!(ledger.head().unwrap(), Head::default());
     }
 
-    /// The parser thread's batch work gives what one event at a time gives:
+    /// The batch work of the two threads gives what one event at a time gives:
     /// content keys hashed across SIMD lanes equal `chunk::content_of`, and a
     /// record hash begun there and finished later equals `record_hash`. A bad
     /// line ends the batch as an error naming its line.
@@ -1902,7 +1947,13 @@ mod tests {
             .filter_map(|(_, p)| p.as_ref().ok().map(|p| p.canonical.clone()))
             .collect();
         let names = ["in".to_string()];
-        let mut batch = ContentKeys::default().incoming(0, parsed, &names);
+        let keys = ContentKeys::default().of(&parsed);
+        let parsed = Parsed {
+            file: 0,
+            lines: parsed,
+            keys,
+        };
+        let mut batch = RecordHashes::default().incoming(parsed, &names);
         assert_eq!(batch.len(), 301);
         let last = batch.pop().unwrap().err().unwrap();
         assert_eq!(origin_line_of(&last), Some(301));
