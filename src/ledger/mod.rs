@@ -907,8 +907,9 @@ struct Incoming {
 }
 
 /// The parser thread: read every input in order, parse its events and send
-/// them in batches with their content keys ([`ContentKeys`]), until the end or a problem (sent last), or until the
-/// writing thread hangs up (it stopped on a problem of its own).
+/// them in batches with their content keys ([`ContentKeys`]), until the end
+/// or a problem (sent last), or until the writing thread hangs up (it stopped
+/// on a problem of its own).
 ///
 /// Why the reading is here, not on the writing thread: that thread bounds the
 /// import's writing phase, while this one waited for lines about a third of
