@@ -855,8 +855,13 @@ impl Ledger {
     }
 }
 
-/// Parsed events, back from the parser thread; an `Err` (a bad line) ends it.
+/// Parsed events ready to be chained ([`RecordHashes::incoming`], on the
+/// chaining thread); an `Err` (a bad line) ends it.
 type Batch = Vec<Result<Incoming>>;
+
+/// A batch's lines as the parser thread parsed them: `(line, event or why not)`.
+type Lines = Vec<(u64, std::result::Result<events::Screened, String>)>;
+
 /// What the parser thread sends: a batch of an input's parsed lines, or a
 /// problem of the input itself, which ends the reading.
 enum Sent {
@@ -869,17 +874,18 @@ enum Sent {
 /// order.
 struct Parsed {
     file: usize,
-    lines: Vec<(u64, std::result::Result<events::Screened, String>)>,
+    lines: Lines,
     keys: Vec<[u8; 16]>,
 }
 
 /// The canonical events of a batch's parsed lines, in order.
-fn canonical_events(lines: &[(u64, std::result::Result<events::Screened, String>)]) -> Vec<&[u8]> {
+fn canonical_events(lines: &Lines) -> Vec<&[u8]> {
     lines
         .iter()
         .filter_map(|(_, p)| p.as_ref().ok().map(|p| p.canonical.as_slice()))
         .collect()
 }
+
 /// Events per batch: large enough to make the hand-over cheap, small enough
 /// that the batches in flight stay a few MiB.
 const BATCH: usize = 256;
@@ -951,7 +957,7 @@ struct Parsing {
     keys: ContentKeys,
     tx: SyncSender<Sent>,
     file: usize,
-    parsed: Vec<(u64, std::result::Result<events::Screened, String>)>,
+    parsed: Lines,
     /// A bad line was sent, or the writing thread hung up: read no further.
     stopped: bool,
 }
@@ -1005,10 +1011,7 @@ struct ContentKeys {
 }
 
 impl ContentKeys {
-    fn of(
-        &mut self,
-        lines: &[(u64, std::result::Result<events::Screened, String>)],
-    ) -> Vec<[u8; 16]> {
+    fn of(&mut self, lines: &Lines) -> Vec<[u8; 16]> {
         self.lanes.hash(&canonical_events(lines), &mut self.hashes);
         self.hashes.iter().map(chunk::content_key).collect()
     }
