@@ -127,7 +127,7 @@ impl Writer {
 }
 
 /// A pointer's bytes (layout in the module docs).
-fn pointer(name: u64, offset: u64, len: usize) -> [u8; POINTER_LEN] {
+pub fn pointer(name: u64, offset: u64, len: usize) -> [u8; POINTER_LEN] {
     let mut p = [0u8; POINTER_LEN];
     p[..4].copy_from_slice(POINTER);
     p[4..12].copy_from_slice(&name.to_le_bytes());

@@ -131,10 +131,9 @@ pub fn restore_chunk(chunks: &sled::Tree, db: &Path, k: &[u8], v: &[u8], bytes: 
     let end = all.len();
     all.extend_from_slice(bytes);
     std::fs::write(&file, all).unwrap();
-    let mut p = v.to_vec();
-    p[12..20].copy_from_slice(&(end as u64).to_le_bytes());
-    p[20..24].copy_from_slice(&(bytes.len() as u32).to_le_bytes());
-    chunks.insert(k, p).unwrap();
+    chunks
+        .insert(k, &segment::pointer(name, end as u64, bytes.len()))
+        .unwrap();
 }
 
 /// A small deterministic RNG (SplitMix64): seeded, so every run kills and damages
