@@ -2,7 +2,7 @@
 //! so a point-in-time query, or the check fold of an append, does not replay
 //! the whole log.
 //!
-//! **Made** by the check fold of every append: every `N / 40` records of fold
+//! **Made** by the check fold of every append: every `N / 20` records of fold
 //! order (see [`PER_LEDGER`], [`MIN_EVERY`]) it stores its state (all five
 //! projections and the rules in force). An append folds from the latest
 //! checkpoint that is still valid, so appending a few events to a large ledger
@@ -131,22 +131,29 @@ use super::{chunk, patch, storage, Head, Ledger, View};
 /// largest part of a query (about 2 µs a record of fold order, on one core):
 /// measured at 1M events, `N / 40` against `N / 20` took 2–15 ms off the
 /// median of 20 `--as-of` queries, for 15 MB more ledger (430 → 445 MB).
+/// Why 20 and not 40 (session 35): the import pays for every checkpoint (each
+/// encodes the whole state and writes what changed since its whole parent), and
+/// the import was the figure that missed. Four alternated pairs of 1M imports:
+/// 4.32–5.71 s against 4.83–6.97 s, checkpoints 131 MB against 246 MB; the
+/// `--as-of` medians of 20 dates (two sets of dates, ledgers of both) 67.0 / 67.1
+/// ms against 63.1 / 58.3 ms, still well under the 100 ms of the target.
 /// A projection state grows with the log, so
 /// a whole checkpoint at `n` costs about `n` times the state's bytes per event:
 /// with a fixed spacing they would grow as `N²`; whole ones every `N / 4` cost
 /// about 1.6 final states whatever `N` (see [`WHOLE_AT`]), and the deltas between them what
 /// changed (README "Checkpoints" has sizes).
-const PER_LEDGER: u64 = 40;
+const PER_LEDGER: u64 = 20;
 /// Every `WHOLE_EVERY`th checkpoint of fold order (see [`WHOLE_AT`]) is
-/// whole, the rest are deltas: whole ones every `N / 4`. Why not
+/// whole, the rest are deltas: whole ones every `N / 4` (with [`PER_LEDGER`]
+/// 20; it was 10 with 40 until session 35). Why not
 /// more often: measured at 1M events with checkpoints every `N / 40`, whole
 /// ones every `N / 8` took 497 MB of ledger against 445 MB, and the query
 /// medians were the same within 3 ms (session 16, deltas then chained; a
 /// delta now always decompresses two frames).
-const WHOLE_EVERY: u64 = 10;
-/// Whole ones are the 1st, 11th, 21st, ... (`folded / every` is `WHOLE_AT`
+const WHOLE_EVERY: u64 = 5;
+/// Whole ones are the 1st, 6th, 11th, ... (`folded / every` is `WHOLE_AT`
 /// modulo [`WHOLE_EVERY`]), so the first checkpoint of a ledger, which has no
-/// parent anyway, is one of them and the last of a 1M-event import (the 40th)
+/// parent anyway, is one of them and the last of a 1M-event import (the 20th)
 /// is a delta. Until session 17 they were the 10th, 20th, ...: at 1M events five
 /// whole ones (1, 10, 20, 30, 40: 2.5 final states of bytes) instead of four (1,
 /// 11, 21, 31: 1.6), and the last, the largest, was compressed at the end of
@@ -155,8 +162,9 @@ const WHOLE_AT: u64 = 1;
 /// A chain (a whole checkpoint and the deltas on it) longer than this is
 /// refused. Since session 19 a chain is a whole checkpoint and at most one
 /// delta; the bound is for the chained deltas of older ledgers (a fold then
-/// wrote a whole checkpoint rather than a longer chain).
-const MAX_CHAIN: usize = WHOLE_EVERY as usize;
+/// wrote a whole checkpoint rather than a longer chain). Ten, the
+/// `WHOLE_EVERY` of those ledgers, so that their chains are still read.
+const MAX_CHAIN: usize = 10;
 /// zstd levels: whole checkpoints are written a few times per ledger, deltas
 /// often, and both are read back as fast whatever the level. Session 28, three
 /// alternated pairs of 1M imports: whole ones at 1 (3 before) and patches at
@@ -1290,15 +1298,16 @@ mod tests {
     }
 
     #[test]
-    fn spacing_is_a_fortieth_in_steps_of_5000_and_at_least_10000() {
+    fn spacing_is_a_twentieth_in_steps_of_5000_and_at_least_10000() {
         let cases = [
             (0, 10_000),
             (100_000, 10_000),
-            (400_000, 10_000),
-            (400_040, 15_000),
-            (1_000_000, 25_000),
-            (1_000_040, 30_000),
-            (8_000_000, 200_000),
+            (200_000, 10_000),
+            (200_040, 15_000),
+            (400_040, 25_000),
+            (1_000_000, 50_000),
+            (1_000_040, 55_000),
+            (8_000_000, 400_000),
         ];
         for (records, spacing) in cases {
             assert_eq!(auto_every(records), spacing, "{records} records");
@@ -1487,14 +1496,14 @@ mod tests {
         }
     }
 
-    /// Whole checkpoints are the 1st, 11th, 21st, ... of a fold, so the last
-    /// of a 40-checkpoint import is a delta, and no chain is longer than ten.
+    /// Whole checkpoints are the 1st, 6th, 11th, ... of a fold, so the last
+    /// of a 20-checkpoint import is a delta, and no chain is longer than five.
     #[test]
-    fn whole_checkpoints_are_the_first_and_every_tenth_after_it() {
+    fn whole_checkpoints_are_the_first_and_every_fifth_after_it() {
         let every = 100;
         let mut parent = None;
         let mut whole = Vec::new();
-        for k in 1..=40u64 {
+        for k in 1..=20u64 {
             let raw: [Encoded; SECTIONS] = std::array::from_fn(|i| vec![i as u8; 50].into());
             let pos = (k as Micros, k);
             let made = next_checkpoint(Head::default(), (pos, k * every), raw, parent, every);
@@ -1510,7 +1519,7 @@ mod tests {
             }
             parent = next;
         }
-        assert_eq!(whole, [1, 11, 21, 31]);
+        assert_eq!(whole, [1, 6, 11, 16]);
     }
 
     #[test]

@@ -517,7 +517,7 @@ pub mod bytes {
 
 /// A value with its checkpoint encoding, kept until the value changes.
 ///
-/// Why: the check fold encodes every state every `N / 40` records, and most of
+/// Why: the check fold encodes every state every `N / 20` records, and most of
 /// a cards or sbr state is tournaments that no longer change. Encoding each
 /// tournament anew took 1.8 s of the 1M-event import's CPU (cards 1.2 s, sbr
 /// 0.6 s), for bytes that were mostly the same as the last time.
