@@ -86,6 +86,7 @@ fn open_input(name: &str) -> Result<Input<'static>> {
         Box::new(BufReader::new(std::io::stdin()))
     } else {
         let f = std::fs::File::open(name).map_err(|e| Error::io(name, e))?;
+        let f = crate::input::DropBehind::new(f);
         Box::new(BufReader::with_capacity(256 * 1024, f))
     };
     Ok(Input {
