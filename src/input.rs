@@ -240,10 +240,11 @@ fn read_array<R: BufRead>(r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputE
 ///
 /// Why: on these machines (virtual, with memory handed back to the host when
 /// idle) a page the system has not used lately costs microseconds of system
-/// CPU the first time it is written. Three alternated pairs of 1M imports made
+/// CPU the first time it is written. Five alternated pairs of 1M imports made
 /// as the bench makes them (the input written just before, and a 570 MB file
-/// written and kept): 4.32–4.40 s with 0.63–0.71 s of system CPU, against
-/// 4.96–5.38 s with 1.91–2.58 s without (session 35).
+/// written and kept; the first three with a version that advised from
+/// unaligned offsets): 4.31–4.53 s with 0.63–0.73 s of system CPU, against
+/// 4.65–5.51 s with 1.34–2.58 s without (session 35).
 ///
 /// Invariants: only whole pages already read are advised ([`drop_range`]),
 /// so nothing is read twice; the bytes are the file's, whatever the advice
