@@ -238,10 +238,11 @@ pub(super) fn fold(
 
 /// Batches a lane may hold while its worker waits for its part of a state
 /// still being decoded: 16,384 records, so a query can read all of one
-/// namespace's records in a checkpoint's spacing (25,000 records of 5
-/// namespaces at 1M since session 15; 50,000 when this was chosen) while the
-/// checkpoint decodes. Not re-measured at the new spacing: a lane holds only
-/// what its records are, so the bound costs nothing unless it is reached.
+/// namespace's records in a checkpoint's spacing (50,000 records of 5
+/// namespaces at 1M, as when this was chosen and again since session 35;
+/// 25,000 in sessions 15–34) while the checkpoint decodes. Not re-measured
+/// since: a lane holds only what its records are, so the bound costs nothing
+/// unless it is reached.
 const AHEAD: usize = 64;
 
 /// Where a worker's projections come from.
