@@ -1,11 +1,183 @@
 //! laurel: an event-sourced, tamper-evident ratings ledger for game communities.
 //!
-//! Results go in as domain events ([`events`]); every event is appended to a
-//! BLAKE3 hash-chained log in sled ([`ledger`]) and never changed; ratings and
-//! standings are projections ([`systems`]), pure folds over the log ([`fold`]).
-//! [`app`] holds the command implementations the `laurel` binary calls.
+//! Results go in as domain events ([`events`]); every event is appended to a BLAKE3
+//! hash-chained log ([`ledger`]) and never changed; ratings and standings are projections
+//! ([`systems`]), pure folds over the log ([`fold`]). [`app`] holds the commands the
+//! `laurel` binary calls. README.md is the user's guide; these notes are the design: the
+//! map, the invariants, the on-disk format. Each module's docs hold its details and name
+//! private items too: read them with `cargo doc --no-deps --document-private-items --open`
+//! (CI builds them that way with warnings as errors, so every link resolves).
 //!
-//! See README.md, section "Architecture", for the code map and invariants.
+//! # Bird's-eye view
+//!
+//! ```text
+//!  JSON Lines / array ──► input (streaming, limits) ──► events (typed, validated,
+//!                                                        canonical bytes)
+//!                                                              │
+//!  append: records chained and packed into chunks in a new segment file; their places,
+//!  summaries and key fingerprints into sled; all beyond the head
+//!                                                              │
+//!  check fold: every record in (at, seq) order from the latest valid checkpoint, with
+//!  every system's checks, writing checkpoints ──► move the head, flush, fsync
+//!                                                              │
+//!  query (--as-of, --known-at, --rules) ──► fold: from a checkpoint (plain --as-of or
+//!  none) or from nothing, one worker per group of namespaces ──► systems::State (one
+//!  projection per community) ──► output (text / json / csv)
+//! ```
+//!
+//! An append writes on two threads: the parser thread reads the input and turns each line
+//! into canonical bytes and a content key; the chaining thread hashes, packs and stores.
+//! The check fold then reads the new records back with the old ones, in fold order.
+//!
+//! # Code map
+//!
+//! - `src/main.rs`: the binary. Parses the command line (clap), calls [`app`], maps errors
+//!   to exit codes; sets mimalloc as the allocator. The library never imports clap.
+//! - [`app`]: one function per command, over plain arguments.
+//! - [`input`]: the streaming reader of JSON Lines and JSON arrays, with the size limits.
+//! - [`events`]: the typed vocabulary, one file per namespace, and
+//!   [`events::parse_event`], the only way an event enters the crate. `scan.rs` (input
+//!   lines, through [`events::LineParser`]) and `direct.rs` (stored events) are fast paths
+//!   that hand anything unusual to the serde path, whose result or message stands.
+//! - [`ledger`]: the only code that touches sled. [`ledger::chunk`] is the byte layout of
+//!   records, [`ledger::segment`] the files chunks are stored in, [`ledger::canonical`] the
+//!   canonical form and record hash, [`ledger::summary`] and [`ledger::idem`] the per-chunk
+//!   side trees, [`ledger::checkpoint`] the projection checkpoints and `patch.rs` the
+//!   patches their deltas are stored as; `verify.rs` is `verify` (a reading thread, two
+//!   checking workers), `lanes.rs` BLAKE3 of many short inputs across the SIMD lanes;
+//!   `mod.rs` is append, export and the fold's [`fold::Source`].
+//! - [`fold`]: the engine: `(at, seq)` order, known-at, voids, as-of, rule changes,
+//!   append-time checks, resuming from a checkpoint. `parallel.rs` folds with a worker
+//!   thread per group of namespaces; [`fold::stream`] reads the chunks once, in seq order,
+//!   and hands records on in fold order as the chunk summaries allow.
+//! - [`systems`]: one module per rating system (below), and what their compact states share
+//!   ([`systems::compact`]: interners, varints, kept bytes; [`systems::codec`]).
+//! - [`params`]: rule parameters, declared by each system with its community's defaults;
+//!   [`num`]: exact rationals and the one rounding helper (half away from zero); [`time`]:
+//!   instants as microseconds UTC; [`error`]: the one error type, which decides exit codes.
+//! - [`output`]: tables rendered as text, JSON or CSV, streamed from packed rows (`rows.rs`).
+//! - [`site`]: the static site, pure functions from tables and changes to HTML and SVG;
+//!   [`spill`]: its audit trail on disk, in buckets by subject.
+//! - [`demo`]: the `events/` files compiled in; [`gen`] and [`bench`](mod@bench): `laurel
+//!   gen` and `laurel bench`; [`sysinfo`]: peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
+//! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
+//!   after what they pin (`ledger.rs`, one per system, `timetravel.rs`, `ckpt.rs`,
+//!   `crash.rs`, `corrupt.rs`, `corpus.rs` with `tests/corpus/`, `props.rs`,
+//!   `streaming.rs`, `memory.rs`, `site.rs`, `site_browser.rs`, `perf.rs`). `snapshots/`:
+//!   insta snapshots of the tables of the sample streams.
+//!
+//! # Invariants
+//!
+//! - **Append-only.** Records are never rewritten. A correction is a `ledger.voided` event
+//!   and the corrected event.
+//! - **Hash chain.** Record n's hash is BLAKE3 of its canonical form,
+//!   `{"event":…,"prev":hash(n-1),"recorded_at":…,"seq":n}` (RFC 8785), the `prev` of
+//!   record 1 being 64 zeros; `verify` recomputes every hash, the links between chunks and
+//!   the head.
+//! - **All or nothing.** An append writes its chunks beyond the head, into a segment file
+//!   named after its first seq; only the final write of the head publishes them. A failed
+//!   or killed append leaves chunks and a segment nobody reads; the next append removes
+//!   them.
+//! - **Durable on success.** The append's segment is fsynced before the head is written,
+//!   so a power loss cannot leave a head pointing into unwritten chunks; then sled is
+//!   flushed and the other files of the ledger directory, then the directories, are
+//!   fsynced. A segment is never written after its append, so it is fsynced once.
+//! - **Valid at every step.** An append is accepted only if the whole ledger, new events
+//!   included, folds in `(at, seq)` order with every check passing: a late event that
+//!   would break later ones is refused, and so is a void that others depend on. The first
+//!   problem in input order is the one reported.
+//! - **Side trees agree with their chunk.** Every chunk up to the head has exactly one
+//!   summary and one fingerprint entry, written in the same append before the head moves
+//!   and removed with it; `verify` recomputes both from the chunk. A fingerprint match is
+//!   only a candidate: the stored record's full key decides.
+//! - **Projections cannot fail.** [`systems::Projection::apply`] returns nothing: `check`
+//!   ran at append time, and a fold cut by as-of or known-at only drops a suffix of what
+//!   was checked.
+//! - **An audit only watches.** A fold that keeps an audit trail, of everyone or of one
+//!   subject (`history PLAYER`), leaves the same state as a plain fold, and one subject's
+//!   trail is exactly the full trail's changes to it.
+//! - **Deterministic folds.** Ordered maps and sets, interners with a fixed hash, exact
+//!   rational arithmetic and one rounding helper; no floating point in any rule.
+//! - **Checkpoints are a cache.** A checkpoint is used only if the chain still holds the
+//!   head it was made at and nothing recorded since sorts at or before its position;
+//!   otherwise, or if it is damaged, the fold starts from nothing. Both answer the same.
+//! - **One writer.** laurel holds an exclusive lock on `laurel.lock` in the ledger
+//!   directory (sled's own lock is behind it), also while it reopens sled; a second
+//!   process gets "ledger is in use by another process" at once (exit 2).
+//!
+//! # Boundaries
+//!
+//! - Only [`ledger`] knows sled and the byte layout; folds read through [`fold::Source`].
+//! - Only [`events`] parses event JSON; systems see typed structs.
+//! - Only `src/main.rs` knows clap and the process; [`error`] decides the exit code.
+//! - Systems know nothing of each other, the ledger or the clocks: they fold what the
+//!   engine hands them, which is why each namespace can fold on a thread of its own.
+//!
+//! # On disk
+//!
+//! A ledger is a directory: sled's files (`db`, `conf`, `snap.*`), `laurel.lock`,
+//! `segments/<first seq>.lseg` (one per append: its packed chunks, back to back) and
+//! `checkpoints/<position>.lcp` (one per checkpoint: its header, then its sections). The
+//! sled trees:
+//!
+//! - `meta`: `format`, the marker `laurel-ledger-5` (any other is refused), and `head`,
+//!   the last seq and its hash.
+//! - `chunks`: key the chunk's first seq (u64 big-endian), value a 24-byte pointer to the
+//!   chunk in a segment file ([`ledger::segment`]). A chunk holds up to 1024 records or
+//!   256 KiB, LZ4-packed; its layout is in [`ledger::chunk`]. Records share chunks because
+//!   sled costs tens of microseconds a key; each stores its hash, `at`, void target,
+//!   idempotency key and content hash beside the event's canonical bytes, so fold plans
+//!   and the idempotency index need no JSON.
+//! - `summaries`: per chunk, same key: its last seq, `at` range and voids, so a query
+//!   reads only the chunks that can matter ([`ledger::summary`]).
+//! - `idems`: per chunk, same key: an 8-byte fingerprint of each record's idempotency key,
+//!   from which an append builds its index without reading chunks ([`ledger::idem`]).
+//! - `checkpoints`: key the position `(at, seq)`, value the checkpoint's 213-byte header
+//!   (also the start of its file; [`ledger::checkpoint`]).
+//!
+//! sled 0.34 does not bound its cache for large values, so the ledger counts the chunk
+//! bytes it moves through sled and reopens it past 32 MiB. Before opening sled, laurel
+//! deletes any `snap.*.generating` file a kill left: sled 0.34.7 would take it for its
+//! latest snapshot and refuse the database as corrupt.
+//!
+//! **Checkpoints.** The check fold of every append stores the rules in force and the five
+//! projection states (six sections) every `N/20` records of fold order (in steps of 5,000,
+//! at least 10,000 apart). Every fifth is whole, one zstd frame a section; the others are
+//! deltas on the latest whole one: each section compressed with the parent's as zstd
+//! prefix or, when the same append made the parent, a patch copying its unchanged ranges.
+//! A query with a plain `--as-of` (or none) starts from the latest valid checkpoint at or
+//! before it and decodes only its own namespace's section; `--known-at`, `--rules` and
+//! `history` fold from nothing. `LAUREL_NO_CHECKPOINTS=1` forces the full fold,
+//! `LAUREL_CHECKPOINT_EVERY=N` sets the spacing, `LAUREL_CHECKPOINT_TRACE=1` prints where a
+//! fold started.
+//!
+//! # Adding a rating system
+//!
+//! Say its namespace is `ns`:
+//!
+//! 1. **Events.** `src/events/ns.rs`: a struct per event type (serde, unknown fields
+//!    denied) and `parse`; in [`events`], its types in [`events::TYPES`], a variant of
+//!    [`events::Event`] and an arm of `dispatch`. `direct.rs` may decode its commonest
+//!    types too; that is only speed.
+//! 2. **The system.** `src/systems/ns/`: pure math first, then a `State` implementing
+//!    [`systems::Projection`] (`check` names the rule broken, `apply` never fails),
+//!    `TABLES`, `PARAMS` (every constant, read through `Cx::params`), `standings`, and
+//!    `checkpoint_bytes` (serde and bincode, as cfr, cards, diplomacy and sbr do). Its
+//!    module docs define its events and state every decision its rules leave open.
+//! 3. **Registration.** In [`systems`]: the module, a field of [`systems::State`], the arms
+//!    of `check`, `apply`, `absorb` and `standings`, [`systems::NAMESPACES`],
+//!    [`systems::tables`] and [`systems::param_defs`]. A table shown per tournament also
+//!    needs an arm in `app::selectors`. `parallel.rs`'s `GROUPS` may pair it with another
+//!    namespace (otherwise it gets a worker of its own).
+//! 4. **Checkpoints.** In [`ledger::checkpoint`]: `SECTIONS`, its `NAMESPACES` and the
+//!    encode and decode arms. The header's layout changes with the section count, so the
+//!    magic changes too, and older checkpoints read as absent (they are a cache).
+//! 5. **Samples and tests.** Streams `events/ns_*.jsonl` with the worked examples, listed
+//!    in [`demo`]; `tests/ns.rs` with insta snapshots of its tables;
+//!    `tests/corpus/systems/ns_<rule>.jsonl` breaking each rule once (with `.expect`, and
+//!    `.setup.jsonl` where needed), `ns` in `SYSTEMS` and a test of its own in
+//!    `tests/corpus.rs`; [`gen`] for the benchmark's mix; the table names in the
+//!    `standings` help of `src/main.rs` and in the README.
 
 pub mod app;
 pub mod bench;
