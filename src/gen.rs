@@ -4,8 +4,8 @@
 //! many players, Middle-earth PBM games (with takeovers, neutrals joining sides,
 //! ballots within 14 days, grudge games between registered teams, one monthly tick
 //! per month), CFR series, card-game tournaments, Diplomacy games and Space Base
-//! Race tournaments, each following the rules of SPEC §2–6 so that the whole
-//! stream appends cleanly into a fresh ledger.
+//! Race tournaments, each following its system's rules so that the whole stream
+//! appends cleanly into a fresh ledger.
 //!
 //! How it works: every *activity* (one game, tournament or series) is planned in
 //! full when it starts, as a short list of `(at, event)` pairs; a heap merges the

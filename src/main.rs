@@ -275,12 +275,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// glibc's malloc let an import's freed chunk buffers fragment its heap: 1M events
-/// peaked at 697 MiB RSS (388 MiB with one arena). mimalloc returns memory promptly.
-/// It is built with `no_thp` (Cargo.toml): with transparent huge pages, memory it
-/// returned and touched again was zeroed 2 MiB at a time (`clear_page_erms` was 21%
-/// of a 1M-event fold's CPU); without them, at 1M events, verify 169–175 → 115–138
-/// MiB and 1.19–1.31 → 0.93–0.98 s, replay 323–336 → 232–238 MiB, import 15.9–17.4
-/// → 12.9–14.5 s of CPU (session 8, old and new binaries alternated).
+/// mimalloc rather than glibc's malloc, which lets an import's freed chunk buffers
+/// fragment its heap (a 1M-event import then peaks near 700 MiB RSS); mimalloc
+/// returns memory promptly. It is built with `no_thp` (Cargo.toml): with transparent
+/// huge pages, memory it returned and touched again would be zeroed 2 MiB at a time,
+/// costing a fifth of a 1M-event fold's CPU and more memory in verify and replay.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

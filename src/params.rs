@@ -1,4 +1,5 @@
-//! Rule parameters: every constant of SPEC §2–6, with the seed's value as default.
+//! Rule parameters: every constant of the rating rules, with the published rules' value
+//! as default.
 //!
 //! Parameters are keyed by `(system, name)`; each rating module declares its own in
 //! a `PARAMS: &[ParamDef]` table, collected by [`crate::systems::param_defs`]. Values
@@ -30,7 +31,7 @@ pub struct ParamDef {
     pub system: &'static str,
     pub name: &'static str,
     pub kind: Kind,
-    /// The seed's value, as JSON text.
+    /// The published rules' value, as JSON text.
     pub default: &'static str,
     pub doc: &'static str,
 }

@@ -1,4 +1,4 @@
-//! The card-game league (SPEC §4) through the built binary: the seed's recap lines
+//! The card-game league through the built binary: the league's recap lines
 //! and the system-2 example on the bundled streams, the standings order, every
 //! append-time rule (exit 2, a clear message, head unchanged) and snapshots.
 
@@ -17,7 +17,7 @@ fn tournament_standings(dir: &Path, t: &str) -> Value {
 }
 
 /// The placement points of each match of a standings JSON, best first, by
-/// "round/match": the form of the seed's recap lines.
+/// "round/match": the form of the league's recap lines.
 fn recap(v: &Value, column: &str) -> Vec<(String, Vec<i64>)> {
     let mut out: Vec<(String, Vec<i64>)> = Vec::new();
     for r in v["tables"]["matches"].as_array().expect("matches table") {
@@ -317,7 +317,7 @@ fn snapshots_of_every_table() {
 }
 
 // ---------------------------------------------------------------------------
-// Validation: every rule of SPEC §4 at append (exit 2, message, head unchanged).
+// Validation: every rule at append (exit 2, message, head unchanged).
 
 /// Two tournaments, one per point system, each with round "1" scheduled.
 const BASE: &str = r#"

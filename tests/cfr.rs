@@ -1,4 +1,4 @@
-//! CFR driver rankings (SPEC §3) through the built binary: the worked examples,
+//! CFR driver rankings through the built binary: the worked examples,
 //! the window of the last 3 events, the few-events factors, the tie-breaks and
 //! every validation rule.
 
@@ -78,7 +78,7 @@ fn the_documented_points_table_gives_bruce_31_88() {
     assert_eq!(e["points"], json!(153.0));
     assert_eq!(e["perfect"], json!(480.0));
     assert_eq!(e["score"], json!(31.88));
-    // a tier-2 win shows as a 2nd (Grant Guillard, as in the seed)
+    // a tier-2 win shows as a 2nd (Grant Guillard, as in the published rankings)
     assert_eq!(row(&v, "Grant Guillard")["best_finish"], json!("2nd race"));
     let g = event_row(&v, "cfr-pbem", "2012", "Grant Guillard");
     assert_eq!(g["points"], json!(328.0)); // 120 + 120 + 88

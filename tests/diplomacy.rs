@@ -1,5 +1,5 @@
-//! Diplomacy scoring (SPEC §5) through the built binary: the worked examples,
-//! every validation rule, parameters, history and snapshots of every table.
+//! Diplomacy scoring through the built binary: the worked examples, every
+//! validation rule, parameters, history and snapshots of every table.
 
 mod common;
 

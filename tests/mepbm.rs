@@ -1,6 +1,6 @@
-//! Middle-earth PBM ratings (SPEC §2) through the built binary: every worked
-//! example of the seed, the rules the seed leaves implicit, every validation
-//! rule, and snapshots of every table on the bundled streams.
+//! Middle-earth PBM ratings through the built binary: every worked example of the
+//! published rules, the rules they leave implicit, every validation rule, and
+//! snapshots of every table on the bundled streams.
 
 mod common;
 

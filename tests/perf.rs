@@ -1,6 +1,6 @@
-//! Issue 10: `laurel gen` is deterministic per seed, and its stream is valid
-//! against the real rating systems: it appends cleanly into a fresh ledger,
-//! re-appending adds nothing, verify passes and every standings table answers.
+//! `laurel gen` is deterministic per seed, and its stream is valid against the real
+//! rating systems: it appends cleanly into a fresh ledger, re-appending adds nothing,
+//! verify passes and every standings table answers.
 
 mod common;
 
@@ -14,7 +14,7 @@ fn gen_is_deterministic_per_seed() {
     assert_eq!(a.lines().count(), 2000);
 }
 
-/// Every table of SPEC §7, with a tournament for the per-tournament ones.
+/// Every table `laurel standings` offers, with a tournament for the per-tournament ones.
 fn tables(text: &str) -> Vec<Vec<String>> {
     let first = |prefix: &str| -> String {
         let key = format!("\"tournament\":\"{prefix}");

@@ -1,6 +1,6 @@
-//! Property tests (issue 9): random valid streams fold deterministically; any split
-//! into appends folds like one append; export → re-import gives the same events and
-//! rules; the canonical form round-trips.
+//! Property tests: random valid streams fold deterministically; any split into
+//! appends folds like one append; export → re-import gives the same events and rules;
+//! the canonical form round-trips.
 //!
 //! Streams use event types whose validity does not depend on the rating systems'
 //! rules: `mepbm.rating_seeded` for distinct players, `mepbm.monthly_tick` for

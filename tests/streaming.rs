@@ -1,25 +1,11 @@
-//! Streaming (issue 9): appending and verifying a large file stays within bounded
-//! memory (`LAUREL_PEAK_RSS=1`). CI runs ~25 MB of events; the 1 GB run is
-//! `#[ignore]`d: `cargo test --release --test streaming -- --ignored`.
-//!
-//! Measured (release, 2 cores, busy machine), 1 GB / 7,790,000 `rating_seeded` events,
-//! each a new player:
-//! - session 2: append 2,178 MiB, verify 155 MiB;
-//! - session 3: append 1,392 MiB (159 s), verify 160 MiB (3.6 s). The idempotency
-//!   index holds 8-byte fingerprints (16–46 bytes a record, not ~65), the append's
-//!   per-line origins are run-length coded, and mepbm keeps one rating per
-//!   (player, system) rated instead of four dense slots per name. (Delta
-//!   checkpoints kept the previous state as the next delta's parent: 1,665 MiB, until
-//!   a parent over 128 MiB was dropped, `PARENT_MAX` in src/ledger/checkpoint.rs.)
-//! - session 5: append 1,078 MiB (200 s, busy machine), verify 190 MiB (3.7 s); after
-//!   the one-pass fold, append 1,223 MiB (91 s, quiet machine), verify 176 MiB (3.4 s).
-//! - session 8, mimalloc without transparent huge pages: append 1,115 MiB (83 s),
-//!   verify 118 MiB (3.4 s).
+//! Streaming: appending and verifying a large file stays within bounded memory
+//! (`LAUREL_PEAK_RSS=1`). CI runs ~25 MB of events; the 1 GB runs are `#[ignore]`d:
+//! `cargo test --release --test streaming -- --ignored`.
 //!
 //! Verify is bounded (sled's cache plus one batch of chunks). The append is bounded
 //! by 192 MiB plus 256 bytes per record: the idempotency index while the input is
 //! read, and the projection state (here a new player per event) with its checkpoint
-//! (README, "Memory bound"). Whether a file larger than memory can be appended thus
+//! (README, "Streaming memory"). Whether a file larger than memory can be appended thus
 //! depends on the state its events build: the cgroup test at the end appends a 1 GB
 //! generated file under a 640 MiB limit.
 
@@ -74,12 +60,11 @@ fn append_and_verify(bytes: u64, limit: Duration) -> (u64, u64, u64) {
     (n, rss[0], rss[1])
 }
 
-/// 200,000 records, each a new player. Session 2 measured append 178 MiB and verify
-/// 103 MiB here (glibc malloc: 127 MiB append): mimalloc keeps freed pages per thread
-/// for reuse, which costs this small case ~50 MiB but took the 1M-event import from
-/// 697 to 446 MiB and 23.9 to 15.2 s. The bounds pin that trade against regressions.
-/// Session 4: the check fold's five namespace workers (own heaps, sections in flight)
-/// took the append from 203-216 to 216-237 MB here (224 MiB is 235 MB), so 256 MiB.
+/// 200,000 records, each a new player. The append bound, 256 MiB, leaves room for
+/// mimalloc keeping freed pages per thread for reuse (~50 MiB in this small case, which
+/// makes a 1M-event import far smaller and faster) and for the check fold's five
+/// namespace workers, each with its own heap and sections in flight; the bounds pin
+/// that trade against regressions.
 #[test]
 fn appending_and_verifying_25_mb_stays_under_256_mib() {
     let (n, append, verify) = append_and_verify(25_000_000, Duration::from_secs(120));
@@ -93,13 +78,11 @@ fn appending_and_verifying_25_mb_stays_under_256_mib() {
 fn appending_and_verifying_1_gb_stays_bounded() {
     let (n, append, verify) = append_and_verify(1_000_000_000, Duration::from_secs(3600));
     // Per record: the index while reading, a new player's state and its checkpoint
-    // (README "Memory bound": the bound holds for generated events too).
+    // (README, "Streaming memory": the bound holds for generated events too).
     let bound = (192 << 20) + 256 * n;
     assert!(append < bound, "append peak RSS {append} (bound {bound})");
-    // Verify does not grow with the ledger: 116 MiB at 200k records, 162–204 MiB at
-    // 1M (five runs of one ledger: mimalloc's huge pages decide), 160 MiB at 7.8M in
-    // session 3 and 190 MiB in session 5 (which failed the 176 MiB bound set from
-    // that one earlier run).
+    // Verify does not grow with the ledger, but its peak varies from run to run of
+    // one ledger (mimalloc's page reuse decides; up to ~200 MiB): hence 256 MiB.
     assert!(verify < 256 << 20, "verify peak RSS {verify}");
 }
 
@@ -178,9 +161,8 @@ impl Drop for MemoryCgroup {
 /// "A file larger than memory allows", literally: a 1 GB generated stream (every
 /// system, 2.2M events) appended and verified by processes whose memory cgroup allows
 /// 640 MiB, page cache included. Killed by the kernel's OOM killer it would fail.
-/// Session 9 (cgroup v1, 2 cores): the file is 1,055,580,638 bytes; append 21.9 s,
-/// peak RSS 575 MiB (574–606 MiB uncapped, over runs of a similar file), verify
-/// 2.8 s, 105 MiB.
+/// The append's peak RSS comes close to the limit (its state grows with every player
+/// of the file); the verify's stays far below it.
 #[test]
 #[ignore = "1 GB and a memory cgroup (root): cargo test --release --test streaming -- --ignored"]
 fn a_1_gb_file_appends_and_verifies_within_a_640_mib_memory_limit() {

@@ -1,5 +1,5 @@
-//! Time travel and audit (SPEC §1.4–1.7, issue 8): both clocks, late results,
-//! voids and corrections, rule changes, replay and history, on the bundled streams.
+//! Time travel and audit: both clocks, late results, voids and corrections, rule
+//! changes, replay and history, on the bundled streams.
 
 mod common;
 

@@ -1,8 +1,8 @@
 //! Rating systems: one module per community, each a projection folded over the log.
 //!
 //! Every module follows the same shape (after skillratings): pure math functions
-//! first, unit-tested against the seed's worked examples; then a `State` that
-//! implements [`Projection`]:
+//! first, unit-tested against the worked examples of the community's published
+//! rules; then a `State` that implements [`Projection`]:
 //!
 //! - [`Projection::check`] validates an event against the state folded so far and
 //!   says which rule it breaks. It runs at append time, in fold order, so a ledger
@@ -31,7 +31,7 @@ use crate::output::Report;
 use crate::params::{ParamDef, Params};
 use crate::time::Micros;
 
-/// One change to a subject's value, with the formula that produced it (SPEC §1.7).
+/// One change to a subject's value, with the formula that produced it (`laurel history`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
     pub seq: u64,

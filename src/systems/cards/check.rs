@@ -1,6 +1,6 @@
-//! Append-time validation of SPEC §4. Every message names the tournament (and the
-//! round and match when there is one) and the rule broken; the ledger prefixes
-//! it with the file, line, id and type.
+//! Append-time validation. Every message names the tournament (and the round and
+//! match when there is one) and the rule broken; the ledger prefixes it with the
+//! file, line, id and type.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -12,8 +12,7 @@ use super::{inclusive_end, State, Tournament};
 
 /// What a message is about: `tournament "t"`, then `, round "r"` and
 /// `, match "m"` when there is one. A value, not a `String`: the checks of an
-/// event that passes (nearly all of them) format no name (until session 25
-/// every result formatted two).
+/// event that passes (nearly all of them) format no name.
 #[derive(Clone, Copy)]
 struct Named<'a> {
     tournament: &'a str,

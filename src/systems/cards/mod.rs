@@ -1,34 +1,58 @@
-//! `cards`: the card-game league (SPEC §4, seed 003): time-limited tournaments run
-//! side by side, each with its own point system; rounds are scheduled
-//! independently of results, and results are accepted only for scheduled matches.
+//! `cards`: the card-game league: time-limited tournaments run side by side, each with
+//! its own point system; rounds are scheduled independently of results, and results are
+//! accepted only for scheduled matches.
 //!
-//! - [`points`]: the pure point math (placements, shared places, score points).
-//! - `check`: every rule of §4, enforced at append in `(at, seq)` order.
-//! - `report`: `standings cards` (the tournaments) and `standings cards
-//!   --tournament T` (points, total score, matches played).
+//! # Events
+//! - `cards.tournament_created {tournament, point_system: 1|2, starts, ends}`.
+//! - `cards.round_scheduled {tournament, round, starts, ends, matches: [{match, players,
+//!   table_strength?}]}`: rounds may be scheduled all at the start or one at a time.
+//! - `cards.match_result {tournament, round, match, scores: [{player, score}]}`.
 //!
-//! # Decisions where the SPEC is silent
-//! - **Interval ends are inclusive, and a plain date means the whole day**: an
-//!   `ends` at exactly midnight UTC (what `"2013-01-13"` parses to) covers that
-//!   whole day, as `--as-of` does. `starts` means from that instant.
-//! - **Scheduling time**: a round must be scheduled (`at`) no later than its end:
-//!   a round drawn after it is over could never receive a result.
-//! - A round needs at least one match; round ids are unique in a tournament,
-//!   match ids unique in a round; player names must not be empty.
-//! - **Table strength** is required in system 2 and rejected in system 1 (it has
-//!   no meaning there). Two tables of a round may have the same strength: the
-//!   seed only bounds it by 1 and the number of matches.
+//! # Rules
+//! - A result is for a scheduled match, once, with exactly its players; its `at` lies in
+//!   the round's interval, and the round within the tournament's. A player plays at most
+//!   one match per round. A point system 1 match seats exactly 3 players; a system 2
+//!   match 3 or 4, with a `table_strength` from 1 to the number of matches in the round.
+//! - Scores are even integers summing to zero; 0 counts as positive. Players are placed
+//!   by score.
+//! - **System 1**: 4, 1, 0 by place when one score is positive (`system1_one_positive`),
+//!   else 3, 2, 0 (`system1_otherwise`); tied players all get the points of the best
+//!   place they share (60, -30, -30 → 4, 1, 1).
+//! - **System 2**: placement points 40, 10, 0 (`system2_three_one_positive`) or 30, 20, 0
+//!   (`system2_three_otherwise`) for three players, 35, 25, 10, 0 (`system2_four`) for
+//!   four; tied players get the mean of the places they share, rounded half away from
+//!   zero (0, 0, 0 → 17 each). Plus the match's `table_strength`, plus score points
+//!   `round(score / 10)` clamped to -50..50 (`score_divisor`, `score_clamp`): scores 620,
+//!   -44, -576 at table strength 3 earn 40 + 3 + 50 = 93, 10 + 3 - 4 = 9, 0 + 3 - 50 = -47.
+//! - **Standings**: points, then total score, then player id.
+//!
+//! Layout: [`points`] holds the pure point math (placements, shared places, score
+//! points); `check` enforces the rules at append in `(at, seq)` order; `report` renders
+//! `standings cards` (the tournaments) and `standings cards --tournament T` (points,
+//! total score, matches played).
+//!
+//! # Decisions
+//! - **Interval ends are inclusive, and a plain date means the whole day**: an `ends` at
+//!   exactly midnight UTC (what `"2013-01-13"` parses to) covers that whole day, as
+//!   `--as-of` does. `starts` means from that instant.
+//! - **Scheduling time**: a round must be scheduled (`at`) no later than its end: a round
+//!   drawn after it is over could never receive a result.
+//! - A round needs at least one match; round ids are unique in a tournament, match ids
+//!   unique in a round; player names must not be empty.
+//! - **Table strength** is required in system 2 and rejected in system 1 (it has no
+//!   meaning there). Two tables of a round may have the same strength: the rules only
+//!   bound it by 1 and the number of matches.
 //! - A result lists each scheduled player exactly once (in any order).
-//! - **Ranks**: players equal on points and total score share a rank (player id
-//!   only orders them for display; it is not a sporting tie-break).
-//! - The `score` column of a tournament's standings is the player's points (the
-//!   ranking value, SPEC §1.8); `total_score` is the sum of match scores.
-//! - `standings cards` without `--tournament` lists the tournaments: columns
-//!   `tournament, point_system, starts, ends, rounds, matches, results, players,
-//!   leader, leader_points` (no rank/player/score: it is not a ranking).
-//! - Points are computed with the parameters in force at the result's `at`; a
-//!   points table shorter than the number of places gives 0 for missing places and
-//!   a non-positive `score_divisor` gives no score points (the fold never fails).
+//! - **Ranks**: players equal on points and total score share a rank (player id only
+//!   orders them for display; it is not a sporting tie-break).
+//! - The `score` column of a tournament's standings is the player's points (the ranking
+//!   value every system's rows carry); `total_score` is the sum of match scores.
+//! - `standings cards` without `--tournament` lists the tournaments: columns `tournament,
+//!   point_system, starts, ends, rounds, matches, results, players, leader,
+//!   leader_points` (no rank/player/score: it is not a ranking).
+//! - Points are computed with the parameters in force at the result's `at`; a points
+//!   table shorter than the number of places gives 0 for missing places and a
+//!   non-positive `score_divisor` gives no score points (the fold never fails).
 
 mod check;
 pub mod points;
@@ -52,7 +76,7 @@ pub const TABLES: &[&str] = &["cards"];
 
 const SYSTEM: &str = "cards";
 
-/// Rule parameters, with the seed's values as defaults.
+/// Rule parameters, with the published rules' values as defaults.
 pub const PARAMS: &[ParamDef] = &[
     ParamDef {
         system: SYSTEM,

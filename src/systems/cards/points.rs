@@ -1,4 +1,4 @@
-//! The point math of SPEC §4, free of ledger types: placements, shared places,
+//! The point math, free of ledger types: placements, shared places,
 //! the points tables of systems 1 and 2, and system 2's score points.
 //!
 //! Every function takes the tables as arguments (they are rule parameters) and
@@ -32,7 +32,7 @@ pub fn shared_places(scores: &[i64]) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// How many scores are "positive" in the seed's sense: 0 counts as positive.
+/// How many scores are "positive" in the league's sense: 0 counts as positive.
 pub fn positive_count(scores: &[i64]) -> usize {
     scores.iter().filter(|s| **s >= 0).count()
 }
@@ -76,7 +76,7 @@ fn narrow(x: i128) -> i64 {
     i64::try_from(x).unwrap_or(if x < 0 { i64::MIN } else { i64::MAX })
 }
 
-/// The points tables in force (SPEC §4), read from the rule parameters.
+/// The points tables in force, read from the rule parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rules {
     pub system1_one_positive: Vec<i64>,
@@ -89,7 +89,7 @@ pub struct Rules {
 }
 
 impl Default for Rules {
-    /// The seed's values.
+    /// The published rules' values.
     fn default() -> Self {
         Rules {
             system1_one_positive: vec![4, 1, 0],
@@ -204,7 +204,7 @@ pub fn place_text((first, last): (usize, usize)) -> String {
 mod tests {
     use super::*;
 
-    /// Placement points of a match, sorted best first as the seed's recap prints them.
+    /// Placement points of a match, sorted best first as the league's recap prints them.
     fn recap(system: i64, scores: &[i64]) -> Vec<i64> {
         let mut pts: Vec<i64> = awards(system, scores, 0, &Rules::default())
             .iter()
@@ -274,7 +274,7 @@ mod tests {
         assert_eq!(score_points(-576, 10, 50), -50);
         assert_eq!(score_points(494, 10, 50), 49);
         assert_eq!(score_points(496, 10, 50), 50);
-        // the seed: "0.5 rounds to 1" (half away from zero, both signs)
+        // "0.5 rounds to 1": half away from zero, both signs
         assert_eq!(score_points(5, 10, 50), 1);
         assert_eq!(score_points(-5, 10, 50), -1);
         let a = awards(2, &[620, -44, -576], 3, &Rules::default());

@@ -1,5 +1,5 @@
-//! The CFR arithmetic (SPEC §3), free of ledger types so that it can be checked
-//! against the seed's worked examples on its own.
+//! The CFR arithmetic, free of ledger types so that it can be checked against the
+//! worked examples of the published rankings on its own.
 //!
 //! A place is `Some(n)` for a classified finish `n` (1 = win) and `None` for a
 //! dnf. Points tables are indexed by place: `table[0]` is a win. All values are

@@ -1,47 +1,71 @@
-//! `cfr`: Championship Formula Racing driver rankings (SPEC §3, seed
-//! `000_fdd37e71ae680242.txt`).
+//! `cfr`: Championship Formula Racing driver rankings.
 //!
-//! Each `cfr.event_completed` is scored when it is folded, with the parameters in
-//! force at its `at` (a series' own tables win over the parameters): every driver
-//! gets an event score, `100 * points / perfect`, rounded to `decimals` places. A
-//! driver's ranking score is computed at query time from the last
-//! `counted_events` events of each series in fold order, i.e. by `(at, seq)`;
-//! because the fold engine drops everything after `--as-of`, the window moves
-//! back with it: the state never stores a window, only each series' events.
+//! # Events
+//! - `cfr.series_defined {series, format: elimination|points}`, with the series' own
+//!   tables, each optional (absent ones take the parameters): `final_points`,
+//!   `heat_points`, `heat_decay` for an elimination series, `race_points`, `tier_offset`
+//!   for a points series.
+//! - `cfr.event_completed {series, event}` with, for an elimination event, `heats:
+//!   [[{driver, place}]]` and `final: [{driver, place}]`, for a points event `races:
+//!   [{tier, results: [{driver, place}]}]`. A place is 1, 2, 3 … or `"dnf"`.
 //!
-//! # Decisions where SPEC §3 is silent
-//! - **Event scores are rounded** to `decimals` (2) places when scored, and the
-//!   ranking score is the mean of those rounded scores, as the seed does by hand
-//!   (80, 16, 0, 0, 31.88 → 25.58): whoever redoes the sum from `laurel history`
-//!   gets exactly the printed number.
-//! - **Points tables are rescaled** so a win is 100: a series may give its own
-//!   table (`race_points: [160, 120, ...]`); an event scores
-//!   `100 * points / (races * race_points[0])`, which is SPEC's formula when the
-//!   table starts at 100. The default table is the WBC laurels scale
-//!   `[100, 60, 40, 30, 20, 10]` (the seed gives none).
-//! - **Races of a points event**: a driver's perfect score is a win in every race
-//!   of each tier they drove in; a race of their tier they are missing from
-//!   counts 0 (as a dnf would).
-//! - **Ranking order**: score as shown (rounded), then more counted events, then
-//!   best counted event, then name. Because the name breaks every remaining tie,
-//!   ranks are never shared: the ranking seeds qualifying races, which needs a
-//!   strict order.
-//! - **Best finish** (a tie-free explanation column): the best place in a final or
-//!   a points race (tier-adjusted: a tier-2 win shows as a 2nd), a final before a
-//!   race at equal place; only a driver who never reached either shows a heat.
-//! - A driver none of whose events is in a window any more has no score and is
-//!   left out of the ranking (their events still show, not counted).
-//! - A series is defined once; an elimination event needs heats and a final;
-//!   tables must start with a positive win and never rise with place.
+//! # Rules
+//! Every driver of an event gets an event score, `100 * points / perfect` ([`math`]).
+//! - **Elimination** (qualifying heats, then a final): final places 1–6 earn
+//!   `final_points` 100, 60, 40, 30, 20, 10 (the WBC laurels rescaled to 100), heat
+//!   places 1–4 `heat_points` 50, 30, 20, 15; worse places and dnf 0. A driver's best
+//!   heat counts in full, the 2nd best times `heat_decay` (0.5), the 3rd times its
+//!   square, and so on. Perfect is a final win plus a heat win decayed over the heats the
+//!   event ran: 100 + 50 + 25 + 12.5 = 187.5 for 3 heats, so a heat win, a heat dnf and a
+//!   final win score 150 / 187.5 → 80.
+//! - **Points** (races, maybe in tiers): a result in tier t counts as the place
+//!   `place + (t - 1) * tier_offset` (1: a tier-2 win counts as a 2nd) and earns its
+//!   `race_points`; perfect is a win in every race the driver could run (see Decisions).
+//! - **Ranking**: only the last `counted_events` (3) events of each series count. A
+//!   driver's score is the mean of their scores over the counted events they took part
+//!   in (a 0 counts), times `one_event_factor` (0.5) with one such event and
+//!   `two_event_factor` (0.75) with two: event scores 80, 16, 0, 0, 31.88 give 25.58.
+//!   Scores are shown, and rounded half away from zero, to `decimals` (2) places.
+//! - Places of a heat, final or race run 1, 2, 3 … without repeats or gaps (a place
+//!   missing before a later one is refused); any number of drivers may be dnf.
+//!
+//! Each `cfr.event_completed` is scored when it is folded, with the parameters in force
+//! at its `at` (a series' own tables win over the parameters). The ranking is computed at
+//! query time from the last `counted_events` events of each series in fold order, i.e.
+//! by `(at, seq)`; because the fold engine drops everything after `--as-of`, the window
+//! moves back with it: the state never stores a window, only each series' events.
+//!
+//! # Decisions
+//! - **Event scores are rounded** to `decimals` (2) places when scored, and the ranking
+//!   score is the mean of those rounded scores, as the published rankings do by hand
+//!   (80, 16, 0, 0, 31.88 → 25.58): whoever redoes the sum from `laurel history` gets
+//!   exactly the printed number.
+//! - **Points tables are rescaled** so a win is 100: a series may give its own table
+//!   (`race_points: [160, 120, ...]`); an event scores `100 * points / (races *
+//!   race_points[0])`, which is `100 * points / (races * 100)` when the table starts at
+//!   100. The default table is the WBC laurels scale `[100, 60, 40, 30, 20, 10]` (the
+//!   published rules give none).
+//! - **Races of a points event**: a driver's perfect score is a win in every race of each
+//!   tier they drove in; a race of their tier they are missing from counts 0 (as a dnf
+//!   would).
+//! - **Ranking order**: score as shown (rounded), then more counted events, then best
+//!   counted event, then name. Because the name breaks every remaining tie, ranks are
+//!   never shared: the ranking seeds qualifying races, which needs a strict order.
+//! - **Best finish** (a tie-free explanation column): the best place in a final or a
+//!   points race (tier-adjusted: a tier-2 win shows as a 2nd), a final before a race at
+//!   equal place; only a driver who never reached either shows a heat.
+//! - A driver none of whose events is in a window any more has no score and is left out
+//!   of the ranking (their events still show, not counted).
+//! - A series is defined once; an elimination event needs heats and a final; tables must
+//!   start with a positive win and never rise with place; `heat_decay` is from 0 to 1.
 //! - `standings cfr` takes no `--tournament`.
 //!
 //! # The sample streams (`events/cfr_*.jsonl`)
-//! `cfr_wbc` (WBC 2009-2012, 3 heats each: 2009 falls out of the window),
-//! `cfr_wbc_pbem` (one 2-heat event: Turyko Suky's 40 → 20) and `cfr_pbem`
-//! (the author's points PBeM, two tiers of three races). The seed does not
-//! give that PBeM's table, so the stream documents one:
-//! `race_points: [160, 120, 88, 64, 45, 32, 25, 20, 15, 10, 6, 3]`; Bruce Rae's
-//! 3rd, 5th and 8th make `100 * (88 + 45 + 20) / (3 * 160) = 31.875 → 31.88`,
+//! `cfr_wbc` (WBC 2009-2012, 3 heats each: 2009 falls out of the window), `cfr_wbc_pbem`
+//! (one 2-heat event: Turyko Suky's 40 → 20) and `cfr_pbem` (a points PBeM of the
+//! rankings' author, two tiers of three races). Its table is not published, so the
+//! stream documents one: `race_points: [160, 120, 88, 64, 45, 32, 25, 20, 15, 10, 6, 3]`;
+//! Bruce Rae's 3rd, 5th and 8th make `100 * (88 + 45 + 20) / (3 * 160) = 31.875 → 31.88`,
 //! and his five events `(0 + 16 + 80 + 0 + 31.88) / 5 = 25.576 → 25.58`.
 
 mod check;
@@ -68,7 +92,7 @@ pub const TABLES: &[&str] = &["cfr"];
 
 const SYS: &str = "cfr";
 
-/// Rule parameters, with the seed's values as defaults (names as in SPEC §3).
+/// Rule parameters, with the published rules' values as defaults.
 pub const PARAMS: &[ParamDef] = &[
     ParamDef {
         system: SYS,
@@ -989,7 +1013,7 @@ impl State {
         }
         let d = decimals(cx);
         let mut lines: Vec<(String, Line)> = self.lines(None, cx).into_iter().collect();
-        // score, then more events, then best event, then name (SPEC §3)
+        // score, then more events, then best event, then name
         lines.sort_by(|(an, a), (bn, b)| {
             b.score
                 .cmp(&a.score)

@@ -1,4 +1,4 @@
-//! The scoring math of SPEC §5, with no ledger types: positions in, exact scores out.
+//! The scoring math, with no ledger types: positions in, exact scores out.
 //!
 //! Scores are [`BigRational`]s. Per game they are small fractions, but a season's
 //! total adds fractions with many different denominators (Σ centers² differs from
@@ -34,7 +34,7 @@ pub struct Seat {
 
 /// How a position places within its game; the derived order is worst to best:
 /// surrendered positions, then eliminated powers by year (later is better), then
-/// survivors by centers (SPEC §5; the seed's `SortingScore`).
+/// survivors by centers (Fibonacci-Diplo's `SortingScore`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Standing {
     Surrendered,
@@ -50,7 +50,7 @@ impl Seat {
             Standing::Survived(self.centers)
         } else {
             // Validation requires a year here; without one the power ranks below
-            // every dated elimination (the seed's default year 0 does the same).
+            // every dated elimination (Fibonacci-Diplo's default year 0 does the same).
             Standing::Eliminated(self.eliminated.unwrap_or(i64::MIN))
         }
     }
@@ -76,9 +76,9 @@ pub fn shared_ranks(seats: &[Seat]) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// The Fibonacci sequence of length `n`: base 0 gives 0, 1, 1, 2, 3, 5 … (the
-/// seed's pseudocode), base 1 gives 1, 1, 2, 3, 5 … Any other base is refused by
-/// the caller; here it is read as "starts at `base`, then 1".
+/// The Fibonacci sequence of length `n`: base 0 gives 0, 1, 1, 2, 3, 5 … (as
+/// Fibonacci-Diplo's pseudocode does), base 1 gives 1, 1, 2, 3, 5 … Any other base
+/// is refused by the caller; here it is read as "starts at `base`, then 1".
 pub fn fibonacci_sequence(n: usize, base: i64) -> Vec<BigInt> {
     let (mut a, mut b) = (BigInt::from(base), BigInt::from(1));
     let mut out = Vec::with_capacity(n);
@@ -220,7 +220,7 @@ mod tests {
         v.iter().map(|&x| frac(x, 1)).collect()
     }
 
-    /// SPEC §5: centers 10, 8, 6, 5, 3, 2 and one eliminated.
+    /// The worked example: centers 10, 8, 6, 5, 3, 2 and one eliminated.
     fn spec_board() -> Vec<Seat> {
         vec![
             alive(10),

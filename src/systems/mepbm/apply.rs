@@ -565,8 +565,8 @@ impl State {
 /// The monthly adjustment of every rating in `map`. Ratings bunch up near the
 /// mean, so each distinct value is computed once, through a table over the
 /// values' span when that span is not much larger than the map. Both passes
-/// walk the packed ratings in storage order (not by name id, whose slots point
-/// all over them: that pass was most of a replay's mepbm CPU in cache misses).
+/// walk the packed ratings in storage order, not by name id: those slots point
+/// all over them, and such a pass spends most of a replay's mepbm CPU in cache misses.
 fn tick_all(map: &mut Ratings, factor: Rational, mean: i64) {
     let (mut lo, mut hi, mut len) = (i64::MAX, i64::MIN, 0usize);
     for r in map.values_mut() {

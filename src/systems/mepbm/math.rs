@@ -1,7 +1,7 @@
-//! The rating formulas of SPEC §2, as pure functions of integers and exact
-//! rationals (no ledger types). Every result is rounded once, half away from
-//! zero, on an exact value; `factor` is the small-game factor (1 for a full
-//! game, `small_game.factor` otherwise), applied before rounding.
+//! The rating formulas, as pure functions of integers and exact rationals (no
+//! ledger types). Every result is rounded once, half away from zero, on an exact
+//! value; `factor` is the small-game factor (1 for a full game,
+//! `small_game.factor` otherwise), applied before rounding.
 //!
 //! Functions that divide return `None` when a divisor is zero or negative (only
 //! reachable through a rules change or an absurd rating): the caller then leaves

@@ -1,52 +1,92 @@
-//! `mepbm`: Middle-earth PBM player and team ratings (SPEC §2): Valar, Maia,
-//! Istari (with the per-scenario "Top nations" pars), Ainur (grudge teams),
-//! Council of the Wise (ballots), Nazgul (win percentage), and the monthly pull
-//! toward 1500.
+//! `mepbm`: Middle-earth PBM player and team ratings: Valar, Maia, Istari (with the
+//! per-scenario "Top nations" pars), Ainur (grudge teams), Council of the Wise
+//! (ballots), Nazgul (win percentage), and the monthly pull toward 1500.
 //!
-//! Layout: [`math`] holds the pure formulas, `check` the append-time validation,
-//! `apply` the fold, `tables` the standings, `store` the compact state (interned
-//! names, every game's positions in one vector, dense ratings): its memory grows
-//! with players and games, about 50 bytes per mepbm event, not with ballots.
+//! # Events
+//! - `rating_seeded {player, system: valar|maia|istari|ainur, value}`: a starting rating.
+//! - `game_started {game, scenario, positions: [{nation, player, side: FP|DS|neutral}],
+//!   grudge?: {FP: team, DS: team}}`; `nation_taken_over {game, nation, player}`;
+//!   `allegiance_changed {game, nation, side: FP|DS}` (a neutral joins a side).
+//! - `game_ended {game, turn, winner: FP|DS|draw, nations: [{nation, victory_points,
+//!   eliminated}]}`; `vote_cast {game, voter, best_team_player: [≤ 3 players],
+//!   best_played_nation: [≤ 3 nations], best_enemy_nation?}`.
+//! - `grudge_team_registered {team, coordinator, members}`, `grudge_roster_changed {team,
+//!   added, removed}`, `monthly_tick {month}`.
 //!
-//! # Decisions where SPEC §2 is silent
-//! - **Ratings start** at the `start` parameter of each system (1500) the first
-//!   time a player is counted; `rating_seeded` sets an approximate starting value
-//!   and is rejected once the subject already has a rating in that system (seed
-//!   before the first game), and must be positive (Maia divides by it).
-//! - **Sides.** A game needs at least one FP and one DS position at start. A
-//!   player's side is the side of the positions he controls *now*: a replaced
-//!   player is free again. Only a neutral that has not joined a side may change
-//!   allegiance, and only once. Taking over a nation you already control is
-//!   rejected (it changes nothing and is almost certainly a typo).
-//! - **Results.** `game_ended.nations` may omit positions: an omitted nation has
-//!   no Istari change and counts as active (not eliminated) for Ainur. Turns and
-//!   victory points must be `>= 0`; nations must be in the game, once each.
-//! - **Valar** is not clamped: if the winners were far stronger the change can be
-//!   negative, and the winners then lose points, exactly as the formula says.
-//!   Every counted player plays a game for the `games` column, draws included.
-//! - **Ainur.** `WinNationsAtStart` and `ActiveWinNations` both count the nations
-//!   that *started* on the winning side (so the ratio never exceeds 1 when a
-//!   neutral joins). A team member may not play a nation of the opposing side of
-//!   a grudge game. The roster rule counts members present at registration
-//!   ("original"); the coordinator must be a member at registration and can
-//!   never be removed. A roster change must change someone. Roster costs are
-//!   not halved (they belong to no game).
-//! - **Council** ballots are in time up to and including `game_ended.at` plus
-//!   14 days (to the microsecond); a ballot folded before its game's end is
-//!   rejected. Points are credited to the nominee / the nation's controller at
-//!   game end when the ballot is folded; they are never halved or adjusted.
-//! - **Nazgul** excludes the scenario `bofa` (case-insensitive): a name, not a
-//!   number, so not a rule parameter. Rows tied on percentage and on games won
-//!   share a rank (listed by player name): the name orders, it does not rank.
+//! # Rules
+//! A position counts for the player controlling it at the game's end (the last takeover,
+//! else the starter): a replaced player counts for nothing in that game, one who dropped
+//! unreplaced still counts. A player plays one side of a game. Games fold in `(at, seq)`
+//! order, so each formula reads the current ratings. Ratings are integers, each result
+//! rounded once, to nearest, half away from zero, on the exact value ([`math`]). A game
+//! that started with fewer than `small_game.min_positions` (20) positions is small: every
+//! Valar, Maia, Istari and Ainur change is multiplied by `small_game.factor` (0.5) first.
+//! - **Valar**: `round(45 + (TotLose - TotWin) / 150)` (`valar.base`, `valar.divisor`);
+//!   TotWin and TotLose sum the current Valar rating of the controller of each position of
+//!   the winning and losing side (a player with two positions counts twice). Each counted
+//!   winner gains it once per game, each loser loses it, and so does a neutral that never
+//!   joined a side (not summed in TotLose). A draw changes nothing.
+//! - **Maia**: `round(TmAv / old * S * sqrt(turn))`, S `maia.win` 4, `maia.draw` 3,
+//!   `maia.loss` 2, TmAv the mean current Maia rating over the positions of the player's
+//!   side; an unaligned neutral scores as a loser with the losers' TmAv (on a draw, the
+//!   mean of all aligned positions). Once per player per game.
+//! - **Istari**: for each nation of `game_ended.nations`, in that order, its controller
+//!   gets `round(VP - par)`, par the mean victory points of that (scenario, nation) over
+//!   earlier games; its first game sets the par and changes nothing. The pars then take
+//!   in the game; they are the `nations` ("Top nations") table and never decay.
+//! - **Ainur** (grudge teams): `round(60 * LoseOrig / WinOrig * ActiveWinNations /
+//!   WinNationsAtStart)` (`ainur.base`), winner +, loser -, draw 0. A grudge game needs
+//!   `ainur.min_nations` (10) nations a side at start and `ainur.min_members` (5) of each
+//!   team's members on its side. A roster change costs `C * C`, C = max(|added|,
+//!   |removed|), and must keep 5 original members and the coordinator.
+//! - **Council of the Wise**: one ballot per counted FP or DS player per game, within
+//!   `council.deadline_days` (14) of the end. Team players are other players of the
+//!   voter's side, played nations nations of that side the voter does not control, the
+//!   enemy a nation of the other side; each list distinct. `council.points` 3, 2, 1 by
+//!   preference, `council.enemy` 3; a nation credits its controller at the end. Tables:
+//!   the total, team player, played nation and enemy nation.
+//! - **Nazgul**: `100 * won / played` over the games a player counted in (a draw is
+//!   played, not won), scenario `bofa` excluded; never adjusted. Ties: more games won.
+//! - **Monthly**: each `monthly_tick` sets every Valar, Maia, Istari and Ainur rating to
+//!   `round(0.98 * (R - 1500) + 1500)` (`monthly.factor`, `monthly.mean`): 1850 → 1843.
+//!
+//! Layout: [`math`] holds the formulas, `check` the validation, `apply` the fold, `tables`
+//! the standings, `store` the compact state: its memory grows with players and games
+//! (about 50 bytes per mepbm event), not with ballots.
+//!
+//! # Decisions
+//! - **Ratings start** at each system's `start` parameter (1500) the first time a player
+//!   is counted; `rating_seeded` is rejected once the subject has a rating in that system
+//!   (seed before the first game) and must be positive (Maia divides by it).
+//! - **Sides.** A game needs an FP and a DS position at start. A player's side is that of
+//!   the positions he controls *now*: a replaced player is free again. Only a neutral
+//!   that has not joined a side may change allegiance, once. Taking over a nation you
+//!   already control is rejected (it changes nothing: almost certainly a typo).
+//! - **Results.** `game_ended.nations` may omit positions: an omitted nation has no
+//!   Istari change and counts as active (not eliminated) for Ainur. Turns and victory
+//!   points must be `>= 0`; nations must be in the game, once each.
+//! - **Valar** is not clamped: if the winners were far stronger the change is negative
+//!   and they lose points, as the formula says. Every counted player plays a game for
+//!   the `games` column, draws included.
+//! - **Ainur.** `WinNationsAtStart` and `ActiveWinNations` both count the nations that
+//!   *started* on the winning side (the ratio never exceeds 1 when a neutral joins). A
+//!   team member may not play a nation of the opposing side of a grudge game. The roster
+//!   rule counts members present at registration ("original"); the coordinator must be
+//!   one and can never be removed. A roster change must change someone. Roster costs
+//!   are not halved (they belong to no game).
+//! - **Council** ballots are in time up to and including `game_ended.at` plus 14 days
+//!   (to the microsecond); a ballot folded before its game's end is rejected. Points go
+//!   to the nominee / the nation's controller at game end; never halved or adjusted.
+//! - **Nazgul** excludes `bofa` case-insensitively: a name, not a number, so not a rule
+//!   parameter. Rows tied on percentage and games won share a rank (listed by name).
 //! - **Top nations** rank within each scenario by par, ties sharing a rank; the
-//!   table's `player` column reads `Nation (scenario)` so it is unique.
-//! - **Monthly** applies to every subject holding a Valar, Maia, Istari or Ainur
-//!   rating at the tick; unchanged values are not reported as changes. `month`
-//!   must be `YYYY-MM`. The whole value rounds, as SPEC writes it: 1425 becomes
-//!   round(1426.5) = 1427, 1575 becomes round(1573.5) = 1574.
-//! - **Audit**: each change's `old` is the value used by the formula (the start
-//!   value for a new player), except a seed, whose `old` is empty. A nation's
-//!   first game is audited as `+0` with the reason (it sets the par).
+//!   `player` column reads `Nation (scenario)` so it is unique.
+//! - **Monthly** applies to every subject holding a Valar, Maia, Istari or Ainur rating
+//!   at the tick; unchanged values are not reported as changes. `month` is `YYYY-MM`,
+//!   each ticked once. The whole value rounds: 1425 becomes round(1426.5) = 1427, 1575
+//!   becomes round(1573.5) = 1574.
+//! - **Audit**: a change's `old` is the value the formula used (the start value for a new
+//!   player; empty for a seed). A nation's first game is audited as `+0` with the reason.
 
 mod apply;
 mod check;
@@ -91,7 +131,7 @@ const fn int(
     }
 }
 
-/// Rule parameters, with the seed's values as defaults.
+/// Rule parameters, with the published rules' values as defaults.
 pub const PARAMS: &[ParamDef] = &[
     int("valar", "base", "45", "constant of the Valar change"),
     int(

@@ -109,8 +109,8 @@ pub(super) struct Rating {
 /// Ratings of one system, by interned name: a dense `u32` slot per name (so a
 /// lookup is two indexes) pointing into the packed ratings. Most players are rated
 /// in some of the four systems only: a dense `Option<Rating>` per name and system
-/// cost 16 bytes each, this costs 4 plus 16 per rating held (a 1M-player ledger
-/// of one rating each: 153 → ~90 MiB of mepbm state).
+/// would cost 16 bytes each; this costs 4 plus 16 per rating held (a 1M-player ledger
+/// of one rating each: ~90 MiB of mepbm state instead of 153).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(super) struct Ratings {
     /// Index into `values` by name id; [`NONE`] for a name without a rating.
@@ -190,8 +190,8 @@ impl Ratings {
 ///
 /// Columns (rather than one record after another) put alike bytes together:
 /// the slots' nations repeat game after game and compress to little. Reading
-/// allocates each vector once at its final size; bincode through serde grew
-/// them by doubling and decoded field by field (a quarter of a 1M-event query).
+/// allocates each vector once at its final size; bincode through serde grows
+/// them by doubling and decodes field by field (a quarter of a 1M-event query).
 /// Ids are checked against their interner, so a damaged section reads as
 /// absent rather than panicking later.
 impl super::State {

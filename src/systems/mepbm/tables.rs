@@ -1,4 +1,4 @@
-//! Standings: the seven tables of SPEC §2, each with `rank`, `player` (team for
+//! Standings: the seven tables, each with `rank`, `player` (team for
 //! Ainur, `Nation (scenario)` for Top nations) and `score`.
 
 use std::collections::BTreeMap;

@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-/// The 21 bases (Blokus polyominoes) and their sizes in squares (seed Fig. 2).
+/// The 21 bases (Blokus polyominoes) and their sizes in squares.
 pub const PIECES: [(&str, i64); 21] = [
     ("I1", 1),
     ("I2", 2),
@@ -91,7 +91,7 @@ pub fn score_formula(bases: &[BaseRef], bonus_multiplier: i64) -> String {
 }
 
 /// Standard competition ranks (1, 2, 2, 4), highest key first: equal keys share
-/// a rank (equal seeding scores share a seed rank: the seed gives no tie-break).
+/// a rank (equal seeding scores share a seed rank: the rules give no tie-break).
 pub fn competition_ranks<K: Ord + Clone, S: Ord + Copy>(keys: &[(K, S)]) -> BTreeMap<K, u32> {
     let mut sorted: Vec<&(K, S)> = keys.iter().collect();
     sorted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -121,7 +121,7 @@ pub struct Line<P = String> {
     pub seed: Option<u32>,
 }
 
-/// Order of two lines: score, then best single game, then seed rank (seed §5.2).
+/// Order of two lines: score, then best single game, then seed rank.
 pub fn line_order<P>(a: &Line<P>, b: &Line<P>) -> Ordering {
     b.total
         .cmp(&a.total)
@@ -155,7 +155,7 @@ pub fn rank_owned<P: Ord>(mut sorted: Vec<Line<P>>) -> Vec<(u32, Line<P>)> {
 
 /// Who advances from a ranked match: every place within the top `advance`.
 /// A tie the rules cannot break at the cut lets all tied players through
-/// (nobody is eliminated by a coin toss the seed does not define).
+/// (nobody is eliminated by a coin toss the rules do not define).
 pub fn advances(place: u32, advance: i64) -> bool {
     i64::from(place) <= advance
 }

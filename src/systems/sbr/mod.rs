@@ -1,38 +1,54 @@
-//! `sbr`: the Space Base Race tournament (seed 002, SPEC §6).
+//! `sbr`: the Space Base Race tournament.
 //!
-//! A tournament runs in three stages: **seeding** (each player one game in the
-//! red seat against three bots; the score gives the seed rank), **group** and
-//! **bracket** (matches of 4 games, each player once in each seat; match score =
-//! sum of the games; ties broken by the best single game, then by seed rank; the
-//! top 2 advance). Scores reset at each stage. The bracket's final match gives
-//! places 1–3.
+//! # Events
+//! - `sbr.tournament_created {tournament}`.
+//! - `sbr.game_played {tournament, stage: seeding|group|bracket, match, game, group?,
+//!   seats: [{seat: red|yellow|green|blue, player (null: a bot), bases?: [{piece, bonus}],
+//!   score?}]}`: one game of a match; `group` names a group-stage match's group, for
+//!   tournaments with more than one group.
 //!
-//! Decisions where the seed and SPEC are silent (each one is tested):
-//! - **Rounds.** A match's round within its stage is 1 + the most matches any of
-//!   its players already played in that stage. The ledger does not impose the draw
-//!   (the seed's Fig. 5 is not in the text): it checks that every player of a new
-//!   match is entitled to it: seeded (group stage) or qualified (bracket), not in
-//!   another unfinished match of the stage, and not eliminated in it.
-//! - **Qualifiers** for the bracket are the players who advanced from their last
-//!   group match. A group played down to one match sends its 1st and 2nd; a
-//!   director may start the bracket after an earlier group round (the bundled
-//!   16-player tournament plays two group rounds, then a four-player final).
-//!   Once a stage has begun, no game of an earlier stage is accepted.
+//! # Rules
+//! - **Game score**: the sum of the sizes of the bases a player built, times
+//!   `bonus_multiplier` (3) for a base on a bonus tile. The bases are the 21 Blokus
+//!   polyominoes ([`math::PIECES`]: I1, I2, I3, V3, I4, L4, O4, T4, Z4, F, I5, L5, N, P,
+//!   T5, U, V5, W, X, Y, Z5), each at most once per player per game. Given both `bases`
+//!   and `score`, they must agree.
+//! - **Seeding**: each player plays one game (game 1) in the red seat against three bots;
+//!   its score gives the seed rank (equal scores share a seed rank).
+//! - **Group and bracket**: a match is `games_per_match` (4) games between the same
+//!   players, each once in each seat; the match score is the sum of its games. Ties are
+//!   broken by the highest single game of the match, then by seed rank; the top
+//!   `advance` (2) advance. Scores reset at each stage. Only seeded players play the
+//!   group stage, only players who advanced from their last group match the bracket. The
+//!   bracket's final match gives places 1 to `podium` (3).
+//! - The projection shows each match's table, who advanced, and the final podium.
+//!
+//! # Decisions (each one is tested)
+//! - **Rounds.** A match's round within its stage is 1 + the most matches any of its
+//!   players already played in that stage. The ledger does not impose the draw (the
+//!   published rules give their sample bracket as a figure only): it checks that every
+//!   player of a new match is entitled to it: seeded (group stage) or qualified
+//!   (bracket), not in another unfinished match of the stage, and not eliminated in it.
+//! - **Qualifiers** for the bracket are the players who advanced from their last group
+//!   match. A group played down to one match sends its 1st and 2nd; a director may start
+//!   the bracket after an earlier group round (the bundled 16-player tournament plays
+//!   two group rounds, then a four-player final). Once a stage has begun, no game of an
+//!   earlier stage is accepted.
 //! - **Bracket seeds** ("seeded by score in final match before brackets") rank the
 //!   qualifiers by their score in their last group match, then by seed rank. In the
 //!   bracket, that bracket seed is the seed tie-break; in the group stage it is the
 //!   seeding rank. Equal seeding scores share a seed rank.
 //! - **The final** is the completed bracket match that holds every qualifier not
-//!   eliminated in another bracket match. Once it is complete the tournament is
-//!   over and further games are rejected.
-//! - **Bots** (`player: null`) fill seats; they never take a place, advance or
-//!   need a score. A named player's seat needs `bases` or `score` (or both, agreeing).
-//! - **Unbreakable ties** (equal score, best game and seed rank) share a place; a
-//!   tie at the advancement cut lets every tied player through.
-//! - **Final ranking** (the main table): podium first, then everyone else by how
-//!   far they got (stage, then round), then place in their last match, score in
-//!   it, best game in it and seed rank. `score` is the player's score in their last
-//!   match (the seeding score for a player who only seeded).
+//!   eliminated in another bracket match. Once it is complete the tournament is over
+//!   and further games are rejected.
+//! - **Bots** (`player: null`) fill seats; they never take a place, advance or need a
+//!   score. A named player's seat needs `bases` or `score` (or both, agreeing).
+//! - **Unbreakable ties** (equal score, best game and seed rank) share a place; a tie at
+//!   the advancement cut lets every tied player through.
+//! - **Final ranking** (the main table): podium first, then everyone else by how far
+//!   they got (stage, then round), then place in their last match, score in it, best
+//!   game in it and seed rank. `score` is the player's score in their last match (the
+//!   seeding score for a player who only seeded).
 
 mod check;
 pub mod math;
@@ -59,7 +75,7 @@ pub const TABLES: &[&str] = &["sbr"];
 
 const SYS: &str = "sbr";
 
-/// Rule parameters, with the seed's values as defaults.
+/// Rule parameters, with the published rules' values as defaults.
 pub const PARAMS: &[ParamDef] = &[
     ParamDef {
         system: SYS,
