@@ -374,14 +374,15 @@ fn voided_changes(
     Ok(noted.collect())
 }
 
-/// `laurel rules`: every parameter, its default and the value in force.
+/// `laurel rules`: every parameter, its default, the value in force, its doc
+/// line and the values it may take.
 pub fn rules(path: &Path, args: &QueryArgs, format: Format) -> Result<String> {
     let ledger = Ledger::open(path)?;
     let (f, stamp) = folded_only(&ledger, args, None)?;
     let mut t = Table::new(
         "rules",
         "Rule parameters",
-        &["system", "param", "default", "in_force", "doc"],
+        &["system", "param", "default", "in_force", "doc", "allowed"],
     );
     for (d, v) in f.cx.params.listing() {
         let default: Value = serde_json::from_str(d.default).unwrap_or(Value::Null);
@@ -391,6 +392,7 @@ pub fn rules(path: &Path, args: &QueryArgs, format: Format) -> Result<String> {
             default,
             v,
             json!(d.doc),
+            json!(d.range.to_string()),
         ]);
     }
     let report = Report {

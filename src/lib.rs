@@ -161,12 +161,13 @@
 //!    types too; that is only speed.
 //! 2. **The system.** `src/systems/ns/`: pure math first, then a `State` implementing
 //!    [`systems::Projection`] (`check` names the rule broken, `apply` never fails),
-//!    `TABLES`, `PARAMS` (every constant, read through `Cx::params`), `standings`, and
+//!    `TABLES`, `params.rs` (every constant, as typed groups declared with
+//!    `params::rule_params!` and read through `Cx::params`), `standings`, and
 //!    `checkpoint_bytes` (serde and bincode, as cfr, cards, diplomacy and sbr do). Its
 //!    module docs define its events and state every decision its rules leave open.
 //! 3. **Registration.** In [`systems`]: the module, a field of [`systems::State`], the arms
 //!    of `check`, `apply`, `absorb` and `standings`, [`systems::NAMESPACES`],
-//!    [`systems::tables`] and [`systems::param_defs`]. A table shown per tournament also
+//!    [`systems::tables`] and [`systems::PARAM_GROUPS`]. A table shown per tournament also
 //!    needs an arm in `app::selectors`. `parallel.rs`'s `GROUPS` may pair it with another
 //!    namespace (otherwise it gets a worker of its own).
 //! 4. **Checkpoints.** In [`ledger::checkpoint`]: `SECTIONS`, its `NAMESPACES` and the

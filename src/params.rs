@@ -1,18 +1,111 @@
-//! Rule parameters: every constant of the rating rules, with the published rules' value
-//! as default.
+//! Rule parameters: every constant of the rating rules, typed, with the published
+//! rules' value as default.
 //!
-//! Parameters are keyed by `(system, name)`; each rating module declares its own in
-//! a `PARAMS: &[ParamDef]` table, collected by [`crate::systems::param_defs`]. Values
-//! are JSON: integers, decimal strings (`"0.98"`, kept exact) or integer arrays.
-//! Unknown systems or parameters, or values of the wrong kind, are errors, never
-//! ignored: that check runs when a `ledger.rules_changed` is appended and when a
-//! rules file is read.
+//! A rating module declares its parameters in its own `params.rs` with
+//! [`rule_params!`], as *groups*: a group is a struct whose fields are its
+//! parameters, each with its type, its default, its allowed [`Range`] and a doc
+//! line. The group's name (`"valar"`, `"cfr"`, ...) is the `system` of a
+//! `ledger.rules_changed` and a key of a `--rules` file (`{group: {name: value}}`);
+//! a field's name is the parameter's. [`crate::systems::PARAM_GROUPS`] lists every
+//! group, system by system; this module names none.
+//!
+//! Values keep their JSON forms: integers, decimal strings (`"0.98"`, kept exact
+//! and as written: [`Decimal`]) and integer arrays. [`check_system`] refuses an
+//! unknown group, an unknown parameter, a value of the wrong kind and a value
+//! outside its range, naming `group.name` (and, for a range, the values allowed),
+//! then builds the group's typed struct from the values; it runs when a
+//! `ledger.rules_changed` is appended and, through [`check_rules`], when a rules
+//! file is read. The bounds keep every parameter small (integers mostly within a
+//! million, decimals of at most [`DECIMAL_PLACES`] places), far from where the
+//! rule math's `i64` and `i128` products overflow. A `ledger.rules_changed` in the log that does not check (only one appended
+//! before its range existed can) changes nothing when folded.
+//!
+//! Rule code reads typed fields: `cx.params.get::<Valar>().base`. [`Params`] keeps
+//! the values given (rules changes, a rules file) as JSON, which is what a
+//! checkpoint stores, and the typed struct of every group built from them each
+//! time they change: a read is a scan of a dozen entries, without parsing.
 
+use std::any::Any;
 use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::RangeInclusive;
+use std::sync::{Arc, OnceLock};
 
+use serde::de::{DeserializeOwned, Error as _};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::num::{parse_decimal, Rational};
+use crate::systems::PARAM_GROUPS;
+
+/// Declares parameter groups: for each, a struct with one public field per
+/// parameter (serde, unknown fields denied), its `Default` and its [`Group`]
+/// impl (name and [`ParamDef`] table).
+///
+/// ```ignore
+/// rule_params! {
+///     /// Doc of the group.
+///     pub struct Valar in "valar" {
+///         /// constant of the Valar change
+///         base: i64 = 45, Range::int(0..=10_000);
+///     }
+/// }
+/// ```
+///
+/// A field is `name: type = default, range;`. The default is written as its
+/// JSON value (`45`, `"0.98"`, `[3, 2, 1]`): that text is the published rules'
+/// value that `laurel rules` shows and `Default` parses. The type is `i64`,
+/// `u32` or `usize` for an integer range, [`Decimal`] for a decimal one and
+/// `Vec<i64>` for an array one; every value of the range fits the type (a unit
+/// test builds every group at both ends of every range). The doc comment is the
+/// parameter's doc line in `laurel rules`.
+macro_rules! rule_params {
+    ($(
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident in $group:literal {
+            $(
+                $(#[doc = $doc:literal])*
+                $field:ident: $ty:ty = $default:tt, $range:expr;
+            )*
+        }
+    )*) => {$(
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        $vis struct $name {
+            $(
+                $(#[doc = $doc])*
+                #[doc = ""]
+                #[doc = concat!(
+                    "Default `", stringify!($default), "`; allowed: `", stringify!($range), "`."
+                )]
+                pub $field: $ty,
+            )*
+        }
+
+        impl Default for $name {
+            /// The published rules' values.
+            fn default() -> Self {
+                $crate::params::from_defaults(<Self as $crate::params::Group>::PARAMS)
+            }
+        }
+
+        impl $crate::params::Group for $name {
+            const NAME: &'static str = $group;
+            const PARAMS: &'static [$crate::params::ParamDef] = &[$(
+                $crate::params::ParamDef {
+                    system: $group,
+                    name: stringify!($field),
+                    kind: $range.kind(),
+                    range: $range,
+                    default: stringify!($default),
+                    doc: concat!($($doc),*).trim_ascii_start(),
+                }
+            ),*];
+        }
+    )*};
+}
+pub(crate) use rule_params;
 
 /// What values a parameter takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,33 +118,323 @@ pub enum Kind {
     Ints,
 }
 
-/// One rule parameter, declared by the module that uses it.
+/// Most decimal places a decimal parameter may have. Factors multiply ratings,
+/// scores and each other (a heat decay once per heat) as `i128` fractions; six
+/// places (a denominator of at most 10^6) is finer than any rule needs.
+pub const DECIMAL_PLACES: usize = 6;
+
+/// The values a parameter may take, bounds included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Range {
+    /// An integer from `min` to `max`.
+    Int { min: i64, max: i64 },
+    /// A decimal string from `min` to `max` (decimal texts), with at most
+    /// [`DECIMAL_PLACES`] decimal places.
+    Decimal {
+        min: &'static str,
+        max: &'static str,
+    },
+    /// An array of `min_len` to `max_len` integers, each from `min` to `max`.
+    Ints {
+        min_len: usize,
+        max_len: usize,
+        min: i64,
+        max: i64,
+    },
+}
+
+impl Range {
+    pub const fn int(r: RangeInclusive<i64>) -> Range {
+        Range::Int {
+            min: *r.start(),
+            max: *r.end(),
+        }
+    }
+
+    pub const fn decimal(r: RangeInclusive<&'static str>) -> Range {
+        Range::Decimal {
+            min: r.start(),
+            max: r.end(),
+        }
+    }
+
+    /// `len` integers, each in `each`.
+    pub const fn ints(len: RangeInclusive<usize>, each: RangeInclusive<i64>) -> Range {
+        Range::Ints {
+            min_len: *len.start(),
+            max_len: *len.end(),
+            min: *each.start(),
+            max: *each.end(),
+        }
+    }
+
+    pub const fn kind(&self) -> Kind {
+        match self {
+            Range::Int { .. } => Kind::Int,
+            Range::Decimal { .. } => Kind::Decimal,
+            Range::Ints { .. } => Kind::Ints,
+        }
+    }
+
+    /// Whether `v`, of this range's kind, is within it.
+    fn contains(&self, v: &Value) -> bool {
+        let int =
+            |x: &Value, min: i64, max: i64| x.as_i64().is_some_and(|x| (min..=max).contains(&x));
+        match *self {
+            Range::Int { min, max } => int(v, min, max),
+            Range::Decimal { min, max } => {
+                let text = v.as_str().unwrap_or_default();
+                let places = text.trim().split_once('.').map_or(0, |(_, f)| f.len());
+                match (parse_decimal(text), parse_decimal(min), parse_decimal(max)) {
+                    (Some(x), Some(min), Some(max)) => {
+                        places <= DECIMAL_PLACES && min <= x && x <= max
+                    }
+                    _ => false,
+                }
+            }
+            Range::Ints {
+                min_len,
+                max_len,
+                min,
+                max,
+            } => v.as_array().is_some_and(|a| {
+                (min_len..=max_len).contains(&a.len()) && a.iter().all(|x| int(x, min, max))
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Range {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Range::Int { min, max } => write!(f, "an integer from {min} to {max}"),
+            Range::Decimal { min, max } => write!(
+                f,
+                "a decimal string from \"{min}\" to \"{max}\" with at most {DECIMAL_PLACES} decimal places"
+            ),
+            Range::Ints {
+                min_len,
+                max_len,
+                min,
+                max,
+            } => write!(
+                f,
+                "an array of {min_len} to {max_len} integers, each from {min} to {max}"
+            ),
+        }
+    }
+}
+
+/// One rule parameter, as [`rule_params!`] declares it.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamDef {
+    /// The group's name: the `system` of a `ledger.rules_changed`.
     pub system: &'static str,
     pub name: &'static str,
     pub kind: Kind,
+    pub range: Range,
     /// The published rules' value, as JSON text.
     pub default: &'static str,
     pub doc: &'static str,
 }
 
+/// A decimal parameter: its exact value and its text as written (`"0.98"`),
+/// which formulas quote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decimal {
+    value: Rational,
+    text: String,
+}
+
+impl Decimal {
+    /// A decimal text (`"0.98"`, no exponent), or `None`.
+    pub fn parse(text: &str) -> Option<Decimal> {
+        parse_decimal(text).map(|value| Decimal {
+            value,
+            text: text.to_string(),
+        })
+    }
+
+    pub fn value(&self) -> Rational {
+        self.value
+    }
+
+    /// The text as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+impl Serialize for Decimal {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Decimal {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Decimal::parse(&text)
+            .ok_or_else(|| D::Error::custom(format!("not a decimal string: {text:?}")))
+    }
+}
+
+/// A group of rule parameters: a struct declared with [`rule_params!`].
+pub trait Group: Default + Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
+    /// The name `ledger.rules_changed` and rules files use.
+    const NAME: &'static str;
+    /// One entry per field, in declaration order.
+    const PARAMS: &'static [ParamDef];
+}
+
+/// A group's typed values, whatever its type.
+type Typed = Arc<dyn Any + Send + Sync>;
+
+/// A group as [`crate::systems::PARAM_GROUPS`] lists it: its name, its
+/// parameters, and the way between its typed struct and JSON.
+#[derive(Debug, Clone, Copy)]
+pub struct GroupDef {
+    pub name: &'static str,
+    pub params: &'static [ParamDef],
+    /// The struct from a JSON object of parameters (missing ones at their default).
+    read: fn(&Map<String, Value>) -> Result<Typed, String>,
+    /// The struct as a JSON object.
+    write: fn(&Typed) -> Map<String, Value>,
+}
+
+impl GroupDef {
+    pub const fn of<T: Group>() -> GroupDef {
+        GroupDef {
+            name: T::NAME,
+            params: T::PARAMS,
+            read: read_group::<T>,
+            write: write_group::<T>,
+        }
+    }
+}
+
+fn read_group<T: Group>(given: &Map<String, Value>) -> Result<Typed, String> {
+    let mut all = defaults_of(T::PARAMS);
+    all.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let t: T =
+        serde_json::from_value(Value::Object(all)).map_err(|e| format!("{}: {e}", T::NAME))?;
+    Ok(Arc::new(t))
+}
+
+fn write_group<T: Group>(t: &Typed) -> Map<String, Value> {
+    match t.downcast_ref::<T>().map(serde_json::to_value) {
+        Some(Ok(Value::Object(m))) => m,
+        _ => Map::new(),
+    }
+}
+
+/// The defaults of `params` as one JSON object.
+fn defaults_of(params: &[ParamDef]) -> Map<String, Value> {
+    (params.iter())
+        .map(|d| {
+            let v = serde_json::from_str(d.default)
+                .unwrap_or_else(|e| panic!("{}.{}: default {}: {e}", d.system, d.name, d.default));
+            (d.name.to_string(), v)
+        })
+        .collect()
+}
+
+/// A group's `Default`: its declared defaults (see [`rule_params!`]).
+pub fn from_defaults<T: DeserializeOwned>(params: &[ParamDef]) -> T {
+    serde_json::from_value(Value::Object(defaults_of(params)))
+        .unwrap_or_else(|e| panic!("the declared defaults do not build their group: {e}"))
+}
+
+fn group(name: &str) -> Option<(usize, &'static GroupDef)> {
+    PARAM_GROUPS
+        .iter()
+        .enumerate()
+        .find(|(_, g)| g.name == name)
+}
+
+/// Every group at its defaults, in [`PARAM_GROUPS`] order.
+fn default_groups() -> &'static Arc<[Typed]> {
+    static DEFAULTS: OnceLock<Arc<[Typed]>> = OnceLock::new();
+    DEFAULTS.get_or_init(|| {
+        (PARAM_GROUPS.iter())
+            .map(|g| (g.read)(&Map::new()).expect("the defaults build their group"))
+            .collect()
+    })
+}
+
+/// Check one value against its definition: its kind, then its range.
+fn check_value(def: &ParamDef, v: &Value) -> Result<(), String> {
+    let of_kind = match def.kind {
+        Kind::Int => v.as_i64().is_some(),
+        Kind::Decimal => v.as_str().and_then(parse_decimal).is_some(),
+        Kind::Ints => v
+            .as_array()
+            .is_some_and(|a| a.iter().all(|x| x.as_i64().is_some())),
+    };
+    if !of_kind {
+        let want = match def.kind {
+            Kind::Int => "an integer",
+            Kind::Decimal => "a decimal string such as \"0.98\"",
+            Kind::Ints => "an array of integers",
+        };
+        return Err(format!(
+            "{}.{}: expected {want}, got {v}",
+            def.system, def.name
+        ));
+    }
+    if !def.range.contains(v) {
+        return Err(format!(
+            "{}.{}: {v} is out of range; allowed: {}",
+            def.system, def.name, def.range
+        ));
+    }
+    Ok(())
+}
+
+/// Validate a flat parameter object for one group: every name known, every
+/// value of its kind and in its range, and together they build the group.
+pub fn check_system(system: &str, params: &Map<String, Value>) -> Result<(), String> {
+    let Some((_, g)) = group(system) else {
+        let known: Vec<&str> = PARAM_GROUPS.iter().map(|g| g.name).collect();
+        return Err(format!(
+            "unknown rule system {system:?} (known: {})",
+            known.join(", ")
+        ));
+    };
+    for (name, v) in params {
+        let def = g.params.iter().find(|d| d.name == name).ok_or_else(|| {
+            format!("unknown parameter {system}.{name} (see `laurel rules` for the names)")
+        })?;
+        check_value(def, v)?;
+    }
+    (g.read)(params).map(drop)
+}
+
+/// Validate a whole rules file: `{system: {param: value}}`.
+pub fn check_rules(rules: &Value) -> Result<(), String> {
+    let obj = rules
+        .as_object()
+        .ok_or("a rules file is one JSON object keyed by system")?;
+    for (system, params) in obj {
+        let params = params
+            .as_object()
+            .ok_or_else(|| format!("{system}: expected an object of parameters"))?;
+        check_system(system, params)?;
+    }
+    Ok(())
+}
+
 type Key = (String, String);
 
-/// The parameters in force at one point of a fold.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub struct Params {
+/// The values given, by `(group, name)`: what a checkpoint stores.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Given {
     #[serde(with = "as_text")]
     set: BTreeMap<Key, Value>,
     /// Values from `replay --rules`: "as if they had always been in force", so
     /// later `rules_changed` events do not override them.
     #[serde(with = "as_text")]
     pinned: BTreeMap<Key, Value>,
-    /// Changes whenever the values in force may have: equal stamps, equal values
-    /// (0 for the defaults), so a projection can cache what it derives from them.
-    /// Stamps are per process: a checkpoint does not store it ([`Params::restamp`]).
-    #[serde(skip)]
-    stamp: u64,
 }
 
 /// Values as JSON text in a checkpoint: bincode cannot carry a `Value` (reading
@@ -82,6 +465,87 @@ mod as_text {
     }
 }
 
+/// The parameters in force at one point of a fold.
+///
+/// Serialized as the values given (two maps of `(group, name)` to JSON text);
+/// reading it back rebuilds the typed groups, and refuses values that do not
+/// build them.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(into = "Given", try_from = "Given")]
+pub struct Params {
+    given: Given,
+    /// One typed struct per group of [`PARAM_GROUPS`], in its order.
+    typed: Arc<[Typed]>,
+    /// Changes whenever the values in force may have: equal stamps, equal values
+    /// (0 for the defaults), so a projection can cache what it derives from them.
+    /// Stamps are per process: a checkpoint does not store it ([`Params::restamp`]).
+    stamp: u64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            given: Given::default(),
+            typed: Arc::clone(default_groups()),
+            stamp: 0,
+        }
+    }
+}
+
+/// The values given only: stamps differ between two folds of one ledger.
+impl fmt::Debug for Params {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Params")
+            .field("set", &self.given.set)
+            .field("pinned", &self.given.pinned)
+            .finish()
+    }
+}
+
+impl From<Params> for Given {
+    fn from(p: Params) -> Given {
+        p.given
+    }
+}
+
+impl TryFrom<Given> for Params {
+    type Error = String;
+
+    fn try_from(given: Given) -> Result<Params, String> {
+        let mut p = Params {
+            typed: build(&given)?,
+            given,
+            stamp: 0,
+        };
+        p.restamp();
+        Ok(p)
+    }
+}
+
+/// Every group's typed struct: its defaults, then the values set, then the
+/// values pinned. A group nothing was given for shares its defaults.
+fn build(given: &Given) -> Result<Arc<[Typed]>, String> {
+    let defaults = default_groups();
+    (PARAM_GROUPS.iter().zip(defaults.iter()))
+        .map(|(g, default)| {
+            let of_group = |m: &BTreeMap<Key, Value>| -> Vec<(String, Value)> {
+                (m.iter())
+                    .filter(|((s, _), _)| s == g.name)
+                    .map(|((_, n), v)| (n.clone(), v.clone()))
+                    .collect()
+            };
+            let values: Map<String, Value> = (of_group(&given.set).into_iter())
+                .chain(of_group(&given.pinned))
+                .collect();
+            if values.is_empty() {
+                Ok(Arc::clone(default))
+            } else {
+                (g.read)(&values)
+            }
+        })
+        .collect()
+}
+
 /// A fresh [`Params::stamp`], never 0.
 fn next_stamp() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -89,122 +553,51 @@ fn next_stamp() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
-fn find(system: &str, name: &str) -> Option<&'static ParamDef> {
-    position(system, name).map(|i| &crate::systems::param_defs()[i])
-}
-
-/// Where parameter `system.name` is in [`crate::systems::param_defs`].
-fn position(system: &str, name: &str) -> Option<usize> {
-    crate::systems::param_defs()
-        .iter()
-        .position(|d| d.system == system && d.name == name)
-}
-
-/// The default of a known parameter, parsed once; `Null` for an unknown one.
-fn default_value(system: &str, name: &str) -> Value {
-    static PARSED: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
-    let parsed = PARSED.get_or_init(|| {
-        (crate::systems::param_defs().iter())
-            .map(|d| serde_json::from_str(d.default).unwrap_or(Value::Null))
-            .collect()
-    });
-    position(system, name).map_or(Value::Null, |i| parsed[i].clone())
-}
-
-/// Check one value against its definition.
-fn check_value(def: &ParamDef, v: &Value) -> Result<(), String> {
-    let ok = match def.kind {
-        Kind::Int => v.as_i64().is_some(),
-        Kind::Decimal => v.as_str().and_then(parse_decimal).is_some(),
-        Kind::Ints => v
-            .as_array()
-            .is_some_and(|a| a.iter().all(|x| x.as_i64().is_some())),
-    };
-    if ok {
-        return Ok(());
-    }
-    let want = match def.kind {
-        Kind::Int => "an integer",
-        Kind::Decimal => "a decimal string such as \"0.98\"",
-        Kind::Ints => "an array of integers",
-    };
-    Err(format!(
-        "{}.{}: expected {want}, got {v}",
-        def.system, def.name
-    ))
-}
-
-/// Validate a flat parameter object for one system.
-pub fn check_system(system: &str, params: &Map<String, Value>) -> Result<(), String> {
-    if !crate::systems::param_defs()
-        .iter()
-        .any(|d| d.system == system)
-    {
-        return Err(format!(
-            "unknown rule system {system:?} (known: {})",
-            systems_list()
-        ));
-    }
-    for (name, v) in params {
-        let def = find(system, name).ok_or_else(|| {
-            format!("unknown parameter {system}.{name} (see `laurel rules` for the names)")
-        })?;
-        check_value(def, v)?;
-    }
-    Ok(())
-}
-
-/// Validate a whole rules file: `{system: {param: value}}`.
-pub fn check_rules(rules: &Value) -> Result<(), String> {
-    let obj = rules
-        .as_object()
-        .ok_or("a rules file is one JSON object keyed by system")?;
-    for (system, params) in obj {
-        let params = params
-            .as_object()
-            .ok_or_else(|| format!("{system}: expected an object of parameters"))?;
-        check_system(system, params)?;
-    }
-    Ok(())
-}
-
-fn systems_list() -> String {
-    let mut names: Vec<&str> = crate::systems::param_defs()
-        .iter()
-        .map(|d| d.system)
-        .collect();
-    names.dedup();
-    names.join(", ")
-}
-
 impl Params {
-    /// Parameters pinned by a (validated) rules file.
+    /// Parameters pinned by a rules file (checked by [`check_rules`]; a group
+    /// that does not check is left at its defaults).
     pub fn pinned(rules: &Value) -> Self {
-        let mut p = Params {
-            stamp: next_stamp(),
-            ..Params::default()
-        };
+        let mut given = Given::default();
         for (system, params) in rules.as_object().into_iter().flatten() {
-            for (name, v) in params.as_object().into_iter().flatten() {
-                p.pinned.insert((system.clone(), name.clone()), v.clone());
+            let Some(params) = params.as_object() else {
+                continue;
+            };
+            if check_system(system, params).is_err() {
+                continue;
+            }
+            for (name, v) in params {
+                given
+                    .pinned
+                    .insert((system.clone(), name.clone()), v.clone());
             }
         }
-        p
+        let typed = build(&given).expect("checked values build their groups");
+        Params {
+            given,
+            typed,
+            stamp: next_stamp(),
+        }
     }
 
-    /// Apply a (validated) `rules_changed`.
+    /// Apply a `rules_changed` (checked by [`check_system`] when it was
+    /// appended; one that does not check changes nothing).
     pub fn change(&mut self, system: &str, params: &Map<String, Value>) {
-        self.stamp = next_stamp();
+        if check_system(system, params).is_err() {
+            return;
+        }
         for (name, v) in params {
-            self.set
+            self.given
+                .set
                 .insert((system.to_string(), name.clone()), v.clone());
         }
+        self.typed = build(&self.given).expect("checked values build their groups");
+        self.stamp = next_stamp();
     }
 
     /// A fresh stamp for parameters read back from a checkpoint (0 again when
     /// nothing differs from the defaults).
     pub fn restamp(&mut self) {
-        let defaults = self.set.is_empty() && self.pinned.is_empty();
+        let defaults = self.given.set.is_empty() && self.given.pinned.is_empty();
         self.stamp = if defaults { 0 } else { next_stamp() };
     }
 
@@ -213,51 +606,42 @@ impl Params {
         self.stamp
     }
 
-    /// The value in force: pinned, else last changed, else the default.
+    /// Group `T`'s values in force: pinned, else last changed, else the default.
     ///
-    /// Neither map is searched with an owned key, and defaults are parsed
-    /// once ([`default_value`]): the check fold asks for a parameter for
-    /// every sbr game and every diplomacy game, and building the key (two
-    /// `String`s) and parsing the default's JSON each time put this function
-    /// in 39 of the 3,227 samples of one 1M-event import (`perf`, 299 Hz,
-    /// call graphs); after, 21 of 3,125 and 28 of 4,123. The maps
-    /// hold known parameters only (rules and changes are checked against
-    /// [`crate::systems::param_defs`] first), so a scan is short.
+    /// # Panics
+    /// When `T` is not in [`PARAM_GROUPS`] (every fold of a system's events reads
+    /// its groups, so the system's tests find that at once).
+    pub fn get<T: Group>(&self) -> &T {
+        (self.typed.iter())
+            .find_map(|t| t.downcast_ref::<T>())
+            .unwrap_or_else(|| panic!("parameter group {} is not in PARAM_GROUPS", T::NAME))
+    }
+
+    /// [`Params::get`] as a shared pointer, for code that needs the values
+    /// while it changes the fold's context.
+    pub fn shared<T: Group>(&self) -> Arc<T> {
+        (self.typed.iter())
+            .find_map(|t| Arc::clone(t).downcast::<T>().ok())
+            .unwrap_or_else(|| panic!("parameter group {} is not in PARAM_GROUPS", T::NAME))
+    }
+
+    /// The JSON value in force of parameter `system.name` (`Null` for an unknown one).
     pub fn value(&self, system: &str, name: &str) -> Value {
-        let given = |m: &BTreeMap<Key, Value>| {
-            m.iter()
-                .find(|((s, n), _)| s == system && n == name)
-                .map(|(_, v)| v.clone())
-        };
-        given(&self.pinned)
-            .or_else(|| given(&self.set))
-            .unwrap_or_else(|| default_value(system, name))
+        group(system)
+            .and_then(|(i, g)| (g.write)(&self.typed[i]).remove(name))
+            .unwrap_or(Value::Null)
     }
 
-    pub fn int(&self, system: &str, name: &str) -> i64 {
-        self.value(system, name).as_i64().unwrap_or_default()
-    }
-
-    pub fn decimal(&self, system: &str, name: &str) -> Rational {
-        self.value(system, name)
-            .as_str()
-            .and_then(parse_decimal)
-            .unwrap_or_default()
-    }
-
-    pub fn ints(&self, system: &str, name: &str) -> Vec<i64> {
-        match self.value(system, name) {
-            Value::Array(a) => a.iter().filter_map(Value::as_i64).collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// Every parameter with its default and the value in force, for `laurel rules`.
+    /// Every parameter with its value in force, for `laurel rules`.
     pub fn listing(&self) -> Vec<(&'static ParamDef, Value)> {
-        crate::systems::param_defs()
-            .iter()
-            .map(|d| (d, self.value(d.system, d.name)))
-            .collect()
+        let mut out = Vec::new();
+        for (g, t) in PARAM_GROUPS.iter().zip(self.typed.iter()) {
+            let mut values = (g.write)(t);
+            for d in g.params {
+                out.push((d, values.remove(d.name).unwrap_or(Value::Null)));
+            }
+        }
+        out
     }
 }
 
@@ -266,37 +650,134 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn all_defs() -> impl Iterator<Item = &'static ParamDef> {
+        PARAM_GROUPS.iter().flat_map(|g| g.params)
+    }
+
+    /// Each default is of its kind and in its range, and the group's struct
+    /// (built by `Default`) shows exactly the declared defaults.
     #[test]
-    fn every_default_is_of_its_kind() {
-        for d in crate::systems::param_defs() {
+    fn every_default_validates() {
+        let fresh = Params::default();
+        for d in all_defs() {
             let v: Value = serde_json::from_str(d.default).expect(d.name);
             check_value(d, &v).unwrap();
+            assert_eq!(fresh.value(d.system, d.name), v, "{}.{}", d.system, d.name);
         }
+        for g in PARAM_GROUPS {
+            let names: Vec<&str> = g.params.iter().map(|d| d.name).collect();
+            let shown: Vec<String> = (g.write)(&(g.read)(&Map::new()).unwrap())
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect();
+            let mut sorted = names.clone();
+            sorted.sort_unstable();
+            assert_eq!(shown, sorted, "{}", g.name);
+            assert!(g.params.iter().all(|d| d.system == g.name));
+            assert!(g.params.iter().all(|d| !d.doc.is_empty()), "{}", g.name);
+        }
+        let mut groups: Vec<&str> = PARAM_GROUPS.iter().map(|g| g.name).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        assert_eq!(groups.len(), PARAM_GROUPS.len(), "group names are unique");
+    }
+
+    /// The values at both ends of every range are accepted and fit the field's
+    /// type; one past either end is refused naming the parameter and its range.
+    #[test]
+    fn every_range_fits_its_field_and_is_enforced() {
+        for d in all_defs() {
+            let (lows, highs, outs) = match d.range {
+                Range::Int { min, max } => (
+                    vec![json!(min)],
+                    vec![json!(max)],
+                    vec![json!(min as i128 - 1), json!(max as i128 + 1)],
+                ),
+                Range::Decimal { min, max } => (
+                    vec![json!(min)],
+                    vec![json!(max)],
+                    vec![json!(format!("{max}1")), json!("-1"), json!("0.0000001")],
+                ),
+                Range::Ints {
+                    min_len,
+                    max_len,
+                    min,
+                    max,
+                } => (
+                    vec![json!(vec![min; min_len.max(1)])],
+                    vec![json!(vec![max; max_len])],
+                    vec![
+                        json!(vec![min; max_len + 1]),
+                        json!(vec![min as i128 - 1; min_len.max(1)]),
+                        json!(vec![max as i128 + 1; min_len.max(1)]),
+                    ],
+                ),
+            };
+            for v in lows.into_iter().chain(highs) {
+                let m = json!({ d.name: v }).as_object().unwrap().clone();
+                check_system(d.system, &m).unwrap_or_else(|e| panic!("{v}: {e}"));
+            }
+            for v in outs {
+                let m = json!({ d.name: v }).as_object().unwrap().clone();
+                let e = check_system(d.system, &m).unwrap_err();
+                let want = format!("{}.{}: ", d.system, d.name);
+                assert!(e.starts_with(&want), "{e}");
+                assert!(e.contains(&d.range.to_string()), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn ranges_read_as_text() {
+        assert_eq!(Range::int(1..=9).to_string(), "an integer from 1 to 9");
+        assert_eq!(
+            Range::decimal("0"..="1").to_string(),
+            "a decimal string from \"0\" to \"1\" with at most 6 decimal places"
+        );
+        assert_eq!(
+            Range::ints(1..=3, 0..=5).to_string(),
+            "an array of 1 to 3 integers, each from 0 to 5"
+        );
     }
 
     /// Pinned beats changed beats the default, for every parameter, and the
     /// last change of one parameter leaves the others alone.
     #[test]
     fn the_value_in_force_is_pinned_else_changed_else_the_default() {
-        let defs = crate::systems::param_defs();
-        let fresh = Params::default();
-        for d in defs {
-            let default: Value = serde_json::from_str(d.default).unwrap();
-            assert_eq!(fresh.value(d.system, d.name), default, "{}", d.name);
-        }
-        let (a, b) = (&defs[0], &defs[defs.len() - 1]);
-        let mut p = Params::pinned(&json!({ a.system: { a.name: 11 } }));
-        p.change(a.system, json!({ a.name: 22 }).as_object().unwrap());
-        p.change(b.system, json!({ b.name: 33 }).as_object().unwrap());
-        p.change(b.system, json!({ b.name: 44 }).as_object().unwrap());
-        assert_eq!(p.value(a.system, a.name), json!(11));
-        assert_eq!(p.value(b.system, b.name), json!(44));
-        assert_eq!(p.int(b.system, b.name), 44);
-        let c = &defs[1];
+        let defs: Vec<&ParamDef> = all_defs().collect();
+        let ints: Vec<&&ParamDef> = defs.iter().filter(|d| d.kind == Kind::Int).collect();
+        let (a, b) = (ints[0], ints[ints.len() - 1]);
+        let in_range = |d: &ParamDef, k: i64| match d.range {
+            Range::Int { min, max } => json!((min + k).min(max)),
+            _ => unreachable!(),
+        };
+        let mut p = Params::pinned(&json!({ a.system: { a.name: in_range(a, 1) } }));
+        p.change(
+            a.system,
+            json!({ a.name: in_range(a, 2) }).as_object().unwrap(),
+        );
+        p.change(
+            b.system,
+            json!({ b.name: in_range(b, 3) }).as_object().unwrap(),
+        );
+        p.change(
+            b.system,
+            json!({ b.name: in_range(b, 4) }).as_object().unwrap(),
+        );
+        assert_eq!(p.value(a.system, a.name), in_range(a, 1));
+        assert_eq!(p.value(b.system, b.name), in_range(b, 4));
+        let c = defs[1];
         let default: Value = serde_json::from_str(c.default).unwrap();
         assert_eq!(p.value(c.system, c.name), default);
         assert_eq!(p.value("nope", a.name), Value::Null);
         assert_eq!(p.value(a.system, "nope"), Value::Null);
+        // A change that does not check changes nothing (nor the stamp).
+        let stamp = p.stamp();
+        p.change(b.system, json!({ b.name: "x" }).as_object().unwrap());
+        assert_eq!(
+            (p.value(b.system, b.name), p.stamp()),
+            (in_range(b, 4), stamp)
+        );
     }
 
     #[test]
@@ -304,9 +785,21 @@ mod tests {
         assert!(check_rules(&json!({"nope": {}}))
             .unwrap_err()
             .contains("unknown rule system"));
-        let first = crate::systems::param_defs()[0].system;
+        let first = PARAM_GROUPS[0].name;
         let e = check_rules(&json!({first: {"zzz": 1}})).unwrap_err();
         assert!(e.contains("unknown parameter"), "{e}");
         assert!(check_rules(&json!([1])).is_err());
+    }
+
+    /// A checkpoint's bytes read back to the same values, typed groups included.
+    #[test]
+    fn params_round_trip_through_bincode() {
+        let d = all_defs().find(|d| d.kind == Kind::Decimal).unwrap();
+        let mut p = Params::default();
+        p.change(d.system, json!({ d.name: "0.25" }).as_object().unwrap());
+        let back: Params = bincode::deserialize(&bincode::serialize(&p).unwrap()).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{p:?}"));
+        assert_eq!(back.value(d.system, d.name), json!("0.25"));
+        assert_ne!(back.stamp(), 0);
     }
 }

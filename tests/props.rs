@@ -69,8 +69,13 @@ fn stream(ops: &[(Op, u32)]) -> Vec<Value> {
             }
             Op::Rules { param, bump } => {
                 let d = &defs[param % defs.len()];
+                let mut params = json!({d.name: param_value(d.kind, d.default, *bump)});
+                // Out of the parameter's range (fibonacci.base is 0 or 1): the default.
+                if laurel::params::check_system(d.system, params.as_object().unwrap()).is_err() {
+                    params = json!({d.name: serde_json::from_str::<Value>(d.default).unwrap()});
+                }
                 json!({"type": "ledger.rules_changed", "at": at, "system": d.system,
-                       "params": {d.name: param_value(d.kind, d.default, *bump)}})
+                       "params": params})
             }
             Op::Void { pick } => {
                 let live: Vec<u64> = (1..seq)

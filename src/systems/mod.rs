@@ -11,8 +11,10 @@
 //!   was checked when it was appended (a filtered fold such as `--as-of` only ever
 //!   drops a suffix of time or of seqs, which keeps the checked invariants).
 //!
-//! Rule constants are parameters ([`crate::params`]) read from [`Cx::params`], never
-//! literals in the math, so `ledger.rules_changed` and `replay --rules` reach them.
+//! Rule constants are parameters ([`crate::params`]), never literals in the math, so
+//! `ledger.rules_changed` and `replay --rules` reach them: each system declares its
+//! groups in its `params.rs`, [`PARAM_GROUPS`] lists them all, and rule code reads
+//! typed fields from [`Cx::params`] (`cx.params.get::<Sbr>().advance`).
 
 pub mod cards;
 pub mod cfr;
@@ -28,7 +30,7 @@ use std::sync::OnceLock;
 
 use crate::events::{Event, Record};
 use crate::output::Report;
-use crate::params::{ParamDef, Params};
+use crate::params::{GroupDef, ParamDef, Params};
 use crate::time::Micros;
 
 /// One change to a subject's value, with the formula that produced it (`laurel history`).
@@ -247,17 +249,32 @@ pub fn namespace_of(table: &str) -> Option<&'static str> {
         .map(|(_, ns)| ns)
 }
 
-/// Every rule parameter of every system.
+/// Every group of rule parameters, system by system (each declared in the
+/// system's `params.rs`): the vocabulary of `ledger.rules_changed` and rules
+/// files, in the order `laurel rules` lists them.
+pub const PARAM_GROUPS: &[GroupDef] = &[
+    GroupDef::of::<mepbm::params::Valar>(),
+    GroupDef::of::<mepbm::params::Maia>(),
+    GroupDef::of::<mepbm::params::Istari>(),
+    GroupDef::of::<mepbm::params::Ainur>(),
+    GroupDef::of::<mepbm::params::SmallGame>(),
+    GroupDef::of::<mepbm::params::Monthly>(),
+    GroupDef::of::<mepbm::params::Council>(),
+    GroupDef::of::<cfr::params::Cfr>(),
+    GroupDef::of::<cards::params::Cards>(),
+    GroupDef::of::<diplomacy::params::Fibonacci>(),
+    GroupDef::of::<diplomacy::params::Carnage>(),
+    GroupDef::of::<sbr::params::Sbr>(),
+];
+
+/// Every rule parameter of every group of [`PARAM_GROUPS`], in its order.
 pub fn param_defs() -> &'static [ParamDef] {
     static ALL: OnceLock<Vec<ParamDef>> = OnceLock::new();
     ALL.get_or_init(|| {
-        [
-            mepbm::PARAMS,
-            cfr::PARAMS,
-            cards::PARAMS,
-            diplomacy::PARAMS,
-            sbr::PARAMS,
-        ]
-        .concat()
+        PARAM_GROUPS
+            .iter()
+            .flat_map(|g| g.params)
+            .copied()
+            .collect()
     })
 }

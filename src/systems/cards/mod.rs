@@ -50,11 +50,12 @@
 //! - `standings cards` without `--tournament` lists the tournaments: columns `tournament,
 //!   point_system, starts, ends, rounds, matches, results, players, leader,
 //!   leader_points` (no rank/player/score: it is not a ranking).
-//! - Points are computed with the parameters in force at the result's `at`; a points
-//!   table shorter than the number of places gives 0 for missing places and a
-//!   non-positive `score_divisor` gives no score points (the fold never fails).
+//! - Points are computed with the parameters in force at the result's `at`
+//!   ([`params`]: tables of 1 to 4 places, `score_divisor` at least 1); a points
+//!   table shorter than the number of places gives 0 for missing places.
 
 mod check;
+pub mod params;
 pub mod points;
 mod report;
 
@@ -64,7 +65,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::events::cards::{Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated};
 use crate::events::{Event, Record};
-use crate::params::{Kind, ParamDef, Params};
 use crate::time::{Micros, DAY};
 
 use super::compact::{self, Interner};
@@ -75,73 +75,6 @@ use points::{Award, Rules};
 pub const TABLES: &[&str] = &["cards"];
 
 const SYSTEM: &str = "cards";
-
-/// Rule parameters, with the published rules' values as defaults.
-pub const PARAMS: &[ParamDef] = &[
-    ParamDef {
-        system: SYSTEM,
-        name: "system1_one_positive",
-        kind: Kind::Ints,
-        default: "[4, 1, 0]",
-        doc: "system 1: points by place when the winner has the only positive score",
-    },
-    ParamDef {
-        system: SYSTEM,
-        name: "system1_otherwise",
-        kind: Kind::Ints,
-        default: "[3, 2, 0]",
-        doc: "system 1: points by place when two or three scores are positive (0 counts)",
-    },
-    ParamDef {
-        system: SYSTEM,
-        name: "system2_three_one_positive",
-        kind: Kind::Ints,
-        default: "[40, 10, 0]",
-        doc:
-            "system 2, three players: placement points when the winner has the only positive score",
-    },
-    ParamDef {
-        system: SYSTEM,
-        name: "system2_three_otherwise",
-        kind: Kind::Ints,
-        default: "[30, 20, 0]",
-        doc: "system 2, three players: placement points otherwise",
-    },
-    ParamDef {
-        system: SYSTEM,
-        name: "system2_four",
-        kind: Kind::Ints,
-        default: "[35, 25, 10, 0]",
-        doc: "system 2, four players: placement points",
-    },
-    ParamDef {
-        system: SYSTEM,
-        name: "score_divisor",
-        kind: Kind::Int,
-        default: "10",
-        doc: "system 2: score points are round(score / N)",
-    },
-    ParamDef {
-        system: SYSTEM,
-        name: "score_clamp",
-        kind: Kind::Int,
-        default: "50",
-        doc: "system 2: score points are clamped to -N..N",
-    },
-];
-
-/// The points tables in force.
-fn rules(p: &Params) -> Rules {
-    Rules {
-        system1_one_positive: p.ints(SYSTEM, "system1_one_positive"),
-        system1_otherwise: p.ints(SYSTEM, "system1_otherwise"),
-        system2_three_one_positive: p.ints(SYSTEM, "system2_three_one_positive"),
-        system2_three_otherwise: p.ints(SYSTEM, "system2_three_otherwise"),
-        system2_four: p.ints(SYSTEM, "system2_four"),
-        score_divisor: p.int(SYSTEM, "score_divisor"),
-        score_clamp: p.int(SYSTEM, "score_clamp"),
-    }
-}
 
 /// The last instant an interval ending at `t` covers: a plain date (midnight
 /// UTC) covers its whole day.
@@ -163,10 +96,6 @@ pub struct State {
     tournaments: BTreeMap<String, compact::Kept<Tournament>>,
     /// Player, round and match names.
     names: Interner,
-    /// The points tables last read and the [`Params::stamp`] they were read
-    /// under (equal stamps, equal values); not serialized, re-read on demand.
-    #[serde(skip)]
-    rules: Option<(u64, Rules)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -380,11 +309,7 @@ impl State {
     /// Fold a result: every player's award, totals and audit line. A result that
     /// does not fit its schedule (impossible after the append checks) is ignored.
     fn result(&mut self, rec: &Record, e: &MatchResult, cx: &mut Cx) {
-        let State {
-            tournaments,
-            names,
-            rules,
-        } = self;
+        let State { tournaments, names } = self;
         let players = e.scores.iter().map(|s| s.player.as_str());
         names.prefetch(players.chain([e.round.0.as_str(), e.match_.0.as_str()]));
         let Some(t) = tournaments.get_mut(&e.tournament.0) else {
@@ -407,10 +332,10 @@ impl State {
             return;
         }
         r.matches[mi].played = true;
-        let rules = cached_rules(rules, &cx.params);
+        let rules = cx.params.shared::<Rules>();
         let system = t.system;
         let scores: Vec<i64> = e.scores.iter().map(|s| s.score).collect();
-        let awards = points::awards(system, &scores, m.strength.unwrap_or(0), rules);
+        let awards = points::awards(system, &scores, m.strength.unwrap_or(0), &rules);
         for ((ps, award), player) in e.scores.iter().zip(awards).zip(players) {
             let line = t.lines.entry(player).or_default();
             let old = (line.matches > 0).then(|| line.points.to_string());
@@ -425,7 +350,7 @@ impl State {
                 subject: ps.player.clone(),
                 old,
                 new: new.to_string(),
-                formula: formula(e, system, &scores, ps.score, &award, rules),
+                formula: formula(e, system, &scores, ps.score, &award, &rules),
             });
             let row = AwardRow {
                 round,
@@ -437,15 +362,6 @@ impl State {
             row.write(&mut t.awards);
         }
     }
-}
-
-/// The points tables in force, read once per change of the parameters
-/// (`cache`: the tables and the [`Params::stamp`] they were read under).
-fn cached_rules<'a>(cache: &'a mut Option<(u64, Rules)>, p: &Params) -> &'a Rules {
-    if cache.as_ref().is_none_or(|(stamp, _)| *stamp != p.stamp()) {
-        *cache = Some((p.stamp(), rules(p)));
-    }
-    &cache.as_ref().expect("just filled").1
 }
 
 /// The result's players' ids, in its order, when they are exactly the

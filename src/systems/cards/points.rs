@@ -76,32 +76,8 @@ fn narrow(x: i128) -> i64 {
     i64::try_from(x).unwrap_or(if x < 0 { i64::MIN } else { i64::MAX })
 }
 
-/// The points tables in force, read from the rule parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rules {
-    pub system1_one_positive: Vec<i64>,
-    pub system1_otherwise: Vec<i64>,
-    pub system2_three_one_positive: Vec<i64>,
-    pub system2_three_otherwise: Vec<i64>,
-    pub system2_four: Vec<i64>,
-    pub score_divisor: i64,
-    pub score_clamp: i64,
-}
-
-impl Default for Rules {
-    /// The published rules' values.
-    fn default() -> Self {
-        Rules {
-            system1_one_positive: vec![4, 1, 0],
-            system1_otherwise: vec![3, 2, 0],
-            system2_three_one_positive: vec![40, 10, 0],
-            system2_three_otherwise: vec![30, 20, 0],
-            system2_four: vec![35, 25, 10, 0],
-            score_divisor: 10,
-            score_clamp: 50,
-        }
-    }
-}
+/// The points tables in force: the `cards` rule parameters.
+pub type Rules = super::params::Cards;
 
 /// Which table a match's placements use, and why (for the audit formula).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -70,6 +70,7 @@
 
 mod check;
 pub mod math;
+pub mod params;
 mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -82,82 +83,15 @@ use crate::events::cfr::{self as ev, EventCompleted, Format, SeriesDefined};
 use crate::events::{Event, Place, Record};
 use crate::num::{decimal_string, json_number, parse_decimal, Rational};
 use crate::output::{Report, Table};
-use crate::params::{Kind, ParamDef};
 use crate::time::{format_short, Micros};
 
 use super::{Change, Cx, Projection, Selector};
+use params::Cfr;
 
 /// Standings tables this module produces.
 pub const TABLES: &[&str] = &["cfr"];
 
 const SYS: &str = "cfr";
-
-/// Rule parameters, with the published rules' values as defaults.
-pub const PARAMS: &[ParamDef] = &[
-    ParamDef {
-        system: SYS,
-        name: "final_points",
-        kind: Kind::Ints,
-        default: "[100, 60, 40, 30, 20, 10]",
-        doc: "elimination final points by place (WBC laurels rescaled to 100)",
-    },
-    ParamDef {
-        system: SYS,
-        name: "heat_points",
-        kind: Kind::Ints,
-        default: "[50, 30, 20, 15]",
-        doc: "elimination heat points by place (half the final's, places 1-4)",
-    },
-    ParamDef {
-        system: SYS,
-        name: "heat_decay",
-        kind: Kind::Decimal,
-        default: "\"0.5\"",
-        doc: "weight of a driver's 2nd best heat (3rd best: squared, ...)",
-    },
-    ParamDef {
-        system: SYS,
-        name: "race_points",
-        kind: Kind::Ints,
-        default: "[100, 60, 40, 30, 20, 10]",
-        doc: "points-series race points by place; rescaled so that a win is 100",
-    },
-    ParamDef {
-        system: SYS,
-        name: "tier_offset",
-        kind: Kind::Int,
-        default: "1",
-        doc: "places added per tier below the first (a tier-2 win counts as a 2nd)",
-    },
-    ParamDef {
-        system: SYS,
-        name: "counted_events",
-        kind: Kind::Int,
-        default: "3",
-        doc: "events per series that count (the newest by date)",
-    },
-    ParamDef {
-        system: SYS,
-        name: "one_event_factor",
-        kind: Kind::Decimal,
-        default: "\"0.5\"",
-        doc: "score factor for a driver with one counted event",
-    },
-    ParamDef {
-        system: SYS,
-        name: "two_event_factor",
-        kind: Kind::Decimal,
-        default: "\"0.75\"",
-        doc: "score factor for a driver with two counted events",
-    },
-    ParamDef {
-        system: SYS,
-        name: "decimals",
-        kind: Kind::Int,
-        default: "2",
-        doc: "decimal places of event scores and of the ranking score",
-    },
-];
 
 /// Where a driver finished: the kind of race, in order of preference at equal place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -387,34 +321,27 @@ struct Tables {
 
 impl Tables {
     fn of(def: &SeriesDef, cx: &Cx) -> Tables {
-        let p = &cx.params;
+        let p = cx.params.get::<Cfr>();
         let decay = def
             .heat_decay
             .as_deref()
             .and_then(parse_decimal)
-            .unwrap_or_else(|| p.decimal(SYS, "heat_decay"));
+            .unwrap_or_else(|| p.heat_decay.value());
+        let or_param =
+            |own: &Option<Vec<i64>>, param: &[i64]| own.as_deref().unwrap_or(param).to_vec();
         Tables {
-            final_points: def
-                .final_points
-                .clone()
-                .unwrap_or_else(|| p.ints(SYS, "final_points")),
-            heat_points: def
-                .heat_points
-                .clone()
-                .unwrap_or_else(|| p.ints(SYS, "heat_points")),
+            final_points: or_param(&def.final_points, &p.final_points),
+            heat_points: or_param(&def.heat_points, &p.heat_points),
             decay,
-            race_points: def
-                .race_points
-                .clone()
-                .unwrap_or_else(|| p.ints(SYS, "race_points")),
-            tier_offset: def.tier_offset.unwrap_or_else(|| p.int(SYS, "tier_offset")),
-            decimals: decimals(cx),
+            race_points: or_param(&def.race_points, &p.race_points),
+            tier_offset: def.tier_offset.unwrap_or(p.tier_offset),
+            decimals: p.decimals,
         }
     }
 }
 
 fn decimals(cx: &Cx) -> u32 {
-    cx.params.int(SYS, "decimals").clamp(0, 9) as u32
+    cx.params.get::<Cfr>().decimals
 }
 
 /// Exact decimal text without trailing zeros (`187.5`, `80`), for formulas.
@@ -652,7 +579,7 @@ impl Line {
 }
 
 fn counted_events(cx: &Cx) -> usize {
-    usize::try_from(cx.params.int(SYS, "counted_events")).unwrap_or(0)
+    cx.params.get::<Cfr>().counted_events
 }
 
 fn label(series: &str, event: &str) -> String {
@@ -1026,8 +953,8 @@ impl State {
             &format!(
                 "CFR driver ranking (mean of the last {} events of each series; 1 event x{}, 2 events x{})",
                 counted_events(cx),
-                num(cx.params.decimal(SYS, "one_event_factor")),
-                num(cx.params.decimal(SYS, "two_event_factor")),
+                num(cx.params.get::<Cfr>().one_event_factor.value()),
+                num(cx.params.get::<Cfr>().two_event_factor.value()),
             ),
             &[
                 "rank", "player", "score", "events", "mean", "factor", "best_event", "best_finish",
@@ -1142,10 +1069,11 @@ struct Factors {
 
 impl Factors {
     fn of(cx: &Cx) -> Self {
+        let p = cx.params.get::<Cfr>();
         Factors {
-            one: cx.params.decimal(SYS, "one_event_factor"),
-            two: cx.params.decimal(SYS, "two_event_factor"),
-            decimals: decimals(cx),
+            one: p.one_event_factor.value(),
+            two: p.two_event_factor.value(),
+            decimals: p.decimals,
         }
     }
 }
@@ -1262,23 +1190,40 @@ mod tests {
     }
 
     #[test]
-    fn empty_tables_from_a_rules_change_score_zero_without_panicking() {
+    fn a_zero_table_from_a_rules_change_scores_zero_without_panicking() {
         let log = vec![
             SERIES.to_string(),
-            r#"{"type":"ledger.rules_changed","at":"2013-01-15","system":"cfr","params":{"race_points":[],"counted_events":0}}"#.to_string(),
+            r#"{"type":"ledger.rules_changed","at":"2013-01-15","system":"cfr","params":{"race_points":[0],"counted_events":1}}"#.to_string(),
             race("1", "2013-02-01", &[("Amy", 1)]),
         ];
         let f = folded(&log, true);
         let ev = f.state.cfr.drivers_at("s", 0);
         assert_eq!(ev["Amy"].score, Rational::zero());
-        // no window at all: nobody is ranked, the report is still made
         let r = f
             .state
             .cfr
             .standings("cfr", &Selector::default(), &f.cx)
             .unwrap();
-        assert!(r.main.rows.is_empty());
-        assert_eq!(r.extra[0].rows.len(), 1);
+        assert_eq!(r.main.rows.len(), 1);
+    }
+
+    #[test]
+    fn empty_tables_and_an_empty_window_are_refused() {
+        for params in [r#"{"race_points":[]}"#, r#"{"counted_events":0}"#] {
+            let log = [
+                SERIES.to_string(),
+                format!(
+                    r#"{{"type":"ledger.rules_changed","at":"2013-01-15","system":"cfr","params":{params}}}"#
+                ),
+            ];
+            let src = MemSource::from_jsonl(&log.join("\n")).expect("parses");
+            let q = Query {
+                check: true,
+                ..Query::default()
+            };
+            let e = fold(&src, &q).unwrap_err().to_string();
+            assert!(e.contains("is out of range; allowed:"), "{e}");
+        }
     }
 
     #[test]

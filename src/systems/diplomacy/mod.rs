@@ -37,13 +37,14 @@
 //! - **Fibonacci's minimum** (`fibonacci.min_powers`, 5) applies to solos too (the
 //!   seed: "supports variants with five or more players"). A smaller game still
 //!   appends; Fibonacci lists it in its `refused` table with the reason and scores
-//!   it for nobody. A `fibonacci.base` other than 0 or 1 refuses games the same way.
+//!   it for nobody. `fibonacci.base` is 0 or 1 ([`params`] refuses any other).
 //! - **Standings order**: total, then more games played, then player name (name
 //!   only orders rows: players equal on total and games share a rank).
 //! - **Display**: totals are exact; JSON shows Fibonacci, DSS and SoS to 4
 //!   decimals, Carnage as an integer (or to 2 decimals when a tie split a point).
 
 pub mod math;
+pub mod params;
 mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,7 +60,6 @@ use crate::events::diplomacy::{Event as DipEvent, GameEnded, Outcome, PowerResul
 use crate::events::{Event, Record};
 use crate::num::{checked_round_scaled, decimal_string, json_number, ratio};
 use crate::output::{Report, Table};
-use crate::params::{Kind, ParamDef};
 use crate::time;
 
 use super::{Change, Cx, Projection, Selector};
@@ -67,38 +67,6 @@ use math::{Score, Seat};
 
 /// Standings tables this module produces.
 pub const TABLES: &[&str] = &["fibonacci", "carnage", "dss", "sos"];
-
-/// Rule parameters, with the seed's values as defaults.
-pub const PARAMS: &[ParamDef] = &[
-    ParamDef {
-        system: "fibonacci",
-        name: "base",
-        kind: Kind::Int,
-        default: "0",
-        doc: "first element of the sequence: 0 (0, 1, 1, 2, 3, 5 ..., the seed's pseudocode) or 1 (1, 1, 2, 3, 5 ...)",
-    },
-    ParamDef {
-        system: "fibonacci",
-        name: "min_powers",
-        kind: Kind::Int,
-        default: "5",
-        doc: "fewest powers a game needs to be scored by Fibonacci-Diplo (smaller games are listed as refused)",
-    },
-    ParamDef {
-        system: "carnage",
-        name: "rank_points",
-        kind: Kind::Int,
-        default: "1000",
-        doc: "rank points per place: N x rank_points for 1st down to rank_points for Nth",
-    },
-    ParamDef {
-        system: "carnage",
-        name: "centers_total",
-        kind: Kind::Int,
-        default: "34",
-        doc: "supply centres on the board: a solo's bonus, and the most centers a game may report",
-    },
-];
 
 /// Fewest powers any game may list (a structural bound, not a scoring rule).
 const MIN_POWERS: usize = 2;
@@ -157,12 +125,15 @@ struct Rules {
 
 impl Rules {
     fn read(cx: &Cx) -> Rules {
-        let p = &cx.params;
+        let (f, c) = (
+            cx.params.get::<params::Fibonacci>(),
+            cx.params.get::<params::Carnage>(),
+        );
         Rules {
-            base: p.int("fibonacci", "base"),
-            min_powers: p.int("fibonacci", "min_powers"),
-            rank_points: p.int("carnage", "rank_points"),
-            centers_total: p.int("carnage", "centers_total"),
+            base: f.base,
+            min_powers: f.min_powers,
+            rank_points: c.rank_points,
+            centers_total: c.centers_total,
         }
     }
 }
@@ -631,7 +602,11 @@ impl State {
             ));
         }
         check_powers(id, &g.powers)?;
-        check_centers(id, &g.powers, cx.params.int("carnage", "centers_total"))?;
+        check_centers(
+            id,
+            &g.powers,
+            cx.params.get::<params::Carnage>().centers_total,
+        )?;
         check_result(id, g)
     }
 

@@ -91,6 +91,7 @@
 mod apply;
 mod check;
 pub mod math;
+pub mod params;
 mod store;
 mod tables;
 #[cfg(test)]
@@ -105,7 +106,7 @@ use crate::events::mepbm::{Event, Side};
 use crate::events::Record;
 use crate::num::Rational;
 use crate::output::Report;
-use crate::params::{Kind, ParamDef, Params};
+use crate::params::Params;
 
 use super::{Cx, Projection, Selector};
 use crate::systems::compact::IdMap;
@@ -114,102 +115,6 @@ use store::{Header, Interner, Ratings, Slot};
 /// Standings tables this module produces.
 pub const TABLES: &[&str] = &[
     "valar", "maia", "istari", "nations", "ainur", "council", "nazgul",
-];
-
-const fn int(
-    system: &'static str,
-    name: &'static str,
-    default: &'static str,
-    doc: &'static str,
-) -> ParamDef {
-    ParamDef {
-        system,
-        name,
-        kind: Kind::Int,
-        default,
-        doc,
-    }
-}
-
-/// Rule parameters, with the published rules' values as defaults.
-pub const PARAMS: &[ParamDef] = &[
-    int("valar", "base", "45", "constant of the Valar change"),
-    int(
-        "valar",
-        "divisor",
-        "150",
-        "divisor of the rating difference (TotLose - TotWin)",
-    ),
-    int("valar", "start", "1500", "Valar rating of a new player"),
-    int("maia", "win", "4", "Maia score S of a win"),
-    int("maia", "draw", "3", "Maia score S of a draw"),
-    int("maia", "loss", "2", "Maia score S of a loss"),
-    int("maia", "start", "1500", "Maia rating of a new player"),
-    int("istari", "start", "1500", "Istari rating of a new player"),
-    int("ainur", "base", "60", "constant of the Ainur change"),
-    int(
-        "ainur",
-        "start",
-        "1500",
-        "Ainur rating of a new grudge team",
-    ),
-    int(
-        "ainur",
-        "min_nations",
-        "10",
-        "nations a side a grudge game needs at start",
-    ),
-    int(
-        "ainur",
-        "min_members",
-        "5",
-        "original members a grudge team keeps, and members on its side in a grudge game",
-    ),
-    int(
-        "small_game",
-        "min_positions",
-        "20",
-        "a game starting with fewer positions earns small_game.factor",
-    ),
-    ParamDef {
-        system: "small_game",
-        name: "factor",
-        kind: Kind::Decimal,
-        default: "\"0.5\"",
-        doc: "multiplier of every Valar, Maia, Istari and Ainur change of a small game",
-    },
-    ParamDef {
-        system: "monthly",
-        name: "factor",
-        kind: Kind::Decimal,
-        default: "\"0.98\"",
-        doc: "monthly pull toward the mean: round(factor * (R - mean) + mean)",
-    },
-    int(
-        "monthly",
-        "mean",
-        "1500",
-        "the value the monthly adjustment pulls toward",
-    ),
-    int(
-        "council",
-        "deadline_days",
-        "14",
-        "days after game end a ballot may be cast",
-    ),
-    ParamDef {
-        system: "council",
-        name: "points",
-        kind: Kind::Ints,
-        default: "[3, 2, 1]",
-        doc: "points of the 1st, 2nd and 3rd team-player and played-nation choices",
-    },
-    int(
-        "council",
-        "enemy",
-        "3",
-        "points of the best played enemy nation",
-    ),
 ];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -242,8 +147,9 @@ struct Par {
     games: u32,
 }
 
-/// Every parameter this module reads, parsed once per set of values in force
-/// (`Params::stamp`), so the fold does not look them up per event.
+/// Every parameter this module reads, gathered from its groups ([`params`]) once
+/// per set of values in force (`Params::stamp`) and shared by the events that
+/// follow.
 #[derive(Debug, Clone)]
 struct Rules {
     valar_base: i64,
@@ -273,37 +179,38 @@ struct Rules {
 
 impl Rules {
     fn of(p: &Params) -> Self {
-        let small_factor = p.decimal("small_game", "factor");
-        let monthly_factor = p.decimal("monthly", "factor");
-        let text = |system: &str, name: &str, or: String| {
-            p.value(system, name).as_str().map_or(or, str::to_string)
-        };
+        let (valar, maia, ainur) = (
+            p.get::<params::Valar>(),
+            p.get::<params::Maia>(),
+            p.get::<params::Ainur>(),
+        );
+        let (small, monthly, council) = (
+            p.get::<params::SmallGame>(),
+            p.get::<params::Monthly>(),
+            p.get::<params::Council>(),
+        );
         Rules {
-            valar_base: p.int("valar", "base"),
-            valar_divisor: p.int("valar", "divisor"),
-            valar_start: p.int("valar", "start"),
-            maia_win: p.int("maia", "win"),
-            maia_draw: p.int("maia", "draw"),
-            maia_loss: p.int("maia", "loss"),
-            maia_start: p.int("maia", "start"),
-            istari_start: p.int("istari", "start"),
-            ainur_base: p.int("ainur", "base"),
-            ainur_start: p.int("ainur", "start"),
-            min_nations: p.int("ainur", "min_nations"),
-            min_members: p.int("ainur", "min_members"),
-            small_min_positions: p.int("small_game", "min_positions"),
-            small_factor,
-            small_text: text("small_game", "factor", math::exact(small_factor)),
-            monthly_factor,
-            monthly_text: text(
-                "monthly",
-                "factor",
-                crate::num::decimal_string(monthly_factor, 2),
-            ),
-            monthly_mean: p.int("monthly", "mean"),
-            deadline_days: p.int("council", "deadline_days"),
-            points: p.ints("council", "points"),
-            enemy: p.int("council", "enemy"),
+            valar_base: valar.base,
+            valar_divisor: valar.divisor,
+            valar_start: valar.start,
+            maia_win: maia.win,
+            maia_draw: maia.draw,
+            maia_loss: maia.loss,
+            maia_start: maia.start,
+            istari_start: p.get::<params::Istari>().start,
+            ainur_base: ainur.base,
+            ainur_start: ainur.start,
+            min_nations: ainur.min_nations,
+            min_members: ainur.min_members,
+            small_min_positions: small.min_positions,
+            small_factor: small.factor.value(),
+            small_text: small.factor.text().to_string(),
+            monthly_factor: monthly.factor.value(),
+            monthly_text: monthly.factor.text().to_string(),
+            monthly_mean: monthly.mean,
+            deadline_days: council.deadline_days,
+            points: council.points.clone(),
+            enemy: council.enemy,
         }
     }
 }

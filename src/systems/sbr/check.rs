@@ -4,7 +4,8 @@
 use crate::events::sbr::{GamePlayed, Seat, Stage};
 
 use super::math::{self, BaseRef};
-use super::{color_code, color_name, stage_name, Cx, Match, Standing, View, SYS};
+use super::params::Sbr;
+use super::{color_code, color_name, stage_name, Cx, Match, Standing, View};
 
 /// Check one game of tournament `t` (None: not created yet).
 pub(super) fn game(t: Option<View>, g: &GamePlayed, cx: &Cx) -> Result<(), String> {
@@ -58,7 +59,7 @@ fn seats(g: &GamePlayed, cx: &Cx) -> Result<(), String> {
         ));
     }
     let mut players: Vec<&str> = Vec::with_capacity(4);
-    let mult = cx.params.int(SYS, "bonus_multiplier");
+    let mult = cx.params.get::<Sbr>().bonus_multiplier;
     for s in &g.seats {
         if let Some(p) = &s.player {
             if p.is_empty() {
@@ -163,7 +164,7 @@ fn seeding(t: &View, g: &GamePlayed) -> Result<(), String> {
 
 /// A group or bracket game.
 fn match_game(t: &View, g: &GamePlayed, cx: &Cx) -> Result<(), String> {
-    let games = cx.params.int(SYS, "games_per_match");
+    let games = cx.params.get::<Sbr>().games_per_match;
     if g.game < 1 || g.game > games {
         return Err(format!(
             "game must be 1 to {games} (a match is {games} games)"

@@ -52,6 +52,7 @@
 
 mod check;
 pub mod math;
+pub mod params;
 mod report;
 
 use std::cell::OnceCell;
@@ -64,48 +65,16 @@ use crate::systems::compact;
 
 use crate::events::sbr::{Color, Event, GamePlayed, Stage};
 use crate::events::{Event as AnyEvent, Record};
-use crate::params::{Kind, ParamDef};
 use crate::time::Micros;
 
 use super::{Change, Cx, Projection, Selector};
 use math::{advances, rank_owned, Line};
+use params::Sbr;
 
 /// Standings tables this module produces.
 pub const TABLES: &[&str] = &["sbr"];
 
 const SYS: &str = "sbr";
-
-/// Rule parameters, with the published rules' values as defaults.
-pub const PARAMS: &[ParamDef] = &[
-    ParamDef {
-        system: SYS,
-        name: "bonus_multiplier",
-        kind: Kind::Int,
-        default: "3",
-        doc: "multiplier of a base built on a bonus tile",
-    },
-    ParamDef {
-        system: SYS,
-        name: "games_per_match",
-        kind: Kind::Int,
-        default: "4",
-        doc: "games in a group or bracket match (each player once in each seat)",
-    },
-    ParamDef {
-        system: SYS,
-        name: "advance",
-        kind: Kind::Int,
-        default: "2",
-        doc: "players per match who advance",
-    },
-    ParamDef {
-        system: SYS,
-        name: "podium",
-        kind: Kind::Int,
-        default: "3",
-        doc: "places the bracket's final match awards",
-    },
-];
 
 /// "None" for an interned id or an index.
 const NONE: u32 = u32::MAX;
@@ -391,8 +360,8 @@ impl<'a> View<'a> {
         View {
             t,
             names,
-            gpm: cx.params.int(SYS, "games_per_match"),
-            advance: cx.params.int(SYS, "advance"),
+            gpm: cx.params.get::<Sbr>().games_per_match,
+            advance: cx.params.get::<Sbr>().advance,
             bracket: OnceCell::new(),
         }
     }
@@ -583,7 +552,7 @@ fn seat_score(seat: &crate::events::sbr::Seat, cx: &Cx) -> Option<i64> {
     match &seat.bases {
         Some(bases) => math::game_score_of(
             bases.iter().map(|b| (b.piece.as_str(), b.bonus)),
-            cx.params.int(SYS, "bonus_multiplier"),
+            cx.params.get::<Sbr>().bonus_multiplier,
         )
         .ok()
         .or(seat.score),
@@ -682,7 +651,7 @@ fn seat_formula(seat: &crate::events::sbr::Seat, cx: &Cx) -> String {
         Some(bases) => {
             let refs: Vec<math::BaseRef> =
                 bases.iter().map(|b| (b.piece.as_str(), b.bonus)).collect();
-            math::score_formula(&refs, cx.params.int(SYS, "bonus_multiplier"))
+            math::score_formula(&refs, cx.params.get::<Sbr>().bonus_multiplier)
         }
         None => "score as reported (no bases given)".into(),
     }
@@ -826,7 +795,7 @@ fn audit_game(
 }
 
 fn completion_changes(v: &View, m: &Match, rec: &Record, cx: &Cx) -> Vec<Change> {
-    let advance = cx.params.int(SYS, "advance");
+    let advance = cx.params.get::<Sbr>().advance;
     let is_final = v.final_match().is_some_and(|f| f.id == m.id);
     let id = v.names.name(m.id);
     v.ranked(m)

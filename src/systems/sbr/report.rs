@@ -10,6 +10,7 @@ use crate::events::sbr::Stage;
 use crate::output::{Report, Table};
 
 use super::math::{advances, competition_ranks};
+use super::params::Sbr;
 use super::{stage_name, Cx, Match, Names, Selector, Standing, Tournaments, View, SYS};
 
 pub(super) fn standings(
@@ -162,7 +163,7 @@ fn entry(v: &View, p: u32, fin: Option<&Match>, cx: &Cx) -> Entry {
 
 fn result_text(v: &View, m: &Match, p: u32, place: u32, is_final: bool, cx: &Cx) -> String {
     if is_final {
-        return if i64::from(place) <= cx.params.int(SYS, "podium") {
+        return if i64::from(place) <= cx.params.get::<Sbr>().podium {
             format!("{} place", crate::output::ordinal(u64::from(place)))
         } else {
             format!("{} in the final", crate::output::ordinal(u64::from(place)))
@@ -273,7 +274,7 @@ fn bracket_seeds_table(v: &View) -> Table {
 }
 
 fn match_table(v: &View, m: &Match, is_final: bool, cx: &Cx) -> Table {
-    let games = cx.params.int(SYS, "games_per_match").max(1);
+    let games = cx.params.get::<Sbr>().games_per_match;
     let mut columns: Vec<String> = ["rank", "player", "score", "best_game", "seed"]
         .map(String::from)
         .to_vec();
@@ -294,7 +295,7 @@ fn match_table(v: &View, m: &Match, is_final: bool, cx: &Cx) -> Table {
         if is_final { ", FINAL" } else { "" }
     );
     let mut table = Table::new(&format!("match_{id}"), &title, &cols);
-    let advance = cx.params.int(SYS, "advance");
+    let advance = cx.params.get::<Sbr>().advance;
     for (place, l) in v.ranked(m) {
         let (name, p) = l.player;
         let mut row = vec![

@@ -1,0 +1,108 @@
+//! Rule parameters through the binary: a `ledger.rules_changed` or a `--rules`
+//! file with a value out of its range, or a misspelt parameter, exits 2 naming
+//! `group.name` (and the values allowed) and appends nothing; `laurel rules`
+//! lists every parameter's range.
+
+mod common;
+
+use common::{append_text, empty_ledger, head, json, laurel, ledger_with};
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Append `params` for `group` to a ledger holding one event; it must be
+/// refused with exit 2, leave the head alone and say `want`.
+fn refused(group: &str, params: &str, want: &str) {
+    let dir = empty_ledger();
+    let tick = r#"{"type":"mepbm.monthly_tick","at":"2003-02-01","month":"2003-01"}"#;
+    assert!(append_text(dir.path(), tick).status.success());
+    let before = head(dir.path());
+    let line = format!(
+        r#"{{"type":"ledger.rules_changed","at":"2003-03-02","system":"{group}","params":{params}}}"#
+    );
+    let out = append_text(dir.path(), &line);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(want), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("-:1, ledger.rules_changed: "),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(head(dir.path()), before);
+}
+
+#[test]
+fn an_out_of_range_value_exits_2_naming_the_parameter_and_its_range() {
+    refused(
+        "valar",
+        r#"{"divisor":0}"#,
+        "valar.divisor: 0 is out of range; allowed: an integer from 1 to 1000000",
+    );
+    refused(
+        "maia",
+        r#"{"win":1000000000000}"#,
+        "maia.win: 1000000000000 is out of range; allowed: an integer from 0 to 1000",
+    );
+    refused(
+        "cfr",
+        r#"{"counted_events":0}"#,
+        "cfr.counted_events: 0 is out of range; allowed: an integer from 1 to 1000",
+    );
+    refused(
+        "monthly",
+        r#"{"factor":"0.9876543"}"#,
+        "monthly.factor: \"0.9876543\" is out of range; allowed: a decimal string from \"0\" \
+         to \"1\" with at most 6 decimal places",
+    );
+    refused(
+        "council",
+        r#"{"points":[]}"#,
+        "council.points: [] is out of range; allowed: an array of 1 to 3 integers",
+    );
+}
+
+#[test]
+fn a_misspelt_parameter_or_group_exits_2() {
+    refused(
+        "cfr",
+        r#"{"counted_event":4}"#,
+        "unknown parameter cfr.counted_event (see `laurel rules` for the names)",
+    );
+    refused("sbrr", r#"{"advance":1}"#, "unknown rule system \"sbrr\"");
+    refused(
+        "sbr",
+        r#"{"advance":"1"}"#,
+        "sbr.advance: expected an integer, got \"1\"",
+    );
+}
+
+#[test]
+fn a_rules_file_is_checked_against_the_ranges() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let rules = dir.path().join("r.json");
+    std::fs::write(&rules, r#"{"valar": {"divisor": 0}}"#).unwrap();
+    let out = laurel(dir.path())
+        .args(["standings", "valar", "--rules", rules.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("r.json: valar.divisor: 0 is out of range; allowed: an integer"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn rules_lists_the_values_each_parameter_may_take() {
+    let dir = empty_ledger();
+    let v = json(dir.path(), &["rules", "--format", "json"]);
+    let rows = v["rows"].as_array().unwrap();
+    let base = rows
+        .iter()
+        .find(|r| r["system"] == "fibonacci" && r["param"] == "base")
+        .unwrap();
+    assert_eq!(base["allowed"], "an integer from 0 to 1");
+    assert!(rows.iter().all(|r| r["allowed"].as_str().is_some()));
+}
