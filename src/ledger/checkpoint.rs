@@ -23,10 +23,7 @@
 //! and last before the next whole one 8.7–9.1 MB, against 37 MB for the state
 //! at 1M, measured on one ledger in session 35).
 //! Reading one section of a delta decompresses two frames: the whole one's,
-//! then its own. Until session 19 a delta's parent was the
-//! checkpoint before it, so a query decompressed a chain of up to ten frames
-//! (4 ms each for the 3–5 MB mepbm section); such chains of an older ledger
-//! are still read. Every frame carries zstd's content checksum.
+//! then its own. Every frame carries zstd's content checksum.
 //!
 //! **Valid** while nothing recorded after it changes what lies at or before its
 //! position `(at_c, seq_c)`. A checkpoint made when the head was `H` is invalid
@@ -48,7 +45,7 @@
 //! tree "checkpoints": key = position, 16 bytes, order-preserving:
 //!   at (i64) with its sign bit flipped, big-endian; then seq, u64 big-endian
 //! value, the header (integers little-endian):
-//!   0   4   magic       b"LCP4" (the format version; any other is ignored)
+//!   0   4   magic       b"LCP5" (the format version; any other is ignored)
 //!   4   8   head_seq    the head when it was made
 //!   12  32  head_hash   the hash of record head_seq
 //!   44  8   at          the position (as in the key)
@@ -56,7 +53,7 @@
 //!   60  8   folded      records folded up to and including the position
 //!   68  48  6 x u64     stored (compressed) byte length of each section
 //!   116 48  6 x u64     uncompressed byte length of each section
-//!   164 1   kind        0 whole, 1 delta, 2 and 3 deltas with patches (below)
+//!   164 1   kind        0 whole, 1 delta, 3 delta with patches (below)
 //!   165 16  parent      a delta's parent's key (zeros for a whole one)
 //!   181 32  digest      BLAKE3 of the parent's header value (zeros if whole)
 //! file "checkpoints/<32 hex digits of the key>.lcp" in the ledger directory:
@@ -65,10 +62,9 @@
 //!   lengths before it; the file is exactly as long as they add up to).
 //!   A section's stored bytes: one zstd frame (with content checksum) of the
 //!   section's bytes; for a delta, compressed with the parent's uncompressed
-//!   section as prefix; but in a delta of kind 2 the cards and sbr sections
-//!   (3 and 5), and in one of kind 3 every state section (1 to 5), are each
-//!   one zstd frame, without prefix, of a patch that makes the section from
-//!   the parent's (`ledger/patch.rs`)
+//!   section as prefix; but in a delta of kind 3 every state section (1 to
+//!   5) is one zstd frame, without prefix, of a patch that makes the section
+//!   from the parent's (`ledger/patch.rs`)
 //!   sections, in order: params in force, then the mepbm, cfr, cards,
 //!   diplomacy and sbr states (a query of one namespace reads only its own);
 //!   each is bincode (varint) of the value, except mepbm's, which has its own
@@ -76,29 +72,23 @@
 //!   state every `valar` query loads, decoded without serde)
 //! ```
 //!
-//! **Patches** (kind 2, since session 26): a delta whose whole parent this
-//! process made stores its cards and sbr sections as patches: the unchanged
-//! tournaments are copied from their place in the parent (the encoder knows
-//! them: [`crate::systems::compact::Kept`] bytes carry a stamp), so zstd
-//! compresses only what changed instead of matching the whole section against
-//! the parent. Since session 27 (kind 3) the other states' sections are
-//! patches too: their encoders mark their growing parts as *columns*
-//! ([`Span::COLUMN`]), which the patch compares with the parent's and copies
-//! where equal (a grown vector: all of the parent's elements). A delta on a
-//! parent read back from its file (an append that resumes) has no spans to go
-//! by and is kind 1. An older laurel reads a header of a kind it does not know
-//! as damaged, so as absent.
+//! **Patches** (kind 3): a delta whose whole parent this process made stores
+//! its state sections as patches: the unchanged cards and sbr tournaments are
+//! copied from their place in the parent (the encoder knows them:
+//! [`crate::systems::compact::Kept`] bytes carry a stamp), and the other
+//! states' encoders mark their growing parts as *columns* ([`Span::COLUMN`]),
+//! which the patch compares with the parent's and copies where equal (a grown
+//! vector: all of the parent's elements), so zstd compresses only what
+//! changed. A delta on a parent read back from its file (an append that
+//! resumes) has no spans to go by and is kind 1.
 //!
 //! A delta is read only if its parent's header still hashes to `digest` (so
 //! the prefix is the exact bytes it was compressed with) and sorts before it;
 //! a missing or changed parent, a bad frame or checksum, or a length that does
 //! not add up makes the checkpoint absent, and so does a file that is missing,
 //! cut short or does not start with the very header (a file left from another
-//! checkpoint at the same position). A checkpoint of an older laurel (`LCP1`:
-//! uncompressed; `LCP2`: mepbm in bincode; `LCP3`: sections in 64 KiB pieces
-//! in the sled tree "snapshots") reads as absent, and is deleted with its
-//! pieces by the next append that drops checkpoints (until then queries fold
-//! from nothing, and an append from nothing writes new ones).
+//! checkpoint at the same position). A header with another magic reads as
+//! absent, and is deleted by the next append that drops checkpoints.
 //!
 //! Headers live apart from the (large) sections so that choosing and dropping
 //! checkpoints reads 213 bytes each. Sections live in plain files, not in sled
@@ -162,12 +152,6 @@ const WHOLE_EVERY: u64 = 5;
 /// 11, 21, 31: 1.6), and the last, the largest, was compressed at the end of
 /// the import while every other thread had finished.
 const WHOLE_AT: u64 = 1;
-/// A chain (a whole checkpoint and the deltas on it) longer than this is
-/// refused. Since session 19 a chain is a whole checkpoint and at most one
-/// delta; the bound is for the chained deltas of older ledgers (a fold then
-/// wrote a whole checkpoint rather than a longer chain). Ten, the
-/// `WHOLE_EVERY` of those ledgers, so that their chains are still read.
-const MAX_CHAIN: usize = 10;
 /// zstd levels: whole checkpoints are written a few times per ledger, deltas
 /// often, and both are read back as fast whatever the level. Session 28, three
 /// alternated pairs of 1M imports: whole ones at 1 (3 before) and patches at
@@ -190,7 +174,7 @@ pub const MIN_EVERY: u64 = 10_000;
 /// The spacing is a multiple of this, so it changes in steps as a ledger grows.
 const STEP: u64 = 5_000;
 
-const MAGIC: &[u8; 4] = b"LCP4";
+const MAGIC: &[u8; 4] = b"LCP5";
 const HEADER: usize = 213;
 const SECTIONS: usize = 6;
 /// The directory, in the ledger's, of the checkpoint files.
@@ -275,9 +259,7 @@ pub struct Header {
 pub enum Patched {
     /// None (kinds 0 and 1).
     No,
-    /// The cards and sbr sections, 3 and 5 (kind 2, session 26).
-    Kept,
-    /// Every state section, 1 to 5 (kind 3, since session 27).
+    /// Every state section, 1 to 5 (kind 3).
     States,
 }
 
@@ -286,7 +268,6 @@ impl Patched {
     pub fn covers(self, i: usize) -> bool {
         match self {
             Patched::No => false,
-            Patched::Kept => i == 3 || i == 5,
             Patched::States => (1..SECTIONS).contains(&i),
         }
     }
@@ -302,11 +283,10 @@ fn header(b: &[u8]) -> Option<Header> {
     }
     let parent = match b[164] {
         0 => None,
-        1..=3 => Some((b[165..181].try_into().ok()?, b[181..213].try_into().ok()?)),
+        1 | 3 => Some((b[165..181].try_into().ok()?, b[181..213].try_into().ok()?)),
         _ => return None,
     };
     let patched = match b[164] {
-        2 => Patched::Kept,
         3 => Patched::States,
         _ => Patched::No,
     };
@@ -363,7 +343,6 @@ pub fn encode_header(h: &Header) -> Vec<u8> {
     b.push(match (h.parent.is_some(), h.patched) {
         (false, _) => 0,
         (true, Patched::No) => 1,
-        (true, Patched::Kept) => 2,
         (true, Patched::States) => 3,
     });
     b.extend_from_slice(&key);
@@ -1066,8 +1045,7 @@ impl Ledger {
     /// What the next checkpoint of an append that resumes from `h` (whose
     /// uncompressed sections are `raw`) is a delta from: `h` if it is whole,
     /// else the whole checkpoint it is a delta on, with the deltas already
-    /// made on that one. `None` (the next is whole) when a link is missing or
-    /// `h` is a delta on a delta (a chain from before session 19).
+    /// made on that one. `None` (the next is whole) when a link is missing.
     fn root_after(&self, h: Header, raw: [Vec<u8>; SECTIONS]) -> Result<Option<Parent>> {
         let Some(chain) = self.chain(&h)? else {
             return Ok(None);
@@ -1156,22 +1134,19 @@ impl Ledger {
         Ok(Some(out))
     }
 
-    /// `h` and its parents back to a whole checkpoint, newest first, each parent
-    /// checked against its link; `None` if one is missing or does not match.
+    /// `h` and, for a delta, its parent, newest first; `None` if the parent
+    /// is missing, does not match its link or is not whole.
     fn chain(&self, h: &Header) -> Result<Option<Vec<Header>>> {
-        let mut chain = vec![*h];
-        while let Some((pk, digest)) = chain[chain.len() - 1].parent {
-            let child = chain[chain.len() - 1];
-            let Some(v) = self.checkpoints()?.get(pk).map_err(storage)? else {
-                return Ok(None);
-            };
-            let ok = blake3::hash(&v).as_bytes() == &digest && chain.len() < MAX_CHAIN;
-            match header(&v).filter(|p| ok && key(p.pos) == pk && p.pos < child.pos) {
-                Some(p) => chain.push(p),
-                None => return Ok(None),
-            }
-        }
-        Ok(Some(chain))
+        let Some((pk, digest)) = h.parent else {
+            return Ok(Some(vec![*h]));
+        };
+        let Some(v) = self.checkpoints()?.get(pk).map_err(storage)? else {
+            return Ok(None);
+        };
+        let linked = blake3::hash(&v).as_bytes() == &digest;
+        let parent = header(&v)
+            .filter(|p| linked && key(p.pos) == pk && p.pos < h.pos && p.parent.is_none());
+        Ok(parent.map(|p| vec![*h, p]))
     }
 
     /// Delete the checkpoints whose header `doomed` picks (and damaged ones):
@@ -1186,19 +1161,9 @@ impl Ledger {
                 _ => gone.push(k),
             }
         }
-        let (checkpoints, snapshots) = (self.checkpoints()?, self.snapshots()?);
+        let checkpoints = self.checkpoints()?;
         for k in gone {
             checkpoints.remove(&k).map_err(storage)?;
-            // The pieces of an `LCP3` checkpoint (sections in sled): every key
-            // under the checkpoint's starts with it.
-            let pieces: Vec<sled::IVec> = snapshots
-                .scan_prefix(&k)
-                .keys()
-                .collect::<std::result::Result<_, _>>()
-                .map_err(storage)?;
-            for p in pieces {
-                snapshots.remove(p).map_err(storage)?;
-            }
         }
         self.remove_unnamed_files()
     }
@@ -1367,14 +1332,17 @@ mod tests {
             ..h
         };
         assert_eq!(header(&encode_header(&delta)), Some(delta));
-        for (patched, kind) in [(Patched::Kept, 2), (Patched::States, 3)] {
-            let patched = Header { patched, ..delta };
-            assert_eq!(encode_header(&patched)[164], kind);
-            assert_eq!(header(&encode_header(&patched)), Some(patched));
+        let patched = Header {
+            patched: Patched::States,
+            ..delta
+        };
+        assert_eq!(encode_header(&patched)[164], 3);
+        assert_eq!(header(&encode_header(&patched)), Some(patched));
+        for kind in [2, 4] {
+            let mut bad_kind = encode_header(&delta);
+            bad_kind[164] = kind;
+            assert!(header(&bad_kind).is_none());
         }
-        let mut bad_kind = encode_header(&delta);
-        bad_kind[164] = 4;
-        assert!(header(&bad_kind).is_none());
         let b = encode(&State::default(), &params).unwrap();
         let mut read = |i: usize| Ok(Some(b[i].clone()));
         let (_, p2) = decode(&mut read, Some("cards")).unwrap().unwrap();
@@ -1389,14 +1357,6 @@ mod tests {
         hb[0] = b'X';
         assert!(header(&hb).is_none());
         assert!(header(&encode_header(&h)[..60]).is_none());
-        // Checkpoints of the previous formats are not read: LCP1 (uncompressed,
-        // shorter header) and LCP2 (same header, mepbm section in bincode).
-        let mut old = encode_header(&h)[..116].to_vec();
-        old[..4].copy_from_slice(b"LCP1");
-        assert!(header(&old).is_none());
-        let mut lcp2 = encode_header(&h);
-        lcp2[..4].copy_from_slice(b"LCP2");
-        assert!(header(&lcp2).is_none());
     }
 
     /// A file holds its header's bytes first, so a file left from another

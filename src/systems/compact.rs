@@ -16,12 +16,9 @@
 //!
 //! Invariants: the hash is FNV-1a 64, fixed here and independent of the Rust
 //! release or process, so the same insertions give the same table
-//! (deterministic). Serialized (the serde checkpoints of cards, cfr and
-//! diplomacy) in the layout of before the slots held names: `buf`, `ends` and
-//! a list of slots, which is written empty (since session 15; older
-//! checkpoints hold each slot's `(id + 1, hash)`) and ignored when read: the
-//! table is rebuilt from the names ([`Interner::from_parts`], the very table
-//! interning builds), so checkpoints of either kind read the same.
+//! (deterministic). Serialized as `buf` and `ends` only: the table is rebuilt
+//! from the names when read ([`Interner::from_parts`], the very table
+//! interning builds).
 
 use serde::{Deserialize, Serialize};
 
@@ -62,15 +59,12 @@ fn inline(s: &str) -> Option<u64> {
     Some(u64::from_le_bytes(w) | (b.len() as u64) << 56 | INLINE)
 }
 
-/// How an interner is serialized (the derived form of the layout before
-/// [`Slot`]s held names: checkpoints keep their layout; `slots` is written
-/// empty since session 15, and ignored when read).
+/// How an interner is serialized: its names and their ends.
 #[derive(Serialize)]
 #[serde(rename = "Interner")]
 struct StoredRef<'a> {
     buf: &'a str,
     ends: &'a [u32],
-    slots: Vec<(u32, u32)>,
 }
 
 #[derive(Deserialize)]
@@ -78,20 +72,13 @@ struct StoredRef<'a> {
 struct Stored {
     buf: String,
     ends: Vec<u32>,
-    /// Not needed: the table is a function of the names.
-    #[allow(dead_code)]
-    slots: Vec<(u32, u32)>,
 }
 
 impl Serialize for Interner {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // The slots are left empty: a reader rebuilds them from the names
-        // (`from_parts`), so writing them only cost time and bytes (34 MB of
-        // checkpoints in the 1M bench ledger). Readers of either kind read both.
         StoredRef {
             buf: &self.buf,
             ends: &self.ends,
-            slots: Vec::new(),
         }
         .serialize(s)
     }
@@ -263,8 +250,7 @@ impl Interner {
     /// their ends as two columns.
     pub fn encode_columns(&self, e: &mut Encoded) -> bincode::Result<()> {
         e.column(self.buf.as_str(), self.buf.len())?;
-        e.column(self.ends.as_slice(), self.ends.len())?;
-        e.field(&[0u8; 0][..])
+        e.column(self.ends.as_slice(), self.ends.len())
     }
 
     /// The interner holding `buf` cut at `ends`, with the very table that
@@ -898,53 +884,34 @@ mod tests {
         }
     }
 
-    /// Checkpoints hold the form the interner derived before its slots held
-    /// names, its slots written empty: the same layout, read back into the
-    /// same table, from either kind.
+    /// An interner is stored as its names and their ends, and reads back
+    /// into the same table; ends that do not fit the names are an error.
     #[test]
-    fn an_interner_serializes_as_before_and_reads_back_its_table() {
-        #[derive(Serialize, Clone)]
-        struct Before {
+    fn an_interner_serializes_its_names_and_reads_back_its_table() {
+        #[derive(Serialize)]
+        struct Parts {
             buf: String,
             ends: Vec<u32>,
-            slots: Vec<(u32, u32)>,
         }
         let mut n = Interner::default();
         for i in 0..500u32 {
             n.intern(&format!("p{}", i * 7 % 300));
             n.intern(&format!("a much longer name {}", i % 40));
         }
-        let before = Before {
+        let parts = Parts {
             buf: n.buf.clone(),
             ends: n.ends.clone(),
-            slots: n.slots.iter().map(|s| (s.id1, s.hash)).collect(),
-        };
-        let empty = Before {
-            slots: Vec::new(),
-            ..before.clone()
         };
         let bytes = bincode::serialize(&n).unwrap();
-        assert_eq!(bytes, bincode::serialize(&empty).unwrap());
-        let older = bincode::serialize(&before).unwrap();
-        assert!(bytes.len() < older.len() * 2 / 3, "the slots are written");
-        let json = serde_json::to_string(&n).unwrap();
-        assert_eq!(json, serde_json::to_string(&empty).unwrap());
-        for b in [&bytes, &older] {
-            let back: Interner = bincode::deserialize(b).unwrap();
-            assert_eq!(
-                (&back.buf, &back.ends, &back.slots),
-                (&n.buf, &n.ends, &n.slots)
-            );
-        }
-        let json_older = serde_json::to_string(&before).unwrap();
-        for j in [&json, &json_older] {
-            let back: Interner = serde_json::from_str(j).unwrap();
-            assert_eq!(back.slots, n.slots);
-        }
-        // Ends that do not fit the names: an error, not a broken table.
-        let bad = Before {
+        assert_eq!(bytes, bincode::serialize(&parts).unwrap());
+        let back: Interner = bincode::deserialize(&bytes).unwrap();
+        assert_eq!(
+            (&back.buf, &back.ends, &back.slots),
+            (&n.buf, &n.ends, &n.slots)
+        );
+        let bad = Parts {
             ends: vec![3, 2],
-            ..before
+            ..parts
         };
         let bytes = bincode::serialize(&bad).unwrap();
         assert!(bincode::deserialize::<Interner>(&bytes).is_err());
