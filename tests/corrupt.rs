@@ -320,7 +320,7 @@ fn through_sled(dir: &Path, f: impl FnOnce(&sled::Db, &Path)) {
 
 /// The LRC1 bytes of a stored (packed) chunk value.
 fn unpacked(v: &[u8]) -> Vec<u8> {
-    laurel::ledger::chunk::unpack(v, 0).unwrap().into_owned()
+    laurel::ledger::chunk::unpack(v, 0).unwrap()
 }
 
 /// Rewrite the `index`-th chunk: `f` edits its LRC1 bytes, which are stored
@@ -500,7 +500,8 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         (
             "overlapping short chunk",
             Box::new(|db: &sled::Db, dir: &Path| {
-                // A copy of chunk 0's first record, keyed one seq later.
+                // A copy of chunk 0's first record, keyed one seq later,
+                // stored at the end of chunk 0's segment.
                 let t = chunks_tree(db);
                 let (_, v) = t.iter().next().unwrap().unwrap();
                 let mut b = unpacked(&common::stored_chunk(dir, &v));
@@ -508,8 +509,8 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
                 b.truncate(end);
                 b[12..16].copy_from_slice(&1u32.to_le_bytes());
                 b[4..12].copy_from_slice(&2u64.to_le_bytes());
-                t.insert(2u64.to_be_bytes(), laurel::ledger::chunk::pack(&b))
-                    .unwrap();
+                let packed = laurel::ledger::chunk::pack(&b);
+                common::restore_chunk(&t, dir, &2u64.to_be_bytes(), &v, &packed);
             }),
             "seq 2: chunk overlaps records before it",
         ),
@@ -575,7 +576,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
                     .insert("format", b"laurel-ledger-2".to_vec())
                     .unwrap();
             }),
-            "ledger format laurel-ledger-2 has no stored key fingerprints; `laurel export` it",
+            "unknown ledger format \"laurel-ledger-2\"",
         ),
         (
             "a chunk's key fingerprints changed",

@@ -2,10 +2,9 @@
 //!
 //! sled costs tens of microseconds per key, so records are not one key each:
 //! an append packs its records into *chunks* of up to [`MAX_RECORDS`] records or
-//! [`MAX_BYTES`] bytes, one sled key each, keyed by the chunk's first seq.
-//! Since format `laurel-ledger-5` the key's value is a pointer into the
-//! append's segment file, where the chunk's stored bytes are
-//! ([`super::segment`]); in older ledgers it is those bytes themselves.
+//! [`MAX_BYTES`] bytes, one sled key each, keyed by the chunk's first seq. The
+//! key's value is a pointer into the append's segment file, where the chunk's
+//! stored bytes are ([`super::segment`]).
 //!
 //! ```text
 //! tree "chunks": key = first_seq as u64 big-endian (keys sort by seq)
@@ -31,9 +30,7 @@
 //! (the chunk's `prev` for the first). `verify` recomputes every `hash` from the
 //! bytes, so changing any byte of an event, a hash or a header is detected.
 //!
-//! What is stored (in a segment since format `-5`, in sled in `-4`) is that
-//! layout compressed ([`pack`]); a stored value that starts with `LRC1` is
-//! read as is (`-3` ledgers, and the tests' hand-made chunks):
+//! What is stored in the segment is that layout compressed ([`pack`]):
 //!
 //! ```text
 //!   0   4   magic        b"LRZ1"
@@ -199,10 +196,10 @@ impl ChunkWriter {
 }
 
 /// The value stored for the LRC1 bytes `raw`: `LRZ1`, `raw_len`, LZ4 block
-/// (layout in the module docs). Invariant: [`unpack`] gives `raw` back. So
-/// `raw` over [`MAX_RAW`] (no append makes one), or a failed compression
-/// (`out` has LZ4's maximum output size, so none is expected), is stored as
-/// it is: an LRC1 value, which `unpack` passes through.
+/// (layout in the module docs). Invariant: [`unpack`] gives `raw` back.
+///
+/// # Panics
+/// If `raw` is over [`MAX_RAW`]: a [`ChunkWriter`] never makes such a chunk.
 pub fn pack(raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     let n = pack_into(raw, &mut out);
@@ -216,28 +213,22 @@ pub fn pack(raw: &[u8]) -> Vec<u8> {
 /// 257 KiB for a full chunk; freshly zeroed for every chunk, it was 93 of the
 /// main thread's 3,995 samples of a 1M import, session 30).
 pub fn pack_into(raw: &[u8], out: &mut Vec<u8>) -> usize {
-    if raw.len() <= MAX_RAW {
-        let need = 8 + lz4_flex::block::get_maximum_output_size(raw.len());
-        if out.len() < need {
-            out.resize(need, 0);
-        }
-        out[..4].copy_from_slice(PACKED);
-        out[4..8].copy_from_slice(&(raw.len() as u32).to_le_bytes());
-        if let Ok(n) = lz4_flex::block::compress_into(raw, &mut out[8..]) {
-            return 8 + n;
-        }
+    assert!(raw.len() <= MAX_RAW, "a chunk of {} bytes", raw.len());
+    let need = 8 + lz4_flex::block::get_maximum_output_size(raw.len());
+    if out.len() < need {
+        out.resize(need, 0);
     }
-    out.clear();
-    out.extend_from_slice(raw);
-    raw.len()
+    out[..4].copy_from_slice(PACKED);
+    out[4..8].copy_from_slice(&(raw.len() as u32).to_le_bytes());
+    let n = lz4_flex::block::compress_into(raw, &mut out[8..])
+        .expect("LZ4's maximum output size holds any input");
+    8 + n
 }
 
-/// The LRC1 bytes of a stored value: unpacked if packed, else as they are
-/// (an unknown magic is left for [`decode`] to report).
-pub fn unpack(stored: &[u8], key_seq: u64) -> Result<std::borrow::Cow<'_, [u8]>, Error> {
-    use std::borrow::Cow;
+/// The LRC1 bytes of a stored (packed) value.
+pub fn unpack(stored: &[u8], key_seq: u64) -> Result<Vec<u8>, Error> {
     if stored.get(..4) != Some(PACKED.as_slice()) {
-        return Ok(Cow::Borrowed(stored));
+        return Err(corrupt(key_seq, "not a packed chunk"));
     }
     let len = stored
         .get(4..8)
@@ -251,7 +242,7 @@ pub fn unpack(stored: &[u8], key_seq: u64) -> Result<std::borrow::Cow<'_, [u8]>,
     }
     let mut raw = vec![0u8; len];
     match lz4_flex::block::decompress_into(&stored[8..], &mut raw) {
-        Ok(n) if n == len => Ok(Cow::Owned(raw)),
+        Ok(n) if n == len => Ok(raw),
         Ok(n) => Err(corrupt(
             key_seq,
             &format!("packed value is damaged (unpacks to {n} bytes, not {len})"),
@@ -414,8 +405,7 @@ mod tests {
             raw.len()
         );
         let back = unpack(&packed, 1).unwrap();
-        assert!(matches!(back, std::borrow::Cow::Owned(_)));
-        assert_eq!(back.as_ref(), raw.as_slice());
+        assert_eq!(back, raw);
         let records = decode(&back, 1).unwrap().records.len();
         assert_eq!(records, decode(&raw, 1).unwrap().records.len());
         assert!(records > 400, "{records}");
@@ -425,24 +415,19 @@ mod tests {
     fn a_pack_buffer_used_again_gives_each_value_as_packed_alone() {
         let full = full_chunk();
         let small = full[..HEADER + 40].to_vec();
-        let over = vec![7u8; MAX_RAW + 1];
         let mut buf = Vec::new();
-        // Large then small (stale bytes after the value), over the limit
-        // (stored as is), then large again.
-        for raw in [&full, &small, &over, &full] {
+        // Large then small (stale bytes after the value), then large again.
+        for raw in [&full, &small, &full] {
             let n = pack_into(raw, &mut buf);
             assert_eq!(&buf[..n], pack(raw).as_slice(), "{} bytes", raw.len());
-            assert_eq!(unpack(&buf[..n], 1).unwrap().as_ref(), raw.as_slice());
+            assert_eq!(&unpack(&buf[..n], 1).unwrap(), raw);
         }
-        assert_eq!(&pack(&over)[..], &over[..]);
     }
 
     #[test]
-    fn an_unpacked_chunk_is_read_as_it_is() {
-        let raw = full_chunk();
-        let back = unpack(&raw, 1).unwrap();
-        assert!(matches!(back, std::borrow::Cow::Borrowed(_)));
-        assert_eq!(back.as_ref(), raw.as_slice());
+    fn an_unpacked_chunk_is_not_a_stored_value() {
+        let err = unpack(&full_chunk(), 1).unwrap_err().to_string();
+        assert!(err.contains("seq 1: not a packed chunk"), "{err}");
     }
 
     #[test]
@@ -479,7 +464,7 @@ mod tests {
             let mut b = packed.clone();
             b[i] ^= 0xa5;
             if let Ok(out) = unpack(&b, 9) {
-                assert_ne!(out.as_ref(), raw.as_slice(), "byte {i}");
+                assert_ne!(out, raw, "byte {i}");
             }
         }
     }

@@ -31,7 +31,6 @@ pub mod checkpoint;
 pub mod chunk;
 pub mod idem;
 pub(crate) mod lanes;
-mod patch;
 pub mod segment;
 pub mod summary;
 mod verify;
@@ -57,22 +56,11 @@ type ChunkBatch = Vec<(u64, Stored)>;
 /// Idempotency index: key fingerprint → seq (see [`idem`]).
 type IdemIndex = idem::Index;
 
-/// Version 2 added the "summaries" tree (every chunk has one) and checkpoints;
-/// version 3 the "idems" tree (every chunk's key fingerprints); version 4
-/// stores chunks packed ([`chunk::pack`]); version 5 stores them in segment
-/// files, sled only their place ([`segment`]).
+/// The format marker in the "meta" tree: chunks are stored packed
+/// ([`chunk::pack`]) in segment files, sled holds their places ([`segment`]),
+/// and every chunk has a summary and its key fingerprints. A ledger with any
+/// other marker is refused as an unknown format.
 const FORMAT: &[u8] = b"laurel-ledger-5";
-/// Versions 3 and 4 are read as they are (chunks in sled: unpacked LRC1, which
-/// [`chunk::unpack`] passes through, or packed) and are marked version 5 by
-/// their first append, whose chunks go to a segment: a laurel that knows only
-/// an older version then refuses the ledger as an unknown format instead of
-/// calling its chunks damaged.
-const READABLE: [&[u8]; 2] = [b"laurel-ledger-3", b"laurel-ledger-4"];
-/// Older formats, refused with a way out.
-const OLD_FORMATS: [(&[u8], &str); 2] = [
-    (b"laurel-ledger-1", "chunk summaries"),
-    (b"laurel-ledger-2", "stored key fingerprints"),
-];
 /// sled's page cache; the default (1 GiB) would dominate memory use.
 const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -135,9 +123,8 @@ struct Handles {
     summaries: sled::Tree,
     /// Each chunk's key fingerprints, same key ([`idem`]).
     idems: sled::Tree,
-    /// Checkpoint headers and their snapshots, keyed by position ([`checkpoint`]).
+    /// Checkpoint headers, keyed by position ([`checkpoint`]).
     checkpoints: sled::Tree,
-    snapshots: sled::Tree,
     meta: sled::Tree,
 }
 
@@ -225,7 +212,6 @@ impl Handles {
             summaries: db.open_tree("summaries").map_err(storage)?,
             idems: db.open_tree("idems").map_err(storage)?,
             checkpoints: db.open_tree("checkpoints").map_err(storage)?,
-            snapshots: db.open_tree("snapshots").map_err(storage)?,
             meta: db.open_tree("meta").map_err(storage)?,
             db,
         })
@@ -292,16 +278,11 @@ impl Ledger {
         remove_unfinished_snapshots(path)?;
         let ledger = Self::from_db(path, lock, open_db(path)?)?;
         match ledger.meta()?.get("format").map_err(storage)? {
-            Some(f) if f.as_ref() == FORMAT || READABLE.contains(&f.as_ref()) => Ok(ledger),
-            Some(f) => Err(Error::Corrupt(
-                match OLD_FORMATS.iter().find(|(old, _)| f.as_ref() == *old) {
-                    Some((_, lacks)) => format!(
-                        "ledger format {} has no {lacks}; `laurel export` it with the laurel that wrote it and append the export to a new ledger",
-                        String::from_utf8_lossy(&f)
-                    ),
-                    None => format!("unknown ledger format {:?}", String::from_utf8_lossy(&f)),
-                },
-            )),
+            Some(f) if f.as_ref() == FORMAT => Ok(ledger),
+            Some(f) => Err(Error::Corrupt(format!(
+                "unknown ledger format {:?}",
+                String::from_utf8_lossy(&f)
+            ))),
             None => Err(Error::Corrupt(
                 "not a laurel ledger (no format marker)".into(),
             )),
@@ -344,10 +325,6 @@ impl Ledger {
 
     pub(crate) fn checkpoints(&self) -> Result<sled::Tree> {
         self.with(|h| h.checkpoints.clone())
-    }
-
-    pub(crate) fn snapshots(&self) -> Result<sled::Tree> {
-        self.with(|h| h.snapshots.clone())
     }
 
     /// Count `bytes` of chunks moved through sled.
@@ -444,7 +421,7 @@ impl Ledger {
                 let key_seq = k.as_ref().try_into().map_or(0, u64::from_be_bytes);
                 let v = self.stored(key_seq, v)?;
                 bytes += v.len();
-                through_sled += v.sled_len();
+                through_sled += segment::POINTER_LEN;
                 batch.push((key_seq, v));
                 last_key = Some(k);
                 // Batches of chunks in sled stay within a recycling.
@@ -491,8 +468,6 @@ impl Ledger {
         if report.appended > 0 {
             let mut v = report.head.seq.to_le_bytes().to_vec();
             v.extend_from_slice(&report.head.hash);
-            // Before the head: the chunks it takes in are packed (see READABLE).
-            self.meta()?.insert("format", FORMAT).map_err(storage)?;
             self.meta()?.insert("head", v).map_err(storage)?;
             self.durable()?;
         }
@@ -830,7 +805,7 @@ impl Ledger {
 
     /// The stored chunk whose seq range starts at or before `seq`: (first seq,
     /// its LRC1 bytes, unpacked).
-    fn chunk_holding(&self, seq: u64) -> Result<(u64, Raw)> {
+    fn chunk_holding(&self, seq: u64) -> Result<(u64, Vec<u8>)> {
         let (k, v) = self
             .chunks()?
             .range(..=chunk::key(seq))
@@ -839,19 +814,14 @@ impl Ledger {
             .map_err(storage)?
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
         let first = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
-        Ok((first, Raw::of(first, self.stored(first, v)?)?))
+        Ok((first, chunk::unpack(&self.stored(first, v)?, first)?))
     }
 
-    /// A chunk's stored value: sled's `v` itself, or the bytes of the segment
-    /// it points into ([`segment`]).
+    /// A chunk's stored bytes, read from the segment its sled value `v`
+    /// points into ([`segment`]).
     fn stored(&self, key_seq: u64, v: sled::IVec) -> Result<Stored> {
-        match segment::parse(&v, key_seq)? {
-            None => Ok(Stored::Sled(v)),
-            Some(place) => {
-                let mut reader = self.segments.borrow_mut();
-                Ok(Stored::Segment(reader.read(&self.path, key_seq, place)?))
-            }
-        }
+        let place = segment::parse(&v, key_seq)?;
+        self.segments.borrow_mut().read(&self.path, key_seq, place)
     }
 
     /// A fold source over the committed records.
@@ -1329,7 +1299,7 @@ impl Seen {
     fn load(ledger: &Ledger, seq: u64) -> Result<Seen> {
         ledger.recycle_if_due()?;
         let (key_seq, bytes) = ledger.chunk_holding(seq)?;
-        ledger.moved(bytes.stored_len());
+        ledger.moved(segment::POINTER_LEN);
         let c = chunk::decode(&bytes, key_seq)?;
         Ok(Seen {
             first: c.first_seq,
@@ -1504,7 +1474,7 @@ impl Source for View<'_> {
 struct Cached {
     first: u64,
     recorded_at: i64,
-    bytes: Raw,
+    bytes: Vec<u8>,
     /// Each event's byte range and its header's `at`.
     events: Vec<(usize, usize, Micros)>,
     /// `(seq, target)` of each `ledger.voided` record.
@@ -1621,7 +1591,7 @@ impl View<'_> {
     fn load(&self, seq: u64) -> Result<Cached> {
         self.ledger.recycle_if_due()?;
         let (key_seq, v) = self.ledger.chunk_holding(seq)?;
-        self.ledger.moved(v.stored_len());
+        self.ledger.moved(segment::POINTER_LEN);
         let c = chunk::decode(&v, key_seq)?;
         let base = v.as_ptr() as usize;
         let events = c
@@ -1646,72 +1616,8 @@ impl View<'_> {
     }
 }
 
-/// A chunk's stored value: sled's own (format 4 and older), or read from the
-/// segment sled's value points into (format 5).
-enum Stored {
-    Sled(sled::IVec),
-    Segment(Vec<u8>),
-}
-
-impl Stored {
-    /// The bytes sled read for it: what [`Ledger::moved`] counts (sled's cache
-    /// holds its values, not the segments' bytes).
-    fn sled_len(&self) -> usize {
-        match self {
-            Stored::Sled(v) => v.len(),
-            Stored::Segment(_) => segment::POINTER_LEN,
-        }
-    }
-}
-
-impl std::ops::Deref for Stored {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Stored::Sled(v) => v,
-            Stored::Segment(b) => b,
-        }
-    }
-}
-
-/// A chunk's LRC1 bytes ([`chunk`]): the stored value itself when it was
-/// stored unpacked (older ledgers), else unpacked from it.
-enum Raw {
-    Stored(Stored),
-    Unpacked { raw: Vec<u8>, sled_len: usize },
-}
-
-impl Raw {
-    fn of(key_seq: u64, v: Stored) -> Result<Raw> {
-        Ok(match chunk::unpack(&v, key_seq)? {
-            std::borrow::Cow::Owned(raw) => Raw::Unpacked {
-                raw,
-                sled_len: v.sled_len(),
-            },
-            std::borrow::Cow::Borrowed(_) => Raw::Stored(v),
-        })
-    }
-
-    /// What [`Ledger::moved`] counts: the bytes sled read ([`Stored::sled_len`];
-    /// sled's cache holds a packed value, so counting the unpacked bytes would
-    /// reopen it about three times as often).
-    fn stored_len(&self) -> usize {
-        match self {
-            Raw::Stored(v) => v.sled_len(),
-            Raw::Unpacked { sled_len, .. } => *sled_len,
-        }
-    }
-}
-
-impl std::ops::Deref for Raw {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Raw::Stored(v) => v,
-            Raw::Unpacked { raw, .. } => raw,
-        }
-    }
-}
+/// A chunk's stored (packed) bytes, read from its segment ([`segment`]).
+type Stored = Vec<u8>;
 
 /// Threads that fsync the ledger's files at the end of an append.
 ///
@@ -2032,61 +1938,6 @@ mod tests {
             found.keys().collect::<Vec<_>>(),
             firsts.iter().collect::<Vec<_>>()
         );
-    }
-
-    /// A ledger of format 4 keeps its chunks in sled: it reads as it did, and
-    /// its next append puts its chunks in a segment and marks it format 5.
-    #[test]
-    fn a_format_4_ledger_reads_as_before_and_its_next_append_writes_a_segment() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("l");
-        let ledger = Ledger::init(&path).unwrap();
-        ledger.append(input(&crate::gen::stream(3000, 9))).unwrap();
-        let verified = |l: &Ledger| {
-            let report = l.verify(None).unwrap();
-            assert!(report.problems.is_empty(), "{:?}", report.problems);
-            report.records
-        };
-        let mut before = Vec::new();
-        ledger.export(&mut before).unwrap();
-        // Back to format 4: each chunk's stored bytes in sled, no segments.
-        let chunks = ledger.chunks().unwrap();
-        let mut inline = 0;
-        for item in chunks.iter() {
-            let (k, v) = item.unwrap();
-            let seq = u64::from_be_bytes(k.as_ref().try_into().unwrap());
-            assert!(v.starts_with(segment::POINTER), "format 5 stores pointers");
-            chunks.insert(k, &*ledger.stored(seq, v).unwrap()).unwrap();
-            inline += 1;
-        }
-        assert!(inline >= 3, "{inline} chunks");
-        std::fs::remove_dir_all(segment::dir(&path)).unwrap();
-        ledger
-            .meta()
-            .unwrap()
-            .insert("format", b"laurel-ledger-4".as_slice())
-            .unwrap();
-        drop((chunks, ledger));
-        let ledger = Ledger::open(&path).unwrap();
-        let mut after = Vec::new();
-        ledger.export(&mut after).unwrap();
-        assert_eq!(after, before);
-        assert_eq!(verified(&ledger), 3000);
-        let late = concat!(env!("CARGO_MANIFEST_DIR"), "/events/mepbm_late_1.jsonl");
-        let added = ledger.append(input(&std::fs::read_to_string(late).unwrap()));
-        let total = 3000 + added.unwrap().appended;
-        assert!(total > 3000);
-        assert_eq!(verified(&ledger), total);
-        let format = ledger.meta().unwrap().get("format").unwrap().unwrap();
-        assert_eq!(format.as_ref(), FORMAT);
-        let names: Vec<_> = std::fs::read_dir(segment::dir(&path))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        assert_eq!(names, ["00000000000000003001.lseg"]);
-        let mut all = Vec::new();
-        ledger.export(&mut all).unwrap();
-        assert!(all.starts_with(&before));
     }
 
     fn origin_line_of(e: &Error) -> Option<u64> {

@@ -36,9 +36,6 @@
 //!   otherwise reach the disk before the segment's pages do, and a power
 //!   loss in between would leave a head whose chunks are gone. (A killed
 //!   process loses no written page: `tests/crash.rs` cannot see this order.)
-//!
-//! A value that does not start with `LRS1` is a chunk stored in sled itself
-//! (ledgers of format 4 and older), and is read as it always was.
 
 use std::fs::File;
 use std::io::Write;
@@ -136,11 +133,10 @@ pub fn pointer(name: u64, offset: u64, len: usize) -> [u8; POINTER_LEN] {
     p
 }
 
-/// A pointer's segment, offset and length, if `value` is one; `Err` if it
-/// starts like one but is damaged.
-pub fn parse(value: &[u8], key_seq: u64) -> Result<Option<(u64, u64, usize)>> {
+/// A pointer's segment, offset and length; `Err` if `value` is not one.
+pub fn parse(value: &[u8], key_seq: u64) -> Result<(u64, u64, usize)> {
     if value.get(..4) != Some(POINTER.as_slice()) {
-        return Ok(None);
+        return Err(damaged(key_seq, "its value is not a segment pointer"));
     }
     if value.len() != POINTER_LEN {
         return Err(damaged(key_seq, "its pointer has the wrong length"));
@@ -153,7 +149,7 @@ pub fn parse(value: &[u8], key_seq: u64) -> Result<Option<(u64, u64, usize)>> {
             &format!("stored length {len} is over the limit"),
         ));
     }
-    Ok(Some((word(4..12), word(12..20), len)))
+    Ok((word(4..12), word(12..20), len))
 }
 
 fn damaged(key_seq: u64, what: &str) -> Error {
@@ -247,10 +243,14 @@ mod tests {
         let a = w.put(t.path(), b"first chunk").unwrap();
         let b = w.put(t.path(), b"second").unwrap();
         let mut r = Reader::default();
-        let at = |p: &[u8]| parse(p, 7).unwrap().unwrap();
+        let at = |p: &[u8]| parse(p, 7).unwrap();
         assert_eq!(r.read(t.path(), 7, at(&a)).unwrap(), b"first chunk");
         assert_eq!(r.read(t.path(), 9, at(&b)).unwrap(), b"second");
-        assert_eq!(parse(b"LRZ1....", 7).unwrap(), None);
+        let e = parse(b"LRZ1....", 7).unwrap_err().to_string();
+        assert!(
+            e.contains("seq 7: its value is not a segment pointer"),
+            "{e}"
+        );
         let past_end = (7, 11, 7);
         let e = r.read(t.path(), 9, past_end).unwrap_err().to_string();
         assert!(e.contains("seq 9") && e.contains("ends before"), "{e}");

@@ -106,17 +106,13 @@ pub fn db_path(dir: &Path) -> PathBuf {
 
 /// The stored (packed) bytes of the chunk whose sled value is `v`, in the
 /// ledger database at `db`: read from the segment file `v` points into
-/// (`src/ledger/segment.rs`), or `v` itself (formats before 5).
+/// (`src/ledger/segment.rs`).
 #[allow(dead_code)] // not every test crate that includes this module uses it
 pub fn stored_chunk(db: &Path, v: &[u8]) -> Vec<u8> {
     use laurel::ledger::segment;
-    match segment::parse(v, 0).unwrap() {
-        None => v.to_vec(),
-        Some((name, offset, len)) => {
-            let all = std::fs::read(segment::file_of(db, name)).unwrap();
-            all[offset as usize..offset as usize + len].to_vec()
-        }
-    }
+    let (name, offset, len) = segment::parse(v, 0).unwrap();
+    let all = std::fs::read(segment::file_of(db, name)).unwrap();
+    all[offset as usize..offset as usize + len].to_vec()
 }
 
 /// Store `bytes` as the chunk keyed `k` whose sled value is the pointer `v`,
@@ -125,7 +121,7 @@ pub fn stored_chunk(db: &Path, v: &[u8]) -> Vec<u8> {
 #[allow(dead_code)]
 pub fn restore_chunk(chunks: &sled::Tree, db: &Path, k: &[u8], v: &[u8], bytes: &[u8]) {
     use laurel::ledger::segment;
-    let (name, _, _) = segment::parse(v, 0).unwrap().expect("a pointer");
+    let (name, _, _) = segment::parse(v, 0).expect("a pointer");
     let file = segment::file_of(db, name);
     let mut all = std::fs::read(&file).unwrap();
     let end = all.len();
