@@ -265,7 +265,8 @@ fn checkpoint_file(d: &Path, key: &[u8]) -> PathBuf {
 fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     let dir = empty_ledger();
     let d = dir.path();
-    // 22 checkpoints of 150 records: whole ones are the 1st, 11th and 21st.
+    // 22 checkpoints of 150 records: whole ones are the 1st, 6th, 11th, 16th
+    // and 21st.
     append(d, &gen(3300, 5));
     let db = sled::open(common::db_path(d)).unwrap();
     let headers = db.open_tree("checkpoints").unwrap();
@@ -302,14 +303,14 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
 }
 
 /// Every delta is made on a whole checkpoint (a query decompresses two
-/// frames, not a chain), also when an append resumes from a delta: its next
-/// delta's parent is that delta's whole one.
+/// frames, not a chain), also across appends: the second append's deltas
+/// are made on the first append's whole one.
 #[test]
 fn every_delta_is_made_on_a_whole_checkpoint_across_appends() {
     let dir = empty_ledger();
     let d = dir.path();
-    // 900 records: checkpoints 1 (whole) to 6, so the second append (300
-    // rule changes after them) resumes from a delta.
+    // 900 records: checkpoints 1 to 6, the 1st and 6th whole, so the second
+    // append (300 rule changes after them) resumes from the 6th.
     append(d, &gen(900, 5));
     let later: String = (0..300)
         .map(|k| {

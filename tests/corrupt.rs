@@ -1,4 +1,4 @@
-//! Corruption (issue 9): damaged sled files and damaged records inside chunks give
+//! Corruption: damaged sled files and damaged records inside chunks give
 //! a clear error with exit 1 or 2, never a panic (exit 101, or an abort) or a hang,
 //! and `verify` reports what it can.
 
@@ -133,9 +133,9 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
         ),
         // Not "must fail": which pages of sled's log are still live there depends on
         // when sled's background flushes and segment cleaning ran in the appends
-        // that built the sample. Verify passed on it once in session 5 (1 full run
-        // of ~20), having checked every record's hash and the chain up to the
-        // stored head: the records it read were intact.
+        // that built the sample. Verify may pass on it, rarely: then it has
+        // checked every record's hash and the chain up to the stored head, so
+        // the records it read are intact.
         (
             "first 64 KiB of db zeroed".into(),
             Box::new(|d: &Path| rewrite(&d.join("db"), |b| b[..65536].fill(0))),
@@ -357,8 +357,8 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
             "packed value cut short",
             // Where half falls depends on the events' bytes (they carry the
             // append time): inside an LZ4 sequence it fails to decode, at a
-            // boundary it decodes short. Both must read as damage (CI run of
-            // 3874fff got the second, then worded differently).
+            // boundary it decodes short. Both must read as damage, in the
+            // same words.
             edit_stored_chunk(1, |b| b.truncate(b.len() / 2)),
             "packed value is damaged",
         ),

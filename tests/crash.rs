@@ -35,9 +35,9 @@ fn sigkill_mid_import_keeps_exactly_the_acknowledged_appends() {
     let mut expected: Vec<String> = Vec::new();
     // The kill window: how long an uninterrupted big import takes, the median of
     // the first round and of every round that completed before its kill. Not the
-    // largest: one slow import (a busy machine) made every later round wait up to
-    // 1.3 times as long, more imports completed and grew the ledger, and the test
-    // ran for over 9 minutes in a CI run where it had taken 10 s in the one before.
+    // largest: one slow import (a busy machine) would make every later round wait
+    // up to 1.3 times as long, more imports would complete and grow the ledger,
+    // and the test would run for minutes instead of seconds.
     let mut window = Duration::ZERO;
     let mut took: Vec<Duration> = Vec::new();
     let (mut kills, mut completed, mut kept_whole) = (0usize, 0usize, 0usize);
@@ -148,9 +148,9 @@ fn sigkill_mid_import_keeps_exactly_the_acknowledged_appends() {
 
 /// sled 0.34.7 reads the highest-named `snap.*` file when it opens, even an
 /// unfinished `snap.<lsn>.generating` left by a process killed while writing it, and
-/// then refused the ledger for good ("Read corrupted data"; 3 of 12 runs of the test
-/// above). laurel removes such a file before opening: the ledger must open, verify
-/// and take appends with its records intact.
+/// then refuses the ledger for good ("Read corrupted data"). laurel removes such a
+/// file before opening: the ledger must open, verify and take appends with its
+/// records intact.
 #[test]
 fn an_unfinished_sled_snapshot_left_by_a_kill_does_not_break_the_ledger() {
     let dir = empty_ledger();

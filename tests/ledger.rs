@@ -1,4 +1,4 @@
-//! The ledger core's promises, tested through the built binary (SPEC §1, issue 2).
+//! The ledger core's promises, tested through the built binary.
 
 mod common;
 
@@ -23,8 +23,8 @@ fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// Recompute every hash of `laurel export` with serde_json and blake3 only: the
-/// "15-line script in any language" of SPEC §1.2, independent of laurel's code.
+/// Recompute every hash of `laurel export` with serde_json and blake3 only, as a
+/// short script in any language can, independent of laurel's code.
 fn outside_verify(export: &str) -> (u64, String) {
     let mut prev = "0".repeat(64);
     let mut last = (0, String::new());
@@ -195,10 +195,10 @@ fn a_bad_payload_voided_in_the_same_append_is_refused() {
 }
 
 /// Voided records of the same append are decoded in one walk over their
-/// chunks (session 23): with targets in several chunks, named out of order,
-/// the first bad payload in line order is still the one reported. Chunks
-/// hold 1,024 records, so the bad 3073 is the first record of the fourth
-/// chunk, right after the third, which holds the target 2500.
+/// chunks: with targets in several chunks, named out of order, the first bad
+/// payload in line order is still the one reported. Chunks hold 1,024
+/// records, so the bad 3073 is the first record of the fourth chunk, right
+/// after the third, which holds the target 2500.
 #[test]
 fn the_first_of_many_voided_bad_payloads_across_chunks_is_refused() {
     // The seqs below are placed for this chunk size: a change of it must
@@ -239,7 +239,8 @@ fn the_first_of_many_voided_bad_payloads_across_chunks_is_refused() {
 }
 
 /// A line whose id is recorded with other content is refused for its
-/// payload first, as when the parser thread decoded every payload.
+/// payload first: though the check fold decodes it, the payload is the
+/// line's first problem.
 #[test]
 fn a_bad_payload_under_a_recorded_id_is_refused_for_the_payload() {
     let clash = BAD_TICK.replace(r#""at""#, r#""id":"t1","at""#);

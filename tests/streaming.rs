@@ -4,10 +4,10 @@
 //!
 //! Verify is bounded (sled's cache plus one batch of chunks). The append is bounded
 //! by 192 MiB plus 256 bytes per record: the idempotency index while the input is
-//! read, and the projection state (here a new player per event) with its checkpoint
-//! (README, "Streaming memory"). Whether a file larger than memory can be appended thus
-//! depends on the state its events build: the cgroup test at the end appends a 1 GB
-//! generated file under a 640 MiB limit.
+//! read, and the projection state (here a new player per event) with its checkpoint.
+//! Whether a file larger than memory can be appended thus depends on the state its
+//! events build: the cgroup test at the end appends a 1 GB generated file under a
+//! 640 MiB limit.
 
 mod common;
 
@@ -78,7 +78,7 @@ fn appending_and_verifying_25_mb_stays_under_256_mib() {
 fn appending_and_verifying_1_gb_stays_bounded() {
     let (n, append, verify) = append_and_verify(1_000_000_000, Duration::from_secs(3600));
     // Per record: the index while reading, a new player's state and its checkpoint
-    // (README, "Streaming memory": the bound holds for generated events too).
+    // (the bound holds for generated events too).
     let bound = (192 << 20) + 256 * n;
     assert!(append < bound, "append peak RSS {append} (bound {bound})");
     // Verify does not grow with the ledger, but its peak varies from run to run of

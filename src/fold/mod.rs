@@ -1,6 +1,6 @@
 //! The fold engine: turns the log into projections, honouring both clocks.
 //!
-//! Invariants (SPEC §1.4–1.6):
+//! Invariants:
 //! - **Fold order** is `(at, seq)`: a late result with an earlier `at` takes its
 //!   place in history, and everything after it is recomputed.
 //! - **known-at** cuts by seq (or by `recorded_at`): only records the ledger held then.
@@ -35,10 +35,11 @@
 //!
 //! **One pass** (`stream`): a fold without a known-at cut and without a
 //! [`Trail`], from nothing or resumed, over a source with chunk summaries
-//! (the ledger) makes no plan ([`fold_from`], [`fold_later`]): it reads the chunks once, in seq order, and
-//! hands records on as soon as no chunk still to be read can hold one before
-//! them (the summaries' smallest `at`). Same records, same order, same void
-//! checks (from the summaries, in seq order, as `plan_after` makes them).
+//! (the ledger) makes no plan ([`fold_from`], [`fold_later`]): it reads the
+//! chunks once, in seq order, and hands records on as soon as no chunk still
+//! to be read can hold one before them (the summaries' smallest `at`). Same
+//! records, same order, same void checks (from the summaries, in seq order,
+//! as `plan_after` makes them).
 
 mod parallel;
 pub mod stream;
@@ -227,8 +228,8 @@ pub struct Folded {
 
 impl Folded {
     /// Drop it on a thread of its own. Freeing a full fold's state, millions
-    /// of small allocations, took 57 ms at the end of a 1M-event replay, on
-    /// the one thread left, after the answer was known. A caller that ends
+    /// of small allocations, takes tens of milliseconds at 1M events, on the
+    /// one thread left, after the answer is known. A caller that ends
     /// right after (the binary) does not wait for it: the process exits meanwhile.
     pub fn discard(self) {
         let freeing = std::thread::Builder::new().name("discard".into());
@@ -1003,7 +1004,7 @@ mod tests {
 
     /// `history PLAYER` folds with `audit_subject`: the same state as a plain fold
     /// (mepbm's tick takes another path for the others), and exactly the full
-    /// trail's changes to that subject (the trail was filtered afterwards before).
+    /// trail's changes to that subject.
     #[test]
     fn an_audit_of_one_subject_is_the_full_trail_filtered_and_changes_no_state() {
         use crate::systems::Change;
@@ -1121,8 +1122,8 @@ mod tests {
     }
 
     /// `history`'s fold audits in the per-namespace workers and merges their
-    /// trails by fold index (session 23): the trail must be the two-thread
-    /// fold's, change for change and in order, within a record too.
+    /// trails by fold index: the trail must be the two-thread fold's, change
+    /// for change and in order, within a record too.
     #[test]
     fn the_merged_trail_of_the_workers_is_the_two_thread_folds_trail() {
         let (src, audit, _, merged) = plain_and_audited();
@@ -1138,8 +1139,8 @@ mod tests {
 
     #[test]
     fn the_fold_per_namespace_equals_the_two_thread_one_and_the_first_bad_record_wins() {
-        // Since session 23 an audit alone folds per namespace too: a trail
-        // is what sends a fold to the two-thread `pipelined` one.
+        // An audit alone folds per namespace too: a trail is what sends a
+        // fold to the two-thread `pipelined` one.
         let (src, audit, plain, _) = plain_and_audited();
         let (audit, _) = piped(&audit);
         let two_threads = fold(&src, &audit).unwrap();

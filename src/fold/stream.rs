@@ -1,17 +1,18 @@
 //! Pass 1 and pass 2 in one: the records of a fold in `(at, seq)` order, read
 //! chunk by chunk in seq order, without first planning from every record's
-//! header (which read and decoded every chunk one more time, on one core,
-//! before any worker started: about a quarter of a full replay's wall time).
+//! header (which would read and decode every chunk one more time, on one core,
+//! before any worker starts: about a quarter of a full replay's wall time).
 //!
 //! Each chunk's summary gives the smallest `at` of its records, its *floor*.
 //! Reading chunks in seq order, a record `(at, seq)` read so far is due once
 //! `at` is at most the floor of every chunk not read yet: every record still
 //! to come has a larger seq and an `at` at or above that floor, so it sorts
-//! after. Records read but not yet due wait (16 bytes each, what the plan
-//! took: in a queue while they come in order, the others in a heap), and their chunks are held until their last record has gone. A
-//! late record (an `at` well before its neighbours') lowers its chunk's floor,
-//! so the records before it wait until it has been read: in generated streams
-//! up to 2,000 records, a few dozen chunks.
+//! after. Records read but not yet due wait (16 bytes each, what a plan
+//! takes: in a queue while they come in order, the others in a heap), and
+//! their chunks are held until their last record has gone. A late record (an
+//! `at` well before its neighbours') lowers its chunk's floor, so the records
+//! before it wait until it has been read: in generated streams up to 2,000
+//! records, a few dozen chunks.
 //!
 //! **Trust.** The floors come from the summaries, which `verify` checks
 //! against their chunks, as queries already trust them to skip chunks. Here
@@ -22,7 +23,8 @@
 //!
 //! **Memory.** The chunks held are bounded by [`HOLD`] bytes: past it the
 //! oldest are let go and read again when their records come due, as the
-//! planned fold reads them (so a ledger far out of order costs what it cost).
+//! planned fold reads them (so a ledger far out of order costs what a planned
+//! fold costs).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};

@@ -100,18 +100,17 @@ use super::{chunk, storage, Head, Ledger, View};
 /// largest part of a query (about 2 µs a record of fold order, on one core).
 /// More checkpoints make queries faster and imports slower: the import pays
 /// for every checkpoint (each encodes the whole state and compresses it, or
-/// what changed since its whole parent). At 1M events, `N / 40` took 2–15 ms
-/// off the median of 20 `--as-of` queries but 0.5–1.3 s more import and
-/// twice the checkpoint bytes.
+/// what changed since its whole parent). At 1M events, twice as many save a
+/// query a few milliseconds but cost the import about a second and twice
+/// the checkpoint bytes.
 /// A projection state grows with the log, so a whole checkpoint at `n` costs
 /// about `n` times the state's bytes per event: with a fixed spacing they
 /// would grow as `N²`; whole ones every `N / 4` cost about 1.6 final states
 /// whatever `N` (see [`WHOLE_AT`]), and the deltas between them what changed.
 const PER_LEDGER: u64 = 20;
 /// Every `WHOLE_EVERY`th checkpoint of fold order (see [`WHOLE_AT`]) is
-/// whole, the rest are deltas: whole ones every `N / 4`. More often took
-/// more ledger (whole ones every `N / 8` with checkpoints every `N / 40`:
-/// 497 MB against 445 MB at 1M events) for the same query times.
+/// whole, the rest are deltas: whole ones every `N / 4`. More often costs
+/// more disk for the same query times.
 const WHOLE_EVERY: u64 = 5;
 /// Whole ones are the 1st, 6th, 11th, ... (`folded / every` is `WHOLE_AT`
 /// modulo [`WHOLE_EVERY`]), so the first checkpoint of a ledger, which has no
@@ -150,7 +149,8 @@ pub const EVERY_ENV: &str = "LAUREL_CHECKPOINT_EVERY";
 /// The largest parent (uncompressed sections) an append keeps to make the next
 /// checkpoint a delta: a larger state's next checkpoint is whole instead. Why: the
 /// parent is a second copy of the state in memory; with a new player per event,
-/// 7.8M records held about 350 MiB more at the append's peak (`tests/streaming.rs`).
+/// at 7.8M records that is about 350 MiB more at the append's peak
+/// (`tests/streaming.rs`).
 const PARENT_MAX: usize = 128 << 20;
 
 /// Is `p` small enough to keep as the next delta's parent ([`PARENT_MAX`])?
@@ -331,9 +331,10 @@ fn compressor_gone() -> Error {
 /// The check fold's checkpoint thread: compresses each checkpoint (a delta
 /// from the latest whole one, see [`next_checkpoint`]), writes its file into
 /// `dir` and sends its header back to be stored (sled handles stay on the
-/// fold's thread). Why a thread: zstd took about 1.1 s of the 1M-event import
-/// on the thread that also reads the records for the fold workers, which
-/// waited meanwhile. Stops at its first failure, after sending it.
+/// fold's thread). Why a thread: zstd takes about a second of a 1M-event
+/// import, and on the thread that also reads the records for the fold
+/// workers it would keep them waiting. Stops at its first failure, after
+/// sending it.
 fn compressor(
     jobs: Receiver<Job>,
     made: Sender<Result<Made>>,
@@ -375,8 +376,8 @@ fn key_of_file(name: &str) -> Option<[u8; 16]> {
 /// Write the file of the checkpoint `h`: its header's bytes, then its stored
 /// sections in order (layout in the module doc). Synced here, on the
 /// checkpoint thread, while the fold goes on: left to the append's final
-/// `durable` (which fsyncs every file of the ledger), the checkpoints of a
-/// 1M-event import were written after the fold, in its wall time.
+/// `durable` (which fsyncs every file of the ledger), they would be written
+/// out after the fold, in the import's wall time.
 fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>]) -> Result<()> {
     let path = dir.join(file_name(h.pos));
     let io = |e| Error::io(path.display().to_string(), e);

@@ -38,11 +38,9 @@
 //!   8   ..  lz4 block    the LRC1 bytes above, LZ4 block format (no frame)
 //! ```
 //!
-//! Why (measured when chunks were sled values): sled writes a chunk about
-//! twice more as its B-tree leaves split, and this machine's disk takes
-//! 238 MB/s, so the import of 1M events waited on 1.4 GB of writes; LZ4
-//! shrinks chunks about 3x and unpacks at about 3 GB/s on one core (zstd
-//! level 1: 4.7x, but 1.5 GB/s, which verify would feel).
+//! Why: an import waits on its writes, and LZ4 shrinks chunks about 3x while
+//! it unpacks at about 3 GB/s on one core (zstd level 1 shrinks more, but
+//! unpacks at half that speed, which `verify` would feel).
 //! A damaged packed value fails to unpack, or unpacks to bytes whose hashes
 //! do not match: either way `verify` names the chunk.
 
@@ -61,22 +59,9 @@ pub const PACKED: &[u8; 4] = b"LRZ1";
 /// larger length is damage, and must not allocate.
 pub const MAX_RAW: usize = 1024 * 1024;
 pub const MAX_RECORDS: usize = 1024;
-/// The raw bytes at which a chunk is full.
-///
-/// Why 256 KiB (64 KiB before session 20): sled writes a node of more than a
-/// quarter segment (128 KiB) as a blob file of its own, and it consolidates
-/// a leaf (writes it whole, as a new blob) every 10 inserts into it and splits
-/// it past 16 values, so the import creates a file for about every 5 chunks,
-/// whatever their size; creating files took up to a second of system CPU of
-/// the 1M-event import on this machine's ext4 (`recently_deleted`,
-/// `find_inode_bit`), more after earlier ledgers were deleted. With 256 KiB
-/// the import made 250 blobs instead of 1,000, its write phase took
-/// 3.07-3.30 s against 3.25-4.09 s and its system CPU 1.2-1.6 s against
-/// 1.7-2.5 s (alternated runs), and the ledger took 404-417 MB against
-/// 436-438 MB. 128, 192, 384 and 512 KiB made 336-712 blobs and were no
-/// faster. (Before chunks were packed, 256 KiB took 3.4x the JSONL on disk.)
-/// Since chunks are stored in segment files (session 32) sled makes no blob
-/// of them, so that reason is gone; other sizes were not measured since.
+/// The raw bytes at which a chunk is full (packed, a full chunk is about
+/// 85 KiB). A chunk's three sled keys (its pointer, summary and
+/// fingerprints) are paid once for all its records.
 pub const MAX_BYTES: usize = 256 * 1024;
 const HEADER: usize = 58;
 
@@ -209,9 +194,9 @@ pub fn pack(raw: &[u8]) -> Vec<u8> {
 
 /// [`pack`] into `out`, whose first bytes (the count returned) are the value;
 /// `out` keeps its length and bytes past the value, so a buffer used again is
-/// not zeroed again (LZ4 needs its maximum output size, 8 bytes short of
-/// 257 KiB for a full chunk; freshly zeroed for every chunk, it was 93 of the
-/// main thread's 3,995 samples of a 1M import, session 30).
+/// not zeroed again (LZ4 needs its maximum output size, about 257 KiB for a
+/// full chunk, and zeroing that for every chunk is a visible part of an
+/// import's CPU).
 pub fn pack_into(raw: &[u8], out: &mut Vec<u8>) -> usize {
     assert!(raw.len() <= MAX_RAW, "a chunk of {} bytes", raw.len());
     let need = 8 + lz4_flex::block::get_maximum_output_size(raw.len());

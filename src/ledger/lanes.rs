@@ -8,15 +8,12 @@
 //! uses for whole chunks) compresses 4 to 16 of them per instruction.
 //!
 //! The append begins its record hashes here too ([`Lanes::begin_records`], a
-//! batch at a time on its chaining thread; on its parser thread until session
-//! 34): the whole chunks and blocks of each record's prefix
-//! `{"event":<event>,"prev":"`, which does not depend on the chain, across
-//! lanes; the same thread finishes each one ([`finish_record`]) with the
-//! rest of the prefix and `prev`, `recorded_at` and `seq`. A record carries its
-//! chaining values and block count from one step to the other, where it used to
-//! carry a boxed 1,920-byte `blake3::Hasher` fed a block at a time (until
-//! session 30 still for prefixes longer than 864 bytes: 15% of the generated
-//! 1M stream's events, 45% of its bytes).
+//! batch at a time on its chaining thread): the whole chunks and blocks of each
+//! record's prefix `{"event":<event>,"prev":"`, which does not depend on the
+//! chain, across lanes; the same thread finishes each one ([`finish_record`])
+//! with the rest of the prefix and `prev`, `recorded_at` and `seq`. A record
+//! carries only its chaining values and block count from one step to the other
+//! (a `blake3::Hasher` is 1,920 bytes).
 //!
 //! How: an input of up to [`MAX_LANE_CHUNKS`] chunks (1 KiB each) is split as
 //! BLAKE3 defines it. Every whole chunk but the last, and the whole blocks of the
@@ -196,9 +193,9 @@ fn many_blocks(p: &Platform, blocks: usize, slices: &[&[u8]], args: (u64, u8), o
     }
 }
 
-/// A record's hash begun on the append's parser thread
-/// ([`Lanes::begin_records`]) and finished on its chaining thread
-/// ([`finish_record`]) once `prev` and `seq` are known.
+/// A record's hash begun with the rest of its batch ([`Lanes::begin_records`])
+/// and finished ([`finish_record`]) once `prev` and `seq` are known, both on
+/// the append's chaining thread.
 ///
 /// Invariant: the begun part is the record prefix `{"event":<event>,"prev":"`
 /// up to its last whole block: `chunks.len()` whole chunks, then `blocks`
@@ -222,8 +219,8 @@ impl Lanes {
     /// event bytes): `out[i]` is [`Begun`] for `events[i]`. The whole chunks
     /// and blocks of the prefixes go through `hash_many` grouped by chunk
     /// counter and block count, as [`Lanes::hash`] does for whole inputs: one
-    /// record at a time, a block at a time, was 4.5% of an import's CPU, five
-    /// times its content keys.
+    /// record at a time, a block at a time, they would cost an import five
+    /// times what its content keys cost.
     pub fn begin_records(&mut self, events: &[&[u8]], out: &mut Vec<Begun>) {
         let head = RECORD_HEAD.len() + RECORD_MID.len();
         // Every prefix end to end: `hash_many` reads each one's blocks whole.

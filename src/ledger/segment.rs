@@ -3,12 +3,10 @@
 //! sled stores each chunk's *place* (a 24-byte pointer, below) under the
 //! chunk's key; the packed bytes ([`super::chunk::pack`]) go, one after
 //! another, into one plain file per append. Why: given the 85 KiB values
-//! themselves, sled copied each twice on the writing thread (into its `Arc`,
-//! then into its log buffer), wrote it again as its leaves split and
-//! consolidated, and had to be reopened every 32 MiB of chunks to free its
-//! cache. Measured on the 1M-event import (session 32, six alternated pairs):
-//! 5.58 s on average against 6.03 s, system CPU 0.81-1.08 s against
-//! 1.23-2.94 s, peak RSS 336-372 MB against 383-420 MB (README, "Kept").
+//! themselves, sled would copy each twice on the writing thread (into its
+//! `Arc`, then into its log buffer), write it again as its leaves split and
+//! consolidate, and keep it in a cache that only reopening sled frees. A
+//! plain file is written once.
 //!
 //! ```text
 //! file "segments/<20 decimal digits>.lseg" in the ledger directory: the
@@ -29,7 +27,7 @@
 //! - **Damage is corruption, not a panic.** A pointer that names a missing
 //!   file, bytes past its end or a length over [`MAX_STORED`] is reported as
 //!   a damaged chunk, before anything is allocated for it; damaged bytes fail
-//!   to unpack or to hash, as they did inside sled.
+//!   to unpack or to hash.
 //! - **Durable before the head.** An append fsyncs its segment, and the
 //!   directories that name it, before it writes the head that makes its
 //!   pointers reachable ([`Writer::sync`]). sled's flush of the head could

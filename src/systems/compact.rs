@@ -10,9 +10,9 @@
 //! name itself when it has at most 7 bytes, else where it lies in the buffer)
 //! at most three quarters full, probed linearly (about 21 to 64 bytes of table
 //! per name). A lookup of a short name (player, game, round and match ids)
-//! reads one slot, no more: comparing through `ends` and the buffer was two
-//! more cache misses per lookup, the largest single cost of a replay (a fifth
-//! of its CPU, in `Interner::name`).
+//! reads one slot, no more: comparing through `ends` and the buffer would add
+//! two cache misses to every lookup, and lookups are the largest single cost
+//! of a replay.
 //!
 //! Invariants: the hash is FNV-1a 64, fixed here and independent of the Rust
 //! release or process, so the same insertions give the same table
@@ -274,7 +274,7 @@ impl Interner {
 }
 
 /// A map keyed by interned ids, held densely: a lookup is one index where a
-/// `BTreeMap<u32, V>` walked a tree (a replay looks a player up in mepbm's
+/// `BTreeMap<u32, V>` walks a tree (a replay looks a player up in mepbm's
 /// council and Nazgul tallies millions of times, mostly cache misses).
 ///
 /// Invariant: serialized exactly as the `BTreeMap<u32, V>` of the same entries

@@ -47,7 +47,8 @@ pub struct Change {
     /// Value before (None: first appearance).
     pub old: Option<String>,
     pub new: String,
-    /// The inputs of the formula, so anyone can redo the sum: `+71 = round(45 + (19665 - 15768)/150)`.
+    /// The inputs of the formula, so anyone can redo the sum:
+    /// `+71 = round(45 + (19665 - 15768)/150)`.
     pub formula: String,
 }
 
@@ -57,7 +58,7 @@ pub struct Cx {
     pub params: Params,
     audit: Option<Vec<Change>>,
     /// Keep only changes to this subject (`history` of one player). Without it an
-    /// audit of a 1M-event ledger kept every change of every player: 15 GB.
+    /// audit keeps every change of every player: about 15 GB at 1M events.
     audit_subject: Option<String>,
 }
 

@@ -366,7 +366,9 @@ fn same_players(names: &Interner, scheduled: &[u32], e: &MatchResult) -> Option<
 }
 
 /// The audit formula of one award, with every input, e.g.
-/// `tournament T, round 3, match B: +93 = 40 + 3 + 50; placement 40: 1st of 3, table 40,10,0 (one positive score); table strength 3; score points 50 = clamp(round(620 / 10), -50, 50)`.
+/// `tournament T, round 3, match B: +93 = 40 + 3 + 50; placement 40: 1st of 3,
+/// table 40,10,0 (one positive score); table strength 3; score points 50 =
+/// clamp(round(620 / 10), -50, 50)`.
 fn formula(
     e: &MatchResult,
     system: i64,

@@ -104,8 +104,7 @@ pub(super) struct Rating {
 /// Ratings of one system, by interned name: a dense `u32` slot per name (so a
 /// lookup is two indexes) pointing into the packed ratings. Most players are rated
 /// in some of the four systems only: a dense `Option<Rating>` per name and system
-/// cost 16 bytes each, this costs 4 plus 16 per rating held (a 1M-player ledger
-/// of one rating each: 153 → ~90 MiB of mepbm state).
+/// would cost 16 bytes each; this costs 4 plus 16 per rating held.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(super) struct Ratings {
     /// Index into `values` by name id; [`NONE`] for a name without a rating.
