@@ -1,0 +1,294 @@
+//! The commands of the `laurel` binary, as library functions over plain arguments.
+//!
+//! Each returns the text to print (or writes to the given writer) and an [`Error`]
+//! whose [`Error::exit_code`] the binary exits with. Nothing here parses the
+//! command line: `main.rs` does that with clap and calls these.
+//!
+//! Layout: this file holds the arguments and helpers every command shares and the
+//! small ledger commands (init, append, import, verify, head, export, log, void);
+//! [`query`] holds the read-only queries (standings, history, rules, fold),
+//! [`replay`](mod@replay) the what-if replay and its diff, and [`publish`] what
+//! makes output beyond one table (demo, site, gen, bench).
+
+mod publish;
+mod query;
+mod replay;
+
+pub use publish::{bench, demo, gen, site};
+pub use query::{fold_all, history, rules, standings};
+pub use replay::replay;
+
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::fold::{self, KnownAt, Query};
+use crate::ledger::{canonical, Input, Ledger};
+use crate::output::Stamp;
+use crate::systems::{self, Selector};
+use crate::time;
+
+/// The two clocks and a what-if rules file, shared by every query.
+#[derive(Debug, Clone, Default)]
+pub struct QueryArgs {
+    /// `--as-of DATE|TIME`: a plain date means the end of that day (UTC).
+    pub as_of: Option<String>,
+    /// `--known-at SEQ|TIME`.
+    pub known_at: Option<String>,
+    /// `--rules FILE` (standings, replay): pinned parameters.
+    pub rules: Option<PathBuf>,
+}
+
+impl QueryArgs {
+    fn query(&self) -> Result<Query> {
+        let as_of = match &self.as_of {
+            None => None,
+            Some(s) => Some(time::parse_bound(s).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--as-of {s:?}: expected YYYY-MM-DD or an RFC 3339 timestamp"
+                ))
+            })?),
+        };
+        let known_at = match &self.known_at {
+            None => None,
+            Some(s) => Some(match s.parse::<u64>() {
+                Ok(n) => KnownAt::Seq(n),
+                Err(_) => KnownAt::Time(time::parse_bound(s).ok_or_else(|| {
+                    Error::Usage(format!("--known-at {s:?}: expected a seq or a date/time"))
+                })?),
+            }),
+        };
+        let rules = match &self.rules {
+            None => None,
+            Some(p) => Some(read_rules(p)?),
+        };
+        Ok(Query {
+            as_of,
+            known_at,
+            rules,
+            ..Query::default()
+        })
+    }
+}
+
+fn read_rules(path: &Path) -> Result<Value> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| Error::Usage(format!("{}: invalid JSON: {e}", path.display())))?;
+    crate::params::check_rules(&v).map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+    Ok(v)
+}
+
+pub fn init(path: &Path) -> Result<String> {
+    Ledger::init(path)?;
+    Ok(format!(
+        "initialised an empty ledger at {}\n",
+        path.display()
+    ))
+}
+
+fn open_input(name: &str) -> Result<Input<'static>> {
+    let reader: Box<dyn std::io::BufRead + Send> = if name == "-" {
+        Box::new(BufReader::new(std::io::stdin()))
+    } else {
+        let f = std::fs::File::open(name).map_err(|e| Error::io(name, e))?;
+        let f = crate::input::DropBehind::new(f);
+        Box::new(BufReader::with_capacity(256 * 1024, f))
+    };
+    Ok(Input {
+        name: name.to_string(),
+        reader,
+    })
+}
+
+fn append_summary(r: &crate::ledger::AppendReport) -> String {
+    let mut s = format!("appended {} event(s)", r.appended);
+    if r.already_recorded > 0 {
+        s.push_str(&format!(
+            "; {} already recorded (nothing added for them)",
+            r.already_recorded
+        ));
+    }
+    format!("{s}\nhead {}\n", r.head)
+}
+
+/// `laurel append FILE|-`.
+pub fn append(path: &Path, file: &str) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let report = ledger.append(vec![open_input(file)?])?;
+    Ok(append_summary(&report))
+}
+
+/// The `*.json` / `*.jsonl` files directly under `dir`, in name order.
+pub fn event_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let io = |e| Error::io(dir.display().to_string(), e);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && matches!(
+                    p.extension().and_then(|e| e.to_str()),
+                    Some("json" | "jsonl")
+                )
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// `laurel import DIR`: every file as one all-or-nothing append.
+pub fn import(path: &Path, dir: &Path) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let inputs = event_files(dir)?
+        .iter()
+        .map(|p| open_input(&p.display().to_string()))
+        .collect::<Result<Vec<_>>>()?;
+    let n = inputs.len();
+    let report = ledger.append(inputs)?;
+    Ok(format!("{n} file(s): {}", append_summary(&report)))
+}
+
+/// `laurel verify [--expect SEQ:HASH]`.
+pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
+    let expect = match expect {
+        None => None,
+        Some(s) => Some(parse_expect(s)?),
+    };
+    let ledger = Ledger::open(path)?;
+    let report = ledger.verify(expect)?;
+    if let Some((seq, _)) = report.problems.first() {
+        let all: Vec<String> = report
+            .problems
+            .iter()
+            .map(|(s, m)| format!("seq {s}: {m}"))
+            .collect();
+        return Err(Error::Tampered {
+            seq: *seq,
+            msg: all.join("; "),
+        });
+    }
+    let mut out = format!(
+        "ok: {} record(s), chain verified\nhead {}\n",
+        report.records, report.head
+    );
+    if let Some((s, h)) = expect {
+        out.push_str(&format!(
+            "published head {s}:{} is in the chain\n",
+            canonical::hex(&h)
+        ));
+    }
+    Ok(out)
+}
+
+fn parse_expect(s: &str) -> Result<(u64, [u8; 32])> {
+    let bad = || Error::Usage(format!("--expect {s:?}: expected SEQ:HASH (64 hex digits)"));
+    let (seq, hash) = s.split_once(':').ok_or_else(bad)?;
+    Ok((
+        seq.parse().map_err(|_| bad())?,
+        canonical::parse_hex(hash).ok_or_else(bad)?,
+    ))
+}
+
+pub fn head(path: &Path) -> Result<String> {
+    Ok(format!("{}\n", Ledger::open(path)?.head()?))
+}
+
+/// `laurel export`: one canonical JSON line per record.
+pub fn export(path: &Path, w: &mut dyn Write) -> Result<()> {
+    Ledger::open(path)?.export(w)
+}
+
+/// `laurel log`: one human line per record.
+pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        #[serde(rename = "type")]
+        kind: String,
+        id: Option<String>,
+    }
+    let ledger = Ledger::open(path)?;
+    ledger.for_each_record(&mut |r, recorded_at| {
+        let peek: Peek = serde_json::from_slice(r.event)
+            .map_err(|e| Error::Corrupt(format!("record {}: {e}", r.seq)))?;
+        let line = format!(
+            "{:>6}  {}  {:<28} {:<20} {}  (recorded {})\n",
+            r.seq,
+            time::format_short(r.at),
+            peek.kind,
+            peek.id.unwrap_or_default(),
+            &canonical::hex(&r.hash)[..16],
+            recorded_at
+        );
+        w.write_all(line.as_bytes())
+            .map_err(|e| Error::io("stdout", e))
+    })
+}
+
+/// A fold of one namespace's projection (`only`), or of every one (`None`),
+/// with its stamp (what it was computed against).
+fn folded_only(
+    ledger: &Ledger,
+    args: &QueryArgs,
+    only: Option<&'static str>,
+) -> Result<(fold::Folded, Stamp)> {
+    let mut q = args.query()?;
+    q.only = only;
+    fold_stamped(ledger, args, q)
+}
+
+fn fold_stamped(ledger: &Ledger, args: &QueryArgs, q: Query) -> Result<(fold::Folded, Stamp)> {
+    let f = ledger.fold(&q)?;
+    let hash = ledger.hash_at(f.known_at)?;
+    let stamp = Stamp {
+        as_of: args.as_of.clone(),
+        known_at: f.known_at,
+        head: canonical::hex(&hash),
+    };
+    Ok((f, stamp))
+}
+
+/// Run `f` on `w` through a buffer (stdout is line-buffered), then flush.
+fn buffered(w: &mut dyn Write, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let mut bw = std::io::BufWriter::with_capacity(256 * 1024, w);
+    f(&mut bw)?;
+    bw.flush().map_err(stdout_error)
+}
+
+/// A failed write of a command's output (the message the binary gave when it
+/// printed the whole text at the end).
+fn stdout_error(e: std::io::Error) -> Error {
+    Error::Usage(format!("stdout: {e}"))
+}
+
+/// `laurel void SEQ --reason TEXT`: append a `ledger.voided`.
+pub fn void(path: &Path, target: u64, reason: &str) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let ev = json!({"type": "ledger.voided", "at": time::format(time::now()), "target": target, "reason": reason});
+    let line = ev.to_string();
+    let input = Input {
+        name: "laurel void".into(),
+        reader: Box::new(line.as_bytes()),
+    };
+    let report = ledger.append(vec![input])?;
+    Ok(append_summary(&report))
+}
+
+/// The selectors a table is shown under in `demo` and `replay`: one per
+/// tournament for tournament tables, else just the whole table.
+pub(crate) fn selectors(state: &systems::State, table: &str) -> Vec<Selector> {
+    let tournaments = match table {
+        "cards" => state.cards.tournaments(),
+        "sbr" => state.sbr.tournaments(),
+        _ => return vec![Selector::default()],
+    };
+    tournaments
+        .into_iter()
+        .map(|t| Selector {
+            tournament: Some(t),
+        })
+        .collect()
+}

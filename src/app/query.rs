@@ -1,0 +1,164 @@
+//! The read-only queries: `standings`, `history`, `rules`, and `fold` (what a full
+//! replay measures).
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::{buffered, fold_stamped, folded_only, stdout_error, QueryArgs};
+use crate::error::{Error, Result};
+use crate::events::{ledger as ledger_events, Event};
+use crate::fold::{self, Source};
+use crate::ledger::Ledger;
+use crate::output::{self, Format, Report, Table};
+use crate::systems::{self, Change, Cx, Selector, State};
+use crate::time;
+
+/// `laurel standings TABLE`, written to `w` as it is rendered.
+pub fn standings(
+    path: &Path,
+    table: &str,
+    sel: &Selector,
+    args: &QueryArgs,
+    format: Format,
+    w: &mut dyn Write,
+) -> Result<()> {
+    let ledger = Ledger::open(path)?;
+    // One table needs one projection: the other namespaces are not even decoded.
+    // An unknown table is refused before anything is folded.
+    let Some(ns) = systems::namespace_of(table) else {
+        let nothing = State::default().standings(table, sel, &Cx::default());
+        return Err(Error::Usage(nothing.err().unwrap_or_default()));
+    };
+    // From the latest valid checkpoint at or before --as-of when one can serve.
+    let (f, stamp) = folded_only(&ledger, args, Some(ns))?;
+    // Nothing more is read: let sled's cache go before the report is built.
+    drop(ledger);
+    let report = f.state.standings(table, sel, &f.cx).map_err(Error::Usage)?;
+    // The state is not needed to print the report: free it first.
+    drop(f);
+    buffered(w, |w| {
+        output::write_report(w, &report, &stamp, format).map_err(stdout_error)
+    })
+}
+
+/// `laurel fold` (hidden, for `bench`): fold every projection as the query asks
+/// and print how many records the ledger knew; what "full replay" measures.
+pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let f = ledger.fold(&args.query()?)?;
+    let text = format!("folded every projection up to seq {}\n", f.known_at);
+    f.discard();
+    Ok(text)
+}
+
+/// `laurel history PLAYER [--system S]`: every change, oldest first, with formulas.
+/// Changes made by records that were later voided are listed too, marked with the
+/// void that took them away, so a correction shows both the old and the new value.
+pub fn history(
+    path: &Path,
+    player: &str,
+    system: Option<&str>,
+    args: &QueryArgs,
+    format: Format,
+) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let mut q = args.query()?;
+    q.audit = true;
+    // One player's changes only: the whole trail of a 1M-event ledger is 15 GB.
+    q.audit_subject = Some(player.to_string());
+    let (f, stamp) = fold_stamped(&ledger, args, q)?;
+    let mine = |c: &Change| c.subject == player && system.is_none_or(|s| s == c.system);
+    let mut rows: Vec<(Change, Value)> =
+        f.cx.changes()
+            .iter()
+            .filter(|c| mine(c))
+            .map(|c| (c.clone(), Value::Null))
+            .collect();
+    rows.extend(voided_changes(&ledger, args, player, &mine)?);
+    rows.sort_by_key(|(c, _)| (c.at, c.seq));
+    let columns = ["seq", "at", "system", "old", "new", "formula", "voided"];
+    let mut t = Table::new("history", &format!("History of {player}"), &columns);
+    for (c, note) in rows {
+        let old = c.old.map_or(Value::Null, Value::from);
+        t.push(vec![
+            json!(c.seq),
+            json!(time::format_short(c.at)),
+            json!(c.system),
+            old,
+            json!(c.new),
+            json!(c.formula),
+            note,
+        ]);
+    }
+    let report = Report {
+        system: "history".into(),
+        main: t,
+        extra: vec![],
+    };
+    Ok(output::render(&report, &stamp, format))
+}
+
+/// The changes voided records made (folded as if not voided), each with a note
+/// naming the void and its reason.
+fn voided_changes(
+    ledger: &Ledger,
+    args: &QueryArgs,
+    subject: &str,
+    keep: &dyn Fn(&Change) -> bool,
+) -> Result<Vec<(Change, Value)>> {
+    let source = ledger.source()?;
+    let mut q = args.query()?;
+    let voids = fold::voids(&source, &q)?;
+    if voids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut reasons = std::collections::BTreeMap::new();
+    let void_seqs: Vec<u64> = voids.values().copied().collect();
+    source.records(&void_seqs, &mut |r| {
+        if let Event::Ledger(ledger_events::Event::Voided(v)) = &r.event {
+            reasons.insert(r.seq, v.reason.clone());
+        }
+        Ok(())
+    })?;
+    q.audit = true;
+    q.audit_subject = Some(subject.to_string());
+    q.keep_voided = true;
+    let all = fold::fold(&source, &q)?;
+    let noted = all.cx.changes().iter().filter(|c| keep(c)).filter_map(|c| {
+        let v = voids.get(&c.seq)?;
+        let reason = reasons.get(v).cloned().unwrap_or_default();
+        Some((c.clone(), json!(format!("voided by seq {v}: {reason}"))))
+    });
+    Ok(noted.collect())
+}
+
+/// `laurel rules`: every parameter, its default, the value in force, its doc
+/// line and the values it may take.
+pub fn rules(path: &Path, args: &QueryArgs, format: Format) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let (f, stamp) = folded_only(&ledger, args, None)?;
+    let mut t = Table::new(
+        "rules",
+        "Rule parameters",
+        &["system", "param", "default", "in_force", "doc", "allowed"],
+    );
+    for (d, v) in f.cx.params.listing() {
+        let default: Value = serde_json::from_str(d.default).unwrap_or(Value::Null);
+        t.push(vec![
+            json!(d.system),
+            json!(d.name),
+            default,
+            v,
+            json!(d.doc),
+            json!(d.range.to_string()),
+        ]);
+    }
+    let report = Report {
+        system: "rules".into(),
+        main: t,
+        extra: vec![],
+    };
+    Ok(output::render(&report, &stamp, format))
+}

@@ -1,0 +1,204 @@
+//! Space Base Race tournaments for the generator: seeding games against bots, group
+//! matches, a bracket and the final.
+
+use super::{plain, stamp, Planned, Rng, System, World, DAY, HOUR};
+use crate::systems::sbr::math::PIECES;
+use serde_json::{json, Value};
+
+const COLORS: [&str; 4] = ["red", "yellow", "green", "blue"];
+
+impl World {
+    pub(super) fn sbr_tournament(&mut self, t: i64) -> Vec<Planned> {
+        let n = self.next_id(System::Sbr);
+        let tour = format!("sbr-{n}");
+        let size = if self.rng.permille(500) { 8 } else { 16 };
+        let mut taken = Vec::new();
+        let players = self.distinct(size, &mut taken);
+        let mut ev = vec![plain(
+            t,
+            json!({"type": "sbr.tournament_created", "id": format!("{tour}-created"),
+                "at": stamp(t), "tournament": tour}),
+        )];
+        let rng = &mut self.rng;
+        // Seeding: one game each against three bots, distinct scores.
+        let mut seeds: Vec<(i64, usize)> = Vec::new();
+        for (i, p) in players.iter().enumerate() {
+            let (bases, score) = loop {
+                let (b, s) = sbr_bases(rng);
+                if !seeds.iter().any(|x| x.0 == s) {
+                    break (b, s);
+                }
+            };
+            seeds.push((score, i));
+            // The seeded player sits in red against three bots.
+            let seat = 0;
+            let seats: Vec<Value> = (0..4)
+                .map(|c| {
+                    if c == seat {
+                        json!({"seat": COLORS[c], "player": p, "bases": bases, "score": score})
+                    } else {
+                        json!({"seat": COLORS[c], "player": null, "score": rng.range(20, 80)})
+                    }
+                })
+                .collect();
+            let at = t + HOUR + i as i64 * 600;
+            ev.push(Planned {
+                at,
+                json: json!({"type": "sbr.game_played", "id": format!("{tour}-s{}", i + 1),
+                    "at": stamp(at), "tournament": tour, "stage": "seeding",
+                    "match": format!("s{}", i + 1), "game": 1, "seats": seats})
+                .to_string(),
+                result: true,
+            });
+        }
+        seeds.sort_by_key(|b| std::cmp::Reverse(b.0));
+        // rank[i] = seed rank of player i (0 = best)
+        let mut rank = vec![0usize; size];
+        for (r, &(_, i)) in seeds.iter().enumerate() {
+            rank[i] = r;
+        }
+        let by_seed: Vec<usize> = seeds.iter().map(|s| s.1).collect();
+        let groups = size / 4;
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); groups];
+        for (k, &p) in by_seed.iter().enumerate() {
+            let round = k / groups;
+            let g = if round % 2 == 0 {
+                k % groups
+            } else {
+                groups - 1 - k % groups
+            };
+            members[g].push(p);
+        }
+        let mut at = t + DAY;
+        let mut advanced: Vec<Vec<usize>> = Vec::new();
+        for (g, table) in members.iter().enumerate() {
+            let id = format!("g{}", g + 1);
+            advanced.push(sbr_match(
+                rng, &mut ev, &tour, "group", &id, table, &players, &rank, &mut at,
+            ));
+        }
+        at = t + 2 * DAY;
+        let finalists: Vec<usize> = if groups == 2 {
+            vec![
+                advanced[0][0],
+                advanced[1][1],
+                advanced[1][0],
+                advanced[0][1],
+            ]
+        } else {
+            let semi1 = vec![
+                advanced[0][0],
+                advanced[1][1],
+                advanced[2][0],
+                advanced[3][1],
+            ];
+            let semi2 = vec![
+                advanced[1][0],
+                advanced[0][1],
+                advanced[3][0],
+                advanced[2][1],
+            ];
+            let a = sbr_match(
+                rng, &mut ev, &tour, "bracket", "b1", &semi1, &players, &rank, &mut at,
+            );
+            let b = sbr_match(
+                rng, &mut ev, &tour, "bracket", "b2", &semi2, &players, &rank, &mut at,
+            );
+            vec![a[0], b[0], a[1], b[1]]
+        };
+        sbr_match(
+            rng, &mut ev, &tour, "bracket", "final", &finalists, &players, &rank, &mut at,
+        );
+        ev
+    }
+}
+
+/// A player's bases in one game, and the score they make.
+fn sbr_bases(rng: &mut Rng) -> (Vec<Value>, i64) {
+    let mut idx: Vec<usize> = (0..PIECES.len()).collect();
+    rng.shuffle(&mut idx);
+    let k = rng.range(6, 21) as usize;
+    let mut score = 0;
+    let bases = idx[..k]
+        .iter()
+        .map(|&i| {
+            let bonus = rng.permille(100);
+            score += PIECES[i].1 * if bonus { 3 } else { 1 };
+            json!({"piece": PIECES[i].0, "bonus": bonus})
+        })
+        .collect();
+    (bases, score)
+}
+
+/// One 4-game match (each player once per seat); returns the players by place.
+#[allow(clippy::too_many_arguments)]
+fn sbr_match(
+    rng: &mut Rng,
+    ev: &mut Vec<Planned>,
+    tour: &str,
+    stage: &str,
+    id: &str,
+    table: &[usize],
+    players: &[String],
+    rank: &[usize],
+    at: &mut i64,
+) -> Vec<usize> {
+    // Draw the four games until no two players tie on match score: the ledger's
+    // tie-breaks (best game, then a stage-dependent seed) then never decide who
+    // advances, so the generator and the ledger always agree.
+    let (games, sum, best) = loop {
+        let mut sum = [0i64; 4];
+        let mut best = [0i64; 4];
+        let games: Vec<Vec<(Vec<Value>, i64)>> = (0..4)
+            .map(|_| {
+                (0..table.len())
+                    .map(|i| {
+                        let (bases, score) = sbr_bases(rng);
+                        sum[i] += score;
+                        best[i] = best[i].max(score);
+                        (bases, score)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut sorted = sum;
+        sorted.sort_unstable();
+        if sorted.windows(2).all(|w| w[0] != w[1]) {
+            break (games, sum, best);
+        }
+    };
+    let with_bases = rng.permille(300);
+    for (g, game) in games.into_iter().enumerate() {
+        let mut seats: Vec<(usize, Value)> = Vec::new();
+        for (i, (&p, (bases, score))) in table.iter().zip(game).enumerate() {
+            let c = (i + g) % 4;
+            // Many directors record only the score; some record the bases too.
+            let seat = if with_bases {
+                json!({"seat": COLORS[c], "player": players[p], "bases": bases, "score": score})
+            } else {
+                json!({"seat": COLORS[c], "player": players[p], "score": score})
+            };
+            seats.push((c, seat));
+        }
+        seats.sort_by_key(|s| s.0);
+        let seats: Vec<Value> = seats.into_iter().map(|s| s.1).collect();
+        *at += 40 * 60;
+        ev.push(Planned {
+            at: *at,
+            json: json!({"type": "sbr.game_played", "id": format!("{tour}-{id}-{}", g + 1),
+                "at": stamp(*at), "tournament": tour, "stage": stage, "match": id,
+                "game": g + 1, "seats": seats})
+            .to_string(),
+            result: true,
+        });
+    }
+    *at += 2 * HOUR;
+    let mut order: Vec<usize> = (0..4).collect();
+    order.sort_by(|&a, &b| {
+        sum[b]
+            .cmp(&sum[a])
+            .then(best[b].cmp(&best[a]))
+            .then(rank[table[a]].cmp(&rank[table[b]]))
+    });
+    order.into_iter().map(|i| table[i]).collect()
+}

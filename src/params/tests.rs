@@ -1,0 +1,159 @@
+//! Tests of the rule parameters: every default and range against its field, the
+//! ranges' text, the value in force (pinned, else changed, else the default),
+//! unknown names, and a checkpoint's round trip.
+
+use super::*;
+use serde_json::json;
+
+fn all_defs() -> impl Iterator<Item = &'static ParamDef> {
+    PARAM_GROUPS.iter().flat_map(|g| g.params)
+}
+
+/// Each default is of its kind and in its range, and the group's struct
+/// (built by `Default`) shows exactly the declared defaults.
+#[test]
+fn every_default_validates() {
+    let fresh = Params::default();
+    for d in all_defs() {
+        let v: Value = serde_json::from_str(d.default).expect(d.name);
+        check_value(d, &v).unwrap();
+        assert_eq!(fresh.value(d.system, d.name), v, "{}.{}", d.system, d.name);
+    }
+    for g in PARAM_GROUPS {
+        let names: Vec<&str> = g.params.iter().map(|d| d.name).collect();
+        let shown: Vec<String> = (g.write)(&(g.read)(&Map::new()).unwrap())
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(shown, sorted, "{}", g.name);
+        assert!(g.params.iter().all(|d| d.system == g.name));
+        assert!(g.params.iter().all(|d| !d.doc.is_empty()), "{}", g.name);
+    }
+    let mut groups: Vec<&str> = PARAM_GROUPS.iter().map(|g| g.name).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    assert_eq!(groups.len(), PARAM_GROUPS.len(), "group names are unique");
+}
+
+/// The values at both ends of every range are accepted and fit the field's
+/// type; one past either end is refused naming the parameter and its range.
+#[test]
+fn every_range_fits_its_field_and_is_enforced() {
+    for d in all_defs() {
+        let (lows, highs, outs) = match d.range {
+            Range::Int { min, max } => (
+                vec![json!(min)],
+                vec![json!(max)],
+                vec![json!(min as i128 - 1), json!(max as i128 + 1)],
+            ),
+            Range::Decimal { min, max } => (
+                vec![json!(min)],
+                vec![json!(max)],
+                vec![json!(format!("{max}1")), json!("-1"), json!("0.0000001")],
+            ),
+            Range::Ints {
+                min_len,
+                max_len,
+                min,
+                max,
+            } => (
+                vec![json!(vec![min; min_len.max(1)])],
+                vec![json!(vec![max; max_len])],
+                vec![
+                    json!(vec![min; max_len + 1]),
+                    json!(vec![min as i128 - 1; min_len.max(1)]),
+                    json!(vec![max as i128 + 1; min_len.max(1)]),
+                ],
+            ),
+        };
+        for v in lows.into_iter().chain(highs) {
+            let m = json!({ d.name: v }).as_object().unwrap().clone();
+            check_system(d.system, &m).unwrap_or_else(|e| panic!("{v}: {e}"));
+        }
+        for v in outs {
+            let m = json!({ d.name: v }).as_object().unwrap().clone();
+            let e = check_system(d.system, &m).unwrap_err();
+            let want = format!("{}.{}: ", d.system, d.name);
+            assert!(e.starts_with(&want), "{e}");
+            assert!(e.contains(&d.range.to_string()), "{e}");
+        }
+    }
+}
+
+#[test]
+fn ranges_read_as_text() {
+    assert_eq!(Range::int(1..=9).to_string(), "an integer from 1 to 9");
+    assert_eq!(
+        Range::decimal("0"..="1").to_string(),
+        "a decimal string from \"0\" to \"1\" with at most 6 decimal places"
+    );
+    assert_eq!(
+        Range::ints(1..=3, 0..=5).to_string(),
+        "an array of 1 to 3 integers, each from 0 to 5"
+    );
+}
+
+/// Pinned beats changed beats the default, for every parameter, and the
+/// last change of one parameter leaves the others alone.
+#[test]
+fn the_value_in_force_is_pinned_else_changed_else_the_default() {
+    let defs: Vec<&ParamDef> = all_defs().collect();
+    let ints: Vec<&&ParamDef> = defs.iter().filter(|d| d.kind == Kind::Int).collect();
+    let (a, b) = (ints[0], ints[ints.len() - 1]);
+    let in_range = |d: &ParamDef, k: i64| match d.range {
+        Range::Int { min, max } => json!((min + k).min(max)),
+        _ => unreachable!(),
+    };
+    let mut p = Params::pinned(&json!({ a.system: { a.name: in_range(a, 1) } }));
+    p.change(
+        a.system,
+        json!({ a.name: in_range(a, 2) }).as_object().unwrap(),
+    );
+    p.change(
+        b.system,
+        json!({ b.name: in_range(b, 3) }).as_object().unwrap(),
+    );
+    p.change(
+        b.system,
+        json!({ b.name: in_range(b, 4) }).as_object().unwrap(),
+    );
+    assert_eq!(p.value(a.system, a.name), in_range(a, 1));
+    assert_eq!(p.value(b.system, b.name), in_range(b, 4));
+    let c = defs[1];
+    let default: Value = serde_json::from_str(c.default).unwrap();
+    assert_eq!(p.value(c.system, c.name), default);
+    assert_eq!(p.value("nope", a.name), Value::Null);
+    assert_eq!(p.value(a.system, "nope"), Value::Null);
+    // A change that does not check changes nothing (nor the stamp).
+    let stamp = p.stamp();
+    p.change(b.system, json!({ b.name: "x" }).as_object().unwrap());
+    assert_eq!(
+        (p.value(b.system, b.name), p.stamp()),
+        (in_range(b, 4), stamp)
+    );
+}
+
+#[test]
+fn unknown_systems_and_parameters_are_errors() {
+    assert!(check_rules(&json!({"nope": {}}))
+        .unwrap_err()
+        .contains("unknown rule system"));
+    let first = PARAM_GROUPS[0].name;
+    let e = check_rules(&json!({first: {"zzz": 1}})).unwrap_err();
+    assert!(e.contains("unknown parameter"), "{e}");
+    assert!(check_rules(&json!([1])).is_err());
+}
+
+/// A checkpoint's bytes read back to the same values, typed groups included.
+#[test]
+fn params_round_trip_through_bincode() {
+    let d = all_defs().find(|d| d.kind == Kind::Decimal).unwrap();
+    let mut p = Params::default();
+    p.change(d.system, json!({ d.name: "0.25" }).as_object().unwrap());
+    let back: Params = bincode::deserialize(&bincode::serialize(&p).unwrap()).unwrap();
+    assert_eq!(format!("{back:?}"), format!("{p:?}"));
+    assert_eq!(back.value(d.system, d.name), json!("0.25"));
+    assert_ne!(back.stamp(), 0);
+}
