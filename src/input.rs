@@ -62,11 +62,9 @@ pub fn read_events<R: BufRead>(
 
 /// Each line is handed over from the reader's own buffer when it lies whole
 /// in it (most lines: the file reader's buffer is 256 KiB, an event at most
-/// 64 KiB), and copied only when it spans a refill. Why: the import read its
-/// input on the main thread then (its parser thread since session 31), which
-/// bounds the writing phase, and the byte-at-a-time search for the line end
-/// was 142 of its 2,636 samples there (one 1M-event import, `perf` at 999 Hz;
-/// 3 plus 32 in `memchr` after).
+/// 64 KiB), and copied only when it spans a refill. Why: the append's parser
+/// thread reads the input and bounds its writing phase, so the line end is
+/// found with `memchr`, not a byte at a time, and a line is not copied.
 fn read_lines<R: BufRead>(mut r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputError>, Stop> {
     let mut line_no = 0u64;
     let mut buf = Vec::new();
@@ -240,11 +238,8 @@ fn read_array<R: BufRead>(r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputE
 ///
 /// Why: on these machines (virtual, with memory handed back to the host when
 /// idle) a page the system has not used lately costs microseconds of system
-/// CPU the first time it is written. Five alternated pairs of 1M imports made
-/// as the bench makes them (the input written just before, and a 570 MB file
-/// written and kept; the first three with a version that advised from
-/// unaligned offsets): 4.31–4.53 s with 0.63–0.73 s of system CPU, against
-/// 4.65–5.51 s with 1.34–2.58 s without (session 35).
+/// CPU the first time it is written; dropping a large input as it is read
+/// roughly halves the system CPU of a 1M-event import.
 ///
 /// Invariants: only whole pages already read are advised ([`drop_range`]),
 /// so nothing is read twice; the bytes are the file's, whatever the advice

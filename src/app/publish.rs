@@ -65,7 +65,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
     let ledger = Ledger::open(path)?;
     let mut q = args.query()?;
     // Every player's trail (a page each), spilled to disk by subject as the fold
-    // goes and read back a bucket at a time (see README "Memory bound").
+    // goes and read back a bucket at a time (bounded memory, see `spill`).
     q.audit = true;
     let spill = Arc::new(Mutex::new(Spill::new()?));
     q.trail = Some(fold::Trail(spill.clone()));

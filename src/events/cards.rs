@@ -1,4 +1,4 @@
-//! `cards.*`: the card-game league's tournaments, rounds and results (SPEC §4).
+//! `cards.*`: the card-game league's tournaments, rounds and results.
 
 use serde::Deserialize;
 

@@ -1,4 +1,4 @@
-//! `cfr.*`: Championship Formula Racing series and events (SPEC §3).
+//! `cfr.*`: Championship Formula Racing series and events.
 
 use serde::{Deserialize, Serialize};
 

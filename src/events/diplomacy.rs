@@ -1,4 +1,4 @@
-//! `diplomacy.*`: finished Diplomacy games, scored by several systems (SPEC §5).
+//! `diplomacy.*`: finished Diplomacy games, scored by several systems.
 
 use serde::Deserialize;
 

@@ -1,4 +1,4 @@
-//! `ledger.*`: corrections and rule changes, themselves events (SPEC §1.6).
+//! `ledger.*`: corrections and rule changes, themselves events.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};

@@ -1,4 +1,4 @@
-//! `mepbm.*`: Middle-earth PBM games, ratings, grudge teams and ballots (SPEC §2).
+//! `mepbm.*`: Middle-earth PBM games, ratings, grudge teams and ballots.
 
 use serde::Deserialize;
 

@@ -1,4 +1,4 @@
-//! The typed event vocabulary (SPEC §1.1 and §2–6) and its one parser.
+//! The typed event vocabulary and its one parser.
 //!
 //! An event is one flat JSON object: `type`, `at`, an optional `id`, and the
 //! payload fields of its type. [`parse_event`] turns a parsed JSON value into a

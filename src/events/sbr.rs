@@ -1,4 +1,4 @@
-//! `sbr.*`: Space Base Race tournaments and games (SPEC §6).
+//! `sbr.*`: Space Base Race tournaments and games.
 
 use serde::{Deserialize, Serialize};
 

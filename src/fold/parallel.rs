@@ -239,10 +239,8 @@ pub(super) fn fold(
 /// Batches a lane may hold while its worker waits for its part of a state
 /// still being decoded: 16,384 records, so a query can read all of one
 /// namespace's records in a checkpoint's spacing (50,000 records of 5
-/// namespaces at 1M, as when this was chosen and again since session 35;
-/// 25,000 in sessions 15–34) while the checkpoint decodes. Not re-measured
-/// since: a lane holds only what its records are, so the bound costs nothing
-/// unless it is reached.
+/// namespaces at 1M) while the checkpoint decodes. A lane holds only what its
+/// records are, so the bound costs nothing unless it is reached.
 const AHEAD: usize = 64;
 
 /// Where a worker's projections come from.

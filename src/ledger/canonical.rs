@@ -9,7 +9,7 @@
 //!
 //! A record's canonical form is
 //! `{"event":E,"prev":"<hex>","recorded_at":"<rfc3339>","seq":N}` with `E` the
-//! event's canonical form; its hash is BLAKE3 of those bytes (SPEC §1.2).
+//! event's canonical form; its hash is BLAKE3 of those bytes.
 
 use serde_json::Value;
 

@@ -136,12 +136,8 @@ struct Handles {
 /// looks at its accesses only after 64 of them, so `cache_capacity` never evicts
 /// our chunks and a scan of the ledger (verify, a fold, an import) held all of it
 /// (574 MiB for verify at 1M events). Dropping the database frees its cache;
-/// reopening costs tens of milliseconds.
-///
-/// 32 MiB since session 16 (64 before): the RSS of a 1M-event import rose
-/// and fell by 100-140 MB between reopens, and its peak fell from 446-456 to
-/// 385-400 MiB at no measurable cost (verify 0.63-0.69 s, `fold` 1.50-1.52 s,
-/// against 0.65-0.68 and 1.52-1.56 s).
+/// reopening costs tens of milliseconds. 32 MiB keeps the import's peak
+/// well under its memory bound without slowing verify or a fold.
 const RECYCLE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// [`RECYCLE_BYTES`], or `LAUREL_RECYCLE_BYTES` (tests set it tiny to reopen
@@ -664,8 +660,7 @@ impl Ledger {
     /// records beyond the old head) whose payload does not decode: its seq
     /// and message ([`payload_error`]). Reads the chunks beyond the head, each
     /// once however many ranges it holds ([`Ledger::walk_chunks`]): an append
-    /// that voids many of its own records checks them in one walk (it unpacked
-    /// a chunk twice per target until session 23).
+    /// that voids many of its own records checks them in one walk.
     fn first_bad_payload(&self, ranges: &[RangeInclusive<u64>]) -> Result<Option<(u64, String)>> {
         // The least seq of `ranges` at or after `s`.
         let next = |s: u64| {
@@ -781,9 +776,9 @@ impl Ledger {
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
     }
 
-    /// `field` of each stored record of `seqs`, reading each chunk once (one
-    /// read per record cost an append voiding 10,000 of its own 40,000
-    /// records 0.5-1.0 s, session 23). A record that cannot be read is left out.
+    /// `field` of each stored record of `seqs`, reading each chunk once (an
+    /// append may void thousands of its own records). A record that cannot be
+    /// read is left out.
     pub(crate) fn record_fields<T>(
         &self,
         seqs: &BTreeSet<u64>,
@@ -995,9 +990,8 @@ impl ContentKeys {
 /// Each record's hash begun across SIMD lanes with the rest of its batch, on
 /// the chaining thread, which finishes it with the chain ([`lanes::finish_record`]).
 ///
-/// Why here and not with the content keys on the parser thread (until session
-/// 34): that thread bounded the writing phase, busy 2.22 s of its 2.30 s
-/// where the chaining thread was busy 1.54 s (one 1M import, `perf` at 999 Hz).
+/// Why here and not with the content keys on the parser thread: that thread
+/// bounds the writing phase, and the chaining thread has time to spare.
 ///
 /// Together they give what one event at a time gives (the unit test
 /// `a_parsed_batch_has_the_keys_and_hashes_of_its_events_one_by_one`).
