@@ -42,8 +42,8 @@
 //! - [`ledger`]: the only code that touches sled. [`ledger::chunk`] is the byte layout of
 //!   records, [`ledger::segment`] the files chunks are stored in, [`ledger::canonical`] the
 //!   canonical form and record hash, [`ledger::summary`] and [`ledger::idem`] the per-chunk
-//!   side trees, [`ledger::checkpoint`] the projection checkpoints (named sections of
-//!   bytes it does not interpret); `verify.rs` is `verify` (a reading thread, two
+//!   side trees, [`ledger::checkpoint`] the projection checkpoints and `patch.rs` the
+//!   patches their deltas are stored as; `verify.rs` is `verify` (a reading thread, two
 //!   checking workers), `lanes.rs` BLAKE3 of many short inputs across the SIMD lanes;
 //!   `mod.rs` is append, export and the fold's [`fold::Source`].
 //! - [`fold`]: the engine: `(at, seq)` order, known-at, voids, as-of, rule changes,
@@ -51,8 +51,7 @@
 //!   thread per group of namespaces; [`fold::stream`] reads the chunks once, in seq order,
 //!   and hands records on in fold order as the chunk summaries allow.
 //! - [`systems`]: one module per rating system (below), and what their compact states share
-//!   ([`systems::compact`]: interners, id maps, varints), and the one encoding of their
-//!   checkpoint sections ([`systems::to_bytes`]: serde and bincode).
+//!   ([`systems::compact`]: interners, varints, kept bytes; [`systems::codec`]).
 //! - [`params`]: rule parameters, declared by each system with its community's defaults;
 //!   [`num`]: exact rationals and the one rounding helper (half away from zero); [`time`]:
 //!   instants as microseconds UTC; [`error`]: the one error type, which decides exit codes.
@@ -133,21 +132,19 @@
 //!   reads only the chunks that can matter ([`ledger::summary`]).
 //! - `idems`: per chunk, same key: an 8-byte fingerprint of each record's idempotency key,
 //!   from which an append builds its index without reading chunks ([`ledger::idem`]).
-//! - `checkpoints`: key the position `(at, seq)`, value the checkpoint's header: where it
-//!   stands, its parent if it is a delta, and the name and lengths of each section (also
-//!   the start of its file; [`ledger::checkpoint`]).
+//! - `checkpoints`: key the position `(at, seq)`, value the checkpoint's 213-byte header
+//!   (also the start of its file; [`ledger::checkpoint`]).
 //!
 //! sled 0.34 does not bound its cache for large values, so the ledger counts the chunk
 //! bytes it moves through sled and reopens it past 32 MiB. Before opening sled, laurel
 //! deletes any `snap.*.generating` file a kill left: sled 0.34.7 would take it for its
 //! latest snapshot and refuse the database as corrupt.
 //!
-//! **Checkpoints.** The check fold of every append stores the rules in force and each
-//! projection's state every `N/20` records of fold order (in steps of 5,000, at least
-//! 10,000 apart), as named sections: `params`, then one per namespace, each the bincode
-//! of its value ([`systems::to_bytes`]); the ledger stores them as opaque bytes. Every
-//! fifth is whole, one zstd frame a section; the others are deltas on the latest whole
-//! one: each section compressed with the parent's same-named section as zstd prefix.
+//! **Checkpoints.** The check fold of every append stores the rules in force and the five
+//! projection states (six sections) every `N/20` records of fold order (in steps of 5,000,
+//! at least 10,000 apart). Every fifth is whole, one zstd frame a section; the others are
+//! deltas on the latest whole one: each section compressed with the parent's as zstd
+//! prefix or, when the same append made the parent, a patch copying its unchanged ranges.
 //! A query with a plain `--as-of` (or none) starts from the latest valid checkpoint at or
 //! before it and decodes only its own namespace's section; `--known-at`, `--rules` and
 //! `history` fold from nothing. `LAUREL_NO_CHECKPOINTS=1` forces the full fold,
@@ -166,16 +163,17 @@
 //!    [`systems::Projection`] (`check` names the rule broken, `apply` never fails),
 //!    `TABLES`, `params.rs` (every constant, as typed groups declared with
 //!    `params::rule_params!` and read through `Cx::params`), `standings`, and
-//!    serde derives on its state (its checkpoint section; caches `#[serde(skip)]`). Its
+//!    `checkpoint_bytes` (serde and bincode, as cfr, cards, diplomacy and sbr do). Its
 //!    module docs define its events and state every decision its rules leave open.
 //! 3. **Registration.** In [`systems`]: the module, a field of [`systems::State`], the arms
-//!    of `check`, `apply`, `absorb`, `standings`, `section` and `from_sections`,
-//!    [`systems::NAMESPACES`], [`systems::tables`] and [`systems::PARAM_GROUPS`]. A table
-//!    shown per tournament also needs an arm in `app::selectors`. `parallel.rs`'s
-//!    `GROUPS` may pair it with another namespace (otherwise it gets a worker of its own).
-//!    Its checkpoint section is named by its namespace: the ledger's format does not
-//!    change, and checkpoints without that section read as absent (they are a cache).
-//! 4. **Samples and tests.** Streams `events/ns_*.jsonl` with the worked examples, listed
+//!    of `check`, `apply`, `absorb` and `standings`, [`systems::NAMESPACES`],
+//!    [`systems::tables`] and [`systems::PARAM_GROUPS`]. A table shown per tournament also
+//!    needs an arm in `app::selectors`. `parallel.rs`'s `GROUPS` may pair it with another
+//!    namespace (otherwise it gets a worker of its own).
+//! 4. **Checkpoints.** In [`ledger::checkpoint`]: `SECTIONS`, its `NAMESPACES` and the
+//!    encode and decode arms. The header's layout changes with the section count, so the
+//!    magic changes too, and older checkpoints read as absent (they are a cache).
+//! 5. **Samples and tests.** Streams `events/ns_*.jsonl` with the worked examples, listed
 //!    in [`demo`]; `tests/ns.rs` with insta snapshots of its tables;
 //!    `tests/corpus/systems/ns_<rule>.jsonl` breaking each rule once (with `.expect`, and
 //!    `.setup.jsonl` where needed), `ns` in `SYSTEMS` and a test of its own in

@@ -356,79 +356,10 @@ pub struct Start {
     pub folded: u64,
 }
 
-impl Start {
-    /// The start of a plain fold from nothing, as a checkpoint before every
-    /// record would give it: the empty state and the default rules (a
-    /// resumable query pins none), before `(at, seq)` of any record (seqs
-    /// start at 1).
-    pub fn nothing() -> Start {
-        Start {
-            state: State::default(),
-            params: Params::default(),
-            after: (Micros::MIN, 0),
-            folded: 0,
-        }
-    }
+pub use crate::systems::compact::Encoded;
 
-    /// The start a checkpoint's sections give ([`named`]: the rules in force
-    /// first, then states by namespace), for a fold of `only` (every
-    /// namespace for `None`); `None` if a section it needs is missing or
-    /// damaged.
-    pub fn from_sections(
-        sections: &[(String, Vec<u8>)],
-        only: Option<&str>,
-        after: Pos,
-        folded: u64,
-    ) -> Option<Start> {
-        let (first, states) = sections.split_first()?;
-        Some(Start {
-            params: decode_params(&first.1)?,
-            state: decode_state(states, only)?,
-            after,
-            folded,
-        })
-    }
-}
-
-/// One section of a snapshot: its bytes ([`encode_section`]).
-pub type Encoded = Vec<u8>;
-
-/// A checkpoint's bytes: one section each, in [`encode_section`]'s order.
+/// A checkpoint's bytes: one section each.
 pub type Snapshot = Vec<Encoded>;
-
-/// The name of a snapshot's first section, the rules in force.
-pub const PARAMS_SECTION: &str = "params";
-
-/// Section `i` of a snapshot: 0 the rules in force, `1 + ns` the projection
-/// of `NAMESPACES[ns]` ([`State::section`]), each in `systems::to_bytes`.
-pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encoded> {
-    let bytes = match i {
-        0 => crate::systems::to_bytes(params),
-        _ => state.section(i - 1),
-    };
-    bytes.map_err(|e| Error::Storage(format!("checkpoint section {i}: {e}")))
-}
-
-/// A snapshot's sections with their names, as a checkpoint stores them: the
-/// rules in force first ([`PARAMS_SECTION`]), then each projection under its
-/// namespace.
-pub fn named(snapshot: Snapshot) -> Vec<(String, Vec<u8>)> {
-    let names = std::iter::once(PARAMS_SECTION).chain(crate::systems::NAMESPACES);
-    names.map(str::to_string).zip(snapshot).collect()
-}
-
-/// The rules in force from a checkpoint's first section; `None` if damaged.
-pub fn decode_params(b: &[u8]) -> Option<Params> {
-    let mut p: Params = crate::systems::from_bytes(b)?;
-    p.restamp();
-    Some(p)
-}
-
-/// `only`'s state (every namespace for `None`) from a checkpoint's state
-/// sections; `None` if one it needs is missing or damaged.
-pub fn decode_state(sections: &[(String, Vec<u8>)], only: Option<&str>) -> Option<State> {
-    State::from_sections(sections, only)
-}
 
 /// What a fold hands its state to every `every` records of fold order (counted
 /// from the first record of the log): position, count and the encoded state.
@@ -438,9 +369,8 @@ pub struct Sink<'a> {
     /// projection of `NAMESPACES[ns]`. Pure, so it runs on the worker that folds
     /// that namespace, at exactly that state.
     pub encode: fn(&State, &Params, usize) -> Result<Encoded>,
-    /// Stores a snapshot (all `1 + NAMESPACES.len()` sections, in order, see
-    /// [`named`]); runs on the caller's thread (which owns the ledger), in
-    /// fold order.
+    /// Stores a snapshot (all `1 + NAMESPACES.len()` sections, in order); runs
+    /// on the caller's thread (which owns the ledger), in fold order.
     pub put: &'a mut dyn FnMut(Pos, u64, Snapshot) -> Result<()>,
 }
 
@@ -924,6 +854,7 @@ mod tests {
     /// equal the state of a plain fold of the records before them.
     #[test]
     fn snapshots_of_the_checked_fold_per_namespace_are_the_states_at_their_places() {
+        use crate::ledger::checkpoint::encode_section;
         let src = Stored::generated(3000);
         let (order, _) = plan(&src, &Query::default()).unwrap();
         let mut stored = Vec::new();
@@ -956,10 +887,12 @@ mod tests {
             };
             let f = fold(&prefix, &Query::default()).unwrap();
             let want: Vec<Vec<u8>> = (0..6)
-                .map(|i| encode_section(&f.state, &f.cx.params, i).unwrap())
+                .map(|i| encode_section(&f.state, &f.cx.params, i).unwrap().bytes)
                 .collect();
-            // (Not assert_eq: a state is too many bytes to print.)
-            assert!(sections == want, "snapshot at {n} is not the state there");
+            // (Not assert_eq: a state is too many bytes to print. The spans'
+            // stamps are the process's, another for the other fold's values.)
+            let bytes: Vec<Vec<u8>> = sections.into_iter().map(|s| s.bytes).collect();
+            assert!(bytes == want, "snapshot at {n} is not the state there");
         }
     }
 

@@ -3,28 +3,27 @@
 //! the whole log.
 //!
 //! **Made** by the check fold of every append: every `N / 20` records of fold
-//! order (see [`PER_LEDGER`], [`MIN_EVERY`]) it stores its state. An append
-//! folds from the latest checkpoint that is still valid, so appending a few
-//! events to a large ledger costs the tail of the fold, not all of it. The
-//! fold's workers encode their sections, a thread of its own compresses them
-//! and writes their file ([`compressor`]), and the fold's thread stores the
-//! header (it holds the sled handles).
-//!
-//! **Opaque sections.** The fold hands a checkpoint over as named sections of
-//! bytes ([`crate::fold::named`]): the first holds the rules in force and is
-//! read by every fold that resumes; the others are read by name (a query of
-//! one namespace reads only its own). What the bytes mean is the fold's and
-//! the systems' business: adding a system adds a section, and changes
-//! nothing here.
+//! order (see [`PER_LEDGER`], [`MIN_EVERY`]) it stores its state (all five
+//! projections and the rules in force). An append folds from the latest
+//! checkpoint that is still valid, so appending a few events to a large ledger
+//! costs the tail of the fold, not all of it. The fold's workers encode their
+//! sections, a thread of its own compresses them and writes their file
+//! ([`compressor`]), and the fold's thread stores the header (it holds the
+//! sled handles).
 //!
 //! **Compressed** with zstd. Every [`WHOLE_EVERY`]th checkpoint (and the first
 //! one a fold makes when it has no previous state at hand) is *whole*: each
 //! section a zstd frame of its own. The others are *deltas*: each section a
-//! zstd frame compressed with the same-named section of the latest whole
-//! checkpoint (its *parent*, uncompressed) as prefix, so it costs what changed
-//! since, not the whole state. Reading one section of a delta decompresses two
-//! frames: the whole one's, then its own. Every frame carries zstd's content
-//! checksum.
+//! zstd frame compressed with the same section of the latest whole checkpoint
+//! (its *parent*, uncompressed) as prefix, so it costs what changed since, not
+//! the whole state (at 1M generated events, with checkpoints every 25,000
+//! records as until session 35: the first delta after a whole one 0.8–1.0 MB,
+//! each further one about 0.5–0.7 MB more, the ninth 4.9–5.5 MB, against 42 MB
+//! for the state; every 50,000 since: the first delta 2.9–3.8 MB, the fourth
+//! and last before the next whole one 8.7–9.1 MB, against 37 MB for the state
+//! at 1M, measured on one ledger in session 35).
+//! Reading one section of a delta decompresses two frames: the whole one's,
+//! then its own. Every frame carries zstd's content checksum.
 //!
 //! **Valid** while nothing recorded after it changes what lies at or before its
 //! position `(at_c, seq_c)`. A checkpoint made when the head was `H` is invalid
@@ -52,34 +51,52 @@
 //!   44  8   at          the position (as in the key)
 //!   52  8   seq
 //!   60  8   folded      records folded up to and including the position
-//!   68  1   kind        0 whole, 1 delta
-//!   69  16  parent      a delta's parent's key (zeros for a whole one)
-//!   85  32  digest      BLAKE3 of the parent's header value (zeros if whole)
-//!   117 2   count       u16, the number of sections, at least 1
-//!   then per section, in order:
-//!       1   name_len    u8
-//!       ..  name        UTF-8, unique in the checkpoint
-//!       8   stored      stored (compressed) byte length
-//!       8   raw         uncompressed byte length
+//!   68  48  6 x u64     stored (compressed) byte length of each section
+//!   116 48  6 x u64     uncompressed byte length of each section
+//!   164 1   kind        0 whole, 1 delta, 3 delta with patches (below)
+//!   165 16  parent      a delta's parent's key (zeros for a whole one)
+//!   181 32  digest      BLAKE3 of the parent's header value (zeros if whole)
 //! file "checkpoints/<32 hex digits of the key>.lcp" in the ledger directory:
-//!   the header value (as above), then each section's stored bytes, in order,
-//!   back to back (the file is exactly as long as they add up to).
+//!   the header value (213 bytes, as above), then each section's stored
+//!   bytes, in order, back to back (section i starts at 213 + the stored
+//!   lengths before it; the file is exactly as long as they add up to).
 //!   A section's stored bytes: one zstd frame (with content checksum) of the
 //!   section's bytes; for a delta, compressed with the parent's uncompressed
-//!   section of the same name as prefix (without one if the parent has none)
+//!   section as prefix; but in a delta of kind 3 every state section (1 to
+//!   5) is one zstd frame, without prefix, of a patch that makes the section
+//!   from the parent's (`ledger/patch.rs`)
+//!   sections, in order: params in force, then the mepbm, cfr, cards,
+//!   diplomacy and sbr states (a query of one namespace reads only its own);
+//!   each is bincode (varint) of the value, except mepbm's, which has its own
+//!   layout (`MepbmState::checkpoint_bytes` in `systems/mepbm/store.rs`: the
+//!   state every `valar` query loads, decoded without serde)
 //! ```
 //!
-//! A delta is read only if its parent is whole, its header still hashes to
-//! `digest` (so the prefix is the exact bytes it was compressed with) and it
-//! sorts before it; a missing or changed parent, a bad frame or checksum, or a
-//! length that does not add up makes the checkpoint absent, and so does a
-//! file that is missing, cut short or does not start with the very header (a
-//! file left from another checkpoint at the same position).
+//! **Patches** (kind 3): a delta whose whole parent this process made stores
+//! its state sections as patches: the unchanged cards and sbr tournaments are
+//! copied from their place in the parent (the encoder knows them:
+//! [`crate::systems::compact::Kept`] bytes carry a stamp), and the other
+//! states' encoders mark their growing parts as *columns* ([`Span::COLUMN`]),
+//! which the patch compares with the parent's and copies where equal (a grown
+//! vector: all of the parent's elements), so zstd compresses only what
+//! changed. A delta on a parent read back from its file (an append that
+//! resumes) has no spans to go by and is kind 1.
+//!
+//! A delta is read only if its parent's header still hashes to `digest` (so
+//! the prefix is the exact bytes it was compressed with) and sorts before it;
+//! a missing or changed parent, a bad frame or checksum, or a length that does
+//! not add up makes the checkpoint absent, and so does a file that is missing,
+//! cut short or does not start with the very header (a file left from another
+//! checkpoint at the same position). A header with another magic reads as
+//! absent, and is deleted by the next append that drops checkpoints.
 //!
 //! Headers live apart from the (large) sections so that choosing and dropping
-//! checkpoints reads a few hundred bytes each. Sections live in plain files,
-//! not in sled: sled writes a leaf larger than a quarter segment as a blob
-//! file of its own and rewrites it whole as values are added. A file is
+//! checkpoints reads 213 bytes each. Sections live in plain files, not in sled
+//! (since `LCP4`, session 17): sled stored the 64 KiB pieces in leaves larger
+//! than a quarter segment, which it writes as a blob file of their own and
+//! rewrites whole as pieces are added (README "Storage"); at 1M events the
+//! pieces took 131 MB of ledger for 78 MB of sections, and the stores took
+//! about 1.1–1.5 s of the import's wall time on the fold's thread. A file is
 //! written (and synced) before its header is stored and deleted after it; a
 //! file no header names is deleted by the next append that drops checkpoints.
 
@@ -87,50 +104,79 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 
+use bincode::Options;
+use serde::{de::DeserializeOwned, Serialize};
+
 use crate::error::{Error, Result};
-use crate::fold::{self, Pos, Query, Sink, Start};
+use crate::fold::{self, Encoded, Pos, Query, Sink, Start};
+use crate::params::Params;
+use crate::systems::compact::Span;
+use crate::systems::mepbm::State as MepbmState;
+use crate::systems::State;
 use crate::time::Micros;
 
 use super::summary::Summary;
-use super::{chunk, storage, Head, Ledger, View};
+use super::{chunk, patch, storage, Head, Ledger, View};
 
 /// Checkpoints per ledger: one every `N / PER_LEDGER` records of fold order
 /// (rounded up to a multiple of [`STEP`], at least [`MIN_EVERY`]), so a query
 /// folds at most that many records after its checkpoint. That fold is the
-/// largest part of a query (about 2 µs a record of fold order, on one core).
-/// More checkpoints make queries faster and imports slower: the import pays
-/// for every checkpoint (each encodes the whole state and compresses it, or
-/// what changed since its whole parent). At 1M events, twice as many save a
-/// query a few milliseconds but cost the import about a second and twice
-/// the checkpoint bytes.
-/// A projection state grows with the log, so a whole checkpoint at `n` costs
-/// about `n` times the state's bytes per event: with a fixed spacing they
-/// would grow as `N²`; whole ones every `N / 4` cost about 1.6 final states
-/// whatever `N` (see [`WHOLE_AT`]), and the deltas between them what changed.
+/// largest part of a query (about 2 µs a record of fold order, on one core):
+/// measured at 1M events, `N / 40` against `N / 20` took 2–15 ms off the
+/// median of 20 `--as-of` queries, for 15 MB more ledger (430 → 445 MB).
+/// Why 20 and not 40 (session 35): the import pays for every checkpoint (each
+/// encodes the whole state and writes what changed since its whole parent), and
+/// the import was the figure that missed. Four alternated pairs of 1M imports:
+/// 4.32–5.71 s against 4.83–6.97 s, checkpoints 131 MB against 246 MB; the
+/// `--as-of` medians of 20 dates (two sets of dates, ledgers of both) 67.0 / 67.1
+/// ms against 63.1 / 58.3 ms, still well under the 100 ms of the target.
+/// A projection state grows with the log, so
+/// a whole checkpoint at `n` costs about `n` times the state's bytes per event:
+/// with a fixed spacing they would grow as `N²`; whole ones every `N / 4` cost
+/// about 1.6 final states whatever `N` (see [`WHOLE_AT`]), and the deltas between them what
+/// changed (README "Checkpoints" has sizes).
 const PER_LEDGER: u64 = 20;
 /// Every `WHOLE_EVERY`th checkpoint of fold order (see [`WHOLE_AT`]) is
-/// whole, the rest are deltas: whole ones every `N / 4`. More often costs
-/// more disk for the same query times.
+/// whole, the rest are deltas: whole ones every `N / 4` (with [`PER_LEDGER`]
+/// 20; it was 10 with 40 until session 35). Why not
+/// more often: measured at 1M events with checkpoints every `N / 40`, whole
+/// ones every `N / 8` took 497 MB of ledger against 445 MB, and the query
+/// medians were the same within 3 ms (session 16, deltas then chained; a
+/// delta now always decompresses two frames).
 const WHOLE_EVERY: u64 = 5;
 /// Whole ones are the 1st, 6th, 11th, ... (`folded / every` is `WHOLE_AT`
 /// modulo [`WHOLE_EVERY`]), so the first checkpoint of a ledger, which has no
 /// parent anyway, is one of them and the last of a 1M-event import (the 20th)
-/// is a delta: four whole ones (1, 6, 11, 16: 1.6 final states of bytes),
-/// none of them compressed at the end of the import while every other thread
-/// has finished.
+/// is a delta. Until session 17 they were the 10th, 20th, ...: at 1M events five
+/// whole ones (1, 10, 20, 30, 40: 2.5 final states of bytes) instead of four (1,
+/// 11, 21, 31: 1.6), and the last, the largest, was compressed at the end of
+/// the import while every other thread had finished.
 const WHOLE_AT: u64 = 1;
 /// zstd levels: whole checkpoints are written a few times per ledger, deltas
-/// often, and both are read back as fast whatever the level.
+/// often, and both are read back as fast whatever the level. Session 28, three
+/// alternated pairs of 1M imports: whole ones at 1 (3 before) and patches at
+/// -3 (1 before) took the `checkpoints` thread 0.80-0.98 s of CPU against
+/// 1.17-1.57 s, for 199 MB of checkpoints against 152 (README, "Performance").
 const WHOLE_LEVEL: i32 = 1;
+/// Deltas matched against their parent by zstd itself (kind 1).
 const DELTA_LEVEL: i32 = 1;
-/// The least spacing: below it, folding is cheaper than reading a checkpoint.
+/// The frames of patches (kinds 2 and 3): zstd's fastest mode, which stores
+/// nearly every byte as it is (a patch is what the parent lacks, so little in
+/// it repeats), for the frame's checksum and one reading path. Session 30,
+/// three alternated pairs of 1M imports: the `checkpoints` thread's share of
+/// the import's CPU samples 7.72 / 7.70 / 8.15% at -3 against 5.70 / 5.90 /
+/// 5.68% (1.02-1.07 s against 0.65-0.91 s), for 257.5 MB of checkpoints
+/// against 207.8 MB (245.6 / 198.2 MiB). (-3 rather than 1 in session 28:
+/// 196 MB against 152.)
+const PATCH_LEVEL: i32 = -1000;
+/// The least spacing: below it, folding is cheaper than reading a snapshot.
 pub const MIN_EVERY: u64 = 10_000;
 /// The spacing is a multiple of this, so it changes in steps as a ledger grows.
 const STEP: u64 = 5_000;
 
 const MAGIC: &[u8; 4] = b"LCP5";
-/// The header's bytes before its list of sections.
-const FIXED: usize = 119;
+const HEADER: usize = 213;
+const SECTIONS: usize = 6;
 /// The directory, in the ledger's, of the checkpoint files.
 const DIR: &str = "checkpoints";
 /// A checkpoint file's name: the hex of its key, then this extension.
@@ -149,8 +195,7 @@ pub const EVERY_ENV: &str = "LAUREL_CHECKPOINT_EVERY";
 /// The largest parent (uncompressed sections) an append keeps to make the next
 /// checkpoint a delta: a larger state's next checkpoint is whole instead. Why: the
 /// parent is a second copy of the state in memory; with a new player per event,
-/// at 7.8M records that is about 350 MiB more at the append's peak
-/// (`tests/streaming.rs`).
+/// 7.8M records held about 350 MiB more at the append's peak (`tests/streaming.rs`).
 const PARENT_MAX: usize = 128 << 20;
 
 /// Is `p` small enough to keep as the next delta's parent ([`PARENT_MAX`])?
@@ -192,116 +237,117 @@ pub fn pos_of(k: &[u8]) -> Option<Pos> {
     })
 }
 
-/// A checkpoint's header.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A checkpoint's fixed header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
     pub head: Head,
     pub pos: Pos,
     pub folded: u64,
+    /// The stored (compressed) byte length of each section.
+    pub lens: [u64; SECTIONS],
+    /// The uncompressed byte length of each section.
+    pub raw: [u64; SECTIONS],
     /// A delta's parent: its key and the BLAKE3 of its header value.
     pub parent: Option<([u8; 16], [u8; 32])>,
-    /// Its sections, in the order of their bytes in the file.
-    pub sections: Vec<Section>,
+    /// Which sections of a delta are patches.
+    pub patched: Patched,
 }
 
-/// One section of a checkpoint as its header gives it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
-    pub name: String,
-    /// The stored (compressed) byte length.
-    pub stored: u64,
-    /// The uncompressed byte length.
-    pub raw: u64,
+/// Which sections of a delta are patches on its parent's (`ledger/patch.rs`)
+/// rather than zstd frames with the parent's section as prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Patched {
+    /// None (kinds 0 and 1).
+    No,
+    /// Every state section, 1 to 5 (kind 3).
+    States,
 }
 
-impl Header {
-    /// The index of the section named `name`.
-    fn section(&self, name: &str) -> Option<usize> {
-        self.sections.iter().position(|s| s.name == name)
-    }
-
-    /// Does a fold of `only` read section `i`? The first (the rules in
-    /// force) always, the others by name (all of them for `None`).
-    fn wanted(&self, i: usize, only: Option<&str>) -> bool {
-        i == 0 || only.is_none_or(|o| self.sections[i].name == o)
+impl Patched {
+    /// Is section `i` a patch?
+    pub fn covers(self, i: usize) -> bool {
+        match self {
+            Patched::No => false,
+            Patched::States => (1..SECTIONS).contains(&i),
+        }
     }
 }
 
-/// The header `b` holds, if it is exactly one (layout in the module docs).
+fn u64_at(b: &[u8], i: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?))
+}
+
 fn header(b: &[u8]) -> Option<Header> {
-    let u64_at = |i: usize| Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?));
-    if b.len() < FIXED || b[..4] != MAGIC[..] {
+    if b.len() != HEADER || b.get(..4)? != MAGIC {
         return None;
     }
-    let parent = match b[68] {
+    let parent = match b[164] {
         0 => None,
-        1 => Some((b[69..85].try_into().ok()?, b[85..117].try_into().ok()?)),
+        1 | 3 => Some((b[165..181].try_into().ok()?, b[181..213].try_into().ok()?)),
         _ => return None,
     };
-    let count = u16::from_le_bytes(b[117..119].try_into().ok()?);
-    let mut sections = Vec::with_capacity(count.into());
-    let mut at = FIXED;
-    for _ in 0..count {
-        let len = usize::from(*b.get(at)?);
-        let name = std::str::from_utf8(b.get(at + 1..at + 1 + len)?).ok()?;
-        at += 1 + len;
-        sections.push(Section {
-            name: name.to_string(),
-            stored: u64_at(at)?,
-            raw: u64_at(at + 8)?,
-        });
-        at += 16;
-    }
-    (at == b.len() && count > 0).then_some(())?;
+    let patched = match b[164] {
+        3 => Patched::States,
+        _ => Patched::No,
+    };
     Some(Header {
         head: Head {
-            seq: u64_at(4)?,
-            hash: b[12..44].try_into().ok()?,
+            seq: u64_at(b, 4)?,
+            hash: b.get(12..44)?.try_into().ok()?,
         },
-        pos: (u64_at(44)? as Micros, u64_at(52)?),
-        folded: u64_at(60)?,
+        pos: (u64_at(b, 44)? as Micros, u64_at(b, 52)?),
+        folded: u64_at(b, 60)?,
+        lens: std::array::from_fn(|i| u64_at(b, 68 + 8 * i).unwrap_or(u64::MAX)),
+        raw: std::array::from_fn(|i| u64_at(b, 116 + 8 * i).unwrap_or(u64::MAX)),
         parent,
-        sections,
+        patched,
     })
+}
+
+fn section_bytes<T: Serialize>(v: &T) -> Result<Vec<u8>> {
+    bincode::DefaultOptions::new()
+        .serialize(v)
+        .map_err(storage_error)
+}
+
+fn storage_error(e: bincode::Error) -> Error {
+    Error::Storage(format!("checkpoint: {e}"))
+}
+
+/// A whole checkpoint: what a delta is made from.
+struct Parent {
+    header: Header,
+    /// Its uncompressed sections.
+    raw: [Vec<u8>; SECTIONS],
+    /// How many deltas were made on it.
+    deltas: usize,
+    /// Where each section's kept values and columns lie, sorted by stamp:
+    /// known when this process encoded it (its deltas are then patched),
+    /// `None` when it was read back from its file.
+    kept: Option<[Vec<Span>; SECTIONS]>,
 }
 
 /// A header's bytes.
 pub fn encode_header(h: &Header) -> Vec<u8> {
-    let mut b = Vec::with_capacity(FIXED + 24 * h.sections.len());
+    let mut b = Vec::with_capacity(HEADER);
     b.extend_from_slice(MAGIC);
     b.extend_from_slice(&h.head.seq.to_le_bytes());
     b.extend_from_slice(&h.head.hash);
     b.extend_from_slice(&(h.pos.0 as u64).to_le_bytes());
     b.extend_from_slice(&h.pos.1.to_le_bytes());
     b.extend_from_slice(&h.folded.to_le_bytes());
+    for len in h.lens.iter().chain(&h.raw) {
+        b.extend_from_slice(&len.to_le_bytes());
+    }
     let (key, digest) = h.parent.unwrap_or(([0; 16], [0; 32]));
-    b.push(u8::from(h.parent.is_some()));
+    b.push(match (h.parent.is_some(), h.patched) {
+        (false, _) => 0,
+        (true, Patched::No) => 1,
+        (true, Patched::States) => 3,
+    });
     b.extend_from_slice(&key);
     b.extend_from_slice(&digest);
-    b.extend_from_slice(&(h.sections.len() as u16).to_le_bytes());
-    for s in &h.sections {
-        b.push(s.name.len() as u8);
-        b.extend_from_slice(s.name.as_bytes());
-        b.extend_from_slice(&s.stored.to_le_bytes());
-        b.extend_from_slice(&s.raw.to_le_bytes());
-    }
     b
-}
-
-/// A whole checkpoint: what a delta is made from.
-struct Parent {
-    header: Header,
-    /// Its uncompressed sections, in its header's order.
-    raw: Vec<Vec<u8>>,
-    /// How many deltas were made on it.
-    deltas: usize,
-}
-
-impl Parent {
-    /// Its uncompressed section named `name`.
-    fn section(&self, name: &str) -> Option<&[u8]> {
-        Some(&self.raw[self.header.section(name)?])
-    }
 }
 
 /// A parent link to the checkpoint with header `h`.
@@ -319,8 +365,8 @@ fn zstd_error(code: usize) -> Error {
     Error::Storage(format!("checkpoint: zstd: {name}"))
 }
 
-/// A checkpoint for the checkpoint thread: `(pos, folded, named sections)`.
-type Job = (Pos, u64, Vec<(String, Vec<u8>)>);
+/// A checkpoint for the checkpoint thread: `(pos, folded, raw sections)`.
+type Job = (Pos, u64, [Encoded; SECTIONS]);
 /// A checkpoint whose file is written: its header, for the fold's thread to store.
 type Made = Header;
 
@@ -329,12 +375,11 @@ fn compressor_gone() -> Error {
 }
 
 /// The check fold's checkpoint thread: compresses each checkpoint (a delta
-/// from the latest whole one, see [`next_checkpoint`]), writes its file into
-/// `dir` and sends its header back to be stored (sled handles stay on the
-/// fold's thread). Why a thread: zstd takes about a second of a 1M-event
-/// import, and on the thread that also reads the records for the fold
-/// workers it would keep them waiting. Stops at its first failure, after
-/// sending it.
+/// from the previous one, see [`next_checkpoint`]), writes its file into `dir`
+/// and sends its header back to be stored (sled handles stay on the fold's
+/// thread). Why a thread: zstd took about 1.1 s of the 1M-event import on the
+/// thread that also reads the records for the fold workers, which waited
+/// meanwhile. Stops at its first failure, after sending it.
 fn compressor(
     jobs: Receiver<Job>,
     made: Sender<Result<Made>>,
@@ -342,8 +387,8 @@ fn compressor(
     new: Head,
     (dir, every): (&Path, u64),
 ) {
-    for (pos, folded, sections) in jobs {
-        let next = next_checkpoint(new, (pos, folded), sections, parent.take(), every).and_then(
+    for (pos, folded, raw) in jobs {
+        let next = next_checkpoint(new, (pos, folded), raw, parent.take(), every).and_then(
             |(h, stored, next)| {
                 write_file(dir, &h, &stored)?;
                 parent = next;
@@ -376,9 +421,9 @@ fn key_of_file(name: &str) -> Option<[u8; 16]> {
 /// Write the file of the checkpoint `h`: its header's bytes, then its stored
 /// sections in order (layout in the module doc). Synced here, on the
 /// checkpoint thread, while the fold goes on: left to the append's final
-/// `durable` (which fsyncs every file of the ledger), they would be written
-/// out after the fold, in the import's wall time.
-fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>]) -> Result<()> {
+/// `durable` (which fsyncs every file of the ledger), the 78 MB of a 1M-event
+/// import's checkpoints were written after the fold, in its wall time.
+fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>; SECTIONS]) -> Result<()> {
     let path = dir.join(file_name(h.pos));
     let io = |e| Error::io(path.display().to_string(), e);
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
@@ -396,57 +441,69 @@ fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>]) -> Result<()> {
 fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<u8>> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = std::fs::File::open(dir.join(file_name(h.pos))).ok()?;
-    let want = encode_header(h);
-    let total =
-        (h.sections.iter()).try_fold(want.len() as u64, |sum, s| sum.checked_add(s.stored))?;
+    let total = h
+        .lens
+        .iter()
+        .try_fold(HEADER as u64, |sum, &l| sum.checked_add(l))?;
     if f.metadata().ok()?.len() != total {
         return None;
     }
-    let mut head = vec![0u8; want.len()];
+    let mut head = [0u8; HEADER];
     f.read_exact(&mut head).ok()?;
-    if head != want {
+    if head[..] != encode_header(h)[..] {
         return None;
     }
-    let before: u64 = h.sections[..i].iter().map(|s| s.stored).sum();
-    f.seek(SeekFrom::Start(want.len() as u64 + before)).ok()?;
-    let mut out = vec![0u8; usize::try_from(h.sections.get(i)?.stored).ok()?];
+    let offset = HEADER as u64 + h.lens[..i].iter().sum::<u64>();
+    f.seek(SeekFrom::Start(offset)).ok()?;
+    let mut out = vec![0u8; h.lens[i] as usize];
     f.read_exact(&mut out).ok()?;
     Some(out)
 }
 
-/// The check fold's checkpoint of `sections` at `(pos, folded)`, bound to
-/// the head `new`: a delta on `root`, or whole at every WHOLE_EVERY-th (and
-/// when `root` has had WHOLE_EVERY - 1 deltas: the spacing grows with the
-/// ledger) or without a `root`. Also gives what the next one is a delta on:
-/// `root`, or this one if it is whole; nothing if the next is whole anyway (a
-/// state's bytes are the largest buffers an append holds). Every delta's
-/// parent is whole, so a query decompresses two frames of its section.
+/// The check fold's checkpoint of `raw` (uncompressed sections) at
+/// `(pos, folded)`, bound to the head `new`: a delta from `root`, a whole
+/// checkpoint, or whole itself at every WHOLE_EVERY-th (and when `root` has
+/// had WHOLE_EVERY - 1 deltas: the spacing grows with the ledger). Also
+/// gives what the next one is a delta from: `root`, or this one if it is
+/// whole; nothing if the next is whole anyway (a state's bytes are the
+/// largest buffers an append holds).
+///
+/// Every delta's parent is whole (since session 19; before, each was a delta
+/// on the one before it): a query decompresses two frames of its section, not
+/// a chain of up to ten.
 fn next_checkpoint(
     new: Head,
     (pos, folded): (Pos, u64),
-    sections: Vec<(String, Vec<u8>)>,
+    raw: [Encoded; SECTIONS],
     root: Option<Parent>,
     every: u64,
-) -> Result<(Header, Vec<Vec<u8>>, Option<Parent>)> {
+) -> Result<(Header, [Vec<u8>; SECTIONS], Option<Parent>)> {
     let whole = |n: u64| n / every % WHOLE_EVERY == WHOLE_AT;
     let root = root.filter(|p| !whole(folded) && p.deltas + 1 < WHOLE_EVERY as usize);
-    let mut stored = Vec::with_capacity(sections.len());
-    for (name, raw) in &sections {
-        let prefix = root.as_ref().and_then(|p| p.section(name));
-        stored.push(compress(raw, prefix)?);
+    // Patched when the parent's spans are known (this process made it).
+    let spans = root.as_ref().and_then(|p| Some((p, p.kept.as_ref()?)));
+    let patched = match spans {
+        Some(_) => Patched::States,
+        None => Patched::No,
+    };
+    let mut stored: [Vec<u8>; SECTIONS] = Default::default();
+    for (i, out) in stored.iter_mut().enumerate() {
+        *out = match spans.filter(|_| patched.covers(i)) {
+            Some((p, kept)) => {
+                let patch = patch::make(&raw[i].bytes, &raw[i].spans, &p.raw[i], &kept[i]);
+                frame(&patch, PATCH_LEVEL, None)?
+            }
+            None => compress(&raw[i].bytes, root.as_ref().map(|p| p.raw[i].as_slice()))?,
+        };
     }
     let h = Header {
         head: new,
         pos,
         folded,
+        lens: std::array::from_fn(|i| stored[i].len() as u64),
+        raw: std::array::from_fn(|i| raw[i].bytes.len() as u64),
         parent: root.as_ref().map(|p| link(&p.header)),
-        sections: (sections.iter().zip(&stored))
-            .map(|((name, raw), s)| Section {
-                name: name.clone(),
-                stored: s.len() as u64,
-                raw: raw.len() as u64,
-            })
-            .collect(),
+        patched,
     };
     // A delta's own sections are dropped here: the next delta's prefix is
     // the root's.
@@ -455,17 +512,29 @@ fn next_checkpoint(
             deltas: p.deltas + 1,
             ..p
         },
-        None => Parent {
-            header: h.clone(),
-            raw: sections.into_iter().map(|(_, raw)| raw).collect(),
-            deltas: 0,
-        },
+        None => whole_parent(h, raw),
     };
     Ok((
         h,
         stored,
         (!whole(folded + every) && small(&next)).then_some(next),
     ))
+}
+
+/// A whole checkpoint made by this process, as the parent of the next deltas.
+fn whole_parent(header: Header, sections: [Encoded; SECTIONS]) -> Parent {
+    let mut kept: [Vec<Span>; SECTIONS] = Default::default();
+    let mut raw: [Vec<u8>; SECTIONS] = Default::default();
+    for (i, Encoded { bytes, mut spans }) in sections.into_iter().enumerate() {
+        spans.sort_unstable_by_key(|s| s.stamp);
+        (raw[i], kept[i]) = (bytes, spans);
+    }
+    Parent {
+        header,
+        raw,
+        deltas: 0,
+        kept: Some(kept),
+    }
 }
 
 /// One zstd frame of `raw`, with `prefix` (a parent's same section) as the
@@ -508,9 +577,10 @@ pub fn decompress(stored: &[u8], prefix: Option<&[u8]>, len: u64) -> Option<Vec<
     decompress_into(&mut out, stored, prefix, len).then_some(out)
 }
 
-/// [`decompress`] into `out` (cleared first; its memory is reused: a whole
-/// frame and a delta on it decompress into two buffers, see [`unpack`]).
-/// `false` if the frame is not exactly that.
+/// [`decompress`] into `out` (cleared first; its memory is reused, so a chain
+/// of deltas decompresses into two buffers instead of one fresh one a link:
+/// first touches of fresh pages were a good part of a query's CPU). `false`
+/// if the frame is not exactly that.
 fn decompress_into(out: &mut Vec<u8>, stored: &[u8], prefix: Option<&[u8]>, len: u64) -> bool {
     use zstd::zstd_safe::{DCtx, DParameter};
     // A section is at most a few times the ledger; refuse absurd lengths.
@@ -531,19 +601,111 @@ fn decompress_into(out: &mut Vec<u8>, stored: &[u8], prefix: Option<&[u8]>, len:
     matches!(dx.decompress(out, stored), Ok(n) if n == len && out.len() == len)
 }
 
-/// One section's stored frames: the whole parent's first for a delta
-/// compressed on it, then its own; each with its uncompressed length.
-type Frames = Vec<(Vec<u8>, u64)>;
+/// The sections' bytes, in order.
+pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
+    let mut out: [Vec<u8>; SECTIONS] = Default::default();
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = encode_section(state, params, i)?.bytes;
+    }
+    Ok(out)
+}
 
-/// A checkpoint's header and the frames of the sections a query reads, by name.
-type Stored = (Header, Vec<(String, Frames)>);
+/// Section `i`'s bytes: 0 the rules in force, `1 + ns` the projection of
+/// `NAMESPACES[ns]` (a parallel check fold encodes each on the worker that
+/// folds that namespace, see `fold::Sink`).
+pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encoded> {
+    match i {
+        0 => section_bytes(params).map(Encoded::from),
+        1 => Ok(state.mepbm.checkpoint_bytes()),
+        2 => state.cfr.checkpoint_bytes().map_err(storage_error),
+        3 => state.cards.checkpoint_bytes().map_err(storage_error),
+        4 => state.diplomacy.checkpoint_bytes().map_err(storage_error),
+        5 => state.sbr.checkpoint_bytes().map_err(storage_error),
+        _ => Err(Error::Storage(format!("checkpoint: no section {i}"))),
+    }
+}
 
-/// A section's bytes from its frames: each decompressed with the one before
-/// as prefix, into two buffers used in turn (first touches of fresh pages
-/// are a good part of a query's CPU); `None` if a frame is not exactly that.
+/// The namespace of each state section (section 0 is the params).
+const NAMESPACES: [&str; SECTIONS - 1] = ["mepbm", "cfr", "cards", "diplomacy", "sbr"];
+
+fn section<T: DeserializeOwned>(b: &[u8]) -> Option<T> {
+    bincode::DefaultOptions::new()
+        .with_limit(b.len() as u64 * 64 + 4096)
+        .deserialize(b)
+        .ok()
+}
+
+/// Read sections back (`read(i)` gives section i's bytes): the rules in force
+/// and the states of `only`'s namespace (every namespace for `None`; the others
+/// stay empty, as a fold of `only` leaves them). `None` if any is damaged.
+pub fn decode(
+    read: &mut dyn FnMut(usize) -> Result<Option<Vec<u8>>>,
+    only: Option<&str>,
+) -> Result<Option<(State, Params)>> {
+    let Some(state) = decode_state(read, only)? else {
+        return Ok(None);
+    };
+    Ok(read(0)?.and_then(|b| params_of(&b)).map(|p| (state, p)))
+}
+
+/// The rules in force from section 0's bytes; `None` if damaged.
+fn params_of(b: &[u8]) -> Option<Params> {
+    let mut p: Params = section(b)?;
+    p.restamp();
+    Some(p)
+}
+
+/// The state sections of [`decode`], without the rules.
+fn decode_state(
+    read: &mut dyn FnMut(usize) -> Result<Option<Vec<u8>>>,
+    only: Option<&str>,
+) -> Result<Option<State>> {
+    let mut state = State::default();
+    for (i, ns) in NAMESPACES.iter().enumerate() {
+        if only.is_some_and(|o| o != *ns) {
+            continue;
+        }
+        let Some(b) = read(i + 1)? else {
+            return Ok(None);
+        };
+        let ok = match *ns {
+            "mepbm" => MepbmState::from_checkpoint(&b).map(|s| state.mepbm = s),
+            "cfr" => section(&b).map(|s| state.cfr = s),
+            "cards" => section(&b).map(|s| state.cards = s),
+            "diplomacy" => section(&b).map(|s| state.diplomacy = s),
+            _ => section(&b).map(|s| state.sbr = s),
+        };
+        if ok.is_none() {
+            return Ok(None);
+        }
+    }
+    Ok(Some(state))
+}
+
+/// One section's stored frames along a chain, whole checkpoint first, each
+/// with its uncompressed length and whether it is a patch ([`Patched`]).
+type Frames = Vec<(Vec<u8>, u64, bool)>;
+
+/// A checkpoint's header and the frames of the sections a query reads.
+type Stored = (Header, [Option<Frames>; SECTIONS]);
+
+/// Does a query of `only` read section `i` (a state section; 0 is the params)?
+fn wanted_section(i: usize, only: Option<&str>) -> bool {
+    i > 0 && only.is_none_or(|o| o == NAMESPACES[i - 1])
+}
+
+/// A section's bytes from its frames: each decompressed with the one before as
+/// prefix, into two buffers used in turn (first touches of fresh pages were a
+/// good part of a query's CPU), or a patch applied to the one before; `None`
+/// if a frame is not exactly that.
 fn unpack(frames: Frames) -> Option<Vec<u8>> {
     let (mut raw, mut spare): (Option<Vec<u8>>, Vec<u8>) = (None, Vec::new());
-    for (stored, len) in &frames {
+    for (stored, len, patched) in &frames {
+        if *patched {
+            let made = unpatch(stored, raw.as_deref()?, *len)?;
+            spare = raw.replace(made).unwrap_or_default();
+            continue;
+        }
         if !decompress_into(&mut spare, stored, raw.as_deref(), *len) {
             return None;
         }
@@ -553,11 +715,37 @@ fn unpack(frames: Frames) -> Option<Vec<u8>> {
     raw
 }
 
-/// Named sections from their frames ([`unpack`]); `None` if one is damaged.
-fn unpack_all(frames: Vec<(String, Frames)>) -> Option<Vec<(String, Vec<u8>)>> {
-    (frames.into_iter())
-        .map(|(name, f)| Some((name, unpack(f)?)))
-        .collect()
+/// The section of `len` bytes that the patch in frame `stored` makes from
+/// `parent`; `None` if the frame or the patch is damaged.
+fn unpatch(stored: &[u8], parent: &[u8], len: u64) -> Option<Vec<u8>> {
+    // Every op makes at least one byte and takes at most 21 bytes besides
+    // what it inserts (`patch::make`), so a larger size is damage, not a
+    // buffer to allocate.
+    let size = zstd::zstd_safe::get_frame_content_size(stored).ok()??;
+    let size = Some(size).filter(|&n| n <= len.saturating_mul(22))?;
+    let mut patch = Vec::new();
+    if !decompress_into(&mut patch, stored, None, size) {
+        return None;
+    }
+    patch::apply(parent, &patch, usize::try_from(len).ok()?)
+}
+
+/// `only`'s state from a checkpoint's frames ([`decode_state`]).
+fn unpack_state(mut frames: [Option<Frames>; SECTIONS], only: Option<&str>) -> Option<State> {
+    let mut read = |i: usize| Ok(frames[i].take().and_then(unpack));
+    decode_state(&mut read, only).ok().flatten()
+}
+
+/// The start of a plain fold from nothing, as a checkpoint before every record
+/// would give it: the empty state and the default rules (a resumable query pins
+/// none), positioned before `(at, seq)` of any record (seqs start at 1).
+fn from_nothing() -> Start {
+    Start {
+        state: State::default(),
+        params: Params::default(),
+        after: (Micros::MIN, 0),
+        folded: 0,
+    }
 }
 
 fn disabled() -> bool {
@@ -622,11 +810,13 @@ impl Ledger {
             // range reaches back to --as-of are read) rather than every
             // record's header as a full plan does. Same records, same order.
             said(None);
-            return fold::fold_from(view, q, Some(Start::nothing()), None);
+            return fold::fold_from(view, q, Some(from_nothing()), None);
         };
-        // The first section, the rules in force, is read by every fold.
-        let (_, first) = frames.remove(0);
-        let Some(params) = unpack(first).and_then(|b| fold::decode_params(&b)) else {
+        let params = frames[0]
+            .take()
+            .and_then(unpack)
+            .and_then(|b| params_of(&b));
+        let Some(params) = params else {
             return self.fold_undecoded(view, q, (bound, upto), said);
         };
         // The records are read while another thread decodes the state: the
@@ -640,16 +830,13 @@ impl Ledger {
         };
         let (decoded, folded) = std::thread::scope(|scope| {
             let only = q.only;
-            let decoding = scope.spawn(move || {
-                let state = unpack_all(frames).and_then(|s| fold::decode_state(&s, only));
-                match state {
-                    Some(state) => {
-                        // Unsent only if the fold has stopped already: its error stands.
-                        let _ = tx.send(state);
-                        true
-                    }
-                    None => false,
+            let decoding = scope.spawn(move || match unpack_state(frames, only) {
+                Some(state) => {
+                    // Unsent only if the fold has stopped already: its error stands.
+                    let _ = tx.send(state);
+                    true
                 }
+                None => false,
             });
             let folded = fold::fold_later(view, q, later);
             (decoding.join().unwrap_or(false), folded)
@@ -672,7 +859,7 @@ impl Ledger {
     ) -> Result<fold::Folded> {
         let start = self.start_before(bound, upto, q.only)?.map(|(s, _)| s);
         said(start.as_ref().map(|s| (s.after, s.folded)));
-        let start = start.unwrap_or_else(Start::nothing);
+        let start = start.unwrap_or_else(from_nothing);
         fold::fold_from(view, q, Some(start), None)
     }
 
@@ -695,8 +882,8 @@ impl Ledger {
     }
 
     /// The check fold from `start`, storing a checkpoint every `every(new.seq)`
-    /// records: each is a delta on the latest whole one (`parent` first), made
-    /// on the [`compressor`] thread and stored here.
+    /// records: each is a delta from the one before (`parent` first), made on
+    /// the [`compressor`] thread and stored here.
     fn fold_storing(
         &self,
         view: &View,
@@ -721,8 +908,11 @@ impl Ledger {
                 })
                 .map_err(|e| Error::io("the checkpoint thread", e))?;
             let store = |made: Result<Made>| self.put_header(&made?);
-            let mut put = |pos: Pos, folded: u64, snapshot: fold::Snapshot| {
-                if job_tx.send((pos, folded, fold::named(snapshot))).is_err() {
+            let mut put = |pos: Pos, folded: u64, bytes: fold::Snapshot| {
+                let raw: [Encoded; SECTIONS] = bytes
+                    .try_into()
+                    .map_err(|_| Error::Storage("checkpoint: wrong number of sections".into()))?;
+                if job_tx.send((pos, folded, raw)).is_err() {
                     // It stopped at a failure, which it sent.
                     let sent = made_rx.iter().try_for_each(store);
                     return sent.and(Err(compressor_gone()));
@@ -731,7 +921,7 @@ impl Ledger {
             };
             let sink = Sink {
                 every,
-                encode: fold::encode_section,
+                encode: encode_section,
                 put: &mut put,
             };
             let folded = fold::fold_from(view, &q, start, Some(sink));
@@ -798,16 +988,16 @@ impl Ledger {
     }
 
     /// The latest usable checkpoint at or before `bound` whose stored frames
-    /// are all there: its header and, for each section a fold of `only` reads
-    /// (the first and `only`'s; all for `None`), the frames along its chain,
-    /// whole checkpoint first. Nothing is decompressed yet.
+    /// are all there: its header and, for each section a query of `only` reads
+    /// (the params and `only`'s state; all for `None`), the frames along its
+    /// chain, whole checkpoint first. Nothing is decompressed yet.
     fn stored_before(&self, bound: Pos, upto: u64, only: Option<&str>) -> Result<Option<Stored>> {
         'next: for h in self.usable_before(bound, upto)? {
             let h = h?;
-            let mut frames = Vec::new();
-            for i in (0..h.sections.len()).filter(|&i| h.wanted(i, only)) {
+            let mut frames: [Option<Frames>; SECTIONS] = Default::default();
+            for i in (0..SECTIONS).filter(|&i| i == 0 || wanted_section(i, only)) {
                 match self.frames(&h, i)? {
-                    Some(f) => frames.push((h.sections[i].name.clone(), f)),
+                    Some(f) => frames[i] = Some(f),
                     None => continue 'next,
                 }
             }
@@ -816,73 +1006,76 @@ impl Ledger {
         Ok(None)
     }
 
-    /// The latest usable checkpoint at or before `bound` that decodes for
-    /// `only`; for `None` (every section), also the parent of the next
-    /// checkpoint a check fold makes.
+    /// The latest usable checkpoint at or before `bound`, read for `only`;
+    /// for `None` (every section), also its header and uncompressed sections,
+    /// the parent of the next checkpoint a check fold makes.
     fn start_before(
         &self,
         bound: Pos,
         upto: u64,
         only: Option<&str>,
     ) -> Result<Option<(Start, Option<Parent>)>> {
-        'next: for h in self.usable_before(bound, upto)? {
+        for h in self.usable_before(bound, upto)? {
             let h = h?;
-            let mut sections = Vec::new();
-            for i in (0..h.sections.len()).filter(|&i| h.wanted(i, only)) {
-                match self.raw_section(&h, i)? {
-                    Some(b) => sections.push((h.sections[i].name.clone(), b)),
-                    None => continue 'next,
+            let mut raw: [Vec<u8>; SECTIONS] = Default::default();
+            let mut read = |i: usize| {
+                let b = self.raw_section(&h, i)?;
+                if let (None, Some(b)) = (only, &b) {
+                    raw[i] = b.clone();
                 }
+                Ok(b)
+            };
+            if let Some((state, params)) = decode(&mut read, only)? {
+                let start = Start {
+                    state,
+                    params,
+                    after: h.pos,
+                    folded: h.folded,
+                };
+                let parent = match only {
+                    Some(_) => None,
+                    None => self.root_after(h, raw)?,
+                };
+                return Ok(Some((start, parent)));
             }
-            let Some(start) = Start::from_sections(&sections, only, h.pos, h.folded) else {
-                continue;
-            };
-            let parent = match only {
-                Some(_) => None,
-                None => {
-                    let raw = sections.into_iter().map(|(_, b)| b).collect();
-                    self.root_after(h, raw)?
-                }
-            };
-            return Ok(Some((start, parent)));
         }
         Ok(None)
     }
 
     /// What the next checkpoint of an append that resumes from `h` (whose
-    /// uncompressed sections are `raw`) is a delta on: `h` if it is whole,
+    /// uncompressed sections are `raw`) is a delta from: `h` if it is whole,
     /// else the whole checkpoint it is a delta on, with the deltas already
     /// made on that one. `None` (the next is whole) when a link is missing.
-    fn root_after(&self, h: Header, raw: Vec<Vec<u8>>) -> Result<Option<Parent>> {
+    fn root_after(&self, h: Header, raw: [Vec<u8>; SECTIONS]) -> Result<Option<Parent>> {
         let Some(chain) = self.chain(&h)? else {
             return Ok(None);
         };
-        let Some(root) = chain.get(1) else {
-            return Ok(Some(Parent {
-                header: h,
-                raw,
-                deltas: 0,
-            }));
+        let read_back = |header, raw, deltas| Parent {
+            header,
+            raw,
+            deltas,
+            kept: None,
+        };
+        let root = match chain[..] {
+            [_] => return Ok(Some(read_back(h, raw, 0))),
+            [_, root] => root,
+            _ => return Ok(None),
         };
         drop(raw);
-        let mut sections = Vec::with_capacity(root.sections.len());
-        for i in 0..root.sections.len() {
-            match self.raw_section(root, i)? {
-                Some(b) => sections.push(b),
+        let mut sections: [Vec<u8>; SECTIONS] = Default::default();
+        for (i, s) in sections.iter_mut().enumerate() {
+            match self.raw_section(&root, i)? {
+                Some(b) => *s = b,
                 None => return Ok(None),
             }
         }
-        let link = Some(link(root));
+        let link = Some(link(&root));
         let mut deltas = 0;
         for item in self.checkpoints()?.iter() {
             let (_, v) = item.map_err(storage)?;
             deltas += usize::from(header(&v).is_some_and(|c| c.parent == link));
         }
-        Ok(Some(Parent {
-            header: root.clone(),
-            raw: sections,
-            deltas,
-        }))
+        Ok(Some(read_back(root, sections, deltas)))
     }
 
     /// Is a checkpoint with header `h` valid for the records up to `upto`?
@@ -918,32 +1111,25 @@ impl Ledger {
         Ok(dir)
     }
 
-    /// Section `i` of a checkpoint, uncompressed: through its parent for a
+    /// Section `i` of a checkpoint, uncompressed: through its parents for a
     /// delta. `None` if anything along the way is missing or does not match.
     fn raw_section(&self, h: &Header, i: usize) -> Result<Option<Vec<u8>>> {
         Ok(self.frames(h, i)?.and_then(unpack))
     }
 
-    /// The stored frames of section `i` of `h`: for a delta, its parent's
-    /// section of the same name first (if it has one); `None` if the parent
-    /// or a file is missing or does not match.
+    /// The stored frames of section `i` along `h`'s chain, whole checkpoint
+    /// first, each with its uncompressed length; `None` if a link or its file
+    /// is missing or does not match.
     fn frames(&self, h: &Header, i: usize) -> Result<Option<Frames>> {
         let Some(chain) = self.chain(h)? else {
             return Ok(None);
         };
-        let dir = self.files_dir();
-        let mut out = Vec::with_capacity(2);
-        if let Some(p) = chain.get(1) {
-            if let Some(j) = p.section(&h.sections[i].name) {
-                match read_file_section(&dir, p, j) {
-                    Some(stored) => out.push((stored, p.sections[j].raw)),
-                    None => return Ok(None),
-                }
+        let (dir, mut out) = (self.files_dir(), Vec::with_capacity(chain.len()));
+        for c in chain.iter().rev() {
+            match read_file_section(&dir, c, i) {
+                Some(stored) => out.push((stored, c.raw[i], c.patched.covers(i))),
+                None => return Ok(None),
             }
-        }
-        match read_file_section(&dir, h, i) {
-            Some(stored) => out.push((stored, h.sections[i].raw)),
-            None => return Ok(None),
         }
         Ok(Some(out))
     }
@@ -952,7 +1138,7 @@ impl Ledger {
     /// is missing, does not match its link or is not whole.
     fn chain(&self, h: &Header) -> Result<Option<Vec<Header>>> {
         let Some((pk, digest)) = h.parent else {
-            return Ok(Some(vec![h.clone()]));
+            return Ok(Some(vec![*h]));
         };
         let Some(v) = self.checkpoints()?.get(pk).map_err(storage)? else {
             return Ok(None);
@@ -960,7 +1146,7 @@ impl Ledger {
         let linked = blake3::hash(&v).as_bytes() == &digest;
         let parent = header(&v)
             .filter(|p| linked && key(p.pos) == pk && p.pos < h.pos && p.parent.is_none());
-        Ok(parent.map(|p| vec![h.clone(), p]))
+        Ok(parent.map(|p| vec![*h, p]))
     }
 
     /// Delete the checkpoints whose header `doomed` picks (and damaged ones):
@@ -1010,6 +1196,75 @@ impl Ledger {
 mod tests {
     use super::*;
 
+    /// Sections compared with serde's bytes by [`encode_checked`].
+    static COMPARED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// [`encode_section`], failing when a state section is not serde's
+    /// bincode of the state (what [`decode`] reads; mepbm has its own
+    /// layout), or its spans are not in order inside it: one per tournament
+    /// (cards, sbr), or columns numbered in order (the others).
+    fn encode_checked(state: &State, params: &Params, i: usize) -> Result<Encoded> {
+        let got = encode_section(state, params, i)?;
+        let (want, values) = match i {
+            1 => (got.bytes.clone(), None),
+            2 => (section_bytes(&state.cfr)?, None),
+            3 => (
+                section_bytes(&state.cards)?,
+                Some(state.cards.tournaments().len()),
+            ),
+            4 => (section_bytes(&state.diplomacy)?, None),
+            5 => (
+                section_bytes(&state.sbr)?,
+                Some(state.sbr.tournaments().len()),
+            ),
+            _ => return Ok(got),
+        };
+        COMPARED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let ends = got.spans.iter().map(|s| s.at + s.len);
+        let starts = got.spans.iter().skip(1).map(|s| s.at);
+        let columns = got.spans.iter().enumerate();
+        let spans_ok = match values {
+            Some(n) => got.spans.len() == n && ends.clone().zip(starts).all(|(e, s)| e < s),
+            None => {
+                columns.clone().count() >= 4
+                    && columns
+                        .clone()
+                        .all(|(k, s)| s.stamp == Span::COLUMN | k as u64)
+                    && ends.clone().zip(starts).all(|(e, s)| e <= s)
+            }
+        } && ends.max().is_none_or(|end| end <= got.bytes.len());
+        match got.bytes == want && spans_ok {
+            true => Ok(got),
+            false => Err(Error::Storage(format!("section {i}: not serde's bytes"))),
+        }
+    }
+
+    /// Cards and sbr reuse each unchanged tournament's bytes between
+    /// checkpoints; their sections must stay exactly the serde encoding, at
+    /// every checkpoint of a fold whose tournaments change between them.
+    #[test]
+    fn kept_tournament_bytes_give_serde_bytes_at_every_checkpoint() {
+        let src = fold::MemSource::from_jsonl(&crate::gen::stream(3000, 7)).unwrap();
+        let mut made = 0;
+        let mut put = |_: Pos, _: u64, _: fold::Snapshot| {
+            made += 1;
+            Ok(())
+        };
+        let sink = Sink {
+            every: 400,
+            encode: encode_checked,
+            put: &mut put,
+        };
+        let q = Query {
+            check: true,
+            ..Query::default()
+        };
+        fold::fold_from(&src, &q, None, Some(sink)).unwrap();
+        assert!(made >= 5, "{made} checkpoints");
+        let compared = COMPARED.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(compared, 5 * made);
+    }
+
     #[test]
     fn spacing_is_a_twentieth_in_steps_of_5000_and_at_least_10000() {
         let cases = [
@@ -1048,8 +1303,8 @@ mod tests {
         assert_eq!(pos_of(&[0u8; 15]), None);
     }
 
-    /// A whole checkpoint's header with sections of these stored lengths.
-    fn sample_header(lens: &[u64]) -> Header {
+    /// A whole checkpoint's header with these stored section lengths.
+    fn sample_header(lens: [u64; SECTIONS]) -> Header {
         Header {
             head: Head {
                 seq: 9,
@@ -1057,43 +1312,51 @@ mod tests {
             },
             pos: (-5, 4),
             folded: 3,
+            lens,
+            raw: [7, 8, 9, 10, 11, 12],
             parent: None,
-            sections: (lens.iter().enumerate())
-                .map(|(i, &stored)| Section {
-                    name: ["params", "mepbm", "cfr", "a", "é", ""][i % 6].to_string(),
-                    stored,
-                    raw: 7 + i as u64,
-                })
-                .collect(),
+            patched: Patched::No,
         }
     }
 
     #[test]
-    fn headers_round_trip_and_damage_reads_as_absent() {
-        let h = sample_header(&[1, 2, 3, 4, 5, 6]);
-        let b = encode_header(&h);
-        assert_eq!(header(&b), Some(h.clone()));
+    fn encode_decode_round_trips_and_damage_reads_as_absent() {
+        let h = sample_header([1, 2, 3, 4, 5, 6]);
+        let mut params = Params::default();
+        let mut m = serde_json::Map::new();
+        m.insert("base".into(), serde_json::json!(30));
+        params.change("valar", &m);
+        assert_eq!(header(&encode_header(&h)), Some(h));
         let delta = Header {
             parent: Some(link(&h)),
-            ..h.clone()
+            ..h
         };
-        assert_eq!(header(&encode_header(&delta)), Some(delta.clone()));
-        for kind in [2, 3] {
+        assert_eq!(header(&encode_header(&delta)), Some(delta));
+        let patched = Header {
+            patched: Patched::States,
+            ..delta
+        };
+        assert_eq!(encode_header(&patched)[164], 3);
+        assert_eq!(header(&encode_header(&patched)), Some(patched));
+        for kind in [2, 4] {
             let mut bad_kind = encode_header(&delta);
-            bad_kind[68] = kind;
+            bad_kind[164] = kind;
             assert!(header(&bad_kind).is_none());
         }
-        let mut magic = b.clone();
-        magic[..4].copy_from_slice(b"LCP4");
-        assert!(header(&magic).is_none());
-        for n in 0..b.len() {
-            assert!(header(&b[..n]).is_none(), "cut at {n}");
-        }
-        let mut longer = b.clone();
-        longer.push(0);
-        assert!(header(&longer).is_none());
-        let none = sample_header(&[]);
-        assert!(header(&encode_header(&none)).is_none(), "no sections");
+        let b = encode(&State::default(), &params).unwrap();
+        let mut read = |i: usize| Ok(Some(b[i].clone()));
+        let (_, p2) = decode(&mut read, Some("cards")).unwrap().unwrap();
+        assert_eq!(p2.value("valar", "base"), serde_json::json!(30));
+        assert_ne!(p2.stamp(), 0, "changed rules get a fresh stamp");
+        let mut cut = |i: usize| Ok(Some(b[i][..b[i].len() / 2].to_vec()));
+        assert!(decode(&mut cut, None).unwrap().is_none());
+        let mut missing = |i: usize| Ok((i != 3).then(|| b[i].clone()));
+        assert!(decode(&mut missing, None).unwrap().is_none());
+        assert!(decode(&mut missing, Some("mepbm")).unwrap().is_some());
+        let mut hb = encode_header(&h);
+        hb[0] = b'X';
+        assert!(header(&hb).is_none());
+        assert!(header(&encode_header(&h)[..60]).is_none());
     }
 
     /// A file holds its header's bytes first, so a file left from another
@@ -1103,7 +1366,7 @@ mod tests {
     fn a_checkpoint_file_is_read_only_under_its_own_header() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        let h = sample_header(&[3, 0, 5, 0, 0, 1]);
+        let h = sample_header([3, 0, 5, 0, 0, 1]);
         let stored = [b"abc", &b""[..], b"defgh", b"", b"", b"i"].map(<[u8]>::to_vec);
         write_file(d, &h, &stored).unwrap();
         for (i, want) in stored.iter().enumerate() {
@@ -1114,7 +1377,7 @@ mod tests {
                 hash: [8; 32],
                 ..h.head
             },
-            ..h.clone()
+            ..h
         };
         assert_eq!(read_file_section(d, &other, 2), None, "another head");
         let path = d.join(file_name(h.pos));
@@ -1125,49 +1388,74 @@ mod tests {
         assert_eq!(read_file_section(d, &h, 2), None, "missing");
     }
 
-    /// Named sections of 40,000 bytes, `tweak` changing a few of each.
-    fn sections(names: &[&str], tweak: u8) -> Vec<(String, Vec<u8>)> {
-        (names.iter())
-            .map(|n| {
-                let seed = u32::from(n.as_bytes()[0]);
-                let mut b: Vec<u8> = (0..10_000u32)
-                    .flat_map(|k| (k * 7919 + seed).to_le_bytes())
-                    .collect();
-                b[100..110].fill(tweak);
-                (n.to_string(), b)
-            })
-            .collect()
+    /// The sections of kept values (cards, sbr).
+    const KEPT: [usize; 2] = [3, 5];
+
+    /// Sections of two kept values: a fixed one (stamp `100 + i`, the same
+    /// bytes in every checkpoint) and `second`; plain bytes for the others.
+    fn kept_sections(second: (u64, &[u8])) -> [Encoded; SECTIONS] {
+        std::array::from_fn(|i| {
+            let mut e = Encoded::from(vec![i as u8; 10]);
+            if KEPT.contains(&i) {
+                let fixed = (100 + i as u64, &b"an unchanged value"[..]);
+                for (stamp, v) in [fixed, (second.0 + i as u64, second.1)] {
+                    let (at, len) = (e.bytes.len(), v.len());
+                    e.spans.push(Span { stamp, at, len });
+                    e.bytes.extend_from_slice(v);
+                    e.bytes.push(b'|');
+                }
+            }
+            e
+        })
     }
 
-    /// A delta compresses each section on its whole parent's section of the
-    /// same name, small, and unpacks to its bytes; a section its parent lacks
-    /// is compressed on its own.
+    /// A delta on a whole checkpoint this process made stores its kept
+    /// sections as patches that copy the unchanged values, and every section
+    /// unpacks to its bytes; on a parent read back from its file it is a
+    /// plain delta, which unpacks to the same.
     #[test]
-    fn a_delta_compresses_each_section_on_its_parents_namesake() {
+    fn deltas_on_a_whole_checkpoint_made_here_patch_their_kept_sections() {
         let every = 100;
-        let first = sections(&["params", "a", "b"], 1);
+        let first = kept_sections((200, b"old"));
+        let second = kept_sections((300, b"new"));
         let made = next_checkpoint(Head::default(), ((1, 1), every), first.clone(), None, every);
         let (h1, s1, parent) = made.unwrap();
-        assert!(h1.parent.is_none());
-        let second = sections(&["params", "b", "new"], 2);
-        let made = next_checkpoint(
-            Head::default(),
-            ((2, 2), 2 * every),
-            second.clone(),
-            parent,
-            every,
-        );
-        let (h2, s2, _) = made.unwrap();
-        assert_eq!(h2.parent, Some(link(&h1)));
-        for (i, (name, want)) in second.iter().enumerate() {
-            assert_eq!(h2.sections[i].name, *name);
-            let mut frames = Vec::new();
-            if let Some(j) = h1.section(name) {
-                frames.push((s1[j].clone(), h1.sections[j].raw));
-                assert!(s2[i].len() * 20 < s1[j].len(), "{name}: a delta");
+        assert!(h1.parent.is_none() && h1.patched == Patched::No);
+        let read_back = Parent {
+            header: h1,
+            raw: std::array::from_fn(|i| first[i].bytes.clone()),
+            deltas: 0,
+            kept: None,
+        };
+        let unpacked = |h2: &Header, s2: &[Vec<u8>; SECTIONS], i: usize| {
+            unpack(vec![
+                (s1[i].clone(), h1.raw[i], false),
+                (s2[i].clone(), h2.raw[i], h2.patched.covers(i)),
+            ])
+        };
+        for (parent, patched) in [(parent, Patched::States), (Some(read_back), Patched::No)] {
+            let made = next_checkpoint(
+                Head::default(),
+                ((2, 2), 2 * every),
+                second.clone(),
+                parent,
+                every,
+            );
+            let (h2, s2, _) = made.unwrap();
+            assert_eq!((h2.parent, h2.patched), (Some(link(&h1)), patched));
+            for (i, want) in second.iter().enumerate() {
+                assert_eq!(
+                    unpacked(&h2, &s2, i).as_ref(),
+                    Some(&want.bytes),
+                    "section {i}"
+                );
             }
-            frames.push((s2[i].clone(), h2.sections[i].raw));
-            assert_eq!(unpack(frames).as_ref(), Some(want), "{name}");
+            for i in KEPT.into_iter().filter(|_| patched != Patched::No) {
+                let size = zstd::zstd_safe::get_frame_content_size(&s2[i]);
+                let patch = decompress(&s2[i], None, size.unwrap().unwrap()).unwrap();
+                let has = |w: &[u8]| patch.windows(w.len()).any(|x| x == w);
+                assert!(has(b"new") && !has(b"an unchanged value"), "section {i}");
+            }
         }
     }
 
@@ -1179,7 +1467,7 @@ mod tests {
         let mut parent = None;
         let mut whole = Vec::new();
         for k in 1..=20u64 {
-            let raw = (0..6).map(|i| (i.to_string(), vec![i as u8; 50])).collect();
+            let raw: [Encoded; SECTIONS] = std::array::from_fn(|i| vec![i as u8; 50].into());
             let pos = (k as Micros, k);
             let made = next_checkpoint(Head::default(), (pos, k * every), raw, parent, every);
             let (h, _, next) = made.unwrap();

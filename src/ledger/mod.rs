@@ -31,6 +31,7 @@ pub mod checkpoint;
 pub mod chunk;
 pub mod idem;
 pub(crate) mod lanes;
+mod patch;
 pub mod segment;
 pub mod summary;
 mod verify;

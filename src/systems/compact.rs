@@ -1,7 +1,7 @@
-//! Building blocks of the compact projection states (all five systems): an
-//! [`Interner`] (names become dense `u32` ids `0, 1, 2, …` in first-seen
-//! order), an [`IdMap`] keyed by those ids, and LEB128 varints ([`put`],
-//! [`zigzag`], [`Reader`]) for rows kept as bytes.
+//! Building blocks of the compact projection states (all five systems): an [`Interner`] (names become dense `u32` ids `0, 1, 2, …` in
+//! first-seen order), LEB128 varints ([`put`], [`zigzag`], [`Reader`]) for
+//! rows kept as bytes, and [`Kept`]: a value with its checkpoint bytes, kept
+//! while it does not change ([`encode_map`] builds a section from them).
 //!
 //! Interner layout: every string once, end to end, in one buffer (`ends[i]` is where
 //! string `i` ends; it starts where `i - 1` ends), so a name costs its bytes plus
@@ -240,6 +240,19 @@ impl Interner {
         }
     }
 
+    /// The strings end to end and where each ends: all a checkpoint stores
+    /// (`systems::mepbm` store), the table being rebuilt by [`Interner::from_parts`].
+    pub fn parts(&self) -> (&str, &[u32]) {
+        (&self.buf, &self.ends)
+    }
+
+    /// Append its bincode (as `Serialize` writes it) to `e`, the names and
+    /// their ends as two columns.
+    pub fn encode_columns(&self, e: &mut Encoded) -> bincode::Result<()> {
+        e.column(self.buf.as_str(), self.buf.len())?;
+        e.column(self.ends.as_slice(), self.ends.len())
+    }
+
     /// The interner holding `buf` cut at `ends`, with the very table that
     /// interning them one by one builds: growth doubles the table from 16 slots
     /// whenever it would be over three quarters full, and then (as after every
@@ -443,6 +456,237 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// `#[serde(with = "compact::bytes")]` for a `Vec<u8>` field: written with
+/// `serialize_bytes` (one copy) instead of a sequence of `u8`s (a call per
+/// byte; the import's serde samples went from 10.8% to 10.0% with the change
+/// below, so this was not most of them: cards' rounds are). bincode
+/// writes both the same way (a varint length, then the bytes), so checkpoints
+/// keep their layout; `tests` pins that.
+pub mod bytes {
+    use serde::de::{Deserializer, SeqAccess, Visitor};
+    use serde::Serializer;
+
+    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(v)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        d.deserialize_byte_buf(Bytes)
+    }
+
+    struct Bytes;
+
+    impl<'de> Visitor<'de> for Bytes {
+        type Value = Vec<u8>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("bytes")
+        }
+
+        fn visit_bytes<E>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(v.to_vec())
+        }
+
+        fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(v)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(b) = seq.next_element()? {
+                out.push(b);
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// A value with its checkpoint encoding, kept until the value changes.
+///
+/// Why: the check fold encodes every state every `N / 20` records, and most of
+/// a cards or sbr state is tournaments that no longer change. Encoding each
+/// tournament anew took 1.8 s of the 1M-event import's CPU (cards 1.2 s, sbr
+/// 0.6 s), for bytes that were mostly the same as the last time.
+///
+/// Invariant: the bytes are those of the value as it is. Every `&mut` access
+/// goes through `DerefMut`, which drops them first; clones and deserialized
+/// values start without. Serialized as the value alone (`transparent`), so a
+/// state holding `Kept` values keeps its checkpoint layout.
+///
+/// The kept bytes carry a *stamp*, unique in the process ([`next_stamp`]):
+/// equal stamps mean the very same bytes, so a delta checkpoint refers to a
+/// value's place in its whole parent instead of compressing it again
+/// ([`Span`], `ledger/checkpoint.rs`).
+#[derive(Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Kept<T> {
+    value: T,
+    #[serde(skip)]
+    encoded: std::sync::OnceLock<(u64, Vec<u8>)>,
+}
+
+/// A stamp no kept bytes of this process had before.
+fn next_stamp() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// One section of a snapshot: its bytes, and where kept values' bytes lie in
+/// them ([`Span`]: cards and sbr tournaments) or its columns do (the other
+/// states' growing parts, [`Span::COLUMN`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Encoded {
+    pub bytes: Vec<u8>,
+    pub spans: Vec<Span>,
+}
+
+impl From<Vec<u8>> for Encoded {
+    fn from(bytes: Vec<u8>) -> Self {
+        Encoded {
+            bytes,
+            spans: Vec::new(),
+        }
+    }
+}
+
+/// Where [`encode_map`] put a value's kept bytes in a section: `at..at + len`,
+/// and the stamp of those bytes (the same stamp is the same bytes, however
+/// many sections they are put in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub stamp: u64,
+    pub at: usize,
+    pub len: usize,
+}
+
+impl Span {
+    /// The stamp bit of a *column*: a growing part of a section (a vector's
+    /// elements, an interner's names), numbered in the order the section's
+    /// encoder writes them ([`Encoded::column`]). Unlike a kept value's stamp,
+    /// a column's promises nothing: a patch compares it with the parent's
+    /// column of the same number and copies only equal runs.
+    pub const COLUMN: u64 = 1 << 63;
+}
+
+impl Encoded {
+    /// Append the bincode (varint) of `v`: writing a struct's fields one by
+    /// one gives the bytes of serializing it whole (bincode puts fields back
+    /// to back, with no framing).
+    pub fn field<T: Serialize + ?Sized>(&mut self, v: &T) -> bincode::Result<()> {
+        use bincode::Options;
+        bincode::DefaultOptions::new().serialize_into(&mut self.bytes, v)
+    }
+
+    /// [`Self::field`] of `v`, a sequence of `n` elements (a vector, a map, a
+    /// string's bytes), noting its elements (after bincode's length) as the
+    /// next column.
+    pub fn column<T: Serialize + ?Sized>(&mut self, v: &T, n: usize) -> bincode::Result<()> {
+        use bincode::Options;
+        let at = self.bytes.len()
+            + bincode::DefaultOptions::new().serialized_size(&(n as u64))? as usize;
+        self.field(v)?;
+        self.column_from(at.min(self.bytes.len()));
+        Ok(())
+    }
+
+    /// Note the bytes from `at` to the end as the next column.
+    pub fn column_from(&mut self, at: usize) {
+        self.column_span(at, self.bytes.len());
+    }
+
+    /// Note the bytes `at..end` as the next column.
+    pub fn column_span(&mut self, at: usize, end: usize) {
+        let stamp = Span::COLUMN | self.spans.len() as u64;
+        self.spans.push(Span {
+            stamp,
+            at,
+            len: end - at,
+        });
+    }
+}
+
+impl<T> Kept<T> {
+    pub fn new(value: T) -> Self {
+        Kept {
+            value,
+            encoded: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl<T> From<T> for Kept<T> {
+    fn from(value: T) -> Self {
+        Kept::new(value)
+    }
+}
+
+impl<T> std::ops::Deref for Kept<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T> std::ops::DerefMut for Kept<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.encoded.take();
+        &mut self.value
+    }
+}
+
+impl<T: Clone> Clone for Kept<T> {
+    fn clone(&self) -> Self {
+        Kept::new(self.value.clone())
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Kept<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+/// Append to `out` the bincode of `map` in the checkpoints' options (varint):
+/// the very bytes of serializing the map whole (bincode writes a map as its
+/// length, then each key and value, with no framing between), but each
+/// value's bytes are its kept ones, made on first use. `out` grows once, by
+/// the exact size plus `then` bytes (what the caller appends next), rather
+/// than doubling a buffer of up to 16 MB. Each value's place goes to `spans`,
+/// in order.
+pub fn encode_map<T: Serialize>(
+    out: &mut Vec<u8>,
+    spans: &mut Vec<Span>,
+    map: &std::collections::BTreeMap<String, Kept<T>>,
+    then: usize,
+) -> bincode::Result<()> {
+    use bincode::Options;
+    let o = bincode::DefaultOptions::new();
+    let mut parts = Vec::with_capacity(map.len());
+    let mut size = o.serialized_size(&(map.len() as u64))?;
+    for (k, v) in map {
+        let (stamp, bytes) = match v.encoded.get() {
+            Some(b) => b,
+            None => {
+                let b = o.serialize(&v.value)?;
+                v.encoded.get_or_init(|| (next_stamp(), b))
+            }
+        };
+        size += o.serialized_size(k.as_str())? + bytes.len() as u64;
+        parts.push((k.as_str(), *stamp, bytes.as_slice()));
+    }
+    out.reserve_exact(size as usize + then);
+    spans.reserve(parts.len());
+    o.serialize_into(&mut *out, &(map.len() as u64))?;
+    for (k, stamp, bytes) in parts {
+        o.serialize_into(&mut *out, k)?;
+        let (at, len) = (out.len(), bytes.len());
+        spans.push(Span { stamp, at, len });
+        out.extend_from_slice(bytes);
+    }
+    Ok(())
+}
+
 /// An integer that orders names as their bytes do, as far as it tells them
 /// apart: the first 8 bytes, big-endian, zero-padded. `name_key(a) <
 /// name_key(b)` implies `a < b`; equal keys leave it to the names themselves.
@@ -475,6 +719,27 @@ mod tests {
             assert_eq!(n.get(s), Some(i as u32));
         }
         assert_eq!(n.get("nobody"), None);
+    }
+
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Plain(Vec<u8>, u32);
+
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct AsBytes(#[serde(with = "bytes")] Vec<u8>, u32);
+
+    #[test]
+    fn byte_fields_keep_their_bincode_layout_and_read_either_way() {
+        use bincode::Options;
+        let data: Vec<u8> = (0..=255u8).chain([0, 0x80, 0xff]).collect();
+        let plain = Plain(data.clone(), 300);
+        let fast = AsBytes(data, 300);
+        let varint = bincode::DefaultOptions::new();
+        let want = varint.serialize(&plain).unwrap();
+        assert_eq!(varint.serialize(&fast).unwrap(), want);
+        assert_eq!(varint.deserialize::<AsBytes>(&want).unwrap(), fast);
+        let want = bincode::serialize(&plain).unwrap();
+        assert_eq!(bincode::serialize(&fast).unwrap(), want);
+        assert_eq!(bincode::deserialize::<AsBytes>(&want).unwrap(), fast);
     }
 
     #[test]
@@ -564,7 +829,7 @@ mod tests {
     fn from_parts_rebuilds_the_table_interning_builds() {
         let mut n = Interner::default();
         for i in 0..3000u32 {
-            let (buf, ends) = (n.buf.as_str(), n.ends.as_slice());
+            let (buf, ends) = n.parts();
             let back = Interner::from_parts(buf.to_string(), ends.to_vec()).unwrap();
             assert_eq!(back.slots, n.slots, "{i} names");
             assert_eq!(back.buf, n.buf);
@@ -572,7 +837,7 @@ mod tests {
             n.intern(&format!("é{}", i * 7 % 2000));
             n.intern("");
         }
-        let (buf, ends) = (n.buf.as_str(), n.ends.as_slice());
+        let (buf, ends) = n.parts();
         assert!(Interner::from_parts(format!("{buf}x"), ends.to_vec()).is_none());
         let mut longer = ends.to_vec();
         *longer.last_mut().unwrap() += 1;

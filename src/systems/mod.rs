@@ -18,6 +18,7 @@
 
 pub mod cards;
 pub mod cfr;
+pub mod codec;
 pub mod compact;
 pub mod diplomacy;
 pub mod mepbm;
@@ -26,9 +27,6 @@ mod roundtrip;
 pub mod sbr;
 
 use std::sync::OnceLock;
-
-use bincode::Options;
-use serde::{de::DeserializeOwned, Serialize};
 
 use crate::events::{Event, Record};
 use crate::output::Report;
@@ -209,41 +207,6 @@ impl State {
         }
     }
 
-    /// The checkpoint section of the projection of `NAMESPACES[ns]`: its
-    /// state in [`to_bytes`]. Named by its namespace in the checkpoint, so
-    /// adding a system adds a section and changes no other.
-    pub fn section(&self, ns: usize) -> bincode::Result<Vec<u8>> {
-        match ns {
-            0 => to_bytes(&self.mepbm),
-            1 => to_bytes(&self.cfr),
-            2 => to_bytes(&self.cards),
-            3 => to_bytes(&self.diplomacy),
-            _ => to_bytes(&self.sbr),
-        }
-    }
-
-    /// The state of `only`'s namespace (every namespace for `None`; the
-    /// others stay empty, as a fold of `only` leaves them) from checkpoint
-    /// sections named by namespace ([`State::section`]); `None` if one of
-    /// them is missing or does not decode.
-    pub fn from_sections(sections: &[(String, Vec<u8>)], only: Option<&str>) -> Option<State> {
-        let mut state = State::default();
-        for (ns, name) in NAMESPACES.iter().enumerate() {
-            if only.is_some_and(|o| o != *name) {
-                continue;
-            }
-            let (_, b) = sections.iter().find(|(n, _)| n == name)?;
-            match ns {
-                0 => state.mepbm = from_bytes(b)?,
-                1 => state.cfr = from_bytes(b)?,
-                2 => state.cards = from_bytes(b)?,
-                3 => state.diplomacy = from_bytes(b)?,
-                _ => state.sbr = from_bytes(b)?,
-            }
-        }
-        Some(state)
-    }
-
     /// The standings table `table` (a name from [`tables`]).
     pub fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
         match namespace_of(table) {
@@ -262,21 +225,6 @@ impl State {
             )),
         }
     }
-}
-
-/// The one encoding of checkpoint sections (states and the rules in force):
-/// bincode with varint integers.
-pub fn to_bytes<T: Serialize>(v: &T) -> bincode::Result<Vec<u8>> {
-    bincode::DefaultOptions::new().serialize(v)
-}
-
-/// What [`to_bytes`] wrote, or `None` if `b` is not exactly that. The limit
-/// keeps a damaged length from allocating far more than the bytes could hold.
-pub fn from_bytes<T: DeserializeOwned>(b: &[u8]) -> Option<T> {
-    bincode::DefaultOptions::new()
-        .with_limit(b.len() as u64 * 64 + 4096)
-        .deserialize(b)
-        .ok()
 }
 
 /// Every standings table, with the namespace that produces it, in display order.

@@ -89,7 +89,7 @@ impl State {
 
     /// The tournament an event refers to, known at its `at`.
     fn tournament(&self, id: &str, at: Micros) -> Result<&Tournament, String> {
-        self.tournaments.get(id).ok_or_else(|| {
+        self.tournaments.get(id).map(|t| &**t).ok_or_else(|| {
             format!(
                 "tournament {id:?} does not exist (no cards.tournament_created for it at or before {})",
                 format_short(at)

@@ -93,7 +93,7 @@ pub fn inclusive_end(t: Micros) -> Micros {
 /// per player, a scheduled match about 30 bytes plus 4 per seat.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
-    tournaments: BTreeMap<String, Tournament>,
+    tournaments: BTreeMap<String, compact::Kept<Tournament>>,
     /// Player, round and match names.
     names: Interner,
 }
@@ -109,6 +109,7 @@ struct Tournament {
     /// Per player name id: the running totals.
     lines: BTreeMap<u32, Line>,
     /// Every award, in fold order (the `matches` table): see [`AwardRow`].
+    #[serde(with = "crate::systems::compact::bytes")]
     awards: Vec<u8>,
 }
 
@@ -229,6 +230,18 @@ impl Projection for State {
 }
 
 impl State {
+    /// The checkpoint section: the bincode of the state (as serde writes it),
+    /// with each unchanged tournament's bytes reused ([`compact::Kept`]), and
+    /// where each tournament's bytes lie in it.
+    pub fn checkpoint_bytes(&self) -> bincode::Result<compact::Encoded> {
+        use bincode::Options;
+        let names = bincode::DefaultOptions::new().serialize(&self.names)?;
+        let (mut out, mut spans) = (Vec::new(), Vec::new());
+        compact::encode_map(&mut out, &mut spans, &self.tournaments, names.len())?;
+        out.extend_from_slice(&names);
+        Ok(compact::Encoded { bytes: out, spans })
+    }
+
     /// Tournament ids, in id order.
     pub fn tournaments(&self) -> Vec<String> {
         self.tournaments.keys().cloned().collect()
@@ -247,7 +260,8 @@ impl State {
                 rounds: BTreeMap::new(),
                 lines: BTreeMap::new(),
                 awards: Vec::new(),
-            },
+            }
+            .into(),
         );
     }
 

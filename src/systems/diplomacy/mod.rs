@@ -581,6 +581,12 @@ pub struct State {
 }
 
 impl State {
+    /// The checkpoint section: its bincode (the store: the rest is not
+    /// serialized), with the store's columns.
+    pub fn checkpoint_bytes(&self) -> bincode::Result<super::compact::Encoded> {
+        self.store.encode()
+    }
+
     fn check_game(&self, g: &GameEnded, cx: &Cx) -> Result<(), String> {
         let id = &g.game;
         if let Some(seq) = self.store.recorded(&id.0) {

@@ -14,11 +14,16 @@
 //!
 //! The state is serialized for checkpoints with serde (bincode): the layout is
 //! these structs' fields in declaration order. [`Interner`] is the shared one of
-//! `systems::compact`.
+//! `systems::compact` (a fixed FNV-1a hash, so a serialized index stays valid).
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use bincode::Options;
 use serde::{Deserialize, Serialize};
 
 use crate::events::mepbm::Side;
+use crate::systems::codec::{Reader, Writer};
+use crate::systems::compact::{Encoded, IdMap};
 use crate::time::Micros;
 
 /// Names are interned as in the other compact states.
@@ -159,4 +164,335 @@ impl Ratings {
         let ix = *self.slot.get(id as usize)?;
         self.values.get_mut(ix as usize)
     }
+}
+
+/// The checkpoint bytes of the mepbm state (section 1 of a checkpoint,
+/// `ledger/checkpoint.rs`), in the primitives of [`crate::systems::codec`]:
+///
+/// ```text
+/// names, places, games   interners: bytes(all strings end to end), count,
+///                        then each string's byte length (u); the lookup table
+///                        is rebuilt (Interner::from_parts), not stored
+/// headers                count, then per game: u(flags: 1 ended, 2 grudge),
+///                        [i(ended)], u(scenario), [u(fp team), u(ds team)],
+///                        u(its slot count: slot_end - the previous slot_end)
+/// slots                  count, then three columns: u(nation) each,
+///                        u(player) each, one byte each: side | start << 2 |
+///                        voted << 4 (side codes are 0..=2)
+/// valar, maia, istari,   Ratings: count, u(slot + 1) each (0: none), count,
+/// ainur                  then i(value) u(games) each
+/// council                count, then per player in id order: u(id - previous
+///                        id), i(team_player), i(played_nation), i(enemy_nation)
+/// nazgul                 count, then per player: u(id - previous), u(won), u(played)
+/// rest                   bytes(bincode varint of (odd_voters, teams, pars, months))
+/// ```
+///
+/// Columns (rather than one record after another) put alike bytes together:
+/// the slots' nations repeat game after game and compress to little. Reading
+/// allocates each vector once at its final size; bincode through serde grew
+/// them by doubling and decoded field by field (a quarter of a 1M-event query).
+/// Ids are checked against their interner, so a damaged section reads as
+/// absent rather than panicking later.
+impl super::State {
+    /// The checkpoint section in the layout above, with each interner, the
+    /// headers, each of the three slot columns and each ratings table as a
+    /// column span (`compact::Span::COLUMN`): what a delta checkpoint's patch
+    /// compares with the parent's. The parts after the ratings are small and
+    /// left out (inserted whole).
+    pub fn checkpoint_bytes(&self) -> Encoded {
+        // About what it takes: a few bytes per slot, rating and name.
+        let guess = 8 * self.slots.len() + 64 * self.names.len() + 4096;
+        let mut w = Writer {
+            buf: Vec::with_capacity(guess),
+        };
+        let mut marks = vec![0];
+        for n in [&self.names, &self.places, &self.games] {
+            put_interner(&mut w, n);
+            marks.push(w.buf.len());
+        }
+        put_headers(&mut w, &self.headers);
+        marks.push(w.buf.len());
+        put_slots(&mut w, &self.slots, &mut marks);
+        for r in [&self.valar, &self.maia, &self.istari, &self.ainur] {
+            put_ratings(&mut w, r);
+            marks.push(w.buf.len());
+        }
+        self.put_rest(&mut w);
+        let mut e = Encoded::from(w.buf);
+        for m in marks.windows(2) {
+            e.column_span(m[0], m[1]);
+        }
+        e
+    }
+
+    /// The layout's parts after the ratings: small, and changed all over.
+    fn put_rest(&self, w: &mut Writer) {
+        put_map(w, &self.council, |w, c| {
+            w.i(c.team_player);
+            w.i(c.played_nation);
+            w.i(c.enemy_nation);
+        });
+        put_map(w, &self.nazgul, |w, t| {
+            w.u(t.won.into());
+            w.u(t.played.into());
+        });
+        let rest = (&self.odd_voters, &self.teams, &self.pars, &self.months);
+        w.bytes(
+            &bincode::DefaultOptions::new()
+                .serialize(&rest)
+                .unwrap_or_default(),
+        );
+    }
+
+    /// The state [`Self::checkpoint_bytes`] wrote, or `None` if `b` is not
+    /// exactly that (damaged, truncated, an id out of range).
+    pub fn from_checkpoint(b: &[u8]) -> Option<Self> {
+        let mut r = Reader::new(b);
+        let names = take_interner(&mut r)?;
+        let places = take_interner(&mut r)?;
+        let games = take_interner(&mut r)?;
+        let (n, p) = (names.len() as u64, places.len() as u64);
+        let headers = take_headers(&mut r, n, p)?;
+        let slots = take_slots(&mut r, n, p)?;
+        let fits = headers.len() == games.len()
+            && headers.last().map_or(0, |h| h.slot_end as usize) == slots.len();
+        let valar = take_ratings(&mut r, n)?;
+        let maia = take_ratings(&mut r, n)?;
+        let istari = take_ratings(&mut r, n)?;
+        let ainur = take_ratings(&mut r, n)?;
+        let council = take_map(&mut r, n, |r| {
+            Some(super::Council {
+                team_player: r.i()?,
+                played_nation: r.i()?,
+                enemy_nation: r.i()?,
+            })
+        })?;
+        let nazgul = take_map(&mut r, n, |r| {
+            Some(super::Tally {
+                won: r.u32()?,
+                played: r.u32()?,
+            })
+        })?;
+        let rest = r.bytes()?;
+        let limit = rest.len() as u64 * 64 + 4096;
+        let opts = bincode::DefaultOptions::new().with_limit(limit);
+        let (odd_voters, teams, pars, months): Rest = opts.deserialize(rest).ok()?;
+        let (g, below) = (games.len() as u64, |i: &u32, n: u64| u64::from(*i) < n);
+        let ids_fit = odd_voters.iter().all(|(gi, v)| below(gi, g) && below(v, n))
+            && pars.keys().all(|(sc, na)| below(sc, p) && below(na, p))
+            && teams.iter().all(|(t, team)| {
+                let mut members = team.original.iter().chain(&team.members);
+                below(t, n) && below(&team.coordinator, n) && members.all(|m| below(m, n))
+            });
+        (fits && ids_fit && r.is_empty()).then_some(())?;
+        Some(super::State {
+            names,
+            places,
+            games,
+            headers,
+            slots,
+            odd_voters,
+            valar,
+            maia,
+            istari,
+            ainur,
+            teams,
+            pars,
+            council,
+            nazgul,
+            months,
+            rules: Default::default(),
+        })
+    }
+}
+
+fn put_interner(w: &mut Writer, n: &Interner) {
+    let (buf, ends) = n.parts();
+    w.bytes(buf.as_bytes());
+    w.u(ends.len() as u64);
+    let mut last = 0;
+    for &e in ends {
+        w.u((e - last).into());
+        last = e;
+    }
+}
+
+/// The small, irregular parts of the state, kept in bincode.
+type Rest = (
+    BTreeSet<(u32, u32)>,
+    BTreeMap<u32, super::Team>,
+    BTreeMap<(u32, u32), super::Par>,
+    BTreeSet<String>,
+);
+
+/// Room for what a fold after the checkpoint adds to a vector of `n`: pages
+/// are touched only when written, so spare capacity costs nothing until used,
+/// while growing a full vector would copy it whole (the slots: megabytes).
+fn room(n: usize) -> usize {
+    n + n / 4 + 1024
+}
+
+fn take_interner(r: &mut Reader) -> Option<Interner> {
+    let b = r.bytes()?;
+    let mut buf = String::with_capacity(room(b.len()));
+    buf.push_str(std::str::from_utf8(b).ok()?);
+    let n = r.count()?;
+    let mut ends = Vec::with_capacity(room(n));
+    let mut end = 0u32;
+    for _ in 0..n {
+        end = end.checked_add(r.u32()?)?;
+        ends.push(end);
+    }
+    Interner::from_parts(buf, ends)
+}
+
+fn put_headers(w: &mut Writer, headers: &[Header]) {
+    w.u(headers.len() as u64);
+    let mut last = 0;
+    for h in headers {
+        w.u(u64::from(h.ended.is_some()) | u64::from(h.grudge.is_some()) << 1);
+        if let Some(t) = h.ended {
+            w.i(t);
+        }
+        w.u(h.scenario.into());
+        if let Some((fp, ds)) = h.grudge {
+            w.u(fp.into());
+            w.u(ds.into());
+        }
+        w.u((h.slot_end - last).into());
+        last = h.slot_end;
+    }
+}
+
+/// `names` and `places`: how many names and places there are (ids below).
+fn take_headers(r: &mut Reader, names: u64, places: u64) -> Option<Vec<Header>> {
+    let id = |r: &mut Reader, below: u64| r.u32().filter(|&i| u64::from(i) < below);
+    let n = r.count()?;
+    let mut out = Vec::with_capacity(room(n));
+    let mut end = 0u32;
+    for _ in 0..n {
+        let flags = r.u().filter(|&f| f < 4)?;
+        let ended = match flags & 1 {
+            1 => Some(r.i()?),
+            _ => None,
+        };
+        let scenario = id(r, places)?;
+        let grudge = match flags & 2 {
+            2 => Some((id(r, names)?, id(r, names)?)),
+            _ => None,
+        };
+        end = end.checked_add(r.u32()?)?;
+        out.push(Header {
+            ended,
+            scenario,
+            grudge,
+            slot_end: end,
+        });
+    }
+    Some(out)
+}
+
+/// Also notes in `marks` where each of its three columns ends.
+fn put_slots(w: &mut Writer, slots: &[Slot], marks: &mut Vec<usize>) {
+    w.u(slots.len() as u64);
+    for s in slots {
+        w.u(s.nation.into());
+    }
+    marks.push(w.buf.len());
+    for s in slots {
+        w.u(s.player.into());
+    }
+    marks.push(w.buf.len());
+    for s in slots {
+        w.buf.push(s.side | s.start << 2 | u8::from(s.voted) << 4);
+    }
+    marks.push(w.buf.len());
+}
+
+fn take_slots(r: &mut Reader, names: u64, places: u64) -> Option<Vec<Slot>> {
+    let n = r.count()?;
+    let mut out = Vec::with_capacity(room(n));
+    for _ in 0..n {
+        let nation = r.u32().filter(|&i| u64::from(i) < places)?;
+        out.push(Slot {
+            nation,
+            player: 0,
+            side: 0,
+            start: 0,
+            voted: false,
+        });
+    }
+    for s in &mut out {
+        s.player = r.u32().filter(|&i| u64::from(i) < names)?;
+    }
+    for s in &mut out {
+        let b = r.u().filter(|&b| b < 32 && b & 3 < 3 && b >> 2 & 3 < 3)? as u8;
+        (s.side, s.start, s.voted) = (b & 3, b >> 2 & 3, b >> 4 == 1);
+    }
+    Some(out)
+}
+
+fn put_ratings(w: &mut Writer, r: &Ratings) {
+    w.u(r.slot.len() as u64);
+    for &s in &r.slot {
+        w.u(s.wrapping_add(1).into());
+    }
+    w.u(r.values.len() as u64);
+    for v in &r.values {
+        w.i(v.value);
+        w.u(v.games.into());
+    }
+}
+
+/// Ratings by name id: at most `names` of them, each slot pointing at a value.
+fn take_ratings(r: &mut Reader, names: u64) -> Option<Ratings> {
+    let n = r.count().filter(|&n| n as u64 <= names)?;
+    let mut slot = Vec::with_capacity(room(n));
+    for _ in 0..n {
+        slot.push(r.u32()?.wrapping_sub(1));
+    }
+    let m = r.count()?;
+    let mut values = Vec::with_capacity(room(m));
+    for _ in 0..m {
+        values.push(Rating {
+            value: r.i()?,
+            games: r.u32()?,
+        });
+    }
+    let ok = slot.iter().all(|&s| s == NONE || (s as usize) < m);
+    ok.then_some(Ratings { slot, values })
+}
+
+/// A map by name id: count, then each id as the gap from the previous one.
+fn put_map<V>(w: &mut Writer, m: &IdMap<V>, put: impl Fn(&mut Writer, &V)) {
+    w.u(m.len() as u64);
+    let mut last = 0;
+    for (k, v) in m.iter() {
+        w.u((k - last).into());
+        put(w, v);
+        last = k;
+    }
+}
+
+/// What [`put_map`] wrote; ids strictly rising and below `names`.
+fn take_map<V>(
+    r: &mut Reader,
+    names: u64,
+    take: impl Fn(&mut Reader) -> Option<V>,
+) -> Option<IdMap<V>> {
+    let n = r.count()?;
+    let mut out = Vec::with_capacity(n);
+    let mut last: Option<u32> = None;
+    for _ in 0..n {
+        let gap = r.u32()?;
+        let k = match last {
+            None => gap,
+            Some(l) => l.checked_add(gap).filter(|_| gap > 0)?,
+        };
+        (u64::from(k) < names).then_some(())?;
+        out.push((k, take(r)?));
+        last = Some(k);
+    }
+    // Sorted input: the map is built in one pass.
+    Some(out.into_iter().collect())
 }

@@ -61,6 +61,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::systems::compact;
+
 use crate::events::sbr::{Color, Event, GamePlayed, Stage};
 use crate::events::{Event as AnyEvent, Record};
 use crate::time::Micros;
@@ -169,6 +171,7 @@ pub(crate) struct Match {
     pub nums: Vec<i64>,
     /// Per game, per player (row-major): score, and seat byte.
     scores: Vec<i64>,
+    #[serde(with = "crate::systems::compact::bytes")]
     seats: Vec<u8>,
 }
 
@@ -520,8 +523,22 @@ pub struct State {
     tournaments: Tournaments,
 }
 
-/// Tournaments by id.
-pub(crate) type Tournaments = BTreeMap<String, Tournament>;
+/// Tournaments by id, each with its checkpoint bytes kept while it does not
+/// change ([`compact::Kept`]).
+pub(crate) type Tournaments = BTreeMap<String, compact::Kept<Tournament>>;
+
+impl State {
+    /// The checkpoint section: the bincode of the state (as serde writes it),
+    /// with each unchanged tournament's bytes reused ([`compact::Kept`]), and
+    /// where each tournament's bytes lie in it.
+    pub fn checkpoint_bytes(&self) -> bincode::Result<compact::Encoded> {
+        use bincode::Options;
+        let mut out = bincode::DefaultOptions::new().serialize(&self.names)?;
+        let mut spans = Vec::new();
+        compact::encode_map(&mut out, &mut spans, &self.tournaments, 0)?;
+        Ok(compact::Encoded { bytes: out, spans })
+    }
+}
 
 fn sbr_event(rec: &Record) -> Option<&Event> {
     match &rec.event {
@@ -569,10 +586,13 @@ impl Projection for State {
             Some(Event::TournamentCreated(t)) => {
                 self.tournaments
                     .entry(t.tournament.0.clone())
-                    .or_insert_with(|| Tournament {
-                        id: t.tournament.0.clone(),
-                        created: rec.at,
-                        ..Tournament::default()
+                    .or_insert_with(|| {
+                        Tournament {
+                            id: t.tournament.0.clone(),
+                            created: rec.at,
+                            ..Tournament::default()
+                        }
+                        .into()
                     });
             }
             Some(Event::GamePlayed(g)) => {
