@@ -15,8 +15,8 @@ pub fn ratio(n: i128, d: i128) -> Rational {
 
 /// Round to the nearest integer, halves away from zero: 2.5 → 3, -2.5 → -3.
 ///
-/// This is the one rounding helper of the crate (SPEC §2: "Every rounding is to
-/// nearest, half away from zero").
+/// This is the one rounding helper of the crate: every rounding in the rules is
+/// to nearest, half away from zero.
 pub fn round_half_away(r: Rational) -> i128 {
     round_quotient(*r.numer(), *r.denom()) // d > 0 always (Ratio normalises)
 }
@@ -105,7 +105,7 @@ pub fn parse_decimal(s: &str) -> Option<Rational> {
 
 /// `r * 10^places` rounded half away from zero: [`round_half_away`] of the
 /// product. Why not that: it reduces a fraction (two i128 gcds), and a table
-/// of a million CFR event scores spent a fifth of its time there (session 25).
+/// of a million CFR event scores spends much of its time there.
 /// Same value, same rounding; the rational product decides only when the
 /// integer one overflows.
 pub fn round_scaled(r: Rational, places: u32) -> i128 {
@@ -128,8 +128,7 @@ pub fn decimal_string(r: Rational, places: u32) -> String {
     }
     let sign = if n < 0 { "-" } else { "" };
     let (n, width) = (n.unsigned_abs(), places as usize);
-    // u64 when it fits: formatting and dividing an i128 cost a tenth of a big
-    // table's time (session 25).
+    // u64 when it fits: formatting and dividing an i128 is slower.
     match (u64::try_from(n), u64::try_from(10u128.pow(places))) {
         (Ok(n), Ok(scale)) => format!("{sign}{}.{:0width$}", n / scale, n % scale),
         _ => {

@@ -1,4 +1,4 @@
-//! `laurel site DIR`: a static website of the rankings (issue 11).
+//! `laurel site DIR`: a static website of the rankings.
 //!
 //! The site is plain HTML with one inline stylesheet and inline SVG charts: no
 //! server, no JavaScript, no network fetches (every page carries a

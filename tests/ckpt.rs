@@ -1,4 +1,4 @@
-//! Checkpoints (issue 10): a fold that starts from a projection checkpoint answers
+//! Checkpoints: a fold that starts from a projection checkpoint answers
 //! byte for byte what the full replay answers, at every `--as-of` and for every
 //! table, through appends that invalidate checkpoints (a late event, an early
 //! rule change, voids), a refused append, and appends killed mid-way.
@@ -283,8 +283,8 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     assert!(assert_same_answers(d, "after an append on damaged parents") > 50);
 }
 
-/// Every delta is made on a whole checkpoint (since session 19: a query
-/// decompresses two frames, not a chain), also when an append resumes from a
+/// Every delta is made on a whole checkpoint (a query decompresses two
+/// frames, never a chain), also when an append resumes from a
 /// delta: its next delta's parent is that delta's whole one.
 #[test]
 fn every_delta_is_made_on_a_whole_checkpoint_across_appends() {

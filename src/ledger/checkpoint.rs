@@ -16,12 +16,9 @@
 //! section a zstd frame of its own. The others are *deltas*: each section a
 //! zstd frame compressed with the same section of the latest whole checkpoint
 //! (its *parent*, uncompressed) as prefix, so it costs what changed since, not
-//! the whole state (at 1M generated events, with checkpoints every 25,000
-//! records as until session 35: the first delta after a whole one 0.8–1.0 MB,
-//! each further one about 0.5–0.7 MB more, the ninth 4.9–5.5 MB, against 42 MB
-//! for the state; every 50,000 since: the first delta 2.9–3.8 MB, the fourth
-//! and last before the next whole one 8.7–9.1 MB, against 37 MB for the state
-//! at 1M, measured on one ledger in session 35).
+//! the whole state (at 1M generated events, checkpoints every 50,000 records:
+//! the first delta after a whole one about 3 MB, the fourth about 9 MB, against
+//! 37 MB for the state).
 //! Reading one section of a delta decompresses two frames: the whole one's,
 //! then its own. Every frame carries zstd's content checksum.
 //!
@@ -91,12 +88,9 @@
 //! absent, and is deleted by the next append that drops checkpoints.
 //!
 //! Headers live apart from the (large) sections so that choosing and dropping
-//! checkpoints reads 213 bytes each. Sections live in plain files, not in sled
-//! (since `LCP4`, session 17): sled stored the 64 KiB pieces in leaves larger
-//! than a quarter segment, which it writes as a blob file of their own and
-//! rewrites whole as pieces are added (README "Storage"); at 1M events the
-//! pieces took 131 MB of ledger for 78 MB of sections, and the stores took
-//! about 1.1–1.5 s of the import's wall time on the fold's thread. A file is
+//! checkpoints reads 213 bytes each. Sections live in plain files, not in sled:
+//! sled writes values that large as blob files of their own and rewrites them
+//! whole as its leaves change, which cost both disk and the import's time. A file is
 //! written (and synced) before its header is stored and deleted after it; a
 //! file no header names is deleted by the next append that drops checkpoints.
 
@@ -121,53 +115,35 @@ use super::{chunk, patch, storage, Head, Ledger, View};
 /// Checkpoints per ledger: one every `N / PER_LEDGER` records of fold order
 /// (rounded up to a multiple of [`STEP`], at least [`MIN_EVERY`]), so a query
 /// folds at most that many records after its checkpoint. That fold is the
-/// largest part of a query (about 2 µs a record of fold order, on one core):
-/// measured at 1M events, `N / 40` against `N / 20` took 2–15 ms off the
-/// median of 20 `--as-of` queries, for 15 MB more ledger (430 → 445 MB).
-/// Why 20 and not 40 (session 35): the import pays for every checkpoint (each
-/// encodes the whole state and writes what changed since its whole parent), and
-/// the import was the figure that missed. Four alternated pairs of 1M imports:
-/// 4.32–5.71 s against 4.83–6.97 s, checkpoints 131 MB against 246 MB; the
-/// `--as-of` medians of 20 dates (two sets of dates, ledgers of both) 67.0 / 67.1
-/// ms against 63.1 / 58.3 ms, still well under the 100 ms of the target.
-/// A projection state grows with the log, so
+/// largest part of a query (about 2 µs a record of fold order, on one core).
+/// Why not more: the import pays for every checkpoint (each encodes the whole
+/// state and writes what changed since its whole parent), and at `N / 20` a
+/// query stays well under its 100 ms target. A projection state grows with the log, so
 /// a whole checkpoint at `n` costs about `n` times the state's bytes per event:
 /// with a fixed spacing they would grow as `N²`; whole ones every `N / 4` cost
 /// about 1.6 final states whatever `N` (see [`WHOLE_AT`]), and the deltas between them what
-/// changed (README "Checkpoints" has sizes).
+/// changed.
 const PER_LEDGER: u64 = 20;
 /// Every `WHOLE_EVERY`th checkpoint of fold order (see [`WHOLE_AT`]) is
 /// whole, the rest are deltas: whole ones every `N / 4` (with [`PER_LEDGER`]
-/// 20; it was 10 with 40 until session 35). Why not
-/// more often: measured at 1M events with checkpoints every `N / 40`, whole
-/// ones every `N / 8` took 497 MB of ledger against 445 MB, and the query
-/// medians were the same within 3 ms (session 16, deltas then chained; a
-/// delta now always decompresses two frames).
+/// 20). Why not more often: whole ones cost disk and the import's time, and
+/// a query reads two frames of a delta's section whatever the spacing.
 const WHOLE_EVERY: u64 = 5;
 /// Whole ones are the 1st, 6th, 11th, ... (`folded / every` is `WHOLE_AT`
 /// modulo [`WHOLE_EVERY`]), so the first checkpoint of a ledger, which has no
 /// parent anyway, is one of them and the last of a 1M-event import (the 20th)
-/// is a delta. Until session 17 they were the 10th, 20th, ...: at 1M events five
-/// whole ones (1, 10, 20, 30, 40: 2.5 final states of bytes) instead of four (1,
-/// 11, 21, 31: 1.6), and the last, the largest, was compressed at the end of
-/// the import while every other thread had finished.
+/// is a delta: the largest state is not compressed whole at the end of the
+/// import while every other thread has finished.
 const WHOLE_AT: u64 = 1;
 /// zstd levels: whole checkpoints are written a few times per ledger, deltas
-/// often, and both are read back as fast whatever the level. Session 28, three
-/// alternated pairs of 1M imports: whole ones at 1 (3 before) and patches at
-/// -3 (1 before) took the `checkpoints` thread 0.80-0.98 s of CPU against
-/// 1.17-1.57 s, for 199 MB of checkpoints against 152 (README, "Performance").
+/// often, and both are read back as fast whatever the level, so both use
+/// fast levels: the `checkpoints` thread's CPU matters more than their bytes.
 const WHOLE_LEVEL: i32 = 1;
 /// Deltas matched against their parent by zstd itself (kind 1).
 const DELTA_LEVEL: i32 = 1;
 /// The frames of patches (kinds 2 and 3): zstd's fastest mode, which stores
 /// nearly every byte as it is (a patch is what the parent lacks, so little in
-/// it repeats), for the frame's checksum and one reading path. Session 30,
-/// three alternated pairs of 1M imports: the `checkpoints` thread's share of
-/// the import's CPU samples 7.72 / 7.70 / 8.15% at -3 against 5.70 / 5.90 /
-/// 5.68% (1.02-1.07 s against 0.65-0.91 s), for 257.5 MB of checkpoints
-/// against 207.8 MB (245.6 / 198.2 MiB). (-3 rather than 1 in session 28:
-/// 196 MB against 152.)
+/// it repeats), for the frame's checksum and one reading path.
 const PATCH_LEVEL: i32 = -1000;
 /// The least spacing: below it, folding is cheaper than reading a snapshot.
 pub const MIN_EVERY: u64 = 10_000;
@@ -468,9 +444,8 @@ fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<u8>> {
 /// whole; nothing if the next is whole anyway (a state's bytes are the
 /// largest buffers an append holds).
 ///
-/// Every delta's parent is whole (since session 19; before, each was a delta
-/// on the one before it): a query decompresses two frames of its section, not
-/// a chain of up to ten.
+/// Every delta's parent is whole: a query decompresses two frames of its
+/// section, never a chain.
 fn next_checkpoint(
     new: Head,
     (pos, folded): (Pos, u64),

@@ -7,7 +7,7 @@
 //! value's bytes (the cards and sbr tournaments,
 //! [`crate::systems::compact::Kept`]) carry a stamp, and equal stamps are the
 //! very same bytes ([`Span`]); the other states mark their growing parts as
-//! columns ([`Span::COLUMN`], since session 27), which are compared with the
+//! columns ([`Span::COLUMN`]), which are compared with the
 //! parent's. So a patch copies what is unchanged from its place in the parent
 //! and carries only the rest (new and changed values, what the columns gained);
 //! the patch is then one zstd frame of its own.

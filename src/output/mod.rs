@@ -1,4 +1,4 @@
-//! Query results as tables, rendered as aligned text, JSON (SPEC §1.8) or CSV.
+//! Query results as tables, rendered as aligned text, JSON or CSV.
 //!
 //! A [`Table`] keeps its rows packed ([`Rows`]: a few bytes a cell instead of a
 //! `serde_json::Value`), and every rendering streams to a writer row by row, so
@@ -220,7 +220,7 @@ pub fn render_csv(t: &Table) -> String {
     to_string(|w| write_csv(t, w))
 }
 
-/// The JSON object of SPEC §1.8.
+/// The JSON object of a query: `system`, `as_of`, `known_at`, `head`, `rows`, `tables`.
 pub fn report_json(r: &Report, stamp: &Stamp) -> Value {
     let mut obj = Map::new();
     obj.insert("system".into(), r.system.clone().into());

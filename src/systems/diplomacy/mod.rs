@@ -1,13 +1,34 @@
-//! `diplomacy`: finished Diplomacy games scored four ways (SPEC §5), so one ledger
-//! can rank a tournament under any of them:
+//! `diplomacy`: finished Diplomacy games scored four ways, so one ledger can rank a
+//! tournament under any of them: `fibonacci` (Fibonacci-Diplo, an online adaptation of
+//! Carnage), `carnage` (face-to-face Carnage), `dss` (Draw-Size Scoring) and `sos`
+//! (Sum-of-Squares), the last two offered for comparison.
 //!
-//! - `fibonacci`: Fibonacci-Diplo, the seed's online adaptation of Carnage;
-//! - `carnage`: face-to-face Carnage (rank points plus one point per center);
-//! - `dss`: Draw-Size Scoring; `sos`: Sum-of-Squares (the seed's comparisons).
+//! # Events
+//! - `diplomacy.game_ended {game, result: solo|draw, winner?: power, powers: [{power,
+//!   player (null: a surrendered position never replaced), centers, eliminated?: year}]}`.
 //!
-//! Each game is scored when it is folded, with the parameters in force at its
-//! `at` (so a `ledger.rules_changed` reaches later games only); a table is the sum
-//! of a player's game scores. The math lives in [`math`], free of ledger types.
+//! # Rules
+//! Within a game, survivors rank by centers, eliminated powers after them by elimination
+//! year (later is better), surrendered positions tied last; tied positions share the
+//! ranks they span ([`math::shared_ranks`]).
+//! - **Fibonacci-Diplo**: the Fibonacci sequence of length N, starting at
+//!   `fibonacci.base` (0: 0, 1, 1, 2, 3, 5, 8 for 7 powers; 1: 1, 1, 2, 3, 5 …); rank r
+//!   gets element N − r, tied positions the mean of their ranks' elements; score = that /
+//!   the sum of the sequence, so a game's scores add up to 1. A game needs
+//!   `fibonacci.min_powers` (5) powers. Centers 10, 8, 6, 5, 3, 2 and one eliminated
+//!   give 0.40, 0.25, 0.15, 0.10, 0.05, 0.05, 0; two tied at 2nd–3rd get 0.20 each.
+//! - **Carnage**: on a draw, rank points `carnage.rank_points` × N (1000 × N) for 1st
+//!   down to 1000 for Nth (tied ranks split theirs), plus one point per center; on a
+//!   solo the winner takes every rank point plus the board's `carnage.centers_total`
+//!   (34): 28034 on a 7-player board.
+//! - **Draw-Size Scoring**: on a k-way draw each surviving position gets 1/k.
+//! - **Sum-of-Squares**: centers² / Σ centers² over every position.
+//! - A solo scores 1 for the winner and 0 for the others in Fibonacci, DSS and SoS.
+//! - Standings per system: the sum of a player's game scores, then more games played,
+//!   then player.
+//!
+//! Each game is scored with the parameters in force at its `at` (so a
+//! `ledger.rules_changed` reaches later games only); the math lives in [`math`].
 //!
 //! **State**: the fold keeps only the games, compactly ([`store`]: about 100
 //! bytes a game, names interned) with the rule set each was folded under. Scores
@@ -17,13 +38,13 @@
 //! big rational at the end. Running totals and formula text are built only when
 //! the fold keeps an audit trail (`history`), exactly as before.
 //!
-//! Decisions where SPEC §5 and the seed are silent:
+//! # Decisions
 //!
 //! - **Surrendered positions keep their place in every system's arithmetic** and
 //!   their share goes to nobody: they take the last ranks (Fibonacci, Carnage),
 //!   count in the draw size when they still hold centers (DSS: draws include all
 //!   survivors, and a position in civil disorder survives), and their centers
-//!   count in Σ centers² (SoS). This is the seed's own treatment ("ranks vacant
+//!   count in Σ centers² (SoS). This is Fibonacci-Diplo's own treatment ("ranks vacant
 //!   positions as tied for last") carried to the other systems, so no system
 //!   rewards the others for a player walking away.
 //! - **A power with no centers must carry its elimination year** (unless the
@@ -34,8 +55,8 @@
 //!   report more centers in all; the same parameter is Carnage's solo bonus.
 //! - **One player, one power**: a player listed for two powers of one game is an
 //!   error (the standings count games played per player).
-//! - **Fibonacci's minimum** (`fibonacci.min_powers`, 5) applies to solos too (the
-//!   seed: "supports variants with five or more players"). A smaller game still
+//! - **Fibonacci's minimum** (`fibonacci.min_powers`, 5) applies to solos too (Fibonacci-Diplo
+//!   "supports variants with five or more players"). A smaller game still
 //!   appends; Fibonacci lists it in its `refused` table with the reason and scores
 //!   it for nobody. `fibonacci.base` is 0 or 1 ([`params`] refuses any other).
 //! - **Standings order**: total, then more games played, then player name (name
