@@ -197,5 +197,6 @@ pub mod spill;
 pub mod sysinfo;
 pub mod systems;
 pub mod time;
+pub mod varint;
 
 pub use error::{Error, Result};

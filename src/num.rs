@@ -34,53 +34,30 @@ fn round_quotient(n: i128, d: i128) -> i128 {
 }
 
 /// Round `a * sqrt(t)` (t >= 0) to the nearest integer, halves away from zero,
-/// exactly: compares squares instead of taking a floating-point root.
-pub fn round_times_sqrt(a: Rational, t: i128) -> i128 {
+/// exactly: compares squares instead of taking a floating-point root. The
+/// result is the `n >= 0` with `(n - 1/2)^2 <= a^2 t < (n + 1/2)^2` (then
+/// signed), searched from the floating-point guess; for `|a| = p / q` (lowest
+/// terms) the squares compare in integers as `((2n ± 1) q)^2` against
+/// `4 p^2 t`. `None` when one of those passes `i128`.
+pub fn round_times_sqrt(a: Rational, t: i128) -> Option<i128> {
     if a.is_zero() || t == 0 {
-        return 0;
+        return Some(0);
     }
-    let sign = if a.is_negative() { -1 } else { 1 };
-    // Find n >= 0 with (n - 1/2)^2 <= target < (n + 1/2)^2, i.e. n = round(|a| sqrt t).
-    let approx = (a.abs().to_f64().unwrap_or(0.0) * (t as f64).sqrt()).round() as i128;
-    let n = approx.max(0);
-    let n = (a.numer().checked_abs())
-        .and_then(|p| round_sqrt_in_integers(p, *a.denom(), t, n))
-        .unwrap_or_else(|| round_sqrt_in_rationals(a, t, n));
-    sign * n
-}
-
-/// The search of [`round_times_sqrt`] for `|a| = p / q` (lowest terms, q > 0)
-/// in integers: `(n ± 1/2)^2` against `p^2 t / q^2` is `((2n ± 1) q)^2`
-/// against `4 p^2 t`. `None` if a product overflows `i128` (the rational
-/// search then decides). Where both finish they agree (the same inequalities,
-/// exact); this one does not reduce a fraction at every step.
-fn round_sqrt_in_integers(p: i128, q: i128, t: i128, mut n: i128) -> Option<i128> {
+    let (p, q) = (a.numer().checked_abs()?, *a.denom());
     let target = p.checked_mul(p)?.checked_mul(t)?.checked_mul(4)?;
     let side = |m: i128| -> Option<i128> {
         let x = m.checked_mul(2)?.checked_add(1)?.checked_mul(q)?;
         x.checked_mul(x)
     };
+    let guess = (a.abs().to_f64().unwrap_or(0.0) * (t as f64).sqrt()).round() as i128;
+    let mut n = guess.max(0);
     while n > 0 && side(n - 1)? > target {
         n -= 1;
     }
     while side(n)? <= target {
         n += 1;
     }
-    Some(n)
-}
-
-/// The search of [`round_times_sqrt`] in exact rationals, from `n`.
-fn round_sqrt_in_rationals(a: Rational, t: i128, mut n: i128) -> i128 {
-    let target = a * a * Rational::from_integer(t); // (|a| sqrt t)^2, exact
-    let half = ratio(1, 2);
-    let sq = |x: Rational| x * x;
-    while n > 0 && sq(Rational::from_integer(n) - half) > target {
-        n -= 1;
-    }
-    while sq(Rational::from_integer(n) + half) <= target {
-        n += 1;
-    }
-    n
+    Some(a.signum().to_integer() * n)
 }
 
 /// Parse a decimal string such as `"0.98"`, `"-1.5"` or `"45"` exactly.
@@ -103,21 +80,15 @@ pub fn parse_decimal(s: &str) -> Option<Rational> {
     Some(if neg { -r } else { r })
 }
 
-/// `r * 10^places` rounded half away from zero: [`round_half_away`] of the
-/// product. Why not that: it reduces a fraction (two i128 gcds), and a table
-/// of a million CFR event scores spends much of its time there.
-/// Same value, same rounding; the rational product decides only when the
-/// integer one overflows.
+/// `r * 10^places` rounded half away from zero. With `r = n / d` and
+/// `n = q d + m` (`|m| < d`, both of `n`'s sign), that is `q 10^places` plus
+/// `m 10^places / d` rounded: no fraction is reduced (a gcd per score would
+/// dominate a table of a million CFR event scores), and the products fit `i128`
+/// whenever `d 10^places` and the result do.
 pub fn round_scaled(r: Rational, places: u32) -> i128 {
-    checked_round_scaled(r, places)
-        .unwrap_or_else(|| round_half_away(r * Rational::from_integer(10i128.pow(places))))
-}
-
-/// [`round_scaled`] in integers only: `None` when `10^places` or the product
-/// passes `i128` (Diplomacy's scores then go to big integers).
-pub fn checked_round_scaled(r: Rational, places: u32) -> Option<i128> {
-    let scaled = r.numer().checked_mul(10i128.checked_pow(places)?)?;
-    Some(round_quotient(scaled, *r.denom()))
+    let scale = 10i128.pow(places);
+    let (q, m) = r.numer().div_rem(r.denom());
+    q * scale + round_quotient(m * scale, *r.denom())
 }
 
 /// Render `r` with exactly `places` decimals, rounded half away from zero.
@@ -128,25 +99,19 @@ pub fn decimal_string(r: Rational, places: u32) -> String {
     }
     let sign = if n < 0 { "-" } else { "" };
     let (n, width) = (n.unsigned_abs(), places as usize);
-    // u64 when it fits: formatting and dividing an i128 is slower.
-    match (u64::try_from(n), u64::try_from(10u128.pow(places))) {
-        (Ok(n), Ok(scale)) => format!("{sign}{}.{:0width$}", n / scale, n % scale),
-        _ => {
-            let scale = 10u128.pow(places);
-            format!("{sign}{}.{:0width$}", n / scale, n % scale)
-        }
-    }
+    let scale = 10u128.pow(places);
+    format!("{sign}{}.{:0width$}", n / scale, n % scale)
 }
 
 /// A JSON number for `r` rounded to `places` decimals (for output only; events
-/// never carry floats).
+/// never carry floats): an integer for `places` 0, else the `f64` nearest the
+/// decimal (Rust's parse is correctly rounded), which JSON prints as that
+/// decimal without its trailing zeros.
 pub fn json_number(r: Rational, places: u32) -> serde_json::Value {
     let text = decimal_string(r, places);
     if places == 0 {
         return serde_json::Value::from(text.parse::<i64>().unwrap_or_default());
     }
-    // Rust's float parsing is correctly rounded, as serde_json's is for these
-    // short decimals (the test below compares them); it skips a JSON parse.
     text.parse::<f64>()
         .ok()
         .and_then(serde_json::Number::from_f64)
@@ -188,37 +153,52 @@ mod tests {
         assert_eq!(round_half_away(Rational::from_integer(-4)), -4);
     }
 
-    #[test]
-    fn sqrt_rounding_is_exact() {
-        // 25 * sqrt(30) = 136.93 → 137
-        assert_eq!(round_times_sqrt(Rational::from_integer(25), 30), 137);
-        // 0.5 * sqrt(1) = 0.5 exactly → 1 (half away), -0.5 → -1
-        assert_eq!(round_times_sqrt(ratio(1, 2), 1), 1);
-        assert_eq!(round_times_sqrt(ratio(-1, 2), 1), -1);
-        assert_eq!(round_times_sqrt(ratio(3, 1), 4), 6);
+    /// [`round_times_sqrt`] of a value that fits.
+    fn rts(a: Rational, t: i128) -> i128 {
+        round_times_sqrt(a, t).unwrap()
     }
 
     #[test]
-    fn the_integer_sqrt_search_agrees_with_the_rational_one() {
-        // Every start the f64 guess could give (off by up to 3), exact halves
-        // (t a perfect square, q even) and near misses; past i128 the integer
-        // search gives up (and the rational one decides, as it always did).
-        for p in (-300..=300).step_by(7) {
-            for q in [1, 2, 3, 4, 7, 10, 64, 150, 999] {
-                let a = ratio(p, q);
-                for t in [1, 2, 3, 4, 9, 16, 25, 30, 99, 100, 101, 144, 1000] {
-                    let want = round_sqrt_in_rationals(a, t, 0);
-                    for start in want.saturating_sub(3).max(0)..want + 4 {
-                        let p = a.numer().abs();
-                        let got = round_sqrt_in_integers(p, *a.denom(), t, start);
-                        assert_eq!(got, Some(want), "{a} sqrt {t} from {start}");
-                        assert_eq!(round_sqrt_in_rationals(a, t, start), want);
-                    }
-                    assert_eq!(round_times_sqrt(a, t), a.signum().to_integer() * want);
-                }
-            }
-        }
-        assert_eq!(round_sqrt_in_integers(i128::MAX / 3, 1, 9, 0), None);
+    fn sqrt_rounding_is_exact() {
+        // 25 * sqrt(30) = 136.93 → 137
+        assert_eq!(rts(Rational::from_integer(25), 30), 137);
+        // 0.5 * sqrt(1) = 0.5 exactly → 1 (half away), -0.5 → -1
+        assert_eq!(rts(ratio(1, 2), 1), 1);
+        assert_eq!(rts(ratio(-1, 2), 1), -1);
+        assert_eq!(rts(ratio(3, 1), 4), 6);
+    }
+
+    /// Exact halves (a perfect square `t`, an even denominator) and near
+    /// misses either side, where a floating-point root could round wrong.
+    #[test]
+    fn sqrt_rounding_decides_halves_and_near_misses_exactly() {
+        // 5/2 * sqrt(9) = 7.5 → 8; 7/2 * sqrt(1) = 3.5 → 4; negative halves away.
+        assert_eq!(rts(ratio(5, 2), 9), 8);
+        assert_eq!(rts(ratio(-5, 2), 9), -8);
+        assert_eq!(rts(ratio(7, 2), 1), 4);
+        assert_eq!(rts(ratio(1, 4), 4), 1);
+        assert_eq!(rts(ratio(1, 6), 9), 1);
+        assert_eq!(rts(ratio(-1, 6), 9), -1);
+        // sqrt(2) = 1.41421356...: 15/2 * sqrt(2) = 10.6066 → 11, 3 * sqrt(2) = 4.2426 → 4.
+        assert_eq!(rts(ratio(15, 2), 2), 11);
+        assert_eq!(rts(Rational::from_integer(3), 2), 4);
+        // 7071/10000 * sqrt(2) = 0.99999... just under 1, rounding to 1 anyway;
+        // 3535/10000 * sqrt(2) = 0.49992... just under a half → 0,
+        // 3536/10000 * sqrt(2) = 0.50006... just over → 1.
+        assert_eq!(rts(ratio(7071, 10_000), 2), 1);
+        assert_eq!(rts(ratio(3535, 10_000), 2), 0);
+        assert_eq!(rts(ratio(3536, 10_000), 2), 1);
+        assert_eq!(rts(ratio(-3536, 10_000), 2), -1);
+        // 1/3 * sqrt(1000) = 10.5409 → 11; 999/150 * sqrt(101) = 66.93 → 67.
+        assert_eq!(rts(ratio(1, 3), 1000), 11);
+        assert_eq!(rts(ratio(999, 150), 101), 67);
+        assert_eq!(rts(Rational::from_integer(0), 30), 0);
+        assert_eq!(rts(ratio(3, 7), 0), 0);
+        // (2 * 10^19)^2 passes i128.
+        assert_eq!(
+            round_times_sqrt(Rational::from_integer(10i128.pow(19)), 1),
+            None
+        );
     }
 
     #[test]
@@ -240,39 +220,38 @@ mod tests {
         assert_eq!(json_number(ratio(2558, 100), 2).to_string(), "25.58");
     }
 
-    /// The fast paths of `decimal_string` and `json_number` give what the
-    /// plain ones (a rational product, a JSON parse) give, across signs, exact
-    /// halves, every `places` the tables use, and products past `i128`.
+    /// Every sign, exact halves at each number of places, and a product
+    /// past `i128` that cancels against the denominator.
     #[test]
-    fn decimal_fast_paths_equal_the_plain_ones() {
-        let plain = |r: Rational, places: u32| {
-            let scale = 10i128.pow(places);
-            let n = round_half_away(r * Rational::from_integer(scale));
-            let text = if places == 0 {
-                n.to_string()
-            } else {
-                let sign = if n < 0 { "-" } else { "" };
-                let (a, w) = (n.abs(), places as usize);
-                format!("{sign}{}.{:0w$}", a / scale, a % scale)
-            };
-            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-            (text, value)
-        };
-        let mut seen = 0;
-        for n in (-20_011..=20_011).step_by(37) {
-            for d in [1, 2, 3, 7, 8, 40, 125, 300, 999, 4_000, 65_536, 1_000_003] {
-                for places in [0, 1, 2, 3, 4, 6] {
-                    let r = ratio(n * 7_919, d);
-                    let (text, value) = plain(r, places);
-                    assert_eq!(decimal_string(r, places), text, "{r} to {places}");
-                    assert_eq!(json_number(r, places), value, "{r} to {places}");
-                    seen += 1;
-                }
-            }
+    fn decimals_round_at_every_place() {
+        let cases = [
+            (ratio(1, 8), 0, "0", "0"),
+            (ratio(1, 2), 0, "1", "1"),
+            (ratio(-1, 2), 0, "-1", "-1"),
+            (ratio(1, 8), 1, "0.1", "0.1"),
+            (ratio(1, 8), 2, "0.13", "0.13"),
+            (ratio(-1, 8), 2, "-0.13", "-0.13"),
+            (ratio(1, 8), 3, "0.125", "0.125"),
+            (ratio(1, 8), 4, "0.1250", "0.125"),
+            (ratio(2, 3), 4, "0.6667", "0.6667"),
+            (ratio(-2, 3), 6, "-0.666667", "-0.666667"),
+            (ratio(-1, 3), 2, "-0.33", "-0.33"),
+            (ratio(1, 1_000_003), 6, "0.000001", "1e-6"),
+            (ratio(-1, 3_000_000), 6, "0.000000", "0.0"),
+            (Rational::from_integer(7), 2, "7.00", "7.0"),
+            (ratio(8_675_309, 100), 1, "86753.1", "86753.1"),
+            (
+                ratio(i128::from(u64::MAX) + 1, 1000),
+                2,
+                "18446744073709551.62",
+                "1.844674407370955e+16",
+            ),
+        ];
+        for (r, places, text, json) in cases {
+            assert_eq!(decimal_string(r, places), text, "{r} to {places}");
+            assert_eq!(json_number(r, places).to_string(), json, "{r} to {places}");
         }
-        assert_eq!(seen, 1_082 * 12 * 6);
-        // n * 10^4 overflows i128 (release builds would wrap): the rational
-        // path decides, and cancels the 10^4 against the denominator first.
+        // n * 10^4 passes i128; the whole part and the remainder do not.
         let n = 10i128.pow(35) + 1;
         let q = round_quotient(n, 3); // (10^35 + 1) / 30000 * 10^4, rounded
         let want = format!("{}.{:04}", q / 10_000, q % 10_000);

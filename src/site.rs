@@ -53,6 +53,7 @@ use crate::error::{Error, Result};
 use crate::output::{Report, Stamp, Table};
 use crate::systems::Change;
 use crate::time;
+use crate::varint;
 
 /// One standings page: a table, narrowed to a tournament where the table is
 /// shown per tournament, and what its standings returned.
@@ -319,9 +320,9 @@ struct Places(Vec<u8>);
 
 impl Places {
     fn push(&mut self, table: usize, rank: &str, score: &str) {
-        put_len(&mut self.0, table);
+        varint::put(&mut self.0, table as u64);
         for s in [rank, score] {
-            put_len(&mut self.0, s.len());
+            varint::put(&mut self.0, s.len() as u64);
             self.0.extend_from_slice(s.as_bytes());
         }
     }
@@ -333,35 +334,14 @@ impl Places {
             if rest.is_empty() {
                 return None;
             }
-            let table = take_len(&mut rest);
+            let table = varint::take(&mut rest) as usize;
             Some((table, take_text(&mut rest), take_text(&mut rest)))
         })
     }
 }
 
-fn put_len(out: &mut Vec<u8>, mut n: usize) {
-    while n >= 0x80 {
-        out.push(n as u8 | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-fn take_len(bytes: &mut &[u8]) -> usize {
-    let (mut n, mut shift) = (0, 0);
-    while let Some((&b, rest)) = bytes.split_first() {
-        *bytes = rest;
-        n |= usize::from(b & 0x7f) << shift;
-        shift += 7;
-        if b < 0x80 {
-            break;
-        }
-    }
-    n
-}
-
 fn take_text<'a>(bytes: &mut &'a [u8]) -> &'a str {
-    let len = take_len(bytes);
+    let len = varint::take(bytes) as usize;
     let (text, rest) = bytes.split_at(len.min(bytes.len()));
     *bytes = rest;
     // Only whole `&str`s were pushed.

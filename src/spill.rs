@@ -12,19 +12,15 @@
 //! # Layout (temporary files, deleted when the [`Buckets`] are dropped)
 //!
 //! `bucket-NNN`: zstd frames, each preceded by its compressed length (u32 LE).
-//! A frame holds whole changes, each:
-//!
-//! ```text
-//! seq u64 LE | at i64 LE | system | subject | old | new | formula
-//! ```
-//!
-//! where each string is its length (u32 LE) and its UTF-8 bytes, and `old`'s
-//! length is `u32::MAX` when there is none. A bucket buffers up to
-//! [`BLOCK`] bytes before it compresses and writes them.
+//! A frame holds whole changes back to back, each a [`Change`] in bincode
+//! (its default options: varint integers and lengths). A bucket buffers up
+//! to [`BLOCK`] bytes before it compresses and writes them.
 
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
+
+use bincode::Options;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -35,7 +31,6 @@ use crate::systems::Change;
 pub const BUCKETS: usize = 256;
 /// Bytes a bucket buffers before writing them as one compressed frame.
 pub const BLOCK: usize = 128 * 1024;
-const NONE: u32 = u32::MAX;
 
 /// Changes being written out (see the module docs).
 pub struct Spill {
@@ -61,25 +56,14 @@ fn bucket_of(subject: &str) -> usize {
     (h % BUCKETS as u64) as usize
 }
 
-fn put_str(out: &mut Vec<u8>, s: Option<&str>) {
-    match s {
-        Some(s) => {
-            // A change's strings are far below 4 GiB (an event line is at most 64 KiB).
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        }
-        None => out.extend_from_slice(&NONE.to_le_bytes()),
-    }
+/// The bincode options of a spilled change (see the module docs).
+fn options() -> impl Options {
+    bincode::DefaultOptions::new()
 }
 
 fn encode(c: &Change, out: &mut Vec<u8>) {
-    out.extend_from_slice(&c.seq.to_le_bytes());
-    out.extend_from_slice(&c.at.to_le_bytes());
-    put_str(out, Some(&c.system));
-    put_str(out, Some(&c.subject));
-    put_str(out, c.old.as_deref());
-    put_str(out, Some(&c.new));
-    put_str(out, Some(&c.formula));
+    // Serializing into a Vec cannot fail (no I/O, no size limit).
+    let _ = options().serialize_into(out, c);
 }
 
 impl Spill {
@@ -198,43 +182,13 @@ impl Buckets {
 /// Decode every change of `block` onto `out`; None if it is not whole changes.
 fn decode_block(mut b: &[u8], out: &mut Vec<Change>) -> Option<()> {
     while !b.is_empty() {
-        let seq = u64::from_le_bytes(take(&mut b, 8)?.try_into().ok()?);
-        let at = i64::from_le_bytes(take(&mut b, 8)?.try_into().ok()?);
-        let system = get_str(&mut b)??;
-        let subject = get_str(&mut b)??;
-        let old = get_str(&mut b)?;
-        let new = get_str(&mut b)??;
-        let formula = get_str(&mut b)??;
-        out.push(Change {
-            seq,
-            at,
-            system,
-            subject,
-            old,
-            new,
-            formula,
-        });
+        // The limit keeps a damaged length from asking for more than is left.
+        let c = options()
+            .with_limit(b.len() as u64)
+            .deserialize_from(&mut b);
+        out.push(c.ok()?);
     }
     Some(())
-}
-
-fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
-    if b.len() < n {
-        return None;
-    }
-    let (head, rest) = b.split_at(n);
-    *b = rest;
-    Some(head)
-}
-
-/// A string: `Some(None)` for the absent marker, None if damaged.
-fn get_str(b: &mut &[u8]) -> Option<Option<String>> {
-    let n = u32::from_le_bytes(take(b, 4)?.try_into().ok()?);
-    if n == NONE {
-        return Some(None);
-    }
-    let s = take(b, n as usize)?;
-    Some(Some(String::from_utf8(s.to_vec()).ok()?))
 }
 
 #[cfg(test)]

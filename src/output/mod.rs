@@ -326,6 +326,20 @@ impl Serialize for JsonRow<'_> {
     }
 }
 
+/// The extra tables by name, as `report_json`'s `tables` object.
+struct JsonTables<'a>(&'a [Table]);
+
+impl Serialize for JsonTables<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let names = sorted_last(self.0.iter().map(|t| t.name.as_str()));
+        let mut m = s.serialize_map(Some(names.len()))?;
+        for (name, i) in names {
+            m.serialize_entry(name, &JsonRows(&self.0[i]))?;
+        }
+        m.end()
+    }
+}
+
 /// Two spaces per level of nesting.
 fn indent<W: Write + ?Sized>(w: &mut W, depth: usize) -> io::Result<()> {
     const SPACES: &[u8] = &[b' '; 64];
@@ -344,138 +358,42 @@ fn json_scalar<W: Write + ?Sized, T: Serialize + ?Sized>(w: &mut W, v: &T) -> io
     serde_json::to_writer(w, v).map_err(io::Error::from)
 }
 
-/// The pretty JSON of [`report_json`] written by hand, as the value of a key at
-/// nesting `depth` (0 for a whole document): the bytes serde_json's pretty
-/// printer (two-space indent, `": "`, empty `[]` and `{}`) writes for it, a
-/// few times faster on a 60,000-row table. Only for reports whose cells are
-/// all scalars (strings, numbers, booleans, null: every standings table's), so
-/// no nesting below a row ([`all_scalar`]).
-fn write_pretty(w: &mut dyn Write, r: &Report, stamp: &Stamp, depth: usize) -> io::Result<()> {
-    let key = |w: &mut dyn Write, first: bool, k: &str| -> io::Result<()> {
-        w.write_all(if first { b"{\n" } else { b",\n" })?;
-        indent(w, depth + 1)?;
-        write!(w, "\"{k}\": ")
-    };
-    key(w, true, "as_of")?;
-    json_scalar(w, &stamp.as_of)?;
-    key(w, false, "head")?;
-    json_scalar(w, &stamp.head)?;
-    key(w, false, "known_at")?;
-    write!(w, "{}", stamp.known_at)?;
-    key(w, false, "rows")?;
-    pretty_rows(w, &r.main, depth + 1)?;
-    key(w, false, "system")?;
-    json_scalar(w, &r.system)?;
-    if !r.extra.is_empty() {
-        key(w, false, "tables")?;
-        let names = sorted_last(r.extra.iter().map(|t| t.name.as_str()));
-        for (n, &(name, i)) in names.iter().enumerate() {
-            w.write_all(if n == 0 { b"{\n" } else { b",\n" })?;
-            indent(w, depth + 2)?;
-            json_scalar(w, name)?;
-            w.write_all(b": ")?;
-            pretty_rows(w, &r.extra[i], depth + 2)?;
+/// Writes through to `w`, indenting every line after the first by `depth`
+/// levels: serde_json's pretty text of a value nested that deep (a JSON
+/// string holds no raw newline, so every newline is between tokens).
+struct Indented<'a> {
+    w: &'a mut dyn Write,
+    depth: usize,
+}
+
+impl Write for Indented<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut start = 0;
+        if self.depth > 0 {
+            for end in memchr::memchr_iter(b'\n', buf) {
+                self.w.write_all(&buf[start..=end])?;
+                indent(self.w, self.depth)?;
+                start = end + 1;
+            }
         }
-        w.write_all(b"\n")?;
-        indent(w, depth + 1)?;
-        w.write_all(b"}")?;
+        self.w.write_all(&buf[start..])?;
+        Ok(buf.len())
     }
-    w.write_all(b"\n")?;
-    indent(w, depth)?;
-    w.write_all(b"}")
-}
 
-/// Are all the report's cells scalars (what [`write_pretty`] can print)?
-fn all_scalar(r: &Report) -> bool {
-    std::iter::once(&r.main)
-        .chain(&r.extra)
-        .all(|t| t.rows.all_scalar())
-}
-
-/// [`write_pretty`] at depth 0 into a buffer, for any report; `None` for a
-/// report with an array or object cell, which takes the serde way.
-#[cfg(test)]
-fn pretty_json(r: &Report, stamp: &Stamp) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    all_scalar(r).then(|| write_pretty(&mut out, r, stamp, 0).ok())??;
-    Some(out)
-}
-
-/// [`JsonRows`] of `t` at nesting `depth` (the array's own line indent).
-fn pretty_rows(w: &mut dyn Write, t: &Table, depth: usize) -> io::Result<()> {
-    if t.rows.is_empty() {
-        return w.write_all(b"[]");
-    }
-    let all = sorted_last(t.columns.iter().map(String::as_str));
-    let mut row = Vec::new();
-    // Each row is put together here and written at once: a write through
-    // `w` is a dynamic call, and a row took about thirty (a 60,000-row table).
-    let mut out: Vec<u8> = Vec::with_capacity(512);
-    w.write_all(b"[")?;
-    for (n, cells) in t.rows.iter_cells().enumerate() {
-        row.clear();
-        row.extend(cells);
-        out.clear();
-        out.extend_from_slice(if n == 0 { b"\n" } else { b",\n" });
-        indent(&mut out, depth + 1)?;
-        let columns = &row_columns(t, row.len(), &all);
-        if columns.is_empty() {
-            out.extend_from_slice(b"{}");
-            w.write_all(&out)?;
-            continue;
-        }
-        for (c, &(key, i)) in columns.iter().enumerate() {
-            out.extend_from_slice(if c == 0 { b"{\n" } else { b",\n" });
-            indent(&mut out, depth + 2)?;
-            json_scalar(&mut out, key)?;
-            out.extend_from_slice(b": ");
-            json_scalar(&mut out, &row[i])?;
-        }
-        out.push(b'\n');
-        indent(&mut out, depth + 1)?;
-        out.push(b'}');
-        w.write_all(&out)?;
-    }
-    w.write_all(b"\n")?;
-    indent(w, depth)?;
-    w.write_all(b"]")
-}
-
-/// The extra tables by name, as `report_json`'s `tables` object.
-struct JsonTables<'a>(&'a [Table]);
-
-impl Serialize for JsonTables<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let names = sorted_last(self.0.iter().map(|t| t.name.as_str()));
-        let mut m = s.serialize_map(Some(names.len()))?;
-        for (name, i) in names {
-            m.serialize_entry(name, &JsonRows(&self.0[i]))?;
-        }
-        m.end()
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
     }
 }
 
-/// A report's pretty JSON as the value of a key at nesting `depth`, without
-/// the final newline.
+/// A report's pretty JSON (the text serde_json's pretty printer gives
+/// [`report_json`]'s value) as the value of a key at nesting `depth`, without
+/// the final newline. Written through a buffer of its own, so serde_json's
+/// many small writes are not each a dynamic call on `w`.
 pub fn write_json(w: &mut dyn Write, r: &Report, stamp: &Stamp, depth: usize) -> io::Result<()> {
-    if all_scalar(r) {
-        return write_pretty(w, r, stamp, depth);
-    }
     let json = JsonReport { r, stamp };
-    if depth == 0 {
-        return serde_json::to_writer_pretty(w, &json).map_err(io::Error::from);
-    }
-    // Nested deeper: serde_json's pretty text with every line after the first
-    // indented further (a JSON string holds no raw newline).
-    let text = serde_json::to_vec_pretty(&json).map_err(io::Error::from)?;
-    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
-        if i > 0 {
-            w.write_all(b"\n")?;
-            indent(w, depth)?;
-        }
-        w.write_all(line)?;
-    }
-    Ok(())
+    let mut out = io::BufWriter::with_capacity(64 * 1024, Indented { w, depth });
+    serde_json::to_writer_pretty(&mut out, &json).map_err(io::Error::from)?;
+    out.flush()
 }
 
 /// Write a report in the chosen format. CSV prints the main table, then each
@@ -658,91 +576,29 @@ mod tests {
                 let want = serde_json::to_string_pretty(&report_json(r, &stamp)).unwrap() + "\n";
                 assert_eq!(render(r, &stamp, Format::Json), want);
             }
-        }
-    }
-
-    /// The hand-written pretty printer (scalar cells only) against serde_json's
-    /// on the report's `Value`: every kind of scalar, escapes, non-ASCII,
-    /// duplicate columns, short and long rows, empty tables and rows.
-    #[test]
-    fn hand_written_json_prints_exactly_what_serde_json_would() {
-        let mut main = Table::new("valar", "V", &["rank", "player", "score", "games"]);
-        main.push(vec![
-            json!(1),
-            json!("Zoë \"Z\"\n\t\\ \u{1}"),
-            json!(-3),
-            json!(null),
-        ]);
-        main.push(vec![
-            json!(2),
-            json!("日本"),
-            json!(u64::MAX),
-            json!(i64::MIN),
-        ]);
-        main.push(vec![json!(3), json!(""), json!(1.5), json!(true)]);
-        main.push(vec![json!(4)]);
-        main.push(vec![
-            json!(5),
-            json!("x"),
-            json!(0),
-            json!(false),
-            json!("extra"),
-        ]);
-        let mut dup = Table::new("dup", "", &["x", "a", "x"]);
-        dup.push(vec![json!(1), json!(2), json!(3)]);
-        dup.push(vec![json!(4)]);
-        dup.push(vec![]);
-        let mut none = Table::new("none", "", &[]);
-        none.push(vec![json!(1)]);
-        let empty = Table::new("empty", "", &["a"]);
-        let reports = [
-            Report {
-                system: "valar".into(),
-                main: main.clone(),
-                extra: vec![],
-            },
-            Report {
-                system: "s\"".into(),
-                main: empty.clone(),
-                extra: vec![
-                    dup.clone(),
-                    empty.clone(),
-                    none.clone(),
-                    Table::new("dup", "", &[]),
-                ],
-            },
-            Report {
-                system: "t".into(),
-                main: none,
-                extra: vec![main, dup, empty],
-            },
-        ];
-        for as_of in [
-            None,
-            Some("2020-01-01".to_string()),
-            Some("é\"".to_string()),
-        ] {
-            for known_at in [0, 7, u64::MAX] {
-                let stamp = Stamp {
-                    as_of: as_of.clone(),
-                    known_at,
-                    head: "ab\u{7f}".into(),
-                };
-                for r in &reports {
-                    let want = serde_json::to_string_pretty(&report_json(r, &stamp)).unwrap();
-                    let got = pretty_json(r, &stamp).expect("scalar cells take the fast way");
-                    assert_eq!(String::from_utf8(got).unwrap(), want);
-                    assert_eq!(render(r, &stamp, Format::Json), want + "\n");
-                }
+            // Several reports: each is the pretty JSON of its value nested
+            // in the `tables` array.
+            for n in 0..=reports.len() {
+                let all: Vec<Value> = reports[..n]
+                    .iter()
+                    .map(|r| report_json(r, &stamp))
+                    .collect();
+                let want = json!({
+                    "as_of": stamp.as_of,
+                    "head": stamp.head,
+                    "known_at": stamp.known_at,
+                    "tables": all,
+                });
+                let want = serde_json::to_string_pretty(&want).unwrap() + "\n";
+                let got = to_string(|w| {
+                    let mut many = Many::new(w, &stamp, Format::Json);
+                    for r in &reports[..n] {
+                        many.write(r)?;
+                    }
+                    many.finish()
+                });
+                assert_eq!(got, want);
             }
         }
-        let mut nested = Table::new("n", "", &["a"]);
-        nested.push(vec![json!([1])]);
-        let r = Report {
-            system: "n".into(),
-            main: nested,
-            extra: vec![],
-        };
-        assert!(pretty_json(&r, &Stamp::default()).is_none());
     }
 }

@@ -29,6 +29,8 @@
 use serde::{Serialize, Serializer};
 use serde_json::{Number, Value};
 
+use crate::varint;
+
 /// A table's first block, in bytes: a replay holds thousands of small tables.
 const FIRST_BLOCK: usize = 256;
 /// The largest block (each doubles the last up to it): a million rows take
@@ -111,23 +113,6 @@ impl Serialize for Cell<'_> {
     }
 }
 
-fn varint_len(mut n: u64) -> usize {
-    let mut len = 1;
-    while n >= 0x80 {
-        n >>= 7;
-        len += 1;
-    }
-    len
-}
-
-fn put_varint(out: &mut Vec<u8>, mut n: u64) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
 /// A number's tag and payload, by the kind serde_json keeps it as.
 enum Num {
     UInt(u64),
@@ -148,11 +133,11 @@ fn encoded_len(v: &Value) -> usize {
     1 + match v {
         Value::Null | Value::Bool(_) => 0,
         Value::Number(n) => match num(n) {
-            Num::UInt(u) => varint_len(u),
-            Num::Neg(i) => varint_len(!i as u64),
+            Num::UInt(u) => varint::len(u),
+            Num::Neg(i) => varint::len(!i as u64),
             Num::Float(_) => 8,
         },
-        Value::String(s) => varint_len(s.len() as u64) + s.len(),
+        Value::String(s) => varint::len(s.len() as u64) + s.len(),
         Value::Array(_) | Value::Object(_) => 8,
     }
 }
@@ -164,11 +149,11 @@ fn encode(v: Value, out: &mut Vec<u8>, nested: &mut Vec<Value>) {
         Value::Number(n) => match num(&n) {
             Num::UInt(u) => {
                 out.push(UINT);
-                put_varint(out, u);
+                varint::put(out, u);
             }
             Num::Neg(i) => {
                 out.push(NEG);
-                put_varint(out, !i as u64);
+                varint::put(out, !i as u64);
             }
             Num::Float(f) => {
                 out.push(FLOAT);
@@ -177,7 +162,7 @@ fn encode(v: Value, out: &mut Vec<u8>, nested: &mut Vec<Value>) {
         },
         Value::String(s) => {
             out.push(STR);
-            put_varint(out, s.len() as u64);
+            varint::put(out, s.len() as u64);
             out.extend_from_slice(s.as_bytes());
         }
         other => {
@@ -256,11 +241,6 @@ impl Rows {
     pub fn iter_cells(&self) -> impl Iterator<Item = Cells<'_>> + '_ {
         (0..self.len()).map(|i| self.cells(i))
     }
-
-    /// Are all cells scalars (no array or object)?
-    pub fn all_scalar(&self) -> bool {
-        self.nested.is_empty()
-    }
 }
 
 impl FromIterator<Vec<Value>> for Rows {
@@ -303,15 +283,7 @@ impl<'a> Cells<'a> {
     }
 
     fn varint(&mut self) -> u64 {
-        let (mut n, mut shift) = (0u64, 0);
-        loop {
-            let b = self.byte();
-            n |= u64::from(b & 0x7f) << shift;
-            shift += 7;
-            if b < 0x80 || shift >= 64 {
-                return n;
-            }
-        }
+        varint::take(&mut self.bytes)
     }
 
     fn u64_le(&mut self) -> u64 {
@@ -380,7 +352,6 @@ mod tests {
         ];
         let rows: Rows = pushed.iter().cloned().collect();
         assert_eq!(rows.len(), pushed.len());
-        assert!(!rows.all_scalar());
         let got: Vec<Vec<Value>> = rows.iter().collect();
         assert_eq!(got, pushed);
         // Numbers keep their kind (u64, negative i64, f64), which JSON prints.

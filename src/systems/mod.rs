@@ -34,7 +34,7 @@ use crate::params::{GroupDef, ParamDef, Params};
 use crate::time::Micros;
 
 /// One change to a subject's value, with the formula that produced it (`laurel history`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Change {
     pub seq: u64,
     pub at: Micros,

@@ -32,11 +32,10 @@
 //!
 //! **State**: the fold keeps only the games, compactly ([`store`]: about 100
 //! bytes a game, names interned) with the rule set each was folded under. Scores
-//! are a pure function of those, so a table is scored when it is rendered: per
-//! position in `i128` fractions (big rationals only past 64 powers or 2^40
-//! centers/points), per player summed by denominator and turned into one exact
-//! big rational at the end. Running totals and formula text are built only when
-//! the fold keeps an audit trail (`history`), exactly as before.
+//! are a pure function of those, so a table is scored when it is rendered:
+//! per position in exact big rationals, per player summed by denominator
+//! ([`Acc`]) and turned into one exact rational at the end. Running totals and
+//! formula text are built only when the fold keeps an audit trail (`history`).
 //!
 //! # Decisions
 //!
@@ -72,14 +71,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use num_bigint::BigInt;
 use num_integer::Integer;
-use num_rational::Ratio;
 use num_traits::{Signed, ToPrimitive};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::events::diplomacy::{Event as DipEvent, GameEnded, Outcome, PowerResult};
 use crate::events::{Event, Record};
-use crate::num::{checked_round_scaled, decimal_string, json_number, ratio};
+use crate::num::{decimal_string, json_number, ratio};
 use crate::output::{Report, Table};
 use crate::time;
 
@@ -297,13 +295,17 @@ fn mean_text(picked: &[BigInt]) -> String {
 }
 
 /// `score` rounded half away from zero to `places` decimals, as an exact rational.
+/// (`numer * 10^places / denom`, divided once: no gcd.)
 fn rounded(score: &Score, places: u32) -> Option<crate::num::Rational> {
-    let scale = 10i128.checked_pow(places)?;
-    let n = (score * Score::from_integer(BigInt::from(scale)))
-        .round()
-        .to_integer()
-        .to_i128()?;
-    Some(ratio(n, scale))
+    let scale = 10u64.checked_pow(places)?;
+    let d = score.denom(); // > 0
+    let (q, m) = (score.numer() * scale).div_rem(d);
+    // The remainder has the numerator's sign: at least half of d rounds away.
+    let q = match m.magnitude() * 2u32 >= *d.magnitude() {
+        true => q + m.signum(),
+        false => q,
+    };
+    Some(ratio(q.to_i128()?, scale.into()))
 }
 
 /// A score as a JSON number: an integer when it is one, else `places` decimals.
@@ -329,240 +331,37 @@ fn trimmed(s: String) -> String {
     }
 }
 
-/// A score as computed for a table: a small exact fraction (every realistic
-/// game), or a big one when the board or the parameters are extreme.
-#[derive(Debug, Clone)]
-enum Pts {
-    Small(Ratio<i128>),
-    Big(Score),
-}
-
-impl Pts {
-    fn big(&self) -> Score {
-        match self {
-            Pts::Small(r) => Score::new_raw(BigInt::from(*r.numer()), BigInt::from(*r.denom())),
-            Pts::Big(b) => b.clone(),
-        }
-    }
-
-    /// `self` rounded to `places` decimals, as [`rounded`] does for a [`Score`];
-    /// `None` when the fast path would overflow (the caller then goes big).
-    fn small_rounded(&self, places: u32) -> Option<Option<crate::num::Rational>> {
-        let Pts::Small(r) = self else { return None };
-        let n = checked_round_scaled(*r, places)?;
-        Some(Some(ratio(n, 10i128.pow(places))))
-    }
-
-    fn is_integer(&self) -> bool {
-        match self {
-            Pts::Small(r) => r.is_integer(),
-            Pts::Big(b) => b.is_integer(),
-        }
-    }
-}
-
-/// [`number`] for a [`Pts`], with the same output.
-fn number_pts(score: &Pts, places: u32) -> Value {
-    let places = if score.is_integer() { 0 } else { places };
-    match score.small_rounded(places) {
-        Some(r) => r.map_or(Value::Null, |r| json_number(r, places)),
-        None => number(&score.big(), places),
-    }
-}
-
-/// [`text`] for a [`Pts`], with the same output.
-fn text_pts(score: &Pts, places: u32) -> String {
-    match score.small_rounded(places) {
-        Some(Some(r)) => trimmed(decimal_string(r, places)),
-        _ => text(&score.big(), places),
-    }
-}
-
-/// The scores of a game for a table, from its positions and the rules it was
-/// folded under (the caller has checked [`refusal`]).
-fn game_scores(
-    sys: System,
-    seats: &[Seat],
-    ranks: &[(usize, usize)],
-    winner: Option<usize>,
-    r: &Rules,
-) -> Vec<Pts> {
-    if let Some(small) = small_scores(sys, seats, ranks, winner, r) {
-        return small.into_iter().map(Pts::Small).collect();
-    }
-    big_scores(sys, seats, winner, r)
-        .into_iter()
-        .map(Pts::Big)
-        .collect()
-}
-
-/// [`big_scores`] in `i128`, for boards of at most 64 powers with centers and
-/// parameters below 2^40: every intermediate then stays below 2^90.
-fn small_scores(
-    sys: System,
-    seats: &[Seat],
-    ranks: &[(usize, usize)],
-    winner: Option<usize>,
-    r: &Rules,
-) -> Option<Vec<Ratio<i128>>> {
-    const LIMIT: u64 = 1 << 40;
-    let n = seats.len();
-    let small = n <= 64
-        && r.rank_points.unsigned_abs() < LIMIT
-        && r.centers_total.unsigned_abs() < LIMIT
-        && r.base.unsigned_abs() < LIMIT
-        && seats.iter().all(|s| s.centers.unsigned_abs() < LIMIT);
-    if !small {
-        return None;
-    }
-    let int = |x: i128| Ratio::from_integer(x);
-    let zero = || int(0);
-    // Mean of the elements ranks `best..=worst` take (rank r takes values[N - r]).
-    let mean = |values: &[i128], (best, worst): (usize, usize)| {
-        let picked: Vec<i128> = (best..=worst)
-            .filter_map(|k| n.checked_sub(k).and_then(|i| values.get(i)).copied())
-            .collect();
-        if picked.is_empty() {
-            zero()
-        } else {
-            Ratio::new(picked.iter().sum(), picked.len() as i128)
-        }
-    };
-    let n128 = n as i128;
-    Some(match (sys, winner) {
-        (System::Carnage, Some(w)) => {
-            let prize = int(
-                i128::from(r.rank_points) * n128 * (n128 + 1) / 2 + i128::from(r.centers_total)
-            );
-            (0..n)
-                .map(|i| if i == w { prize } else { zero() })
-                .collect()
-        }
-        (_, Some(w)) => (0..n).map(|i| int(i128::from(i == w))).collect(),
-        (System::Fibonacci, None) => {
-            let (mut a, mut b) = (i128::from(r.base), 1i128);
-            let mut seq = Vec::with_capacity(n);
-            for _ in 0..n {
-                seq.push(a);
-                let next = a + b;
-                a = std::mem::replace(&mut b, next);
-            }
-            let total: i128 = seq.iter().sum();
-            ranks
-                .iter()
-                .map(|&k| {
-                    if total == 0 {
-                        zero()
-                    } else {
-                        mean(&seq, k) / int(total)
-                    }
-                })
-                .collect()
-        }
-        (System::Carnage, None) => {
-            let points: Vec<i128> = (1..=n128).map(|i| i128::from(r.rank_points) * i).collect();
-            ranks
-                .iter()
-                .zip(seats)
-                .map(|(&k, s)| mean(&points, k) + int(i128::from(s.centers)))
-                .collect()
-        }
-        (System::Dss, None) => {
-            let k = seats.iter().filter(|s| s.survives()).count() as i128;
-            seats
-                .iter()
-                .map(|s| {
-                    if s.survives() {
-                        Ratio::new(1, k)
-                    } else {
-                        zero()
-                    }
-                })
-                .collect()
-        }
-        (System::Sos, None) => {
-            let sq = |s: &Seat| i128::from(s.centers) * i128::from(s.centers);
-            let total: i128 = seats.iter().map(sq).sum();
-            seats
-                .iter()
-                .map(|s| {
-                    if total == 0 {
-                        zero()
-                    } else {
-                        Ratio::new(sq(s), total)
-                    }
-                })
-                .collect()
-        }
-    })
-}
-
-/// A player's exact total in one table, summed cheaply: whole parts in an
-/// integer, fractional parts per denominator, and only at the end one big
-/// rational over the denominators' lcm. (Adding big rationals one game at a
-/// time costs a big gcd per game: Sum-of-Squares denominators differ from
-/// game to game, so a season's total has hundreds of digits.)
+/// A player's exact total in one table: numerators summed per denominator,
+/// and only at the end one rational over the denominators' lcm. (Adding
+/// rationals one game at a time costs a gcd of the running total per game:
+/// Sum-of-Squares denominators differ from game to game, so a season's total
+/// has hundreds of digits.)
 #[derive(Debug, Default)]
 struct Acc {
-    whole: i128,
-    /// Denominator → numerator in `0..denominator`.
-    fracs: BTreeMap<i128, i128>,
-    /// Anything that did not fit the fast path.
-    big: Option<Score>,
+    /// Denominator → the sum of the numerators of the scores over it.
+    by_denom: BTreeMap<BigInt, BigInt>,
     games: usize,
     per_game: String,
 }
 
 impl Acc {
-    fn add(&mut self, p: &Pts) {
-        if let Pts::Small(r) = p {
-            let (n, d) = (*r.numer(), *r.denom());
-            let (q, rem) = (n.div_euclid(d), n.rem_euclid(d));
-            if let Some(w) = self.whole.checked_add(q) {
-                self.whole = w;
-                if rem != 0 {
-                    let f = self.fracs.entry(d).or_insert(0);
-                    // Both below d < 2^127: the sum fits.
-                    *f += rem;
-                    if *f >= d {
-                        *f -= d;
-                        self.carry(1);
-                    }
-                }
-                return;
-            }
-        }
-        let sum = self.big.take().unwrap_or_default() + p.big();
-        self.big = Some(sum);
-    }
-
-    fn carry(&mut self, q: i128) {
-        match self.whole.checked_add(q) {
-            Some(w) => self.whole = w,
+    fn add(&mut self, score: &Score) {
+        match self.by_denom.get_mut(score.denom()) {
+            Some(n) => *n += score.numer(),
             None => {
-                let sum =
-                    self.big.take().unwrap_or_default() + Score::from_integer(BigInt::from(q));
-                self.big = Some(sum);
+                self.by_denom
+                    .insert(score.denom().clone(), score.numer().clone());
             }
         }
     }
 
     fn total(&self) -> Score {
-        let mut lcm = BigInt::from(1);
-        for &d in self.fracs.keys() {
-            let d = BigInt::from(d);
-            let g = (&lcm % &d).gcd(&d);
-            lcm = lcm / g * d;
-        }
-        let mut numer = BigInt::from(self.whole) * &lcm;
-        for (&d, &n) in &self.fracs {
-            numer += (&lcm / BigInt::from(d)) * BigInt::from(n);
-        }
-        let sum = Score::new(numer, lcm);
-        match &self.big {
-            Some(b) => sum + b,
-            None => sum,
-        }
+        let lcm = self
+            .by_denom
+            .keys()
+            .fold(BigInt::from(1), |lcm, d| lcm.lcm(d));
+        let numer: BigInt = self.by_denom.iter().map(|(d, n)| &lcm / d * n).sum();
+        Score::new(numer, lcm)
     }
 }
 
@@ -917,7 +716,7 @@ impl State {
             }
             let seats = g.seats();
             let ranks = math::shared_ranks(&seats);
-            let scores = game_scores(sys, &seats, &ranks, g.winner, &g.rules);
+            let scores = big_scores(sys, &seats, g.winner, &g.rules);
             for (p, score) in g.positions.iter().zip(&scores) {
                 let Some(player) = p.player else { continue };
                 let acc = accs[player as usize].get_or_insert_with(Acc::default);
@@ -928,7 +727,7 @@ impl State {
                 acc.games += 1;
                 acc.per_game.push_str(name);
                 acc.per_game.push_str(": ");
-                acc.per_game.push_str(&text_pts(score, places));
+                acc.per_game.push_str(&text(score, places));
             }
             // Within a game, best rank first.
             let mut order: Vec<usize> = (0..n).collect();
@@ -954,7 +753,7 @@ impl State {
                     p.seat.eliminated.map_or(Value::Null, Value::from),
                     json!(best),
                     json!(shown),
-                    number_pts(&scores[k], places),
+                    number(&scores[k], places),
                 ]);
             }
         }
@@ -1075,82 +874,74 @@ mod tests {
         );
     }
 
-    fn seat_of(centers: i64, eliminated: Option<i64>, surrendered: bool) -> Seat {
-        Seat {
-            centers,
-            eliminated,
-            surrendered,
-        }
+    /// Every table's scores of the scoring rules' example board, and of a solo, as the tables
+    /// show them: exact totals, JSON numbers rounded to the table's decimals
+    /// (an integer when the score is one), per-game text without trailing zeros.
+    #[test]
+    fn scores_show_as_the_worked_examples() {
+        let solo = r#"[{"power":"Austria","player":"A","centers":18},{"power":"England","player":"B","centers":8},{"power":"France","player":"C","centers":4},{"power":"Germany","player":"D","centers":2},{"power":"Italy","player":"E","centers":1},{"power":"Russia","player":"F","centers":1},{"power":"Turkey","player":"G","centers":0,"eliminated":1905}]"#;
+        let f = folded(
+            &[
+                game("g1", "2024-03-09", "draw", None, SPEC),
+                game("g2", "2024-03-10", "solo", Some("Austria"), solo),
+            ],
+            false,
+        );
+        let table = |t: &str| {
+            let r = f
+                .state
+                .diplomacy
+                .standings(t, &Selector::default(), &f.cx)
+                .unwrap();
+            let rows = r.main.json_rows();
+            let row = |p: &str| rows.iter().find(|r| r["player"] == p).unwrap().clone();
+            let (a, g) = (row("A"), row("G"));
+            let shown = |r: &Value| (r["score"].to_string(), r["per_game"].clone());
+            (shown(&a), shown(&g))
+        };
+        let (a, g) = table("fibonacci");
+        assert_eq!(a, ("1.4".into(), json!("g1: 0.4; g2: 1")));
+        assert_eq!(g, ("0".into(), json!("g1: 0; g2: 0")));
+        // Carnage: 7000 + 10 centers, then the solo's 28000 + 34.
+        let (a, g) = table("carnage");
+        assert_eq!(a, ("35044".into(), json!("g1: 7010; g2: 28034")));
+        assert_eq!(g, ("1000".into(), json!("g1: 1000; g2: 0")));
+        // DSS: a 6-way draw gives 1/6 (0.1667 to four decimals).
+        let (a, g) = table("dss");
+        assert_eq!(a, ("1.1667".into(), json!("g1: 0.1667; g2: 1")));
+        assert_eq!(g, ("0".into(), json!("g1: 0; g2: 0")));
+        // SoS: 100 / 238 = 0.42016...
+        let (a, _) = table("sos");
+        assert_eq!(a, ("1.4202".into(), json!("g1: 0.4202; g2: 1")));
     }
 
+    /// A total is exact whatever the denominators: Sum-of-Squares' differ
+    /// from game to game, and an exact half rounds away from zero only once,
+    /// on the total.
     #[test]
-    fn fast_scores_and_sums_equal_the_big_rationals() {
-        let boards: Vec<(Vec<Seat>, Option<usize>)> = vec![
-            (
-                (0..7)
-                    .map(|i| seat_of([10, 8, 6, 5, 3, 2, 0][i], (i == 6).then_some(1907), false))
-                    .collect(),
-                None,
-            ),
-            (
-                vec![
-                    seat_of(7, None, false),
-                    seat_of(7, None, false),
-                    seat_of(4, None, true),
-                    seat_of(0, Some(1903), false),
-                    seat_of(0, None, true),
-                ],
-                None,
-            ),
-            (
-                vec![
-                    seat_of(18, None, false),
-                    seat_of(5, None, false),
-                    seat_of(3, None, false),
-                ],
-                Some(0),
-            ),
-        ];
-        for base in [0, 1] {
-            for rank_points in [1000, 1, 7] {
-                let r = Rules {
-                    base,
-                    min_powers: 2,
-                    rank_points,
-                    centers_total: 34,
-                };
-                for sys in SYSTEMS {
-                    let mut acc = Acc::default();
-                    let mut naive = Score::from_integer(BigInt::from(0));
-                    for _ in 0..3 {
-                        for (seats, winner) in &boards {
-                            let ranks = math::shared_ranks(seats);
-                            let small = small_scores(sys, seats, &ranks, *winner, &r).unwrap();
-                            let big = big_scores(sys, seats, *winner, &r);
-                            for (s, b) in small.iter().zip(&big) {
-                                let p = Pts::Small(*s);
-                                assert_eq!(&p.big(), b, "{sys:?}");
-                                assert_eq!(text_pts(&p, 4), text(b, 4));
-                                assert_eq!(number_pts(&p, 2), number(b, 2));
-                                acc.add(&p);
-                                naive += b;
-                            }
-                        }
-                    }
-                    acc.add(&Pts::Big(frac(1, 7)));
-                    naive += frac(1, 7);
-                    assert_eq!(acc.total(), naive, "{sys:?}");
-                }
-            }
-        }
-        // Sum-of-Squares denominators differ game to game: still exact.
+    fn totals_are_exact_over_many_denominators() {
         let mut acc = Acc::default();
-        let mut naive = Score::from_integer(BigInt::from(0));
+        let mut sum = Score::from_integer(BigInt::from(0));
         for c in 1..300i128 {
-            acc.add(&Pts::Small(Ratio::new(c, c * c + 1)));
-            naive += frac(c, c * c + 1);
+            acc.add(&frac(c, c * c + 1));
+            sum += frac(c, c * c + 1);
         }
-        assert_eq!(acc.total(), naive);
+        acc.add(&frac(-3, 7));
+        sum += frac(-3, 7);
+        assert_eq!(acc.total(), sum);
+        assert_eq!(Acc::default().total(), frac(0, 1));
+        let mut halves = Acc::default();
+        for _ in 0..3 {
+            halves.add(&frac(1, 6));
+        }
+        halves.add(&frac(1, 20_000));
+        assert_eq!(halves.total(), frac(10_001, 20_000));
+        assert_eq!(text(&halves.total(), 4), "0.5001");
+        assert_eq!(number(&halves.total(), 4), json!(0.5001));
+        assert_eq!(text(&frac(-1, 20_000), 4), "-0.0001");
+        assert_eq!(text(&frac(7, 2), 2), "3.5");
+        assert_eq!(number(&frac(7, 2), 2), json!(3.5));
+        assert_eq!(number(&frac(14, 2), 2), json!(7));
     }
 
     #[test]
@@ -1194,12 +985,10 @@ mod tests {
             assert_eq!(p.seat.centers, centers(i));
             assert_eq!(p.seat.eliminated, year(i));
         }
-        // More than 64 powers: the big path scores it, and the same as math.rs.
-        let seats = g.seats();
-        let ranks = math::shared_ranks(&seats);
-        assert!(small_scores(System::Carnage, &seats, &ranks, g.winner, &rules).is_none());
-        let got = game_scores(System::Carnage, &seats, &ranks, g.winner, &rules);
-        assert_eq!(got[299].big(), frac(1000 * 300 * 301 / 2 + 100_000, 1));
+        // A 300-power solo: every rank point plus the board's centers.
+        let got = big_scores(System::Carnage, &g.seats(), g.winner, &rules);
+        assert_eq!(got[299], frac(1000 * 300 * 301 / 2 + 100_000, 1));
+        assert_eq!(text(&got[299], 2), "45250000");
     }
 
     #[test]

@@ -295,7 +295,7 @@ impl State {
             let old = self.maia.get(p).map_or(start, |r| r.value);
             let (sum, n) = tm_of(side);
             let s = s_of(side);
-            let delta = math::maia_change_of_sum(sum, n, old, s, turn, end.factor);
+            let delta = math::maia_change(sum, n, old, s, turn, end.factor);
             changes.push((p, delta, (sum, n), s));
         }
         for (p, delta, (sum, n), s) in changes {
@@ -344,14 +344,14 @@ impl State {
                 .copied()
                 .unwrap_or_default();
             let delta = match par.games {
-                0 => 0,
-                _ => math::istari_change_of_sum(n.victory_points, par.sum, par.games, end.factor),
+                0 => Some(0),
+                _ => math::istari_change(n.victory_points, par.sum, par.games, end.factor),
             };
             let counted = !scored.contains(&p);
             if counted {
                 scored.push(p);
             }
-            let (old, new) = bump(&mut self.istari, p, start, delta, counted);
+            let (old, new) = bump(&mut self.istari, p, start, delta.unwrap_or(0), counted);
             cx.audit_of(
                 || self.names.name(p),
                 || {
@@ -365,7 +365,12 @@ impl State {
                         _ => {
                             let par_r = ratio(par.sum.into(), par.games.into());
                             let x = format!("{} - {}", n.victory_points, exact(par_r));
-                            format!("{delta:+} = {} ({}: VP - par)", end.wrap(&x), n.nation)
+                            match delta {
+                                Some(d) => {
+                                    format!("{d:+} = {} ({}: VP - par)", end.wrap(&x), n.nation)
+                                }
+                                None => format!("0: no change possible ({x}, {})", n.nation),
+                            }
                         }
                     };
                     end.change("istari", self.names.name(p), old, new, formula)
@@ -562,30 +567,24 @@ impl State {
     }
 }
 
-/// The monthly adjustment of every rating in `map`. Ratings bunch up near the
-/// mean, so each distinct value is computed once, through a table over the
-/// values' span when that span is not much larger than the map. Both passes
-/// walk the packed ratings in storage order, not by name id: those slots point
-/// all over them, and such a pass spends most of a replay's mepbm CPU in cache misses.
+/// The monthly adjustment of every rating in `map`, in storage order.
+/// Ratings bunch up near the mean, so each value's adjustment is remembered
+/// in a small table indexed by the value's low bits ([`math::monthly`]
+/// divides an `i128`, a few times the cost of a look-up).
 fn tick_all(map: &mut Ratings, factor: Rational, mean: i64) {
-    let (mut lo, mut hi, mut len) = (i64::MAX, i64::MIN, 0usize);
-    for r in map.values_mut() {
-        (lo, hi, len) = (lo.min(r.value), hi.max(r.value), len + 1);
-    }
-    let span = hi
-        .checked_sub(lo)
-        .and_then(|s| usize::try_from(s).ok())
-        .filter(|&s| s <= 4 * len + 1024);
-    let Some(span) = span else {
-        for r in map.values_mut() {
-            r.value = math::monthly(r.value, factor, mean);
-        }
-        return;
-    };
-    let mut memo: Vec<Option<i64>> = vec![None; span + 1];
+    const SLOTS: usize = 4096;
+    let mut seen: Vec<Option<(i64, i64)>> = vec![None; SLOTS];
     for r in map.values_mut() {
         let v = r.value;
-        r.value = *memo[(v - lo) as usize].get_or_insert_with(|| math::monthly(v, factor, mean));
+        let slot = &mut seen[v as usize % SLOTS];
+        r.value = match *slot {
+            Some((old, new)) if old == v => new,
+            _ => {
+                let new = math::monthly(v, factor, mean);
+                *slot = Some((v, new));
+                new
+            }
+        };
     }
 }
 

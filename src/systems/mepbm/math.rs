@@ -3,7 +3,8 @@
 //! value; `factor` is the small-game factor (1 for a full game,
 //! `small_game.factor` otherwise), applied before rounding.
 //!
-//! Functions that divide return `None` when a divisor is zero or negative (only
+//! Functions that divide return `None` when a divisor is zero or negative, and
+//! those that multiply unreduced fractions when a value passes `i128` (only
 //! reachable through a rules change or an absurd rating): the caller then leaves
 //! the rating alone instead of panicking.
 
@@ -25,24 +26,12 @@ pub fn valar_change(
     Some(round_half_away(factor * raw) as i64)
 }
 
-/// Maia: `round(factor * (tm_av / old) * s * sqrt(end_turn))`, exactly.
+/// Maia: `round(factor * (tm_av / old) * s * sqrt(end_turn))`, exactly, with
+/// TmAv given as `sum / count` (the team's positions, as the fold has it):
+/// one fraction `(fn * sum * s) / (fd * count * old)` reduced once, for
+/// `factor = fn / fd`. `None` for no positions, a rating or turn that leaves no
+/// change possible, or a value past `i128`.
 pub fn maia_change(
-    tm_av: Rational,
-    old: i64,
-    s: i64,
-    end_turn: i64,
-    factor: Rational,
-) -> Option<i64> {
-    if old <= 0 || end_turn < 0 {
-        return None;
-    }
-    let a = factor * tm_av / Rational::from_integer(old.into()) * Rational::from_integer(s.into());
-    Some(round_times_sqrt(a, end_turn.into()) as i64)
-}
-
-/// [`maia_change`] with TmAv given as `sum / count` (`None` for no positions),
-/// the form the fold has: one fraction reduced instead of a chain of products.
-pub fn maia_change_of_sum(
     sum: i64,
     count: usize,
     old: i64,
@@ -53,38 +42,27 @@ pub fn maia_change_of_sum(
     if count == 0 || old <= 0 || end_turn < 0 {
         return None;
     }
-    // factor * (sum / count) / old * s = (fn * sum * s) / (fd * count * old).
     let numer = factor
         .numer()
-        .checked_mul(sum.into())
-        .and_then(|x| x.checked_mul(s.into()));
+        .checked_mul(sum.into())?
+        .checked_mul(s.into())?;
     let denom = factor
         .denom()
-        .checked_mul(count as i128)
-        .and_then(|x| x.checked_mul(old.into()));
-    match (numer, denom) {
-        (Some(n), Some(d)) => Some(round_times_sqrt(Rational::new(n, d), end_turn.into()) as i64),
-        _ => mean(sum, count).and_then(|tm| maia_change(tm, old, s, end_turn, factor)),
-    }
+        .checked_mul(i128::try_from(count).ok()?)?
+        .checked_mul(old.into())?;
+    let n = round_times_sqrt(Rational::new(numer, denom), end_turn.into())?;
+    i64::try_from(n).ok()
 }
 
 /// Istari, one nation, with the par given as `par_sum / par_games` (games > 0):
-/// `round(factor * (vp - par))` without reducing any fraction (rounding does
-/// not need it; the denominator stays positive).
-pub fn istari_change_of_sum(vp: i64, par_sum: i64, par_games: u32, factor: Rational) -> i64 {
+/// `round(factor * (vp - par))`, as `fn * (vp * games - sum) / (fd * games)`
+/// rounded without reducing (rounding does not need it). `None` for a value
+/// past `i128`.
+pub fn istari_change(vp: i64, par_sum: i64, par_games: u32, factor: Rational) -> Option<i64> {
     let games = i128::from(par_games.max(1));
-    // factor * (vp - sum / games) = fn * (vp * games - sum) / (fd * games).
-    let numer = (i128::from(vp) * games - i128::from(par_sum)).checked_mul(*factor.numer());
-    let denom = factor.denom().checked_mul(games);
-    match (numer, denom) {
-        (Some(n), Some(d)) => round_half_away(Rational::new_raw(n, d)) as i64,
-        _ => istari_change(vp, ratio(par_sum.into(), games), factor),
-    }
-}
-
-/// Istari, one nation: `round(factor * (vp - par))`.
-pub fn istari_change(vp: i64, par: Rational, factor: Rational) -> i64 {
-    round_half_away(factor * (Rational::from_integer(vp.into()) - par)) as i64
+    let numer = (i128::from(vp) * games - i128::from(par_sum)).checked_mul(*factor.numer())?;
+    let denom = factor.denom().checked_mul(games)?;
+    i64::try_from(round_half_away(Rational::new_raw(numer, denom))).ok()
 }
 
 /// Ainur: `round(factor * base * (lose_orig / win_orig) * (active / at_start))`.
@@ -199,70 +177,59 @@ mod tests {
     #[test]
     fn maia_seed_examples() {
         let f = one();
-        // 1250 + 1400/1250 * 4 * sqrt(30) = 1250 + 24.54 → 1275.
-        assert_eq!(
-            maia_change(Rational::from_integer(1400), 1250, 4, 30, f),
-            Some(25)
-        );
+        // 1250 + 1400/1250 * 4 * sqrt(30) = 1250 + 24.54 → 1275 (TmAv 2800 / 2).
+        assert_eq!(maia_change(2800, 2, 1250, 4, 30, f), Some(25));
         // 1250 + 1600/1250 * 2 * sqrt(30) = 1250 + 14.02 → 1264.
-        assert_eq!(
-            maia_change(Rational::from_integer(1600), 1250, 2, 30, f),
-            Some(14)
-        );
-        assert_eq!(maia_change(Rational::from_integer(1600), 0, 2, 30, f), None);
+        assert_eq!(maia_change(1600, 1, 1250, 2, 30, f), Some(14));
+        assert_eq!(maia_change(1600, 1, 0, 2, 30, f), None);
         // Halved: 0.5 * 24.54 = 12.27 → 12.
-        assert_eq!(
-            maia_change(Rational::from_integer(1400), 1250, 4, 30, ratio(1, 2)),
-            Some(12)
-        );
+        assert_eq!(maia_change(1400, 1, 1250, 4, 30, ratio(1, 2)), Some(12));
     }
 
     #[test]
     fn istari_seed_example() {
         let f = one();
-        let woodmen = istari_change(1050, Rational::from_integer(1100), f);
-        let northmen = istari_change(1300, Rational::from_integer(1150), f);
-        assert_eq!((woodmen, northmen), (-50, 150));
-        assert_eq!(1600 + woodmen, 1550);
-        assert_eq!(1550 + northmen, 1700);
+        let woodmen = istari_change(1050, 1100, 1, f);
+        let northmen = istari_change(1300, 2300, 2, f);
+        assert_eq!((woodmen, northmen), (Some(-50), Some(150)));
+        assert_eq!(1600 - 50, 1550);
+        assert_eq!(1550 + 150, 1700);
         // Halved with an inexact par: 0.5 * (1000 - 2001/2) = -0.25 → 0.
-        assert_eq!(istari_change(1000, ratio(2001, 2), ratio(1, 2)), 0);
-        assert_eq!(istari_change(1000, ratio(2001, 2), f), -1);
+        assert_eq!(istari_change(1000, 2001, 2, ratio(1, 2)), Some(0));
+        assert_eq!(istari_change(1000, 2001, 2, f), Some(-1));
     }
 
+    /// Maia and Istari past the seed: inexact means, exact halves, a negative
+    /// factor, no change possible, and values past `i128`.
     #[test]
-    fn the_sum_forms_equal_the_rational_formulas() {
-        let factors = [one(), ratio(1, 2), ratio(49, 50), ratio(-3, 7)];
-        for f in factors {
-            for vp in (0..3000).step_by(37) {
-                for (sum, games) in [(1, 1), (2001, 2), (5000, 3), (-7, 4), (123_457, 91)] {
-                    let par = ratio(sum.into(), games.into());
-                    assert_eq!(
-                        istari_change_of_sum(vp, sum, games, f),
-                        istari_change(vp, par, f),
-                        "{vp} {sum}/{games}"
-                    );
-                }
-            }
-            for (sum, n) in [(0, 0), (2800, 2), (15_768, 11), (1401, 3), (-5, 2)] {
-                for old in [-1, 0, 1, 1250, 1777] {
-                    for (s, turn) in [(4, 30), (3, 0), (2, 45), (4, -1)] {
-                        let exact = mean(sum, n).and_then(|tm| maia_change(tm, old, s, turn, f));
-                        assert_eq!(maia_change_of_sum(sum, n, old, s, turn, f), exact);
-                    }
-                }
-            }
+    fn maia_and_istari_edge_cases() {
+        let maia = maia_change;
+        // 15768/11 / 1777 * 2 * 0.98 * sqrt(45) = 10.61 → 11.
+        assert_eq!(maia(15_768, 11, 1777, 2, 45, ratio(49, 50)), Some(11));
+        // 3125/2 / 1250 * sqrt(4) = 2.5 exactly → 3, and -3 with factor -1.
+        assert_eq!(maia(3125, 2, 1250, 1, 4, one()), Some(3));
+        assert_eq!(maia(3125, 2, 1250, 1, 4, ratio(-1, 1)), Some(-3));
+        // -5/2 / 1250 * 4 * sqrt(30) = -0.04 → 0; -3/7 * 1400/1777 * 4 * sqrt(30) = -7.40 → -7.
+        assert_eq!(maia(-5, 2, 1250, 4, 30, one()), Some(0));
+        assert_eq!(maia(2800, 2, 1777, 4, 30, ratio(-3, 7)), Some(-7));
+        assert_eq!(maia(2800, 2, 1250, 3, 0, one()), Some(0));
+        for (n, old, turn) in [(0, 1250, 30), (2, 0, 30), (2, -1, 30), (2, 1250, -1)] {
+            assert_eq!(maia(2800, n, old, 4, turn, one()), None);
         }
-        // Products past i128 take the exact fallbacks (the chains reduce first).
+        // 2^64 * 2^40 * 2^26 passes i128.
+        let big = 1_i64 << 62;
+        let f = ratio(1 << 64, 1);
+        assert_eq!(maia(1 << 40, big as usize, big, 1 << 26, 30, f), None);
+
+        // 0.98 * (1300 - 123457/91) = -55.54 → -56; -3/7 * (1000 - 2001/2) = 3/14 → 0.
+        assert_eq!(istari_change(1300, 123_457, 91, ratio(49, 50)), Some(-56));
+        assert_eq!(istari_change(1000, 2001, 2, ratio(-3, 7)), Some(0));
+        // 3^30 / 2^70 * 2^62 = 3^30 / 2^8 = 804262234744.72 → 804262234745.
+        let f = ratio(3_i128.pow(30), 1 << 70);
+        assert_eq!(istari_change(1 << 62, 0, 1, f), Some(804_262_234_745));
+        // 2^62 * 3^50 passes i128.
         let f = ratio(3_i128.pow(50), 1 << 100);
-        let i = istari_change_of_sum(1 << 62, 0, 1 << 31, f);
-        assert_eq!(i, istari_change(1 << 62, ratio(0, 1), f));
-        assert_eq!(i, round_half_away(ratio(3_i128.pow(50), 1 << 38)) as i64);
-        let (f, big) = (ratio(1 << 64, 1), 1_i64 << 62);
-        let tm = ratio(1 << 40, i128::from(big));
-        let m = maia_change_of_sum(1 << 40, big as usize, big, 1 << 26, 30, f);
-        assert_eq!(m, maia_change(tm, big, 1 << 26, 30, f));
-        assert_eq!(m, Some(351)); // round(64 * sqrt(30)) = round(350.54)
+        assert_eq!(istari_change(1 << 62, 0, 1, f), None);
     }
 
     #[test]
