@@ -42,16 +42,17 @@
 //! - [`ledger`]: the only code that touches sled. [`ledger::chunk`] is the byte layout of
 //!   records, [`ledger::segment`] the files chunks are stored in, [`ledger::canonical`] the
 //!   canonical form and record hash, [`ledger::summary`] and [`ledger::idem`] the per-chunk
-//!   side trees, [`ledger::checkpoint`] the projection checkpoints and `patch.rs` the
-//!   patches their deltas are stored as; `verify.rs` is `verify` (a reading thread, two
+//!   side trees, [`ledger::checkpoint`] the checkpoints (numbered sections of bytes it
+//!   does not read) and [`ledger::patch`] the patches their deltas are stored as; `verify.rs` is `verify` (a reading thread, two
 //!   checking workers), `lanes.rs` BLAKE3 of many short inputs across the SIMD lanes;
 //!   `mod.rs` is append, export and the fold's [`fold::Source`].
 //! - [`fold`]: the engine: `(at, seq)` order, known-at, voids, as-of, rule changes,
-//!   append-time checks, resuming from a checkpoint. `parallel.rs` folds with a worker
+//!   append-time checks; `checkpoint.rs` resumes from a checkpoint and says what its
+//!   sections are (the rules, then each system's state). `parallel.rs` folds with a worker
 //!   thread per group of namespaces; [`fold::stream`] reads the chunks once, in seq order,
 //!   and hands records on in fold order as the chunk summaries allow.
 //! - [`systems`]: one module per rating system (below), and what their compact states share
-//!   ([`systems::compact`]: interners, varints, kept bytes; [`systems::codec`]).
+//!   ([`systems::compact`]: interners, kept bytes). [`codec`]: the one LEB128 varint codec.
 //! - [`params`]: rule parameters, declared by each system with its community's defaults;
 //!   [`num`]: exact rationals and the one rounding helper (half away from zero); [`time`]:
 //!   instants as microseconds UTC; [`error`]: the one error type, which decides exit codes.
@@ -170,9 +171,10 @@
 //!    [`systems::tables`] and [`systems::PARAM_GROUPS`]. A table shown per tournament also
 //!    needs an arm in `app::selectors`. `parallel.rs`'s `GROUPS` may pair it with another
 //!    namespace (otherwise it gets a worker of its own).
-//! 4. **Checkpoints.** In [`ledger::checkpoint`]: `SECTIONS`, its `NAMESPACES` and the
-//!    encode and decode arms. The header's layout changes with the section count, so the
-//!    magic changes too, and older checkpoints read as absent (they are a cache).
+//! 4. **Checkpoints.** In `fold/checkpoint.rs`: the encode and decode arms; in
+//!    [`ledger::checkpoint`], `SECTIONS` (one more). The header's layout changes with the
+//!    section count, so the magic changes too, and older checkpoints read as absent
+//!    (they are a cache).
 //! 5. **Samples and tests.** Streams `events/ns_*.jsonl` with the worked examples, listed
 //!    in [`demo`]; `tests/ns.rs` with insta snapshots of its tables;
 //!    `tests/corpus/systems/ns_<rule>.jsonl` breaking each rule once (with `.expect`, and
@@ -182,6 +184,7 @@
 
 pub mod app;
 pub mod bench;
+pub mod codec;
 pub mod demo;
 pub mod error;
 pub mod events;
@@ -197,6 +200,5 @@ pub mod spill;
 pub mod sysinfo;
 pub mod systems;
 pub mod time;
-pub mod varint;
 
 pub use error::{Error, Result};

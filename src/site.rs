@@ -49,11 +49,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::codec;
 use crate::error::{Error, Result};
 use crate::output::{Report, Stamp, Table};
 use crate::systems::Change;
 use crate::time;
-use crate::varint;
 
 /// One standings page: a table, narrowed to a tournament where the table is
 /// shown per tournament, and what its standings returned.
@@ -320,9 +320,9 @@ struct Places(Vec<u8>);
 
 impl Places {
     fn push(&mut self, table: usize, rank: &str, score: &str) {
-        varint::put(&mut self.0, table as u64);
+        codec::put(&mut self.0, table as u64);
         for s in [rank, score] {
-            varint::put(&mut self.0, s.len() as u64);
+            codec::put(&mut self.0, s.len() as u64);
             self.0.extend_from_slice(s.as_bytes());
         }
     }
@@ -334,14 +334,14 @@ impl Places {
             if rest.is_empty() {
                 return None;
             }
-            let table = varint::take(&mut rest) as usize;
+            let table = codec::take(&mut rest) as usize;
             Some((table, take_text(&mut rest), take_text(&mut rest)))
         })
     }
 }
 
 fn take_text<'a>(bytes: &mut &'a [u8]) -> &'a str {
-    let len = varint::take(bytes) as usize;
+    let len = codec::take(bytes) as usize;
     let (text, rest) = bytes.split_at(len.min(bytes.len()));
     *bytes = rest;
     // Only whole `&str`s were pushed.

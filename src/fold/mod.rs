@@ -41,6 +41,7 @@
 //! records, same order, same void checks (from the summaries, in seq order,
 //! as `plan_after` makes them).
 
+mod checkpoint;
 mod parallel;
 pub mod stream;
 
@@ -356,7 +357,7 @@ pub struct Start {
     pub folded: u64,
 }
 
-pub use crate::systems::compact::Encoded;
+pub use crate::ledger::patch::Encoded;
 
 /// A checkpoint's bytes: one section each.
 pub type Snapshot = Vec<Encoded>;
@@ -854,7 +855,7 @@ mod tests {
     /// equal the state of a plain fold of the records before them.
     #[test]
     fn snapshots_of_the_checked_fold_per_namespace_are_the_states_at_their_places() {
-        use crate::ledger::checkpoint::encode_section;
+        use super::checkpoint::encode_section;
         let src = Stored::generated(3000);
         let (order, _) = plan(&src, &Query::default()).unwrap();
         let mut stored = Vec::new();

@@ -62,18 +62,15 @@
 //!   section as prefix; but in a delta of kind 3 every state section (1 to
 //!   5) is one zstd frame, without prefix, of a patch that makes the section
 //!   from the parent's (`ledger/patch.rs`)
-//!   sections, in order: params in force, then the mepbm, cfr, cards,
-//!   diplomacy and sbr states (a query of one namespace reads only its own);
-//!   each is bincode (varint) of the value, except mepbm's, which has its own
-//!   layout (`MepbmState::checkpoint_bytes` in `systems/mepbm/store.rs`: the
-//!   state every `valar` query loads, decoded without serde)
+//!   sections: bytes the ledger does not read, numbered by the fold that
+//!   makes them (`fold/checkpoint.rs`: 0 the rules in force, then one per
+//!   rating system; a query of one system reads only its own)
 //! ```
 //!
 //! **Patches** (kind 3): a delta whose whole parent this process made stores
-//! its state sections as patches: the unchanged cards and sbr tournaments are
-//! copied from their place in the parent (the encoder knows them:
-//! [`crate::systems::compact::Kept`] bytes carry a stamp), and the other
-//! states' encoders mark their growing parts as *columns* ([`Span::COLUMN`]),
+//! its state sections as patches: spans of bytes the encoder kept from an
+//! earlier encoding carry a stamp ([`Span`]) and are copied from their place
+//! in the parent, and growing parts are marked as *columns* ([`Span::COLUMN`]),
 //! which the patch compares with the parent's and copies where equal (a grown
 //! vector: all of the parent's elements), so zstd compresses only what
 //! changed. A delta on a parent read back from its file (an append that
@@ -98,19 +95,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 
-use bincode::Options;
-use serde::{de::DeserializeOwned, Serialize};
-
 use crate::error::{Error, Result};
-use crate::fold::{self, Encoded, Pos, Query, Sink, Start};
-use crate::params::Params;
-use crate::systems::compact::Span;
-use crate::systems::mepbm::State as MepbmState;
-use crate::systems::State;
 use crate::time::Micros;
 
+use super::patch::{Encoded, Span};
+
 use super::summary::Summary;
-use super::{chunk, patch, storage, Head, Ledger, View};
+use super::{chunk, patch, storage, Head, Ledger};
+
+/// A position in fold order: `(at, seq)`.
+pub type Pos = (Micros, u64);
 
 /// Checkpoints per ledger: one every `N / PER_LEDGER` records of fold order
 /// (rounded up to a multiple of [`STEP`], at least [`MIN_EVERY`]), so a query
@@ -152,7 +146,7 @@ const STEP: u64 = 5_000;
 
 const MAGIC: &[u8; 4] = b"LCP5";
 const HEADER: usize = 213;
-const SECTIONS: usize = 6;
+pub const SECTIONS: usize = 6;
 /// The directory, in the ledger's, of the checkpoint files.
 const DIR: &str = "checkpoints";
 /// A checkpoint file's name: the hex of its key, then this extension.
@@ -160,11 +154,6 @@ const FILE_EXT: &str = "lcp";
 /// Candidates tried, latest first, before a query gives up and folds from nothing.
 const TRIES: usize = 8;
 
-/// Set (to anything) to never start a fold from a checkpoint: tests and the
-/// bench compare against the full fold with it.
-pub const DISABLE_ENV: &str = "LAUREL_NO_CHECKPOINTS";
-/// Set (to anything) to have a query say on stderr where its fold started.
-pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";
 /// Overrides the spacing (a positive integer): tests make many small checkpoints.
 pub const EVERY_ENV: &str = "LAUREL_CHECKPOINT_EVERY";
 
@@ -175,12 +164,12 @@ pub const EVERY_ENV: &str = "LAUREL_CHECKPOINT_EVERY";
 const PARENT_MAX: usize = 128 << 20;
 
 /// Is `p` small enough to keep as the next delta's parent ([`PARENT_MAX`])?
-fn small(p: &Parent) -> bool {
+pub(crate) fn small(p: &Parent) -> bool {
     p.raw.iter().map(Vec::len).sum::<usize>() <= PARENT_MAX
 }
 
 /// The spacing of checkpoints for a ledger of `records` records.
-fn every(records: u64) -> u64 {
+pub(crate) fn every(records: u64) -> u64 {
     std::env::var(EVERY_ENV)
         .ok()
         .and_then(|v| v.parse().ok())
@@ -280,18 +269,8 @@ fn header(b: &[u8]) -> Option<Header> {
     })
 }
 
-fn section_bytes<T: Serialize>(v: &T) -> Result<Vec<u8>> {
-    bincode::DefaultOptions::new()
-        .serialize(v)
-        .map_err(storage_error)
-}
-
-fn storage_error(e: bincode::Error) -> Error {
-    Error::Storage(format!("checkpoint: {e}"))
-}
-
 /// A whole checkpoint: what a delta is made from.
-struct Parent {
+pub(crate) struct Parent {
     header: Header,
     /// Its uncompressed sections.
     raw: [Vec<u8>; SECTIONS],
@@ -576,104 +555,18 @@ fn decompress_into(out: &mut Vec<u8>, stored: &[u8], prefix: Option<&[u8]>, len:
     matches!(dx.decompress(out, stored), Ok(n) if n == len && out.len() == len)
 }
 
-/// The sections' bytes, in order.
-pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
-    let mut out: [Vec<u8>; SECTIONS] = Default::default();
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = encode_section(state, params, i)?.bytes;
-    }
-    Ok(out)
-}
-
-/// Section `i`'s bytes: 0 the rules in force, `1 + ns` the projection of
-/// `NAMESPACES[ns]` (a parallel check fold encodes each on the worker that
-/// folds that namespace, see `fold::Sink`).
-pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encoded> {
-    match i {
-        0 => section_bytes(params).map(Encoded::from),
-        1 => Ok(state.mepbm.checkpoint_bytes()),
-        2 => state.cfr.checkpoint_bytes().map_err(storage_error),
-        3 => state.cards.checkpoint_bytes().map_err(storage_error),
-        4 => state.diplomacy.checkpoint_bytes().map_err(storage_error),
-        5 => state.sbr.checkpoint_bytes().map_err(storage_error),
-        _ => Err(Error::Storage(format!("checkpoint: no section {i}"))),
-    }
-}
-
-/// The namespace of each state section (section 0 is the params).
-const NAMESPACES: [&str; SECTIONS - 1] = ["mepbm", "cfr", "cards", "diplomacy", "sbr"];
-
-fn section<T: DeserializeOwned>(b: &[u8]) -> Option<T> {
-    bincode::DefaultOptions::new()
-        .with_limit(b.len() as u64 * 64 + 4096)
-        .deserialize(b)
-        .ok()
-}
-
-/// Read sections back (`read(i)` gives section i's bytes): the rules in force
-/// and the states of `only`'s namespace (every namespace for `None`; the others
-/// stay empty, as a fold of `only` leaves them). `None` if any is damaged.
-pub fn decode(
-    read: &mut dyn FnMut(usize) -> Result<Option<Vec<u8>>>,
-    only: Option<&str>,
-) -> Result<Option<(State, Params)>> {
-    let Some(state) = decode_state(read, only)? else {
-        return Ok(None);
-    };
-    Ok(read(0)?.and_then(|b| params_of(&b)).map(|p| (state, p)))
-}
-
-/// The rules in force from section 0's bytes; `None` if damaged.
-fn params_of(b: &[u8]) -> Option<Params> {
-    let mut p: Params = section(b)?;
-    p.restamp();
-    Some(p)
-}
-
-/// The state sections of [`decode`], without the rules.
-fn decode_state(
-    read: &mut dyn FnMut(usize) -> Result<Option<Vec<u8>>>,
-    only: Option<&str>,
-) -> Result<Option<State>> {
-    let mut state = State::default();
-    for (i, ns) in NAMESPACES.iter().enumerate() {
-        if only.is_some_and(|o| o != *ns) {
-            continue;
-        }
-        let Some(b) = read(i + 1)? else {
-            return Ok(None);
-        };
-        let ok = match *ns {
-            "mepbm" => MepbmState::from_checkpoint(&b).map(|s| state.mepbm = s),
-            "cfr" => section(&b).map(|s| state.cfr = s),
-            "cards" => section(&b).map(|s| state.cards = s),
-            "diplomacy" => section(&b).map(|s| state.diplomacy = s),
-            _ => section(&b).map(|s| state.sbr = s),
-        };
-        if ok.is_none() {
-            return Ok(None);
-        }
-    }
-    Ok(Some(state))
-}
-
 /// One section's stored frames along a chain, whole checkpoint first, each
 /// with its uncompressed length and whether it is a patch ([`Patched`]).
-type Frames = Vec<(Vec<u8>, u64, bool)>;
+pub(crate) type Frames = Vec<(Vec<u8>, u64, bool)>;
 
 /// A checkpoint's header and the frames of the sections a query reads.
-type Stored = (Header, [Option<Frames>; SECTIONS]);
-
-/// Does a query of `only` read section `i` (a state section; 0 is the params)?
-fn wanted_section(i: usize, only: Option<&str>) -> bool {
-    i > 0 && only.is_none_or(|o| o == NAMESPACES[i - 1])
-}
+pub(crate) type Stored = (Header, [Option<Frames>; SECTIONS]);
 
 /// A section's bytes from its frames: each decompressed with the one before as
 /// prefix, into two buffers used in turn (first touches of fresh pages were a
 /// good part of a query's CPU), or a patch applied to the one before; `None`
 /// if a frame is not exactly that.
-fn unpack(frames: Frames) -> Option<Vec<u8>> {
+pub(crate) fn unpack(frames: Frames) -> Option<Vec<u8>> {
     let (mut raw, mut spare): (Option<Vec<u8>>, Vec<u8>) = (None, Vec::new());
     for (stored, len, patched) in &frames {
         if *patched {
@@ -705,172 +598,18 @@ fn unpatch(stored: &[u8], parent: &[u8], len: u64) -> Option<Vec<u8>> {
     patch::apply(parent, &patch, usize::try_from(len).ok()?)
 }
 
-/// `only`'s state from a checkpoint's frames ([`decode_state`]).
-fn unpack_state(mut frames: [Option<Frames>; SECTIONS], only: Option<&str>) -> Option<State> {
-    let mut read = |i: usize| Ok(frames[i].take().and_then(unpack));
-    decode_state(&mut read, only).ok().flatten()
-}
-
-/// The start of a plain fold from nothing, as a checkpoint before every record
-/// would give it: the empty state and the default rules (a resumable query pins
-/// none), positioned before `(at, seq)` of any record (seqs start at 1).
-fn from_nothing() -> Start {
-    Start {
-        state: State::default(),
-        params: Params::default(),
-        after: (Micros::MIN, 0),
-        folded: 0,
-    }
-}
-
-fn disabled() -> bool {
-    std::env::var_os(DISABLE_ENV).is_some()
-}
-
-/// Can a checkpoint serve `q`? Only a plain fold: no known-at cut (a checkpoint
-/// saw every record of its time), no pinned rules, no audit trail (it starts at
-/// the first record), voided records left out.
-fn resumable(q: &Query) -> bool {
-    q.known_at.is_none() && q.rules.is_none() && !q.audit && !q.keep_voided && !disabled()
-}
-
 impl Ledger {
-    /// Fold as `q` asks: from the latest usable checkpoint at or before
-    /// `q.as_of` when one can serve it, else from nothing; same answer.
-    pub fn fold(&self, q: &Query) -> Result<fold::Folded> {
-        let upto = self.head()?.seq;
-        let view = View::new(self, upto);
-        let t0 = std::time::Instant::now();
-        let trace = std::env::var_os(TRACE_ENV).is_some();
-        let said = |start: Option<(Pos, u64)>| match (trace, start) {
-            (false, _) => {}
-            (true, Some((after, folded))) => eprintln!(
-                "checkpoint: resumed after seq {} ({folded} records)",
-                after.1
-            ),
-            (true, None) => eprintln!("checkpoint: none, folded from the start"),
-        };
-        let f = match resumable(q) {
-            true => self.fold_resumed(&view, q, upto, &said),
-            false => {
-                said(None);
-                fold::fold_from(&view, q, None, None)
-            }
-        };
-        if trace {
-            let ms = t0.elapsed().as_secs_f64() * 1e3;
-            eprintln!("checkpoint: fold {ms:.1} ms in all");
-        }
-        f
-    }
-
-    /// A resumable query's fold: from the latest usable checkpoint at or before
-    /// `q.as_of`, whose state sections are decompressed and decoded on a
-    /// second thread while this one reads the records after it (one pass,
-    /// `fold::fold_later`); from nothing if there is none. A checkpoint that
-    /// turns out damaged sends it the sequential way
-    /// ([`Ledger::start_before`]: the next older), and the records read are
-    /// read again.
-    fn fold_resumed(
+    /// Run `fold` (a check fold) with a `put` that makes each snapshot it
+    /// hands over a checkpoint bound to the head `new`, one every `every`
+    /// records: each a delta from the one before (`parent` first), compressed
+    /// and written on the [`compressor`] thread, its header stored here.
+    pub(crate) fn storing_checkpoints<T>(
         &self,
-        view: &View,
-        q: &Query,
-        upto: u64,
-        said: &dyn Fn(Option<(Pos, u64)>),
-    ) -> Result<fold::Folded> {
-        let bound = (q.as_of.unwrap_or(Micros::MAX), u64::MAX);
-        let Some((h, mut frames)) = self.stored_before(bound, upto, q.only)? else {
-            // No checkpoint: start from the empty state before every position,
-            // which plans from the chunk summaries (only the chunks whose `at`
-            // range reaches back to --as-of are read) rather than every
-            // record's header as a full plan does. Same records, same order.
-            said(None);
-            return fold::fold_from(view, q, Some(from_nothing()), None);
-        };
-        let params = frames[0]
-            .take()
-            .and_then(unpack)
-            .and_then(|b| params_of(&b));
-        let Some(params) = params else {
-            return self.fold_undecoded(view, q, (bound, upto), said);
-        };
-        // The records are read while another thread decodes the state: the
-        // fold's workers wait for it (`fold::Later`).
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let later = fold::Later {
-            params,
-            after: h.pos,
-            folded: h.folded,
-            state: rx,
-        };
-        let (decoded, folded) = std::thread::scope(|scope| {
-            let only = q.only;
-            let decoding = scope.spawn(move || match unpack_state(frames, only) {
-                Some(state) => {
-                    // Unsent only if the fold has stopped already: its error stands.
-                    let _ = tx.send(state);
-                    true
-                }
-                None => false,
-            });
-            let folded = fold::fold_later(view, q, later);
-            (decoding.join().unwrap_or(false), folded)
-        });
-        if !decoded {
-            return self.fold_undecoded(view, q, (bound, upto), said);
-        }
-        said(Some((h.pos, h.folded)));
-        folded
-    }
-
-    /// The fold of `q` when the latest checkpoint's sections could not be
-    /// decoded: from the latest one that can be, or from nothing.
-    fn fold_undecoded(
-        &self,
-        view: &View,
-        q: &Query,
-        (bound, upto): (Pos, u64),
-        said: &dyn Fn(Option<(Pos, u64)>),
-    ) -> Result<fold::Folded> {
-        let start = self.start_before(bound, upto, q.only)?.map(|(s, _)| s);
-        said(start.as_ref().map(|s| (s.after, s.folded)));
-        let start = start.unwrap_or_else(from_nothing);
-        fold::fold_from(view, q, Some(start), None)
-    }
-
-    /// The check fold of an append whose records are `old.seq + 1 ..= new.seq`:
-    /// drops the checkpoints the new records invalidate, resumes from the
-    /// latest one still valid, and stores new ones (bound to `new`) on the way.
-    pub(super) fn check_fold(&self, old: u64, new: Head) -> Result<()> {
-        if let Some(cut) = self.cut_after(old, new.seq)? {
-            self.drop_checkpoints(|h| h.pos >= cut)?;
-        }
-        let view = View::new(self, new.seq);
-        let (start, parent) = match disabled() {
-            true => (None, None),
-            false => match self.start_before((Micros::MAX, u64::MAX), new.seq, None)? {
-                Some((start, parent)) => (Some(start), parent.filter(small)),
-                None => (None, None),
-            },
-        };
-        self.fold_storing(&view, start, parent, new)
-    }
-
-    /// The check fold from `start`, storing a checkpoint every `every(new.seq)`
-    /// records: each is a delta from the one before (`parent` first), made on
-    /// the [`compressor`] thread and stored here.
-    fn fold_storing(
-        &self,
-        view: &View,
-        start: Option<Start>,
         parent: Option<Parent>,
         new: Head,
-    ) -> Result<()> {
-        let every = every(new.seq);
-        let q = Query {
-            check: true,
-            ..Query::default()
-        };
+        every: u64,
+        fold: impl FnOnce(&mut dyn FnMut(Pos, u64, Vec<Encoded>) -> Result<()>) -> Result<T>,
+    ) -> Result<T> {
         let dir = self.checkpoint_dir()?;
         std::thread::scope(|scope| {
             let (job_tx, job_rx) = sync_channel::<Job>(0);
@@ -883,7 +622,7 @@ impl Ledger {
                 })
                 .map_err(|e| Error::io("the checkpoint thread", e))?;
             let store = |made: Result<Made>| self.put_header(&made?);
-            let mut put = |pos: Pos, folded: u64, bytes: fold::Snapshot| {
+            let mut put = |pos: Pos, folded: u64, bytes: Vec<Encoded>| {
                 let raw: [Encoded; SECTIONS] = bytes
                     .try_into()
                     .map_err(|_| Error::Storage("checkpoint: wrong number of sections".into()))?;
@@ -894,18 +633,10 @@ impl Ledger {
                 }
                 made_rx.try_iter().try_for_each(store)
             };
-            let sink = Sink {
-                every,
-                encode: encode_section,
-                put: &mut put,
-            };
-            let folded = fold::fold_from(view, &q, start, Some(sink));
+            let folded = fold(&mut put);
             drop(job_tx);
-            // Nothing reads the state: it is freed (on a thread of its own)
-            // while the last checkpoint compresses.
-            let folded = folded.map(fold::Folded::discard);
             let stored = made_rx.iter().try_for_each(store);
-            folded.and(stored)
+            folded.and_then(|v| stored.map(|()| v))
         })
     }
 
@@ -913,7 +644,7 @@ impl Ledger {
     /// change: the smallest `(at, first seq)` of their chunks (a record after a
     /// checkpoint's head sorts before it exactly when its `at` is smaller), and
     /// `(at, seq)` of every record they void. `None` if there are none.
-    pub(super) fn cut_after(&self, after: u64, upto: u64) -> Result<Option<Pos>> {
+    pub(crate) fn cut_after(&self, after: u64, upto: u64) -> Result<Option<Pos>> {
         let summaries = self.summaries_between(after + 1, upto)?;
         let voids = summaries.iter().flat_map(|s| s.voids.iter().copied());
         let voids: Vec<(u64, u64)> = voids.filter(|&(seq, _)| seq <= upto).collect();
@@ -929,7 +660,7 @@ impl Ledger {
     }
 
     /// The summaries of the chunks starting in `from..=upto`, in seq order.
-    pub(super) fn summaries_between(&self, from: u64, upto: u64) -> Result<Vec<Summary>> {
+    pub(crate) fn summaries_between(&self, from: u64, upto: u64) -> Result<Vec<Summary>> {
         if from > upto {
             return Ok(Vec::new());
         }
@@ -946,7 +677,7 @@ impl Ledger {
     /// The headers of the usable checkpoints at or before `bound`, latest first
     /// ([`TRIES`] at most): each is checked only when the caller goes on to it,
     /// so a query that takes the first reads nothing more.
-    fn usable_before(
+    pub(crate) fn usable_before(
         &self,
         bound: Pos,
         upto: u64,
@@ -966,11 +697,16 @@ impl Ledger {
     /// are all there: its header and, for each section a query of `only` reads
     /// (the params and `only`'s state; all for `None`), the frames along its
     /// chain, whole checkpoint first. Nothing is decompressed yet.
-    fn stored_before(&self, bound: Pos, upto: u64, only: Option<&str>) -> Result<Option<Stored>> {
+    pub(crate) fn stored_before(
+        &self,
+        bound: Pos,
+        upto: u64,
+        want: &dyn Fn(usize) -> bool,
+    ) -> Result<Option<Stored>> {
         'next: for h in self.usable_before(bound, upto)? {
             let h = h?;
             let mut frames: [Option<Frames>; SECTIONS] = Default::default();
-            for i in (0..SECTIONS).filter(|&i| i == 0 || wanted_section(i, only)) {
+            for i in (0..SECTIONS).filter(|&i| i == 0 || want(i)) {
                 match self.frames(&h, i)? {
                     Some(f) => frames[i] = Some(f),
                     None => continue 'next,
@@ -981,47 +717,11 @@ impl Ledger {
         Ok(None)
     }
 
-    /// The latest usable checkpoint at or before `bound`, read for `only`;
-    /// for `None` (every section), also its header and uncompressed sections,
-    /// the parent of the next checkpoint a check fold makes.
-    fn start_before(
-        &self,
-        bound: Pos,
-        upto: u64,
-        only: Option<&str>,
-    ) -> Result<Option<(Start, Option<Parent>)>> {
-        for h in self.usable_before(bound, upto)? {
-            let h = h?;
-            let mut raw: [Vec<u8>; SECTIONS] = Default::default();
-            let mut read = |i: usize| {
-                let b = self.raw_section(&h, i)?;
-                if let (None, Some(b)) = (only, &b) {
-                    raw[i] = b.clone();
-                }
-                Ok(b)
-            };
-            if let Some((state, params)) = decode(&mut read, only)? {
-                let start = Start {
-                    state,
-                    params,
-                    after: h.pos,
-                    folded: h.folded,
-                };
-                let parent = match only {
-                    Some(_) => None,
-                    None => self.root_after(h, raw)?,
-                };
-                return Ok(Some((start, parent)));
-            }
-        }
-        Ok(None)
-    }
-
     /// What the next checkpoint of an append that resumes from `h` (whose
     /// uncompressed sections are `raw`) is a delta from: `h` if it is whole,
     /// else the whole checkpoint it is a delta on, with the deltas already
     /// made on that one. `None` (the next is whole) when a link is missing.
-    fn root_after(&self, h: Header, raw: [Vec<u8>; SECTIONS]) -> Result<Option<Parent>> {
+    pub(crate) fn root_after(&self, h: Header, raw: [Vec<u8>; SECTIONS]) -> Result<Option<Parent>> {
         let Some(chain) = self.chain(&h)? else {
             return Ok(None);
         };
@@ -1054,7 +754,7 @@ impl Ledger {
     }
 
     /// Is a checkpoint with header `h` valid for the records up to `upto`?
-    fn usable(&self, h: &Header, upto: u64) -> Result<bool> {
+    pub(crate) fn usable(&self, h: &Header, upto: u64) -> Result<bool> {
         if h.head.seq > upto || h.pos.1 > h.head.seq {
             return Ok(false);
         }
@@ -1067,7 +767,7 @@ impl Ledger {
     }
 
     /// Store the header that makes a checkpoint visible (its file is written).
-    fn put_header(&self, h: &Header) -> Result<()> {
+    pub(crate) fn put_header(&self, h: &Header) -> Result<()> {
         self.checkpoints()?
             .insert(key(h.pos), encode_header(h))
             .map_err(storage)?;
@@ -1075,12 +775,12 @@ impl Ledger {
     }
 
     /// The directory of checkpoint files ([`DIR`]); it may not exist.
-    fn files_dir(&self) -> PathBuf {
+    pub(crate) fn files_dir(&self) -> PathBuf {
         self.path.join(DIR)
     }
 
     /// [`Ledger::files_dir`], created if missing (the append that writes files).
-    fn checkpoint_dir(&self) -> Result<PathBuf> {
+    pub(crate) fn checkpoint_dir(&self) -> Result<PathBuf> {
         let dir = self.files_dir();
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
         Ok(dir)
@@ -1088,14 +788,14 @@ impl Ledger {
 
     /// Section `i` of a checkpoint, uncompressed: through its parents for a
     /// delta. `None` if anything along the way is missing or does not match.
-    fn raw_section(&self, h: &Header, i: usize) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn raw_section(&self, h: &Header, i: usize) -> Result<Option<Vec<u8>>> {
         Ok(self.frames(h, i)?.and_then(unpack))
     }
 
     /// The stored frames of section `i` along `h`'s chain, whole checkpoint
     /// first, each with its uncompressed length; `None` if a link or its file
     /// is missing or does not match.
-    fn frames(&self, h: &Header, i: usize) -> Result<Option<Frames>> {
+    pub(crate) fn frames(&self, h: &Header, i: usize) -> Result<Option<Frames>> {
         let Some(chain) = self.chain(h)? else {
             return Ok(None);
         };
@@ -1111,7 +811,7 @@ impl Ledger {
 
     /// `h` and, for a delta, its parent, newest first; `None` if the parent
     /// is missing, does not match its link or is not whole.
-    fn chain(&self, h: &Header) -> Result<Option<Vec<Header>>> {
+    pub(crate) fn chain(&self, h: &Header) -> Result<Option<Vec<Header>>> {
         let Some((pk, digest)) = h.parent else {
             return Ok(Some(vec![*h]));
         };
@@ -1127,7 +827,7 @@ impl Ledger {
     /// Delete the checkpoints whose header `doomed` picks (and damaged ones):
     /// the header first, then its file; then every file no header names (left
     /// by an append killed between writing a file and its header).
-    pub(super) fn drop_checkpoints(&self, doomed: impl Fn(&Header) -> bool) -> Result<()> {
+    pub(crate) fn drop_checkpoints(&self, doomed: impl Fn(&Header) -> bool) -> Result<()> {
         let mut gone = Vec::new();
         for item in self.checkpoints()?.iter() {
             let (k, v) = item.map_err(storage)?;
@@ -1168,347 +868,4 @@ impl Ledger {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Sections compared with serde's bytes by [`encode_checked`].
-    static COMPARED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-    /// [`encode_section`], failing when a state section is not serde's
-    /// bincode of the state (what [`decode`] reads; mepbm has its own
-    /// layout), or its spans are not in order inside it: one per tournament
-    /// (cards, sbr), or columns numbered in order (the others).
-    fn encode_checked(state: &State, params: &Params, i: usize) -> Result<Encoded> {
-        let got = encode_section(state, params, i)?;
-        let (want, values) = match i {
-            1 => (got.bytes.clone(), None),
-            2 => (section_bytes(&state.cfr)?, None),
-            3 => (
-                section_bytes(&state.cards)?,
-                Some(state.cards.tournaments().len()),
-            ),
-            4 => (section_bytes(&state.diplomacy)?, None),
-            5 => (
-                section_bytes(&state.sbr)?,
-                Some(state.sbr.tournaments().len()),
-            ),
-            _ => return Ok(got),
-        };
-        COMPARED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let ends = got.spans.iter().map(|s| s.at + s.len);
-        let starts = got.spans.iter().skip(1).map(|s| s.at);
-        let columns = got.spans.iter().enumerate();
-        let spans_ok = match values {
-            Some(n) => got.spans.len() == n && ends.clone().zip(starts).all(|(e, s)| e < s),
-            None => {
-                columns.clone().count() >= 4
-                    && columns
-                        .clone()
-                        .all(|(k, s)| s.stamp == Span::COLUMN | k as u64)
-                    && ends.clone().zip(starts).all(|(e, s)| e <= s)
-            }
-        } && ends.max().is_none_or(|end| end <= got.bytes.len());
-        match got.bytes == want && spans_ok {
-            true => Ok(got),
-            false => Err(Error::Storage(format!("section {i}: not serde's bytes"))),
-        }
-    }
-
-    /// Cards and sbr reuse each unchanged tournament's bytes between
-    /// checkpoints; their sections must stay exactly the serde encoding, at
-    /// every checkpoint of a fold whose tournaments change between them.
-    #[test]
-    fn kept_tournament_bytes_give_serde_bytes_at_every_checkpoint() {
-        let src = fold::MemSource::from_jsonl(&crate::gen::stream(3000, 7)).unwrap();
-        let mut made = 0;
-        let mut put = |_: Pos, _: u64, _: fold::Snapshot| {
-            made += 1;
-            Ok(())
-        };
-        let sink = Sink {
-            every: 400,
-            encode: encode_checked,
-            put: &mut put,
-        };
-        let q = Query {
-            check: true,
-            ..Query::default()
-        };
-        fold::fold_from(&src, &q, None, Some(sink)).unwrap();
-        assert!(made >= 5, "{made} checkpoints");
-        let compared = COMPARED.load(std::sync::atomic::Ordering::Relaxed);
-        assert_eq!(compared, 5 * made);
-    }
-
-    #[test]
-    fn spacing_is_a_twentieth_in_steps_of_5000_and_at_least_10000() {
-        let cases = [
-            (0, 10_000),
-            (100_000, 10_000),
-            (200_000, 10_000),
-            (200_040, 15_000),
-            (400_040, 25_000),
-            (1_000_000, 50_000),
-            (1_000_040, 55_000),
-            (8_000_000, 400_000),
-        ];
-        for (records, spacing) in cases {
-            assert_eq!(auto_every(records), spacing, "{records} records");
-        }
-    }
-
-    #[test]
-    fn keys_sort_as_positions_and_round_trip() {
-        let positions: Vec<Pos> = vec![
-            (Micros::MIN, 0),
-            (-1_000_000, 7),
-            (-1, u64::MAX),
-            (0, 0),
-            (0, 1),
-            (1, 0),
-            (1_000_000_000_000, 3),
-            (Micros::MAX, u64::MAX),
-        ];
-        for w in positions.windows(2) {
-            assert!(key(w[0]) < key(w[1]), "{:?} < {:?}", w[0], w[1]);
-        }
-        for p in &positions {
-            assert_eq!(pos_of(&key(*p)), Some(*p));
-        }
-        assert_eq!(pos_of(&[0u8; 15]), None);
-    }
-
-    /// A whole checkpoint's header with these stored section lengths.
-    fn sample_header(lens: [u64; SECTIONS]) -> Header {
-        Header {
-            head: Head {
-                seq: 9,
-                hash: [7; 32],
-            },
-            pos: (-5, 4),
-            folded: 3,
-            lens,
-            raw: [7, 8, 9, 10, 11, 12],
-            parent: None,
-            patched: Patched::No,
-        }
-    }
-
-    #[test]
-    fn encode_decode_round_trips_and_damage_reads_as_absent() {
-        let h = sample_header([1, 2, 3, 4, 5, 6]);
-        let mut params = Params::default();
-        let mut m = serde_json::Map::new();
-        m.insert("base".into(), serde_json::json!(30));
-        params.change("valar", &m);
-        assert_eq!(header(&encode_header(&h)), Some(h));
-        let delta = Header {
-            parent: Some(link(&h)),
-            ..h
-        };
-        assert_eq!(header(&encode_header(&delta)), Some(delta));
-        let patched = Header {
-            patched: Patched::States,
-            ..delta
-        };
-        assert_eq!(encode_header(&patched)[164], 3);
-        assert_eq!(header(&encode_header(&patched)), Some(patched));
-        for kind in [2, 4] {
-            let mut bad_kind = encode_header(&delta);
-            bad_kind[164] = kind;
-            assert!(header(&bad_kind).is_none());
-        }
-        let b = encode(&State::default(), &params).unwrap();
-        let mut read = |i: usize| Ok(Some(b[i].clone()));
-        let (_, p2) = decode(&mut read, Some("cards")).unwrap().unwrap();
-        assert_eq!(p2.value("valar", "base"), serde_json::json!(30));
-        assert_ne!(p2.stamp(), 0, "changed rules get a fresh stamp");
-        let mut cut = |i: usize| Ok(Some(b[i][..b[i].len() / 2].to_vec()));
-        assert!(decode(&mut cut, None).unwrap().is_none());
-        let mut missing = |i: usize| Ok((i != 3).then(|| b[i].clone()));
-        assert!(decode(&mut missing, None).unwrap().is_none());
-        assert!(decode(&mut missing, Some("mepbm")).unwrap().is_some());
-        let mut hb = encode_header(&h);
-        hb[0] = b'X';
-        assert!(header(&hb).is_none());
-        assert!(header(&encode_header(&h)[..60]).is_none());
-    }
-
-    /// A file holds its header's bytes first, so a file left from another
-    /// checkpoint at the same position (same section lengths, other head)
-    /// reads as absent, as does a cut or missing one.
-    #[test]
-    fn a_checkpoint_file_is_read_only_under_its_own_header() {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        let h = sample_header([3, 0, 5, 0, 0, 1]);
-        let stored = [b"abc", &b""[..], b"defgh", b"", b"", b"i"].map(<[u8]>::to_vec);
-        write_file(d, &h, &stored).unwrap();
-        for (i, want) in stored.iter().enumerate() {
-            assert_eq!(read_file_section(d, &h, i).as_ref(), Some(want), "{i}");
-        }
-        let other = Header {
-            head: Head {
-                hash: [8; 32],
-                ..h.head
-            },
-            ..h
-        };
-        assert_eq!(read_file_section(d, &other, 2), None, "another head");
-        let path = d.join(file_name(h.pos));
-        let bytes = std::fs::read(&path).unwrap();
-        std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
-        assert_eq!(read_file_section(d, &h, 2), None, "cut short");
-        std::fs::remove_file(&path).unwrap();
-        assert_eq!(read_file_section(d, &h, 2), None, "missing");
-    }
-
-    /// The sections of kept values (cards, sbr).
-    const KEPT: [usize; 2] = [3, 5];
-
-    /// Sections of two kept values: a fixed one (stamp `100 + i`, the same
-    /// bytes in every checkpoint) and `second`; plain bytes for the others.
-    fn kept_sections(second: (u64, &[u8])) -> [Encoded; SECTIONS] {
-        std::array::from_fn(|i| {
-            let mut e = Encoded::from(vec![i as u8; 10]);
-            if KEPT.contains(&i) {
-                let fixed = (100 + i as u64, &b"an unchanged value"[..]);
-                for (stamp, v) in [fixed, (second.0 + i as u64, second.1)] {
-                    let (at, len) = (e.bytes.len(), v.len());
-                    e.spans.push(Span { stamp, at, len });
-                    e.bytes.extend_from_slice(v);
-                    e.bytes.push(b'|');
-                }
-            }
-            e
-        })
-    }
-
-    /// A delta on a whole checkpoint this process made stores its kept
-    /// sections as patches that copy the unchanged values, and every section
-    /// unpacks to its bytes; on a parent read back from its file it is a
-    /// plain delta, which unpacks to the same.
-    #[test]
-    fn deltas_on_a_whole_checkpoint_made_here_patch_their_kept_sections() {
-        let every = 100;
-        let first = kept_sections((200, b"old"));
-        let second = kept_sections((300, b"new"));
-        let made = next_checkpoint(Head::default(), ((1, 1), every), first.clone(), None, every);
-        let (h1, s1, parent) = made.unwrap();
-        assert!(h1.parent.is_none() && h1.patched == Patched::No);
-        let read_back = Parent {
-            header: h1,
-            raw: std::array::from_fn(|i| first[i].bytes.clone()),
-            deltas: 0,
-            kept: None,
-        };
-        let unpacked = |h2: &Header, s2: &[Vec<u8>; SECTIONS], i: usize| {
-            unpack(vec![
-                (s1[i].clone(), h1.raw[i], false),
-                (s2[i].clone(), h2.raw[i], h2.patched.covers(i)),
-            ])
-        };
-        for (parent, patched) in [(parent, Patched::States), (Some(read_back), Patched::No)] {
-            let made = next_checkpoint(
-                Head::default(),
-                ((2, 2), 2 * every),
-                second.clone(),
-                parent,
-                every,
-            );
-            let (h2, s2, _) = made.unwrap();
-            assert_eq!((h2.parent, h2.patched), (Some(link(&h1)), patched));
-            for (i, want) in second.iter().enumerate() {
-                assert_eq!(
-                    unpacked(&h2, &s2, i).as_ref(),
-                    Some(&want.bytes),
-                    "section {i}"
-                );
-            }
-            for i in KEPT.into_iter().filter(|_| patched != Patched::No) {
-                let size = zstd::zstd_safe::get_frame_content_size(&s2[i]);
-                let patch = decompress(&s2[i], None, size.unwrap().unwrap()).unwrap();
-                let has = |w: &[u8]| patch.windows(w.len()).any(|x| x == w);
-                assert!(has(b"new") && !has(b"an unchanged value"), "section {i}");
-            }
-        }
-    }
-
-    /// Whole checkpoints are the 1st, 6th, 11th, ... of a fold, so the last
-    /// of a 20-checkpoint import is a delta, and no chain is longer than five.
-    #[test]
-    fn whole_checkpoints_are_the_first_and_every_fifth_after_it() {
-        let every = 100;
-        let mut parent = None;
-        let mut whole = Vec::new();
-        for k in 1..=20u64 {
-            let raw: [Encoded; SECTIONS] = std::array::from_fn(|i| vec![i as u8; 50].into());
-            let pos = (k as Micros, k);
-            let made = next_checkpoint(Head::default(), (pos, k * every), raw, parent, every);
-            let (h, _, next) = made.unwrap();
-            match h.parent {
-                None => whole.push(k),
-                // Each delta is made on the latest whole one, not on the delta
-                // before it.
-                Some((p, _)) => {
-                    let w = whole[whole.len() - 1];
-                    assert_eq!(p, key((w as Micros, w)), "checkpoint {k}");
-                }
-            }
-            parent = next;
-        }
-        assert_eq!(whole, [1, 6, 11, 16]);
-    }
-
-    #[test]
-    fn checkpoint_file_names_give_their_key_and_nothing_else_does() {
-        for pos in [(-5, 4), (0, 0), (Micros::MAX, u64::MAX), (Micros::MIN, 1)] {
-            assert_eq!(key_of_file(&file_name(pos)), Some(key(pos)), "{pos:?}");
-        }
-        let name = file_name((1, 2));
-        for other in [
-            "notes.txt".to_string(),
-            name.replace(".lcp", ".tmp"),
-            name.replacen('0', "g", 1),
-            name[1..].to_string(),
-            format!("0{name}"),
-        ] {
-            assert_eq!(key_of_file(&other), None, "{other}");
-        }
-    }
-
-    #[test]
-    fn deltas_need_their_exact_parent_and_damage_reads_as_absent() {
-        let parent: Vec<u8> = (0..200_000u32)
-            .flat_map(|i| (i * 7919).to_le_bytes())
-            .collect();
-        let mut child = parent.clone();
-        child[1000..1010].fill(9);
-        child.extend_from_slice(b"appended");
-        let len = child.len() as u64;
-        let whole = compress(&child, None).unwrap();
-        assert_eq!(decompress(&whole, None, len), Some(child.clone()));
-        let delta = compress(&child, Some(&parent)).unwrap();
-        assert!(
-            delta.len() * 50 < whole.len(),
-            "{} vs {}",
-            delta.len(),
-            whole.len()
-        );
-        assert_eq!(decompress(&delta, Some(&parent), len), Some(child.clone()));
-        assert_eq!(decompress(&delta, None, len), None);
-        let mut other = parent.clone();
-        other[5000] ^= 1;
-        assert_eq!(decompress(&delta, Some(&other), len), None);
-        assert_eq!(decompress(&delta, Some(&parent), len - 1), None);
-        for at in [0, delta.len() / 2, delta.len() - 1] {
-            let mut d = delta.clone();
-            d[at] ^= 0x40;
-            assert_eq!(decompress(&d, Some(&parent), len), None, "byte {at}");
-        }
-        assert_eq!(
-            decompress(&delta[..delta.len() - 4], Some(&parent), len),
-            None
-        );
-    }
-}
+mod tests;

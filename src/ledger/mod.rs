@@ -31,7 +31,7 @@ pub mod checkpoint;
 pub mod chunk;
 pub mod idem;
 pub(crate) mod lanes;
-mod patch;
+pub mod patch;
 pub mod segment;
 pub mod summary;
 mod verify;
@@ -1338,7 +1338,7 @@ impl Origins {
 }
 
 /// The ledger's records up to `upto` (which may include an append's pending chunks).
-struct View<'l> {
+pub(crate) struct View<'l> {
     ledger: &'l Ledger,
     upto: u64,
     /// Every chunk's summary up to `upto`, read once: a resumed plan wants
@@ -1347,7 +1347,7 @@ struct View<'l> {
 }
 
 impl<'l> View<'l> {
-    fn new(ledger: &'l Ledger, upto: u64) -> Self {
+    pub(crate) fn new(ledger: &'l Ledger, upto: u64) -> Self {
         View {
             ledger,
             upto,

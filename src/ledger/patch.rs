@@ -3,17 +3,16 @@
 //!
 //! Why: a delta compressed with its parent's section as zstd prefix costs
 //! zstd's long-distance matching over the whole section, although most of it
-//! has not changed since the parent. The encoder knows which parts: a kept
-//! value's bytes (the cards and sbr tournaments,
-//! [`crate::systems::compact::Kept`]) carry a stamp, and equal stamps are the
-//! very same bytes ([`Span`]); the other states mark their growing parts as
-//! columns ([`Span::COLUMN`]), which are compared with the
+//! has not changed since the parent. The encoder knows which parts: bytes it
+//! kept from an earlier encoding (a finished tournament) carry a stamp, and
+//! equal stamps are the very same bytes ([`Span`]); growing parts are marked
+//! as columns ([`Span::COLUMN`]), which are compared with the
 //! parent's. So a patch copies what is unchanged from its place in the parent
 //! and carries only the rest (new and changed values, what the columns gained);
 //! the patch is then one zstd frame of its own.
 //!
 //! ```text
-//! a patch: ops, back to back, to its end (varints as in systems/codec.rs)
+//! a patch: ops, back to back, to its end (varints of `codec.rs`)
 //!   0, len, the len bytes     insert these bytes
 //!   1, at, len                copy the parent's bytes at .. at + len
 //! ```
@@ -21,8 +20,9 @@
 //! Applying checks every op against the parent and the length the header
 //! gives, so a damaged patch reads as absent, like any damaged checkpoint.
 
-use crate::systems::codec::{Reader, Writer};
-use crate::systems::compact::Span;
+use serde::Serialize;
+
+use crate::codec::{Reader, Writer};
 
 const INSERT: u64 = 0;
 const COPY: u64 = 1;
@@ -194,6 +194,80 @@ pub fn apply(parent: &[u8], patch: &[u8], len: usize) -> Option<Vec<u8>> {
         }
     }
     (out.len() == len).then_some(out)
+}
+
+/// One section of a snapshot: its bytes, and where kept values' bytes lie in
+/// them ([`Span`]: cards and sbr tournaments) or its columns do (the other
+/// states' growing parts, [`Span::COLUMN`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Encoded {
+    pub bytes: Vec<u8>,
+    pub spans: Vec<Span>,
+}
+
+impl From<Vec<u8>> for Encoded {
+    fn from(bytes: Vec<u8>) -> Self {
+        Encoded {
+            bytes,
+            spans: Vec::new(),
+        }
+    }
+}
+
+/// Where an encoder put a value's kept bytes in a section: `at..at + len`,
+/// and the stamp of those bytes (the same stamp is the same bytes, however
+/// many sections they are put in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub stamp: u64,
+    pub at: usize,
+    pub len: usize,
+}
+
+impl Span {
+    /// The stamp bit of a *column*: a growing part of a section (a vector's
+    /// elements, an interner's names), numbered in the order the section's
+    /// encoder writes them ([`Encoded::column`]). Unlike a kept value's stamp,
+    /// a column's promises nothing: a patch compares it with the parent's
+    /// column of the same number and copies only equal runs.
+    pub const COLUMN: u64 = 1 << 63;
+}
+
+impl Encoded {
+    /// Append the bincode (varint) of `v`: writing a struct's fields one by
+    /// one gives the bytes of serializing it whole (bincode puts fields back
+    /// to back, with no framing).
+    pub fn field<T: Serialize + ?Sized>(&mut self, v: &T) -> bincode::Result<()> {
+        use bincode::Options;
+        bincode::DefaultOptions::new().serialize_into(&mut self.bytes, v)
+    }
+
+    /// [`Self::field`] of `v`, a sequence of `n` elements (a vector, a map, a
+    /// string's bytes), noting its elements (after bincode's length) as the
+    /// next column.
+    pub fn column<T: Serialize + ?Sized>(&mut self, v: &T, n: usize) -> bincode::Result<()> {
+        use bincode::Options;
+        let at = self.bytes.len()
+            + bincode::DefaultOptions::new().serialized_size(&(n as u64))? as usize;
+        self.field(v)?;
+        self.column_from(at.min(self.bytes.len()));
+        Ok(())
+    }
+
+    /// Note the bytes from `at` to the end as the next column.
+    pub fn column_from(&mut self, at: usize) {
+        self.column_span(at, self.bytes.len());
+    }
+
+    /// Note the bytes `at..end` as the next column.
+    pub fn column_span(&mut self, at: usize, end: usize) {
+        let stamp = Span::COLUMN | self.spans.len() as u64;
+        self.spans.push(Span {
+            stamp,
+            at,
+            len: end - at,
+        });
+    }
 }
 
 #[cfg(test)]

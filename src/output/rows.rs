@@ -29,7 +29,7 @@
 use serde::{Serialize, Serializer};
 use serde_json::{Number, Value};
 
-use crate::varint;
+use crate::codec;
 
 /// A table's first block, in bytes: a replay holds thousands of small tables.
 const FIRST_BLOCK: usize = 256;
@@ -133,11 +133,11 @@ fn encoded_len(v: &Value) -> usize {
     1 + match v {
         Value::Null | Value::Bool(_) => 0,
         Value::Number(n) => match num(n) {
-            Num::UInt(u) => varint::len(u),
-            Num::Neg(i) => varint::len(!i as u64),
+            Num::UInt(u) => codec::len(u),
+            Num::Neg(i) => codec::len(!i as u64),
             Num::Float(_) => 8,
         },
-        Value::String(s) => varint::len(s.len() as u64) + s.len(),
+        Value::String(s) => codec::len(s.len() as u64) + s.len(),
         Value::Array(_) | Value::Object(_) => 8,
     }
 }
@@ -149,11 +149,11 @@ fn encode(v: Value, out: &mut Vec<u8>, nested: &mut Vec<Value>) {
         Value::Number(n) => match num(&n) {
             Num::UInt(u) => {
                 out.push(UINT);
-                varint::put(out, u);
+                codec::put(out, u);
             }
             Num::Neg(i) => {
                 out.push(NEG);
-                varint::put(out, !i as u64);
+                codec::put(out, !i as u64);
             }
             Num::Float(f) => {
                 out.push(FLOAT);
@@ -162,7 +162,7 @@ fn encode(v: Value, out: &mut Vec<u8>, nested: &mut Vec<Value>) {
         },
         Value::String(s) => {
             out.push(STR);
-            varint::put(out, s.len() as u64);
+            codec::put(out, s.len() as u64);
             out.extend_from_slice(s.as_bytes());
         }
         other => {
@@ -283,7 +283,7 @@ impl<'a> Cells<'a> {
     }
 
     fn varint(&mut self) -> u64 {
-        varint::take(&mut self.bytes)
+        codec::take(&mut self.bytes)
     }
 
     fn u64_le(&mut self) -> u64 {

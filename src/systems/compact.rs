@@ -20,6 +20,7 @@
 //! from the names when read ([`Interner::from_parts`], the very table
 //! interning builds).
 
+pub use crate::ledger::patch::{Encoded, Span};
 use serde::{Deserialize, Serialize};
 
 /// Strings numbered in order of first appearance.
@@ -398,51 +399,25 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for IdMap<V> {
     }
 }
 
-/// Append `v` as an unsigned LEB128 varint (7 bits a byte, low first).
-pub fn put(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
+pub use crate::codec::{put, zigzag};
 
-/// Zigzag: small signed values as small unsigned ones (0, -1, 1, -2 → 0, 1, 2, 3).
-pub fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
-}
-
-/// Reads back what [`put`] wrote, in order.
+/// Reads back what [`put`] wrote, in order (in-memory rows this process
+/// wrote: a cut-off varint reads as the bits it has, see [`crate::codec::take`]).
 pub struct Reader<'a> {
     data: &'a [u8],
-    pos: usize,
 }
 
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8]) -> Self {
-        Reader { data, pos: 0 }
+        Reader { data }
     }
 
     pub fn at_end(&self) -> bool {
-        self.pos >= self.data.len()
+        self.data.is_empty()
     }
 
     pub fn u(&mut self) -> u64 {
-        let mut v = 0u64;
-        let mut shift = 0;
-        while let Some(&b) = self.data.get(self.pos) {
-            self.pos += 1;
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                break;
-            }
-            shift += 7;
-        }
-        v
+        crate::codec::take(&mut self.data)
     }
 
     /// A `u32` written with `put(out, x.into())`.
@@ -452,7 +427,7 @@ impl<'a> Reader<'a> {
 
     /// An `i64` written with `put(out, zigzag(x))`.
     pub fn i(&mut self) -> i64 {
-        unzigzag(self.u())
+        crate::codec::unzigzag(self.u())
     }
 }
 
@@ -530,80 +505,6 @@ fn next_stamp() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
-}
-
-/// One section of a snapshot: its bytes, and where kept values' bytes lie in
-/// them ([`Span`]: cards and sbr tournaments) or its columns do (the other
-/// states' growing parts, [`Span::COLUMN`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Encoded {
-    pub bytes: Vec<u8>,
-    pub spans: Vec<Span>,
-}
-
-impl From<Vec<u8>> for Encoded {
-    fn from(bytes: Vec<u8>) -> Self {
-        Encoded {
-            bytes,
-            spans: Vec::new(),
-        }
-    }
-}
-
-/// Where [`encode_map`] put a value's kept bytes in a section: `at..at + len`,
-/// and the stamp of those bytes (the same stamp is the same bytes, however
-/// many sections they are put in).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Span {
-    pub stamp: u64,
-    pub at: usize,
-    pub len: usize,
-}
-
-impl Span {
-    /// The stamp bit of a *column*: a growing part of a section (a vector's
-    /// elements, an interner's names), numbered in the order the section's
-    /// encoder writes them ([`Encoded::column`]). Unlike a kept value's stamp,
-    /// a column's promises nothing: a patch compares it with the parent's
-    /// column of the same number and copies only equal runs.
-    pub const COLUMN: u64 = 1 << 63;
-}
-
-impl Encoded {
-    /// Append the bincode (varint) of `v`: writing a struct's fields one by
-    /// one gives the bytes of serializing it whole (bincode puts fields back
-    /// to back, with no framing).
-    pub fn field<T: Serialize + ?Sized>(&mut self, v: &T) -> bincode::Result<()> {
-        use bincode::Options;
-        bincode::DefaultOptions::new().serialize_into(&mut self.bytes, v)
-    }
-
-    /// [`Self::field`] of `v`, a sequence of `n` elements (a vector, a map, a
-    /// string's bytes), noting its elements (after bincode's length) as the
-    /// next column.
-    pub fn column<T: Serialize + ?Sized>(&mut self, v: &T, n: usize) -> bincode::Result<()> {
-        use bincode::Options;
-        let at = self.bytes.len()
-            + bincode::DefaultOptions::new().serialized_size(&(n as u64))? as usize;
-        self.field(v)?;
-        self.column_from(at.min(self.bytes.len()));
-        Ok(())
-    }
-
-    /// Note the bytes from `at` to the end as the next column.
-    pub fn column_from(&mut self, at: usize) {
-        self.column_span(at, self.bytes.len());
-    }
-
-    /// Note the bytes `at..end` as the next column.
-    pub fn column_span(&mut self, at: usize, end: usize) {
-        let stamp = Span::COLUMN | self.spans.len() as u64;
-        self.spans.push(Span {
-            stamp,
-            at,
-            len: end - at,
-        });
-    }
 }
 
 impl<T> Kept<T> {

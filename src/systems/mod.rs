@@ -18,7 +18,6 @@
 
 pub mod cards;
 pub mod cfr;
-pub mod codec;
 pub mod compact;
 pub mod diplomacy;
 pub mod mepbm;

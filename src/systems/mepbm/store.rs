@@ -21,8 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use bincode::Options;
 use serde::{Deserialize, Serialize};
 
+use crate::codec::{Reader, Writer};
 use crate::events::mepbm::Side;
-use crate::systems::codec::{Reader, Writer};
 use crate::systems::compact::{Encoded, IdMap};
 use crate::time::Micros;
 
@@ -167,7 +167,7 @@ impl Ratings {
 }
 
 /// The checkpoint bytes of the mepbm state (section 1 of a checkpoint,
-/// `ledger/checkpoint.rs`), in the primitives of [`crate::systems::codec`]:
+/// `ledger/checkpoint.rs`), in the primitives of [`crate::codec`]:
 ///
 /// ```text
 /// names, places, games   interners: bytes(all strings end to end), count,

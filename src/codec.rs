@@ -1,5 +1,8 @@
-//! A small hand-written byte codec for the projection states that checkpoints
-//! load on every point-in-time query (the mepbm state: `store.rs`).
+//! LEB128 varints, the one byte codec of laurel's own compact layouts: the
+//! projection states that checkpoints load on every point-in-time query (the
+//! mepbm state: `systems/mepbm/store.rs`), checkpoint patches
+//! (`ledger/patch.rs`), and packed in-memory buffers (a table's rows, a site
+//! player's places, tournament rows of cards and cfr).
 //!
 //! Why not bincode: a state is mostly long vectors of small records (a 1M-event
 //! ledger: 650,000 game positions, 60,000 players); serde decoded them field by
@@ -17,6 +20,53 @@
 //! every count is checked against the bytes left (each element takes at least
 //! one byte), and any error (truncation, an overlong varint) reads as `None`.
 
+/// The bytes [`put`] writes for `n`.
+pub fn len(mut n: u64) -> usize {
+    let mut len = 1;
+    while n >= 0x80 {
+        n >>= 7;
+        len += 1;
+    }
+    len
+}
+
+/// Append `n` to `out`.
+pub fn put(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Read a varint from the front of `bytes`, advancing past it. The buffers
+/// hold only what [`put`] wrote; a cut-off varint reads as the bits it has,
+/// and bits past the 64th are dropped.
+pub fn take(bytes: &mut &[u8]) -> u64 {
+    let (mut n, mut shift) = (0u64, 0);
+    while let Some((&b, rest)) = bytes.split_first() {
+        *bytes = rest;
+        if shift < 64 {
+            n |= u64::from(b & 0x7f) << shift;
+        }
+        shift += 7;
+        if b < 0x80 {
+            break;
+        }
+    }
+    n
+}
+
+/// Zigzag: small signed values as small unsigned ones (0, -1, 1, -2 → 0, 1, 2, 3).
+pub fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+/// The `i64` that [`zigzag`] made `v` from.
+pub fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
 /// Writes the primitives of the module docs into a byte buffer.
 #[derive(Debug, Default)]
 pub struct Writer {
@@ -25,11 +75,11 @@ pub struct Writer {
 
 impl Writer {
     pub fn u(&mut self, v: u64) {
-        crate::systems::compact::put(&mut self.buf, v);
+        put(&mut self.buf, v);
     }
 
     pub fn i(&mut self, v: i64) {
-        self.u(crate::systems::compact::zigzag(v));
+        self.u(zigzag(v));
     }
 
     pub fn bytes(&mut self, b: &[u8]) {
@@ -78,8 +128,7 @@ impl<'a> Reader<'a> {
 
     #[inline]
     pub fn i(&mut self) -> Option<i64> {
-        let v = self.u()?;
-        Some(((v >> 1) as i64) ^ -((v & 1) as i64))
+        self.u().map(unzigzag)
     }
 
     /// A count of elements still to read, each at least one byte: at most the
@@ -144,5 +193,48 @@ mod tests {
         assert_eq!(Reader::new(&[0xff; 11]).u(), None);
         assert_eq!(Reader::new(&[0x80, 0x80, 0x80, 0x80, 0x10]).u32(), None);
         assert_eq!(Reader::new(&[5, 1, 2]).bytes(), None);
+    }
+
+    #[test]
+    fn varints_round_trip_in_their_length() {
+        let cases: [(u64, &[u8]); 6] = [
+            (0, &[0]),
+            (1, &[1]),
+            (127, &[0x7f]),
+            (128, &[0x80, 1]),
+            (300, &[0xac, 2]),
+            (16_384, &[0x80, 0x80, 1]),
+        ];
+        for (n, bytes) in cases {
+            let mut out = Vec::new();
+            put(&mut out, n);
+            assert_eq!(out, bytes, "{n}");
+            assert_eq!(len(n), bytes.len());
+        }
+        let mut out = Vec::new();
+        let all = [
+            0,
+            1,
+            127,
+            128,
+            300,
+            16_383,
+            16_384,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ];
+        for n in all {
+            put(&mut out, n);
+        }
+        assert_eq!(out.len(), all.iter().map(|&n| len(n)).sum::<usize>());
+        assert_eq!(len(u64::MAX), 10);
+        let mut rest = out.as_slice();
+        for n in all {
+            assert_eq!(take(&mut rest), n);
+        }
+        assert!(rest.is_empty());
+        // Cut off: the bits it has; nothing at all reads as 0.
+        assert_eq!(take(&mut &[0x80 | 5][..]), 5);
+        assert_eq!(take(&mut &[][..]), 0);
     }
 }

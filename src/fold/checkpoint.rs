@@ -1,0 +1,347 @@
+//! Folds that start from a checkpoint, and the check fold that makes them.
+//!
+//! The ledger stores checkpoints as numbered sections of bytes it does not
+//! read ([`crate::ledger::checkpoint`]); this module says what the sections
+//! are: section 0 the rules in force (bincode of [`Params`]), then one per
+//! projection, in [`NAMESPACES`] order, each encoded by its system
+//! (`checkpoint_bytes`, read back by `from_checkpoint` for mepbm and bincode
+//! for the others). A query resumes from the latest usable checkpoint at or
+//! before its `--as-of` and folds the records after it; the check fold of an
+//! append resumes from the latest one still valid and stores new ones on the
+//! way.
+
+use bincode::Options;
+use serde::{de::DeserializeOwned, Serialize};
+
+use super::{Pos, Query, Sink, Start};
+use crate::error::{Error, Result};
+use crate::ledger::checkpoint::{self as store, every, small, unpack, Frames, Parent};
+use crate::ledger::patch::Encoded;
+use crate::ledger::{Head, Ledger, View};
+use crate::params::Params;
+use crate::systems::mepbm::State as MepbmState;
+use crate::systems::{State, NAMESPACES};
+use crate::time::Micros;
+
+/// Sections per checkpoint: the rules in force, then one per namespace.
+const SECTIONS: usize = 1 + NAMESPACES.len();
+const _: () = assert!(SECTIONS == store::SECTIONS);
+
+fn section_bytes<T: Serialize>(v: &T) -> Result<Vec<u8>> {
+    bincode::DefaultOptions::new()
+        .serialize(v)
+        .map_err(storage_error)
+}
+
+fn storage_error(e: bincode::Error) -> Error {
+    Error::Storage(format!("checkpoint: {e}"))
+}
+
+/// Set (to anything) to never start a fold from a checkpoint: tests and the
+/// bench compare against the full fold with it.
+pub const DISABLE_ENV: &str = "LAUREL_NO_CHECKPOINTS";
+/// Set (to anything) to have a query say on stderr where its fold started.
+pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";
+
+/// The sections' bytes, in order.
+#[cfg(test)]
+pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
+    let mut out: [Vec<u8>; SECTIONS] = Default::default();
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = encode_section(state, params, i)?.bytes;
+    }
+    Ok(out)
+}
+
+/// Section `i`'s bytes: 0 the rules in force, `1 + ns` the projection of
+/// `NAMESPACES[ns]` (a parallel check fold encodes each on the worker that
+/// folds that namespace, see `super::Sink`).
+pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encoded> {
+    match i {
+        0 => section_bytes(params).map(Encoded::from),
+        1 => Ok(state.mepbm.checkpoint_bytes()),
+        2 => state.cfr.checkpoint_bytes().map_err(storage_error),
+        3 => state.cards.checkpoint_bytes().map_err(storage_error),
+        4 => state.diplomacy.checkpoint_bytes().map_err(storage_error),
+        5 => state.sbr.checkpoint_bytes().map_err(storage_error),
+        _ => Err(Error::Storage(format!("checkpoint: no section {i}"))),
+    }
+}
+
+fn section<T: DeserializeOwned>(b: &[u8]) -> Option<T> {
+    bincode::DefaultOptions::new()
+        .with_limit(b.len() as u64 * 64 + 4096)
+        .deserialize(b)
+        .ok()
+}
+
+/// Read sections back (`read(i)` gives section i's bytes): the rules in force
+/// and the states of `only`'s namespace (every namespace for `None`; the others
+/// stay empty, as a fold of `only` leaves them). `None` if any is damaged.
+pub fn decode(
+    read: &mut dyn FnMut(usize) -> Result<Option<Vec<u8>>>,
+    only: Option<&str>,
+) -> Result<Option<(State, Params)>> {
+    let Some(state) = decode_state(read, only)? else {
+        return Ok(None);
+    };
+    Ok(read(0)?.and_then(|b| params_of(&b)).map(|p| (state, p)))
+}
+
+/// The rules in force from section 0's bytes; `None` if damaged.
+fn params_of(b: &[u8]) -> Option<Params> {
+    let mut p: Params = section(b)?;
+    p.restamp();
+    Some(p)
+}
+
+/// The state sections of [`decode`], without the rules.
+fn decode_state(
+    read: &mut dyn FnMut(usize) -> Result<Option<Vec<u8>>>,
+    only: Option<&str>,
+) -> Result<Option<State>> {
+    let mut state = State::default();
+    for (i, ns) in NAMESPACES.iter().enumerate() {
+        if only.is_some_and(|o| o != *ns) {
+            continue;
+        }
+        let Some(b) = read(i + 1)? else {
+            return Ok(None);
+        };
+        let ok = match *ns {
+            "mepbm" => MepbmState::from_checkpoint(&b).map(|s| state.mepbm = s),
+            "cfr" => section(&b).map(|s| state.cfr = s),
+            "cards" => section(&b).map(|s| state.cards = s),
+            "diplomacy" => section(&b).map(|s| state.diplomacy = s),
+            _ => section(&b).map(|s| state.sbr = s),
+        };
+        if ok.is_none() {
+            return Ok(None);
+        }
+    }
+    Ok(Some(state))
+}
+
+/// Does a query of `only` read section `i` (a state section; 0 is the params)?
+fn wanted_section(i: usize, only: Option<&str>) -> bool {
+    i > 0 && only.is_none_or(|o| o == NAMESPACES[i - 1])
+}
+
+/// `only`'s state from a checkpoint's frames ([`decode_state`]).
+fn unpack_state(mut frames: [Option<Frames>; SECTIONS], only: Option<&str>) -> Option<State> {
+    let mut read = |i: usize| Ok(frames[i].take().and_then(unpack));
+    decode_state(&mut read, only).ok().flatten()
+}
+
+/// The start of a plain fold from nothing, as a checkpoint before every record
+/// would give it: the empty state and the default rules (a resumable query pins
+/// none), positioned before `(at, seq)` of any record (seqs start at 1).
+fn from_nothing() -> Start {
+    Start {
+        state: State::default(),
+        params: Params::default(),
+        after: (Micros::MIN, 0),
+        folded: 0,
+    }
+}
+
+fn disabled() -> bool {
+    std::env::var_os(DISABLE_ENV).is_some()
+}
+
+/// Can a checkpoint serve `q`? Only a plain fold: no known-at cut (a checkpoint
+/// saw every record of its time), no pinned rules, no audit trail (it starts at
+/// the first record), voided records left out.
+fn resumable(q: &Query) -> bool {
+    q.known_at.is_none() && q.rules.is_none() && !q.audit && !q.keep_voided && !disabled()
+}
+
+impl Ledger {
+    /// Fold as `q` asks: from the latest usable checkpoint at or before
+    /// `q.as_of` when one can serve it, else from nothing; same answer.
+    pub fn fold(&self, q: &Query) -> Result<super::Folded> {
+        let upto = self.head()?.seq;
+        let view = View::new(self, upto);
+        let t0 = std::time::Instant::now();
+        let trace = std::env::var_os(TRACE_ENV).is_some();
+        let said = |start: Option<(Pos, u64)>| match (trace, start) {
+            (false, _) => {}
+            (true, Some((after, folded))) => eprintln!(
+                "checkpoint: resumed after seq {} ({folded} records)",
+                after.1
+            ),
+            (true, None) => eprintln!("checkpoint: none, folded from the start"),
+        };
+        let f = match resumable(q) {
+            true => self.fold_resumed(&view, q, upto, &said),
+            false => {
+                said(None);
+                super::fold_from(&view, q, None, None)
+            }
+        };
+        if trace {
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            eprintln!("checkpoint: fold {ms:.1} ms in all");
+        }
+        f
+    }
+
+    /// A resumable query's fold: from the latest usable checkpoint at or before
+    /// `q.as_of`, whose state sections are decompressed and decoded on a
+    /// second thread while this one reads the records after it (one pass,
+    /// `super::fold_later`); from nothing if there is none. A checkpoint that
+    /// turns out damaged sends it the sequential way
+    /// ([`Ledger::start_before`]: the next older), and the records read are
+    /// read again.
+    fn fold_resumed(
+        &self,
+        view: &View,
+        q: &Query,
+        upto: u64,
+        said: &dyn Fn(Option<(Pos, u64)>),
+    ) -> Result<super::Folded> {
+        let bound = (q.as_of.unwrap_or(Micros::MAX), u64::MAX);
+        let Some((h, mut frames)) =
+            self.stored_before(bound, upto, &|i| wanted_section(i, q.only))?
+        else {
+            // No checkpoint: start from the empty state before every position,
+            // which plans from the chunk summaries (only the chunks whose `at`
+            // range reaches back to --as-of are read) rather than every
+            // record's header as a full plan does. Same records, same order.
+            said(None);
+            return super::fold_from(view, q, Some(from_nothing()), None);
+        };
+        let params = frames[0]
+            .take()
+            .and_then(unpack)
+            .and_then(|b| params_of(&b));
+        let Some(params) = params else {
+            return self.fold_undecoded(view, q, (bound, upto), said);
+        };
+        // The records are read while another thread decodes the state: the
+        // fold's workers wait for it (`super::Later`).
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let later = super::Later {
+            params,
+            after: h.pos,
+            folded: h.folded,
+            state: rx,
+        };
+        let (decoded, folded) = std::thread::scope(|scope| {
+            let only = q.only;
+            let decoding = scope.spawn(move || match unpack_state(frames, only) {
+                Some(state) => {
+                    // Unsent only if the fold has stopped already: its error stands.
+                    let _ = tx.send(state);
+                    true
+                }
+                None => false,
+            });
+            let folded = super::fold_later(view, q, later);
+            (decoding.join().unwrap_or(false), folded)
+        });
+        if !decoded {
+            return self.fold_undecoded(view, q, (bound, upto), said);
+        }
+        said(Some((h.pos, h.folded)));
+        folded
+    }
+
+    /// The fold of `q` when the latest checkpoint's sections could not be
+    /// decoded: from the latest one that can be, or from nothing.
+    fn fold_undecoded(
+        &self,
+        view: &View,
+        q: &Query,
+        (bound, upto): (Pos, u64),
+        said: &dyn Fn(Option<(Pos, u64)>),
+    ) -> Result<super::Folded> {
+        let start = self.start_before(bound, upto, q.only)?.map(|(s, _)| s);
+        said(start.as_ref().map(|s| (s.after, s.folded)));
+        let start = start.unwrap_or_else(from_nothing);
+        super::fold_from(view, q, Some(start), None)
+    }
+
+    /// The check fold of an append whose records are `old.seq + 1 ..= new.seq`:
+    /// drops the checkpoints the new records invalidate, resumes from the
+    /// latest one still valid, and stores new ones (bound to `new`) on the way.
+    pub(crate) fn check_fold(&self, old: u64, new: Head) -> Result<()> {
+        if let Some(cut) = self.cut_after(old, new.seq)? {
+            self.drop_checkpoints(|h| h.pos >= cut)?;
+        }
+        let view = View::new(self, new.seq);
+        let (start, parent) = match disabled() {
+            true => (None, None),
+            false => match self.start_before((Micros::MAX, u64::MAX), new.seq, None)? {
+                Some((start, parent)) => (Some(start), parent.filter(small)),
+                None => (None, None),
+            },
+        };
+        self.fold_storing(&view, start, parent, new)
+    }
+
+    /// The check fold from `start`, storing a checkpoint every `every(new.seq)`
+    /// records through [`Ledger::storing_checkpoints`].
+    fn fold_storing(
+        &self,
+        view: &View,
+        start: Option<Start>,
+        parent: Option<Parent>,
+        new: Head,
+    ) -> Result<()> {
+        let every = every(new.seq);
+        let q = Query {
+            check: true,
+            ..Query::default()
+        };
+        self.storing_checkpoints(parent, new, every, |put| {
+            let sink = Sink {
+                every,
+                encode: encode_section,
+                put,
+            };
+            // Nothing reads the state: it is freed (on a thread of its own)
+            // while the last checkpoint compresses.
+            super::fold_from(view, &q, start, Some(sink)).map(super::Folded::discard)
+        })
+    }
+
+    /// The latest usable checkpoint at or before `bound`, read for `only`;
+    /// for `None` (every section), also its header and uncompressed sections,
+    /// the parent of the next checkpoint a check fold makes.
+    fn start_before(
+        &self,
+        bound: Pos,
+        upto: u64,
+        only: Option<&str>,
+    ) -> Result<Option<(Start, Option<Parent>)>> {
+        for h in self.usable_before(bound, upto)? {
+            let h = h?;
+            let mut raw: [Vec<u8>; SECTIONS] = Default::default();
+            let mut read = |i: usize| {
+                let b = self.raw_section(&h, i)?;
+                if let (None, Some(b)) = (only, &b) {
+                    raw[i] = b.clone();
+                }
+                Ok(b)
+            };
+            if let Some((state, params)) = decode(&mut read, only)? {
+                let start = Start {
+                    state,
+                    params,
+                    after: h.pos,
+                    folded: h.folded,
+                };
+                let parent = match only {
+                    Some(_) => None,
+                    None => self.root_after(h, raw)?,
+                };
+                return Ok(Some((start, parent)));
+            }
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests;

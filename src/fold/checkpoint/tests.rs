@@ -1,0 +1,90 @@
+use super::*;
+use crate::fold;
+use crate::ledger::patch::Span;
+
+/// Sections compared with serde's bytes by [`encode_checked`].
+static COMPARED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// [`encode_section`], failing when a state section is not serde's
+/// bincode of the state (what [`decode`] reads; mepbm has its own
+/// layout), or its spans are not in order inside it: one per tournament
+/// (cards, sbr), or columns numbered in order (the others).
+fn encode_checked(state: &State, params: &Params, i: usize) -> Result<Encoded> {
+    let got = encode_section(state, params, i)?;
+    let (want, values) = match i {
+        1 => (got.bytes.clone(), None),
+        2 => (section_bytes(&state.cfr)?, None),
+        3 => (
+            section_bytes(&state.cards)?,
+            Some(state.cards.tournaments().len()),
+        ),
+        4 => (section_bytes(&state.diplomacy)?, None),
+        5 => (
+            section_bytes(&state.sbr)?,
+            Some(state.sbr.tournaments().len()),
+        ),
+        _ => return Ok(got),
+    };
+    COMPARED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let ends = got.spans.iter().map(|s| s.at + s.len);
+    let starts = got.spans.iter().skip(1).map(|s| s.at);
+    let columns = got.spans.iter().enumerate();
+    let spans_ok = match values {
+        Some(n) => got.spans.len() == n && ends.clone().zip(starts).all(|(e, s)| e < s),
+        None => {
+            columns.clone().count() >= 4
+                && columns
+                    .clone()
+                    .all(|(k, s)| s.stamp == Span::COLUMN | k as u64)
+                && ends.clone().zip(starts).all(|(e, s)| e <= s)
+        }
+    } && ends.max().is_none_or(|end| end <= got.bytes.len());
+    match got.bytes == want && spans_ok {
+        true => Ok(got),
+        false => Err(Error::Storage(format!("section {i}: not serde's bytes"))),
+    }
+}
+
+/// Cards and sbr reuse each unchanged tournament's bytes between
+/// checkpoints; their sections must stay exactly the serde encoding, at
+/// every checkpoint of a fold whose tournaments change between them.
+#[test]
+fn kept_tournament_bytes_give_serde_bytes_at_every_checkpoint() {
+    let src = fold::MemSource::from_jsonl(&crate::gen::stream(3000, 7)).unwrap();
+    let mut made = 0;
+    let mut put = |_: Pos, _: u64, _: fold::Snapshot| {
+        made += 1;
+        Ok(())
+    };
+    let sink = Sink {
+        every: 400,
+        encode: encode_checked,
+        put: &mut put,
+    };
+    let q = Query {
+        check: true,
+        ..Query::default()
+    };
+    fold::fold_from(&src, &q, None, Some(sink)).unwrap();
+    assert!(made >= 5, "{made} checkpoints");
+    let compared = COMPARED.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(compared, 5 * made);
+}
+
+#[test]
+fn sections_decode_back_and_damage_reads_as_absent() {
+    let mut params = Params::default();
+    let mut m = serde_json::Map::new();
+    m.insert("base".into(), serde_json::json!(30));
+    params.change("valar", &m);
+    let b = encode(&State::default(), &params).unwrap();
+    let mut read = |i: usize| Ok(Some(b[i].clone()));
+    let (_, p2) = decode(&mut read, Some("cards")).unwrap().unwrap();
+    assert_eq!(p2.value("valar", "base"), serde_json::json!(30));
+    assert_ne!(p2.stamp(), 0, "changed rules get a fresh stamp");
+    let mut cut = |i: usize| Ok(Some(b[i][..b[i].len() / 2].to_vec()));
+    assert!(decode(&mut cut, None).unwrap().is_none());
+    let mut missing = |i: usize| Ok((i != 3).then(|| b[i].clone()));
+    assert!(decode(&mut missing, None).unwrap().is_none());
+    assert!(decode(&mut missing, Some("mepbm")).unwrap().is_some());
+}
