@@ -9,9 +9,10 @@
 //! a subject's changes all land in one bucket, in fold order. The site then reads
 //! one bucket at a time: memory holds about 1/[`BUCKETS`] of the trail.
 //!
-//! # Layout (temporary files, deleted when the [`Buckets`] are dropped)
+//! # Layout (anonymous temporary files, gone when the [`Buckets`] are dropped
+//! or the process ends, killed or not)
 //!
-//! `bucket-NNN`: zstd frames, each preceded by its compressed length (u32 LE).
+//! Each bucket: zstd frames, each preceded by its compressed length (u32 LE).
 //! A frame holds whole changes back to back, each a [`Change`] in bincode
 //! (its default options: varint integers and lengths). A bucket buffers up
 //! to [`BLOCK`] bytes before it compresses and writes them.
@@ -21,7 +22,6 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 
 use bincode::Options;
-use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::fold::TrailSink;
@@ -34,7 +34,8 @@ pub const BLOCK: usize = 128 * 1024;
 
 /// Changes being written out (see the module docs).
 pub struct Spill {
-    dir: tempfile::TempDir,
+    /// Anonymous temporary files (unlinked from the start where the system
+    /// allows it): a killed run leaves nothing behind.
     files: Vec<BufWriter<File>>,
     blocks: Vec<Vec<u8>>,
     subjects: BTreeSet<String>,
@@ -42,9 +43,9 @@ pub struct Spill {
     pub bytes: u64,
 }
 
-/// Bucket `i`'s file in `dir` (the layout above).
-fn bucket_path(dir: &Path, i: usize) -> PathBuf {
-    dir.join(format!("bucket-{i:03}"))
+/// How messages name bucket `i`'s file (it has no name on disk).
+fn bucket_name(i: usize) -> String {
+    format!("the audit trail's temporary file {i}")
 }
 
 /// The bucket of `subject`: FNV-1a, so the same subject always lands in one.
@@ -67,20 +68,14 @@ fn encode(c: &Change, out: &mut Vec<u8>) {
 }
 
 impl Spill {
-    /// Empty buckets in a new temporary directory.
+    /// Empty buckets in anonymous temporary files.
     pub fn new() -> Result<Self> {
-        let dir = tempfile::Builder::new()
-            .prefix("laurel-trail-")
-            .tempdir()
-            .map_err(|e| Error::io("a temporary directory", e))?;
         let mut files = Vec::with_capacity(BUCKETS);
         for i in 0..BUCKETS {
-            let p = bucket_path(dir.path(), i);
-            let f = File::create(&p).map_err(|e| Error::io(p.display().to_string(), e))?;
+            let f = tempfile::tempfile().map_err(|e| Error::io(bucket_name(i), e))?;
             files.push(BufWriter::new(f));
         }
         Ok(Spill {
-            dir,
             files,
             blocks: vec![Vec::new(); BUCKETS],
             subjects: BTreeSet::new(),
@@ -112,11 +107,7 @@ impl Spill {
     }
 
     fn io(&self, i: usize, e: std::io::Error) -> Error {
-        Error::io(self.path(i).display().to_string(), e)
-    }
-
-    fn path(&self, i: usize) -> PathBuf {
-        bucket_path(self.dir.path(), i)
+        Error::io(bucket_name(i), e)
     }
 
     /// Write what is buffered and close the files for reading.
@@ -124,11 +115,16 @@ impl Spill {
         self.take(rest)?;
         for i in 0..BUCKETS {
             self.write_block(i)?;
-            let w = self.files[i].flush();
-            w.map_err(|e| self.io(i, e))?;
+        }
+        let mut files = Vec::with_capacity(BUCKETS);
+        for (i, w) in self.files.into_iter().enumerate() {
+            files.push(
+                w.into_inner()
+                    .map_err(|e| Error::io(bucket_name(i), e.into_error()))?,
+            );
         }
         Ok(Buckets {
-            dir: self.dir,
+            files,
             subjects: self.subjects,
         })
     }
@@ -152,7 +148,7 @@ impl TrailSink for Spill {
 
 /// A finished spill, read a bucket at a time.
 pub struct Buckets {
-    dir: tempfile::TempDir,
+    files: Vec<File>,
     /// Every subject with a change.
     pub subjects: BTreeSet<String>,
 }
@@ -160,9 +156,14 @@ pub struct Buckets {
 impl Buckets {
     /// The changes of bucket `i` (every change of its subjects), in fold order.
     pub fn read(&self, i: usize) -> Result<Vec<Change>> {
-        let p = bucket_path(self.dir.path(), i);
-        let io = |e| Error::io(p.display().to_string(), e);
-        let mut r = BufReader::new(File::open(&p).map_err(io)?);
+        use std::io::{Seek, SeekFrom};
+        let io = |e| Error::io(bucket_name(i), e);
+        let mut f = self
+            .files
+            .get(i)
+            .ok_or_else(|| Error::Storage(format!("no bucket {i}")))?;
+        f.seek(SeekFrom::Start(0)).map_err(io)?;
+        let mut r = BufReader::new(f);
         let mut out = Vec::new();
         let mut len = [0u8; 4];
         loop {
@@ -174,7 +175,7 @@ impl Buckets {
             r.read_exact(&mut frame).map_err(io)?;
             let block = zstd::stream::decode_all(&frame[..]).map_err(io)?;
             decode_block(&block, &mut out)
-                .ok_or_else(|| Error::Storage(format!("{}: a damaged change", p.display())))?;
+                .ok_or_else(|| Error::Storage(format!("{}: a damaged change", bucket_name(i))))?;
         }
     }
 }

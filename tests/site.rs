@@ -1,5 +1,5 @@
 //! `laurel site DIR`: the static website, generated from real ledgers through the
-//! binary. Rendering on hand-made data is unit-tested in `src/site.rs`; the
+//! binary. Rendering on hand-made data is unit-tested in `src/site/tests.rs`; the
 //! rendered DOM is checked in headless Chromium by `tests/site_browser.rs`.
 
 mod common;

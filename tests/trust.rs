@@ -126,3 +126,120 @@ fn a_twenty_digit_integer_is_called_out_of_range() {
     let out = append_text(dir.path(), &seed(r#""Ann""#, "1500.5"));
     assert!(stderr_of(&out).contains("is a floating-point number"));
 }
+
+/// `laurel site` of the ledger in `ledger` into `out`.
+fn site(ledger: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    laurel(ledger).arg("site").arg(out).output().unwrap()
+}
+
+/// The entries of `dir`, by name.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_site_published_again_is_replaced_whole() {
+    let cards = common::ledger_with(&["cards_league.jsonl"]);
+    let cfr = common::ledger_with(&["cfr_pbem.jsonl"]);
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("public");
+    assert!(site(cards.path(), &dir).status.success());
+    let before = names_in(&dir);
+    assert!(
+        before.iter().any(|n| n.starts_with("player-ana")),
+        "{before:?}"
+    );
+    let o = site(cfr.path(), &dir);
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    let after = names_in(&dir);
+    assert!(
+        !after.iter().any(|n| n.starts_with("player-ana")),
+        "{after:?}"
+    );
+    assert!(after.contains(&"index.html".to_string()));
+    // Nothing of the build is left beside it.
+    assert_eq!(names_in(out.path()), vec!["public".to_string()]);
+}
+
+#[test]
+fn a_site_is_not_written_over_a_directory_of_other_files() {
+    let ledger = common::ledger_with(&["cards_league.jsonl"]);
+    let out = tempfile::tempdir().unwrap();
+    std::fs::write(out.path().join("notes.txt"), "mine").unwrap();
+    let o = site(ledger.path(), out.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr_of(&o).contains("is not a laurel site"),
+        "{}",
+        stderr_of(&o)
+    );
+    assert_eq!(names_in(out.path()), vec!["notes.txt".to_string()]);
+}
+
+#[test]
+fn a_killed_site_leaves_nothing_behind() {
+    let ledger = empty_ledger();
+    let events = common::gen(20_000, 3);
+    let o = append_text(ledger.path(), &events);
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("public");
+    let mut child = common::laurel_std(ledger.path(), &["site", dir.to_str().unwrap()])
+        .env("TMPDIR", tmp.path())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let _ = child.kill();
+    let _ = child.wait();
+    // The audit trail's spill files have no name to leave behind.
+    assert!(
+        names_in(tmp.path()).is_empty(),
+        "{:?}",
+        names_in(tmp.path())
+    );
+    // A build directory of a process that is gone is removed by the next build.
+    std::fs::create_dir(out.path().join(".public.building-4294967295")).unwrap();
+    let o = site(ledger.path(), &dir);
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    assert_eq!(names_in(out.path()), vec!["public".to_string()]);
+}
+
+#[test]
+fn a_name_spelling_another_names_file_gets_its_own_page() {
+    let ledger = empty_ledger();
+    let tag = &blake3::hash(b"a.b").to_hex()[..8];
+    let twin = format!("a-b-{tag}");
+    let text = format!(
+        "{}\n{}\n",
+        seed(r#""a.b""#, "1500"),
+        seed(&format!("{twin:?}"), "1600")
+    );
+    let o = append_text(ledger.path(), &text);
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("public");
+    assert!(site(ledger.path(), &dir).status.success());
+    let pages: Vec<String> = names_in(&dir)
+        .into_iter()
+        .filter(|n| n.starts_with("player-a-b-"))
+        .collect();
+    assert_eq!(pages.len(), 2, "{pages:?}");
+    let a = std::fs::read_to_string(dir.join(format!("player-{twin}.html"))).unwrap();
+    let title = |html: &str| {
+        html.split("<title>")
+            .nth(1)
+            .and_then(|t| t.split("</title>").next())
+            .map(str::to_string)
+    };
+    assert!(
+        title(&a).is_some_and(|t| t.contains("a.b") && !t.contains(&twin)),
+        "{:?}",
+        title(&a)
+    );
+}

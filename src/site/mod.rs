@@ -31,7 +31,9 @@
 //! result is cut at 48 characters. If that is not exactly the name (case,
 //! spaces, punctuation or non-ASCII were changed, or it was cut), `-` and the first
 //! 8 hex digits of the BLAKE3 hash of the name are appended: `Ann Smith` →
-//! `ann-smith-1c0f3e5a`, `ann` → `ann`, `Ann` ≠ `ann`. Names are therefore stable
+//! `ann-smith-1c0f3e5a`, `ann` → `ann`, `Ann` ≠ `ann`. A name that already ends
+//! like that (`a-b-08b91858`) is hashed as well, so it never takes the page of
+//! the name whose slug it spells. Names are therefore stable
 //! from one month's site to the next and unique in practice, and safe on every
 //! file system (lowercase only, so case-insensitive ones too). The prefixes
 //! keep tables, players and `index.html` apart; a slug never contains `--`, which
@@ -266,10 +268,12 @@ pub fn write(
     site: &Site,
     export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<usize> {
-    let mut put = files_in(dir)?;
-    let pages = site.each_page(&mut put)?;
-    write_export(dir, export)?;
-    Ok(pages)
+    build_beside(dir, |stage| {
+        let mut put = files_in(stage)?;
+        let pages = site.each_page(&mut put)?;
+        write_export(stage, export)?;
+        Ok(pages)
+    })
 }
 
 /// [`write()`] with the tables from `views` and the trail in groups (see
@@ -281,10 +285,114 @@ pub fn write_staged(
     groups: &mut Groups<'_>,
     export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<usize> {
-    let mut put = files_in(dir)?;
-    let pages = site.pages_staged(views, &mut put, groups)?;
-    write_export(dir, export)?;
-    Ok(pages)
+    build_beside(dir, |stage| {
+        let mut put = files_in(stage)?;
+        let pages = site.pages_staged(views, &mut put, groups)?;
+        write_export(stage, export)?;
+        Ok(pages)
+    })
+}
+
+/// Run `build` on a new directory beside `dir` (`.NAME.building-PID` in the
+/// same parent, so a rename moves it), then put that directory in `dir`'s
+/// place: readers of `dir` see the old site or the new one, never a mix, and
+/// no page of the old one survives. A failed build removes its directory;
+/// a killed one's is removed by the next build beside the same `dir`.
+///
+/// `dir` must be new, empty, or a site (it holds `index.html` and
+/// `export.jsonl`): any other directory is refused, not replaced.
+fn build_beside<T>(dir: &Path, build: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
+    let (parent, name) = target_parts(dir)?;
+    remove_stale(&parent, &name);
+    let pid = std::process::id();
+    let stage = parent.join(format!(".{name}.building-{pid}"));
+    let io = |p: &Path| {
+        let shown = p.display().to_string();
+        move |e| Error::io(shown, e)
+    };
+    if stage.exists() {
+        std::fs::remove_dir_all(&stage).map_err(io(&stage))?;
+    }
+    std::fs::create_dir_all(&stage).map_err(io(&stage))?;
+    let built = match build(&stage) {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&stage);
+            return Err(e);
+        }
+    };
+    if !dir.exists() {
+        std::fs::rename(&stage, dir).map_err(io(dir))?;
+        return Ok(built);
+    }
+    let old = parent.join(format!(".{name}.old-{pid}"));
+    std::fs::rename(dir, &old).map_err(io(dir))?;
+    if let Err(e) = std::fs::rename(&stage, dir) {
+        let _ = std::fs::rename(&old, dir);
+        return Err(io(dir)(e));
+    }
+    std::fs::remove_dir_all(&old).map_err(io(&old))?;
+    Ok(built)
+}
+
+/// `dir`'s parent and name, once `dir` is known to be new, empty or a site.
+fn target_parts(dir: &Path) -> Result<(std::path::PathBuf, String)> {
+    let name = dir.file_name().and_then(|n| n.to_str()).map(str::to_string);
+    let Some(name) = name.filter(|n| n != "." && n != "..") else {
+        return Err(Error::Usage(format!(
+            "site: {} is not a directory name; give one, e.g. `laurel site public`",
+            dir.display()
+        )));
+    };
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    if let Ok(mut entries) = std::fs::read_dir(dir) {
+        let is_site = dir.join("index.html").is_file() && dir.join("export.jsonl").is_file();
+        if entries.next().is_some() && !is_site {
+            return Err(Error::Usage(format!(
+                "site: {} holds files and is not a laurel site (no index.html and \
+                 export.jsonl); give a new or empty directory",
+                dir.display()
+            )));
+        }
+    } else if dir.exists() {
+        return Err(Error::Usage(format!(
+            "site: {} is not a directory",
+            dir.display()
+        )));
+    }
+    Ok((parent, name))
+}
+
+/// Remove what killed builds beside `parent/name` left: `.NAME.building-PID`
+/// and `.NAME.old-PID` directories whose process is gone (on systems without
+/// `/proc` nothing is removed: a live build's directory must not be).
+fn remove_stale(parent: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let proc_fs = Path::new("/proc/self").exists();
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(rest) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&format!(".{name}.")))
+        else {
+            continue;
+        };
+        let pid = rest
+            .strip_prefix("building-")
+            .or_else(|| rest.strip_prefix("old-"))
+            .and_then(|p| p.parse::<u32>().ok());
+        let gone = pid.is_some_and(|p| {
+            proc_fs && p != std::process::id() && !Path::new(&format!("/proc/{p}")).exists()
+        });
+        if gone {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// A [`Put`] that writes each page to its file in `dir` (created).

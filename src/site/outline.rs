@@ -23,7 +23,7 @@ pub fn slug(name: &str) -> String {
     }
     s.truncate(48);
     let s = s.trim_end_matches('-').to_string();
-    if s == name && !s.is_empty() {
+    if s == name && !s.is_empty() && !looks_hashed(&s) {
         return s;
     }
     let tag = &blake3::hash(name.as_bytes()).to_hex()[..8];
@@ -32,6 +32,16 @@ pub fn slug(name: &str) -> String {
     } else {
         format!("{s}-{tag}")
     }
+}
+
+/// Does `s` end as a hashed slug does (`-` or nothing, then 8 lowercase hex
+/// digits)? Such a name is hashed too, so it cannot take the page of the name
+/// whose hashed slug it spells (`a-b-08b91858` and `a.b`).
+fn looks_hashed(s: &str) -> bool {
+    let b = s.as_bytes();
+    let tail = b.len().checked_sub(8).map(|i| &b[i..]);
+    let hex = tail.is_some_and(|t| t.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')));
+    hex && (b.len() == 8 || b[b.len() - 9] == b'-')
 }
 
 /// The file name of every page, unique within one site.
