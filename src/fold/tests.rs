@@ -1,0 +1,439 @@
+//! Unit tests of the fold engine over in-memory sources: plan order under both
+//! clocks, voids, resuming (from a position, from a state sent later), the
+//! checkpoint snapshots of a checked fold, audit trails (of one subject, merged
+//! from the workers) and the errors of failed checks and undecodable records.
+
+use super::*;
+
+/// 700 monthly ticks, one a month from 1950; the one at line `bad` repeats
+/// the month before it (a failed check).
+fn ticks(bad: usize) -> MemSource {
+    let text: String = (0..700)
+        .map(|i| {
+            let m = if i == bad { i - 1 } else { i };
+            format!(
+                "{{\"type\":\"mepbm.monthly_tick\",\"at\":\"{y}-{mo:02}-02\",\"month\":\"{py}-{pm:02}\"}}\n",
+                y = 1950 + i / 12,
+                mo = 1 + i % 12,
+                py = 1950 + m / 12,
+                pm = 1 + m % 12,
+            )
+        })
+        .collect();
+    MemSource::from_jsonl(&text).unwrap()
+}
+
+#[test]
+fn two_thread_fold_reports_the_first_failed_check_and_stores_snapshots_in_order() {
+    let q = Query {
+        check: true,
+        ..Query::default()
+    };
+    let fold_storing = |src: &MemSource| {
+        let mut stored = Vec::new();
+        let mut put = |pos: Pos, n: u64, _: Snapshot| {
+            stored.push((pos.1, n));
+            Ok(())
+        };
+        let sink = Sink {
+            every: 100,
+            encode: |_, _, _| Ok(Encoded::default()),
+            put: &mut put,
+        };
+        let r = fold_from(src, &q, None, Some(sink)).map(|f| f.known_at);
+        (r, stored)
+    };
+    for bad in [3, 255, 256, 300, 699] {
+        let e = fold(&ticks(bad), &q).unwrap_err().to_string();
+        assert!(e.contains(&format!("seq {}", bad + 1)), "{e}");
+        let (with_sink, _) = fold_storing(&ticks(bad));
+        assert_eq!(with_sink.unwrap_err().to_string(), e);
+    }
+    // A fold that succeeds stores every hundredth state, in fold order.
+    let (known, stored) = fold_storing(&ticks(usize::MAX));
+    assert_eq!(known.unwrap(), 700);
+    let want: Vec<(u64, u64)> = (1..=7).map(|k| (k * 100, k * 100)).collect();
+    assert_eq!(stored, want);
+}
+
+const LOG: &str = r#"
+{"type":"mepbm.monthly_tick","at":"2003-03-01","month":"2003-02"}
+{"type":"mepbm.monthly_tick","at":"2003-01-01","month":"2002-12"}
+{"type":"ledger.voided","at":"2003-04-01","target":1,"reason":"typo"}
+{"type":"mepbm.monthly_tick","at":"2003-02-01","month":"2003-01"}
+"#;
+
+#[test]
+fn plan_orders_by_at_then_seq_and_honours_both_clocks() {
+    let src = MemSource::from_jsonl(LOG).unwrap();
+    let all = plan(&src, &Query::default()).unwrap();
+    assert_eq!(all, (vec![2, 4, 3], 4));
+    let known = Query {
+        known_at: Some(KnownAt::Seq(2)),
+        ..Query::default()
+    };
+    assert_eq!(plan(&src, &known).unwrap(), (vec![2, 1], 2));
+    let as_of = Query {
+        as_of: crate::time::parse_bound("2003-01-31"),
+        ..Query::default()
+    };
+    assert_eq!(plan(&src, &as_of).unwrap().0, vec![2]);
+}
+
+#[test]
+fn a_resumed_plan_takes_what_follows_the_position_and_a_sink_sees_every_step() {
+    let src = MemSource::from_jsonl(LOG).unwrap();
+    let at = |seq: usize| src.records[seq - 1].at;
+    let q = Query::default();
+    assert_eq!(plan_after(&src, &q, (at(2), 2)).unwrap(), (vec![4, 3], 4));
+    let as_of = Query {
+        as_of: crate::time::parse_bound("2003-02-15"),
+        ..Query::default()
+    };
+    assert_eq!(plan_after(&src, &as_of, (at(2), 2)).unwrap().0, vec![4]);
+    let mut seen = Vec::new();
+    let mut put = |pos: Pos, n: u64, _: Snapshot| {
+        seen.push((pos, n));
+        Ok(())
+    };
+    let sink = Sink {
+        every: 1,
+        encode: |_, _, _| Ok(Encoded::default()),
+        put: &mut put,
+    };
+    fold_from(&src, &q, None, Some(sink)).unwrap();
+    assert_eq!(
+        seen,
+        vec![((at(2), 2), 1), ((at(4), 4), 2), ((at(3), 3), 3)]
+    );
+}
+
+#[test]
+fn voids_must_target_an_earlier_live_record() {
+    let src = MemSource::from_jsonl(&format!(
+        "{LOG}{}",
+        r#"{"type":"ledger.voided","at":"2003-04-01","target":1,"reason":"again"}"#
+    ))
+    .unwrap();
+    let q = Query {
+        check: true,
+        ..Query::default()
+    };
+    let e = plan(&src, &q).unwrap_err().to_string();
+    assert!(e.contains("already voided") && e.contains("seq 5"), "{e}");
+}
+
+/// Records as a ledger hands them out: stored canonical bytes, decoded by
+/// the fold (`Source::items`), with the bytes of some replaced.
+struct Stored {
+    mem: MemSource,
+    bytes: Vec<Vec<u8>>,
+}
+
+impl Stored {
+    fn generated(events: u64) -> Stored {
+        let text = crate::gen::stream(events, 5);
+        let lines = text.lines().filter(|l| !l.trim().is_empty());
+        let canonical = |l: &str| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            crate::events::parse_event(v).unwrap().canonical
+        };
+        Stored {
+            bytes: lines.map(canonical).collect(),
+            mem: MemSource::from_jsonl(&text).unwrap(),
+        }
+    }
+}
+
+impl Source for Stored {
+    fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
+        self.mem.entries(f)
+    }
+    fn last_seq(&self) -> u64 {
+        self.mem.last_seq()
+    }
+    /// Decoded as a ledger decodes them (the two-thread fold reads these).
+    fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+        for &seq in seqs {
+            let r = &self.mem.records[seq as usize - 1];
+            let bytes = &self.bytes[seq as usize - 1];
+            let rec = crate::events::decode_stored_fast(bytes, seq, r.at, r.recorded_at)
+                .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))?;
+            f(rec)?;
+        }
+        Ok(())
+    }
+    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
+        for &seq in seqs {
+            let r = &self.mem.records[seq as usize - 1];
+            f(Item::Stored {
+                seq,
+                at: r.at,
+                recorded_at: r.recorded_at,
+                bytes: &self.bytes[seq as usize - 1],
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Snapshots of a checked fold, one section from each namespace's worker,
+/// equal the state of a plain fold of the records before them.
+#[test]
+fn snapshots_of_the_checked_fold_per_namespace_are_the_states_at_their_places() {
+    use super::checkpoint::encode_section;
+    let src = Stored::generated(3000);
+    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let mut stored = Vec::new();
+    let mut put = |pos: Pos, n: u64, s: Snapshot| {
+        stored.push((pos, n, s));
+        Ok(())
+    };
+    let sink = Sink {
+        every: 700,
+        encode: encode_section,
+        put: &mut put,
+    };
+    let checked = Query {
+        check: true,
+        ..Query::default()
+    };
+    let whole = fold_from(&src, &checked, None, Some(sink)).unwrap();
+    assert_eq!(
+        tables_of(&whole),
+        tables_of(&fold(&src, &Query::default()).unwrap())
+    );
+    let ns: Vec<u64> = stored.iter().map(|s| s.1).collect();
+    assert_eq!(ns, vec![700, 1400, 2100, 2800]);
+    for (pos, n, sections) in stored {
+        let seq = order[n as usize - 1];
+        assert_eq!(pos.1, seq);
+        let prefix = Prefix {
+            src: &src,
+            keep: order[..n as usize].iter().copied().collect(),
+        };
+        let f = fold(&prefix, &Query::default()).unwrap();
+        let want: Vec<Vec<u8>> = (0..6)
+            .map(|i| encode_section(&f.state, &f.cx.params, i).unwrap().bytes)
+            .collect();
+        // (Not assert_eq: a state is too many bytes to print. The spans'
+        // stamps are the process's, another for the other fold's values.)
+        let bytes: Vec<Vec<u8>> = sections.into_iter().map(|s| s.bytes).collect();
+        assert!(bytes == want, "snapshot at {n} is not the state there");
+    }
+}
+
+/// The records of `src` with these seqs (a prefix of fold order).
+struct Prefix<'a> {
+    src: &'a Stored,
+    keep: std::collections::BTreeSet<u64>,
+}
+
+impl Source for Prefix<'_> {
+    fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
+        self.src.entries(&mut |e| match self.keep.contains(&e.seq) {
+            true => f(e),
+            false => Ok(()),
+        })
+    }
+    fn last_seq(&self) -> u64 {
+        self.keep.last().copied().unwrap_or(0)
+    }
+    fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+        self.src.records(seqs, f)
+    }
+}
+
+/// 3,000 generated events, the audit query, and their plain and audited folds.
+fn plain_and_audited() -> (Stored, Query, Folded, Folded) {
+    let src = Stored::generated(3000);
+    let plain = fold(&src, &Query::default()).unwrap();
+    let audit = Query {
+        audit: true,
+        ..Query::default()
+    };
+    let audited = fold(&src, &audit).unwrap();
+    (src, audit, plain, audited)
+}
+
+fn tables_of(f: &Folded) -> Vec<String> {
+    let sel = crate::systems::Selector::default();
+    let table = |(t, _): (&str, &str)| format!("{:?}", f.state.standings(t, &sel, &f.cx));
+    crate::systems::tables().into_iter().map(table).collect()
+}
+
+/// `history PLAYER` folds with `audit_subject`: the same state as a plain fold
+/// (mepbm's tick takes another path for the others), and exactly the full
+/// trail's changes to that subject.
+#[test]
+fn an_audit_of_one_subject_is_the_full_trail_filtered_and_changes_no_state() {
+    use crate::systems::Change;
+    use std::collections::BTreeMap;
+    let (src, audit, plain, full) = plain_and_audited();
+    // The subject with the most changes in each system.
+    let mut counts: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for c in full.cx.changes() {
+        *counts.entry((&c.system, &c.subject)).or_default() += 1;
+    }
+    let mut best: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
+    for ((system, subject), n) in counts {
+        let b = best.entry(system).or_insert((0, subject));
+        if n > b.0 {
+            *b = (n, subject);
+        }
+    }
+    assert!(best.len() >= 8, "systems audited: {:?}", best.keys());
+    for (n, subject) in best.into_values() {
+        let q = Query {
+            audit_subject: Some(subject.to_string()),
+            ..audit.clone()
+        };
+        let one = fold(&src, &q).unwrap();
+        let expected: Vec<&Change> = full
+            .cx
+            .changes()
+            .iter()
+            .filter(|c| c.subject == subject)
+            .collect();
+        let got: Vec<&Change> = one.cx.changes().iter().collect();
+        assert!(expected.len() >= n);
+        assert_eq!(got, expected, "{subject}");
+        assert_eq!(tables_of(&one), tables_of(&plain), "{subject}");
+    }
+}
+
+/// A query's fold from a state another thread hands over later
+/// (`fold_later`, while a checkpoint decodes) folds what `fold_from` folds
+/// from that state, for every namespace and for one; a state that never
+/// comes (the checkpoint was damaged) fails the fold rather than hang it.
+#[test]
+fn a_fold_from_a_state_sent_later_equals_one_from_the_state_and_fails_without_it() {
+    let src = Stored::generated(3000);
+    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let at = src.mem.records[order[1500] as usize - 1].at;
+    let head = Query {
+        as_of: Some(at),
+        ..Query::default()
+    };
+    let head = fold(&src, &head).unwrap();
+    let later = |state: Option<State>| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        if let Some(state) = state {
+            tx.send(state).unwrap();
+        }
+        Later {
+            params: head.cx.params.clone(),
+            after: (at, u64::MAX),
+            folded: 0,
+            state: rx,
+        }
+    };
+    let tables_in = |f: &Folded, only: Option<&str>| -> Vec<String> {
+        let sel = crate::systems::Selector::default();
+        let mine = |t: &&str| only.is_none_or(|o| crate::systems::namespace_of(t) == Some(o));
+        let tables = crate::systems::tables().into_iter().map(|(t, _)| t);
+        let table = |t: &str| format!("{:?}", f.state.standings(t, &sel, &f.cx));
+        tables.filter(mine).map(table).collect()
+    };
+    for only in [None, Some("mepbm"), Some("cards")] {
+        let q = Query {
+            only,
+            ..Query::default()
+        };
+        let start = Start {
+            state: head.state.clone(),
+            params: head.cx.params.clone(),
+            after: (at, u64::MAX),
+            folded: 0,
+        };
+        let want = fold_from(&src, &q, Some(start), None).unwrap();
+        let got = fold_later(&src, &q, later(Some(head.state.clone()))).unwrap();
+        assert_eq!(tables_in(&got, only), tables_in(&want, only), "{only:?}");
+        let full = fold(&src, &q).unwrap();
+        assert_eq!(tables_in(&got, only), tables_in(&full, only), "{only:?}");
+        assert!(
+            tables_in(&got, only).iter().any(|t| t.len() > 200),
+            "{only:?}"
+        );
+        let e = fold_later(&src, &q, later(None)).unwrap_err().to_string();
+        assert!(e.contains("could not be decoded"), "{only:?}: {e}");
+    }
+}
+
+/// A trail sink that keeps every change it is handed.
+struct Collect(Vec<Change>);
+
+impl TrailSink for Collect {
+    fn take(&mut self, changes: Vec<Change>) -> Result<()> {
+        self.0.extend(changes);
+        Ok(())
+    }
+}
+
+/// `audit` with a [`Trail`]: the query that the two-thread `pipelined`
+/// fold runs (without one, an audit folds on the per-namespace workers).
+fn piped(audit: &Query) -> (Query, Arc<Mutex<Collect>>) {
+    let sink = Arc::new(Mutex::new(Collect(Vec::new())));
+    let q = Query {
+        trail: Some(Trail(sink.clone())),
+        ..audit.clone()
+    };
+    (q, sink)
+}
+
+/// `history`'s fold audits in the per-namespace workers and merges their
+/// trails by fold index: the trail must be the two-thread fold's, change
+/// for change and in order, within a record too.
+#[test]
+fn the_merged_trail_of_the_workers_is_the_two_thread_folds_trail() {
+    let (src, audit, _, merged) = plain_and_audited();
+    let (q, sink) = piped(&audit);
+    let piped = fold(&src, &q).unwrap();
+    let mut trail = std::mem::take(&mut sink.lock().unwrap().0);
+    trail.extend(piped.cx.changes().iter().cloned());
+    let systems: std::collections::BTreeSet<&str> =
+        trail.iter().map(|c| c.system.as_str()).collect();
+    assert!(systems.len() >= 8, "{systems:?}");
+    assert_eq!(merged.cx.changes(), trail.as_slice());
+}
+
+#[test]
+fn the_fold_per_namespace_equals_the_two_thread_one_and_the_first_bad_record_wins() {
+    // An audit alone folds per namespace too: a trail is what sends a
+    // fold to the two-thread `pipelined` one.
+    let (src, audit, plain, _) = plain_and_audited();
+    let (audit, _) = piped(&audit);
+    let two_threads = fold(&src, &audit).unwrap();
+    assert_eq!(tables_of(&plain), tables_of(&two_threads));
+    let params = |f: &Folded| format!("{:?}", f.cx.params);
+    assert_eq!(params(&plain), params(&two_threads));
+    // Break two records of different namespaces: whichever comes first in
+    // fold order is the error, with the two-thread fold's message.
+    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let ns = |src: &Stored, seq: u64| {
+        let kind = &src.mem.records[seq as usize - 1].kind;
+        kind.split_once('.').unwrap().0.to_string()
+    };
+    let first = order[1000];
+    let other = |&&s: &&u64| ns(&src, s) != ns(&src, first) && ns(&src, s) != "ledger";
+    let second = *order[1001..].iter().find(other).unwrap();
+    let missing = |seq: u64| {
+        let kind = &src.mem.records[seq as usize - 1].kind;
+        format!(r#"{{"type":"{kind}"}}"#).into_bytes()
+    };
+    let damages = [
+        (b"{".to_vec(), missing(second)),
+        (missing(first), b"{".to_vec()),
+    ];
+    for (a, b) in damages {
+        let mut src = Stored::generated(3000);
+        src.bytes[first as usize - 1] = a;
+        src.bytes[second as usize - 1] = b;
+        let e = fold(&src, &Query::default()).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("record {first} cannot be decoded")),
+            "{e}"
+        );
+        assert_eq!(e, fold(&src, &audit).unwrap_err().to_string());
+    }
+}

@@ -1,0 +1,412 @@
+//! The CFR ranking: each driver's counted events and score, the audit trail of
+//! every event that changes them, and the `laurel standings cfr` tables (the
+//! ranking, every event score, the series and their windows).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{json, Value};
+
+use crate::events::Record;
+use crate::num::{decimal_string, json_number, Rational};
+use crate::output::{Report, Table};
+use crate::time::{format_short, Micros};
+
+use super::params::Cfr;
+use super::score::{best_finish, decimals, num, Entry, Finish};
+use super::{check, math, Change, Cx, Ev, Selector, Series, State, SYS};
+
+/// A driver's counted event, as it enters the average.
+#[derive(Debug, Clone)]
+struct Counted {
+    label: String,
+    at: Micros,
+    seq: u64,
+    score: Rational,
+    finish: Option<Finish>,
+}
+
+/// A driver's ranking line: counted events and the score made from them.
+#[derive(Debug, Clone)]
+pub(super) struct Line {
+    events: Vec<Counted>,
+    mean: Rational,
+    factor: Rational,
+    /// `mean * factor`, rounded to `decimals`: what is shown and ranked.
+    pub(super) score: Rational,
+    best: Rational,
+    finish: Option<Finish>,
+}
+
+impl Line {
+    /// `(80 + 16 + 0 + 0 + 31.88) / 5`, with `* 0.75` when a factor applies.
+    fn formula(&self) -> String {
+        let terms: Vec<String> = self.events.iter().map(|c| num(c.score)).collect();
+        let factor = if self.factor == Rational::from_integer(1) {
+            String::new()
+        } else {
+            format!(" * {}", num(self.factor))
+        };
+        format!("({}) / {}{factor}", terms.join(" + "), self.events.len())
+    }
+}
+
+fn counted_events(cx: &Cx) -> usize {
+    cx.params.get::<Cfr>().counted_events
+}
+
+fn label(series: &str, event: &str) -> String {
+    format!("{series}/{event}")
+}
+
+/// A counted event of a driver: (event, its series, score, finish).
+type CountedAt = (u32, u32, Rational, Option<Finish>);
+
+/// With the audit trail only: every driver's counted events for a window of
+/// `n`, kept up to date as events are pushed.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Counting {
+    n: usize,
+    counted: BTreeMap<u32, Vec<CountedAt>>,
+}
+
+impl State {
+    /// The event's label, `series/event`.
+    fn label_of(&self, s: &Series, ev: u32) -> String {
+        label(&s.def.series, self.event_names.name(self.name_of(ev)))
+    }
+
+    fn counted(&self, s: &Series, ev: u32, score: Rational, finish: Option<Finish>) -> Counted {
+        let e = &self.events[ev as usize];
+        Counted {
+            label: self.label_of(s, ev),
+            at: e.at,
+            seq: e.seq,
+            score,
+            finish,
+        }
+    }
+
+    /// The audit trail of pushing event `idx` (already stored, not yet in its
+    /// series' list): a change for each driver of the new event and of the event
+    /// leaving the window.
+    pub(super) fn audit_push(&mut self, rec: &Record, si: usize, idx: u32, cx: &mut Cx) {
+        let n = counted_events(cx);
+        if self.counting.as_ref().is_none_or(|c| c.n != n) {
+            self.counting = Some(Box::new(self.count_all(n)));
+        }
+        let s = &self.series[si];
+        let leaving = s
+            .events
+            .len()
+            .checked_sub(n)
+            .filter(|_| n > 0)
+            .map(|i| s.events[i]);
+        // Formulas cost text for every driver of the event: `history` of one
+        // player asks for them only when that player drove in it.
+        let all = cx.audit_subject().is_none();
+        let mut new_entries = self.entries(s, idx, all);
+        let left: Vec<u32> = leaving.map_or(Vec::new(), |l| {
+            self.entries(s, l, false)
+                .into_iter()
+                .map(|(d, _)| d)
+                .collect()
+        });
+        let mut affected: BTreeMap<&str, u32> = BTreeMap::new();
+        for &(d, _) in &new_entries {
+            affected.insert(self.drivers.name(d), d);
+        }
+        for &d in &left {
+            affected.insert(self.drivers.name(d), d);
+        }
+        // Only the drivers whose changes the audit keeps (`history` of one player).
+        affected.retain(|name, _| cx.audits(name));
+        let drove = |d: &u32| new_entries.iter().any(|(g, _)| g == d);
+        if !all && affected.values().any(drove) {
+            new_entries = self.entries(s, idx, true);
+        }
+        let f = Factors::of(cx);
+        let Some(mut counting) = self.counting.take() else {
+            return;
+        };
+        let before: Vec<Option<Line>> = affected
+            .values()
+            .map(|&d| self.line_of(&counting, d, &f))
+            .collect();
+        if let Some(l) = leaving {
+            for &d in &left {
+                if let Some(v) = counting.counted.get_mut(&d) {
+                    v.retain(|&(ev, ..)| ev != l);
+                }
+            }
+        }
+        if n > 0 {
+            for (d, en) in &new_entries {
+                let v = counting.counted.entry(*d).or_default();
+                v.push((idx, si as u32, en.score, en.finish));
+            }
+        }
+        let after: Vec<Option<Line>> = affected
+            .values()
+            .map(|&d| self.line_of(&counting, d, &f))
+            .collect();
+        let series = self.series[si].def.series.clone();
+        let s = &self.series[si];
+        let new_label = self.label_of(s, idx);
+        let left_label = leaving.map(|l| self.label_of(s, l));
+        let d = f.decimals;
+        let mut changes = Vec::new();
+        for ((&name, &driver), (before, after)) in affected.iter().zip(before.iter().zip(&after)) {
+            let scored = new_entries
+                .iter()
+                .find(|(g, _)| *g == driver)
+                .map(|(_, en)| format!("{new_label} {} = {}", num(en.score), en.formula));
+            let gone = left_label
+                .as_ref()
+                .filter(|_| left.contains(&driver))
+                .map(|l| format!("{l} left the window (last {n} {series} events)"));
+            let old = before.as_ref().map(|l| decimal_string(l.score, d));
+            let (new, total) = match after {
+                Some(l) => {
+                    let new = decimal_string(l.score, d);
+                    let total = format!("score {new} = {}", l.formula());
+                    (new, total)
+                }
+                None => ("unranked".to_string(), "no counted event".to_string()),
+            };
+            let parts: Vec<String> = scored.into_iter().chain(gone).chain([total]).collect();
+            changes.push(Change {
+                seq: rec.seq,
+                at: rec.at,
+                system: SYS.into(),
+                subject: name.to_string(),
+                old,
+                new,
+                formula: parts.join("; "),
+            });
+        }
+        self.counting = Some(counting);
+        for c in changes {
+            let subject = c.subject.clone();
+            cx.audit(&subject, || c);
+        }
+    }
+
+    /// Driver `d`'s ranking line from `c`.
+    fn line_of(&self, c: &Counting, d: u32, f: &Factors) -> Option<Line> {
+        let events = c.counted.get(&d).map_or(Vec::new(), |v| {
+            v.iter()
+                .map(|&(ev, si, score, finish)| {
+                    self.counted(&self.series[si as usize], ev, score, finish)
+                })
+                .collect()
+        });
+        make_line(events, f)
+    }
+
+    /// Every driver's counted events for a window of `n`.
+    fn count_all(&self, n: usize) -> Counting {
+        let mut c = Counting {
+            n,
+            counted: BTreeMap::new(),
+        };
+        for (si, s) in self.series.iter().enumerate() {
+            for &ev in &s.events[s.events.len().saturating_sub(n)..] {
+                for (d, en) in self.entries(s, ev, false) {
+                    let v = c.counted.entry(d).or_default();
+                    v.push((ev, si as u32, en.score, en.finish));
+                }
+            }
+        }
+        c
+    }
+
+    /// Ranking lines of every driver with a counted event (or only of `only`).
+    pub(super) fn lines(&self, only: Option<&BTreeSet<String>>, cx: &Cx) -> BTreeMap<String, Line> {
+        let n = counted_events(cx);
+        let mut per_driver: BTreeMap<&str, Vec<Counted>> = BTreeMap::new();
+        for &si in self.by_name.values() {
+            let s = &self.series[si as usize];
+            for &ev in &s.events[s.events.len().saturating_sub(n)..] {
+                for (d, en) in self.entries(s, ev, false) {
+                    let driver = self.drivers.name(d);
+                    if only.is_some_and(|o| !o.contains(driver)) {
+                        continue;
+                    }
+                    let c = self.counted(s, ev, en.score, en.finish);
+                    per_driver.entry(driver).or_default().push(c);
+                }
+            }
+        }
+        let f = Factors::of(cx);
+        per_driver
+            .into_iter()
+            .filter_map(|(driver, events)| Some((driver.to_string(), make_line(events, &f)?)))
+            .collect()
+    }
+
+    /// `laurel standings cfr`: the ranking, then every event score and the series.
+    pub fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
+        if table != "cfr" {
+            return Err(format!("unknown cfr table {table:?}"));
+        }
+        if let Some(t) = &sel.tournament {
+            return Err(format!(
+                "standings cfr takes no --tournament (got {t:?}): the ranking spans every series"
+            ));
+        }
+        let d = decimals(cx);
+        let mut lines: Vec<(String, Line)> = self.lines(None, cx).into_iter().collect();
+        // score, then more events, then best event, then name
+        lines.sort_by(|(an, a), (bn, b)| {
+            b.score
+                .cmp(&a.score)
+                .then(b.events.len().cmp(&a.events.len()))
+                .then(b.best.cmp(&a.best))
+                .then(an.cmp(bn))
+        });
+        let mut main = Table::new(
+            "cfr",
+            &format!(
+                "CFR driver ranking (mean of the last {} events of each series; 1 event x{}, 2 events x{})",
+                counted_events(cx),
+                num(cx.params.get::<Cfr>().one_event_factor.value()),
+                num(cx.params.get::<Cfr>().two_event_factor.value()),
+            ),
+            &[
+                "rank", "player", "score", "events", "mean", "factor", "best_event", "best_finish",
+                "scores",
+            ],
+        );
+        for (i, (driver, l)) in lines.iter().enumerate() {
+            let scores: Vec<String> = l
+                .events
+                .iter()
+                .map(|c| format!("{} {}", c.label, decimal_string(c.score, d)))
+                .collect();
+            main.push(vec![
+                json!(i + 1),
+                json!(driver),
+                json_number(l.score, d),
+                json!(l.events.len()),
+                json_number(l.mean, d + 2),
+                json_number(l.factor, 4),
+                json_number(l.best, d),
+                l.finish.map_or(Value::Null, |f| json!(f.text())),
+                json!(scores.join(", ")),
+            ]);
+        }
+        Ok(Report {
+            system: "cfr".into(),
+            main,
+            extra: vec![self.events_table(cx), self.series_table(cx)],
+        })
+    }
+
+    /// Every driver's score at every event, oldest event first, with its sum.
+    fn events_table(&self, cx: &Cx) -> Table {
+        let (n, d) = (counted_events(cx), decimals(cx));
+        let mut t = Table::new(
+            "events",
+            "CFR event scores (counted: among the last events of its series)",
+            &[
+                "series", "event", "at", "player", "score", "points", "perfect", "counted",
+                "finish", "formula",
+            ],
+        );
+        let mut all: Vec<(&Series, &Ev, u32, bool)> = Vec::new();
+        for &si in self.by_name.values() {
+            let s = &self.series[si as usize];
+            let first_counted = s.events.len().saturating_sub(n);
+            for (i, &ev) in s.events.iter().enumerate() {
+                all.push((s, &self.events[ev as usize], ev, i >= first_counted));
+            }
+        }
+        all.sort_by_key(|(s, ev, _, _)| (ev.at, ev.seq, &s.def.series));
+        for (s, ev, idx, counted) in all {
+            let name = &s.def.series;
+            let mut drivers: Vec<(&str, Entry)> = self
+                .entries(s, idx, true)
+                .into_iter()
+                .map(|(g, en)| (self.drivers.name(g), en))
+                .collect();
+            drivers.sort_by(|a, b| b.1.score.cmp(&a.1.score).then(a.0.cmp(b.0)));
+            let event = self.event_names.name(self.name_of(idx));
+            for (driver, en) in drivers {
+                t.push(vec![
+                    json!(name),
+                    json!(event),
+                    json!(format_short(ev.at)),
+                    json!(driver),
+                    json_number(en.score, d),
+                    json_number(en.points, 4),
+                    json_number(en.perfect, 4),
+                    json!(counted),
+                    en.finish.map_or(Value::Null, |f| json!(f.text())),
+                    json!(en.formula),
+                ]);
+            }
+        }
+        t
+    }
+
+    /// Each series, its format and which of its events are in the window.
+    fn series_table(&self, cx: &Cx) -> Table {
+        let n = counted_events(cx);
+        let mut t = Table::new(
+            "series",
+            "CFR series",
+            &["series", "format", "defined", "events", "counted", "window"],
+        );
+        for (name, &si) in &self.by_name {
+            let s = &self.series[si as usize];
+            let window: Vec<&str> = s.events[s.events.len().saturating_sub(n)..]
+                .iter()
+                .map(|&e| self.event_names.name(self.name_of(e)))
+                .collect();
+            t.push(vec![
+                json!(name),
+                json!(check::format_name(s.def.format)),
+                json!(format_short(s.defined_at)),
+                json!(s.events.len()),
+                json!(window.len()),
+                json!(window.join(", ")),
+            ]);
+        }
+        t
+    }
+}
+
+/// The ranking parameters in force, read once per table or audited event.
+struct Factors {
+    one: Rational,
+    two: Rational,
+    decimals: u32,
+}
+
+impl Factors {
+    fn of(cx: &Cx) -> Self {
+        let p = cx.params.get::<Cfr>();
+        Factors {
+            one: p.one_event_factor.value(),
+            two: p.two_event_factor.value(),
+            decimals: p.decimals,
+        }
+    }
+}
+
+/// A driver's ranking line from their counted events; `None` without any.
+fn make_line(mut events: Vec<Counted>, f: &Factors) -> Option<Line> {
+    events.sort_by_key(|c| (c.at, c.seq));
+    let scores: Vec<Rational> = events.iter().map(|c| c.score).collect();
+    let (mean, factor, score) = math::driver_score(&scores, f.one, f.two)?;
+    let best = scores.iter().copied().max()?;
+    let finish = events.iter().fold(None, |b, c| best_finish(b, c.finish));
+    Some(Line {
+        events,
+        mean,
+        factor,
+        score: math::round_to(score, f.decimals),
+        best,
+        finish,
+    })
+}

@@ -1,0 +1,348 @@
+//! Scoring one CFR event: each driver's points, perfect score, event score,
+//! best finish and (when asked) the formula behind them, computed from the
+//! results stored in [`State::data`](super::State) with the scoring tables in
+//! force when the event was folded.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::events::cfr::Format;
+use crate::events::Place;
+use crate::num::{decimal_string, parse_decimal, Rational};
+
+use super::params::Cfr;
+use super::{math, store, Cx, Series, SeriesDef, State};
+
+/// Where a driver finished: the kind of race, in order of preference at equal place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+enum Stage {
+    Final,
+    Race,
+    Heat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Finish {
+    stage: Stage,
+    place: u32,
+}
+
+impl Finish {
+    /// Smaller is better: any final or race before a heat, then place, then stage.
+    fn key(self) -> (bool, u32, Stage) {
+        (self.stage == Stage::Heat, self.place, self.stage)
+    }
+
+    pub(super) fn text(self) -> String {
+        let stage = match self.stage {
+            Stage::Final => "final",
+            Stage::Race => "race",
+            Stage::Heat => "heat",
+        };
+        format!("{} {stage}", crate::output::ordinal(self.place.into()))
+    }
+}
+
+pub(super) fn best_finish(a: Option<Finish>, b: Option<Finish>) -> Option<Finish> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if y.key() < x.key() { y } else { x }),
+        (x, y) => x.or(y),
+    }
+}
+
+/// One driver's result at one event, computed from the stored results when asked.
+#[derive(Debug, Clone)]
+pub(super) struct Entry {
+    pub(super) points: Rational,
+    pub(super) perfect: Rational,
+    /// `100 * points / perfect`, rounded to `decimals`.
+    pub(super) score: Rational,
+    pub(super) finish: Option<Finish>,
+    /// The sum behind the score, e.g. `100 * (heats 50 + final 100 [1st]) / 187.5`;
+    /// empty unless asked for.
+    pub(super) formula: String,
+}
+
+/// The scoring tables of a series at one moment: its own, else the parameters.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub(super) struct Tables {
+    final_points: Vec<i64>,
+    heat_points: Vec<i64>,
+    #[serde(with = "crate::num::serde_rational")]
+    decay: Rational,
+    race_points: Vec<i64>,
+    tier_offset: i64,
+    decimals: u32,
+}
+
+impl Tables {
+    pub(super) fn of(def: &SeriesDef, cx: &Cx) -> Tables {
+        let p = cx.params.get::<Cfr>();
+        let decay = def
+            .heat_decay
+            .as_deref()
+            .and_then(parse_decimal)
+            .unwrap_or_else(|| p.heat_decay.value());
+        let or_param =
+            |own: &Option<Vec<i64>>, param: &[i64]| own.as_deref().unwrap_or(param).to_vec();
+        Tables {
+            final_points: or_param(&def.final_points, &p.final_points),
+            heat_points: or_param(&def.heat_points, &p.heat_points),
+            decay,
+            race_points: or_param(&def.race_points, &p.race_points),
+            tier_offset: def.tier_offset.unwrap_or(p.tier_offset),
+            decimals: p.decimals,
+        }
+    }
+}
+
+pub(super) fn decimals(cx: &Cx) -> u32 {
+    cx.params.get::<Cfr>().decimals
+}
+
+/// Exact decimal text without trailing zeros (`187.5`, `80`), for formulas.
+pub(super) fn num(r: Rational) -> String {
+    let s = decimal_string(r, 6);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+fn place_text(p: Place) -> String {
+    match p {
+        Place::At(n) => crate::output::ordinal(n.into()),
+        Place::Dnf => "dnf".into(),
+    }
+}
+
+fn place_opt(p: Place) -> Option<u32> {
+    match p {
+        Place::At(n) => Some(n),
+        Place::Dnf => None,
+    }
+}
+
+/// One driver's results at an elimination event.
+#[derive(Debug, Default)]
+struct HeatLog {
+    heats: Vec<Place>,
+    /// `None`: did not reach the final.
+    final_: Option<Place>,
+}
+
+/// Score every driver of an elimination event that ran `heats` heats; drivers
+/// are the series' numbers.
+fn score_elimination(
+    t: &Tables,
+    heats: usize,
+    logs: Vec<(u32, HeatLog)>,
+    formulas: bool,
+) -> Vec<(u32, Entry)> {
+    let perfect = math::elimination_perfect(&t.final_points, &t.heat_points, t.decay, heats);
+    logs.into_iter()
+        .map(|(driver, log)| {
+            let entry = elimination_entry(t, &log, perfect, heats, formulas);
+            (driver, entry)
+        })
+        .collect()
+}
+
+fn elimination_entry(
+    t: &Tables,
+    log: &HeatLog,
+    perfect: Rational,
+    n_heats: usize,
+    formulas: bool,
+) -> Entry {
+    let heat_places: Vec<Option<u32>> = log.heats.iter().map(|&p| place_opt(p)).collect();
+    let fin = log.final_.map(place_opt);
+    let points =
+        math::elimination_points(&t.final_points, &t.heat_points, t.decay, &heat_places, fin);
+    let finish = match fin.flatten() {
+        Some(place) => Some(Finish {
+            stage: Stage::Final,
+            place,
+        }),
+        None => heat_places.iter().flatten().min().map(|&place| Finish {
+            stage: Stage::Heat,
+            place,
+        }),
+    };
+    let formula = if formulas {
+        let final_term = log.final_.map_or(String::new(), |p| {
+            let pts = math::table_points(&t.final_points, place_opt(p));
+            format!(" + final {pts} {}", place_text(p))
+        });
+        format!(
+            "100 * ({}{final_term}) / {} (perfect: final win + heat win over {n_heats} heats)",
+            heat_terms(t, &log.heats),
+            num(perfect),
+        )
+    } else {
+        String::new()
+    };
+    Entry {
+        points,
+        perfect,
+        score: math::round_to(math::event_score(points, perfect), t.decimals),
+        finish,
+        formula,
+    }
+}
+
+/// `heats 50 + 30*0.5 [1st, 2nd, dnf]`: decayed heat points, best first.
+fn heat_terms(t: &Tables, places: &[Place]) -> String {
+    let mut pts: Vec<i128> = places
+        .iter()
+        .map(|&p| math::table_points(&t.heat_points, place_opt(p)))
+        .collect();
+    pts.sort_unstable_by(|a, b| b.cmp(a));
+    let terms: Vec<String> = pts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| match i {
+            0 => p.to_string(),
+            _ => format!("{p}*{}", num(math::decay_weight(t.decay, i))),
+        })
+        .collect();
+    let names: Vec<String> = places.iter().map(|&p| place_text(p)).collect();
+    if terms.is_empty() {
+        return "heats 0 [none]".into();
+    }
+    format!("heats {} [{}]", terms.join(" + "), names.join(", "))
+}
+
+/// One driver's results at a points event.
+#[derive(Debug, Default)]
+struct RaceLog {
+    /// Tiers the driver raced in: their perfect is a win in every race of these.
+    tiers: BTreeSet<i64>,
+    /// `(race number, tier-adjusted place or None for dnf)`.
+    results: Vec<(usize, Option<u32>)>,
+}
+
+/// Score every driver of a points event (races per tier in `per_tier`).
+fn score_points(
+    t: &Tables,
+    per_tier: &BTreeMap<i64, usize>,
+    logs: Vec<(u32, RaceLog)>,
+    formulas: bool,
+) -> Vec<(u32, Entry)> {
+    logs.into_iter()
+        .map(|(driver, log)| (driver, points_entry(t, per_tier, &log, formulas)))
+        .collect()
+}
+
+/// The log of driver `d` in `logs`, made on first sight (`slot`: d → index).
+fn log_of<'a, L: Default>(logs: &'a mut Vec<(u32, L)>, slot: &mut [u32], d: u32) -> &'a mut L {
+    let i = match slot.get(d as usize) {
+        Some(&i) if i != u32::MAX => i as usize,
+        _ => {
+            if let Some(s) = slot.get_mut(d as usize) {
+                *s = logs.len() as u32;
+            }
+            logs.push((d, L::default()));
+            logs.len() - 1
+        }
+    };
+    &mut logs[i].1
+}
+
+fn points_entry(
+    t: &Tables,
+    per_tier: &BTreeMap<i64, usize>,
+    log: &RaceLog,
+    formulas: bool,
+) -> Entry {
+    let possible: usize = log
+        .tiers
+        .iter()
+        .map(|tier| per_tier.get(tier).copied().unwrap_or(0))
+        .sum();
+    let pts: Vec<i128> = log
+        .results
+        .iter()
+        .map(|&(_, p)| math::table_points(&t.race_points, p))
+        .collect();
+    let points = Rational::from_integer(pts.iter().sum());
+    let perfect = math::points_perfect(&t.race_points, possible);
+    let finish = log.results.iter().filter_map(|&(_, p)| p).min();
+    let formula = if formulas {
+        let shown: Vec<String> = log
+            .results
+            .iter()
+            .map(|&(n, p)| {
+                format!(
+                    "race {n} {}",
+                    p.map_or("dnf".into(), |n| crate::output::ordinal(n.into()))
+                )
+            })
+            .collect();
+        let terms: Vec<String> = pts.iter().map(i128::to_string).collect();
+        format!(
+            "100 * ({}) / ({possible} races * {}) [{}]",
+            terms.join(" + "),
+            math::table_points(&t.race_points, Some(1)),
+            shown.join(", ")
+        )
+    } else {
+        String::new()
+    };
+    Entry {
+        points,
+        perfect,
+        score: math::round_to(math::event_score(points, perfect), t.decimals),
+        finish: finish.map(|place| Finish {
+            stage: Stage::Race,
+            place,
+        }),
+        formula,
+    }
+}
+
+impl State {
+    /// Every driver's result at event `ev` (global driver ids, unordered),
+    /// with formulas only when `formulas`.
+    pub(super) fn entries(&self, s: &Series, ev: u32, formulas: bool) -> Vec<(u32, Entry)> {
+        let e = self.events[ev as usize];
+        let end = self
+            .events
+            .get(ev as usize + 1)
+            .map_or(self.data.len() as u64, |n| n.off);
+        let mut r = store::Reader::new(&self.data[e.off as usize..end as usize]);
+        r.u(); // the name
+        let t = &self.tables[r.u() as usize];
+        let mut slot = vec![u32::MAX; s.drivers.len()];
+        let scored = match s.def.format {
+            Format::Elimination => {
+                let heats = r.u() as usize;
+                let mut logs: Vec<(u32, HeatLog)> = Vec::new();
+                for _ in 0..heats {
+                    r.list(|d, p| log_of(&mut logs, &mut slot, d).heats.push(p));
+                }
+                r.list(|d, p| log_of(&mut logs, &mut slot, d).final_ = Some(p));
+                score_elimination(t, heats, logs, formulas)
+            }
+            Format::Points => {
+                let races = r.u() as usize;
+                let mut per_tier: BTreeMap<i64, usize> = BTreeMap::new();
+                let mut logs: Vec<(u32, RaceLog)> = Vec::new();
+                for i in 0..races {
+                    let tier = r.i();
+                    *per_tier.entry(tier).or_default() += 1;
+                    r.list(|d, p| {
+                        let eff = place_opt(p).map(|p| math::tier_place(p, tier, t.tier_offset));
+                        let log = log_of(&mut logs, &mut slot, d);
+                        log.tiers.insert(tier);
+                        log.results.push((i + 1, eff));
+                    });
+                }
+                score_points(t, &per_tier, logs, formulas)
+            }
+        };
+        scored
+            .into_iter()
+            .map(|(d, en)| (s.drivers[d as usize], en))
+            .collect()
+    }
+}

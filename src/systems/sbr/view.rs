@@ -1,0 +1,196 @@
+//! [`View`]: one tournament under the rules in force, with what is derived from
+//! its matches: the bracket's qualifiers and seeds, each match ranked, where a
+//! player stands in a stage, and the bracket's final.
+
+use std::cell::OnceCell;
+use std::cmp::Reverse;
+
+use crate::events::sbr::Stage;
+
+use super::math::{advances, rank_owned, Line};
+use super::params::Sbr;
+use super::{Cx, Match, Names, Standing, Tournament};
+
+/// A tournament seen under the rules in force, with what is derived from it
+/// (qualifiers, bracket seeds) computed once, when first asked for.
+pub(crate) struct View<'a> {
+    pub t: &'a Tournament,
+    pub names: &'a Names,
+    gpm: i64,
+    advance: i64,
+    bracket: OnceCell<Bracket>,
+}
+
+/// The bracket's entrants and the keys their bracket seeds come from.
+struct Bracket {
+    /// Qualifiers (person indices), by name.
+    qualifiers: Vec<u32>,
+    /// Per person: is a qualifier.
+    is_q: Vec<bool>,
+    /// Every qualifier's key, highest first.
+    keys: Vec<(i64, Reverse<u32>)>,
+}
+
+/// A ranked line: the player's name and person index.
+pub(crate) type Who<'a> = (&'a str, u32);
+
+impl<'a> View<'a> {
+    pub fn new(t: &'a Tournament, names: &'a Names, cx: &Cx) -> Self {
+        View {
+            t,
+            names,
+            gpm: cx.params.get::<Sbr>().games_per_match,
+            advance: cx.params.get::<Sbr>().advance,
+            bracket: OnceCell::new(),
+        }
+    }
+
+    pub fn games_per_match(&self) -> i64 {
+        self.gpm
+    }
+
+    pub fn advance(&self) -> i64 {
+        self.advance
+    }
+
+    pub fn player(&self, p: u32) -> &'a str {
+        self.names.name(self.t.people[p as usize].name)
+    }
+
+    pub fn complete(&self, m: &Match) -> bool {
+        m.complete(self.gpm)
+    }
+
+    fn bracket(&self) -> &Bracket {
+        self.bracket.get_or_init(|| {
+            let t = self.t;
+            let mut qualifiers: Vec<u32> = (0..t.people.len() as u32)
+                .filter(|&p| {
+                    t.people[p as usize].tracks[0].count > 0
+                        && self.standing(Stage::Group, p) == Some(Standing::Advanced)
+                })
+                .collect();
+            qualifiers.sort_by_key(|&p| self.player(p));
+            let mut is_q = vec![false; t.people.len()];
+            for &q in &qualifiers {
+                is_q[q as usize] = true;
+            }
+            let mut keys: Vec<_> = qualifiers.iter().map(|&q| self.bracket_key(q)).collect();
+            keys.sort_unstable_by(|a, b| b.cmp(a));
+            Bracket {
+                qualifiers,
+                is_q,
+                keys,
+            }
+        })
+    }
+
+    fn bracket_key(&self, p: u32) -> (i64, Reverse<u32>) {
+        let seed = self.t.seed_rank(p).unwrap_or(u32::MAX);
+        (self.t.last_group_score(p), Reverse(seed))
+    }
+
+    /// Players who advanced from their last group match: the bracket's entrants, by name.
+    pub fn qualifiers(&self) -> &[u32] {
+        &self.bracket().qualifiers
+    }
+
+    pub fn is_qualifier(&self, p: u32) -> bool {
+        self.bracket()
+            .is_q
+            .get(p as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// A qualifier's bracket seed: by last group match score, then seed rank.
+    pub fn bracket_seed(&self, p: u32) -> Option<u32> {
+        let b = self.bracket();
+        if !b.is_q.get(p as usize).copied().unwrap_or(false) {
+            return None;
+        }
+        let key = self.bracket_key(p);
+        Some(1 + b.keys.partition_point(|k| *k > key) as u32)
+    }
+
+    /// A match ranked: (place, line) best first, with the stage's seed tie-break.
+    pub fn ranked(&self, m: &Match) -> Vec<(u32, Line<Who<'a>>)> {
+        let lines: Vec<Line<Who<'a>>> = m
+            .players
+            .iter()
+            .enumerate()
+            .map(|(j, &p)| {
+                let (total, best) = m.totals_at(j);
+                let seed = match m.stage {
+                    Stage::Bracket => self.bracket_seed(p),
+                    _ => self.t.seed_rank(p),
+                };
+                Line {
+                    player: (self.player(p), p),
+                    total,
+                    best,
+                    seed,
+                }
+            })
+            .collect();
+        rank_owned(lines)
+    }
+
+    /// A player's place in a match (None: not in it).
+    pub fn place_in(&self, m: &Match, p: u32) -> Option<u32> {
+        self.ranked(m)
+            .into_iter()
+            .find(|(_, l)| l.player.1 == p)
+            .map(|(place, _)| place)
+    }
+
+    /// Where a player stands in a stage after their last match of it.
+    pub fn standing(&self, stage: Stage, p: u32) -> Option<Standing> {
+        let last = self.t.last_match(stage, p)?;
+        Some(self.standing_in(last, p))
+    }
+
+    pub fn standing_in(&self, m: &Match, p: u32) -> Standing {
+        if !self.complete(m) {
+            return Standing::Playing;
+        }
+        let place = self.place_in(m, p).unwrap_or(u32::MAX);
+        if advances(place, self.advance) {
+            Standing::Advanced
+        } else {
+            Standing::Eliminated
+        }
+    }
+
+    /// The bracket's final: the completed bracket match holding every qualifier
+    /// not eliminated in another bracket match.
+    pub fn final_match(&self) -> Option<&'a Match> {
+        // A completed bracket match means a bracket game was folded.
+        if self.t.stage != Some(Stage::Bracket) {
+            return None;
+        }
+        let t = self.t;
+        let bracket = || {
+            t.matches
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.stage == Stage::Bracket)
+        };
+        let mut candidates = bracket()
+            .filter(|(_, m)| self.complete(m) && !m.players.is_empty())
+            .peekable();
+        candidates.peek()?;
+        let candidates: Vec<(usize, &Match)> = candidates.collect();
+        let qualifiers = self.qualifiers();
+        candidates.into_iter().rev().map(|(_, m)| m).find(|fin| {
+            qualifiers.iter().all(|&q| {
+                fin.players.contains(&q)
+                    || bracket().any(|(_, m)| {
+                        m.id != fin.id
+                            && m.players.contains(&q)
+                            && self.standing_in(m, q) == Standing::Eliminated
+                    })
+            })
+        })
+    }
+}
