@@ -45,7 +45,9 @@
 //!   side trees, [`ledger::checkpoint`] the checkpoints (numbered sections of bytes it
 //!   does not read) and [`ledger::patch`] the patches their deltas are stored as; `verify.rs` is `verify` (a reading thread, two
 //!   checking workers), `lanes.rs` BLAKE3 of many short inputs across the SIMD lanes;
-//!   `mod.rs` is append, export and the fold's [`fold::Source`].
+//!   `open.rs` opens sled and makes an append durable, `append.rs` and `parse.rs` are
+//!   the append (a parser thread, a chaining one), `read.rs` reads records and exports,
+//!   `view.rs` is the fold's [`fold::Source`].
 //! - [`fold`]: the engine: `(at, seq)` order, known-at, voids, as-of, rule changes,
 //!   append-time checks; `checkpoint.rs` resumes from a checkpoint and says what its
 //!   sections are (the rules, then each system's state). `parallel.rs` folds with a worker

@@ -515,7 +515,7 @@ fn succeeded(mut cmd: assert_cmd::Command, args: &[&str], input: &str) -> String
 }
 
 /// sled is dropped and reopened as chunks stream through it (to free its cache,
-/// see `RECYCLE_BYTES` in src/ledger/mod.rs); reopening after every chunk must
+/// see `RECYCLE_BYTES` in src/ledger/open.rs); reopening after every chunk must
 /// change no answer of append, verify, export or a fold.
 #[test]
 fn reopening_sled_between_every_chunk_changes_nothing() {

@@ -91,9 +91,11 @@
 //! written (and synced) before its header is stored and deleted after it; a
 //! file no header names is deleted by the next append that drops checkpoints.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+mod file;
+mod frames;
+
+use std::path::PathBuf;
+use std::sync::mpsc::{channel, sync_channel};
 
 use crate::error::{Error, Result};
 use crate::time::Micros;
@@ -101,7 +103,13 @@ use crate::time::Micros;
 use super::patch::{Encoded, Span};
 
 use super::summary::Summary;
-use super::{chunk, patch, storage, Head, Ledger};
+use super::{chunk, storage, Head, Ledger};
+use file::{compressor, compressor_gone, key_of_file, read_file_section, Job, Made};
+pub use frames::{compress, decompress};
+pub(crate) use frames::{unpack, Frames};
+
+/// A checkpoint's header and the frames of the sections a query reads.
+pub(crate) type Stored = (Header, [Option<Frames>; SECTIONS]);
 
 /// A position in fold order: `(at, seq)`.
 pub type Pos = (Micros, u64);
@@ -129,16 +137,6 @@ const WHOLE_EVERY: u64 = 5;
 /// is a delta: the largest state is not compressed whole at the end of the
 /// import while every other thread has finished.
 const WHOLE_AT: u64 = 1;
-/// zstd levels: whole checkpoints are written a few times per ledger, deltas
-/// often, and both are read back as fast whatever the level, so both use
-/// fast levels: the `checkpoints` thread's CPU matters more than their bytes.
-const WHOLE_LEVEL: i32 = 1;
-/// Deltas matched against their parent by zstd itself (kind 1).
-const DELTA_LEVEL: i32 = 1;
-/// The frames of patches (kinds 2 and 3): zstd's fastest mode, which stores
-/// nearly every byte as it is (a patch is what the parent lacks, so little in
-/// it repeats), for the frame's checksum and one reading path.
-const PATCH_LEVEL: i32 = -1000;
 /// The least spacing: below it, folding is cheaper than reading a snapshot.
 pub const MIN_EVERY: u64 = 10_000;
 /// The spacing is a multiple of this, so it changes in steps as a ledger grows.
@@ -308,294 +306,6 @@ pub fn encode_header(h: &Header) -> Vec<u8> {
 /// A parent link to the checkpoint with header `h`.
 fn link(h: &Header) -> ([u8; 16], [u8; 32]) {
     (key(h.pos), *blake3::hash(&encode_header(h)).as_bytes())
-}
-
-/// The smallest zstd window log that holds `n` bytes (prefix and frame).
-fn window_log(n: usize) -> u32 {
-    (usize::BITS - n.max(1 << 10).saturating_sub(1).leading_zeros()).min(30)
-}
-
-fn zstd_error(code: usize) -> Error {
-    let name = zstd::zstd_safe::get_error_name(code);
-    Error::Storage(format!("checkpoint: zstd: {name}"))
-}
-
-/// A checkpoint for the checkpoint thread: `(pos, folded, raw sections)`.
-type Job = (Pos, u64, [Encoded; SECTIONS]);
-/// A checkpoint whose file is written: its header, for the fold's thread to store.
-type Made = Header;
-
-fn compressor_gone() -> Error {
-    Error::Storage("checkpoint: the compressing thread stopped".into())
-}
-
-/// The check fold's checkpoint thread: compresses each checkpoint (a delta
-/// from the previous one, see [`next_checkpoint`]), writes its file into `dir`
-/// and sends its header back to be stored (sled handles stay on the fold's
-/// thread). Why a thread: zstd took about 1.1 s of the 1M-event import on the
-/// thread that also reads the records for the fold workers, which waited
-/// meanwhile. Stops at its first failure, after sending it.
-fn compressor(
-    jobs: Receiver<Job>,
-    made: Sender<Result<Made>>,
-    mut parent: Option<Parent>,
-    new: Head,
-    (dir, every): (&Path, u64),
-) {
-    for (pos, folded, raw) in jobs {
-        let next = next_checkpoint(new, (pos, folded), raw, parent.take(), every).and_then(
-            |(h, stored, next)| {
-                write_file(dir, &h, &stored)?;
-                parent = next;
-                Ok(h)
-            },
-        );
-        let failed = next.is_err();
-        if made.send(next).is_err() || failed {
-            return;
-        }
-    }
-}
-
-/// The name of the file of the checkpoint at `pos`, in [`DIR`].
-fn file_name(pos: Pos) -> String {
-    let hex: String = key(pos).iter().map(|b| format!("{b:02x}")).collect();
-    format!("{hex}.{FILE_EXT}")
-}
-
-/// The key a checkpoint file's name gives ([`file_name`]), if it is one.
-fn key_of_file(name: &str) -> Option<[u8; 16]> {
-    let hex = name.strip_suffix(FILE_EXT)?.strip_suffix('.')?;
-    let mut k = [0u8; 16];
-    for (i, b) in k.iter_mut().enumerate() {
-        *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    (hex.len() == 32).then_some(k)
-}
-
-/// Write the file of the checkpoint `h`: its header's bytes, then its stored
-/// sections in order (layout in the module doc). Synced here, on the
-/// checkpoint thread, while the fold goes on: left to the append's final
-/// `durable` (which fsyncs every file of the ledger), the 78 MB of a 1M-event
-/// import's checkpoints were written after the fold, in its wall time.
-fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>; SECTIONS]) -> Result<()> {
-    let path = dir.join(file_name(h.pos));
-    let io = |e| Error::io(path.display().to_string(), e);
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
-    f.write_all(&encode_header(h)).map_err(io)?;
-    for s in stored {
-        f.write_all(s).map_err(io)?;
-    }
-    let f = f.into_inner().map_err(|e| io(e.into_error()))?;
-    f.sync_data().map_err(io)
-}
-
-/// Section `i` of the file of checkpoint `h`: `None` unless the file starts
-/// with `h`'s very header and is exactly as long as its sections add up to
-/// (a missing, cut or stale file is an absent checkpoint).
-fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(dir.join(file_name(h.pos))).ok()?;
-    let total = h
-        .lens
-        .iter()
-        .try_fold(HEADER as u64, |sum, &l| sum.checked_add(l))?;
-    if f.metadata().ok()?.len() != total {
-        return None;
-    }
-    let mut head = [0u8; HEADER];
-    f.read_exact(&mut head).ok()?;
-    if head[..] != encode_header(h)[..] {
-        return None;
-    }
-    let offset = HEADER as u64 + h.lens[..i].iter().sum::<u64>();
-    f.seek(SeekFrom::Start(offset)).ok()?;
-    let mut out = vec![0u8; h.lens[i] as usize];
-    f.read_exact(&mut out).ok()?;
-    Some(out)
-}
-
-/// The check fold's checkpoint of `raw` (uncompressed sections) at
-/// `(pos, folded)`, bound to the head `new`: a delta from `root`, a whole
-/// checkpoint, or whole itself at every WHOLE_EVERY-th (and when `root` has
-/// had WHOLE_EVERY - 1 deltas: the spacing grows with the ledger). Also
-/// gives what the next one is a delta from: `root`, or this one if it is
-/// whole; nothing if the next is whole anyway (a state's bytes are the
-/// largest buffers an append holds).
-///
-/// Every delta's parent is whole: a query decompresses two frames of its
-/// section, never a chain.
-fn next_checkpoint(
-    new: Head,
-    (pos, folded): (Pos, u64),
-    raw: [Encoded; SECTIONS],
-    root: Option<Parent>,
-    every: u64,
-) -> Result<(Header, [Vec<u8>; SECTIONS], Option<Parent>)> {
-    let whole = |n: u64| n / every % WHOLE_EVERY == WHOLE_AT;
-    let root = root.filter(|p| !whole(folded) && p.deltas + 1 < WHOLE_EVERY as usize);
-    // Patched when the parent's spans are known (this process made it).
-    let spans = root.as_ref().and_then(|p| Some((p, p.kept.as_ref()?)));
-    let patched = match spans {
-        Some(_) => Patched::States,
-        None => Patched::No,
-    };
-    let mut stored: [Vec<u8>; SECTIONS] = Default::default();
-    for (i, out) in stored.iter_mut().enumerate() {
-        *out = match spans.filter(|_| patched.covers(i)) {
-            Some((p, kept)) => {
-                let patch = patch::make(&raw[i].bytes, &raw[i].spans, &p.raw[i], &kept[i]);
-                frame(&patch, PATCH_LEVEL, None)?
-            }
-            None => compress(&raw[i].bytes, root.as_ref().map(|p| p.raw[i].as_slice()))?,
-        };
-    }
-    let h = Header {
-        head: new,
-        pos,
-        folded,
-        lens: std::array::from_fn(|i| stored[i].len() as u64),
-        raw: std::array::from_fn(|i| raw[i].bytes.len() as u64),
-        parent: root.as_ref().map(|p| link(&p.header)),
-        patched,
-    };
-    // A delta's own sections are dropped here: the next delta's prefix is
-    // the root's.
-    let next = match root {
-        Some(p) => Parent {
-            deltas: p.deltas + 1,
-            ..p
-        },
-        None => whole_parent(h, raw),
-    };
-    Ok((
-        h,
-        stored,
-        (!whole(folded + every) && small(&next)).then_some(next),
-    ))
-}
-
-/// A whole checkpoint made by this process, as the parent of the next deltas.
-fn whole_parent(header: Header, sections: [Encoded; SECTIONS]) -> Parent {
-    let mut kept: [Vec<Span>; SECTIONS] = Default::default();
-    let mut raw: [Vec<u8>; SECTIONS] = Default::default();
-    for (i, Encoded { bytes, mut spans }) in sections.into_iter().enumerate() {
-        spans.sort_unstable_by_key(|s| s.stamp);
-        (raw[i], kept[i]) = (bytes, spans);
-    }
-    Parent {
-        header,
-        raw,
-        deltas: 0,
-        kept: Some(kept),
-    }
-}
-
-/// One zstd frame of `raw`, with `prefix` (a parent's same section) as the
-/// prefix it may copy from.
-pub fn compress(raw: &[u8], prefix: Option<&[u8]>) -> Result<Vec<u8>> {
-    let level = if prefix.is_some() {
-        DELTA_LEVEL
-    } else {
-        WHOLE_LEVEL
-    };
-    frame(raw, level, prefix)
-}
-
-/// One zstd frame of `raw` at `level` (see [`compress`]).
-fn frame(raw: &[u8], level: i32, prefix: Option<&[u8]>) -> Result<Vec<u8>> {
-    use zstd::zstd_safe::{CCtx, CParameter};
-    let mut cx = CCtx::create();
-    cx.set_parameter(CParameter::CompressionLevel(level))
-        .map_err(zstd_error)?;
-    cx.set_parameter(CParameter::ChecksumFlag(true))
-        .map_err(zstd_error)?;
-    if let Some(p) = prefix {
-        let log = window_log(p.len() + raw.len());
-        cx.set_parameter(CParameter::WindowLog(log))
-            .map_err(zstd_error)?;
-        // Long-distance matching finds the parent's bytes however far back.
-        cx.set_parameter(CParameter::EnableLongDistanceMatching(true))
-            .map_err(zstd_error)?;
-        cx.ref_prefix(p).map_err(zstd_error)?;
-    }
-    let mut out = Vec::with_capacity(zstd::zstd_safe::compress_bound(raw.len()));
-    cx.compress2(&mut out, raw).map_err(zstd_error)?;
-    Ok(out)
-}
-
-/// The bytes of one frame of exactly `len` bytes, compressed with `prefix`;
-/// `None` if it is not that (damaged, another prefix, another length).
-pub fn decompress(stored: &[u8], prefix: Option<&[u8]>, len: u64) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    decompress_into(&mut out, stored, prefix, len).then_some(out)
-}
-
-/// [`decompress`] into `out` (cleared first; its memory is reused, so a chain
-/// of deltas decompresses into two buffers instead of one fresh one a link:
-/// first touches of fresh pages were a good part of a query's CPU). `false`
-/// if the frame is not exactly that.
-fn decompress_into(out: &mut Vec<u8>, stored: &[u8], prefix: Option<&[u8]>, len: u64) -> bool {
-    use zstd::zstd_safe::{DCtx, DParameter};
-    // A section is at most a few times the ledger; refuse absurd lengths.
-    let Some(len) = usize::try_from(len).ok().filter(|&n| n <= 1 << 34) else {
-        return false;
-    };
-    out.clear();
-    out.reserve(len);
-    let mut dx = DCtx::create();
-    if dx.set_parameter(DParameter::WindowLogMax(31)).is_err() {
-        return false;
-    }
-    if let Some(p) = prefix {
-        if dx.ref_prefix(p).is_err() {
-            return false;
-        }
-    }
-    matches!(dx.decompress(out, stored), Ok(n) if n == len && out.len() == len)
-}
-
-/// One section's stored frames along a chain, whole checkpoint first, each
-/// with its uncompressed length and whether it is a patch ([`Patched`]).
-pub(crate) type Frames = Vec<(Vec<u8>, u64, bool)>;
-
-/// A checkpoint's header and the frames of the sections a query reads.
-pub(crate) type Stored = (Header, [Option<Frames>; SECTIONS]);
-
-/// A section's bytes from its frames: each decompressed with the one before as
-/// prefix, into two buffers used in turn (first touches of fresh pages were a
-/// good part of a query's CPU), or a patch applied to the one before; `None`
-/// if a frame is not exactly that.
-pub(crate) fn unpack(frames: Frames) -> Option<Vec<u8>> {
-    let (mut raw, mut spare): (Option<Vec<u8>>, Vec<u8>) = (None, Vec::new());
-    for (stored, len, patched) in &frames {
-        if *patched {
-            let made = unpatch(stored, raw.as_deref()?, *len)?;
-            spare = raw.replace(made).unwrap_or_default();
-            continue;
-        }
-        if !decompress_into(&mut spare, stored, raw.as_deref(), *len) {
-            return None;
-        }
-        let next = std::mem::replace(&mut spare, raw.take().unwrap_or_default());
-        raw = Some(next);
-    }
-    raw
-}
-
-/// The section of `len` bytes that the patch in frame `stored` makes from
-/// `parent`; `None` if the frame or the patch is damaged.
-fn unpatch(stored: &[u8], parent: &[u8], len: u64) -> Option<Vec<u8>> {
-    // Every op makes at least one byte and takes at most 21 bytes besides
-    // what it inserts (`patch::make`), so a larger size is damage, not a
-    // buffer to allocate.
-    let size = zstd::zstd_safe::get_frame_content_size(stored).ok()??;
-    let size = Some(size).filter(|&n| n <= len.saturating_mul(22))?;
-    let mut patch = Vec::new();
-    if !decompress_into(&mut patch, stored, None, size) {
-        return None;
-    }
-    patch::apply(parent, &patch, usize::try_from(len).ok()?)
 }
 
 impl Ledger {

@@ -1,3 +1,4 @@
+use super::file::{file_name, next_checkpoint, write_file};
 use super::*;
 
 #[test]

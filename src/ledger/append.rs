@@ -1,0 +1,533 @@
+//! Appending: records chained and stored beyond the head, checked by a
+//! fold, and the head moved in one final write.
+
+use std::collections::BTreeSet;
+use std::ops::RangeInclusive;
+use std::sync::mpsc::Receiver;
+
+use super::chunk::{self, ChunkWriter};
+use super::parse::{
+    line_message, origin, payload_error, read_and_parse, Incoming, RecordHashes, Sent, IN_FLIGHT,
+};
+use super::{idem, segment, storage, summary, AppendReport, Head, IdemIndex, Input, Ledger};
+use crate::error::{Error, Origin, Result};
+use crate::events;
+use crate::time::{self, Micros};
+
+impl Ledger {
+    /// Append the events of `inputs`, in order, as one all-or-nothing append.
+    pub fn append(&self, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
+        let head = self.head()?;
+        self.drop_beyond(head.seq)?;
+        let result = self.write_pending(head, inputs);
+        let report = match result {
+            Ok(r) => r,
+            Err(e) => {
+                self.drop_beyond(head.seq)?;
+                return Err(e);
+            }
+        };
+        if report.appended > 0 {
+            let mut v = report.head.seq.to_le_bytes().to_vec();
+            v.extend_from_slice(&report.head.hash);
+            self.meta()?.insert("head", v).map_err(storage)?;
+            self.durable()?;
+        }
+        Ok(report)
+    }
+
+    /// Write every new record beyond the head, then validate the whole fold.
+    ///
+    /// Two threads: a parser thread reads the inputs and parses them in
+    /// batches ([`read_and_parse`]); this one takes the parsed batches, in
+    /// order, to check idempotency, chain and store them. At most
+    /// [`IN_FLIGHT`] batches wait. A bad line ends its batch as an `Err`, and
+    /// a problem of the input itself (a line too long, an array that does not
+    /// parse, a read that fails) comes as an `Err` after every line before it,
+    /// so the first problem in input order is reported, exactly as with one
+    /// thread. The writing stays on this thread on purpose: sled's node copies
+    /// and the validation fold then share one malloc arena (with the writes on
+    /// a second thread, the 1M-event import peaked at 1.6 GiB instead of 1.2).
+    /// The parser thread leaves most payloads undecoded
+    /// (`events::LineParser::screen`): the check fold in [`Ledger::validate`]
+    /// decodes them, and every error path here and there reports a payload
+    /// that does not decode first if it comes first in input order
+    /// ([`Pending::first_problem`]).
+    fn write_pending(&self, head: Head, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
+        let mut index = self.idem_index(head.seq)?;
+        let now = time::now();
+        let mut pending = Pending {
+            ledger: self,
+            first: head.seq + 1,
+            writer: ChunkWriter::new(head.seq + 1, head.hash, now, &time::format(now)),
+            segment: segment::Writer::new(head.seq + 1),
+            packed: Vec::new(),
+            current: Vec::new(),
+            seen: None,
+            origins: Origins::default(),
+            voids: Vec::new(),
+            already: 0,
+        };
+        let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
+        let fed = std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Sent>(IN_FLIGHT);
+            let names = &names;
+            scope.spawn(move || read_and_parse(inputs, tx, names));
+            take_batches(rx, &mut pending, &mut index, names)
+        });
+        if let Err(e) = fed {
+            return Err(pending.first_problem(e, &names));
+        }
+        // The check fold below needs its memory more.
+        drop(index);
+        let last = pending.flush()?;
+        let report = AppendReport {
+            appended: last.seq - head.seq,
+            already_recorded: pending.already,
+            head: last,
+        };
+        if report.appended > 0 {
+            self.validate(head.seq, last, &pending, &names)?;
+        }
+        // Before the head that points into it is written (see `segment`).
+        pending.segment.sync(&self.path)?;
+        Ok(report)
+    }
+
+    /// Fold everything up to `new` with checks (from a checkpoint when one is
+    /// still valid, see [`super::checkpoint`]); name file and line for new records.
+    fn validate(
+        &self,
+        old_head: u64,
+        new: Head,
+        pending: &Pending,
+        names: &[String],
+    ) -> Result<()> {
+        let folded = self.check_fold(old_head, new);
+        // Payloads the parser thread left undecoded (`events::deferred`) were
+        // decoded by the fold, but for records voided in this append; and
+        // when the fold failed, a payload that does not decode is the
+        // problem to report (as when the parser thread decoded them all).
+        match &folded {
+            // Only a payload found bad replaces the fold's error (a scan that
+            // cannot read leaves it standing).
+            Err(_) => {
+                if let Ok(Some(e)) = pending.bad_payload(&[old_head + 1..=new.seq], names) {
+                    return Err(e);
+                }
+            }
+            Ok(()) => {
+                let voided = pending.voids.iter().map(|v| v.1).filter(|&t| t > old_head);
+                let targets: Vec<_> = voided
+                    .collect::<BTreeSet<u64>>()
+                    .into_iter()
+                    .map(|t| t..=t)
+                    .collect();
+                if let Some(e) = pending.bad_payload(&targets, names)? {
+                    return Err(e);
+                }
+            }
+        }
+        let (mut origin, msg) = match folded {
+            Ok(()) => return Ok(()),
+            Err(Error::Invalid { origin, msg }) => (origin, msg),
+            Err(e) => return Err(e),
+        };
+        let place = |seq: u64| pending.origins.get(seq - old_head - 1);
+        let seq = origin.seq.unwrap_or(0);
+        if seq > old_head {
+            let (file, line) = place(seq);
+            origin.file = Some(names[file].clone());
+            origin.line = Some(line);
+            origin.seq = None;
+            return Err(Error::Invalid { origin, msg });
+        }
+        // A recorded event no longer validates: blame this append's voids if it has
+        // any (the usual cause), else the append as a whole.
+        let what = format!(
+            "record {seq} ({}) would no longer be valid: {msg}",
+            origin.kind.clone().unwrap_or_default()
+        );
+        let Some(&(void_seq, target)) = pending.voids.first() else {
+            let first = Origin {
+                file: names.first().cloned(),
+                ..Origin::default()
+            };
+            return Err(Error::invalid(
+                first,
+                format!("this append is refused because {what}"),
+            ));
+        };
+        let (file, line) = place(void_seq);
+        let lines: Vec<String> = pending
+            .voids
+            .iter()
+            .map(|&(s, _)| place(s).1.to_string())
+            .collect();
+        let blame = if lines.len() == 1 {
+            format!("voiding record {target} is refused: {what}; void the records that depend on it in the same append")
+        } else {
+            format!("the voids of this append (lines {}) are refused: {what}; void the records that depend on them in the same append", lines.join(", "))
+        };
+        let o = Origin {
+            file: Some(names[file].clone()),
+            line: Some(line),
+            kind: Some("ledger.voided".into()),
+            ..Origin::default()
+        };
+        Err(Error::invalid(o, blame))
+    }
+
+    /// The key fingerprints of every committed record, from the "idems" tree
+    /// (not the chunks: a small append to a big ledger reads 8 bytes a record).
+    fn idem_index(&self, upto: u64) -> Result<IdemIndex> {
+        let mut index = idem::Index::with_capacity(upto as usize);
+        let mut next = 1;
+        for item in self.idems()?.range(..=chunk::key(upto)) {
+            let (k, v) = item.map_err(storage)?;
+            let first = k.as_ref().try_into().map_or(0, u64::from_be_bytes);
+            if first != next {
+                return Err(Error::Corrupt(format!(
+                    "the key fingerprints of records {next}.. are missing"
+                )));
+            }
+            for fp in idem::decode(first, &v)?.take((upto + 1 - next) as usize) {
+                index.insert(fp, next);
+                next += 1;
+            }
+        }
+        if next != upto + 1 {
+            return Err(Error::Corrupt(format!(
+                "the key fingerprints of records {next}..={upto} are missing"
+            )));
+        }
+        Ok(index)
+    }
+
+    /// Delete chunks and their summaries beyond `seq`, and checkpoints made at a
+    /// head beyond it: leftovers of an append that failed or was killed.
+    fn drop_beyond(&self, seq: u64) -> Result<()> {
+        for tree in [self.chunks()?, self.summaries()?, self.idems()?] {
+            let stale: Vec<sled::IVec> = tree
+                .range(chunk::key(seq + 1)..)
+                .keys()
+                .collect::<std::result::Result<_, _>>()
+                .map_err(storage)?;
+            for k in stale {
+                tree.remove(k).map_err(storage)?;
+            }
+        }
+        self.segments.borrow_mut().forget();
+        segment::drop_beyond(&self.path, seq)?;
+        self.drop_checkpoints(|h| h.head.seq > seq)
+    }
+
+    /// The first record of `ranges` (ascending, disjoint seq ranges of
+    /// records beyond the old head) whose payload does not decode: its seq
+    /// and message ([`payload_error`]). Reads the chunks beyond the head, each
+    /// once however many ranges it holds ([`Ledger::walk_chunks`]): an append
+    /// that voids many of its own records checks them in one walk.
+    fn first_bad_payload(&self, ranges: &[RangeInclusive<u64>]) -> Result<Option<(u64, String)>> {
+        // The least seq of `ranges` at or after `s`.
+        let next = |s: u64| {
+            let i = ranges.partition_point(|r| *r.end() < s);
+            let r = ranges[i..].iter().find(|r| !r.is_empty())?;
+            Some(s.max(*r.start()))
+        };
+        let wanted = |seq: u64| next(seq) == Some(seq);
+        let mut parser = events::LineParser::default();
+        let mut bad = None;
+        self.walk_chunks(next, &mut |c| {
+            for r in c?.records.iter().filter(|r| wanted(r.seq)) {
+                if let Err(e) = parser.parse(r.event) {
+                    bad = Some((r.seq, line_message(e)));
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        })?;
+        Ok(bad)
+    }
+
+    /// Store a chunk beyond the head, packed (into `packed`, a buffer the
+    /// append reuses: the segment's write copies it), in the append's
+    /// `segment`, with its place, summary and fingerprints in sled (same key).
+    /// `records` are the chunk's records as they were pushed, so that the
+    /// chunk need not be decoded again for them.
+    fn put_chunk(
+        &self,
+        (segment, packed): (&mut segment::Writer, &mut Vec<u8>),
+        first_seq: u64,
+        bytes: &[u8],
+        records: &[Pushed],
+    ) -> Result<()> {
+        let s = summary::Summary::of_records(first_seq, records.iter().map(|r| (r.at, r.void)));
+        let fps = idem::encode(records.iter().map(|r| idem::fingerprint(&r.idem)));
+        let k = chunk::key(first_seq);
+        self.summaries()?.insert(k, s.encode()).map_err(storage)?;
+        self.idems()?.insert(k, fps).map_err(storage)?;
+        let n = chunk::pack_into(bytes, packed);
+        if segment.unborn() {
+            self.segments.borrow_mut().forget();
+        }
+        let place = segment.put(&self.path, &packed[..n])?;
+        self.chunks()?.insert(k, &place).map_err(storage)?;
+        Ok(())
+    }
+}
+
+/// The writing side of an append: add every parsed batch, in order, until the
+/// parser thread is done or an item is a problem.
+fn take_batches(
+    rx: Receiver<Sent>,
+    pending: &mut Pending,
+    index: &mut IdemIndex,
+    names: &[String],
+) -> Result<()> {
+    let mut hashes = RecordHashes::default();
+    for sent in rx {
+        let batch = match sent {
+            Sent::Lines(parsed) => hashes.incoming(parsed, names),
+            Sent::Problem(e) => return Err(e),
+        };
+        let keys = batch.iter().filter_map(|i| i.as_ref().ok());
+        index.warm(keys.map(|inc| idem::fingerprint(&inc.idem)));
+        for item in batch {
+            pending.add(index, item?, names)?;
+        }
+    }
+    Ok(())
+}
+
+/// Records being added by one append.
+struct Pending<'l> {
+    ledger: &'l Ledger,
+    /// The seq of this append's first record.
+    first: u64,
+    writer: ChunkWriter,
+    /// Where this append's chunks go.
+    segment: segment::Writer,
+    /// The buffer each chunk is packed into ([`Ledger::put_chunk`]).
+    packed: Vec<u8>,
+    /// Each record in `writer`'s chunk, as pushed.
+    current: Vec<Pushed>,
+    /// The stored chunk a fingerprint match last looked into (re-appending a
+    /// file matches every record, chunk after chunk).
+    seen: Option<Seen>,
+    origins: Origins,
+    /// (seq, target) of each new `ledger.voided`, to name it when a record that
+    /// depends on its target no longer validates.
+    voids: Vec<(u64, u64)>,
+    already: u64,
+}
+
+impl Pending<'_> {
+    fn add(&mut self, index: &mut IdemIndex, inc: Incoming, names: &[String]) -> Result<()> {
+        let origin = || Origin {
+            file: Some(names[inc.file].to_string()),
+            line: Some(inc.line),
+            id: inc.id.clone(),
+            kind: Some(inc.kind.clone()),
+            ..Origin::default()
+        };
+        let fp = idem::fingerprint(&inc.idem);
+        if let Some((c, seq)) = self.recorded(index, fp, &inc.idem)? {
+            if c == inc.content {
+                self.already += 1;
+                return Ok(());
+            }
+            // The line's own payload comes first (see `first_problem`).
+            if let Some(msg) = payload_error(&inc.canonical) {
+                return Err(Error::invalid(
+                    self::origin(&names[inc.file], inc.line),
+                    msg,
+                ));
+            }
+            return Err(Error::IdConflict {
+                origin: Box::new(origin()),
+                id: inc.id.unwrap_or_default(),
+                seq,
+            });
+        }
+        // Target 0 would be stored as "not a void" (chunk.rs), so refuse it here.
+        if inc.void == Some(0) {
+            return Err(Error::invalid(
+                origin(),
+                "void target 0 is not an earlier record",
+            ));
+        }
+        index.insert(fp, self.writer.next_seq());
+        if let Some(target) = inc.void {
+            self.voids.push((self.writer.next_seq(), target));
+        }
+        let keys = (inc.idem, inc.content);
+        self.writer
+            .push_prefixed(inc.at, inc.void, keys, &inc.canonical, inc.begun);
+        self.current.push(Pushed {
+            at: inc.at,
+            void: inc.void,
+            idem: inc.idem,
+            content: inc.content,
+        });
+        self.origins.push(inc.file, inc.line);
+        if self.writer.is_full() {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// `e`, a problem found while reading the input, or the problem of an
+    /// earlier line if one has a payload that does not decode: the parser
+    /// thread left those to the check fold (`events::deferred`), and the
+    /// first problem in input order is the one reported.
+    /// When the records cannot be stored or read back, `e` stands.
+    fn first_problem(&mut self, e: Error, names: &[String]) -> Error {
+        let Ok(last) = self.flush() else {
+            return e;
+        };
+        match self.bad_payload(&[self.first..=last.seq], names) {
+            Ok(Some(bad)) => bad,
+            _ => e,
+        }
+    }
+
+    /// The refusal of the first record of `ranges` (ascending, disjoint; of
+    /// records stored by this append) whose payload does not decode, naming
+    /// its file and line.
+    fn bad_payload(
+        &self,
+        ranges: &[RangeInclusive<u64>],
+        names: &[String],
+    ) -> Result<Option<Error>> {
+        let bad = self.ledger.first_bad_payload(ranges)?;
+        Ok(bad.map(|(seq, msg)| {
+            let (file, line) = self.origins.get(seq - self.first);
+            Error::invalid(origin(&names[file], line), msg)
+        }))
+    }
+
+    /// `(content, seq)` of the record already holding key `idem`, if any: the
+    /// index gives candidates by fingerprint, the records themselves decide.
+    fn recorded(
+        &mut self,
+        index: &IdemIndex,
+        fp: u64,
+        idem: &[u8; 16],
+    ) -> Result<Option<([u8; 16], u64)>> {
+        for seq in index.candidates(fp) {
+            let (k, content) = self.keys_of(seq)?;
+            if k == *idem {
+                return Ok(Some((content, seq)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// (idem, content) of record `seq`: from the chunk being filled, or stored.
+    fn keys_of(&mut self, seq: u64) -> Result<([u8; 16], [u8; 16])> {
+        let first = self.writer.first_seq;
+        if seq >= first {
+            return self
+                .current
+                .get((seq - first) as usize)
+                .map(|r| (r.idem, r.content))
+                .ok_or_else(|| {
+                    Error::Storage(format!("record {seq} is not in the chunk being written"))
+                });
+        }
+        if !self.seen.as_ref().is_some_and(|s| s.contains(seq)) {
+            self.seen = Some(Seen::load(self.ledger, seq)?);
+        }
+        self.seen
+            .as_ref()
+            .and_then(|s| s.keys.get((seq - s.first) as usize).copied())
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
+    }
+
+    /// Store the current chunk (beyond the head, so not yet visible); start the next.
+    fn flush(&mut self) -> Result<Head> {
+        let w = &self.writer;
+        let next = ChunkWriter::new(
+            w.next_seq(),
+            w.last_hash,
+            w.recorded_at_micros(),
+            w.recorded_at(),
+        );
+        let done = std::mem::replace(&mut self.writer, next);
+        let head = Head {
+            seq: done.next_seq() - 1,
+            hash: done.last_hash,
+        };
+        if done.count > 0 {
+            let first = done.first_seq;
+            let out = (&mut self.segment, &mut self.packed);
+            (self.ledger).put_chunk(out, first, &done.finish(), &self.current)?;
+            self.ledger.moved(segment::POINTER_LEN);
+            self.ledger.recycle_if_due()?;
+        }
+        self.current.clear();
+        Ok(head)
+    }
+}
+
+/// What an append pushed into its chunk for each record: the header fields its
+/// summary and fingerprints are made of, and the keys a fingerprint match compares.
+struct Pushed {
+    at: Micros,
+    void: Option<u64>,
+    idem: [u8; 16],
+    content: [u8; 16],
+}
+
+/// The keys of one stored chunk, for [`Pending::keys_of`].
+struct Seen {
+    first: u64,
+    keys: Vec<([u8; 16], [u8; 16])>,
+}
+
+impl Seen {
+    fn load(ledger: &Ledger, seq: u64) -> Result<Seen> {
+        ledger.recycle_if_due()?;
+        let (key_seq, bytes) = ledger.chunk_holding(seq)?;
+        ledger.moved(segment::POINTER_LEN);
+        let c = chunk::decode(&bytes, key_seq)?;
+        Ok(Seen {
+            first: c.first_seq,
+            keys: c.records.iter().map(|r| (r.idem, r.content)).collect(),
+        })
+    }
+
+    fn contains(&self, seq: u64) -> bool {
+        seq >= self.first && seq - self.first < self.keys.len() as u64
+    }
+}
+
+/// Where each new record of an append came from: (input index, line), by
+/// `seq - first new seq`, run-length coded (a run's records are on consecutive
+/// lines of one input), so it stays small however many lines the input has.
+#[derive(Default)]
+struct Origins {
+    /// (offset of the run's first record, input index, its line).
+    runs: Vec<(u64, usize, u64)>,
+    len: u64,
+}
+
+impl Origins {
+    fn push(&mut self, file: usize, line: u64) {
+        let continues = self
+            .runs
+            .last()
+            .is_some_and(|&(off, f, l)| f == file && l + (self.len - off) == line);
+        if !continues {
+            self.runs.push((self.len, file, line));
+        }
+        self.len += 1;
+    }
+
+    /// (input index, line) of the record at offset `k` (`k < len`).
+    fn get(&self, k: u64) -> (usize, u64) {
+        let i = self.runs.partition_point(|r| r.0 <= k).saturating_sub(1);
+        let (off, file, line) = self.runs.get(i).copied().unwrap_or_default();
+        (file, line + k.saturating_sub(off))
+    }
+}

@@ -1,0 +1,184 @@
+//! The checkpoint thread of a check fold: each checkpoint made whole or a
+//! delta, its file written and synced; and a section read back from its file.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::mpsc::{Receiver, Sender};
+
+use super::frames::{compress, frame, PATCH_LEVEL};
+use super::{encode_header, key, link, small, Header, Parent, Patched, Pos, HEADER, SECTIONS};
+use super::{FILE_EXT, WHOLE_AT, WHOLE_EVERY};
+use crate::error::{Error, Result};
+use crate::ledger::patch::{self, Encoded, Span};
+use crate::ledger::Head;
+
+/// A checkpoint for the checkpoint thread: `(pos, folded, raw sections)`.
+pub(super) type Job = (Pos, u64, [Encoded; SECTIONS]);
+/// A checkpoint whose file is written: its header, for the fold's thread to store.
+pub(super) type Made = Header;
+
+pub(super) fn compressor_gone() -> Error {
+    Error::Storage("checkpoint: the compressing thread stopped".into())
+}
+
+/// The check fold's checkpoint thread: compresses each checkpoint (a delta
+/// from the previous one, see [`next_checkpoint`]), writes its file into `dir`
+/// and sends its header back to be stored (sled handles stay on the fold's
+/// thread). Why a thread: zstd took about 1.1 s of the 1M-event import on the
+/// thread that also reads the records for the fold workers, which waited
+/// meanwhile. Stops at its first failure, after sending it.
+pub(super) fn compressor(
+    jobs: Receiver<Job>,
+    made: Sender<Result<Made>>,
+    mut parent: Option<Parent>,
+    new: Head,
+    (dir, every): (&Path, u64),
+) {
+    for (pos, folded, raw) in jobs {
+        let next = next_checkpoint(new, (pos, folded), raw, parent.take(), every).and_then(
+            |(h, stored, next)| {
+                write_file(dir, &h, &stored)?;
+                parent = next;
+                Ok(h)
+            },
+        );
+        let failed = next.is_err();
+        if made.send(next).is_err() || failed {
+            return;
+        }
+    }
+}
+
+/// The name of the file of the checkpoint at `pos`, in [`super::DIR`].
+pub(super) fn file_name(pos: Pos) -> String {
+    let hex: String = key(pos).iter().map(|b| format!("{b:02x}")).collect();
+    format!("{hex}.{FILE_EXT}")
+}
+
+/// The key a checkpoint file's name gives ([`file_name`]), if it is one.
+pub(super) fn key_of_file(name: &str) -> Option<[u8; 16]> {
+    let hex = name.strip_suffix(FILE_EXT)?.strip_suffix('.')?;
+    let mut k = [0u8; 16];
+    for (i, b) in k.iter_mut().enumerate() {
+        *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    (hex.len() == 32).then_some(k)
+}
+
+/// Write the file of the checkpoint `h`: its header's bytes, then its stored
+/// sections in order (layout in the module doc). Synced here, on the
+/// checkpoint thread, while the fold goes on: left to the append's final
+/// `durable` (which fsyncs every file of the ledger), the 78 MB of a 1M-event
+/// import's checkpoints were written after the fold, in its wall time.
+pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>; SECTIONS]) -> Result<()> {
+    let path = dir.join(file_name(h.pos));
+    let io = |e| Error::io(path.display().to_string(), e);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
+    f.write_all(&encode_header(h)).map_err(io)?;
+    for s in stored {
+        f.write_all(s).map_err(io)?;
+    }
+    let f = f.into_inner().map_err(|e| io(e.into_error()))?;
+    f.sync_data().map_err(io)
+}
+
+/// Section `i` of the file of checkpoint `h`: `None` unless the file starts
+/// with `h`'s very header and is exactly as long as its sections add up to
+/// (a missing, cut or stale file is an absent checkpoint).
+pub(super) fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(dir.join(file_name(h.pos))).ok()?;
+    let total = h
+        .lens
+        .iter()
+        .try_fold(HEADER as u64, |sum, &l| sum.checked_add(l))?;
+    if f.metadata().ok()?.len() != total {
+        return None;
+    }
+    let mut head = [0u8; HEADER];
+    f.read_exact(&mut head).ok()?;
+    if head[..] != encode_header(h)[..] {
+        return None;
+    }
+    let offset = HEADER as u64 + h.lens[..i].iter().sum::<u64>();
+    f.seek(SeekFrom::Start(offset)).ok()?;
+    let mut out = vec![0u8; h.lens[i] as usize];
+    f.read_exact(&mut out).ok()?;
+    Some(out)
+}
+
+/// The check fold's checkpoint of `raw` (uncompressed sections) at
+/// `(pos, folded)`, bound to the head `new`: a delta from `root`, a whole
+/// checkpoint, or whole itself at every WHOLE_EVERY-th (and when `root` has
+/// had WHOLE_EVERY - 1 deltas: the spacing grows with the ledger). Also
+/// gives what the next one is a delta from: `root`, or this one if it is
+/// whole; nothing if the next is whole anyway (a state's bytes are the
+/// largest buffers an append holds).
+///
+/// Every delta's parent is whole: a query decompresses two frames of its
+/// section, never a chain.
+pub(super) fn next_checkpoint(
+    new: Head,
+    (pos, folded): (Pos, u64),
+    raw: [Encoded; SECTIONS],
+    root: Option<Parent>,
+    every: u64,
+) -> Result<(Header, [Vec<u8>; SECTIONS], Option<Parent>)> {
+    let whole = |n: u64| n / every % WHOLE_EVERY == WHOLE_AT;
+    let root = root.filter(|p| !whole(folded) && p.deltas + 1 < WHOLE_EVERY as usize);
+    // Patched when the parent's spans are known (this process made it).
+    let spans = root.as_ref().and_then(|p| Some((p, p.kept.as_ref()?)));
+    let patched = match spans {
+        Some(_) => Patched::States,
+        None => Patched::No,
+    };
+    let mut stored: [Vec<u8>; SECTIONS] = Default::default();
+    for (i, out) in stored.iter_mut().enumerate() {
+        *out = match spans.filter(|_| patched.covers(i)) {
+            Some((p, kept)) => {
+                let patch = patch::make(&raw[i].bytes, &raw[i].spans, &p.raw[i], &kept[i]);
+                frame(&patch, PATCH_LEVEL, None)?
+            }
+            None => compress(&raw[i].bytes, root.as_ref().map(|p| p.raw[i].as_slice()))?,
+        };
+    }
+    let h = Header {
+        head: new,
+        pos,
+        folded,
+        lens: std::array::from_fn(|i| stored[i].len() as u64),
+        raw: std::array::from_fn(|i| raw[i].bytes.len() as u64),
+        parent: root.as_ref().map(|p| link(&p.header)),
+        patched,
+    };
+    // A delta's own sections are dropped here: the next delta's prefix is
+    // the root's.
+    let next = match root {
+        Some(p) => Parent {
+            deltas: p.deltas + 1,
+            ..p
+        },
+        None => whole_parent(h, raw),
+    };
+    Ok((
+        h,
+        stored,
+        (!whole(folded + every) && small(&next)).then_some(next),
+    ))
+}
+
+/// A whole checkpoint made by this process, as the parent of the next deltas.
+pub(super) fn whole_parent(header: Header, sections: [Encoded; SECTIONS]) -> Parent {
+    let mut kept: [Vec<Span>; SECTIONS] = Default::default();
+    let mut raw: [Vec<u8>; SECTIONS] = Default::default();
+    for (i, Encoded { bytes, mut spans }) in sections.into_iter().enumerate() {
+        spans.sort_unstable_by_key(|s| s.stamp);
+        (raw[i], kept[i]) = (bytes, spans);
+    }
+    Parent {
+        header,
+        raw,
+        deltas: 0,
+        kept: Some(kept),
+    }
+}

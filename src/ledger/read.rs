@@ -1,0 +1,201 @@
+//! Reading stored chunks and records: in batches, one by one, walked by
+//! seq; the export; and the fold source over the committed records.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+
+use super::chunk::{self, RecordView};
+use super::open::recycle_bytes;
+use super::view::View;
+use super::{canonical, segment, storage, ChunkBatch, Ledger, Stored};
+use crate::error::{Error, Result};
+use crate::fold::Source;
+
+impl Ledger {
+    /// Every stored chunk up to `upto`, decoded, in seq order.
+    pub(super) fn for_each_chunk(
+        &self,
+        upto: u64,
+        f: &mut dyn FnMut(&chunk::ChunkView) -> Result<()>,
+    ) -> Result<()> {
+        self.batches(upto, &mut |batch| {
+            batch.iter().try_for_each(|(key_seq, v)| match key_seq {
+                0 => Err(Error::Corrupt("bad chunk key".into())),
+                _ => f(&chunk::decode(&chunk::unpack(v, *key_seq)?, *key_seq)?),
+            })
+        })
+    }
+
+    /// Every stored chunk up to `upto`, as (first seq, bytes), in key order, in
+    /// batches of about 16 MiB, recycling sled between batches. A key that is not
+    /// 8 bytes (damage) comes as first seq 0.
+    fn batches(&self, upto: u64, f: &mut dyn FnMut(ChunkBatch) -> Result<()>) -> Result<()> {
+        self.batches_of(16 * 1024 * 1024, upto, f)
+    }
+
+    /// [`Ledger::batches`] of about `bytes` each (or less when recycling more often,
+    /// as tests do).
+    pub(super) fn batches_of(
+        &self,
+        bytes_max: usize,
+        upto: u64,
+        f: &mut dyn FnMut(ChunkBatch) -> Result<()>,
+    ) -> Result<()> {
+        use std::ops::Bound::{Excluded, Included, Unbounded};
+        let end = Included(sled::IVec::from(&chunk::key(upto)));
+        let mut start = Unbounded;
+        loop {
+            let mut batch = Vec::new();
+            let (mut bytes, mut through_sled, mut last_key) = (0, 0, None);
+            for item in self.chunks()?.range((start.clone(), end.clone())) {
+                let (k, v) = item.map_err(storage)?;
+                let key_seq = k.as_ref().try_into().map_or(0, u64::from_be_bytes);
+                let v = self.stored(key_seq, v)?;
+                bytes += v.len();
+                through_sled += segment::POINTER_LEN;
+                batch.push((key_seq, v));
+                last_key = Some(k);
+                // Batches of chunks in sled stay within a recycling.
+                if bytes >= bytes_max || through_sled >= recycle_bytes() as usize {
+                    break;
+                }
+            }
+            let Some(last_key) = last_key else {
+                return Ok(());
+            };
+            self.moved(through_sled);
+            f(batch)?;
+            start = Excluded(last_key);
+            self.recycle_if_due()?;
+        }
+    }
+
+    /// Every committed record, in seq order.
+    pub fn for_each_record(
+        &self,
+        f: &mut dyn FnMut(&RecordView, &str) -> Result<()>,
+    ) -> Result<()> {
+        let head = self.head()?.seq;
+        self.for_each_chunk(head, &mut |c| {
+            c.records
+                .iter()
+                .filter(|r| r.seq <= head)
+                .try_for_each(|r| f(r, c.recorded_at))
+        })
+    }
+
+    /// Walk the stored chunks that hold the seqs `next` leads to, in seq
+    /// order, each read and decoded once: `next(s)` is the least wanted seq at
+    /// or after `s` (`None`: the walk is done). `f` gets each such chunk, or
+    /// the error reading the chunk that should hold a wanted seq (the walk then
+    /// goes on from the seq after that one), and says whether to go on; the
+    /// walk fails with the first error `f` returns. The one walk of the reads
+    /// of many records' chunks ([`Ledger::record_fields`],
+    /// [`Ledger::first_bad_payload`]).
+    pub(super) fn walk_chunks(
+        &self,
+        next: impl Fn(u64) -> Option<u64>,
+        f: &mut dyn FnMut(Result<&chunk::ChunkView<'_>>) -> Result<bool>,
+    ) -> Result<()> {
+        let mut wanted = next(0);
+        while let Some(seq) = wanted {
+            let mut last = seq;
+            let go_on = match self.chunk_holding(seq) {
+                Err(e) => f(Err(e))?,
+                Ok((first, bytes)) => match chunk::decode(&bytes, first) {
+                    Err(e) => f(Err(e))?,
+                    Ok(c) => {
+                        last = c.records.last().map_or(seq, |r| r.seq.max(seq));
+                        f(Ok(&c))?
+                    }
+                },
+            };
+            if !go_on {
+                return Ok(());
+            }
+            wanted = last.checked_add(1).and_then(&next);
+        }
+        Ok(())
+    }
+
+    /// `laurel export`: one JSON line per record (canonical form plus `hash`).
+    pub fn export(&self, w: &mut dyn Write) -> Result<()> {
+        self.export_to(w, "stdout")
+    }
+
+    /// [`Ledger::export`] to `w`, which a write error names `name`.
+    pub fn export_to(&self, w: &mut dyn Write, name: &str) -> Result<()> {
+        self.for_each_record(&mut |r, recorded_at| {
+            let mut line = canonical::export_line(r.event, &r.hash, &r.prev, recorded_at, r.seq);
+            line.push(b'\n');
+            w.write_all(&line).map_err(|e| Error::io(name, e))
+        })
+    }
+
+    /// The hash of record `seq` (zeros for seq 0, as the first record's `prev`).
+    pub fn hash_at(&self, seq: u64) -> Result<[u8; 32]> {
+        if seq == 0 {
+            return Ok([0; 32]);
+        }
+        self.record_field(seq, |r| r.hash)
+    }
+
+    /// `field` of stored record `seq`, read from its chunk without parsing the event.
+    pub(crate) fn record_field<T>(&self, seq: u64, field: impl Fn(&RecordView) -> T) -> Result<T> {
+        let (first, bytes) = self.chunk_holding(seq)?;
+        chunk::decode(&bytes, first)?
+            .records
+            .iter()
+            .find(|r| r.seq == seq)
+            .map(field)
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
+    }
+
+    /// `field` of each stored record of `seqs`, reading each chunk once (an
+    /// append may void thousands of its own records). A record that cannot be
+    /// read is left out.
+    pub(crate) fn record_fields<T>(
+        &self,
+        seqs: &BTreeSet<u64>,
+        field: impl Fn(&RecordView) -> T,
+    ) -> BTreeMap<u64, T> {
+        let mut found = BTreeMap::new();
+        let next = |s: u64| seqs.range(s..).next().copied();
+        // `f` never fails, so neither does the walk.
+        let walked = self.walk_chunks(next, &mut |c| {
+            if let Ok(c) = c {
+                let wanted = c.records.iter().filter(|r| seqs.contains(&r.seq));
+                found.extend(wanted.map(|r| (r.seq, field(r))));
+            }
+            Ok(true)
+        });
+        debug_assert!(walked.is_ok());
+        found
+    }
+
+    /// The stored chunk whose seq range starts at or before `seq`: (first seq,
+    /// its LRC1 bytes, unpacked).
+    pub(super) fn chunk_holding(&self, seq: u64) -> Result<(u64, Vec<u8>)> {
+        let (k, v) = self
+            .chunks()?
+            .range(..=chunk::key(seq))
+            .next_back()
+            .transpose()
+            .map_err(storage)?
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
+        let first = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
+        Ok((first, chunk::unpack(&self.stored(first, v)?, first)?))
+    }
+
+    /// A chunk's stored bytes, read from the segment its sled value `v`
+    /// points into ([`segment`]).
+    fn stored(&self, key_seq: u64, v: sled::IVec) -> Result<Stored> {
+        let place = segment::parse(&v, key_seq)?;
+        self.segments.borrow_mut().read(&self.path, key_seq, place)
+    }
+
+    /// A fold source over the committed records.
+    pub fn source(&self) -> Result<impl Source + '_> {
+        Ok(View::new(self, self.head()?.seq))
+    }
+}

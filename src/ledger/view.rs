@@ -1,0 +1,282 @@
+//! A view of the ledger's records up to a seq, as a fold source: entries,
+//! records and items read chunk by chunk, a few chunks cached.
+
+use super::{chunk, segment, summary, Ledger};
+use crate::error::{Error, Result};
+use crate::events::{self, Record};
+use crate::fold::{self, Entry, Item, Keep, Source, Span};
+use crate::time::Micros;
+
+/// The ledger's records up to `upto` (which may include an append's pending chunks).
+pub(crate) struct View<'l> {
+    ledger: &'l Ledger,
+    upto: u64,
+    /// Every chunk's summary up to `upto`, read once: a resumed plan wants
+    /// them twice (voids, then `at` ranges).
+    summaries: std::cell::OnceCell<Vec<summary::Summary>>,
+}
+
+impl<'l> View<'l> {
+    pub(crate) fn new(ledger: &'l Ledger, upto: u64) -> Self {
+        View {
+            ledger,
+            upto,
+            summaries: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn summaries(&self) -> Result<&[summary::Summary]> {
+        if let Some(s) = self.summaries.get() {
+            return Ok(s);
+        }
+        let all = self.ledger.summaries_between(1, self.upto)?;
+        Ok(self.summaries.get_or_init(|| all))
+    }
+}
+
+impl Source for View<'_> {
+    fn last_seq(&self) -> u64 {
+        self.upto
+    }
+
+    /// Reads only the chunks whose summary's `at` range meets `lo..=hi`.
+    fn entries_in(
+        &self,
+        lo: Micros,
+        hi: Micros,
+        f: &mut dyn FnMut(Entry) -> Result<()>,
+    ) -> Result<()> {
+        for s in self.summaries()? {
+            if s.max_at < lo || s.min_at > hi {
+                continue;
+            }
+            let (first, bytes) = self.ledger.chunk_holding(s.first_seq)?;
+            self.chunk_entries(&chunk::decode(&bytes, first)?, f)?;
+        }
+        Ok(())
+    }
+
+    /// From the summaries alone.
+    fn void_pairs(&self, f: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<()> {
+        for s in self.summaries()? {
+            for &(seq, target) in s.voids.iter().filter(|(seq, _)| *seq <= self.upto) {
+                f(seq, target)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
+        self.ledger
+            .for_each_chunk(self.upto, &mut |c| self.chunk_entries(c, f))
+    }
+
+    fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+        self.records_of(seqs, None, f)
+    }
+
+    /// From the summaries, when they are readable and cover `1..=upto`
+    /// without a gap (else the fold plans from the chunks, as before).
+    fn spans(&self) -> Result<Option<Vec<Span>>> {
+        let Ok(all) = self.summaries() else {
+            return Ok(None);
+        };
+        let mut next = 1;
+        let mut spans = Vec::with_capacity(all.len());
+        for s in all {
+            if s.first_seq != next || s.last_seq < s.first_seq || s.last_seq > self.upto {
+                return Ok(None);
+            }
+            next = s.last_seq + 1;
+            spans.push(Span {
+                first: s.first_seq,
+                last: s.last_seq,
+                min_at: s.min_at,
+                max_at: s.max_at,
+                voids: s.voids.clone(),
+            });
+        }
+        Ok((next == self.upto + 1).then_some(spans))
+    }
+
+    fn items_in_order(
+        &self,
+        spans: &[Span],
+        keep: &Keep,
+        f: &mut dyn FnMut(Item<'_>) -> Result<()>,
+    ) -> Result<()> {
+        fold::stream::run(spans, keep, &mut |first| self.load(first), f)
+    }
+
+    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
+        self.each_cached(seqs, &mut |c, seq| {
+            let (bytes, at) = c.bytes_of(seq)?;
+            f(Item::Stored {
+                seq,
+                at,
+                recorded_at: c.recorded_at,
+                bytes,
+            })
+        })
+    }
+
+    fn records_of(
+        &self,
+        seqs: &[u64],
+        only: Option<&str>,
+        f: &mut dyn FnMut(Record) -> Result<()>,
+    ) -> Result<()> {
+        self.each_cached(seqs, &mut |c, seq| {
+            if only.is_some() && !fold::wanted(&c.kind(seq)?, only) {
+                return Ok(());
+            }
+            f(c.record(seq)?)
+        })
+    }
+}
+
+/// A chunk's bytes plus where each event sits in them.
+struct Cached {
+    first: u64,
+    recorded_at: i64,
+    bytes: Vec<u8>,
+    /// Each event's byte range and its header's `at`.
+    events: Vec<(usize, usize, Micros)>,
+    /// `(seq, target)` of each `ledger.voided` record.
+    voids: Vec<(u64, u64)>,
+}
+
+/// What the one-pass fold reads of a chunk.
+impl fold::stream::Chunk for Cached {
+    fn first(&self) -> u64 {
+        self.first
+    }
+
+    fn count(&self) -> usize {
+        self.events.len()
+    }
+
+    fn at(&self, i: usize) -> Micros {
+        self.events[i].2
+    }
+
+    fn voids(&self) -> &[(u64, u64)] {
+        &self.voids
+    }
+
+    fn bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
+    fn item(&self, seq: u64) -> Result<Item<'_>> {
+        let (bytes, at) = self.bytes_of(seq)?;
+        Ok(Item::Stored {
+            seq,
+            at,
+            recorded_at: self.recorded_at,
+            bytes,
+        })
+    }
+}
+
+impl Cached {
+    fn contains(&self, seq: u64) -> bool {
+        seq >= self.first && seq < self.first + self.events.len() as u64
+    }
+
+    fn bytes_of(&self, seq: u64) -> Result<(&[u8], Micros)> {
+        let (start, end, at) = *self
+            .events
+            .get(seq.wrapping_sub(self.first) as usize)
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is not in its chunk")))?;
+        Ok((&self.bytes[start..end], at))
+    }
+
+    /// The event's `type`, read without decoding its payload.
+    fn kind(&self, seq: u64) -> Result<String> {
+        let (bytes, _) = self.bytes_of(seq)?;
+        events::stored_kind(bytes)
+            .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
+    }
+
+    fn record(&self, seq: u64) -> Result<Record> {
+        let (start, end, at) = *self
+            .events
+            .get(seq.wrapping_sub(self.first) as usize)
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is not in its chunk")))?;
+        events::decode_stored_fast(&self.bytes[start..end], seq, at, self.recorded_at)
+            .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
+    }
+}
+
+impl View<'_> {
+    /// Call `f` with the chunk holding each seq of `seqs`, in that order.
+    fn each_cached(
+        &self,
+        seqs: &[u64],
+        f: &mut dyn FnMut(&Cached, u64) -> Result<()>,
+    ) -> Result<()> {
+        // The fold order is `(at, seq)`: a late record sends it to a later chunk
+        // and straight back, so keep the last few chunks rather than one.
+        const KEEP: usize = 8;
+        let mut cache: Vec<Cached> = Vec::with_capacity(KEEP);
+        for &seq in seqs {
+            let i = match cache.iter().position(|c| c.contains(seq)) {
+                Some(i) => i,
+                None => {
+                    if cache.len() == KEEP {
+                        cache.remove(0);
+                    }
+                    cache.push(self.load(seq)?);
+                    cache.len() - 1
+                }
+            };
+            f(&cache[i], seq)?;
+        }
+        Ok(())
+    }
+
+    /// The entries of chunk `c` that lie within the view.
+    fn chunk_entries(
+        &self,
+        c: &chunk::ChunkView,
+        f: &mut dyn FnMut(Entry) -> Result<()>,
+    ) -> Result<()> {
+        for r in c.records.iter().filter(|r| r.seq <= self.upto) {
+            f(Entry {
+                seq: r.seq,
+                at: r.at,
+                recorded_at: c.recorded_at_micros,
+                void_target: r.void_target,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn load(&self, seq: u64) -> Result<Cached> {
+        self.ledger.recycle_if_due()?;
+        let (key_seq, v) = self.ledger.chunk_holding(seq)?;
+        self.ledger.moved(segment::POINTER_LEN);
+        let c = chunk::decode(&v, key_seq)?;
+        let base = v.as_ptr() as usize;
+        let events = c
+            .records
+            .iter()
+            .map(|r| {
+                let start = r.event.as_ptr() as usize - base;
+                (start, start + r.event.len(), r.at)
+            })
+            .collect();
+        let voids = (c.records.iter())
+            .filter_map(|r| Some((r.seq, r.void_target?)))
+            .collect();
+        let (first, recorded_at) = (c.first_seq, c.recorded_at_micros);
+        Ok(Cached {
+            first,
+            recorded_at,
+            events,
+            voids,
+            bytes: v,
+        })
+    }
+}
