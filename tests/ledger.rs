@@ -58,8 +58,11 @@ fn export_rehashed_from_scratch_arrives_at_head() {
         "unknown field is refused"
     );
     // Escapes and non-ASCII text must hash the same outside laurel.
-    let text = "{\"type\":\"cfr.series_defined\",\"at\":\"2003-05-01\",\"series\":\"Grand Prix é\\n\\\"q\\\" \\u0001\",\"format\":\"points\"}\n";
+    let text = "{\"type\":\"cfr.series_defined\",\"at\":\"2003-05-01\",\"series\":\"Grand Prix é \\u00e9\\/\\\"q\\\" \\\\ \\u20ac\",\"format\":\"points\"}\n";
     assert!(append_text(dir.path(), text).status.success());
+    // Control characters are refused (`tests/trust.rs`), so the chain holds none.
+    let control = text.replace("\\u20ac", "\\n \\u0001");
+    assert!(!append_text(dir.path(), &control).status.success());
     let export = stdout(&laurel(dir.path()).arg("export").output().unwrap());
     assert_eq!(export.lines().count(), 5);
     assert_eq!(outside_verify(&export), head(dir.path()));
