@@ -69,16 +69,19 @@
 //! and his five events `(0 + 16 + 80 + 0 + 31.88) / 5 = 25.576 → 25.58`.
 
 mod check;
+pub(crate) mod direct;
+pub mod events;
 pub mod math;
 pub mod params;
 mod store;
+mod system;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::events::cfr::{self as ev, EventCompleted, Format, SeriesDefined};
+use crate::systems::cfr::events::{self as ev, EventCompleted, Format, SeriesDefined};
 
 use crate::events::{Event, Place, Record};
 use crate::num::{decimal_string, json_number, parse_decimal, Rational};

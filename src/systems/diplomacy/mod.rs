@@ -63,9 +63,12 @@
 //! - **Display**: totals are exact; JSON shows Fibonacci, DSS and SoS to 4
 //!   decimals, Carnage as an integer (or to 2 decimals when a tie split a point).
 
+pub(crate) mod direct;
+pub mod events;
 pub mod math;
 pub mod params;
 mod store;
+mod system;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -75,10 +78,10 @@ use num_traits::{Signed, ToPrimitive};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::events::diplomacy::{Event as DipEvent, GameEnded, Outcome, PowerResult};
 use crate::events::{Event, Record};
 use crate::num::{decimal_string, json_number, ratio};
 use crate::output::{Report, Table};
+use crate::systems::diplomacy::events::{Event as DipEvent, GameEnded, Outcome, PowerResult};
 use crate::time;
 
 use super::{Change, Cx, Projection, Selector};
