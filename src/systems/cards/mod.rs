@@ -57,6 +57,7 @@
 mod check;
 pub(crate) mod direct;
 pub mod events;
+pub(crate) mod gen;
 pub mod params;
 pub mod points;
 mod report;

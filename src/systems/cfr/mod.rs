@@ -71,6 +71,7 @@
 mod check;
 pub(crate) mod direct;
 pub mod events;
+pub(crate) mod gen;
 pub mod math;
 pub mod params;
 mod store;

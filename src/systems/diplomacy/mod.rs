@@ -65,6 +65,7 @@
 
 pub(crate) mod direct;
 pub mod events;
+pub(crate) mod gen;
 pub mod math;
 pub mod params;
 mod store;

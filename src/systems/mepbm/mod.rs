@@ -92,6 +92,7 @@ mod apply;
 mod check;
 pub(crate) mod direct;
 pub mod events;
+pub(crate) mod gen;
 pub mod math;
 pub mod params;
 mod store;

@@ -53,6 +53,7 @@
 mod check;
 pub(crate) mod direct;
 pub mod events;
+pub(crate) mod gen;
 pub mod math;
 pub mod params;
 mod report;
