@@ -64,7 +64,8 @@ enum Command {
     Import { dir: PathBuf },
     /// Recompute every hash of the chain; exit 1 if it does not verify.
     Verify {
-        /// A published head SEQ:HASH that must still be in the chain.
+        /// A published head that must still be in the chain: SEQ:HASH, or
+        /// SEQ HASH as `laurel head` prints it.
         #[arg(long)]
         expect: Option<String>,
     },
@@ -269,7 +270,9 @@ fn main() -> ExitCode {
             };
             // `{}`, not `{:#}`: every message already names its cause (an I/O error its
             // OS error), and the chain would print that cause twice.
-            eprintln!("laurel: {prefix}: {}", anyhow::Error::from(e));
+            let msg = anyhow::Error::from(e).to_string();
+            let msg = laurel::output::printable(&msg, &['\n', '\t']);
+            eprintln!("laurel: {prefix}: {msg}");
             ExitCode::from(code as u8)
         }
     }

@@ -152,7 +152,8 @@ pub fn import(path: &Path, dir: &Path) -> Result<String> {
     Ok(format!("{n} file(s): {}", append_summary(&report)))
 }
 
-/// `laurel verify [--expect SEQ:HASH]`.
+/// `laurel verify [--expect HEAD]`: HEAD as `SEQ:HASH`, or as `head` prints
+/// it (`SEQ HASH`), or as `verify` prints it (`head SEQ HASH`).
 pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
     let expect = match expect {
         None => None,
@@ -185,8 +186,18 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
 }
 
 fn parse_expect(s: &str) -> Result<(u64, [u8; 32])> {
-    let bad = || Error::Usage(format!("--expect {s:?}: expected SEQ:HASH (64 hex digits)"));
-    let (seq, hash) = s.split_once(':').ok_or_else(bad)?;
+    let bad = || {
+        Error::Usage(format!(
+            "--expect {s:?}: expected SEQ:HASH or SEQ HASH (64 hex digits), as `laurel head` prints it"
+        ))
+    };
+    let t = s.trim();
+    let t = t.strip_prefix("head ").unwrap_or(t).trim_start();
+    let (seq, hash) = t
+        .split_once(':')
+        .or_else(|| t.split_once(char::is_whitespace))
+        .ok_or_else(bad)?;
+    let (seq, hash) = (seq.trim(), hash.trim());
     Ok((
         seq.parse().map_err(|_| bad())?,
         canonical::parse_hex(hash).ok_or_else(bad)?,

@@ -19,6 +19,7 @@
 //! `ledger::append` keeps the order in which problems are reported).
 
 pub(crate) mod direct;
+mod dupkeys;
 pub mod ledger;
 mod payload;
 mod scan;
@@ -34,6 +35,26 @@ use crate::time::{self, Micros};
 
 /// Longest string accepted in any field, in bytes.
 pub const MAX_STRING: usize = 4096;
+
+/// A character no event string may hold: the C0 and C1 controls (a newline,
+/// ESC, NUL...) and the bidirectional overrides, which let a name rewrite the
+/// terminal or the order of what is shown around it.
+pub fn forbidden_char(s: &str) -> Option<char> {
+    s.chars().find(|&c| {
+        c.is_control()
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}')
+            || ('\u{202A}'..='\u{202E}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    })
+}
+
+/// The message for a string at `what` holding [`forbidden_char`] `c`.
+fn forbidden_message(what: &str, c: char) -> String {
+    format!(
+        "{what}: holds the control character U+{:04X}; names and text must be printable",
+        c as u32
+    )
+}
 
 pub use crate::systems::{Event, TYPES};
 
@@ -111,6 +132,18 @@ pub fn deferred(kind: &str) -> bool {
     !kind.starts_with("ledger.") && TYPES.contains(&kind)
 }
 
+/// Parse one input line through `serde_json::Value` and [`parse_event`],
+/// refusing a key given twice in one object (which `Value` would keep the
+/// last of).
+pub fn parse_line(line: &[u8]) -> Result<Parsed, LineError> {
+    let value: Value = serde_json::from_slice(line).map_err(LineError::Json)?;
+    if let Some(key) = dupkeys::first_duplicate(line) {
+        let msg = format!("`{key}` appears twice: give each field once");
+        return Err(LineError::Event(msg));
+    }
+    parse_event(value).map_err(LineError::Event)
+}
+
 /// Why one input line was refused.
 #[derive(Debug)]
 pub enum LineError {
@@ -161,8 +194,7 @@ impl LineParser {
     }
 
     fn slow(&mut self, line: &[u8]) -> Result<Parsed, LineError> {
-        let value: Value = serde_json::from_slice(line).map_err(LineError::Json)?;
-        parse_event(value).map_err(LineError::Event)
+        parse_line(line)
     }
 
     /// The canonical bytes of one line without the typed parse (the bench's floor).
@@ -702,7 +734,8 @@ fn take_string(map: &mut Map<String, Value>, key: &str) -> Result<Option<String>
     }
 }
 
-/// Reject floats and oversized strings anywhere in the event, naming the path.
+/// Reject floats, integers out of range, oversized strings and control
+/// characters anywhere in the event, naming the path.
 fn check_values(v: &Value, path: &str) -> Result<(), String> {
     let at = |p: &str| {
         if p.is_empty() {
@@ -712,10 +745,21 @@ fn check_values(v: &Value, path: &str) -> Result<(), String> {
         }
     };
     match v {
+        Value::Number(n) if n.as_f64().is_some_and(beyond_64_bits) && n.is_f64() => Err(format!(
+            "{}: integer out of range (about {:e}); integers must lie between {} and {}",
+            at(path),
+            n.as_f64().unwrap_or_default(),
+            i64::MIN,
+            u64::MAX
+        )),
         Value::Number(n) if !(n.is_i64() || n.is_u64()) => Err(format!(
             "{}: {n} is a floating-point number; laurel accepts only integers \
              (write fractions as decimal strings, e.g. \"0.98\")",
             at(path)
+        )),
+        Value::String(s) if forbidden_char(s).is_some() => Err(forbidden_message(
+            &at(path),
+            forbidden_char(s).unwrap_or('\0'),
         )),
         Value::String(s) if s.len() > MAX_STRING => Err(format!(
             "{}: string of {} bytes is longer than the limit of {MAX_STRING}",
@@ -730,6 +774,9 @@ fn check_values(v: &Value, path: &str) -> Result<(), String> {
             if k.len() > MAX_STRING {
                 return Err(format!("{}: key longer than {MAX_STRING} bytes", at(path)));
             }
+            if let Some(c) = forbidden_char(k) {
+                return Err(forbidden_message(&format!("{}: a key", at(path)), c));
+            }
             let sub = if path.is_empty() {
                 k.clone()
             } else {
@@ -739,6 +786,12 @@ fn check_values(v: &Value, path: &str) -> Result<(), String> {
         }),
         _ => Ok(()),
     }
+}
+
+/// Is `f` an integer too wide for 64 bits (what serde_json reads such a
+/// literal as), rather than a fraction?
+fn beyond_64_bits(f: f64) -> bool {
+    f.fract() == 0.0 && f.abs() >= 9.2e18
 }
 
 fn json_kind(v: &Value) -> &'static str {

@@ -553,10 +553,11 @@ fn envelope(members: &[Member], line: &[u8], body: usize, env: &mut Envelope) {
     }
 }
 
-/// A string in canonical form, refusing (to the slow path) one over the limit.
+/// A string in canonical form, refusing (to the slow path) one over the limit
+/// or holding a [`super::forbidden_char`].
 fn string(s: Str<'_>, out: &mut Vec<u8>) -> Option<()> {
     if !s.escaped {
-        if s.raw.len() > MAX_STRING {
+        if s.raw.len() > MAX_STRING || maybe_forbidden(s.raw) {
             return None;
         }
         out.push(b'"');
@@ -565,11 +566,18 @@ fn string(s: Str<'_>, out: &mut Vec<u8>) -> Option<()> {
         return Some(());
     }
     let text = s.text()?;
-    if text.len() > MAX_STRING {
+    if text.len() > MAX_STRING || super::forbidden_char(&text).is_some() {
         return None;
     }
     canonical::write_str(&text, out);
     Some(())
+}
+
+/// Could unescaped string bytes hold a [`super::forbidden_char`]? Only if they
+/// hold DEL or the lead byte of a C1 control (0xC2), of U+061C (0xD8) or of a
+/// bidirectional mark (0xE2): then the slow path decides.
+fn maybe_forbidden(raw: &[u8]) -> bool {
+    raw.iter().any(|&b| matches!(b, 0x7F | 0xC2 | 0xD8 | 0xE2))
 }
 
 /// The text of a JSON string token (`"..."`, escapes resolved); `None` if `b`

@@ -94,11 +94,38 @@ pub fn ordinal(n: u64) -> String {
     format!("{n}{suffix}")
 }
 
-/// The text of a cell (see [`Cell::write_text`]) in `buf`, replacing its content.
+/// `s` with every character a terminal would act on (C0 and C1 controls, the
+/// bidirectional overrides: [`crate::events::forbidden_char`]) written as a
+/// `\u{..}` escape, and `keep` (e.g. `'\n'` in a message) left as it is.
+/// Appends refuse such characters; this is what keeps anything that reaches
+/// text output or stderr anyway (an argument echoed in a message) inert.
+pub fn printable<'s>(s: &'s str, keep: &[char]) -> std::borrow::Cow<'s, str> {
+    let bad = |c: char| {
+        !keep.contains(&c) && crate::events::forbidden_char(c.encode_utf8(&mut [0; 4])).is_some()
+    };
+    if !s.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match bad(c) {
+            true => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            false => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The text of a cell (see [`Cell::write_text`]) in `buf`, replacing its
+/// content, [`printable`].
 fn cell_text<'b>(c: &Cell, buf: &'b mut Vec<u8>) -> &'b str {
     buf.clear();
     c.write_text(buf);
     // Strings are UTF-8 and JSON is written as UTF-8.
+    let text = std::str::from_utf8(buf).unwrap_or_default();
+    if let std::borrow::Cow::Owned(safe) = printable(text, &[]) {
+        *buf = safe.into_bytes();
+    }
     std::str::from_utf8(buf).unwrap_or_default()
 }
 
@@ -109,7 +136,7 @@ fn text_widths(t: &Table) -> Vec<usize> {
     for row in t.rows.iter_cells() {
         for (w, c) in widths.iter_mut().zip(row) {
             let n = match c {
-                Cell::Str(s) => s.chars().count(),
+                Cell::Str(s) => printable(s, &[]).chars().count(),
                 other => cell_text(&other, &mut buf).chars().count(),
             };
             *w = (*w).max(n);
@@ -146,7 +173,7 @@ fn write_line<'c>(
 pub fn write_text(t: &Table, w: &mut dyn Write) -> io::Result<()> {
     let widths = text_widths(t);
     if !t.title.is_empty() {
-        writeln!(w, "{}", t.title)?;
+        writeln!(w, "{}", printable(&t.title, &[]))?;
     }
     let mut line = String::new();
     let header = t.columns.iter().map(|c| (c.as_str(), false));

@@ -1,0 +1,259 @@
+//! Page names and what the index and player pages need of the tables:
+//! [`slug`], [`Files`], [`Outline`] and each player's packed [`Places`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::pages::escape;
+use super::{label, TableView};
+use crate::codec;
+use crate::output::Table;
+
+/// A file-name-safe slug of `name` (see the module docs for the scheme).
+pub fn slug(name: &str) -> String {
+    let mut s = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c.to_ascii_lowercase());
+        } else if !s.is_empty() && !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    s.truncate(48);
+    let s = s.trim_end_matches('-').to_string();
+    if s == name && !s.is_empty() {
+        return s;
+    }
+    let tag = &blake3::hash(name.as_bytes()).to_hex()[..8];
+    if s.is_empty() {
+        tag.to_string()
+    } else {
+        format!("{s}-{tag}")
+    }
+}
+
+/// The file name of every page, unique within one site.
+#[derive(Debug, Clone, Default)]
+pub struct Files {
+    pub(super) players: BTreeMap<String, String>,
+    pub(super) tables: BTreeMap<(String, Option<String>), String>,
+}
+
+impl Files {
+    /// Assign names: tables in display order, then players in name order.
+    /// (`Site::pages_staged` names them through its own [`Outline`].)
+    #[cfg(test)]
+    pub fn new(site: &super::Site) -> Self {
+        let mut outline = Outline::default();
+        site.tables.iter().for_each(|t| outline.add(t));
+        outline.name_players(site.trail_subjects());
+        outline.files
+    }
+
+    /// Every player ([`Site::players`](super::Site::players)) in name order, with their page.
+    pub fn players(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.players.iter().map(|(p, f)| (p.as_str(), f.as_str()))
+    }
+
+    pub fn player(&self, name: &str) -> Option<&str> {
+        self.players.get(name).map(String::as_str)
+    }
+
+    pub fn table(&self, table: &str, tournament: Option<&str>) -> Option<&str> {
+        self.tables
+            .get(&(table.to_string(), tournament.map(str::to_string)))
+            .map(String::as_str)
+    }
+}
+
+/// A table as the index lists it: its main table's row count, or its error.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Listed {
+    pub(super) table: String,
+    pub(super) tournament: Option<String>,
+    pub(super) rows: std::result::Result<usize, String>,
+}
+
+/// What the index, the links and the player pages need of the tables, gathered
+/// one table at a time ([`Outline::add`]), so that a table's report can be
+/// dropped once it is read: keeping every report (CFR's event table has a row
+/// per event score) held a 1M-event site at 890 MB.
+#[derive(Debug)]
+pub struct Outline {
+    pub(super) tables: Vec<Listed>,
+    /// The table pages' names so far; the players' once [`Outline::name_players`] ran.
+    pub(super) files: Files,
+    used: BTreeSet<String>,
+    /// Every subject of any table's `player` column.
+    players: BTreeSet<String>,
+    /// Each player's place in every table (see [`Places`]).
+    pub(super) places: BTreeMap<String, Places>,
+}
+
+impl Default for Outline {
+    fn default() -> Self {
+        Outline {
+            tables: Vec::new(),
+            files: Files::default(),
+            used: ["index.html", "export.jsonl"].map(String::from).into(),
+            players: BTreeSet::new(),
+            places: BTreeMap::new(),
+        }
+    }
+}
+
+impl Outline {
+    /// The next table in display order: listed, named (a table whose standings
+    /// fail has no page; a table and tournament seen before keeps its name), its
+    /// players and their places noted.
+    pub fn add(&mut self, view: &TableView) {
+        self.tables.push(Listed {
+            table: view.table.clone(),
+            tournament: view.tournament.clone(),
+            rows: view
+                .standings
+                .as_ref()
+                .map(|r| r.main.rows.len())
+                .map_err(String::clone),
+        });
+        let Ok(r) = &view.standings else { return };
+        let key = (view.table.clone(), view.tournament.clone());
+        if !self.files.tables.contains_key(&key) {
+            let base = match &view.tournament {
+                Some(tn) => format!("table-{}--{}", slug(&view.table), slug(tn)),
+                None => format!("table-{}", slug(&view.table)),
+            };
+            let name = self.unique(base);
+            self.files.tables.insert(key, name);
+        }
+        for table in std::iter::once(&r.main).chain(&r.extra) {
+            self.players.extend(player_cells(table));
+        }
+        self.note_places(&r.main);
+    }
+
+    /// Each row's player, rank and score (the last column of each name, as
+    /// JSON keeps it), under the table just listed.
+    fn note_places(&mut self, main: &Table) {
+        let table = self.tables.len() - 1;
+        let col = |name: &str| main.columns.iter().rposition(|c| c == name);
+        let (player, rank, score) = (col("player"), col("rank"), col("score"));
+        let text = |row: &[Value], i: Option<usize>| {
+            i.and_then(|i| row.get(i))
+                .map(cell_text)
+                .unwrap_or_default()
+        };
+        for row in main.rows.iter() {
+            // A row without a player is on nobody's page.
+            let name = text(&row, player);
+            if !name.is_empty() {
+                let places = self.places.entry(name).or_default();
+                places.push(table, &text(&row, rank), &text(&row, score));
+            }
+        }
+    }
+
+    /// `base.html`, or `base-2.html`, ... if that is taken.
+    fn unique(&mut self, base: String) -> String {
+        let mut name = format!("{base}.html");
+        let mut n = 2;
+        while !self.used.insert(name.clone()) {
+            name = format!("{base}-{n}.html");
+            n += 1;
+        }
+        name
+    }
+
+    /// Name the player pages, once every table is added: the tables' players and
+    /// `trail` (every subject with a change), in name order.
+    pub fn name_players(&mut self, mut trail: BTreeSet<String>) {
+        trail.append(&mut self.players);
+        for p in trail {
+            let name = self.unique(format!("player-{}", slug(&p)));
+            self.files.players.insert(p, name);
+        }
+        // Only the players' and tables' names are looked up from here on.
+        self.used = BTreeSet::new();
+    }
+
+    /// A player's "Standings" list items from their places (rank and score in
+    /// every published table, tables in display order, rows in rank order).
+    /// Gathering them in one pass over the tables keeps `site` linear: scanning
+    /// every table for each player took 535 s of CPU at 100,000 events.
+    pub(super) fn standing(&self, places: &Places) -> String {
+        let mut lines = String::new();
+        for (i, rank, score) in places.iter() {
+            let t = &self.tables[i];
+            let (table, tournament) = (&t.table, t.tournament.as_deref());
+            // A table with places has a page (its standings did not fail).
+            let file = self.files.table(table, tournament).unwrap_or_default();
+            let _ = writeln!(
+                lines,
+                "<li><a href=\"{}\">{}</a>: rank {}, score {}</li>",
+                escape(file),
+                escape(&label(table, tournament)),
+                escape(rank),
+                escape(score)
+            );
+        }
+        lines
+    }
+}
+
+/// A player's places, packed: per table row naming them, the table's index in
+/// the outline, then the rank's and the score's text, each after its length
+/// (LEB128): a few bytes plus the texts, where a finished list item is about
+/// 80 (100,000 generated events: 106,146 places, 8.2 MB of list items).
+#[derive(Debug, Default)]
+pub(super) struct Places(Vec<u8>);
+
+impl Places {
+    pub(super) fn push(&mut self, table: usize, rank: &str, score: &str) {
+        codec::put(&mut self.0, table as u64);
+        for s in [rank, score] {
+            codec::put(&mut self.0, s.len() as u64);
+            self.0.extend_from_slice(s.as_bytes());
+        }
+    }
+
+    /// `(table, rank, score)`, in the order pushed.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, &str, &str)> {
+        let mut rest = self.0.as_slice();
+        std::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
+            let table = codec::take(&mut rest) as usize;
+            Some((table, take_text(&mut rest), take_text(&mut rest)))
+        })
+    }
+}
+
+fn take_text<'a>(bytes: &mut &'a [u8]) -> &'a str {
+    let len = codec::take(bytes) as usize;
+    let (text, rest) = bytes.split_at(len.min(bytes.len()));
+    *bytes = rest;
+    // Only whole `&str`s were pushed.
+    std::str::from_utf8(text).unwrap_or_default()
+}
+
+/// The text of a table cell.
+pub(super) fn cell_text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Tables whose `player` column names subjects.
+pub(super) fn player_cells(t: &Table) -> impl Iterator<Item = String> + '_ {
+    let col = t.columns.iter().position(|c| c == "player");
+    t.rows
+        .iter()
+        .filter_map(move |r| col.and_then(|i| r.into_iter().nth(i)))
+        .map(|v| cell_text(&v))
+        .filter(|s| !s.is_empty())
+}

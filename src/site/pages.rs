@@ -1,0 +1,390 @@
+//! The HTML of the pages: the skeleton every page shares, the index, the
+//! standings pages and the player pages.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::chart::chart;
+use super::outline::{cell_text, Files, Outline};
+use super::{Site, TableView};
+use crate::error::Result;
+use crate::output::{Report, Table};
+use crate::systems::Change;
+use crate::time;
+
+/// HTML-escape text for element content and double- or single-quoted attributes.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const CSS: &str = r#":root{color-scheme:light}
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:#1a1a1a;background:#fff}
+header{background:#f3f4f6;border-bottom:1px solid #c4c8cf}
+header nav,main,footer{max-width:62rem;margin:0 auto;padding:0 1rem}
+header nav{padding:.5rem 1rem}
+a{color:#0b4f9c}
+a:focus-visible{outline:3px solid #8a4b00;outline-offset:2px}
+.skip{position:absolute;left:-9999px}
+.skip:focus{left:1rem;top:.5rem;background:#fff;padding:.25rem .5rem}
+h1{font-size:1.6rem;line-height:1.25;margin:1rem 0 .5rem;overflow-wrap:anywhere}
+h2{font-size:1.25rem;margin:1.5rem 0 .5rem}
+code,pre,.hash{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+.hash{overflow-wrap:anywhere;word-break:break-all}
+pre{background:#f3f4f6;padding:.75rem;overflow-x:auto;font-size:.85rem}
+.scroll{overflow-x:auto;margin:1rem 0}
+table{border-collapse:collapse}
+caption{text-align:left;font-weight:600;padding:.25rem 0}
+th,td{padding:.3rem .6rem;border-bottom:1px solid #c4c8cf;text-align:left;vertical-align:top}
+th{background:#f3f4f6}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.formula{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+.error{color:#8a1c1c}
+.meta{color:#374151}
+figure{margin:1rem 0}
+svg.chart{width:100%;min-width:30rem;height:auto;max-width:48rem;display:block}
+svg.chart text{font:12px system-ui,sans-serif;fill:#1a1a1a}
+ul.players{columns:14rem;padding-left:1.2rem}
+footer{border-top:1px solid #c4c8cf;margin-top:2rem;padding-top:1rem;padding-bottom:1rem;color:#374151;font-size:.9rem}
+@media (max-width:40rem){body{font-size:15px}th,td{padding:.25rem .4rem}h1{font-size:1.3rem}}
+@media print{header,.skip{display:none}body{font-size:10.5pt;color:#000}a{color:#000;text-decoration:none}
+.scroll{overflow:visible}thead{display:table-header-group}tr,figure{break-inside:avoid}pre{white-space:pre-wrap}
+th{background:none}main,footer{max-width:none;padding:0}}
+"#;
+
+/// The README's outside-verification script ("Verifying a ledger without laurel").
+pub const VERIFY_SCRIPT: &str = r#"import json, sys
+from blake3 import blake3          # pip install blake3
+
+prev, seq = "0" * 64, 0
+for line in open(sys.argv[1], encoding="utf-8"):
+    rec = json.loads(line)
+    stored = rec.pop("hash")
+    assert rec["prev"] == prev and rec["seq"] == seq + 1, f"chain broken at {rec['seq']}"
+    canon = json.dumps(rec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert blake3(canon.encode()).hexdigest() == stored, f"record {rec['seq']} was changed"
+    prev, seq = stored, rec["seq"]
+print(seq, prev)                   # must equal the published head
+"#;
+
+/// The page skeleton around `body` (already HTML).
+fn page(title: &str, site: &Site, body: &str) -> String {
+    format!("{}{body}{}", page_head(title), page_tail(site))
+}
+
+/// A page up to its body.
+fn page_head(title: &str) -> String {
+    format!(
+        r##"<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:">
+<meta name="generator" content="laurel {version}">
+<title>{title} · laurel</title>
+<style>
+{CSS}</style>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header><nav aria-label="Site"><a href="index.html">Ledger, tables and players</a></nav></header>
+<main id="main">
+"##,
+        version = env!("CARGO_PKG_VERSION"),
+        title = escape(title),
+    )
+}
+
+/// A page after its body.
+fn page_tail(site: &Site) -> String {
+    format!(
+        "</main>\n<footer>{stamp}</footer>\n</body>\n</html>\n",
+        stamp = stamp_line(site),
+    )
+}
+
+fn stamp_line(site: &Site) -> String {
+    let as_of = match &site.stamp.as_of {
+        Some(a) => format!("as of <strong>{}</strong>", escape(a)),
+        None => "with every event (no as-of cut-off)".to_string(),
+    };
+    format!(
+        "Tables {as_of}, computed from records 1–{k} (record {k}: <code class=\"hash\">{h}</code>). \
+         Ledger head {s} <code class=\"hash\">{hh}</code>; <a href=\"index.html#verify\">how to verify</a>.",
+        k = site.stamp.known_at,
+        h = escape(&site.stamp.head),
+        s = site.head_seq,
+        hh = escape(&site.head_hash),
+    )
+}
+
+/// `<thead>` with one `<th scope="col">` per column, then the opening `<tbody>`.
+fn column_headers(out: &mut String, columns: &[String]) {
+    out.push_str("<thead><tr>");
+    for c in columns {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", escape(c));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+}
+
+/// A table, appended to `out`; `emit` takes what `out` holds each time it passes
+/// [`PIECE`] bytes, so a table of a million rows (CFR's event scores at 1M
+/// events) is never one string.
+fn html_table(
+    out: &mut String,
+    (t, caption): (&Table, &str),
+    files: &Files,
+    emit: &mut dyn FnMut(&str) -> Result<()>,
+) -> Result<()> {
+    out.push_str("<div class=\"scroll\"><table>\n");
+    let _ = writeln!(out, "<caption>{}</caption>", escape(caption));
+    column_headers(out, &t.columns);
+    for row in &t.rows {
+        out.push_str("<tr>");
+        for (col, v) in t.columns.iter().zip(&row) {
+            let text = cell_text(v);
+            let class = if v.is_number() { " class=\"num\"" } else { "" };
+            let inner = match files.player(&text).filter(|_| col == "player") {
+                Some(f) => format!("<a href=\"{}\">{}</a>", escape(f), escape(&text)),
+                None => escape(&text),
+            };
+            let _ = write!(out, "<td{class}>{inner}</td>");
+        }
+        out.push_str("</tr>\n");
+        if out.len() >= PIECE {
+            emit(out)?;
+            out.clear();
+        }
+    }
+    if t.rows.is_empty() {
+        let _ = writeln!(
+            out,
+            "<tr><td colspan=\"{}\">(no rows)</td></tr>",
+            t.columns.len().max(1)
+        );
+    }
+    out.push_str("</tbody></table></div>\n");
+    Ok(())
+}
+
+/// Bytes of a page held before they are handed on (see [`html_table`]).
+pub const PIECE: usize = 256 * 1024;
+
+/// `index.html`.
+pub(super) fn render_index(site: &Site, outline: &Outline) -> String {
+    let files = &outline.files;
+    let mut b = String::new();
+    b.push_str("<h1>Ratings ledger</h1>\n");
+    let _ = writeln!(
+        b,
+        "<p>Ledger head: record <strong id=\"head-seq\">{}</strong>, hash \
+         <code class=\"hash\" id=\"head-hash\">{}</code></p>",
+        site.head_seq,
+        escape(&site.head_hash)
+    );
+    let as_of = match &site.stamp.as_of {
+        Some(a) => format!("<strong id=\"as-of\">{}</strong>", escape(a)),
+        None => "<strong id=\"as-of\">no cut-off</strong> (every event)".to_string(),
+    };
+    let _ = writeln!(
+        b,
+        "<p>As of: {as_of}. Tables computed from records 1–{k}{known}; \
+         record {k} has hash <code class=\"hash\">{h}</code>.</p>",
+        k = site.stamp.known_at,
+        known = if site.stamp.known_at < site.head_seq {
+            " (known-at cut-off)"
+        } else {
+            ""
+        },
+        h = escape(&site.stamp.head),
+    );
+
+    b.push_str("<h2 id=\"tables\">Standings</h2>\n");
+    b.push_str(
+        "<div class=\"scroll\"><table>\n<caption>Standings tables</caption>\n\
+         <thead><tr><th scope=\"col\">table</th><th scope=\"col\">tournament</th>\
+         <th scope=\"col\">status</th></tr></thead>\n<tbody>\n",
+    );
+    for t in &outline.tables {
+        let tournament = escape(t.tournament.as_deref().unwrap_or(""));
+        match (&t.rows, files.table(&t.table, t.tournament.as_deref())) {
+            (Ok(rows), Some(f)) => {
+                let _ = writeln!(
+                    b,
+                    "<tr><td><a href=\"{}\">{}</a></td><td>{tournament}</td><td>{} row(s)</td></tr>",
+                    escape(f),
+                    escape(&t.table),
+                    rows
+                );
+            }
+            (Err(e), _) => {
+                let _ = writeln!(
+                    b,
+                    "<tr><td>{}</td><td>{tournament}</td><td class=\"error\">{}</td></tr>",
+                    escape(&t.table),
+                    escape(e)
+                );
+            }
+            (Ok(_), None) => {}
+        }
+    }
+    b.push_str("</tbody></table></div>\n");
+
+    let players = files.players.len();
+    let _ = writeln!(b, "<h2 id=\"players\">Players ({players})</h2>");
+    if players == 0 {
+        b.push_str("<p>No player appears in any table or change yet.</p>\n");
+    } else {
+        b.push_str("<ul class=\"players\">\n");
+        for (p, f) in files.players() {
+            let _ = writeln!(b, "<li><a href=\"{}\">{}</a></li>", escape(f), escape(p));
+        }
+        b.push_str("</ul>\n");
+    }
+
+    let head = format!("{} {}", site.head_seq, escape(&site.head_hash));
+    let _ = write!(
+        b,
+        r#"<h2 id="verify">Verify this publication</h2>
+<p>The ledger is a hash chain: every record's BLAKE3 hash covers the one before it, so
+the head above is a digest of the whole history these tables were computed from.
+<a href="export.jsonl">export.jsonl</a> holds every record, one canonical JSON line each
+(the same bytes as <code>laurel export</code>). To check it without laurel, recompute
+each hash with this script from laurel's README (section &ldquo;Verifying a ledger without
+laurel&rdquo;), saved as <code>verify.py</code>:</p>
+<pre><code>{script}</code></pre>
+<p><code>python3 verify.py export.jsonl</code> must print <code class="hash">{head}</code>.
+The tables used records 1–{k}: line {k} of the export carries the hash
+<code class="hash">{h}</code> given above. Whoever holds the ledger can also run
+<code>laurel verify --expect {s}:{hh}</code> to check that this published head is
+still in the chain, later records included.</p>
+"#,
+        script = escape(VERIFY_SCRIPT),
+        k = site.stamp.known_at,
+        h = escape(&site.stamp.head),
+        s = site.head_seq,
+        hh = escape(&site.head_hash),
+    );
+    page("Ratings ledger", site, &b)
+}
+
+/// A standings page, in pieces: `emit(piece, last)`.
+pub(super) fn render_table(
+    site: &Site,
+    files: &Files,
+    (view, report): (&TableView, &Report),
+    emit: &mut dyn FnMut(&str, bool) -> Result<()>,
+) -> Result<()> {
+    let mut b = page_head(&format!("Standings: {}", view.label()));
+    let _ = writeln!(b, "<h1>Standings: {}</h1>", escape(&view.label()));
+    let _ = writeln!(b, "<p class=\"meta\">{}</p>", stamp_line(site));
+    let caption = if report.main.title.is_empty() {
+        view.label()
+    } else {
+        report.main.title.clone()
+    };
+    let mut more = |piece: &str| emit(piece, false);
+    html_table(&mut b, (&report.main, &caption), files, &mut more)?;
+    for t in &report.extra {
+        let caption = if t.title.is_empty() {
+            &t.name
+        } else {
+            &t.title
+        };
+        let _ = writeln!(b, "<h2>{}</h2>", escape(caption));
+        html_table(&mut b, (t, caption), files, &mut more)?;
+    }
+    b.push_str("<p><a href=\"index.html#tables\">All tables</a></p>\n");
+    b.push_str(&page_tail(site));
+    emit(&b, true)
+}
+
+/// A player's page: where they stand (`standing`: their list items from
+/// `Outline::standing`), the chart, the history with formulas.
+pub fn render_player(
+    site: &Site,
+    files: &Files,
+    name: &str,
+    changes: &[&Change],
+    standing: &str,
+) -> String {
+    let mut b = String::new();
+    let _ = writeln!(b, "<h1>{}</h1>", escape(name));
+    b.push_str("<h2>Standings</h2>\n");
+    if standing.is_empty() {
+        b.push_str("<p>Not in any published table.</p>\n");
+    } else {
+        let _ = write!(b, "<ul>\n{standing}</ul>\n");
+    }
+    b.push_str("<h2>Ratings over time</h2>\n");
+    b.push_str(&chart(name, changes));
+    let mut t = Table::new(
+        "history",
+        &format!("History of {name}"),
+        &["seq", "at", "system", "old", "new", "formula"],
+    );
+    for c in changes {
+        t.push(vec![
+            c.seq.into(),
+            time::format_short(c.at).into(),
+            c.system.clone().into(),
+            c.old.clone().map_or(Value::Null, Value::from),
+            c.new.clone().into(),
+            c.formula.clone().into(),
+        ]);
+    }
+    b.push_str("<h2>History</h2>\n");
+    b.push_str(&history_table(&t, name, files));
+    b.push_str("<p><a href=\"index.html#players\">All players</a></p>\n");
+    page(name, site, &b)
+}
+
+/// The history table: like [`html_table`], with the system linked to its table
+/// (when it has a single page) and formulas in monospace.
+fn history_table(t: &Table, name: &str, files: &Files) -> String {
+    let mut out = String::from("<div class=\"scroll\"><table class=\"history\">\n");
+    let _ = writeln!(
+        out,
+        "<caption>Every change to {}’s values, oldest first, with its record and formula</caption>",
+        escape(name)
+    );
+    column_headers(&mut out, &t.columns);
+    for row in &t.rows {
+        out.push_str("<tr>");
+        for (col, v) in t.columns.iter().zip(&row) {
+            let text = cell_text(v);
+            let (class, inner) = match col.as_str() {
+                "seq" | "old" | "new" => (" class=\"num\"", escape(&text)),
+                "formula" => (" class=\"formula\"", escape(&text)),
+                "system" => match files.table(&text, None) {
+                    Some(f) => (
+                        "",
+                        format!("<a href=\"{}\">{}</a>", escape(f), escape(&text)),
+                    ),
+                    None => ("", escape(&text)),
+                },
+                _ => ("", escape(&text)),
+            };
+            let _ = write!(out, "<td{class}>{inner}</td>");
+        }
+        out.push_str("</tr>\n");
+    }
+    if t.rows.is_empty() {
+        out.push_str("<tr><td colspan=\"6\">(no changes recorded)</td></tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
+    out
+}

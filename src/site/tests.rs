@@ -1,0 +1,402 @@
+use serde_json::json;
+
+use super::chart::{fmt_num, nice_ticks};
+use super::outline::Places;
+use super::*;
+use crate::output::Table;
+use crate::time;
+
+const NASTY: &str = "<b>Bold</b> & \"Q\" 'A'";
+
+fn change(seq: u64, at: &str, system: &str, subject: &str, new: &str) -> Change {
+    Change {
+        seq,
+        at: time::parse(at).unwrap(),
+        system: system.into(),
+        subject: subject.into(),
+        old: None,
+        new: new.into(),
+        formula: format!("{new} = <{seq}> & more"),
+    }
+}
+
+fn report(table: &str, players: &[&str]) -> Report {
+    let mut t = Table::new(
+        table,
+        &format!("{table} standings"),
+        &["rank", "player", "score"],
+    );
+    for (i, p) in players.iter().enumerate() {
+        t.push(vec![json!(i + 1), json!(p), json!(100 - i)]);
+    }
+    Report {
+        system: table.into(),
+        main: t,
+        extra: vec![],
+    }
+}
+
+pub(crate) fn sample() -> Site {
+    Site {
+        head_seq: 7,
+        head_hash: "ab".repeat(32),
+        stamp: Stamp {
+            as_of: Some("2003-03-01".into()),
+            known_at: 6,
+            head: "cd".repeat(32),
+        },
+        tables: vec![
+            TableView {
+                table: "valar".into(),
+                tournament: None,
+                standings: Ok(report("valar", &[NASTY, "Ann Smith"])),
+            },
+            TableView {
+                table: "maia".into(),
+                tournament: None,
+                standings: Err("standings maia: <not> implemented yet".into()),
+            },
+            TableView {
+                table: "cards".into(),
+                tournament: Some("Spring & <Fall>".into()),
+                standings: Ok(report("cards", &["ann"])),
+            },
+        ],
+        changes: vec![
+            change(1, "2003-01-10", "valar", NASTY, "1500"),
+            change(2, "2003-01-10", "valar", "Ann Smith", "1500"),
+            change(3, "2003-02-01", "valar", NASTY, "1571"),
+            change(4, "2003-02-01", "maia", NASTY, "12"),
+            change(5, "2003-02-20", "valar", NASTY, "1600"),
+            change(6, "2003-02-21", "valar", "Only In Audit", "W"),
+        ],
+        spilled_subjects: BTreeSet::new(),
+    }
+}
+
+/// Every `href="..."` of an HTML text, unescaped (`&amp;` only).
+fn hrefs(html: &str) -> Vec<String> {
+    html.split("href=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+        .map(|s| s.replace("&amp;", "&"))
+        .collect()
+}
+
+#[test]
+fn escape_covers_markup_and_quotes() {
+    assert_eq!(
+        escape(NASTY),
+        "&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Q&quot; &#39;A&#39;"
+    );
+}
+
+#[test]
+fn slugs_are_safe_stable_and_distinct() {
+    assert_eq!(slug("ann"), "ann");
+    assert_eq!(slug("valar"), "valar");
+    let ann = slug("Ann Smith");
+    assert!(ann.starts_with("ann-smith-") && ann.len() == "ann-smith-".len() + 8);
+    assert_eq!(ann, slug("Ann Smith"), "stable");
+    assert_ne!(slug("Ann"), slug("ann"));
+    assert_ne!(slug("a b"), slug("a_b"));
+    for s in [NASTY, "", "Éowyn", "../etc/passwd", "CON", &"x".repeat(300)] {
+        let g = slug(s);
+        assert!(!g.is_empty() && g.len() <= 57, "{s:?} -> {g:?}");
+        assert!(
+            g.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+            "{s:?} -> {g:?}"
+        );
+        assert!(!g.contains("--") && !g.starts_with('-'), "{g}");
+    }
+    assert_eq!(
+        slug("CON"),
+        format!("con-{}", &blake3::hash(b"CON").to_hex()[..8])
+    );
+}
+
+/// `laurel site` spills the trail and renders player pages a bucket at a
+/// time: the same files, byte for byte, as from the trail in memory.
+#[test]
+fn pages_from_a_spilled_trail_are_the_pages_from_memory() {
+    use crate::fold::TrailSink;
+    let whole = sample();
+    let mut spill = crate::spill::Spill::new().unwrap();
+    spill.take(whole.changes.clone()).unwrap();
+    let buckets = spill.finish(Vec::new()).unwrap();
+    let site = Site {
+        changes: Vec::new(),
+        spilled_subjects: buckets.subjects.clone(),
+        ..whole.clone()
+    };
+    let mut pages = BTreeMap::new();
+    let mut groups = 0;
+    let n = site
+        .pages_in_groups(
+            &mut |name, piece, last| {
+                let page: &mut String = pages.entry(name.to_string()).or_default();
+                assert!(!page.ends_with("</html>\n"), "{name} twice");
+                page.push_str(piece);
+                assert!(last || piece.len() >= PIECE, "{name}: a short piece");
+                Ok(())
+            },
+            &mut |page| {
+                (0..crate::spill::BUCKETS).try_for_each(|i| {
+                    let cs = buckets.read(i)?;
+                    groups += usize::from(!cs.is_empty());
+                    page(&cs)
+                })
+            },
+        )
+        .unwrap();
+    assert!(
+        groups >= 2,
+        "the sample's subjects fall in {groups} bucket(s)"
+    );
+    assert_eq!(n, pages.len());
+    assert_eq!(pages, whole.pages().into_iter().collect::<BTreeMap<_, _>>());
+}
+
+/// Tables made one at a time, twice, by `views`: the pages are those of
+/// every table in memory; the table pages come before `views` (and what it
+/// owns) is dropped, the player pages after.
+#[test]
+fn staged_tables_are_made_twice_and_dropped_before_the_player_pages() {
+    use std::{cell::Cell, rc::Rc};
+    struct State(Rc<Cell<bool>>);
+    impl Drop for State {
+        fn drop(&mut self) {
+            self.0.set(true);
+        }
+    }
+    let whole = sample();
+    let site = Site {
+        tables: Vec::new(),
+        ..whole.clone()
+    };
+    let (freed, made) = (Rc::new(Cell::new(false)), Rc::new(Cell::new(0)));
+    let (state, tables, count) = (State(freed.clone()), whole.tables.clone(), made.clone());
+    let views = move |each: &mut dyn FnMut(&TableView) -> Result<()>| {
+        let _owned = &state;
+        tables.iter().try_for_each(|t| {
+            count.set(count.get() + 1);
+            each(&t.clone())
+        })
+    };
+    let mut pages = BTreeMap::new();
+    let mut put = |name: &str, piece: &str, last: bool| {
+        assert_eq!(freed.get(), name.starts_with("player-"), "{name}");
+        let page: &mut String = pages.entry(name.to_string()).or_default();
+        page.push_str(piece);
+        assert!(last || piece.len() >= PIECE);
+        Ok(())
+    };
+    let n = site
+        .pages_staged(views, &mut put, &mut |page| page(&whole.changes))
+        .unwrap();
+    assert!(freed.get());
+    assert_eq!(made.get(), 2 * whole.tables.len());
+    assert_eq!(n, pages.len());
+    assert_eq!(pages, whole.pages().into_iter().collect::<BTreeMap<_, _>>());
+}
+
+/// A player's places come back as pushed, lengths of one byte or more.
+#[test]
+fn places_are_packed_and_read_back() {
+    let long = "é".repeat(200);
+    let pushed = [
+        (0, "1", "1500.5"),
+        (127, "", ""),
+        (128, long.as_str(), NASTY),
+        (70_000, "\u{0}\n\t", "x"),
+    ];
+    let mut places = Places::default();
+    for (table, rank, score) in pushed {
+        places.push(table, rank, score);
+    }
+    assert_eq!(places.iter().collect::<Vec<_>>(), pushed);
+}
+
+/// A table page bigger than [`PIECE`] is handed on in pieces, never whole,
+/// and every row arrives once, in order.
+#[test]
+fn a_big_table_page_is_written_in_pieces() {
+    let mut site = sample();
+    let mut big = Table::new("valar", "Valar ratings", &["rank", "player", "score"]);
+    for i in 0..20_000 {
+        big.push(vec![
+            (i + 1).into(),
+            format!("p{i}").into(),
+            (2000 - i).into(),
+        ]);
+    }
+    site.tables[0].standings = Ok(Report {
+        system: "valar".into(),
+        main: big,
+        extra: vec![],
+    });
+    let (mut pieces, mut html) = (0, String::new());
+    site.each_page(&mut |name, piece, last| {
+        if name == "table-valar.html" {
+            pieces += 1;
+            html.push_str(piece);
+            assert!(last || piece.len() >= PIECE);
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert!(pieces >= 4, "{pieces} piece(s) for {} bytes", html.len());
+    assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+    let rows: Vec<usize> = (0..20_000)
+        .map(|i| html.find(&format!(">p{i}</a></td>")).expect("every row"))
+        .collect();
+    assert!(rows.windows(2).all(|w| w[0] < w[1]), "rows in order");
+}
+
+#[test]
+fn colliding_slugs_get_a_counter() {
+    // "ann-smith-<tag of 'Ann Smith'>" as a literal name slugs to itself.
+    let literal = slug("Ann Smith");
+    let site = Site {
+        changes: vec![
+            change(1, "2003-01-01", "valar", "Ann Smith", "1"),
+            change(2, "2003-01-01", "valar", &literal, "1"),
+        ],
+        ..Site::default()
+    };
+    let files = Files::new(&site);
+    let (a, b) = (
+        files.player("Ann Smith").unwrap(),
+        files.player(&literal).unwrap(),
+    );
+    assert_ne!(a, b);
+    // Name order: "Ann Smith" sorts first and keeps the plain name.
+    assert_eq!(a, format!("player-{literal}.html"));
+    assert_eq!(b, format!("player-{literal}-2.html"));
+}
+
+#[test]
+fn every_page_exists_and_every_link_resolves() {
+    let site = sample();
+    let pages = site.pages();
+    let names: BTreeSet<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.len(), pages.len(), "unique file names");
+    // index + valar + cards/tournament + 4 players (maia's Err has no page).
+    assert_eq!(
+        site.players(),
+        vec![
+            "<b>Bold</b> & \"Q\" 'A'",
+            "Ann Smith",
+            "Only In Audit",
+            "ann"
+        ]
+    );
+    assert_eq!(pages.len(), 1 + 2 + 4, "{names:?}");
+    assert!(names.contains("table-valar.html"));
+    assert!(names
+        .iter()
+        .any(|n| n.starts_with("table-cards--spring-fall-")));
+    for (name, html) in &pages {
+        for h in hrefs(html) {
+            let file = h.split('#').next().unwrap();
+            assert!(
+                file.is_empty() || file == "export.jsonl" || names.contains(file),
+                "{name}: broken link {h}"
+            );
+        }
+    }
+    let index = &pages[0].1;
+    for p in site.players() {
+        assert!(index.contains(&escape(&p)), "index lists {p}");
+    }
+    // The failing table is listed with its message, and not linked.
+    assert!(index.contains("standings maia: &lt;not&gt; implemented yet"));
+    assert!(!names.iter().any(|n| n.contains("maia")));
+    assert!(index.contains(&"ab".repeat(32)) && index.contains(&"cd".repeat(32)));
+    assert!(index.contains("2003-03-01"));
+    assert!(index.contains("href=\"export.jsonl\""));
+}
+
+#[test]
+fn nothing_from_events_is_unescaped() {
+    for (name, html) in sample().pages() {
+        for raw in ["<b>", "<not>", "<Fall>", "<1>", "& more", "& \""] {
+            assert!(!html.contains(raw), "{name} contains raw {raw:?}");
+        }
+    }
+    let pages = sample().pages();
+    let files = Files::new(&sample());
+    let nasty = &pages
+        .iter()
+        .find(|(n, _)| Some(n.as_str()) == files.player(NASTY))
+        .unwrap()
+        .1;
+    assert!(nasty.contains("<h1>&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Q&quot; &#39;A&#39;</h1>"));
+    assert!(nasty.contains("1571 = &lt;3&gt; &amp; more"));
+}
+
+#[test]
+fn the_chart_has_one_point_per_numeric_change() {
+    let site = sample();
+    let mine: Vec<&Change> = site.changes.iter().filter(|c| c.subject == NASTY).collect();
+    let svg = chart(NASTY, &mine);
+    assert_eq!(svg.matches("<circle class=\"pt\"").count(), 4);
+    assert_eq!(svg.matches("<g class=\"series\"").count(), 2);
+    assert!(svg.contains("<title>valar: 1571 on 2003-02-01 (record 3)</title>"));
+    assert!(
+        svg.contains(">date (UTC)</text>")
+            && svg.contains("rotate(-90)\" text-anchor=\"middle\">maia</text>")
+    );
+    assert!(svg.contains(">2003-01-10</text>") && svg.contains(">2003-02-20</text>"));
+    // One point at a single date still draws.
+    let one = change(9, "2003-01-01", "cfr", "x", "7");
+    assert_eq!(chart("x", &[&one]).matches("class=\"pt\"").count(), 1);
+    // Non-numeric values stay in the table only.
+    let w = change(9, "2003-01-01", "cfr", "x", "W");
+    assert!(chart("x", &[&w]).contains("No numeric values"));
+    assert!(chart("x", &[]).contains("No rating changes"));
+}
+
+#[test]
+fn pages_are_accessible_and_print_friendly() {
+    for (name, html) in sample().pages() {
+        assert!(
+            html.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"),
+            "{name}"
+        );
+        assert!(html.contains("name=\"viewport\""), "{name}");
+        assert!(html.contains("@media print"), "{name}");
+        assert!(html.contains("default-src 'none'"), "{name}");
+        assert!(!html.contains("<script"), "{name}");
+        assert!(
+            !html.contains("http://") || !html.contains("src=\"http"),
+            "{name}"
+        );
+        let tables = html.matches("<table").count();
+        assert_eq!(html.matches("<caption>").count(), tables, "{name}");
+        assert!(!html.contains("<th>"), "{name}: headers have scope");
+    }
+}
+
+#[test]
+fn pages_are_deterministic() {
+    assert_eq!(sample().pages(), sample().pages());
+}
+
+#[test]
+fn nice_ticks_cover_the_range() {
+    assert_eq!(nice_ticks(1500.0, 1600.0), (1500.0, 1600.0, 50.0));
+    let (lo, hi, step) = nice_ticks(3.0, 3.0);
+    assert!(lo < 3.0 && hi > 3.0 && step > 0.0);
+    assert_eq!(fmt_num(0.5, 0.1), "0.5");
+    assert_eq!(fmt_num(-0.0, 1.0), "0");
+}
+
+#[test]
+fn the_quoted_script_is_the_readme_one() {
+    let readme = include_str!("../../README.md");
+    for line in VERIFY_SCRIPT.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(readme.contains(line), "README lacks: {line}");
+    }
+}

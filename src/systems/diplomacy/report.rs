@@ -1,0 +1,247 @@
+//! The standings tables: every stored game scored for one system when the
+//! table is rendered, each player's exact total, and scores shown as text and
+//! JSON numbers.
+
+use std::collections::BTreeMap;
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{Signed, ToPrimitive};
+use serde_json::{json, Value};
+
+use super::math::{self, Score};
+use super::{big_scores, refusal, State, System};
+use crate::num::{decimal_string, json_number, ratio};
+use crate::output::{Report, Table};
+use crate::systems::{Cx, Selector};
+use crate::time;
+
+/// `score` rounded half away from zero to `places` decimals, as an exact rational.
+/// (`numer * 10^places / denom`, divided once: no gcd.)
+fn rounded(score: &Score, places: u32) -> Option<crate::num::Rational> {
+    let scale = 10u64.checked_pow(places)?;
+    let d = score.denom(); // > 0
+    let (q, m) = (score.numer() * scale).div_rem(d);
+    // The remainder has the numerator's sign: at least half of d rounds away.
+    let q = match m.magnitude() * 2u32 >= *d.magnitude() {
+        true => q + m.signum(),
+        false => q,
+    };
+    Some(ratio(q.to_i128()?, scale.into()))
+}
+
+/// A score as a JSON number: an integer when it is one, else `places` decimals.
+pub(super) fn number(score: &Score, places: u32) -> Value {
+    let places = if score.is_integer() { 0 } else { places };
+    rounded(score, places).map_or(Value::Null, |r| json_number(r, places))
+}
+
+/// A score as text without trailing zeros (`0.4`, `0.1667`, `28034`).
+pub(super) fn text(score: &Score, places: u32) -> String {
+    let Some(r) = rounded(score, places) else {
+        return score.to_string();
+    };
+    trimmed(decimal_string(r, places))
+}
+
+/// `0.4000` → `0.4`, `1.0000` → `1`; integers unchanged.
+fn trimmed(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// A player's exact total in one table: numerators summed per denominator,
+/// and only at the end one rational over the denominators' lcm. (Adding
+/// rationals one game at a time costs a gcd of the running total per game:
+/// Sum-of-Squares denominators differ from game to game, so a season's total
+/// has hundreds of digits.)
+#[derive(Debug, Default)]
+pub(super) struct Acc {
+    /// Denominator → the sum of the numerators of the scores over it.
+    by_denom: BTreeMap<BigInt, BigInt>,
+    games: usize,
+    per_game: String,
+}
+
+impl Acc {
+    pub(super) fn add(&mut self, score: &Score) {
+        match self.by_denom.get_mut(score.denom()) {
+            Some(n) => *n += score.numer(),
+            None => {
+                self.by_denom
+                    .insert(score.denom().clone(), score.numer().clone());
+            }
+        }
+    }
+
+    pub(super) fn total(&self) -> Score {
+        let lcm = self
+            .by_denom
+            .keys()
+            .fold(BigInt::from(1), |lcm, d| lcm.lcm(d));
+        let numer: BigInt = self.by_denom.iter().map(|(d, n)| &lcm / d * n).sum();
+        Score::new(numer, lcm)
+    }
+}
+
+/// One table rendered from the store: standings, positions, refusals.
+struct Rendered {
+    main: Table,
+    games: Table,
+    refused: Table,
+}
+
+impl State {
+    pub fn standings(&self, table: &str, sel: &Selector, _cx: &Cx) -> Result<Report, String> {
+        let sys =
+            System::from_name(table).ok_or_else(|| format!("unknown diplomacy table {table:?}"))?;
+        if let Some(t) = &sel.tournament {
+            return Err(format!(
+                "standings {table}: diplomacy games are not grouped by tournament (got --tournament {t})"
+            ));
+        }
+        let r = self.render(sys);
+        let mut extra = vec![r.games];
+        if sys == System::Fibonacci {
+            extra.push(r.refused);
+        }
+        Ok(Report {
+            system: table.to_string(),
+            main: r.main,
+            extra,
+        })
+    }
+
+    /// Score every stored game for `sys`, in fold order.
+    fn render(&self, sys: System) -> Rendered {
+        let st = &self.store;
+        let places = sys.places();
+        let mut games = Table::new(
+            "games",
+            &format!("{}: every scored position", sys.title()),
+            &[
+                "game",
+                "at",
+                "power",
+                "player",
+                "centers",
+                "eliminated",
+                "rank",
+                "ranks",
+                "score",
+            ],
+        );
+        let mut refused = Table::new(
+            "refused",
+            "Fibonacci-Diplo: games not scored",
+            &["game", "at", "powers", "reason"],
+        );
+        let mut accs: Vec<Option<Acc>> = Vec::new();
+        accs.resize_with(st.players.len(), || None);
+        for i in 0..st.len() {
+            let g = st.game(i);
+            let name = st.games.name(g.name);
+            let n = g.positions.len();
+            if let Some(reason) = refusal(sys, n, name, &g.rules) {
+                refused.push(vec![
+                    json!(name),
+                    json!(time::format_short(g.at)),
+                    json!(n),
+                    json!(reason),
+                ]);
+                continue;
+            }
+            let seats = g.seats();
+            let ranks = math::shared_ranks(&seats);
+            let scores = big_scores(sys, &seats, g.winner, &g.rules);
+            for (p, score) in g.positions.iter().zip(&scores) {
+                let Some(player) = p.player else { continue };
+                let acc = accs[player as usize].get_or_insert_with(Acc::default);
+                acc.add(score);
+                if acc.games > 0 {
+                    acc.per_game.push_str("; ");
+                }
+                acc.games += 1;
+                acc.per_game.push_str(name);
+                acc.per_game.push_str(": ");
+                acc.per_game.push_str(&text(score, places));
+            }
+            // Within a game, best rank first.
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by(|&a, &b| {
+                (ranks[a].0, st.powers.name(g.positions[a].power))
+                    .cmp(&(ranks[b].0, st.powers.name(g.positions[b].power)))
+            });
+            for k in order {
+                let p = &g.positions[k];
+                let (best, worst) = ranks[k];
+                let shown = if best == worst {
+                    best.to_string()
+                } else {
+                    format!("{best}-{worst}")
+                };
+                games.push(vec![
+                    json!(name),
+                    json!(time::format_short(g.at)),
+                    json!(st.powers.name(p.power)),
+                    p.player
+                        .map_or(Value::Null, |id| json!(st.players.name(id))),
+                    json!(p.seat.centers),
+                    p.seat.eliminated.map_or(Value::Null, Value::from),
+                    json!(best),
+                    json!(shown),
+                    number(&scores[k], places),
+                ]);
+            }
+        }
+        let totals: Vec<(&str, Score, Acc)> = accs
+            .into_iter()
+            .enumerate()
+            .filter_map(|(id, acc)| {
+                let acc = acc?;
+                Some((st.players.name(id as u32), acc.total(), acc))
+            })
+            .collect();
+        Rendered {
+            main: main_table(sys, totals),
+            games,
+            refused,
+        }
+    }
+}
+
+/// Total, then more games, then name; equal totals and games share a rank.
+fn main_table(sys: System, mut order: Vec<(&str, Score, Acc)>) -> Table {
+    order.sort_by(|a, b| {
+        b.1.cmp(&a.1)
+            .then(b.2.games.cmp(&a.2.games))
+            .then(a.0.cmp(b.0))
+    });
+    let mut t = Table::new(
+        sys.name(),
+        &format!("{} standings (sum over games)", sys.title()),
+        &["rank", "player", "score", "games", "per_game"],
+    );
+    let mut rank = 0;
+    for i in 0..order.len() {
+        let (player, sum, acc) = &order[i];
+        let tied = i > 0 && {
+            let prev = &order[i - 1];
+            prev.1 == *sum && prev.2.games == acc.games
+        };
+        if !tied {
+            rank = i + 1;
+        }
+        t.push(vec![
+            json!(rank),
+            json!(player),
+            number(sum, sys.places()),
+            json!(acc.games),
+            json!(acc.per_game),
+        ]);
+    }
+    t
+}

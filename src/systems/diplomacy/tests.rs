@@ -1,0 +1,223 @@
+use serde_json::{json, Value};
+
+use super::report::{number, text, Acc};
+use super::*;
+use crate::fold::{fold, MemSource, Query};
+use crate::systems::Selector;
+use math::frac;
+
+fn game(id: &str, at: &str, result: &str, winner: Option<&str>, powers: &str) -> String {
+    let winner = winner.map_or(String::new(), |w| format!(r#","winner":"{w}""#));
+    format!(
+        r#"{{"type":"diplomacy.game_ended","at":"{at}","game":"{id}","result":"{result}"{winner},"powers":{powers}}}"#
+    )
+}
+
+const SPEC: &str = r#"[{"power":"Austria","player":"A","centers":10},{"power":"England","player":"B","centers":8},{"power":"France","player":"C","centers":6},{"power":"Germany","player":"D","centers":5},{"power":"Italy","player":"E","centers":3},{"power":"Russia","player":"F","centers":2},{"power":"Turkey","player":"G","centers":0,"eliminated":1907}]"#;
+
+fn folded(lines: &[String], audit: bool) -> crate::fold::Folded {
+    let src = MemSource::from_jsonl(&lines.join("\n")).unwrap();
+    let q = Query {
+        check: true,
+        audit,
+        ..Query::default()
+    };
+    fold(&src, &q).unwrap()
+}
+
+fn check_err(lines: &[String]) -> String {
+    let src = MemSource::from_jsonl(&lines.join("\n")).unwrap();
+    let q = Query {
+        check: true,
+        ..Query::default()
+    };
+    fold(&src, &q).unwrap_err().to_string()
+}
+
+#[test]
+fn spec_example_through_the_fold() {
+    let f = folded(&[game("g1", "2024-03-09", "draw", None, SPEC)], true);
+    let r = f
+        .state
+        .diplomacy
+        .standings("fibonacci", &Selector::default(), &f.cx)
+        .unwrap();
+    let rows = r.main.json_rows();
+    let scores: Vec<String> = rows.iter().map(|r| r["score"].to_string()).collect();
+    assert_eq!(scores, ["0.4", "0.25", "0.15", "0.1", "0.05", "0.05", "0"]);
+    assert_eq!(rows[0]["player"], "A");
+    // Fifth and sixth are equal on score and games: they share rank 5.
+    assert_eq!(rows[5]["rank"], 5);
+    let change =
+        f.cx.changes()
+            .iter()
+            .find(|c| c.subject == "B" && c.system == "fibonacci")
+            .unwrap();
+    assert_eq!(
+        change.formula,
+        "+0.25 = 5 / 20 [game g1, England: rank 2 of 7, 8 centers]"
+    );
+    let carn =
+        f.cx.changes()
+            .iter()
+            .find(|c| c.subject == "A" && c.system == "carnage")
+            .unwrap();
+    assert_eq!(
+        carn.formula,
+        "+7010 = 7000 + 10 centers [game g1, Austria: rank 1 of 7, 10 centers]"
+    );
+}
+
+/// Every table's scores of the scoring rules' example board, and of a solo, as the tables
+/// show them: exact totals, JSON numbers rounded to the table's decimals
+/// (an integer when the score is one), per-game text without trailing zeros.
+#[test]
+fn scores_show_as_the_worked_examples() {
+    let solo = r#"[{"power":"Austria","player":"A","centers":18},{"power":"England","player":"B","centers":8},{"power":"France","player":"C","centers":4},{"power":"Germany","player":"D","centers":2},{"power":"Italy","player":"E","centers":1},{"power":"Russia","player":"F","centers":1},{"power":"Turkey","player":"G","centers":0,"eliminated":1905}]"#;
+    let f = folded(
+        &[
+            game("g1", "2024-03-09", "draw", None, SPEC),
+            game("g2", "2024-03-10", "solo", Some("Austria"), solo),
+        ],
+        false,
+    );
+    let table = |t: &str| {
+        let r = f
+            .state
+            .diplomacy
+            .standings(t, &Selector::default(), &f.cx)
+            .unwrap();
+        let rows = r.main.json_rows();
+        let row = |p: &str| rows.iter().find(|r| r["player"] == p).unwrap().clone();
+        let (a, g) = (row("A"), row("G"));
+        let shown = |r: &Value| (r["score"].to_string(), r["per_game"].clone());
+        (shown(&a), shown(&g))
+    };
+    let (a, g) = table("fibonacci");
+    assert_eq!(a, ("1.4".into(), json!("g1: 0.4; g2: 1")));
+    assert_eq!(g, ("0".into(), json!("g1: 0; g2: 0")));
+    // Carnage: 7000 + 10 centers, then the solo's 28000 + 34.
+    let (a, g) = table("carnage");
+    assert_eq!(a, ("35044".into(), json!("g1: 7010; g2: 28034")));
+    assert_eq!(g, ("1000".into(), json!("g1: 1000; g2: 0")));
+    // DSS: a 6-way draw gives 1/6 (0.1667 to four decimals).
+    let (a, g) = table("dss");
+    assert_eq!(a, ("1.1667".into(), json!("g1: 0.1667; g2: 1")));
+    assert_eq!(g, ("0".into(), json!("g1: 0; g2: 0")));
+    // SoS: 100 / 238 = 0.42016...
+    let (a, _) = table("sos");
+    assert_eq!(a, ("1.4202".into(), json!("g1: 0.4202; g2: 1")));
+}
+
+/// A total is exact whatever the denominators: Sum-of-Squares' differ
+/// from game to game, and an exact half rounds away from zero only once,
+/// on the total.
+#[test]
+fn totals_are_exact_over_many_denominators() {
+    let mut acc = Acc::default();
+    let mut sum = Score::from_integer(BigInt::from(0));
+    for c in 1..300i128 {
+        acc.add(&frac(c, c * c + 1));
+        sum += frac(c, c * c + 1);
+    }
+    acc.add(&frac(-3, 7));
+    sum += frac(-3, 7);
+    assert_eq!(acc.total(), sum);
+    assert_eq!(Acc::default().total(), frac(0, 1));
+    let mut halves = Acc::default();
+    for _ in 0..3 {
+        halves.add(&frac(1, 6));
+    }
+    halves.add(&frac(1, 20_000));
+    assert_eq!(halves.total(), frac(10_001, 20_000));
+    assert_eq!(text(&halves.total(), 4), "0.5001");
+    assert_eq!(number(&halves.total(), 4), json!(0.5001));
+    assert_eq!(text(&frac(-1, 20_000), 4), "-0.0001");
+    assert_eq!(text(&frac(7, 2), 2), "3.5");
+    assert_eq!(number(&frac(7, 2), 2), json!(3.5));
+    assert_eq!(number(&frac(14, 2), 2), json!(7));
+}
+
+#[test]
+fn the_store_keeps_values_too_wide_for_its_small_fields() {
+    let mut st = store::Store::default();
+    let powers: Vec<String> = (0..300).map(|i| format!("P{i}")).collect();
+    let rules = Rules {
+        base: 0,
+        min_powers: 5,
+        rank_points: 1000,
+        centers_total: 100_000,
+    };
+    let centers = |i: usize| if i == 299 { 70_000 } else { (i % 3) as i64 };
+    let year = |i: usize| match i % 3 {
+        0 => Some([1907, -40_000, i64::from(i16::MIN), i64::MAX][i % 4]),
+        _ => None,
+    };
+    st.push(
+        "big",
+        5,
+        9,
+        Some(299),
+        rules,
+        powers.iter().enumerate().map(|(i, p)| store::NewPosition {
+            power: p,
+            player: (i % 5 != 0).then_some(p.as_str()),
+            centers: centers(i),
+            eliminated: year(i),
+        }),
+    );
+    assert_eq!(st.recorded("big"), Some(9));
+    assert_eq!(st.recorded("small"), None);
+    let g = st.game(0);
+    assert_eq!((g.at, g.winner, g.rules), (5, Some(299), rules));
+    for (i, p) in g.positions.iter().enumerate() {
+        assert_eq!(st.powers.name(p.power), powers[i]);
+        assert_eq!(
+            p.player.map(|id| st.players.name(id)),
+            (i % 5 != 0).then_some(powers[i].as_str())
+        );
+        assert_eq!(p.seat.centers, centers(i));
+        assert_eq!(p.seat.eliminated, year(i));
+    }
+    // A 300-power solo: every rank point plus the board's centers.
+    let got = big_scores(System::Carnage, &g.seats(), g.winner, &rules);
+    assert_eq!(got[299], frac(1000 * 300 * 301 / 2 + 100_000, 1));
+    assert_eq!(text(&got[299], 2), "45250000");
+}
+
+#[test]
+fn validation_names_game_power_and_rule() {
+    let bad = |powers: &str, result: &str, winner: Option<&str>| {
+        check_err(&[game("g9", "2024-01-01", result, winner, powers)])
+    };
+    let two = |a: &str, b: &str| format!("[{a},{b}]");
+    let p = |power: &str, player: &str, centers: i64| {
+        format!(r#"{{"power":"{power}","player":"{player}","centers":{centers}}}"#)
+    };
+    let e = bad(&format!("[{}]", p("X", "a", 3)), "draw", None);
+    assert!(e.contains("game g9 lists 1 power(s)"), "{e}");
+    let e = bad(&two(&p("X", "a", 3), &p("X", "b", 3)), "draw", None);
+    assert!(e.contains("power X is listed twice"), "{e}");
+    let e = bad(&two(&p("X", "a", 3), &p("Y", "b", -1)), "draw", None);
+    assert!(e.contains("power Y has -1 centers"), "{e}");
+    let e = bad(&two(&p("X", "a", 30), &p("Y", "b", 5)), "draw", None);
+    assert!(e.contains("35 centers in all") && e.contains("34"), "{e}");
+    let e = bad(&two(&p("X", "a", 3), &p("Y", "a", 5)), "draw", None);
+    assert!(e.contains("player a plays both X and Y"), "{e}");
+    let e = bad(&two(&p("X", "a", 3), &p("Y", "b", 0)), "draw", None);
+    assert!(
+        e.contains("power Y holds no centers but has no elimination year"),
+        "{e}"
+    );
+    let e = bad(&two(&p("X", "a", 3), &p("Y", "b", 2)), "solo", Some("Z"));
+    assert!(
+        e.contains("solo winner Z is not one of the game's powers (X, Y)"),
+        "{e}"
+    );
+    let e = bad(&two(&p("X", "a", 3), &p("Y", "b", 3)), "solo", Some("X"));
+    assert!(e.contains("but Y holds 3"), "{e}");
+    let e = bad(&two(&p("X", "a", 3), &p("Y", "b", 2)), "draw", Some("X"));
+    assert!(e.contains("a draw has no winner"), "{e}");
+    let e = bad(&two(&p("X", "a", 3), &p("Y", "b", 2)), "solo", None);
+    assert!(e.contains("no winner is named"), "{e}");
+}
