@@ -35,10 +35,13 @@
 //!   to exit codes; sets mimalloc as the allocator. The library never imports clap.
 //! - [`app`]: one function per command, over plain arguments.
 //! - [`input`]: the streaming reader of JSON Lines and JSON arrays, with the size limits.
-//! - [`events`]: the typed vocabulary, one file per namespace, and
-//!   [`events::parse_event`], the only way an event enters the crate. `scan.rs` (input
-//!   lines, through [`events::LineParser`]) and `direct.rs` (stored events) are fast paths
-//!   that hand anything unusual to the serde path, whose result or message stands.
+//! - [`events`]: the envelope, the `ledger.*` events, the payload toolkit every system's
+//!   `events.rs` uses (`payload.rs`), and [`events::parse_event`], the only way an event
+//!   enters the crate; the vocabulary ([`events::TYPES`], [`events::Event`]) comes from
+//!   the registry in [`systems`]. `scan.rs` (input lines, through [`events::LineParser`])
+//!   and `direct.rs` (stored events: the cursor each system's `direct.rs` decodes with)
+//!   are fast paths that hand anything unusual to the serde path, whose result or message
+//!   stands.
 //! - [`ledger`]: the only code that touches sled. [`ledger::chunk`] is the byte layout of
 //!   records, [`ledger::segment`] the files chunks are stored in, [`ledger::canonical`] the
 //!   canonical form and record hash, [`ledger::summary`] and [`ledger::idem`] the per-chunk
@@ -53,8 +56,13 @@
 //!   sections are (the rules, then each system's state). `parallel.rs` folds with a worker
 //!   thread per group of namespaces; [`fold::stream`] reads the chunks once, in seq order,
 //!   and hands records on in fold order as the chunk summaries allow.
-//! - [`systems`]: one module per rating system (below), and what their compact states share
-//!   ([`systems::compact`]: interners, kept bytes). [`codec`]: the one LEB128 varint codec.
+//! - [`systems`]: one folder per rating system (below), the registry that lists them
+//!   (the [`systems::RatingSystem`] trait and the `registry!` line that generates
+//!   [`systems::State`], [`systems::Event`] and their dispatch), and what their compact
+//!   states share ([`systems::compact`]: interners, kept bytes). A system's folder holds
+//!   everything about it, its event payload types (`events.rs`) at the bottom: events
+//!   and the fold reach a system only through the registry. [`codec`]: the one LEB128
+//!   varint codec.
 //! - [`params`]: rule parameters, declared by each system with its community's defaults;
 //!   [`num`]: exact rationals and the one rounding helper (half away from zero); [`time`]:
 //!   instants as microseconds UTC; [`error`]: the one error type, which decides exit codes.
@@ -158,30 +166,31 @@
 //!
 //! Say its namespace is `ns`:
 //!
-//! 1. **Events.** `src/events/ns.rs`: a struct per event type (serde, unknown fields
-//!    denied) and `parse`; in [`events`], its types in [`events::TYPES`], a variant of
-//!    [`events::Event`] and an arm of `dispatch`. `direct.rs` may decode its commonest
-//!    types too; that is only speed.
-//! 2. **The system.** `src/systems/ns/`: pure math first, then a `State` implementing
-//!    [`systems::Projection`] (`check` names the rule broken, `apply` never fails),
-//!    `TABLES`, `params.rs` (every constant, as typed groups declared with
-//!    `params::rule_params!` and read through `Cx::params`), `standings`, and
-//!    `checkpoint_bytes` (serde and bincode, as cfr, cards, diplomacy and sbr do). Its
-//!    module docs define its events and state every decision its rules leave open.
-//! 3. **Registration.** In [`systems`]: the module, a field of [`systems::State`], the arms
-//!    of `check`, `apply`, `absorb` and `standings`, [`systems::NAMESPACES`],
-//!    [`systems::tables`] and [`systems::PARAM_GROUPS`]. A table shown per tournament also
-//!    needs an arm in `app::selectors`. `parallel.rs`'s `GROUPS` may pair it with another
-//!    namespace (otherwise it gets a worker of its own).
+//! 1. **The folder.** `src/systems/ns/`: `events.rs`, a struct per event type (serde,
+//!    unknown fields denied) and `parse` (`payload_table!`); pure math first, then a
+//!    `State` implementing [`systems::Projection`] (`check` names the rule broken, `apply`
+//!    never fails) in `mod.rs`, with `TABLES`, `standings` and `checkpoint_bytes` (serde
+//!    and bincode, as cfr, cards, diplomacy and sbr do); `params.rs` (every constant, as
+//!    typed groups declared with `params::rule_params!` and read through `Cx::params`);
+//!    `direct.rs`, the fast decoders of its commonest stored types (only speed: `decode`
+//!    may answer `None` for everything); `system.rs`, its [`systems::RatingSystem`] impl
+//!    (name, tables, parameter groups, event types, samples, the parallel fold's worker,
+//!    tournaments). Its module docs define its events and state every decision its rules
+//!    leave open.
+//! 2. **Its samples.** Streams `events/ns_*.jsonl` with the worked examples, named in its
+//!    `SAMPLES` (so `laurel demo` appends them).
+//! 3. **Registration.** One line `ns: Ns` in the `registry!` of [`systems`]; the macro
+//!    generates the field of [`systems::State`], the variant of [`systems::Event`], the
+//!    dispatch of `check`, `apply`, `absorb`, `standings` and payload parsing,
+//!    [`systems::NAMESPACES`], [`systems::TYPES`] and [`systems::PARAM_GROUPS`].
 //! 4. **Checkpoints.** In `fold/checkpoint.rs`: the encode and decode arms; in
 //!    [`ledger::checkpoint`], `SECTIONS` (one more). The header's layout changes with the
 //!    section count, so the magic changes too, and older checkpoints read as absent
 //!    (they are a cache).
-//! 5. **Samples and tests.** Streams `events/ns_*.jsonl` with the worked examples, listed
-//!    in [`demo`]; `tests/ns.rs` with insta snapshots of its tables;
+//! 5. **Tests.** `tests/ns.rs` with insta snapshots of its tables;
 //!    `tests/corpus/systems/ns_<rule>.jsonl` breaking each rule once (with `.expect`, and
 //!    `.setup.jsonl` where needed), `ns` in `SYSTEMS` and a test of its own in
-//!    `tests/corpus.rs`; [`gen`] for the benchmark's mix; the table names in the
+//!    `tests/corpus.rs`; [`gen`] for the benchmark's mix (a planner and an arm of `System`); the table names in the
 //!    `standings` help of `src/main.rs` and in the README.
 
 pub mod app;

@@ -291,10 +291,8 @@ pub fn void(path: &Path, target: u64, reason: &str) -> Result<String> {
 /// The selectors a table is shown under in `demo` and `replay`: one per
 /// tournament for tournament tables, else just the whole table.
 pub(crate) fn selectors(state: &systems::State, table: &str) -> Vec<Selector> {
-    let tournaments = match table {
-        "cards" => state.cards.tournaments(),
-        "sbr" => state.sbr.tournaments(),
-        _ => return vec![Selector::default()],
+    let Some(tournaments) = state.tournaments(table) else {
+        return vec![Selector::default()];
     };
     tournaments
         .into_iter()

@@ -150,9 +150,8 @@ pub fn gen(events: u64, seed: u64, systems: &[String], w: &mut dyn Write) -> Res
         .iter()
         .map(|s| {
             crate::gen::System::parse(s).ok_or_else(|| {
-                Error::Usage(format!(
-                    "--systems: unknown system {s:?} (known: mepbm, cfr, cards, diplomacy, sbr)"
-                ))
+                let known = crate::systems::NAMESPACES.join(", ");
+                Error::Usage(format!("--systems: unknown system {s:?} (known: {known})"))
             })
         })
         .collect::<Result<Vec<_>>>()?;

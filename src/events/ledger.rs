@@ -5,6 +5,9 @@ use serde_json::{Map, Value};
 
 use super::payload_table;
 
+/// The `ledger.*` event types.
+pub const TYPES: &[&str] = &["ledger.voided", "ledger.rules_changed"];
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     Voided(Voided),

@@ -1,5 +1,5 @@
 //! Pass 2 of a fold, with a worker thread per group of namespaces
-//! ([`GROUPS`]): what a full replay (`laurel fold`), a query, `history` and an
+//! ([`groups`]): what a full replay (`laurel fold`), a query, `history` and an
 //! append's check fold run (all but a fold that hands its audit trail on as it
 //! goes, `site`'s).
 //!
@@ -115,29 +115,19 @@ type Section = (u64, usize, super::Encoded);
 /// A snapshot's sections, as they come.
 type Parts = Vec<Option<super::Encoded>>;
 
-/// The namespaces folded (by index in `NAMESPACES`), grouped by worker. At
-/// 1M generated events the workers' CPU splits about mepbm 1.1 s, cards 0.55,
-/// sbr 0.5, cfr 0.35, diplomacy 0.25, and the reading thread takes about 1 s:
-/// so mepbm alone, cards with diplomacy, sbr with cfr. Four busy threads share
-/// two cores with less switching and fewer heaps than six, and none of them is
-/// longer than the reader or mepbm.
-const GROUPS: [&[&str]; 3] = [&["mepbm"], &["cards", "diplomacy"], &["sbr", "cfr"]];
-
-/// [`GROUPS`] as indexes in `NAMESPACES`, keeping only the namespaces folded
-/// (a namespace missing from them gets a worker of its own).
+/// The namespaces folded (by index in `NAMESPACES`), grouped by worker: each
+/// system names its worker ([`crate::systems::RatingSystem::WORKER`]). At 1M
+/// generated events the workers' CPU splits about 1.1 s for the busiest system
+/// and 0.25 to 0.55 s for the others, and the reading thread takes about 1 s:
+/// so the busiest alone and the other four in two pairs. Four busy threads
+/// share two cores with less switching and fewer heaps than six, and none of
+/// them is longer than the reader or the busiest system.
 fn groups(only: Option<&str>) -> Vec<Vec<usize>> {
     let folded = |ns: &usize| wanted(NAMESPACES[*ns], only);
     let index = |name: &str| NAMESPACES.iter().position(|n| *n == name);
-    let mut out: Vec<Vec<usize>> = (GROUPS.iter())
+    let mut out: Vec<Vec<usize>> = (crate::systems::workers().iter())
         .map(|g| g.iter().filter_map(|n| index(n)).filter(folded).collect())
         .collect();
-    let grouped = |ns: &usize| GROUPS.iter().any(|g| g.contains(&NAMESPACES[*ns]));
-    out.extend(
-        (0..NAMESPACES.len())
-            .filter(folded)
-            .filter(|ns| !grouped(ns))
-            .map(|ns| vec![ns]),
-    );
     out.retain(|g| !g.is_empty());
     out
 }

@@ -20,14 +20,7 @@
 //!
 //! Layout: this file holds the generator's shared parts (the PRNG, options, the
 //! world of players and teams) and the driver [`generate`]; each system's activity
-//! planner is an `impl World` block in its own file ([`mepbm`], [`cfr`], [`cards`],
-//! [`diplomacy`], [`sbr`]).
-
-mod cards;
-mod cfr;
-mod diplomacy;
-mod mepbm;
-mod sbr;
+//! planner is an `impl World` block in its folder (`src/systems/<ns>/gen.rs`).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -35,7 +28,7 @@ use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
-use mepbm::{next_month, tick};
+use crate::systems::mepbm::gen::{next_month, tick};
 
 /// A small, fast, deterministic PRNG (splitmix64).
 #[derive(Debug, Clone)]
@@ -131,10 +124,10 @@ pub struct Options {
     pub systems: Vec<System>,
 }
 
-const DAY: i64 = 86_400;
-const HOUR: i64 = 3_600;
+pub(crate) const DAY: i64 = 86_400;
+pub(crate) const HOUR: i64 = 3_600;
 /// 2000-01-01T00:00:00Z.
-const START: i64 = 946_684_800;
+pub(crate) const START: i64 = 946_684_800;
 
 /// `YYYY-MM-DDTHH:MM:SSZ` (or a plain date at midnight).
 pub fn stamp(secs: i64) -> String {
@@ -147,11 +140,11 @@ pub fn stamp(secs: i64) -> String {
 }
 
 /// One planned event.
-struct Planned {
-    at: i64,
-    json: String,
+pub(crate) struct Planned {
+    pub(crate) at: i64,
+    pub(crate) json: String,
     /// A result that may be written late.
-    result: bool,
+    pub(crate) result: bool,
 }
 
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
@@ -168,32 +161,32 @@ struct Slot {
     gap: f64,
 }
 
-struct Team {
-    name: String,
-    coordinator: String,
-    members: Vec<String>,
+pub(crate) struct Team {
+    pub(crate) name: String,
+    pub(crate) coordinator: String,
+    pub(crate) members: Vec<String>,
     /// The members at registration (the roster rule counts these).
-    original: Vec<String>,
+    pub(crate) original: Vec<String>,
     /// The team may play or change its roster after this time.
-    free_at: i64,
+    pub(crate) free_at: i64,
 }
 
 /// The generator's world: players, teams and counters shared by activities.
-struct World {
-    rng: Rng,
-    players: u64,
-    teams: Vec<Team>,
-    next_member: u64,
-    counters: [u64; 5],
+pub(crate) struct World {
+    pub(crate) rng: Rng,
+    pub(crate) players: u64,
+    pub(crate) teams: Vec<Team>,
+    pub(crate) next_member: u64,
+    pub(crate) counters: [u64; 5],
 }
 
 impl World {
-    fn player(&mut self) -> String {
+    pub(crate) fn player(&mut self) -> String {
         format!("p{:05}", self.rng.below(self.players))
     }
 
     /// `k` distinct players not in `taken`.
-    fn distinct(&mut self, k: usize, taken: &mut Vec<String>) -> Vec<String> {
+    pub(crate) fn distinct(&mut self, k: usize, taken: &mut Vec<String>) -> Vec<String> {
         let mut out = Vec::with_capacity(k);
         while out.len() < k {
             let p = self.player();
@@ -205,7 +198,7 @@ impl World {
         out
     }
 
-    fn next_id(&mut self, s: System) -> u64 {
+    pub(crate) fn next_id(&mut self, s: System) -> u64 {
         let i = s as usize;
         self.counters[i] += 1;
         self.counters[i]
@@ -222,7 +215,7 @@ impl World {
     }
 }
 
-fn plain(at: i64, v: Value) -> Planned {
+pub(crate) fn plain(at: i64, v: Value) -> Planned {
     Planned {
         at,
         json: v.to_string(),
@@ -424,7 +417,7 @@ pub fn stream(events: u64, seed: u64) -> String {
 mod tests {
     use super::*;
 
-    use super::cards::table_sizes;
+    use crate::systems::cards::gen::table_sizes;
     #[test]
     fn same_seed_same_bytes_and_exact_count() {
         let opts = Options {

@@ -27,7 +27,8 @@ pub mod sbr;
 
 use std::sync::OnceLock;
 
-use crate::events::{Event, Record};
+use crate::events::direct::{Cur, Envelope};
+use crate::events::{PayloadInput, Record};
 use crate::output::Report;
 use crate::params::{GroupDef, ParamDef, Params};
 use crate::time::Micros;
@@ -142,49 +143,224 @@ pub trait Projection {
     fn apply(&mut self, rec: &Record, cx: &mut Cx);
 }
 
-/// Every namespace with a projection, in a fixed order: `State::split_off` and
-/// `State::absorb` name a projection by its index here.
-pub const NAMESPACES: [&str; 5] = ["mepbm", "cfr", "cards", "diplomacy", "sbr"];
-
 /// What `standings` may narrow a table to.
 #[derive(Debug, Clone, Default)]
 pub struct Selector {
     pub tournament: Option<String>,
 }
 
-/// Every projection, folded together.
-#[derive(Debug, Clone, Default)]
-pub struct State {
-    pub mepbm: mepbm::State,
-    pub cfr: cfr::State,
-    pub cards: cards::State,
-    pub diplomacy: diplomacy::State,
-    pub sbr: sbr::State,
+/// What the crate knows of one rating system, implemented by its `State` (the
+/// projection) in `src/systems/<ns>/system.rs`. The `registry!` line lists
+/// every implementor; everything outside a system's folder reaches the system
+/// through what the registry generates from these items.
+pub(crate) trait RatingSystem: Projection + Default + Clone {
+    /// The namespace: the prefix of its event types (`mepbm.game_ended`) and
+    /// the name of its checkpoint section, `laurel gen --systems` and the fold's `only`.
+    const NAME: &'static str;
+    /// Its standings tables, in display order.
+    const TABLES: &'static [&'static str];
+    /// Its groups of rule parameters (declared in its `params.rs`), in `laurel rules` order.
+    const PARAM_GROUPS: &'static [GroupDef];
+    /// Its event types, in the order `events::TYPES` lists them.
+    const TYPES: &'static [&'static str];
+    /// Its sample streams under `events/` (`laurel demo`): `(file name, contents)`.
+    const SAMPLES: &'static [(&'static str, &'static str)];
+    /// The parallel fold's worker that folds it (systems sharing a worker
+    /// share a thread; see `fold::parallel`).
+    const WORKER: usize;
+    /// Its event payloads (its `events.rs`).
+    type Event;
+
+    /// The payload of its event type `<NAME>.<name>`; `None` for a name it does not know.
+    fn parse(name: &str, input: impl PayloadInput) -> Result<Option<Self::Event>, String>;
+    /// The payload of `<NAME>.<name>` decoded straight from stored bytes (its
+    /// `direct.rs`); `None` sends the record the serde way.
+    fn decode_direct<'a>(
+        name: &str,
+        c: &mut Cur<'a>,
+        env: &mut Envelope<'a>,
+    ) -> Option<Self::Event>;
+    /// The standings table `table` (one of [`RatingSystem::TABLES`]).
+    fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String>;
+    /// The tournaments a table is shown per in `demo` and `replay` (`None`:
+    /// the table is shown whole).
+    fn tournaments(&self) -> Option<Vec<String>> {
+        None
+    }
+}
+
+/// The slices `parts`, one after another, as an array (`N` their total length).
+const fn concat<T: Copy, const N: usize>(parts: &[&[T]], fill: T) -> [T; N] {
+    let mut out = [fill; N];
+    let (mut i, mut k) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[k] = parts[i][j];
+            (j, k) = (j + 1, k + 1);
+        }
+        i += 1;
+    }
+    assert!(k == N, "concat: N is the total length");
+    out
+}
+
+/// The registry: from the list of systems (module and `Event` variant), the
+/// crate-wide [`State`], [`Event`], the dispatch of check, apply, standings
+/// and payload parsing, [`NAMESPACES`], [`TYPES`] and [`PARAM_GROUPS`]. The
+/// `match`es are static, so a fold dispatches as a hand-written one does.
+macro_rules! registry {
+    ($($ns:ident: $variant:ident),* $(,)?) => {
+        /// Every namespace with a projection, in a fixed order: `State::split_off` and
+        /// `State::absorb` name a projection by its index here, checkpoints store
+        /// their sections in it.
+        pub const NAMESPACES: [&str; [$(stringify!($ns)),*].len()] =
+            [$(<$ns::State as RatingSystem>::NAME),*];
+
+        /// Every projection, folded together.
+        #[derive(Debug, Clone, Default)]
+        pub struct State {
+            $(pub $ns: $ns::State,)*
+        }
+
+        /// A typed event, by namespace.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Event {
+            $($variant($ns::events::Event),)*
+            Ledger(crate::events::ledger::Event),
+        }
+
+        impl State {
+            pub fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
+                match &rec.event {
+                    $(Event::$variant(_) => self.$ns.check(rec, cx),)*
+                    Event::Ledger(_) => Ok(()),
+                }
+            }
+
+            pub fn apply(&mut self, rec: &Record, cx: &mut Cx) {
+                match &rec.event {
+                    $(Event::$variant(_) => self.$ns.apply(rec, cx),)*
+                    Event::Ledger(_) => {}
+                }
+            }
+
+            /// Move the projection of namespace `NAMESPACES[ns]` from `part` into `self`.
+            pub fn absorb(&mut self, part: &mut State, ns: usize) {
+                let mut i = 0;
+                $(
+                    if i == ns {
+                        self.$ns = std::mem::take(&mut part.$ns);
+                    }
+                    i += 1;
+                )*
+                debug_assert!(ns < i, "no namespace {ns}");
+            }
+
+            /// The standings table `table` (a name from [`tables`]).
+            pub fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
+                $(
+                    if <$ns::State as RatingSystem>::TABLES.contains(&table) {
+                        return RatingSystem::standings(&self.$ns, table, sel, cx);
+                    }
+                )*
+                Err(format!(
+                    "unknown standings table {table:?} (known: {})",
+                    tables().iter().map(|(t, _)| *t).collect::<Vec<_>>().join(", ")
+                ))
+            }
+
+            /// The tournaments table `table` is shown per (`None`: shown whole).
+            pub fn tournaments(&self, table: &str) -> Option<Vec<String>> {
+                $(
+                    if <$ns::State as RatingSystem>::TABLES.contains(&table) {
+                        return RatingSystem::tournaments(&self.$ns);
+                    }
+                )*
+                None
+            }
+        }
+
+        /// Every standings table, with the namespace that produces it, in display order.
+        pub fn tables() -> Vec<(&'static str, &'static str)> {
+            let mut out = Vec::new();
+            $(
+                let ns = <$ns::State as RatingSystem>::NAME;
+                out.extend(<$ns::State as RatingSystem>::TABLES.iter().map(|t| (*t, ns)));
+            )*
+            out
+        }
+
+        /// Every group of rule parameters, system by system: the vocabulary of
+        /// `ledger.rules_changed` and rules files, in the order `laurel rules` lists them.
+        pub const PARAM_GROUPS: &[GroupDef] = &concat::<GroupDef, { 0 $(+ <$ns::State as RatingSystem>::PARAM_GROUPS.len())* }>(
+            &[$(<$ns::State as RatingSystem>::PARAM_GROUPS),*],
+            GroupDef::of::<crate::systems::mepbm::params::Valar>(),
+        );
+
+        /// Every event type laurel accepts: the systems' in registry order, then `ledger.*`.
+        pub const TYPES: &[&str] = &concat::<&str, { crate::events::ledger::TYPES.len() $(+ <$ns::State as RatingSystem>::TYPES.len())* }>(
+            &[$(<$ns::State as RatingSystem>::TYPES,)* crate::events::ledger::TYPES],
+            "",
+        );
+
+        /// The payload of a system's event type `<ns>.<name>`; `None` for an unknown type.
+        pub(crate) fn parse_payload(ns: &str, name: &str, input: impl PayloadInput) -> Result<Option<Event>, String> {
+            $(
+                if ns == <$ns::State as RatingSystem>::NAME {
+                    return <$ns::State as RatingSystem>::parse(name, input).map(|e| e.map(Event::$variant));
+                }
+            )*
+            Ok(None)
+        }
+
+        /// The payload of stored event type `kind`, decoded by its system's
+        /// direct decoder; `None`: decode it the serde way.
+        pub(crate) fn decode_direct<'a>(kind: &str, c: &mut Cur<'a>, env: &mut Envelope<'a>) -> Option<Event> {
+            let (ns, name) = kind.split_once('.')?;
+            $(
+                if ns == <$ns::State as RatingSystem>::NAME {
+                    return <$ns::State as RatingSystem>::decode_direct(name, c, env).map(Event::$variant);
+                }
+            )*
+            None
+        }
+
+        /// The types [`decode_direct`] decodes (the others always go the serde way).
+        #[cfg(test)]
+        pub(crate) fn direct_types() -> Vec<&'static str> {
+            [$($ns::direct::TYPES),*].concat()
+        }
+
+        /// Every system's sample streams, `(file name, contents)`.
+        pub fn samples() -> impl Iterator<Item = (&'static str, &'static str)> {
+            [$(<$ns::State as RatingSystem>::SAMPLES),*].into_iter().flatten().copied()
+        }
+
+        /// The namespaces of each of the parallel fold's workers (by [`RatingSystem::WORKER`]).
+        pub fn workers() -> Vec<Vec<&'static str>> {
+            let mut out: Vec<Vec<&'static str>> = Vec::new();
+            $(
+                let w = <$ns::State as RatingSystem>::WORKER;
+                if out.len() <= w {
+                    out.resize(w + 1, Vec::new());
+                }
+                out[w].push(<$ns::State as RatingSystem>::NAME);
+            )*
+            out
+        }
+    };
+}
+
+registry! {
+    mepbm: Mepbm,
+    cfr: Cfr,
+    cards: Cards,
+    diplomacy: Diplomacy,
+    sbr: Sbr,
 }
 
 impl State {
-    pub fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
-        match &rec.event {
-            Event::Mepbm(_) => self.mepbm.check(rec, cx),
-            Event::Cfr(_) => self.cfr.check(rec, cx),
-            Event::Cards(_) => self.cards.check(rec, cx),
-            Event::Diplomacy(_) => self.diplomacy.check(rec, cx),
-            Event::Sbr(_) => self.sbr.check(rec, cx),
-            Event::Ledger(_) => Ok(()),
-        }
-    }
-
-    pub fn apply(&mut self, rec: &Record, cx: &mut Cx) {
-        match &rec.event {
-            Event::Mepbm(_) => self.mepbm.apply(rec, cx),
-            Event::Cfr(_) => self.cfr.apply(rec, cx),
-            Event::Cards(_) => self.cards.apply(rec, cx),
-            Event::Diplomacy(_) => self.diplomacy.apply(rec, cx),
-            Event::Sbr(_) => self.sbr.apply(rec, cx),
-            Event::Ledger(_) => {}
-        }
-    }
-
     /// Move the projection of namespace `NAMESPACES[ns]` into a `State` of its
     /// own (the rest default), leaving a default one here: the parallel fold
     /// folds each namespace on its own thread (projections are independent).
@@ -193,52 +369,6 @@ impl State {
         part.absorb(self, ns);
         part
     }
-
-    /// Move the projection of namespace `NAMESPACES[ns]` from `part` into `self`.
-    pub fn absorb(&mut self, part: &mut State, ns: usize) {
-        use std::mem::take;
-        match ns {
-            0 => self.mepbm = take(&mut part.mepbm),
-            1 => self.cfr = take(&mut part.cfr),
-            2 => self.cards = take(&mut part.cards),
-            3 => self.diplomacy = take(&mut part.diplomacy),
-            _ => self.sbr = take(&mut part.sbr),
-        }
-    }
-
-    /// The standings table `table` (a name from [`tables`]).
-    pub fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
-        match namespace_of(table) {
-            Some("mepbm") => self.mepbm.standings(table, sel, cx),
-            Some("cfr") => self.cfr.standings(table, sel, cx),
-            Some("cards") => self.cards.standings(table, sel, cx),
-            Some("diplomacy") => self.diplomacy.standings(table, sel, cx),
-            Some("sbr") => self.sbr.standings(table, sel, cx),
-            _ => Err(format!(
-                "unknown standings table {table:?} (known: {})",
-                tables()
-                    .iter()
-                    .map(|(t, _)| *t)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        }
-    }
-}
-
-/// Every standings table, with the namespace that produces it, in display order.
-pub fn tables() -> Vec<(&'static str, &'static str)> {
-    let per_ns: [(&'static str, &'static [&'static str]); 5] = [
-        ("mepbm", mepbm::TABLES),
-        ("cfr", cfr::TABLES),
-        ("cards", cards::TABLES),
-        ("diplomacy", diplomacy::TABLES),
-        ("sbr", sbr::TABLES),
-    ];
-    per_ns
-        .iter()
-        .flat_map(|(ns, ts)| ts.iter().map(move |t| (*t, *ns)))
-        .collect()
 }
 
 /// The namespace whose events a table is folded from.
@@ -248,24 +378,6 @@ pub fn namespace_of(table: &str) -> Option<&'static str> {
         .find(|(t, _)| *t == table)
         .map(|(_, ns)| ns)
 }
-
-/// Every group of rule parameters, system by system (each declared in the
-/// system's `params.rs`): the vocabulary of `ledger.rules_changed` and rules
-/// files, in the order `laurel rules` lists them.
-pub const PARAM_GROUPS: &[GroupDef] = &[
-    GroupDef::of::<mepbm::params::Valar>(),
-    GroupDef::of::<mepbm::params::Maia>(),
-    GroupDef::of::<mepbm::params::Istari>(),
-    GroupDef::of::<mepbm::params::Ainur>(),
-    GroupDef::of::<mepbm::params::SmallGame>(),
-    GroupDef::of::<mepbm::params::Monthly>(),
-    GroupDef::of::<mepbm::params::Council>(),
-    GroupDef::of::<cfr::params::Cfr>(),
-    GroupDef::of::<cards::params::Cards>(),
-    GroupDef::of::<diplomacy::params::Fibonacci>(),
-    GroupDef::of::<diplomacy::params::Carnage>(),
-    GroupDef::of::<sbr::params::Sbr>(),
-];
 
 /// Every rule parameter of every group of [`PARAM_GROUPS`], in its order.
 pub fn param_defs() -> &'static [ParamDef] {

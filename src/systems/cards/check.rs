@@ -5,7 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use crate::events::cards::{Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated};
+use crate::systems::cards::events::{
+    Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated,
+};
 use crate::time::{format_short, Micros};
 
 use super::{inclusive_end, State, Tournament};

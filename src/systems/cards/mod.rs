@@ -55,16 +55,22 @@
 //!   table shorter than the number of places gives 0 for missing places.
 
 mod check;
+pub(crate) mod direct;
+pub mod events;
+pub(crate) mod gen;
 pub mod params;
 pub mod points;
 mod report;
+mod system;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::cards::{Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated};
 use crate::events::{Event, Record};
+use crate::systems::cards::events::{
+    Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated,
+};
 use crate::time::{Micros, DAY};
 
 use super::compact::{self, Interner};

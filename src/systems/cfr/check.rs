@@ -4,9 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::events::cfr::{EventCompleted, Format, Placing, SeriesDefined};
 use crate::events::Place;
 use crate::num::{parse_decimal, Rational};
+use crate::systems::cfr::events::{EventCompleted, Format, Placing, SeriesDefined};
 use crate::time::format_short;
 
 use super::State;

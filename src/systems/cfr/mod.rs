@@ -69,17 +69,21 @@
 //! and his five events `(0 + 16 + 80 + 0 + 31.88) / 5 = 25.576 → 25.58`.
 
 mod check;
+pub(crate) mod direct;
+pub mod events;
+pub(crate) mod gen;
 pub mod math;
 pub mod params;
 mod report;
 mod score;
 mod store;
+mod system;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::cfr::{self as ev, EventCompleted, Format, SeriesDefined};
+use crate::systems::cfr::events::{self as ev, EventCompleted, Format, SeriesDefined};
 
 use crate::events::{Event, Record};
 use crate::time::Micros;

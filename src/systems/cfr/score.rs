@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::cfr::Format;
+use super::events::Format;
 use crate::events::Place;
 use crate::num::{decimal_string, parse_decimal, Rational};
 

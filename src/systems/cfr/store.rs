@@ -15,8 +15,8 @@
 //! drivers within one list is not kept by the compact form, which nothing needs
 //! (a driver appears once in it).
 
-use crate::events::cfr::Placing;
 use crate::events::Place;
+use crate::systems::cfr::events::Placing;
 
 use crate::systems::compact::Reader as Varints;
 pub use crate::systems::compact::{put, zigzag, Interner};

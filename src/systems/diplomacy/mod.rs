@@ -64,10 +64,14 @@
 //! - **Display**: totals are exact; JSON shows Fibonacci, DSS and SoS to 4
 //!   decimals, Carnage as an integer (or to 2 decimals when a tie split a point).
 
+pub(crate) mod direct;
+pub mod events;
+pub(crate) mod gen;
 pub mod math;
 pub mod params;
 mod report;
 mod store;
+mod system;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -75,8 +79,8 @@ use num_bigint::BigInt;
 use num_traits::Signed;
 use serde::{Deserialize, Serialize};
 
-use crate::events::diplomacy::{Event as DipEvent, GameEnded, Outcome, PowerResult};
 use crate::events::{Event, Record};
+use crate::systems::diplomacy::events::{Event as DipEvent, GameEnded, Outcome, PowerResult};
 
 use super::{Change, Cx, Projection};
 use math::{Score, Seat};

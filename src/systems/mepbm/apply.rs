@@ -8,12 +8,12 @@
 
 use std::sync::Arc;
 
-use crate::events::mepbm::{
+use crate::events::Record;
+use crate::num::{ratio, Rational};
+use crate::systems::mepbm::events::{
     Aligned, AllegianceChanged, GameEnded, GameStarted, GrudgeRosterChanged, GrudgeTeamRegistered,
     MonthlyTick, NationTakenOver, Rated, RatingSeeded, Side, VoteCast, Winner,
 };
-use crate::events::Record;
-use crate::num::{ratio, Rational};
 
 use super::check::side_name;
 use super::math::{self, exact};
@@ -168,7 +168,7 @@ impl State {
         self.names
             .prefetch(e.positions.iter().map(|p| p.player.as_str()));
         // Nation-name order, as the rules read a game's positions.
-        let mut order: Vec<&crate::events::mepbm::Position> = e.positions.iter().collect();
+        let mut order: Vec<&crate::systems::mepbm::events::Position> = e.positions.iter().collect();
         order.sort_by(|a, b| a.nation.cmp(&b.nation));
         order.dedup_by(|a, b| a.nation == b.nation);
         for p in order {

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::events::mepbm::{
+use crate::systems::mepbm::events::{
     AllegianceChanged, GameEnded, GameStarted, GrudgeRosterChanged, GrudgeTeamRegistered,
     MonthlyTick, NationTakenOver, Rated, RatingSeeded, Side, VoteCast,
 };

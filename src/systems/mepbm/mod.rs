@@ -90,9 +90,13 @@
 
 mod apply;
 mod check;
+pub(crate) mod direct;
+pub mod events;
+pub(crate) mod gen;
 pub mod math;
 pub mod params;
 mod store;
+mod system;
 mod tables;
 #[cfg(test)]
 mod tests;
@@ -102,11 +106,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::mepbm::{Event, Side};
 use crate::events::Record;
 use crate::num::Rational;
 use crate::output::Report;
 use crate::params::Params;
+use crate::systems::mepbm::events::{Event, Side};
 
 use super::{Cx, Projection, Selector};
 use crate::systems::compact::IdMap;

@@ -22,8 +22,8 @@ use bincode::Options;
 use serde::{Deserialize, Serialize};
 
 use crate::codec::{Reader, Writer};
-use crate::events::mepbm::Side;
 use crate::systems::compact::{Encoded, IdMap};
+use crate::systems::mepbm::events::Side;
 use crate::time::Micros;
 
 /// Names are interned as in the other compact states.

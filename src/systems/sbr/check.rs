@@ -1,7 +1,7 @@
 //! Validation of `sbr.game_played` against the tournament folded so far.
 //! Every message names the tournament, match, game, player or seat and the rule.
 
-use crate::events::sbr::{GamePlayed, Seat, Stage};
+use crate::systems::sbr::events::{GamePlayed, Seat, Stage};
 
 use super::math::{self, BaseRef};
 use super::params::Sbr;
@@ -131,7 +131,7 @@ fn seeding(t: &View, g: &GamePlayed) -> Result<(), String> {
     let mut named = g.seats.iter().filter(|s| s.player.is_some());
     let player =
         match (named.next(), named.next()) {
-            (Some(s), None) if s.seat == crate::events::sbr::Color::Red => {
+            (Some(s), None) if s.seat == crate::systems::sbr::events::Color::Red => {
                 s.player.as_deref().unwrap_or_default()
             }
             _ => return Err(

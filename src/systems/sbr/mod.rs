@@ -51,9 +51,13 @@
 //!   seeding score for a player who only seeded).
 
 mod check;
+pub(crate) mod direct;
+pub mod events;
+pub(crate) mod gen;
 pub mod math;
 pub mod params;
 mod report;
+mod system;
 mod view;
 
 use std::collections::BTreeMap;
@@ -62,8 +66,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::systems::compact;
 
-use crate::events::sbr::{Color, Event, GamePlayed, Stage};
 use crate::events::{Event as AnyEvent, Record};
+use crate::systems::sbr::events::{Color, Event, GamePlayed, Stage};
 use crate::time::Micros;
 
 use super::{Change, Cx, Projection, Selector};
@@ -364,7 +368,7 @@ fn sbr_event(rec: &Record) -> Option<&Event> {
 }
 
 /// A seat's score: from its bases when given (the rule), else as reported.
-fn seat_score(seat: &crate::events::sbr::Seat, cx: &Cx) -> Option<i64> {
+fn seat_score(seat: &crate::systems::sbr::events::Seat, cx: &Cx) -> Option<i64> {
     match &seat.bases {
         Some(bases) => math::game_score_of(
             bases.iter().map(|b| (b.piece.as_str(), b.bonus)),
@@ -462,7 +466,7 @@ fn apply_seeding(t: &mut Tournament, names: &mut Names, g: &GamePlayed, rec: &Re
     }
 }
 
-fn seat_formula(seat: &crate::events::sbr::Seat, cx: &Cx) -> String {
+fn seat_formula(seat: &crate::systems::sbr::events::Seat, cx: &Cx) -> String {
     match &seat.bases {
         Some(bases) => {
             let refs: Vec<math::BaseRef> =

@@ -6,8 +6,8 @@ use std::cmp::Reverse;
 
 use serde_json::{json, Value};
 
-use crate::events::sbr::Stage;
 use crate::output::{Report, Table};
+use crate::systems::sbr::events::Stage;
 
 use super::math::{advances, competition_ranks};
 use super::params::Sbr;

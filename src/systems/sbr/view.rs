@@ -5,7 +5,7 @@
 use std::cell::OnceCell;
 use std::cmp::Reverse;
 
-use crate::events::sbr::Stage;
+use super::events::Stage;
 
 use super::math::{advances, rank_owned, Line};
 use super::params::Sbr;

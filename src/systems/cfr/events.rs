@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{payload_table, Ident, Place};
+use crate::events::{payload_table, Ident, Place};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -10,7 +10,10 @@ pub enum Event {
     EventCompleted(EventCompleted),
 }
 
-pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
+pub(crate) fn parse(
+    name: &str,
+    v: impl crate::events::PayloadInput,
+) -> Result<Option<Event>, String> {
     payload_table!("cfr", name, v, {
         "series_defined" => SeriesDefined,
         "event_completed" => EventCompleted,

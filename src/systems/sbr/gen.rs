@@ -1,14 +1,14 @@
 //! Space Base Race tournaments for the generator: seeding games against bots, group
 //! matches, a bracket and the final.
 
-use super::{plain, stamp, Planned, Rng, System, World, DAY, HOUR};
-use crate::systems::sbr::math::PIECES;
+use super::math::PIECES;
+use crate::gen::{plain, stamp, Planned, Rng, System, World, DAY, HOUR};
 use serde_json::{json, Value};
 
 const COLORS: [&str; 4] = ["red", "yellow", "green", "blue"];
 
 impl World {
-    pub(super) fn sbr_tournament(&mut self, t: i64) -> Vec<Planned> {
+    pub(crate) fn sbr_tournament(&mut self, t: i64) -> Vec<Planned> {
         let n = self.next_id(System::Sbr);
         let tour = format!("sbr-{n}");
         let size = if self.rng.permille(500) { 8 } else { 16 };

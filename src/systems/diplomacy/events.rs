@@ -2,14 +2,17 @@
 
 use serde::Deserialize;
 
-use super::{payload_table, Ident};
+use crate::events::{payload_table, Ident};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     GameEnded(GameEnded),
 }
 
-pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
+pub(crate) fn parse(
+    name: &str,
+    v: impl crate::events::PayloadInput,
+) -> Result<Option<Event>, String> {
     payload_table!("diplomacy", name, v, {
         "game_ended" => GameEnded,
     })

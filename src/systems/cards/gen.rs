@@ -1,11 +1,11 @@
 //! Card-game tournaments for the generator: weekly rounds of three- and four-player
 //! tables whose scores sum to zero.
 
-use super::{plain, stamp, Planned, System, World, DAY, HOUR};
+use crate::gen::{plain, stamp, Planned, System, World, DAY, HOUR};
 use serde_json::{json, Value};
 
 impl World {
-    pub(super) fn cards_tournament(&mut self, t: i64) -> Vec<Planned> {
+    pub(crate) fn cards_tournament(&mut self, t: i64) -> Vec<Planned> {
         let n = self.next_id(System::Cards);
         let tour = format!("league-{n}");
         let rng = &mut self.rng;
@@ -80,7 +80,7 @@ impl World {
 }
 
 /// Table sizes for a card round: threes, or threes and fours in point system 2.
-pub(super) fn table_sizes(n: usize, system: i64) -> Vec<usize> {
+pub(crate) fn table_sizes(n: usize, system: i64) -> Vec<usize> {
     if system == 1 {
         return vec![3; n / 3];
     }

@@ -1,10 +1,10 @@
 //! CFR series for the generator: points or elimination format, twenty events each.
 
-use super::{plain, stamp, Planned, Rng, System, World, DAY};
+use crate::gen::{plain, stamp, Planned, Rng, System, World, DAY};
 use serde_json::{json, Value};
 
 impl World {
-    pub(super) fn cfr_series(&mut self, t: i64) -> Vec<Planned> {
+    pub(crate) fn cfr_series(&mut self, t: i64) -> Vec<Planned> {
         let n = self.next_id(System::Cfr);
         let series = format!("cfr{n}");
         let rng = &mut self.rng;

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{payload_table, Ident};
+use crate::events::{payload_table, Ident};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -17,7 +17,10 @@ pub enum Event {
     MonthlyTick(MonthlyTick),
 }
 
-pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
+pub(crate) fn parse(
+    name: &str,
+    v: impl crate::events::PayloadInput,
+) -> Result<Option<Event>, String> {
     payload_table!("mepbm", name, v, {
         "rating_seeded" => RatingSeeded,
         "game_started" => GameStarted,

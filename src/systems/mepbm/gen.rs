@@ -2,7 +2,7 @@
 //! grudge games between registered teams with their roster changes, and the
 //! monthly tick.
 
-use super::{plain, stamp, Planned, System, World, DAY, HOUR};
+use crate::gen::{plain, stamp, Planned, System, World, DAY, HOUR};
 use serde_json::{json, Value};
 
 const FP_NATIONS: [&str; 10] = [
@@ -33,7 +33,7 @@ const NEUTRALS: [&str; 5] = ["Dunlendings", "Rhudaur", "Easterlings", "Corsairs"
 const SCENARIOS: [&str; 4] = ["1650", "2950", "1000", "bofa"];
 
 impl World {
-    pub(super) fn mepbm_game(&mut self, t: i64) -> Vec<Planned> {
+    pub(crate) fn mepbm_game(&mut self, t: i64) -> Vec<Planned> {
         let n = self.next_id(System::Mepbm);
         let game = format!("{}", 100 + n);
         let rng = &mut self.rng;
@@ -238,14 +238,14 @@ impl World {
 }
 
 /// The monthly tick written at `at` (the first of a month) for the month before.
-pub(super) fn tick(at: i64) -> Value {
+pub(crate) fn tick(at: i64) -> Value {
     let dt = chrono::DateTime::from_timestamp(at - DAY, 0).unwrap_or_default();
     let month = dt.format("%Y-%m").to_string();
     json!({"type": "mepbm.monthly_tick", "id": format!("tick-{month}"), "at": stamp(at), "month": month})
 }
 
 /// Midnight on the first of the month after `at`.
-pub(super) fn next_month(at: i64) -> i64 {
+pub(crate) fn next_month(at: i64) -> i64 {
     use chrono::Datelike;
     let d = chrono::DateTime::from_timestamp(at, 0)
         .unwrap_or_default()

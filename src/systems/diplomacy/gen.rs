@@ -1,7 +1,7 @@
 //! Diplomacy games for the generator: one result per game, solo or draw, with
 //! eliminations and surrendered powers.
 
-use super::{stamp, Planned, System, World};
+use crate::gen::{stamp, Planned, System, World};
 use serde_json::{json, Value};
 
 const POWERS: [&str; 7] = [
@@ -9,7 +9,7 @@ const POWERS: [&str; 7] = [
 ];
 
 impl World {
-    pub(super) fn diplomacy_game(&mut self, t: i64) -> Vec<Planned> {
+    pub(crate) fn diplomacy_game(&mut self, t: i64) -> Vec<Planned> {
         let n = self.next_id(System::Diplomacy);
         let mut taken = Vec::new();
         let players = self.distinct(7, &mut taken);

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{payload_table, Ident, When};
+use crate::events::{payload_table, Ident, When};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -11,7 +11,10 @@ pub enum Event {
     MatchResult(MatchResult),
 }
 
-pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
+pub(crate) fn parse(
+    name: &str,
+    v: impl crate::events::PayloadInput,
+) -> Result<Option<Event>, String> {
     payload_table!("cards", name, v, {
         "tournament_created" => TournamentCreated,
         "round_scheduled" => RoundScheduled,

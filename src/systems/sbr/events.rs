@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{payload_table, Ident};
+use crate::events::{payload_table, Ident};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -10,7 +10,10 @@ pub enum Event {
     GamePlayed(GamePlayed),
 }
 
-pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
+pub(crate) fn parse(
+    name: &str,
+    v: impl crate::events::PayloadInput,
+) -> Result<Option<Event>, String> {
     payload_table!("sbr", name, v, {
         "tournament_created" => TournamentCreated,
         "game_played" => GamePlayed,

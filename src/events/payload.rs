@@ -1,0 +1,127 @@
+//! The payload toolkit of every system's `events.rs`: [`payload`] with
+//! messages naming the field, the shared field types ([`Ident`], [`When`],
+//! [`Place`]) and `payload_table!`, the name-to-type table of a namespace.
+
+use serde::{de::DeserializeOwned, Deserialize, Deserializer};
+use serde_json::Value;
+
+use crate::time::{self, Micros};
+
+/// Deserialize a payload into `T`, naming the offending field on error.
+pub(crate) fn payload<T: DeserializeOwned>(kind: &str, v: Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        if path == "." || path.is_empty() {
+            format!("{kind}: {inner}")
+        } else {
+            format!("{kind}: field `{path}`: {inner}")
+        }
+    })
+}
+
+/// An identifier written as a string or a non-negative integer (`"101"` or `101`).
+/// Both spellings name the same thing; the canonical form keeps what was written.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct Ident(pub String);
+
+impl std::fmt::Display for Ident {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ident {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Checkpoints (bincode, not self-describing) store the string as serialized.
+        if !d.is_human_readable() {
+            return String::deserialize(d).map(Ident);
+        }
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Ident;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a non-empty string or a non-negative integer")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Ident, E> {
+                if s.is_empty() {
+                    return Err(E::custom("identifier must not be empty"));
+                }
+                Ok(Ident(s.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Ident, E> {
+                Ok(Ident(n.to_string()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Ident, E> {
+                if n < 0 {
+                    return Err(E::custom("identifier must not be negative"));
+                }
+                Ok(Ident(n.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A date or RFC 3339 timestamp inside a payload (e.g. a round's `starts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct When(pub Micros);
+
+impl<'de> Deserialize<'de> for When {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        time::parse(&s).map(When).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "{s:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp"
+            ))
+        })
+    }
+}
+
+/// A finishing place: a positive integer, or `"dnf"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Place {
+    At(u32),
+    Dnf,
+}
+
+impl<'de> Deserialize<'de> for Place {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Place;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a place (1, 2, ...) or \"dnf\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Place, E> {
+                match s {
+                    "dnf" => Ok(Place::Dnf),
+                    _ => Err(E::custom(format!(
+                        "{s:?} is not a place (1, 2, ...) or \"dnf\""
+                    ))),
+                }
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Place, E> {
+                match u32::try_from(n) {
+                    Ok(p) if p >= 1 => Ok(Place::At(p)),
+                    _ => Err(E::custom(format!("place {n} is out of range (1 or more)"))),
+                }
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Place, E> {
+                Err(E::custom(format!("place {n} is out of range (1 or more)")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Map an event name to its payload type, for the per-namespace `parse` functions.
+macro_rules! payload_table {
+    ($ns:literal, $name:expr, $v:expr, { $($n:literal => $variant:ident),* $(,)? }) => {
+        match $name {
+            $($n => crate::events::PayloadInput::payload($v, concat!($ns, ".", $n)).map(|p| Some(Event::$variant(p))),)*
+            _ => Ok(None),
+        }
+    };
+}
+pub(crate) use payload_table;

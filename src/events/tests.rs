@@ -1,0 +1,411 @@
+use super::*;
+use serde_json::json;
+
+fn err(v: Value) -> String {
+    parse_event(v).unwrap_err()
+}
+
+#[test]
+fn envelope_rules_name_the_field() {
+    assert!(err(json!({"type": "nope.x", "at": "2003-01-01"})).contains("unknown event type"));
+    assert!(err(json!({"at": "2003-01-01"})).contains("`type`"));
+    assert!(err(json!({"type": "mepbm.monthly_tick"})).contains("`at`"));
+    let e =
+        err(json!({"type": "mepbm.monthly_tick", "at": "2003-01-01", "month": "2003-01", "x": 1}));
+    assert!(e.contains("unknown field `x`"), "{e}");
+    let e = err(json!({"type": "mepbm.monthly_tick", "at": "2003-01-01"}));
+    assert!(e.contains("missing field `month`"), "{e}");
+    let e = err(json!({"type": "mepbm.rating_seeded", "at": "2003-01-01",
+        "player": "a", "system": "valar", "value": "x"}));
+    assert!(e.contains("field `value`"), "{e}");
+    let e = err(json!({"type": "mepbm.rating_seeded", "at": "2003-01-01",
+        "player": "a", "system": "valar", "value": 1.5}));
+    assert!(e.contains("`value`") && e.contains("floating-point"), "{e}");
+}
+
+#[test]
+fn fast_stored_decode_equals_the_input_parse() {
+    let gen = crate::gen::stream(400, 3);
+    let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
+    for line in bundled.chain(gen.lines()).filter(|l| !l.trim().is_empty()) {
+        let p = parse_event(serde_json::from_str(line).unwrap()).unwrap();
+        let slow = decode_stored(&p.canonical, 3, 9).unwrap();
+        let fast = decode_stored_fast(&p.canonical, 3, p.at, 9).unwrap();
+        assert_eq!(slow, fast, "{line}");
+        let h = stored_header(&p.canonical).unwrap();
+        let id = h.id.map(std::borrow::Cow::into_owned);
+        assert_eq!((h.at, id), (slow.at, slow.id), "{line}");
+    }
+}
+
+/// Every way the parallel fold decodes a stored event, against the serde
+/// one: the same record, or the same error.
+fn decode_every_way(bytes: &[u8]) -> Result<Record, String> {
+    let want = decode_stored_serde(bytes, 3, 7, 9);
+    let fast = decode_stored_fast(bytes, 3, 7, 9);
+    assert_eq!(fast, want, "fast: {}", String::from_utf8_lossy(bytes));
+    if let Some(kind) = guess_stored_kind(bytes) {
+        let got = decode_stored_guessed(bytes, kind.clone(), 3, 7, 9);
+        assert_eq!(
+            got,
+            want,
+            "guessed {kind:?}: {}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    if let Some(env) = stored_envelope(bytes) {
+        let got = decode_stored_with(bytes, &env, 3, 7, 9);
+        assert_eq!(got, want, "scanned: {}", String::from_utf8_lossy(bytes));
+    }
+    want
+}
+
+#[test]
+fn one_pass_stored_decodes_equal_the_serde_one() {
+    let gen = crate::gen::stream(400, 3);
+    let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
+    let (mut guessed, mut scanned) = (0, 0);
+    for line in bundled.chain(gen.lines()).filter(|l| !l.trim().is_empty()) {
+        let p = parse_event(serde_json::from_str(line).unwrap()).unwrap();
+        decode_every_way(&p.canonical).unwrap();
+        guessed += usize::from(guess_stored_kind(&p.canonical).is_some());
+        scanned += usize::from(stored_envelope(&p.canonical).is_some());
+    }
+    // Canonical events go the fast ways (a key after `type` is no obstacle).
+    assert!(guessed > 400 && scanned > 400, "{guessed} {scanned}");
+    let tick = r#""at":"2003-01-01T00:00:00Z","month":"2003-01""#;
+    let odd = [
+        // A key after `type` (refused by the payload), an escaped id, a null id.
+        format!(r#"{{{tick},"type":"mepbm.monthly_tick","zz":1}}"#),
+        format!(r#"{{{tick},"id":"a\"b","type":"mepbm.monthly_tick"}}"#),
+        format!(r#"{{"id":null,{tick},"type":"mepbm.monthly_tick"}}"#),
+        // Escaped or repeated envelope fields, a wrong id.
+        format!(r#"{{{tick},"type":"mepbm.monthly\u005ftick"}}"#),
+        format!(r#"{{{tick},"typ\u0065":"cfr.x","type":"mepbm.monthly_tick"}}"#),
+        format!(r#"{{{tick},"type":"cfr.x","type":"mepbm.monthly_tick"}}"#),
+        format!(r#"{{"id":"a","id":"b",{tick},"type":"mepbm.monthly_tick"}}"#),
+        format!(r#"{{"id":5,{tick},"type":"mepbm.monthly_tick"}}"#),
+        // A nested `type` last; malformed and trailing bytes.
+        format!(r#"{{{tick},"type":"mepbm.monthly_tick","x":{{"type":"cfr.x"}}}}"#),
+        format!(r#"{{"a":{{{tick},"type":"mepbm.monthly_tick"}}"#),
+        format!(r#"{{{tick},"type":"mepbm.monthly_tick"}}{{"type":"cfr.x"}}"#),
+        format!(r#"{{"x":{{{tick}}},"type":"mepbm.monthly_tick"}}"#),
+        format!(r#"{{{tick},"type":"mepbm.nope"}}"#),
+        format!(r#"{{{tick},"type":"mepbm.monthly_tick""#),
+    ];
+    let ok: Vec<bool> = odd
+        .iter()
+        .map(|o| decode_every_way(o.as_bytes()).is_ok())
+        .collect();
+    let want = [
+        false, true, true, true, false, false, false, false, false, false, false, false, false,
+        false,
+    ];
+    assert_eq!(ok, want);
+    assert!(guess_stored_kind(odd[8].as_bytes()).is_none());
+    assert!(guess_stored_kind(odd[0].as_bytes()).is_some());
+}
+
+/// Verify's header read from the ends answers as the full scan on every
+/// canonical event (bundled, generated, voids and events without `id`),
+/// and leaves to it what is not laid out canonically.
+#[test]
+fn the_header_read_from_the_ends_equals_the_full_scan_on_canonical_events() {
+    let gen = crate::gen::stream(2000, 11);
+    let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
+    let void = r#"{"at":"2003-02-01","reason":"typo","target":7,"type":"ledger.voided"}"#;
+    let no_id = r#"{"at":"2003-01-01","month":"2003-01","type":"mepbm.monthly_tick"}"#;
+    let lines = bundled.chain(gen.lines()).chain([void, no_id]);
+    let (mut fast, mut ids) = (0, 0);
+    for line in lines.filter(|l| !l.trim().is_empty()) {
+        let p = parse_event(serde_json::from_str(line).unwrap()).unwrap();
+        let want = stored_header(&p.canonical).unwrap();
+        let got = stored_header_sorted(&p.canonical).unwrap();
+        assert_eq!(
+            (got.at, &got.id, got.void_target),
+            (want.at, &want.id, want.void_target),
+            "{line}"
+        );
+        fast += usize::from(stored_header_ends(&p.canonical).is_some());
+        ids += usize::from(want.id.is_some());
+    }
+    assert!(fast > 2000 && ids > 2000, "{fast} {ids}");
+    let tick = r#""at":"2003-01-01T00:00:00Z","month":"2003-01""#;
+    let not_canonical = [
+        // `id` before `at`, a repeated `at`, an escaped key, a void. (An `id`
+        // after a key above it is not noticed: the scan has stopped there.)
+        format!(r#"{{"id":"a",{tick},"type":"mepbm.monthly_tick"}}"#),
+        format!(r#"{{"at":"2001-01-01",{tick},"type":"mepbm.monthly_tick"}}"#),
+        r#"{"\u0061t":"2001-01-01","type":"mepbm.monthly_tick"}"#.to_string(),
+        r#"{"at":"2003-02-01","target":7,"type":"ledger.voided"}"#.to_string(),
+    ];
+    for o in &not_canonical {
+        assert!(stored_header_ends(o.as_bytes()).is_none(), "{o}");
+    }
+    // Left to the full scan, which reads every member.
+    let late_id = stored_header_sorted(not_canonical[0].as_bytes()).unwrap();
+    assert_eq!(late_id.id.as_deref(), Some("a"));
+}
+
+/// `direct` takes the common generated events, and wherever it answers it
+/// answers as serde: on every generated and bundled event, and on many
+/// mutations of each (bytes changed, dropped or repeated; any outcome).
+#[test]
+fn direct_decode_agrees_with_serde_and_takes_the_common_types() {
+    let gen = crate::gen::stream(600, 5);
+    let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
+    let (mut direct, mut total, mut mutated) = (0, 0, 0);
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: usize| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % n as u64) as usize
+    };
+    let edits: &[&[u8]] = &[
+        b"", b"\\\\", b" ", b"0", b"-", b".5", b"null", b"\\\"", b",", b"}",
+    ];
+    for line in bundled.chain(gen.lines()).filter(|l| !l.trim().is_empty()) {
+        let p = parse_event(serde_json::from_str(line).unwrap()).unwrap();
+        let taken = direct::decode(&p.kind, &p.canonical).is_some();
+        if crate::systems::direct_types().contains(&p.kind.as_str()) {
+            assert!(taken, "{line}");
+            (direct, total) = (direct + 1, total + 1);
+        }
+        decode_every_way(&p.canonical).unwrap();
+        for _ in 0..12 {
+            let mut b = p.canonical.clone();
+            let at = next(b.len());
+            let cut = next(3).min(b.len() - at);
+            b.splice(at..at + cut, edits[next(edits.len())].iter().copied());
+            if let Some((id, event)) = direct::decode(&p.kind, &b) {
+                mutated += 1;
+                let want = decode_stored_serde(&b, 3, 7, 9).unwrap();
+                let b = String::from_utf8_lossy(&b);
+                assert_eq!((id, event), (want.id, want.event), "{b}");
+            }
+            let _ = decode_every_way(&b);
+        }
+    }
+    assert!(direct == total && total > 600, "{direct} of {total}");
+    assert!(mutated > 100, "{mutated}");
+    direct_odd_cases();
+}
+
+/// Odd but valid records, and invalid ones: `direct` leaves them to serde.
+fn direct_odd_cases() {
+    let kind = "mepbm.allegiance_changed";
+    let odd = [
+        r#"{"at":"2003-01-01","game":7,"id":null,"nation":"N","side":"FP","type":"mepbm.allegiance_changed"}"#,
+        r#"{"at":"2003-01-01","game":"7","nation":"N\u0041","side":"FP","type":"mepbm.allegiance_changed"}"#,
+        r#"{"at":"2003-01-01", "game":"7","nation":"N","side":"FP","type":"mepbm.allegiance_changed"}"#,
+        r#"{"at":"2003-01-01","game":"7","nation":"N","side":"FP","type":"mepbm.allegiance_changed"} "#,
+    ];
+    for o in odd {
+        let want = decode_stored_serde(o.as_bytes(), 3, 7, 9).unwrap();
+        assert_eq!(decode_every_way(o.as_bytes()).unwrap(), want);
+    }
+    assert!(direct::decode(kind, odd[0].as_bytes()).is_some());
+    assert!(odd[1..]
+        .iter()
+        .all(|o| direct::decode(kind, o.as_bytes()).is_none()));
+    let ended = |fields: &str| {
+        format!(r#"{{"at":"2003-01-01",{fields},"type":"mepbm.game_ended","winner":"FP"}}"#)
+    };
+    let bad = [
+        r#""game":"7","nations":[],"turn":-0"#,
+        r#""game":"7","nations":[],"turn":1.0"#,
+        r#""game":"7","nations":[],"turn":01"#,
+        r#""game":"7","nations":[],"turn":1,"turn":2"#,
+        r#""game":"","nations":[],"turn":1"#,
+        r#""game":-1,"nations":[],"turn":1"#,
+        r#""game":18446744073709551616,"nations":[],"turn":1"#,
+        r#""game":"7","nations":[],"turn":9223372036854775808"#,
+        r#""game":"7","nations":[],"turn":1,"x":1"#,
+    ];
+    for b in bad.map(ended) {
+        assert!(
+            direct::decode("mepbm.game_ended", b.as_bytes()).is_none(),
+            "{b}"
+        );
+        decode_every_way(b.as_bytes()).unwrap_err();
+    }
+    let edge = ended(r#""game":18446744073709551615,"nations":[],"turn":-9223372036854775808"#);
+    assert!(direct::decode("mepbm.game_ended", edge.as_bytes()).is_some());
+    decode_every_way(edge.as_bytes()).unwrap();
+}
+
+/// The slow path on its own: serde_json::Value, then `parse_event`.
+fn slow(line: &[u8]) -> Result<Parsed, String> {
+    parse_line(line).map_err(|e| match e {
+        LineError::Json(e) => format!("json: {e}"),
+        LineError::Event(m) => m,
+    })
+}
+
+/// Assert the line parser's result (and canonical form) equal the slow
+/// path's; return whether it took the fast path.
+fn fast_equals_slow(parser: &mut LineParser, line: &[u8]) -> bool {
+    let got = parser.parse(line).map_err(|e| match e {
+        LineError::Json(e) => format!("json: {e}"),
+        LineError::Event(m) => m,
+    });
+    assert_eq!(got, slow(line), "{}", String::from_utf8_lossy(line));
+    let canon = parser.canonical(line).ok();
+    let want = serde_json::from_slice::<Value>(line).ok();
+    assert_eq!(canon, want.map(|v| crate::ledger::canonical::to_vec(&v)));
+    screen_agrees(parser, line);
+    parser.fast(line).is_some()
+}
+
+/// `screen`'s promise: the line's `parse` result, at once or (a deferred
+/// payload) from parsing the canonical bytes it keeps.
+fn screen_agrees(parser: &mut LineParser, line: &[u8]) {
+    let msg = |e: LineError| match e {
+        LineError::Json(e) => format!("json: {e}"),
+        LineError::Event(m) => m,
+    };
+    let want = parser.parse(line).map(Screened::from).map_err(msg);
+    let got = match parser.screen(line).map_err(msg) {
+        Ok(s) if s.event.is_none() => {
+            assert!(deferred(&s.kind), "{s:?}");
+            let later = parser.parse(&s.canonical).map(Screened::from);
+            later
+                .map_err(msg)
+                .inspect(|p| assert_eq!(p.canonical, s.canonical))
+        }
+        other => other,
+    };
+    assert_eq!(got, want, "{}", String::from_utf8_lossy(line));
+}
+
+/// The parser thread's saving: `screen` decodes no payload but `ledger.*`
+/// ones (the bundled events have both kinds).
+#[test]
+fn screen_defers_every_payload_but_ledger_ones() {
+    let mut parser = LineParser::default();
+    let (mut kept, mut left) = (0, 0);
+    let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
+    let gen = crate::gen::stream(2000, 7);
+    for line in bundled.chain(gen.lines()).filter(|l| l.starts_with('{')) {
+        let s = parser.screen(line.as_bytes()).unwrap();
+        assert_eq!(s.event.is_none(), !s.kind.starts_with("ledger."), "{line}");
+        match s.event {
+            Some(_) => kept += 1,
+            None => left += 1,
+        }
+    }
+    assert!(kept > 0 && left > 1000, "{kept} decoded, {left} deferred");
+}
+
+#[test]
+fn line_parser_agrees_with_the_value_path_and_takes_the_fast_one() {
+    let gen = crate::gen::stream(2000, 7);
+    let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
+    let mut parser = LineParser::default();
+    for line in bundled.chain(gen.lines()).filter(|l| l.starts_with('{')) {
+        assert!(
+            fast_equals_slow(&mut parser, line.as_bytes()),
+            "slow: {line}"
+        );
+    }
+}
+
+#[test]
+fn line_parser_agrees_with_the_value_path_on_odd_and_bad_input() {
+    let tick = r#""type":"mepbm.monthly_tick","at":"2003-01-01""#;
+    let long = "x".repeat(MAX_STRING);
+    let rules = |p: &str| {
+        format!(
+            r#"{{"type":"ledger.rules_changed","at":"2003-01-01","system":"valar","params":{p}}}"#
+        )
+    };
+    let cases = [
+        format!(r#"{{{tick},"month":"2003-01"}}"#),
+        format!(r#" {{ {tick} , "month" : "2003-01" , "id" : null }} "#),
+        format!(r#"{{{tick},"month":"2003-01","id":"a\"\u00e9\/\ud83d\ude00"}}"#),
+        rules(r#"{"z":[1,-2,{"b":true,"a":null}],"a":"0.5","m":[]}"#),
+        r#"{"type":"ledger.voided","at":"2003-01-01T10:00:00+02:00","target":3,"reason":"r"}"#
+            .to_string(),
+        format!(r#"{{{tick},"month":"2003-01","id":""}}"#),
+        format!(r#"{{{tick},"month":"2003-01","id":5}}"#),
+        // Payloads `screen` defers, refused when decoded.
+        format!(r#"{{{tick},"month":"2003-01","factor":"0.9"}}"#),
+        format!(r#"{{{tick}}}"#),
+        format!(r#"{{{tick},"month":5}}"#),
+        r#"{"type":"cards.match_result","at":"2003-01-01","players":[]}"#.into(),
+        format!(r#"{{{tick},"month":"2003-01","month":"2003-02"}}"#),
+        format!(r#"{{{tick},"mo\u006eth":"2003-01"}}"#),
+        r#"{"type":"mepbm.monthly\u005ftick","at":"2003-01-01","month":"2003-01"}"#.to_string(),
+        format!(r#"{{{tick},"month":"2003-01",}}"#),
+        format!(r#"{{{tick},"month":"2003-01"}} x"#),
+        format!(r#"{{{tick},"month":"{long}"}}"#),
+        format!(r#"{{{tick},"month":"{long}x"}}"#),
+        format!(r#"{{{tick},"month":"{}\u0041"}}"#, &long[1..]),
+        format!(r#"{{{tick},"month":"{}\""}}"#, &long[1..]),
+        rules(r#"{"k":-0}"#),
+        rules(r#"{"k":1.5}"#),
+        rules(r#"{"k":1e3}"#),
+        rules(r#"{"k":01}"#),
+        rules(r#"{"k":18446744073709551616}"#),
+        rules(r#"{"k":-9223372036854775809}"#),
+        rules(r#"{"k":[1 2]}"#),
+        rules(r#"{"k":tru}"#),
+        r#"{"type":"ledger.voided","at":"2003-02-30","target":3,"reason":"r"}"#.into(),
+        r#"{"type":"nope.x","at":"2003-01-01"}"#.into(),
+        r#"{"type":5,"at":"2003-01-01"}"#.into(),
+        r#"{"at":"2003-01-01"}"#.into(),
+        r#"[1,2]"#.into(),
+        r#"{"a":"\ud800"}"#.into(),
+        format!("{{\"a\":{}1{}}}", "[".repeat(70), "]".repeat(70)),
+        "{\"a\":\"tab\there\"}".into(),
+        rules(r#"{"k":-999999999999999999,"m":999999999999999999,"n":-1,"o":0}"#),
+        rules(r#"{"k":18446744073709551615,"m":-9223372036854775808}"#),
+        rules(r#"{"k":-0000000000000000001}"#),
+    ];
+    let mut parser = LineParser::default();
+    let fast: Vec<bool> = cases
+        .iter()
+        .map(|c| fast_equals_slow(&mut parser, c.as_bytes()))
+        .collect();
+    // Valid events take the fast path (escaped values and strings at the
+    // limit included); refused or unusual ones (an escaped key, a
+    // duplicate key) go the slow way.
+    let valid = [0, 1, 2, 3, 4, 13, 16, 18, 19, 36, 37];
+    let want: Vec<bool> = (0..cases.len()).map(|i| valid.contains(&i)).collect();
+    assert_eq!(fast, want);
+    assert!(!fast_equals_slow(&mut parser, b"{\"a\":\"\xff\"}"));
+}
+
+#[test]
+fn stored_header_scan_agrees_with_serde() {
+    let cases: [&[u8]; 7] = [
+        br#"{"at":"2003-01-01","id":"x","type":"mepbm.monthly_tick"}"#,
+        br#"{"at":"2003-01-01","id":null,"reason":"r","target":4,"type":"ledger.voided"}"#,
+        br#"{"at":"2003-01-01","reason":"r","target":-4,"type":"ledger.voided"}"#,
+        br#"{"at":"2003-01-01","reason":"r","type":"ledger.voided"}"#,
+        br#"{"at":"2003-01-01","at":"2003-01-02","type":"t"}"#,
+        br#"{"at":"2003-01-01","type":"t","x":[}"#,
+        br#"{"at":"2003-13-01","type":"t"}"#,
+    ];
+    for c in cases {
+        let serde = stored_header_serde(c);
+        if let Some(f) = stored_header_fast(c) {
+            assert_eq!(Ok(f), serde, "{}", String::from_utf8_lossy(c));
+        }
+        assert_eq!(stored_header(c), serde);
+    }
+    assert!(stored_header_fast(cases[0]).is_some());
+    assert!(stored_header_fast(cases[1]).is_some());
+}
+
+#[test]
+fn canonical_form_sorts_keys_and_keeps_content() {
+    let p =
+        parse_event(json!({"type": "mepbm.monthly_tick", "month": "2003-01", "at": "2003-02-01"}))
+            .unwrap();
+    assert_eq!(
+        String::from_utf8(p.canonical).unwrap(),
+        r#"{"at":"2003-02-01","month":"2003-01","type":"mepbm.monthly_tick"}"#
+    );
+}
