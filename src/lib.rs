@@ -169,22 +169,23 @@
 //! 1. **The folder.** `src/systems/ns/`: `events.rs`, a struct per event type (serde,
 //!    unknown fields denied) and `parse` (`payload_table!`); pure math first, then a
 //!    `State` implementing [`systems::Projection`] (`check` names the rule broken, `apply`
-//!    never fails) in `mod.rs`, with `TABLES`, `standings` and `checkpoint_bytes` (serde
-//!    and bincode, as cfr, cards, diplomacy and sbr do); `params.rs` (every constant, as
+//!    never fails) in `mod.rs`, with `TABLES` and `standings`; `params.rs` (every constant, as
 //!    typed groups declared with `params::rule_params!` and read through `Cx::params`);
 //!    `direct.rs`, the fast decoders of its commonest stored types (only speed: `decode`
 //!    may answer `None` for everything); `system.rs`, its [`systems::RatingSystem`] impl
 //!    (name, tables, parameter groups, event types, samples, the parallel fold's worker,
-//!    tournaments). Its module docs define its events and state every decision its rules
+//!    tournaments, its checkpoint section: `checkpoint` and `restore`, bincode of the
+//!    state as cfr, cards, diplomacy and sbr do). Its module docs define its events and state every decision its rules
 //!    leave open.
 //! 2. **Its samples.** Streams `events/ns_*.jsonl` with the worked examples, named in its
 //!    `SAMPLES` (so `laurel demo` appends them).
 //! 3. **Registration.** One line `ns: Ns` in the `registry!` of [`systems`]; the macro
 //!    generates the field of [`systems::State`], the variant of [`systems::Event`], the
-//!    dispatch of `check`, `apply`, `absorb`, `standings` and payload parsing,
-//!    [`systems::NAMESPACES`], [`systems::TYPES`] and [`systems::PARAM_GROUPS`].
-//! 4. **Checkpoints.** In `fold/checkpoint.rs`: the encode and decode arms; in
-//!    [`ledger::checkpoint`], `SECTIONS` (one more). The header's layout changes with the
+//!    dispatch of `check`, `apply`, `absorb`, `standings`, checkpoint sections and
+//!    payload parsing, [`systems::NAMESPACES`], [`systems::TYPES`] and
+//!    [`systems::PARAM_GROUPS`].
+//! 4. **Checkpoints.** [`ledger::checkpoint`]'s `SECTIONS` is one more (a const
+//!    assertion in `fold/checkpoint.rs` says so). The header's layout changes with the
 //!    section count, so the magic changes too, and older checkpoints read as absent
 //!    (they are a cache).
 //! 5. **Tests.** `tests/ns.rs` with insta snapshots of its tables;

@@ -23,6 +23,7 @@ mod dupkeys;
 pub mod ledger;
 mod payload;
 mod scan;
+mod text;
 
 pub(crate) use payload::payload;
 pub(crate) use payload::payload_table;
@@ -36,25 +37,8 @@ use crate::time::{self, Micros};
 /// Longest string accepted in any field, in bytes.
 pub const MAX_STRING: usize = 4096;
 
-/// A character no event string may hold: the C0 and C1 controls (a newline,
-/// ESC, NUL...) and the bidirectional overrides, which let a name rewrite the
-/// terminal or the order of what is shown around it.
-pub fn forbidden_char(s: &str) -> Option<char> {
-    s.chars().find(|&c| {
-        c.is_control()
-            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}')
-            || ('\u{202A}'..='\u{202E}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c)
-    })
-}
-
-/// The message for a string at `what` holding [`forbidden_char`] `c`.
-fn forbidden_message(what: &str, c: char) -> String {
-    format!(
-        "{what}: holds the control character U+{:04X}; names and text must be printable",
-        c as u32
-    )
-}
+pub use text::forbidden_char;
+use text::forbidden_message;
 
 pub use crate::systems::{Event, TYPES};
 

@@ -3,15 +3,15 @@
 //! The ledger stores checkpoints as numbered sections of bytes it does not
 //! read ([`crate::ledger::checkpoint`]); this module says what the sections
 //! are: section 0 the rules in force (bincode of [`Params`]), then one per
-//! projection, in [`NAMESPACES`] order, each encoded by its system
-//! (`checkpoint_bytes`, read back by `from_checkpoint` for mepbm and bincode
-//! for the others). A query resumes from the latest usable checkpoint at or
+//! projection, in [`NAMESPACES`] order, each encoded and read back by its
+//! system (`RatingSystem::checkpoint` and `restore`, through
+//! `State::checkpoint_of` and `State::restore_of`). A query resumes from the latest usable checkpoint at or
 //! before its `--as-of` and folds the records after it; the check fold of an
 //! append resumes from the latest one still valid and stores new ones on the
 //! way.
 
 use bincode::Options;
-use serde::{de::DeserializeOwned, Serialize};
+use serde::Serialize;
 
 use super::{Pos, Query, Sink, Start};
 use crate::error::{Error, Result};
@@ -19,7 +19,6 @@ use crate::ledger::checkpoint::{self as store, every, small, unpack, Frames, Par
 use crate::ledger::patch::Encoded;
 use crate::ledger::{Head, Ledger, View};
 use crate::params::Params;
-use crate::systems::mepbm::State as MepbmState;
 use crate::systems::{State, NAMESPACES};
 use crate::time::Micros;
 
@@ -59,20 +58,10 @@ pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
 pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encoded> {
     match i {
         0 => section_bytes(params).map(Encoded::from),
-        1 => Ok(state.mepbm.checkpoint_bytes()),
-        2 => state.cfr.checkpoint_bytes().map_err(storage_error),
-        3 => state.cards.checkpoint_bytes().map_err(storage_error),
-        4 => state.diplomacy.checkpoint_bytes().map_err(storage_error),
-        5 => state.sbr.checkpoint_bytes().map_err(storage_error),
-        _ => Err(Error::Storage(format!("checkpoint: no section {i}"))),
+        _ => state
+            .checkpoint_of(i - 1)
+            .map_err(|e| Error::Storage(format!("checkpoint: {e}"))),
     }
-}
-
-fn section<T: DeserializeOwned>(b: &[u8]) -> Option<T> {
-    bincode::DefaultOptions::new()
-        .with_limit(b.len() as u64 * 64 + 4096)
-        .deserialize(b)
-        .ok()
 }
 
 /// Read sections back (`read(i)` gives section i's bytes): the rules in force
@@ -90,7 +79,7 @@ pub fn decode(
 
 /// The rules in force from section 0's bytes; `None` if damaged.
 fn params_of(b: &[u8]) -> Option<Params> {
-    let mut p: Params = section(b)?;
+    let mut p: Params = crate::systems::compact::from_section(b)?;
     p.restamp();
     Some(p)
 }
@@ -108,14 +97,7 @@ fn decode_state(
         let Some(b) = read(i + 1)? else {
             return Ok(None);
         };
-        let ok = match *ns {
-            "mepbm" => MepbmState::from_checkpoint(&b).map(|s| state.mepbm = s),
-            "cfr" => section(&b).map(|s| state.cfr = s),
-            "cards" => section(&b).map(|s| state.cards = s),
-            "diplomacy" => section(&b).map(|s| state.diplomacy = s),
-            _ => section(&b).map(|s| state.sbr = s),
-        };
-        if ok.is_none() {
+        if state.restore_of(i, &b).is_none() {
             return Ok(None);
         }
     }

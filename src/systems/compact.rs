@@ -21,6 +21,18 @@
 //! interning builds).
 
 pub use crate::ledger::patch::{Encoded, Span};
+
+/// A state from its checkpoint section in bincode (varint), as the states
+/// that do not lay out their own bytes write it; `None` if damaged. The limit
+/// keeps a damaged length from asking for more memory than the bytes could
+/// describe.
+pub fn from_section<T: serde::de::DeserializeOwned>(b: &[u8]) -> Option<T> {
+    use bincode::Options;
+    bincode::DefaultOptions::new()
+        .with_limit(b.len() as u64 * 64 + 4096)
+        .deserialize(b)
+        .ok()
+}
 use serde::{Deserialize, Serialize};
 
 /// Strings numbered in order of first appearance.

@@ -32,6 +32,7 @@ use crate::events::{PayloadInput, Record};
 use crate::output::Report;
 use crate::params::{GroupDef, ParamDef, Params};
 use crate::time::Micros;
+use compact::Encoded;
 
 /// One change to a subject's value, with the formula that produced it (`laurel history`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -187,6 +188,12 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     fn tournaments(&self) -> Option<Vec<String>> {
         None
     }
+    /// Its checkpoint section: the state's bytes, and the spans a delta's
+    /// patch goes by ([`crate::ledger::patch::Span`]).
+    fn checkpoint(&self) -> Result<Encoded, String>;
+    /// Its state from the bytes of [`RatingSystem::checkpoint`]; `None` if
+    /// they are damaged (a checkpoint is a cache: it then reads as absent).
+    fn restore(bytes: &[u8]) -> Option<Self>;
 }
 
 /// The slices `parts`, one after another, as an array (`N` their total length).
@@ -268,6 +275,33 @@ macro_rules! registry {
                     "unknown standings table {table:?} (known: {})",
                     tables().iter().map(|(t, _)| *t).collect::<Vec<_>>().join(", ")
                 ))
+            }
+
+            /// The checkpoint section of namespace `NAMESPACES[ns]`.
+            pub fn checkpoint_of(&self, ns: usize) -> Result<Encoded, String> {
+                let mut i = 0;
+                $(
+                    if i == ns {
+                        return RatingSystem::checkpoint(&self.$ns);
+                    }
+                    i += 1;
+                )*
+                Err(format!("no namespace {ns} of {i}"))
+            }
+
+            /// Restore namespace `NAMESPACES[ns]` from its checkpoint section;
+            /// `None` if the bytes are damaged.
+            pub fn restore_of(&mut self, ns: usize, bytes: &[u8]) -> Option<()> {
+                let mut i = 0;
+                $(
+                    if i == ns {
+                        self.$ns = <$ns::State as RatingSystem>::restore(bytes)?;
+                        return Some(());
+                    }
+                    i += 1;
+                )*
+                debug_assert!(ns < i, "no namespace {ns}");
+                None
             }
 
             /// The tournaments table `table` is shown per (`None`: shown whole).

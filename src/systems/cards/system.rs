@@ -48,4 +48,12 @@ impl RatingSystem for State {
     fn tournaments(&self) -> Option<Vec<String>> {
         Some(State::tournaments(self))
     }
+
+    fn checkpoint(&self) -> Result<crate::systems::compact::Encoded, String> {
+        self.checkpoint_bytes().map_err(|e| e.to_string())
+    }
+
+    fn restore(bytes: &[u8]) -> Option<Self> {
+        crate::systems::compact::from_section(bytes)
+    }
 }

@@ -44,4 +44,12 @@ impl RatingSystem for State {
     fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
         State::standings(self, table, sel, cx)
     }
+
+    fn checkpoint(&self) -> Result<crate::systems::compact::Encoded, String> {
+        self.checkpoint_bytes().map_err(|e| e.to_string())
+    }
+
+    fn restore(bytes: &[u8]) -> Option<Self> {
+        crate::systems::compact::from_section(bytes)
+    }
 }

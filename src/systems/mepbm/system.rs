@@ -82,4 +82,12 @@ impl RatingSystem for State {
     fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
         State::standings(self, table, sel, cx)
     }
+
+    fn checkpoint(&self) -> Result<crate::systems::compact::Encoded, String> {
+        Ok(self.checkpoint_bytes())
+    }
+
+    fn restore(bytes: &[u8]) -> Option<Self> {
+        State::from_checkpoint(bytes)
+    }
 }
