@@ -154,19 +154,22 @@ impl<'a> Reader<'a> {
 mod tests {
     use super::*;
 
+    /// Values around every byte-length boundary of a varint.
+    const SAMPLES: [u64; 9] = [
+        0,
+        1,
+        127,
+        128,
+        300,
+        16_383,
+        16_384,
+        u32::MAX as u64,
+        u64::MAX,
+    ];
+
     #[test]
     fn primitives_round_trip_and_damage_reads_as_none() {
-        let us = [
-            0,
-            1,
-            127,
-            128,
-            300,
-            16_383,
-            16_384,
-            u64::from(u32::MAX),
-            u64::MAX,
-        ];
+        let us = SAMPLES;
         let is = [0, -1, 1, -64, 64, i64::MIN, i64::MAX, 1500, -1500];
         let mut w = Writer::default();
         for &u in &us {
@@ -212,17 +215,7 @@ mod tests {
             assert_eq!(len(n), bytes.len());
         }
         let mut out = Vec::new();
-        let all = [
-            0,
-            1,
-            127,
-            128,
-            300,
-            16_383,
-            16_384,
-            u64::from(u32::MAX),
-            u64::MAX,
-        ];
+        let all = SAMPLES;
         for n in all {
             put(&mut out, n);
         }
