@@ -37,8 +37,8 @@ use crate::time::{self, Micros};
 /// Longest string accepted in any field, in bytes.
 pub const MAX_STRING: usize = 4096;
 
-pub use text::forbidden_char;
 use text::forbidden_message;
+pub use text::{forbidden, forbidden_char};
 
 pub use crate::systems::{Event, TYPES};
 
@@ -741,15 +741,14 @@ fn check_values(v: &Value, path: &str) -> Result<(), String> {
              (write fractions as decimal strings, e.g. \"0.98\")",
             at(path)
         )),
-        Value::String(s) if forbidden_char(s).is_some() => Err(forbidden_message(
-            &at(path),
-            forbidden_char(s).unwrap_or('\0'),
-        )),
         Value::String(s) if s.len() > MAX_STRING => Err(format!(
             "{}: string of {} bytes is longer than the limit of {MAX_STRING}",
             at(path),
             s.len()
         )),
+        Value::String(s) => {
+            forbidden_char(s).map_or(Ok(()), |c| Err(forbidden_message(&at(path), c)))
+        }
         Value::Array(items) => items
             .iter()
             .enumerate()

@@ -95,14 +95,12 @@ pub fn ordinal(n: u64) -> String {
 }
 
 /// `s` with every character a terminal would act on (C0 and C1 controls, the
-/// bidirectional overrides: [`crate::events::forbidden_char`]) written as a
+/// bidirectional overrides: [`crate::events::forbidden`]) written as a
 /// `\u{..}` escape, and `keep` (e.g. `'\n'` in a message) left as it is.
 /// Appends refuse such characters; this is what keeps anything that reaches
 /// text output or stderr anyway (an argument echoed in a message) inert.
 pub fn printable<'s>(s: &'s str, keep: &[char]) -> std::borrow::Cow<'s, str> {
-    let bad = |c: char| {
-        !keep.contains(&c) && crate::events::forbidden_char(c.encode_utf8(&mut [0; 4])).is_some()
-    };
+    let bad = |c: char| !keep.contains(&c) && crate::events::forbidden(c);
     if !s.chars().any(bad) {
         return std::borrow::Cow::Borrowed(s);
     }

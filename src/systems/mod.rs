@@ -16,6 +16,59 @@
 //! groups in its `params.rs`, [`PARAM_GROUPS`] lists them all, and rule code reads
 //! typed fields from [`Cx::params`] (`cx.params.get::<Sbr>().advance`).
 
+/// The items every `system.rs` writes alike, inside its `impl RatingSystem`:
+/// payloads parsed by its `events::parse` and decoded by its `direct::decode`,
+/// standings from its `State::standings`; with `bincode`, also its checkpoint
+/// section as its `checkpoint_bytes` writes it and bincode reads it back.
+macro_rules! system_items {
+    () => {
+        type Event = events::Event;
+
+        fn parse(
+            name: &str,
+            input: impl crate::events::PayloadInput,
+        ) -> Result<Option<events::Event>, String> {
+            events::parse(name, input)
+        }
+
+        fn decode_direct<'a>(
+            name: &str,
+            c: &mut crate::events::direct::Cur<'a>,
+            env: &mut crate::events::direct::Envelope<'a>,
+        ) -> Option<events::Event> {
+            direct::decode(name, c, env)
+        }
+
+        fn standings(
+            &self,
+            table: &str,
+            sel: &crate::systems::Selector,
+            cx: &crate::systems::Cx,
+        ) -> Result<crate::output::Report, String> {
+            State::standings(self, table, sel, cx)
+        }
+    };
+    (bincode) => {
+        system_items!();
+
+        fn checkpoint(&self) -> Result<crate::systems::compact::Encoded, String> {
+            self.checkpoint_bytes().map_err(|e| e.to_string())
+        }
+
+        fn restore(bytes: &[u8]) -> Option<Self> {
+            crate::systems::compact::from_section(bytes)
+        }
+    };
+}
+
+/// A system's sample streams (`RatingSystem::SAMPLES`): each file of the
+/// repository's `events/` folder named, with its contents.
+macro_rules! samples {
+    ($($file:literal),* $(,)?) => {
+        &[$(($file, include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/events/", $file)))),*]
+    };
+}
+
 pub mod cards;
 pub mod cfr;
 pub mod compact;

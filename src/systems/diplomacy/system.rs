@@ -1,11 +1,8 @@
 //! `diplomacy` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
 use super::{direct, events, params, State, TABLES};
-use crate::events::direct::{Cur, Envelope};
-use crate::events::PayloadInput;
-use crate::output::Report;
 use crate::params::GroupDef;
-use crate::systems::{Cx, RatingSystem, Selector};
+use crate::systems::RatingSystem;
 
 impl RatingSystem for State {
     const NAME: &'static str = "diplomacy";
@@ -15,44 +12,11 @@ impl RatingSystem for State {
         GroupDef::of::<params::Carnage>(),
     ];
     const TYPES: &'static [&'static str] = &["diplomacy.game_ended"];
-    const SAMPLES: &'static [(&'static str, &'static str)] = &[
-        (
-            "diplomacy_draws.jsonl",
-            include_str!("../../../events/diplomacy_draws.jsonl"),
-        ),
-        (
-            "diplomacy_small_boards.jsonl",
-            include_str!("../../../events/diplomacy_small_boards.jsonl"),
-        ),
-        (
-            "diplomacy_solo_surrender.jsonl",
-            include_str!("../../../events/diplomacy_solo_surrender.jsonl"),
-        ),
+    const SAMPLES: &'static [(&'static str, &'static str)] = samples![
+        "diplomacy_draws.jsonl",
+        "diplomacy_small_boards.jsonl",
+        "diplomacy_solo_surrender.jsonl"
     ];
     const WORKER: usize = 1;
-    type Event = events::Event;
-
-    fn parse(name: &str, input: impl PayloadInput) -> Result<Option<events::Event>, String> {
-        events::parse(name, input)
-    }
-
-    fn decode_direct<'a>(
-        name: &str,
-        c: &mut Cur<'a>,
-        env: &mut Envelope<'a>,
-    ) -> Option<events::Event> {
-        direct::decode(name, c, env)
-    }
-
-    fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
-        State::standings(self, table, sel, cx)
-    }
-
-    fn checkpoint(&self) -> Result<crate::systems::compact::Encoded, String> {
-        self.checkpoint_bytes().map_err(|e| e.to_string())
-    }
-
-    fn restore(bytes: &[u8]) -> Option<Self> {
-        crate::systems::compact::from_section(bytes)
-    }
+    system_items!(bincode);
 }

@@ -1,11 +1,8 @@
 //! `mepbm` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
 use super::{direct, events, params, State, TABLES};
-use crate::events::direct::{Cur, Envelope};
-use crate::events::PayloadInput;
-use crate::output::Report;
 use crate::params::GroupDef;
-use crate::systems::{Cx, RatingSystem, Selector};
+use crate::systems::RatingSystem;
 
 impl RatingSystem for State {
     const NAME: &'static str = "mepbm";
@@ -30,58 +27,18 @@ impl RatingSystem for State {
         "mepbm.grudge_roster_changed",
         "mepbm.monthly_tick",
     ];
-    const SAMPLES: &'static [(&'static str, &'static str)] = &[
-        (
-            "mepbm_ainur.jsonl",
-            include_str!("../../../events/mepbm_ainur.jsonl"),
-        ),
-        (
-            "mepbm_istari.jsonl",
-            include_str!("../../../events/mepbm_istari.jsonl"),
-        ),
-        (
-            "mepbm_late_1.jsonl",
-            include_str!("../../../events/mepbm_late_1.jsonl"),
-        ),
-        (
-            "mepbm_late_2.jsonl",
-            include_str!("../../../events/mepbm_late_2.jsonl"),
-        ),
-        (
-            "mepbm_maia.jsonl",
-            include_str!("../../../events/mepbm_maia.jsonl"),
-        ),
-        (
-            "mepbm_monthly.jsonl",
-            include_str!("../../../events/mepbm_monthly.jsonl"),
-        ),
-        (
-            "mepbm_nazgul.jsonl",
-            include_str!("../../../events/mepbm_nazgul.jsonl"),
-        ),
-        (
-            "mepbm_valar.jsonl",
-            include_str!("../../../events/mepbm_valar.jsonl"),
-        ),
+    const SAMPLES: &'static [(&'static str, &'static str)] = samples![
+        "mepbm_ainur.jsonl",
+        "mepbm_istari.jsonl",
+        "mepbm_late_1.jsonl",
+        "mepbm_late_2.jsonl",
+        "mepbm_maia.jsonl",
+        "mepbm_monthly.jsonl",
+        "mepbm_nazgul.jsonl",
+        "mepbm_valar.jsonl"
     ];
     const WORKER: usize = 0;
-    type Event = events::Event;
-
-    fn parse(name: &str, input: impl PayloadInput) -> Result<Option<events::Event>, String> {
-        events::parse(name, input)
-    }
-
-    fn decode_direct<'a>(
-        name: &str,
-        c: &mut Cur<'a>,
-        env: &mut Envelope<'a>,
-    ) -> Option<events::Event> {
-        direct::decode(name, c, env)
-    }
-
-    fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
-        State::standings(self, table, sel, cx)
-    }
+    system_items!();
 
     fn checkpoint(&self) -> Result<crate::systems::compact::Encoded, String> {
         Ok(self.checkpoint_bytes())
