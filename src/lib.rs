@@ -131,11 +131,12 @@
 //! `checkpoints/<position>.lcp` (one per checkpoint: its header, then its sections). The
 //! sled trees:
 //!
-//! - `meta`: `format`, the marker `laurel-ledger-5` (any other is refused), and `head`,
+//! - `meta`: `format`, the marker `laurel-ledger-6` (any other is refused), and `head`,
 //!   the last seq and its hash.
 //! - `chunks`: key the chunk's first seq (u64 big-endian), value a 24-byte pointer to the
 //!   chunk in a segment file ([`ledger::segment`]). A chunk holds up to 1024 records or
-//!   256 KiB, LZ4-packed; its layout is in [`ledger::chunk`]. Records share chunks because
+//!   256 KiB, LZ4-packed with a CRC-32 that every read checks (a damaged chunk is an
+//!   error naming its seq, never a table); its layout is in [`ledger::chunk`]. Records share chunks because
 //!   sled costs tens of microseconds a key; each stores its hash, `at`, void target,
 //!   idempotency key and content hash beside the event's canonical bytes, so fold plans
 //!   and the idempotency index need no JSON.

@@ -382,13 +382,13 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             // An LZ4 block ends in literals, so this changes the last event's
-            // last byte: the record no longer hashes to its stored hash.
+            // last byte: every reader refuses it by the chunk's checksum.
             "last packed byte changed",
             edit_stored_chunk(1, |b| {
                 let n = b.len();
                 b[n - 1] ^= 0x20;
             }),
-            "stored hash does not match",
+            "packed value is damaged (its checksum does not match)",
         ),
         (
             "count of 4 billion",

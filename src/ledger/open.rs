@@ -4,14 +4,14 @@
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
-use super::{segment, storage, Handles, Head, Ledger};
+use super::{storage, Handles, Head, Ledger};
 use crate::error::{Error, Result};
 
 /// The format marker in the "meta" tree: chunks are stored packed
 /// ([`super::chunk::pack`]) in segment files, sled holds their places ([`segment`]),
 /// and every chunk has a summary and its key fingerprints. A ledger with any
 /// other marker is refused as an unknown format.
-const FORMAT: &[u8] = b"laurel-ledger-5";
+const FORMAT: &[u8] = b"laurel-ledger-6";
 /// sled's page cache; the default (1 GiB) would dominate memory use.
 const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -243,14 +243,13 @@ impl Ledger {
         }
     }
 
-    /// Flush sled, then fsync every file of the ledger directory but the
-    /// segments, and every directory. A segment is fsynced by the append that
-    /// writes it ([`segment::Writer::sync`]) and never written again, so
-    /// fsyncing them all here only grew with the ledger's count of appends
-    /// (302 segments: 321 fsyncs and 647 opens for a one-event append).
+    /// Flush sled, then fsync sled's files and the directories that name
+    /// laurel's files ([`to_fsync`]). A segment is fsynced by the append that
+    /// writes it ([`super::segment::Writer::sync`]) and a checkpoint file by its writer,
+    /// and neither is written again, so this does not grow with their count.
     pub(super) fn durable(&self) -> Result<()> {
         self.with(|h| h.db.flush())?.map_err(storage)?;
-        fsync_tree(&self.path, &segment::dir(&self.path))
+        fsync_all(&self.path, &self.files_dir())
     }
 }
 
@@ -262,15 +261,15 @@ impl Ledger {
 /// but it also waits for every other dirty file of the file system.
 const FSYNC_THREADS: usize = 8;
 
-/// fsync every file under `dir` but those directly in `not_files_of`
-/// ([`FSYNC_THREADS`] at a time), then every directory, `not_files_of` too
-/// (after its files, so a new file's entry is durable too).
+/// fsync what [`to_fsync`] lists for the ledger at `dir`: the files
+/// ([`FSYNC_THREADS`] at a time), then the directories, each after the files it
+/// names, so a new file's entry is durable too.
 ///
 /// A file gone by the time it is opened is skipped: sled deletes blob files
 /// it no longer needs, and their deletion is made durable by the fsync of
 /// their directory, which comes after.
-pub(super) fn fsync_tree(dir: &Path, not_files_of: &Path) -> Result<()> {
-    let (files, dirs) = to_fsync(dir, not_files_of)?;
+pub(super) fn fsync_all(dir: &Path, checkpoints: &Path) -> Result<()> {
+    let (files, dirs) = to_fsync(dir, checkpoints)?;
     let next = std::sync::atomic::AtomicUsize::new(0);
     let work = || loop {
         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -290,13 +289,50 @@ pub(super) fn fsync_tree(dir: &Path, not_files_of: &Path) -> Result<()> {
     dirs.iter().try_for_each(|d| fsync_path(d, false))
 }
 
-/// What [`fsync_tree`] fsyncs: the files under `dir` but those directly in
-/// `not_files_of`, and every directory (each after what it holds).
-pub(super) fn to_fsync(dir: &Path, not_files_of: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
-    let (mut files, mut dirs) = (Vec::new(), Vec::new());
-    list_tree(dir, &mut files, &mut dirs)?;
-    files.retain(|f| f.parent() != Some(not_files_of));
+/// What an append makes durable after sled's flush, for the ledger at `dir`:
+/// the regular files sled writes (`db`, `conf`, `snap.*` and those directly in
+/// `blobs/`), then the directories `blobs/` and `checkpoints` (if they exist)
+/// and the ledger's own.
+///
+/// Only these names: anything else in the ledger's directory (a `lost+found`,
+/// a symlink, a fifo an operator left) is not laurel's, and is neither opened
+/// nor followed.
+pub(super) fn to_fsync(dir: &Path, checkpoints: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+    let sleds = |name: &str| name == "db" || name == "conf" || name.starts_with("snap.");
+    let blobs = dir.join("blobs");
+    let mut files = regular_files(dir, sleds)?;
+    let mut dirs = Vec::new();
+    for d in [blobs.as_path(), checkpoints] {
+        if is_dir(d) {
+            if d == blobs {
+                files.extend(regular_files(d, |_| true)?);
+            }
+            dirs.push(d.to_path_buf());
+        }
+    }
+    dirs.push(dir.to_path_buf());
     Ok((files, dirs))
+}
+
+/// The regular files directly in `dir` (symlinks are not followed) whose
+/// names pass `wanted`.
+fn regular_files(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<Vec<PathBuf>> {
+    let io = |e| Error::io(dir.display().to_string(), e);
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let regular = entry.file_type().is_ok_and(|t| t.is_file());
+        if regular && wanted(&entry.file_name().to_string_lossy()) {
+            files.push(entry.path());
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Whether `p` is a directory itself (not a symlink to one).
+fn is_dir(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir())
 }
 
 /// fsync the file or directory `p`; when `gone_ok`, one that does not exist
@@ -308,23 +344,4 @@ pub(super) fn fsync_path(p: &Path, gone_ok: bool) -> Result<()> {
             .and_then(|f| f.sync_all())
             .map_err(|e| Error::io(p.display().to_string(), e)),
     }
-}
-
-/// Every file and directory under `dir`; a directory after what it holds.
-pub(super) fn list_tree(
-    dir: &Path,
-    files: &mut Vec<PathBuf>,
-    dirs: &mut Vec<PathBuf>,
-) -> Result<()> {
-    let io = |e| Error::io(dir.display().to_string(), e);
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
-        if path.is_dir() {
-            list_tree(&path, files, dirs)?;
-        } else if path.is_file() {
-            files.push(path);
-        }
-    }
-    dirs.push(dir.to_path_buf());
-    Ok(())
 }

@@ -48,7 +48,8 @@ pub const POINTER: &[u8; 4] = b"LRS1";
 pub const POINTER_LEN: usize = 24;
 /// The largest stored chunk a pointer may give: LZ4's worst case for the
 /// largest raw chunk ([`super::chunk::MAX_RAW`]) plus the packed header.
-pub const MAX_STORED: usize = super::chunk::MAX_RAW + super::chunk::MAX_RAW / 255 + 16 + 8;
+pub const MAX_STORED: usize =
+    super::chunk::MAX_RAW + super::chunk::MAX_RAW / 255 + 16 + super::chunk::PACKED_HEADER;
 
 /// The directory of a ledger's segments.
 pub fn dir(ledger: &Path) -> PathBuf {
@@ -244,7 +245,7 @@ mod tests {
         let at = |p: &[u8]| parse(p, 7).unwrap();
         assert_eq!(r.read(t.path(), 7, at(&a)).unwrap(), b"first chunk");
         assert_eq!(r.read(t.path(), 9, at(&b)).unwrap(), b"second");
-        let e = parse(b"LRZ1....", 7).unwrap_err().to_string();
+        let e = parse(b"LRZ2....", 7).unwrap_err().to_string();
         assert!(
             e.contains("seq 7: its value is not a segment pointer"),
             "{e}"

@@ -3,29 +3,39 @@
 
 use std::collections::BTreeSet;
 
-use super::open::{fsync_path, fsync_tree, list_tree, to_fsync};
+use super::open::{fsync_all, fsync_path, to_fsync};
 use super::parse::{ContentKeys, Parsed, RecordHashes};
 use super::*;
 use crate::{events, input};
 
 #[test]
-fn fsync_tree_lists_a_directory_after_its_files_and_refuses_a_missing_one() {
+fn an_append_fsyncs_sleds_files_and_the_directories_naming_laurels_only() {
     let t = tempfile::tempdir().unwrap();
-    let sub = t.path().join("blobs");
-    std::fs::create_dir(&sub).unwrap();
-    std::fs::write(sub.join("1"), b"x").unwrap();
-    std::fs::write(t.path().join("db"), b"y").unwrap();
-    let (mut files, mut dirs) = (Vec::new(), Vec::new());
-    list_tree(t.path(), &mut files, &mut dirs).unwrap();
-    files.sort();
-    assert_eq!(files, [sub.join("1"), t.path().join("db")]);
-    assert_eq!(dirs, [sub.clone(), t.path().to_path_buf()]);
-    // The segments' files are left out, their directory is not.
-    let (files, dirs) = to_fsync(t.path(), &sub).unwrap();
-    assert_eq!(files, [t.path().join("db")]);
-    assert_eq!(dirs, [sub.clone(), t.path().to_path_buf()]);
-    assert!(fsync_tree(t.path(), &sub).is_ok());
-    assert!(fsync_tree(&t.path().join("gone"), &sub).is_err());
+    let (blobs, ckpts) = (t.path().join("blobs"), t.path().join("checkpoints"));
+    for d in [
+        &blobs,
+        &ckpts,
+        &t.path().join("segments"),
+        &t.path().join("lost+found"),
+    ] {
+        std::fs::create_dir(d).unwrap();
+    }
+    for f in ["db", "conf", "snap.000A", "laurel.lock", "notes.txt"] {
+        std::fs::write(t.path().join(f), b"y").unwrap();
+    }
+    std::fs::write(blobs.join("1"), b"x").unwrap();
+    std::fs::write(ckpts.join("a.lcp"), b"x").unwrap();
+    std::os::unix::fs::symlink("/proc/self", t.path().join("proc")).unwrap();
+    let (files, dirs) = to_fsync(t.path(), &ckpts).unwrap();
+    let names = |v: &[std::path::PathBuf]| -> Vec<String> {
+        v.iter()
+            .map(|p| p.strip_prefix(t.path()).unwrap().display().to_string())
+            .collect()
+    };
+    assert_eq!(names(&files), ["conf", "db", "snap.000A", "blobs/1"]);
+    assert_eq!(names(&dirs), ["blobs", "checkpoints", ""]);
+    assert!(fsync_all(t.path(), &ckpts).is_ok());
+    assert!(fsync_all(&t.path().join("gone"), &ckpts).is_err());
 }
 
 #[test]

@@ -1,0 +1,108 @@
+//! What the ledger's files promise an operator: a damaged byte in a stored
+//! chunk makes every command that reads it fail naming the seq, never print a
+//! table built from it; an append makes durable exactly the files laurel
+//! writes, whatever else sits in the ledger's directory.
+
+mod common;
+
+use common::{append_text, db_path, empty_ledger, head, laurel};
+
+/// Seeded Valar ratings of 1450 for `n` players.
+fn seeds(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"type":"mepbm.rating_seeded","at":"2003-01-01","player":"Player {i:02}","system":"valar","value":1450}}"#
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The ledger's only segment file.
+fn segment(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut files: Vec<_> = std::fs::read_dir(db_path(dir).join("segments"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files.pop().unwrap()
+}
+
+#[test]
+fn a_changed_digit_in_a_segment_makes_every_reader_exit_1_naming_the_seq() {
+    let dir = empty_ledger();
+    let out = append_text(dir.path(), &seeds(24));
+    assert!(out.status.success());
+    let before = laurel(dir.path())
+        .args(["standings", "valar"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&before.stdout).contains("1450"));
+    // The first "1450" of a chunk is an LZ4 literal: the digit as written.
+    let file = segment(dir.path());
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.windows(4).position(|w| w == b"1450").unwrap();
+    bytes[at] = b'9';
+    std::fs::write(&file, bytes).unwrap();
+    for args in [
+        &["standings", "valar"][..],
+        &["history", "Player 00"],
+        &["export"],
+        &["verify"],
+    ] {
+        let out = laurel(dir.path()).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("chunk starting at seq 1: packed value is damaged"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("9450"),
+            "{args:?}"
+        );
+    }
+}
+
+/// A ledger directory holding what an operator's tools might leave in it:
+/// a symlink to `/proc/self`, a symlink loop, a fifo and an unreadable
+/// directory.
+fn clutter(ledger: &std::path::Path) {
+    std::os::unix::fs::symlink("/proc/self", ledger.join("proc")).unwrap();
+    std::os::unix::fs::symlink(".", ledger.join("loop")).unwrap();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(ledger.join("fifo"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    let locked = ledger.join("lost+found");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::write(locked.join("x"), b"x").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+}
+
+#[test]
+fn an_append_ignores_entries_of_the_ledger_directory_it_did_not_write() {
+    let dir = empty_ledger();
+    clutter(&db_path(dir.path()));
+    let out = append_text(dir.path(), &seeds(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(head(dir.path()).0, 3);
+    let void = laurel(dir.path())
+        .args(["void", "2", "--reason", "typo"])
+        .output()
+        .unwrap();
+    assert!(
+        void.status.success(),
+        "{}",
+        String::from_utf8_lossy(&void.stderr)
+    );
+    assert_eq!(head(dir.path()).0, 4);
+    laurel(dir.path()).arg("verify").assert().success();
+    // The clutter is left as it was.
+    let fifo = std::fs::symlink_metadata(db_path(dir.path()).join("fifo")).unwrap();
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(&fifo.file_type()));
+}
