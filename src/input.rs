@@ -11,7 +11,7 @@ use std::io::{BufRead, Read};
 use std::rc::Rc;
 
 use serde::de::{Deserializer as _, SeqAccess, Visitor};
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// Largest accepted event, in bytes.
 pub const MAX_EVENT_BYTES: usize = 64 * 1024;
@@ -26,16 +26,11 @@ pub struct InputError {
 /// What the callback may return: stop with an error of its own.
 pub type Stop = crate::error::Error;
 
-/// One event as read: a JSON Lines line's bytes (parsed by the caller, see
-/// `events::LineParser`), or an array element already parsed by the streaming
-/// array reader.
-pub enum Item<'a> {
-    Line(&'a [u8]),
-    Value(Value),
-}
-
-/// The callback [`read_events`] calls with each event and its 1-based line.
-pub type OnEvent<'f> = dyn FnMut(u64, Item<'_>) -> Result<(), Stop> + 'f;
+/// The callback [`read_events`] calls with each event's bytes (a JSON Lines
+/// line, or an array element's text as written) and its 1-based line. Both
+/// reach the same parser (`events::LineParser`), so an array element is refused
+/// for exactly what a line is, a key given twice included.
+pub type OnEvent<'f> = dyn FnMut(u64, &[u8]) -> Result<(), Stop> + 'f;
 
 /// Read every event of `r`, calling `f(line, item)` for each, in order.
 pub fn read_events<R: BufRead>(
@@ -79,7 +74,7 @@ fn read_lines<R: BufRead>(mut r: R, f: &mut OnEvent<'_>) -> Result<Result<(), In
             }
             let line = &avail[..=end];
             if !line.iter().all(u8::is_ascii_whitespace) {
-                f(line_no, Item::Line(line))?;
+                f(line_no, line)?;
             }
             r.consume(end + 1);
             continue;
@@ -95,7 +90,7 @@ fn read_lines<R: BufRead>(mut r: R, f: &mut OnEvent<'_>) -> Result<Result<(), In
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        f(line_no, Item::Line(&buf))?;
+        f(line_no, &buf)?;
     }
 }
 
@@ -195,10 +190,10 @@ impl<'de> Visitor<'de> for Each<'_, '_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         self.counter.since.set(0);
-        while let Some(v) = seq.next_element::<Value>()? {
+        while let Some(v) = seq.next_element::<Box<RawValue>>()? {
             let line = self.counter.line.get() + 1;
             self.counter.since.set(0);
-            if let Err(e) = (self.f)(line, Item::Value(v)) {
+            if let Err(e) = (self.f)(line, v.get().as_bytes()) {
                 *self.stopped = Some(e);
                 return Err(serde::de::Error::custom("stopped"));
             }
@@ -292,23 +287,21 @@ impl Read for DropBehind {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     /// Every event as a Value (lines parsed here as the ledger's parser would).
     fn collect(text: &str) -> (Vec<(u64, Value)>, Result<(), InputError>) {
         let mut got = Vec::new();
         let mut bad = None;
-        let res = read_events(text.as_bytes(), &mut |l, item| {
-            match item {
-                Item::Value(v) => got.push((l, v)),
-                Item::Line(b) => match serde_json::from_slice(b) {
-                    Ok(v) => got.push((l, v)),
-                    Err(e) => {
-                        bad.get_or_insert(InputError {
-                            line: l,
-                            msg: invalid_json(&e),
-                        });
-                    }
-                },
+        let res = read_events(text.as_bytes(), &mut |l, b| {
+            match serde_json::from_slice(b) {
+                Ok(v) => got.push((l, v)),
+                Err(e) => {
+                    bad.get_or_insert(InputError {
+                        line: l,
+                        msg: invalid_json(&e),
+                    });
+                }
             }
             Ok(())
         })
@@ -342,10 +335,8 @@ mod tests {
     fn lines_through(text: &[u8], cap: usize) -> (Lines, Result<(), InputError>) {
         let mut got = Vec::new();
         let r = std::io::BufReader::with_capacity(cap, text);
-        let res = read_events(r, &mut |l, item| {
-            if let Item::Line(b) = item {
-                got.push((l, b.to_vec()));
-            }
+        let res = read_events(r, &mut |l, b| {
+            got.push((l, b.to_vec()));
             Ok(())
         })
         .unwrap();

@@ -263,10 +263,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let code = e.exit_code();
-            let prefix = if code == 1 {
-                "verification failed"
-            } else {
-                "error"
+            let prefix = match e {
+                laurel::error::Error::Tampered { .. } => "verification failed",
+                _ => "error",
             };
             // `{}`, not `{:#}`: every message already names its cause (an I/O error its
             // OS error), and the chain would print that cause twice.

@@ -106,3 +106,45 @@ fn an_append_ignores_entries_of_the_ledger_directory_it_did_not_write() {
     let fifo = std::fs::symlink_metadata(db_path(dir.path()).join("fifo")).unwrap();
     assert!(std::os::unix::fs::FileTypeExt::is_fifo(&fifo.file_type()));
 }
+
+#[test]
+fn a_damaged_sled_file_is_named_with_what_to_do() {
+    let dir = empty_ledger();
+    assert!(append_text(dir.path(), &seeds(3)).status.success());
+    let ledger = db_path(dir.path());
+    let snap = std::fs::read_dir(&ledger)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .find(|n| n.starts_with("snap."))
+        .expect("sled wrote a snapshot");
+    for name in ["conf", snap.as_str()] {
+        let work = tempfile::tempdir().unwrap();
+        let copy = db_path(work.path());
+        std::fs::create_dir(&copy).unwrap();
+        for entry in std::fs::read_dir(&ledger).unwrap() {
+            let from = entry.unwrap().path();
+            if from.is_file() {
+                std::fs::copy(&from, copy.join(from.file_name().unwrap())).unwrap();
+            }
+        }
+        let file = copy.join(name);
+        let mut bytes = std::fs::read(&file).unwrap();
+        bytes[10] ^= 0x5a;
+        std::fs::write(&file, bytes).unwrap();
+        let out = laurel(work.path()).arg("head").output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "sled's file {} fails its checksum",
+                file.display()
+            )),
+            "{name}: {stderr}"
+        );
+        assert!(
+            stderr.contains("restore its directory from a backup"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("offset None"), "{stderr}");
+    }
+}

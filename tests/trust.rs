@@ -68,6 +68,16 @@ fn a_key_given_twice_is_refused_naming_it() {
     let line = seed(r#""Ann""#, r#"1500,"v\u0061lue":1600"#);
     let out = append_text(dir.path(), &line);
     assert!(stderr_of(&out).contains("`value` appears twice"));
+    // An element of a JSON array is refused as a line is.
+    let array = format!("[\n{},\n{}\n]", seed(r#""Bo""#, "1500"), line);
+    let out = append_text(dir.path(), &array);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains(":3: `value` appears twice"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert_eq!(head(dir.path()).0, 0, "nothing written");
 }
 
 #[test]

@@ -73,8 +73,43 @@ fn open_db(path: &Path) -> Result<sled::Db> {
                 Error::Locked(path.to_path_buf())
             }
             sled::Error::Io(io) => Error::io(path.display().to_string(), io),
-            other => Error::Corrupt(format!("{}: {other}", path.display())),
+            other => Error::Corrupt(sled_damage(path, &other)),
         })
+}
+
+/// What to tell the operator when sled refuses its own files: which one fails
+/// its checksum, if one does, and what to do. sled's message alone ("Read
+/// corrupted data at file offset None") names neither.
+///
+/// sled 0.34.7 ends `conf` with a CRC-32 of the bytes before it, and each
+/// `snap.*` with its length and a CRC-32 of the bytes before those 12.
+fn sled_damage(path: &Path, err: &sled::Error) -> String {
+    let ends_with_crc = |b: &[u8], tail: usize| {
+        b.len() > tail && {
+            let (body, rest) = b.split_at(b.len() - tail);
+            crc32fast::hash(body).to_le_bytes() == rest[rest.len() - 4..]
+        }
+    };
+    let mut files = vec![(path.join("conf"), 4)];
+    if let Ok(dir) = std::fs::read_dir(path) {
+        let snaps = dir.flatten().map(|e| e.path()).filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("snap.") && !n.ends_with(".generating"))
+        });
+        files.extend(snaps.map(|p| (p, 12)));
+    }
+    let bad = files
+        .iter()
+        .find(|(f, tail)| std::fs::read(f).is_ok_and(|b| !ends_with_crc(&b, *tail)));
+    let what = match bad {
+        Some((f, _)) => format!("sled's file {} fails its checksum", f.display()),
+        None => format!("sled cannot read its files in {} ({err})", path.display()),
+    };
+    format!(
+        "{what}; the ledger cannot be opened: restore its directory from a backup, then \
+         check it with `laurel verify --expect` and the head you last published"
+    )
 }
 
 impl Handles {

@@ -120,11 +120,8 @@ impl Parsing {
     /// Parse one event; a bad one is sent at once, ending its batch, and
     /// stops the reading. The `Err` returned only stops `read_events`:
     /// [`read_and_parse`] sees `stopped` and reports nothing more.
-    fn take(&mut self, line: u64, item: input::Item<'_>) -> Result<()> {
-        let p = match item {
-            input::Item::Line(b) => self.parser.screen(b).map_err(line_message),
-            input::Item::Value(v) => events::parse_event(v).map(events::Screened::from),
-        };
+    fn take(&mut self, line: u64, bytes: &[u8]) -> Result<()> {
+        let p = self.parser.screen(bytes).map_err(line_message);
         let bad = p.is_err();
         self.parsed.push((line, p));
         if bad || self.parsed.len() >= BATCH {
