@@ -148,3 +148,84 @@ fn a_damaged_sled_file_is_named_with_what_to_do() {
         assert!(!stderr.contains("offset None"), "{stderr}");
     }
 }
+
+/// Run `script` with `sh` in a new mount namespace, where it may mount a
+/// small tmpfs: `None` (after saying why) where this machine does not allow
+/// it. `$1` is a fresh directory to mount on, `$2` the laurel binary, `$3` a
+/// generated stream of 3,000 events, `$4` the Valar sample stream.
+fn in_a_small_file_system(script: &str) -> Option<String> {
+    let work = tempfile::tempdir().unwrap();
+    let mnt = work.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let stream = work.path().join("gen.jsonl");
+    std::fs::write(&stream, common::gen(3000, 3)).unwrap();
+    let out = std::process::Command::new("unshare")
+        .args(["-m", "sh", "-c", script, "sh"])
+        .arg(&mnt)
+        .arg(assert_cmd::cargo::cargo_bin("laurel"))
+        .arg(&stream)
+        .arg(common::events_dir().join("mepbm_valar.jsonl"))
+        .output();
+    match out {
+        Ok(out) if out.status.code() != Some(77) => {
+            Some(String::from_utf8_lossy(&out.stdout).into_owned())
+        }
+        _ => {
+            eprintln!("skipped: no mount namespace with a tmpfs on this machine");
+            None
+        }
+    }
+}
+
+#[test]
+fn an_append_failing_for_space_gives_back_what_it_wrote_and_names_the_path() {
+    // More free space each time, from 256 KiB in 16 KiB steps, until the append fits: it
+    // fails at every step of its way, from its first segment write to sled's.
+    let script = r#"
+        mount -t tmpfs -o size=16m tmpfs "$1" 2>/dev/null || exit 77
+        L="$2"; D="$1/l"
+        "$L" --ledger "$D" init >/dev/null && "$L" --ledger "$D" append "$4" >/dev/null || exit 1
+        own() { du -sk "$D/segments" "$D/checkpoints" | awk '{s += $1} END {print s}'; }
+        own=$(own); all=$(du -sk "$D" | cut -f1)
+        free=256
+        while [ $free -lt 4096 ]; do
+            avail=$(df -k --output=avail "$1" | tail -1)
+            dd if=/dev/zero of="$1/filler" bs=1k count=$((avail - free)) 2>/dev/null
+            "$L" --ledger "$D" append "$3" >/dev/null 2>"$1/../err"; code=$?
+            rm "$1/filler"
+            [ $code = 0 ] && break
+            echo "full=$code $(own) $own $(du -sk "$D" | cut -f1) $all $(cat "$1/../err")"
+            free=$((free + 16))
+        done
+        echo "fits=$free"
+        "$L" --ledger "$D" verify >/dev/null; echo "verify=$?"
+    "#;
+    let Some(out) = in_a_small_file_system(script) else {
+        return;
+    };
+    let fulls: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("full="))
+        .collect();
+    assert!(fulls.len() > 5, "{out}");
+    for line in &fulls {
+        let f: Vec<&str> = line.splitn(6, ' ').collect();
+        let kib = |i: usize| f[i].parse::<u64>().unwrap();
+        assert_eq!(f[0], "2", "{line}\n{out}");
+        assert!(f[5].contains("No space left on device"), "{line}");
+        assert!(
+            f[5].contains("/l/") || f[5].contains("/l:"),
+            "the path: {line}"
+        );
+        // laurel's own files are as they were; sled's log may have grown by
+        // one of its 512 KiB segments, which later writes reuse.
+        assert_eq!(
+            kib(1),
+            kib(2),
+            "segments and checkpoints given back: {line}"
+        );
+        assert!(kib(3) <= kib(4) + 512 + 64, "{line}\n{out}");
+    }
+    assert!(out.contains("fits="), "{out}");
+    assert!(out.contains("verify=0"), "{out}");
+}

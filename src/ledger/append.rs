@@ -16,24 +16,44 @@ use crate::time::{self, Micros};
 
 impl Ledger {
     /// Append the events of `inputs`, in order, as one all-or-nothing append.
+    ///
+    /// An append that fails gives back what it wrote (a full disk stays no
+    /// fuller): its segment, checkpoints and keys go, files first, which frees
+    /// space before sled is asked to write. If that clean-up fails too, the
+    /// first error is the one reported, and the next append (which begins with
+    /// the same clean-up) finishes it; readers never see the leftovers, which
+    /// lie beyond the head.
     pub fn append(&self, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
         let head = self.head()?;
         self.drop_beyond(head.seq)?;
-        let result = self.write_pending(head, inputs);
-        let report = match result {
-            Ok(r) => r,
-            Err(e) => {
-                self.drop_beyond(head.seq)?;
-                return Err(e);
+        let moved = std::cell::Cell::new(false);
+        let result = self.write_pending(head, inputs).and_then(|report| {
+            if report.appended > 0 {
+                self.put_head(report.head)?;
+                moved.set(true);
+                self.durable()?;
             }
-        };
-        if report.appended > 0 {
-            let mut v = report.head.seq.to_le_bytes().to_vec();
-            v.extend_from_slice(&report.head.hash);
-            self.meta()?.insert("head", v).map_err(storage)?;
-            self.durable()?;
-        }
-        Ok(report)
+            Ok(report)
+        });
+        result.map_err(|e| {
+            // Records a head may point to stay: only with the old head back in
+            // place are they beyond it.
+            if !moved.get() || self.put_head(head).is_ok() {
+                let _ = self.drop_beyond(head.seq);
+            }
+            match e {
+                Error::Storage(msg) => Error::Storage(format!("{}: {msg}", self.path.display())),
+                e => e,
+            }
+        })
+    }
+
+    /// Write `head` as the ledger's head.
+    fn put_head(&self, head: Head) -> Result<()> {
+        let mut v = head.seq.to_le_bytes().to_vec();
+        v.extend_from_slice(&head.hash);
+        self.meta()?.insert("head", v).map_err(storage)?;
+        Ok(())
     }
 
     /// Write every new record beyond the head, then validate the whole fold.
@@ -207,6 +227,8 @@ impl Ledger {
     /// Delete chunks and their summaries beyond `seq`, and checkpoints made at a
     /// head beyond it: leftovers of an append that failed or was killed.
     fn drop_beyond(&self, seq: u64) -> Result<()> {
+        self.segments.borrow_mut().forget();
+        segment::drop_beyond(&self.path, seq)?;
         for tree in [self.chunks()?, self.summaries()?, self.idems()?] {
             let stale: Vec<sled::IVec> = tree
                 .range(chunk::key(seq + 1)..)
@@ -217,8 +239,6 @@ impl Ledger {
                 tree.remove(k).map_err(storage)?;
             }
         }
-        self.segments.borrow_mut().forget();
-        segment::drop_beyond(&self.path, seq)?;
         self.drop_checkpoints(|h| h.head.seq > seq)
     }
 

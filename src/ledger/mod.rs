@@ -127,6 +127,7 @@ fn storage(e: sled::Error) -> Error {
         sled::Error::Io(ref io) if io.kind() == std::io::ErrorKind::NotFound => {
             Error::Corrupt(format!("a file of the database is missing ({e})"))
         }
+        sled::Error::Io(io) => Error::Storage(format!("sled's database: {io}")),
         _ => Error::Storage(e.to_string()),
     }
 }
