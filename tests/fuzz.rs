@@ -211,11 +211,12 @@ fn check_line(parser: &mut LineParser, line: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// Append `lines` to the ledger at `dir`: whether it was accepted, or `Err`
-/// saying what broke.
-fn check_append(dir: &Path, lines: &[Vec<u8>]) -> Result<bool, String> {
+/// Append `lines` to `ledger`: whether it was accepted, or `Err` saying what
+/// broke. (One `Ledger` serves many appends: sled lets go of its files a
+/// moment after a drop, so reopening at once in one process can find them
+/// still locked.)
+fn check_append(ledger: &Ledger, lines: &[Vec<u8>]) -> Result<bool, String> {
     let text = lines.join(&b'\n');
-    let ledger = Ledger::open(dir).map_err(|e| format!("open: {e}"))?;
     let before = ledger.head().map_err(|e| format!("head: {e}"))?;
     let input = Input {
         name: "fuzz".into(),
@@ -255,8 +256,7 @@ fn fuzzed_event_lines_never_panic_and_parse_and_append_as_promised() {
     let tmp = tempfile::tempdir().unwrap();
     let deadline = Instant::now() + Duration::from_secs(secs);
     let (mut lines, mut appends, mut accepted, mut ledgers) = (0u64, 0u64, 0u64, 0u64);
-    let mut dir = tmp.path().join("0");
-    Ledger::init(&dir).unwrap();
+    let mut ledger = Ledger::init(&tmp.path().join("0")).unwrap();
     while Instant::now() < deadline {
         let batch = if rng.below(2) == 0 {
             window(&streams, &corpus, &mut rng)
@@ -271,7 +271,7 @@ fn fuzzed_event_lines_never_panic_and_parse_and_append_as_promised() {
             }
             lines += 1;
         }
-        match check_append(&dir, &batch) {
+        match check_append(&ledger, &batch) {
             Ok(ok) => accepted += u64::from(ok),
             Err(what) => {
                 let text: Vec<_> = batch.iter().map(|l| String::from_utf8_lossy(l)).collect();
@@ -282,8 +282,7 @@ fn fuzzed_event_lines_never_panic_and_parse_and_append_as_promised() {
         // A fresh ledger now and then, so early-history appends keep coming.
         if appends % 200 == 0 {
             ledgers += 1;
-            dir = tmp.path().join(ledgers.to_string());
-            Ledger::init(&dir).unwrap();
+            ledger = Ledger::init(&tmp.path().join(ledgers.to_string())).unwrap();
         }
     }
     eprintln!(
