@@ -87,12 +87,17 @@
 //!   the head.
 //! - **All or nothing.** An append writes its chunks beyond the head, into a segment file
 //!   named after its first seq; only the final write of the head publishes them. A failed
-//!   or killed append leaves chunks and a segment nobody reads; the next append removes
-//!   them.
-//! - **Durable on success.** The append's segment is fsynced before the head is written,
-//!   so a power loss cannot leave a head pointing into unwritten chunks; then sled is
-//!   flushed and the other files of the ledger directory, then the directories, are
-//!   fsynced. A segment is never written after its append, so it is fsynced once.
+//!   append gives back what it wrote (segment and checkpoint files first, then sled's
+//!   keys, so a full disk gets its space back); a killed one leaves chunks and a segment
+//!   nobody reads, which the next append removes.
+//! - **Durable on success.** The append's segment and checkpoint files are fsynced by
+//!   their writers before the head is written, so a power loss cannot leave a head
+//!   pointing into unwritten bytes; then sled is flushed and its files (`db`, `conf`,
+//!   `snap.*`, `blobs/*`) and the directories naming laurel's files are fsynced. Nothing
+//!   else in the ledger directory is opened or followed.
+//! - **Damage is never folded.** Every stored chunk carries a CRC-32 that every read
+//!   checks; a damaged chunk is an error naming its first seq (exit 1), in a query as in
+//!   `verify`. `verify` also recomputes every record's hash.
 //! - **Valid at every step.** An append is accepted only if the whole ledger, new events
 //!   included, folds in `(at, seq)` order with every check passing: a late event that
 //!   would break later ones is refused, and so is a void that others depend on. The first
