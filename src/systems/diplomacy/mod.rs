@@ -80,7 +80,9 @@ use num_traits::Signed;
 use serde::{Deserialize, Serialize};
 
 use crate::events::{Event, Record};
-use crate::systems::diplomacy::events::{Event as DipEvent, GameEnded, Outcome, PowerResult};
+use crate::systems::diplomacy::events::{
+    Event as DipEvent, GameEnded, Outcome, PowerResult, ELIMINATED,
+};
 
 use super::{Change, Cx, Projection};
 use math::{Score, Seat};
@@ -449,6 +451,11 @@ fn check_powers(id: &crate::events::Ident, powers: &[PowerResult]) -> Result<(),
                 ))
             }
             _ => {}
+        }
+        if let Some(year) = p.eliminated {
+            ELIMINATED
+                .check(year)
+                .map_err(|m| format!("game {id}: power {power}: {m}"))?;
         }
     }
     Ok(())
