@@ -8,7 +8,8 @@ use crate::events::Place;
 use crate::num::{parse_decimal, Rational};
 use crate::params::DECIMAL_PLACES;
 use crate::systems::cfr::events::{
-    EventCompleted, Format, Placing, SeriesDefined, POINTS, TABLE_PLACES, TIER, TIER_OFFSET,
+    EventCompleted, Format, Placing, SeriesDefined, MAX_HEATS, POINTS, TABLE_PLACES, TIER,
+    TIER_OFFSET,
 };
 use crate::time::format_short;
 
@@ -158,6 +159,12 @@ fn elimination(e: &EventCompleted) -> Result<(), String> {
         return Err(": a final without heats (an elimination event runs \
              qualifying heats before its final)"
             .into());
+    }
+    if heats.len() > MAX_HEATS {
+        return Err(format!(
+            ": {} heats; an elimination event runs at most {MAX_HEATS}",
+            heats.len()
+        ));
     }
     for (i, heat) in heats.iter().enumerate() {
         results(heat).map_err(|rule| format!(", heat {}: {rule}", i + 1))?;

@@ -37,6 +37,10 @@ pub const POINTS: Bounds = Bounds::new("points", 0, 1_000_000);
 /// `tier_offset` (a series' own or the rule parameter): 0 to 1,000 places.
 pub const TIER_OFFSET: Bounds = Bounds::new("tier_offset", 0, 1_000);
 
+/// `heats`: an elimination event runs 1 to `MAX_HEATS` qualifying heats (its
+/// perfect score sums a decayed heat win over every one).
+pub const MAX_HEATS: usize = 100;
+
 /// `races[].tier`: tiers are numbered from 1, up to 1,000.
 pub const TIER: Bounds = Bounds::new("tier", 1, 1_000);
 
