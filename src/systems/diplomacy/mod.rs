@@ -7,6 +7,11 @@
 //! - `diplomacy.game_ended {game, result: solo|draw, winner?: power, powers: [{power,
 //!   player (null: a surrendered position never replaced), centers, eliminated?: year}]}`.
 //!
+//! # Ranges
+//! Checked at append, naming the field and the values allowed: `centers` 0 or
+//! more, all powers together at most the board's `carnage.centers_total`;
+//! `eliminated` a year from 1 to 9999 ([`events::ELIMINATED`]).
+//!
 //! # Rules
 //! Within a game, survivors rank by centers, eliminated powers after them by elimination
 //! year (later is better), surrendered positions tied last; tied positions share the
