@@ -3,7 +3,7 @@
 
 use num_integer::Integer;
 use num_rational::Ratio;
-use num_traits::{Signed, ToPrimitive, Zero};
+use num_traits::{Signed, Zero};
 
 /// Exact rational used by every formula that divides.
 pub type Rational = Ratio<i128>;
@@ -36,27 +36,21 @@ fn round_quotient(n: i128, d: i128) -> i128 {
 /// Round `a * sqrt(t)` (t >= 0) to the nearest integer, halves away from zero,
 /// exactly: compares squares instead of taking a floating-point root. The
 /// result is the `n >= 0` with `(n - 1/2)^2 <= a^2 t < (n + 1/2)^2` (then
-/// signed), searched from the floating-point guess; for `|a| = p / q` (lowest
-/// terms) the squares compare in integers as `((2n ± 1) q)^2` against
-/// `4 p^2 t`. `None` when one of those passes `i128`.
+/// signed). For `|a| = p / q` (lowest terms) that is the least `n` with
+/// `(2n + 1) q > 2 p sqrt(t)`, and for an integer `(2n + 1) q` being greater
+/// than the real root is being greater than `r`, the integer square root of
+/// `4 p^2 t`: `n = ceil((r + 1) / q) / 2`, rounded down. No search: one integer
+/// square root, whatever the inputs. `None` when `4 p^2 t` passes `i128`.
 pub fn round_times_sqrt(a: Rational, t: i128) -> Option<i128> {
     if a.is_zero() || t == 0 {
         return Some(0);
     }
     let (p, q) = (a.numer().checked_abs()?, *a.denom());
     let target = p.checked_mul(p)?.checked_mul(t)?.checked_mul(4)?;
-    let side = |m: i128| -> Option<i128> {
-        let x = m.checked_mul(2)?.checked_add(1)?.checked_mul(q)?;
-        x.checked_mul(x)
-    };
-    let guess = (a.abs().to_f64().unwrap_or(0.0) * (t as f64).sqrt()).round() as i128;
-    let mut n = guess.max(0);
-    while n > 0 && side(n - 1)? > target {
-        n -= 1;
-    }
-    while side(n)? <= target {
-        n += 1;
-    }
+    let r = u128::try_from(target).ok()?.isqrt();
+    // r < 2^64 and q >= 1: r + 1 does not pass u128, and the quotient is below 2^64.
+    let k = (r + 1).div_ceil(u128::try_from(q).ok()?);
+    let n = i128::try_from(k / 2).ok()?;
     Some(a.signum().to_integer() * n)
 }
 

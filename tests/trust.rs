@@ -253,3 +253,192 @@ fn a_name_spelling_another_names_file_gets_its_own_page() {
         title(&a)
     );
 }
+
+/// Append `line`, expect exit 2 with `want` in the message and nothing written.
+fn refused(dir: &std::path::Path, line: &str, want: &str) {
+    let before = head(dir).0;
+    let out = append_text(dir, line);
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{line}: {err}");
+    assert!(err.contains(want), "{line}:\n{err}\nwanted: {want}");
+    assert_eq!(head(dir).0, before, "nothing written: {line}");
+}
+
+fn accepted(dir: &std::path::Path, text: &str) {
+    let out = append_text(dir, text);
+    assert!(out.status.success(), "{text}: {}", stderr_of(&out));
+}
+
+#[test]
+fn a_seed_beyond_the_rating_range_is_refused_naming_the_field() {
+    let dir = empty_ledger();
+    for (system, value) in [
+        ("valar", "9223372036854775807"),
+        ("maia", "4000000000000000000"),
+        ("istari", "1000001"),
+    ] {
+        let line = seed(r#""Ann""#, value).replace("valar", system);
+        let want = format!(
+            "{system} seed of Ann: field `value`: {value} is out of range; \
+             allowed: an integer from 1 to 1000000"
+        );
+        refused(dir.path(), &line, &want);
+    }
+    accepted(dir.path(), &seed(r#""Ann""#, "1000000"));
+}
+
+/// Every integer field with a range, one past its end: the message names the
+/// field and the values allowed, and nothing is written.
+#[test]
+fn every_numeric_field_beyond_its_range_is_refused_naming_field_and_range() {
+    let dir = empty_ledger();
+    accepted(
+        dir.path(),
+        r#"{"type":"mepbm.game_started","at":"2003-01-02","game":"1","scenario":"1650","positions":[{"nation":"Woodmen","player":"Ann","side":"FP"},{"nation":"Witch-king","player":"Bob","side":"DS"}]}
+{"type":"cfr.series_defined","at":"2009-07-01","series":"wbc","format":"elimination"}
+{"type":"cfr.series_defined","at":"2009-07-01","series":"pbem","format":"points"}
+{"type":"cards.tournament_created","at":"2012-12-20","tournament":"t","point_system":1,"starts":"2013-01-01","ends":"2013-12-31"}
+{"type":"cards.round_scheduled","at":"2012-12-20","tournament":"t","round":"1","starts":"2013-01-07","ends":"2013-01-20","matches":[{"match":"A","players":["Ana","Boris","Cleo"]}]}
+{"type":"sbr.tournament_created","at":"2014-10-25","tournament":"mars"}"#,
+    );
+    let ended = |turn: &str, vp: &str| {
+        format!(
+            r#"{{"type":"mepbm.game_ended","at":"2003-03-02","game":"1","turn":{turn},"winner":"FP","nations":[{{"nation":"Woodmen","victory_points":{vp},"eliminated":false}}]}}"#
+        )
+    };
+    let heat = r#"[{"driver":"Al","place":1}]"#;
+    let heats = |n: usize| vec![heat; n].join(",");
+    let elimination = |n: usize| {
+        format!(
+            r#"{{"type":"cfr.event_completed","at":"2009-08-08","series":"wbc","event":"e{n}","heats":[{}],"final":{heat}}}"#,
+            heats(n)
+        )
+    };
+    let series = |extra: &str| {
+        format!(
+            r#"{{"type":"cfr.series_defined","at":"2009-07-01","series":"s","format":"{extra}}}"#
+        )
+    };
+    let cases = [
+        (ended("1001", "0"), "game 1: field `turn`: 1001 is out of range; allowed: an integer from 0 to 1000".to_string()),
+        (ended("30", "1000001"), "game 1, nation Woodmen: field `victory_points`: 1000001 is out of range; allowed: an integer from 0 to 1000000".into()),
+        (series(r#"elimination","final_points":[2000000]"#), "`final_points` value 2000000 is out of range; allowed: an integer from 0 to 1000000".into()),
+        (series(r#"points","race_points":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]"#), "`race_points` has 101 places; a table has at most 100".into()),
+        (series(r#"points","tier_offset":1001"#), "field `tier_offset`: 1001 is out of range; allowed: an integer from 0 to 1000".into()),
+        (series(r#"elimination","heat_decay":"0.9999999""#), "`heat_decay` \"0.9999999\" has 7 decimal places; at most 6".into()),
+        (
+            r#"{"type":"cfr.event_completed","at":"2009-08-08","series":"pbem","event":"1","races":[{"tier":1001,"results":[{"driver":"Al","place":1}]}]}"#.into(),
+            "race 1: field `tier`: 1001 is out of range; allowed: an integer from 1 to 1000".into(),
+        ),
+        (elimination(101), "101 heats; an elimination event runs at most 100".into()),
+        (
+            r#"{"type":"cards.match_result","at":"2013-01-10","tournament":"t","round":"1","match":"A","scores":[{"player":"Ana","score":2000000},{"player":"Boris","score":-1000000},{"player":"Cleo","score":-1000000}]}"#.into(),
+            "player \"Ana\": field `score`: 2000000 is out of range; allowed: an integer from -1000000 to 1000000".into(),
+        ),
+        (
+            r#"{"type":"diplomacy.game_ended","at":"2024-03-09","game":"d","result":"draw","powers":[{"power":"A","player":"P1","centers":10},{"power":"B","player":"P2","centers":0,"eliminated":10000}]}"#.into(),
+            "power B: field `eliminated`: 10000 is out of range; allowed: an integer from 1 to 9999".into(),
+        ),
+        (
+            r#"{"type":"sbr.game_played","at":"2014-10-25T09:30:00Z","tournament":"mars","stage":"seeding","match":"s1","game":1,"seats":[{"seat":"red","player":"Al","score":10},{"seat":"yellow","player":null,"score":268},{"seat":"green","player":null,"score":1},{"seat":"blue","player":null,"score":1}]}"#.into(),
+            "bot (yellow seat): field `score`: 268 is out of range; allowed: an integer from 0 to 267".into(),
+        ),
+    ];
+    for (line, want) in &cases {
+        refused(dir.path(), line, want);
+        // In canonical form (keys sorted, no spaces), as an export writes it:
+        // the same refusal.
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        let canonical = String::from_utf8(laurel::ledger::canonical::to_vec(&value)).unwrap();
+        refused(dir.path(), &canonical, want);
+    }
+    // The ends themselves are admitted.
+    accepted(dir.path(), &ended("1000", "1000000"));
+    accepted(dir.path(), &elimination(100));
+}
+
+#[test]
+fn a_maia_win_parameter_beyond_its_range_is_refused() {
+    let dir = empty_ledger();
+    let want = "maia.win: 1000000000000 is out of range; allowed: an integer from 0 to 1000";
+    refused(
+        dir.path(),
+        r#"{"type":"ledger.rules_changed","at":"2003-01-01","system":"maia","params":{"win":1000000000000}}"#,
+        want,
+    );
+    let rules = dir.path().join("rules.json");
+    std::fs::write(&rules, r#"{"maia": {"win": 1000000000000}}"#).unwrap();
+    let out = laurel(dir.path())
+        .args(["replay", "--rules"])
+        .arg(&rules)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains(want), "{}", stderr_of(&out));
+}
+
+/// Every parameter at the end of its range that makes changes largest, seeds
+/// at both ends of theirs, seventy games at the last turn with the most
+/// victory points, and CFR events of the most heats at the finest decay:
+/// every table comes back, each in under a second, CFR scores from 0 to 100.
+#[test]
+fn the_largest_admitted_values_give_a_table_in_under_a_second() {
+    let dir = empty_ledger();
+    let mut lines = vec![
+        r#"{"type":"ledger.rules_changed","at":"2000-01-01","system":"valar","params":{"base":10000,"divisor":1}}"#.to_string(),
+        r#"{"type":"ledger.rules_changed","at":"2000-01-01","system":"maia","params":{"win":1000,"draw":1000,"loss":1000}}"#.into(),
+        r#"{"type":"ledger.rules_changed","at":"2000-01-01","system":"small_game","params":{"factor":"1"}}"#.into(),
+        r#"{"type":"ledger.rules_changed","at":"2000-01-01","system":"monthly","params":{"factor":"0.999999"}}"#.into(),
+        r#"{"type":"ledger.rules_changed","at":"2000-01-01","system":"cfr","params":{"heat_decay":"0.999999","decimals":9}}"#.into(),
+    ];
+    for (p, v) in [("Ann", 1_000_000), ("Bob", 1)] {
+        for system in ["valar", "maia", "istari"] {
+            lines.push(format!(
+                r#"{{"type":"mepbm.rating_seeded","at":"2000-01-02","player":"{p}","system":"{system}","value":{v}}}"#
+            ));
+        }
+    }
+    for g in 0..70 {
+        let (day, hour) = (1 + g / 24, g % 24);
+        let winner = if g % 2 == 0 { "DS" } else { "FP" };
+        lines.push(format!(
+            r#"{{"type":"mepbm.game_started","at":"2001-01-{day:02}T{hour:02}:00:00Z","game":"{g}","scenario":"1650","positions":[{{"nation":"Woodmen","player":"Ann","side":"FP"}},{{"nation":"Witch-king","player":"Bob","side":"DS"}}]}}"#
+        ));
+        lines.push(format!(
+            r#"{{"type":"mepbm.game_ended","at":"2001-01-{day:02}T{hour:02}:30:00Z","game":"{g}","turn":1000,"winner":"{winner}","nations":[{{"nation":"Woodmen","victory_points":{},"eliminated":false}},{{"nation":"Witch-king","victory_points":1000000,"eliminated":false}}]}}"#,
+            g % 2 * 1_000_000
+        ));
+    }
+    lines.push(r#"{"type":"mepbm.monthly_tick","at":"2001-03-01","month":"2001-03"}"#.into());
+    lines.push(r#"{"type":"cfr.series_defined","at":"2009-07-01","series":"wbc","format":"elimination","heat_decay":"0.999999"}"#.into());
+    let heat = r#"[{"driver":"Al","place":1},{"driver":"Bo","place":2}]"#;
+    for (e, heats) in [(1, 100), (2, 99), (3, 1)] {
+        lines.push(format!(
+            r#"{{"type":"cfr.event_completed","at":"2009-08-0{e}","series":"wbc","event":"{e}","heats":[{}],"final":[{{"driver":"Bo","place":1}}]}}"#,
+            vec![heat; heats].join(",")
+        ));
+    }
+    accepted(dir.path(), &lines.join("\n"));
+    for table in ["valar", "maia", "istari", "nations", "nazgul", "cfr"] {
+        let start = std::time::Instant::now();
+        let out = laurel(dir.path())
+            .args(["standings", table, "--format", "json"])
+            .output()
+            .unwrap();
+        let took = start.elapsed();
+        assert!(out.status.success(), "{table}: {}", stderr_of(&out));
+        assert!(
+            took < std::time::Duration::from_secs(1),
+            "{table}: {took:?}"
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for row in v["rows"].as_array().unwrap() {
+            let score = &row["score"];
+            assert!(score.is_number(), "{table}: {row}");
+            if table == "cfr" {
+                let s = score.as_f64().unwrap();
+                assert!((0.0..=100.0).contains(&s), "{table}: {row}");
+            }
+        }
+    }
+}

@@ -27,7 +27,7 @@ mod text;
 
 pub(crate) use payload::payload;
 pub(crate) use payload::payload_table;
-pub use payload::{Ident, Place, When};
+pub use payload::{Bounds, Ident, Place, When};
 
 use serde::{de::DeserializeOwned, Deserialize};
 use serde_json::{Map, Value};

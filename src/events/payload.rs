@@ -1,6 +1,7 @@
 //! The payload toolkit of every system's `events.rs`: [`payload`] with
 //! messages naming the field, the shared field types ([`Ident`], [`When`],
-//! [`Place`]) and `payload_table!`, the name-to-type table of a namespace.
+//! [`Place`]), [`Bounds`] (the range of an integer field) and
+//! `payload_table!`, the name-to-type table of a namespace.
 
 use serde::{de::DeserializeOwned, Deserialize, Deserializer};
 use serde_json::Value;
@@ -18,6 +19,42 @@ pub(crate) fn payload<T: DeserializeOwned>(kind: &str, v: Value) -> Result<T, St
             format!("{kind}: field `{path}`: {inner}")
         }
     })
+}
+
+/// The values an integer payload field may take, bounds included.
+///
+/// A system defines one beside the field (in its `events.rs`) and checks it in
+/// its append-time check, which every decoded payload reaches whichever
+/// decoder read it; the message names the field and the range, in the words of
+/// a rule parameter's range: ``field `turn`: 5000 is out of range; allowed: an
+/// integer from 0 to 1000``.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// The field's name in the payload.
+    pub field: &'static str,
+    pub min: i64,
+    pub max: i64,
+}
+
+impl Bounds {
+    pub const fn new(field: &'static str, min: i64, max: i64) -> Bounds {
+        Bounds { field, min, max }
+    }
+
+    pub fn contains(&self, v: i64) -> bool {
+        (self.min..=self.max).contains(&v)
+    }
+
+    /// `v` if within the bounds, else the message naming field and range.
+    pub fn check(&self, v: i64) -> Result<i64, String> {
+        if self.contains(v) {
+            return Ok(v);
+        }
+        Err(format!(
+            "field `{}`: {v} is out of range; allowed: an integer from {} to {}",
+            self.field, self.min, self.max
+        ))
+    }
 }
 
 /// An identifier written as a string or a non-negative integer (`"101"` or `101`).

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::systems::cards::events::{
-    Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated,
+    Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated, SCORE,
 };
 use crate::time::{format_short, Micros};
 
@@ -271,8 +271,13 @@ fn check_result_players(name: Named, scheduled: &[&str], e: &MatchResult) -> Res
     Ok(())
 }
 
-/// Even scores summing to zero.
+/// Even scores within [`SCORE`], summing to zero.
 fn check_scores(name: Named, e: &MatchResult) -> Result<(), String> {
+    for s in &e.scores {
+        SCORE
+            .check(s.score)
+            .map_err(|m| format!("{name}: player {:?}: {m}", s.player))?;
+    }
     if let Some(odd) = e.scores.iter().find(|s| s.score % 2 != 0) {
         return Err(format!(
             "{name}: score {} of player {:?} is odd; every score must be an even number",

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use crate::events::{payload_table, Ident, When};
+use crate::events::{payload_table, Bounds, Ident, When};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -50,6 +50,10 @@ pub struct RoundScheduled {
     pub ends: When,
     pub matches: Vec<ScheduledMatch>,
 }
+
+/// `match_result.scores[].score`: an even integer from -1,000,000 to
+/// 1,000,000 (a match's scores sum to zero; the league's run to hundreds).
+pub const SCORE: Bounds = Bounds::new("score", -1_000_000, 1_000_000);
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -8,6 +8,11 @@
 //!   table_strength?}]}`: rounds may be scheduled all at the start or one at a time.
 //! - `cards.match_result {tournament, round, match, scores: [{player, score}]}`.
 //!
+//! # Ranges
+//! Checked at append, naming the field and the values allowed: `point_system`
+//! 1 or 2; `table_strength` 1 to the number of matches in the round; `score`
+//! an even integer from -1,000,000 to 1,000,000 ([`events::SCORE`]).
+//!
 //! # Rules
 //! - A result is for a scheduled match, once, with exactly its players; its `at` lies in
 //!   the round's interval, and the round within the tournament's. A player plays at most

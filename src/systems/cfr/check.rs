@@ -6,7 +6,11 @@ use std::collections::BTreeSet;
 
 use crate::events::Place;
 use crate::num::{parse_decimal, Rational};
-use crate::systems::cfr::events::{EventCompleted, Format, Placing, SeriesDefined};
+use crate::params::DECIMAL_PLACES;
+use crate::systems::cfr::events::{
+    EventCompleted, Format, Placing, SeriesDefined, MAX_HEATS, POINTS, TABLE_PLACES, TIER,
+    TIER_OFFSET,
+};
 use crate::time::format_short;
 
 use super::State;
@@ -58,11 +62,23 @@ pub fn series_defined(state: &State, d: &SeriesDefined) -> Result<(), String> {
                 "cfr series {name:?}: `heat_decay` {text:?} must be a decimal string from 0 to 1"
             ));
         }
+        let places = text.trim().split_once('.').map_or(0, |(_, f)| f.len());
+        if places > DECIMAL_PLACES {
+            return Err(format!(
+                "cfr series {name:?}: `heat_decay` {text:?} has {places} decimal places; \
+                 at most {DECIMAL_PLACES}"
+            ));
+        }
     }
-    if d.tier_offset.is_some_and(|o| o < 0) {
-        return Err(format!(
-            "cfr series {name:?}: `tier_offset` must not be negative"
-        ));
+    if let Some(o) = d.tier_offset {
+        if o < 0 {
+            return Err(format!(
+                "cfr series {name:?}: `tier_offset` must not be negative"
+            ));
+        }
+        TIER_OFFSET
+            .check(o)
+            .map_err(|m| format!("cfr series {name:?}: {m}"))?;
     }
     Ok(())
 }
@@ -74,16 +90,27 @@ pub fn format_name(f: Format) -> &'static str {
     }
 }
 
-/// A points table: a positive win, no negative values, never rising with place.
+/// A points table: a positive win, no negative values, never rising with
+/// place; at most [`TABLE_PLACES`] places, each within [`POINTS`].
 fn points_table(series: &str, field: &str, t: &[i64]) -> Result<(), String> {
     let bad = if t.first().is_none_or(|&w| w <= 0) {
-        Some("must start with a positive points value for a win")
+        Some("must start with a positive points value for a win".to_string())
     } else if t.iter().any(|&v| v < 0) {
-        Some("must not hold negative points")
+        Some("must not hold negative points".into())
     } else if t.windows(2).any(|w| w[1] > w[0]) {
-        Some("must not give a worse place more points than a better one")
+        Some("must not give a worse place more points than a better one".into())
+    } else if t.len() > TABLE_PLACES {
+        Some(format!(
+            "has {} places; a table has at most {TABLE_PLACES}",
+            t.len()
+        ))
     } else {
-        None
+        t.iter().find(|&&v| !POINTS.contains(v)).map(|v| {
+            format!(
+                "value {v} is out of range; allowed: an integer from {} to {}",
+                POINTS.min, POINTS.max
+            )
+        })
     };
     match bad {
         Some(rule) => Err(format!("cfr series {series:?}: `{field}` {rule}")),
@@ -133,6 +160,12 @@ fn elimination(e: &EventCompleted) -> Result<(), String> {
              qualifying heats before its final)"
             .into());
     }
+    if heats.len() > MAX_HEATS {
+        return Err(format!(
+            ": {} heats; an elimination event runs at most {MAX_HEATS}",
+            heats.len()
+        ));
+    }
     for (i, heat) in heats.iter().enumerate() {
         results(heat).map_err(|rule| format!(", heat {}: {rule}", i + 1))?;
     }
@@ -156,6 +189,8 @@ fn points(e: &EventCompleted) -> Result<(), String> {
         if race.tier < 1 {
             return Err(format!(", {}: tiers are numbered from 1", what()));
         }
+        TIER.check(race.tier)
+            .map_err(|m| format!(", race {}: {m}", i + 1))?;
         results(&race.results).map_err(|rule| format!(", {}: {rule}", what()))?;
     }
     Ok(())

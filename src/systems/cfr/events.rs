@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::{payload_table, Ident, Place};
+use crate::events::{payload_table, Bounds, Ident, Place};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -26,6 +26,23 @@ pub enum Format {
     Elimination,
     Points,
 }
+
+/// A points table (`final_points`, `heat_points`, `race_points`, of a series
+/// or of the rule parameters) has 1 to `TABLE_PLACES` places...
+pub const TABLE_PLACES: usize = 100;
+
+/// ... each worth 0 to 1,000,000 points.
+pub const POINTS: Bounds = Bounds::new("points", 0, 1_000_000);
+
+/// `tier_offset` (a series' own or the rule parameter): 0 to 1,000 places.
+pub const TIER_OFFSET: Bounds = Bounds::new("tier_offset", 0, 1_000);
+
+/// `heats`: an elimination event runs 1 to `MAX_HEATS` qualifying heats (its
+/// perfect score sums a decayed heat win over every one).
+pub const MAX_HEATS: usize = 100;
+
+/// `races[].tier`: tiers are numbered from 1, up to 1,000.
+pub const TIER: Bounds = Bounds::new("tier", 1, 1_000);
 
 /// A series and its scoring tables; absent tables take the rule parameters' values.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -3,8 +3,18 @@
 //!
 //! A place is `Some(n)` for a classified finish `n` (1 = win) and `None` for a
 //! dnf. Points tables are indexed by place: `table[0]` is a win. All values are
-//! exact rationals; nothing here rounds except [`round_to`].
+//! exact rationals; nothing here rounds except [`round_to`] and
+//! [`elimination_score`] (to the places shown) and [`narrow`] (past `i128`).
+//!
+//! Totality: a decayed heat sum has the denominator `b^(heats - 1)` for a decay
+//! `a / b` (`b` up to 10^6), past `i128` from a handful of heats, so the
+//! elimination sums are [`BigRational`]s (an event runs at most
+//! [`MAX_HEATS`](super::events::MAX_HEATS) heats); everything else is `i128`:
+//! points within 10^6 a place, tables of at most 100 places, scores at most
+//! `100 * 10^6` over at most 10^9 (nine decimals).
 
+use num_bigint::BigInt;
+use num_rational::BigRational;
 use num_traits::{One, Zero};
 
 use crate::num::{round_scaled, Rational};
@@ -17,21 +27,27 @@ pub fn table_points(table: &[i64], place: Option<u32>) -> i128 {
         .map_or(0, |&v| i128::from(v))
 }
 
-/// `decay^i` exactly (i small: the number of heats).
-pub fn decay_weight(decay: Rational, i: usize) -> Rational {
-    (0..i).fold(Rational::one(), |w, _| w * decay)
+/// `decay^i` exactly.
+pub fn decay_weight(decay: Rational, i: usize) -> BigRational {
+    let d = big(decay);
+    (0..i).fold(BigRational::one(), |w, _| w * &d)
+}
+
+/// `r` as a big rational.
+fn big(r: Rational) -> BigRational {
+    BigRational::new_raw(BigInt::from(*r.numer()), BigInt::from(*r.denom()))
 }
 
 /// Heat points of one driver: the best counts in full, the 2nd best times
 /// `decay`, the 3rd times `decay²`, ... Order of `points` does not matter.
-pub fn decayed_heat_points(points: &[i128], decay: Rational) -> Rational {
+/// Summed as `p1 + decay * (p2 + decay * (p3 + ...))`: one product a heat.
+pub fn decayed_heat_points(points: &[i128], decay: Rational) -> BigRational {
     let mut sorted = points.to_vec();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
-    sorted
-        .iter()
-        .enumerate()
-        .map(|(i, &p)| Rational::from_integer(p) * decay_weight(decay, i))
-        .sum()
+    let d = big(decay);
+    sorted.iter().rev().fold(BigRational::zero(), |acc, &p| {
+        BigRational::from_integer(BigInt::from(p)) + acc * &d
+    })
 }
 
 /// The perfect score of an elimination event that ran `heats` heats: a final
@@ -41,10 +57,10 @@ pub fn elimination_perfect(
     heat_points: &[i64],
     decay: Rational,
     heats: usize,
-) -> Rational {
+) -> BigRational {
     let win = table_points(heat_points, Some(1));
     let heat_part = decayed_heat_points(&vec![win; heats], decay);
-    Rational::from_integer(table_points(final_points, Some(1))) + heat_part
+    BigRational::from_integer(table_points(final_points, Some(1)).into()) + heat_part
 }
 
 /// A driver's points at an elimination event: decayed heat points plus the final
@@ -55,13 +71,42 @@ pub fn elimination_points(
     decay: Rational,
     heat_places: &[Option<u32>],
     final_place: Option<Option<u32>>,
-) -> Rational {
+) -> BigRational {
     let heats: Vec<i128> = heat_places
         .iter()
         .map(|&p| table_points(heat_points, p))
         .collect();
     let fin = final_place.map_or(0, |p| table_points(final_points, p));
-    decayed_heat_points(&heats, decay) + Rational::from_integer(fin)
+    decayed_heat_points(&heats, decay) + BigRational::from_integer(fin.into())
+}
+
+/// An elimination event score: `100 * points / perfect` rounded to `decimals`
+/// places (at most 18) as [`round_to`] rounds, computed on the exact values;
+/// 0 for a perfect of 0.
+pub fn elimination_score(points: &BigRational, perfect: &BigRational, decimals: u32) -> Rational {
+    if *perfect <= BigRational::zero() {
+        return Rational::zero();
+    }
+    let places = decimals.min(18);
+    let scale = BigRational::from_integer(BigInt::from(10).pow(places));
+    let r = (BigRational::from_integer(100.into()) * points / perfect * scale).round();
+    narrow_int(r.to_integer()).map_or_else(Rational::zero, |n| Rational::new(n, 10i128.pow(places)))
+}
+
+/// `r` as an `i128` rational: exactly when its terms fit (always, for the
+/// tables and decays the ranges admit and up to a dozen heats), else rounded
+/// to 18 decimal places (points and perfects are below 10^9, so that fits).
+pub fn narrow(r: &BigRational) -> Rational {
+    if let (Some(n), Some(d)) = (narrow_int(r.numer().clone()), narrow_int(r.denom().clone())) {
+        return Rational::new_raw(n, d);
+    }
+    let scale = BigInt::from(10).pow(18);
+    let n = (r * BigRational::from_integer(scale)).round().to_integer();
+    Rational::new(narrow_int(n).unwrap_or_default(), 10i128.pow(18))
+}
+
+fn narrow_int(n: BigInt) -> Option<i128> {
+    i128::try_from(n).ok()
 }
 
 /// The place a result in tier `tier` counts as: `place + (tier - 1) * offset`
@@ -133,19 +178,37 @@ mod tests {
 
     fn score(heats: &[Option<u32>], fin: Option<Option<u32>>, n_heats: usize) -> Rational {
         let pts = elimination_points(FINAL, HEAT, half(), heats, fin);
-        event_score(pts, elimination_perfect(FINAL, HEAT, half(), n_heats))
+        elimination_score(&pts, &elimination_perfect(FINAL, HEAT, half(), n_heats), 2)
     }
 
     #[test]
     fn perfect_wbc_score_is_187_5_with_three_heats_and_175_with_two() {
-        assert_eq!(elimination_perfect(FINAL, HEAT, half(), 3), ratio(375, 2));
-        assert_eq!(elimination_perfect(FINAL, HEAT, half(), 2), ratio(175, 1));
+        let perfect = |n| narrow(&elimination_perfect(FINAL, HEAT, half(), n));
+        assert_eq!(perfect(3), ratio(375, 2));
+        assert_eq!(perfect(2), ratio(175, 1));
+    }
+
+    /// A hundred heats at a decay of six places: exact sums far past `i128`,
+    /// scored and narrowed without overflow.
+    #[test]
+    fn many_heats_at_a_fine_decay_stay_exact_and_bounded() {
+        let decay = ratio(999_999, 1_000_000);
+        let perfect = elimination_perfect(FINAL, HEAT, decay, 100);
+        let places = vec![Some(1); 100];
+        let pts = elimination_points(FINAL, HEAT, decay, &places, Some(Some(1)));
+        assert_eq!(pts, perfect);
+        assert_eq!(elimination_score(&pts, &perfect, 9), ratio(100, 1));
+        let p = narrow(&perfect);
+        assert!(p > ratio(5049, 1) && p < ratio(5100, 1), "{p}");
+        let one = elimination_points(FINAL, HEAT, decay, &[Some(2)], None);
+        let s = elimination_score(&one, &perfect, 2);
+        assert!(s > Rational::zero() && s < ratio(1, 1), "{s}");
     }
 
     #[test]
     fn bruce_rae_2012_heat_win_dnf_and_final_win_is_80() {
         let pts = elimination_points(FINAL, HEAT, half(), &[Some(1), None], Some(Some(1)));
-        assert_eq!(pts, ratio(150, 1));
+        assert_eq!(narrow(&pts), ratio(150, 1));
         assert_eq!(score(&[Some(1), None], Some(Some(1)), 3), ratio(80, 1));
     }
 
@@ -157,7 +220,7 @@ mod tests {
     #[test]
     fn turyko_suky_pbem_is_40_and_20_as_his_only_event() {
         let pts = elimination_points(FINAL, HEAT, half(), &[Some(1), Some(7)], Some(Some(5)));
-        assert_eq!(pts, ratio(70, 1));
+        assert_eq!(narrow(&pts), ratio(70, 1));
         let s = score(&[Some(1), Some(7)], Some(Some(5)), 2);
         assert_eq!(s, ratio(40, 1));
         let (_, factor, total) = driver_score(&[s], half(), ratio(3, 4)).unwrap();
@@ -167,8 +230,9 @@ mod tests {
     #[test]
     fn heat_results_decay_best_first_whatever_their_order() {
         // a 3rd (20) and a win (50): 50 + 20/2 = 60; a 4th in a third heat adds 15/4.
-        assert_eq!(decayed_heat_points(&[20, 50], half()), ratio(60, 1));
-        assert_eq!(decayed_heat_points(&[15, 20, 50], half()), ratio(255, 4));
+        let heats = |p: &[i128]| narrow(&decayed_heat_points(p, half()));
+        assert_eq!(heats(&[20, 50]), ratio(60, 1));
+        assert_eq!(heats(&[15, 20, 50]), ratio(255, 4));
         // a 5th or a dnf scores nothing in a heat; a 7th nothing in a final
         assert_eq!(table_points(HEAT, Some(5)), 0);
         assert_eq!(table_points(HEAT, None), 0);

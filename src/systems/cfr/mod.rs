@@ -9,6 +9,15 @@
 //!   [[{driver, place}]]` and `final: [{driver, place}]`, for a points event `races:
 //!   [{tier, results: [{driver, place}]}]`. A place is 1, 2, 3 … or `"dnf"`.
 //!
+//! # Ranges
+//! Checked at append, naming the field and the values allowed ([`events`]
+//! defines each): a points table (`final_points`, `heat_points`, `race_points`)
+//! has 1 to 100 places of 0 to 1,000,000 points, as the parameters do;
+//! `tier_offset` 0 to 1,000; `heat_decay` a decimal from 0 to 1 with at most 6
+//! places; an elimination event runs 1 to 100 heats; `tier` 1 to 1,000; places
+//! run 1 to the number of drivers placed. Event scores lie from 0 to 100 for
+//! tables that never rise with place.
+//!
 //! # Rules
 //! Every driver of an event gets an event score, `100 * points / perfect` ([`math`]).
 //! - **Elimination** (qualifying heats, then a final): final places 1–6 earn

@@ -6,21 +6,22 @@
 //! and the factors are fractions from 0 to 1; 9 decimals is the most a score is
 //! shown with.
 
+use super::events::{POINTS, TABLE_PLACES, TIER_OFFSET};
 use crate::params::{rule_params, Decimal, Range};
 
 rule_params! {
     /// CFR event scores and the driver ranking.
     pub struct Cfr in "cfr" {
         /// elimination final points by place (WBC laurels rescaled to 100)
-        final_points: Vec<i64> = [100, 60, 40, 30, 20, 10], Range::ints(1..=100, 0..=1_000_000);
+        final_points: Vec<i64> = [100, 60, 40, 30, 20, 10], Range::ints(1..=TABLE_PLACES, POINTS.min..=POINTS.max);
         /// elimination heat points by place (half the final's, places 1-4)
-        heat_points: Vec<i64> = [50, 30, 20, 15], Range::ints(1..=100, 0..=1_000_000);
+        heat_points: Vec<i64> = [50, 30, 20, 15], Range::ints(1..=TABLE_PLACES, POINTS.min..=POINTS.max);
         /// weight of a driver's 2nd best heat (3rd best: squared, ...)
         heat_decay: Decimal = "0.5", Range::decimal("0"..="1");
         /// points-series race points by place; rescaled so that a win is 100
-        race_points: Vec<i64> = [100, 60, 40, 30, 20, 10], Range::ints(1..=100, 0..=1_000_000);
+        race_points: Vec<i64> = [100, 60, 40, 30, 20, 10], Range::ints(1..=TABLE_PLACES, POINTS.min..=POINTS.max);
         /// places added per tier below the first (a tier-2 win counts as a 2nd)
-        tier_offset: i64 = 1, Range::int(0..=1_000);
+        tier_offset: i64 = 1, Range::int(TIER_OFFSET.min..=TIER_OFFSET.max);
         /// events per series that count (the newest by date)
         counted_events: usize = 3, Range::int(1..=1_000);
         /// score factor for a driver with one counted event

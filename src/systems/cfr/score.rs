@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use num_rational::BigRational;
 use serde::{Deserialize, Serialize};
 
 use super::events::Format;
@@ -139,18 +140,20 @@ fn score_elimination(
     formulas: bool,
 ) -> Vec<(u32, Entry)> {
     let perfect = math::elimination_perfect(&t.final_points, &t.heat_points, t.decay, heats);
+    let perfect = (math::narrow(&perfect), perfect);
     logs.into_iter()
         .map(|(driver, log)| {
-            let entry = elimination_entry(t, &log, perfect, heats, formulas);
+            let entry = elimination_entry(t, &log, &perfect, heats, formulas);
             (driver, entry)
         })
         .collect()
 }
 
+/// `perfect`: the event's perfect score, as an `i128` rational and exactly.
 fn elimination_entry(
     t: &Tables,
     log: &HeatLog,
-    perfect: Rational,
+    perfect: &(Rational, BigRational),
     n_heats: usize,
     formulas: bool,
 ) -> Entry {
@@ -176,15 +179,15 @@ fn elimination_entry(
         format!(
             "100 * ({}{final_term}) / {} (perfect: final win + heat win over {n_heats} heats)",
             heat_terms(t, &log.heats),
-            num(perfect),
+            num(perfect.0),
         )
     } else {
         String::new()
     };
     Entry {
-        points,
-        perfect,
-        score: math::round_to(math::event_score(points, perfect), t.decimals),
+        points: math::narrow(&points),
+        perfect: perfect.0,
+        score: math::elimination_score(&points, &perfect.1, t.decimals),
         finish,
         formula,
     }
@@ -202,7 +205,7 @@ fn heat_terms(t: &Tables, places: &[Place]) -> String {
         .enumerate()
         .map(|(i, p)| match i {
             0 => p.to_string(),
-            _ => format!("{p}*{}", num(math::decay_weight(t.decay, i))),
+            _ => format!("{p}*{}", num(math::narrow(&math::decay_weight(t.decay, i)))),
         })
         .collect();
     let names: Vec<String> = places.iter().map(|&p| place_text(p)).collect();

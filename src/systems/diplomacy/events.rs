@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use crate::events::{payload_table, Ident};
+use crate::events::{payload_table, Bounds, Ident};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -24,6 +24,10 @@ pub enum Outcome {
     Solo,
     Draw,
 }
+
+/// `powers[].eliminated`: a year from 1 to 9999. (`powers[].centers` runs
+/// from 0 to the board's `carnage.centers_total`, all powers together.)
+pub const ELIMINATED: Bounds = Bounds::new("eliminated", 1, 9_999);
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

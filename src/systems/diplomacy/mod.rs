@@ -7,6 +7,11 @@
 //! - `diplomacy.game_ended {game, result: solo|draw, winner?: power, powers: [{power,
 //!   player (null: a surrendered position never replaced), centers, eliminated?: year}]}`.
 //!
+//! # Ranges
+//! Checked at append, naming the field and the values allowed: `centers` 0 or
+//! more, all powers together at most the board's `carnage.centers_total`;
+//! `eliminated` a year from 1 to 9999 ([`events::ELIMINATED`]).
+//!
 //! # Rules
 //! Within a game, survivors rank by centers, eliminated powers after them by elimination
 //! year (later is better), surrendered positions tied last; tied positions share the
@@ -80,7 +85,9 @@ use num_traits::Signed;
 use serde::{Deserialize, Serialize};
 
 use crate::events::{Event, Record};
-use crate::systems::diplomacy::events::{Event as DipEvent, GameEnded, Outcome, PowerResult};
+use crate::systems::diplomacy::events::{
+    Event as DipEvent, GameEnded, Outcome, PowerResult, ELIMINATED,
+};
 
 use super::{Change, Cx, Projection};
 use math::{Score, Seat};
@@ -449,6 +456,11 @@ fn check_powers(id: &crate::events::Ident, powers: &[PowerResult]) -> Result<(),
                 ))
             }
             _ => {}
+        }
+        if let Some(year) = p.eliminated {
+            ELIMINATED
+                .check(year)
+                .map_err(|m| format!("game {id}: power {power}: {m}"))?;
         }
     }
     Ok(())

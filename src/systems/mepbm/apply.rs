@@ -99,11 +99,13 @@ impl Ending<'_> {
     }
 
     /// The sum of `ratings` (start value when unrated) over the positions on `side`.
-    fn total(&self, side: Side, ratings: &Ratings, start: i64) -> (i64, usize) {
-        let mut sum = 0i64;
+    /// The sum of `side`'s ratings and its number of positions. `i128`:
+    /// fewer than 2^63 ratings of magnitude at most 2^63 cannot pass it.
+    fn total(&self, side: Side, ratings: &Ratings, start: i64) -> (i128, usize) {
+        let mut sum = 0i128;
         let mut n = 0usize;
         for s in self.slots.iter().filter(|s| s.side() == side) {
-            sum += ratings.get(s.player).map_or(start, |r| r.value);
+            sum += i128::from(ratings.get(s.player).map_or(start, |r| r.value));
             n += 1;
         }
         (sum, n)
@@ -122,7 +124,7 @@ fn bump(map: &mut Ratings, who: u32, start: i64, delta: i64, game: bool) -> (i64
     let old = r.value;
     r.value = old.saturating_add(delta);
     if game {
-        r.games += 1;
+        r.games = r.games.saturating_add(1);
     }
     (old, r.value)
 }
@@ -274,7 +276,7 @@ impl State {
         let (fp, fp_n) = end.total(Side::Fp, &self.maia, start);
         let (ds, ds_n) = end.total(Side::Ds, &self.maia, start);
         // TmAv per side, as (sum, count): the team average of the positions.
-        let tm_of = |side: Side| -> (i64, usize) {
+        let tm_of = |side: Side| -> (i128, usize) {
             match (side, end.winner) {
                 (Side::Fp, _) => (fp, fp_n),
                 (Side::Ds, _) => (ds, ds_n),
@@ -381,7 +383,7 @@ impl State {
             if let Some(slot) = slot {
                 let par = self.pars.entry((scenario, slot.nation)).or_default();
                 par.sum = par.sum.saturating_add(n.victory_points);
-                par.games += 1;
+                par.games = par.games.saturating_add(1);
             }
         }
     }
@@ -429,9 +431,9 @@ impl State {
         }
         for &(p, side) in &end.players {
             let t = self.nazgul.entry_or_default(p);
-            t.played += 1;
+            t.played = t.played.saturating_add(1);
             if end.winner == Some(side) {
-                t.won += 1;
+                t.won = t.won.saturating_add(1);
             }
         }
     }
@@ -473,9 +475,9 @@ impl State {
         for (player, pts, category) in credit {
             let c: &mut Council = self.council.entry_or_default(player);
             match category {
-                0 => c.team_player += pts,
-                1 => c.played_nation += pts,
-                _ => c.enemy_nation += pts,
+                0 => c.team_player = c.team_player.saturating_add(pts),
+                1 => c.played_nation = c.played_nation.saturating_add(pts),
+                _ => c.enemy_nation = c.enemy_nation.saturating_add(pts),
             }
         }
     }

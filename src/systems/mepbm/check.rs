@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::systems::mepbm::events::{
     AllegianceChanged, GameEnded, GameStarted, GrudgeRosterChanged, GrudgeTeamRegistered,
-    MonthlyTick, NationTakenOver, Rated, RatingSeeded, Side, VoteCast,
+    MonthlyTick, NationTakenOver, Rated, RatingSeeded, Side, VoteCast, SEED_VALUE, TURN,
+    VICTORY_POINTS,
 };
 use crate::time::{self, Micros, DAY};
 
@@ -87,6 +88,9 @@ impl State {
                 e.player, e.value
             ));
         }
+        SEED_VALUE
+            .check(e.value)
+            .map_err(|m| format!("{name} seed of {}: {m}", e.player))?;
         if let Some(r) = self.names.get(&e.player).and_then(|id| map.get(id)) {
             return Err(format!(
                 "{} already has a {name} rating ({}): a seed must come before the first game",
@@ -283,6 +287,7 @@ impl State {
                 e.turn
             ));
         }
+        TURN.check(e.turn).map_err(|m| format!("game {id}: {m}"))?;
         distinct(
             || format!("game {id} results"),
             e.nations.iter().map(|n| n.nation.as_str()),
@@ -295,6 +300,9 @@ impl State {
                     n.nation, n.victory_points
                 ));
             }
+            VICTORY_POINTS
+                .check(n.victory_points)
+                .map_err(|m| format!("game {id}, nation {}: {m}", n.nation))?;
         }
         Ok(())
     }

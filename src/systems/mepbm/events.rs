@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use crate::events::{payload_table, Ident};
+use crate::events::{payload_table, Bounds, Ident};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -75,6 +75,19 @@ pub enum Winner {
     #[serde(rename = "draw")]
     Draw,
 }
+
+/// `rating_seeded.value`: a seed is a starting rating, so it takes the values
+/// of the rating start parameters (`valar.start`, `maia.start`, ...) that a
+/// rating can divide by: 1 to 1,000,000.
+pub const SEED_VALUE: Bounds = Bounds::new("value", 1, 1_000_000);
+
+/// `game_ended.turn`: 0 to 1,000 (a game runs a few dozen turns; the turn
+/// enters Maia's `sqrt(EndTurn)`).
+pub const TURN: Bounds = Bounds::new("turn", 0, 1_000);
+
+/// `game_ended.nations[].victory_points`: 0 to 1,000,000 (a nation ends with
+/// a few thousand at most).
+pub const VICTORY_POINTS: Bounds = Bounds::new("victory_points", 0, 1_000_000);
 
 /// `{player, system, value}`: an approximate starting rating.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

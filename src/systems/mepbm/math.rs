@@ -3,27 +3,37 @@
 //! value; `factor` is the small-game factor (1 for a full game,
 //! `small_game.factor` otherwise), applied before rounding.
 //!
-//! Functions that divide return `None` when a divisor is zero or negative, and
-//! those that multiply unreduced fractions when a value passes `i128` (only
-//! reachable through a rules change or an absurd rating): the caller then leaves
-//! the rating alone instead of panicking.
+//! Every function is total: it neither panics nor loops for any `i64` rating
+//! (ratings drift past their seeds' range game by game, so the formulas take
+//! any rating; a rating that would pass `i64` saturates) and any admitted
+//! parameter. The products are taken in `i128` with checked operations; a
+//! function returns `None` when a divisor is zero or negative, a product
+//! passes `i128` or the change passes `i64`, and the caller then leaves the
+//! rating alone. Team sums are `i128`: a sum of `n` ratings has
+//! `|sum| <= n * 2^63 < 2^127` for any number of positions an event can hold.
 
 use crate::num::{ratio, round_half_away, round_times_sqrt, Rational};
 
-/// Valar: `round(factor * (base + (tot_lose - tot_win) / divisor))`.
+/// Valar: `round(factor * (base + (tot_lose - tot_win) / divisor))`, as
+/// `fn * (base * divisor + tot_lose - tot_win) / (fd * divisor)` for
+/// `factor = fn / fd`, rounded without reducing.
 pub fn valar_change(
     base: i64,
     divisor: i64,
-    tot_win: i64,
-    tot_lose: i64,
+    tot_win: i128,
+    tot_lose: i128,
     factor: Rational,
 ) -> Option<i64> {
     if divisor <= 0 {
         return None;
     }
-    let raw = Rational::from_integer(base.into())
-        + ratio(i128::from(tot_lose) - i128::from(tot_win), divisor.into());
-    Some(round_half_away(factor * raw) as i64)
+    let diff = tot_lose.checked_sub(tot_win)?;
+    let raw = i128::from(base)
+        .checked_mul(divisor.into())?
+        .checked_add(diff)?;
+    let numer = raw.checked_mul(*factor.numer())?;
+    let denom = factor.denom().checked_mul(divisor.into())?;
+    i64::try_from(round_half_away(Rational::new_raw(numer, denom))).ok()
 }
 
 /// Maia: `round(factor * (tm_av / old) * s * sqrt(end_turn))`, exactly, with
@@ -32,7 +42,7 @@ pub fn valar_change(
 /// `factor = fn / fd`. `None` for no positions, a rating or turn that leaves no
 /// change possible, or a value past `i128`.
 pub fn maia_change(
-    sum: i64,
+    sum: i128,
     count: usize,
     old: i64,
     s: i64,
@@ -42,10 +52,7 @@ pub fn maia_change(
     if count == 0 || old <= 0 || end_turn < 0 {
         return None;
     }
-    let numer = factor
-        .numer()
-        .checked_mul(sum.into())?
-        .checked_mul(s.into())?;
+    let numer = factor.numer().checked_mul(sum)?.checked_mul(s.into())?;
     let denom = factor
         .denom()
         .checked_mul(i128::try_from(count).ok()?)?
@@ -60,6 +67,7 @@ pub fn maia_change(
 /// past `i128`.
 pub fn istari_change(vp: i64, par_sum: i64, par_games: u32, factor: Rational) -> Option<i64> {
     let games = i128::from(par_games.max(1));
+    // |vp * games| < 2^63 * 2^32: the difference fits i128.
     let numer = (i128::from(vp) * games - i128::from(par_sum)).checked_mul(*factor.numer())?;
     let denom = factor.denom().checked_mul(games)?;
     i64::try_from(round_half_away(Rational::new_raw(numer, denom))).ok()
@@ -77,21 +85,30 @@ pub fn ainur_change(
     if win_orig <= 0 || at_start <= 0 {
         return None;
     }
-    let v = factor
-        * Rational::from_integer(base.into())
-        * ratio(lose_orig.into(), win_orig.into())
-        * ratio(active.into(), at_start.into());
-    Some(round_half_away(v) as i64)
+    use num_traits::CheckedMul;
+    let v = [
+        Rational::from_integer(base.into()),
+        ratio(lose_orig.into(), win_orig.into()),
+        ratio(active.into(), at_start.into()),
+    ]
+    .iter()
+    .try_fold(factor, |v, x| v.checked_mul(x))?;
+    i64::try_from(round_half_away(v)).ok()
 }
 
 /// Roster change cost: `C * C`, C = max(|added|, |removed|) (a swap of one
-/// member for another is one change, not two).
+/// member for another is one change, not two). Saturates at `i64::MAX`.
 pub fn roster_cost(added: usize, removed: usize) -> i64 {
-    let c = added.max(removed) as i64;
-    c * c
+    let c = i64::try_from(added.max(removed)).unwrap_or(i64::MAX);
+    c.saturating_mul(c)
 }
 
 /// Monthly adjustment: `round(factor * (r - mean) + mean)`.
+///
+/// Total for any `i64` rating and mean: `monthly.factor` is from 0 to 1 with
+/// at most six decimal places, so `n <= d <= 10^6` and `|n * (r - mean)|`,
+/// `|mean * d|` stay below `2^84`; the result lies between `r` and `mean`,
+/// so it fits `i64`.
 pub fn monthly(r: i64, factor: Rational, mean: i64) -> i64 {
     // factor = n / d (d > 0): the value is (n * (r - mean) + mean * d) / d, rounded
     // from that unreduced fraction (no gcd: a tick touches every rated subject).
@@ -109,8 +126,8 @@ pub fn nazgul_percent(won: u32, played: u32) -> Rational {
 }
 
 /// The mean of `sum` over `count` positions (`None` for no positions).
-pub fn mean(sum: i64, count: usize) -> Option<Rational> {
-    (count > 0).then(|| ratio(sum.into(), count as i128))
+pub fn mean(sum: i128, count: usize) -> Option<Rational> {
+    (count > 0).then(|| ratio(sum, count as i128))
 }
 
 /// Points of the `index`-th preference (0-based) from a points table; 0 past its end.

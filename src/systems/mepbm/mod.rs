@@ -13,6 +13,14 @@
 //! - `grudge_team_registered {team, coordinator, members}`, `grudge_roster_changed {team,
 //!   added, removed}`, `monthly_tick {month}`.
 //!
+//! # Ranges
+//! Checked at append, the message naming the field and the values allowed
+//! ([`events`] defines each beside its field): `rating_seeded.value` 1 to
+//! 1,000,000 (a starting rating, as the `start` parameters); `game_ended.turn`
+//! 0 to 1,000; `victory_points` 0 to 1,000,000. Ratings then move by the
+//! formulas without a bound: [`math`] takes any `i64` rating, a rating
+//! saturates at the ends of `i64`, and a change that would not fit is left out.
+//!
 //! # Rules
 //! A position counts for the player controlling it at the game's end (the last takeover,
 //! else the starter): a replaced player counts for nothing in that game, one who dropped

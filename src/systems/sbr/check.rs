@@ -86,8 +86,13 @@ fn seat_score(s: &Seat, mult: i64) -> Result<(), String> {
         Some(p) => format!("player {p} ({} seat)", color_name(s.seat)),
         None => format!("bot ({} seat)", color_name(s.seat)),
     };
-    if s.score.is_some_and(|x| x < 0) {
-        return Err(format!("{}: a score cannot be negative", who()));
+    if let Some(x) = s.score {
+        if x < 0 {
+            return Err(format!("{}: a score cannot be negative", who()));
+        }
+        super::events::score_bounds(mult)
+            .check(x)
+            .map_err(|m| format!("{}: {m}", who()))?;
     }
     let Some(bases) = &s.bases else {
         if s.player.is_some() && s.score.is_none() {

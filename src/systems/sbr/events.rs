@@ -50,6 +50,13 @@ pub struct Base {
     pub bonus: bool,
 }
 
+/// `seats[].score`: 0 to the 21 bases' 89 squares all on bonus tiles, that
+/// is `89 * sbr.bonus_multiplier` in force (267 by the published rules).
+pub fn score_bounds(bonus_multiplier: i64) -> crate::events::Bounds {
+    let all: i64 = super::math::PIECES.iter().map(|(_, size)| size).sum();
+    crate::events::Bounds::new("score", 0, all.saturating_mul(bonus_multiplier))
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Seat {

@@ -7,6 +7,11 @@
 //!   score?}]}`: one game of a match; `group` names a group-stage match's group, for
 //!   tournaments with more than one group.
 //!
+//! # Ranges
+//! Checked at append, naming the field and the values allowed: `game` 1 to
+//! `games_per_match` (a seeding game is game 1); `score` 0 to the 21 bases' 89
+//! squares all on bonus tiles, `89 * bonus_multiplier` ([`events::score_bounds`]).
+//!
 //! # Rules
 //! - **Game score**: the sum of the sizes of the bases a player built, times
 //!   `bonus_multiplier` (3) for a base on a bonus tile. The bases are the 21 Blokus
