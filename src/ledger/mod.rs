@@ -35,6 +35,7 @@ pub(crate) mod lanes;
 mod open;
 mod parse;
 pub mod patch;
+pub(crate) mod published;
 mod read;
 pub mod segment;
 pub mod summary;
@@ -94,16 +95,34 @@ pub struct VerifyReport {
     pub problems: Vec<(u64, String)>,
 }
 
+/// An open ledger: the writer's (from [`Ledger::open`] or [`Ledger::init`],
+/// holding `laurel.lock` and sled) or a reader's ([`Ledger::read`]: no lock,
+/// no sled, nothing opened for writing). Both read records the same way:
+/// through `index`, the published entries up to the head (and, for the
+/// writer during an append, the entries of its pending chunks).
 pub struct Ledger {
-    /// sled's open handles; `None` only for the moment of a [`Ledger::recycle_if_due`].
+    /// sled's open handles: `None` for a reader, and for the moment of a
+    /// [`Ledger::recycle_if_due`].
     handles: RefCell<Option<Handles>>,
-    /// Chunk bytes read or written through the current handles.
+    /// Chunk bytes written through the current handles.
     moved: Cell<u64>,
+    /// The head, read once when the ledger was opened (a reader's is pinned
+    /// for its whole command); the writer's moves with each append it makes.
+    head: Cell<Head>,
+    /// One entry per chunk up to the head, then the pending chunks of an
+    /// append being written, in seq order ([`published`]).
+    index: RefCell<Vec<published::Entry>>,
+    /// Checkpoint headers by key, read from their files when first wanted.
+    checkpoints: RefCell<Option<checkpoint::Headers>>,
     /// Reads chunks out of their segment files.
     segments: RefCell<segment::Reader>,
-    /// Our own exclusive lock on `laurel.lock`, held for the ledger's lifetime, so
-    /// no other process can take the database while it is reopened.
-    _lock: std::fs::File,
+    /// The writer's: where an append's entries go, and the length of `index`
+    /// that `HEAD` commits.
+    out: RefCell<Option<published::Out>>,
+    published_len: Cell<u64>,
+    /// The writer's exclusive lock on `laurel.lock`, held for the ledger's
+    /// lifetime, so no other writer can take the database while it is reopened.
+    _lock: Option<std::fs::File>,
     path: PathBuf,
 }
 
@@ -111,12 +130,6 @@ pub struct Ledger {
 struct Handles {
     db: sled::Db,
     chunks: sled::Tree,
-    /// One [`summary::Summary`] per chunk, same key.
-    summaries: sled::Tree,
-    /// Each chunk's key fingerprints, same key ([`idem`]).
-    idems: sled::Tree,
-    /// Checkpoint headers, keyed by position ([`checkpoint`]).
-    checkpoints: sled::Tree,
     meta: sled::Tree,
 }
 
