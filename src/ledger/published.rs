@@ -117,10 +117,10 @@ pub(crate) fn read_head(dir: &Path) -> Result<(Head, u64)> {
         )));
     }
     if b.get(..FORMAT.len()) != Some(FORMAT.as_slice()) {
-        let marker = b.iter().take_while(|c| c.is_ascii_graphic()).copied();
+        let marker = b.get(..FORMAT.len()).unwrap_or(&b);
         return Err(Error::Corrupt(format!(
             "unknown ledger format {:?}",
-            String::from_utf8_lossy(&marker.collect::<Vec<u8>>())
+            String::from_utf8_lossy(marker)
         )));
     }
     if b.len() != HEAD_LEN {
@@ -183,8 +183,8 @@ pub(crate) fn read_index(dir: &Path, len: u64) -> Result<Vec<Entry>> {
         let first = u64::from_le_bytes(whole[4..12].try_into().expect("8"));
         let pointer = whole[12..12 + segment::POINTER_LEN].try_into().expect("24");
         let summary = Summary::decode(first, &whole[12 + segment::POINTER_LEN..4 + n])?;
-        if entries.last().is_some_and(|e| e.summary.last_seq >= first) {
-            return Err(bad("overlaps the entry before it"));
+        if entries.last().is_some_and(|e| e.first() >= first) {
+            return Err(bad("is out of order"));
         }
         entries.push(Entry { pointer, summary });
         at = end + CHECK;
