@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Std, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{append_text, db_path, empty_ledger, gen, head, laurel, laurel_std};
+use common::{db_path, empty_ledger, gen, head, laurel, laurel_std};
 
 /// Every reading command, as run on a small ledger with checkpoints.
 const READERS: &[&[&str]] = &[
@@ -318,7 +318,7 @@ fn reading_commands_work_when_no_file_may_grow() {
     };
     let answers: Vec<Vec<u8>> = READERS
         .iter()
-        .map(|a| read(dir.path(), &a.to_vec()).into_bytes())
+        .map(|a| read(dir.path(), a).into_bytes())
         .collect();
     let before = head(dir.path());
     let events = rules_dir.path().join("more.jsonl");
@@ -351,7 +351,9 @@ fn flip(file: &Path, at: impl Fn(usize) -> usize) {
 #[test]
 fn tampering_with_head_index_or_fingerprints_is_caught_by_verify() {
     let base = sample();
-    let cases: Vec<(&str, &str, Box<dyn Fn(usize) -> usize>, &str)> = vec![
+    // (what, file, which byte of a file of that length, what verify says)
+    type Case<'a> = (&'a str, &'a str, Box<dyn Fn(usize) -> usize>, &'a str);
+    let cases: Vec<Case> = vec![
         (
             "HEAD",
             "HEAD",

@@ -8,8 +8,8 @@
 //! checkpoint that is still valid, so appending a few events to a large ledger
 //! costs the tail of the fold, not all of it. The fold's workers encode their
 //! sections, a thread of its own compresses them and writes their file
-//! ([`compressor`]), and the fold's thread stores the header (it holds the
-//! sled handles).
+//! ([`compressor`]) under a name of its own and renames it into place, and
+//! the fold's thread notes its header.
 //!
 //! **Compressed** with zstd. Every [`WHOLE_EVERY`]th checkpoint (and the first
 //! one a fold makes when it has no previous state at hand) is *whole*: each
@@ -39,9 +39,9 @@
 //! fold starts from nothing, which gives the same answer.
 //!
 //! ```text
-//! tree "checkpoints": key = position, 16 bytes, order-preserving:
+//! key = position, 16 bytes, order-preserving:
 //!   at (i64) with its sign bit flipped, big-endian; then seq, u64 big-endian
-//! value, the header (integers little-endian):
+//! header (integers little-endian):
 //!   0   4   magic       b"LCP5" (the format version; any other is ignored)
 //!   4   8   head_seq    the head when it was made
 //!   12  32  head_hash   the hash of record head_seq
@@ -53,7 +53,8 @@
 //!   164 1   kind        0 whole, 1 delta, 3 delta with patches (below)
 //!   165 16  parent      a delta's parent's key (zeros for a whole one)
 //!   181 32  digest      BLAKE3 of the parent's header value (zeros if whole)
-//! file "checkpoints/<32 hex digits of the key>.lcp" in the ledger directory:
+//! file "checkpoints/<32 hex digits of the key>.lcp" in the ledger directory
+//! (written as "<...>.lcp.tmp", synced, then renamed):
 //!   the header value (213 bytes, as above), then each section's stored
 //!   bytes, in order, back to back (section i starts at 213 + the stored
 //!   lengths before it; the file is exactly as long as they add up to).
@@ -84,12 +85,14 @@
 //! checkpoint at the same position). A header with another magic reads as
 //! absent, and is deleted by the next append that drops checkpoints.
 //!
-//! Headers live apart from the (large) sections so that choosing and dropping
-//! checkpoints reads 213 bytes each. Sections live in plain files, not in sled:
+//! Choosing and dropping checkpoints reads the first 213 bytes of each file
+//! (listed once per command). Sections live in plain files, not in sled:
 //! sled writes values that large as blob files of their own and rewrites them
-//! whole as its leaves change, which cost both disk and the import's time. A file is
-//! written (and synced) before its header is stored and deleted after it; a
-//! file no header names is deleted by the next append that drops checkpoints.
+//! whole as its leaves change, which cost both disk and the import's time. A
+//! file is never rewritten in place: a reader holding a header either reads
+//! that very file or finds it gone or replaced (the header compare), which is
+//! an absent checkpoint. Unfinished `.tmp` files, and files whose header does
+//! not read, are deleted by the next append that drops checkpoints.
 
 mod file;
 mod frames;
