@@ -419,3 +419,48 @@ fn tampering_with_head_index_or_fingerprints_is_caught_by_verify() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("index: shorter than HEAD says"));
 }
+
+/// `head` and `export` polled while an import runs: each sees the head
+/// before the import or the one after it, never a head in between, and an
+/// export is exactly the records up to the head it saw.
+#[test]
+fn readers_during_an_import_see_only_committed_heads() {
+    let dir = sample();
+    let before = head(dir.path());
+    let file = dir.path().join("more.jsonl");
+    std::fs::write(&file, rule_changes(20_000, 2043)).unwrap();
+    let mut import = laurel_std(dir.path(), &["append", file.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut heads, mut exports) = (Vec::new(), Vec::new());
+    let started = Instant::now();
+    loop {
+        let done = import.try_wait().unwrap().is_some();
+        let h = read(dir.path(), &["head"]);
+        heads.push(h.trim().to_string());
+        let export = read(dir.path(), &["export"]);
+        let last: serde_json::Value = serde_json::from_str(export.lines().last().unwrap()).unwrap();
+        let seq = export.lines().count();
+        exports.push(format!("{seq} {}", last["hash"].as_str().unwrap()));
+        if done || started.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(import.wait().unwrap().success());
+    let after = head(dir.path());
+    assert_eq!(after.0, before.0 + 20_000);
+    let committed = [
+        format!("{} {}", before.0, before.1),
+        format!("{} {}", after.0, after.1),
+    ];
+    for h in heads.iter().chain(&exports) {
+        assert!(committed.contains(h), "{h} is neither {committed:?}");
+    }
+    assert!(
+        heads.iter().any(|h| *h == committed[0]),
+        "polled during the import"
+    );
+}
