@@ -18,16 +18,15 @@ const FORMAT: &[u8] = published::FORMAT;
 /// sled's page cache; the default (1 GiB) would dominate memory use.
 const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Reopen sled after this many chunk bytes have gone through it.
+/// Reopen sled after the writer has put this many bytes into it.
 ///
 /// Why: sled 0.34 keeps every node it reads or writes in memory. Its LRU counts a
-/// node stored as a blob (ours are: a node of two chunks is bigger than a
-/// quarter segment) by the size of the blob's pointer, and each of its 256 shards
-/// looks at its accesses only after 64 of them, so `cache_capacity` never evicts
-/// our chunks and a scan of the ledger (verify, a fold, an import) held all of it
-/// (574 MiB for verify at 1M events). Dropping the database frees its cache;
-/// reopening costs tens of milliseconds. 32 MiB keeps the import's peak
-/// well under its memory bound without slowing verify or a fold.
+/// node stored as a blob by the size of the blob's pointer, and each of its 256
+/// shards looks at its accesses only after 64 of them, so `cache_capacity` does
+/// not bound it. Dropping the database frees its cache; reopening costs tens of
+/// milliseconds. The writer puts a 24-byte pointer a chunk into sled (the chunks
+/// themselves go to segments), so an append of a few million records stays
+/// below this; readers never open sled.
 const RECYCLE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// [`RECYCLE_BYTES`], or `LAUREL_RECYCLE_BYTES` (tests set it tiny to reopen

@@ -349,19 +349,6 @@ pub fn peak_rss(stderr: &[u8]) -> u64 {
         .expect("peak_rss_bytes line on stderr")
 }
 
-/// After editing a ledger through sled in-process, wait until sled's background
-/// threads have let go of the file lock (dropping the `Db` does not wait for them).
-pub fn wait_unlocked(dir: &Path) {
-    for _ in 0..300 {
-        let out = laurel(dir).arg("head").output().expect("ran");
-        if !String::from_utf8_lossy(&out.stderr).contains("ledger is in use") {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    panic!("ledger at {} stayed locked", dir.display());
-}
-
 /// The command `laurel gen --events N --seed S` (a file-sized stream goes to a file).
 #[allow(dead_code)]
 pub fn gen_command(events: u64, seed: u64) -> std::process::Command {
