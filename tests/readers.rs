@@ -124,6 +124,12 @@ fn readers_succeed_while_an_append_is_running() {
         );
     }
     assert_eq!(head(dir.path()), before, "the pre-append head");
+    // `site` reads the ledger as the others do (its output goes elsewhere).
+    let site = tempfile::tempdir().unwrap();
+    read(
+        dir.path(),
+        &["site", site.path().join("s").to_str().unwrap()],
+    );
     // Only a second writer is refused.
     let out = laurel(dir.path())
         .args(["append", "-"])
@@ -218,6 +224,8 @@ fn reading_commands_leave_the_ledger_untouched() {
             .unwrap();
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
     }
+    let site = rules_dir.path().join("site");
+    read(dir.path(), &["site", site.to_str().unwrap()]);
     assert_eq!(snapshot(&db_path(dir.path())), before);
 }
 
