@@ -102,10 +102,11 @@
 //!   included, folds in `(at, seq)` order with every check passing: a late event that
 //!   would break later ones is refused, and so is a void that others depend on. The first
 //!   problem in input order is the one reported.
-//! - **Side trees agree with their chunk.** Every chunk up to the head has exactly one
-//!   summary and one fingerprint entry, written in the same append before the head moves
-//!   and removed with it; `verify` recomputes both from the chunk. A fingerprint match is
-//!   only a candidate: the stored record's full key decides.
+//! - **The published view agrees with its chunks.** Every chunk up to the head has
+//!   exactly one index entry (its place and summary) and one fingerprint per record,
+//!   written in the same append before the head moves and cut off with it; `verify`
+//!   recomputes both from the chunk. A fingerprint match is only a candidate: the stored
+//!   record's full key decides.
 //! - **Projections cannot fail.** [`systems::Projection::apply`] returns nothing: `check`
 //!   ran at append time, and a fold cut by as-of or known-at only drops a suffix of what
 //!   was checked.
@@ -117,9 +118,14 @@
 //! - **Checkpoints are a cache.** A checkpoint is used only if the chain still holds the
 //!   head it was made at and nothing recorded since sorts at or before its position;
 //!   otherwise, or if it is damaged, the fold starts from nothing. Both answer the same.
-//! - **One writer.** laurel holds an exclusive lock on `laurel.lock` in the ledger
+//! - **One writer, any number of readers, readers never wait.** A writer (`init`,
+//!   `append`, `import`, `void`) holds an exclusive lock on `laurel.lock` in the ledger
 //!   directory (sled's own lock is behind it), also while it reopens sled; a second
-//!   process gets "ledger is in use by another process" at once (exit 2).
+//!   writer gets "ledger is in use by another process" at once (exit 2). Every other
+//!   command is a reader: it takes no lock, never opens sled, opens every file read-only
+//!   and writes nothing, and reads the head once, so it runs beside a writer and other
+//!   readers, on a read-only copy and on a full disk, and sees one committed head
+//!   throughout.
 //!
 //! # Boundaries
 //!
@@ -131,10 +137,11 @@
 //!
 //! # On disk
 //!
-//! A ledger is a directory: sled's files (`db`, `conf`, `snap.*`), `laurel.lock`,
-//! `segments/<first seq>.lseg` (one per append: its packed chunks, back to back) and
-//! `checkpoints/<position>.lcp` (one per checkpoint: its header, then its sections). The
-//! sled trees:
+//! A ledger is a directory: sled's files (`db`, `conf`, `snap.*`, `blobs/`), the
+//! published view (`HEAD`, `index`, `fps`), `laurel.lock`, `segments/<first seq>.lseg`
+//! (one per append: its packed chunks, back to back) and `checkpoints/<position>.lcp`
+//! (one per checkpoint: its 213-byte header, then its sections; written beside and
+//! renamed into place). sled is the writer's store, two trees:
 //!
 //! - `meta`: `format`, the marker `laurel-ledger-6` (any other is refused), and `head`,
 //!   the last seq and its hash.
@@ -145,17 +152,27 @@
 //!   sled costs tens of microseconds a key; each stores its hash, `at`, void target,
 //!   idempotency key and content hash beside the event's canonical bytes, so fold plans
 //!   and the idempotency index need no JSON.
-//! - `summaries`: per chunk, same key: its last seq, `at` range and voids, so a query
-//!   reads only the chunks that can matter ([`ledger::summary`]).
-//! - `idems`: per chunk, same key: an 8-byte fingerprint of each record's idempotency key,
-//!   from which an append builds its index without reading chunks ([`ledger::idem`]).
-//! - `checkpoints`: key the position `(at, seq)`, value the checkpoint's 213-byte header
-//!   (also the start of its file; [`ledger::checkpoint`]).
 //!
-//! sled 0.34 does not bound its cache for large values, so the ledger counts the chunk
-//! bytes it moves through sled and reopens it past 32 MiB. Before opening sled, laurel
-//! deletes any `snap.*.generating` file a kill left: sled 0.34.7 would take it for its
-//! latest snapshot and refuse the database as corrupt.
+//! The published view is what readers read, and what the writer reads its chunks
+//! through ([`ledger::published`]):
+//!
+//! - `HEAD`: the format marker, the head (seq and hash) and how many bytes of `index` it
+//!   commits, with a checksum; replaced by rename, after everything it points to is
+//!   fsynced: the commit point of an append.
+//! - `index`: append-only, one checksummed entry per chunk: its first seq, its pointer
+//!   and its summary (last seq, `at` range, voids), so a query reads only the chunks that
+//!   can matter ([`ledger::summary`]).
+//! - `fps`: append-only, an 8-byte fingerprint of each record's idempotency key at
+//!   `8 · (seq − 1)`, from which an append builds its index without reading chunks
+//!   ([`ledger::idem`]).
+//!
+//! An append moves sled's head, then publishes; a writer that finds sled ahead of `HEAD`
+//! (killed in between: never acknowledged) sets sled back, and cuts off bytes of `index`
+//! and `fps` beyond what `HEAD` commits. sled 0.34 does not bound its cache for large
+//! values, so the writer counts the chunk bytes it moves through sled and reopens it past
+//! 32 MiB. Before opening sled, the writer deletes any `snap.*.generating` file a kill
+//! left: sled 0.34.7 would take it for its latest snapshot and refuse the database as
+//! corrupt.
 //!
 //! **Checkpoints.** The check fold of every append stores the rules in force and the five
 //! projection states (six sections) every `N/20` records of fold order (in steps of 5,000,

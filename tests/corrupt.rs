@@ -1,13 +1,13 @@
-//! Corruption: damaged sled files and damaged records inside chunks give
-//! a clear error with exit 1 or 2, never a panic (exit 101, or an abort) or a hang,
-//! and `verify` reports what it can.
+//! Corruption: damaged files (sled's, the published view's, segments) and
+//! damaged records inside chunks give a clear error with exit 1 or 2, never a
+//! panic (exit 101, or an abort) or a hang, and `verify` reports what it can.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{db_path, empty_ledger, jsonl, laurel_std, output_within, seeded_events, Rng};
+use common::{db_path, empty_ledger, jsonl, laurel_std, output_within, seeded_events, Rng, View};
 
 const TICK: &str = r#"{"type":"mepbm.monthly_tick","at":"2003-02-01","month":"2003-01"}"#;
 
@@ -113,7 +113,46 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
     let base_db = db_path(base.path());
     assert_eq!(segments(&base_db).len(), 3, "one segment per append");
     // (name, damage, must verify fail?)
+    // sled's files are the writer's: readers (verify among them) read the
+    // published view and segments only, so damage to sled must fail cleanly
+    // but need not fail verify.
     let mut cases: Vec<(String, Damage, bool)> = vec![
+        (
+            "HEAD deleted".into(),
+            Box::new(|d: &Path| std::fs::remove_file(d.join("HEAD")).unwrap()),
+            true,
+        ),
+        (
+            "HEAD of the wrong size".into(),
+            Box::new(|d: &Path| rewrite(&d.join("HEAD"), |b| b.truncate(40))),
+            true,
+        ),
+        (
+            "index truncated to 0".into(),
+            Box::new(|d: &Path| std::fs::write(d.join("index"), b"").unwrap()),
+            true,
+        ),
+        (
+            "index bytes flipped".into(),
+            Box::new(|d: &Path| {
+                rewrite(&d.join("index"), |b| {
+                    for i in (3..b.len()).step_by(41) {
+                        b[i] ^= 0x81;
+                    }
+                })
+            }),
+            true,
+        ),
+        (
+            "fps deleted".into(),
+            Box::new(|d: &Path| std::fs::remove_file(d.join("fps")).unwrap()),
+            true,
+        ),
+        (
+            "fps zeroed".into(),
+            Box::new(|d: &Path| rewrite(&d.join("fps"), |b| b.fill(0))),
+            true,
+        ),
         (
             "db truncated to 0".into(),
             Box::new(|d: &Path| {
@@ -124,12 +163,12 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
                     .set_len(0)
                     .unwrap()
             }),
-            true,
+            false,
         ),
         (
             "db deleted".into(),
             Box::new(|d: &Path| std::fs::remove_file(d.join("db")).unwrap()),
-            true,
+            false,
         ),
         // Not "must fail": which pages of sled's log are still live there depends on
         // when sled's background flushes and segment cleaning ran in the appends
@@ -237,7 +276,7 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
                             .unwrap()
                     })
             }),
-            true,
+            false,
         ),
     ];
     // Random bit flips and zeroed 4 KiB pages in db's used region, seeded.
@@ -289,7 +328,7 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
     );
 }
 
-// ---- damaged records inside chunks, written through sled (layout: src/ledger/chunk.rs) ----
+// ---- damaged records inside chunks, written behind laurel's back (layout: src/ledger/chunk.rs) ----
 
 /// Byte ranges `(start, end)` of each record in a chunk value.
 fn record_spans(chunk: &[u8]) -> Vec<(usize, usize)> {
@@ -305,17 +344,12 @@ fn record_spans(chunk: &[u8]) -> Vec<(usize, usize)> {
     spans
 }
 
-fn chunks_tree(db: &sled::Db) -> sled::Tree {
-    db.open_tree("chunks").unwrap()
-}
-
-/// Apply `f` to the ledger's sled database (and its directory) behind laurel's back.
-fn through_sled(dir: &Path, f: impl FnOnce(&sled::Db, &Path)) {
-    let db = sled::open(db_path(dir)).unwrap();
-    f(&db, &db_path(dir));
-    db.flush().unwrap();
-    drop(db);
-    common::wait_unlocked(dir);
+/// Apply `f` to the ledger's published view (and its segments) behind
+/// laurel's back, as a careful forger (checksums made anew).
+fn through_view(dir: &Path, f: impl FnOnce(&mut View)) {
+    let mut view = View::load(&db_path(dir));
+    f(&mut view);
+    view.save();
 }
 
 /// The LRC1 bytes of a stored (packed) chunk value.
@@ -333,18 +367,16 @@ fn edit_chunk(index: usize, f: impl Fn(&mut Vec<u8>) + 'static) -> Edit {
     })
 }
 
-/// An edit of the ledger's database (in the directory given).
-type Edit = Box<dyn Fn(&sled::Db, &Path)>;
+/// An edit of the ledger's published view.
+type Edit = Box<dyn Fn(&mut View)>;
 
 /// Rewrite the `index`-th chunk's stored (packed) value with `f`, where laurel
-/// stores it: at the end of its segment, its pointer in sled moved there.
+/// stores it: at the end of its segment, its pointer moved there.
 fn edit_stored_chunk(index: usize, f: impl Fn(&mut Vec<u8>) + 'static) -> Edit {
-    Box::new(move |db: &sled::Db, dir: &Path| {
-        let t = chunks_tree(db);
-        let (k, v) = t.iter().nth(index).unwrap().unwrap();
-        let mut b = common::stored_chunk(dir, &v);
+    Box::new(move |v: &mut View| {
+        let mut b = v.stored(index);
         f(&mut b);
-        common::restore_chunk(&t, dir, &k, &v, &b);
+        v.restore(index, &b);
     })
 }
 
@@ -490,126 +522,86 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         ),
         (
             "middle chunk removed",
-            Box::new(|db: &sled::Db, _: &Path| {
-                let t = chunks_tree(db);
-                let (k, _) = t.iter().nth(1).unwrap().unwrap();
-                t.remove(k).unwrap();
-            }),
+            Box::new(|v: &mut View| drop(v.entries.remove(1))),
             "are missing",
         ),
         (
             "overlapping short chunk",
-            Box::new(|db: &sled::Db, dir: &Path| {
+            Box::new(|v: &mut View| {
                 // A copy of chunk 0's first record, keyed one seq later,
                 // stored at the end of chunk 0's segment.
-                let t = chunks_tree(db);
-                let (_, v) = t.iter().next().unwrap().unwrap();
-                let mut b = unpacked(&common::stored_chunk(dir, &v));
+                let mut b = unpacked(&v.stored(0));
                 let (_, end) = record_spans(&b)[0];
                 b.truncate(end);
                 b[12..16].copy_from_slice(&1u32.to_le_bytes());
                 b[4..12].copy_from_slice(&2u64.to_le_bytes());
+                let c = laurel::ledger::chunk::decode(&b, 2).unwrap();
+                let summary = laurel::ledger::summary::Summary::of(&c).encode();
                 let packed = laurel::ledger::chunk::pack(&b);
-                common::restore_chunk(&t, dir, &2u64.to_be_bytes(), &v, &packed);
+                let pointer = v.append_to_segment(&v.entries[0].1.clone(), &packed);
+                v.entries.insert(1, (2, pointer, summary));
             }),
             "seq 2: chunk overlaps records before it",
         ),
         (
-            "chunk key of 3 bytes",
-            Box::new(|db: &sled::Db, _: &Path| {
-                chunks_tree(db).insert(b"abc", b"LRC1".to_vec()).unwrap();
-            }),
+            "an entry's first seq moved on",
+            Box::new(|v: &mut View| v.entries[1].0 += 1),
             "",
         ),
         (
-            "head of the wrong size",
-            Box::new(|db: &sled::Db, _: &Path| {
-                db.open_tree("meta")
-                    .unwrap()
-                    .insert("head", b"short".to_vec())
-                    .unwrap();
-            }),
-            "head record has the wrong size",
-        ),
-        (
             "head beyond the stored records",
-            Box::new(|db: &sled::Db, _: &Path| {
-                let m = db.open_tree("meta").unwrap();
-                let mut v = m.get("head").unwrap().unwrap().to_vec();
-                v[..8].copy_from_slice(&9999u64.to_le_bytes());
-                m.insert("head", v).unwrap();
-            }),
+            Box::new(|v: &mut View| v.seq = 9999),
             "head says 9999",
         ),
         (
             "head hash changed",
-            Box::new(|db: &sled::Db, _: &Path| {
-                let m = db.open_tree("meta").unwrap();
-                let mut v = m.get("head").unwrap().unwrap().to_vec();
-                v[20] ^= 1;
-                m.insert("head", v).unwrap();
-            }),
+            Box::new(|v: &mut View| v.hash[12] ^= 1),
             "but the last stored record is",
         ),
         (
             "format marker removed",
-            Box::new(|db: &sled::Db, _: &Path| {
-                db.open_tree("meta").unwrap().remove("format").unwrap();
-            }),
+            Box::new(|v: &mut View| v.format.clear()),
             "not a laurel ledger",
         ),
         (
             "unknown format marker",
-            Box::new(|db: &sled::Db, _: &Path| {
-                db.open_tree("meta")
-                    .unwrap()
-                    .insert("format", b"laurel-ledger-9".to_vec())
-                    .unwrap();
-            }),
+            Box::new(|v: &mut View| v.format = b"laurel-ledger-9".to_vec()),
             "unknown ledger format",
         ),
         (
             "an old format marker",
-            Box::new(|db: &sled::Db, _: &Path| {
-                db.open_tree("meta")
-                    .unwrap()
-                    .insert("format", b"laurel-ledger-2".to_vec())
-                    .unwrap();
-            }),
+            Box::new(|v: &mut View| v.format = b"laurel-ledger-2".to_vec()),
             "unknown ledger format \"laurel-ledger-2\"",
         ),
         (
             "a chunk's key fingerprints changed",
-            Box::new(|db: &sled::Db, _: &Path| {
-                let t = db.open_tree("idems").unwrap();
-                let (k, v) = t.iter().nth(1).unwrap().unwrap();
-                let mut b = v.to_vec();
-                b[3] ^= 1;
-                t.insert(k, b).unwrap();
+            Box::new(|v: &mut View| {
+                let first = v.entries[1].0;
+                let file = v.db.join("fps");
+                rewrite(&file, |b| b[8 * (first as usize - 1) + 3] ^= 1);
             }),
             "stored key fingerprints: do not match the chunk's records",
         ),
         (
-            "a chunk's summary removed",
-            Box::new(|db: &sled::Db, _: &Path| {
-                let t = db.open_tree("summaries").unwrap();
-                let (k, _) = t.iter().nth(2).unwrap().unwrap();
-                t.remove(k).unwrap();
+            "a chunk's summary changed",
+            Box::new(|v: &mut View| {
+                let (first, _, s) = &v.entries[2];
+                let mut summary = laurel::ledger::summary::Summary::decode(*first, s).unwrap();
+                summary.min_at -= 1;
+                v.entries[2].2 = summary.encode();
             }),
-            "stored chunk summary: missing",
+            "stored chunk summary: do not match the chunk's records",
         ),
         (
             "every chunk removed",
-            Box::new(|db: &sled::Db, _: &Path| {
-                chunks_tree(db).clear().unwrap();
-            }),
+            Box::new(|v: &mut View| v.entries.clear()),
             "head says",
         ),
     ];
     for (name, edit, fragment) in &cases {
         let work = tempfile::tempdir().unwrap();
         copy_dir(&db_path(base.path()), &db_path(work.path()));
-        through_sled(work.path(), edit);
+        through_view(work.path(), edit);
         let (code, stderr) = every_command_fails_cleanly(work.path(), name);
         if fragment.is_empty() {
             continue; // only "no panic, no hang" is promised
@@ -625,12 +617,12 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
 #[test]
 fn verify_reports_every_damaged_chunk_not_just_the_first() {
     let base = sample();
-    through_sled(base.path(), |db, dir| {
-        edit_chunk(0, |b| b[0] = b'X')(db, dir);
+    through_view(base.path(), |v| {
+        edit_chunk(0, |b| b[0] = b'X')(v);
         edit_chunk(2, |b| {
             let (s, _) = record_spans(b)[1];
             b[s + 84 + 3] ^= 1;
-        })(db, dir);
+        })(v);
     });
     let out = output_within(
         laurel_std(base.path(), &["verify"]),

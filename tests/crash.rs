@@ -27,6 +27,23 @@ fn canonical(events: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// (path, length) of every file under `dir`.
+fn listing(dir: &std::path::Path) -> Vec<(std::path::PathBuf, u64)> {
+    let mut all = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            match p.is_dir() {
+                true => todo.push(p),
+                false => all.push((p.clone(), std::fs::metadata(&p).unwrap().len())),
+            }
+        }
+    }
+    all.sort();
+    all
+}
+
 #[test]
 fn sigkill_mid_import_keeps_exactly_the_acknowledged_appends() {
     let dir = empty_ledger();
@@ -97,7 +114,12 @@ fn sigkill_mid_import_keeps_exactly_the_acknowledged_appends() {
             completed += 1;
         }
 
-        // The ledger verifies and holds a prefix that ends at an append boundary.
+        // Before any writer runs (readers clean nothing up and take no lock):
+        // the ledger verifies and holds a prefix that ends at an append
+        // boundary, the last acknowledged head or the killed import whole
+        // (killed after its publication), and the readers leave every file
+        // as the kill left it.
+        let files_before = listing(&db_path(dir.path()));
         let out = laurel(dir.path()).arg("verify").output().unwrap();
         assert!(
             out.status.success(),
@@ -121,6 +143,11 @@ fn sigkill_mid_import_keeps_exactly_the_acknowledged_appends() {
             exported_events(dir.path()),
             expected,
             "round {round}: the export is exactly the acknowledged events"
+        );
+        assert_eq!(
+            listing(&db_path(dir.path())),
+            files_before,
+            "round {round}: readers changed the ledger"
         );
     }
     // The next append after the last kill cleans up whatever the kill left behind.
@@ -148,9 +175,9 @@ fn sigkill_mid_import_keeps_exactly_the_acknowledged_appends() {
 
 /// sled 0.34.7 reads the highest-named `snap.*` file when it opens, even an
 /// unfinished `snap.<lsn>.generating` left by a process killed while writing it, and
-/// then refuses the ledger for good ("Read corrupted data"). laurel removes such a
-/// file before opening: the ledger must open, verify and take appends with its
-/// records intact.
+/// then refuses the ledger for good ("Read corrupted data"). The writer removes such a
+/// file before opening sled (readers never open sled, and leave it): the ledger must
+/// verify and take appends with its records intact.
 #[test]
 fn an_unfinished_sled_snapshot_left_by_a_kill_does_not_break_the_ledger() {
     let dir = empty_ledger();
@@ -163,12 +190,13 @@ fn an_unfinished_sled_snapshot_left_by_a_kill_does_not_break_the_ledger() {
     let stale = db_path(dir.path()).join("snap.FFFFFFFFFFFFFFF0.generating");
     std::fs::write(&stale, b"").unwrap();
     laurel(dir.path()).arg("verify").assert().success();
-    assert!(!stale.exists());
+    assert!(stale.exists(), "readers write nothing");
     assert_eq!(head(dir.path()), before);
     assert_eq!(exported_events(dir.path()), canonical(&events));
     let more = seeded_events("snap2", 3, &mut rng);
     assert!(common::append_text(dir.path(), &jsonl(&more))
         .status
         .success());
+    assert!(!stale.exists());
     assert_eq!(head(dir.path()).0, before.0 + 3);
 }

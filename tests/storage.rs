@@ -120,18 +120,20 @@ fn a_damaged_sled_file_is_named_with_what_to_do() {
     for name in ["conf", snap.as_str()] {
         let work = tempfile::tempdir().unwrap();
         let copy = db_path(work.path());
-        std::fs::create_dir(&copy).unwrap();
-        for entry in std::fs::read_dir(&ledger).unwrap() {
-            let from = entry.unwrap().path();
-            if from.is_file() {
-                std::fs::copy(&from, copy.join(from.file_name().unwrap())).unwrap();
-            }
-        }
+        let cp = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&ledger)
+            .arg(&copy)
+            .status()
+            .unwrap();
+        assert!(cp.success());
         let file = copy.join(name);
         let mut bytes = std::fs::read(&file).unwrap();
         bytes[10] ^= 0x5a;
         std::fs::write(&file, bytes).unwrap();
-        let out = laurel(work.path()).arg("head").output().unwrap();
+        // Readers never open sled: only a writer meets the damage.
+        laurel(work.path()).arg("head").assert().success();
+        let out = append_text(work.path(), &seeds(4));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
         assert!(
@@ -178,7 +180,7 @@ fn in_a_small_file_system(script: &str) -> Option<String> {
 }
 
 #[test]
-fn an_append_failing_for_space_gives_back_what_it_wrote_and_names_the_path() {
+fn on_a_full_disk_readers_work_and_a_failed_append_gives_back_what_it_wrote() {
     // More free space each time, from 256 KiB in 16 KiB steps, until the append fits: it
     // fails at every step of its way, from its first segment write to sled's.
     let script = r#"
@@ -187,6 +189,13 @@ fn an_append_failing_for_space_gives_back_what_it_wrote_and_names_the_path() {
         "$L" --ledger "$D" init >/dev/null && "$L" --ledger "$D" append "$4" >/dev/null || exit 1
         own() { du -sk "$D/segments" "$D/checkpoints" | awk '{s += $1} END {print s}'; }
         own=$(own); all=$(du -sk "$D" | cut -f1)
+        head=$("$L" --ledger "$D" head)
+        dd if=/dev/zero of="$1/filler" bs=64k 2>/dev/null
+        for c in head verify export "standings valar" "history Ann"; do
+            "$L" --ledger "$D" $c >/dev/null 2>&1; echo "read=$? $c"
+        done
+        [ "$("$L" --ledger "$D" head)" = "$head" ] && echo "same_head=yes"
+        rm "$1/filler"
         free=256
         while [ $free -lt 4096 ]; do
             avail=$(df -k --output=avail "$1" | tail -1)
@@ -228,4 +237,14 @@ fn an_append_failing_for_space_gives_back_what_it_wrote_and_names_the_path() {
     }
     assert!(out.contains("fits="), "{out}");
     assert!(out.contains("verify=0"), "{out}");
+    // Reading commands work on the full disk: they write nothing.
+    let reads: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("read="))
+        .collect();
+    assert_eq!(reads.len(), 5, "{out}");
+    for r in reads {
+        assert!(r.starts_with("0 "), "{r} on a full disk\n{out}");
+    }
+    assert!(out.contains("same_head=yes"), "{out}");
 }

@@ -159,7 +159,7 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
         None => None,
         Some(s) => Some(parse_expect(s)?),
     };
-    let ledger = Ledger::open(path)?;
+    let ledger = Ledger::read(path)?;
     let report = ledger.verify(expect)?;
     if let Some((seq, _)) = report.problems.first() {
         let all: Vec<String> = report
@@ -205,12 +205,12 @@ fn parse_expect(s: &str) -> Result<(u64, [u8; 32])> {
 }
 
 pub fn head(path: &Path) -> Result<String> {
-    Ok(format!("{}\n", Ledger::open(path)?.head()?))
+    Ok(format!("{}\n", Ledger::read(path)?.head()?))
 }
 
 /// `laurel export`: one canonical JSON line per record.
 pub fn export(path: &Path, w: &mut dyn Write) -> Result<()> {
-    Ledger::open(path)?.export(w)
+    Ledger::read(path)?.export(w)
 }
 
 /// `laurel log`: one human line per record.
@@ -221,7 +221,7 @@ pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
         kind: String,
         id: Option<String>,
     }
-    let ledger = Ledger::open(path)?;
+    let ledger = Ledger::read(path)?;
     ledger.for_each_record(&mut |r, recorded_at| {
         let peek: Peek = serde_json::from_slice(r.event)
             .map_err(|e| Error::Corrupt(format!("record {}: {e}", r.seq)))?;

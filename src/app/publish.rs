@@ -62,7 +62,7 @@ pub fn demo(w: &mut dyn Write) -> Result<()> {
 /// `laurel site DIR`: a static website of every table and player, with the
 /// export and the head to verify it by (see [`crate::site`]).
 pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
-    let ledger = Ledger::open(path)?;
+    let ledger = Ledger::read(path)?;
     let mut q = args.query()?;
     // Every player's trail (a page each), spilled to disk by subject as the fold
     // goes and read back a bucket at a time (bounded memory, see `spill`).
@@ -212,7 +212,7 @@ mod tests {
         let args = QueryArgs::default();
         site(&path, &tmp.path().join("staged"), &args).unwrap();
 
-        let ledger = Ledger::open(&path).unwrap();
+        let ledger = Ledger::read(&path).unwrap();
         let mut q = args.query().unwrap();
         q.audit = true;
         let (mut f, stamp) = fold_stamped(&ledger, &args, q).unwrap();

@@ -24,7 +24,7 @@ pub fn standings(
     format: Format,
     w: &mut dyn Write,
 ) -> Result<()> {
-    let ledger = Ledger::open(path)?;
+    let ledger = Ledger::read(path)?;
     // One table needs one projection: the other namespaces are not even decoded.
     // An unknown table is refused before anything is folded.
     let Some(ns) = systems::namespace_of(table) else {
@@ -33,8 +33,6 @@ pub fn standings(
     };
     // From the latest valid checkpoint at or before --as-of when one can serve.
     let (f, stamp) = folded_only(&ledger, args, Some(ns))?;
-    // Nothing more is read: let sled's cache go before the report is built.
-    drop(ledger);
     let report = f.state.standings(table, sel, &f.cx).map_err(Error::Usage)?;
     // The state is not needed to print the report: free it first.
     drop(f);
@@ -46,7 +44,7 @@ pub fn standings(
 /// `laurel fold` (hidden, for `bench`): fold every projection as the query asks
 /// and print how many records the ledger knew; what "full replay" measures.
 pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
-    let ledger = Ledger::open(path)?;
+    let ledger = Ledger::read(path)?;
     let f = ledger.fold(&args.query()?)?;
     let text = format!("folded every projection up to seq {}\n", f.known_at);
     f.discard();
@@ -63,7 +61,7 @@ pub fn history(
     args: &QueryArgs,
     format: Format,
 ) -> Result<String> {
-    let ledger = Ledger::open(path)?;
+    let ledger = Ledger::read(path)?;
     let mut q = args.query()?;
     q.audit = true;
     // One player's changes only: the whole trail of a 1M-event ledger is 15 GB.
@@ -137,7 +135,7 @@ fn voided_changes(
 /// `laurel rules`: every parameter, its default, the value in force, its doc
 /// line and the values it may take.
 pub fn rules(path: &Path, args: &QueryArgs, format: Format) -> Result<String> {
-    let ledger = Ledger::open(path)?;
+    let ledger = Ledger::read(path)?;
     let (f, stamp) = folded_only(&ledger, args, None)?;
     let mut t = Table::new(
         "rules",

@@ -37,16 +37,15 @@ pub fn replay(
     }
     // A bad rules file or clock is refused before anything is folded.
     args.query()?;
-    let ledger = Ledger::open(path)?;
+    // One ledger, one head, for the old scores and the new.
+    let ledger = Ledger::read(path)?;
     // One table needs only its namespace's projection, old and new.
     let ns = only.and_then(|(t, _)| systems::namespace_of(t));
     let mut old = match diff {
-        true => Some(OldScores::fold(path, &ledger, args, only, ns)?),
+        true => Some(OldScores::fold(&ledger, args, only, ns)?),
         false => None,
     };
     let (new, stamp) = folded_only(&ledger, args, ns)?;
-    // Nothing more is read: let sled's cache go before the reports are built.
-    drop(ledger);
     // With `diff`, each table's old scores are taken (freed once compared).
     let one = |old: &mut Option<OldScores>, table: &str, sel: &Selector| -> Result<Report> {
         let b = new
@@ -92,8 +91,8 @@ pub fn replay(
 /// its standings gave), so the old state need not be held while the new is
 /// folded.
 struct OldScores<'p> {
-    /// The ledger, opened again for a selector the old state did not list.
-    path: &'p Path,
+    /// The ledger, folded again for a selector the old state did not list.
+    ledger: &'p Ledger,
     /// The query without the rules file.
     live: QueryArgs,
     by: BTreeMap<(String, Option<String>), std::result::Result<Rows, String>>,
@@ -103,8 +102,7 @@ impl<'p> OldScores<'p> {
     /// Fold with the rules in force (from a checkpoint when one serves) and keep
     /// `only`'s scores, or every table's under every selector the state lists.
     fn fold(
-        path: &'p Path,
-        ledger: &Ledger,
+        ledger: &'p Ledger,
         args: &QueryArgs,
         only: Option<(&str, &Selector)>,
         ns: Option<&'static str>,
@@ -127,7 +125,7 @@ impl<'p> OldScores<'p> {
             let key = (table.to_string(), sel.tournament);
             by.insert(key, scores.map(|r| score_rows(&r.main)));
         }
-        Ok(OldScores { path, live, by })
+        Ok(OldScores { ledger, live, by })
     }
 
     /// Make sure every table under each of its selectors has its old scores,
@@ -144,8 +142,7 @@ impl<'p> OldScores<'p> {
         if let Some(&(first, _)) = missing.first() {
             let ns = systems::namespace_of(first);
             let ns = ns.filter(|_| missing.iter().all(|(t, _)| systems::namespace_of(t) == ns));
-            let ledger = Ledger::open(self.path)?;
-            let (old, _) = folded_only(&ledger, &self.live, ns)?;
+            let (old, _) = folded_only(self.ledger, &self.live, ns)?;
             for (table, sel) in missing {
                 let scores = old.state.standings(table, sel, &old.cx);
                 self.by

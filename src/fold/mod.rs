@@ -70,7 +70,7 @@ pub struct Entry {
 /// A position in fold order: `(at, seq)`.
 pub type Pos = (Micros, u64);
 
-/// Where records come from: the sled ledger, or memory in tests.
+/// Where records come from: the ledger, or memory in tests.
 pub trait Source {
     /// Every entry, in seq order.
     fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()>;
@@ -525,7 +525,7 @@ fn fold_ordered(
 }
 
 /// Fold `order` on two threads, handing the audit trail on (`site`): this one
-/// reads and decodes the records (sled, JSON); a second one checks (if asked)
+/// reads and decodes the records (segments, JSON); a second one checks (if asked)
 /// and applies them, in order, batch by batch. The trail is one list in fold
 /// order, so the projections are not split as in [`parallel`].
 ///

@@ -1,5 +1,5 @@
 //! Appending: records chained and stored beyond the head, checked by a
-//! fold, and the head moved in one final write.
+//! fold, the head moved in sled, then published ([`super::published`]).
 
 use std::collections::BTreeSet;
 use std::ops::RangeInclusive;
@@ -9,6 +9,7 @@ use super::chunk::{self, ChunkWriter};
 use super::parse::{
     line_message, origin, payload_error, read_and_parse, Incoming, RecordHashes, Sent, IN_FLIGHT,
 };
+use super::published::{self, Entry};
 use super::{idem, segment, storage, summary, AppendReport, Head, IdemIndex, Input, Ledger};
 use crate::error::{Error, Origin, Result};
 use crate::events;
@@ -29,18 +30,15 @@ impl Ledger {
         let moved = std::cell::Cell::new(false);
         let result = self.write_pending(head, inputs).and_then(|report| {
             if report.appended > 0 {
-                self.put_head(report.head)?;
+                self.set_sled_head(report.head)?;
                 moved.set(true);
                 self.durable()?;
+                self.publish(report.head)?;
             }
             Ok(report)
         });
         result.map_err(|e| {
-            // Records a head may point to stay: only with the old head back in
-            // place are they beyond it.
-            if !moved.get() || self.put_head(head).is_ok() {
-                let _ = self.drop_beyond(head.seq);
-            }
+            self.give_back(head, moved.get());
             match e {
                 Error::Storage(msg) => Error::Storage(format!("{}: {msg}", self.path.display())),
                 e => e,
@@ -48,12 +46,27 @@ impl Ledger {
         })
     }
 
-    /// Write `head` as the ledger's head.
-    fn put_head(&self, head: Head) -> Result<()> {
-        let mut v = head.seq.to_le_bytes().to_vec();
-        v.extend_from_slice(&head.hash);
-        self.meta()?.insert("head", v).map_err(storage)?;
+    /// Replace `HEAD` with `head`: the commit point ([`super::published`]).
+    fn publish(&self, head: Head) -> Result<()> {
+        let mut out = self.out.borrow_mut();
+        let out = out.as_mut().ok_or_else(read_only)?;
+        out.publish(&self.path, head)?;
+        self.published_len.set(out.len());
+        self.head.set(head);
         Ok(())
+    }
+
+    /// After a failed append: drop what it wrote beyond `head`, unless it was
+    /// published after all (a failure after `HEAD`'s rename, say its
+    /// directory's fsync), or sled's head moved and cannot be set back.
+    fn give_back(&self, head: Head, moved: bool) {
+        let published = published::read_head(&self.path).map(|(h, _)| h);
+        if published.is_ok_and(|h| h != head) {
+            return;
+        }
+        if !moved || self.set_sled_head(head).is_ok() {
+            let _ = self.drop_beyond(head.seq);
+        }
     }
 
     /// Write every new record beyond the head, then validate the whole fold.
@@ -198,48 +211,44 @@ impl Ledger {
         Err(Error::invalid(o, blame))
     }
 
-    /// The key fingerprints of every committed record, from the "idems" tree
-    /// (not the chunks: a small append to a big ledger reads 8 bytes a record).
+    /// The key fingerprints of every committed record, from `fps` (not the
+    /// chunks: a small append to a big ledger reads 8 bytes a record).
     fn idem_index(&self, upto: u64) -> Result<IdemIndex> {
         let mut index = idem::Index::with_capacity(upto as usize);
-        let mut next = 1;
-        for item in self.idems()?.range(..=chunk::key(upto)) {
-            let (k, v) = item.map_err(storage)?;
-            let first = k.as_ref().try_into().map_or(0, u64::from_be_bytes);
-            if first != next {
-                return Err(Error::Corrupt(format!(
-                    "the key fingerprints of records {next}.. are missing"
-                )));
-            }
-            for fp in idem::decode(first, &v)?.take((upto + 1 - next) as usize) {
-                index.insert(fp, next);
-                next += 1;
-            }
-        }
-        if next != upto + 1 {
+        let Some(fps) = published::read_fps(&self.path, 1, upto)? else {
             return Err(Error::Corrupt(format!(
-                "the key fingerprints of records {next}..={upto} are missing"
+                "the key fingerprints of records 1..={upto} are missing"
             )));
+        };
+        for (fp, seq) in idem::decode(1, &fps)?.zip(1..) {
+            index.insert(fp, seq);
         }
         Ok(index)
     }
 
-    /// Delete chunks and their summaries beyond `seq`, and checkpoints made at a
-    /// head beyond it: leftovers of an append that failed or was killed.
+    /// Delete chunks beyond `seq` (their places in sled, their entries, their
+    /// segments), and checkpoints made at a head beyond it: leftovers of an
+    /// append that failed or was killed.
     fn drop_beyond(&self, seq: u64) -> Result<()> {
         self.segments.borrow_mut().forget();
         segment::drop_beyond(&self.path, seq)?;
-        for tree in [self.chunks()?, self.summaries()?, self.idems()?] {
-            let stale: Vec<sled::IVec> = tree
-                .range(chunk::key(seq + 1)..)
-                .keys()
-                .collect::<std::result::Result<_, _>>()
-                .map_err(storage)?;
-            for k in stale {
-                tree.remove(k).map_err(storage)?;
-            }
+        self.index.borrow_mut().retain(|e| e.first() <= seq);
+        *self.out.borrow_mut() = Some(published::Out::open(
+            &self.path,
+            seq,
+            self.published_len.get(),
+        )?);
+        self.drop_checkpoints(|h| h.head.seq > seq)?;
+        let tree = self.chunks()?;
+        let stale: Vec<sled::IVec> = tree
+            .range(chunk::key(seq + 1)..)
+            .keys()
+            .collect::<std::result::Result<_, _>>()
+            .map_err(storage)?;
+        for k in stale {
+            tree.remove(k).map_err(storage)?;
         }
-        self.drop_checkpoints(|h| h.head.seq > seq)
+        Ok(())
     }
 
     /// The first record of `ranges` (ascending, disjoint seq ranges of
@@ -271,7 +280,8 @@ impl Ledger {
 
     /// Store a chunk beyond the head, packed (into `packed`, a buffer the
     /// append reuses: the segment's write copies it), in the append's
-    /// `segment`, with its place, summary and fingerprints in sled (same key).
+    /// `segment`, with its place in sled and its entry and fingerprints in
+    /// the published view's files (beyond what `HEAD` commits).
     /// `records` are the chunk's records as they were pushed, so that the
     /// chunk need not be decoded again for them.
     fn put_chunk(
@@ -281,19 +291,27 @@ impl Ledger {
         bytes: &[u8],
         records: &[Pushed],
     ) -> Result<()> {
-        let s = summary::Summary::of_records(first_seq, records.iter().map(|r| (r.at, r.void)));
+        let summary =
+            summary::Summary::of_records(first_seq, records.iter().map(|r| (r.at, r.void)));
         let fps = idem::encode(records.iter().map(|r| idem::fingerprint(&r.idem)));
-        let k = chunk::key(first_seq);
-        self.summaries()?.insert(k, s.encode()).map_err(storage)?;
-        self.idems()?.insert(k, fps).map_err(storage)?;
         let n = chunk::pack_into(bytes, packed);
         if segment.unborn() {
             self.segments.borrow_mut().forget();
         }
-        let place = segment.put(&self.path, &packed[..n])?;
-        self.chunks()?.insert(k, &place).map_err(storage)?;
+        let pointer = segment.put(&self.path, &packed[..n])?;
+        self.chunks()?
+            .insert(chunk::key(first_seq), &pointer)
+            .map_err(storage)?;
+        let entry = Entry { pointer, summary };
+        (self.out.borrow_mut().as_mut().ok_or_else(read_only)?).put(&self.path, &entry, &fps)?;
+        self.index.borrow_mut().push(entry);
         Ok(())
     }
+}
+
+/// The error of a write through a ledger opened for reading.
+fn read_only() -> Error {
+    Error::Storage("the ledger is open for reading only".into())
 }
 
 /// The writing side of an append: add every parsed batch, in order, until the
@@ -507,9 +525,7 @@ struct Seen {
 
 impl Seen {
     fn load(ledger: &Ledger, seq: u64) -> Result<Seen> {
-        ledger.recycle_if_due()?;
         let (key_seq, bytes) = ledger.chunk_holding(seq)?;
-        ledger.moved(segment::POINTER_LEN);
         let c = chunk::decode(&bytes, key_seq)?;
         Ok(Seen {
             first: c.first_seq,

@@ -8,8 +8,8 @@
 //! checkpoint that is still valid, so appending a few events to a large ledger
 //! costs the tail of the fold, not all of it. The fold's workers encode their
 //! sections, a thread of its own compresses them and writes their file
-//! ([`compressor`]), and the fold's thread stores the header (it holds the
-//! sled handles).
+//! ([`compressor`]) under a name of its own and renames it into place, and
+//! the fold's thread notes its header.
 //!
 //! **Compressed** with zstd. Every [`WHOLE_EVERY`]th checkpoint (and the first
 //! one a fold makes when it has no previous state at hand) is *whole*: each
@@ -39,9 +39,9 @@
 //! fold starts from nothing, which gives the same answer.
 //!
 //! ```text
-//! tree "checkpoints": key = position, 16 bytes, order-preserving:
+//! key = position, 16 bytes, order-preserving:
 //!   at (i64) with its sign bit flipped, big-endian; then seq, u64 big-endian
-//! value, the header (integers little-endian):
+//! header (integers little-endian):
 //!   0   4   magic       b"LCP5" (the format version; any other is ignored)
 //!   4   8   head_seq    the head when it was made
 //!   12  32  head_hash   the hash of record head_seq
@@ -53,7 +53,8 @@
 //!   164 1   kind        0 whole, 1 delta, 3 delta with patches (below)
 //!   165 16  parent      a delta's parent's key (zeros for a whole one)
 //!   181 32  digest      BLAKE3 of the parent's header value (zeros if whole)
-//! file "checkpoints/<32 hex digits of the key>.lcp" in the ledger directory:
+//! file "checkpoints/<32 hex digits of the key>.lcp" in the ledger directory
+//! (written as "<...>.lcp.tmp", synced, then renamed):
 //!   the header value (213 bytes, as above), then each section's stored
 //!   bytes, in order, back to back (section i starts at 213 + the stored
 //!   lengths before it; the file is exactly as long as they add up to).
@@ -84,12 +85,14 @@
 //! checkpoint at the same position). A header with another magic reads as
 //! absent, and is deleted by the next append that drops checkpoints.
 //!
-//! Headers live apart from the (large) sections so that choosing and dropping
-//! checkpoints reads 213 bytes each. Sections live in plain files, not in sled:
+//! Choosing and dropping checkpoints reads the first 213 bytes of each file
+//! (listed once per command). Sections live in plain files, not in sled:
 //! sled writes values that large as blob files of their own and rewrites them
-//! whole as its leaves change, which cost both disk and the import's time. A file is
-//! written (and synced) before its header is stored and deleted after it; a
-//! file no header names is deleted by the next append that drops checkpoints.
+//! whole as its leaves change, which cost both disk and the import's time. A
+//! file is never rewritten in place: a reader holding a header either reads
+//! that very file or finds it gone or replaced (the header compare), which is
+//! an absent checkpoint. Unfinished `.tmp` files, and files whose header does
+//! not read, are deleted by the next append that drops checkpoints.
 
 mod file;
 mod frames;
@@ -103,10 +106,13 @@ use crate::time::Micros;
 use super::patch::{Encoded, Span};
 
 use super::summary::Summary;
-use super::{chunk, storage, Head, Ledger};
-use file::{compressor, compressor_gone, key_of_file, read_file_section, Job, Made};
+use super::{Head, Ledger};
+use file::{compressor, compressor_gone, read_file_section, Job, Made};
 pub use frames::{compress, decompress};
 pub(crate) use frames::{unpack, Frames};
+
+/// Every checkpoint's header bytes, by key, as read from the start of its file.
+pub(crate) type Headers = std::collections::BTreeMap<[u8; 16], Vec<u8>>;
 
 /// A checkpoint's header and the frames of the sections a query reads.
 pub(crate) type Stored = (Header, [Option<Frames>; SECTIONS]);
@@ -371,17 +377,13 @@ impl Ledger {
 
     /// The summaries of the chunks starting in `from..=upto`, in seq order.
     pub(crate) fn summaries_between(&self, from: u64, upto: u64) -> Result<Vec<Summary>> {
-        if from > upto {
-            return Ok(Vec::new());
-        }
-        self.summaries()?
-            .range(chunk::key(from)..=chunk::key(upto))
-            .map(|item| {
-                let (k, v) = item.map_err(storage)?;
-                let first = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
-                Summary::decode(first, &v)
-            })
-            .collect()
+        let index = self.index.borrow();
+        let start = index.partition_point(|e| e.first() < from);
+        Ok(index[start..]
+            .iter()
+            .take_while(|e| e.first() <= upto)
+            .map(|e| e.summary.clone())
+            .collect())
     }
 
     /// The headers of the usable checkpoints at or before `bound`, latest first
@@ -392,13 +394,12 @@ impl Ledger {
         bound: Pos,
         upto: u64,
     ) -> Result<impl Iterator<Item = Result<Header>> + '_> {
-        let tried = self.checkpoints()?.range(..=key(bound)).rev().take(TRIES);
-        Ok(tried.filter_map(move |item| {
-            let (k, v) = match item.map_err(storage) {
-                Ok(kv) => kv,
-                Err(e) => return Some(Err(e)),
-            };
-            let h = header(&v).filter(|h| key(h.pos) == k.as_ref())?;
+        let tried: Vec<([u8; 16], Vec<u8>)> = self.with_headers(|all| {
+            let before = all.range(..=key(bound)).rev().take(TRIES);
+            before.map(|(k, v)| (*k, v.clone())).collect()
+        })?;
+        Ok(tried.into_iter().filter_map(move |(k, v)| {
+            let h = header(&v).filter(|h| key(h.pos) == k)?;
             self.usable(&h, upto).map(|ok| ok.then_some(h)).transpose()
         }))
     }
@@ -455,11 +456,10 @@ impl Ledger {
             }
         }
         let link = Some(link(&root));
-        let mut deltas = 0;
-        for item in self.checkpoints()?.iter() {
-            let (_, v) = item.map_err(storage)?;
-            deltas += usize::from(header(&v).is_some_and(|c| c.parent == link));
-        }
+        let deltas = self.with_headers(|all| {
+            let on_root = |v: &&Vec<u8>| header(v).is_some_and(|c| c.parent == link);
+            all.values().filter(on_root).count()
+        })?;
         Ok(Some(read_back(root, sections, deltas)))
     }
 
@@ -476,12 +476,20 @@ impl Ledger {
             .is_none_or(|cut| h.pos < cut))
     }
 
-    /// Store the header that makes a checkpoint visible (its file is written).
+    /// Note the header of a checkpoint whose file is written.
     pub(crate) fn put_header(&self, h: &Header) -> Result<()> {
-        self.checkpoints()?
-            .insert(key(h.pos), encode_header(h))
-            .map_err(storage)?;
+        self.with_headers(|all| all.insert(key(h.pos), encode_header(h)))?;
         Ok(())
+    }
+
+    /// `f` on the checkpoint headers, read from their files ([`file::list`])
+    /// the first time.
+    fn with_headers<T>(&self, f: impl FnOnce(&mut Headers) -> T) -> Result<T> {
+        let mut all = self.checkpoints.borrow_mut();
+        if all.is_none() {
+            *all = Some(file::list(&self.files_dir())?);
+        }
+        Ok(f(all.as_mut().expect("listed above")))
     }
 
     /// The directory of checkpoint files ([`DIR`]); it may not exist.
@@ -525,7 +533,7 @@ impl Ledger {
         let Some((pk, digest)) = h.parent else {
             return Ok(Some(vec![*h]));
         };
-        let Some(v) = self.checkpoints()?.get(pk).map_err(storage)? else {
+        let Some(v) = self.with_headers(|all| all.get(&pk).cloned())? else {
             return Ok(None);
         };
         let linked = blake3::hash(&v).as_bytes() == &digest;
@@ -534,46 +542,28 @@ impl Ledger {
         Ok(parent.map(|p| vec![*h, p]))
     }
 
-    /// Delete the checkpoints whose header `doomed` picks (and damaged ones):
-    /// the header first, then its file; then every file no header names (left
-    /// by an append killed between writing a file and its header).
+    /// Delete the checkpoints whose header `doomed` picks, damaged ones (a
+    /// file whose header does not read, or names another position), and the
+    /// unfinished files of an append that failed or was killed.
     pub(crate) fn drop_checkpoints(&self, doomed: impl Fn(&Header) -> bool) -> Result<()> {
-        let mut gone = Vec::new();
-        for item in self.checkpoints()?.iter() {
-            let (k, v) = item.map_err(storage)?;
-            match header(&v) {
-                Some(h) if !doomed(&h) => {}
-                _ => gone.push(k),
-            }
-        }
-        let checkpoints = self.checkpoints()?;
-        for k in gone {
-            checkpoints.remove(&k).map_err(storage)?;
-        }
-        self.remove_unnamed_files()
-    }
-
-    /// Remove the checkpoint files whose key has no header (any other file in
-    /// [`DIR`] is left alone).
-    fn remove_unnamed_files(&self) -> Result<()> {
         let dir = self.files_dir();
-        let io = |e| Error::io(dir.display().to_string(), e);
-        let entries = match std::fs::read_dir(&dir) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            other => other.map_err(io)?,
-        };
-        let checkpoints = self.checkpoints()?;
-        for entry in entries {
-            let entry = entry.map_err(io)?;
-            let name = entry.file_name();
-            let Some(k) = name.to_str().and_then(key_of_file) else {
-                continue;
+        let gone: Vec<[u8; 16]> = self.with_headers(|all| {
+            let bad = |(k, v): (&[u8; 16], &Vec<u8>)| match header(v) {
+                Some(h) if key(h.pos) == *k && !doomed(&h) => None,
+                _ => Some(*k),
             };
-            if !checkpoints.contains_key(k).map_err(storage)? {
-                std::fs::remove_file(entry.path()).map_err(io)?;
+            let gone: Vec<[u8; 16]> = all.iter().filter_map(bad).collect();
+            gone.iter().for_each(|k| drop(all.remove(k)));
+            gone
+        })?;
+        let io = |e| Error::io(dir.display().to_string(), e);
+        for k in gone {
+            match std::fs::remove_file(dir.join(file::name_of_key(&k))) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
+                _ => {}
             }
         }
-        Ok(())
+        file::remove_unfinished(&dir)
     }
 }
 

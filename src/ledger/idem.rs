@@ -17,8 +17,8 @@
 //! beside it:
 //!
 //! ```text
-//! tree "idems": key = the chunk's key (first_seq as u64 big-endian)
-//! value: one u64 little-endian fingerprint per record of the chunk, in seq order
+//! file "fps" (`super::published`): one u64 little-endian fingerprint per
+//! record, record s at byte 8·(s−1)
 //! ```
 //!
 //! Invariant: written in the same append as its chunk, before the head moves, and

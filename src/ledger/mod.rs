@@ -1,5 +1,7 @@
 //! The ledger: an append-only, BLAKE3 hash-chained log of events: chunks of
-//! records in segment files, their places and everything else in sled.
+//! records in segment files, their places and the head in sled (the
+//! writer's store), and a published view of them ([`published`]) that
+//! every read goes through.
 //!
 //! This module (and its children) is the only code that touches sled.
 //!
@@ -7,24 +9,33 @@
 //! 1. **Nothing is lost once reported.** An append returns success only after
 //!    its segment, then (after sled's flush) every other file of the ledger
 //!    directory has been fsynced (sled's own `flush` is not a full fsync on
-//!    Linux); older segments were fsynced by their own appends.
+//!    Linux), and its `HEAD` renamed into place and the directory fsynced;
+//!    older segments were fsynced by their own appends.
 //! 2. **All or nothing.** Records are written into chunks beyond the head and the
-//!    head moves in one final write: an append that fails, or a process killed
-//!    mid-append, leaves the head where it was. Chunks beyond the head (and the
-//!    segment holding them) are never read, and the next append deletes them.
+//!    head moves in one final rename of `HEAD`: an append that fails, or a
+//!    process killed mid-append, leaves the head where it was. Chunks beyond the
+//!    head (and the segment holding them, and `index` and `fps` bytes beyond
+//!    what `HEAD` commits) are never read, and the next writer deletes them.
 //! 3. **Tamper-evident.** Every record's hash covers its event, its seq, its
-//!    `recorded_at` and the previous hash; `verify` recomputes all of them.
-//! 4. **One writer.** sled locks the database; a second process gets
-//!    [`Error::Locked`] at once instead of waiting or corrupting.
+//!    `recorded_at` and the previous hash; `verify` recomputes all of them, and
+//!    checks every index entry and fingerprint against its chunk.
+//! 4. **One writer, readers never wait.** A writer ([`Ledger::open`]) holds
+//!    `laurel.lock` and sled; a second writer gets [`Error::Locked`] at once
+//!    instead of waiting or corrupting. A reader ([`Ledger::read`]) takes no
+//!    lock, never opens sled and writes nothing: it reads `HEAD` once and
+//!    sees that head for its whole run, beside a writer or other readers, on
+//!    a read-only copy and on a full disk.
 //! 5. **Bounded memory.** Reading, verifying and folding stream chunk by chunk;
-//!    nothing holds the whole log.
+//!    nothing holds the whole log (the index holds a few dozen bytes a chunk).
 //!
-//! Byte layout: see [`chunk`], and [`segment`] for where chunks are stored.
+//! Byte layout: see [`chunk`], [`segment`] for where chunks are stored, and
+//! [`published`] for `HEAD`, `index` and `fps`.
 //! Canonical form and hashing: see [`canonical`].
-//! Each chunk has a [`summary`] and its records' key fingerprints ([`idem`])
-//! written with it (same key, same append; `verify` checks both); the
-//! append's check fold reads and writes projection [`checkpoint`]s, a cache that
-//! `drop_beyond` and the head binding keep out of reach of failed appends.
+//! Each chunk has a [`summary`] (in its index entry) and its records' key
+//! fingerprints ([`idem`], in `fps`) written with it (same append; `verify`
+//! checks both); the append's check fold reads and writes projection
+//! [`checkpoint`]s, a cache that `drop_beyond` and the head binding keep out of
+//! reach of failed appends.
 
 mod append;
 pub mod canonical;
@@ -35,6 +46,7 @@ pub(crate) mod lanes;
 mod open;
 mod parse;
 pub mod patch;
+pub(crate) mod published;
 mod read;
 pub mod segment;
 pub mod summary;
@@ -94,16 +106,34 @@ pub struct VerifyReport {
     pub problems: Vec<(u64, String)>,
 }
 
+/// An open ledger: the writer's (from [`Ledger::open`] or [`Ledger::init`],
+/// holding `laurel.lock` and sled) or a reader's ([`Ledger::read`]: no lock,
+/// no sled, nothing opened for writing). Both read records the same way:
+/// through `index`, the published entries up to the head (and, for the
+/// writer during an append, the entries of its pending chunks).
 pub struct Ledger {
-    /// sled's open handles; `None` only for the moment of a [`Ledger::recycle_if_due`].
+    /// sled's open handles: `None` for a reader, and for the moment of a
+    /// [`Ledger::recycle_if_due`].
     handles: RefCell<Option<Handles>>,
-    /// Chunk bytes read or written through the current handles.
+    /// Chunk bytes written through the current handles.
     moved: Cell<u64>,
+    /// The head, read once when the ledger was opened (a reader's is pinned
+    /// for its whole command); the writer's moves with each append it makes.
+    head: Cell<Head>,
+    /// One entry per chunk up to the head, then the pending chunks of an
+    /// append being written, in seq order ([`published`]).
+    index: RefCell<Vec<published::Entry>>,
+    /// Checkpoint headers by key, read from their files when first wanted.
+    checkpoints: RefCell<Option<checkpoint::Headers>>,
     /// Reads chunks out of their segment files.
     segments: RefCell<segment::Reader>,
-    /// Our own exclusive lock on `laurel.lock`, held for the ledger's lifetime, so
-    /// no other process can take the database while it is reopened.
-    _lock: std::fs::File,
+    /// The writer's: where an append's entries go, and the length of `index`
+    /// that `HEAD` commits.
+    out: RefCell<Option<published::Out>>,
+    published_len: Cell<u64>,
+    /// The writer's exclusive lock on `laurel.lock`, held for the ledger's
+    /// lifetime, so no other writer can take the database while it is reopened.
+    _lock: Option<std::fs::File>,
     path: PathBuf,
 }
 
@@ -111,12 +141,6 @@ pub struct Ledger {
 struct Handles {
     db: sled::Db,
     chunks: sled::Tree,
-    /// One [`summary::Summary`] per chunk, same key.
-    summaries: sled::Tree,
-    /// Each chunk's key fingerprints, same key ([`idem`]).
-    idems: sled::Tree,
-    /// Checkpoint headers, keyed by position ([`checkpoint`]).
-    checkpoints: sled::Tree,
     meta: sled::Tree,
 }
 

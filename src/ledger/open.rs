@@ -1,30 +1,32 @@
-//! Opening a ledger: its lock file, sled and its trees, the format marker;
-//! reopening sled to free its cache; and making an append durable (fsync).
+//! Opening a ledger: the writer's (its lock file, sled and its trees, the
+//! format marker, the published view brought in line with sled) and a
+//! reader's (the published view alone); reopening sled to free its cache;
+//! and making an append durable (fsync).
 
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
-use super::{storage, Handles, Head, Ledger};
+use super::{published, storage, Handles, Head, Ledger};
 use crate::error::{Error, Result};
 
-/// The format marker in the "meta" tree: chunks are stored packed
-/// ([`super::chunk::pack`]) in segment files, sled holds their places ([`segment`]),
-/// and every chunk has a summary and its key fingerprints. A ledger with any
-/// other marker is refused as an unknown format.
-const FORMAT: &[u8] = b"laurel-ledger-6";
+/// The format marker in the "meta" tree (and at the start of `HEAD`): chunks
+/// are stored packed ([`super::chunk::pack`]) in segment files, sled holds
+/// the head and their places ([`super::segment`]), and the published view
+/// ([`published`]) holds every chunk's place, summary and key fingerprints
+/// for readers. A ledger with any other marker is refused as an unknown format.
+const FORMAT: &[u8] = published::FORMAT;
 /// sled's page cache; the default (1 GiB) would dominate memory use.
 const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Reopen sled after this many chunk bytes have gone through it.
+/// Reopen sled after the writer has put this many bytes into it.
 ///
 /// Why: sled 0.34 keeps every node it reads or writes in memory. Its LRU counts a
-/// node stored as a blob (ours are: a node of two chunks is bigger than a
-/// quarter segment) by the size of the blob's pointer, and each of its 256 shards
-/// looks at its accesses only after 64 of them, so `cache_capacity` never evicts
-/// our chunks and a scan of the ledger (verify, a fold, an import) held all of it
-/// (574 MiB for verify at 1M events). Dropping the database frees its cache;
-/// reopening costs tens of milliseconds. 32 MiB keeps the import's peak
-/// well under its memory bound without slowing verify or a fold.
+/// node stored as a blob by the size of the blob's pointer, and each of its 256
+/// shards looks at its accesses only after 64 of them, so `cache_capacity` does
+/// not bound it. Dropping the database frees its cache; reopening costs tens of
+/// milliseconds. The writer puts a 24-byte pointer a chunk into sled (the chunks
+/// themselves go to segments), so an append of a few million records stays
+/// below this; readers never open sled.
 const RECYCLE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// [`RECYCLE_BYTES`], or `LAUREL_RECYCLE_BYTES` (tests set it tiny to reopen
@@ -116,9 +118,6 @@ impl Handles {
     fn of(db: sled::Db) -> Result<Handles> {
         Ok(Handles {
             chunks: db.open_tree("chunks").map_err(storage)?,
-            summaries: db.open_tree("summaries").map_err(storage)?,
-            idems: db.open_tree("idems").map_err(storage)?,
-            checkpoints: db.open_tree("checkpoints").map_err(storage)?,
             meta: db.open_tree("meta").map_err(storage)?,
             db,
         })
@@ -160,57 +159,110 @@ fn reopen_db(path: &Path) -> Result<sled::Db> {
 }
 
 fn exists(path: &Path) -> bool {
-    path.join("conf").exists() || path.join("db").exists()
+    ["conf", "db", "HEAD"].iter().any(|f| path.join(f).exists())
 }
 
 impl Ledger {
-    /// Create a new, empty ledger at `path`.
+    /// Create a new, empty ledger at `path`, ready for appends.
     pub fn init(path: &Path) -> Result<Ledger> {
         if exists(path) {
             return Err(Error::Exists(path.to_path_buf()));
         }
         let lock = lock(path)?;
-        let ledger = Self::from_db(path, lock, open_db(path)?)?;
+        let ledger = Self::writer(path, lock, open_db(path)?)?;
         ledger.meta()?.insert("format", FORMAT).map_err(storage)?;
         ledger.durable()?;
+        *ledger.out.borrow_mut() = Some(published::Out::open(path, 0, 0)?);
+        published::write_head(path, Head::default(), 0)?;
         Ok(ledger)
     }
 
-    /// Open an existing ledger.
+    /// Open an existing ledger for appends: take `laurel.lock` (a second
+    /// writer gets [`Error::Locked`] at once) and sled. The published head
+    /// is the one in force: sled's is set back to it if an append was killed
+    /// after sled's commit and before its publication (it was never
+    /// acknowledged), and bytes of `index` and `fps` beyond it are cut off.
     pub fn open(path: &Path) -> Result<Ledger> {
         if !exists(path) {
             return Err(Error::NoLedger(path.to_path_buf()));
         }
         let lock = lock(path)?;
         remove_unfinished_snapshots(path)?;
-        let ledger = Self::from_db(path, lock, open_db(path)?)?;
+        let ledger = Self::writer(path, lock, open_db(path)?)?;
         match ledger.meta()?.get("format").map_err(storage)? {
-            Some(f) if f.as_ref() == FORMAT => Ok(ledger),
-            Some(f) => Err(Error::Corrupt(format!(
-                "unknown ledger format {:?}",
-                String::from_utf8_lossy(&f)
-            ))),
-            None => Err(Error::Corrupt(
-                "not a laurel ledger (no format marker)".into(),
-            )),
+            Some(f) if f.as_ref() == FORMAT => {}
+            Some(f) => {
+                return Err(Error::Corrupt(format!(
+                    "unknown ledger format {:?}",
+                    String::from_utf8_lossy(&f)
+                )))
+            }
+            None => {
+                return Err(Error::Corrupt(
+                    "not a laurel ledger (no format marker)".into(),
+                ))
+            }
         }
+        let (head, index_len) = published::read_head(path)?;
+        *ledger.index.borrow_mut() = published::read_index(path, index_len)?;
+        let kept = ledger.sled_head()?;
+        if kept.seq < head.seq || (kept.seq == head.seq && kept != head) {
+            return Err(Error::Corrupt(format!(
+                "{} says {head} but the ledger's head is {kept}",
+                published::head_file(path).display()
+            )));
+        }
+        if kept != head {
+            ledger.set_sled_head(head)?;
+            ledger.durable()?;
+        }
+        ledger.head.set(head);
+        ledger.published_len.set(index_len);
+        *ledger.out.borrow_mut() = Some(published::Out::open(path, head.seq, index_len)?);
+        Ok(ledger)
     }
 
-    fn from_db(path: &Path, lock: std::fs::File, db: sled::Db) -> Result<Ledger> {
-        Ok(Ledger {
-            handles: RefCell::new(Some(Handles::of(db)?)),
+    /// Open an existing ledger for reading: its published head, pinned, and
+    /// the index up to it. Takes no lock, never opens sled, opens every file
+    /// read-only and writes nothing, so it works beside a writer and other
+    /// readers, on a read-only copy and on a full disk.
+    pub fn read(path: &Path) -> Result<Ledger> {
+        if !exists(path) {
+            return Err(Error::NoLedger(path.to_path_buf()));
+        }
+        let (head, index_len) = published::read_head(path)?;
+        let index = published::read_index(path, index_len)?;
+        let ledger = Self::new(path, None, None);
+        *ledger.index.borrow_mut() = index;
+        ledger.head.set(head);
+        ledger.published_len.set(index_len);
+        Ok(ledger)
+    }
+
+    fn writer(path: &Path, lock: std::fs::File, db: sled::Db) -> Result<Ledger> {
+        Ok(Self::new(path, Some(lock), Some(Handles::of(db)?)))
+    }
+
+    fn new(path: &Path, lock: Option<std::fs::File>, handles: Option<Handles>) -> Ledger {
+        Ledger {
+            handles: RefCell::new(handles),
             moved: Cell::new(0),
+            head: Cell::new(Head::default()),
+            index: RefCell::default(),
+            checkpoints: RefCell::default(),
             segments: RefCell::default(),
+            out: RefCell::default(),
+            published_len: Cell::new(0),
             _lock: lock,
             path: path.to_path_buf(),
-        })
+        }
     }
 
     fn with<T>(&self, f: impl FnOnce(&Handles) -> T) -> Result<T> {
         let h = self.handles.borrow();
-        let h = h
-            .as_ref()
-            .ok_or_else(|| Error::Storage("the database could not be reopened".into()))?;
+        let h = h.as_ref().ok_or_else(|| {
+            Error::Storage("the ledger is open for reading, or sled could not be reopened".into())
+        })?;
         Ok(f(h))
     }
 
@@ -222,18 +274,6 @@ impl Ledger {
         self.with(|h| h.meta.clone())
     }
 
-    pub(crate) fn summaries(&self) -> Result<sled::Tree> {
-        self.with(|h| h.summaries.clone())
-    }
-
-    pub(super) fn idems(&self) -> Result<sled::Tree> {
-        self.with(|h| h.idems.clone())
-    }
-
-    pub(crate) fn checkpoints(&self) -> Result<sled::Tree> {
-        self.with(|h| h.checkpoints.clone())
-    }
-
     /// Count `bytes` of chunks moved through sled.
     pub(super) fn moved(&self, bytes: usize) {
         self.moved.set(self.moved.get() + bytes as u64);
@@ -243,7 +283,7 @@ impl Ledger {
     /// its cache. Callers hold no tree or iterator across this call (sled's file
     /// lock belongs to the last handle: a live clone would make the reopen fail).
     pub(super) fn recycle_if_due(&self) -> Result<()> {
-        if self.moved.get() < recycle_bytes() {
+        if self.moved.get() < recycle_bytes() || self._lock.is_none() {
             return Ok(());
         }
         self.moved.set(0);
@@ -259,9 +299,15 @@ impl Ledger {
         &self.path
     }
 
-    /// The head as committed.
+    /// The head: the published head when the ledger was opened, or the
+    /// head of the last append this writer made.
     pub fn head(&self) -> Result<Head> {
-        // meta "head" = seq u64 LE (8) + hash (32); absent for an empty ledger.
+        Ok(self.head.get())
+    }
+
+    /// sled's head (meta "head" = seq u64 LE (8) + hash (32); absent for an
+    /// empty ledger).
+    fn sled_head(&self) -> Result<Head> {
         match self.meta()?.get("head").map_err(storage)? {
             None => Ok(Head::default()),
             Some(v) if v.len() == 40 => {
@@ -278,10 +324,19 @@ impl Ledger {
         }
     }
 
+    /// Write sled's head.
+    pub(super) fn set_sled_head(&self, head: Head) -> Result<()> {
+        let mut v = head.seq.to_le_bytes().to_vec();
+        v.extend_from_slice(&head.hash);
+        self.meta()?.insert("head", v).map_err(storage)?;
+        Ok(())
+    }
+
     /// Flush sled, then fsync sled's files and the directories that name
     /// laurel's files ([`to_fsync`]). A segment is fsynced by the append that
-    /// writes it ([`super::segment::Writer::sync`]) and a checkpoint file by its writer,
-    /// and neither is written again, so this does not grow with their count.
+    /// writes it ([`super::segment::Writer::sync`]), a checkpoint file by its
+    /// writer and the published view by [`published::Out::publish`], so this
+    /// does not grow with their count.
     pub(super) fn durable(&self) -> Result<()> {
         self.with(|h| h.db.flush())?.map_err(storage)?;
         fsync_all(&self.path, &self.files_dir())

@@ -1,13 +1,14 @@
 //! Reading stored chunks and records: in batches, one by one, walked by
-//! seq; the export; and the fold source over the committed records.
+//! seq; the export; and the fold source over the committed records. Every
+//! read finds its chunk through the ledger's index ([`super::published`])
+//! and reads it from its segment.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use super::chunk::{self, RecordView};
-use super::open::recycle_bytes;
 use super::view::View;
-use super::{canonical, segment, storage, ChunkBatch, Ledger, Stored};
+use super::{canonical, segment, ChunkBatch, Ledger, Stored};
 use crate::error::{Error, Result};
 use crate::fold::Source;
 
@@ -26,47 +27,37 @@ impl Ledger {
         })
     }
 
-    /// Every stored chunk up to `upto`, as (first seq, bytes), in key order, in
-    /// batches of about 16 MiB, recycling sled between batches. A key that is not
-    /// 8 bytes (damage) comes as first seq 0.
+    /// Every stored chunk starting at or before `upto`, as (first seq,
+    /// bytes), in seq order, in batches of about 16 MiB.
     fn batches(&self, upto: u64, f: &mut dyn FnMut(ChunkBatch) -> Result<()>) -> Result<()> {
         self.batches_of(16 * 1024 * 1024, upto, f)
     }
 
-    /// [`Ledger::batches`] of about `bytes` each (or less when recycling more often,
-    /// as tests do).
+    /// [`Ledger::batches`] of about `bytes_max` each.
     pub(super) fn batches_of(
         &self,
         bytes_max: usize,
         upto: u64,
         f: &mut dyn FnMut(ChunkBatch) -> Result<()>,
     ) -> Result<()> {
-        use std::ops::Bound::{Excluded, Included, Unbounded};
-        let end = Included(sled::IVec::from(&chunk::key(upto)));
-        let mut start = Unbounded;
-        loop {
-            let mut batch = Vec::new();
-            let (mut bytes, mut through_sled, mut last_key) = (0, 0, None);
-            for item in self.chunks()?.range((start.clone(), end.clone())) {
-                let (k, v) = item.map_err(storage)?;
-                let key_seq = k.as_ref().try_into().map_or(0, u64::from_be_bytes);
-                let v = self.stored(key_seq, v)?;
-                bytes += v.len();
-                through_sled += segment::POINTER_LEN;
-                batch.push((key_seq, v));
-                last_key = Some(k);
-                // Batches of chunks in sled stay within a recycling.
-                if bytes >= bytes_max || through_sled >= recycle_bytes() as usize {
-                    break;
-                }
+        let places: Vec<(u64, [u8; segment::POINTER_LEN])> = (self.index.borrow().iter())
+            .take_while(|e| e.first() <= upto)
+            .map(|e| (e.first(), e.pointer))
+            .collect();
+        let mut batch = Vec::new();
+        let mut bytes = 0;
+        for (first, pointer) in places {
+            let v = self.stored(first, &pointer)?;
+            bytes += v.len();
+            batch.push((first, v));
+            if bytes >= bytes_max {
+                f(std::mem::take(&mut batch))?;
+                bytes = 0;
             }
-            let Some(last_key) = last_key else {
-                return Ok(());
-            };
-            self.moved(through_sled);
-            f(batch)?;
-            start = Excluded(last_key);
-            self.recycle_if_due()?;
+        }
+        match batch.is_empty() {
+            true => Ok(()),
+            false => f(batch),
         }
     }
 
@@ -176,21 +167,21 @@ impl Ledger {
     /// The stored chunk whose seq range starts at or before `seq`: (first seq,
     /// its LRC1 bytes, unpacked).
     pub(super) fn chunk_holding(&self, seq: u64) -> Result<(u64, Vec<u8>)> {
-        let (k, v) = self
-            .chunks()?
-            .range(..=chunk::key(seq))
-            .next_back()
-            .transpose()
-            .map_err(storage)?
-            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
-        let first = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
-        Ok((first, chunk::unpack(&self.stored(first, v)?, first)?))
+        let (first, pointer) = {
+            let index = self.index.borrow();
+            let i = index.partition_point(|e| e.first() <= seq);
+            let e = (i > 0)
+                .then(|| &index[i - 1])
+                .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
+            (e.first(), e.pointer)
+        };
+        Ok((first, chunk::unpack(&self.stored(first, &pointer)?, first)?))
     }
 
-    /// A chunk's stored bytes, read from the segment its sled value `v`
-    /// points into ([`segment`]).
-    fn stored(&self, key_seq: u64, v: sled::IVec) -> Result<Stored> {
-        let place = segment::parse(&v, key_seq)?;
+    /// A chunk's stored bytes, read from the segment its `pointer` points
+    /// into ([`segment`]).
+    fn stored(&self, key_seq: u64, pointer: &[u8]) -> Result<Stored> {
+        let place = segment::parse(pointer, key_seq)?;
         self.segments.borrow_mut().read(&self.path, key_seq, place)
     }
 

@@ -1,7 +1,8 @@
 //! Segment files: where an append's packed chunks are stored, outside sled.
 //!
-//! sled stores each chunk's *place* (a 24-byte pointer, below) under the
-//! chunk's key; the packed bytes ([`super::chunk::pack`]) go, one after
+//! sled (and the chunk's index entry, [`super::published`]) stores each
+//! chunk's *place* (a 24-byte pointer, below) under the chunk's key; the
+//! packed bytes ([`super::chunk::pack`]) go, one after
 //! another, into one plain file per append. Why: given the 85 KiB values
 //! themselves, sled would copy each twice on the writing thread (into its
 //! `Arc`, then into its log buffer), write it again as its leaves split and
@@ -12,7 +13,8 @@
 //! file "segments/<20 decimal digits>.lseg" in the ledger directory: the
 //!   name is the first seq of the append that wrote it; its content is the
 //!   append's stored (packed) chunk values back to back, nothing else
-//! tree "chunks" value of a chunk in a segment (integers little-endian):
+//! pointer to a chunk in a segment, the value of tree "chunks" (integers
+//! little-endian):
 //!   0   4   magic    b"LRS1"
 //!   4   8   segment  u64, the segment's name
 //!   12  8   offset   u64, where the chunk's stored bytes start in it
@@ -30,9 +32,10 @@
 //!   to unpack or to hash.
 //! - **Durable before the head.** An append fsyncs its segment, and the
 //!   directories that name it, before it writes the head that makes its
-//!   pointers reachable ([`Writer::sync`]). sled's flush of the head could
-//!   otherwise reach the disk before the segment's pages do, and a power
-//!   loss in between would leave a head whose chunks are gone. (A killed
+//!   pointers reachable ([`Writer::sync`]). sled's flush of the head, or the
+//!   rename of `HEAD`, could otherwise reach the disk before the segment's
+//!   pages do, and a power loss in between would leave a head whose chunks
+//!   are gone. (A killed
 //!   process loses no written page: `tests/crash.rs` cannot see this order.)
 
 use std::fs::File;

@@ -6,8 +6,8 @@
 //! which voids it holds, so a plan reads only the chunks that can matter.
 //!
 //! ```text
-//! tree "summaries": key = the chunk's key (first_seq as u64 big-endian)
-//! value (all integers little-endian):
+//! the summary in a chunk's entry of the index (`super::published`), after
+//! its first seq and pointer (all integers little-endian):
 //!   0   8   last_seq   u64, the chunk's last record
 //!   8   8   min_at     i64 microseconds, smallest `at` of its records
 //!   16  8   max_at     i64 microseconds, largest `at`
@@ -16,7 +16,7 @@
 //! ```
 //!
 //! Invariant: a summary is written in the same append as its chunk, before the
-//! head moves, and removed with it (`drop_beyond`), so every chunk up to the head
+//! head moves, and cut off with it (`drop_beyond`), so every chunk up to the head
 //! has exactly one summary that agrees with it.
 
 use crate::error::{Error, Result};

@@ -1,7 +1,7 @@
 //! `verify`: recompute every record's hash and header keys, link the chunks.
 //!
-//! Three threads on the two cores: the caller's thread reads chunks from sled
-//! (recycling it every 32 MiB, see `Ledger::batches`) and hands them out in
+//! Three threads on the two cores: the caller's thread reads chunks from their
+//! segments (found through the index, see `Ledger::batches`) and hands them out in
 //! units of [`UNIT`] chunks; two workers check units independently (each chunk
 //! stores the `prev` of its first record, so no unit needs another); the caller
 //! links the results back in key order. Reading overlaps checking, and at most
@@ -15,10 +15,10 @@ use std::collections::BTreeMap;
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 
-use super::{canonical, chunk, idem, lanes, storage, summary, Ledger, Result, VerifyReport};
+use super::chunk::{self, RecordView};
+use super::{canonical, idem, lanes, published, summary, Ledger, Result, VerifyReport};
 use crate::error::Error;
 use crate::events;
-use chunk::RecordView;
 
 /// Chunks per unit of work: up to 256 KiB, hundreds to thousands of hashes, so
 /// each `hash_many` group fills the lanes. A worker's buffers grow with it (about
@@ -74,20 +74,27 @@ impl Ledger {
         Ok(chain.report(head, expect))
     }
 
-    /// Why the chunk's stored summary or key fingerprints are not what its
-    /// records give, if they are not: a wrong summary would change point-in-time
-    /// answers, a wrong fingerprint could let an append record an event twice.
-    fn side_trees_differ(&self, c: &ChunkCheck) -> Result<Option<String>> {
-        let k = chunk::key(c.first_seq);
-        let trees = [
-            (self.summaries()?, &c.summary, "chunk summary"),
-            (self.idems()?, &c.fps, "key fingerprints"),
+    /// Why the chunk's entry in the index (its summary) or its key
+    /// fingerprints in `fps` are not what its records give, if they are
+    /// not: a wrong summary would change point-in-time answers, a wrong
+    /// fingerprint could let an append record an event twice.
+    fn published_differs(&self, c: &ChunkCheck) -> Result<Option<String>> {
+        let summary = {
+            let index = self.index.borrow();
+            let i = index.partition_point(|e| e.first() < c.first_seq);
+            let entry = index.get(i).filter(|e| e.first() == c.first_seq);
+            entry.map(|e| e.summary.encode())
+        };
+        let last = c.first_seq + c.count.max(1) - 1;
+        let fps = published::read_fps(&self.path, c.first_seq, last)?;
+        let stored = [
+            (summary, &c.summary, "chunk summary"),
+            (fps, &c.fps, "key fingerprints"),
         ];
-        for (tree, want, what) in trees {
-            self.moved(want.len());
-            match tree.get(k).map_err(storage)? {
+        for (have, want, what) in stored {
+            match have {
                 None => return Ok(Some(format!("stored {what}: missing"))),
-                Some(v) if v.as_ref() != want.as_slice() => {
+                Some(v) if v != *want => {
                     return Ok(Some(format!(
                         "stored {what}: do not match the chunk's records"
                     )))
@@ -176,7 +183,7 @@ impl<'l> Chain<'l> {
             let what = format!("prev does not match the hash of record {}", next - 1);
             self.problems.push((c.first_seq, what));
         }
-        match self.ledger.side_trees_differ(&c) {
+        match self.ledger.published_differs(&c) {
             Ok(None) => {}
             Ok(Some(why)) => self.problems.push((c.first_seq, why)),
             Err(e) => self.problems.push((c.first_seq, e.to_string())),
@@ -236,8 +243,8 @@ struct ChunkCheck {
     last: Option<[u8; 32]>,
     problems: Vec<(u64, String)>,
     expected_found: bool,
-    /// Its summary and its records' key fingerprints, as the "summaries" and
-    /// "idems" trees should hold them.
+    /// Its summary and its records' key fingerprints, as the index and `fps`
+    /// should hold them.
     summary: Vec<u8>,
     fps: Vec<u8>,
 }

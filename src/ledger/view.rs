@@ -1,7 +1,7 @@
 //! A view of the ledger's records up to a seq, as a fold source: entries,
 //! records and items read chunk by chunk, a few chunks cached.
 
-use super::{chunk, segment, summary, Ledger};
+use super::{chunk, summary, Ledger};
 use crate::error::{Error, Result};
 use crate::events::{self, Record};
 use crate::fold::{self, Entry, Item, Keep, Source, Span};
@@ -254,9 +254,7 @@ impl View<'_> {
     }
 
     fn load(&self, seq: u64) -> Result<Cached> {
-        self.ledger.recycle_if_due()?;
         let (key_seq, v) = self.ledger.chunk_holding(seq)?;
-        self.ledger.moved(segment::POINTER_LEN);
         let c = chunk::decode(&v, key_seq)?;
         let base = v.as_ptr() as usize;
         let events = c

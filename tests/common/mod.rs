@@ -104,8 +104,8 @@ pub fn db_path(dir: &Path) -> PathBuf {
     dir.join("laurel.db")
 }
 
-/// The stored (packed) bytes of the chunk whose sled value is `v`, in the
-/// ledger database at `db`: read from the segment file `v` points into
+/// The stored (packed) bytes of the chunk whose segment pointer is `v`, in
+/// the ledger at `db`: read from the segment file `v` points into
 /// (`src/ledger/segment.rs`).
 #[allow(dead_code)] // not every test crate that includes this module uses it
 pub fn stored_chunk(db: &Path, v: &[u8]) -> Vec<u8> {
@@ -115,21 +115,103 @@ pub fn stored_chunk(db: &Path, v: &[u8]) -> Vec<u8> {
     all[offset as usize..offset as usize + len].to_vec()
 }
 
-/// Store `bytes` as the chunk keyed `k` whose sled value is the pointer `v`,
-/// where laurel stores chunks: at the end of that segment, the pointer moved
-/// there.
+/// BLAKE3 of `b`, first 16 bytes: the checksum of `HEAD` and of an index entry.
+fn check16(b: &[u8]) -> Vec<u8> {
+    blake3::hash(b).as_bytes()[..16].to_vec()
+}
+
+/// The published read view of the ledger at `db` (`HEAD`, `index`; layout in
+/// src/ledger/published.rs), to edit behind laurel's back and write back
+/// with valid checksums, as a careful forger would.
 #[allow(dead_code)]
-pub fn restore_chunk(chunks: &sled::Tree, db: &Path, k: &[u8], v: &[u8], bytes: &[u8]) {
-    use laurel::ledger::segment;
-    let (name, _, _) = segment::parse(v, 0).expect("a pointer");
-    let file = segment::file_of(db, name);
-    let mut all = std::fs::read(&file).unwrap();
-    let end = all.len();
-    all.extend_from_slice(bytes);
-    std::fs::write(&file, all).unwrap();
-    chunks
-        .insert(k, &segment::pointer(name, end as u64, bytes.len()))
-        .unwrap();
+pub struct View {
+    pub db: PathBuf,
+    /// The format marker `HEAD` starts with.
+    pub format: Vec<u8>,
+    pub seq: u64,
+    pub hash: [u8; 32],
+    /// Per chunk: (first seq, segment pointer, summary bytes).
+    pub entries: Vec<(u64, Vec<u8>, Vec<u8>)>,
+}
+
+#[allow(dead_code)]
+impl View {
+    pub fn load(db: &Path) -> View {
+        let h = std::fs::read(db.join("HEAD")).unwrap();
+        let word = |b: &[u8], i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        let index_len = word(&h, 55) as usize;
+        let index = std::fs::read(db.join("index")).unwrap();
+        let (mut entries, mut at) = (Vec::new(), 0);
+        while at < index_len {
+            let n = u32::from_le_bytes(index[at..at + 4].try_into().unwrap()) as usize;
+            let body = &index[at + 4..at + 4 + n];
+            entries.push((word(body, 0), body[8..32].to_vec(), body[32..].to_vec()));
+            at += 4 + n + 16;
+        }
+        View {
+            db: db.to_path_buf(),
+            format: h[..15].to_vec(),
+            seq: word(&h, 15),
+            hash: h[23..55].try_into().unwrap(),
+            entries,
+        }
+    }
+
+    /// Write `index` (every entry) and `HEAD` back.
+    pub fn save(&self) {
+        let mut index = Vec::new();
+        for (first, pointer, summary) in &self.entries {
+            let mut e = ((8 + pointer.len() + summary.len()) as u32)
+                .to_le_bytes()
+                .to_vec();
+            e.extend_from_slice(&first.to_le_bytes());
+            e.extend_from_slice(pointer);
+            e.extend_from_slice(summary);
+            let c = check16(&e);
+            e.extend_from_slice(&c);
+            index.extend_from_slice(&e);
+        }
+        let mut h = self.format.clone();
+        h.extend_from_slice(&self.seq.to_le_bytes());
+        h.extend_from_slice(&self.hash);
+        h.extend_from_slice(&(index.len() as u64).to_le_bytes());
+        let c = check16(&h);
+        h.extend_from_slice(&c);
+        std::fs::write(self.db.join("index"), index).unwrap();
+        std::fs::write(self.db.join("HEAD"), h).unwrap();
+    }
+
+    /// The stored (packed) bytes of the `i`-th chunk.
+    pub fn stored(&self, i: usize) -> Vec<u8> {
+        stored_chunk(&self.db, &self.entries[i].1)
+    }
+
+    /// Store `bytes` as the `i`-th chunk where laurel stores chunks: at the
+    /// end of its segment, its pointer moved there.
+    pub fn restore(&mut self, i: usize, bytes: &[u8]) {
+        self.entries[i].1 = self.append_to_segment(&self.entries[i].1.clone(), bytes);
+    }
+
+    /// Append `bytes` to the segment `pointer` points into; their pointer.
+    pub fn append_to_segment(&self, pointer: &[u8], bytes: &[u8]) -> Vec<u8> {
+        use laurel::ledger::segment;
+        let (name, _, _) = segment::parse(pointer, 0).expect("a pointer");
+        let file = segment::file_of(&self.db, name);
+        let mut all = std::fs::read(&file).unwrap();
+        let end = all.len();
+        all.extend_from_slice(bytes);
+        std::fs::write(&file, all).unwrap();
+        segment::pointer(name, end as u64, bytes.len()).to_vec()
+    }
+
+    /// Rewrite the stored key fingerprints from record `first` on.
+    pub fn write_fps(&self, first: u64, fps: &[u8]) {
+        let file = self.db.join("fps");
+        let mut all = std::fs::read(&file).unwrap();
+        let at = 8 * (first as usize - 1);
+        all[at..at + fps.len()].copy_from_slice(fps);
+        std::fs::write(file, all).unwrap();
+    }
 }
 
 /// A small deterministic RNG (SplitMix64): seeded, so every run kills and damages
@@ -265,19 +347,6 @@ pub fn peak_rss(stderr: &[u8]) -> u64 {
         .find_map(|l| l.strip_prefix("peak_rss_bytes "))
         .and_then(|n| n.trim().parse().ok())
         .expect("peak_rss_bytes line on stderr")
-}
-
-/// After editing a ledger through sled in-process, wait until sled's background
-/// threads have let go of the file lock (dropping the `Db` does not wait for them).
-pub fn wait_unlocked(dir: &Path) {
-    for _ in 0..300 {
-        let out = laurel(dir).arg("head").output().expect("ran");
-        if !String::from_utf8_lossy(&out.stderr).contains("ledger is in use") {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    panic!("ledger at {} stayed locked", dir.display());
 }
 
 /// The command `laurel gen --events N --seed S` (a file-sized stream goes to a file).

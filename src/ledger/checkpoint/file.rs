@@ -51,8 +51,61 @@ pub(super) fn compressor(
 
 /// The name of the file of the checkpoint at `pos`, in [`super::DIR`].
 pub(super) fn file_name(pos: Pos) -> String {
-    let hex: String = key(pos).iter().map(|b| format!("{b:02x}")).collect();
+    name_of_key(&key(pos))
+}
+
+/// The name of the file of the checkpoint whose key is `k`.
+pub(super) fn name_of_key(k: &[u8; 16]) -> String {
+    let hex: String = k.iter().map(|b| format!("{b:02x}")).collect();
     format!("{hex}.{FILE_EXT}")
+}
+
+/// The suffix of a checkpoint file being written: renamed away once complete.
+const UNFINISHED: &str = ".tmp";
+
+/// The first [`HEADER`] bytes (or fewer, if the file is shorter) of every
+/// checkpoint file in `dir`, by the key its name gives; nothing if `dir`
+/// does not exist. Files of other names are not laurel's checkpoints.
+pub(super) fn list(dir: &Path) -> Result<super::Headers> {
+    use std::io::Read;
+    let io = |e| Error::io(dir.display().to_string(), e);
+    let mut all = super::Headers::new();
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(all),
+        other => other.map_err(io)?,
+    };
+    for entry in entries {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name();
+        let Some(k) = name.to_str().and_then(key_of_file) else {
+            continue;
+        };
+        let mut head = Vec::with_capacity(HEADER);
+        // Gone since listed (a writer dropped it): not there.
+        if let Ok(f) = std::fs::File::open(entry.path()) {
+            f.take(HEADER as u64).read_to_end(&mut head).map_err(io)?;
+            all.insert(k, head);
+        }
+    }
+    Ok(all)
+}
+
+/// Delete the unfinished checkpoint files in `dir`.
+pub(super) fn remove_unfinished(dir: &Path) -> Result<()> {
+    let io = |e| Error::io(dir.display().to_string(), e);
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        other => other.map_err(io)?,
+    };
+    for entry in entries {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name();
+        let unfinished = name.to_str().and_then(|n| n.strip_suffix(UNFINISHED));
+        if unfinished.and_then(key_of_file).is_some() {
+            std::fs::remove_file(entry.path()).map_err(io)?;
+        }
+    }
+    Ok(())
 }
 
 /// The key a checkpoint file's name gives ([`file_name`]), if it is one.
@@ -66,12 +119,15 @@ pub(super) fn key_of_file(name: &str) -> Option<[u8; 16]> {
 }
 
 /// Write the file of the checkpoint `h`: its header's bytes, then its stored
-/// sections in order (layout in the module doc). Synced here, on the
-/// checkpoint thread, while the fold goes on: left to the append's final
-/// `durable` (which fsyncs every file of the ledger), the 78 MB of a 1M-event
-/// import's checkpoints were written after the fold, in its wall time.
+/// sections in order (layout in the module doc), under a name of its own,
+/// then renamed into place, so a reader never sees a file half written or
+/// rewritten. Synced here, on the checkpoint thread, while the fold goes
+/// on: left to the append's final `durable` (which fsyncs every file of the
+/// ledger), the 78 MB of a 1M-event import's checkpoints were written after
+/// the fold, in its wall time.
 pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>; SECTIONS]) -> Result<()> {
-    let path = dir.join(file_name(h.pos));
+    let done = dir.join(file_name(h.pos));
+    let path = dir.join(file_name(h.pos) + UNFINISHED);
     let io = |e| Error::io(path.display().to_string(), e);
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
     f.write_all(&encode_header(h)).map_err(io)?;
@@ -79,7 +135,8 @@ pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>; SECTIONS]) -
         f.write_all(s).map_err(io)?;
     }
     let f = f.into_inner().map_err(|e| io(e.into_error()))?;
-    f.sync_data().map_err(io)
+    f.sync_data().map_err(io)?;
+    std::fs::rename(&path, &done).map_err(io)
 }
 
 /// Section `i` of the file of checkpoint `h`: `None` unless the file starts

@@ -1,4 +1,4 @@
-use super::file::{file_name, next_checkpoint, write_file};
+use super::file::{file_name, key_of_file, next_checkpoint, write_file};
 use super::*;
 
 #[test]

@@ -1,0 +1,276 @@
+//! The published read view: what every reading command reads, without a
+//! lock, without sled, and without writing anything.
+//!
+//! The writer keeps its log in sled (the head and each chunk's place) and,
+//! once an append is durable there, publishes it here: it appends the new
+//! chunks' entries to `index` and their records' key fingerprints to `fps`,
+//! fsyncs both, then replaces `HEAD` (write `HEAD.tmp`, fsync, rename, fsync
+//! the directory). The rename is the commit point for everyone: an append
+//! acknowledged to its caller has been renamed into place, and a writer that
+//! finds sled ahead of `HEAD` (a process killed between the two) rolls sled
+//! back to `HEAD` ([`super::Ledger::open`]).
+//!
+//! ```text
+//! file "HEAD" (integers little-endian):
+//!   0   15  format      b"laurel-ledger-6"
+//!   15  8   seq         the head
+//!   23  32  hash        the hash of record seq
+//!   55  8   index_len   bytes of "index" this head commits
+//!   63  16  check       BLAKE3 of bytes 0..63, first 16 bytes
+//! file "index": one entry per chunk, in seq order, back to back:
+//!   0   4   len         u32, the length of the body
+//!   4   len body        first seq u64, the chunk's 24-byte segment pointer
+//!                       ([`super::segment`]), its summary ([`super::summary`])
+//!   4+len 16 check      BLAKE3 of bytes 0..4+len, first 16 bytes
+//! file "fps": the key fingerprint ([`super::idem`]) of record s at 8·(s−1),
+//!   u64 little-endian; HEAD commits its first 8·seq bytes
+//! ```
+//!
+//! A reader reads `HEAD` once (its head is pinned for the whole command),
+//! then the first `index_len` bytes of `index`; bytes beyond them belong to
+//! an append not yet published, or to one that failed or was killed, and the
+//! next writer truncates them. Committed segments and checkpoint files are
+//! never written in place (checkpoints are written beside and renamed in), so
+//! what a pinned head points to stays readable while a writer runs. `verify`
+//! checks every entry's summary and every fingerprint against its chunk; a
+//! damaged `HEAD` or entry is corruption naming the file.
+
+use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use super::summary::Summary;
+use super::{segment, Head};
+use crate::error::{Error, Result};
+
+/// The format marker `HEAD` starts with.
+pub(crate) const FORMAT: &[u8; 15] = b"laurel-ledger-6";
+const HEAD_LEN: usize = 79;
+const CHECK: usize = 16;
+
+pub(crate) fn head_file(dir: &Path) -> PathBuf {
+    dir.join("HEAD")
+}
+
+pub(crate) fn index_file(dir: &Path) -> PathBuf {
+    dir.join("index")
+}
+
+pub(crate) fn fps_file(dir: &Path) -> PathBuf {
+    dir.join("fps")
+}
+
+fn check(b: &[u8]) -> [u8; CHECK] {
+    blake3::hash(b).as_bytes()[..CHECK]
+        .try_into()
+        .expect("16 bytes")
+}
+
+fn damaged(file: &Path, what: &str) -> Error {
+    Error::Corrupt(format!("{}: {what}", file.display()))
+}
+
+/// One chunk's entry: where it is stored and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub pointer: [u8; segment::POINTER_LEN],
+    pub summary: Summary,
+}
+
+impl Entry {
+    pub(crate) fn first(&self) -> u64 {
+        self.summary.first_seq
+    }
+
+    /// Its bytes in `index`, checksum included.
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let summary = self.summary.encode();
+        let len = 8 + segment::POINTER_LEN + summary.len();
+        let mut b = Vec::with_capacity(4 + len + CHECK);
+        b.extend_from_slice(&(len as u32).to_le_bytes());
+        b.extend_from_slice(&self.first().to_le_bytes());
+        b.extend_from_slice(&self.pointer);
+        b.extend_from_slice(&summary);
+        let c = check(&b);
+        b.extend_from_slice(&c);
+        b
+    }
+}
+
+/// The published head and the length of `index` it commits.
+pub(crate) fn read_head(dir: &Path) -> Result<(Head, u64)> {
+    let file = head_file(dir);
+    let b = match std::fs::read(&file) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::Corrupt(format!(
+                "not a laurel ledger (no {})",
+                file.display()
+            )))
+        }
+        Err(e) => return Err(Error::io(file.display().to_string(), e)),
+    };
+    if !b.starts_with(b"laurel-ledger-") {
+        return Err(Error::Corrupt(format!(
+            "not a laurel ledger (no format marker in {})",
+            file.display()
+        )));
+    }
+    if b.get(..FORMAT.len()) != Some(FORMAT.as_slice()) {
+        let marker = b.get(..FORMAT.len()).unwrap_or(&b);
+        return Err(Error::Corrupt(format!(
+            "unknown ledger format {:?}",
+            String::from_utf8_lossy(marker)
+        )));
+    }
+    if b.len() != HEAD_LEN {
+        return Err(damaged(&file, "head record has the wrong size"));
+    }
+    if check(&b[..63]) != b[63..] {
+        return Err(damaged(&file, "head record is damaged (checksum)"));
+    }
+    let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8"));
+    let head = Head {
+        seq: word(15),
+        hash: b[23..55].try_into().expect("32"),
+    };
+    Ok((head, word(55)))
+}
+
+/// Replace `HEAD`: write `HEAD.tmp`, fsync it, rename it over `HEAD`, fsync
+/// the directory.
+pub(crate) fn write_head(dir: &Path, head: Head, index_len: u64) -> Result<()> {
+    let mut b = Vec::with_capacity(HEAD_LEN);
+    b.extend_from_slice(FORMAT);
+    b.extend_from_slice(&head.seq.to_le_bytes());
+    b.extend_from_slice(&head.hash);
+    b.extend_from_slice(&index_len.to_le_bytes());
+    let c = check(&b);
+    b.extend_from_slice(&c);
+    let tmp = dir.join("HEAD.tmp");
+    let io = |e| Error::io(tmp.display().to_string(), e);
+    let mut f = std::fs::File::create(&tmp).map_err(io)?;
+    f.write_all(&b).map_err(io)?;
+    f.sync_all().map_err(io)?;
+    std::fs::rename(&tmp, head_file(dir)).map_err(io)?;
+    super::fsync_path(dir, false)
+}
+
+/// The first `len` bytes of `index`, as entries.
+pub(crate) fn read_index(dir: &Path, len: u64) -> Result<Vec<Entry>> {
+    let file = index_file(dir);
+    let mut b = Vec::new();
+    let f = std::fs::File::open(&file).map_err(|e| Error::io(file.display().to_string(), e))?;
+    f.take(len)
+        .read_to_end(&mut b)
+        .map_err(|e| Error::io(file.display().to_string(), e))?;
+    if (b.len() as u64) < len {
+        return Err(damaged(&file, "shorter than HEAD says"));
+    }
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut at = 0;
+    while at < b.len() {
+        let bad = |what: &str| damaged(&file, &format!("entry at byte {at} {what}"));
+        let n = b
+            .get(at..at + 4)
+            .map(|w| u32::from_le_bytes(w.try_into().expect("4")) as usize)
+            .ok_or_else(|| bad("is cut short"))?;
+        let end = at + 4 + n;
+        let whole = b.get(at..end + CHECK).ok_or_else(|| bad("is cut short"))?;
+        if check(&whole[..4 + n]) != whole[4 + n..] || n < 8 + segment::POINTER_LEN {
+            return Err(bad("is damaged (checksum)"));
+        }
+        let first = u64::from_le_bytes(whole[4..12].try_into().expect("8"));
+        let pointer = whole[12..12 + segment::POINTER_LEN].try_into().expect("24");
+        let summary = Summary::decode(first, &whole[12 + segment::POINTER_LEN..4 + n])?;
+        if entries.last().is_some_and(|e| e.first() >= first) {
+            return Err(bad("is out of order"));
+        }
+        entries.push(Entry { pointer, summary });
+        at = end + CHECK;
+    }
+    Ok(entries)
+}
+
+/// The key fingerprints of records `first ..= last`, as stored in `fps`;
+/// `None` where the file ends before them.
+pub(crate) fn read_fps(dir: &Path, first: u64, last: u64) -> Result<Option<Vec<u8>>> {
+    let file = fps_file(dir);
+    let f = std::fs::File::open(&file).map_err(|e| Error::io(file.display().to_string(), e))?;
+    let mut b = vec![0u8; (8 * (last + 1).saturating_sub(first)) as usize];
+    match f.read_exact_at(&mut b, 8 * first.saturating_sub(1)) {
+        Ok(()) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(e) => Err(Error::io(file.display().to_string(), e)),
+    }
+}
+
+/// Where a writer appends an append's entries and fingerprints: beyond what
+/// `HEAD` commits, published by [`Out::publish`].
+pub(crate) struct Out {
+    index: std::io::BufWriter<std::fs::File>,
+    fps: std::io::BufWriter<std::fs::File>,
+    /// Bytes of `index` committed, plus those written since.
+    index_len: u64,
+}
+
+impl Out {
+    /// Truncate `index` to `index_len` and `fps` to `8 · seq` (the tail of an
+    /// append that failed or was killed), and append from there.
+    pub(crate) fn open(dir: &Path, seq: u64, index_len: u64) -> Result<Out> {
+        let open = |file: PathBuf, len: u64| -> Result<std::io::BufWriter<std::fs::File>> {
+            let io = |e| Error::io(file.display().to_string(), e);
+            let f = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true)
+                .open(&file)
+                .map_err(io)?;
+            if f.metadata().map_err(io)?.len() != len {
+                f.set_len(len).map_err(io)?;
+            }
+            let mut f = f;
+            std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(len)).map_err(io)?;
+            Ok(std::io::BufWriter::with_capacity(1 << 16, f))
+        };
+        Ok(Out {
+            index: open(index_file(dir), index_len)?,
+            fps: open(fps_file(dir), 8 * seq)?,
+            index_len,
+        })
+    }
+
+    /// Add a chunk's entry and its records' fingerprints (`fps`, as
+    /// [`super::idem::encode`] gives them).
+    pub(crate) fn put(&mut self, dir: &Path, entry: &Entry, fps: &[u8]) -> Result<()> {
+        let b = entry.encode();
+        self.index
+            .write_all(&b)
+            .map_err(|e| Error::io(index_file(dir).display().to_string(), e))?;
+        self.fps
+            .write_all(fps)
+            .map_err(|e| Error::io(fps_file(dir).display().to_string(), e))?;
+        self.index_len += b.len() as u64;
+        Ok(())
+    }
+
+    /// The length of `index` with what was put.
+    pub(crate) fn len(&self) -> u64 {
+        self.index_len
+    }
+
+    /// Make `head` (whose entries and fingerprints were put) the one readers
+    /// see: fsync `index` and `fps`, then replace `HEAD`.
+    pub(crate) fn publish(&mut self, dir: &Path, head: Head) -> Result<()> {
+        for (w, file) in [
+            (&mut self.index, index_file(dir)),
+            (&mut self.fps, fps_file(dir)),
+        ] {
+            let io = |e| Error::io(file.display().to_string(), e);
+            w.flush().map_err(io)?;
+            w.get_ref().sync_data().map_err(io)?;
+        }
+        write_head(dir, head, self.index_len)
+    }
+}
