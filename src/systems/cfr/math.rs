@@ -15,7 +15,7 @@
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{One, Zero};
+use num_traits::{CheckedAdd, CheckedMul, One, Zero};
 
 use crate::num::{round_scaled, Rational};
 
@@ -44,6 +44,13 @@ fn big(r: Rational) -> BigRational {
 pub fn decayed_heat_points(points: &[i128], decay: Rational) -> BigRational {
     let mut sorted = points.to_vec();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
+    let small = sorted.iter().rev().try_fold(Rational::zero(), |acc, &p| {
+        acc.checked_mul(&decay)?
+            .checked_add(&Rational::from_integer(p))
+    });
+    if let Some(sum) = small {
+        return big(sum);
+    }
     let d = big(decay);
     sorted.iter().rev().fold(BigRational::zero(), |acc, &p| {
         BigRational::from_integer(BigInt::from(p)) + acc * &d
@@ -88,9 +95,28 @@ pub fn elimination_score(points: &BigRational, perfect: &BigRational, decimals: 
         return Rational::zero();
     }
     let places = decimals.min(18);
+    if let Some(score) = small_score(points, perfect, places) {
+        return score;
+    }
     let scale = BigRational::from_integer(BigInt::from(10).pow(places));
     let r = (BigRational::from_integer(100.into()) * points / perfect * scale).round();
     narrow_int(r.to_integer()).map_or_else(Rational::zero, |n| Rational::new(n, 10i128.pow(places)))
+}
+
+/// [`elimination_score`] in `i128`, when every product it takes fits (the
+/// usual case: a few heats at a decay of a few places), else `None`. The same
+/// value: `100 pn qd / (pd qn)` rounded as [`round_scaled`] rounds, unreduced.
+fn small_score(points: &BigRational, perfect: &BigRational, places: u32) -> Option<Rational> {
+    let int = |b: &BigInt| i128::try_from(b).ok();
+    let (pn, pd) = (int(points.numer())?, int(points.denom())?);
+    let (qn, qd) = (int(perfect.numer())?, int(perfect.denom())?);
+    let num = pn.checked_mul(100)?.checked_mul(qd)?;
+    let den = pd.checked_mul(qn)?;
+    let scale = 10i128.pow(places);
+    den.checked_mul(scale)?;
+    (num / den).checked_mul(scale)?.checked_add(scale)?;
+    let r = Rational::new_raw(num, den);
+    Some(Rational::new(round_scaled(r, places), scale))
 }
 
 /// `r` as an `i128` rational: exactly when its terms fit (always, for the
