@@ -14,11 +14,13 @@
 //!  JSON Lines / array ──► input (streaming, limits) ──► events (typed, validated,
 //!                                                        canonical bytes)
 //!                                                              │
-//!  append: records chained and packed into chunks in a new segment file; their places,
-//!  summaries and key fingerprints into sled; all beyond the head
+//!  append: records chained and packed into chunks in a new segment file; their places
+//!  into sled, their index entries and key fingerprints into `index` and `fps`; all
+//!  beyond the head
 //!                                                              │
 //!  check fold: every record in (at, seq) order from the latest valid checkpoint, with
-//!  every system's checks, writing checkpoints ──► move the head, flush, fsync
+//!  every system's checks, writing checkpoints ──► sled's head, flush, fsync ──► rename
+//!  `HEAD` (the commit point; readers read only what it names)
 //!                                                              │
 //!  query (--as-of, --known-at, --rules) ──► fold: from a checkpoint (plain --as-of or
 //!  none) or from nothing, one worker per group of namespaces ──► systems::State (one
@@ -44,11 +46,13 @@
 //!   stands.
 //! - [`ledger`]: the only code that touches sled. [`ledger::chunk`] is the byte layout of
 //!   records, [`ledger::segment`] the files chunks are stored in, [`ledger::canonical`] the
-//!   canonical form and record hash, [`ledger::summary`] and [`ledger::idem`] the per-chunk
-//!   side trees, [`ledger::checkpoint`] the checkpoints (numbered sections of bytes it
+//!   canonical form and record hash, [`ledger::summary`] and [`ledger::idem`] what each
+//!   chunk's index entry and fingerprints hold, `published.rs` the read view (`HEAD`,
+//!   `index`, `fps`) every reader goes through, [`ledger::checkpoint`] the checkpoints (numbered sections of bytes it
 //!   does not read) and [`ledger::patch`] the patches their deltas are stored as; `verify.rs` is `verify` (a reading thread, two
 //!   checking workers), `lanes.rs` BLAKE3 of many short inputs across the SIMD lanes;
-//!   `open.rs` opens sled and makes an append durable, `append.rs` and `parse.rs` are
+//!   `open.rs` opens a ledger for writing (lock, sled) or reading (the view alone) and
+//!   makes an append durable, `append.rs` and `parse.rs` are
 //!   the append (a parser thread, a chaining one), `read.rs` reads records and exports,
 //!   `view.rs` is the fold's [`fold::Source`].
 //! - [`fold`]: the engine: `(at, seq)` order, known-at, voids, as-of, rule changes,
@@ -73,8 +77,9 @@
 //!   gen` and `laurel bench`; [`sysinfo`]: peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
 //!   after what they pin (`ledger.rs`, one per system, `timetravel.rs`, `ckpt.rs`,
-//!   `crash.rs`, `corrupt.rs`, `corpus.rs` with `tests/corpus/`, `props.rs`,
-//!   `streaming.rs`, `memory.rs`, `site.rs`, `site_browser.rs`, `perf.rs`). `snapshots/`:
+//!   `crash.rs`, `corrupt.rs`, `corpus.rs` with `tests/corpus/`, `props.rs`, `fuzz.rs`,
+//!   `readers.rs`, `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,
+//!   `site_browser.rs`, `perf.rs`). `snapshots/`:
 //!   insta snapshots of the tables of the sample streams.
 //!
 //! # Invariants

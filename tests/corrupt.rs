@@ -523,7 +523,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         (
             "middle chunk removed",
             Box::new(|v: &mut View| drop(v.entries.remove(1))),
-            "are missing",
+            "starts at seq 2049, not 1025",
         ),
         (
             "overlapping short chunk",
@@ -541,7 +541,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
                 let pointer = v.append_to_segment(&v.entries[0].1.clone(), &packed);
                 v.entries.insert(1, (2, pointer, summary));
             }),
-            "seq 2: chunk overlaps records before it",
+            "entry at byte 80 starts at seq 2, not 1025",
         ),
         (
             "an entry's first seq moved on",
@@ -551,7 +551,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         (
             "head beyond the stored records",
             Box::new(|v: &mut View| v.seq = 9999),
-            "head says 9999",
+            "but HEAD says 9999",
         ),
         (
             "head hash changed",
@@ -595,7 +595,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
         (
             "every chunk removed",
             Box::new(|v: &mut View| v.entries.clear()),
-            "head says",
+            "but HEAD says",
         ),
     ];
     for (name, edit, fragment) in &cases {

@@ -47,13 +47,17 @@ impl Ledger {
     }
 
     /// Replace `HEAD` with `head`: the commit point ([`super::published`]).
+    /// The ledger's head becomes `head` once `HEAD` names it, even if what
+    /// follows the rename (its directory's fsync) fails.
     fn publish(&self, head: Head) -> Result<()> {
         let mut out = self.out.borrow_mut();
         let out = out.as_mut().ok_or_else(read_only)?;
-        out.publish(&self.path, head)?;
-        self.published_len.set(out.len());
-        self.head.set(head);
-        Ok(())
+        let result = out.publish(&self.path, head);
+        if result.is_ok() || published::read_head(&self.path).is_ok_and(|(h, _)| h == head) {
+            self.published_len.set(out.len());
+            self.head.set(head);
+        }
+        result
     }
 
     /// After a failed append: drop what it wrote beyond `head`, unless it was
@@ -233,6 +237,9 @@ impl Ledger {
         self.segments.borrow_mut().forget();
         segment::drop_beyond(&self.path, seq)?;
         self.index.borrow_mut().retain(|e| e.first() <= seq);
+        if let Some(old) = self.out.borrow_mut().take() {
+            old.discard();
+        }
         *self.out.borrow_mut() = Some(published::Out::open(
             &self.path,
             seq,

@@ -7,10 +7,11 @@
 //!
 //! Guarantees, in the order a user relies on them:
 //! 1. **Nothing is lost once reported.** An append returns success only after
-//!    its segment, then (after sled's flush) every other file of the ledger
-//!    directory has been fsynced (sled's own `flush` is not a full fsync on
-//!    Linux), and its `HEAD` renamed into place and the directory fsynced;
-//!    older segments were fsynced by their own appends.
+//!    its segment and checkpoint files, then (after sled's flush) sled's files
+//!    and the directories naming laurel's have been fsynced (sled's own `flush`
+//!    is not a full fsync on Linux), then `index` and `fps`, and its `HEAD`
+//!    renamed into place and the directory fsynced; older segments were fsynced
+//!    by their own appends.
 //! 2. **All or nothing.** Records are written into chunks beyond the head and the
 //!    head moves in one final rename of `HEAD`: an append that fails, or a
 //!    process killed mid-append, leaves the head where it was. Chunks beyond the

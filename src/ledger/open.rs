@@ -169,6 +169,10 @@ impl Ledger {
             return Err(Error::Exists(path.to_path_buf()));
         }
         let lock = lock(path)?;
+        // Again under the lock: another `init` may have won the race.
+        if exists(path) {
+            return Err(Error::Exists(path.to_path_buf()));
+        }
         let ledger = Self::writer(path, lock, open_db(path)?)?;
         ledger.meta()?.insert("format", FORMAT).map_err(storage)?;
         ledger.durable()?;
@@ -204,7 +208,7 @@ impl Ledger {
             }
         }
         let (head, index_len) = published::read_head(path)?;
-        *ledger.index.borrow_mut() = published::read_index(path, index_len)?;
+        *ledger.index.borrow_mut() = published::read_index(path, index_len, head.seq)?;
         let kept = ledger.sled_head()?;
         if kept.seq < head.seq || (kept.seq == head.seq && kept != head) {
             return Err(Error::Corrupt(format!(
@@ -231,7 +235,7 @@ impl Ledger {
             return Err(Error::NoLedger(path.to_path_buf()));
         }
         let (head, index_len) = published::read_head(path)?;
-        let index = published::read_index(path, index_len)?;
+        let index = published::read_index(path, index_len, head.seq)?;
         let ledger = Self::new(path, None, None);
         *ledger.index.borrow_mut() = index;
         ledger.head.set(head);

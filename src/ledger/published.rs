@@ -156,8 +156,9 @@ pub(crate) fn write_head(dir: &Path, head: Head, index_len: u64) -> Result<()> {
     super::fsync_path(dir, false)
 }
 
-/// The first `len` bytes of `index`, as entries.
-pub(crate) fn read_index(dir: &Path, len: u64) -> Result<Vec<Entry>> {
+/// The first `len` bytes of `index`, as entries: they must cover records
+/// `1 ..= head` without a gap or an overlap.
+pub(crate) fn read_index(dir: &Path, len: u64, head: u64) -> Result<Vec<Entry>> {
     let file = index_file(dir);
     let mut b = Vec::new();
     let f = std::fs::File::open(&file).map_err(|e| Error::io(file.display().to_string(), e))?;
@@ -183,11 +184,19 @@ pub(crate) fn read_index(dir: &Path, len: u64) -> Result<Vec<Entry>> {
         let first = u64::from_le_bytes(whole[4..12].try_into().expect("8"));
         let pointer = whole[12..12 + segment::POINTER_LEN].try_into().expect("24");
         let summary = Summary::decode(first, &whole[12 + segment::POINTER_LEN..4 + n])?;
-        if entries.last().is_some_and(|e| e.first() >= first) {
-            return Err(bad("is out of order"));
+        let next = entries.last().map_or(1, |e| e.summary.last_seq + 1);
+        if first != next || summary.last_seq < first {
+            return Err(bad(&format!("starts at seq {first}, not {next}")));
         }
         entries.push(Entry { pointer, summary });
         at = end + CHECK;
+    }
+    let covered = entries.last().map_or(0, |e| e.summary.last_seq);
+    if covered != head {
+        return Err(damaged(
+            &file,
+            &format!("covers records up to {covered}, but HEAD says {head}"),
+        ));
     }
     Ok(entries)
 }
@@ -216,7 +225,8 @@ pub(crate) struct Out {
 
 impl Out {
     /// Truncate `index` to `index_len` and `fps` to `8 · seq` (the tail of an
-    /// append that failed or was killed), and append from there.
+    /// append that failed or was killed), and append from there. A file
+    /// shorter than that is damage, never filled in.
     pub(crate) fn open(dir: &Path, seq: u64, index_len: u64) -> Result<Out> {
         let open = |file: PathBuf, len: u64| -> Result<std::io::BufWriter<std::fs::File>> {
             let io = |e| Error::io(file.display().to_string(), e);
@@ -227,7 +237,11 @@ impl Out {
                 .write(true)
                 .open(&file)
                 .map_err(io)?;
-            if f.metadata().map_err(io)?.len() != len {
+            let have = f.metadata().map_err(io)?.len();
+            if have < len {
+                return Err(damaged(&file, "shorter than HEAD says"));
+            }
+            if have > len {
                 f.set_len(len).map_err(io)?;
             }
             let mut f = f;
@@ -253,6 +267,13 @@ impl Out {
             .map_err(|e| Error::io(fps_file(dir).display().to_string(), e))?;
         self.index_len += b.len() as u64;
         Ok(())
+    }
+
+    /// Drop what was put and not yet written, without writing it: the
+    /// writer's files are then cut back by the next [`Out::open`].
+    pub(crate) fn discard(self) {
+        let _ = self.index.into_parts();
+        let _ = self.fps.into_parts();
     }
 
     /// The length of `index` with what was put.

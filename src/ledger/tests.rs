@@ -269,3 +269,56 @@ fn origin_line_of(e: &Error) -> Option<u64> {
         _ => None,
     }
 }
+
+/// Ticks for the months of 2001 from `from` on, one event a line.
+fn ticks(from: u32, to: u32) -> String {
+    (from..=to)
+        .map(|m| {
+            format!(
+                r#"{{"type":"mepbm.monthly_tick","at":"2001-{:02}-02","month":"2001-{m:02}"}}"#,
+                m + 1
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_published_index_must_cover_exactly_the_head_and_fps_may_not_be_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    let ledger = Ledger::init(&path).unwrap();
+    ledger.append(input(&ticks(1, 3))).unwrap();
+    ledger.append(input(&ticks(4, 5))).unwrap();
+    drop(ledger);
+    let (head, len) = published::read_head(&path).unwrap();
+    assert_eq!(head.seq, 5);
+    assert_eq!(published::read_index(&path, len, 5).unwrap().len(), 2);
+    let err = published::read_index(&path, len, 6)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("covers records up to 5, but HEAD says 6"),
+        "{err}"
+    );
+    // The second entry alone starts at seq 4, not 1.
+    let first = published::read_index(&path, len, 5).unwrap()[0]
+        .encode()
+        .len() as u64;
+    let bytes = std::fs::read(published::index_file(&path)).unwrap();
+    std::fs::write(published::index_file(&path), &bytes[first as usize..]).unwrap();
+    let err = published::read_index(&path, len - first, 5)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("starts at seq 4, not 1"), "{err}");
+    std::fs::write(published::index_file(&path), &bytes).unwrap();
+    // A short `fps` is damage, not zeros to fill in.
+    let fps = published::fps_file(&path);
+    let f = std::fs::OpenOptions::new().write(true).open(&fps).unwrap();
+    f.set_len(8 * 4).unwrap();
+    let err = published::Out::open(&path, 5, len)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("shorter than HEAD says"), "{err}");
+}

@@ -122,9 +122,9 @@ pub(super) fn key_of_file(name: &str) -> Option<[u8; 16]> {
 /// sections in order (layout in the module doc), under a name of its own,
 /// then renamed into place, so a reader never sees a file half written or
 /// rewritten. Synced here, on the checkpoint thread, while the fold goes
-/// on: left to the append's final `durable` (which fsyncs every file of the
-/// ledger), the 78 MB of a 1M-event import's checkpoints were written after
-/// the fold, in its wall time.
+/// on, and only here (the append's final `durable` fsyncs only their
+/// directory): at the end, the 78 MB of a 1M-event import's checkpoints
+/// would be written after the fold, in its wall time.
 pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>; SECTIONS]) -> Result<()> {
     let done = dir.join(file_name(h.pos));
     let path = dir.join(file_name(h.pos) + UNFINISHED);
