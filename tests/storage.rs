@@ -248,3 +248,39 @@ fn on_a_full_disk_readers_work_and_a_failed_append_gives_back_what_it_wrote() {
     }
     assert!(out.contains("same_head=yes"), "{out}");
 }
+
+#[test]
+fn on_a_read_only_mount_every_reading_command_answers() {
+    let script = r#"
+        mount -t tmpfs -o size=16m tmpfs "$1" 2>/dev/null || exit 77
+        L="$2"; D="$1/l"
+        "$L" --ledger "$D" init >/dev/null && "$L" --ledger "$D" append "$4" >/dev/null || exit 1
+        before=$("$L" --ledger "$D" standings valar)
+        head=$("$L" --ledger "$D" head)
+        mount -o remount,ro "$1" || exit 77
+        for c in head verify export log "standings valar" rules; do
+            "$L" --ledger "$D" $c >/dev/null 2>"$1/../err"; echo "read=$? $c $(cat "$1/../err")"
+        done
+        [ "$("$L" --ledger "$D" standings valar)" = "$before" ] && echo "same_table=yes"
+        [ "$("$L" --ledger "$D" head)" = "$head" ] && echo "same_head=yes"
+        "$L" --ledger "$D" append "$4" >/dev/null 2>"$1/../err"; echo "write=$? $(cat "$1/../err")"
+    "#;
+    let Some(out) = in_a_small_file_system(script) else {
+        return;
+    };
+    let reads: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("read="))
+        .collect();
+    assert_eq!(reads.len(), 6, "{out}");
+    for r in reads {
+        assert!(r.starts_with("0 "), "{r} on a read-only mount\n{out}");
+    }
+    assert!(
+        out.contains("same_table=yes") && out.contains("same_head=yes"),
+        "{out}"
+    );
+    let write = out.lines().find_map(|l| l.strip_prefix("write=")).unwrap();
+    assert!(write.starts_with("2 "), "a writer is refused: {out}");
+    assert!(write.contains("Read-only file system"), "{out}");
+}
