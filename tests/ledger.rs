@@ -3,7 +3,7 @@
 mod common;
 
 use std::io::Write;
-use std::process::{Command as Std, Stdio};
+use std::process::Command as Std;
 use std::time::{Duration, Instant};
 
 use common::{append_text, empty_ledger, head, laurel};
@@ -333,19 +333,7 @@ fn json_array_input_and_json_floats() {
 #[test]
 fn a_second_writer_gets_ledger_in_use_within_a_second_and_readers_do_not() {
     let dir = empty_ledger();
-    let bin = assert_cmd::cargo::cargo_bin("laurel");
-    let db = dir.path().join("laurel.db");
-    let mut writer = Std::new(&bin)
-        .args(["--ledger", db.to_str().unwrap(), "append", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = writer.stdin.take().unwrap();
-    stdin.write_all(TICKS.as_bytes()).unwrap();
-    stdin.flush().unwrap();
-    std::thread::sleep(Duration::from_millis(300)); // the writer holds the lock now
+    let (writer, stdin) = common::held_append(dir.path(), TICKS);
     for args in [vec!["head"], vec!["append", "-"], vec!["verify"]] {
         let started = Instant::now();
         let out = laurel(dir.path())

@@ -6,12 +6,11 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Std, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{db_path, empty_ledger, gen, head, laurel, laurel_std};
+use common::{db_path, empty_ledger, gen, head, held_append, laurel, laurel_std};
 
 /// Every reading command, as run on a small ledger with checkpoints.
 const READERS: &[&[&str]] = &[
@@ -89,23 +88,6 @@ fn read(dir: &Path, args: &[&str]) -> String {
         .unwrap();
     assert!(out.status.success(), "{args:?}: {}", stderr(&out));
     String::from_utf8(out.stdout).unwrap()
-}
-
-/// Start `laurel append -` on `dir`, feed it `text` and keep its stdin open:
-/// it holds the writer's lock until stdin is closed.
-fn held_append(dir: &Path, text: &str) -> (Child, std::process::ChildStdin) {
-    let mut writer = laurel_std(dir, &["append", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = writer.stdin.take().unwrap();
-    stdin.write_all(text.as_bytes()).unwrap();
-    stdin.flush().unwrap();
-    // The writer holds the lock (and has written chunks beyond the head) now.
-    std::thread::sleep(Duration::from_millis(500));
-    (writer, stdin)
 }
 
 #[test]

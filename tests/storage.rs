@@ -151,18 +151,26 @@ fn a_damaged_sled_file_is_named_with_what_to_do() {
     }
 }
 
-/// Run `script` with `sh` in a new mount namespace, where it may mount a
-/// small tmpfs: `None` (after saying why) where this machine does not allow
-/// it. `$1` is a fresh directory to mount on, `$2` the laurel binary, `$3` a
-/// generated stream of 3,000 events, `$4` the Valar sample stream.
+/// Run `script` with `sh` in a new mount namespace, after mounting a 16 MiB
+/// tmpfs on `$1` and making the ledger `$D` there (`$L`, the laurel binary,
+/// appended the Valar sample stream `$4` to it; `$3` is a generated stream
+/// of 3,000 events): its output, or `None` (after saying why) where this
+/// machine does not allow the mount.
 fn in_a_small_file_system(script: &str) -> Option<String> {
+    let script = format!(
+        r#"
+        mount -t tmpfs -o size=16m tmpfs "$1" 2>/dev/null || exit 77
+        L="$2"; D="$1/l"
+        "$L" --ledger "$D" init >/dev/null && "$L" --ledger "$D" append "$4" >/dev/null || exit 1
+        {script}"#
+    );
     let work = tempfile::tempdir().unwrap();
     let mnt = work.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
     let stream = work.path().join("gen.jsonl");
     std::fs::write(&stream, common::gen(3000, 3)).unwrap();
     let out = std::process::Command::new("unshare")
-        .args(["-m", "sh", "-c", script, "sh"])
+        .args(["-m", "sh", "-c", &script, "sh"])
         .arg(&mnt)
         .arg(assert_cmd::cargo::cargo_bin("laurel"))
         .arg(&stream)
@@ -184,9 +192,6 @@ fn on_a_full_disk_readers_work_and_a_failed_append_gives_back_what_it_wrote() {
     // More free space each time, from 256 KiB in 16 KiB steps, until the append fits: it
     // fails at every step of its way, from its first segment write to sled's.
     let script = r#"
-        mount -t tmpfs -o size=16m tmpfs "$1" 2>/dev/null || exit 77
-        L="$2"; D="$1/l"
-        "$L" --ledger "$D" init >/dev/null && "$L" --ledger "$D" append "$4" >/dev/null || exit 1
         own() { du -sk "$D/segments" "$D/checkpoints" | awk '{s += $1} END {print s}'; }
         own=$(own); all=$(du -sk "$D" | cut -f1)
         head=$("$L" --ledger "$D" head)
@@ -252,9 +257,6 @@ fn on_a_full_disk_readers_work_and_a_failed_append_gives_back_what_it_wrote() {
 #[test]
 fn on_a_read_only_mount_every_reading_command_answers() {
     let script = r#"
-        mount -t tmpfs -o size=16m tmpfs "$1" 2>/dev/null || exit 77
-        L="$2"; D="$1/l"
-        "$L" --ledger "$D" init >/dev/null && "$L" --ledger "$D" append "$4" >/dev/null || exit 1
         before=$("$L" --ledger "$D" standings valar)
         head=$("$L" --ledger "$D" head)
         mount -o remount,ro "$1" || exit 77

@@ -374,3 +374,23 @@ pub fn gen(events: u64, seed: u64) -> String {
     );
     String::from_utf8(out.stdout).expect("utf8")
 }
+
+/// Start `laurel append -` on `dir`, feed it `text` and keep its stdin open:
+/// it holds the writer's lock until stdin is closed.
+#[allow(dead_code)]
+pub fn held_append(dir: &Path, text: &str) -> (std::process::Child, std::process::ChildStdin) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut writer = laurel_std(dir, &["append", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = writer.stdin.take().unwrap();
+    stdin.write_all(text.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // The writer holds the lock (and has written chunks beyond the head) now.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    (writer, stdin)
+}
