@@ -286,3 +286,37 @@ fn on_a_read_only_mount_every_reading_command_answers() {
     assert!(write.starts_with("2 "), "a writer is refused: {out}");
     assert!(write.contains("Read-only file system"), "{out}");
 }
+
+#[test]
+fn a_writer_refuses_a_published_view_older_than_its_appends() {
+    let dir = empty_ledger();
+    let ledger = db_path(dir.path());
+    assert!(append_text(dir.path(), &seeds(3)).status.success());
+    let saved: Vec<(String, Vec<u8>)> = ["HEAD", "index", "fps"]
+        .iter()
+        .map(|f| (f.to_string(), std::fs::read(ledger.join(f)).unwrap()))
+        .collect();
+    let tick = |m: u32| {
+        format!(
+            r#"{{"type":"mepbm.monthly_tick","at":"2003-{:02}-02","month":"2003-{m:02}"}}"#,
+            m + 1
+        )
+    };
+    assert!(append_text(dir.path(), &tick(1)).status.success());
+    assert!(append_text(dir.path(), &tick(2)).status.success());
+    let (seq, _) = head(dir.path());
+    assert_eq!(seq, 5);
+    // The view put back as it was two appends ago, the rest left as it is.
+    for (f, bytes) in &saved {
+        std::fs::write(ledger.join(f), bytes).unwrap();
+    }
+    let out = append_text(dir.path(), &tick(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("HEAD says 3, but the ledger holds later appends (from seq 5)"),
+        "{stderr}"
+    );
+    // Nothing was dropped.
+    assert!(std::fs::read_dir(ledger.join("segments")).unwrap().count() >= 3);
+}

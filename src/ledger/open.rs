@@ -185,7 +185,8 @@ impl Ledger {
     /// writer gets [`Error::Locked`] at once) and sled. The published head
     /// is the one in force: sled's is set back to it if an append was killed
     /// after sled's commit and before its publication (it was never
-    /// acknowledged), and bytes of `index` and `fps` beyond it are cut off.
+    /// acknowledged; more than one append beyond `HEAD` is refused), and
+    /// bytes of `index` and `fps` beyond it are cut off.
     pub fn open(path: &Path) -> Result<Ledger> {
         if !exists(path) {
             return Err(Error::NoLedger(path.to_path_buf()));
@@ -217,6 +218,7 @@ impl Ledger {
             )));
         }
         if kept != head {
+            ledger.one_unpublished_append(head.seq)?;
             ledger.set_sled_head(head)?;
             ledger.durable()?;
         }
@@ -224,6 +226,27 @@ impl Ledger {
         ledger.published_len.set(index_len);
         *ledger.out.borrow_mut() = Some(published::Out::open(path, head.seq, index_len)?);
         Ok(ledger)
+    }
+
+    /// Check that what sled holds beyond the published head `seq` is one
+    /// append's, all in segment `seq + 1`: an append killed between sled's
+    /// commit and `HEAD`'s rename, which the caller then sets back. More than
+    /// that means `HEAD` is older than the ledger (restored from a copy, say),
+    /// and setting sled back would drop acknowledged appends: refused.
+    fn one_unpublished_append(&self, seq: u64) -> Result<()> {
+        for item in self.chunks()?.range(super::chunk::key(seq + 1)..) {
+            let (k, v) = item.map_err(storage)?;
+            let first = k.as_ref().try_into().map_or(0, u64::from_be_bytes);
+            let (segment, _, _) = super::segment::parse(&v, first)?;
+            if segment != seq + 1 {
+                return Err(Error::Corrupt(format!(
+                    "{} says {seq}, but the ledger holds later appends (from seq {segment}): \
+                     restore HEAD, index and fps with the rest of the directory",
+                    published::head_file(&self.path).display()
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Open an existing ledger for reading: its published head, pinned, and
