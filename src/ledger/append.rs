@@ -55,6 +55,7 @@ impl Ledger {
         let result = out.publish(&self.path, head);
         if result.is_ok() || published::read_head(&self.path).is_ok_and(|(h, _)| h == head) {
             self.published_len.set(out.len());
+            self.published_fps_crc.set(out.fps_crc());
             self.head.set(head);
         }
         result
@@ -224,6 +225,12 @@ impl Ledger {
                 "the key fingerprints of records 1..={upto} are missing"
             )));
         };
+        if crc32fast::hash(&fps) != self.published_fps_crc.get() {
+            return Err(Error::Corrupt(format!(
+                "{}: the key fingerprints of records 1..={upto} are damaged (checksum)",
+                published::fps_file(&self.path).display()
+            )));
+        }
         for (fp, seq) in idem::decode(1, &fps)?.zip(1..) {
             index.insert(fp, seq);
         }
@@ -244,6 +251,7 @@ impl Ledger {
             &self.path,
             seq,
             self.published_len.get(),
+            self.published_fps_crc.get(),
         )?);
         self.drop_checkpoints(|h| h.head.seq > seq)?;
         let tree = self.chunks()?;

@@ -11,8 +11,9 @@
 //! reads the full key and content of that seq from the record itself and decides.
 //! Two different keys share a fingerprint about once in 2^64 / n; that costs one
 //! extra read, never a wrong answer. A *lost* fingerprint would let an event be
-//! recorded twice, so a short `fps` is damage, refused when a writer opens it,
-//! and `verify` checks every fingerprint against its record.
+//! recorded twice, so an append checks `fps` against the CRC-32 `HEAD` keeps of
+//! it (and a short one is refused when a writer opens it); `verify` checks every
+//! fingerprint against its record.
 //!
 //! Building the index must not read every chunk (a small append to a big ledger
 //! would pay for reading the whole log), so every chunk's fingerprints are stored

@@ -132,6 +132,8 @@ pub struct Ledger {
     /// that `HEAD` commits.
     out: RefCell<Option<published::Out>>,
     published_len: Cell<u64>,
+    /// The CRC-32 of the `fps` bytes `HEAD` commits.
+    published_fps_crc: Cell<u32>,
     /// The writer's exclusive lock on `laurel.lock`, held for the ledger's
     /// lifetime, so no other writer can take the database while it is reopened.
     _lock: Option<std::fs::File>,

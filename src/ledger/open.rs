@@ -176,8 +176,8 @@ impl Ledger {
         let ledger = Self::writer(path, lock, open_db(path)?)?;
         ledger.meta()?.insert("format", FORMAT).map_err(storage)?;
         ledger.durable()?;
-        *ledger.out.borrow_mut() = Some(published::Out::open(path, 0, 0)?);
-        published::write_head(path, Head::default(), 0)?;
+        *ledger.out.borrow_mut() = Some(published::Out::open(path, 0, 0, 0)?);
+        published::write_head(path, published::Published::default())?;
         Ok(ledger)
     }
 
@@ -208,7 +208,8 @@ impl Ledger {
                 ))
             }
         }
-        let (head, index_len) = published::read_head(path)?;
+        let published = published::read_published(path)?;
+        let (head, index_len) = (published.head, published.index_len);
         *ledger.index.borrow_mut() = published::read_index(path, index_len, head.seq)?;
         let kept = ledger.sled_head()?;
         if kept.seq < head.seq || (kept.seq == head.seq && kept != head) {
@@ -224,7 +225,13 @@ impl Ledger {
         }
         ledger.head.set(head);
         ledger.published_len.set(index_len);
-        *ledger.out.borrow_mut() = Some(published::Out::open(path, head.seq, index_len)?);
+        ledger.published_fps_crc.set(published.fps_crc);
+        *ledger.out.borrow_mut() = Some(published::Out::open(
+            path,
+            head.seq,
+            index_len,
+            published.fps_crc,
+        )?);
         Ok(ledger)
     }
 
@@ -280,6 +287,7 @@ impl Ledger {
             segments: RefCell::default(),
             out: RefCell::default(),
             published_len: Cell::new(0),
+            published_fps_crc: Cell::new(0),
             _lock: lock,
             path: path.to_path_buf(),
         }

@@ -16,7 +16,8 @@
 //!   15  8   seq         the head
 //!   23  32  hash        the hash of record seq
 //!   55  8   index_len   bytes of "index" this head commits
-//!   63  16  check       BLAKE3 of bytes 0..63, first 16 bytes
+//!   63  4   fps_crc     CRC-32 of the 8·seq bytes of "fps" this head commits
+//!   67  16  check       BLAKE3 of bytes 0..67, first 16 bytes
 //! file "index": one entry per chunk, in seq order, back to back:
 //!   0   4   len         u32, the length of the body
 //!   4   len body        first seq u64, the chunk's 24-byte segment pointer
@@ -33,7 +34,9 @@
 //! never written in place (checkpoints are written beside and renamed in), so
 //! what a pinned head points to stays readable while a writer runs. `verify`
 //! checks every entry's summary and every fingerprint against its chunk; a
-//! damaged `HEAD` or entry is corruption naming the file.
+//! damaged `HEAD` or entry is corruption naming the file. A writer, which
+//! reads `fps` whole to build its idempotency index, checks it against
+//! `fps_crc`: a lost fingerprint could let an event be recorded twice.
 
 use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
@@ -45,7 +48,7 @@ use crate::error::{Error, Result};
 
 /// The format marker `HEAD` starts with.
 pub(crate) const FORMAT: &[u8; 15] = b"laurel-ledger-6";
-const HEAD_LEN: usize = 79;
+const HEAD_LEN: usize = 83;
 const CHECK: usize = 16;
 
 pub(crate) fn head_file(dir: &Path) -> PathBuf {
@@ -97,8 +100,22 @@ impl Entry {
     }
 }
 
+/// What `HEAD` says: the head, the bytes of `index` it commits and the
+/// checksum of the `fps` bytes it commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Published {
+    pub head: Head,
+    pub index_len: u64,
+    pub fps_crc: u32,
+}
+
 /// The published head and the length of `index` it commits.
 pub(crate) fn read_head(dir: &Path) -> Result<(Head, u64)> {
+    read_published(dir).map(|p| (p.head, p.index_len))
+}
+
+/// All that `HEAD` says.
+pub(crate) fn read_published(dir: &Path) -> Result<Published> {
     let file = head_file(dir);
     let b = match std::fs::read(&file) {
         Ok(b) => b,
@@ -126,7 +143,7 @@ pub(crate) fn read_head(dir: &Path) -> Result<(Head, u64)> {
     if b.len() != HEAD_LEN {
         return Err(damaged(&file, "head record has the wrong size"));
     }
-    if check(&b[..63]) != b[63..] {
+    if check(&b[..67]) != b[67..] {
         return Err(damaged(&file, "head record is damaged (checksum)"));
     }
     let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8"));
@@ -134,17 +151,22 @@ pub(crate) fn read_head(dir: &Path) -> Result<(Head, u64)> {
         seq: word(15),
         hash: b[23..55].try_into().expect("32"),
     };
-    Ok((head, word(55)))
+    Ok(Published {
+        head,
+        index_len: word(55),
+        fps_crc: u32::from_le_bytes(b[63..67].try_into().expect("4")),
+    })
 }
 
 /// Replace `HEAD`: write `HEAD.tmp`, fsync it, rename it over `HEAD`, fsync
 /// the directory.
-pub(crate) fn write_head(dir: &Path, head: Head, index_len: u64) -> Result<()> {
+pub(crate) fn write_head(dir: &Path, p: Published) -> Result<()> {
     let mut b = Vec::with_capacity(HEAD_LEN);
     b.extend_from_slice(FORMAT);
-    b.extend_from_slice(&head.seq.to_le_bytes());
-    b.extend_from_slice(&head.hash);
-    b.extend_from_slice(&index_len.to_le_bytes());
+    b.extend_from_slice(&p.head.seq.to_le_bytes());
+    b.extend_from_slice(&p.head.hash);
+    b.extend_from_slice(&p.index_len.to_le_bytes());
+    b.extend_from_slice(&p.fps_crc.to_le_bytes());
     let c = check(&b);
     b.extend_from_slice(&c);
     let tmp = dir.join("HEAD.tmp");
@@ -221,13 +243,15 @@ pub(crate) struct Out {
     fps: std::io::BufWriter<std::fs::File>,
     /// Bytes of `index` committed, plus those written since.
     index_len: u64,
+    /// The CRC-32 of `fps` committed, plus the fingerprints written since.
+    fps_crc: crc32fast::Hasher,
 }
 
 impl Out {
     /// Truncate `index` to `index_len` and `fps` to `8 · seq` (the tail of an
     /// append that failed or was killed), and append from there. A file
     /// shorter than that is damage, never filled in.
-    pub(crate) fn open(dir: &Path, seq: u64, index_len: u64) -> Result<Out> {
+    pub(crate) fn open(dir: &Path, seq: u64, index_len: u64, fps_crc: u32) -> Result<Out> {
         let open = |file: PathBuf, len: u64| -> Result<std::io::BufWriter<std::fs::File>> {
             let io = |e| Error::io(file.display().to_string(), e);
             let f = std::fs::OpenOptions::new()
@@ -252,6 +276,7 @@ impl Out {
             index: open(index_file(dir), index_len)?,
             fps: open(fps_file(dir), 8 * seq)?,
             index_len,
+            fps_crc: crc32fast::Hasher::new_with_initial(fps_crc),
         })
     }
 
@@ -266,6 +291,7 @@ impl Out {
             .write_all(fps)
             .map_err(|e| Error::io(fps_file(dir).display().to_string(), e))?;
         self.index_len += b.len() as u64;
+        self.fps_crc.update(fps);
         Ok(())
     }
 
@@ -281,6 +307,11 @@ impl Out {
         self.index_len
     }
 
+    /// The CRC-32 of `fps` with what was put.
+    pub(crate) fn fps_crc(&self) -> u32 {
+        self.fps_crc.clone().finalize()
+    }
+
     /// Make `head` (whose entries and fingerprints were put) the one readers
     /// see: fsync `index` and `fps`, then replace `HEAD`.
     pub(crate) fn publish(&mut self, dir: &Path, head: Head) -> Result<()> {
@@ -292,6 +323,11 @@ impl Out {
             w.flush().map_err(io)?;
             w.get_ref().sync_data().map_err(io)?;
         }
-        write_head(dir, head, self.index_len)
+        let p = Published {
+            head,
+            index_len: self.index_len,
+            fps_crc: self.fps_crc(),
+        };
+        write_head(dir, p)
     }
 }

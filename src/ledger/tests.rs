@@ -316,9 +316,37 @@ fn the_published_index_must_cover_exactly_the_head_and_fps_may_not_be_short() {
     let fps = published::fps_file(&path);
     let f = std::fs::OpenOptions::new().write(true).open(&fps).unwrap();
     f.set_len(8 * 4).unwrap();
-    let err = published::Out::open(&path, 5, len)
+    let err = published::Out::open(&path, 5, len, 0)
         .err()
         .unwrap()
         .to_string();
     assert!(err.contains("shorter than HEAD says"), "{err}");
+}
+
+#[test]
+fn a_changed_fingerprint_makes_the_next_append_refuse_naming_fps() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l");
+    let ledger = Ledger::init(&path).unwrap();
+    ledger.append(input(&ticks(1, 3))).unwrap();
+    ledger.append(input(&ticks(4, 4))).unwrap();
+    drop(ledger);
+    let mut fps = std::fs::read(published::fps_file(&path)).unwrap();
+    fps[9] ^= 1;
+    std::fs::write(published::fps_file(&path), fps).unwrap();
+    let ledger = Ledger::open(&path).unwrap();
+    let err = ledger.append(input(&ticks(5, 5))).unwrap_err().to_string();
+    assert!(
+        err.contains("fps: the key fingerprints of records 1..=4 are damaged"),
+        "{err}"
+    );
+    assert_eq!(ledger.head().unwrap().seq, 4);
+}
+
+#[test]
+fn the_fingerprints_checksum_continues_across_appends() {
+    let (a, b) = (b"first append's".as_slice(), b" and the next".as_slice());
+    let mut h = crc32fast::Hasher::new_with_initial(crc32fast::hash(a));
+    h.update(b);
+    assert_eq!(h.finalize(), crc32fast::hash(&[a, b].concat()));
 }

@@ -157,7 +157,8 @@ impl View {
         }
     }
 
-    /// Write `index` (every entry) and `HEAD` back.
+    /// Write `index` (every entry) and `HEAD` back, with the checksum of the
+    /// `fps` bytes it commits as they now are.
     pub fn save(&self) {
         let mut index = Vec::new();
         for (first, pointer, summary) in &self.entries {
@@ -175,6 +176,9 @@ impl View {
         h.extend_from_slice(&self.seq.to_le_bytes());
         h.extend_from_slice(&self.hash);
         h.extend_from_slice(&(index.len() as u64).to_le_bytes());
+        let fps = std::fs::read(self.db.join("fps")).unwrap();
+        let committed = &fps[..(8 * self.seq as usize).min(fps.len())];
+        h.extend_from_slice(&crc32fast::hash(committed).to_le_bytes());
         let c = check16(&h);
         h.extend_from_slice(&c);
         std::fs::write(self.db.join("index"), index).unwrap();
@@ -205,12 +209,15 @@ impl View {
     }
 
     /// Rewrite the stored key fingerprints from record `first` on.
+    /// Write `fps` as the fingerprints from record `first` on, and `HEAD`
+    /// with their checksum.
     pub fn write_fps(&self, first: u64, fps: &[u8]) {
         let file = self.db.join("fps");
         let mut all = std::fs::read(&file).unwrap();
         let at = 8 * (first as usize - 1);
         all[at..at + fps.len()].copy_from_slice(fps);
-        std::fs::write(file, all).unwrap();
+        std::fs::write(file, &all).unwrap();
+        self.save();
     }
 }
 
