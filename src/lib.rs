@@ -161,9 +161,9 @@
 //! The published view is what readers read, and what the writer reads its chunks
 //! through ([`ledger::published`]):
 //!
-//! - `HEAD`: the format marker, the head (seq and hash) and how many bytes of `index` it
-//!   commits, with a checksum; replaced by rename, after everything it points to is
-//!   fsynced: the commit point of an append.
+//! - `HEAD`: the format marker, the head (seq and hash), how many bytes of `index` it
+//!   commits and a CRC-32 of the `fps` bytes it commits, with a checksum; replaced by
+//!   rename, after everything it points to is fsynced: the commit point of an append.
 //! - `index`: append-only, one checksummed entry per chunk: its first seq, its pointer
 //!   and its summary (last seq, `at` range, voids), so a query reads only the chunks that
 //!   can matter ([`ledger::summary`]).
@@ -172,8 +172,9 @@
 //!   ([`ledger::idem`]).
 //!
 //! An append moves sled's head, then publishes; a writer that finds sled ahead of `HEAD`
-//! (killed in between: never acknowledged) sets sled back, and cuts off bytes of `index`
-//! and `fps` beyond what `HEAD` commits. sled 0.34 does not bound its cache for large
+//! by one append (killed in between: never acknowledged) sets sled back, and cuts off
+//! bytes of `index` and `fps` beyond what `HEAD` commits; further ahead, `HEAD` is older
+//! than the ledger and is refused. sled 0.34 does not bound its cache for large
 //! values, so the writer counts the chunk bytes it moves through sled and reopens it past
 //! 32 MiB. Before opening sled, the writer deletes any `snap.*.generating` file a kill
 //! left: sled 0.34.7 would take it for its latest snapshot and refuse the database as
