@@ -61,12 +61,12 @@ impl Ledger {
         result
     }
 
-    /// After a failed append: drop what it wrote beyond `head`, unless it was
-    /// published after all (a failure after `HEAD`'s rename, say its
-    /// directory's fsync), or sled's head moved and cannot be set back.
+    /// After a failed append: drop what it wrote beyond `head`, only while
+    /// `HEAD` still names `head` (not after a failure that followed the
+    /// rename, say its directory's fsync, nor when `HEAD` cannot be read) and
+    /// sled's head is back at it.
     fn give_back(&self, head: Head, moved: bool) {
-        let published = published::read_head(&self.path).map(|(h, _)| h);
-        if published.is_ok_and(|h| h != head) {
+        if !published::read_head(&self.path).is_ok_and(|(h, _)| h == head) {
             return;
         }
         if !moved || self.set_sled_head(head).is_ok() {
