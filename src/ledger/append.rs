@@ -52,11 +52,11 @@ impl Ledger {
     fn publish(&self, head: Head) -> Result<()> {
         let mut out = self.out.borrow_mut();
         let out = out.as_mut().ok_or_else(read_only)?;
-        let result = out.publish(&self.path, head);
-        if result.is_ok() || published::read_head(&self.path).is_ok_and(|(h, _)| h == head) {
-            self.published_len.set(out.len());
-            self.published_fps_crc.set(out.fps_crc());
-            self.head.set(head);
+        out.sync(&self.path)?;
+        let p = out.published(head);
+        let result = published::write_head(&self.path, p);
+        if result.is_ok() || published::read_published(&self.path).is_ok_and(|r| r == p) {
+            self.published.set(p);
         }
         result
     }
@@ -66,7 +66,7 @@ impl Ledger {
     /// rename, say its directory's fsync, nor when `HEAD` cannot be read) and
     /// sled's head is back at it.
     fn give_back(&self, head: Head, moved: bool) {
-        if !published::read_head(&self.path).is_ok_and(|(h, _)| h == head) {
+        if !published::read_published(&self.path).is_ok_and(|p| p.head == head) {
             return;
         }
         if !moved || self.set_sled_head(head).is_ok() {
@@ -225,7 +225,7 @@ impl Ledger {
                 "the key fingerprints of records 1..={upto} are missing"
             )));
         };
-        if crc32fast::hash(&fps) != self.published_fps_crc.get() {
+        if crc32fast::hash(&fps) != self.published.get().fps_crc {
             return Err(Error::Corrupt(format!(
                 "{}: the key fingerprints of records 1..={upto} are damaged (checksum)",
                 published::fps_file(&self.path).display()
@@ -247,12 +247,7 @@ impl Ledger {
         if let Some(old) = self.out.borrow_mut().take() {
             old.discard();
         }
-        *self.out.borrow_mut() = Some(published::Out::open(
-            &self.path,
-            seq,
-            self.published_len.get(),
-            self.published_fps_crc.get(),
-        )?);
+        *self.out.borrow_mut() = Some(published::Out::open(&self.path, self.published.get())?);
         self.drop_checkpoints(|h| h.head.seq > seq)?;
         let tree = self.chunks()?;
         let stale: Vec<sled::IVec> = tree

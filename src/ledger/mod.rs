@@ -118,9 +118,10 @@ pub struct Ledger {
     handles: RefCell<Option<Handles>>,
     /// Chunk bytes written through the current handles.
     moved: Cell<u64>,
-    /// The head, read once when the ledger was opened (a reader's is pinned
-    /// for its whole command); the writer's moves with each append it makes.
-    head: Cell<Head>,
+    /// What `HEAD` says (the head, the lengths and checksum it commits), read
+    /// once when the ledger was opened (a reader's is pinned for its whole
+    /// command); the writer's moves with each append it publishes.
+    published: Cell<published::Published>,
     /// One entry per chunk up to the head, then the pending chunks of an
     /// append being written, in seq order ([`published`]).
     index: RefCell<Vec<published::Entry>>,
@@ -128,12 +129,8 @@ pub struct Ledger {
     checkpoints: RefCell<Option<checkpoint::Headers>>,
     /// Reads chunks out of their segment files.
     segments: RefCell<segment::Reader>,
-    /// The writer's: where an append's entries go, and the length of `index`
-    /// that `HEAD` commits.
+    /// The writer's: where an append's entries go.
     out: RefCell<Option<published::Out>>,
-    published_len: Cell<u64>,
-    /// The CRC-32 of the `fps` bytes `HEAD` commits.
-    published_fps_crc: Cell<u32>,
     /// The writer's exclusive lock on `laurel.lock`, held for the ledger's
     /// lifetime, so no other writer can take the database while it is reopened.
     _lock: Option<std::fs::File>,

@@ -176,7 +176,8 @@ impl Ledger {
         let ledger = Self::writer(path, lock, open_db(path)?)?;
         ledger.meta()?.insert("format", FORMAT).map_err(storage)?;
         ledger.durable()?;
-        *ledger.out.borrow_mut() = Some(published::Out::open(path, 0, 0, 0)?);
+        *ledger.out.borrow_mut() =
+            Some(published::Out::open(path, published::Published::default())?);
         published::write_head(path, published::Published::default())?;
         Ok(ledger)
     }
@@ -209,8 +210,8 @@ impl Ledger {
             }
         }
         let published = published::read_published(path)?;
-        let (head, index_len) = (published.head, published.index_len);
-        *ledger.index.borrow_mut() = published::read_index(path, index_len, head.seq)?;
+        let head = published.head;
+        *ledger.index.borrow_mut() = published::read_index(path, published)?;
         let kept = ledger.sled_head()?;
         if kept.seq < head.seq || (kept.seq == head.seq && kept != head) {
             return Err(Error::Corrupt(format!(
@@ -223,15 +224,8 @@ impl Ledger {
             ledger.set_sled_head(head)?;
             ledger.durable()?;
         }
-        ledger.head.set(head);
-        ledger.published_len.set(index_len);
-        ledger.published_fps_crc.set(published.fps_crc);
-        *ledger.out.borrow_mut() = Some(published::Out::open(
-            path,
-            head.seq,
-            index_len,
-            published.fps_crc,
-        )?);
+        ledger.published.set(published);
+        *ledger.out.borrow_mut() = Some(published::Out::open(path, published)?);
         Ok(ledger)
     }
 
@@ -264,12 +258,11 @@ impl Ledger {
         if !exists(path) {
             return Err(Error::NoLedger(path.to_path_buf()));
         }
-        let (head, index_len) = published::read_head(path)?;
-        let index = published::read_index(path, index_len, head.seq)?;
+        let published = published::read_published(path)?;
+        let index = published::read_index(path, published)?;
         let ledger = Self::new(path, None, None);
         *ledger.index.borrow_mut() = index;
-        ledger.head.set(head);
-        ledger.published_len.set(index_len);
+        ledger.published.set(published);
         Ok(ledger)
     }
 
@@ -281,13 +274,11 @@ impl Ledger {
         Ledger {
             handles: RefCell::new(handles),
             moved: Cell::new(0),
-            head: Cell::new(Head::default()),
+            published: Cell::default(),
             index: RefCell::default(),
             checkpoints: RefCell::default(),
             segments: RefCell::default(),
             out: RefCell::default(),
-            published_len: Cell::new(0),
-            published_fps_crc: Cell::new(0),
             _lock: lock,
             path: path.to_path_buf(),
         }
@@ -337,7 +328,7 @@ impl Ledger {
     /// The head: the published head when the ledger was opened, or the
     /// head of the last append this writer made.
     pub fn head(&self) -> Result<Head> {
-        Ok(self.head.get())
+        Ok(self.published.get().head)
     }
 
     /// sled's head (meta "head" = seq u64 LE (8) + hash (32); absent for an
@@ -370,7 +361,7 @@ impl Ledger {
     /// Flush sled, then fsync sled's files and the directories that name
     /// laurel's files ([`to_fsync`]). A segment is fsynced by the append that
     /// writes it ([`super::segment::Writer::sync`]), a checkpoint file by its
-    /// writer and the published view by [`published::Out::publish`], so this
+    /// writer and the published view by [`published::Out::sync`], so this
     /// does not grow with their count.
     pub(super) fn durable(&self) -> Result<()> {
         self.with(|h| h.db.flush())?.map_err(storage)?;

@@ -109,11 +109,6 @@ pub(crate) struct Published {
     pub fps_crc: u32,
 }
 
-/// The published head and the length of `index` it commits.
-pub(crate) fn read_head(dir: &Path) -> Result<(Head, u64)> {
-    read_published(dir).map(|p| (p.head, p.index_len))
-}
-
 /// All that `HEAD` says.
 pub(crate) fn read_published(dir: &Path) -> Result<Published> {
     let file = head_file(dir);
@@ -178,9 +173,10 @@ pub(crate) fn write_head(dir: &Path, p: Published) -> Result<()> {
     super::fsync_path(dir, false)
 }
 
-/// The first `len` bytes of `index`, as entries: they must cover records
-/// `1 ..= head` without a gap or an overlap.
-pub(crate) fn read_index(dir: &Path, len: u64, head: u64) -> Result<Vec<Entry>> {
+/// The bytes of `index` that `p` commits, as entries: they must cover
+/// records `1 ..= p.head.seq` without a gap or an overlap.
+pub(crate) fn read_index(dir: &Path, p: Published) -> Result<Vec<Entry>> {
+    let (len, head) = (p.index_len, p.head.seq);
     let file = index_file(dir);
     let mut b = Vec::new();
     let f = std::fs::File::open(&file).map_err(|e| Error::io(file.display().to_string(), e))?;
@@ -237,7 +233,7 @@ pub(crate) fn read_fps(dir: &Path, first: u64, last: u64) -> Result<Option<Vec<u
 }
 
 /// Where a writer appends an append's entries and fingerprints: beyond what
-/// `HEAD` commits, published by [`Out::publish`].
+/// `HEAD` commits, made durable by [`Out::sync`] before `HEAD` names them.
 pub(crate) struct Out {
     index: std::io::BufWriter<std::fs::File>,
     fps: std::io::BufWriter<std::fs::File>,
@@ -251,7 +247,8 @@ impl Out {
     /// Truncate `index` to `index_len` and `fps` to `8 · seq` (the tail of an
     /// append that failed or was killed), and append from there. A file
     /// shorter than that is damage, never filled in.
-    pub(crate) fn open(dir: &Path, seq: u64, index_len: u64, fps_crc: u32) -> Result<Out> {
+    pub(crate) fn open(dir: &Path, p: Published) -> Result<Out> {
+        let (seq, index_len, fps_crc) = (p.head.seq, p.index_len, p.fps_crc);
         let open = |file: PathBuf, len: u64| -> Result<std::io::BufWriter<std::fs::File>> {
             let io = |e| Error::io(file.display().to_string(), e);
             let f = std::fs::OpenOptions::new()
@@ -302,19 +299,18 @@ impl Out {
         let _ = self.fps.into_parts();
     }
 
-    /// The length of `index` with what was put.
-    pub(crate) fn len(&self) -> u64 {
-        self.index_len
+    /// What `HEAD` says once `head` (whose entries and fingerprints were
+    /// put) is published.
+    pub(crate) fn published(&self, head: Head) -> Published {
+        Published {
+            head,
+            index_len: self.index_len,
+            fps_crc: self.fps_crc.clone().finalize(),
+        }
     }
 
-    /// The CRC-32 of `fps` with what was put.
-    pub(crate) fn fps_crc(&self) -> u32 {
-        self.fps_crc.clone().finalize()
-    }
-
-    /// Make `head` (whose entries and fingerprints were put) the one readers
-    /// see: fsync `index` and `fps`, then replace `HEAD`.
-    pub(crate) fn publish(&mut self, dir: &Path, head: Head) -> Result<()> {
+    /// Write what was put and fsync `index` and `fps`: before `HEAD` names it.
+    pub(crate) fn sync(&mut self, dir: &Path) -> Result<()> {
         for (w, file) in [
             (&mut self.index, index_file(dir)),
             (&mut self.fps, fps_file(dir)),
@@ -323,11 +319,6 @@ impl Out {
             w.flush().map_err(io)?;
             w.get_ref().sync_data().map_err(io)?;
         }
-        let p = Published {
-            head,
-            index_len: self.index_len,
-            fps_crc: self.fps_crc(),
-        };
-        write_head(dir, p)
+        Ok(())
     }
 }

@@ -291,10 +291,17 @@ fn the_published_index_must_cover_exactly_the_head_and_fps_may_not_be_short() {
     ledger.append(input(&ticks(1, 3))).unwrap();
     ledger.append(input(&ticks(4, 5))).unwrap();
     drop(ledger);
-    let (head, len) = published::read_head(&path).unwrap();
-    assert_eq!(head.seq, 5);
-    assert_eq!(published::read_index(&path, len, 5).unwrap().len(), 2);
-    let err = published::read_index(&path, len, 6)
+    let p = published::read_published(&path).unwrap();
+    assert_eq!(p.head.seq, 5);
+    // What `HEAD` would say with another seq or index length.
+    let with = |seq: u64, index_len: u64| {
+        let mut q = p;
+        q.head.seq = seq;
+        q.index_len = index_len;
+        q
+    };
+    assert_eq!(published::read_index(&path, p).unwrap().len(), 2);
+    let err = published::read_index(&path, with(6, p.index_len))
         .unwrap_err()
         .to_string();
     assert!(
@@ -302,12 +309,10 @@ fn the_published_index_must_cover_exactly_the_head_and_fps_may_not_be_short() {
         "{err}"
     );
     // The second entry alone starts at seq 4, not 1.
-    let first = published::read_index(&path, len, 5).unwrap()[0]
-        .encode()
-        .len() as u64;
+    let first = published::read_index(&path, p).unwrap()[0].encode().len() as u64;
     let bytes = std::fs::read(published::index_file(&path)).unwrap();
     std::fs::write(published::index_file(&path), &bytes[first as usize..]).unwrap();
-    let err = published::read_index(&path, len - first, 5)
+    let err = published::read_index(&path, with(5, p.index_len - first))
         .unwrap_err()
         .to_string();
     assert!(err.contains("starts at seq 4, not 1"), "{err}");
@@ -316,10 +321,7 @@ fn the_published_index_must_cover_exactly_the_head_and_fps_may_not_be_short() {
     let fps = published::fps_file(&path);
     let f = std::fs::OpenOptions::new().write(true).open(&fps).unwrap();
     f.set_len(8 * 4).unwrap();
-    let err = published::Out::open(&path, 5, len, 0)
-        .err()
-        .unwrap()
-        .to_string();
+    let err = published::Out::open(&path, p).err().unwrap().to_string();
     assert!(err.contains("shorter than HEAD says"), "{err}");
 }
 
