@@ -312,7 +312,7 @@ proptest! {
 mod extremes {
     use std::time::{Duration, Instant};
 
-    use laurel::num::{ratio, round_times_sqrt, Rational};
+    use laurel::num::{decimal_string, ratio, round_times_sqrt, Rational};
     use laurel::systems::cards::points;
     use laurel::systems::cfr::math as cfr;
     use laurel::systems::diplomacy::math as dip;
@@ -496,9 +496,15 @@ mod extremes {
             let (p, q) = (cfr::narrow(&pts), cfr::narrow(&perfect));
             quick(start)?;
             prop_assert!(score >= ratio(0, 1) && score <= ratio(100, 1), "{score}");
-            // Narrowed exactly, or to 18 places where the exact terms pass i128.
-            let ulp = ratio(1, 10i128.pow(18));
+            // Narrowed exactly, or to 18 places where the denominator passes 10^18.
+            let exact = 10i128.pow(18);
+            prop_assert!(*p.denom() <= exact && *q.denom() <= exact, "{p} {q}");
+            let ulp = ratio(1, exact);
             prop_assert!(p >= ratio(0, 1) && p <= q + ulp, "{p} > {q}");
+            // Shown to 6 places without passing i128 (a wrapped product shows garbage).
+            let shown: f64 = decimal_string(q, 6).parse().unwrap();
+            let q = *q.numer() as f64 / *q.denom() as f64;
+            prop_assert!((shown - q).abs() <= 5e-7 + q * 1e-12, "{shown} {q}");
             let (_, _, s) = cfr::driver_score(&[score; 1000], decay, decay).unwrap();
             prop_assert!(s <= ratio(100, 1));
         }

@@ -119,16 +119,23 @@ fn small_score(points: &BigRational, perfect: &BigRational, places: u32) -> Opti
     Some(Rational::new(round_scaled(r, places), scale))
 }
 
-/// `r` as an `i128` rational: exactly when its terms fit (always, for the
-/// tables and decays the ranges admit and up to a dozen heats), else rounded
-/// to 18 decimal places (points and perfects are below 10^9, so that fits).
+/// The largest denominator [`narrow`] keeps: a value over at most 10^18 is
+/// shown at up to 18 places by [`round_scaled`] without passing `i128`.
+const NARROW_DENOM: i128 = 1_000_000_000_000_000_000;
+
+/// `r` as an `i128` rational for display: exactly when its denominator is at
+/// most 10^18 (always for the tables and decays the ranges admit and a few
+/// heats), else rounded to 18 decimal places (points and perfects are below
+/// 10^9, so that fits).
 pub fn narrow(r: &BigRational) -> Rational {
-    if let (Some(n), Some(d)) = (narrow_int(r.numer().clone()), narrow_int(r.denom().clone())) {
+    let exact = (narrow_int(r.numer().clone()), narrow_int(r.denom().clone()));
+    if let (Some(n), Some(d @ ..=NARROW_DENOM)) = exact {
         return Rational::new_raw(n, d);
     }
-    let scale = BigInt::from(10).pow(18);
-    let n = (r * BigRational::from_integer(scale)).round().to_integer();
-    Rational::new(narrow_int(n).unwrap_or_default(), 10i128.pow(18))
+    let n = (r * BigRational::from_integer(NARROW_DENOM.into()))
+        .round()
+        .to_integer();
+    Rational::new(narrow_int(n).unwrap_or_default(), NARROW_DENOM)
 }
 
 fn narrow_int(n: BigInt) -> Option<i128> {
@@ -229,6 +236,26 @@ mod tests {
         let one = elimination_points(FINAL, HEAT, decay, &[Some(2)], None);
         let s = elimination_score(&one, &perfect, 2);
         assert!(s > Rational::zero() && s < ratio(1, 1), "{s}");
+    }
+
+    /// Nine heats at a decay of 0.100896: the exact perfect has a denominator
+    /// near 10^36, which fits `i128` but not when shown to 6 places; narrowed
+    /// to 18 places it is shown as the exact value rounds.
+    #[test]
+    fn a_perfect_with_a_denominator_past_10_18_is_shown_as_it_rounds() {
+        let decay = ratio(100_896, 1_000_000);
+        let table: Vec<i64> = vec![1; 100];
+        let exact = elimination_perfect(&table, &table, decay, 9);
+        assert!(i128::try_from(exact.denom()).is_ok_and(|d| d > NARROW_DENOM));
+        let p = narrow(&exact);
+        assert!(*p.denom() <= NARROW_DENOM);
+        let shown = (exact * BigRational::from_integer(1_000_000.into())).round();
+        let want = format!(
+            "{}.{:06}",
+            shown.to_integer() / 1_000_000,
+            shown.to_integer() % 1_000_000
+        );
+        assert_eq!(decimal_string(p, 6), want);
     }
 
     #[test]
