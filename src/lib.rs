@@ -40,10 +40,10 @@
 //! - [`events`]: the envelope, the `ledger.*` events, the payload toolkit every system's
 //!   `events.rs` uses (`payload.rs`), and [`events::parse_event`], the only way an event
 //!   enters the crate; the vocabulary ([`events::TYPES`], [`events::Event`]) comes from
-//!   the registry in [`systems`]. `scan.rs` (input lines, through [`events::LineParser`])
-//!   and `direct.rs` (stored events: the cursor each system's `direct.rs` decodes with)
-//!   are fast paths that hand anything unusual to the serde path, whose result or message
-//!   stands.
+//!   the registry in [`systems`]. Stored events are decoded by serde alone
+//!   ([`events::decode_stored`]); `scan.rs` is the fast path of input lines (through
+//!   [`events::LineParser`]), which hands anything unusual to the serde path, whose
+//!   result or message stands, and reads a stored event's header for `verify`.
 //! - [`ledger`]: the only code that touches sled. [`ledger::chunk`] is the byte layout of
 //!   records, [`ledger::segment`] the files chunks are stored in, [`ledger::canonical`] the
 //!   canonical form and record hash, [`ledger::summary`] and [`ledger::idem`] what each
@@ -200,8 +200,7 @@
 //!    `State` implementing [`systems::Projection`] (`check` names the rule broken, `apply`
 //!    never fails) in `mod.rs`, with `TABLES` and `standings`; `params.rs` (every constant, as
 //!    typed groups declared with `params::rule_params!` and read through `Cx::params`);
-//!    `direct.rs`, the fast decoders of its commonest stored types (only speed: `decode`
-//!    may answer `None` for everything); `system.rs`, its [`systems::RatingSystem`] impl
+//!    `system.rs`, its [`systems::RatingSystem`] impl
 //!    (name, tables, parameter groups, event types, samples, the parallel fold's worker,
 //!    tournaments, its checkpoint section: `checkpoint` and `restore`, bincode of the
 //!    state as cfr, cards, diplomacy and sbr do). Its module docs define its events and state every decision its rules

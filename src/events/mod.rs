@@ -18,7 +18,6 @@
 //! the parser thread's CPU was decoding payloads that the fold decoded again;
 //! `ledger::append` keeps the order in which problems are reported).
 
-pub(crate) mod direct;
 mod dupkeys;
 pub mod ledger;
 mod payload;
@@ -234,65 +233,27 @@ impl LineParser {
 /// The typed payload of canonical bytes whose envelope is checked, or `None`
 /// for the slow path.
 fn fast_payload(kind: &str, canonical: &[u8]) -> Option<Event> {
-    match direct::decode(kind, canonical) {
-        Some((_, event)) => Some(event),
-        None => dispatch(kind, Stored(canonical)).ok()?,
-    }
+    dispatch(kind, Stored(canonical)).ok()?
 }
 
-/// Decode a stored event (already checked at append) into a [`Record`].
-pub fn decode_stored(bytes: &[u8], seq: u64, recorded_at: Micros) -> Result<Record, String> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-    let (id, at, kind, event) = typed(value)?;
-    Ok(Record {
-        seq,
-        at,
-        recorded_at,
-        id,
-        kind,
-        event,
-    })
-}
-
-/// [`decode_stored`] for the fold's hot path: `at` comes from the record's
-/// header, and the payload is decoded straight from the bytes (no
-/// intermediate `serde_json::Value`): by `direct` when it can (the type
-/// [`guess_stored_kind`] finds is checked there), else by serde, skipping the
-/// envelope fields.
-pub fn decode_stored_fast(
+/// Decode a stored event (its canonical bytes, checked at append) into a
+/// [`Record`]; `at` comes from the record's header. One serde pass when its
+/// `type` is found from its end ([`guess_stored_kind`], every record laurel
+/// writes), else two: the envelope, then the payload.
+pub fn decode_stored(
     bytes: &[u8],
     seq: u64,
     at: Micros,
     recorded_at: Micros,
 ) -> Result<Record, String> {
-    let direct = guess_stored_kind(bytes).and_then(|k| {
-        let kind = std::str::from_utf8(&bytes[k]).ok()?;
-        direct_record(kind, bytes, seq, at, recorded_at)
-    });
-    direct.map_or_else(|| decode_stored_serde(bytes, seq, at, recorded_at), Ok)
+    match guess_stored_kind(bytes) {
+        Some(kind) => decode_stored_guessed(bytes, kind, seq, at, recorded_at),
+        None => decode_stored_serde(bytes, seq, at, recorded_at),
+    }
 }
 
-/// The record `direct` decodes, if it does (see its module docs).
-fn direct_record(
-    kind: &str,
-    bytes: &[u8],
-    seq: u64,
-    at: Micros,
-    recorded_at: Micros,
-) -> Option<Record> {
-    let (id, event) = direct::decode(kind, bytes)?;
-    Some(Record {
-        seq,
-        at,
-        recorded_at,
-        id,
-        kind: kind.to_owned(),
-        event,
-    })
-}
-
-/// [`decode_stored_fast`] by serde alone: the reference every faster decode
-/// agrees with (result or message).
+/// [`decode_stored`] in two serde passes, whatever the order of the keys: the
+/// answer (record or message) of a record [`decode_stored_guessed`] cannot take.
 fn decode_stored_serde(
     bytes: &[u8],
     seq: u64,
@@ -318,92 +279,6 @@ fn decode_stored_serde(
     })
 }
 
-/// Where a stored event's `type` and `id` strings sit in its bytes (between the
-/// quotes), found by [`stored_envelope`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredEnvelope {
-    pub kind: std::ops::Range<usize>,
-    pub id: Option<std::ops::Range<usize>>,
-}
-
-/// The envelope of a stored event by a byte scan (`scan`), without serde: the
-/// parallel fold reads the `type` on its reading thread to route the record,
-/// and its worker then decodes only the payload ([`decode_stored_with`]).
-///
-/// `None` unless the bytes are plain: one well-formed object, no escaped key,
-/// exactly one `type` (a string without escapes, valid UTF-8) and at most one
-/// `id` (`null` or such a string). Then serde_json reads the same `type` and
-/// `id`; anything else goes the serde way ([`decode_stored_fast`]).
-pub fn stored_envelope(bytes: &[u8]) -> Option<StoredEnvelope> {
-    let (mut kind, mut id, mut plain) = (None, None, true);
-    scan::each_member(bytes, |k, v| {
-        let slot = match k.raw {
-            _ if k.escaped => {
-                plain = false;
-                return;
-            }
-            b"type" => &mut kind,
-            b"id" => &mut id,
-            _ => return,
-        };
-        plain &= slot.replace(v).is_none();
-    })?;
-    let span = |v: &[u8]| -> Option<std::ops::Range<usize>> {
-        let inner = v.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-        std::str::from_utf8(inner).ok()?;
-        if inner.contains(&b'\\') {
-            return None;
-        }
-        let start = inner.as_ptr() as usize - bytes.as_ptr() as usize;
-        Some(start..start + inner.len())
-    };
-    let kind = span(kind?)?;
-    let id = match id {
-        None | Some(b"null") => None,
-        Some(v) => Some(span(v)?),
-    };
-    plain.then_some(StoredEnvelope { kind, id })
-}
-
-/// [`decode_stored_fast`] given the envelope [`stored_envelope`] found: one
-/// serde pass over the payload instead of two. The same record, or, on any
-/// error, exactly [`decode_stored_fast`]'s error (it runs again for the message).
-pub fn decode_stored_with(
-    bytes: &[u8],
-    env: &StoredEnvelope,
-    seq: u64,
-    at: Micros,
-    recorded_at: Micros,
-) -> Result<Record, String> {
-    // `stored_envelope` checked that both are UTF-8.
-    let text = |r: &std::ops::Range<usize>| std::str::from_utf8(&bytes[r.clone()]).ok();
-    let (Some(kind), id) = (text(&env.kind), env.id.as_ref().map(text)) else {
-        return decode_stored_serde(bytes, seq, at, recorded_at);
-    };
-    if let Some(rec) = direct_record(kind, bytes, seq, at, recorded_at) {
-        return Ok(rec);
-    }
-    match (stored_payload(kind, bytes), id) {
-        (Ok(event), None) => Ok(Record {
-            seq,
-            at,
-            recorded_at,
-            id: None,
-            kind: kind.to_owned(),
-            event,
-        }),
-        (Ok(event), Some(Some(id))) => Ok(Record {
-            seq,
-            at,
-            recorded_at,
-            id: Some(id.to_owned()),
-            kind: kind.to_owned(),
-            event,
-        }),
-        _ => decode_stored_serde(bytes, seq, at, recorded_at),
-    }
-}
-
 /// The `type` of a stored event, guessed from its end: canonical bytes sort
 /// the keys, so `type` is mostly the last or near it. The last `"type":"` that
 /// follows `{` or `,`, with a string value without escapes, and after it only
@@ -411,7 +286,7 @@ pub fn decode_stored_with(
 /// that is the top-level `type` (a nested one would need a second closing
 /// bracket after it, and inside a string every `"` is escaped). A malformed
 /// object fails to decode whatever is guessed: [`decode_stored_guessed`] then
-/// gives exactly [`decode_stored_fast`]'s error.
+/// gives exactly the two-pass decode's error.
 pub fn guess_stored_kind(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
     const KEY: &[u8] = b"\"type\":\"";
     let at = bytes.windows(KEY.len()).rposition(|w| w == KEY)?;
@@ -427,8 +302,8 @@ pub fn guess_stored_kind(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
 }
 
 /// Decode a stored event whose `type` [`guess_stored_kind`] found at `kind`,
-/// in one serde pass that keeps `type` and `id` on the way: the same record as
-/// [`decode_stored_fast`], or its error (it runs again when anything is off).
+/// in one serde pass that keeps `type` and `id` on the way: the record, or the
+/// two-pass decode's error (it runs again when anything is off).
 /// A record whose `type` is not the guess (only a malformed one could be) is
 /// an error: the fold routed it by the guess.
 pub fn decode_stored_guessed(
@@ -439,9 +314,6 @@ pub fn decode_stored_guessed(
     recorded_at: Micros,
 ) -> Result<Record, String> {
     let guess = std::str::from_utf8(&bytes[kind]).ok();
-    if let Some(rec) = guess.and_then(|g| direct_record(g, bytes, seq, at, recorded_at)) {
-        return Ok(rec);
-    }
     let mut cap = skip::Capture::default();
     let event = guess.map(|g| dispatch(g, Capturing(bytes, &mut cap)));
     let id = match (cap.twice, cap.id) {
@@ -476,153 +348,61 @@ pub struct StoredHeader<'a> {
     pub void_target: Option<u64>,
 }
 
+/// How a stored event is laid out: what [`stored_header`] refuses otherwise.
+const NOT_CANONICAL: &str =
+    "not laid out as laurel stores events (one object, keys sorted, each once, no whitespace)";
+
 /// Read only the envelope of a stored event (`type`, `at`, `id`, a void's
-/// `target`), skipping the payload without building it: what `verify` compares
-/// with the record's header, once per record. A byte scan (`scan`), first the
-/// whitespace-free one stored (canonical) events allow, then the general one;
-/// anything unusual (escapes in these fields, duplicates, malformed bytes) is
-/// decoded by serde_json instead, for its result or its message.
+/// `target`): what `verify` compares with the record's header, once per
+/// record. Events are stored canonical (keys sorted, each once, no
+/// whitespace), so `type` is read from the end ([`guess_stored_kind`]) and the
+/// members from the front up to `id` (up to `target` for a void), and the rest
+/// of the payload is not read. An event laid out otherwise was not written by
+/// laurel, and is refused.
 pub fn stored_header(bytes: &[u8]) -> Result<StoredHeader<'_>, String> {
-    stored_header_fast(bytes).map_or_else(|| stored_header_serde(bytes), Ok)
-}
-
-/// [`stored_header`] of an event as laurel stores it (canonical: keys sorted,
-/// each once), reading only what the header needs: the members up to `id`
-/// from the front and `type` from the end ([`guess_stored_kind`]), skipping
-/// the rest of the payload, which was most of `verify`'s scanning. Anything
-/// else (a void, whose `target` sits past `id`; keys out of order; escapes)
-/// takes [`stored_header`]. Same answer for every canonical event (unit test
-/// below); a stored event out of canonical form can only come from a rewrite
-/// with recomputed hashes, and a fold that decodes it still refuses it.
-pub fn stored_header_sorted(bytes: &[u8]) -> Result<StoredHeader<'_>, String> {
-    stored_header_ends(bytes).map_or_else(|| stored_header(bytes), Ok)
-}
-
-fn stored_header_ends(bytes: &[u8]) -> Option<StoredHeader<'_>> {
-    let kind = guess_stored_kind(bytes)?;
-    if &bytes[kind] == b"ledger.voided" {
-        return None;
-    }
-    let mut f = HeaderFields::default();
-    scan::sorted_members_through(bytes, b"id", |k, v| f.take(k.raw, v))?;
-    // Rising keys cannot repeat one; `at_and_id` checks anyway.
-    let (at, id) = f.at_and_id()?;
-    Some(StoredHeader {
-        at,
-        id,
-        void_target: None,
+    let kind = guess_stored_kind(bytes).ok_or(NOT_CANONICAL)?;
+    let void = &bytes[kind] == b"ledger.voided";
+    let (mut at, mut id, mut target) = (None, None, None);
+    let last: &[u8] = if void { b"target" } else { b"id" };
+    scan::sorted_members_through(bytes, last, |k, v| match k.raw {
+        b"at" => at = Some(v),
+        b"id" => id = Some(v),
+        b"target" => target = Some(v),
+        _ => {}
     })
-}
-
-/// The raw value bytes of the envelope's members, as a scan meets them.
-#[derive(Default)]
-struct HeaderFields<'a> {
-    kind: Option<&'a [u8]>,
-    at: Option<&'a [u8]>,
-    id: Option<&'a [u8]>,
-    target: Option<&'a [u8]>,
-    dup: bool,
-}
-
-impl<'a> HeaderFields<'a> {
-    fn take(&mut self, key: &[u8], v: &'a [u8]) {
-        let slot = match key {
-            b"type" => &mut self.kind,
-            b"at" => &mut self.at,
-            b"id" => &mut self.id,
-            b"target" => &mut self.target,
-            _ => return,
-        };
-        self.dup |= slot.replace(v).is_some();
-    }
-
-    /// `at` and `id` decoded; `None` if either is off or any field came twice.
-    fn at_and_id(&self) -> Option<(Micros, Option<std::borrow::Cow<'a, str>>)> {
-        if self.dup {
-            return None;
-        }
-        let at = time::parse(&scan::str_at(self.at?)?)?;
-        let id = match self.id {
-            None | Some(b"null") => None,
-            Some(v) => Some(scan::str_at(v)?),
-        };
-        Some((at, id))
-    }
-
-    /// The members of `bytes`: the compact scan, or else the general one.
-    fn of(bytes: &'a [u8]) -> Option<Self> {
-        let mut f = HeaderFields::default();
-        if scan::each_member_compact(bytes, |k, v| f.take(k.raw, v)).is_none() {
-            f = HeaderFields::default();
-            scan::each_member(bytes, |k, v| f.take(k.raw, v))?;
-        }
-        Some(f)
-    }
-}
-
-fn stored_header_fast(bytes: &[u8]) -> Option<StoredHeader<'_>> {
-    let f = HeaderFields::of(bytes)?;
-    let (at, id) = f.at_and_id()?;
-    let void_target = match &*scan::str_at(f.kind?)? {
-        "ledger.voided" => Some(std::str::from_utf8(f.target?).ok()?.parse().ok()?),
-        _ => None,
-    };
-    Some(StoredHeader {
-        at,
-        id,
-        void_target,
-    })
-}
-
-fn stored_header_serde(bytes: &[u8]) -> Result<StoredHeader<'_>, String> {
-    #[derive(Deserialize)]
-    struct Envelope<'a> {
-        #[serde(rename = "type", borrow)]
-        kind: std::borrow::Cow<'a, str>,
-        #[serde(borrow)]
-        at: std::borrow::Cow<'a, str>,
-        #[serde(default, borrow)]
-        id: Option<std::borrow::Cow<'a, str>>,
-        #[serde(default)]
-        target: Option<Value>,
-    }
-    let env: Envelope = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    .ok_or(NOT_CANONICAL)?;
+    let at_text =
+        scan::str_at(at.ok_or("missing field `at`")?).ok_or("field `at`: not a string")?;
     let at =
-        time::parse(&env.at).ok_or_else(|| format!("field `at`: {:?} is not a date", env.at))?;
-    let void_target = match (&*env.kind, env.target) {
-        ("ledger.voided", Some(t)) => Some(t.as_u64().ok_or("field `target`: not a seq")?),
-        ("ledger.voided", None) => return Err("ledger.voided: missing field `target`".into()),
-        _ => None,
+        time::parse(&at_text).ok_or_else(|| format!("field `at`: {at_text:?} is not a date"))?;
+    let id = match id {
+        None | Some(b"null") => None,
+        Some(v) => Some(scan::str_at(v).ok_or("field `id`: not a string")?),
+    };
+    let void_target = match (void, target) {
+        (false, _) => None,
+        (true, Some(t)) => {
+            let seq = std::str::from_utf8(t).ok().and_then(|t| t.parse().ok());
+            Some(seq.ok_or("field `target`: not a seq")?)
+        }
+        (true, None) => return Err("ledger.voided: missing field `target`".into()),
     };
     Ok(StoredHeader {
         at,
-        id: env.id,
+        id,
         void_target,
     })
 }
 
-/// The `type` of a stored event, skipping everything else: a byte scan
-/// (`scan`, as [`stored_header`]); anything unusual (a duplicate or escaped
-/// `type`, malformed bytes) is decoded by serde_json instead, for its result
-/// or its message. A one-namespace fold asks this of every record it skips.
+/// The `type` of a stored event, skipping everything else: found from its end
+/// ([`guess_stored_kind`]), else read by serde_json (for its result or its
+/// message). A one-namespace fold asks this of every record it cannot guess.
 pub fn stored_kind(bytes: &[u8]) -> Result<String, String> {
-    stored_kind_fast(bytes).map_or_else(|| stored_kind_serde(bytes), Ok)
-}
-
-fn stored_kind_fast(bytes: &[u8]) -> Option<String> {
-    let (mut kind, mut dup) = (None, false);
-    scan::each_member(bytes, |k, v| {
-        if k.raw == b"type" {
-            dup |= kind.replace(v).is_some();
+    if let Some(kind) = guess_stored_kind(bytes) {
+        if let Ok(kind) = std::str::from_utf8(&bytes[kind]) {
+            return Ok(kind.to_owned());
         }
-    })?;
-    match dup {
-        true => None,
-        false => scan::string_at(kind?),
     }
-}
-
-fn stored_kind_serde(bytes: &[u8]) -> Result<String, String> {
     #[derive(Deserialize)]
     struct Kind<'a> {
         #[serde(rename = "type", borrow)]

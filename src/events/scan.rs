@@ -1,6 +1,6 @@
-//! A strict, allocation-light JSON scanner over bytes: the fast paths of
-//! [`super::LineParser::parse`] (input line → canonical bytes) and
-//! [`super::stored_header`] (`verify`'s header check).
+//! A strict, allocation-light JSON scanner over bytes: the fast path of
+//! [`super::LineParser::parse`] (input line → canonical bytes), and the check
+//! that a stored event's `type` was found at its end ([`super::guess_stored_kind`]).
 //!
 //! It never decides that an input is *invalid*: whenever it meets anything it
 //! does not handle exactly like `serde_json` + [`super::parse_event`] (escaped
@@ -230,48 +230,6 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// Call `f(key, value bytes)` for each member of the top-level object of `b`,
-/// checking the structure of everything; `None` if `b` is not one well-formed
-/// object (escaped keys are passed raw: callers compare them as bytes).
-pub(crate) fn each_member<'a>(b: &'a [u8], mut f: impl FnMut(Str<'a>, &'a [u8])) -> Option<()> {
-    let mut s = Scanner::new(b);
-    s.members(|s, key| {
-        let v = s.skip(1)?;
-        f(key, v);
-        Some(())
-    })?;
-    s.at_end().then_some(())
-}
-
-/// [`each_member`] for whitespace-free JSON (stored events are canonical), a
-/// loop instead of nested closures: `verify` reads every record's header this
-/// way. It makes exactly the checks [`Scanner::skip`] makes, but whitespace
-/// between tokens is refused rather than skipped; so whatever it accepts,
-/// [`each_member`] accepts with the same members, and on `None` the caller
-/// asks [`each_member`] (which then decides, as before).
-pub(crate) fn each_member_compact<'a>(
-    b: &'a [u8],
-    mut f: impl FnMut(Str<'a>, &'a [u8]),
-) -> Option<()> {
-    let mut s = Scanner::new(b);
-    s.byte(b'{')?;
-    if s.byte(b'}').is_none() {
-        loop {
-            let (key, value) = s.member_compact()?;
-            f(key, value);
-            match *s.b.get(s.pos)? {
-                b',' => s.pos += 1,
-                b'}' => {
-                    s.pos += 1;
-                    break;
-                }
-                _ => return None,
-            }
-        }
-    }
-    (s.pos == b.len()).then_some(())
-}
-
 /// The leading members of a whitespace-free object whose keys rise strictly
 /// (as a canonical, JCS, object's do), up to and including key `last`: the
 /// scan stops at the first key above it without reading that member or any
@@ -316,19 +274,6 @@ impl<'a> Scanner<'a> {
     /// The byte `c` exactly at the cursor (no whitespace before it).
     fn byte(&mut self, c: u8) -> Option<()> {
         (*self.b.get(self.pos)? == c).then(|| self.pos += 1)
-    }
-
-    /// `"key":value` of a top-level member, whitespace-free: the key and the
-    /// value's bytes.
-    fn member_compact(&mut self) -> Option<(Str<'a>, &'a [u8])> {
-        if self.b.get(self.pos) != Some(&b'"') {
-            return None;
-        }
-        let key = self.string()?;
-        self.byte(b':')?;
-        let start = self.pos;
-        self.skip_compact(1)?;
-        Some((key, &self.b[start..self.pos]))
     }
 
     /// [`Scanner::skip`] of whitespace-free JSON without recursion: the open
@@ -595,74 +540,7 @@ pub(crate) fn str_at(b: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{each_member, each_member_compact, plain_run};
-
-    /// The members each scan reports, or `None`.
-    fn members(b: &[u8], compact: bool) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
-        let mut got = Vec::new();
-        let mut f = |k: super::Str<'_>, v: &[u8]| got.push((k.raw.to_vec(), v.to_vec()));
-        match compact {
-            true => each_member_compact(b, &mut f)?,
-            false => each_member(b, &mut f)?,
-        }
-        Some(got)
-    }
-
-    /// Whatever the compact scan accepts, the general one accepts with the same
-    /// members; canonical events are accepted. Inputs: generated canonical
-    /// events, and each of them damaged at every byte with every structural
-    /// byte (and whitespace), and cut at every length.
-    #[test]
-    fn the_compact_scan_agrees_with_the_general_one() {
-        let gen = crate::gen::stream(60, 5);
-        let lines: Vec<Vec<u8>> = gen
-            .lines()
-            .map(|l| crate::events::parse_event(serde_json::from_str(l).unwrap()).unwrap())
-            .map(|p| p.canonical)
-            .collect();
-        let (mut accepted, mut refused) = (0, 0);
-        let mut check = |b: &[u8]| match members(b, true) {
-            Some(m) => {
-                assert_eq!(Some(m), members(b, false), "{}", String::from_utf8_lossy(b));
-                accepted += 1;
-            }
-            None => refused += 1,
-        };
-        for line in &lines {
-            assert!(members(line, true).is_some());
-            for i in 0..line.len() {
-                check(&line[..i]);
-                for c in *b"{}[]\",:0-9tfn\\ \x01a.e" {
-                    let mut b = line.clone();
-                    b[i] = c;
-                    check(&b);
-                    b.insert(i, c);
-                    check(&b);
-                }
-            }
-        }
-        assert!(accepted > 1000 && refused > 1000, "{accepted} {refused}");
-    }
-
-    /// Nesting: a value at depth 64 may not be a container, for either scan.
-    #[test]
-    fn the_compact_scan_refuses_what_is_too_deep_as_the_general_one_does() {
-        for n in [62, 63, 64, 65] {
-            for (open, close) in [("[", "]"), ("{\"k\":", "}")] {
-                let b = format!("{{\"a\":{}1{}}}", open.repeat(n), close.repeat(n));
-                let (c, g) = (members(b.as_bytes(), true), members(b.as_bytes(), false));
-                assert_eq!(c, g, "{n} {open}");
-                assert_eq!(c.is_some(), n < 64, "{n} {open}");
-            }
-        }
-        for b in [&b"{}"[..], b"{\"a\":[]}", b"{\"a\":{}}", b"{\"a\":[[],{}]}"] {
-            assert!(members(b, true).is_some());
-            assert_eq!(members(b, true), members(b, false));
-        }
-        for b in [&b"{ }"[..], b"{\"a\": 1}", b"{\"a\":1} ", b"{\"a\":[1 ]}"] {
-            assert!(members(b, true).is_none() && members(b, false).is_some());
-        }
-    }
+    use super::plain_run;
 
     fn naive(b: &[u8]) -> usize {
         b.iter()

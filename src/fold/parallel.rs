@@ -5,7 +5,7 @@
 //!
 //! The caller's thread reads the records in fold order (a plan's, or the one
 //! pass of `fold::stream`) and finds each one's `type` by a byte scan
-//! (`events::guess_stored_kind`, else `events::stored_envelope`); it hands the stored bytes,
+//! (`events::guess_stored_kind`, else serde's answer); it hands the stored bytes,
 //! batch by batch, to the worker of that namespace, which decodes and applies
 //! them to its own projections. The projections are independent: a system's
 //! `apply` reads only its own state and the rules in force (and ignores other
@@ -48,7 +48,7 @@ use super::{
     apply_record, check_record, wanted, Folded, Item, Order, Pos, Query, Sink, Snapshot, Source,
 };
 use crate::error::{Error, Result};
-use crate::events::{self, Record, StoredEnvelope};
+use crate::events::{self, Record};
 use crate::params::Params;
 use crate::systems::{Change, Cx, State, NAMESPACES};
 use crate::time::Micros;
@@ -66,7 +66,7 @@ enum Job {
         at: Micros,
         recorded_at: Micros,
         span: Range<usize>,
-        env: Env,
+        env: Option<Range<usize>>,
     },
     /// Encode this worker's sections of snapshot `n` (the count of records
     /// folded when it is taken).
@@ -381,7 +381,7 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
             recorded_at,
             bytes,
         } => {
-            let env = envelope(bytes);
+            let env = events::guess_stored_kind(bytes);
             let kind = stored_kind(bytes, seq, &env, only)?;
             let stored = Stage::Stored {
                 seq,
@@ -417,47 +417,27 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
 fn stored_kind<'b>(
     bytes: &'b [u8],
     seq: u64,
-    env: &Env,
+    env: &Option<Range<usize>>,
     only: Option<&str>,
 ) -> Result<Cow<'b, str>> {
     Ok(match (env, only) {
-        (Env::Guessed(k) | Env::Scanned(StoredEnvelope { kind: k, .. }), _) => {
-            String::from_utf8_lossy(&bytes[k.clone()])
-        }
-        (Env::Unknown, Some(_)) => Cow::Owned(
+        (Some(k), _) => String::from_utf8_lossy(&bytes[k.clone()]),
+        (None, Some(_)) => Cow::Owned(
             events::stored_kind(bytes)
                 .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))?,
         ),
         // Not plain, no filter: the first worker decodes it (the serde way,
         // with its result or message).
-        (Env::Unknown, None) => Cow::Borrowed(""),
+        (None, None) => Cow::Borrowed(""),
     })
 }
 
-/// What the reader found of a stored event's envelope.
-#[derive(Clone)]
-enum Env {
-    /// By `events::guess_stored_kind`; the worker checks it as it decodes.
-    Guessed(Range<usize>),
-    /// By `events::stored_envelope`: exact.
-    Scanned(StoredEnvelope),
-    /// Neither: decoded the serde way.
-    Unknown,
-}
-
-/// The guess from the end, else an exact scan, else serde's answer. A record
-/// routed by its guess is checked as its worker decodes it: a malformed one
-/// fails to decode wherever it goes. A filtered fold skips the records its
-/// guess puts in another namespace without decoding them, as a query skips
-/// every chunk outside its `--as-of` range: a fold reads what it needs, and
-/// `verify` is what reads (and hashes) everything. The exact scan of every
-/// skipped record was about a tenth of a `standings --as-of` query's CPU.
-fn envelope(bytes: &[u8]) -> Env {
-    match events::guess_stored_kind(bytes) {
-        Some(kind) => Env::Guessed(kind),
-        None => events::stored_envelope(bytes).map_or(Env::Unknown, Env::Scanned),
-    }
-}
+// The reader routes a record by the `type` guessed from its end, else by
+// serde's answer. A record routed by its guess is checked as its worker
+// decodes it: a malformed one fails to decode wherever it goes. A filtered
+// fold skips the records its guess puts in another namespace without decoding
+// them, as a query skips every chunk outside its `--as-of` range: a fold reads
+// what it needs, and `verify` is what reads (and hashes) everything.
 
 /// A record on its way to a batch: decoded, or bytes still to be copied; or
 /// a snapshot's mark.
@@ -470,7 +450,7 @@ enum Stage<'a> {
         at: Micros,
         recorded_at: Micros,
         bytes: &'a [u8],
-        env: Env,
+        env: Option<Range<usize>>,
     },
 }
 
@@ -580,9 +560,8 @@ fn decode(bytes: &[u8], job: Job) -> Result<Record> {
     };
     let bytes = &bytes[span];
     let decoded = match env {
-        Env::Guessed(kind) => events::decode_stored_guessed(bytes, kind, seq, at, recorded_at),
-        Env::Scanned(env) => events::decode_stored_with(bytes, &env, seq, at, recorded_at),
-        Env::Unknown => events::decode_stored_fast(bytes, seq, at, recorded_at),
+        Some(kind) => events::decode_stored_guessed(bytes, kind, seq, at, recorded_at),
+        None => events::decode_stored(bytes, seq, at, recorded_at),
     };
     decoded.map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
 }

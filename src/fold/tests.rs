@@ -157,7 +157,7 @@ impl Source for Stored {
         for &seq in seqs {
             let r = &self.mem.records[seq as usize - 1];
             let bytes = &self.bytes[seq as usize - 1];
-            let rec = crate::events::decode_stored_fast(bytes, seq, r.at, r.recorded_at)
+            let rec = crate::events::decode_stored(bytes, seq, r.at, r.recorded_at)
                 .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))?;
             f(rec)?;
         }

@@ -344,9 +344,9 @@ fn check_records<'h>(
 /// event, and the hash covers only the event: check the header agrees with it.
 /// `event_hash` is BLAKE3 of the event; the content key is its first 16 bytes.
 /// The event's own header is read from its two ends (it is stored canonical:
-/// see [`events::stored_header_sorted`]); runs only once the hash matched.
+/// see [`events::stored_header`]); runs only once the hash matched.
 fn header_mismatch(r: &RecordView, event_hash: &[u8; 32]) -> Option<String> {
-    let env = match events::stored_header_sorted(r.event) {
+    let env = match events::stored_header(r.event) {
         Ok(env) => env,
         Err(e) => return Some(format!("stored event cannot be decoded: {e}")),
     };

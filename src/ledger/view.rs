@@ -204,7 +204,7 @@ impl Cached {
             .events
             .get(seq.wrapping_sub(self.first) as usize)
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is not in its chunk")))?;
-        events::decode_stored_fast(&self.bytes[start..end], seq, at, self.recorded_at)
+        events::decode_stored(&self.bytes[start..end], seq, at, self.recorded_at)
             .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
     }
 }

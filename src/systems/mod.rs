@@ -17,8 +17,7 @@
 //! typed fields from [`Cx::params`] (`cx.params.get::<Sbr>().advance`).
 
 /// The items every `system.rs` writes alike, inside its `impl RatingSystem`:
-/// payloads parsed by its `events::parse` and decoded by its `direct::decode`,
-/// standings from its `State::standings`; with `bincode`, also its checkpoint
+/// payloads parsed by its `events::parse`, standings from its `State::standings`; with `bincode`, also its checkpoint
 /// section as its `checkpoint_bytes` writes it and bincode reads it back.
 macro_rules! system_items {
     () => {
@@ -29,14 +28,6 @@ macro_rules! system_items {
             input: impl crate::events::PayloadInput,
         ) -> Result<Option<events::Event>, String> {
             events::parse(name, input)
-        }
-
-        fn decode_direct<'a>(
-            name: &str,
-            c: &mut crate::events::direct::Cur<'a>,
-            env: &mut crate::events::direct::Envelope<'a>,
-        ) -> Option<events::Event> {
-            direct::decode(name, c, env)
         }
 
         fn standings(
@@ -80,7 +71,6 @@ pub mod sbr;
 
 use std::sync::OnceLock;
 
-use crate::events::direct::{Cur, Envelope};
 use crate::events::{PayloadInput, Record};
 use crate::output::Report;
 use crate::params::{GroupDef, ParamDef, Params};
@@ -227,13 +217,6 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
 
     /// The payload of its event type `<NAME>.<name>`; `None` for a name it does not know.
     fn parse(name: &str, input: impl PayloadInput) -> Result<Option<Self::Event>, String>;
-    /// The payload of `<NAME>.<name>` decoded straight from stored bytes (its
-    /// `direct.rs`); `None` sends the record the serde way.
-    fn decode_direct<'a>(
-        name: &str,
-        c: &mut Cur<'a>,
-        env: &mut Envelope<'a>,
-    ) -> Option<Self::Event>;
     /// The standings table `table` (one of [`RatingSystem::TABLES`]).
     fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String>;
     /// The tournaments a table is shown per in `demo` and `replay` (`None`:
@@ -399,24 +382,6 @@ macro_rules! registry {
                 }
             )*
             Ok(None)
-        }
-
-        /// The payload of stored event type `kind`, decoded by its system's
-        /// direct decoder; `None`: decode it the serde way.
-        pub(crate) fn decode_direct<'a>(kind: &str, c: &mut Cur<'a>, env: &mut Envelope<'a>) -> Option<Event> {
-            let (ns, name) = kind.split_once('.')?;
-            $(
-                if ns == <$ns::State as RatingSystem>::NAME {
-                    return <$ns::State as RatingSystem>::decode_direct(name, c, env).map(Event::$variant);
-                }
-            )*
-            None
-        }
-
-        /// The types [`decode_direct`] decodes (the others always go the serde way).
-        #[cfg(test)]
-        pub(crate) fn direct_types() -> Vec<&'static str> {
-            [$($ns::direct::TYPES),*].concat()
         }
 
         /// Every system's sample streams, `(file name, contents)`.

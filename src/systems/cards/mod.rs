@@ -60,7 +60,6 @@
 //!   table shorter than the number of places gives 0 for missing places.
 
 mod check;
-pub(crate) mod direct;
 pub mod events;
 pub(crate) mod gen;
 pub mod params;

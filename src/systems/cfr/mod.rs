@@ -78,7 +78,6 @@
 //! and his five events `(0 + 16 + 80 + 0 + 31.88) / 5 = 25.576 → 25.58`.
 
 mod check;
-pub(crate) mod direct;
 pub mod events;
 pub(crate) mod gen;
 pub mod math;

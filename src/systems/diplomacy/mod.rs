@@ -69,7 +69,6 @@
 //! - **Display**: totals are exact; JSON shows Fibonacci, DSS and SoS to 4
 //!   decimals, Carnage as an integer (or to 2 decimals when a tie split a point).
 
-pub(crate) mod direct;
 pub mod events;
 pub(crate) mod gen;
 pub mod math;

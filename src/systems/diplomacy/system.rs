@@ -1,6 +1,6 @@
 //! `diplomacy` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
-use super::{direct, events, params, State, TABLES};
+use super::{events, params, State, TABLES};
 use crate::params::GroupDef;
 use crate::systems::RatingSystem;
 

@@ -98,7 +98,6 @@
 
 mod apply;
 mod check;
-pub(crate) mod direct;
 pub mod events;
 pub(crate) mod gen;
 pub mod math;

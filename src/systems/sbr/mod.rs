@@ -56,7 +56,6 @@
 //!   seeding score for a player who only seeded).
 
 mod check;
-pub(crate) mod direct;
 pub mod events;
 pub(crate) mod gen;
 pub mod math;
