@@ -145,7 +145,7 @@
 //! A ledger is a directory: sled's files (`db`, `conf`, `snap.*`, `blobs/`), the
 //! published view (`HEAD`, `index`, `fps`), `laurel.lock`, `segments/<first seq>.lseg`
 //! (one per append: its packed chunks, back to back) and `checkpoints/<position>.lcp`
-//! (one per checkpoint: its 213-byte header, then its sections; written beside and
+//! (one per checkpoint: its header, then its sections named by the fold; written beside and
 //! renamed into place). sled is the writer's store, two trees:
 //!
 //! - `meta`: `format`, the marker `laurel-ledger-6` (any other is refused), and `head`,
@@ -212,10 +212,9 @@
 //!    dispatch of `check`, `apply`, `absorb`, `standings`, checkpoint sections and
 //!    payload parsing, [`systems::NAMESPACES`], [`systems::TYPES`] and
 //!    [`systems::PARAM_GROUPS`].
-//! 4. **Checkpoints.** [`ledger::checkpoint`]'s `SECTIONS` is one more (a const
-//!    assertion in `fold/checkpoint.rs` says so). The header's layout changes with the
-//!    section count, so the magic changes too, and older checkpoints read as absent
-//!    (they are a cache).
+//! 4. **Checkpoints.** Nothing to do: the state is one more checkpoint section, under
+//!    the system's name; checkpoints made before have no such section, and folds start
+//!    from a later one or from nothing (they are a cache).
 //! 5. **Tests.** `tests/ns.rs` with insta snapshots of its tables;
 //!    `tests/corpus/systems/ns_<rule>.jsonl` breaking each rule once (with `.expect`, and
 //!    `.setup.jsonl` where needed), `ns` in `SYSTEMS` and a test of its own in

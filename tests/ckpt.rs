@@ -15,6 +15,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{empty_ledger, gen, head, laurel, Rng};
+use laurel::ledger::checkpoint::Header;
 
 const EVERY: &str = "150";
 
@@ -229,12 +230,10 @@ fn appends_killed_while_writing_checkpoints_leave_right_answers() {
     assert!(assert_same_answers(d, "after killed appends") > 100);
 }
 
-/// The header value's kind byte (`src/ledger/checkpoint.rs`): 0 whole, 1 delta.
-const KIND_AT: usize = 164;
-/// Where the header's six stored section lengths start (u64, little-endian).
-const LENS_AT: usize = 68;
-/// A header's length: a checkpoint file starts with it, then its sections.
-const HEADER_LEN: usize = 213;
+/// The length of a checkpoint file's header (magic, value length, value).
+fn header_len(bytes: &[u8]) -> usize {
+    8 + u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize
+}
 
 /// The file of the checkpoint whose header is under `key` in ledger `d`.
 fn checkpoint_file(d: &Path, key: &[u8]) -> PathBuf {
@@ -246,9 +245,9 @@ fn checkpoint_file(d: &Path, key: &[u8]) -> PathBuf {
 
 /// (key, header) of every checkpoint of ledger `d`: the key from the file's
 /// name, the header from its first bytes.
-fn headers(d: &Path) -> Vec<(Vec<u8>, Vec<u8>)> {
+fn headers(d: &Path) -> Vec<(Vec<u8>, Header)> {
     let dir = common::db_path(d).join("checkpoints");
-    let mut all: Vec<(Vec<u8>, Vec<u8>)> = std::fs::read_dir(dir)
+    let mut all: Vec<(Vec<u8>, Header)> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "lcp"))
@@ -258,10 +257,10 @@ fn headers(d: &Path) -> Vec<(Vec<u8>, Vec<u8>)> {
                 .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
                 .collect();
             let bytes = std::fs::read(&p).unwrap();
-            (key, bytes[..HEADER_LEN].to_vec())
+            (key, Header::read(&bytes[..header_len(&bytes)]).unwrap())
         })
         .collect();
-    all.sort();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
     all
 }
 
@@ -272,7 +271,7 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     // 22 checkpoints of 150 records: whole ones are the 1st, 11th and 21st.
     append(d, &gen(3300, 5));
     let all = headers(d);
-    let whole: Vec<&(Vec<u8>, Vec<u8>)> = all.iter().filter(|(_, v)| v[KIND_AT] == 0).collect();
+    let whole: Vec<&(Vec<u8>, Header)> = all.iter().filter(|(_, h)| h.parent.is_none()).collect();
     assert!(all.len() >= 15, "{} checkpoints", all.len());
     assert!(
         whole.len() >= 3 && whole.len() < all.len() / 2,
@@ -283,10 +282,11 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     // changes: their deltas must not be read.
     std::fs::remove_file(checkpoint_file(d, &whole[0].0)).unwrap();
     let (key, header) = whole[1];
-    let len = |i: usize| u64::from_le_bytes(header[LENS_AT + 8 * i..][..8].try_into().unwrap());
+    assert_eq!(header.sections[1].name, "mepbm");
+    let len = |i: usize| header.sections[i].stored as usize;
     let file = checkpoint_file(d, key);
     let mut bytes = std::fs::read(&file).unwrap();
-    let mid = HEADER_LEN + len(0) as usize + len(1) as usize / 2;
+    let mid = header_len(&bytes) + len(0) + len(1) / 2;
     bytes[mid] ^= 0x55;
     std::fs::write(&file, bytes).unwrap();
     assert!(assert_same_answers(d, "with damaged parents") > 50);
@@ -320,7 +320,7 @@ fn every_delta_is_made_on_a_whole_checkpoint_across_appends() {
         .collect();
     append(d, &later);
     let all = headers(d);
-    let head_seq = |v: &[u8]| u64::from_le_bytes(v[4..12].try_into().unwrap());
+    let head_seq = |h: &Header| h.head.seq;
     let by_key = |k: &[u8]| {
         all.iter()
             .find(|(key, _)| key.as_slice() == k)
@@ -328,11 +328,11 @@ fn every_delta_is_made_on_a_whole_checkpoint_across_appends() {
     };
     let mut across = 0;
     for (key, v) in &all {
-        if v[KIND_AT] == 0 {
+        let Some((parent_key, _)) = v.parent else {
             continue;
-        }
-        let parent = by_key(&v[KIND_AT + 1..KIND_AT + 17]).expect("a delta's parent is there");
-        assert_eq!(parent[KIND_AT], 0, "the parent of {key:?} is whole");
+        };
+        let parent = by_key(&parent_key).expect("a delta's parent is there");
+        assert!(parent.parent.is_none(), "the parent of {key:?} is whole");
         across += usize::from(head_seq(v) > 900 && head_seq(parent) <= 900);
     }
     assert_eq!(all.len(), 8, "6 checkpoints, then 2");

@@ -15,16 +15,23 @@ use serde::Serialize;
 
 use super::{Pos, Query, Sink, Start};
 use crate::error::{Error, Result};
-use crate::ledger::checkpoint::{self as store, every, small, unpack, Frames, Parent};
+use crate::ledger::checkpoint::{every, small, unpack, Frames, Header, Parent};
 use crate::ledger::patch::Encoded;
 use crate::ledger::{Head, Ledger, View};
 use crate::params::Params;
 use crate::systems::{State, NAMESPACES};
 use crate::time::Micros;
 
-/// Sections per checkpoint: the rules in force, then one per namespace.
-const SECTIONS: usize = 1 + NAMESPACES.len();
-const _: () = assert!(SECTIONS == store::SECTIONS);
+/// The name of the section of the rules in force (no system's name has a dot).
+const RULES: &str = "ledger.rules";
+
+/// The sections' names, in the order a fold encodes them: the rules in
+/// force, then one per namespace, named by it.
+fn names() -> Vec<&'static str> {
+    std::iter::once(RULES)
+        .chain(NAMESPACES.iter().copied())
+        .collect()
+}
 
 fn section_bytes<T: Serialize>(v: &T) -> Result<Vec<u8>> {
     bincode::DefaultOptions::new()
@@ -44,15 +51,13 @@ pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";
 
 /// The sections' bytes, in order.
 #[cfg(test)]
-pub fn encode(state: &State, params: &Params) -> Result<[Vec<u8>; SECTIONS]> {
-    let mut out: [Vec<u8>; SECTIONS] = Default::default();
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = encode_section(state, params, i)?.bytes;
-    }
-    Ok(out)
+pub fn encode(state: &State, params: &Params) -> Result<Vec<Vec<u8>>> {
+    (0..names().len())
+        .map(|i| encode_section(state, params, i).map(|e| e.bytes))
+        .collect()
 }
 
-/// Section `i`'s bytes: 0 the rules in force, `1 + ns` the projection of
+/// Section `i`'s bytes ([`names`]): 0 the rules in force, `1 + ns` the projection of
 /// `NAMESPACES[ns]` (a parallel check fold encodes each on the worker that
 /// folds that namespace, see `super::Sink`).
 pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encoded> {
@@ -64,20 +69,21 @@ pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encode
     }
 }
 
-/// Read sections back (`read(i)` gives section i's bytes): the rules in force
-/// and the states of `only`'s namespace (every namespace for `None`; the others
-/// stay empty, as a fold of `only` leaves them). `None` if any is damaged.
+/// Read sections back (`read(name)` gives that section's bytes): the rules
+/// in force and the states of `only`'s namespace (every namespace for `None`;
+/// the others stay empty, as a fold of `only` leaves them). `None` if any is
+/// damaged or missing.
 pub fn decode(
-    read: &mut dyn FnMut(usize) -> Result<Option<Vec<u8>>>,
+    read: &mut dyn FnMut(&str) -> Result<Option<Vec<u8>>>,
     only: Option<&str>,
 ) -> Result<Option<(State, Params)>> {
     let Some(state) = decode_state(read, only)? else {
         return Ok(None);
     };
-    Ok(read(0)?.and_then(|b| params_of(&b)).map(|p| (state, p)))
+    Ok(read(RULES)?.and_then(|b| params_of(&b)).map(|p| (state, p)))
 }
 
-/// The rules in force from section 0's bytes; `None` if damaged.
+/// The rules in force from their section's bytes; `None` if damaged.
 fn params_of(b: &[u8]) -> Option<Params> {
     let mut p: Params = crate::systems::compact::from_section(b)?;
     p.restamp();
@@ -86,7 +92,7 @@ fn params_of(b: &[u8]) -> Option<Params> {
 
 /// The state sections of [`decode`], without the rules.
 fn decode_state(
-    read: &mut dyn FnMut(usize) -> Result<Option<Vec<u8>>>,
+    read: &mut dyn FnMut(&str) -> Result<Option<Vec<u8>>>,
     only: Option<&str>,
 ) -> Result<Option<State>> {
     let mut state = State::default();
@@ -94,7 +100,7 @@ fn decode_state(
         if only.is_some_and(|o| o != *ns) {
             continue;
         }
-        let Some(b) = read(i + 1)? else {
+        let Some(b) = read(ns)? else {
             return Ok(None);
         };
         if state.restore_of(i, &b).is_none() {
@@ -104,14 +110,18 @@ fn decode_state(
     Ok(Some(state))
 }
 
-/// Does a query of `only` read section `i` (a state section; 0 is the params)?
-fn wanted_section(i: usize, only: Option<&str>) -> bool {
-    i > 0 && only.is_none_or(|o| o == NAMESPACES[i - 1])
+/// Does a query of `only` read section `name`: the rules, and `only`'s state
+/// (every state for `None`)?
+fn wanted_section(name: &str, only: Option<&str>) -> bool {
+    name == RULES || NAMESPACES.contains(&name) && only.is_none_or(|o| o == name)
 }
 
-/// `only`'s state from a checkpoint's frames ([`decode_state`]).
-fn unpack_state(mut frames: [Option<Frames>; SECTIONS], only: Option<&str>) -> Option<State> {
-    let mut read = |i: usize| Ok(frames[i].take().and_then(unpack));
+/// `only`'s state from the frames of a checkpoint with header `h` ([`decode_state`]).
+fn unpack_state(h: &Header, mut frames: Vec<Option<Frames>>, only: Option<&str>) -> Option<State> {
+    let mut read = |name: &str| {
+        let i = h.index(name);
+        Ok(i.and_then(|i| frames.get_mut(i)?.take()).and_then(unpack))
+    };
     decode_state(&mut read, only).ok().flatten()
 }
 
@@ -184,7 +194,7 @@ impl Ledger {
     ) -> Result<super::Folded> {
         let bound = (q.as_of.unwrap_or(Micros::MAX), u64::MAX);
         let Some((h, mut frames)) =
-            self.stored_before(bound, upto, &|i| wanted_section(i, q.only))?
+            self.stored_before(bound, upto, &|name| wanted_section(name, q.only))?
         else {
             // No checkpoint: start from the empty state before every position,
             // which plans from the chunk summaries (only the chunks whose `at`
@@ -193,8 +203,9 @@ impl Ledger {
             said(None);
             return super::fold_from(view, q, Some(from_nothing()), None);
         };
-        let params = frames[0]
-            .take()
+        let params = h
+            .index(RULES)
+            .and_then(|i| frames[i].take())
             .and_then(unpack)
             .and_then(|b| params_of(&b));
         let Some(params) = params else {
@@ -211,7 +222,8 @@ impl Ledger {
         };
         let (decoded, folded) = std::thread::scope(|scope| {
             let only = q.only;
-            let decoding = scope.spawn(move || match unpack_state(frames, only) {
+            let h = &h;
+            let decoding = scope.spawn(move || match unpack_state(h, frames, only) {
                 Some(state) => {
                     // Unsent only if the fold has stopped already: its error stands.
                     let _ = tx.send(state);
@@ -276,7 +288,7 @@ impl Ledger {
             check: true,
             ..Query::default()
         };
-        self.storing_checkpoints(parent, new, every, |put| {
+        self.storing_checkpoints((parent, &names()), new, every, |put| {
             let sink = Sink {
                 every,
                 encode: encode_section,
@@ -299,10 +311,10 @@ impl Ledger {
     ) -> Result<Option<(Start, Option<Parent>)>> {
         for h in self.usable_before(bound, upto)? {
             let h = h?;
-            let mut raw: [Vec<u8>; SECTIONS] = Default::default();
-            let mut read = |i: usize| {
-                let b = self.raw_section(&h, i)?;
-                if let (None, Some(b)) = (only, &b) {
+            let mut raw = vec![Vec::new(); h.sections.len()];
+            let mut read = |name: &str| {
+                let b = self.raw_section(&h, name)?;
+                if let (None, Some(b), Some(i)) = (only, &b, h.index(name)) {
                     raw[i] = b.clone();
                 }
                 Ok(b)

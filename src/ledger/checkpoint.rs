@@ -41,41 +41,42 @@
 //! ```text
 //! key = position, 16 bytes, order-preserving:
 //!   at (i64) with its sign bit flipped, big-endian; then seq, u64 big-endian
-//! header (integers little-endian):
-//!   0   4   magic       b"LCP5" (the format version; any other is ignored)
-//!   4   8   head_seq    the head when it was made
-//!   12  32  head_hash   the hash of record head_seq
-//!   44  8   at          the position (as in the key)
-//!   52  8   seq
-//!   60  8   folded      records folded up to and including the position
-//!   68  48  6 x u64     stored (compressed) byte length of each section
-//!   116 48  6 x u64     uncompressed byte length of each section
-//!   164 1   kind        0 whole, 1 delta, 3 delta with patches (below)
-//!   165 16  parent      a delta's parent's key (zeros for a whole one)
-//!   181 32  digest      BLAKE3 of the parent's header value (zeros if whole)
 //! file "checkpoints/<32 hex digits of the key>.lcp" in the ledger directory
 //! (written as "<...>.lcp.tmp", synced, then renamed):
-//!   the header value (213 bytes, as above), then each section's stored
-//!   bytes, in order, back to back (section i starts at 213 + the stored
-//!   lengths before it; the file is exactly as long as they add up to).
+//!   magic    4 bytes   b"LCP6" (the format version; any other is ignored)
+//!   length   u32 LE    of the header value, at most 64 KiB
+//!   header   bincode (varint) of `Header`:
+//!              head (seq, hash) when it was made; position (at, seq);
+//!              folded: records folded up to and including the position;
+//!              parent: a delta's parent's key and the BLAKE3 of its header
+//!              bytes (magic, length, value), absent for a whole one;
+//!              patched: a delta's sections are patches (below);
+//!              sections: (name, stored length, uncompressed length) each
+//!   then each section's stored bytes, in the header's order, back to back
+//!   (the file is exactly as long as they add up to).
 //!   A section's stored bytes: one zstd frame (with content checksum) of the
-//!   section's bytes; for a delta, compressed with the parent's uncompressed
-//!   section as prefix; but in a delta of kind 3 every state section (1 to
-//!   5) is one zstd frame, without prefix, of a patch that makes the section
-//!   from the parent's (`ledger/patch.rs`)
-//!   sections: bytes the ledger does not read, numbered by the fold that
-//!   makes them (`fold/checkpoint.rs`: 0 the rules in force, then one per
-//!   rating system; a query of one system reads only its own)
+//!   section's bytes; for a delta, compressed with the parent's section of
+//!   the same name, uncompressed, as prefix; but in a patched delta each is
+//!   one zstd frame, without prefix, of a patch that makes the section from
+//!   the parent's (`ledger/patch.rs`).
 //! ```
 //!
-//! **Patches** (kind 3): a delta whose whole parent this process made stores
-//! its state sections as patches: spans of bytes the encoder kept from an
+//! Sections are bytes the ledger does not read, named by the fold that makes
+//! them (`fold/checkpoint.rs`: `ledger.rules`, the rules in force, then one
+//! per rating system under its name; a query of one system reads only its
+//! own). A delta's sections have its parent's names, in the same order (a
+//! checkpoint after the sections changed is whole). A checkpoint without a
+//! section a fold needs (one made before a system was added) is not used by
+//! that fold: adding a system or a field changes no format.
+//!
+//! **Patches**: a delta whose whole parent this process made stores its
+//! sections as patches: spans of bytes the encoder kept from an
 //! earlier encoding carry a stamp ([`Span`]) and are copied from their place
 //! in the parent, and growing parts are marked as *columns* ([`Span::COLUMN`]),
 //! which the patch compares with the parent's and copies where equal (a grown
 //! vector: all of the parent's elements), so zstd compresses only what
 //! changed. A delta on a parent read back from its file (an append that
-//! resumes) has no spans to go by and is kind 1.
+//! resumes) has no spans to go by and is not patched.
 //!
 //! A delta is read only if its parent's header still hashes to `digest` (so
 //! the prefix is the exact bytes it was compressed with) and sorts before it;
@@ -85,7 +86,7 @@
 //! checkpoint at the same position). A header with another magic reads as
 //! absent, and is deleted by the next append that drops checkpoints.
 //!
-//! Choosing and dropping checkpoints reads the first 213 bytes of each file
+//! Choosing and dropping checkpoints reads the header of each file
 //! (listed once per command). Sections live in plain files, not in sled:
 //! sled writes values that large as blob files of their own and rewrites them
 //! whole as its leaves change, which cost both disk and the import's time. A
@@ -114,8 +115,9 @@ pub(crate) use frames::{unpack, Frames};
 /// Every checkpoint's header bytes, by key, as read from the start of its file.
 pub(crate) type Headers = std::collections::BTreeMap<[u8; 16], Vec<u8>>;
 
-/// A checkpoint's header and the frames of the sections a query reads.
-pub(crate) type Stored = (Header, [Option<Frames>; SECTIONS]);
+/// A checkpoint's header and the frames of the sections a query reads (by
+/// the place of their names in the header).
+pub(crate) type Stored = (Header, Vec<Option<Frames>>);
 
 /// A position in fold order: `(at, seq)`.
 pub type Pos = (Micros, u64);
@@ -148,9 +150,11 @@ pub const MIN_EVERY: u64 = 10_000;
 /// The spacing is a multiple of this, so it changes in steps as a ledger grows.
 const STEP: u64 = 5_000;
 
-const MAGIC: &[u8; 4] = b"LCP5";
-const HEADER: usize = 213;
-pub const SECTIONS: usize = 6;
+const MAGIC: &[u8; 4] = b"LCP6";
+/// The magic and the header value's length (u32, little-endian).
+const PREFIX: usize = 8;
+/// The longest header value read: a few dozen bytes a section.
+const MAX_HEADER: usize = 64 << 10;
 /// The directory, in the ledger's, of the checkpoint files.
 const DIR: &str = "checkpoints";
 /// A checkpoint file's name: the hex of its key, then this extension.
@@ -206,106 +210,94 @@ pub fn pos_of(k: &[u8]) -> Option<Pos> {
     })
 }
 
-/// A checkpoint's fixed header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A checkpoint's header: where it stands, what it is bound to, and its
+/// sections, each named by the fold that made it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Header {
     pub head: Head,
     pub pos: Pos,
     pub folded: u64,
-    /// The stored (compressed) byte length of each section.
-    pub lens: [u64; SECTIONS],
-    /// The uncompressed byte length of each section.
-    pub raw: [u64; SECTIONS],
-    /// A delta's parent: its key and the BLAKE3 of its header value.
+    /// A delta's parent: its key and the BLAKE3 of its header's bytes.
     pub parent: Option<([u8; 16], [u8; 32])>,
-    /// Which sections of a delta are patches.
-    pub patched: Patched,
+    /// Are a delta's sections patches on its parent's (`ledger/patch.rs`)
+    /// rather than zstd frames with the parent's section as prefix?
+    pub patched: bool,
+    pub sections: Vec<Section>,
 }
 
-/// Which sections of a delta are patches on its parent's (`ledger/patch.rs`)
-/// rather than zstd frames with the parent's section as prefix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Patched {
-    /// None (kinds 0 and 1).
-    No,
-    /// Every state section, 1 to 5 (kind 3).
-    States,
+/// One section of a checkpoint: bytes the ledger does not read, under the
+/// name the fold gave them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Section {
+    pub name: String,
+    /// Its stored (compressed) byte length.
+    pub stored: u64,
+    /// Its uncompressed byte length.
+    pub raw: u64,
 }
 
-impl Patched {
-    /// Is section `i` a patch?
-    pub fn covers(self, i: usize) -> bool {
-        match self {
-            Patched::No => false,
-            Patched::States => (1..SECTIONS).contains(&i),
+impl Header {
+    /// The place of section `name`, if the checkpoint has it.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.sections.iter().position(|s| s.name == name)
+    }
+
+    /// The header at the start of `b` (exactly), or `None`: another
+    /// format, cut short or damaged.
+    pub fn read(b: &[u8]) -> Option<Header> {
+        let len = header_len(b)?;
+        if b.len() != PREFIX + len {
+            return None;
         }
+        use bincode::Options;
+        let options = bincode::DefaultOptions::new().with_limit(MAX_HEADER as u64);
+        options.deserialize(&b[PREFIX..]).ok()
+    }
+
+    /// The stored bytes the file holds after its header.
+    fn stored_len(&self) -> Option<u64> {
+        self.sections
+            .iter()
+            .try_fold(0u64, |n, s| n.checked_add(s.stored))
     }
 }
 
-fn u64_at(b: &[u8], i: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?))
+/// The length of the header value that `b` starts with, from its prefix.
+fn header_len(b: &[u8]) -> Option<usize> {
+    if b.get(..4)? != MAGIC {
+        return None;
+    }
+    let len = u32::from_le_bytes(b.get(4..PREFIX)?.try_into().ok()?) as usize;
+    (len <= MAX_HEADER).then_some(len)
 }
 
 fn header(b: &[u8]) -> Option<Header> {
-    if b.len() != HEADER || b.get(..4)? != MAGIC {
-        return None;
-    }
-    let parent = match b[164] {
-        0 => None,
-        1 | 3 => Some((b[165..181].try_into().ok()?, b[181..213].try_into().ok()?)),
-        _ => return None,
-    };
-    let patched = match b[164] {
-        3 => Patched::States,
-        _ => Patched::No,
-    };
-    Some(Header {
-        head: Head {
-            seq: u64_at(b, 4)?,
-            hash: b.get(12..44)?.try_into().ok()?,
-        },
-        pos: (u64_at(b, 44)? as Micros, u64_at(b, 52)?),
-        folded: u64_at(b, 60)?,
-        lens: std::array::from_fn(|i| u64_at(b, 68 + 8 * i).unwrap_or(u64::MAX)),
-        raw: std::array::from_fn(|i| u64_at(b, 116 + 8 * i).unwrap_or(u64::MAX)),
-        parent,
-        patched,
-    })
+    Header::read(b)
 }
 
 /// A whole checkpoint: what a delta is made from.
 pub(crate) struct Parent {
     header: Header,
-    /// Its uncompressed sections.
-    raw: [Vec<u8>; SECTIONS],
+    /// Its uncompressed sections, in the header's order.
+    raw: Vec<Vec<u8>>,
     /// How many deltas were made on it.
     deltas: usize,
     /// Where each section's kept values and columns lie, sorted by stamp:
     /// known when this process encoded it (its deltas are then patched),
     /// `None` when it was read back from its file.
-    kept: Option<[Vec<Span>; SECTIONS]>,
+    kept: Option<Vec<Vec<Span>>>,
 }
 
-/// A header's bytes.
+/// A header's bytes: [`MAGIC`], the value's length, the value (bincode).
 pub fn encode_header(h: &Header) -> Vec<u8> {
-    let mut b = Vec::with_capacity(HEADER);
+    use bincode::Options;
+    let value = bincode::DefaultOptions::new()
+        .serialize(h)
+        .unwrap_or_default(); // cannot fail into a Vec; an empty value would read as absent
+    let mut b = Vec::with_capacity(PREFIX + value.len());
     b.extend_from_slice(MAGIC);
-    b.extend_from_slice(&h.head.seq.to_le_bytes());
-    b.extend_from_slice(&h.head.hash);
-    b.extend_from_slice(&(h.pos.0 as u64).to_le_bytes());
-    b.extend_from_slice(&h.pos.1.to_le_bytes());
-    b.extend_from_slice(&h.folded.to_le_bytes());
-    for len in h.lens.iter().chain(&h.raw) {
-        b.extend_from_slice(&len.to_le_bytes());
-    }
-    let (key, digest) = h.parent.unwrap_or(([0; 16], [0; 32]));
-    b.push(match (h.parent.is_some(), h.patched) {
-        (false, _) => 0,
-        (true, Patched::No) => 1,
-        (true, Patched::States) => 3,
-    });
-    b.extend_from_slice(&key);
-    b.extend_from_slice(&digest);
+    b.extend_from_slice(&(value.len() as u32).to_le_bytes());
+    b.extend_from_slice(&value);
     b
 }
 
@@ -316,12 +308,13 @@ fn link(h: &Header) -> ([u8; 16], [u8; 32]) {
 
 impl Ledger {
     /// Run `fold` (a check fold) with a `put` that makes each snapshot it
-    /// hands over a checkpoint bound to the head `new`, one every `every`
-    /// records: each a delta from the one before (`parent` first), compressed
-    /// and written on the [`compressor`] thread, its header stored here.
+    /// hands over (its sections, named by `names`, in order) a checkpoint
+    /// bound to the head `new`, one every `every` records: each a delta from
+    /// the one before (`parent` first), compressed and written on the
+    /// [`compressor`] thread, its header stored here.
     pub(crate) fn storing_checkpoints<T>(
         &self,
-        parent: Option<Parent>,
+        (parent, names): (Option<Parent>, &[&str]),
         new: Head,
         every: u64,
         fold: impl FnOnce(&mut dyn FnMut(Pos, u64, Vec<Encoded>) -> Result<()>) -> Result<T>,
@@ -339,10 +332,13 @@ impl Ledger {
                 .map_err(|e| Error::io("the checkpoint thread", e))?;
             let store = |made: Result<Made>| self.put_header(&made?);
             let mut put = |pos: Pos, folded: u64, bytes: Vec<Encoded>| {
-                let raw: [Encoded; SECTIONS] = bytes
-                    .try_into()
-                    .map_err(|_| Error::Storage("checkpoint: wrong number of sections".into()))?;
-                if job_tx.send((pos, folded, raw)).is_err() {
+                if bytes.len() != names.len() {
+                    return Err(Error::Storage(
+                        "checkpoint: wrong number of sections".into(),
+                    ));
+                }
+                let named = names.iter().map(|n| n.to_string()).zip(bytes).collect();
+                if job_tx.send((pos, folded, named)).is_err() {
                     // It stopped at a failure, which it sent.
                     let sent = made_rx.iter().try_for_each(store);
                     return sent.and(Err(compressor_gone()));
@@ -405,20 +401,20 @@ impl Ledger {
     }
 
     /// The latest usable checkpoint at or before `bound` whose stored frames
-    /// are all there: its header and, for each section a query of `only` reads
-    /// (the params and `only`'s state; all for `None`), the frames along its
-    /// chain, whole checkpoint first. Nothing is decompressed yet.
+    /// are all there: its header and, for each section `want` picks by name,
+    /// the frames along its chain, whole checkpoint first. Nothing is
+    /// decompressed yet.
     pub(crate) fn stored_before(
         &self,
         bound: Pos,
         upto: u64,
-        want: &dyn Fn(usize) -> bool,
+        want: &dyn Fn(&str) -> bool,
     ) -> Result<Option<Stored>> {
         'next: for h in self.usable_before(bound, upto)? {
             let h = h?;
-            let mut frames: [Option<Frames>; SECTIONS] = Default::default();
-            for i in (0..SECTIONS).filter(|&i| i == 0 || want(i)) {
-                match self.frames(&h, i)? {
+            let mut frames: Vec<Option<Frames>> = vec![None; h.sections.len()];
+            for (i, s) in h.sections.iter().enumerate().filter(|(_, s)| want(&s.name)) {
+                match self.frames(&h, &s.name)? {
                     Some(f) => frames[i] = Some(f),
                     None => continue 'next,
                 }
@@ -429,10 +425,11 @@ impl Ledger {
     }
 
     /// What the next checkpoint of an append that resumes from `h` (whose
-    /// uncompressed sections are `raw`) is a delta from: `h` if it is whole,
-    /// else the whole checkpoint it is a delta on, with the deltas already
-    /// made on that one. `None` (the next is whole) when a link is missing.
-    pub(crate) fn root_after(&self, h: Header, raw: [Vec<u8>; SECTIONS]) -> Result<Option<Parent>> {
+    /// uncompressed sections are `raw`, in its header's order) is a delta
+    /// from: `h` if it is whole, else the whole checkpoint it is a delta on,
+    /// with the deltas already made on that one. `None` (the next is whole)
+    /// when a link is missing.
+    pub(crate) fn root_after(&self, h: Header, raw: Vec<Vec<u8>>) -> Result<Option<Parent>> {
         let Some(chain) = self.chain(&h)? else {
             return Ok(None);
         };
@@ -442,16 +439,16 @@ impl Ledger {
             deltas,
             kept: None,
         };
-        let root = match chain[..] {
+        let root = match &chain[..] {
             [_] => return Ok(Some(read_back(h, raw, 0))),
-            [_, root] => root,
+            [_, root] => root.clone(),
             _ => return Ok(None),
         };
         drop(raw);
-        let mut sections: [Vec<u8>; SECTIONS] = Default::default();
-        for (i, s) in sections.iter_mut().enumerate() {
-            match self.raw_section(&root, i)? {
-                Some(b) => *s = b,
+        let mut sections = Vec::with_capacity(root.sections.len());
+        for s in &root.sections {
+            match self.raw_section(&root, &s.name)? {
+                Some(b) => sections.push(b),
                 None => return Ok(None),
             }
         }
@@ -504,23 +501,28 @@ impl Ledger {
         Ok(dir)
     }
 
-    /// Section `i` of a checkpoint, uncompressed: through its parents for a
+    /// Section `name` of a checkpoint, uncompressed: through its parent for a
     /// delta. `None` if anything along the way is missing or does not match.
-    pub(crate) fn raw_section(&self, h: &Header, i: usize) -> Result<Option<Vec<u8>>> {
-        Ok(self.frames(h, i)?.and_then(unpack))
+    pub(crate) fn raw_section(&self, h: &Header, name: &str) -> Result<Option<Vec<u8>>> {
+        Ok(self.frames(h, name)?.and_then(unpack))
     }
 
-    /// The stored frames of section `i` along `h`'s chain, whole checkpoint
-    /// first, each with its uncompressed length; `None` if a link or its file
-    /// is missing or does not match.
-    pub(crate) fn frames(&self, h: &Header, i: usize) -> Result<Option<Frames>> {
+    /// The stored frames of section `name` along `h`'s chain, whole checkpoint
+    /// first, each with its uncompressed length; `None` if a link, its file or
+    /// the section is missing or does not match.
+    pub(crate) fn frames(&self, h: &Header, name: &str) -> Result<Option<Frames>> {
         let Some(chain) = self.chain(h)? else {
             return Ok(None);
         };
         let (dir, mut out) = (self.files_dir(), Vec::with_capacity(chain.len()));
         for c in chain.iter().rev() {
+            let Some(i) = c.index(name) else {
+                return Ok(None);
+            };
             match read_file_section(&dir, c, i) {
-                Some(stored) => out.push((stored, c.raw[i], c.patched.covers(i))),
+                Some(stored) => {
+                    out.push((stored, c.sections[i].raw, c.patched && c.parent.is_some()))
+                }
                 None => return Ok(None),
             }
         }
@@ -531,7 +533,7 @@ impl Ledger {
     /// is missing, does not match its link or is not whole.
     pub(crate) fn chain(&self, h: &Header) -> Result<Option<Vec<Header>>> {
         let Some((pk, digest)) = h.parent else {
-            return Ok(Some(vec![*h]));
+            return Ok(Some(vec![h.clone()]));
         };
         let Some(v) = self.with_headers(|all| all.get(&pk).cloned())? else {
             return Ok(None);
@@ -539,7 +541,7 @@ impl Ledger {
         let linked = blake3::hash(&v).as_bytes() == &digest;
         let parent = header(&v)
             .filter(|p| linked && key(p.pos) == pk && p.pos < h.pos && p.parent.is_none());
-        Ok(parent.map(|p| vec![*h, p]))
+        Ok(parent.map(|p| vec![h.clone(), p]))
     }
 
     /// Delete the checkpoints whose header `doomed` picks, damaged ones (a

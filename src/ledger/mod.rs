@@ -70,7 +70,7 @@ type ChunkBatch = Vec<(u64, Stored)>;
 type IdemIndex = idem::Index;
 
 /// The ledger's digest: the seq and hash of the last record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Head {
     pub seq: u64,
     pub hash: [u8; 32],

@@ -78,13 +78,18 @@ fn sections_decode_back_and_damage_reads_as_absent() {
     m.insert("base".into(), serde_json::json!(30));
     params.change("valar", &m);
     let b = encode(&State::default(), &params).unwrap();
-    let mut read = |i: usize| Ok(Some(b[i].clone()));
+    let names = names();
+    let at = |name: &str| names.iter().position(|n| *n == name).unwrap();
+    assert_eq!((names[0], names.len()), (RULES, 1 + NAMESPACES.len()));
+    let mut read = |name: &str| Ok(Some(b[at(name)].clone()));
     let (_, p2) = decode(&mut read, Some("cards")).unwrap().unwrap();
     assert_eq!(p2.value("valar", "base"), serde_json::json!(30));
     assert_ne!(p2.stamp(), 0, "changed rules get a fresh stamp");
-    let mut cut = |i: usize| Ok(Some(b[i][..b[i].len() / 2].to_vec()));
+    let mut cut = |name: &str| Ok(Some(b[at(name)][..b[at(name)].len() / 2].to_vec()));
     assert!(decode(&mut cut, None).unwrap().is_none());
-    let mut missing = |i: usize| Ok((i != 3).then(|| b[i].clone()));
+    let mut missing = |name: &str| Ok((name != "cards").then(|| b[at(name)].clone()));
     assert!(decode(&mut missing, None).unwrap().is_none());
     assert!(decode(&mut missing, Some("mepbm")).unwrap().is_some());
+    assert!(wanted_section(RULES, Some("cfr")) && wanted_section("cfr", Some("cfr")));
+    assert!(!wanted_section("cards", Some("cfr")) && !wanted_section("gone", None));
 }

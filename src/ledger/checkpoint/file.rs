@@ -6,14 +6,14 @@ use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender};
 
 use super::frames::{compress, frame, PATCH_LEVEL};
-use super::{encode_header, key, link, small, Header, Parent, Patched, Pos, HEADER, SECTIONS};
+use super::{encode_header, header_len, key, link, small, Header, Parent, Pos, Section, PREFIX};
 use super::{FILE_EXT, WHOLE_AT, WHOLE_EVERY};
 use crate::error::{Error, Result};
-use crate::ledger::patch::{self, Encoded, Span};
+use crate::ledger::patch::{self, Encoded};
 use crate::ledger::Head;
 
-/// A checkpoint for the checkpoint thread: `(pos, folded, raw sections)`.
-pub(super) type Job = (Pos, u64, [Encoded; SECTIONS]);
+/// A checkpoint for the checkpoint thread: `(pos, folded, raw sections by name)`.
+pub(super) type Job = (Pos, u64, Vec<(String, Encoded)>);
 /// A checkpoint whose file is written: its header, for the fold's thread to store.
 pub(super) type Made = Header;
 
@@ -63,11 +63,11 @@ pub(super) fn name_of_key(k: &[u8; 16]) -> String {
 /// The suffix of a checkpoint file being written: renamed away once complete.
 const UNFINISHED: &str = ".tmp";
 
-/// The first [`HEADER`] bytes (or fewer, if the file is shorter) of every
-/// checkpoint file in `dir`, by the key its name gives; nothing if `dir`
+/// The header bytes (prefix and value) of every checkpoint file in `dir`, by
+/// the key its name gives (those of a file too short or of another format
+/// are what the file starts with, and read as no header); nothing if `dir`
 /// does not exist. Files of other names are not laurel's checkpoints.
 pub(super) fn list(dir: &Path) -> Result<super::Headers> {
-    use std::io::Read;
     let io = |e| Error::io(dir.display().to_string(), e);
     let mut all = super::Headers::new();
     let entries = match std::fs::read_dir(dir) {
@@ -80,14 +80,27 @@ pub(super) fn list(dir: &Path) -> Result<super::Headers> {
         let Some(k) = name.to_str().and_then(key_of_file) else {
             continue;
         };
-        let mut head = Vec::with_capacity(HEADER);
         // Gone since listed (a writer dropped it): not there.
         if let Ok(f) = std::fs::File::open(entry.path()) {
-            f.take(HEADER as u64).read_to_end(&mut head).map_err(io)?;
-            all.insert(k, head);
+            all.insert(k, read_header_bytes(f).map_err(io)?);
         }
     }
     Ok(all)
+}
+
+/// The header bytes a checkpoint file starts with: its prefix, then as many
+/// bytes as the prefix says (or what there is, if the file is shorter or
+/// the prefix is not one).
+fn read_header_bytes(f: std::fs::File) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut f = f.take(PREFIX as u64);
+    let mut head = Vec::with_capacity(PREFIX);
+    f.read_to_end(&mut head)?;
+    if let Some(len) = header_len(&head) {
+        let mut f = f.into_inner().take(len as u64);
+        f.read_to_end(&mut head)?;
+    }
+    Ok(head)
 }
 
 /// Delete the unfinished checkpoint files in `dir`.
@@ -125,7 +138,7 @@ pub(super) fn key_of_file(name: &str) -> Option<[u8; 16]> {
 /// on, and only here (the append's final `durable` fsyncs only their
 /// directory): at the end, the 78 MB of a 1M-event import's checkpoints
 /// would be written after the fold, in its wall time.
-pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>; SECTIONS]) -> Result<()> {
+pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>]) -> Result<()> {
     let done = dir.join(file_name(h.pos));
     let path = dir.join(file_name(h.pos) + UNFINISHED);
     let io = |e| Error::io(path.display().to_string(), e);
@@ -145,21 +158,19 @@ pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>; SECTIONS]) -
 pub(super) fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<u8>> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = std::fs::File::open(dir.join(file_name(h.pos))).ok()?;
-    let total = h
-        .lens
-        .iter()
-        .try_fold(HEADER as u64, |sum, &l| sum.checked_add(l))?;
+    let want = encode_header(h);
+    let total = h.stored_len()?.checked_add(want.len() as u64)?;
     if f.metadata().ok()?.len() != total {
         return None;
     }
-    let mut head = [0u8; HEADER];
+    let mut head = vec![0u8; want.len()];
     f.read_exact(&mut head).ok()?;
-    if head[..] != encode_header(h)[..] {
+    if head != want {
         return None;
     }
-    let offset = HEADER as u64 + h.lens[..i].iter().sum::<u64>();
-    f.seek(SeekFrom::Start(offset)).ok()?;
-    let mut out = vec![0u8; h.lens[i] as usize];
+    let before: u64 = h.sections.get(..i)?.iter().map(|s| s.stored).sum();
+    f.seek(SeekFrom::Start(want.len() as u64 + before)).ok()?;
+    let mut out = vec![0u8; usize::try_from(h.sections.get(i)?.stored).ok()?];
     f.read_exact(&mut out).ok()?;
     Some(out)
 }
@@ -177,36 +188,41 @@ pub(super) fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<
 pub(super) fn next_checkpoint(
     new: Head,
     (pos, folded): (Pos, u64),
-    raw: [Encoded; SECTIONS],
+    raw: Vec<(String, Encoded)>,
     root: Option<Parent>,
     every: u64,
-) -> Result<(Header, [Vec<u8>; SECTIONS], Option<Parent>)> {
+) -> Result<(Header, Vec<Vec<u8>>, Option<Parent>)> {
     let whole = |n: u64| n / every % WHOLE_EVERY == WHOLE_AT;
-    let root = root.filter(|p| !whole(folded) && p.deltas + 1 < WHOLE_EVERY as usize);
+    let same_names = |p: &Parent| {
+        let names = p.header.sections.iter().map(|s| &s.name);
+        names.eq(raw.iter().map(|(n, _)| n))
+    };
+    let root =
+        root.filter(|p| !whole(folded) && p.deltas + 1 < WHOLE_EVERY as usize && same_names(p));
     // Patched when the parent's spans are known (this process made it).
     let spans = root.as_ref().and_then(|p| Some((p, p.kept.as_ref()?)));
-    let patched = match spans {
-        Some(_) => Patched::States,
-        None => Patched::No,
-    };
-    let mut stored: [Vec<u8>; SECTIONS] = Default::default();
-    for (i, out) in stored.iter_mut().enumerate() {
-        *out = match spans.filter(|_| patched.covers(i)) {
+    let mut stored = Vec::with_capacity(raw.len());
+    for (i, (_, e)) in raw.iter().enumerate() {
+        stored.push(match spans {
             Some((p, kept)) => {
-                let patch = patch::make(&raw[i].bytes, &raw[i].spans, &p.raw[i], &kept[i]);
+                let patch = patch::make(&e.bytes, &e.spans, &p.raw[i], &kept[i]);
                 frame(&patch, PATCH_LEVEL, None)?
             }
-            None => compress(&raw[i].bytes, root.as_ref().map(|p| p.raw[i].as_slice()))?,
-        };
+            None => compress(&e.bytes, root.as_ref().map(|p| p.raw[i].as_slice()))?,
+        });
     }
+    let sections = raw.iter().zip(&stored).map(|((name, e), s)| Section {
+        name: name.clone(),
+        stored: s.len() as u64,
+        raw: e.bytes.len() as u64,
+    });
     let h = Header {
         head: new,
         pos,
         folded,
-        lens: std::array::from_fn(|i| stored[i].len() as u64),
-        raw: std::array::from_fn(|i| raw[i].bytes.len() as u64),
         parent: root.as_ref().map(|p| link(&p.header)),
-        patched,
+        patched: spans.is_some(),
+        sections: sections.collect(),
     };
     // A delta's own sections are dropped here: the next delta's prefix is
     // the root's.
@@ -215,7 +231,7 @@ pub(super) fn next_checkpoint(
             deltas: p.deltas + 1,
             ..p
         },
-        None => whole_parent(h, raw),
+        None => whole_parent(h.clone(), raw),
     };
     Ok((
         h,
@@ -225,12 +241,12 @@ pub(super) fn next_checkpoint(
 }
 
 /// A whole checkpoint made by this process, as the parent of the next deltas.
-pub(super) fn whole_parent(header: Header, sections: [Encoded; SECTIONS]) -> Parent {
-    let mut kept: [Vec<Span>; SECTIONS] = Default::default();
-    let mut raw: [Vec<u8>; SECTIONS] = Default::default();
-    for (i, Encoded { bytes, mut spans }) in sections.into_iter().enumerate() {
+pub(super) fn whole_parent(header: Header, sections: Vec<(String, Encoded)>) -> Parent {
+    let (mut raw, mut kept) = (Vec::new(), Vec::new());
+    for (_, Encoded { bytes, mut spans }) in sections {
         spans.sort_unstable_by_key(|s| s.stamp);
-        (raw[i], kept[i]) = (bytes, spans);
+        raw.push(bytes);
+        kept.push(spans);
     }
     Parent {
         header,

@@ -95,7 +95,7 @@ pub(super) fn decompress_into(
 }
 
 /// One section's stored frames along a chain, whole checkpoint first, each
-/// with its uncompressed length and whether it is a patch ([`super::Patched`]).
+/// with its uncompressed length and whether it is a patch (`Header::patched`).
 pub(crate) type Frames = Vec<(Vec<u8>, u64, bool)>;
 
 /// A section's bytes from its frames: each decompressed with the one before as

@@ -39,8 +39,20 @@ fn keys_sort_as_positions_and_round_trip() {
     assert_eq!(pos_of(&[0u8; 15]), None);
 }
 
+/// Section names as a fold gives them.
+const NAMES: [&str; 6] = ["ledger.rules", "a", "b", "c", "d", "e"];
+
 /// A whole checkpoint's header with these stored section lengths.
-fn sample_header(lens: [u64; SECTIONS]) -> Header {
+fn sample_header(lens: [u64; 6]) -> Header {
+    let sections = NAMES
+        .iter()
+        .zip(lens)
+        .enumerate()
+        .map(|(i, (name, stored))| Section {
+            name: name.to_string(),
+            stored,
+            raw: 7 + i as u64,
+        });
     Header {
         head: Head {
             seq: 9,
@@ -48,42 +60,45 @@ fn sample_header(lens: [u64; SECTIONS]) -> Header {
         },
         pos: (-5, 4),
         folded: 3,
-        lens,
-        raw: [7, 8, 9, 10, 11, 12],
         parent: None,
-        patched: Patched::No,
+        patched: false,
+        sections: sections.collect(),
     }
 }
 
 #[test]
 fn headers_round_trip_and_damage_reads_as_absent() {
     let h = sample_header([1, 2, 3, 4, 5, 6]);
-    assert_eq!(header(&encode_header(&h)), Some(h));
+    assert_eq!(header(&encode_header(&h)), Some(h.clone()));
+    assert_eq!(h.index("c"), Some(3));
+    assert_eq!(h.index("z"), None);
     let delta = Header {
         parent: Some(link(&h)),
-        ..h
+        patched: true,
+        ..h.clone()
     };
-    assert_eq!(header(&encode_header(&delta)), Some(delta));
-    let patched = Header {
-        patched: Patched::States,
-        ..delta
-    };
-    assert_eq!(encode_header(&patched)[164], 3);
-    assert_eq!(header(&encode_header(&patched)), Some(patched));
-    for kind in [2, 4] {
-        let mut bad_kind = encode_header(&delta);
-        bad_kind[164] = kind;
-        assert!(header(&bad_kind).is_none());
-    }
+    assert_eq!(header(&encode_header(&delta)), Some(delta.clone()));
     let mut hb = encode_header(&h);
     hb[0] = b'X';
-    assert!(header(&hb).is_none());
-    assert!(header(&encode_header(&h)[..60]).is_none());
+    assert!(header(&hb).is_none(), "another magic");
+    let b = encode_header(&delta);
+    assert!(header(&b[..b.len() - 1]).is_none(), "cut short");
+    let mut longer = b.clone();
+    longer.push(0);
+    assert!(header(&longer).is_none(), "longer than its length says");
+    let mut huge = b.clone();
+    huge[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+    assert!(header(&huge).is_none(), "a length past the limit");
+    let mut bad = b;
+    let last = bad.len() - 1;
+    bad[last] = 0xFF;
+    assert!(header(&bad).is_none(), "a damaged value");
 }
 
 /// A file holds its header's bytes first, so a file left from another
 /// checkpoint at the same position (same section lengths, other head)
-/// reads as absent, as does a cut or missing one.
+/// reads as absent, as does a cut or missing one; listing reads each
+/// file's header and no more.
 #[test]
 fn a_checkpoint_file_is_read_only_under_its_own_header() {
     let dir = tempfile::tempdir().unwrap();
@@ -94,12 +109,15 @@ fn a_checkpoint_file_is_read_only_under_its_own_header() {
     for (i, want) in stored.iter().enumerate() {
         assert_eq!(read_file_section(d, &h, i).as_ref(), Some(want), "{i}");
     }
+    assert_eq!(read_file_section(d, &h, 6), None, "no such section");
+    let listed = super::file::list(d).unwrap();
+    assert_eq!(listed.get(&key(h.pos)), Some(&encode_header(&h)));
     let other = Header {
         head: Head {
             hash: [8; 32],
             ..h.head
         },
-        ..h
+        ..h.clone()
     };
     assert_eq!(read_file_section(d, &other, 2), None, "another head");
     let path = d.join(file_name(h.pos));
@@ -115,8 +133,8 @@ const KEPT: [usize; 2] = [3, 5];
 
 /// Sections of two kept values: a fixed one (stamp `100 + i`, the same
 /// bytes in every checkpoint) and `second`; plain bytes for the others.
-fn kept_sections(second: (u64, &[u8])) -> [Encoded; SECTIONS] {
-    std::array::from_fn(|i| {
+fn kept_sections(second: (u64, &[u8])) -> Vec<(String, Encoded)> {
+    let section = |i: usize| {
         let mut e = Encoded::from(vec![i as u8; 10]);
         if KEPT.contains(&i) {
             let fixed = (100 + i as u64, &b"an unchanged value"[..]);
@@ -127,8 +145,9 @@ fn kept_sections(second: (u64, &[u8])) -> [Encoded; SECTIONS] {
                 e.bytes.push(b'|');
             }
         }
-        e
-    })
+        (NAMES[i].to_string(), e)
+    };
+    (0..NAMES.len()).map(section).collect()
 }
 
 /// A delta on a whole checkpoint this process made stores its kept
@@ -142,20 +161,20 @@ fn deltas_on_a_whole_checkpoint_made_here_patch_their_kept_sections() {
     let second = kept_sections((300, b"new"));
     let made = next_checkpoint(Head::default(), ((1, 1), every), first.clone(), None, every);
     let (h1, s1, parent) = made.unwrap();
-    assert!(h1.parent.is_none() && h1.patched == Patched::No);
+    assert!(h1.parent.is_none() && !h1.patched);
     let read_back = Parent {
-        header: h1,
-        raw: std::array::from_fn(|i| first[i].bytes.clone()),
+        header: h1.clone(),
+        raw: first.iter().map(|(_, e)| e.bytes.clone()).collect(),
         deltas: 0,
         kept: None,
     };
-    let unpacked = |h2: &Header, s2: &[Vec<u8>; SECTIONS], i: usize| {
+    let unpacked = |h2: &Header, s2: &[Vec<u8>], i: usize| {
         unpack(vec![
-            (s1[i].clone(), h1.raw[i], false),
-            (s2[i].clone(), h2.raw[i], h2.patched.covers(i)),
+            (s1[i].clone(), h1.sections[i].raw, false),
+            (s2[i].clone(), h2.sections[i].raw, h2.patched),
         ])
     };
-    for (parent, patched) in [(parent, Patched::States), (Some(read_back), Patched::No)] {
+    for (parent, patched) in [(parent, true), (Some(read_back), false)] {
         let made = next_checkpoint(
             Head::default(),
             ((2, 2), 2 * every),
@@ -165,14 +184,14 @@ fn deltas_on_a_whole_checkpoint_made_here_patch_their_kept_sections() {
         );
         let (h2, s2, _) = made.unwrap();
         assert_eq!((h2.parent, h2.patched), (Some(link(&h1)), patched));
-        for (i, want) in second.iter().enumerate() {
+        for (i, (_, want)) in second.iter().enumerate() {
             assert_eq!(
                 unpacked(&h2, &s2, i).as_ref(),
                 Some(&want.bytes),
                 "section {i}"
             );
         }
-        for i in KEPT.into_iter().filter(|_| patched != Patched::No) {
+        for i in KEPT.into_iter().filter(|_| patched) {
             let size = zstd::zstd_safe::get_frame_content_size(&s2[i]);
             let patch = decompress(&s2[i], None, size.unwrap().unwrap()).unwrap();
             let has = |w: &[u8]| patch.windows(w.len()).any(|x| x == w);
@@ -189,7 +208,9 @@ fn whole_checkpoints_are_the_first_and_every_fifth_after_it() {
     let mut parent = None;
     let mut whole = Vec::new();
     for k in 1..=20u64 {
-        let raw: [Encoded; SECTIONS] = std::array::from_fn(|i| vec![i as u8; 50].into());
+        let raw = (0..6)
+            .map(|i| (NAMES[i].to_string(), vec![i as u8; 50].into()))
+            .collect();
         let pos = (k as Micros, k);
         let made = next_checkpoint(Head::default(), (pos, k * every), raw, parent, every);
         let (h, _, next) = made.unwrap();
@@ -205,6 +226,23 @@ fn whole_checkpoints_are_the_first_and_every_fifth_after_it() {
         parent = next;
     }
     assert_eq!(whole, [1, 6, 11, 16]);
+}
+
+/// A checkpoint whose sections are not named as its would-be parent's are
+/// (a system added since) is whole, and names the new section.
+#[test]
+fn a_checkpoint_with_other_sections_than_its_parent_is_whole() {
+    let every = 100;
+    let first = kept_sections((200, b"old"));
+    let made = next_checkpoint(Head::default(), ((1, 1), every), first, None, every);
+    let parent = made.unwrap().2;
+    assert!(parent.is_some());
+    let mut more = kept_sections((300, b"new"));
+    more.push(("f".to_string(), vec![1u8; 5].into()));
+    let made = next_checkpoint(Head::default(), ((2, 2), 2 * every), more, parent, every);
+    let h = made.unwrap().0;
+    assert!(h.parent.is_none() && !h.patched);
+    assert_eq!(h.index("f"), Some(6));
 }
 
 #[test]
