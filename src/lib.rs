@@ -48,7 +48,7 @@
 //!   records, [`ledger::segment`] the files chunks are stored in, [`ledger::canonical`] the
 //!   canonical form and record hash, [`ledger::summary`] and [`ledger::idem`] what each
 //!   chunk's index entry and fingerprints hold, `published.rs` the read view (`HEAD`,
-//!   `index`, `fps`) every reader goes through, [`ledger::checkpoint`] the checkpoints (numbered sections of bytes it
+//!   `index`, `fps`) every reader goes through, [`ledger::checkpoint`] the checkpoints (named sections of bytes it
 //!   does not read) and [`ledger::patch`] the patches their deltas are stored as; `verify.rs` is `verify` (a reading thread, two
 //!   checking workers), `lanes.rs` BLAKE3 of many short inputs across the SIMD lanes;
 //!   `open.rs` opens a ledger for writing (lock, sled) or reading (the view alone) and
@@ -180,8 +180,8 @@
 //! left: sled 0.34.7 would take it for its latest snapshot and refuse the database as
 //! corrupt.
 //!
-//! **Checkpoints.** The check fold of every append stores the rules in force and the five
-//! projection states (six sections) every `N/20` records of fold order (in steps of 5,000,
+//! **Checkpoints.** The check fold of every append stores the rules in force and every
+//! projection state (a section each, named) every `N/20` records of fold order (in steps of 5,000,
 //! at least 10,000 apart). Every fifth is whole, one zstd frame a section; the others are
 //! deltas on the latest whole one: each section compressed with the parent's as zstd
 //! prefix or, when the same append made the parent, a patch copying its unchanged ranges.

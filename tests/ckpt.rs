@@ -374,3 +374,45 @@ fn missing_and_unnamed_checkpoint_files_change_no_answer_and_strays_go() {
     assert!(other.exists(), "a file that is not a checkpoint's stays");
     assert!(assert_same_answers(d, "after an append with files missing") > 50);
 }
+
+/// A checkpoint without a system's section (one made before that system was
+/// added) still serves the other systems' queries; a query of that system
+/// starts from an older checkpoint instead, with the full replay's answer.
+#[test]
+fn a_checkpoint_without_a_systems_section_serves_only_the_others() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    append(d, &gen(3300, 5));
+    let all = headers(d);
+    let (key, h) = all.last().expect("checkpoints");
+    let file = checkpoint_file(d, key);
+    let bytes = std::fs::read(&file).unwrap();
+    let start = header_len(&bytes);
+    let i = h.index("cfr").expect("a cfr section");
+    let stored = |s: &[laurel::ledger::checkpoint::Section]| -> usize {
+        s.iter().map(|s| s.stored as usize).sum()
+    };
+    let (at, end) = (
+        start + stored(&h.sections[..i]),
+        start + stored(&h.sections[..=i]),
+    );
+    let mut without = h.clone();
+    without.sections.remove(i);
+    let mut out = laurel::ledger::checkpoint::encode_header(&without);
+    out.extend_from_slice(&bytes[start..at]);
+    out.extend_from_slice(&bytes[end..]);
+    std::fs::write(&file, out).unwrap();
+    let from_it = format!("resumed after seq {} ", h.pos.1);
+    let trace = |table: &str| {
+        let out = cmd(d, &["standings", table], false);
+        assert!(out.status.success(), "{table}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(trace("valar").contains(&from_it), "{}", trace("valar"));
+    let cfr = trace("cfr");
+    assert!(
+        cfr.contains("resumed after") && !cfr.contains(&from_it),
+        "{cfr}"
+    );
+    assert!(assert_same_answers(d, "without a cfr section") > 50);
+}

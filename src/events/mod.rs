@@ -168,7 +168,7 @@ impl LineParser {
             if deferred(&s.kind) {
                 return Ok(s);
             }
-            if let Some(event) = fast_payload(&s.kind, &s.canonical) {
+            if let Some(event) = dispatch(&s.kind, Stored(&s.canonical)).ok().flatten() {
                 let event = Some(event);
                 return Ok(Screened { event, ..s });
             }
@@ -192,7 +192,7 @@ impl LineParser {
 
     fn fast(&mut self, line: &[u8]) -> Option<Parsed> {
         let s = self.fast_envelope(line)?;
-        let event = fast_payload(&s.kind, &s.canonical)?;
+        let event = dispatch(&s.kind, Stored(&s.canonical)).ok().flatten()?;
         Some(Parsed {
             id: s.id,
             at: s.at,
@@ -228,12 +228,6 @@ impl LineParser {
             canonical,
         })
     }
-}
-
-/// The typed payload of canonical bytes whose envelope is checked, or `None`
-/// for the slow path.
-fn fast_payload(kind: &str, canonical: &[u8]) -> Option<Event> {
-    dispatch(kind, Stored(canonical)).ok()?
 }
 
 /// Decode a stored event (its canonical bytes, checked at append) into a
@@ -357,8 +351,11 @@ const NOT_CANONICAL: &str =
 /// record. Events are stored canonical (keys sorted, each once, no
 /// whitespace), so `type` is read from the end ([`guess_stored_kind`]) and the
 /// members from the front up to `id` (up to `target` for a void), and the rest
-/// of the payload is not read. An event laid out otherwise was not written by
-/// laurel, and is refused.
+/// of the payload is not read. What it reads must be laid out so (keys rising,
+/// each once, no whitespace), or the event is refused: laurel wrote it
+/// otherwise. An `id` after a key above it is not seen (the read stopped
+/// there); such bytes are not an event laurel wrote either, and a fold that
+/// decodes them refuses them.
 pub fn stored_header(bytes: &[u8]) -> Result<StoredHeader<'_>, String> {
     let kind = guess_stored_kind(bytes).ok_or(NOT_CANONICAL)?;
     let void = &bytes[kind] == b"ledger.voided";

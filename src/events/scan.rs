@@ -1,8 +1,10 @@
 //! A strict, allocation-light JSON scanner over bytes: the fast path of
-//! [`super::LineParser::parse`] (input line → canonical bytes), and the check
-//! that a stored event's `type` was found at its end ([`super::guess_stored_kind`]).
+//! [`super::LineParser::parse`] (input line → canonical bytes), the check
+//! that a stored event's `type` was found at its end ([`super::guess_stored_kind`]),
+//! and `verify`'s read of a stored event's header ([`super::stored_header`],
+//! which refuses what is not laid out as laurel stores events).
 //!
-//! It never decides that an input is *invalid*: whenever it meets anything it
+//! For input lines it never decides that an input is *invalid*: whenever it meets anything it
 //! does not handle exactly like `serde_json` + [`super::parse_event`] (escaped
 //! keys, duplicate keys, floats, `-0`, integers out of range, over-long
 //! strings, deep nesting, malformed JSON, invalid UTF-8), it returns `None` and
@@ -56,7 +58,7 @@ impl<'a> Str<'a> {
 /// of `x ^ c…c`, and `(v - 0x01…01) & !v & 0x80…80` flags zero bytes (bytes below
 /// 0x20 likewise, with `0x20…20`); a borrow can only flag bytes *above* a true
 /// hit, so the lowest flag is the first match.
-pub(super) fn plain_run(b: &[u8]) -> usize {
+fn plain_run(b: &[u8]) -> usize {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let zero = |v: u64| v.wrapping_sub(LO) & !v;
@@ -233,7 +235,7 @@ impl<'a> Scanner<'a> {
 /// The leading members of a whitespace-free object whose keys rise strictly
 /// (as a canonical, JCS, object's do), up to and including key `last`: the
 /// scan stops at the first key above it without reading that member or any
-/// after it. `None` (for the full scans) on anything else: an escaped key, a
+/// after it. `None` on anything else: an escaped key, a
 /// key not above the one before, malformed bytes.
 pub(crate) fn sorted_members_through<'a>(
     b: &'a [u8],

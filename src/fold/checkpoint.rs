@@ -1,9 +1,9 @@
 //! Folds that start from a checkpoint, and the check fold that makes them.
 //!
-//! The ledger stores checkpoints as numbered sections of bytes it does not
+//! The ledger stores checkpoints as named sections of bytes it does not
 //! read ([`crate::ledger::checkpoint`]); this module says what the sections
-//! are: section 0 the rules in force (bincode of [`Params`]), then one per
-//! projection, in [`NAMESPACES`] order, each encoded and read back by its
+//! are: `ledger.rules`, the rules in force (bincode of [`Params`]), then one
+//! per projection under its namespace, in [`NAMESPACES`] order, each encoded and read back by its
 //! system (`RatingSystem::checkpoint` and `restore`, through
 //! `State::checkpoint_of` and `State::restore_of`). A query resumes from the latest usable checkpoint at or
 //! before its `--as-of` and folds the records after it; the check fold of an
@@ -110,10 +110,13 @@ fn decode_state(
     Ok(Some(state))
 }
 
-/// Does a query of `only` read section `name`: the rules, and `only`'s state
-/// (every state for `None`)?
-fn wanted_section(name: &str, only: Option<&str>) -> bool {
-    name == RULES || NAMESPACES.contains(&name) && only.is_none_or(|o| o == name)
+/// The sections a query of `only` reads: the rules, and `only`'s state
+/// (every state for `None`).
+fn needed(only: Option<&str>) -> Vec<&'static str> {
+    let states = NAMESPACES
+        .iter()
+        .filter(|ns| only.is_none_or(|o| o == **ns));
+    std::iter::once(RULES).chain(states.copied()).collect()
 }
 
 /// `only`'s state from the frames of a checkpoint with header `h` ([`decode_state`]).
@@ -193,9 +196,7 @@ impl Ledger {
         said: &dyn Fn(Option<(Pos, u64)>),
     ) -> Result<super::Folded> {
         let bound = (q.as_of.unwrap_or(Micros::MAX), u64::MAX);
-        let Some((h, mut frames)) =
-            self.stored_before(bound, upto, &|name| wanted_section(name, q.only))?
-        else {
+        let Some((h, mut frames)) = self.stored_before(bound, upto, &needed(q.only))? else {
             // No checkpoint: start from the empty state before every position,
             // which plans from the chunk summaries (only the chunks whose `at`
             // range reaches back to --as-of are read) rather than every

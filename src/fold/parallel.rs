@@ -382,7 +382,7 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
             bytes,
         } => {
             let env = events::guess_stored_kind(bytes);
-            let kind = stored_kind(bytes, seq, &env, only)?;
+            let kind = stored_kind(bytes, seq, &env)?;
             let stored = Stage::Stored {
                 seq,
                 at,
@@ -412,32 +412,21 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
     }
 }
 
-/// The `type` a stored record is routed by: borrowed from its bytes when the
-/// reader found it there (no allocation per record).
-fn stored_kind<'b>(
-    bytes: &'b [u8],
-    seq: u64,
-    env: &Option<Range<usize>>,
-    only: Option<&str>,
-) -> Result<Cow<'b, str>> {
-    Ok(match (env, only) {
-        (Some(k), _) => String::from_utf8_lossy(&bytes[k.clone()]),
-        (None, Some(_)) => Cow::Owned(
-            events::stored_kind(bytes)
-                .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))?,
-        ),
-        // Not plain, no filter: the first worker decodes it (the serde way,
-        // with its result or message).
-        (None, None) => Cow::Borrowed(""),
-    })
+/// The `type` a stored record is routed by: the one guessed from its end
+/// (`env`), borrowed from its bytes (no allocation per record), else serde's
+/// answer. A record routed by its guess is checked as its worker decodes it:
+/// a malformed one fails to decode wherever it goes. A filtered fold skips
+/// the records its guess puts in another namespace without decoding them, as
+/// a query skips every chunk outside its `--as-of` range: a fold reads what
+/// it needs, and `verify` is what reads (and hashes) everything.
+fn stored_kind<'b>(bytes: &'b [u8], seq: u64, env: &Option<Range<usize>>) -> Result<Cow<'b, str>> {
+    match env {
+        Some(k) => Ok(String::from_utf8_lossy(&bytes[k.clone()])),
+        None => events::stored_kind(bytes)
+            .map(Cow::Owned)
+            .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}"))),
+    }
 }
-
-// The reader routes a record by the `type` guessed from its end, else by
-// serde's answer. A record routed by its guess is checked as its worker
-// decodes it: a malformed one fails to decode wherever it goes. A filtered
-// fold skips the records its guess puts in another namespace without decoding
-// them, as a query skips every chunk outside its `--as-of` range: a fold reads
-// what it needs, and `verify` is what reads (and hashes) everything.
 
 /// A record on its way to a batch: decoded, or bytes still to be copied; or
 /// a snapshot's mark.

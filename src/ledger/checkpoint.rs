@@ -3,8 +3,8 @@
 //! the whole log.
 //!
 //! **Made** by the check fold of every append: every `N / 20` records of fold
-//! order (see [`PER_LEDGER`], [`MIN_EVERY`]) it stores its state (all five
-//! projections and the rules in force). An append folds from the latest
+//! order (see [`PER_LEDGER`], [`MIN_EVERY`]) it stores its state (every
+//! projection and the rules in force). An append folds from the latest
 //! checkpoint that is still valid, so appending a few events to a large ledger
 //! costs the tail of the fold, not all of it. The fold's workers encode their
 //! sections, a thread of its own compresses them and writes their file
@@ -78,7 +78,7 @@
 //! changed. A delta on a parent read back from its file (an append that
 //! resumes) has no spans to go by and is not patched.
 //!
-//! A delta is read only if its parent's header still hashes to `digest` (so
+//! A delta is read only if its parent's header still hashes to the BLAKE3 of its link (so
 //! the prefix is the exact bytes it was compressed with) and sorts before it;
 //! a missing or changed parent, a bad frame or checksum, or a length that does
 //! not add up makes the checkpoint absent, and so does a file that is missing,
@@ -271,10 +271,6 @@ fn header_len(b: &[u8]) -> Option<usize> {
     (len <= MAX_HEADER).then_some(len)
 }
 
-fn header(b: &[u8]) -> Option<Header> {
-    Header::read(b)
-}
-
 /// A whole checkpoint: what a delta is made from.
 pub(crate) struct Parent {
     header: Header,
@@ -395,26 +391,29 @@ impl Ledger {
             before.map(|(k, v)| (*k, v.clone())).collect()
         })?;
         Ok(tried.into_iter().filter_map(move |(k, v)| {
-            let h = header(&v).filter(|h| key(h.pos) == k)?;
+            let h = Header::read(&v).filter(|h| key(h.pos) == k)?;
             self.usable(&h, upto).map(|ok| ok.then_some(h)).transpose()
         }))
     }
 
-    /// The latest usable checkpoint at or before `bound` whose stored frames
-    /// are all there: its header and, for each section `want` picks by name,
-    /// the frames along its chain, whole checkpoint first. Nothing is
-    /// decompressed yet.
+    /// The latest usable checkpoint at or before `bound` that has every
+    /// section named in `want`, with their stored frames all there: its
+    /// header and, for each of them (at its place in the header), the frames
+    /// along its chain, whole checkpoint first. Nothing is decompressed yet.
     pub(crate) fn stored_before(
         &self,
         bound: Pos,
         upto: u64,
-        want: &dyn Fn(&str) -> bool,
+        want: &[&str],
     ) -> Result<Option<Stored>> {
         'next: for h in self.usable_before(bound, upto)? {
             let h = h?;
             let mut frames: Vec<Option<Frames>> = vec![None; h.sections.len()];
-            for (i, s) in h.sections.iter().enumerate().filter(|(_, s)| want(&s.name)) {
-                match self.frames(&h, &s.name)? {
+            for name in want {
+                let Some(i) = h.index(name) else {
+                    continue 'next;
+                };
+                match self.frames(&h, name)? {
                     Some(f) => frames[i] = Some(f),
                     None => continue 'next,
                 }
@@ -454,7 +453,7 @@ impl Ledger {
         }
         let link = Some(link(&root));
         let deltas = self.with_headers(|all| {
-            let on_root = |v: &&Vec<u8>| header(v).is_some_and(|c| c.parent == link);
+            let on_root = |v: &&Vec<u8>| Header::read(v).is_some_and(|c| c.parent == link);
             all.values().filter(on_root).count()
         })?;
         Ok(Some(read_back(root, sections, deltas)))
@@ -539,7 +538,7 @@ impl Ledger {
             return Ok(None);
         };
         let linked = blake3::hash(&v).as_bytes() == &digest;
-        let parent = header(&v)
+        let parent = Header::read(&v)
             .filter(|p| linked && key(p.pos) == pk && p.pos < h.pos && p.parent.is_none());
         Ok(parent.map(|p| vec![h.clone(), p]))
     }
@@ -550,7 +549,7 @@ impl Ledger {
     pub(crate) fn drop_checkpoints(&self, doomed: impl Fn(&Header) -> bool) -> Result<()> {
         let dir = self.files_dir();
         let gone: Vec<[u8; 16]> = self.with_headers(|all| {
-            let bad = |(k, v): (&[u8; 16], &Vec<u8>)| match header(v) {
+            let bad = |(k, v): (&[u8; 16], &Vec<u8>)| match Header::read(v) {
                 Some(h) if key(h.pos) == *k && !doomed(&h) => None,
                 _ => Some(*k),
             };

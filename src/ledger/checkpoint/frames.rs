@@ -8,9 +8,9 @@ use crate::ledger::patch;
 /// often, and both are read back as fast whatever the level, so both use
 /// fast levels: the `checkpoints` thread's CPU matters more than their bytes.
 const WHOLE_LEVEL: i32 = 1;
-/// Deltas matched against their parent by zstd itself (kind 1).
+/// Deltas matched against their parent by zstd itself (prefix deltas).
 const DELTA_LEVEL: i32 = 1;
-/// The frames of patches (kinds 2 and 3): zstd's fastest mode, which stores
+/// The frames of patches (patched deltas): zstd's fastest mode, which stores
 /// nearly every byte as it is (a patch is what the parent lacks, so little in
 /// it repeats), for the frame's checksum and one reading path.
 pub(super) const PATCH_LEVEL: i32 = -1000;
@@ -80,6 +80,11 @@ pub(super) fn decompress_into(
     let Some(len) = usize::try_from(len).ok().filter(|&n| n <= 1 << 34) else {
         return false;
     };
+    // The frame says how long it is (every frame is written whole): a length
+    // it does not say is damage, not a buffer to reserve.
+    if !matches!(zstd::zstd_safe::get_frame_content_size(stored), Ok(Some(n)) if n == len as u64) {
+        return false;
+    }
     out.clear();
     out.reserve(len);
     let mut dx = DCtx::create();

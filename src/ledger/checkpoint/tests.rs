@@ -69,7 +69,7 @@ fn sample_header(lens: [u64; 6]) -> Header {
 #[test]
 fn headers_round_trip_and_damage_reads_as_absent() {
     let h = sample_header([1, 2, 3, 4, 5, 6]);
-    assert_eq!(header(&encode_header(&h)), Some(h.clone()));
+    assert_eq!(Header::read(&encode_header(&h)), Some(h.clone()));
     assert_eq!(h.index("c"), Some(3));
     assert_eq!(h.index("z"), None);
     let delta = Header {
@@ -77,22 +77,25 @@ fn headers_round_trip_and_damage_reads_as_absent() {
         patched: true,
         ..h.clone()
     };
-    assert_eq!(header(&encode_header(&delta)), Some(delta.clone()));
+    assert_eq!(Header::read(&encode_header(&delta)), Some(delta.clone()));
     let mut hb = encode_header(&h);
     hb[0] = b'X';
-    assert!(header(&hb).is_none(), "another magic");
+    assert!(Header::read(&hb).is_none(), "another magic");
     let b = encode_header(&delta);
-    assert!(header(&b[..b.len() - 1]).is_none(), "cut short");
+    assert!(Header::read(&b[..b.len() - 1]).is_none(), "cut short");
     let mut longer = b.clone();
     longer.push(0);
-    assert!(header(&longer).is_none(), "longer than its length says");
+    assert!(
+        Header::read(&longer).is_none(),
+        "longer than its length says"
+    );
     let mut huge = b.clone();
     huge[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
-    assert!(header(&huge).is_none(), "a length past the limit");
+    assert!(Header::read(&huge).is_none(), "a length past the limit");
     let mut bad = b;
     let last = bad.len() - 1;
     bad[last] = 0xFF;
-    assert!(header(&bad).is_none(), "a damaged value");
+    assert!(Header::read(&bad).is_none(), "a value bincode cannot read");
 }
 
 /// A file holds its header's bytes first, so a file left from another

@@ -4,7 +4,8 @@
 //! A place is `Some(n)` for a classified finish `n` (1 = win) and `None` for a
 //! dnf. Points tables are indexed by place: `table[0]` is a win. All values are
 //! exact rationals; nothing here rounds except [`round_to`] and
-//! [`elimination_score`] (to the places shown) and [`narrow`] (past `i128`).
+//! [`elimination_score`] (to the places shown) and [`narrow`] (past a
+//! denominator of 10^18).
 //!
 //! Totality: a decayed heat sum has the denominator `b^(heats - 1)` for a decay
 //! `a / b` (`b` up to 10^6), past `i128` from a handful of heats, so the
