@@ -230,9 +230,10 @@ fn appends_killed_while_writing_checkpoints_leave_right_answers() {
     assert!(assert_same_answers(d, "after killed appends") > 100);
 }
 
-/// The length of a checkpoint file's header (magic, value length, value).
+/// The length of a checkpoint file's header (magic, value length, value,
+/// 16 bytes of check).
 fn header_len(bytes: &[u8]) -> usize {
-    8 + u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize
+    8 + u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize + 16
 }
 
 /// The file of the checkpoint whose header is under `key` in ledger `d`.

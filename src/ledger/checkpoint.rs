@@ -45,7 +45,8 @@
 //! (written as "<...>.lcp.tmp", synced, then renamed):
 //!   magic    4 bytes   b"LCP6" (the format version; any other is ignored)
 //!   length   u32 LE    of the header value, at most 64 KiB
-//!   header   bincode (varint) of `Header`:
+//!   header   bincode (varint) of `Header`, then 16 bytes of BLAKE3 of
+//!            magic, length and value (a header that fails it reads as absent):
 //!              head (seq, hash) when it was made; position (at, seq);
 //!              folded: records folded up to and including the position;
 //!              parent: a delta's parent's key and the BLAKE3 of its header
@@ -155,6 +156,8 @@ const MAGIC: &[u8; 4] = b"LCP6";
 const PREFIX: usize = 8;
 /// The longest header value read: a few dozen bytes a section.
 const MAX_HEADER: usize = 64 << 10;
+/// The header's own check: the first bytes of BLAKE3 of prefix and value.
+const CHECK: usize = 16;
 /// The directory, in the ledger's, of the checkpoint files.
 const DIR: &str = "checkpoints";
 /// A checkpoint file's name: the hex of its key, then this extension.
@@ -245,13 +248,16 @@ impl Header {
     /// The header at the start of `b` (exactly), or `None`: another
     /// format, cut short or damaged.
     pub fn read(b: &[u8]) -> Option<Header> {
-        let len = header_len(b)?;
-        if b.len() != PREFIX + len {
+        if b.len() != PREFIX + header_len(b)? {
+            return None;
+        }
+        let (body, check) = b.split_at(b.len() - CHECK);
+        if blake3::hash(body).as_bytes()[..CHECK] != *check {
             return None;
         }
         use bincode::Options;
         let options = bincode::DefaultOptions::new().with_limit(MAX_HEADER as u64);
-        options.deserialize(&b[PREFIX..]).ok()
+        options.deserialize(&body[PREFIX..]).ok()
     }
 
     /// The stored bytes the file holds after its header.
@@ -262,13 +268,14 @@ impl Header {
     }
 }
 
-/// The length of the header value that `b` starts with, from its prefix.
+/// How many header bytes follow the prefix `b` starts with: the value's
+/// length (from the prefix) and the check.
 fn header_len(b: &[u8]) -> Option<usize> {
     if b.get(..4)? != MAGIC {
         return None;
     }
     let len = u32::from_le_bytes(b.get(4..PREFIX)?.try_into().ok()?) as usize;
-    (len <= MAX_HEADER).then_some(len)
+    (len <= MAX_HEADER).then_some(len + CHECK)
 }
 
 /// A whole checkpoint: what a delta is made from.
@@ -284,16 +291,19 @@ pub(crate) struct Parent {
     kept: Option<Vec<Vec<Span>>>,
 }
 
-/// A header's bytes: [`MAGIC`], the value's length, the value (bincode).
+/// A header's bytes: [`MAGIC`], the value's length, the value (bincode),
+/// then the first [`CHECK`] bytes of BLAKE3 of all that.
 pub fn encode_header(h: &Header) -> Vec<u8> {
     use bincode::Options;
     let value = bincode::DefaultOptions::new()
         .serialize(h)
         .unwrap_or_default(); // cannot fail into a Vec; an empty value would read as absent
-    let mut b = Vec::with_capacity(PREFIX + value.len());
+    let mut b = Vec::with_capacity(PREFIX + value.len() + CHECK);
     b.extend_from_slice(MAGIC);
     b.extend_from_slice(&(value.len() as u32).to_le_bytes());
     b.extend_from_slice(&value);
+    let check = blake3::hash(&b);
+    b.extend_from_slice(&check.as_bytes()[..CHECK]);
     b
 }
 
