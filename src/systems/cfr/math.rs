@@ -28,10 +28,10 @@ pub fn table_points(table: &[i64], place: Option<u32>) -> i128 {
         .map_or(0, |&v| i128::from(v))
 }
 
-/// `decay^i` exactly.
-pub fn decay_weight(decay: Rational, i: usize) -> BigRational {
+/// `1, decay, decay², …` exactly: one product a weight.
+pub fn decay_weights(decay: Rational) -> impl Iterator<Item = BigRational> {
     let d = big(decay);
-    (0..i).fold(BigRational::one(), |w, _| w * &d)
+    std::iter::successors(Some(BigRational::one()), move |w| Some(w * &d))
 }
 
 /// `r` as a big rational.

@@ -202,10 +202,11 @@ fn heat_terms(t: &Tables, places: &[Place]) -> String {
     pts.sort_unstable_by(|a, b| b.cmp(a));
     let terms: Vec<String> = pts
         .iter()
+        .zip(math::decay_weights(t.decay))
         .enumerate()
-        .map(|(i, p)| match i {
+        .map(|(i, (p, w))| match i {
             0 => p.to_string(),
-            _ => format!("{p}*{}", num(math::narrow(&math::decay_weight(t.decay, i)))),
+            _ => format!("{p}*{}", num(math::narrow(&w))),
         })
         .collect();
     let names: Vec<String> = places.iter().map(|&p| place_text(p)).collect();
