@@ -1,7 +1,6 @@
 //! LEB128 varints, the one byte codec of laurel's own compact layouts: the
 //! projection states that checkpoints load on every point-in-time query (the
-//! mepbm state: `systems/mepbm/store.rs`), checkpoint patches
-//! (`ledger/patch.rs`), and packed in-memory buffers (a table's rows, a site
+//! mepbm state: `systems/mepbm/store.rs`) and packed in-memory buffers (a table's rows, a site
 //! player's places, tournament rows of cards and cfr).
 //!
 //! Why not bincode: a state is mostly long vectors of small records (a 1M-event

@@ -49,7 +49,7 @@
 //!   canonical form and record hash, [`ledger::summary`] and [`ledger::idem`] what each
 //!   chunk's index entry and fingerprints hold, `published.rs` the read view (`HEAD`,
 //!   `index`, `fps`) every reader goes through, [`ledger::checkpoint`] the checkpoints (named sections of bytes it
-//!   does not read) and [`ledger::patch`] the patches their deltas are stored as; `verify.rs` is `verify` (a reading thread, two
+//!   does not read); `verify.rs` is `verify` (a reading thread, two
 //!   checking workers), `lanes.rs` BLAKE3 of many short inputs across the SIMD lanes;
 //!   `open.rs` opens a ledger for writing (lock, sled) or reading (the view alone) and
 //!   makes an append durable, `append.rs` and `parse.rs` are
@@ -184,7 +184,7 @@
 //! projection state (a section each, named) every `N/20` records of fold order (in steps of 5,000,
 //! at least 10,000 apart). Every fifth is whole, one zstd frame a section; the others are
 //! deltas on the latest whole one: each section compressed with the parent's as zstd
-//! prefix or, when the same append made the parent, a patch copying its unchanged ranges.
+//! prefix.
 //! A query with a plain `--as-of` (or none) starts from the latest valid checkpoint at or
 //! before it and decodes only its own namespace's section; `--known-at`, `--rules` and
 //! `history` fold from nothing. `LAUREL_NO_CHECKPOINTS=1` forces the full fold,

@@ -16,7 +16,6 @@ use serde::Serialize;
 use super::{Pos, Query, Sink, Start};
 use crate::error::{Error, Result};
 use crate::ledger::checkpoint::{every, small, unpack, Frames, Header, Parent};
-use crate::ledger::patch::Encoded;
 use crate::ledger::{Head, Ledger, View};
 use crate::params::Params;
 use crate::systems::{State, NAMESPACES};
@@ -53,16 +52,16 @@ pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";
 #[cfg(test)]
 pub fn encode(state: &State, params: &Params) -> Result<Vec<Vec<u8>>> {
     (0..names().len())
-        .map(|i| encode_section(state, params, i).map(|e| e.bytes))
+        .map(|i| encode_section(state, params, i))
         .collect()
 }
 
 /// Section `i`'s bytes ([`names`]): 0 the rules in force, `1 + ns` the projection of
 /// `NAMESPACES[ns]` (a parallel check fold encodes each on the worker that
 /// folds that namespace, see `super::Sink`).
-pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Encoded> {
+pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Vec<u8>> {
     match i {
-        0 => section_bytes(params).map(Encoded::from),
+        0 => section_bytes(params),
         _ => state
             .checkpoint_of(i - 1)
             .map_err(|e| Error::Storage(format!("checkpoint: {e}"))),

@@ -357,10 +357,8 @@ pub struct Start {
     pub folded: u64,
 }
 
-pub use crate::ledger::patch::Encoded;
-
 /// A checkpoint's bytes: one section each.
-pub type Snapshot = Vec<Encoded>;
+pub type Snapshot = Vec<Vec<u8>>;
 
 /// What a fold hands its state to every `every` records of fold order (counted
 /// from the first record of the log): position, count and the encoded state.
@@ -369,7 +367,7 @@ pub struct Sink<'a> {
     /// Encodes section `i` of a snapshot: 0 the rules in force, `1 + ns` the
     /// projection of `NAMESPACES[ns]`. Pure, so it runs on the worker that folds
     /// that namespace, at exactly that state.
-    pub encode: fn(&State, &Params, usize) -> Result<Encoded>,
+    pub encode: fn(&State, &Params, usize) -> Result<Vec<u8>>,
     /// Stores a snapshot (all `1 + NAMESPACES.len()` sections, in order); runs
     /// on the caller's thread (which owns the ledger), in fold order.
     pub put: &'a mut dyn FnMut(Pos, u64, Snapshot) -> Result<()>,

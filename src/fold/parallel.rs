@@ -109,11 +109,11 @@ struct Duty {
     sections: Vec<usize>,
 }
 
-type Encode = fn(&State, &Params, usize) -> Result<super::Encoded>;
+type Encode = fn(&State, &Params, usize) -> Result<Vec<u8>>;
 /// One section of snapshot `n`: `(n, section, bytes)`.
-type Section = (u64, usize, super::Encoded);
+type Section = (u64, usize, Vec<u8>);
 /// A snapshot's sections, as they come.
-type Parts = Vec<Option<super::Encoded>>;
+type Parts = Vec<Option<Vec<u8>>>;
 
 /// The namespaces folded (by index in `NAMESPACES`), grouped by worker: each
 /// system names its worker ([`crate::systems::RatingSystem::WORKER`]). At 1M

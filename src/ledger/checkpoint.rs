@@ -43,7 +43,7 @@
 //!   at (i64) with its sign bit flipped, big-endian; then seq, u64 big-endian
 //! file "checkpoints/<32 hex digits of the key>.lcp" in the ledger directory
 //! (written as "<...>.lcp.tmp", synced, then renamed):
-//!   magic    4 bytes   b"LCP6" (the format version; any other is ignored)
+//!   magic    4 bytes   b"LCP7" (the format version; any other is ignored)
 //!   length   u32 LE    of the header value, at most 64 KiB
 //!   header   bincode (varint) of `Header`, then 16 bytes of BLAKE3 of
 //!            magic, length and value (a header that fails it reads as absent):
@@ -51,15 +51,12 @@
 //!              folded: records folded up to and including the position;
 //!              parent: a delta's parent's key and the BLAKE3 of its header
 //!              bytes (magic, length, value), absent for a whole one;
-//!              patched: a delta's sections are patches (below);
 //!              sections: (name, stored length, uncompressed length) each
 //!   then each section's stored bytes, in the header's order, back to back
 //!   (the file is exactly as long as they add up to).
 //!   A section's stored bytes: one zstd frame (with content checksum) of the
 //!   section's bytes; for a delta, compressed with the parent's section of
-//!   the same name, uncompressed, as prefix; but in a patched delta each is
-//!   one zstd frame, without prefix, of a patch that makes the section from
-//!   the parent's (`ledger/patch.rs`).
+//!   the same name, uncompressed, as prefix.
 //! ```
 //!
 //! Sections are bytes the ledger does not read, named by the fold that makes
@@ -69,15 +66,6 @@
 //! checkpoint after the sections changed is whole). A checkpoint without a
 //! section a fold needs (one made before a system was added) is not used by
 //! that fold: adding a system or a field changes no format.
-//!
-//! **Patches**: a delta whose whole parent this process made stores its
-//! sections as patches: spans of bytes the encoder kept from an
-//! earlier encoding carry a stamp ([`Span`]) and are copied from their place
-//! in the parent, and growing parts are marked as *columns* ([`Span::COLUMN`]),
-//! which the patch compares with the parent's and copies where equal (a grown
-//! vector: all of the parent's elements), so zstd compresses only what
-//! changed. A delta on a parent read back from its file (an append that
-//! resumes) has no spans to go by and is not patched.
 //!
 //! A delta is read only if its parent's header still hashes to the BLAKE3 of its link (so
 //! the prefix is the exact bytes it was compressed with) and sorts before it;
@@ -104,8 +92,6 @@ use std::sync::mpsc::{channel, sync_channel};
 
 use crate::error::{Error, Result};
 use crate::time::Micros;
-
-use super::patch::{Encoded, Span};
 
 use super::summary::Summary;
 use super::{Head, Ledger};
@@ -151,7 +137,7 @@ pub const MIN_EVERY: u64 = 10_000;
 /// The spacing is a multiple of this, so it changes in steps as a ledger grows.
 const STEP: u64 = 5_000;
 
-const MAGIC: &[u8; 4] = b"LCP6";
+const MAGIC: &[u8; 4] = b"LCP7";
 /// The magic and the header value's length (u32, little-endian).
 const PREFIX: usize = 8;
 /// The longest header value read: a few dozen bytes a section.
@@ -222,9 +208,6 @@ pub struct Header {
     pub folded: u64,
     /// A delta's parent: its key and the BLAKE3 of its header's bytes.
     pub parent: Option<([u8; 16], [u8; 32])>,
-    /// Are a delta's sections patches on its parent's (`ledger/patch.rs`)
-    /// rather than zstd frames with the parent's section as prefix?
-    pub patched: bool,
     pub sections: Vec<Section>,
 }
 
@@ -285,10 +268,6 @@ pub(crate) struct Parent {
     raw: Vec<Vec<u8>>,
     /// How many deltas were made on it.
     deltas: usize,
-    /// Where each section's kept values and columns lie, sorted by stamp:
-    /// known when this process encoded it (its deltas are then patched),
-    /// `None` when it was read back from its file.
-    kept: Option<Vec<Vec<Span>>>,
 }
 
 /// A header's bytes: [`MAGIC`], the value's length, the value (bincode),
@@ -323,7 +302,7 @@ impl Ledger {
         (parent, names): (Option<Parent>, &[&str]),
         new: Head,
         every: u64,
-        fold: impl FnOnce(&mut dyn FnMut(Pos, u64, Vec<Encoded>) -> Result<()>) -> Result<T>,
+        fold: impl FnOnce(&mut dyn FnMut(Pos, u64, Vec<Vec<u8>>) -> Result<()>) -> Result<T>,
     ) -> Result<T> {
         let dir = self.checkpoint_dir()?;
         std::thread::scope(|scope| {
@@ -337,7 +316,7 @@ impl Ledger {
                 })
                 .map_err(|e| Error::io("the checkpoint thread", e))?;
             let store = |made: Result<Made>| self.put_header(&made?);
-            let mut put = |pos: Pos, folded: u64, bytes: Vec<Encoded>| {
+            let mut put = |pos: Pos, folded: u64, bytes: Vec<Vec<u8>>| {
                 if bytes.len() != names.len() {
                     return Err(Error::Storage(
                         "checkpoint: wrong number of sections".into(),
@@ -446,7 +425,6 @@ impl Ledger {
             header,
             raw,
             deltas,
-            kept: None,
         };
         let root = match &chain[..] {
             [_] => return Ok(Some(read_back(h, raw, 0))),
@@ -529,9 +507,7 @@ impl Ledger {
                 return Ok(None);
             };
             match read_file_section(&dir, c, i) {
-                Some(stored) => {
-                    out.push((stored, c.sections[i].raw, c.patched && c.parent.is_some()))
-                }
+                Some(stored) => out.push((stored, c.sections[i].raw)),
                 None => return Ok(None),
             }
         }

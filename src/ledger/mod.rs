@@ -46,7 +46,6 @@ pub mod idem;
 pub(crate) mod lanes;
 mod open;
 mod parse;
-pub mod patch;
 pub(crate) mod published;
 mod read;
 pub mod segment;

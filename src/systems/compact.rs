@@ -20,8 +20,6 @@
 //! from the names when read ([`Interner::from_parts`], the very table
 //! interning builds).
 
-pub use crate::ledger::patch::{Encoded, Span};
-
 /// A state from its checkpoint section in bincode (varint), as the states
 /// that do not lay out their own bytes write it; `None` if damaged. The limit
 /// keeps a damaged length from asking for more memory than the bytes could
@@ -259,13 +257,6 @@ impl Interner {
         (&self.buf, &self.ends)
     }
 
-    /// Append its bincode (as `Serialize` writes it) to `e`, the names and
-    /// their ends as two columns.
-    pub fn encode_columns(&self, e: &mut Encoded) -> bincode::Result<()> {
-        e.column(self.buf.as_str(), self.buf.len())?;
-        e.column(self.ends.as_slice(), self.ends.len())
-    }
-
     /// The interner holding `buf` cut at `ends`, with the very table that
     /// interning them one by one builds: growth doubles the table from 16 slots
     /// whenever it would be over three quarters full, and then (as after every
@@ -499,24 +490,12 @@ pub mod bytes {
 /// goes through `DerefMut`, which drops them first; clones and deserialized
 /// values start without. Serialized as the value alone (`transparent`), so a
 /// state holding `Kept` values keeps its checkpoint layout.
-///
-/// The kept bytes carry a *stamp*, unique in the process ([`next_stamp`]):
-/// equal stamps mean the very same bytes, so a delta checkpoint refers to a
-/// value's place in its whole parent instead of compressing it again
-/// ([`Span`], [`crate::ledger::checkpoint`]).
 #[derive(Default, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Kept<T> {
     value: T,
     #[serde(skip)]
-    encoded: std::sync::OnceLock<(u64, Vec<u8>)>,
-}
-
-/// A stamp no kept bytes of this process had before.
-fn next_stamp() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+    encoded: std::sync::OnceLock<Vec<u8>>,
 }
 
 impl<T> Kept<T> {
@@ -565,11 +544,9 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Kept<T> {
 /// length, then each key and value, with no framing between), but each
 /// value's bytes are its kept ones, made on first use. `out` grows once, by
 /// the exact size plus `then` bytes (what the caller appends next), rather
-/// than doubling a buffer of up to 16 MB. Each value's place goes to `spans`,
-/// in order.
+/// than doubling a buffer of up to 16 MB.
 pub fn encode_map<T: Serialize>(
     out: &mut Vec<u8>,
-    spans: &mut Vec<Span>,
     map: &std::collections::BTreeMap<String, Kept<T>>,
     then: usize,
 ) -> bincode::Result<()> {
@@ -578,23 +555,20 @@ pub fn encode_map<T: Serialize>(
     let mut parts = Vec::with_capacity(map.len());
     let mut size = o.serialized_size(&(map.len() as u64))?;
     for (k, v) in map {
-        let (stamp, bytes) = match v.encoded.get() {
+        let bytes = match v.encoded.get() {
             Some(b) => b,
             None => {
                 let b = o.serialize(&v.value)?;
-                v.encoded.get_or_init(|| (next_stamp(), b))
+                v.encoded.get_or_init(|| b)
             }
         };
         size += o.serialized_size(k.as_str())? + bytes.len() as u64;
-        parts.push((k.as_str(), *stamp, bytes.as_slice()));
+        parts.push((k.as_str(), bytes.as_slice()));
     }
     out.reserve_exact(size as usize + then);
-    spans.reserve(parts.len());
     o.serialize_into(&mut *out, &(map.len() as u64))?;
-    for (k, stamp, bytes) in parts {
+    for (k, bytes) in parts {
         o.serialize_into(&mut *out, k)?;
-        let (at, len) = (out.len(), bytes.len());
-        spans.push(Span { stamp, at, len });
         out.extend_from_slice(bytes);
     }
     Ok(())

@@ -42,7 +42,7 @@ macro_rules! system_items {
     (bincode) => {
         system_items!();
 
-        fn checkpoint(&self) -> Result<crate::systems::compact::Encoded, String> {
+        fn checkpoint(&self) -> Result<Vec<u8>, String> {
             self.checkpoint_bytes().map_err(|e| e.to_string())
         }
 
@@ -75,7 +75,6 @@ use crate::events::{PayloadInput, Record};
 use crate::output::Report;
 use crate::params::{GroupDef, ParamDef, Params};
 use crate::time::Micros;
-use compact::Encoded;
 
 /// One change to a subject's value, with the formula that produced it (`laurel history`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -224,9 +223,8 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     fn tournaments(&self) -> Option<Vec<String>> {
         None
     }
-    /// Its checkpoint section: the state's bytes, and the spans a delta's
-    /// patch goes by ([`crate::ledger::patch::Span`]).
-    fn checkpoint(&self) -> Result<Encoded, String>;
+    /// Its checkpoint section: the state's bytes.
+    fn checkpoint(&self) -> Result<Vec<u8>, String>;
     /// Its state from the bytes of [`RatingSystem::checkpoint`]; `None` if
     /// they are damaged (a checkpoint is a cache: it then reads as absent).
     fn restore(bytes: &[u8]) -> Option<Self>;
@@ -314,7 +312,7 @@ macro_rules! registry {
             }
 
             /// The checkpoint section of namespace `NAMESPACES[ns]`.
-            pub fn checkpoint_of(&self, ns: usize) -> Result<Encoded, String> {
+            pub fn checkpoint_of(&self, ns: usize) -> Result<Vec<u8>, String> {
                 let mut i = 0;
                 $(
                     if i == ns {

@@ -94,10 +94,10 @@ fn sbr_state_round_trips_through_bincode() {
 
 /// The mepbm state through its own checkpoint layout (`mepbm/store.rs`).
 fn through_checkpoint(s: &super::mepbm::State) -> super::mepbm::State {
-    let bytes = s.checkpoint_bytes().bytes;
+    let bytes = s.checkpoint_bytes();
     let back = super::mepbm::State::from_checkpoint(&bytes).expect("decodes");
     // Nothing is lost or reordered: the copy writes the very same bytes.
-    assert_eq!(back.checkpoint_bytes().bytes, bytes);
+    assert_eq!(back.checkpoint_bytes(), bytes);
     back
 }
 
@@ -144,8 +144,8 @@ fn a_generated_mepbm_state_round_trips_mid_fold() {
     assert!(mepbm > 100, "{mepbm} mepbm events after the round trip");
     assert_eq!(reports(&f.state, "mepbm", &f), reports(&copy, "mepbm", &f));
     assert_eq!(
-        f.state.mepbm.checkpoint_bytes().bytes,
-        copy.mepbm.checkpoint_bytes().bytes
+        f.state.mepbm.checkpoint_bytes(),
+        copy.mepbm.checkpoint_bytes()
     );
 }
 
@@ -155,7 +155,7 @@ fn a_generated_mepbm_state_round_trips_mid_fold() {
 #[test]
 fn a_damaged_mepbm_checkpoint_reads_as_absent_without_panicking() {
     let (_, f) = folded("mepbm_");
-    let bytes = f.state.mepbm.checkpoint_bytes().bytes;
+    let bytes = f.state.mepbm.checkpoint_bytes();
     assert!(super::mepbm::State::from_checkpoint(&bytes).is_some());
     for n in 0..bytes.len() {
         assert!(

@@ -5,15 +5,14 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender};
 
-use super::frames::{compress, frame, PATCH_LEVEL};
+use super::frames::compress;
 use super::{encode_header, header_len, key, link, small, Header, Parent, Pos, Section, PREFIX};
 use super::{FILE_EXT, WHOLE_AT, WHOLE_EVERY};
 use crate::error::{Error, Result};
-use crate::ledger::patch::{self, Encoded};
 use crate::ledger::Head;
 
 /// A checkpoint for the checkpoint thread: `(pos, folded, raw sections by name)`.
-pub(super) type Job = (Pos, u64, Vec<(String, Encoded)>);
+pub(super) type Job = (Pos, u64, Vec<(String, Vec<u8>)>);
 /// A checkpoint whose file is written: its header, for the fold's thread to store.
 pub(super) type Made = Header;
 
@@ -188,7 +187,7 @@ pub(super) fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<
 pub(super) fn next_checkpoint(
     new: Head,
     (pos, folded): (Pos, u64),
-    raw: Vec<(String, Encoded)>,
+    raw: Vec<(String, Vec<u8>)>,
     root: Option<Parent>,
     every: u64,
 ) -> Result<(Header, Vec<Vec<u8>>, Option<Parent>)> {
@@ -199,29 +198,20 @@ pub(super) fn next_checkpoint(
     };
     let root =
         root.filter(|p| !whole(folded) && p.deltas + 1 < WHOLE_EVERY as usize && same_names(p));
-    // Patched when the parent's spans are known (this process made it).
-    let spans = root.as_ref().and_then(|p| Some((p, p.kept.as_ref()?)));
     let mut stored = Vec::with_capacity(raw.len());
-    for (i, (_, e)) in raw.iter().enumerate() {
-        stored.push(match spans {
-            Some((p, kept)) => {
-                let patch = patch::make(&e.bytes, &e.spans, &p.raw[i], &kept[i]);
-                frame(&patch, PATCH_LEVEL, None)?
-            }
-            None => compress(&e.bytes, root.as_ref().map(|p| p.raw[i].as_slice()))?,
-        });
+    for (i, (_, bytes)) in raw.iter().enumerate() {
+        stored.push(compress(bytes, root.as_ref().map(|p| p.raw[i].as_slice()))?);
     }
-    let sections = raw.iter().zip(&stored).map(|((name, e), s)| Section {
+    let sections = raw.iter().zip(&stored).map(|((name, bytes), s)| Section {
         name: name.clone(),
         stored: s.len() as u64,
-        raw: e.bytes.len() as u64,
+        raw: bytes.len() as u64,
     });
     let h = Header {
         head: new,
         pos,
         folded,
         parent: root.as_ref().map(|p| link(&p.header)),
-        patched: spans.is_some(),
         sections: sections.collect(),
     };
     // A delta's own sections are dropped here: the next delta's prefix is
@@ -240,18 +230,11 @@ pub(super) fn next_checkpoint(
     ))
 }
 
-/// A whole checkpoint made by this process, as the parent of the next deltas.
-pub(super) fn whole_parent(header: Header, sections: Vec<(String, Encoded)>) -> Parent {
-    let (mut raw, mut kept) = (Vec::new(), Vec::new());
-    for (_, Encoded { bytes, mut spans }) in sections {
-        spans.sort_unstable_by_key(|s| s.stamp);
-        raw.push(bytes);
-        kept.push(spans);
-    }
+/// A whole checkpoint, as the parent of the next deltas.
+pub(super) fn whole_parent(header: Header, sections: Vec<(String, Vec<u8>)>) -> Parent {
     Parent {
         header,
-        raw,
+        raw: sections.into_iter().map(|(_, bytes)| bytes).collect(),
         deltas: 0,
-        kept: Some(kept),
     }
 }

@@ -1,19 +1,11 @@
-//! The zstd frames of checkpoint sections: whole, with a parent's section as
-//! prefix, or a patch on it; and a section's bytes from its frames.
+//! The zstd frames of checkpoint sections: whole, or with a parent's section
+//! as prefix; and a section's bytes from its frames.
 
 use crate::error::{Error, Result};
-use crate::ledger::patch;
 
-/// zstd levels: whole checkpoints are written a few times per ledger, deltas
-/// often, and both are read back as fast whatever the level, so both use
-/// fast levels: the `checkpoints` thread's CPU matters more than their bytes.
-const WHOLE_LEVEL: i32 = 1;
-/// Deltas matched against their parent by zstd itself (prefix deltas).
-const DELTA_LEVEL: i32 = 1;
-/// The frames of patches (patched deltas): zstd's fastest mode, which stores
-/// nearly every byte as it is (a patch is what the parent lacks, so little in
-/// it repeats), for the frame's checksum and one reading path.
-pub(super) const PATCH_LEVEL: i32 = -1000;
+/// zstd's level, whole or delta: checkpoints are read back as fast whatever
+/// the level, so the `checkpoints` thread's CPU matters more than their bytes.
+const LEVEL: i32 = 1;
 
 /// The smallest zstd window log that holds `n` bytes (prefix and frame).
 fn window_log(n: usize) -> u32 {
@@ -28,19 +20,9 @@ fn zstd_error(code: usize) -> Error {
 /// One zstd frame of `raw`, with `prefix` (a parent's same section) as the
 /// prefix it may copy from.
 pub fn compress(raw: &[u8], prefix: Option<&[u8]>) -> Result<Vec<u8>> {
-    let level = if prefix.is_some() {
-        DELTA_LEVEL
-    } else {
-        WHOLE_LEVEL
-    };
-    frame(raw, level, prefix)
-}
-
-/// One zstd frame of `raw` at `level` (see [`compress`]).
-pub(super) fn frame(raw: &[u8], level: i32, prefix: Option<&[u8]>) -> Result<Vec<u8>> {
     use zstd::zstd_safe::{CCtx, CParameter};
     let mut cx = CCtx::create();
-    cx.set_parameter(CParameter::CompressionLevel(level))
+    cx.set_parameter(CParameter::CompressionLevel(LEVEL))
         .map_err(zstd_error)?;
     cx.set_parameter(CParameter::ChecksumFlag(true))
         .map_err(zstd_error)?;
@@ -69,12 +51,7 @@ pub fn decompress(stored: &[u8], prefix: Option<&[u8]>, len: u64) -> Option<Vec<
 /// of deltas decompresses into two buffers instead of one fresh one a link:
 /// first touches of fresh pages were a good part of a query's CPU). `false`
 /// if the frame is not exactly that.
-pub(super) fn decompress_into(
-    out: &mut Vec<u8>,
-    stored: &[u8],
-    prefix: Option<&[u8]>,
-    len: u64,
-) -> bool {
+fn decompress_into(out: &mut Vec<u8>, stored: &[u8], prefix: Option<&[u8]>, len: u64) -> bool {
     use zstd::zstd_safe::{DCtx, DParameter};
     // A section is at most a few times the ledger; refuse absurd lengths.
     let Some(len) = usize::try_from(len).ok().filter(|&n| n <= 1 << 34) else {
@@ -100,21 +77,15 @@ pub(super) fn decompress_into(
 }
 
 /// One section's stored frames along a chain, whole checkpoint first, each
-/// with its uncompressed length and whether it is a patch (`Header::patched`).
-pub(crate) type Frames = Vec<(Vec<u8>, u64, bool)>;
+/// with its uncompressed length.
+pub(crate) type Frames = Vec<(Vec<u8>, u64)>;
 
 /// A section's bytes from its frames: each decompressed with the one before as
 /// prefix, into two buffers used in turn (first touches of fresh pages were a
-/// good part of a query's CPU), or a patch applied to the one before; `None`
-/// if a frame is not exactly that.
+/// good part of a query's CPU); `None` if a frame is not exactly that.
 pub(crate) fn unpack(frames: Frames) -> Option<Vec<u8>> {
     let (mut raw, mut spare): (Option<Vec<u8>>, Vec<u8>) = (None, Vec::new());
-    for (stored, len, patched) in &frames {
-        if *patched {
-            let made = unpatch(stored, raw.as_deref()?, *len)?;
-            spare = raw.replace(made).unwrap_or_default();
-            continue;
-        }
+    for (stored, len) in &frames {
         if !decompress_into(&mut spare, stored, raw.as_deref(), *len) {
             return None;
         }
@@ -122,19 +93,4 @@ pub(crate) fn unpack(frames: Frames) -> Option<Vec<u8>> {
         raw = Some(next);
     }
     raw
-}
-
-/// The section of `len` bytes that the patch in frame `stored` makes from
-/// `parent`; `None` if the frame or the patch is damaged.
-fn unpatch(stored: &[u8], parent: &[u8], len: u64) -> Option<Vec<u8>> {
-    // Every op makes at least one byte and takes at most 21 bytes besides
-    // what it inserts (`patch::make`), so a larger size is damage, not a
-    // buffer to allocate.
-    let size = zstd::zstd_safe::get_frame_content_size(stored).ok()??;
-    let size = Some(size).filter(|&n| n <= len.saturating_mul(22))?;
-    let mut patch = Vec::new();
-    if !decompress_into(&mut patch, stored, None, size) {
-        return None;
-    }
-    patch::apply(parent, &patch, usize::try_from(len).ok()?)
 }

@@ -61,7 +61,6 @@ fn sample_header(lens: [u64; 6]) -> Header {
         pos: (-5, 4),
         folded: 3,
         parent: None,
-        patched: false,
         sections: sections.collect(),
     }
 }
@@ -74,7 +73,6 @@ fn headers_round_trip_and_damage_reads_as_absent() {
     assert_eq!(h.index("z"), None);
     let delta = Header {
         parent: Some(link(&h)),
-        patched: true,
         ..h.clone()
     };
     assert_eq!(Header::read(&encode_header(&delta)), Some(delta.clone()));
@@ -134,53 +132,40 @@ fn a_checkpoint_file_is_read_only_under_its_own_header() {
     assert_eq!(read_file_section(d, &h, 2), None, "missing");
 }
 
-/// The sections of kept values (cards, sbr).
-const KEPT: [usize; 2] = [3, 5];
-
-/// Sections of two kept values: a fixed one (stamp `100 + i`, the same
-/// bytes in every checkpoint) and `second`; plain bytes for the others.
-fn kept_sections(second: (u64, &[u8])) -> Vec<(String, Encoded)> {
+/// Sections of 4 KiB that zstd cannot shrink alone (bytes of BLAKE3 of the
+/// section's place), the same in every checkpoint, then `tail`.
+fn sections(tail: &[u8]) -> Vec<(String, Vec<u8>)> {
     let section = |i: usize| {
-        let mut e = Encoded::from(vec![i as u8; 10]);
-        if KEPT.contains(&i) {
-            let fixed = (100 + i as u64, &b"an unchanged value"[..]);
-            for (stamp, v) in [fixed, (second.0 + i as u64, second.1)] {
-                let (at, len) = (e.bytes.len(), v.len());
-                e.spans.push(Span { stamp, at, len });
-                e.bytes.extend_from_slice(v);
-                e.bytes.push(b'|');
-            }
-        }
-        (NAMES[i].to_string(), e)
+        let mut xof = blake3::Hasher::new().update(&[i as u8]).finalize_xof();
+        let mut bytes = vec![0u8; 4096];
+        xof.fill(&mut bytes);
+        bytes.extend_from_slice(tail);
+        (NAMES[i].to_string(), bytes)
     };
     (0..NAMES.len()).map(section).collect()
 }
 
-/// A delta on a whole checkpoint this process made stores its kept
-/// sections as patches that copy the unchanged values, and every section
-/// unpacks to its bytes; on a parent read back from its file it is a
-/// plain delta, which unpacks to the same.
+/// A delta is compressed with its whole parent's sections as prefix: it
+/// unpacks to its own bytes, and what it shares with the parent costs it
+/// next to nothing; a delta on a parent read back from its file is the same.
 #[test]
-fn deltas_on_a_whole_checkpoint_made_here_patch_their_kept_sections() {
+fn a_delta_unpacks_to_its_sections_and_stores_little_of_what_its_parent_has() {
     let every = 100;
-    let first = kept_sections((200, b"old"));
-    let second = kept_sections((300, b"new"));
+    let first = sections(b"old");
+    let second = sections(b"new");
     let made = next_checkpoint(Head::default(), ((1, 1), every), first.clone(), None, every);
     let (h1, s1, parent) = made.unwrap();
-    assert!(h1.parent.is_none() && !h1.patched);
+    assert!(h1.parent.is_none());
+    assert!(
+        s1.iter().all(|s| s.len() > 4096),
+        "whole sections stay large"
+    );
     let read_back = Parent {
         header: h1.clone(),
-        raw: first.iter().map(|(_, e)| e.bytes.clone()).collect(),
+        raw: first.iter().map(|(_, b)| b.clone()).collect(),
         deltas: 0,
-        kept: None,
     };
-    let unpacked = |h2: &Header, s2: &[Vec<u8>], i: usize| {
-        unpack(vec![
-            (s1[i].clone(), h1.sections[i].raw, false),
-            (s2[i].clone(), h2.sections[i].raw, h2.patched),
-        ])
-    };
-    for (parent, patched) in [(parent, true), (Some(read_back), false)] {
+    for parent in [parent, Some(read_back)] {
         let made = next_checkpoint(
             Head::default(),
             ((2, 2), 2 * every),
@@ -189,19 +174,14 @@ fn deltas_on_a_whole_checkpoint_made_here_patch_their_kept_sections() {
             every,
         );
         let (h2, s2, _) = made.unwrap();
-        assert_eq!((h2.parent, h2.patched), (Some(link(&h1)), patched));
+        assert_eq!(h2.parent, Some(link(&h1)));
         for (i, (_, want)) in second.iter().enumerate() {
-            assert_eq!(
-                unpacked(&h2, &s2, i).as_ref(),
-                Some(&want.bytes),
-                "section {i}"
-            );
-        }
-        for i in KEPT.into_iter().filter(|_| patched) {
-            let size = zstd::zstd_safe::get_frame_content_size(&s2[i]);
-            let patch = decompress(&s2[i], None, size.unwrap().unwrap()).unwrap();
-            let has = |w: &[u8]| patch.windows(w.len()).any(|x| x == w);
-            assert!(has(b"new") && !has(b"an unchanged value"), "section {i}");
+            let frames = vec![
+                (s1[i].clone(), h1.sections[i].raw),
+                (s2[i].clone(), h2.sections[i].raw),
+            ];
+            assert_eq!(unpack(frames).as_ref(), Some(want), "section {i}");
+            assert!(s2[i].len() < 100, "section {i}: {} bytes", s2[i].len());
         }
     }
 }
@@ -215,7 +195,7 @@ fn whole_checkpoints_are_the_first_and_every_fifth_after_it() {
     let mut whole = Vec::new();
     for k in 1..=20u64 {
         let raw = (0..6)
-            .map(|i| (NAMES[i].to_string(), vec![i as u8; 50].into()))
+            .map(|i| (NAMES[i].to_string(), vec![i as u8; 50]))
             .collect();
         let pos = (k as Micros, k);
         let made = next_checkpoint(Head::default(), (pos, k * every), raw, parent, every);
@@ -239,15 +219,15 @@ fn whole_checkpoints_are_the_first_and_every_fifth_after_it() {
 #[test]
 fn a_checkpoint_with_other_sections_than_its_parent_is_whole() {
     let every = 100;
-    let first = kept_sections((200, b"old"));
+    let first = sections(b"old");
     let made = next_checkpoint(Head::default(), ((1, 1), every), first, None, every);
     let parent = made.unwrap().2;
     assert!(parent.is_some());
-    let mut more = kept_sections((300, b"new"));
-    more.push(("f".to_string(), vec![1u8; 5].into()));
+    let mut more = sections(b"new");
+    more.push(("f".to_string(), vec![1u8; 5]));
     let made = next_checkpoint(Head::default(), ((2, 2), 2 * every), more, parent, every);
     let h = made.unwrap().0;
-    assert!(h.parent.is_none() && !h.patched);
+    assert!(h.parent.is_none());
     assert_eq!(h.index("f"), Some(6));
 }
 

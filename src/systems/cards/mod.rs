@@ -241,15 +241,14 @@ impl Projection for State {
 
 impl State {
     /// The checkpoint section: the bincode of the state (as serde writes it),
-    /// with each unchanged tournament's bytes reused ([`compact::Kept`]), and
-    /// where each tournament's bytes lie in it.
-    pub fn checkpoint_bytes(&self) -> bincode::Result<compact::Encoded> {
+    /// with each unchanged tournament's bytes reused ([`compact::Kept`]).
+    pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
         use bincode::Options;
         let names = bincode::DefaultOptions::new().serialize(&self.names)?;
-        let (mut out, mut spans) = (Vec::new(), Vec::new());
-        compact::encode_map(&mut out, &mut spans, &self.tournaments, names.len())?;
+        let mut out = Vec::new();
+        compact::encode_map(&mut out, &self.tournaments, names.len())?;
         out.extend_from_slice(&names);
-        Ok(compact::Encoded { bytes: out, spans })
+        Ok(out)
     }
 
     /// Tournament ids, in id order.

@@ -213,26 +213,10 @@ pub struct State {
 }
 
 impl State {
-    /// The checkpoint section: its bincode (the very bytes of `Serialize`),
-    /// with the growing parts as columns (`ledger/patch.rs`).
-    pub fn checkpoint_bytes(&self) -> bincode::Result<super::compact::Encoded> {
-        /// `data` as `compact::bytes` writes it.
-        struct Bytes<'a>(&'a [u8]);
-        impl Serialize for Bytes<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                super::compact::bytes::serialize(self.0, s)
-            }
-        }
-        let mut e = super::compact::Encoded::default();
-        e.column(&self.by_name, self.by_name.len())?;
-        e.column(&self.series, self.series.len())?;
-        e.column(&self.events, self.events.len())?;
-        e.column(&Bytes(&self.data), self.data.len())?;
-        self.drivers.encode_columns(&mut e)?;
-        self.event_names.encode_columns(&mut e)?;
-        e.column(&self.tables, self.tables.len())?;
-        e.field(&self.table_ids)?;
-        Ok(e)
+    /// The checkpoint section: its bincode (varint).
+    pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
+        use bincode::Options;
+        bincode::DefaultOptions::new().serialize(self)
     }
 }
 

@@ -339,9 +339,10 @@ pub struct State {
 
 impl State {
     /// The checkpoint section: its bincode (the store: the rest is not
-    /// serialized), with the store's columns.
-    pub fn checkpoint_bytes(&self) -> bincode::Result<super::compact::Encoded> {
-        self.store.encode()
+    /// serialized).
+    pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
+        use bincode::Options;
+        bincode::DefaultOptions::new().serialize(&self.store)
     }
 
     fn check_game(&self, g: &GameEnded, cx: &Cx) -> Result<(), String> {

@@ -14,7 +14,6 @@ use serde::{Deserialize, Serialize};
 
 use super::math::Seat;
 use super::Rules;
-use crate::systems::compact::Encoded;
 use crate::time::Micros;
 
 pub use crate::systems::compact::Interner;
@@ -103,21 +102,6 @@ pub struct NewPosition<'a> {
 }
 
 impl Store {
-    /// Its bincode (the very bytes of `Serialize`), every part a column: the
-    /// store only grows, so a delta checkpoint's patch copies the parent's
-    /// columns and adds the games folded since (`ledger/patch.rs`).
-    pub fn encode(&self) -> bincode::Result<Encoded> {
-        let mut e = Encoded::default();
-        for n in [&self.games, &self.players, &self.powers] {
-            n.encode_columns(&mut e)?;
-        }
-        e.column(&self.headers, self.headers.len())?;
-        e.column(&self.slots, self.slots.len())?;
-        e.column(&self.wide, self.wide.len())?;
-        e.column(&self.rules, self.rules.len())?;
-        Ok(e)
-    }
-
     pub fn len(&self) -> usize {
         self.headers.len()
     }

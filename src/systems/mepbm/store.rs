@@ -22,7 +22,7 @@ use bincode::Options;
 use serde::{Deserialize, Serialize};
 
 use crate::codec::{Reader, Writer};
-use crate::systems::compact::{Encoded, IdMap};
+use crate::systems::compact::IdMap;
 use crate::systems::mepbm::events::Side;
 use crate::time::Micros;
 
@@ -194,38 +194,26 @@ impl Ratings {
 /// Ids are checked against their interner, so a damaged section reads as
 /// absent rather than panicking later.
 impl super::State {
-    /// The checkpoint section in the layout above, with each interner, the
-    /// headers, each of the three slot columns and each ratings table as a
-    /// column span (`compact::Span::COLUMN`): what a delta checkpoint's patch
-    /// compares with the parent's. The parts after the ratings are small and
-    /// left out (inserted whole).
-    pub fn checkpoint_bytes(&self) -> Encoded {
+    /// The checkpoint section, in the layout above.
+    pub fn checkpoint_bytes(&self) -> Vec<u8> {
         // About what it takes: a few bytes per slot, rating and name.
         let guess = 8 * self.slots.len() + 64 * self.names.len() + 4096;
         let mut w = Writer {
             buf: Vec::with_capacity(guess),
         };
-        let mut marks = vec![0];
         for n in [&self.names, &self.places, &self.games] {
             put_interner(&mut w, n);
-            marks.push(w.buf.len());
         }
         put_headers(&mut w, &self.headers);
-        marks.push(w.buf.len());
-        put_slots(&mut w, &self.slots, &mut marks);
+        put_slots(&mut w, &self.slots);
         for r in [&self.valar, &self.maia, &self.istari, &self.ainur] {
             put_ratings(&mut w, r);
-            marks.push(w.buf.len());
         }
         self.put_rest(&mut w);
-        let mut e = Encoded::from(w.buf);
-        for m in marks.windows(2) {
-            e.column_span(m[0], m[1]);
-        }
-        e
+        w.buf
     }
 
-    /// The layout's parts after the ratings: small, and changed all over.
+    /// The layout's parts after the ratings.
     fn put_rest(&self, w: &mut Writer) {
         put_map(w, &self.council, |w, c| {
             w.i(c.team_player);
@@ -392,21 +380,17 @@ fn take_headers(r: &mut Reader, names: u64, places: u64) -> Option<Vec<Header>> 
     Some(out)
 }
 
-/// Also notes in `marks` where each of its three columns ends.
-fn put_slots(w: &mut Writer, slots: &[Slot], marks: &mut Vec<usize>) {
+fn put_slots(w: &mut Writer, slots: &[Slot]) {
     w.u(slots.len() as u64);
     for s in slots {
         w.u(s.nation.into());
     }
-    marks.push(w.buf.len());
     for s in slots {
         w.u(s.player.into());
     }
-    marks.push(w.buf.len());
     for s in slots {
         w.buf.push(s.side | s.start << 2 | u8::from(s.voted) << 4);
     }
-    marks.push(w.buf.len());
 }
 
 fn take_slots(r: &mut Reader, names: u64, places: u64) -> Option<Vec<Slot>> {

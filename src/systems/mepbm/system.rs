@@ -40,7 +40,7 @@ impl RatingSystem for State {
     const WORKER: usize = 0;
     system_items!();
 
-    fn checkpoint(&self) -> Result<crate::systems::compact::Encoded, String> {
+    fn checkpoint(&self) -> Result<Vec<u8>, String> {
         Ok(self.checkpoint_bytes())
     }
 

@@ -353,14 +353,12 @@ pub(crate) type Tournaments = BTreeMap<String, compact::Kept<Tournament>>;
 
 impl State {
     /// The checkpoint section: the bincode of the state (as serde writes it),
-    /// with each unchanged tournament's bytes reused ([`compact::Kept`]), and
-    /// where each tournament's bytes lie in it.
-    pub fn checkpoint_bytes(&self) -> bincode::Result<compact::Encoded> {
+    /// with each unchanged tournament's bytes reused ([`compact::Kept`]).
+    pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
         use bincode::Options;
         let mut out = bincode::DefaultOptions::new().serialize(&self.names)?;
-        let mut spans = Vec::new();
-        compact::encode_map(&mut out, &mut spans, &self.tournaments, 0)?;
-        Ok(compact::Encoded { bytes: out, spans })
+        compact::encode_map(&mut out, &self.tournaments, 0)?;
+        Ok(out)
     }
 }
 
