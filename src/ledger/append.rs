@@ -7,7 +7,7 @@ use std::sync::mpsc::Receiver;
 
 use super::chunk::{self, ChunkWriter};
 use super::parse::{
-    line_message, origin, payload_error, read_and_parse, Incoming, RecordHashes, Sent, IN_FLIGHT,
+    incoming, line_message, origin, payload_error, read_and_parse, Incoming, Sent, IN_FLIGHT,
 };
 use super::published::{self, Entry};
 use super::{idem, segment, storage, summary, AppendReport, Head, IdemIndex, Input, Ledger};
@@ -332,10 +332,9 @@ fn take_batches(
     index: &mut IdemIndex,
     names: &[String],
 ) -> Result<()> {
-    let mut hashes = RecordHashes::default();
     for sent in rx {
         let batch = match sent {
-            Sent::Lines(parsed) => hashes.incoming(parsed, names),
+            Sent::Lines(parsed) => incoming(parsed, names),
             Sent::Problem(e) => return Err(e),
         };
         let keys = batch.iter().filter_map(|i| i.as_ref().ok());
@@ -408,9 +407,7 @@ impl Pending<'_> {
         if let Some(target) = inc.void {
             self.voids.push((self.writer.next_seq(), target));
         }
-        let keys = (inc.idem, inc.content);
-        self.writer
-            .push_prefixed(inc.at, inc.void, keys, &inc.canonical, inc.begun);
+        (self.writer).push(inc.at, inc.void, inc.idem, inc.content, &inc.canonical);
         self.current.push(Pushed {
             at: inc.at,
             void: inc.void,

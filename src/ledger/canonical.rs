@@ -77,9 +77,9 @@ pub fn record_bytes(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) 
 }
 
 /// hash(n) = BLAKE3(JCS(record n)), fed to BLAKE3 piece by piece: the same bytes
-/// as [`record_bytes`] without building them. `verify` and the append hash
-/// records across SIMD lanes instead (`ledger::lanes`), whose tests compare
-/// them with this.
+/// as [`record_bytes`] without building them: the append's chaining thread
+/// hashes each record here; `verify` hashes many across SIMD lanes
+/// (`ledger::lanes`), whose tests compare them with `blake3::hash`.
 pub fn record_hash(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(RECORD_HEAD);

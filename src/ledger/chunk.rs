@@ -51,11 +51,6 @@
 //! forgery: whoever rewrites a chunk can rewrite its checksum, and only the
 //! hash chain, checked by `verify` against a published head, shows that.
 
-use blake3::platform::Platform;
-
-use super::lanes::Begun;
-#[cfg(test)]
-use super::lanes::Lanes;
 use crate::error::Error;
 
 pub const MAGIC: &[u8; 4] = b"LRC1";
@@ -98,8 +93,6 @@ pub struct ChunkWriter {
     buf: Vec<u8>,
     recorded_at: String,
     recorded_at_micros: i64,
-    /// BLAKE3's instruction set, to finish the hashes begun across lanes.
-    platform: Platform,
 }
 
 impl ChunkWriter {
@@ -119,13 +112,10 @@ impl ChunkWriter {
             buf,
             recorded_at: recorded_at.to_string(),
             recorded_at_micros,
-            platform: Platform::detect(),
         }
     }
 
-    /// Add the next record; returns its hash. (The append begins the hashes of
-    /// a whole batch across SIMD lanes and calls [`ChunkWriter::push_prefixed`].)
-    #[cfg(test)]
+    /// Add the next record; returns its hash.
     pub fn push(
         &mut self,
         at: i64,
@@ -134,24 +124,8 @@ impl ChunkWriter {
         content: [u8; 16],
         event: &[u8],
     ) -> [u8; 32] {
-        let mut begun = Vec::new();
-        Lanes::default().begin_records(&[event], &mut begun);
-        self.push_prefixed(at, void_target, (idem, content), event, begun.remove(0))
-    }
-
-    /// `ChunkWriter::push` (tests only), with the record's hash begun elsewhere: `begun`
-    /// must be what `Lanes::begin_records` gave for `event`.
-    pub fn push_prefixed(
-        &mut self,
-        at: i64,
-        void_target: Option<u64>,
-        (idem, content): ([u8; 16], [u8; 16]),
-        event: &[u8],
-        begun: Begun,
-    ) -> [u8; 32] {
         let seq = self.first_seq + u64::from(self.count);
-        let tail = (&self.last_hash, self.recorded_at.as_str(), seq);
-        let hash = super::lanes::finish_record(&self.platform, begun, event, tail);
+        let hash = super::canonical::record_hash(event, &self.last_hash, &self.recorded_at, seq);
         self.buf.extend_from_slice(&hash);
         self.buf.extend_from_slice(&at.to_le_bytes());
         self.buf

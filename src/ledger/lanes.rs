@@ -7,14 +7,6 @@
 //! records the blocks are independent, and `hash_many` (the routine `Hasher`
 //! uses for whole chunks) compresses 4 to 16 of them per instruction.
 //!
-//! The append begins its record hashes here too ([`Lanes::begin_records`], a
-//! batch at a time on its chaining thread): the whole chunks and blocks of each
-//! record's prefix `{"event":<event>,"prev":"`, which does not depend on the
-//! chain, across lanes; the same thread finishes each one ([`finish_record`])
-//! with the rest of the prefix and `prev`, `recorded_at` and `seq`. A record
-//! carries only its chaining values and block count from one step to the other
-//! (a `blake3::Hasher` is 1,920 bytes).
-//!
 //! How: an input of up to [`MAX_LANE_CHUNKS`] chunks (1 KiB each) is split as
 //! BLAKE3 defines it. Every whole chunk but the last, and the whole blocks of the
 //! last chunk but its final block, go through `hash_many`, grouped by chunk
@@ -30,8 +22,6 @@
 
 use blake3::platform::Platform;
 use blake3::IncrementCounter;
-
-use super::canonical::{record_hash, record_suffix, RECORD_HEAD, RECORD_MID};
 
 const BLOCK: usize = 64;
 const CHUNK: usize = 1024;
@@ -53,15 +43,12 @@ pub struct Lanes {
     /// `groups[counter][blocks]`: the inputs whose piece for one `hash_many`
     /// call is chunk `counter`, `blocks` blocks long (16 = a whole non-final chunk).
     groups: Vec<Vec<Vec<usize>>>,
-    /// Where each input's chunk CVs start in `cvs` ([`Lanes::hash`]), or
-    /// each record's prefix in `prefixes` ([`Lanes::begin_records`]).
+    /// Where each input's chunk CVs start in `cvs`.
     first: Vec<usize>,
     /// Chunk chaining values: the CVs of whole chunks, and of the whole blocks of
     /// each last chunk (the IV if it has none).
     cvs: Vec<[u32; 8]>,
     out: Vec<u8>,
-    /// [`Lanes::begin_records`]: the record prefixes end to end.
-    prefixes: Vec<u8>,
 }
 
 impl Default for Lanes {
@@ -87,7 +74,6 @@ impl Lanes {
             first: Vec::new(),
             cvs: Vec::new(),
             out: Vec::new(),
-            prefixes: Vec::new(),
         }
     }
 
@@ -190,181 +176,6 @@ fn many_blocks(p: &Platform, blocks: usize, slices: &[&[u8]], args: (u64, u8), o
         14 => many::<896>(p, slices, args, out),
         15 => many::<960>(p, slices, args, out),
         _ => many::<1024>(p, slices, args, out),
-    }
-}
-
-/// A record's hash begun with the rest of its batch ([`Lanes::begin_records`])
-/// and finished ([`finish_record`]) once `prev` and `seq` are known, both on
-/// the append's chaining thread.
-///
-/// Invariant: the begun part is the record prefix `{"event":<event>,"prev":"`
-/// up to its last whole block: `chunks.len()` whole chunks, then `blocks`
-/// whole blocks of the next one. None of it is the record's last block (the
-/// tail follows), so no flag of it depends on the record's length. The rest
-/// of the prefix is read again from the event when the hash is finished.
-#[derive(Clone)]
-pub struct Begun {
-    /// The CVs of the prefix's whole chunks (chunk `c` at counter `c`,
-    /// `CHUNK_END` given: the record goes on after each). Empty, so not
-    /// allocated, for a prefix shorter than a chunk.
-    chunks: Vec<[u32; 8]>,
-    /// BLAKE3's chaining value after the `blocks` whole blocks of chunk
-    /// `chunks.len()` (`CHUNK_START` given, not ended); the IV for none.
-    cv: [u32; 8],
-    blocks: u8,
-}
-
-impl Lanes {
-    /// Begin the hash of the record around each event (`events` are canonical
-    /// event bytes): `out[i]` is [`Begun`] for `events[i]`. The whole chunks
-    /// and blocks of the prefixes go through `hash_many` grouped by chunk
-    /// counter and block count, as [`Lanes::hash`] does for whole inputs: one
-    /// record at a time, a block at a time, they would cost an import five
-    /// times what its content keys cost.
-    pub fn begin_records(&mut self, events: &[&[u8]], out: &mut Vec<Begun>) {
-        let head = RECORD_HEAD.len() + RECORD_MID.len();
-        // Every prefix end to end: `hash_many` reads each one's blocks whole.
-        self.prefixes.clear();
-        self.first.clear();
-        self.groups.iter_mut().flatten().for_each(Vec::clear);
-        out.clear();
-        for (i, e) in events.iter().enumerate() {
-            let len = head + e.len();
-            let (whole, blocks) = (len / CHUNK, len % CHUNK / BLOCK);
-            self.first.push(self.prefixes.len());
-            self.prefixes.extend_from_slice(RECORD_HEAD);
-            self.prefixes.extend_from_slice(e);
-            self.prefixes.extend_from_slice(RECORD_MID);
-            while self.groups.len() <= whole {
-                self.groups.push(vec![Vec::new(); CHUNK / BLOCK + 1]);
-            }
-            for c in 0..whole {
-                self.groups[c][CHUNK / BLOCK].push(i);
-            }
-            if blocks > 0 {
-                self.groups[whole][blocks].push(i);
-            }
-            // Room for the one or two chunk CVs the finish adds.
-            let mut chunks = Vec::new();
-            if whole > 0 {
-                chunks.reserve_exact(whole + 2);
-                chunks.resize(whole, IV);
-            }
-            out.push(Begun {
-                chunks,
-                cv: IV,
-                blocks: blocks as u8,
-            });
-        }
-        for counter in 0..self.groups.len() {
-            for blocks in 1..=CHUNK / BLOCK {
-                if !self.groups[counter][blocks].is_empty() {
-                    self.begin_group(counter, blocks, out);
-                }
-            }
-        }
-    }
-
-    /// [`Lanes::run_group`] over the record prefixes: a whole chunk's CV
-    /// (16 blocks, ended: never a record's last chunk) goes to `chunks`, the
-    /// CV of the whole blocks of a prefix's last chunk to `cv`.
-    fn begin_group(&mut self, counter: usize, blocks: usize, out: &mut [Begun]) {
-        let group = &self.groups[counter][blocks];
-        let start = counter * CHUNK;
-        let slices: Vec<&[u8]> = (group.iter())
-            .map(|&i| &self.prefixes[self.first[i] + start..][..blocks * BLOCK])
-            .collect();
-        group_cvs(&self.platform, &slices, (counter, blocks), &mut self.out);
-        for (&i, cv) in group.iter().zip(self.out.chunks_exact(32)) {
-            match blocks == CHUNK / BLOCK {
-                true => out[i].chunks[counter] = words(cv),
-                false => out[i].cv = words(cv),
-            }
-        }
-    }
-}
-
-/// The record hash of `event` with `prev`, `recorded_at` and `seq`
-/// (`canonical::record_hash`), from what [`Lanes::begin_records`] began:
-/// the rest of the prefix and the record's tail, compressed a block at a
-/// time (into the next chunk if the tail crosses a chunk's end), then the
-/// tree of chunk CVs, or the last block as the root of a one-chunk record.
-pub fn finish_record(
-    platform: &Platform,
-    begun: Begun,
-    event: &[u8],
-    (prev, recorded_at, seq): (&[u8; 32], &str, u64),
-) -> [u8; 32] {
-    let Begun {
-        mut chunks,
-        cv,
-        blocks,
-    } = begun;
-    let at = usize::from(blocks) * BLOCK;
-    // The rest of the record, if it is at most a chunk (zeros after it).
-    let mut rest = [0u8; CHUNK];
-    let (mut n, mut fits) = (0, true);
-    let mut put = |b: &[u8]| match rest.get_mut(n..n + b.len()) {
-        Some(to) if fits => {
-            to.copy_from_slice(b);
-            n += b.len();
-        }
-        _ => fits = false,
-    };
-    let mut skip = chunks.len() * CHUNK + at;
-    for piece in [RECORD_HEAD, event, RECORD_MID] {
-        let k = skip.min(piece.len());
-        skip -= k;
-        put(&piece[k..]);
-    }
-    record_suffix(prev, recorded_at, seq, &mut put);
-    if !fits {
-        // An odd `recorded_at` longer than laurel's RFC 3339 micros.
-        return record_hash(event, prev, recorded_at, seq);
-    }
-    let cv = compress_rest(platform, (&mut chunks, cv, at), &rest[..n]);
-    match chunks.is_empty() {
-        true => bytes(&cv),
-        false => {
-            chunks.push(cv);
-            bytes(&merge(platform, &chunks, ROOT))
-        }
-    }
-}
-
-/// Compress `rest`, the record's last bytes (at least one: a record never
-/// ends with its prefix), from `at` bytes into chunk `chunks.len()` whose CV
-/// is `cv` so far. A chunk it fills is ended and its CV pushed onto
-/// `chunks`; returns the last chunk's CV, ended, and the root if it is the
-/// record's only chunk.
-fn compress_rest(
-    platform: &Platform,
-    (chunks, mut cv, mut at): (&mut Vec<[u32; 8]>, [u32; 8], usize),
-    rest: &[u8],
-) -> [u32; 8] {
-    let mut i = 0;
-    loop {
-        let len = BLOCK.min(rest.len() - i);
-        let mut block = [0u8; BLOCK];
-        block[..len].copy_from_slice(&rest[i..i + len]);
-        let last = i + len == rest.len();
-        let ends_chunk = last || at + len == CHUNK;
-        let mut flags = if at == 0 { CHUNK_START } else { 0 };
-        if ends_chunk {
-            flags |= CHUNK_END;
-        }
-        if last && chunks.is_empty() {
-            flags |= ROOT;
-        }
-        platform.compress_in_place(&mut cv, &block, len as u8, chunks.len() as u64, flags);
-        if last {
-            return cv;
-        }
-        (i, at) = (i + len, at + len);
-        if ends_chunk {
-            chunks.push(cv);
-            (cv, at) = (IV, 0);
-        }
     }
 }
 
@@ -486,47 +297,6 @@ mod tests {
             for (input, h) in inputs.iter().zip(&got) {
                 let want = blake3::hash(input);
                 assert_eq!(h, want.as_bytes(), "{platform:?}, length {}", input.len());
-            }
-        }
-    }
-
-    #[test]
-    fn begun_record_hashes_finish_as_record_hash_for_every_prefix_length() {
-        use crate::ledger::canonical::record_hash;
-        // Every event length through three chunks: prefixes that end at every
-        // byte of chunks 0 to 2, tails that cross into the next chunk, and a
-        // tail too long for the finish's buffer.
-        // And one event of 20 whole chunks.
-        let lens = (0..=3 * CHUNK).chain([20 * CHUNK]);
-        let owned: Vec<Vec<u8>> = lens.map(|n| data(n, n as u8)).collect();
-        let events: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-        let long = "x".repeat(900);
-        let tails = [
-            ([7u8; 32], "2026-11-22T00:00:00.000000Z", 7u64),
-            ([0u8; 32], "2026-11-22T00:00:00Z", 0),
-            ([255u8; 32], "a \"quoted\"\ttime", u64::MAX),
-            ([1u8; 32], long.as_str(), 123_456),
-        ];
-        for platform in platforms() {
-            let mut lanes = Lanes::on(platform);
-            let mut begun = Vec::new();
-            // Twice: what one batch leaves must not leak into the next.
-            for _ in 0..2 {
-                lanes.begin_records(&events, &mut begun);
-                assert_eq!(begun.len(), events.len());
-                for (e, b) in events.iter().zip(begun.iter()) {
-                    for (prev, ra, seq) in &tails {
-                        // Finishing consumes what was begun: each tail gets a copy.
-                        let got = finish_record(&platform, b.clone(), e, (prev, ra, *seq));
-                        let want = record_hash(e, prev, ra, *seq);
-                        assert_eq!(
-                            got,
-                            want,
-                            "{platform:?}, event of {} bytes, {ra:?}",
-                            e.len()
-                        );
-                    }
-                }
             }
         }
     }

@@ -1,5 +1,5 @@
 //! The parser thread of an append: inputs read and parsed in batches, with
-//! their content keys, and each record's hash begun on the chaining thread.
+//! their content keys.
 
 use std::sync::mpsc::SyncSender;
 
@@ -9,8 +9,8 @@ use crate::events::{self, ledger as ledger_events, Event};
 use crate::input;
 use crate::time::Micros;
 
-/// Parsed events ready to be chained ([`RecordHashes::incoming`], on the
-/// chaining thread); an `Err` (a bad line) ends it.
+/// Parsed events ready to be chained ([`incoming`], on the chaining thread);
+/// an `Err` (a bad line) ends it.
 type Batch = Vec<Result<Incoming>>;
 
 /// A batch's lines as the parser thread parsed them: `(line, event or why not)`.
@@ -47,8 +47,7 @@ pub(super) const IN_FLIGHT: usize = 8;
 
 /// One parsed input event and its keys, ready to be chained and stored: what
 /// the append's `Pending::add` needs of it, no more. The typed event is
-/// dropped on the parser thread, which also hashes its content key; the
-/// chaining thread begins the record's hash ([`RecordHashes`]).
+/// dropped on the parser thread, which also hashes its content key.
 pub(super) struct Incoming {
     /// Index of its input, and its line there.
     pub(super) file: usize,
@@ -59,9 +58,6 @@ pub(super) struct Incoming {
     /// The target of a `ledger.voided`.
     pub(super) void: Option<u64>,
     pub(super) canonical: Vec<u8>,
-    /// Its record's hash, begun across SIMD lanes with the rest of its batch
-    /// (`lanes::Lanes::begin_records`).
-    pub(super) begun: lanes::Begun,
     pub(super) content: [u8; 16],
     pub(super) idem: [u8; 16],
 }
@@ -168,38 +164,21 @@ impl ContentKeys {
     }
 }
 
-/// Each record's hash begun across SIMD lanes with the rest of its batch, on
-/// the chaining thread, which finishes it with the chain ([`lanes::finish_record`]).
-///
-/// Why here and not with the content keys on the parser thread: that thread
-/// bounds the writing phase, and the chaining thread has time to spare.
-///
-/// Together they give what one event at a time gives (the unit test
-/// `a_parsed_batch_has_the_keys_and_hashes_of_its_events_one_by_one`).
-#[derive(Default)]
-pub(super) struct RecordHashes {
-    lanes: lanes::Lanes,
-    begun: Vec<lanes::Begun>,
-}
-
-impl RecordHashes {
-    pub(super) fn incoming(&mut self, parsed: Parsed, names: &[String]) -> Batch {
-        let Parsed { file, lines, keys } = parsed;
-        self.lanes
-            .begin_records(&canonical_events(&lines), &mut self.begun);
-        let mut keys = keys.into_iter();
-        let mut begun = self.begun.drain(..);
-        lines
-            .into_iter()
-            .map(|(line, p)| {
-                let p = p.map_err(|m| Error::invalid(origin(&names[file], line), m))?;
-                // One key and one begun hash per parsed event, in order.
-                let missing = || Error::Storage("a content key is missing".into());
-                let (k, b) = keys.next().zip(begun.next()).ok_or_else(missing)?;
-                Ok(Incoming::new(file, line, p, k, b))
-            })
-            .collect()
-    }
+/// A batch as the chaining thread takes it: each parsed line with its
+/// content key, in order.
+pub(super) fn incoming(parsed: Parsed, names: &[String]) -> Batch {
+    let Parsed { file, lines, keys } = parsed;
+    let mut keys = keys.into_iter();
+    lines
+        .into_iter()
+        .map(|(line, p)| {
+            let p = p.map_err(|m| Error::invalid(origin(&names[file], line), m))?;
+            // One key per parsed event, in order.
+            let missing = || Error::Storage("a content key is missing".into());
+            let k = keys.next().ok_or_else(missing)?;
+            Ok(Incoming::new(file, line, p, k))
+        })
+        .collect()
 }
 
 /// The message of `canonical`'s payload when it does not decode (an event the
@@ -230,13 +209,7 @@ fn parser_gone() -> Error {
 }
 
 impl Incoming {
-    fn new(
-        file: usize,
-        line: u64,
-        parsed: events::Screened,
-        content: [u8; 16],
-        begun: lanes::Begun,
-    ) -> Self {
+    fn new(file: usize, line: u64, parsed: events::Screened, content: [u8; 16]) -> Self {
         let idem = parsed
             .id
             .as_deref()
@@ -254,7 +227,6 @@ impl Incoming {
             kind: parsed.kind,
             void,
             canonical: parsed.canonical,
-            begun,
             content,
             idem,
         }
