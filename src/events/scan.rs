@@ -232,7 +232,8 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// The leading members of a whitespace-free object whose keys rise strictly
+/// The leading members of an object (no whitespace around its keys and
+/// values; the values themselves are checked as [`Scanner::skip`] does) whose keys rise strictly
 /// (as a canonical, JCS, object's do), up to and including key `last`: the
 /// scan stops at the first key above it without reading that member or any
 /// after it. `None` on anything else: an escaped key, a
@@ -262,8 +263,11 @@ pub(crate) fn sorted_members_through<'a>(
         prev = key.raw;
         s.byte(b':')?;
         let start = s.pos;
-        s.skip_compact(1)?;
-        f(key, &s.b[start..s.pos]);
+        let value = s.skip(1)?;
+        if value.len() != s.pos - start {
+            return None; // whitespace before the value
+        }
+        f(key, value);
         match *s.b.get(s.pos)? {
             b',' => s.pos += 1,
             b'}' => return (s.pos + 1 == b.len()).then_some(()),
@@ -276,66 +280,6 @@ impl<'a> Scanner<'a> {
     /// The byte `c` exactly at the cursor (no whitespace before it).
     fn byte(&mut self, c: u8) -> Option<()> {
         (*self.b.get(self.pos)? == c).then(|| self.pos += 1)
-    }
-
-    /// [`Scanner::skip`] of whitespace-free JSON without recursion: the open
-    /// containers are bits of `arrays` (1 = array, 0 = object), at most
-    /// [`MAX_DEPTH`] of them, so a u64 holds them. `depth` is the value's own
-    /// depth, as for `skip`: a container is refused at `MAX_DEPTH` or deeper.
-    fn skip_compact(&mut self, depth: usize) -> Option<()> {
-        let (mut arrays, mut open) = (0u64, 0usize);
-        loop {
-            // The cursor is on a value.
-            match *self.b.get(self.pos)? {
-                c @ (b'{' | b'[') => {
-                    if depth + open >= MAX_DEPTH {
-                        return None;
-                    }
-                    self.pos += 1;
-                    let array = c == b'[';
-                    if self.byte(if array { b']' } else { b'}' }).is_none() {
-                        arrays = arrays << 1 | u64::from(array);
-                        open += 1;
-                        if !array {
-                            self.key_compact()?;
-                        }
-                        continue;
-                    }
-                }
-                b'"' => self.string().map(|_| ())?,
-                b't' | b'f' | b'n' => self.literal().map(|_| ())?,
-                _ => self.integer().map(|_| ())?,
-            }
-            // After a value: close containers until one goes on, or all are closed.
-            loop {
-                if open == 0 {
-                    return Some(());
-                }
-                let array = arrays & 1 == 1;
-                match (*self.b.get(self.pos)?, array) {
-                    (b',', _) => {
-                        self.pos += 1;
-                        if !array {
-                            self.key_compact()?;
-                        }
-                        break;
-                    }
-                    (b']', true) | (b'}', false) => self.pos += 1,
-                    _ => return None,
-                }
-                arrays >>= 1;
-                open -= 1;
-            }
-        }
-    }
-
-    /// A nested object's `"key":`, whitespace-free (its value follows).
-    fn key_compact(&mut self) -> Option<()> {
-        if self.b.get(self.pos) != Some(&b'"') {
-            return None;
-        }
-        self.string()?;
-        self.byte(b':')
     }
 }
 
