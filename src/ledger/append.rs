@@ -10,7 +10,7 @@ use super::parse::{
     line_message, origin, payload_error, read_and_parse, Incoming, RecordHashes, Sent, IN_FLIGHT,
 };
 use super::published::{self, Entry};
-use super::{idem, segment, storage, summary, AppendReport, Head, IdemIndex, Input, Ledger};
+use super::{idem, segment, storage, summary, AppendReport, Head, Input, Ledger};
 use crate::error::{Error, Origin, Result};
 use crate::events;
 use crate::time::{self, Micros};
@@ -218,7 +218,7 @@ impl Ledger {
 
     /// The key fingerprints of every committed record, from `fps` (not the
     /// chunks: a small append to a big ledger reads 8 bytes a record).
-    fn idem_index(&self, upto: u64) -> Result<IdemIndex> {
+    fn idem_index(&self, upto: u64) -> Result<idem::Index> {
         let mut index = idem::Index::with_capacity(upto as usize);
         let Some(fps) = published::read_fps(&self.path, 1, upto)? else {
             return Err(Error::Corrupt(format!(
@@ -329,7 +329,7 @@ fn read_only() -> Error {
 fn take_batches(
     rx: Receiver<Sent>,
     pending: &mut Pending,
-    index: &mut IdemIndex,
+    index: &mut idem::Index,
     names: &[String],
 ) -> Result<()> {
     let mut hashes = RecordHashes::default();
@@ -370,7 +370,7 @@ struct Pending<'l> {
 }
 
 impl Pending<'_> {
-    fn add(&mut self, index: &mut IdemIndex, inc: Incoming, names: &[String]) -> Result<()> {
+    fn add(&mut self, index: &mut idem::Index, inc: Incoming, names: &[String]) -> Result<()> {
         let origin = || Origin {
             file: Some(names[inc.file].to_string()),
             line: Some(inc.line),
@@ -458,7 +458,7 @@ impl Pending<'_> {
     /// index gives candidates by fingerprint, the records themselves decide.
     fn recorded(
         &mut self,
-        index: &IdemIndex,
+        index: &idem::Index,
         fp: u64,
         idem: &[u8; 16],
     ) -> Result<Option<([u8; 16], u64)>> {

@@ -96,7 +96,6 @@ use crate::time::Micros;
 use super::summary::Summary;
 use super::{Head, Ledger};
 use file::{compressor, compressor_gone, read_file_section, Job, Made};
-pub use frames::{compress, decompress};
 pub(crate) use frames::{unpack, Frames};
 
 /// Every checkpoint's header bytes, by key, as read from the start of its file.
@@ -185,18 +184,6 @@ pub fn key(pos: Pos) -> [u8; 16] {
     k[..8].copy_from_slice(&((pos.0 as u64) ^ (1 << 63)).to_be_bytes());
     k[8..].copy_from_slice(&pos.1.to_be_bytes());
     k
-}
-
-/// The position a key encodes.
-pub fn pos_of(k: &[u8]) -> Option<Pos> {
-    let at: [u8; 8] = k.get(..8)?.try_into().ok()?;
-    let seq: [u8; 8] = k.get(8..16)?.try_into().ok()?;
-    (k.len() == 16).then(|| {
-        (
-            (u64::from_be_bytes(at) ^ (1 << 63)) as Micros,
-            u64::from_be_bytes(seq),
-        )
-    })
 }
 
 /// A checkpoint's header: where it stands, what it is bound to, and its

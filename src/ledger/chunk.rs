@@ -30,7 +30,7 @@
 //! (the chunk's `prev` for the first). `verify` recomputes every `hash` from the
 //! bytes, so changing any byte of an event, a hash or a header is detected.
 //!
-//! What is stored in the segment is that layout compressed ([`pack`]):
+//! What is stored in the segment is that layout compressed ([`pack_into`]):
 //!
 //! ```text
 //!   0   4   magic        b"LRZ2"
@@ -54,8 +54,6 @@
 use blake3::platform::Platform;
 
 use super::lanes::Begun;
-#[cfg(test)]
-use super::lanes::Lanes;
 use crate::error::Error;
 
 pub const MAGIC: &[u8; 4] = b"LRC1";
@@ -123,24 +121,9 @@ impl ChunkWriter {
         }
     }
 
-    /// Add the next record; returns its hash. (The append begins the hashes of
-    /// a whole batch across SIMD lanes and calls [`ChunkWriter::push_prefixed`].)
-    #[cfg(test)]
-    pub fn push(
-        &mut self,
-        at: i64,
-        void_target: Option<u64>,
-        idem: [u8; 16],
-        content: [u8; 16],
-        event: &[u8],
-    ) -> [u8; 32] {
-        let mut begun = Vec::new();
-        Lanes::default().begin_records(&[event], &mut begun);
-        self.push_prefixed(at, void_target, (idem, content), event, begun.remove(0))
-    }
-
-    /// `ChunkWriter::push` (tests only), with the record's hash begun elsewhere: `begun`
-    /// must be what `Lanes::begin_records` gave for `event`.
+    /// Add the next record; returns its hash. The append begins the hashes of
+    /// a whole batch across SIMD lanes: `begun` must be what
+    /// `Lanes::begin_records` gave for `event`.
     pub fn push_prefixed(
         &mut self,
         at: i64,
@@ -189,23 +172,16 @@ impl ChunkWriter {
     }
 }
 
-/// The value stored for the LRC1 bytes `raw`: `LRZ2`, `raw_len`, checksum,
-/// LZ4 block (layout in the module docs). Invariant: [`unpack`] gives `raw` back.
-///
-/// # Panics
-/// If `raw` is over [`MAX_RAW`]: a [`ChunkWriter`] never makes such a chunk.
-pub fn pack(raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let n = pack_into(raw, &mut out);
-    out.truncate(n);
-    out
-}
-
-/// [`pack`] into `out`, whose first bytes (the count returned) are the value;
+/// The value stored for the LRC1 bytes `raw` (`LRZ2`, `raw_len`, checksum,
+/// LZ4 block: layout in the module docs), written into `out`, whose first
+/// bytes (the count returned) it is. Invariant: [`unpack`] gives `raw` back.
 /// `out` keeps its length and bytes past the value, so a buffer used again is
 /// not zeroed again (LZ4 needs its maximum output size, about 257 KiB for a
 /// full chunk, and zeroing that for every chunk is a visible part of an
 /// import's CPU).
+///
+/// # Panics
+/// If `raw` is over [`MAX_RAW`]: a [`ChunkWriter`] never makes such a chunk.
 pub fn pack_into(raw: &[u8], out: &mut Vec<u8>) -> usize {
     assert!(raw.len() <= MAX_RAW, "a chunk of {} bytes", raw.len());
     let need = PACKED_HEADER + lz4_flex::block::get_maximum_output_size(raw.len());
@@ -360,21 +336,40 @@ pub fn idem_of_id(id: &str) -> [u8; 16] {
     arr(&h.finalize().as_bytes()[..16])
 }
 
-/// The content key: BLAKE3 of the event's canonical bytes, first 16 bytes.
-/// (The append hashes a batch's events together and calls [`content_key`].)
-#[cfg(test)]
-pub fn content_of(event: &[u8]) -> [u8; 16] {
-    content_key(blake3::hash(event).as_bytes())
-}
-
-/// The content key from BLAKE3 of the event's canonical bytes.
+/// The content key: the first 16 bytes of BLAKE3 of the event's canonical
+/// bytes (the append hashes a batch's events together).
 pub fn content_key(event_hash: &[u8; 32]) -> [u8; 16] {
     arr(&event_hash[..16])
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::lanes::Lanes;
     use super::*;
+
+    impl ChunkWriter {
+        /// [`ChunkWriter::push_prefixed`], with the record's hash begun here.
+        fn push(
+            &mut self,
+            at: i64,
+            void_target: Option<u64>,
+            idem: [u8; 16],
+            content: [u8; 16],
+            event: &[u8],
+        ) -> [u8; 32] {
+            let mut begun = Vec::new();
+            Lanes::default().begin_records(&[event], &mut begun);
+            self.push_prefixed(at, void_target, (idem, content), event, begun.remove(0))
+        }
+    }
+
+    /// The stored value of `raw`, packed alone.
+    fn pack(raw: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let n = pack_into(raw, &mut out);
+        out.truncate(n);
+        out
+    }
 
     #[test]
     fn round_trips_and_links_prev() {

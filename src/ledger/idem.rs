@@ -70,14 +70,6 @@ impl Index {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Record that `seq` has a key with fingerprint `fp`.
     pub fn insert(&mut self, fp: u64, seq: u64) {
         debug_assert!(seq > 0, "seq 0 marks an empty slot");
@@ -144,7 +136,7 @@ mod tests {
             };
             ix.insert(fp, seq);
         }
-        assert_eq!(ix.len(), 5000);
+        assert_eq!(ix.len, 5000);
         let same: Vec<u64> = ix.candidates(42).collect();
         assert_eq!(same.len(), 1666);
         assert!(same.iter().all(|s| s % 3 == 0));

@@ -9,12 +9,6 @@ use std::path::{Path, PathBuf};
 use super::{published, storage, Handles, Head, Ledger};
 use crate::error::{Error, Result};
 
-/// The format marker in the "meta" tree (and at the start of `HEAD`): chunks
-/// are stored packed ([`super::chunk::pack`]) in segment files, sled holds
-/// the head and their places ([`super::segment`]), and the published view
-/// ([`published`]) holds every chunk's place, summary and key fingerprints
-/// for readers. A ledger with any other marker is refused as an unknown format.
-const FORMAT: &[u8] = published::FORMAT;
 /// sled's page cache; the default (1 GiB) would dominate memory use.
 const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -174,7 +168,10 @@ impl Ledger {
             return Err(Error::Exists(path.to_path_buf()));
         }
         let ledger = Self::writer(path, lock, open_db(path)?)?;
-        ledger.meta()?.insert("format", FORMAT).map_err(storage)?;
+        ledger
+            .meta()?
+            .insert("format", published::FORMAT.as_slice())
+            .map_err(storage)?;
         ledger.durable()?;
         *ledger.out.borrow_mut() =
             Some(published::Out::open(path, published::Published::default())?);
@@ -196,7 +193,7 @@ impl Ledger {
         remove_unfinished_snapshots(path)?;
         let ledger = Self::writer(path, lock, open_db(path)?)?;
         match ledger.meta()?.get("format").map_err(storage)? {
-            Some(f) if f.as_ref() == FORMAT => {}
+            Some(f) if f.as_ref() == published::FORMAT => {}
             Some(f) => {
                 return Err(Error::Corrupt(format!(
                     "unknown ledger format {:?}",
@@ -336,16 +333,10 @@ impl Ledger {
     fn sled_head(&self) -> Result<Head> {
         match self.meta()?.get("head").map_err(storage)? {
             None => Ok(Head::default()),
-            Some(v) if v.len() == 40 => {
-                let mut seq = [0u8; 8];
-                seq.copy_from_slice(&v[..8]);
-                let mut hash = [0u8; 32];
-                hash.copy_from_slice(&v[8..]);
-                Ok(Head {
-                    seq: u64::from_le_bytes(seq),
-                    hash,
-                })
-            }
+            Some(v) if v.len() == 40 => Ok(Head {
+                seq: u64::from_le_bytes(v[..8].try_into().expect("8")),
+                hash: v[8..].try_into().expect("32"),
+            }),
             Some(_) => Err(Error::Corrupt("head record has the wrong size".into())),
         }
     }
@@ -358,8 +349,8 @@ impl Ledger {
         Ok(())
     }
 
-    /// Flush sled, then fsync sled's files and the directories that name
-    /// laurel's files ([`to_fsync`]). A segment is fsynced by the append that
+    /// Flush sled, then fsync sled's files (its `flush` is not a full fsync
+    /// on Linux) and the directories that name laurel's files ([`to_fsync`]). A segment is fsynced by the append that
     /// writes it ([`super::segment::Writer::sync`]), a checkpoint file by its
     /// writer and the published view by [`published::Out::sync`], so this
     /// does not grow with their count.

@@ -2,7 +2,7 @@
 //!
 //! sled (and the chunk's index entry, [`super::published`]) stores each
 //! chunk's *place* (a 24-byte pointer, below) under the chunk's key; the
-//! packed bytes ([`super::chunk::pack`]) go, one after
+//! packed bytes ([`super::chunk::pack_into`]) go, one after
 //! another, into one plain file per append. Why: given the 85 KiB values
 //! themselves, sled would copy each twice on the writing thread (into its
 //! `Arc`, then into its log buffer), write it again as its leaves split and

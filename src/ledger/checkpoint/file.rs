@@ -55,8 +55,7 @@ pub(super) fn file_name(pos: Pos) -> String {
 
 /// The name of the file of the checkpoint whose key is `k`.
 pub(super) fn name_of_key(k: &[u8; 16]) -> String {
-    let hex: String = k.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{hex}.{FILE_EXT}")
+    format!("{:032x}.{FILE_EXT}", u128::from_be_bytes(*k))
 }
 
 /// The suffix of a checkpoint file being written: renamed away once complete.
@@ -120,14 +119,12 @@ pub(super) fn remove_unfinished(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The key a checkpoint file's name gives ([`file_name`]), if it is one.
+/// The key a checkpoint file's name gives ([`file_name`], hex digits of
+/// either case), if it is one.
 pub(super) fn key_of_file(name: &str) -> Option<[u8; 16]> {
     let hex = name.strip_suffix(FILE_EXT)?.strip_suffix('.')?;
-    let mut k = [0u8; 16];
-    for (i, b) in k.iter_mut().enumerate() {
-        *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    (hex.len() == 32).then_some(k)
+    let digits = hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    digits.then(|| Some(u128::from_str_radix(hex, 16).ok()?.to_be_bytes()))?
 }
 
 /// Write the file of the checkpoint `h`: its header's bytes, then its stored
