@@ -84,8 +84,8 @@ impl Ledger {
     /// parse, a read that fails) comes as an `Err` after every line before it,
     /// so the first problem in input order is reported, exactly as with one
     /// thread. The writing stays on this thread on purpose: sled's node copies
-    /// and the validation fold then share one malloc arena (with the writes on
-    /// a second thread, the 1M-event import peaked at 1.6 GiB instead of 1.2).
+    /// and the validation fold then share one malloc arena, which keeps the
+    /// append's peak memory lower than with the writes on a thread of their own.
     /// The parser thread leaves most payloads undecoded
     /// (`events::LineParser::screen`): the check fold in [`Ledger::validate`]
     /// decodes them, and every error path here and there reports a payload
@@ -261,33 +261,6 @@ impl Ledger {
         Ok(())
     }
 
-    /// The first record of `ranges` (ascending, disjoint seq ranges of
-    /// records beyond the old head) whose payload does not decode: its seq
-    /// and message ([`payload_error`]). Reads the chunks beyond the head, each
-    /// once however many ranges it holds ([`Ledger::walk_chunks`]): an append
-    /// that voids many of its own records checks them in one walk.
-    fn first_bad_payload(&self, ranges: &[RangeInclusive<u64>]) -> Result<Option<(u64, String)>> {
-        // The least seq of `ranges` at or after `s`.
-        let next = |s: u64| {
-            let i = ranges.partition_point(|r| *r.end() < s);
-            let r = ranges[i..].iter().find(|r| !r.is_empty())?;
-            Some(s.max(*r.start()))
-        };
-        let wanted = |seq: u64| next(seq) == Some(seq);
-        let mut parser = events::LineParser::default();
-        let mut bad = None;
-        self.walk_chunks(next, &mut |c| {
-            for r in c?.records.iter().filter(|r| wanted(r.seq)) {
-                if let Err(e) = parser.parse(r.event) {
-                    bad = Some((r.seq, line_message(e)));
-                    return Ok(false);
-                }
-            }
-            Ok(true)
-        })?;
-        Ok(bad)
-    }
-
     /// Store a chunk beyond the head, packed (into `packed`, a buffer the
     /// append reuses: the segment's write copies it), in the append's
     /// `segment`, with its place in sled and its entry and fingerprints in
@@ -439,15 +412,34 @@ impl Pending<'_> {
         }
     }
 
-    /// The refusal of the first record of `ranges` (ascending, disjoint; of
-    /// records stored by this append) whose payload does not decode, naming
-    /// its file and line.
+    /// The refusal of the first record of `ranges` (ascending, disjoint seq
+    /// ranges of records stored by this append) whose payload does not decode
+    /// ([`payload_error`]), naming its file and line. Reads the chunks beyond
+    /// the head, each once however many ranges it holds ([`Ledger::walk_chunks`]):
+    /// an append that voids many of its own records checks them in one walk.
     fn bad_payload(
         &self,
         ranges: &[RangeInclusive<u64>],
         names: &[String],
     ) -> Result<Option<Error>> {
-        let bad = self.ledger.first_bad_payload(ranges)?;
+        // The least seq of `ranges` at or after `s`.
+        let next = |s: u64| {
+            let i = ranges.partition_point(|r| *r.end() < s);
+            let r = ranges[i..].iter().find(|r| !r.is_empty())?;
+            Some(s.max(*r.start()))
+        };
+        let wanted = |seq: u64| next(seq) == Some(seq);
+        let mut parser = events::LineParser::default();
+        let mut bad = None;
+        self.ledger.walk_chunks(next, &mut |c| {
+            for r in c?.records.iter().filter(|r| wanted(r.seq)) {
+                if let Err(e) = parser.parse(r.event) {
+                    bad = Some((r.seq, line_message(e)));
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        })?;
         Ok(bad.map(|(seq, msg)| {
             let (file, line) = self.origins.get(seq - self.first);
             Error::invalid(origin(&names[file], line), msg)
@@ -494,13 +486,7 @@ impl Pending<'_> {
 
     /// Store the current chunk (beyond the head, so not yet visible); start the next.
     fn flush(&mut self) -> Result<Head> {
-        let w = &self.writer;
-        let next = ChunkWriter::new(
-            w.next_seq(),
-            w.last_hash,
-            w.recorded_at_micros(),
-            w.recorded_at(),
-        );
+        let next = self.writer.next();
         let done = std::mem::replace(&mut self.writer, next);
         let head = Head {
             seq: done.next_seq() - 1,

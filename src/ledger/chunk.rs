@@ -153,12 +153,10 @@ impl ChunkWriter {
         self.count as usize >= MAX_RECORDS || self.buf.len() >= MAX_BYTES
     }
 
-    pub fn recorded_at(&self) -> &str {
-        &self.recorded_at
-    }
-
-    pub fn recorded_at_micros(&self) -> i64 {
-        self.recorded_at_micros
+    /// The writer of the chunk after this one: the same append's.
+    pub fn next(&self) -> ChunkWriter {
+        let (at_micros, at) = (self.recorded_at_micros, &self.recorded_at);
+        ChunkWriter::new(self.next_seq(), self.last_hash, at_micros, at)
     }
 
     pub fn next_seq(&self) -> u64 {

@@ -17,23 +17,19 @@
 //!
 //! Building the index must not read every chunk (a small append to a big ledger
 //! would pay for reading the whole log), so every chunk's fingerprints are stored
-//! beside it:
+//! beside it, by the same append, before the head moves (and removed with it,
+//! `drop_beyond`):
 //!
 //! ```text
 //! file "fps" (`super::published`): one u64 little-endian fingerprint per
 //! record, record s at byte 8·(s−1)
 //! ```
-//!
-//! Invariant: written in the same append as its chunk, before the head moves, and
-//! removed with it (`drop_beyond`); `verify` checks each one against its chunk.
 
 use crate::error::{Error, Result};
 
 /// A key's fingerprint: its first 8 bytes, little-endian.
 pub fn fingerprint(key: &[u8; 16]) -> u64 {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&key[..8]);
-    u64::from_le_bytes(b)
+    u64::from_le_bytes(key[..8].try_into().expect("8 bytes"))
 }
 
 /// The stored form of a chunk's fingerprints.

@@ -41,7 +41,7 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 
-use open::fsync_path;
+use open::{fsync_path, remove_files};
 pub(crate) use view::View;
 
 /// Stored chunks as (first seq, bytes), in key order.

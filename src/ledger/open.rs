@@ -41,18 +41,28 @@ pub(super) fn recycle_bytes() -> u64 {
 /// but when it opens it takes the highest-named `snap.*` file without skipping
 /// `.generating` ones (`Config::get_snapshot_files` filters only the older
 /// `.in___motion` suffix), so a kill mid-snapshot left a ledger that no later open
-/// could read ("Read corrupted data at file offset None"; sled issues 1527, 1533).
+/// could read ("Read corrupted data at file offset None").
 /// An unfinished snapshot was never the one in force: recovery uses the last
 /// complete snapshot plus the log, which is what opening without it does. Called
 /// only with `laurel.lock` held and before this process opens sled, so no live sled
-/// instance can be writing the file. Found by `tests/crash.rs` (3 of 12 runs).
+/// instance can be writing the file.
 fn remove_unfinished_snapshots(path: &Path) -> Result<()> {
-    let io = |e| Error::io(path.display().to_string(), e);
-    for entry in std::fs::read_dir(path).map_err(io)? {
+    remove_files(path, |n| {
+        n.starts_with("snap.") && n.ends_with(".generating")
+    })
+}
+
+/// Delete the files directly in `dir` whose names `doomed` picks; nothing if
+/// `dir` does not exist.
+pub(super) fn remove_files(dir: &Path, doomed: impl Fn(&str) -> bool) -> Result<()> {
+    let io = |e| Error::io(dir.display().to_string(), e);
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        other => other.map_err(io)?,
+    };
+    for entry in entries {
         let entry = entry.map_err(io)?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with("snap.") && name.ends_with(".generating") {
+        if doomed(&entry.file_name().to_string_lossy()) {
             std::fs::remove_file(entry.path()).map_err(io)?;
         }
     }
@@ -138,7 +148,6 @@ fn lock(path: &Path) -> Result<std::fs::File> {
 /// Open sled again after dropping it. sled's background flusher lets go of the
 /// old instance's file lock a moment after the drop, so "locked" is retried for
 /// up to two seconds: no other process can hold it, since we hold `laurel.lock`.
-/// (A clean-clone CI run failed once on this before the retry.)
 fn reopen_db(path: &Path) -> Result<sled::Db> {
     let mut tries = 0;
     loop {
@@ -362,10 +371,9 @@ impl Ledger {
 
 /// Threads that fsync the ledger's files at the end of an append.
 ///
-/// Why: one after the other, the fsyncs of a 1M-event import's files took
-/// 0.32-0.36 s of its wall time; eight at once, 0.18-0.19 s (ext4 commits
-/// concurrent fsyncs to its journal together). `syncfs` took 0.12-0.20 s,
-/// but it also waits for every other dirty file of the file system.
+/// Why: ext4 commits concurrent fsyncs to its journal together, so eight at
+/// once take about half the wall time of one after another; `syncfs` would
+/// also wait for every other dirty file of the file system.
 const FSYNC_THREADS: usize = 8;
 
 /// fsync what [`to_fsync`] lists for the ledger at `dir`: the files

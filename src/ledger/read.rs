@@ -76,8 +76,8 @@ impl Ledger {
     /// the error reading the chunk that should hold a wanted seq (the walk then
     /// goes on from the seq after that one), and says whether to go on; the
     /// walk fails with the first error `f` returns. The one walk of the reads
-    /// of many records' chunks ([`Ledger::record_fields`],
-    /// [`Ledger::first_bad_payload`]).
+    /// of many records' chunks ([`Ledger::record_fields`], the append's check
+    /// of its payloads).
     pub(super) fn walk_chunks(
         &self,
         next: impl Fn(u64) -> Option<u64>,
@@ -121,17 +121,12 @@ impl Ledger {
         if seq == 0 {
             return Ok([0; 32]);
         }
-        self.record_field(seq, |r| r.hash)
-    }
-
-    /// `field` of stored record `seq`, read from its chunk without parsing the event.
-    pub(crate) fn record_field<T>(&self, seq: u64, field: impl Fn(&RecordView) -> T) -> Result<T> {
         let (first, bytes) = self.chunk_holding(seq)?;
         chunk::decode(&bytes, first)?
             .records
             .iter()
             .find(|r| r.seq == seq)
-            .map(field)
+            .map(|r| r.hash)
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
     }
 

@@ -217,21 +217,7 @@ impl Reader {
 /// Delete the segments of appends that started after `seq` (leftovers of an
 /// append that failed or was killed; see the module's invariants).
 pub fn drop_beyond(ledger: &Path, seq: u64) -> Result<()> {
-    let d = dir(ledger);
-    let io = |e| Error::io(d.display().to_string(), e);
-    let entries = match std::fs::read_dir(&d) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io(e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(io)?;
-        let name = name_of(&entry.file_name().to_string_lossy());
-        if name.is_some_and(|n| n > seq) {
-            std::fs::remove_file(entry.path()).map_err(io)?;
-        }
-    }
-    Ok(())
+    super::remove_files(&dir(ledger), |n| name_of(n).is_some_and(|n| n > seq))
 }
 
 #[cfg(test)]

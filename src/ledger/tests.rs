@@ -223,10 +223,10 @@ fn a_parsed_batch_has_the_keys_and_hashes_of_its_events_one_by_one() {
 
 /// `record_fields` reads a chunk once for all the seqs it holds, so it
 /// must step from one chunk to the next exactly at their boundaries: it
-/// gives every stored record of the set, what `record_field` gives one by
-/// one, and leaves out seqs that are not stored.
+/// gives every stored record of the set, what `hash_at` gives one by one,
+/// and leaves out seqs that are not stored.
 #[test]
-fn record_fields_across_chunks_equal_record_field_one_by_one() {
+fn record_fields_across_chunks_equal_hash_at_one_by_one() {
     let text = crate::gen::stream(6000, 3);
     let dir = tempfile::tempdir().unwrap();
     let ledger = Ledger::init(&dir.path().join("l")).unwrap();
@@ -237,13 +237,13 @@ fn record_fields_across_chunks_equal_record_field_one_by_one() {
         "{chunks} chunk(s): too few to cross boundaries"
     );
     let all: BTreeSet<u64> = (0..=6002).collect();
-    let ats = ledger.record_fields(&all, |r| r.at);
+    let all_hashes = ledger.record_fields(&all, |r| r.hash);
     assert_eq!(
-        ats.keys().copied().collect::<Vec<_>>(),
+        all_hashes.keys().copied().collect::<Vec<_>>(),
         (1..=6000).collect::<Vec<_>>()
     );
-    for (&seq, &at) in &ats {
-        assert_eq!(ledger.record_field(seq, |r| r.at).unwrap(), at, "{seq}");
+    for (&seq, &hash) in &all_hashes {
+        assert_eq!(ledger.hash_at(seq).unwrap(), hash, "{seq}");
     }
     let some: BTreeSet<u64> = [1, 2999, 3000, 5999, 6000, 7000].into();
     let hashes = ledger.record_fields(&some, |r| r.hash);

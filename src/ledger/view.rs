@@ -77,7 +77,7 @@ impl Source for View<'_> {
     }
 
     /// From the summaries, when they are readable and cover `1..=upto`
-    /// without a gap (else the fold plans from the chunks, as before).
+    /// without a gap (else the fold plans from the chunks).
     fn spans(&self) -> Result<Option<Vec<Span>>> {
         let Ok(all) = self.summaries() else {
             return Ok(None);

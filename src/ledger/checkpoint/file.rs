@@ -13,22 +13,14 @@ use crate::ledger::Head;
 
 /// A checkpoint for the checkpoint thread: `(pos, folded, raw sections by name)`.
 pub(super) type Job = (Pos, u64, Vec<(String, Vec<u8>)>);
-/// A checkpoint whose file is written: its header, for the fold's thread to store.
-pub(super) type Made = Header;
-
-pub(super) fn compressor_gone() -> Error {
-    Error::Storage("checkpoint: the compressing thread stopped".into())
-}
-
 /// The check fold's checkpoint thread: compresses each checkpoint (a delta
 /// from the previous one, see [`next_checkpoint`]), writes its file into `dir`
-/// and sends its header back to be stored (sled handles stay on the fold's
-/// thread). Why a thread: zstd took about 1.1 s of the 1M-event import on the
-/// thread that also reads the records for the fold workers, which waited
-/// meanwhile. Stops at its first failure, after sending it.
+/// and sends its header back for the fold's thread to note. Why a thread: on
+/// the thread that reads the records for the fold workers, zstd would keep
+/// them waiting. Stops at its first failure, after sending it.
 pub(super) fn compressor(
     jobs: Receiver<Job>,
-    made: Sender<Result<Made>>,
+    made: Sender<Result<Header>>,
     mut parent: Option<Parent>,
     new: Head,
     (dir, every): (&Path, u64),
@@ -103,20 +95,8 @@ fn read_header_bytes(f: std::fs::File) -> std::io::Result<Vec<u8>> {
 
 /// Delete the unfinished checkpoint files in `dir`.
 pub(super) fn remove_unfinished(dir: &Path) -> Result<()> {
-    let io = |e| Error::io(dir.display().to_string(), e);
-    let entries = match std::fs::read_dir(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        other => other.map_err(io)?,
-    };
-    for entry in entries {
-        let entry = entry.map_err(io)?;
-        let name = entry.file_name();
-        let unfinished = name.to_str().and_then(|n| n.strip_suffix(UNFINISHED));
-        if unfinished.and_then(key_of_file).is_some() {
-            std::fs::remove_file(entry.path()).map_err(io)?;
-        }
-    }
-    Ok(())
+    let unfinished = |n: &str| n.strip_suffix(UNFINISHED).and_then(key_of_file).is_some();
+    crate::ledger::remove_files(dir, unfinished)
 }
 
 /// The key a checkpoint file's name gives ([`file_name`], hex digits of
@@ -218,20 +198,15 @@ pub(super) fn next_checkpoint(
             deltas: p.deltas + 1,
             ..p
         },
-        None => whole_parent(h.clone(), raw),
+        None => Parent {
+            header: h.clone(),
+            raw: raw.into_iter().map(|(_, bytes)| bytes).collect(),
+            deltas: 0,
+        },
     };
     Ok((
         h,
         stored,
         (!whole(folded + every) && small(&next)).then_some(next),
     ))
-}
-
-/// A whole checkpoint, as the parent of the next deltas.
-pub(super) fn whole_parent(header: Header, sections: Vec<(String, Vec<u8>)>) -> Parent {
-    Parent {
-        header,
-        raw: sections.into_iter().map(|(_, bytes)| bytes).collect(),
-        deltas: 0,
-    }
 }
