@@ -398,10 +398,8 @@ impl Pending<'_> {
     }
 
     /// `e`, a problem found while reading the input, or the problem of an
-    /// earlier line if one has a payload that does not decode: the parser
-    /// thread left those to the check fold (`events::deferred`), and the
-    /// first problem in input order is the one reported.
-    /// When the records cannot be stored or read back, `e` stands.
+    /// earlier line whose payload does not decode (left to the check fold, see
+    /// [`Ledger::write_pending`]); `e` if the records cannot be stored or read back.
     fn first_problem(&mut self, e: Error, names: &[String]) -> Error {
         let Ok(last) = self.flush() else {
             return e;
