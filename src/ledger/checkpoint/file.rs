@@ -112,8 +112,8 @@ pub(super) fn key_of_file(name: &str) -> Option<[u8; 16]> {
 /// then renamed into place, so a reader never sees a file half written or
 /// rewritten. Synced here, on the checkpoint thread, while the fold goes
 /// on, and only here (the append's final `durable` fsyncs only their
-/// directory): at the end, the 78 MB of a 1M-event import's checkpoints
-/// would be written after the fold, in its wall time.
+/// directory): at the end, an import's checkpoints would be written after
+/// the fold, in its wall time.
 pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>]) -> Result<()> {
     let done = dir.join(file_name(h.pos));
     let path = dir.join(file_name(h.pos) + UNFINISHED);
@@ -158,9 +158,6 @@ pub(super) fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<
 /// gives what the next one is a delta from: `root`, or this one if it is
 /// whole; nothing if the next is whole anyway (a state's bytes are the
 /// largest buffers an append holds).
-///
-/// Every delta's parent is whole: a query decompresses two frames of its
-/// section, never a chain.
 pub(super) fn next_checkpoint(
     new: Head,
     (pos, folded): (Pos, u64),
