@@ -242,7 +242,8 @@ pub fn key(seq: u64) -> [u8; 8] {
     seq.to_be_bytes()
 }
 
-fn corrupt(first: u64, what: &str) -> Error {
+/// A damaged chunk (or its place), named by the seq it starts at.
+pub(super) fn corrupt(first: u64, what: &str) -> Error {
     Error::Corrupt(format!("chunk starting at seq {first}: {what}"))
 }
 

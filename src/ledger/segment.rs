@@ -43,6 +43,7 @@ use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use super::chunk::corrupt as damaged;
 use crate::error::{Error, Result};
 
 /// The magic of a pointer value.
@@ -152,10 +153,6 @@ pub fn parse(value: &[u8], key_seq: u64) -> Result<(u64, u64, usize)> {
         ));
     }
     Ok((word(4..12), word(12..20), len))
-}
-
-fn damaged(key_seq: u64, what: &str) -> Error {
-    Error::Corrupt(format!("chunk starting at seq {key_seq}: {what}"))
 }
 
 /// Reads chunks out of segments, keeping the last file it opened.
