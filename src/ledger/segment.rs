@@ -30,13 +30,9 @@
 //!   file, bytes past its end or a length over [`MAX_STORED`] is reported as
 //!   a damaged chunk, before anything is allocated for it; damaged bytes fail
 //!   to unpack or to hash.
-//! - **Durable before the head.** An append fsyncs its segment, and the
-//!   directories that name it, before it writes the head that makes its
-//!   pointers reachable ([`Writer::sync`]). sled's flush of the head, or the
-//!   rename of `HEAD`, could otherwise reach the disk before the segment's
-//!   pages do, and a power loss in between would leave a head whose chunks
-//!   are gone. (A killed
-//!   process loses no written page: `tests/crash.rs` cannot see this order.)
+//! - **Durable before the head** (the crate's [invariants](crate#invariants)):
+//!   [`Writer::sync`] fsyncs the segment and the directories that name it. (A
+//!   killed process loses no written page: `tests/crash.rs` cannot see this.)
 
 use std::fs::File;
 use std::io::Write;
