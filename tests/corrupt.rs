@@ -363,7 +363,7 @@ fn edit_chunk(index: usize, f: impl Fn(&mut Vec<u8>) + 'static) -> Edit {
     edit_stored_chunk(index, move |b| {
         let mut raw = unpacked(b);
         f(&mut raw);
-        *b = laurel::ledger::chunk::pack(&raw);
+        *b = common::packed::pack(&raw);
     })
 }
 
@@ -537,7 +537,7 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
                 b[4..12].copy_from_slice(&2u64.to_le_bytes());
                 let c = laurel::ledger::chunk::decode(&b, 2).unwrap();
                 let summary = laurel::ledger::summary::Summary::of(&c).encode();
-                let packed = laurel::ledger::chunk::pack(&b);
+                let packed = common::packed::pack(&b);
                 let pointer = v.append_to_segment(&v.entries[0].1.clone(), &packed);
                 v.entries.insert(1, (2, pointer, summary));
             }),

@@ -435,7 +435,7 @@ fn tamper(path: &std::path::Path, f: impl FnOnce(&mut Vec<u8>)) {
     let mut view = common::View::load(path);
     let mut bytes = unpacked(&view.stored(0));
     f(&mut bytes);
-    view.restore(0, &laurel::ledger::chunk::pack(&bytes));
+    view.restore(0, &common::packed::pack(&bytes));
     view.save();
 }
 
@@ -467,7 +467,7 @@ fn drop_last_record(path: &std::path::Path) {
             .map(|r| laurel::ledger::idem::fingerprint(&r.idem)),
     );
     view.write_fps(first, &fps);
-    view.restore(0, &laurel::ledger::chunk::pack(&cut));
+    view.restore(0, &common::packed::pack(&cut));
     view.seq = first + count as u64 - 2;
     view.hash = prev_hash;
     view.save();

@@ -210,7 +210,7 @@ pub fn head(path: &Path) -> Result<String> {
 
 /// `laurel export`: one canonical JSON line per record.
 pub fn export(path: &Path, w: &mut dyn Write) -> Result<()> {
-    Ledger::read(path)?.export(w)
+    Ledger::read(path)?.export_to(w, "stdout")
 }
 
 /// `laurel log`: one human line per record.

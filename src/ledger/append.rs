@@ -10,7 +10,7 @@ use super::parse::{
     incoming, line_message, origin, payload_error, read_and_parse, Incoming, Sent, IN_FLIGHT,
 };
 use super::published::{self, Entry};
-use super::{idem, segment, storage, summary, AppendReport, Head, IdemIndex, Input, Ledger};
+use super::{idem, segment, storage, summary, AppendReport, Head, Input, Ledger};
 use crate::error::{Error, Origin, Result};
 use crate::events;
 use crate::time::{self, Micros};
@@ -84,8 +84,8 @@ impl Ledger {
     /// parse, a read that fails) comes as an `Err` after every line before it,
     /// so the first problem in input order is reported, exactly as with one
     /// thread. The writing stays on this thread on purpose: sled's node copies
-    /// and the validation fold then share one malloc arena (with the writes on
-    /// a second thread, the 1M-event import peaked at 1.6 GiB instead of 1.2).
+    /// and the validation fold then share one malloc arena, which keeps the
+    /// append's peak memory lower than with the writes on a thread of their own.
     /// The parser thread leaves most payloads undecoded
     /// (`events::LineParser::screen`): the check fold in [`Ledger::validate`]
     /// decodes them, and every error path here and there reports a payload
@@ -218,7 +218,7 @@ impl Ledger {
 
     /// The key fingerprints of every committed record, from `fps` (not the
     /// chunks: a small append to a big ledger reads 8 bytes a record).
-    fn idem_index(&self, upto: u64) -> Result<IdemIndex> {
+    fn idem_index(&self, upto: u64) -> Result<idem::Index> {
         let mut index = idem::Index::with_capacity(upto as usize);
         let Some(fps) = published::read_fps(&self.path, 1, upto)? else {
             return Err(Error::Corrupt(format!(
@@ -259,33 +259,6 @@ impl Ledger {
             tree.remove(k).map_err(storage)?;
         }
         Ok(())
-    }
-
-    /// The first record of `ranges` (ascending, disjoint seq ranges of
-    /// records beyond the old head) whose payload does not decode: its seq
-    /// and message ([`payload_error`]). Reads the chunks beyond the head, each
-    /// once however many ranges it holds ([`Ledger::walk_chunks`]): an append
-    /// that voids many of its own records checks them in one walk.
-    fn first_bad_payload(&self, ranges: &[RangeInclusive<u64>]) -> Result<Option<(u64, String)>> {
-        // The least seq of `ranges` at or after `s`.
-        let next = |s: u64| {
-            let i = ranges.partition_point(|r| *r.end() < s);
-            let r = ranges[i..].iter().find(|r| !r.is_empty())?;
-            Some(s.max(*r.start()))
-        };
-        let wanted = |seq: u64| next(seq) == Some(seq);
-        let mut parser = events::LineParser::default();
-        let mut bad = None;
-        self.walk_chunks(next, &mut |c| {
-            for r in c?.records.iter().filter(|r| wanted(r.seq)) {
-                if let Err(e) = parser.parse(r.event) {
-                    bad = Some((r.seq, line_message(e)));
-                    return Ok(false);
-                }
-            }
-            Ok(true)
-        })?;
-        Ok(bad)
     }
 
     /// Store a chunk beyond the head, packed (into `packed`, a buffer the
@@ -329,7 +302,7 @@ fn read_only() -> Error {
 fn take_batches(
     rx: Receiver<Sent>,
     pending: &mut Pending,
-    index: &mut IdemIndex,
+    index: &mut idem::Index,
     names: &[String],
 ) -> Result<()> {
     for sent in rx {
@@ -369,7 +342,7 @@ struct Pending<'l> {
 }
 
 impl Pending<'_> {
-    fn add(&mut self, index: &mut IdemIndex, inc: Incoming, names: &[String]) -> Result<()> {
+    fn add(&mut self, index: &mut idem::Index, inc: Incoming, names: &[String]) -> Result<()> {
         let origin = || Origin {
             file: Some(names[inc.file].to_string()),
             line: Some(inc.line),
@@ -422,10 +395,8 @@ impl Pending<'_> {
     }
 
     /// `e`, a problem found while reading the input, or the problem of an
-    /// earlier line if one has a payload that does not decode: the parser
-    /// thread left those to the check fold (`events::deferred`), and the
-    /// first problem in input order is the one reported.
-    /// When the records cannot be stored or read back, `e` stands.
+    /// earlier line whose payload does not decode (left to the check fold, see
+    /// [`Ledger::write_pending`]); `e` if the records cannot be stored or read back.
     fn first_problem(&mut self, e: Error, names: &[String]) -> Error {
         let Ok(last) = self.flush() else {
             return e;
@@ -436,15 +407,34 @@ impl Pending<'_> {
         }
     }
 
-    /// The refusal of the first record of `ranges` (ascending, disjoint; of
-    /// records stored by this append) whose payload does not decode, naming
-    /// its file and line.
+    /// The refusal of the first record of `ranges` (ascending, disjoint seq
+    /// ranges of records stored by this append) whose payload does not decode
+    /// ([`payload_error`]), naming its file and line. Reads the chunks beyond
+    /// the head, each once however many ranges it holds ([`Ledger::walk_chunks`]):
+    /// an append that voids many of its own records checks them in one walk.
     fn bad_payload(
         &self,
         ranges: &[RangeInclusive<u64>],
         names: &[String],
     ) -> Result<Option<Error>> {
-        let bad = self.ledger.first_bad_payload(ranges)?;
+        // The least seq of `ranges` at or after `s`.
+        let next = |s: u64| {
+            let i = ranges.partition_point(|r| *r.end() < s);
+            let r = ranges[i..].iter().find(|r| !r.is_empty())?;
+            Some(s.max(*r.start()))
+        };
+        let wanted = |seq: u64| next(seq) == Some(seq);
+        let mut parser = events::LineParser::default();
+        let mut bad = None;
+        self.ledger.walk_chunks(next, &mut |c| {
+            for r in c?.records.iter().filter(|r| wanted(r.seq)) {
+                if let Err(e) = parser.parse(r.event) {
+                    bad = Some((r.seq, line_message(e)));
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        })?;
         Ok(bad.map(|(seq, msg)| {
             let (file, line) = self.origins.get(seq - self.first);
             Error::invalid(origin(&names[file], line), msg)
@@ -455,7 +445,7 @@ impl Pending<'_> {
     /// index gives candidates by fingerprint, the records themselves decide.
     fn recorded(
         &mut self,
-        index: &IdemIndex,
+        index: &idem::Index,
         fp: u64,
         idem: &[u8; 16],
     ) -> Result<Option<([u8; 16], u64)>> {
@@ -491,13 +481,7 @@ impl Pending<'_> {
 
     /// Store the current chunk (beyond the head, so not yet visible); start the next.
     fn flush(&mut self) -> Result<Head> {
-        let w = &self.writer;
-        let next = ChunkWriter::new(
-            w.next_seq(),
-            w.last_hash,
-            w.recorded_at_micros(),
-            w.recorded_at(),
-        );
+        let next = self.writer.next();
         let done = std::mem::replace(&mut self.writer, next);
         let head = Head {
             seq: done.next_seq() - 1,

@@ -71,13 +71,8 @@ pub(crate) fn write_str(s: &str, out: &mut Vec<u8>) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
-/// The canonical bytes of a record, built around the event's canonical bytes.
-pub fn record_bytes(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -> Vec<u8> {
-    record_object(event, None, prev, recorded_at, seq)
-}
-
 /// hash(n) = BLAKE3(JCS(record n)), fed to BLAKE3 piece by piece: the same bytes
-/// as [`record_bytes`] without building them: the append's chaining thread
+/// as [`push_record`] without building them: the append's chaining thread
 /// hashes each record here; `verify` hashes many across SIMD lanes
 /// (`ledger::lanes`), whose tests compare them with `blake3::hash`.
 pub fn record_hash(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -> [u8; 32] {
@@ -102,7 +97,7 @@ pub(crate) fn record_suffix(
     prev: &[u8; 32],
     recorded_at: &str,
     seq: u64,
-    put: &mut dyn FnMut(&[u8]),
+    put: &mut impl FnMut(&[u8]),
 ) {
     put(blake3::Hash::from(*prev).to_hex().as_bytes());
     put(b"\",\"recorded_at\":");
@@ -133,37 +128,11 @@ fn itoa(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
     }
 }
 
-/// One `laurel export` line: the record's canonical object plus its `"hash"`.
-pub fn export_line(
-    event: &[u8],
-    hash: &[u8; 32],
-    prev: &[u8; 32],
-    recorded_at: &str,
-    seq: u64,
-) -> Vec<u8> {
-    record_object(event, Some(hash), prev, recorded_at, seq)
-}
-
-/// `{"event":E[,"hash":H],"prev":P,"recorded_at":R,"seq":N}`: keys in sorted order
-/// (event < hash < prev < recorded_at < seq), so the bytes are canonical.
-fn record_object(
-    event: &[u8],
-    hash: Option<&[u8; 32]>,
-    prev: &[u8; 32],
-    recorded_at: &str,
-    seq: u64,
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity(event.len() + 220);
-    push_record_object(&mut out, event, hash, prev, recorded_at, seq);
-    out
-}
-
-/// Append a record's canonical bytes to `out` (`verify` builds many in one buffer).
-pub fn push_record(out: &mut Vec<u8>, event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) {
-    push_record_object(out, event, None, prev, recorded_at, seq);
-}
-
-fn push_record_object(
+/// Append a record's canonical bytes to `out` (`verify` builds many in one
+/// buffer); with its `hash`, a `laurel export` line. Keys in sorted order
+/// (event < hash < prev < recorded_at < seq), so the bytes are canonical:
+/// `{"event":E[,"hash":H],"prev":P,"recorded_at":R,"seq":N}`.
+pub fn push_record(
     out: &mut Vec<u8>,
     event: &[u8],
     hash: Option<&[u8; 32]>,
@@ -171,20 +140,15 @@ fn push_record_object(
     recorded_at: &str,
     seq: u64,
 ) {
-    out.extend_from_slice(b"{\"event\":");
+    out.extend_from_slice(RECORD_HEAD);
     out.extend_from_slice(event);
     if let Some(h) = hash {
         out.extend_from_slice(b",\"hash\":\"");
         out.extend_from_slice(blake3::Hash::from(*h).to_hex().as_bytes());
         out.push(b'"');
     }
-    out.extend_from_slice(b",\"prev\":\"");
-    out.extend_from_slice(blake3::Hash::from(*prev).to_hex().as_bytes());
-    out.extend_from_slice(b"\",\"recorded_at\":");
-    write_str(recorded_at, out);
-    out.extend_from_slice(b",\"seq\":");
-    out.extend_from_slice(itoa(seq, &mut [0u8; 20]));
-    out.push(b'}');
+    out.extend_from_slice(RECORD_MID);
+    record_suffix(prev, recorded_at, seq, &mut |b| out.extend_from_slice(b));
 }
 
 /// Lowercase hex of a hash.
@@ -201,6 +165,13 @@ pub fn parse_hex(s: &str) -> Option<[u8; 32]> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The canonical bytes of a record, built around the event's canonical bytes.
+    fn record_bytes(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        push_record(&mut out, event, None, prev, recorded_at, seq);
+        out
+    }
 
     #[test]
     fn keys_sort_and_whitespace_goes() {
@@ -230,7 +201,11 @@ mod tests {
             ("odd \"\n", u64::MAX),
             ("", 0),
         ] {
-            let want = *blake3::hash(&record_bytes(&ev, &[9; 32], ra, seq)).as_bytes();
+            let bytes = record_bytes(&ev, &[9; 32], ra, seq);
+            let event: serde_json::Value = serde_json::from_slice(&ev).unwrap();
+            let rec = json!({"event": event, "prev": hex(&[9; 32]), "recorded_at": ra, "seq": seq});
+            assert_eq!(bytes, to_vec(&rec), "{ra:?} {seq}");
+            let want = *blake3::hash(&bytes).as_bytes();
             assert_eq!(record_hash(&ev, &[9; 32], ra, seq), want, "{ra:?} {seq}");
         }
     }

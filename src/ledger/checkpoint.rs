@@ -16,11 +16,8 @@
 //! section a zstd frame of its own. The others are *deltas*: each section a
 //! zstd frame compressed with the same section of the latest whole checkpoint
 //! (its *parent*, uncompressed) as prefix, so it costs what changed since, not
-//! the whole state (at 1M generated events, checkpoints every 50,000 records:
-//! the first delta after a whole one about 3 MB, the fourth about 9 MB, against
-//! 37 MB for the state).
-//! Reading one section of a delta decompresses two frames: the whole one's,
-//! then its own. Every frame carries zstd's content checksum.
+//! the whole state. Reading one section of a delta decompresses two frames:
+//! the whole one's, then its own. Every frame carries zstd's content checksum.
 //!
 //! **Valid** while nothing recorded after it changes what lies at or before its
 //! position `(at_c, seq_c)`. A checkpoint made when the head was `H` is invalid
@@ -72,8 +69,7 @@
 //! a missing or changed parent, a bad frame or checksum, or a length that does
 //! not add up makes the checkpoint absent, and so does a file that is missing,
 //! cut short or does not start with the very header (a file left from another
-//! checkpoint at the same position). A header with another magic reads as
-//! absent, and is deleted by the next append that drops checkpoints.
+//! checkpoint at the same position).
 //!
 //! Choosing and dropping checkpoints reads the header of each file
 //! (listed once per command). Sections live in plain files, not in sled:
@@ -95,8 +91,7 @@ use crate::time::Micros;
 
 use super::summary::Summary;
 use super::{Head, Ledger};
-use file::{compressor, compressor_gone, read_file_section, Job, Made};
-pub use frames::{compress, decompress};
+use file::{compressor, read_file_section, Job};
 pub(crate) use frames::{unpack, Frames};
 
 /// Every checkpoint's header bytes, by key, as read from the start of its file.
@@ -156,8 +151,8 @@ pub const EVERY_ENV: &str = "LAUREL_CHECKPOINT_EVERY";
 
 /// The largest parent (uncompressed sections) an append keeps to make the next
 /// checkpoint a delta: a larger state's next checkpoint is whole instead. Why: the
-/// parent is a second copy of the state in memory; with a new player per event,
-/// 7.8M records held about 350 MiB more at the append's peak (`tests/streaming.rs`).
+/// parent is a second copy of the state in memory (`tests/streaming.rs` bounds
+/// an append's peak).
 const PARENT_MAX: usize = 128 << 20;
 
 /// Is `p` small enough to keep as the next delta's parent ([`PARENT_MAX`])?
@@ -185,18 +180,6 @@ pub fn key(pos: Pos) -> [u8; 16] {
     k[..8].copy_from_slice(&((pos.0 as u64) ^ (1 << 63)).to_be_bytes());
     k[8..].copy_from_slice(&pos.1.to_be_bytes());
     k
-}
-
-/// The position a key encodes.
-pub fn pos_of(k: &[u8]) -> Option<Pos> {
-    let at: [u8; 8] = k.get(..8)?.try_into().ok()?;
-    let seq: [u8; 8] = k.get(8..16)?.try_into().ok()?;
-    (k.len() == 16).then(|| {
-        (
-            (u64::from_be_bytes(at) ^ (1 << 63)) as Micros,
-            u64::from_be_bytes(seq),
-        )
-    })
 }
 
 /// A checkpoint's header: where it stands, what it is bound to, and its
@@ -304,10 +287,11 @@ impl Ledger {
         every: u64,
         fold: impl FnOnce(&mut dyn FnMut(Pos, u64, Vec<Vec<u8>>) -> Result<()>) -> Result<T>,
     ) -> Result<T> {
-        let dir = self.checkpoint_dir()?;
+        let dir = self.files_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
         std::thread::scope(|scope| {
             let (job_tx, job_rx) = sync_channel::<Job>(0);
-            let (made_tx, made_rx) = channel::<Result<Made>>();
+            let (made_tx, made_rx) = channel::<Result<Header>>();
             let dir = &dir;
             std::thread::Builder::new()
                 .name("checkpoints".into())
@@ -315,7 +299,11 @@ impl Ledger {
                     compressor(job_rx, made_tx, parent, new, (dir, every))
                 })
                 .map_err(|e| Error::io("the checkpoint thread", e))?;
-            let store = |made: Result<Made>| self.put_header(&made?);
+            // Note the header of each checkpoint whose file is written.
+            let store = |made: Result<Header>| {
+                let h = made?;
+                self.with_headers(|all| drop(all.insert(key(h.pos), encode_header(&h))))
+            };
             let mut put = |pos: Pos, folded: u64, bytes: Vec<Vec<u8>>| {
                 if bytes.len() != names.len() {
                     return Err(Error::Storage(
@@ -326,7 +314,8 @@ impl Ledger {
                 if job_tx.send((pos, folded, named)).is_err() {
                     // It stopped at a failure, which it sent.
                     let sent = made_rx.iter().try_for_each(store);
-                    return sent.and(Err(compressor_gone()));
+                    let gone = "checkpoint: the compressing thread stopped";
+                    return sent.and(Err(Error::Storage(gone.into())));
                 }
                 made_rx.try_iter().try_for_each(store)
             };
@@ -460,12 +449,6 @@ impl Ledger {
             .is_none_or(|cut| h.pos < cut))
     }
 
-    /// Note the header of a checkpoint whose file is written.
-    pub(crate) fn put_header(&self, h: &Header) -> Result<()> {
-        self.with_headers(|all| all.insert(key(h.pos), encode_header(h)))?;
-        Ok(())
-    }
-
     /// `f` on the checkpoint headers, read from their files ([`file::list`])
     /// the first time.
     fn with_headers<T>(&self, f: impl FnOnce(&mut Headers) -> T) -> Result<T> {
@@ -479,13 +462,6 @@ impl Ledger {
     /// The directory of checkpoint files ([`DIR`]); it may not exist.
     pub(crate) fn files_dir(&self) -> PathBuf {
         self.path.join(DIR)
-    }
-
-    /// [`Ledger::files_dir`], created if missing (the append that writes files).
-    pub(crate) fn checkpoint_dir(&self) -> Result<PathBuf> {
-        let dir = self.files_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
-        Ok(dir)
     }
 
     /// Section `name` of a checkpoint, uncompressed: through its parent for a

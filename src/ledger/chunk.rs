@@ -30,7 +30,7 @@
 //! (the chunk's `prev` for the first). `verify` recomputes every `hash` from the
 //! bytes, so changing any byte of an event, a hash or a header is detected.
 //!
-//! What is stored in the segment is that layout compressed ([`pack`]):
+//! What is stored in the segment is that layout compressed ([`pack_into`]):
 //!
 //! ```text
 //!   0   4   magic        b"LRZ2"
@@ -144,12 +144,10 @@ impl ChunkWriter {
         self.count as usize >= MAX_RECORDS || self.buf.len() >= MAX_BYTES
     }
 
-    pub fn recorded_at(&self) -> &str {
-        &self.recorded_at
-    }
-
-    pub fn recorded_at_micros(&self) -> i64 {
-        self.recorded_at_micros
+    /// The writer of the chunk after this one: the same append's.
+    pub fn next(&self) -> ChunkWriter {
+        let (at_micros, at) = (self.recorded_at_micros, &self.recorded_at);
+        ChunkWriter::new(self.next_seq(), self.last_hash, at_micros, at)
     }
 
     pub fn next_seq(&self) -> u64 {
@@ -163,23 +161,16 @@ impl ChunkWriter {
     }
 }
 
-/// The value stored for the LRC1 bytes `raw`: `LRZ2`, `raw_len`, checksum,
-/// LZ4 block (layout in the module docs). Invariant: [`unpack`] gives `raw` back.
-///
-/// # Panics
-/// If `raw` is over [`MAX_RAW`]: a [`ChunkWriter`] never makes such a chunk.
-pub fn pack(raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let n = pack_into(raw, &mut out);
-    out.truncate(n);
-    out
-}
-
-/// [`pack`] into `out`, whose first bytes (the count returned) are the value;
+/// The value stored for the LRC1 bytes `raw` (`LRZ2`, `raw_len`, checksum,
+/// LZ4 block: layout in the module docs), written into `out`, whose first
+/// bytes (the count returned) it is. Invariant: [`unpack`] gives `raw` back.
 /// `out` keeps its length and bytes past the value, so a buffer used again is
 /// not zeroed again (LZ4 needs its maximum output size, about 257 KiB for a
 /// full chunk, and zeroing that for every chunk is a visible part of an
 /// import's CPU).
+///
+/// # Panics
+/// If `raw` is over [`MAX_RAW`]: a [`ChunkWriter`] never makes such a chunk.
 pub fn pack_into(raw: &[u8], out: &mut Vec<u8>) -> usize {
     assert!(raw.len() <= MAX_RAW, "a chunk of {} bytes", raw.len());
     let need = PACKED_HEADER + lz4_flex::block::get_maximum_output_size(raw.len());
@@ -242,7 +233,8 @@ pub fn key(seq: u64) -> [u8; 8] {
     seq.to_be_bytes()
 }
 
-fn corrupt(first: u64, what: &str) -> Error {
+/// A damaged chunk (or its place), named by the seq it starts at.
+pub(super) fn corrupt(first: u64, what: &str) -> Error {
     Error::Corrupt(format!("chunk starting at seq {first}: {what}"))
 }
 
@@ -334,14 +326,8 @@ pub fn idem_of_id(id: &str) -> [u8; 16] {
     arr(&h.finalize().as_bytes()[..16])
 }
 
-/// The content key: BLAKE3 of the event's canonical bytes, first 16 bytes.
-/// (The append hashes a batch's events together and calls [`content_key`].)
-#[cfg(test)]
-pub fn content_of(event: &[u8]) -> [u8; 16] {
-    content_key(blake3::hash(event).as_bytes())
-}
-
-/// The content key from BLAKE3 of the event's canonical bytes.
+/// The content key: the first 16 bytes of BLAKE3 of the event's canonical
+/// bytes (the append hashes a batch's events together).
 pub fn content_key(event_hash: &[u8; 32]) -> [u8; 16] {
     arr(&event_hash[..16])
 }
@@ -349,6 +335,14 @@ pub fn content_key(event_hash: &[u8; 32]) -> [u8; 16] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stored value of `raw`, packed alone.
+    fn pack(raw: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let n = pack_into(raw, &mut out);
+        out.truncate(n);
+        out
+    }
 
     #[test]
     fn round_trips_and_links_prev() {

@@ -17,23 +17,19 @@
 //!
 //! Building the index must not read every chunk (a small append to a big ledger
 //! would pay for reading the whole log), so every chunk's fingerprints are stored
-//! beside it:
+//! beside it, by the same append, before the head moves (and removed with it,
+//! `drop_beyond`):
 //!
 //! ```text
 //! file "fps" (`super::published`): one u64 little-endian fingerprint per
 //! record, record s at byte 8·(s−1)
 //! ```
-//!
-//! Invariant: written in the same append as its chunk, before the head moves, and
-//! removed with it (`drop_beyond`); `verify` checks each one against its chunk.
 
 use crate::error::{Error, Result};
 
 /// A key's fingerprint: its first 8 bytes, little-endian.
 pub fn fingerprint(key: &[u8; 16]) -> u64 {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&key[..8]);
-    u64::from_le_bytes(b)
+    u64::from_le_bytes(key[..8].try_into().expect("8 bytes"))
 }
 
 /// The stored form of a chunk's fingerprints.
@@ -68,14 +64,6 @@ impl Index {
             slots: vec![(0, 0); size],
             len: 0,
         }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// Record that `seq` has a key with fingerprint `fp`.
@@ -144,7 +132,7 @@ mod tests {
             };
             ix.insert(fp, seq);
         }
-        assert_eq!(ix.len(), 5000);
+        assert_eq!(ix.len, 5000);
         let same: Vec<u64> = ix.candidates(42).collect();
         assert_eq!(same.len(), 1666);
         assert!(same.iter().all(|s| s % 3 == 0));

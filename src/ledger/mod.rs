@@ -5,29 +5,11 @@
 //!
 //! This module (and its children) is the only code that touches sled.
 //!
-//! Guarantees, in the order a user relies on them:
-//! 1. **Nothing is lost once reported.** An append returns success only after
-//!    its segment and checkpoint files, then (after sled's flush) sled's files
-//!    and the directories naming laurel's have been fsynced (sled's own `flush`
-//!    is not a full fsync on Linux), then `index` and `fps`, and its `HEAD`
-//!    renamed into place and the directory fsynced; older segments were fsynced
-//!    by their own appends.
-//! 2. **All or nothing.** Records are written into chunks beyond the head and the
-//!    head moves in one final rename of `HEAD`: an append that fails, or a
-//!    process killed mid-append, leaves the head where it was. Chunks beyond the
-//!    head (and the segment holding them, and `index` and `fps` bytes beyond
-//!    what `HEAD` commits) are never read, and the next writer deletes them.
-//! 3. **Tamper-evident.** Every record's hash covers its event, its seq, its
-//!    `recorded_at` and the previous hash; `verify` recomputes all of them, and
-//!    checks every index entry and fingerprint against its chunk.
-//! 4. **One writer, readers never wait.** A writer ([`Ledger::open`]) holds
-//!    `laurel.lock` and sled; a second writer gets [`Error::Locked`] at once
-//!    instead of waiting or corrupting. A reader ([`Ledger::read`]) takes no
-//!    lock, never opens sled and writes nothing: it reads `HEAD` once and
-//!    sees that head for its whole run, beside a writer or other readers, on
-//!    a read-only copy and on a full disk.
-//! 5. **Bounded memory.** Reading, verifying and folding stream chunk by chunk;
-//!    nothing holds the whole log (the index holds a few dozen bytes a chunk).
+//! Guarantees: those the crate's [invariants](crate#invariants) give (nothing
+//! lost once reported, all or nothing, tamper-evident, one writer and readers
+//! that never wait), and **bounded memory**: reading, verifying and folding
+//! stream chunk by chunk; nothing holds the whole log (the index holds a few
+//! dozen bytes a chunk).
 //!
 //! Byte layout: see [`chunk`], [`segment`] for where chunks are stored, and
 //! [`published`] for `HEAD`, `index` and `fps`.
@@ -59,14 +41,11 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 
-use open::fsync_path;
+use open::{fsync_path, remove_files};
 pub(crate) use view::View;
 
 /// Stored chunks as (first seq, bytes), in key order.
 type ChunkBatch = Vec<(u64, Stored)>;
-
-/// Idempotency index: key fingerprint → seq (see [`idem`]).
-type IdemIndex = idem::Index;
 
 /// The ledger's digest: the seq and hash of the last record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]

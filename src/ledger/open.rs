@@ -9,12 +9,6 @@ use std::path::{Path, PathBuf};
 use super::{published, storage, Handles, Head, Ledger};
 use crate::error::{Error, Result};
 
-/// The format marker in the "meta" tree (and at the start of `HEAD`): chunks
-/// are stored packed ([`super::chunk::pack`]) in segment files, sled holds
-/// the head and their places ([`super::segment`]), and the published view
-/// ([`published`]) holds every chunk's place, summary and key fingerprints
-/// for readers. A ledger with any other marker is refused as an unknown format.
-const FORMAT: &[u8] = published::FORMAT;
 /// sled's page cache; the default (1 GiB) would dominate memory use.
 const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -47,18 +41,28 @@ pub(super) fn recycle_bytes() -> u64 {
 /// but when it opens it takes the highest-named `snap.*` file without skipping
 /// `.generating` ones (`Config::get_snapshot_files` filters only the older
 /// `.in___motion` suffix), so a kill mid-snapshot left a ledger that no later open
-/// could read ("Read corrupted data at file offset None"; sled issues 1527, 1533).
+/// could read ("Read corrupted data at file offset None").
 /// An unfinished snapshot was never the one in force: recovery uses the last
 /// complete snapshot plus the log, which is what opening without it does. Called
 /// only with `laurel.lock` held and before this process opens sled, so no live sled
-/// instance can be writing the file. Found by `tests/crash.rs` (3 of 12 runs).
+/// instance can be writing the file.
 fn remove_unfinished_snapshots(path: &Path) -> Result<()> {
-    let io = |e| Error::io(path.display().to_string(), e);
-    for entry in std::fs::read_dir(path).map_err(io)? {
+    remove_files(path, |n| {
+        n.starts_with("snap.") && n.ends_with(".generating")
+    })
+}
+
+/// Delete the files directly in `dir` whose names `doomed` picks; nothing if
+/// `dir` does not exist.
+pub(super) fn remove_files(dir: &Path, doomed: impl Fn(&str) -> bool) -> Result<()> {
+    let io = |e| Error::io(dir.display().to_string(), e);
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        other => other.map_err(io)?,
+    };
+    for entry in entries {
         let entry = entry.map_err(io)?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with("snap.") && name.ends_with(".generating") {
+        if doomed(&entry.file_name().to_string_lossy()) {
             std::fs::remove_file(entry.path()).map_err(io)?;
         }
     }
@@ -144,7 +148,6 @@ fn lock(path: &Path) -> Result<std::fs::File> {
 /// Open sled again after dropping it. sled's background flusher lets go of the
 /// old instance's file lock a moment after the drop, so "locked" is retried for
 /// up to two seconds: no other process can hold it, since we hold `laurel.lock`.
-/// (A clean-clone CI run failed once on this before the retry.)
 fn reopen_db(path: &Path) -> Result<sled::Db> {
     let mut tries = 0;
     loop {
@@ -174,7 +177,10 @@ impl Ledger {
             return Err(Error::Exists(path.to_path_buf()));
         }
         let ledger = Self::writer(path, lock, open_db(path)?)?;
-        ledger.meta()?.insert("format", FORMAT).map_err(storage)?;
+        ledger
+            .meta()?
+            .insert("format", published::FORMAT.as_slice())
+            .map_err(storage)?;
         ledger.durable()?;
         *ledger.out.borrow_mut() =
             Some(published::Out::open(path, published::Published::default())?);
@@ -196,7 +202,7 @@ impl Ledger {
         remove_unfinished_snapshots(path)?;
         let ledger = Self::writer(path, lock, open_db(path)?)?;
         match ledger.meta()?.get("format").map_err(storage)? {
-            Some(f) if f.as_ref() == FORMAT => {}
+            Some(f) if f.as_ref() == published::FORMAT => {}
             Some(f) => {
                 return Err(Error::Corrupt(format!(
                     "unknown ledger format {:?}",
@@ -336,16 +342,10 @@ impl Ledger {
     fn sled_head(&self) -> Result<Head> {
         match self.meta()?.get("head").map_err(storage)? {
             None => Ok(Head::default()),
-            Some(v) if v.len() == 40 => {
-                let mut seq = [0u8; 8];
-                seq.copy_from_slice(&v[..8]);
-                let mut hash = [0u8; 32];
-                hash.copy_from_slice(&v[8..]);
-                Ok(Head {
-                    seq: u64::from_le_bytes(seq),
-                    hash,
-                })
-            }
+            Some(v) if v.len() == 40 => Ok(Head {
+                seq: u64::from_le_bytes(v[..8].try_into().expect("8")),
+                hash: v[8..].try_into().expect("32"),
+            }),
             Some(_) => Err(Error::Corrupt("head record has the wrong size".into())),
         }
     }
@@ -358,8 +358,8 @@ impl Ledger {
         Ok(())
     }
 
-    /// Flush sled, then fsync sled's files and the directories that name
-    /// laurel's files ([`to_fsync`]). A segment is fsynced by the append that
+    /// Flush sled, then fsync sled's files (its `flush` is not a full fsync
+    /// on Linux) and the directories that name laurel's files ([`to_fsync`]). A segment is fsynced by the append that
     /// writes it ([`super::segment::Writer::sync`]), a checkpoint file by its
     /// writer and the published view by [`published::Out::sync`], so this
     /// does not grow with their count.
@@ -371,10 +371,9 @@ impl Ledger {
 
 /// Threads that fsync the ledger's files at the end of an append.
 ///
-/// Why: one after the other, the fsyncs of a 1M-event import's files took
-/// 0.32-0.36 s of its wall time; eight at once, 0.18-0.19 s (ext4 commits
-/// concurrent fsyncs to its journal together). `syncfs` took 0.12-0.20 s,
-/// but it also waits for every other dirty file of the file system.
+/// Why: ext4 commits concurrent fsyncs to its journal together, so eight at
+/// once take about half the wall time of one after another; `syncfs` would
+/// also wait for every other dirty file of the file system.
 const FSYNC_THREADS: usize = 8;
 
 /// fsync what [`to_fsync`] lists for the ledger at `dir`: the files

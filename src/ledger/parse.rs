@@ -68,11 +68,8 @@ pub(super) struct Incoming {
 /// on a problem of its own).
 ///
 /// Why the reading is here, not on the writing thread: that thread bounds the
-/// import's writing phase, while this one waited for lines about a third of
-/// it (one 1M-event import, `perf` at 999 Hz, 0.5 s bins: the writing thread
-/// busy about 94% on average, this one about 70%). Lines are parsed straight
-/// from the reader's buffer, where they were copied into a batch for this
-/// thread before.
+/// import's writing phase, and this one has time to spare. Lines are parsed
+/// straight from the reader's buffer.
 pub(super) fn read_and_parse(inputs: Vec<Input<'_>>, tx: SyncSender<Sent>, names: &[String]) {
     let mut out = Parsing {
         parser: events::LineParser::default(),

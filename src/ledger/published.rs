@@ -1,14 +1,10 @@
 //! The published read view: what every reading command reads, without a
 //! lock, without sled, and without writing anything.
 //!
-//! The writer keeps its log in sled (the head and each chunk's place) and,
-//! once an append is durable there, publishes it here: it appends the new
-//! chunks' entries to `index` and their records' key fingerprints to `fps`,
-//! fsyncs both, then replaces `HEAD` (write `HEAD.tmp`, fsync, rename, fsync
-//! the directory). The rename is the commit point for everyone: an append
-//! acknowledged to its caller has been renamed into place, and a writer that
-//! finds sled ahead of `HEAD` (a process killed between the two) rolls sled
-//! back to `HEAD` ([`super::Ledger::open`]).
+//! The writer puts each new chunk's entry into `index` and its records' key
+//! fingerprints into `fps` beyond what `HEAD` commits; the rename of `HEAD`
+//! ([`write_head`]) publishes them, the commit point of an append (the order of
+//! its writes: the crate's [invariants](crate#invariants) and `HEAD` below).
 //!
 //! ```text
 //! file "HEAD" (integers little-endian):
@@ -46,7 +42,11 @@ use super::summary::Summary;
 use super::{segment, Head};
 use crate::error::{Error, Result};
 
-/// The format marker `HEAD` starts with.
+/// The format marker `HEAD` starts with, and sled's "meta" tree holds: chunks
+/// are stored packed ([`super::chunk::pack_into`]) in segment files, sled holds
+/// the head and their places ([`super::segment`]), and the published view
+/// holds every chunk's place, summary and key fingerprints for readers. A
+/// ledger with any other marker is refused as an unknown format.
 pub(crate) const FORMAT: &[u8; 15] = b"laurel-ledger-6";
 const HEAD_LEN: usize = 83;
 const CHECK: usize = 16;

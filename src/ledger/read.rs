@@ -19,7 +19,7 @@ impl Ledger {
         upto: u64,
         f: &mut dyn FnMut(&chunk::ChunkView) -> Result<()>,
     ) -> Result<()> {
-        self.batches(upto, &mut |batch| {
+        self.batches_of(16 * 1024 * 1024, upto, &mut |batch| {
             batch.iter().try_for_each(|(key_seq, v)| match key_seq {
                 0 => Err(Error::Corrupt("bad chunk key".into())),
                 _ => f(&chunk::decode(&chunk::unpack(v, *key_seq)?, *key_seq)?),
@@ -28,12 +28,7 @@ impl Ledger {
     }
 
     /// Every stored chunk starting at or before `upto`, as (first seq,
-    /// bytes), in seq order, in batches of about 16 MiB.
-    fn batches(&self, upto: u64, f: &mut dyn FnMut(ChunkBatch) -> Result<()>) -> Result<()> {
-        self.batches_of(16 * 1024 * 1024, upto, f)
-    }
-
-    /// [`Ledger::batches`] of about `bytes_max` each.
+    /// bytes), in seq order, in batches of about `bytes_max` bytes.
     pub(super) fn batches_of(
         &self,
         bytes_max: usize,
@@ -81,8 +76,8 @@ impl Ledger {
     /// the error reading the chunk that should hold a wanted seq (the walk then
     /// goes on from the seq after that one), and says whether to go on; the
     /// walk fails with the first error `f` returns. The one walk of the reads
-    /// of many records' chunks ([`Ledger::record_fields`],
-    /// [`Ledger::first_bad_payload`]).
+    /// of many records' chunks ([`Ledger::record_fields`], the append's check
+    /// of its payloads).
     pub(super) fn walk_chunks(
         &self,
         next: impl Fn(u64) -> Option<u64>,
@@ -109,15 +104,13 @@ impl Ledger {
         Ok(())
     }
 
-    /// `laurel export`: one JSON line per record (canonical form plus `hash`).
-    pub fn export(&self, w: &mut dyn Write) -> Result<()> {
-        self.export_to(w, "stdout")
-    }
-
-    /// [`Ledger::export`] to `w`, which a write error names `name`.
+    /// `laurel export`: one JSON line per record (canonical form plus
+    /// `hash`) to `w`, which a write error names `name`.
     pub fn export_to(&self, w: &mut dyn Write, name: &str) -> Result<()> {
-        self.for_each_record(&mut |r, recorded_at| {
-            let mut line = canonical::export_line(r.event, &r.hash, &r.prev, recorded_at, r.seq);
+        let mut line = Vec::new();
+        self.for_each_record(&mut |r, ra| {
+            line.clear();
+            canonical::push_record(&mut line, r.event, Some(&r.hash), &r.prev, ra, r.seq);
             line.push(b'\n');
             w.write_all(&line).map_err(|e| Error::io(name, e))
         })
@@ -128,17 +121,12 @@ impl Ledger {
         if seq == 0 {
             return Ok([0; 32]);
         }
-        self.record_field(seq, |r| r.hash)
-    }
-
-    /// `field` of stored record `seq`, read from its chunk without parsing the event.
-    pub(crate) fn record_field<T>(&self, seq: u64, field: impl Fn(&RecordView) -> T) -> Result<T> {
         let (first, bytes) = self.chunk_holding(seq)?;
         chunk::decode(&bytes, first)?
             .records
             .iter()
             .find(|r| r.seq == seq)
-            .map(field)
+            .map(|r| r.hash)
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
     }
 

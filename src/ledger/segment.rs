@@ -2,7 +2,7 @@
 //!
 //! sled (and the chunk's index entry, [`super::published`]) stores each
 //! chunk's *place* (a 24-byte pointer, below) under the chunk's key; the
-//! packed bytes ([`super::chunk::pack`]) go, one after
+//! packed bytes ([`super::chunk::pack_into`]) go, one after
 //! another, into one plain file per append. Why: given the 85 KiB values
 //! themselves, sled would copy each twice on the writing thread (into its
 //! `Arc`, then into its log buffer), write it again as its leaves split and
@@ -30,19 +30,16 @@
 //!   file, bytes past its end or a length over [`MAX_STORED`] is reported as
 //!   a damaged chunk, before anything is allocated for it; damaged bytes fail
 //!   to unpack or to hash.
-//! - **Durable before the head.** An append fsyncs its segment, and the
-//!   directories that name it, before it writes the head that makes its
-//!   pointers reachable ([`Writer::sync`]). sled's flush of the head, or the
-//!   rename of `HEAD`, could otherwise reach the disk before the segment's
-//!   pages do, and a power loss in between would leave a head whose chunks
-//!   are gone. (A killed
-//!   process loses no written page: `tests/crash.rs` cannot see this order.)
+//! - **Durable before the head** (the crate's [invariants](crate#invariants)):
+//!   [`Writer::sync`] fsyncs the segment and the directories that name it. (A
+//!   killed process loses no written page: `tests/crash.rs` cannot see this.)
 
 use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use super::chunk::corrupt as damaged;
 use crate::error::{Error, Result};
 
 /// The magic of a pointer value.
@@ -154,10 +151,6 @@ pub fn parse(value: &[u8], key_seq: u64) -> Result<(u64, u64, usize)> {
     Ok((word(4..12), word(12..20), len))
 }
 
-fn damaged(key_seq: u64, what: &str) -> Error {
-    Error::Corrupt(format!("chunk starting at seq {key_seq}: {what}"))
-}
-
 /// Reads chunks out of segments, keeping the last file it opened.
 ///
 /// Invariant: [`Reader::forget`] is called whenever a segment file is deleted
@@ -217,21 +210,7 @@ impl Reader {
 /// Delete the segments of appends that started after `seq` (leftovers of an
 /// append that failed or was killed; see the module's invariants).
 pub fn drop_beyond(ledger: &Path, seq: u64) -> Result<()> {
-    let d = dir(ledger);
-    let io = |e| Error::io(d.display().to_string(), e);
-    let entries = match std::fs::read_dir(&d) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io(e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(io)?;
-        let name = name_of(&entry.file_name().to_string_lossy());
-        if name.is_some_and(|n| n > seq) {
-            std::fs::remove_file(entry.path()).map_err(io)?;
-        }
-    }
-    Ok(())
+    super::remove_files(&dir(ledger), |n| name_of(n).is_some_and(|n| n > seq))
 }
 
 #[cfg(test)]

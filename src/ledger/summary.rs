@@ -15,9 +15,8 @@
 //!   28  ..  voids x (seq u64, target u64)
 //! ```
 //!
-//! Invariant: a summary is written in the same append as its chunk, before the
-//! head moves, and cut off with it (`drop_beyond`), so every chunk up to the head
-//! has exactly one summary that agrees with it.
+//! Invariant: the published view agrees with its chunks (the crate's
+//! [invariants](crate#invariants)).
 
 use crate::error::{Error, Result};
 use crate::time::Micros;

@@ -178,7 +178,7 @@ fn an_input_problem_comes_after_the_lines_before_it() {
 }
 
 /// The batch work of the parser thread gives what one event at a time gives:
-/// content keys hashed across SIMD lanes equal `chunk::content_of`. A bad
+/// content keys hashed across SIMD lanes equal those of one event. A bad
 /// line ends the batch as an error naming its line.
 #[test]
 fn a_parsed_batch_has_the_content_keys_of_its_events_one_by_one() {
@@ -208,16 +208,19 @@ fn a_parsed_batch_has_the_content_keys_of_its_events_one_by_one() {
     for (inc, want) in batch.into_iter().zip(&wants) {
         let inc = inc.unwrap();
         assert_eq!(&inc.canonical, want);
-        assert_eq!(inc.content, chunk::content_of(want));
+        assert_eq!(
+            inc.content,
+            chunk::content_key(blake3::hash(want).as_bytes())
+        );
     }
 }
 
 /// `record_fields` reads a chunk once for all the seqs it holds, so it
 /// must step from one chunk to the next exactly at their boundaries: it
-/// gives every stored record of the set, what `record_field` gives one by
-/// one, and leaves out seqs that are not stored.
+/// gives every stored record of the set, what `hash_at` gives one by one,
+/// and leaves out seqs that are not stored.
 #[test]
-fn record_fields_across_chunks_equal_record_field_one_by_one() {
+fn record_fields_across_chunks_equal_hash_at_one_by_one() {
     let text = crate::gen::stream(6000, 3);
     let dir = tempfile::tempdir().unwrap();
     let ledger = Ledger::init(&dir.path().join("l")).unwrap();
@@ -228,13 +231,13 @@ fn record_fields_across_chunks_equal_record_field_one_by_one() {
         "{chunks} chunk(s): too few to cross boundaries"
     );
     let all: BTreeSet<u64> = (0..=6002).collect();
-    let ats = ledger.record_fields(&all, |r| r.at);
+    let all_hashes = ledger.record_fields(&all, |r| r.hash);
     assert_eq!(
-        ats.keys().copied().collect::<Vec<_>>(),
+        all_hashes.keys().copied().collect::<Vec<_>>(),
         (1..=6000).collect::<Vec<_>>()
     );
-    for (&seq, &at) in &ats {
-        assert_eq!(ledger.record_field(seq, |r| r.at).unwrap(), at, "{seq}");
+    for (&seq, &hash) in &all_hashes {
+        assert_eq!(ledger.hash_at(seq).unwrap(), hash, "{seq}");
     }
     let some: BTreeSet<u64> = [1, 2999, 3000, 5999, 6000, 7000].into();
     let hashes = ledger.record_fields(&some, |r| r.hash);

@@ -1,7 +1,7 @@
 //! `verify`: recompute every record's hash and header keys, link the chunks.
 //!
 //! Three threads on the two cores: the caller's thread reads chunks from their
-//! segments (found through the index, see `Ledger::batches`) and hands them out in
+//! segments (found through the index, see `Ledger::batches_of`) and hands them out in
 //! units of [`UNIT`] chunks; two workers check units independently (each chunk
 //! stores the `prev` of its first record, so no unit needs another); the caller
 //! links the results back in key order. Reading overlaps checking, and at most
@@ -278,8 +278,9 @@ impl Scratch {
         self.records.clear();
         self.ends.clear();
         for c in views() {
+            let ra = c.recorded_at;
             for r in &c.records {
-                canonical::push_record(&mut self.records, r.event, &r.prev, c.recorded_at, r.seq);
+                canonical::push_record(&mut self.records, r.event, None, &r.prev, ra, r.seq);
                 self.ends.push(self.records.len());
             }
         }

@@ -4,6 +4,7 @@
 use super::{chunk, summary, Ledger};
 use crate::error::{Error, Result};
 use crate::events::{self, Record};
+use crate::fold::stream::Chunk as _;
 use crate::fold::{self, Entry, Item, Keep, Source, Span};
 use crate::time::Micros;
 
@@ -76,7 +77,7 @@ impl Source for View<'_> {
     }
 
     /// From the summaries, when they are readable and cover `1..=upto`
-    /// without a gap (else the fold plans from the chunks, as before).
+    /// without a gap (else the fold plans from the chunks).
     fn spans(&self) -> Result<Option<Vec<Span>>> {
         let Ok(all) = self.summaries() else {
             return Ok(None);
@@ -109,15 +110,7 @@ impl Source for View<'_> {
     }
 
     fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
-        self.each_cached(seqs, &mut |c, seq| {
-            let (bytes, at) = c.bytes_of(seq)?;
-            f(Item::Stored {
-                seq,
-                at,
-                recorded_at: c.recorded_at,
-                bytes,
-            })
-        })
+        self.each_cached(seqs, &mut |c, seq| f(c.item(seq)?))
     }
 
     fn records_of(
@@ -200,11 +193,8 @@ impl Cached {
     }
 
     fn record(&self, seq: u64) -> Result<Record> {
-        let (start, end, at) = *self
-            .events
-            .get(seq.wrapping_sub(self.first) as usize)
-            .ok_or_else(|| Error::Corrupt(format!("record {seq} is not in its chunk")))?;
-        events::decode_stored(&self.bytes[start..end], seq, at, self.recorded_at)
+        let (bytes, at) = self.bytes_of(seq)?;
+        events::decode_stored(bytes, seq, at, self.recorded_at)
             .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
     }
 }

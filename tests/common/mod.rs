@@ -8,6 +8,8 @@ use std::process::Output;
 use assert_cmd::Command;
 use serde_json::Value;
 
+pub mod packed;
+
 /// The repository's `events/` folder.
 pub fn events_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("events")

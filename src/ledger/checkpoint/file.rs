@@ -13,22 +13,14 @@ use crate::ledger::Head;
 
 /// A checkpoint for the checkpoint thread: `(pos, folded, raw sections by name)`.
 pub(super) type Job = (Pos, u64, Vec<(String, Vec<u8>)>);
-/// A checkpoint whose file is written: its header, for the fold's thread to store.
-pub(super) type Made = Header;
-
-pub(super) fn compressor_gone() -> Error {
-    Error::Storage("checkpoint: the compressing thread stopped".into())
-}
-
 /// The check fold's checkpoint thread: compresses each checkpoint (a delta
 /// from the previous one, see [`next_checkpoint`]), writes its file into `dir`
-/// and sends its header back to be stored (sled handles stay on the fold's
-/// thread). Why a thread: zstd took about 1.1 s of the 1M-event import on the
-/// thread that also reads the records for the fold workers, which waited
-/// meanwhile. Stops at its first failure, after sending it.
+/// and sends its header back for the fold's thread to note. Why a thread: on
+/// the thread that reads the records for the fold workers, zstd would keep
+/// them waiting. Stops at its first failure, after sending it.
 pub(super) fn compressor(
     jobs: Receiver<Job>,
-    made: Sender<Result<Made>>,
+    made: Sender<Result<Header>>,
     mut parent: Option<Parent>,
     new: Head,
     (dir, every): (&Path, u64),
@@ -55,8 +47,7 @@ pub(super) fn file_name(pos: Pos) -> String {
 
 /// The name of the file of the checkpoint whose key is `k`.
 pub(super) fn name_of_key(k: &[u8; 16]) -> String {
-    let hex: String = k.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{hex}.{FILE_EXT}")
+    format!("{:032x}.{FILE_EXT}", u128::from_be_bytes(*k))
 }
 
 /// The suffix of a checkpoint file being written: renamed away once complete.
@@ -104,30 +95,16 @@ fn read_header_bytes(f: std::fs::File) -> std::io::Result<Vec<u8>> {
 
 /// Delete the unfinished checkpoint files in `dir`.
 pub(super) fn remove_unfinished(dir: &Path) -> Result<()> {
-    let io = |e| Error::io(dir.display().to_string(), e);
-    let entries = match std::fs::read_dir(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        other => other.map_err(io)?,
-    };
-    for entry in entries {
-        let entry = entry.map_err(io)?;
-        let name = entry.file_name();
-        let unfinished = name.to_str().and_then(|n| n.strip_suffix(UNFINISHED));
-        if unfinished.and_then(key_of_file).is_some() {
-            std::fs::remove_file(entry.path()).map_err(io)?;
-        }
-    }
-    Ok(())
+    let unfinished = |n: &str| n.strip_suffix(UNFINISHED).and_then(key_of_file).is_some();
+    crate::ledger::remove_files(dir, unfinished)
 }
 
-/// The key a checkpoint file's name gives ([`file_name`]), if it is one.
+/// The key a checkpoint file's name gives ([`file_name`], hex digits of
+/// either case), if it is one.
 pub(super) fn key_of_file(name: &str) -> Option<[u8; 16]> {
     let hex = name.strip_suffix(FILE_EXT)?.strip_suffix('.')?;
-    let mut k = [0u8; 16];
-    for (i, b) in k.iter_mut().enumerate() {
-        *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    (hex.len() == 32).then_some(k)
+    let digits = hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    digits.then(|| Some(u128::from_str_radix(hex, 16).ok()?.to_be_bytes()))?
 }
 
 /// Write the file of the checkpoint `h`: its header's bytes, then its stored
@@ -135,8 +112,8 @@ pub(super) fn key_of_file(name: &str) -> Option<[u8; 16]> {
 /// then renamed into place, so a reader never sees a file half written or
 /// rewritten. Synced here, on the checkpoint thread, while the fold goes
 /// on, and only here (the append's final `durable` fsyncs only their
-/// directory): at the end, the 78 MB of a 1M-event import's checkpoints
-/// would be written after the fold, in its wall time.
+/// directory): at the end, an import's checkpoints would be written after
+/// the fold, in its wall time.
 pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>]) -> Result<()> {
     let done = dir.join(file_name(h.pos));
     let path = dir.join(file_name(h.pos) + UNFINISHED);
@@ -181,9 +158,6 @@ pub(super) fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<
 /// gives what the next one is a delta from: `root`, or this one if it is
 /// whole; nothing if the next is whole anyway (a state's bytes are the
 /// largest buffers an append holds).
-///
-/// Every delta's parent is whole: a query decompresses two frames of its
-/// section, never a chain.
 pub(super) fn next_checkpoint(
     new: Head,
     (pos, folded): (Pos, u64),
@@ -221,20 +195,15 @@ pub(super) fn next_checkpoint(
             deltas: p.deltas + 1,
             ..p
         },
-        None => whole_parent(h.clone(), raw),
+        None => Parent {
+            header: h.clone(),
+            raw: raw.into_iter().map(|(_, bytes)| bytes).collect(),
+            deltas: 0,
+        },
     };
     Ok((
         h,
         stored,
         (!whole(folded + every) && small(&next)).then_some(next),
     ))
-}
-
-/// A whole checkpoint, as the parent of the next deltas.
-pub(super) fn whole_parent(header: Header, sections: Vec<(String, Vec<u8>)>) -> Parent {
-    Parent {
-        header,
-        raw: sections.into_iter().map(|(_, bytes)| bytes).collect(),
-        deltas: 0,
-    }
 }

@@ -19,7 +19,7 @@ fn zstd_error(code: usize) -> Error {
 
 /// One zstd frame of `raw`, with `prefix` (a parent's same section) as the
 /// prefix it may copy from.
-pub fn compress(raw: &[u8], prefix: Option<&[u8]>) -> Result<Vec<u8>> {
+pub(super) fn compress(raw: &[u8], prefix: Option<&[u8]>) -> Result<Vec<u8>> {
     use zstd::zstd_safe::{CCtx, CParameter};
     let mut cx = CCtx::create();
     cx.set_parameter(CParameter::CompressionLevel(LEVEL))
@@ -40,17 +40,9 @@ pub fn compress(raw: &[u8], prefix: Option<&[u8]>) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The bytes of one frame of exactly `len` bytes, compressed with `prefix`;
-/// `None` if it is not that (damaged, another prefix, another length).
-pub fn decompress(stored: &[u8], prefix: Option<&[u8]>, len: u64) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    decompress_into(&mut out, stored, prefix, len).then_some(out)
-}
-
-/// [`decompress`] into `out` (cleared first; its memory is reused, so a chain
-/// of deltas decompresses into two buffers instead of one fresh one a link:
-/// first touches of fresh pages were a good part of a query's CPU). `false`
-/// if the frame is not exactly that.
+/// The bytes of one frame of exactly `len` bytes, compressed with `prefix`,
+/// into `out` (cleared first, its memory reused: see [`unpack`]); `false` if
+/// the frame is not that (damaged, another prefix, another length).
 fn decompress_into(out: &mut Vec<u8>, stored: &[u8], prefix: Option<&[u8]>, len: u64) -> bool {
     use zstd::zstd_safe::{DCtx, DParameter};
     // A section is at most a few times the ledger; refuse absurd lengths.
@@ -81,8 +73,8 @@ fn decompress_into(out: &mut Vec<u8>, stored: &[u8], prefix: Option<&[u8]>, len:
 pub(crate) type Frames = Vec<(Vec<u8>, u64)>;
 
 /// A section's bytes from its frames: each decompressed with the one before as
-/// prefix, into two buffers used in turn (first touches of fresh pages were a
-/// good part of a query's CPU); `None` if a frame is not exactly that.
+/// prefix, into two buffers used in turn (the first touches of fresh pages are
+/// a good part of a query's CPU); `None` if a frame is not exactly that.
 pub(crate) fn unpack(frames: Frames) -> Option<Vec<u8>> {
     let (mut raw, mut spare): (Option<Vec<u8>>, Vec<u8>) = (None, Vec::new());
     for (stored, len) in &frames {

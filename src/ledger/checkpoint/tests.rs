@@ -1,5 +1,30 @@
 use super::file::{file_name, key_of_file, next_checkpoint, write_file};
+use super::frames::compress;
 use super::*;
+
+/// The position a key encodes.
+fn pos_of(k: &[u8]) -> Option<Pos> {
+    let at: [u8; 8] = k.get(..8)?.try_into().ok()?;
+    let seq: [u8; 8] = k.get(8..16)?.try_into().ok()?;
+    (k.len() == 16).then(|| {
+        (
+            (u64::from_be_bytes(at) ^ (1 << 63)) as Micros,
+            u64::from_be_bytes(seq),
+        )
+    })
+}
+
+/// The bytes of one frame of exactly `len` bytes compressed with `prefix`,
+/// as [`unpack`] reads it (after a whole frame of the prefix); `None` if it
+/// is not that (damaged, another prefix, another length).
+fn decompress(stored: &[u8], prefix: Option<&[u8]>, len: u64) -> Option<Vec<u8>> {
+    let mut frames = Vec::new();
+    if let Some(p) = prefix {
+        frames.push((compress(p, None).unwrap(), p.len() as u64));
+    }
+    frames.push((stored.to_vec(), len));
+    unpack(frames)
+}
 
 #[test]
 fn spacing_is_a_twentieth_in_steps_of_5000_and_at_least_10000() {
@@ -237,12 +262,15 @@ fn checkpoint_file_names_give_their_key_and_nothing_else_does() {
         assert_eq!(key_of_file(&file_name(pos)), Some(key(pos)), "{pos:?}");
     }
     let name = file_name((1, 2));
+    let upper = name.replace(".lcp", "").to_uppercase() + ".lcp";
+    assert_eq!(key_of_file(&upper), Some(key((1, 2))), "{upper}");
     for other in [
         "notes.txt".to_string(),
         name.replace(".lcp", ".tmp"),
         name.replacen('0', "g", 1),
         name[1..].to_string(),
         format!("0{name}"),
+        format!("+{}", &name[1..]),
     ] {
         assert_eq!(key_of_file(&other), None, "{other}");
     }
