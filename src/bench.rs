@@ -196,10 +196,8 @@ pub fn run_bench(opts: &Options, w: &mut dyn Write) -> Result<()> {
             &mut bw,
         )
         .map_err(io("events file"))?;
-        // On disk before anything is timed: left dirty, the kernel writes the
-        // file back about 30 s later (`vm.dirty_expire_centisecs`), which was
-        // during the import, and a 1M-event import then took 13.3 s instead
-        // of about 9 with the same CPU time.
+        // On disk before anything is timed: left dirty, the kernel writes it
+        // back about 30 s later (`vm.dirty_expire_centisecs`), during the import.
         let f = bw
             .into_inner()
             .map_err(|e| Error::io("events file", e.into_error()))?;

@@ -269,8 +269,7 @@ fn buffered(w: &mut dyn Write, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> 
     bw.flush().map_err(stdout_error)
 }
 
-/// A failed write of a command's output (the message the binary gave when it
-/// printed the whole text at the end).
+/// A failed write of a command's output.
 fn stdout_error(e: std::io::Error) -> Error {
     Error::Usage(format!("stdout: {e}"))
 }

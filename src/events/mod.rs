@@ -14,9 +14,8 @@
 //! optional and new behaviour comes as new types.
 //!
 //! An append's parser thread uses [`LineParser::screen`]: everything above but
-//! the payload of a [`deferred`] type, which its check fold decodes (about 30% of
-//! the parser thread's CPU was decoding payloads that the fold decoded again;
-//! `ledger::append` keeps the order in which problems are reported).
+//! the payload of a [`deferred`] type, which its check fold decodes anyway
+//! (`ledger::append` keeps the order in which problems are reported).
 
 mod dupkeys;
 pub mod ledger;
@@ -209,9 +208,8 @@ impl LineParser {
         let env = self.canon.object(line, &mut canonical)?;
         let text = |r: std::ops::Range<usize>| scan::string_at(&canonical[r]);
         let kind = text(env.kind?)?;
-        // Borrowed, not copied into a `String` first: in one profile of a
-        // 1M-event import (`perf`, 299 Hz) the parser thread's samples in
-        // `fast_envelope` itself went from 51 to 22.
+        // Borrowed, not copied into a `String` first: this is the parser
+        // thread's hot loop.
         let at = time::parse(&scan::str_at(&canonical[env.at?])?)?;
         let id = match env.id {
             Some(r) if &canonical[r.clone()] != b"null" => Some(text(r)?),

@@ -42,6 +42,8 @@
 //! as `plan_after` makes them).
 
 mod checkpoint;
+#[cfg(test)]
+mod mem;
 mod parallel;
 pub mod stream;
 
@@ -49,6 +51,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+#[cfg(test)]
+pub(crate) use mem::MemSource;
 pub use stream::{Keep, Span};
 
 use crate::error::{Error, Origin, Result};
@@ -80,43 +84,31 @@ pub trait Source {
     /// A source may skip records it knows lie outside; the caller filters the rest.
     fn entries_in(
         &self,
-        _lo: Micros,
-        _hi: Micros,
+        lo: Micros,
+        hi: Micros,
         f: &mut dyn FnMut(Entry) -> Result<()>,
-    ) -> Result<()> {
-        self.entries(f)
-    }
+    ) -> Result<()>;
     /// `(seq, target)` of every `ledger.voided`, in seq order.
-    fn void_pairs(&self, f: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<()> {
-        self.entries(&mut |e| e.void_target.map_or(Ok(()), |t| f(e.seq, t)))
-    }
+    fn void_pairs(&self, f: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<()>;
     /// The records with these seqs, in exactly this order.
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
     /// [`Source::records`], but handing out the stored bytes undecoded where the
     /// source has them: the parallel fold decodes them on its workers.
-    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
-        self.records(seqs, &mut |rec| f(Item::Decoded(rec)))
-    }
+    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()>;
     /// Every chunk up to [`Source::last_seq`] as its summary describes it, in
     /// seq order and covering seqs `1..=last_seq`, for the one-pass fold
     /// (`stream`); `None` when the source has no such summaries (the fold
     /// then plans first).
-    fn spans(&self) -> Result<Option<Vec<Span>>> {
-        Ok(None)
-    }
+    fn spans(&self) -> Result<Option<Vec<Span>>>;
     /// The records of `spans`' chunks that `keep` takes, in fold order, read
     /// in one pass (`stream::run`). Only called when [`Source::spans`] gave
     /// `spans`.
     fn items_in_order(
         &self,
-        _spans: &[Span],
-        _keep: &Keep,
-        _f: &mut dyn FnMut(Item<'_>) -> Result<()>,
-    ) -> Result<()> {
-        Err(Error::Storage(
-            "this source has no chunks to read in one pass".into(),
-        ))
-    }
+        spans: &[Span],
+        keep: &Keep,
+        f: &mut dyn FnMut(Item<'_>) -> Result<()>,
+    ) -> Result<()>;
     /// [`Source::records`] restricted to the `ledger.*` records and those of
     /// namespace `only` (all records for `None`). A source may skip the others
     /// without decoding them.
@@ -125,15 +117,7 @@ pub trait Source {
         seqs: &[u64],
         only: Option<&str>,
         f: &mut dyn FnMut(Record) -> Result<()>,
-    ) -> Result<()> {
-        self.records(seqs, &mut |rec| {
-            if wanted(&rec.kind, only) {
-                f(rec)
-            } else {
-                Ok(())
-            }
-        })
-    }
+    ) -> Result<()>;
 }
 
 /// One record of [`Source::items`].
@@ -608,69 +592,6 @@ fn apply_record(state: &mut State, rec: &Record, cx: &mut Cx) {
         cx.params.change(&rc.system, &rc.params);
     }
     state.apply(rec, cx);
-}
-
-/// Records held in memory: for tests and for what-if folds of a few events.
-#[derive(Debug, Clone, Default)]
-pub struct MemSource {
-    pub records: Vec<Record>,
-}
-
-impl MemSource {
-    /// Parse JSON Lines text into records with seqs 1, 2, ... (recorded_at = at).
-    pub fn from_jsonl(text: &str) -> std::result::Result<Self, String> {
-        let mut records = Vec::new();
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let v: Value =
-                serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
-            let p = crate::events::parse_event(v).map_err(|e| format!("line {}: {e}", i + 1))?;
-            let seq = records.len() as u64 + 1;
-            records.push(Record {
-                seq,
-                at: p.at,
-                recorded_at: p.at,
-                id: p.id,
-                kind: p.kind,
-                event: p.event,
-            });
-        }
-        Ok(MemSource { records })
-    }
-}
-
-impl Source for MemSource {
-    fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
-        for r in &self.records {
-            let void_target = match &r.event {
-                Event::Ledger(ledger::Event::Voided(v)) => Some(v.target),
-                _ => None,
-            };
-            f(Entry {
-                seq: r.seq,
-                at: r.at,
-                recorded_at: r.recorded_at,
-                void_target,
-            })?;
-        }
-        Ok(())
-    }
-
-    fn last_seq(&self) -> u64 {
-        self.records.last().map_or(0, |r| r.seq)
-    }
-
-    fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
-        for &s in seqs {
-            if let Some(r) = self.records.get((s - 1) as usize) {
-                f(r.clone())?;
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

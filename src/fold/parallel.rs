@@ -116,12 +116,10 @@ type Section = (u64, usize, Vec<u8>);
 type Parts = Vec<Option<Vec<u8>>>;
 
 /// The namespaces folded (by index in `NAMESPACES`), grouped by worker: each
-/// system names its worker ([`crate::systems::RatingSystem::WORKER`]). At 1M
-/// generated events the workers' CPU splits about 1.1 s for the busiest system
-/// and 0.25 to 0.55 s for the others, and the reading thread takes about 1 s:
-/// so the busiest alone and the other four in two pairs. Four busy threads
-/// share two cores with less switching and fewer heaps than six, and none of
-/// them is longer than the reader or the busiest system.
+/// system names its worker ([`crate::systems::RatingSystem::WORKER`]): the
+/// busiest system alone and the other four in two pairs, none of them longer
+/// than the reading thread or the busiest system. Four busy threads share two
+/// cores with less switching and fewer heaps than six.
 fn groups(only: Option<&str>) -> Vec<Vec<usize>> {
     let folded = |ns: &usize| wanted(NAMESPACES[*ns], only);
     let index = |name: &str| NAMESPACES.iter().position(|n| *n == name);

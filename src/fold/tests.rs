@@ -145,12 +145,12 @@ impl Stored {
     }
 }
 
-impl Source for Stored {
+impl mem::Simple for Stored {
     fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
-        self.mem.entries(f)
+        Source::entries(&self.mem, f)
     }
     fn last_seq(&self) -> u64 {
-        self.mem.last_seq()
+        Source::last_seq(&self.mem)
     }
     /// Decoded as a ledger decodes them (the two-thread fold reads these).
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
@@ -227,9 +227,9 @@ struct Prefix<'a> {
     keep: std::collections::BTreeSet<u64>,
 }
 
-impl Source for Prefix<'_> {
+impl mem::Simple for Prefix<'_> {
     fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
-        self.src.entries(&mut |e| match self.keep.contains(&e.seq) {
+        Source::entries(self.src, &mut |e| match self.keep.contains(&e.seq) {
             true => f(e),
             false => Ok(()),
         })
@@ -238,7 +238,7 @@ impl Source for Prefix<'_> {
         self.keep.last().copied().unwrap_or(0)
     }
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
-        self.src.records(seqs, f)
+        Source::records(self.src, seqs, f)
     }
 }
 

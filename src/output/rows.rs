@@ -1,7 +1,6 @@
 //! A table's rows, packed: one byte string per row instead of a
-//! `Vec<serde_json::Value>` (32 bytes a cell plus a heap string per text cell,
-//! about 600 bytes a row of CFR's 10-column event table; a 1M-event ledger's
-//! `standings cfr` held 1M such rows and peaked at 1 GB).
+//! `Vec<serde_json::Value>` (32 bytes a cell plus a heap string per text cell:
+//! about 600 bytes a row of CFR's 10-column event table, a row per event).
 //!
 //! Layout (in memory only, never stored or hashed): the rows' bytes are
 //! appended to blocks. A row never spans two blocks, and a block never grows

@@ -52,17 +52,7 @@ pub struct Files {
 }
 
 impl Files {
-    /// Assign names: tables in display order, then players in name order.
-    /// (`Site::pages_staged` names them through its own [`Outline`].)
-    #[cfg(test)]
-    pub fn new(site: &super::Site) -> Self {
-        let mut outline = Outline::default();
-        site.tables.iter().for_each(|t| outline.add(t));
-        outline.name_players(site.trail_subjects());
-        outline.files
-    }
-
-    /// Every player ([`Site::players`](super::Site::players)) in name order, with their page.
+    /// Every player (of any table or the trail) in name order, with their page.
     pub fn players(&self) -> impl Iterator<Item = (&str, &str)> {
         self.players.iter().map(|(p, f)| (p.as_str(), f.as_str()))
     }
@@ -189,9 +179,8 @@ impl Outline {
     }
 
     /// A player's "Standings" list items from their places (rank and score in
-    /// every published table, tables in display order, rows in rank order).
-    /// Gathering them in one pass over the tables keeps `site` linear: scanning
-    /// every table for each player took 535 s of CPU at 100,000 events.
+    /// every published table, tables in display order, rows in rank order),
+    /// gathered in one pass over the tables: `site` stays linear.
     pub(super) fn standing(&self, places: &Places) -> String {
         let mut lines = String::new();
         for (i, rank, score) in places.iter() {
@@ -214,8 +203,7 @@ impl Outline {
 
 /// A player's places, packed: per table row naming them, the table's index in
 /// the outline, then the rank's and the score's text, each after its length
-/// (LEB128): a few bytes plus the texts, where a finished list item is about
-/// 80 (100,000 generated events: 106,146 places, 8.2 MB of list items).
+/// (LEB128): a few bytes plus the texts, where a finished list item is about 80.
 #[derive(Debug, Default)]
 pub(super) struct Places(Vec<u8>);
 
@@ -259,7 +247,7 @@ pub(super) fn cell_text(v: &Value) -> String {
 }
 
 /// Tables whose `player` column names subjects.
-pub(super) fn player_cells(t: &Table) -> impl Iterator<Item = String> + '_ {
+fn player_cells(t: &Table) -> impl Iterator<Item = String> + '_ {
     let col = t.columns.iter().position(|c| c == "player");
     t.rows
         .iter()
