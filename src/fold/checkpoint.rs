@@ -13,7 +13,7 @@
 use bincode::Options;
 use serde::Serialize;
 
-use super::{Pos, Query, Sink, Start};
+use super::{Pos, Query, Resume, Sink, Start};
 use crate::error::{Error, Result};
 use crate::ledger::checkpoint::{every, small, unpack, Frames, Header, Parent};
 use crate::ledger::{Head, Ledger, View};
@@ -132,7 +132,7 @@ fn unpack_state(h: &Header, mut frames: Vec<Option<Frames>>, only: Option<&str>)
 /// none), positioned before `(at, seq)` of any record (seqs start at 1).
 fn from_nothing() -> Start {
     Start {
-        state: State::default(),
+        state: Resume::Ready(State::default()),
         params: Params::default(),
         after: (Micros::MIN, 0),
         folded: 0,
@@ -183,7 +183,7 @@ impl Ledger {
     /// A resumable query's fold: from the latest usable checkpoint at or before
     /// `q.as_of`, whose state sections are decompressed and decoded on a
     /// second thread while this one reads the records after it (one pass,
-    /// `super::fold_later`); from nothing if there is none. A checkpoint that
+    /// [`Resume::Later`]); from nothing if there is none. A checkpoint that
     /// turns out damaged sends it the sequential way
     /// ([`Ledger::start_before`]: the next older), and the records read are
     /// read again.
@@ -212,13 +212,13 @@ impl Ledger {
             return self.fold_undecoded(view, q, (bound, upto), said);
         };
         // The records are read while another thread decodes the state: the
-        // fold's workers wait for it (`super::Later`).
+        // fold's workers wait for it.
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let later = super::Later {
+        let later = Start {
+            state: Resume::Later(rx),
             params,
             after: h.pos,
             folded: h.folded,
-            state: rx,
         };
         let (decoded, folded) = std::thread::scope(|scope| {
             let only = q.only;
@@ -231,7 +231,7 @@ impl Ledger {
                 }
                 None => false,
             });
-            let folded = super::fold_later(view, q, later);
+            let folded = super::fold_from(view, q, Some(later), None);
             (decoding.join().unwrap_or(false), folded)
         });
         if !decoded {
@@ -321,7 +321,7 @@ impl Ledger {
             };
             if let Some((state, params)) = decode(&mut read, only)? {
                 let start = Start {
-                    state,
+                    state: Resume::Ready(state),
                     params,
                     after: h.pos,
                     folded: h.folded,

@@ -30,12 +30,12 @@
 //! changes in force. Void checks still see every void, in seq order, so a
 //! resumed check fold refuses exactly what a full one does, with the same error:
 //! records before the position were checked against the same predecessors.
-//! A query may also resume from a state still being decoded ([`fold_later`]):
+//! A query may also resume from a state still being decoded ([`Resume::Later`]):
 //! the records are read meanwhile, and each worker waits for its part.
 //!
 //! **One pass** (`stream`): a fold without a known-at cut and without a
 //! [`Trail`], from nothing or resumed, over a source with chunk summaries
-//! (the ledger) makes no plan ([`fold_from`], [`fold_later`]): it reads the
+//! (the ledger) makes no plan ([`fold_from`]): it reads the
 //! chunks once, in seq order, and hands records on as soon as no chunk still
 //! to be read can hold one before them (the summaries' smallest `at`). Same
 //! records, same order, same void checks (from the summaries, in seq order,
@@ -331,14 +331,25 @@ pub fn plan_after(source: &dyn Source, q: &Query, after: Pos) -> Result<(Vec<u64
 }
 
 /// A fold resumed from a checkpoint: the state folded up to and including `after`.
-#[derive(Debug, Clone)]
 pub struct Start {
-    pub state: State,
+    pub state: Resume,
     /// The rules in force at `after`.
     pub params: Params,
     pub after: Pos,
     /// How many records were folded up to and including `after`.
     pub folded: u64,
+}
+
+/// The state a fold resumes from.
+pub enum Resume {
+    Ready(State),
+    /// A state another thread is still decoding (a query's checkpoint): the
+    /// records are read while it decodes, and each worker takes its
+    /// projections from it before it applies its first record. If the sender
+    /// is dropped instead, the workers stop and the fold fails: the caller,
+    /// who knows the decoding failed, folds another way. Only a plain query
+    /// (no known-at cut, no audit trail, no sink) folds from one.
+    Later(std::sync::mpsc::Receiver<State>),
 }
 
 /// A checkpoint's bytes: one section each.
@@ -388,54 +399,6 @@ pub fn fold_from(
     fold_ordered(source, q, start, (Order::Planned(&order), known_at), sink)
 }
 
-/// A resumed fold whose start state another thread is still decoding (a
-/// query's checkpoint): the records are read while it decodes, and each worker
-/// takes its projections from `state` before it applies its first record. If
-/// the sender is dropped instead, the workers stop and the fold fails: the
-/// caller, who knows the decoding failed, folds another way.
-pub struct Later {
-    pub params: Params,
-    pub after: Pos,
-    /// How many records were folded up to and including `after`.
-    pub folded: u64,
-    pub state: std::sync::mpsc::Receiver<State>,
-}
-
-/// Fold as `q` asks (a plain query: no known-at cut, no audit trail, no
-/// sink) from `later`: one pass when the source has chunk summaries, else
-/// `plan_after` its position.
-pub fn fold_later(source: &dyn Source, q: &Query, later: Later) -> Result<Folded> {
-    if q.audit || q.known_at.is_some() {
-        return Err(Error::Storage(
-            "only a plain query folds from a state still decoding".into(),
-        ));
-    }
-    let Later {
-        params,
-        after,
-        folded,
-        state,
-    } = later;
-    let mut out = Folded {
-        state: State::default(),
-        cx: Cx::new(params, false).with_audit_subject(q.audit_subject.clone()),
-        known_at: source.last_seq(),
-    };
-    let spans = one_pass(source, q)?;
-    let (keep, seqs);
-    let order = match &spans {
-        Some(spans) => {
-            keep = keep_of(spans, q, Some(after))?;
-            Order::Streamed(spans, &keep)
-        }
-        None => {
-            (seqs, out.known_at) = plan_after(source, q, after)?;
-            Order::Planned(&seqs)
-        }
-    };
-    parallel::fold(source, order, q, (out, folded), None, Some(state))
-}
-
 /// The records pass 2 folds: a plan's seqs, or what a [`Keep`] takes of the
 /// chunks of [`Span`]s, in one pass.
 #[derive(Clone, Copy)]
@@ -476,10 +439,23 @@ fn fold_ordered(
     (order, known_at): (Order<'_>, u64),
     sink: Option<Sink<'_>>,
 ) -> Result<Folded> {
-    let (state, params, n) = match start {
-        Some(s) => (s.state, s.params, s.folded),
-        None => (State::default(), pinned(q), 0),
+    let (state, later, params, n) = match start {
+        Some(Start {
+            state,
+            params,
+            folded,
+            ..
+        }) => match state {
+            Resume::Ready(state) => (state, None, params, folded),
+            Resume::Later(rx) => (State::default(), Some(rx), params, folded),
+        },
+        None => (State::default(), None, pinned(q), 0),
     };
+    if later.is_some() && (q.audit || q.trail.is_some() || q.known_at.is_some() || sink.is_some()) {
+        return Err(Error::Storage(
+            "only a plain query folds from a state still decoding".into(),
+        ));
+    }
     let out = Folded {
         state,
         cx: Cx::new(params, q.audit).with_audit_subject(q.audit_subject.clone()),
@@ -503,7 +479,7 @@ fn fold_ordered(
             "a snapshot needs every namespace folded".into(),
         ));
     }
-    parallel::fold(source, order, q, (out, n), sink, None)
+    parallel::fold(source, order, q, (out, n), sink, later)
 }
 
 /// Fold `order` on two threads, handing the audit trail on (`site`): this one
