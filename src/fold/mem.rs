@@ -32,7 +32,7 @@ impl MemSource {
                 recorded_at: p.at,
                 id: p.id,
                 kind: p.kind,
-                event: p.event,
+                event: p.event.expect("parse_event decodes the payload"),
             });
         }
         Ok(MemSource { records })
