@@ -48,14 +48,6 @@ pub const DISABLE_ENV: &str = "LAUREL_NO_CHECKPOINTS";
 /// Set (to anything) to have a query say on stderr where its fold started.
 pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";
 
-/// The sections' bytes, in order.
-#[cfg(test)]
-pub fn encode(state: &State, params: &Params) -> Result<Vec<Vec<u8>>> {
-    (0..names().len())
-        .map(|i| encode_section(state, params, i))
-        .collect()
-}
-
 /// Section `i`'s bytes ([`names`]): 0 the rules in force, `1 + ns` the projection of
 /// `NAMESPACES[ns]` (a parallel check fold encodes each on the worker that
 /// folds that namespace, see `super::Sink`).
