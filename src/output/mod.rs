@@ -69,6 +69,21 @@ pub enum Format {
     Csv,
 }
 
+/// The columns of a `history` table ([`change_row`]).
+pub const CHANGE_COLUMNS: [&str; 6] = ["seq", "at", "system", "old", "new", "formula"];
+
+/// An audit-trail change as a `history` row: its [`CHANGE_COLUMNS`].
+pub fn change_row(c: &crate::systems::Change) -> Vec<Value> {
+    vec![
+        c.seq.into(),
+        crate::time::format_short(c.at).into(),
+        c.system.clone().into(),
+        c.old.clone().map_or(Value::Null, Value::from),
+        c.new.clone().into(),
+        c.formula.clone().into(),
+    ]
+}
+
 /// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`, ...: places in formulas and tables.
 pub fn ordinal(n: u64) -> String {
     let suffix = match (n % 10, n % 100) {
@@ -438,15 +453,8 @@ impl<'a> Many<'a> {
         let (w, stamp) = (&mut *self.w, self.stamp);
         match (self.format, self.written) {
             (Format::Json, 0) => {
-                w.write_all(b"{\n  \"as_of\": ")?;
-                json_scalar(w, &stamp.as_of)?;
-                w.write_all(b",\n  \"head\": ")?;
-                json_scalar(w, &stamp.head)?;
-                write!(
-                    w,
-                    ",\n  \"known_at\": {},\n  \"tables\": [\n    ",
-                    stamp.known_at
-                )?;
+                json_head(w, stamp)?;
+                w.write_all(b"\n    ")?;
             }
             (Format::Json, _) => w.write_all(b",\n    ")?,
             (_, 0) => {}
@@ -464,20 +472,21 @@ impl<'a> Many<'a> {
         if self.format != Format::Json {
             return Ok(());
         }
-        let w = self.w;
         if self.written == 0 {
-            w.write_all(b"{\n  \"as_of\": ")?;
-            json_scalar(w, &self.stamp.as_of)?;
-            w.write_all(b",\n  \"head\": ")?;
-            json_scalar(w, &self.stamp.head)?;
-            return writeln!(
-                w,
-                ",\n  \"known_at\": {},\n  \"tables\": []\n}}",
-                self.stamp.known_at
-            );
+            json_head(self.w, self.stamp)?;
+            return self.w.write_all(b"]\n}\n");
         }
-        w.write_all(b"\n  ]\n}\n")
+        self.w.write_all(b"\n  ]\n}\n")
     }
+}
+
+/// [`Many`]'s JSON object up to the `[` that opens its `tables`.
+fn json_head(w: &mut dyn Write, stamp: &Stamp) -> io::Result<()> {
+    w.write_all(b"{\n  \"as_of\": ")?;
+    json_scalar(w, &stamp.as_of)?;
+    w.write_all(b",\n  \"head\": ")?;
+    json_scalar(w, &stamp.head)?;
+    write!(w, ",\n  \"known_at\": {},\n  \"tables\": [", stamp.known_at)
 }
 
 #[cfg(test)]

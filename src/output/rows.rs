@@ -95,6 +95,14 @@ impl Cell<'_> {
             other => serde_json::to_writer(out, other).unwrap_or_default(),
         }
     }
+
+    /// [`Cell::write_text`] as a `String`.
+    pub fn text(&self) -> String {
+        let mut out = Vec::new();
+        self.write_text(&mut out);
+        // Strings are UTF-8 and JSON is written as UTF-8.
+        String::from_utf8(out).unwrap_or_default()
+    }
 }
 
 /// Serialized exactly as the `Value` it was pushed as.
