@@ -124,7 +124,7 @@ fn unpack_state(h: &Header, mut frames: Vec<Option<Frames>>, only: Option<&str>)
 /// none), positioned before `(at, seq)` of any record (seqs start at 1).
 fn from_nothing() -> Start {
     Start {
-        state: Resume::Ready(State::default()),
+        state: Resume::Ready(Box::default()),
         params: Params::default(),
         after: (Micros::MIN, 0),
         folded: 0,
@@ -313,7 +313,7 @@ impl Ledger {
             };
             if let Some((state, params)) = decode(&mut read, only)? {
                 let start = Start {
-                    state: Resume::Ready(state),
+                    state: Resume::Ready(Box::new(state)),
                     params,
                     after: h.pos,
                     folded: h.folded,

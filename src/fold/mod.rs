@@ -342,7 +342,8 @@ pub struct Start {
 
 /// The state a fold resumes from.
 pub enum Resume {
-    Ready(State),
+    /// Boxed: a `State` is large.
+    Ready(Box<State>),
     /// A state another thread is still decoding (a query's checkpoint): the
     /// records are read while it decodes, and each worker takes its
     /// projections from it before it applies its first record. If the sender
@@ -446,7 +447,7 @@ fn fold_ordered(
             folded,
             ..
         }) => match state {
-            Resume::Ready(state) => (state, None, params, folded),
+            Resume::Ready(state) => (*state, None, params, folded),
             Resume::Later(rx) => (State::default(), Some(rx), params, folded),
         },
         None => (State::default(), None, pinned(q), 0),

@@ -339,7 +339,7 @@ fn a_fold_from_a_state_sent_later_equals_one_from_the_state_and_fails_without_it
             ..Query::default()
         };
         let start = Start {
-            state: Resume::Ready(head.state.clone()),
+            state: Resume::Ready(Box::new(head.state.clone())),
             params: head.cx.params.clone(),
             after: (at, u64::MAX),
             folded: 0,
