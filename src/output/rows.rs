@@ -260,15 +260,6 @@ impl FromIterator<Vec<Value>> for Rows {
     }
 }
 
-impl<'a> IntoIterator for &'a Rows {
-    type Item = Vec<Value>;
-    type IntoIter = Box<dyn Iterator<Item = Vec<Value>> + 'a>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
-    }
-}
-
 /// The cells of one packed row.
 #[derive(Clone)]
 pub struct Cells<'a> {
@@ -328,6 +319,15 @@ impl<'a> Iterator for Cells<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    impl<'a> IntoIterator for &'a Rows {
+        type Item = Vec<Value>;
+        type IntoIter = Box<dyn Iterator<Item = Vec<Value>> + 'a>;
+
+        fn into_iter(self) -> Self::IntoIter {
+            Box::new(self.iter())
+        }
+    }
 
     #[test]
     fn rows_decode_to_exactly_what_was_pushed() {
