@@ -267,9 +267,7 @@ fn main() -> ExitCode {
                 laurel::error::Error::Tampered { .. } => "verification failed",
                 _ => "error",
             };
-            // `{}`, not `{:#}`: every message already names its cause (an I/O error its
-            // OS error), and the chain would print that cause twice.
-            let msg = anyhow::Error::from(e).to_string();
+            let msg = e.to_string();
             let msg = laurel::output::printable(&msg, &['\n', '\t']);
             eprintln!("laurel: {prefix}: {msg}");
             ExitCode::from(code as u8)

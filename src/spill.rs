@@ -39,8 +39,6 @@ pub struct Spill {
     files: Vec<BufWriter<File>>,
     blocks: Vec<Vec<u8>>,
     subjects: BTreeSet<String>,
-    /// Compressed bytes written so far.
-    pub bytes: u64,
 }
 
 /// How messages name bucket `i`'s file (it has no name on disk).
@@ -79,13 +77,7 @@ impl Spill {
             files,
             blocks: vec![Vec::new(); BUCKETS],
             subjects: BTreeSet::new(),
-            bytes: 0,
         })
-    }
-
-    /// Every subject with a change.
-    pub fn subjects(&self) -> &BTreeSet<String> {
-        &self.subjects
     }
 
     fn write_block(&mut self, i: usize) -> Result<()> {
@@ -94,7 +86,6 @@ impl Spill {
             return Ok(());
         }
         let frame = zstd::bulk::compress(&block, 1).map_err(|e| self.io(i, e))?;
-        self.bytes += 4 + frame.len() as u64;
         let f = &mut self.files[i];
         let w = f
             .write_all(&(frame.len() as u32).to_le_bytes())
@@ -222,7 +213,7 @@ mod tests {
         let mut spill = Spill::new().unwrap();
         let (first, rest) = all.split_at(25_000);
         spill.take(first.to_vec()).unwrap();
-        assert_eq!(spill.subjects().len(), 600);
+        assert_eq!(spill.subjects.len(), 600);
         let buckets = spill.finish(rest.to_vec()).unwrap();
         assert_eq!(buckets.subjects.len(), 600);
         let mut back = Vec::new();

@@ -21,7 +21,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use laurel::events::{parse_line, LineError, LineParser, Parsed};
+use laurel::events::{parse_line, LineError, LineParser, Screened};
 use laurel::ledger::{Input, Ledger};
 
 /// xorshift64*: a small deterministic generator, so a seed replays a run.
@@ -186,7 +186,7 @@ fn window(streams: &[Vec<Vec<u8>>], corpus: &[Vec<u8>], rng: &mut Rng) -> Vec<Ve
 }
 
 /// A parse's answer in a form two answers can be compared by.
-fn answer(r: Result<Parsed, LineError>) -> Result<Parsed, String> {
+fn answer(r: Result<Screened, LineError>) -> Result<Screened, String> {
     r.map_err(|e| match e {
         LineError::Json(e) => format!("json: {e}"),
         LineError::Event(m) => format!("event: {m}"),

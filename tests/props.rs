@@ -9,12 +9,15 @@
 //! parameter table) and `ledger.voided` of earlier, live, non-void records.
 
 mod common;
+#[path = "common/mem.rs"]
+mod mem;
 
 use std::collections::BTreeSet;
 
-use laurel::fold::{self, MemSource, Query, Source};
+use laurel::fold::{self, Query, Source};
 use laurel::ledger::{canonical, Input, Ledger};
-use laurel::params::Kind;
+use laurel::params::Range;
+use mem::MemSource;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -37,12 +40,12 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 /// A parameter value of the right kind, near the default (kept plausible).
-fn param_value(kind: Kind, default: &str, bump: i64) -> Value {
+fn param_value(range: Range, default: &str, bump: i64) -> Value {
     let d: Value = serde_json::from_str(default).unwrap();
-    match kind {
-        Kind::Int => json!(d.as_i64().unwrap_or(1) + bump),
-        Kind::Decimal => json!(["0.5", "0.9", "0.95", "0.98", "1"][bump as usize % 5]),
-        Kind::Ints => d,
+    match range {
+        Range::Int { .. } => json!(d.as_i64().unwrap_or(1) + bump),
+        Range::Decimal { .. } => json!(["0.5", "0.9", "0.95", "0.98", "1"][bump as usize % 5]),
+        Range::Ints { .. } => d,
     }
 }
 
@@ -70,7 +73,7 @@ fn stream(ops: &[(Op, u32)]) -> Vec<Value> {
             }
             Op::Rules { param, bump } => {
                 let d = &defs[param % defs.len()];
-                let mut params = json!({d.name: param_value(d.kind, d.default, *bump)});
+                let mut params = json!({d.name: param_value(d.range, d.default, *bump)});
                 // Out of the parameter's range (fibonacci.base is 0 or 1): the default.
                 if laurel::params::check_system(d.system, params.as_object().unwrap()).is_err() {
                     params = json!({d.name: serde_json::from_str::<Value>(d.default).unwrap()});

@@ -275,8 +275,9 @@ fn bundled_site_in_chromium_shows_the_head_charts_every_change_and_links_resolve
 }
 
 /// A hand-made site with changes in two systems, while the real systems are
-/// not there to produce them: what a published month looks like.
-fn sample() -> Site {
+/// not there to produce them: what a published month looks like. The site,
+/// its tables and its audit trail.
+fn sample() -> (Site, Vec<TableView>, Vec<Change>) {
     let at = |d: &str| laurel::time::parse(d).unwrap();
     let mut changes = Vec::new();
     let mut seq = 10;
@@ -332,7 +333,7 @@ fn sample() -> Site {
     valar_t.push(vec![json!(2), json!(ann), json!(1690)]);
     let mut maia_t = Table::new("maia", "Maia points", &["rank", "player", "score"]);
     maia_t.push(vec![json!(1), json!(ann), json!(12)]);
-    Site {
+    let site = Site {
         head_seq: 42,
         head_hash: "5e".repeat(32),
         stamp: Stamp {
@@ -340,46 +341,55 @@ fn sample() -> Site {
             known_at: 42,
             head: "5e".repeat(32),
         },
-        tables: vec![
-            TableView {
-                table: "valar".into(),
-                tournament: None,
-                standings: Ok(Report {
-                    system: "valar".into(),
-                    main: valar_t,
-                    extra: vec![],
-                }),
-            },
-            TableView {
-                table: "maia".into(),
-                tournament: None,
-                standings: Ok(Report {
-                    system: "maia".into(),
-                    main: maia_t,
-                    extra: vec![],
-                }),
-            },
-            TableView {
-                table: "cfr".into(),
-                tournament: None,
-                standings: Err("standings cfr: not implemented yet".into()),
-            },
-        ],
-        changes,
-        spilled_subjects: Default::default(),
-    }
+        spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
+    };
+    let tables = vec![
+        TableView {
+            table: "valar".into(),
+            tournament: None,
+            standings: Ok(Report {
+                system: "valar".into(),
+                main: valar_t,
+                extra: vec![],
+            }),
+        },
+        TableView {
+            table: "maia".into(),
+            tournament: None,
+            standings: Ok(Report {
+                system: "maia".into(),
+                main: maia_t,
+                extra: vec![],
+            }),
+        },
+        TableView {
+            table: "cfr".into(),
+            tournament: None,
+            standings: Err("standings cfr: not implemented yet".into()),
+        },
+    ];
+    (site, tables, changes)
+}
+
+/// Write the sample site into `dir`.
+fn write_sample(dir: &Path, (site, tables, changes): &(Site, Vec<TableView>, Vec<Change>)) {
+    let views = |each: &mut dyn FnMut(&TableView) -> laurel::error::Result<()>| {
+        tables.iter().try_for_each(each)
+    };
+    laurel::site::write_staged(dir, site, views, &mut |page| page(changes), &mut |_| Ok(()))
+        .unwrap();
 }
 
 #[test]
 fn sample_site_in_chromium_escapes_names_and_charts_every_change() {
     let Some(bin) = chromium() else { return };
-    let site = sample();
+    let sample = sample();
     let out = tempfile::tempdir().unwrap();
     let dir = out.path();
-    laurel::site::write(dir, &site, &mut |_| Ok(())).unwrap();
+    write_sample(dir, &sample);
     // LAUREL_SITE_KEEP=DIR: also write the sample site there, to look at it.
     if let Some(keep) = std::env::var_os("LAUREL_SITE_KEEP") {
-        laurel::site::write(Path::new(&keep), &site, &mut |_| Ok(())).unwrap();
+        write_sample(Path::new(&keep), &sample);
     }
 
     let index = dump_dom(&bin, &dir.join("index.html"));
@@ -399,7 +409,7 @@ fn sample_site_in_chromium_escapes_names_and_charts_every_change() {
     let doms = dump_doms(&bin, dir, &files);
     for (file, name) in &players {
         let dom = &doms[file];
-        let expected = site.changes.iter().filter(|c| &c.subject == name).count();
+        let expected = sample.2.iter().filter(|c| &c.subject == name).count();
         assert_eq!(chart_points(dom), expected, "{name}");
         eprintln!("{name}: {expected} chart point(s) for {expected} change(s)");
         // No element was injected: the name is text in the rendered DOM.

@@ -43,27 +43,24 @@ pub struct QueryArgs {
 
 impl QueryArgs {
     fn query(&self) -> Result<Query> {
-        let as_of = match &self.as_of {
-            None => None,
-            Some(s) => Some(time::parse_bound(s).ok_or_else(|| {
-                Error::Usage(format!(
-                    "--as-of {s:?}: expected YYYY-MM-DD or an RFC 3339 timestamp"
-                ))
-            })?),
-        };
-        let known_at = match &self.known_at {
-            None => None,
-            Some(s) => Some(match s.parse::<u64>() {
-                Ok(n) => KnownAt::Seq(n),
-                Err(_) => KnownAt::Time(time::parse_bound(s).ok_or_else(|| {
+        let as_of = (self.as_of.as_ref())
+            .map(|s| {
+                time::parse_bound(s).ok_or_else(|| {
+                    Error::Usage(format!(
+                        "--as-of {s:?}: expected YYYY-MM-DD or an RFC 3339 timestamp"
+                    ))
+                })
+            })
+            .transpose()?;
+        let known_at = (self.known_at.as_ref())
+            .map(|s| match s.parse::<u64>() {
+                Ok(n) => Ok(KnownAt::Seq(n)),
+                Err(_) => time::parse_bound(s).map(KnownAt::Time).ok_or_else(|| {
                     Error::Usage(format!("--known-at {s:?}: expected a seq or a date/time"))
-                })?),
-            }),
-        };
-        let rules = match &self.rules {
-            None => None,
-            Some(p) => Some(read_rules(p)?),
-        };
+                }),
+            })
+            .transpose()?;
+        let rules = self.rules.as_deref().map(read_rules).transpose()?;
         Ok(Query {
             as_of,
             known_at,
@@ -269,8 +266,7 @@ fn buffered(w: &mut dyn Write, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> 
     bw.flush().map_err(stdout_error)
 }
 
-/// A failed write of a command's output (the message the binary gave when it
-/// printed the whole text at the end).
+/// A failed write of a command's output.
 fn stdout_error(e: std::io::Error) -> Error {
     Error::Usage(format!("stdout: {e}"))
 }

@@ -81,8 +81,6 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
         head_seq: head.seq,
         head_hash: canonical::hex(&head.hash),
         stamp,
-        tables: Vec::new(),
-        changes: Vec::new(),
         spilled_subjects: std::mem::take(&mut buckets.subjects),
     };
     let views = |each: &mut dyn FnMut(&TableView) -> Result<()>| table_views(&ledger, args, each);
@@ -103,8 +101,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
 /// a time (`Site::pages_staged` asks twice). Each namespace's projection is
 /// folded on its own, from the latest checkpoint that serves (as `standings`
 /// does), and dropped once its tables are made: one projection and one report
-/// are held at a time. With the whole state kept beside CFR's report (a row per
-/// event score), a 1M-event site peaked at 550 MB.
+/// are held at a time (CFR's report alone has a row per event score).
 fn table_views(
     ledger: &Ledger,
     args: &QueryArgs,
@@ -179,7 +176,7 @@ pub fn bench(events: u64, seed: u64, exe: PathBuf, keep: bool, w: &mut dyn Write
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::{BTreeMap, BTreeSet};
+    use std::collections::BTreeMap;
 
     /// Every file under `dir`, by name.
     fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -225,18 +222,26 @@ mod tests {
             .unwrap();
         }
         let head = ledger.head().unwrap();
+        let changes = f.cx.take_changes();
         let whole = crate::site::Site {
             head_seq: head.seq,
             head_hash: canonical::hex(&head.hash),
             stamp,
-            tables,
-            changes: f.cx.take_changes(),
-            spilled_subjects: BTreeSet::new(),
+            spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
         };
-        let per_tournament = whole.tables.iter().filter(|t| t.tournament.is_some());
+        let per_tournament = tables.iter().filter(|t| t.tournament.is_some());
         assert!(per_tournament.count() >= 2, "a tournament table or two");
         let memory = tmp.path().join("memory");
-        crate::site::write(&memory, &whole, &mut |w| ledger.export_to(w, "export")).unwrap();
+        let views =
+            |each: &mut dyn FnMut(&TableView) -> Result<()>| tables.iter().try_for_each(each);
+        crate::site::write_staged(
+            &memory,
+            &whole,
+            views,
+            &mut |page| page(&changes),
+            &mut |w| ledger.export_to(w, "export"),
+        )
+        .unwrap();
         let (staged, memory) = (files(&tmp.path().join("staged")), files(&memory));
         assert!(staged.len() > 50, "{} files", staged.len());
         assert!(staged == memory, "the sites differ");

@@ -13,7 +13,6 @@ use crate::fold::{self, Source};
 use crate::ledger::Ledger;
 use crate::output::{self, Format, Report, Table};
 use crate::systems::{self, Change, Cx, Selector, State};
-use crate::time;
 
 /// `laurel standings TABLE`, written to `w` as it is rendered.
 pub fn standings(
@@ -76,19 +75,12 @@ pub fn history(
             .collect();
     rows.extend(voided_changes(&ledger, args, player, &mine)?);
     rows.sort_by_key(|(c, _)| (c.at, c.seq));
-    let columns = ["seq", "at", "system", "old", "new", "formula", "voided"];
+    let columns = [&output::CHANGE_COLUMNS[..], &["voided"]].concat();
     let mut t = Table::new("history", &format!("History of {player}"), &columns);
     for (c, note) in rows {
-        let old = c.old.map_or(Value::Null, Value::from);
-        t.push(vec![
-            json!(c.seq),
-            json!(time::format_short(c.at)),
-            json!(c.system),
-            old,
-            json!(c.new),
-            json!(c.formula),
-            note,
-        ]);
+        let mut row = output::change_row(&c);
+        row.push(note);
+        t.push(row);
     }
     let report = Report {
         system: "history".into(),

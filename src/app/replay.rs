@@ -168,12 +168,12 @@ impl<'p> OldScores<'p> {
 }
 
 /// A main table's `player` (as text), `score` and `rank` cells, one row each:
-/// what [`Table::json_rows`] has under those keys (`null` if a row has none).
+/// what the table's JSON rows have under those keys (`null` if a row has none).
 fn score_rows(main: &Table) -> Rows {
     main.rows
         .iter()
         .map(|row| {
-            // json_rows zips the columns with the cells: the last of a
+            // The JSON rows zip the columns with the cells: the last of a
             // duplicate key among the row's first columns wins.
             let cols = &main.columns[..row.len().min(main.columns.len())];
             let at = |key: &str| {

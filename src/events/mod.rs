@@ -2,7 +2,7 @@
 //!
 //! An event is one flat JSON object: `type`, `at`, an optional `id`, and the
 //! payload fields of its type. [`parse_event`] turns a parsed JSON value into a
-//! [`Parsed`] event: the typed [`Event`] plus its canonical bytes. That is the only
+//! [`Screened`] event: the typed [`Event`] plus its canonical bytes. That is the only
 //! way events enter the crate, so the envelope rules hold everywhere:
 //!
 //! - `type` is one of [`TYPES`]; unknown types are rejected;
@@ -14,9 +14,8 @@
 //! optional and new behaviour comes as new types.
 //!
 //! An append's parser thread uses [`LineParser::screen`]: everything above but
-//! the payload of a [`deferred`] type, which its check fold decodes (about 30% of
-//! the parser thread's CPU was decoding payloads that the fold decoded again;
-//! `ledger::append` keeps the order in which problems are reported).
+//! the payload of a [`deferred`] type, which its check fold decodes anyway
+//! (`ledger::append` keeps the order in which problems are reported).
 
 mod dupkeys;
 pub mod ledger;
@@ -55,34 +54,23 @@ pub struct Record {
     pub event: Event,
 }
 
-/// A validated event before it is given a seq.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Parsed {
-    pub id: Option<String>,
-    pub at: Micros,
-    pub kind: String,
-    pub event: Event,
-    /// The event's canonical form (JCS): what is stored and hashed.
-    pub canonical: Vec<u8>,
-}
-
 /// Parse one event object. The error message names the field and the rule.
-pub fn parse_event(value: Value) -> Result<Parsed, String> {
+pub fn parse_event(value: Value) -> Result<Screened, String> {
     check_values(&value, "")?;
     let canonical = crate::ledger::canonical::to_vec(&value);
     let (id, at, kind, event) = typed(value)?;
-    Ok(Parsed {
+    Ok(Screened {
         id,
         at,
         kind,
-        event,
+        event: Some(event),
         canonical,
     })
 }
 
-/// An input event as the append's parser thread leaves it: envelope, values
-/// and canonical form checked, and its typed payload decoded only when the
-/// append needs it there (see [`LineParser::screen`]).
+/// A validated event before it is given a seq: envelope, values and
+/// canonical form checked, and its typed payload decoded (always, but by
+/// [`LineParser::screen`] only when the append needs it there).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Screened {
     pub id: Option<String>,
@@ -91,19 +79,8 @@ pub struct Screened {
     /// `None`: a payload left for the append's check fold, which decodes it
     /// anyway (see [`deferred`]).
     pub event: Option<Event>,
+    /// The event's canonical form (JCS): what is stored and hashed.
     pub canonical: Vec<u8>,
-}
-
-impl From<Parsed> for Screened {
-    fn from(p: Parsed) -> Self {
-        Screened {
-            id: p.id,
-            at: p.at,
-            kind: p.kind,
-            event: Some(p.event),
-            canonical: p.canonical,
-        }
-    }
 }
 
 /// Is the payload of a `kind` event decoded by the append's check fold
@@ -118,7 +95,7 @@ pub fn deferred(kind: &str) -> bool {
 /// Parse one input line through `serde_json::Value` and [`parse_event`],
 /// refusing a key given twice in one object (which `Value` would keep the
 /// last of).
-pub fn parse_line(line: &[u8]) -> Result<Parsed, LineError> {
+pub fn parse_line(line: &[u8]) -> Result<Screened, LineError> {
     let value: Value = serde_json::from_slice(line).map_err(LineError::Json)?;
     if let Some(key) = dupkeys::first_duplicate(line) {
         let msg = format!("`{key}` appears twice: give each field once");
@@ -150,11 +127,8 @@ pub struct LineParser {
 
 impl LineParser {
     /// Parse one event from a JSON Lines line (or an array element's bytes).
-    pub fn parse(&mut self, line: &[u8]) -> Result<Parsed, LineError> {
-        if let Some(p) = self.fast(line) {
-            return Ok(p);
-        }
-        self.slow(line)
+    pub fn parse(&mut self, line: &[u8]) -> Result<Screened, LineError> {
+        self.fast(line, false).map_or_else(|| parse_line(line), Ok)
     }
 
     /// [`LineParser::parse`] up to the payload: a line whose type is
@@ -164,20 +138,7 @@ impl LineParser {
     /// payload deferred, and then decoding its canonical bytes
     /// ([`LineParser::parse`] again) gives that message.
     pub fn screen(&mut self, line: &[u8]) -> Result<Screened, LineError> {
-        if let Some(s) = self.fast_envelope(line) {
-            if deferred(&s.kind) {
-                return Ok(s);
-            }
-            if let Some(event) = dispatch(&s.kind, Stored(&s.canonical)).ok().flatten() {
-                let event = Some(event);
-                return Ok(Screened { event, ..s });
-            }
-        }
-        self.slow(line).map(Screened::from)
-    }
-
-    fn slow(&mut self, line: &[u8]) -> Result<Parsed, LineError> {
-        parse_line(line)
+        self.fast(line, true).map_or_else(|| parse_line(line), Ok)
     }
 
     /// The canonical bytes of one line without the typed parse (the bench's floor).
@@ -190,15 +151,17 @@ impl LineParser {
         Ok(crate::ledger::canonical::to_vec(&value))
     }
 
-    fn fast(&mut self, line: &[u8]) -> Option<Parsed> {
+    /// The fast path, or `None` for the slow one; `defer`: a [`deferred`]
+    /// type's payload is left undecoded.
+    fn fast(&mut self, line: &[u8], defer: bool) -> Option<Screened> {
         let s = self.fast_envelope(line)?;
-        let event = dispatch(&s.kind, Stored(&s.canonical)).ok().flatten()?;
-        Some(Parsed {
-            id: s.id,
-            at: s.at,
-            kind: s.kind,
-            event,
-            canonical: s.canonical,
+        if defer && deferred(&s.kind) {
+            return Some(s);
+        }
+        let event = dispatch(&s.kind, Stored(&s.canonical)).ok().flatten();
+        Some(Screened {
+            event: Some(event?),
+            ..s
         })
     }
 
@@ -209,9 +172,8 @@ impl LineParser {
         let env = self.canon.object(line, &mut canonical)?;
         let text = |r: std::ops::Range<usize>| scan::string_at(&canonical[r]);
         let kind = text(env.kind?)?;
-        // Borrowed, not copied into a `String` first: in one profile of a
-        // 1M-event import (`perf`, 299 Hz) the parser thread's samples in
-        // `fast_envelope` itself went from 51 to 22.
+        // Borrowed, not copied into a `String` first: this is the parser
+        // thread's hot loop.
         let at = time::parse(&scan::str_at(&canonical[env.at?])?)?;
         let id = match env.id {
             Some(r) if &canonical[r.clone()] != b"null" => Some(text(r)?),

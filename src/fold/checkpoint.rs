@@ -13,7 +13,7 @@
 use bincode::Options;
 use serde::Serialize;
 
-use super::{Pos, Query, Sink, Start};
+use super::{Pos, Query, Resume, Sink, Start};
 use crate::error::{Error, Result};
 use crate::ledger::checkpoint::{every, small, unpack, Frames, Header, Parent};
 use crate::ledger::{Head, Ledger, View};
@@ -47,14 +47,6 @@ fn storage_error(e: bincode::Error) -> Error {
 pub const DISABLE_ENV: &str = "LAUREL_NO_CHECKPOINTS";
 /// Set (to anything) to have a query say on stderr where its fold started.
 pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";
-
-/// The sections' bytes, in order.
-#[cfg(test)]
-pub fn encode(state: &State, params: &Params) -> Result<Vec<Vec<u8>>> {
-    (0..names().len())
-        .map(|i| encode_section(state, params, i))
-        .collect()
-}
 
 /// Section `i`'s bytes ([`names`]): 0 the rules in force, `1 + ns` the projection of
 /// `NAMESPACES[ns]` (a parallel check fold encodes each on the worker that
@@ -132,7 +124,7 @@ fn unpack_state(h: &Header, mut frames: Vec<Option<Frames>>, only: Option<&str>)
 /// none), positioned before `(at, seq)` of any record (seqs start at 1).
 fn from_nothing() -> Start {
     Start {
-        state: State::default(),
+        state: Resume::Ready(Box::default()),
         params: Params::default(),
         after: (Micros::MIN, 0),
         folded: 0,
@@ -183,7 +175,7 @@ impl Ledger {
     /// A resumable query's fold: from the latest usable checkpoint at or before
     /// `q.as_of`, whose state sections are decompressed and decoded on a
     /// second thread while this one reads the records after it (one pass,
-    /// `super::fold_later`); from nothing if there is none. A checkpoint that
+    /// [`Resume::Later`]); from nothing if there is none. A checkpoint that
     /// turns out damaged sends it the sequential way
     /// ([`Ledger::start_before`]: the next older), and the records read are
     /// read again.
@@ -212,13 +204,13 @@ impl Ledger {
             return self.fold_undecoded(view, q, (bound, upto), said);
         };
         // The records are read while another thread decodes the state: the
-        // fold's workers wait for it (`super::Later`).
+        // fold's workers wait for it.
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let later = super::Later {
+        let later = Start {
+            state: Resume::Later(rx),
             params,
             after: h.pos,
             folded: h.folded,
-            state: rx,
         };
         let (decoded, folded) = std::thread::scope(|scope| {
             let only = q.only;
@@ -231,7 +223,7 @@ impl Ledger {
                 }
                 None => false,
             });
-            let folded = super::fold_later(view, q, later);
+            let folded = super::fold_from(view, q, Some(later), None);
             (decoding.join().unwrap_or(false), folded)
         });
         if !decoded {
@@ -321,7 +313,7 @@ impl Ledger {
             };
             if let Some((state, params)) = decode(&mut read, only)? {
                 let start = Start {
-                    state,
+                    state: Resume::Ready(Box::new(state)),
                     params,
                     after: h.pos,
                     folded: h.folded,

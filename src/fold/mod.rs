@@ -30,18 +30,20 @@
 //! changes in force. Void checks still see every void, in seq order, so a
 //! resumed check fold refuses exactly what a full one does, with the same error:
 //! records before the position were checked against the same predecessors.
-//! A query may also resume from a state still being decoded ([`fold_later`]):
+//! A query may also resume from a state still being decoded ([`Resume::Later`]):
 //! the records are read meanwhile, and each worker waits for its part.
 //!
 //! **One pass** (`stream`): a fold without a known-at cut and without a
 //! [`Trail`], from nothing or resumed, over a source with chunk summaries
-//! (the ledger) makes no plan ([`fold_from`], [`fold_later`]): it reads the
+//! (the ledger) makes no plan ([`fold_from`]): it reads the
 //! chunks once, in seq order, and hands records on as soon as no chunk still
 //! to be read can hold one before them (the summaries' smallest `at`). Same
 //! records, same order, same void checks (from the summaries, in seq order,
 //! as `plan_after` makes them).
 
 mod checkpoint;
+#[cfg(test)]
+mod mem;
 mod parallel;
 pub mod stream;
 
@@ -49,6 +51,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+#[cfg(test)]
+pub(crate) use mem::MemSource;
 pub use stream::{Keep, Span};
 
 use crate::error::{Error, Origin, Result};
@@ -80,43 +84,31 @@ pub trait Source {
     /// A source may skip records it knows lie outside; the caller filters the rest.
     fn entries_in(
         &self,
-        _lo: Micros,
-        _hi: Micros,
+        lo: Micros,
+        hi: Micros,
         f: &mut dyn FnMut(Entry) -> Result<()>,
-    ) -> Result<()> {
-        self.entries(f)
-    }
+    ) -> Result<()>;
     /// `(seq, target)` of every `ledger.voided`, in seq order.
-    fn void_pairs(&self, f: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<()> {
-        self.entries(&mut |e| e.void_target.map_or(Ok(()), |t| f(e.seq, t)))
-    }
+    fn void_pairs(&self, f: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<()>;
     /// The records with these seqs, in exactly this order.
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
     /// [`Source::records`], but handing out the stored bytes undecoded where the
     /// source has them: the parallel fold decodes them on its workers.
-    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
-        self.records(seqs, &mut |rec| f(Item::Decoded(rec)))
-    }
+    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()>;
     /// Every chunk up to [`Source::last_seq`] as its summary describes it, in
     /// seq order and covering seqs `1..=last_seq`, for the one-pass fold
     /// (`stream`); `None` when the source has no such summaries (the fold
     /// then plans first).
-    fn spans(&self) -> Result<Option<Vec<Span>>> {
-        Ok(None)
-    }
+    fn spans(&self) -> Result<Option<Vec<Span>>>;
     /// The records of `spans`' chunks that `keep` takes, in fold order, read
     /// in one pass (`stream::run`). Only called when [`Source::spans`] gave
     /// `spans`.
     fn items_in_order(
         &self,
-        _spans: &[Span],
-        _keep: &Keep,
-        _f: &mut dyn FnMut(Item<'_>) -> Result<()>,
-    ) -> Result<()> {
-        Err(Error::Storage(
-            "this source has no chunks to read in one pass".into(),
-        ))
-    }
+        spans: &[Span],
+        keep: &Keep,
+        f: &mut dyn FnMut(Item<'_>) -> Result<()>,
+    ) -> Result<()>;
     /// [`Source::records`] restricted to the `ledger.*` records and those of
     /// namespace `only` (all records for `None`). A source may skip the others
     /// without decoding them.
@@ -125,15 +117,7 @@ pub trait Source {
         seqs: &[u64],
         only: Option<&str>,
         f: &mut dyn FnMut(Record) -> Result<()>,
-    ) -> Result<()> {
-        self.records(seqs, &mut |rec| {
-            if wanted(&rec.kind, only) {
-                f(rec)
-            } else {
-                Ok(())
-            }
-        })
-    }
+    ) -> Result<()>;
 }
 
 /// One record of [`Source::items`].
@@ -347,14 +331,26 @@ pub fn plan_after(source: &dyn Source, q: &Query, after: Pos) -> Result<(Vec<u64
 }
 
 /// A fold resumed from a checkpoint: the state folded up to and including `after`.
-#[derive(Debug, Clone)]
 pub struct Start {
-    pub state: State,
+    pub state: Resume,
     /// The rules in force at `after`.
     pub params: Params,
     pub after: Pos,
     /// How many records were folded up to and including `after`.
     pub folded: u64,
+}
+
+/// The state a fold resumes from.
+pub enum Resume {
+    /// Boxed: a `State` is large.
+    Ready(Box<State>),
+    /// A state another thread is still decoding (a query's checkpoint): the
+    /// records are read while it decodes, and each worker takes its
+    /// projections from it before it applies its first record. If the sender
+    /// is dropped instead, the workers stop and the fold fails: the caller,
+    /// who knows the decoding failed, folds another way. Only a plain query
+    /// (no known-at cut, no audit trail, no sink) folds from one.
+    Later(std::sync::mpsc::Receiver<State>),
 }
 
 /// A checkpoint's bytes: one section each.
@@ -404,54 +400,6 @@ pub fn fold_from(
     fold_ordered(source, q, start, (Order::Planned(&order), known_at), sink)
 }
 
-/// A resumed fold whose start state another thread is still decoding (a
-/// query's checkpoint): the records are read while it decodes, and each worker
-/// takes its projections from `state` before it applies its first record. If
-/// the sender is dropped instead, the workers stop and the fold fails: the
-/// caller, who knows the decoding failed, folds another way.
-pub struct Later {
-    pub params: Params,
-    pub after: Pos,
-    /// How many records were folded up to and including `after`.
-    pub folded: u64,
-    pub state: std::sync::mpsc::Receiver<State>,
-}
-
-/// Fold as `q` asks (a plain query: no known-at cut, no audit trail, no
-/// sink) from `later`: one pass when the source has chunk summaries, else
-/// `plan_after` its position.
-pub fn fold_later(source: &dyn Source, q: &Query, later: Later) -> Result<Folded> {
-    if q.audit || q.known_at.is_some() {
-        return Err(Error::Storage(
-            "only a plain query folds from a state still decoding".into(),
-        ));
-    }
-    let Later {
-        params,
-        after,
-        folded,
-        state,
-    } = later;
-    let mut out = Folded {
-        state: State::default(),
-        cx: Cx::new(params, false).with_audit_subject(q.audit_subject.clone()),
-        known_at: source.last_seq(),
-    };
-    let spans = one_pass(source, q)?;
-    let (keep, seqs);
-    let order = match &spans {
-        Some(spans) => {
-            keep = keep_of(spans, q, Some(after))?;
-            Order::Streamed(spans, &keep)
-        }
-        None => {
-            (seqs, out.known_at) = plan_after(source, q, after)?;
-            Order::Planned(&seqs)
-        }
-    };
-    parallel::fold(source, order, q, (out, folded), None, Some(state))
-}
-
 /// The records pass 2 folds: a plan's seqs, or what a [`Keep`] takes of the
 /// chunks of [`Span`]s, in one pass.
 #[derive(Clone, Copy)]
@@ -492,10 +440,23 @@ fn fold_ordered(
     (order, known_at): (Order<'_>, u64),
     sink: Option<Sink<'_>>,
 ) -> Result<Folded> {
-    let (state, params, n) = match start {
-        Some(s) => (s.state, s.params, s.folded),
-        None => (State::default(), pinned(q), 0),
+    let (state, later, params, n) = match start {
+        Some(Start {
+            state,
+            params,
+            folded,
+            ..
+        }) => match state {
+            Resume::Ready(state) => (*state, None, params, folded),
+            Resume::Later(rx) => (State::default(), Some(rx), params, folded),
+        },
+        None => (State::default(), None, pinned(q), 0),
     };
+    if later.is_some() && (q.audit || q.trail.is_some() || q.known_at.is_some() || sink.is_some()) {
+        return Err(Error::Storage(
+            "only a plain query folds from a state still decoding".into(),
+        ));
+    }
     let out = Folded {
         state,
         cx: Cx::new(params, q.audit).with_audit_subject(q.audit_subject.clone()),
@@ -519,7 +480,7 @@ fn fold_ordered(
             "a snapshot needs every namespace folded".into(),
         ));
     }
-    parallel::fold(source, order, q, (out, n), sink, None)
+    parallel::fold(source, order, q, (out, n), sink, later)
 }
 
 /// Fold `order` on two threads, handing the audit trail on (`site`): this one
@@ -608,69 +569,6 @@ fn apply_record(state: &mut State, rec: &Record, cx: &mut Cx) {
         cx.params.change(&rc.system, &rc.params);
     }
     state.apply(rec, cx);
-}
-
-/// Records held in memory: for tests and for what-if folds of a few events.
-#[derive(Debug, Clone, Default)]
-pub struct MemSource {
-    pub records: Vec<Record>,
-}
-
-impl MemSource {
-    /// Parse JSON Lines text into records with seqs 1, 2, ... (recorded_at = at).
-    pub fn from_jsonl(text: &str) -> std::result::Result<Self, String> {
-        let mut records = Vec::new();
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let v: Value =
-                serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
-            let p = crate::events::parse_event(v).map_err(|e| format!("line {}: {e}", i + 1))?;
-            let seq = records.len() as u64 + 1;
-            records.push(Record {
-                seq,
-                at: p.at,
-                recorded_at: p.at,
-                id: p.id,
-                kind: p.kind,
-                event: p.event,
-            });
-        }
-        Ok(MemSource { records })
-    }
-}
-
-impl Source for MemSource {
-    fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
-        for r in &self.records {
-            let void_target = match &r.event {
-                Event::Ledger(ledger::Event::Voided(v)) => Some(v.target),
-                _ => None,
-            };
-            f(Entry {
-                seq: r.seq,
-                at: r.at,
-                recorded_at: r.recorded_at,
-                void_target,
-            })?;
-        }
-        Ok(())
-    }
-
-    fn last_seq(&self) -> u64 {
-        self.records.last().map_or(0, |r| r.seq)
-    }
-
-    fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
-        for &s in seqs {
-            if let Some(r) = self.records.get((s - 1) as usize) {
-                f(r.clone())?;
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@ use crate::time::Micros;
 const BATCH: usize = 256;
 
 /// One record for a worker.
+#[derive(Clone)]
 enum Job {
     Decoded(Record),
     /// Stored bytes at `span` of the batch's buffer, and what the reader
@@ -116,12 +117,10 @@ type Section = (u64, usize, Vec<u8>);
 type Parts = Vec<Option<Vec<u8>>>;
 
 /// The namespaces folded (by index in `NAMESPACES`), grouped by worker: each
-/// system names its worker ([`crate::systems::RatingSystem::WORKER`]). At 1M
-/// generated events the workers' CPU splits about 1.1 s for the busiest system
-/// and 0.25 to 0.55 s for the others, and the reading thread takes about 1 s:
-/// so the busiest alone and the other four in two pairs. Four busy threads
-/// share two cores with less switching and fewer heaps than six, and none of
-/// them is longer than the reader or the busiest system.
+/// system names its worker ([`crate::systems::RatingSystem::WORKER`]): the
+/// busiest system alone and the other four in two pairs, none of them longer
+/// than the reading thread or the busiest system. Four busy threads share two
+/// cores with less switching and fewer heaps than six.
 fn groups(only: Option<&str>) -> Vec<Vec<usize>> {
     let folded = |ns: &usize| wanted(NAMESPACES[*ns], only);
     let index = |name: &str| NAMESPACES.iter().position(|n| *n == name);
@@ -360,7 +359,7 @@ impl Reader<'_, '_> {
         if n.is_multiple_of(s.sink.every) {
             s.mark(n, pos);
             for lane in self.lanes.iter_mut() {
-                push(lane, index, Stage::Mark(n))?;
+                push(lane, index, Job::Mark(n), &[])?;
             }
         }
         match index.is_multiple_of(BATCH as u64) {
@@ -373,8 +372,8 @@ impl Reader<'_, '_> {
 /// Put one record in the batch of its namespace's worker (every worker for a
 /// `ledger.*` record), sending batches that are full.
 fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> Result<()> {
-    let (kind, job) = match item {
-        Item::Decoded(rec) => (Cow::Owned(rec.kind.clone()), Stage::Decoded(rec)),
+    let (kind, job, bytes) = match item {
+        Item::Decoded(rec) => (Cow::Owned(rec.kind.clone()), Job::Decoded(rec), &[][..]),
         Item::Stored {
             seq,
             at,
@@ -383,14 +382,14 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
         } => {
             let env = events::guess_stored_kind(bytes);
             let kind = stored_kind(bytes, seq, &env)?;
-            let stored = Stage::Stored {
+            let stored = Job::Stored {
                 seq,
                 at,
                 recorded_at,
-                bytes,
+                span: 0..0,
                 env,
             };
-            (kind, stored)
+            (kind, stored, bytes)
         }
     };
     if !wanted(&kind, only) {
@@ -399,7 +398,7 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
     let ns = kind.split_once('.').map_or("", |(ns, _)| ns);
     if ns == "ledger" {
         for lane in lanes.iter_mut() {
-            push(lane, index, job.clone())?;
+            push(lane, index, job.clone(), bytes)?;
         }
         return Ok(());
     }
@@ -407,7 +406,7 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
     let mine = |l: &Lane| l.group.iter().any(|&g| NAMESPACES[g] == ns);
     let lane = lanes.iter().position(mine).unwrap_or_default();
     match lanes.get_mut(lane) {
-        Some(lane) => push(lane, index, job),
+        Some(lane) => push(lane, index, job, bytes),
         None => Ok(()), // no worker at all: `only` names no namespace
     }
 }
@@ -428,45 +427,15 @@ fn stored_kind<'b>(bytes: &'b [u8], seq: u64, env: &Option<Range<usize>>) -> Res
     }
 }
 
-/// A record on its way to a batch: decoded, or bytes still to be copied; or
-/// a snapshot's mark.
-#[derive(Clone)]
-enum Stage<'a> {
-    Decoded(Record),
-    Mark(u64),
-    Stored {
-        seq: u64,
-        at: Micros,
-        recorded_at: Micros,
-        bytes: &'a [u8],
-        env: Option<Range<usize>>,
-    },
-}
-
-fn push(lane: &mut Lane, index: u64, job: Stage<'_>) -> Result<()> {
+/// Add `job` to the lane's batch (a stored record's `bytes` copied to the
+/// batch's buffer, its span set to them), sending the batch once it is full.
+fn push(lane: &mut Lane, index: u64, mut job: Job, bytes: &[u8]) -> Result<()> {
     let b = &mut lane.batch;
-    let job = match job {
-        Stage::Decoded(rec) => Job::Decoded(rec),
-        Stage::Mark(n) => Job::Mark(n),
-        Stage::Stored {
-            seq,
-            at,
-            recorded_at,
-            bytes,
-            env,
-        } => {
-            let start = b.bytes.len();
-            b.bytes.extend_from_slice(bytes);
-            let span = start..b.bytes.len();
-            Job::Stored {
-                seq,
-                at,
-                recorded_at,
-                span,
-                env,
-            }
-        }
-    };
+    if let Job::Stored { span, .. } = &mut job {
+        let start = b.bytes.len();
+        b.bytes.extend_from_slice(bytes);
+        *span = start..b.bytes.len();
+    }
     // A mark goes out at once: a lane with few records would otherwise hold
     // it until its batch fills, and every snapshot wait for it (the sections of
     // the other lanes piling up meanwhile).

@@ -145,12 +145,12 @@ impl Stored {
     }
 }
 
-impl Source for Stored {
+impl mem::Simple for Stored {
     fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
-        self.mem.entries(f)
+        Source::entries(&self.mem, f)
     }
     fn last_seq(&self) -> u64 {
-        self.mem.last_seq()
+        Source::last_seq(&self.mem)
     }
     /// Decoded as a ledger decodes them (the two-thread fold reads these).
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
@@ -227,9 +227,9 @@ struct Prefix<'a> {
     keep: std::collections::BTreeSet<u64>,
 }
 
-impl Source for Prefix<'_> {
+impl mem::Simple for Prefix<'_> {
     fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
-        self.src.entries(&mut |e| match self.keep.contains(&e.seq) {
+        Source::entries(self.src, &mut |e| match self.keep.contains(&e.seq) {
             true => f(e),
             false => Ok(()),
         })
@@ -238,7 +238,7 @@ impl Source for Prefix<'_> {
         self.keep.last().copied().unwrap_or(0)
     }
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
-        self.src.records(seqs, f)
+        Source::records(self.src, seqs, f)
     }
 }
 
@@ -301,7 +301,7 @@ fn an_audit_of_one_subject_is_the_full_trail_filtered_and_changes_no_state() {
 }
 
 /// A query's fold from a state another thread hands over later
-/// (`fold_later`, while a checkpoint decodes) folds what `fold_from` folds
+/// (`Resume::Later`, while a checkpoint decodes) folds what `fold_from` folds
 /// from that state, for every namespace and for one; a state that never
 /// comes (the checkpoint was damaged) fails the fold rather than hang it.
 #[test]
@@ -319,11 +319,11 @@ fn a_fold_from_a_state_sent_later_equals_one_from_the_state_and_fails_without_it
         if let Some(state) = state {
             tx.send(state).unwrap();
         }
-        Later {
+        Start {
+            state: Resume::Later(rx),
             params: head.cx.params.clone(),
             after: (at, u64::MAX),
             folded: 0,
-            state: rx,
         }
     };
     let tables_in = |f: &Folded, only: Option<&str>| -> Vec<String> {
@@ -339,13 +339,13 @@ fn a_fold_from_a_state_sent_later_equals_one_from_the_state_and_fails_without_it
             ..Query::default()
         };
         let start = Start {
-            state: head.state.clone(),
+            state: Resume::Ready(Box::new(head.state.clone())),
             params: head.cx.params.clone(),
             after: (at, u64::MAX),
             folded: 0,
         };
         let want = fold_from(&src, &q, Some(start), None).unwrap();
-        let got = fold_later(&src, &q, later(Some(head.state.clone()))).unwrap();
+        let got = fold_from(&src, &q, Some(later(Some(head.state.clone()))), None).unwrap();
         assert_eq!(tables_in(&got, only), tables_in(&want, only), "{only:?}");
         let full = fold(&src, &q).unwrap();
         assert_eq!(tables_in(&got, only), tables_in(&full, only), "{only:?}");
@@ -353,7 +353,9 @@ fn a_fold_from_a_state_sent_later_equals_one_from_the_state_and_fails_without_it
             tables_in(&got, only).iter().any(|t| t.len() > 200),
             "{only:?}"
         );
-        let e = fold_later(&src, &q, later(None)).unwrap_err().to_string();
+        let e = fold_from(&src, &q, Some(later(None)), None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("could not be decoded"), "{only:?}: {e}");
     }
 }

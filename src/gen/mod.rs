@@ -129,14 +129,9 @@ pub(crate) const HOUR: i64 = 3_600;
 /// 2000-01-01T00:00:00Z.
 pub(crate) const START: i64 = 946_684_800;
 
-/// `YYYY-MM-DDTHH:MM:SSZ` (or a plain date at midnight).
+/// `YYYY-MM-DDTHH:MM:SSZ` (or a plain date at midnight) of `secs` since 1970.
 pub fn stamp(secs: i64) -> String {
-    let dt = chrono::DateTime::from_timestamp(secs, 0).unwrap_or_default();
-    if secs % DAY == 0 {
-        dt.format("%Y-%m-%d").to_string()
-    } else {
-        dt.format("%Y-%m-%dT%H:%M:%SZ").to_string()
-    }
+    crate::time::format_short(secs * 1_000_000)
 }
 
 /// One planned event.
@@ -223,8 +218,17 @@ pub(crate) fn plain(at: i64, v: Value) -> Planned {
     }
 }
 
-/// Write `opts.events` events as JSON Lines to `out`; returns the bytes written.
-pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<u64> {
+/// A result at `at`: it may be written late.
+pub(crate) fn result(at: i64, v: Value) -> Planned {
+    Planned {
+        at,
+        json: v.to_string(),
+        result: true,
+    }
+}
+
+/// Write `opts.events` events as JSON Lines to `out`.
+pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
     let n = opts.events;
     let mut systems = opts.systems.clone();
     if systems.is_empty() {
@@ -232,10 +236,6 @@ pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<u64> {
     }
     systems.sort();
     systems.dedup();
-    let mut out = Counting {
-        inner: out,
-        bytes: 0,
-    };
     let mut w = World {
         rng: Rng::new(opts.seed),
         players: (n / 12).clamp(60, 60_000),
@@ -358,13 +358,13 @@ pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<u64> {
             late.push((after, q.json));
             continue;
         }
-        line(&mut out, &q.json)?;
+        line(out, &q.json)?;
         written += 1;
         let mut i = 0;
         while i < late.len() {
             if late[i].0 <= written {
                 let (_, j) = late.swap_remove(i);
-                line(&mut out, &j)?;
+                line(out, &j)?;
                 written += 1;
             } else {
                 i += 1;
@@ -373,51 +373,37 @@ pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<u64> {
     }
     late.sort_by_key(|l| l.0);
     for (_, j) in late {
-        line(&mut out, &j)?;
+        line(out, &j)?;
     }
-    out.flush()?;
-    Ok(out.bytes)
+    out.flush()
 }
 
-fn line(out: &mut Counting<'_>, json: &str) -> io::Result<()> {
+fn line(out: &mut dyn Write, json: &str) -> io::Result<()> {
     out.write_all(json.as_bytes())?;
     out.write_all(b"\n")
 }
 
-struct Counting<'a> {
-    inner: &'a mut dyn Write,
-    bytes: u64,
-}
-
-impl Write for Counting<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.bytes += n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// A generated stream of `events` (all systems) as text: for unit tests.
 #[cfg(test)]
-pub fn stream(events: u64, seed: u64) -> String {
-    let opts = Options {
-        events,
-        seed,
-        systems: vec![],
-    };
-    let mut out = Vec::new();
-    generate(&opts, &mut out).expect("writing to memory");
-    String::from_utf8(out).expect("generated text is UTF-8")
-}
+pub(crate) use tests::stream;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     use crate::systems::cards::gen::table_sizes;
+
+    /// A generated stream of `events` (all systems) as text: for unit tests.
+    pub(crate) fn stream(events: u64, seed: u64) -> String {
+        let opts = Options {
+            events,
+            seed,
+            systems: vec![],
+        };
+        let mut out = Vec::new();
+        generate(&opts, &mut out).expect("writing to memory");
+        String::from_utf8(out).expect("generated text is UTF-8")
+    }
+
     #[test]
     fn same_seed_same_bytes_and_exact_count() {
         let opts = Options {

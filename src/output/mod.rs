@@ -4,9 +4,7 @@
 //! `serde_json::Value`), and every rendering streams to a writer row by row, so
 //! printing a table costs its packed rows and a buffer, not a `Value` per cell
 //! and the whole text in one `String` (a 1M-event ledger's `standings cfr` has
-//! a 1M-row table: 172 MB of text, a 1 GB peak before). The `render*`
-//! functions returning a `String` wrap the writers for the callers that want
-//! one (tests, `demo`, `history`, `rules`).
+//! a 1M-row table). [`render`] wraps the writers for callers that want a `String`.
 
 mod rows;
 
@@ -14,7 +12,7 @@ use std::io::{self, Write};
 
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 pub use rows::{Cell, Cells, Rows};
 
@@ -44,17 +42,6 @@ impl Table {
         debug_assert_eq!(cells.len(), self.columns.len());
         self.rows.push(cells);
     }
-
-    /// Rows as JSON objects keyed by column.
-    pub fn json_rows(&self) -> Vec<Value> {
-        self.rows
-            .iter()
-            .map(|r| {
-                let m: Map<String, Value> = self.columns.iter().cloned().zip(r).collect();
-                Value::Object(m)
-            })
-            .collect()
-    }
 }
 
 /// A system's standings: the main ranking (`rows` in JSON: each has `rank`,
@@ -80,6 +67,21 @@ pub enum Format {
     Table,
     Json,
     Csv,
+}
+
+/// The columns of a `history` table ([`change_row`]).
+pub const CHANGE_COLUMNS: [&str; 6] = ["seq", "at", "system", "old", "new", "formula"];
+
+/// An audit-trail change as a `history` row: its [`CHANGE_COLUMNS`].
+pub fn change_row(c: &crate::systems::Change) -> Vec<Value> {
+    vec![
+        c.seq.into(),
+        crate::time::format_short(c.at).into(),
+        c.system.clone().into(),
+        c.old.clone().map_or(Value::Null, Value::from),
+        c.new.clone().into(),
+        c.formula.clone().into(),
+    ]
 }
 
 /// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`, ...: places in formulas and tables.
@@ -198,11 +200,6 @@ pub fn write_text(t: &Table, w: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// [`write_text`] into a `String`.
-pub fn render_text(t: &Table) -> String {
-    to_string(|w| write_text(t, w))
-}
-
 /// Run a writer into a `String` (writing to a `Vec` cannot fail; the bytes are UTF-8).
 fn to_string(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
     let mut out = Vec::new();
@@ -240,37 +237,9 @@ pub fn write_csv(t: &Table, w: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// [`write_csv`] into a `String`.
-pub fn render_csv(t: &Table) -> String {
-    to_string(|w| write_csv(t, w))
-}
-
-/// The JSON object of a query: `system`, `as_of`, `known_at`, `head`, `rows`, `tables`.
-pub fn report_json(r: &Report, stamp: &Stamp) -> Value {
-    let mut obj = Map::new();
-    obj.insert("system".into(), r.system.clone().into());
-    obj.insert(
-        "as_of".into(),
-        stamp.as_of.clone().map_or(Value::Null, Value::from),
-    );
-    obj.insert("known_at".into(), stamp.known_at.into());
-    obj.insert("head".into(), stamp.head.clone().into());
-    obj.insert("rows".into(), Value::Array(r.main.json_rows()));
-    if !r.extra.is_empty() {
-        let tables: Map<String, Value> = r
-            .extra
-            .iter()
-            .map(|t| (t.name.clone(), Value::Array(t.json_rows())))
-            .collect();
-        obj.insert("tables".into(), Value::Object(tables));
-    }
-    Value::Object(obj)
-}
-
-/// [`report_json`] serialized straight from the report, without building the
-/// `Value` (a 60,000-row table made one `BTreeMap` per row). It must print
-/// exactly what `report_json` would: keys in the order a `serde_json::Map`
-/// (a `BTreeMap`) keeps them, the last of duplicate keys, the same values.
+/// The JSON object of a query (`system`, `as_of`, `known_at`, `head`, `rows`,
+/// `tables`), serialized straight from the report: keys in sorted order, as a
+/// `serde_json::Map` (a `BTreeMap`) keeps them, the last of duplicate keys.
 struct JsonReport<'a> {
     r: &'a Report,
     stamp: &'a Stamp,
@@ -280,7 +249,7 @@ impl Serialize for JsonReport<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (r, stamp) = (self.r, self.stamp);
         let extra = !r.extra.is_empty();
-        // The keys in sorted order, as report_json's map holds them.
+        // The keys in sorted order.
         let mut m = s.serialize_map(Some(5 + usize::from(extra)))?;
         m.serialize_entry("as_of", &stamp.as_of)?;
         m.serialize_entry("head", &stamp.head)?;
@@ -316,7 +285,7 @@ fn row_columns<'c, 'a: 'c>(
     }
 }
 
-/// A table's rows as [`Table::json_rows`] gives them.
+/// A table's rows, each an object keyed by column.
 struct JsonRows<'a>(&'a Table);
 
 impl Serialize for JsonRows<'_> {
@@ -351,7 +320,7 @@ impl Serialize for JsonRow<'_> {
     }
 }
 
-/// The extra tables by name, as `report_json`'s `tables` object.
+/// The extra tables by name: a report's `tables` object.
 struct JsonTables<'a>(&'a [Table]);
 
 impl Serialize for JsonTables<'_> {
@@ -410,8 +379,8 @@ impl Write for Indented<'_> {
     }
 }
 
-/// A report's pretty JSON (the text serde_json's pretty printer gives
-/// [`report_json`]'s value) as the value of a key at nesting `depth`, without
+/// A report's pretty JSON (the text serde_json's pretty printer gives its
+/// `Value`) as the value of a key at nesting `depth`, without
 /// the final newline. Written through a buffer of its own, so serde_json's
 /// many small writes are not each a dynamic call on `w`.
 pub fn write_json(w: &mut dyn Write, r: &Report, stamp: &Stamp, depth: usize) -> io::Result<()> {
@@ -484,15 +453,8 @@ impl<'a> Many<'a> {
         let (w, stamp) = (&mut *self.w, self.stamp);
         match (self.format, self.written) {
             (Format::Json, 0) => {
-                w.write_all(b"{\n  \"as_of\": ")?;
-                json_scalar(w, &stamp.as_of)?;
-                w.write_all(b",\n  \"head\": ")?;
-                json_scalar(w, &stamp.head)?;
-                write!(
-                    w,
-                    ",\n  \"known_at\": {},\n  \"tables\": [\n    ",
-                    stamp.known_at
-                )?;
+                json_head(w, stamp)?;
+                w.write_all(b"\n    ")?;
             }
             (Format::Json, _) => w.write_all(b",\n    ")?,
             (_, 0) => {}
@@ -510,26 +472,70 @@ impl<'a> Many<'a> {
         if self.format != Format::Json {
             return Ok(());
         }
-        let w = self.w;
         if self.written == 0 {
-            w.write_all(b"{\n  \"as_of\": ")?;
-            json_scalar(w, &self.stamp.as_of)?;
-            w.write_all(b",\n  \"head\": ")?;
-            json_scalar(w, &self.stamp.head)?;
-            return writeln!(
-                w,
-                ",\n  \"known_at\": {},\n  \"tables\": []\n}}",
-                self.stamp.known_at
-            );
+            json_head(self.w, self.stamp)?;
+            return self.w.write_all(b"]\n}\n");
         }
-        w.write_all(b"\n  ]\n}\n")
+        self.w.write_all(b"\n  ]\n}\n")
     }
+}
+
+/// [`Many`]'s JSON object up to the `[` that opens its `tables`.
+fn json_head(w: &mut dyn Write, stamp: &Stamp) -> io::Result<()> {
+    w.write_all(b"{\n  \"as_of\": ")?;
+    json_scalar(w, &stamp.as_of)?;
+    w.write_all(b",\n  \"head\": ")?;
+    json_scalar(w, &stamp.head)?;
+    write!(w, ",\n  \"known_at\": {},\n  \"tables\": [", stamp.known_at)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Map};
+
+    impl Table {
+        /// Rows as JSON objects keyed by column.
+        pub(crate) fn json_rows(&self) -> Vec<Value> {
+            self.rows
+                .iter()
+                .map(|r| {
+                    let m: Map<String, Value> = self.columns.iter().cloned().zip(r).collect();
+                    Value::Object(m)
+                })
+                .collect()
+        }
+    }
+
+    fn render_text(t: &Table) -> String {
+        to_string(|w| write_text(t, w))
+    }
+
+    fn render_csv(t: &Table) -> String {
+        to_string(|w| write_csv(t, w))
+    }
+
+    /// The JSON object of a query as a `Value`.
+    fn report_json(r: &Report, stamp: &Stamp) -> Value {
+        let mut obj = Map::new();
+        obj.insert("system".into(), r.system.clone().into());
+        obj.insert(
+            "as_of".into(),
+            stamp.as_of.clone().map_or(Value::Null, Value::from),
+        );
+        obj.insert("known_at".into(), stamp.known_at.into());
+        obj.insert("head".into(), stamp.head.clone().into());
+        obj.insert("rows".into(), Value::Array(r.main.json_rows()));
+        if !r.extra.is_empty() {
+            let tables: Map<String, Value> = r
+                .extra
+                .iter()
+                .map(|t| (t.name.clone(), Value::Array(t.json_rows())))
+                .collect();
+            obj.insert("tables".into(), Value::Object(tables));
+        }
+        Value::Object(obj)
+    }
 
     #[test]
     fn ordinals() {

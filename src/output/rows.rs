@@ -1,7 +1,6 @@
 //! A table's rows, packed: one byte string per row instead of a
-//! `Vec<serde_json::Value>` (32 bytes a cell plus a heap string per text cell,
-//! about 600 bytes a row of CFR's 10-column event table; a 1M-event ledger's
-//! `standings cfr` held 1M such rows and peaked at 1 GB).
+//! `Vec<serde_json::Value>` (32 bytes a cell plus a heap string per text cell:
+//! about 600 bytes a row of CFR's 10-column event table, a row per event).
 //!
 //! Layout (in memory only, never stored or hashed): the rows' bytes are
 //! appended to blocks. A row never spans two blocks, and a block never grows
@@ -95,6 +94,14 @@ impl Cell<'_> {
             // Serializing a scalar or a `Value` into a Vec cannot fail.
             other => serde_json::to_writer(out, other).unwrap_or_default(),
         }
+    }
+
+    /// [`Cell::write_text`] as a `String`.
+    pub fn text(&self) -> String {
+        let mut out = Vec::new();
+        self.write_text(&mut out);
+        // Strings are UTF-8 and JSON is written as UTF-8.
+        String::from_utf8(out).unwrap_or_default()
     }
 }
 
@@ -253,15 +260,6 @@ impl FromIterator<Vec<Value>> for Rows {
     }
 }
 
-impl<'a> IntoIterator for &'a Rows {
-    type Item = Vec<Value>;
-    type IntoIter = Box<dyn Iterator<Item = Vec<Value>> + 'a>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
-    }
-}
-
 /// The cells of one packed row.
 #[derive(Clone)]
 pub struct Cells<'a> {
@@ -321,6 +319,15 @@ impl<'a> Iterator for Cells<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    impl<'a> IntoIterator for &'a Rows {
+        type Item = Vec<Value>;
+        type IntoIter = Box<dyn Iterator<Item = Vec<Value>> + 'a>;
+
+        fn into_iter(self) -> Self::IntoIter {
+            Box::new(self.iter())
+        }
+    }
 
     #[test]
     fn rows_decode_to_exactly_what_was_pushed() {

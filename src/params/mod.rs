@@ -96,7 +96,6 @@ macro_rules! rule_params {
                 $crate::params::ParamDef {
                     system: $group,
                     name: stringify!($field),
-                    kind: $range.kind(),
                     range: $range,
                     default: stringify!($default),
                     doc: concat!($($doc),*).trim_ascii_start(),
@@ -106,17 +105,6 @@ macro_rules! rule_params {
     )*};
 }
 pub(crate) use rule_params;
-
-/// What values a parameter takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A JSON integer.
-    Int,
-    /// A decimal string such as `"0.98"`.
-    Decimal,
-    /// An array of JSON integers (a points table).
-    Ints,
-}
 
 /// Most decimal places a decimal parameter may have. Factors multiply ratings,
 /// scores and each other (a heat decay once per heat) as `i128` fractions; six
@@ -165,14 +153,6 @@ impl Range {
             max_len: *len.end(),
             min: *each.start(),
             max: *each.end(),
-        }
-    }
-
-    pub const fn kind(&self) -> Kind {
-        match self {
-            Range::Int { .. } => Kind::Int,
-            Range::Decimal { .. } => Kind::Decimal,
-            Range::Ints { .. } => Kind::Ints,
         }
     }
 
@@ -231,7 +211,6 @@ pub struct ParamDef {
     /// The group's name: the `system` of a `ledger.rules_changed`.
     pub system: &'static str,
     pub name: &'static str,
-    pub kind: Kind,
     pub range: Range,
     /// The published rules' value, as JSON text.
     pub default: &'static str,
@@ -364,19 +343,18 @@ fn default_groups() -> &'static Arc<[Typed]> {
 
 /// Check one value against its definition: its kind, then its range.
 fn check_value(def: &ParamDef, v: &Value) -> Result<(), String> {
-    let of_kind = match def.kind {
-        Kind::Int => v.as_i64().is_some(),
-        Kind::Decimal => v.as_str().and_then(parse_decimal).is_some(),
-        Kind::Ints => v
-            .as_array()
-            .is_some_and(|a| a.iter().all(|x| x.as_i64().is_some())),
+    let (of_kind, want) = match def.range {
+        Range::Int { .. } => (v.as_i64().is_some(), "an integer"),
+        Range::Decimal { .. } => (
+            v.as_str().and_then(parse_decimal).is_some(),
+            "a decimal string such as \"0.98\"",
+        ),
+        Range::Ints { .. } => (
+            (v.as_array()).is_some_and(|a| a.iter().all(|x| x.as_i64().is_some())),
+            "an array of integers",
+        ),
     };
     if !of_kind {
-        let want = match def.kind {
-            Kind::Int => "an integer",
-            Kind::Decimal => "a decimal string such as \"0.98\"",
-            Kind::Ints => "an array of integers",
-        };
         return Err(format!(
             "{}.{}: expected {want}, got {v}",
             def.system, def.name
@@ -623,13 +601,6 @@ impl Params {
         (self.typed.iter())
             .find_map(|t| Arc::clone(t).downcast::<T>().ok())
             .unwrap_or_else(|| panic!("parameter group {} is not in PARAM_GROUPS", T::NAME))
-    }
-
-    /// The JSON value in force of parameter `system.name` (`Null` for an unknown one).
-    pub fn value(&self, system: &str, name: &str) -> Value {
-        group(system)
-            .and_then(|(i, g)| (g.write)(&self.typed[i]).remove(name))
-            .unwrap_or(Value::Null)
     }
 
     /// Every parameter with its value in force, for `laurel rules`.

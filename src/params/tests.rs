@@ -5,6 +5,15 @@
 use super::*;
 use serde_json::json;
 
+impl Params {
+    /// The JSON value in force of parameter `system.name` (`Null` for an unknown one).
+    pub(crate) fn value(&self, system: &str, name: &str) -> Value {
+        group(system)
+            .and_then(|(i, g)| (g.write)(&self.typed[i]).remove(name))
+            .unwrap_or(Value::Null)
+    }
+}
+
 fn all_defs() -> impl Iterator<Item = &'static ParamDef> {
     PARAM_GROUPS.iter().flat_map(|g| g.params)
 }
@@ -100,7 +109,10 @@ fn ranges_read_as_text() {
 #[test]
 fn the_value_in_force_is_pinned_else_changed_else_the_default() {
     let defs: Vec<&ParamDef> = all_defs().collect();
-    let ints: Vec<&&ParamDef> = defs.iter().filter(|d| d.kind == Kind::Int).collect();
+    let ints: Vec<&&ParamDef> = defs
+        .iter()
+        .filter(|d| matches!(d.range, Range::Int { .. }))
+        .collect();
     let (a, b) = (ints[0], ints[ints.len() - 1]);
     let in_range = |d: &ParamDef, k: i64| match d.range {
         Range::Int { min, max } => json!((min + k).min(max)),
@@ -149,7 +161,9 @@ fn unknown_systems_and_parameters_are_errors() {
 /// A checkpoint's bytes read back to the same values, typed groups included.
 #[test]
 fn params_round_trip_through_bincode() {
-    let d = all_defs().find(|d| d.kind == Kind::Decimal).unwrap();
+    let d = all_defs()
+        .find(|d| matches!(d.range, Range::Decimal { .. }))
+        .unwrap();
     let mut p = Params::default();
     p.change(d.system, json!({ d.name: "0.25" }).as_object().unwrap());
     let back: Params = bincode::deserialize(&bincode::serialize(&p).unwrap()).unwrap();

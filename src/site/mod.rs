@@ -60,7 +60,6 @@ use crate::output::{Report, Stamp};
 use crate::systems::Change;
 
 pub use chart::chart;
-use outline::player_cells;
 pub use outline::{slug, Files, Outline};
 pub use pages::{escape, render_player, PIECE, VERIFY_SCRIPT};
 use pages::{render_index, render_table};
@@ -96,13 +95,9 @@ pub struct Site {
     pub head_hash: String,
     /// What the tables were computed against (`--as-of`, `--known-at`).
     pub stamp: Stamp,
-    /// Every table, reports and all (what [`Site::pages_in_groups`] renders;
-    /// [`Site::pages_staged`] takes its tables from its `views` instead).
-    pub tables: Vec<TableView>,
-    /// The audit trail of the fold, in fold order (oldest first).
-    pub changes: Vec<Change>,
-    /// Subjects whose changes are not in `changes` but come to
-    /// [`Site::pages_in_groups`] from elsewhere (`laurel site`: a [`crate::spill`]).
+    /// Every subject with a change in the audit trail (the changes themselves
+    /// come to [`Site::pages_staged`] in groups: `laurel site` reads them back
+    /// from a [`crate::spill`]).
     pub spilled_subjects: BTreeSet<String>,
 }
 
@@ -115,67 +110,18 @@ pub type Put<'a> = dyn FnMut(&str, &str, bool) -> Result<()> + 'a;
 pub type Groups<'a> = dyn FnMut(&mut dyn FnMut(&[Change]) -> Result<()>) -> Result<()> + 'a;
 
 impl Site {
-    /// Every subject of a `player` column of any table, or of the audit trail, sorted.
-    pub fn players(&self) -> Vec<String> {
-        let mut all = self.trail_subjects();
-        for t in &self.tables {
-            if let Ok(r) = &t.standings {
-                for table in std::iter::once(&r.main).chain(&r.extra) {
-                    all.extend(player_cells(table));
-                }
-            }
-        }
-        all.into_iter().collect()
-    }
-
-    /// Every page: `(file name, HTML)`, index first (what [`write()`] writes; tests).
-    pub fn pages(&self) -> Vec<(String, String)> {
-        let mut pages = Vec::new();
-        let mut html = String::new();
-        let mut keep = |name: &str, piece: &str, last: bool| {
-            html.push_str(piece);
-            if last {
-                pages.push((name.to_string(), std::mem::take(&mut html)));
-            }
-            Ok(())
-        };
-        // `keep` cannot fail, so neither can this.
-        let _ = self.each_page(&mut keep);
-        pages
-    }
-
-    /// Every subject with a change, kept or spilled.
-    fn trail_subjects(&self) -> BTreeSet<String> {
-        let mut all = self.spilled_subjects.clone();
-        all.extend(self.changes.iter().map(|c| c.subject.clone()));
-        all
-    }
-
-    /// Render every page, index first, handing each to `put` as soon as it is made,
-    /// in pieces: `put(file name, piece, last piece?)`. The pages are never all held
-    /// at once (100,000 generated events make 832 MB of them), nor is a big one
-    /// (CFR's table page at 1M events). Returns the number of pages.
-    pub fn each_page(&self, put: &mut Put<'_>) -> Result<usize> {
-        self.pages_in_groups(put, &mut |page| page(&self.changes))
-    }
-
-    /// [`Site::each_page`] with the trail in groups: `groups` calls its argument
-    /// once per group of changes (in fold order; every change of a subject in one
-    /// group), `self.changes` included. The pages of the players in a group are
-    /// made from it, then those of players without changes.
-    pub fn pages_in_groups(&self, put: &mut Put<'_>, groups: &mut Groups<'_>) -> Result<usize> {
-        let views =
-            |each: &mut dyn FnMut(&TableView) -> Result<()>| self.tables.iter().try_for_each(each);
-        self.pages_staged(views, put, groups)
-    }
-
-    /// [`Site::pages_in_groups`] with the tables from `views` instead of
-    /// `self.tables`: `views(each)` makes every table in display order, one at a
-    /// time, and calls `each` with it. It is called twice, and must make the same
-    /// tables both times: the first pass outlines them (see [`Outline`]), the
-    /// second renders their pages. So no two tables' reports need be held at
-    /// once. Then `views` is dropped, and whatever it holds with it, before the
-    /// player pages are made.
+    /// Render every page, index first, handing each to `put` as soon as it is
+    /// made, in pieces: `put(file name, piece, last piece?)`. The pages are never
+    /// all held at once (100,000 generated events make 832 MB of them), nor is a
+    /// big one (CFR's table page at 1M events). Returns the number of pages.
+    ///
+    /// `views(each)` makes every table in display order, one at a time, and
+    /// calls `each` with it. It is called twice, and must make the same tables
+    /// both times: the first pass outlines them (see [`Outline`]), the second
+    /// renders their pages. So no two tables' reports need be held at once.
+    /// Then `views` is dropped, and whatever it holds with it, before the player
+    /// pages are made: those of the players in each group of `groups` (see
+    /// [`Groups`]) from it, then those of players without changes.
     pub fn pages_staged(
         &self,
         mut views: impl FnMut(&mut dyn FnMut(&TableView) -> Result<()>) -> Result<()>,
@@ -187,7 +133,7 @@ impl Site {
             outline.add(view);
             Ok(())
         })?;
-        outline.name_players(self.trail_subjects());
+        outline.name_players(self.spilled_subjects.clone());
         put("index.html", &render_index(self, &outline), true)?;
         let mut n = 1;
         views(&mut |view| {
@@ -213,8 +159,8 @@ impl Site {
         Ok(1)
     }
 
-    /// Every player's page: those in each group of the trail (see
-    /// [`Site::pages_in_groups`]), then those without changes. Returns how many.
+    /// Every player's page: those in each group of the trail, then those
+    /// without changes. Returns how many.
     fn player_pages(
         &self,
         outline: &mut Outline,
@@ -236,13 +182,11 @@ impl Site {
             Ok(())
         };
         // The players (every table's, named by `Outline::name_players`) without changes.
-        let trail = self.trail_subjects();
         let quiet: Vec<&str> = files
             .players()
             .map(|(p, _)| p)
-            .filter(|p| !trail.contains(*p))
+            .filter(|p| !self.spilled_subjects.contains(*p))
             .collect();
-        drop(trail);
         groups(&mut |changes| {
             let mut by_subject: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
             for c in changes {
@@ -259,25 +203,10 @@ impl Site {
     }
 }
 
-/// Write every page and `export.jsonl` (what `export` writes to it: the bytes of
-/// `laurel export`) into `dir`, creating it; files of the same names are replaced,
-/// others left alone. Each page is written as soon as it is rendered. Returns the
-/// number of pages.
-pub fn write(
-    dir: &Path,
-    site: &Site,
-    export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
-) -> Result<usize> {
-    build_beside(dir, |stage| {
-        let mut put = files_in(stage)?;
-        let pages = site.each_page(&mut put)?;
-        write_export(stage, export)?;
-        Ok(pages)
-    })
-}
-
-/// [`write()`] with the tables from `views` and the trail in groups (see
-/// [`Site::pages_staged`]).
+/// Write every page (see [`Site::pages_staged`]) and `export.jsonl` (what
+/// `export` writes to it: the bytes of `laurel export`) into `dir`, creating it;
+/// files of the same names are replaced, others left alone. Each page is
+/// written as soon as it is rendered. Returns the number of pages.
 pub fn write_staged(
     dir: &Path,
     site: &Site,

@@ -4,12 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
 use super::pages::escape;
 use super::{label, TableView};
 use crate::codec;
-use crate::output::Table;
+use crate::output::{Cell, Table};
 
 /// A file-name-safe slug of `name` (see the module docs for the scheme).
 pub fn slug(name: &str) -> String {
@@ -52,17 +50,7 @@ pub struct Files {
 }
 
 impl Files {
-    /// Assign names: tables in display order, then players in name order.
-    /// (`Site::pages_staged` names them through its own [`Outline`].)
-    #[cfg(test)]
-    pub fn new(site: &super::Site) -> Self {
-        let mut outline = Outline::default();
-        site.tables.iter().for_each(|t| outline.add(t));
-        outline.name_players(site.trail_subjects());
-        outline.files
-    }
-
-    /// Every player ([`Site::players`](super::Site::players)) in name order, with their page.
+    /// Every player (of any table or the trail) in name order, with their page.
     pub fn players(&self) -> impl Iterator<Item = (&str, &str)> {
         self.players.iter().map(|(p, f)| (p.as_str(), f.as_str()))
     }
@@ -150,12 +138,13 @@ impl Outline {
         let table = self.tables.len() - 1;
         let col = |name: &str| main.columns.iter().rposition(|c| c == name);
         let (player, rank, score) = (col("player"), col("rank"), col("score"));
-        let text = |row: &[Value], i: Option<usize>| {
+        let text = |row: &[Cell], i: Option<usize>| {
             i.and_then(|i| row.get(i))
-                .map(cell_text)
+                .map(Cell::text)
                 .unwrap_or_default()
         };
-        for row in main.rows.iter() {
+        for row in main.rows.iter_cells() {
+            let row: Vec<Cell> = row.collect();
             // A row without a player is on nobody's page.
             let name = text(&row, player);
             if !name.is_empty() {
@@ -189,9 +178,8 @@ impl Outline {
     }
 
     /// A player's "Standings" list items from their places (rank and score in
-    /// every published table, tables in display order, rows in rank order).
-    /// Gathering them in one pass over the tables keeps `site` linear: scanning
-    /// every table for each player took 535 s of CPU at 100,000 events.
+    /// every published table, tables in display order, rows in rank order),
+    /// gathered in one pass over the tables: `site` stays linear.
     pub(super) fn standing(&self, places: &Places) -> String {
         let mut lines = String::new();
         for (i, rank, score) in places.iter() {
@@ -214,56 +202,34 @@ impl Outline {
 
 /// A player's places, packed: per table row naming them, the table's index in
 /// the outline, then the rank's and the score's text, each after its length
-/// (LEB128): a few bytes plus the texts, where a finished list item is about
-/// 80 (100,000 generated events: 106,146 places, 8.2 MB of list items).
+/// (LEB128): a few bytes plus the texts, where a finished list item is about 80.
 #[derive(Debug, Default)]
-pub(super) struct Places(Vec<u8>);
+pub(super) struct Places(codec::Writer);
 
 impl Places {
     pub(super) fn push(&mut self, table: usize, rank: &str, score: &str) {
-        codec::put(&mut self.0, table as u64);
-        for s in [rank, score] {
-            codec::put(&mut self.0, s.len() as u64);
-            self.0.extend_from_slice(s.as_bytes());
-        }
+        self.0.u(table as u64);
+        self.0.bytes(rank.as_bytes());
+        self.0.bytes(score.as_bytes());
     }
 
     /// `(table, rank, score)`, in the order pushed.
     pub(super) fn iter(&self) -> impl Iterator<Item = (usize, &str, &str)> {
-        let mut rest = self.0.as_slice();
-        std::iter::from_fn(move || {
-            if rest.is_empty() {
-                return None;
-            }
-            let table = codec::take(&mut rest) as usize;
-            Some((table, take_text(&mut rest), take_text(&mut rest)))
-        })
-    }
-}
-
-fn take_text<'a>(bytes: &mut &'a [u8]) -> &'a str {
-    let len = codec::take(bytes) as usize;
-    let (text, rest) = bytes.split_at(len.min(bytes.len()));
-    *bytes = rest;
-    // Only whole `&str`s were pushed.
-    std::str::from_utf8(text).unwrap_or_default()
-}
-
-/// The text of a table cell.
-pub(super) fn cell_text(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        // Only whole `&str`s were pushed.
+        fn text<'a>(r: &mut codec::Reader<'a>) -> Option<&'a str> {
+            std::str::from_utf8(r.bytes()?).ok()
+        }
+        let mut r = codec::Reader::new(&self.0.buf);
+        std::iter::from_fn(move || Some((r.u()? as usize, text(&mut r)?, text(&mut r)?)))
     }
 }
 
 /// Tables whose `player` column names subjects.
-pub(super) fn player_cells(t: &Table) -> impl Iterator<Item = String> + '_ {
+fn player_cells(t: &Table) -> impl Iterator<Item = String> + '_ {
     let col = t.columns.iter().position(|c| c == "player");
     t.rows
-        .iter()
-        .filter_map(move |r| col.and_then(|i| r.into_iter().nth(i)))
-        .map(|v| cell_text(&v))
+        .iter_cells()
+        .filter_map(move |mut r| col.and_then(|i| r.nth(i)))
+        .map(|c| c.text())
         .filter(|s| !s.is_empty())
 }

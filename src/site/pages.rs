@@ -3,15 +3,12 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
 use super::chart::chart;
-use super::outline::{cell_text, Files, Outline};
+use super::outline::{Files, Outline};
 use super::{Site, TableView};
 use crate::error::Result;
-use crate::output::{Report, Table};
+use crate::output::{change_row, Report, Table, CHANGE_COLUMNS};
 use crate::systems::Change;
-use crate::time;
 
 /// HTML-escape text for element content and double- or single-quoted attributes.
 pub fn escape(s: &str) -> String {
@@ -152,10 +149,10 @@ fn html_table(
     out.push_str("<div class=\"scroll\"><table>\n");
     let _ = writeln!(out, "<caption>{}</caption>", escape(caption));
     column_headers(out, &t.columns);
-    for row in &t.rows {
+    for row in t.rows.iter_cells() {
         out.push_str("<tr>");
-        for (col, v) in t.columns.iter().zip(&row) {
-            let text = cell_text(v);
+        for (col, v) in t.columns.iter().zip(row) {
+            let text = v.text();
             let class = if v.is_number() { " class=\"num\"" } else { "" };
             let inner = match files.player(&text).filter(|_| col == "player") {
                 Some(f) => format!("<a href=\"{}\">{}</a>", escape(f), escape(&text)),
@@ -331,21 +328,8 @@ pub fn render_player(
     }
     b.push_str("<h2>Ratings over time</h2>\n");
     b.push_str(&chart(name, changes));
-    let mut t = Table::new(
-        "history",
-        &format!("History of {name}"),
-        &["seq", "at", "system", "old", "new", "formula"],
-    );
-    for c in changes {
-        t.push(vec![
-            c.seq.into(),
-            time::format_short(c.at).into(),
-            c.system.clone().into(),
-            c.old.clone().map_or(Value::Null, Value::from),
-            c.new.clone().into(),
-            c.formula.clone().into(),
-        ]);
-    }
+    let mut t = Table::new("history", &format!("History of {name}"), &CHANGE_COLUMNS);
+    changes.iter().for_each(|c| t.push(change_row(c)));
     b.push_str("<h2>History</h2>\n");
     b.push_str(&history_table(&t, name, files));
     b.push_str("<p><a href=\"index.html#players\">All players</a></p>\n");
@@ -362,10 +346,10 @@ fn history_table(t: &Table, name: &str, files: &Files) -> String {
         escape(name)
     );
     column_headers(&mut out, &t.columns);
-    for row in &t.rows {
+    for row in t.rows.iter_cells() {
         out.push_str("<tr>");
-        for (col, v) in t.columns.iter().zip(&row) {
-            let text = cell_text(v);
+        for (col, v) in t.columns.iter().zip(row) {
+            let text = v.text();
             let (class, inner) = match col.as_str() {
                 "seq" | "old" | "new" => (" class=\"num\"", escape(&text)),
                 "formula" => (" class=\"formula\"", escape(&text)),

@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::chart::{fmt_num, nice_ticks};
-use super::outline::Places;
+use super::outline::{Outline, Places};
 use super::*;
 use crate::output::Table;
 use crate::time;
@@ -36,8 +36,61 @@ fn report(table: &str, players: &[&str]) -> Report {
     }
 }
 
-pub(crate) fn sample() -> Site {
-    Site {
+/// A site with its tables and audit trail in memory.
+#[derive(Clone, Default)]
+struct Sample {
+    site: Site,
+    tables: Vec<TableView>,
+    changes: Vec<Change>,
+}
+
+impl Sample {
+    /// `site` naming every subject of `changes`.
+    fn new(site: Site, tables: Vec<TableView>, changes: Vec<Change>) -> Self {
+        let spilled_subjects = changes.iter().map(|c| c.subject.clone()).collect();
+        Sample {
+            site: Site {
+                spilled_subjects,
+                ..site
+            },
+            tables,
+            changes,
+        }
+    }
+
+    /// Render every page (see [`Site::pages_staged`]), the trail in one group.
+    fn each_page(&self, put: &mut Put<'_>) -> Result<usize> {
+        let views =
+            |each: &mut dyn FnMut(&TableView) -> Result<()>| self.tables.iter().try_for_each(each);
+        self.site
+            .pages_staged(views, put, &mut |page| page(&self.changes))
+    }
+
+    /// Every page: `(file name, HTML)`, index first.
+    fn pages(&self) -> Vec<(String, String)> {
+        let (mut pages, mut html) = (Vec::new(), String::new());
+        self.each_page(&mut |name, piece, last| {
+            html.push_str(piece);
+            if last {
+                pages.push((name.to_string(), std::mem::take(&mut html)));
+            }
+            Ok(())
+        })
+        .unwrap();
+        pages
+    }
+
+    /// The file names: tables in display order, then players in name order.
+    fn files(&self) -> Files {
+        let mut outline = Outline::default();
+        self.tables.iter().for_each(|t| outline.add(t));
+        outline.name_players(self.site.spilled_subjects.clone());
+        outline.files
+    }
+}
+
+fn sample() -> Sample {
+    let site = Site {
         head_seq: 7,
         head_hash: "ab".repeat(32),
         stamp: Stamp {
@@ -45,33 +98,34 @@ pub(crate) fn sample() -> Site {
             known_at: 6,
             head: "cd".repeat(32),
         },
-        tables: vec![
-            TableView {
-                table: "valar".into(),
-                tournament: None,
-                standings: Ok(report("valar", &[NASTY, "Ann Smith"])),
-            },
-            TableView {
-                table: "maia".into(),
-                tournament: None,
-                standings: Err("standings maia: <not> implemented yet".into()),
-            },
-            TableView {
-                table: "cards".into(),
-                tournament: Some("Spring & <Fall>".into()),
-                standings: Ok(report("cards", &["ann"])),
-            },
-        ],
-        changes: vec![
-            change(1, "2003-01-10", "valar", NASTY, "1500"),
-            change(2, "2003-01-10", "valar", "Ann Smith", "1500"),
-            change(3, "2003-02-01", "valar", NASTY, "1571"),
-            change(4, "2003-02-01", "maia", NASTY, "12"),
-            change(5, "2003-02-20", "valar", NASTY, "1600"),
-            change(6, "2003-02-21", "valar", "Only In Audit", "W"),
-        ],
         spilled_subjects: BTreeSet::new(),
-    }
+    };
+    let tables = vec![
+        TableView {
+            table: "valar".into(),
+            tournament: None,
+            standings: Ok(report("valar", &[NASTY, "Ann Smith"])),
+        },
+        TableView {
+            table: "maia".into(),
+            tournament: None,
+            standings: Err("standings maia: <not> implemented yet".into()),
+        },
+        TableView {
+            table: "cards".into(),
+            tournament: Some("Spring & <Fall>".into()),
+            standings: Ok(report("cards", &["ann"])),
+        },
+    ];
+    let changes = vec![
+        change(1, "2003-01-10", "valar", NASTY, "1500"),
+        change(2, "2003-01-10", "valar", "Ann Smith", "1500"),
+        change(3, "2003-02-01", "valar", NASTY, "1571"),
+        change(4, "2003-02-01", "maia", NASTY, "12"),
+        change(5, "2003-02-20", "valar", NASTY, "1600"),
+        change(6, "2003-02-21", "valar", "Only In Audit", "W"),
+    ];
+    Sample::new(site, tables, changes)
 }
 
 /// Every `href="..."` of an HTML text, unescaped (`&amp;` only).
@@ -132,14 +186,16 @@ fn pages_from_a_spilled_trail_are_the_pages_from_memory() {
     spill.take(whole.changes.clone()).unwrap();
     let buckets = spill.finish(Vec::new()).unwrap();
     let site = Site {
-        changes: Vec::new(),
         spilled_subjects: buckets.subjects.clone(),
-        ..whole.clone()
+        ..whole.site.clone()
     };
+    let views =
+        |each: &mut dyn FnMut(&TableView) -> Result<()>| whole.tables.iter().try_for_each(each);
     let mut pages = BTreeMap::new();
     let mut groups = 0;
     let n = site
-        .pages_in_groups(
+        .pages_staged(
+            views,
             &mut |name, piece, last| {
                 let page: &mut String = pages.entry(name.to_string()).or_default();
                 assert!(!page.ends_with("</html>\n"), "{name} twice");
@@ -177,10 +233,7 @@ fn staged_tables_are_made_twice_and_dropped_before_the_player_pages() {
         }
     }
     let whole = sample();
-    let site = Site {
-        tables: Vec::new(),
-        ..whole.clone()
-    };
+    let site = whole.site.clone();
     let (freed, made) = (Rc::new(Cell::new(false)), Rc::new(Cell::new(0)));
     let (state, tables, count) = (State(freed.clone()), whole.tables.clone(), made.clone());
     let views = move |each: &mut dyn FnMut(&TableView) -> Result<()>| {
@@ -264,14 +317,11 @@ fn a_big_table_page_is_written_in_pieces() {
 fn a_name_spelling_a_hashed_slug_gets_a_page_of_its_own() {
     // "ann-smith-<tag of 'Ann Smith'>" as a literal name is hashed itself.
     let literal = slug("Ann Smith");
-    let site = Site {
-        changes: vec![
-            change(1, "2003-01-01", "valar", "Ann Smith", "1"),
-            change(2, "2003-01-01", "valar", &literal, "1"),
-        ],
-        ..Site::default()
-    };
-    let files = Files::new(&site);
+    let changes = vec![
+        change(1, "2003-01-01", "valar", "Ann Smith", "1"),
+        change(2, "2003-01-01", "valar", &literal, "1"),
+    ];
+    let files = Sample::new(Site::default(), Vec::new(), changes).files();
     let (a, b) = (
         files.player("Ann Smith").unwrap(),
         files.player(&literal).unwrap(),
@@ -288,8 +338,10 @@ fn every_page_exists_and_every_link_resolves() {
     let names: BTreeSet<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names.len(), pages.len(), "unique file names");
     // index + valar + cards/tournament + 4 players (maia's Err has no page).
+    let files = site.files();
+    let players: Vec<&str> = files.players().map(|(p, _)| p).collect();
     assert_eq!(
-        site.players(),
+        players,
         vec![
             "<b>Bold</b> & \"Q\" 'A'",
             "Ann Smith",
@@ -312,8 +364,8 @@ fn every_page_exists_and_every_link_resolves() {
         }
     }
     let index = &pages[0].1;
-    for p in site.players() {
-        assert!(index.contains(&escape(&p)), "index lists {p}");
+    for p in players {
+        assert!(index.contains(&escape(p)), "index lists {p}");
     }
     // The failing table is listed with its message, and not linked.
     assert!(index.contains("standings maia: &lt;not&gt; implemented yet"));
@@ -331,7 +383,7 @@ fn nothing_from_events_is_unescaped() {
         }
     }
     let pages = sample().pages();
-    let files = Files::new(&sample());
+    let files = sample().files();
     let nasty = &pages
         .iter()
         .find(|(n, _)| Some(n.as_str()) == files.player(NASTY))

@@ -1,6 +1,13 @@
 use super::*;
 use crate::fold;
 
+/// The sections' bytes, in order.
+fn encode(state: &State, params: &Params) -> Result<Vec<Vec<u8>>> {
+    (0..names().len())
+        .map(|i| encode_section(state, params, i))
+        .collect()
+}
+
 /// Sections compared with serde's bytes by [`encode_checked`].
 static COMPARED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 

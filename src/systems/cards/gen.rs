@@ -1,7 +1,7 @@
 //! Card-game tournaments for the generator: weekly rounds of three- and four-player
 //! tables whose scores sum to zero.
 
-use crate::gen::{plain, stamp, Planned, System, World, DAY, HOUR};
+use crate::gen::{plain, result, stamp, Planned, System, World, DAY, HOUR};
 use serde_json::{json, Value};
 
 impl World {
@@ -58,14 +58,12 @@ impl World {
                     .map(|(p, s)| json!({"player": p, "score": s}))
                     .collect();
                 let at = rs + rng.range(HOUR, re - rs - HOUR);
-                ev.push(Planned {
+                ev.push(result(
                     at,
-                    json: json!({"type": "cards.match_result", "id": format!("{tour}-{id}"),
-                        "at": stamp(at), "tournament": tour, "round": format!("{r}"),
-                        "match": id, "scores": sc})
-                    .to_string(),
-                    result: true,
-                });
+                    json!({"type": "cards.match_result", "id": format!("{tour}-{id}"),
+                    "at": stamp(at), "tournament": tour, "round": format!("{r}"),
+                    "match": id, "scores": sc}),
+                ));
             }
             at_sched = at_sched.min(rs);
             ev.push(plain(

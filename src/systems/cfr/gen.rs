@@ -1,6 +1,6 @@
 //! CFR series for the generator: points or elimination format, twenty events each.
 
-use crate::gen::{plain, stamp, Planned, Rng, System, World, DAY};
+use crate::gen::{plain, result, stamp, Planned, Rng, System, World, DAY};
 use serde_json::{json, Value};
 
 impl World {
@@ -42,11 +42,7 @@ impl World {
                     .collect();
                 v["races"] = json!(races);
             }
-            ev.push(Planned {
-                at,
-                json: v.to_string(),
-                result: true,
-            });
+            ev.push(result(at, v));
         }
         ev
     }

@@ -1,7 +1,7 @@
 //! Diplomacy games for the generator: one result per game, solo or draw, with
 //! eliminations and surrendered powers.
 
-use crate::gen::{stamp, Planned, System, World};
+use crate::gen::{result, stamp, Planned, System, World};
 use serde_json::{json, Value};
 
 const POWERS: [&str; 7] = [
@@ -71,10 +71,6 @@ impl World {
         if let Some(w) = winner {
             v["winner"] = json!(POWERS[w]);
         }
-        vec![Planned {
-            at: t,
-            json: v.to_string(),
-            result: true,
-        }]
+        vec![result(t, v)]
     }
 }

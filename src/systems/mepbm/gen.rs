@@ -2,7 +2,7 @@
 //! grudge games between registered teams with their roster changes, and the
 //! monthly tick.
 
-use crate::gen::{plain, stamp, Planned, System, World, DAY, HOUR};
+use crate::gen::{plain, result, stamp, Planned, System, World, DAY, HOUR};
 use serde_json::{json, Value};
 
 const FP_NATIONS: [&str; 10] = [
@@ -154,13 +154,11 @@ impl World {
                 json!({"nation": p.0, "victory_points": vp, "eliminated": eliminated})
             })
             .collect();
-        ev.push(Planned {
-            at: end,
-            json: json!({"type": "mepbm.game_ended", "id": format!("me-{game}-end"),
-                "at": stamp(end), "game": game, "turn": turns, "winner": winner, "nations": nations})
-            .to_string(),
-            result: true,
-        });
+        ev.push(result(
+            end,
+            json!({"type": "mepbm.game_ended", "id": format!("me-{game}-end"),
+            "at": stamp(end), "game": game, "turn": turns, "winner": winner, "nations": nations}),
+        ));
         // Ballots: counted players of FP or DS, within 14 days.
         let mut voters: Vec<(&str, &str)> = Vec::new();
         for p in pos.iter().filter(|p| p.2 != "neutral") {

@@ -2,7 +2,7 @@
 //! matches, a bracket and the final.
 
 use super::math::PIECES;
-use crate::gen::{plain, stamp, Planned, Rng, System, World, DAY, HOUR};
+use crate::gen::{plain, result, stamp, Planned, Rng, System, World, DAY, HOUR};
 use serde_json::{json, Value};
 
 const COLORS: [&str; 4] = ["red", "yellow", "green", "blue"];
@@ -42,14 +42,12 @@ impl World {
                 })
                 .collect();
             let at = t + HOUR + i as i64 * 600;
-            ev.push(Planned {
+            ev.push(result(
                 at,
-                json: json!({"type": "sbr.game_played", "id": format!("{tour}-s{}", i + 1),
-                    "at": stamp(at), "tournament": tour, "stage": "seeding",
-                    "match": format!("s{}", i + 1), "game": 1, "seats": seats})
-                .to_string(),
-                result: true,
-            });
+                json!({"type": "sbr.game_played", "id": format!("{tour}-s{}", i + 1),
+                "at": stamp(at), "tournament": tour, "stage": "seeding",
+                "match": format!("s{}", i + 1), "game": 1, "seats": seats}),
+            ));
         }
         seeds.sort_by_key(|b| std::cmp::Reverse(b.0));
         // rank[i] = seed rank of player i (0 = best)
@@ -183,14 +181,12 @@ fn sbr_match(
         seats.sort_by_key(|s| s.0);
         let seats: Vec<Value> = seats.into_iter().map(|s| s.1).collect();
         *at += 40 * 60;
-        ev.push(Planned {
-            at: *at,
-            json: json!({"type": "sbr.game_played", "id": format!("{tour}-{id}-{}", g + 1),
-                "at": stamp(*at), "tournament": tour, "stage": stage, "match": id,
-                "game": g + 1, "seats": seats})
-            .to_string(),
-            result: true,
-        });
+        ev.push(result(
+            *at,
+            json!({"type": "sbr.game_played", "id": format!("{tour}-{id}-{}", g + 1),
+            "at": stamp(*at), "tournament": tour, "stage": stage, "match": id,
+            "game": g + 1, "seats": seats}),
+        ));
     }
     *at += 2 * HOUR;
     let mut order: Vec<usize> = (0..4).collect();
