@@ -97,6 +97,15 @@ pub fn decimal_string(r: Rational, places: u32) -> String {
     format!("{sign}{}.{:0width$}", n / scale, n % scale)
 }
 
+/// [`decimal_string`] without trailing zeros: `0.4000` → `0.4`, `80.000000` → `80`.
+pub fn decimal_trimmed(r: Rational, places: u32) -> String {
+    let s = decimal_string(r, places);
+    match places {
+        0 => s,
+        _ => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+    }
+}
+
 /// A JSON number for `r` rounded to `places` decimals (for output only; events
 /// never carry floats): an integer for `places` 0, else the `f64` nearest the
 /// decimal (Rust's parse is correctly rounded), which JSON prints as that

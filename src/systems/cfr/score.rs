@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::events::Format;
 use crate::events::Place;
-use crate::num::{decimal_string, parse_decimal, Rational};
+use crate::num::{decimal_trimmed, parse_decimal, Rational};
 
 use super::params::Cfr;
 use super::{math, store, Cx, Series, SeriesDef, State};
@@ -104,9 +104,7 @@ pub(super) fn decimals(cx: &Cx) -> u32 {
 
 /// Exact decimal text without trailing zeros (`187.5`, `80`), for formulas.
 pub(super) fn num(r: Rational) -> String {
-    let s = decimal_string(r, 6);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
+    decimal_trimmed(r, 6)
 }
 
 fn place_text(p: Place) -> String {

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use super::math::{self, Score};
 use super::{big_scores, refusal, State, System};
-use crate::num::{decimal_string, json_number, ratio};
+use crate::num::{decimal_trimmed, json_number, ratio};
 use crate::output::{Report, Table};
 use crate::systems::{Cx, Selector};
 use crate::time;
@@ -41,16 +41,7 @@ pub(super) fn text(score: &Score, places: u32) -> String {
     let Some(r) = rounded(score, places) else {
         return score.to_string();
     };
-    trimmed(decimal_string(r, places))
-}
-
-/// `0.4000` → `0.4`, `1.0000` → `1`; integers unchanged.
-fn trimmed(s: String) -> String {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
+    decimal_trimmed(r, places)
 }
 
 /// A player's exact total in one table: numerators summed per denominator,

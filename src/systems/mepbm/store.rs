@@ -289,7 +289,6 @@ impl super::State {
             council,
             nazgul,
             months,
-            rules: Default::default(),
         })
     }
 }

@@ -10,7 +10,7 @@ use crate::output::{Report, Table};
 use crate::systems::compact::name_key;
 
 use super::math::nazgul_percent;
-use super::{Cx, Ratings, State};
+use super::{params, Cx, Ratings, State};
 
 /// A Council category: table name, title, and its points.
 type Category = (&'static str, &'static str, fn(&super::Council) -> i64);
@@ -115,7 +115,7 @@ impl State {
 
     /// Ainur: every registered or rated grudge team.
     pub(super) fn ainur_table(&self, cx: &Cx) -> Report {
-        let start = self.rules(cx).ainur_start;
+        let start = cx.params.get::<params::Ainur>().start;
         let mut t = Table::new(
             "ainur",
             "Ainur ratings (grudge teams)",
