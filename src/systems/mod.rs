@@ -22,6 +22,7 @@
 macro_rules! system_items {
     () => {
         type Event = events::Event;
+        const TYPES: &'static [&'static str] = events::TYPES;
 
         fn parse(
             name: &str,
