@@ -70,11 +70,9 @@ pub mod mepbm;
 mod roundtrip;
 pub mod sbr;
 
-use std::sync::OnceLock;
-
 use crate::events::{PayloadInput, Record};
 use crate::output::Report;
-use crate::params::{GroupDef, ParamDef, Params};
+use crate::params::{GroupDef, Params};
 use crate::time::Micros;
 
 /// One change to a subject's value, with the formula that produced it (`laurel history`).
@@ -253,8 +251,8 @@ const fn concat<T: Copy, const N: usize>(parts: &[&[T]], fill: T) -> [T; N] {
 /// `match`es are static, so a fold dispatches as a hand-written one does.
 macro_rules! registry {
     ($($ns:ident: $variant:ident),* $(,)?) => {
-        /// Every namespace with a projection, in a fixed order: `State::split_off` and
-        /// `State::absorb` name a projection by its index here, checkpoints store
+        /// Every namespace with a projection, in a fixed order: `State::absorb` names a
+        /// projection by its index here, checkpoints store
         /// their sections in it.
         pub const NAMESPACES: [&str; [$(stringify!($ns)),*].len()] =
             [$(<$ns::State as RatingSystem>::NAME),*];
@@ -411,33 +409,10 @@ registry! {
     sbr: Sbr,
 }
 
-impl State {
-    /// Move the projection of namespace `NAMESPACES[ns]` into a `State` of its
-    /// own (the rest default), leaving a default one here: the parallel fold
-    /// folds each namespace on its own thread (projections are independent).
-    pub fn split_off(&mut self, ns: usize) -> State {
-        let mut part = State::default();
-        part.absorb(self, ns);
-        part
-    }
-}
-
 /// The namespace whose events a table is folded from.
 pub fn namespace_of(table: &str) -> Option<&'static str> {
     tables()
         .into_iter()
         .find(|(t, _)| *t == table)
         .map(|(_, ns)| ns)
-}
-
-/// Every rule parameter of every group of [`PARAM_GROUPS`], in its order.
-pub fn param_defs() -> &'static [ParamDef] {
-    static ALL: OnceLock<Vec<ParamDef>> = OnceLock::new();
-    ALL.get_or_init(|| {
-        PARAM_GROUPS
-            .iter()
-            .flat_map(|g| g.params)
-            .copied()
-            .collect()
-    })
 }

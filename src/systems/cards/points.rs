@@ -54,14 +54,6 @@ pub fn shared_points(table: &[i64], (first, last): (usize, usize), share: Share)
     }
 }
 
-/// Placement points for every score of a match, in the order given.
-pub fn placement_points(scores: &[i64], table: &[i64], share: Share) -> Vec<i64> {
-    shared_places(scores)
-        .into_iter()
-        .map(|range| shared_points(table, range, share))
-        .collect()
-}
-
 /// System 2's score points: `round(score / divisor)` clamped to `-clamp..=clamp`.
 pub fn score_points(score: i64, divisor: i64, clamp: i64) -> i64 {
     if divisor <= 0 {
@@ -179,6 +171,14 @@ pub fn place_text((first, last): (usize, usize)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Placement points for every score of a match, in the order given.
+    fn placement_points(scores: &[i64], table: &[i64], share: Share) -> Vec<i64> {
+        shared_places(scores)
+            .into_iter()
+            .map(|range| shared_points(table, range, share))
+            .collect()
+    }
 
     /// Placement points of a match, sorted best first as the league's recap prints them.
     fn recap(system: i64, scores: &[i64]) -> Vec<i64> {

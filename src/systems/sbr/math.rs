@@ -38,12 +38,8 @@ pub fn piece_size(name: &str) -> Option<i64> {
 pub type BaseRef<'a> = (&'a str, bool);
 
 /// Game score = sum of piece sizes, times `bonus_multiplier` for a piece on a
-/// bonus tile. Errors name the piece: unknown, or placed twice.
-pub fn game_score(bases: &[BaseRef], bonus_multiplier: i64) -> Result<i64, String> {
-    game_score_of(bases.iter().copied(), bonus_multiplier)
-}
-
-/// [`game_score`] over any sequence of bases (no allocation unless it fails).
+/// bonus tile. Errors name the piece: unknown, or placed twice. Any sequence of
+/// bases; no allocation unless it fails.
 pub fn game_score_of<'a>(
     bases: impl IntoIterator<Item = BaseRef<'a>>,
     bonus_multiplier: i64,
@@ -135,11 +131,6 @@ fn seed_key(s: Option<u32>) -> u32 {
 
 /// Rank a match: lines sorted best first with their place. Lines the
 /// tie-breaks leave equal share a place (then sorted by name, for a stable display).
-pub fn rank_lines<P: Ord + Clone>(lines: &[Line<P>]) -> Vec<(u32, Line<P>)> {
-    rank_owned(lines.to_vec())
-}
-
-/// [`rank_lines`], taking the lines by value.
 pub fn rank_owned<P: Ord>(mut sorted: Vec<Line<P>>) -> Vec<(u32, Line<P>)> {
     sorted.sort_by(|a, b| line_order(a, b).then_with(|| a.player.cmp(&b.player)));
     let mut out: Vec<(u32, Line<P>)> = Vec::with_capacity(sorted.len());
@@ -163,6 +154,14 @@ pub fn advances(place: u32, advance: i64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn game_score(bases: &[BaseRef], bonus_multiplier: i64) -> Result<i64, String> {
+        game_score_of(bases.iter().copied(), bonus_multiplier)
+    }
+
+    fn rank_lines(lines: &[Line]) -> Vec<(u32, Line)> {
+        rank_owned(lines.to_vec())
+    }
 
     fn line(p: &str, total: i64, best: i64, seed: Option<u32>) -> Line {
         Line {
