@@ -294,10 +294,6 @@ impl Interner {
 /// `BTreeMap<u32, V>` walks a tree (a replay looks a player up in mepbm's
 /// council and Nazgul tallies millions of times, mostly cache misses).
 ///
-/// Invariant: serialized exactly as the `BTreeMap<u32, V>` of the same entries
-/// (a map of `len` entries in ascending key order), so checkpoints keep their
-/// form; a unit test compares the bytes. Reading one back takes entries in
-/// any order, a later duplicate replacing an earlier one, as `BTreeMap` does.
 /// Memory is one `Option<V>` per id up to the largest key.
 #[derive(Debug, Clone)]
 pub struct IdMap<V> {
@@ -365,40 +361,6 @@ impl<V: Default> IdMap<V> {
     /// The value of `id`, created as `V::default()` if it has none.
     pub fn entry_or_default(&mut self, id: u32) -> &mut V {
         self.get_or_insert_with(id, V::default)
-    }
-}
-
-impl<V: Serialize> Serialize for IdMap<V> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = s.serialize_map(Some(self.len))?;
-        for (k, v) in self.iter() {
-            map.serialize_entry(&k, v)?;
-        }
-        map.end()
-    }
-}
-
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for IdMap<V> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit<V>(std::marker::PhantomData<V>);
-        impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Visit<V> {
-            type Value = IdMap<V>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a map of ids")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> Result<IdMap<V>, A::Error> {
-                let mut out = IdMap::default();
-                while let Some((k, v)) = a.next_entry::<u32, V>()? {
-                    out.insert(k, v);
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_map(Visit(std::marker::PhantomData))
     }
 }
 

@@ -134,7 +134,7 @@ struct Team {
 }
 
 /// Council of the Wise points of one player, by category.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Council {
     team_player: i64,
     played_nation: i64,
@@ -142,7 +142,7 @@ struct Council {
 }
 
 /// Games counted for Nazgul.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Tally {
     won: u32,
     played: u32,
@@ -156,7 +156,7 @@ struct Par {
 }
 
 /// The mepbm projection. Memory grows with players and games (see [`store`]).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct State {
     /// Players and teams (the rated subjects).
     names: Interner,
@@ -178,7 +178,7 @@ pub struct State {
     teams: BTreeMap<u32, Team>,
     /// By (scenario, nation).
     pars: BTreeMap<(u32, u32), Par>,
-    /// By player id; serialized as a `BTreeMap<u32, _>` (see `IdMap`).
+    /// By player id.
     council: IdMap<Council>,
     nazgul: IdMap<Tally>,
     months: BTreeSet<String>,
