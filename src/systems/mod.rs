@@ -409,6 +409,17 @@ registry! {
     sbr: Sbr,
 }
 
+/// Competition ranks (1, 2, 2, 4) of rows already sorted by `keys`: equal
+/// keys share a rank.
+pub(crate) fn ranks<K: PartialEq>(keys: &[K]) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::with_capacity(keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        let shared = i > 0 && keys[i - 1] == *k;
+        out.push(if shared { out[i - 1] } else { i + 1 });
+    }
+    out
+}
+
 /// The namespace whose events a table is folded from.
 pub fn namespace_of(table: &str) -> Option<&'static str> {
     tables()

@@ -7,7 +7,7 @@ use crate::num::{json_number, Rational};
 use crate::output::{Report, Table};
 use crate::time::format_short;
 
-use super::super::{Cx, Selector};
+use super::super::{ranks, Cx, Selector};
 use super::compact::Interner;
 use super::{points, AwardRow, Line, State, Tournament};
 
@@ -119,15 +119,11 @@ fn ranking(names: &Interner, id: &str, t: &Tournament) -> Table {
         ],
     );
     let rows = order(names, t);
-    let mut rank = 0;
-    for (i, (player, line)) in rows.iter().enumerate() {
-        let tied = i > 0 && {
-            let prev = rows[i - 1].1;
-            (prev.points, prev.total_score) == (line.points, line.total_score)
-        };
-        if !tied {
-            rank = i + 1;
-        }
+    let keys: Vec<_> = rows
+        .iter()
+        .map(|(_, l)| (l.points, l.total_score))
+        .collect();
+    for (rank, (player, line)) in ranks(&keys).into_iter().zip(&rows) {
         tab.push(vec![
             json!(rank),
             json!(player),

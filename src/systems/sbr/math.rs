@@ -2,7 +2,6 @@
 //! the ranking of a match. No ledger types here.
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 
 /// The 21 bases (Blokus polyominoes) and their sizes in squares.
 pub const PIECES: [(&str, i64); 21] = [
@@ -84,24 +83,6 @@ pub fn score_formula(bases: &[BaseRef], bonus_multiplier: i64) -> String {
     } else {
         terms.join(" + ")
     }
-}
-
-/// Standard competition ranks (1, 2, 2, 4), highest key first: equal keys share
-/// a rank (equal seeding scores share a seed rank: the rules give no tie-break).
-pub fn competition_ranks<K: Ord + Clone, S: Ord + Copy>(keys: &[(K, S)]) -> BTreeMap<K, u32> {
-    let mut sorted: Vec<&(K, S)> = keys.iter().collect();
-    sorted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let mut out = BTreeMap::new();
-    let mut rank = 0u32;
-    let mut prev: Option<S> = None;
-    for (i, (k, s)) in sorted.iter().enumerate() {
-        if prev != Some(*s) {
-            rank = i as u32 + 1;
-            prev = Some(*s);
-        }
-        out.insert(k.clone(), rank);
-    }
-    out
 }
 
 /// One player's line in a match, as far as ranking goes. `P` names the player
@@ -201,14 +182,6 @@ mod tests {
         assert!(e.contains("\"Q7\" is not one of the 21 bases"), "{e}");
         let e = game_score(&[("X", false), ("X", true)], 3).unwrap_err();
         assert!(e.contains("piece X is placed twice"), "{e}");
-    }
-
-    #[test]
-    fn seed_ranks_share_equal_scores() {
-        let r = competition_ranks(&[("a", 40), ("b", 55), ("c", 40), ("d", 12)]);
-        assert_eq!(r["b"], 1);
-        assert_eq!((r["a"], r["c"]), (2, 2));
-        assert_eq!(r["d"], 4);
     }
 
     #[test]
