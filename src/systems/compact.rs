@@ -1,6 +1,6 @@
 //! Building blocks of the compact projection states (all five systems): an [`Interner`] (names become dense `u32` ids `0, 1, 2, …` in
-//! first-seen order), LEB128 varints ([`put`], [`zigzag`], [`Reader`]) for
-//! rows kept as bytes, and [`Kept`]: a value with its checkpoint bytes, kept
+//! first-seen order), LEB128 varints ([`put`], [`zigzag`]; read back with
+//! [`crate::codec::Reader`]) for rows kept as bytes, and [`Kept`]: a value with its checkpoint bytes, kept
 //! while it does not change ([`encode_map`] builds a section from them).
 //!
 //! Interner layout: every string once, end to end, in one buffer (`ends[i]` is where
@@ -365,36 +365,6 @@ impl<V: Default> IdMap<V> {
 }
 
 pub use crate::codec::{put, zigzag};
-
-/// Reads back what [`put`] wrote, in order (in-memory rows this process
-/// wrote: a cut-off varint reads as the bits it has, see [`crate::codec::take`]).
-pub struct Reader<'a> {
-    data: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    pub fn new(data: &'a [u8]) -> Self {
-        Reader { data }
-    }
-
-    pub fn at_end(&self) -> bool {
-        self.data.is_empty()
-    }
-
-    pub fn u(&mut self) -> u64 {
-        crate::codec::take(&mut self.data)
-    }
-
-    /// A `u32` written with `put(out, x.into())`.
-    pub fn u32(&mut self) -> u32 {
-        self.u() as u32
-    }
-
-    /// An `i64` written with `put(out, zigzag(x))`.
-    pub fn i(&mut self) -> i64 {
-        crate::codec::unzigzag(self.u())
-    }
-}
 
 /// `#[serde(with = "compact::bytes")]` for a `Vec<u8>` field: written with
 /// `serialize_bytes` (one copy) instead of a sequence of `u8`s (a call per
