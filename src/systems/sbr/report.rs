@@ -281,9 +281,8 @@ fn match_table(v: &View, m: &Match, is_final: bool, cx: &Cx) -> Table {
     columns.extend((1..=games).map(|g| format!("game_{g}")));
     columns.extend(["result", "advanced"].map(String::from));
     let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
-    let group = v
-        .names
-        .opt(m.group)
+    let group = m
+        .group_name(v.names)
         .map(|g| format!(" {g}"))
         .unwrap_or_default();
     let id = v.names.name(m.id);
