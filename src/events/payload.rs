@@ -122,6 +122,16 @@ pub enum Place {
     Dnf,
 }
 
+impl Place {
+    /// The place's number; `None` for a dnf.
+    pub fn at(self) -> Option<u32> {
+        match self {
+            Place::At(n) => Some(n),
+            Place::Dnf => None,
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Place {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
