@@ -368,9 +368,7 @@ pub use crate::codec::{put, zigzag};
 
 /// `#[serde(with = "compact::bytes")]` for a `Vec<u8>` field: written with
 /// `serialize_bytes` (one copy) instead of a sequence of `u8`s (a call per
-/// byte; the import's serde samples went from 10.8% to 10.0% with the change
-/// below, so this was not most of them: cards' rounds are). bincode
-/// writes both the same way (a varint length, then the bytes), so checkpoints
+/// byte). bincode writes both the same way (a varint length, then the bytes), so checkpoints
 /// keep their layout; `tests` pins that.
 pub mod bytes {
     use serde::de::{Deserializer, SeqAccess, Visitor};

@@ -70,7 +70,6 @@ pub(super) struct Entry {
 pub(super) struct Tables {
     final_points: Vec<i64>,
     heat_points: Vec<i64>,
-    #[serde(with = "crate::num::serde_rational")]
     decay: Rational,
     race_points: Vec<i64>,
     tier_offset: i64,

@@ -98,8 +98,8 @@ impl Ending<'_> {
         }
     }
 
-    /// The sum of `ratings` (start value when unrated) over the positions on `side`.
-    /// The sum of `side`'s ratings and its number of positions. `i128`:
+    /// The sum of `ratings` (start value when unrated) over the positions on
+    /// `side`, and their number. `i128`:
     /// fewer than 2^63 ratings of magnitude at most 2^63 cannot pass it.
     fn total(&self, side: Side, ratings: &Ratings, start: i64) -> (i128, usize) {
         let mut sum = 0i128;
