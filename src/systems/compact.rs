@@ -368,8 +368,8 @@ pub use crate::codec::{put, zigzag};
 
 /// `#[serde(with = "compact::bytes")]` for a `Vec<u8>` field: written with
 /// `serialize_bytes` (one copy) instead of a sequence of `u8`s (a call per
-/// byte). bincode writes both the same way (a varint length, then the bytes), so checkpoints
-/// keep their layout; `tests` pins that.
+/// byte). bincode writes both the same way (a varint length, then the
+/// bytes), so checkpoints keep their layout; `tests` pins that.
 pub mod bytes {
     use serde::de::{Deserializer, SeqAccess, Visitor};
     use serde::Serializer;
