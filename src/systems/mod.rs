@@ -17,8 +17,9 @@
 //! typed fields from [`Cx::params`] (`cx.params.get::<Sbr>().advance`).
 
 /// The items every `system.rs` writes alike, inside its `impl RatingSystem`:
-/// payloads parsed by its `events::parse`, standings from its `State::standings`; with `bincode`, also its checkpoint
-/// section as its `checkpoint_bytes` writes it and bincode reads it back.
+/// event types and payloads from its `events` (`TYPES`, `parse`), standings
+/// from its `State::standings`; with `bincode`, also its checkpoint section as
+/// its `checkpoint_bytes` writes it and bincode reads it back.
 macro_rules! system_items {
     () => {
         type Event = events::Event;
@@ -203,7 +204,7 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     const TABLES: &'static [&'static str];
     /// Its groups of rule parameters (declared in its `params.rs`), in `laurel rules` order.
     const PARAM_GROUPS: &'static [GroupDef];
-    /// Its event types, in the order `events::TYPES` lists them.
+    /// Its event types (its `events::TYPES`, in its `payload_table!` order).
     const TYPES: &'static [&'static str];
     /// Its sample streams under `events/` (`laurel demo`): `(file name, contents)`.
     const SAMPLES: &'static [(&'static str, &'static str)];
