@@ -421,6 +421,18 @@ pub(crate) fn ranks<K: PartialEq>(keys: &[K]) -> Vec<usize> {
     out
 }
 
+/// The 0-based places `(first, last)` each key occupies, greatest first, ties
+/// sharing a range. Invariant: `first <= last < keys.len()`.
+pub fn shared_places<K: PartialOrd>(keys: &[K]) -> Vec<(usize, usize)> {
+    keys.iter()
+        .map(|k| {
+            let above = keys.iter().filter(|o| *o > k).count();
+            let equal = keys.iter().filter(|o| *o == k).count();
+            (above, above + equal - 1)
+        })
+        .collect()
+}
+
 /// The namespace whose events a table is folded from.
 pub fn namespace_of(table: &str) -> Option<&'static str> {
     tables()

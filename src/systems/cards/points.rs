@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::num::{ratio, round_half_away};
 use crate::output::ordinal;
+use crate::systems::shared_places;
 
 /// How tied players share the places they occupy together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,19 +18,6 @@ pub enum Share {
     Best,
     /// System 2: every tied player gets the rounded mean of the shared places' points.
     Mean,
-}
-
-/// The 0-based places `(first, last)` each score occupies, ties sharing a range.
-/// Invariant: `first <= last < scores.len()`.
-pub fn shared_places(scores: &[i64]) -> Vec<(usize, usize)> {
-    scores
-        .iter()
-        .map(|s| {
-            let above = scores.iter().filter(|o| *o > s).count();
-            let equal = scores.iter().filter(|o| *o == s).count();
-            (above, above + equal - 1)
-        })
-        .collect()
 }
 
 /// How many scores are "positive" in the league's sense: 0 counts as positive.
