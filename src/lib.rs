@@ -196,12 +196,12 @@
 //! Say its namespace is `ns`:
 //!
 //! 1. **The folder.** `src/systems/ns/`: `events.rs`, a struct per event type (serde,
-//!    unknown fields denied) and `parse` (`payload_table!`); pure math first, then a
+//!    unknown fields denied) and one `payload_table!` naming them (`Event`, `TYPES`, `parse`); pure math first, then a
 //!    `State` implementing [`systems::Projection`] (`check` names the rule broken, `apply`
 //!    never fails) in `mod.rs`, with `TABLES` and `standings`; `params.rs` (every constant, as
 //!    typed groups declared with `params::rule_params!` and read through `Cx::params`);
 //!    `system.rs`, its [`systems::RatingSystem`] impl
-//!    (name, tables, parameter groups, event types, samples, the parallel fold's worker,
+//!    (name, tables, parameter groups, samples, the parallel fold's worker,
 //!    tournaments, its checkpoint section: `checkpoint` and `restore`, bincode of the
 //!    state as cfr, cards, diplomacy and sbr do). Its module docs define its events and state every decision its rules
 //!    leave open.

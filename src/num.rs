@@ -97,6 +97,15 @@ pub fn decimal_string(r: Rational, places: u32) -> String {
     format!("{sign}{}.{:0width$}", n / scale, n % scale)
 }
 
+/// [`decimal_string`] without trailing zeros: `0.4000` → `0.4`, `80.000000` → `80`.
+pub fn decimal_trimmed(r: Rational, places: u32) -> String {
+    let s = decimal_string(r, places);
+    match places {
+        0 => s,
+        _ => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+    }
+}
+
 /// A JSON number for `r` rounded to `places` decimals (for output only; events
 /// never carry floats): an integer for `places` 0, else the `f64` nearest the
 /// decimal (Rust's parse is correctly rounded), which JSON prints as that
@@ -110,26 +119,6 @@ pub fn json_number(r: Rational, places: u32) -> serde_json::Value {
         .ok()
         .and_then(serde_json::Number::from_f64)
         .map_or(serde_json::Value::Null, serde_json::Value::Number)
-}
-
-/// Serde for a [`Rational`] field (`#[serde(with = "crate::num::serde_rational")]`):
-/// the pair `(numerator, denominator)` of its lowest terms, so a state that
-/// holds rationals can be checkpointed (num-rational's own serde is not enabled).
-pub mod serde_rational {
-    use super::Rational;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer>(r: &Rational, s: S) -> Result<S::Ok, S::Error> {
-        (*r.numer(), *r.denom()).serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Rational, D::Error> {
-        let (n, den) = <(i128, i128)>::deserialize(d)?;
-        if den == 0 {
-            return Err(serde::de::Error::custom("rational with denominator 0"));
-        }
-        Ok(Rational::new(n, den))
-    }
 }
 
 #[cfg(test)]
@@ -256,12 +245,18 @@ mod tests {
     }
 
     #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
-    struct Holder(#[serde(with = "serde_rational")] Rational);
+    struct Holder(Rational);
 
+    /// Checkpoints hold a rational as the pair (numerator, denominator) of its
+    /// lowest terms (num-rational's serde).
     #[test]
     fn rationals_round_trip_through_bincode() {
         for r in [ratio(-7, 3), ratio(1, 2), Rational::from_integer(i128::MAX)] {
             let bytes = bincode::serialize(&Holder(r)).unwrap();
+            assert_eq!(
+                bytes,
+                bincode::serialize(&(*r.numer(), *r.denom())).unwrap()
+            );
             assert_eq!(bincode::deserialize::<Holder>(&bytes).unwrap(), Holder(r));
         }
         let zero_den = bincode::serialize(&(1i128, 0i128)).unwrap();

@@ -51,7 +51,9 @@ fn param_value(range: Range, default: &str, bump: i64) -> Value {
 
 /// Turn ops plus day offsets into valid events (seq i + 1 for the i-th event).
 fn stream(ops: &[(Op, u32)]) -> Vec<Value> {
-    let defs = laurel::systems::param_defs();
+    let defs: Vec<_> = (laurel::systems::PARAM_GROUPS.iter())
+        .flat_map(|g| g.params)
+        .collect();
     let (mut voided, mut voids) = (BTreeSet::new(), BTreeSet::new());
     let mut ticks = 0;
     let mut out = Vec::new();
@@ -542,7 +544,7 @@ mod extremes {
         #[test]
         fn sbr_scores_stay_within_their_range(mult in within(1, 1_000), bonus in any::<bool>()) {
             let bases: Vec<(&str, bool)> = sbr::PIECES.iter().map(|(p, _)| (*p, bonus)).collect();
-            let score = sbr::game_score(&bases, mult).unwrap();
+            let score = sbr::game_score_of(bases, mult).unwrap();
             prop_assert!(score_bounds(mult).contains(score));
             prop_assert_eq!(score == score_bounds(mult).max, bonus || mult == 1);
         }

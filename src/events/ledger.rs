@@ -5,21 +5,10 @@ use serde_json::{Map, Value};
 
 use super::payload_table;
 
-/// The `ledger.*` event types.
-pub const TYPES: &[&str] = &["ledger.voided", "ledger.rules_changed"];
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    Voided(Voided),
-    RulesChanged(RulesChanged),
-}
-
-pub(crate) fn parse(name: &str, v: impl super::PayloadInput) -> Result<Option<Event>, String> {
-    payload_table!("ledger", name, v, {
-        "voided" => Voided,
-        "rules_changed" => RulesChanged,
-    })
-}
+payload_table! { "ledger", {
+    "voided" => Voided,
+    "rules_changed" => RulesChanged,
+} }
 
 /// Projections ignore record `target` from this record's seq on.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -1,7 +1,7 @@
 //! The payload toolkit of every system's `events.rs`: [`payload`] with
 //! messages naming the field, the shared field types ([`Ident`], [`When`],
 //! [`Place`]), [`Bounds`] (the range of an integer field) and
-//! `payload_table!`, the name-to-type table of a namespace.
+//! `payload_table!`, the event vocabulary of a namespace.
 
 use serde::{de::DeserializeOwned, Deserialize, Deserializer};
 use serde_json::Value;
@@ -122,6 +122,16 @@ pub enum Place {
     Dnf,
 }
 
+impl Place {
+    /// The place's number; `None` for a dnf.
+    pub fn at(self) -> Option<u32> {
+        match self {
+            Place::At(n) => Some(n),
+            Place::Dnf => None,
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Place {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -152,12 +162,28 @@ impl<'de> Deserialize<'de> for Place {
     }
 }
 
-/// Map an event name to its payload type, for the per-namespace `parse` functions.
+/// A namespace's event vocabulary, each event named once (`"game_ended" =>
+/// GameEnded`, the payload struct of the same name as the variant): the
+/// `Event` enum, `TYPES` (`<ns>.<name>` in this order) and `parse`, the payload
+/// of an event name (`None` for a name the namespace does not know).
 macro_rules! payload_table {
-    ($ns:literal, $name:expr, $v:expr, { $($n:literal => $variant:ident),* $(,)? }) => {
-        match $name {
-            $($n => crate::events::PayloadInput::payload($v, concat!($ns, ".", $n)).map(|p| Some(Event::$variant(p))),)*
-            _ => Ok(None),
+    ($ns:literal, { $($n:literal => $variant:ident),* $(,)? }) => {
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Event {
+            $($variant($variant),)*
+        }
+
+        /// This namespace's event types.
+        pub const TYPES: &[&str] = &[$(concat!($ns, ".", $n)),*];
+
+        pub(crate) fn parse(
+            name: &str,
+            v: impl crate::events::PayloadInput,
+        ) -> Result<Option<Event>, String> {
+            match name {
+                $($n => crate::events::PayloadInput::payload(v, concat!($ns, ".", $n)).map(|p| Some(Event::$variant(p))),)*
+                _ => Ok(None),
+            }
         }
     };
 }

@@ -1,6 +1,6 @@
 //! Building blocks of the compact projection states (all five systems): an [`Interner`] (names become dense `u32` ids `0, 1, 2, …` in
-//! first-seen order), LEB128 varints ([`put`], [`zigzag`], [`Reader`]) for
-//! rows kept as bytes, and [`Kept`]: a value with its checkpoint bytes, kept
+//! first-seen order), LEB128 varints ([`put`], [`zigzag`]; read back with
+//! [`crate::codec::Reader`]) for rows kept as bytes, and [`Kept`]: a value with its checkpoint bytes, kept
 //! while it does not change ([`encode_map`] builds a section from them).
 //!
 //! Interner layout: every string once, end to end, in one buffer (`ends[i]` is where
@@ -294,10 +294,6 @@ impl Interner {
 /// `BTreeMap<u32, V>` walks a tree (a replay looks a player up in mepbm's
 /// council and Nazgul tallies millions of times, mostly cache misses).
 ///
-/// Invariant: serialized exactly as the `BTreeMap<u32, V>` of the same entries
-/// (a map of `len` entries in ascending key order), so checkpoints keep their
-/// form; a unit test compares the bytes. Reading one back takes entries in
-/// any order, a later duplicate replacing an earlier one, as `BTreeMap` does.
 /// Memory is one `Option<V>` per id up to the largest key.
 #[derive(Debug, Clone)]
 pub struct IdMap<V> {
@@ -368,78 +364,12 @@ impl<V: Default> IdMap<V> {
     }
 }
 
-impl<V: Serialize> Serialize for IdMap<V> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = s.serialize_map(Some(self.len))?;
-        for (k, v) in self.iter() {
-            map.serialize_entry(&k, v)?;
-        }
-        map.end()
-    }
-}
-
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for IdMap<V> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit<V>(std::marker::PhantomData<V>);
-        impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Visit<V> {
-            type Value = IdMap<V>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a map of ids")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> Result<IdMap<V>, A::Error> {
-                let mut out = IdMap::default();
-                while let Some((k, v)) = a.next_entry::<u32, V>()? {
-                    out.insert(k, v);
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_map(Visit(std::marker::PhantomData))
-    }
-}
-
 pub use crate::codec::{put, zigzag};
-
-/// Reads back what [`put`] wrote, in order (in-memory rows this process
-/// wrote: a cut-off varint reads as the bits it has, see [`crate::codec::take`]).
-pub struct Reader<'a> {
-    data: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    pub fn new(data: &'a [u8]) -> Self {
-        Reader { data }
-    }
-
-    pub fn at_end(&self) -> bool {
-        self.data.is_empty()
-    }
-
-    pub fn u(&mut self) -> u64 {
-        crate::codec::take(&mut self.data)
-    }
-
-    /// A `u32` written with `put(out, x.into())`.
-    pub fn u32(&mut self) -> u32 {
-        self.u() as u32
-    }
-
-    /// An `i64` written with `put(out, zigzag(x))`.
-    pub fn i(&mut self) -> i64 {
-        crate::codec::unzigzag(self.u())
-    }
-}
 
 /// `#[serde(with = "compact::bytes")]` for a `Vec<u8>` field: written with
 /// `serialize_bytes` (one copy) instead of a sequence of `u8`s (a call per
-/// byte; the import's serde samples went from 10.8% to 10.0% with the change
-/// below, so this was not most of them: cards' rounds are). bincode
-/// writes both the same way (a varint length, then the bytes), so checkpoints
-/// keep their layout; `tests` pins that.
+/// byte). bincode writes both the same way (a varint length, then the
+/// bytes), so checkpoints keep their layout; `tests` pins that.
 pub mod bytes {
     use serde::de::{Deserializer, SeqAccess, Visitor};
     use serde::Serializer;

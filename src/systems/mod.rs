@@ -17,11 +17,13 @@
 //! typed fields from [`Cx::params`] (`cx.params.get::<Sbr>().advance`).
 
 /// The items every `system.rs` writes alike, inside its `impl RatingSystem`:
-/// payloads parsed by its `events::parse`, standings from its `State::standings`; with `bincode`, also its checkpoint
-/// section as its `checkpoint_bytes` writes it and bincode reads it back.
+/// event types and payloads from its `events` (`TYPES`, `parse`), standings
+/// from its `State::standings`; with `bincode`, also its checkpoint section as
+/// its `checkpoint_bytes` writes it and bincode reads it back.
 macro_rules! system_items {
     () => {
         type Event = events::Event;
+        const TYPES: &'static [&'static str] = events::TYPES;
 
         fn parse(
             name: &str,
@@ -69,11 +71,9 @@ pub mod mepbm;
 mod roundtrip;
 pub mod sbr;
 
-use std::sync::OnceLock;
-
 use crate::events::{PayloadInput, Record};
 use crate::output::Report;
-use crate::params::{GroupDef, ParamDef, Params};
+use crate::params::{GroupDef, Params};
 use crate::time::Micros;
 
 /// One change to a subject's value, with the formula that produced it (`laurel history`).
@@ -204,7 +204,7 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     const TABLES: &'static [&'static str];
     /// Its groups of rule parameters (declared in its `params.rs`), in `laurel rules` order.
     const PARAM_GROUPS: &'static [GroupDef];
-    /// Its event types, in the order `events::TYPES` lists them.
+    /// Its event types (its `events::TYPES`, in its `payload_table!` order).
     const TYPES: &'static [&'static str];
     /// Its sample streams under `events/` (`laurel demo`): `(file name, contents)`.
     const SAMPLES: &'static [(&'static str, &'static str)];
@@ -252,8 +252,8 @@ const fn concat<T: Copy, const N: usize>(parts: &[&[T]], fill: T) -> [T; N] {
 /// `match`es are static, so a fold dispatches as a hand-written one does.
 macro_rules! registry {
     ($($ns:ident: $variant:ident),* $(,)?) => {
-        /// Every namespace with a projection, in a fixed order: `State::split_off` and
-        /// `State::absorb` name a projection by its index here, checkpoints store
+        /// Every namespace with a projection, in a fixed order: `State::absorb` names a
+        /// projection by its index here, checkpoints store
         /// their sections in it.
         pub const NAMESPACES: [&str; [$(stringify!($ns)),*].len()] =
             [$(<$ns::State as RatingSystem>::NAME),*];
@@ -410,15 +410,27 @@ registry! {
     sbr: Sbr,
 }
 
-impl State {
-    /// Move the projection of namespace `NAMESPACES[ns]` into a `State` of its
-    /// own (the rest default), leaving a default one here: the parallel fold
-    /// folds each namespace on its own thread (projections are independent).
-    pub fn split_off(&mut self, ns: usize) -> State {
-        let mut part = State::default();
-        part.absorb(self, ns);
-        part
+/// Competition ranks (1, 2, 2, 4) of rows already sorted by `keys`: equal
+/// keys share a rank.
+pub(crate) fn ranks<K: PartialEq>(keys: &[K]) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::with_capacity(keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        let shared = i > 0 && keys[i - 1] == *k;
+        out.push(if shared { out[i - 1] } else { i + 1 });
     }
+    out
+}
+
+/// The 0-based places `(first, last)` each key occupies, greatest first, ties
+/// sharing a range. Invariant: `first <= last < keys.len()`.
+pub fn shared_places<K: PartialOrd>(keys: &[K]) -> Vec<(usize, usize)> {
+    keys.iter()
+        .map(|k| {
+            let above = keys.iter().filter(|o| *o > k).count();
+            let equal = keys.iter().filter(|o| *o == k).count();
+            (above, above + equal - 1)
+        })
+        .collect()
 }
 
 /// The namespace whose events a table is folded from.
@@ -427,16 +439,4 @@ pub fn namespace_of(table: &str) -> Option<&'static str> {
         .into_iter()
         .find(|(t, _)| *t == table)
         .map(|(_, ns)| ns)
-}
-
-/// Every rule parameter of every group of [`PARAM_GROUPS`], in its order.
-pub fn param_defs() -> &'static [ParamDef] {
-    static ALL: OnceLock<Vec<ParamDef>> = OnceLock::new();
-    ALL.get_or_init(|| {
-        PARAM_GROUPS
-            .iter()
-            .flat_map(|g| g.params)
-            .copied()
-            .collect()
-    })
 }

@@ -4,23 +4,11 @@ use serde::Deserialize;
 
 use crate::events::{payload_table, Bounds, Ident, When};
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    TournamentCreated(TournamentCreated),
-    RoundScheduled(RoundScheduled),
-    MatchResult(MatchResult),
-}
-
-pub(crate) fn parse(
-    name: &str,
-    v: impl crate::events::PayloadInput,
-) -> Result<Option<Event>, String> {
-    payload_table!("cards", name, v, {
-        "tournament_created" => TournamentCreated,
-        "round_scheduled" => RoundScheduled,
-        "match_result" => MatchResult,
-    })
-}
+payload_table! { "cards", {
+    "tournament_created" => TournamentCreated,
+    "round_scheduled" => RoundScheduled,
+    "match_result" => MatchResult,
+} }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -79,6 +79,7 @@ use crate::time::{Micros, DAY};
 
 use super::compact::{self, Interner};
 use super::{Change, Cx, Projection};
+use crate::codec::Reader;
 use points::{Award, Rules};
 
 /// Standings tables this module produces.
@@ -190,32 +191,28 @@ impl AwardRow {
         }
     }
 
-    fn read(r: &mut compact::Reader) -> AwardRow {
-        let (round, match_, player) = (r.u32(), r.u32(), r.u32());
-        let score = r.i();
-        let places = (r.u() as usize, r.u() as usize);
-        AwardRow {
+    fn read(r: &mut Reader) -> Option<AwardRow> {
+        let (round, match_, player) = (r.u32()?, r.u32()?, r.u32()?);
+        let score = r.i()?;
+        let places = (r.u()? as usize, r.u()? as usize);
+        Some(AwardRow {
             round,
             match_,
             player,
             score,
             award: Award {
                 places,
-                placement: r.i(),
-                strength: r.i(),
-                score_points: r.i(),
+                placement: r.i()?,
+                strength: r.i()?,
+                score_points: r.i()?,
             },
-        }
+        })
     }
 
     /// Every row of `bytes`, in order.
     fn all(bytes: &[u8]) -> Vec<AwardRow> {
-        let mut r = compact::Reader::new(bytes);
-        let mut rows = Vec::new();
-        while !r.at_end() {
-            rows.push(AwardRow::read(&mut r));
-        }
-        rows
+        let mut r = Reader::new(bytes);
+        std::iter::from_fn(|| AwardRow::read(&mut r)).collect()
     }
 }
 

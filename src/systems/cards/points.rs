@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::num::{ratio, round_half_away};
 use crate::output::ordinal;
+use crate::systems::shared_places;
 
 /// How tied players share the places they occupy together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,19 +18,6 @@ pub enum Share {
     Best,
     /// System 2: every tied player gets the rounded mean of the shared places' points.
     Mean,
-}
-
-/// The 0-based places `(first, last)` each score occupies, ties sharing a range.
-/// Invariant: `first <= last < scores.len()`.
-pub fn shared_places(scores: &[i64]) -> Vec<(usize, usize)> {
-    scores
-        .iter()
-        .map(|s| {
-            let above = scores.iter().filter(|o| *o > s).count();
-            let equal = scores.iter().filter(|o| *o == s).count();
-            (above, above + equal - 1)
-        })
-        .collect()
 }
 
 /// How many scores are "positive" in the league's sense: 0 counts as positive.
@@ -52,14 +40,6 @@ pub fn shared_points(table: &[i64], (first, last): (usize, usize), share: Share)
             narrow(round_half_away(ratio(sum, n)))
         }
     }
-}
-
-/// Placement points for every score of a match, in the order given.
-pub fn placement_points(scores: &[i64], table: &[i64], share: Share) -> Vec<i64> {
-    shared_places(scores)
-        .into_iter()
-        .map(|range| shared_points(table, range, share))
-        .collect()
 }
 
 /// System 2's score points: `round(score / divisor)` clamped to `-clamp..=clamp`.
@@ -179,6 +159,14 @@ pub fn place_text((first, last): (usize, usize)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Placement points for every score of a match, in the order given.
+    fn placement_points(scores: &[i64], table: &[i64], share: Share) -> Vec<i64> {
+        shared_places(scores)
+            .into_iter()
+            .map(|range| shared_points(table, range, share))
+            .collect()
+    }
 
     /// Placement points of a match, sorted best first as the league's recap prints them.
     fn recap(system: i64, scores: &[i64]) -> Vec<i64> {

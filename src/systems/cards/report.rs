@@ -3,18 +3,12 @@
 
 use serde_json::{json, Value};
 
-use crate::num::{json_number, Rational};
 use crate::output::{Report, Table};
 use crate::time::format_short;
 
-use super::super::{Cx, Selector};
+use super::super::{ranks, Cx, Selector};
 use super::compact::Interner;
 use super::{points, AwardRow, Line, State, Tournament};
-
-/// An integer cell.
-fn int(x: i64) -> Value {
-    json_number(Rational::from_integer(i128::from(x)), 0)
-}
 
 impl State {
     pub fn standings(&self, table: &str, sel: &Selector, _cx: &Cx) -> Result<Report, String> {
@@ -71,7 +65,7 @@ impl State {
             let leader = order(&self.names, t).into_iter().next();
             tab.push(vec![
                 json!(id),
-                int(t.system),
+                json!(t.system),
                 json!(format_short(t.starts)),
                 json!(format_short(t.ends)),
                 json!(t.rounds.len()),
@@ -79,7 +73,7 @@ impl State {
                 json!(played),
                 json!(t.lines.len()),
                 leader.map_or(Value::Null, |(p, _)| json!(p)),
-                leader.map_or(Value::Null, |(_, l)| int(l.points)),
+                leader.map_or(Value::Null, |(_, l)| json!(l.points)),
             ]);
         }
         Report {
@@ -119,75 +113,62 @@ fn ranking(names: &Interner, id: &str, t: &Tournament) -> Table {
         ],
     );
     let rows = order(names, t);
-    let mut rank = 0;
-    for (i, (player, line)) in rows.iter().enumerate() {
-        let tied = i > 0 && {
-            let prev = rows[i - 1].1;
-            (prev.points, prev.total_score) == (line.points, line.total_score)
-        };
-        if !tied {
-            rank = i + 1;
-        }
+    let keys: Vec<_> = rows
+        .iter()
+        .map(|(_, l)| (l.points, l.total_score))
+        .collect();
+    for (rank, (player, line)) in ranks(&keys).into_iter().zip(&rows) {
         tab.push(vec![
             json!(rank),
             json!(player),
-            int(line.points),
-            int(line.points),
-            int(line.total_score),
-            int(line.matches),
+            json!(line.points),
+            json!(line.points),
+            json!(line.total_score),
+            json!(line.matches),
         ]);
     }
     tab
 }
 
-/// Every award, in the order the results were folded.
+/// Every award, in the order the results were folded; system 2's rows show
+/// the three parts of their points.
 fn matches_table(names: &Interner, t: &Tournament) -> Table {
-    let awards = AwardRow::all(&t.awards);
-    if t.system == 1 {
-        let mut tab = Table::new(
-            "matches",
+    let parts = t.system != 1;
+    let (title, columns): (&str, &[&str]) = match parts {
+        false => (
             "Match results",
             &["round", "match", "player", "score", "place", "points"],
-        );
-        for a in &awards {
-            tab.push(vec![
-                json!(names.name(a.round)),
-                json!(names.name(a.match_)),
-                json!(names.name(a.player)),
-                int(a.score),
-                json!(points::place_text(a.award.places)),
-                int(a.award.total()),
-            ]);
-        }
-        return tab;
-    }
-    let mut tab = Table::new(
-        "matches",
-        "Match results: points = placement + table strength + score points",
-        &[
-            "round",
-            "match",
-            "player",
-            "score",
-            "place",
-            "placement",
-            "table_strength",
-            "score_points",
-            "points",
-        ],
-    );
-    for a in &awards {
-        tab.push(vec![
+        ),
+        true => (
+            "Match results: points = placement + table strength + score points",
+            &[
+                "round",
+                "match",
+                "player",
+                "score",
+                "place",
+                "placement",
+                "table_strength",
+                "score_points",
+                "points",
+            ],
+        ),
+    };
+    let mut tab = Table::new("matches", title, columns);
+    for a in &AwardRow::all(&t.awards) {
+        let mut row = vec![
             json!(names.name(a.round)),
             json!(names.name(a.match_)),
             json!(names.name(a.player)),
-            int(a.score),
+            json!(a.score),
             json!(points::place_text(a.award.places)),
-            int(a.award.placement),
-            int(a.award.strength),
-            int(a.award.score_points),
-            int(a.award.total()),
-        ]);
+        ];
+        if parts {
+            let award = &a.award;
+            row.extend([award.placement, award.strength, award.score_points].map(|x| json!(x)));
+        }
+        row.push(json!(a.award.total()));
+        tab.push(row);
     }
     tab
 }

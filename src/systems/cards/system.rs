@@ -8,11 +8,6 @@ impl RatingSystem for State {
     const NAME: &'static str = "cards";
     const TABLES: &'static [&'static str] = TABLES;
     const PARAM_GROUPS: &'static [GroupDef] = &[GroupDef::of::<params::Cards>()];
-    const TYPES: &'static [&'static str] = &[
-        "cards.tournament_created",
-        "cards.round_scheduled",
-        "cards.match_result",
-    ];
     const SAMPLES: &'static [(&'static str, &'static str)] =
         samples!["cards_league.jsonl", "cards_masters.jsonl"];
     const WORKER: usize = 1;

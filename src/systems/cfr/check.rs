@@ -4,7 +4,6 @@
 
 use std::collections::BTreeSet;
 
-use crate::events::Place;
 use crate::num::{parse_decimal, Rational};
 use crate::params::DECIMAL_PLACES;
 use crate::systems::cfr::events::{
@@ -202,28 +201,16 @@ fn results(list: &[Placing]) -> Result<(), String> {
     if list.is_empty() {
         return Err("no drivers".into());
     }
-    // a scan of the drivers before for short lists, a set for long ones
     let mut seen = BTreeSet::new();
-    for (i, p) in list.iter().enumerate() {
+    for p in list {
         if p.driver.trim().is_empty() {
             return Err("a driver has no name".into());
         }
-        let twice = if list.len() <= 16 {
-            list[..i].iter().any(|q| q.driver == p.driver)
-        } else {
-            !seen.insert(p.driver.as_str())
-        };
-        if twice {
+        if !seen.insert(p.driver.as_str()) {
             return Err(format!("driver {:?} is listed twice", p.driver));
         }
     }
-    let mut places: Vec<u32> = list
-        .iter()
-        .filter_map(|p| match p.place {
-            Place::At(n) => Some(n),
-            Place::Dnf => None,
-        })
-        .collect();
+    let mut places: Vec<u32> = list.iter().filter_map(|p| p.place.at()).collect();
     places.sort_unstable();
     for (i, &p) in places.iter().enumerate() {
         let want = i as u32 + 1;

@@ -4,21 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::events::{payload_table, Bounds, Ident, Place};
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    SeriesDefined(SeriesDefined),
-    EventCompleted(EventCompleted),
-}
-
-pub(crate) fn parse(
-    name: &str,
-    v: impl crate::events::PayloadInput,
-) -> Result<Option<Event>, String> {
-    payload_table!("cfr", name, v, {
-        "series_defined" => SeriesDefined,
-        "event_completed" => EventCompleted,
-    })
-}
+payload_table! { "cfr", {
+    "series_defined" => SeriesDefined,
+    "event_completed" => EventCompleted,
+} }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]

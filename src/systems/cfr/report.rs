@@ -2,7 +2,7 @@
 //! every event that changes them, and the `laurel standings cfr` tables (the
 //! ranking, every event score, the series and their windows).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
@@ -220,27 +220,12 @@ impl State {
         c
     }
 
-    /// Ranking lines of every driver with a counted event (or only of `only`).
-    pub(super) fn lines(&self, only: Option<&BTreeSet<String>>, cx: &Cx) -> BTreeMap<String, Line> {
-        let n = counted_events(cx);
-        let mut per_driver: BTreeMap<&str, Vec<Counted>> = BTreeMap::new();
-        for &si in self.by_name.values() {
-            let s = &self.series[si as usize];
-            for &ev in &s.events[s.events.len().saturating_sub(n)..] {
-                for (d, en) in self.entries(s, ev, false) {
-                    let driver = self.drivers.name(d);
-                    if only.is_some_and(|o| !o.contains(driver)) {
-                        continue;
-                    }
-                    let c = self.counted(s, ev, en.score, en.finish);
-                    per_driver.entry(driver).or_default().push(c);
-                }
-            }
-        }
+    /// Ranking lines of every driver with a counted event.
+    pub(super) fn lines(&self, cx: &Cx) -> BTreeMap<String, Line> {
+        let c = self.count_all(counted_events(cx));
         let f = Factors::of(cx);
-        per_driver
-            .into_iter()
-            .filter_map(|(driver, events)| Some((driver.to_string(), make_line(events, &f)?)))
+        (c.counted.keys())
+            .filter_map(|&d| Some((self.drivers.name(d).to_string(), self.line_of(&c, d, &f)?)))
             .collect()
     }
 
@@ -255,7 +240,7 @@ impl State {
             ));
         }
         let d = decimals(cx);
-        let mut lines: Vec<(String, Line)> = self.lines(None, cx).into_iter().collect();
+        let mut lines: Vec<(String, Line)> = self.lines(cx).into_iter().collect();
         // score, then more events, then best event, then name
         lines.sort_by(|(an, a), (bn, b)| {
             b.score

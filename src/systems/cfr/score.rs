@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::events::Format;
 use crate::events::Place;
-use crate::num::{decimal_string, parse_decimal, Rational};
+use crate::num::{decimal_trimmed, parse_decimal, Rational};
 
 use super::params::Cfr;
 use super::{math, store, Cx, Series, SeriesDef, State};
@@ -70,7 +70,6 @@ pub(super) struct Entry {
 pub(super) struct Tables {
     final_points: Vec<i64>,
     heat_points: Vec<i64>,
-    #[serde(with = "crate::num::serde_rational")]
     decay: Rational,
     race_points: Vec<i64>,
     tier_offset: i64,
@@ -104,22 +103,13 @@ pub(super) fn decimals(cx: &Cx) -> u32 {
 
 /// Exact decimal text without trailing zeros (`187.5`, `80`), for formulas.
 pub(super) fn num(r: Rational) -> String {
-    let s = decimal_string(r, 6);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
+    decimal_trimmed(r, 6)
 }
 
 fn place_text(p: Place) -> String {
     match p {
         Place::At(n) => crate::output::ordinal(n.into()),
         Place::Dnf => "dnf".into(),
-    }
-}
-
-fn place_opt(p: Place) -> Option<u32> {
-    match p {
-        Place::At(n) => Some(n),
-        Place::Dnf => None,
     }
 }
 
@@ -131,24 +121,6 @@ struct HeatLog {
     final_: Option<Place>,
 }
 
-/// Score every driver of an elimination event that ran `heats` heats; drivers
-/// are the series' numbers.
-fn score_elimination(
-    t: &Tables,
-    heats: usize,
-    logs: Vec<(u32, HeatLog)>,
-    formulas: bool,
-) -> Vec<(u32, Entry)> {
-    let perfect = math::elimination_perfect(&t.final_points, &t.heat_points, t.decay, heats);
-    let perfect = (math::narrow(&perfect), perfect);
-    logs.into_iter()
-        .map(|(driver, log)| {
-            let entry = elimination_entry(t, &log, &perfect, heats, formulas);
-            (driver, entry)
-        })
-        .collect()
-}
-
 /// `perfect`: the event's perfect score, as an `i128` rational and exactly.
 fn elimination_entry(
     t: &Tables,
@@ -157,8 +129,8 @@ fn elimination_entry(
     n_heats: usize,
     formulas: bool,
 ) -> Entry {
-    let heat_places: Vec<Option<u32>> = log.heats.iter().map(|&p| place_opt(p)).collect();
-    let fin = log.final_.map(place_opt);
+    let heat_places: Vec<Option<u32>> = log.heats.iter().map(|&p| p.at()).collect();
+    let fin = log.final_.map(Place::at);
     let points =
         math::elimination_points(&t.final_points, &t.heat_points, t.decay, &heat_places, fin);
     let finish = match fin.flatten() {
@@ -173,7 +145,7 @@ fn elimination_entry(
     };
     let formula = if formulas {
         let final_term = log.final_.map_or(String::new(), |p| {
-            let pts = math::table_points(&t.final_points, place_opt(p));
+            let pts = math::table_points(&t.final_points, p.at());
             format!(" + final {pts} {}", place_text(p))
         });
         format!(
@@ -197,7 +169,7 @@ fn elimination_entry(
 fn heat_terms(t: &Tables, places: &[Place]) -> String {
     let mut pts: Vec<i128> = places
         .iter()
-        .map(|&p| math::table_points(&t.heat_points, place_opt(p)))
+        .map(|&p| math::table_points(&t.heat_points, p.at()))
         .collect();
     pts.sort_unstable_by(|a, b| b.cmp(a));
     let terms: Vec<String> = pts
@@ -223,18 +195,6 @@ struct RaceLog {
     tiers: BTreeSet<i64>,
     /// `(race number, tier-adjusted place or None for dnf)`.
     results: Vec<(usize, Option<u32>)>,
-}
-
-/// Score every driver of a points event (races per tier in `per_tier`).
-fn score_points(
-    t: &Tables,
-    per_tier: &BTreeMap<i64, usize>,
-    logs: Vec<(u32, RaceLog)>,
-    formulas: bool,
-) -> Vec<(u32, Entry)> {
-    logs.into_iter()
-        .map(|(driver, log)| (driver, points_entry(t, per_tier, &log, formulas)))
-        .collect()
 }
 
 /// The log of driver `d` in `logs`, made on first sight (`slot`: d → index).
@@ -317,7 +277,7 @@ impl State {
         r.u(); // the name
         let t = &self.tables[r.u() as usize];
         let mut slot = vec![u32::MAX; s.drivers.len()];
-        let scored = match s.def.format {
+        let scored: Vec<(u32, Entry)> = match s.def.format {
             Format::Elimination => {
                 let heats = r.u() as usize;
                 let mut logs: Vec<(u32, HeatLog)> = Vec::new();
@@ -325,7 +285,12 @@ impl State {
                     r.list(|d, p| log_of(&mut logs, &mut slot, d).heats.push(p));
                 }
                 r.list(|d, p| log_of(&mut logs, &mut slot, d).final_ = Some(p));
-                score_elimination(t, heats, logs, formulas)
+                let perfect =
+                    math::elimination_perfect(&t.final_points, &t.heat_points, t.decay, heats);
+                let perfect = (math::narrow(&perfect), perfect);
+                (logs.into_iter())
+                    .map(|(d, log)| (d, elimination_entry(t, &log, &perfect, heats, formulas)))
+                    .collect()
             }
             Format::Points => {
                 let races = r.u() as usize;
@@ -335,13 +300,15 @@ impl State {
                     let tier = r.i();
                     *per_tier.entry(tier).or_default() += 1;
                     r.list(|d, p| {
-                        let eff = place_opt(p).map(|p| math::tier_place(p, tier, t.tier_offset));
+                        let eff = p.at().map(|p| math::tier_place(p, tier, t.tier_offset));
                         let log = log_of(&mut logs, &mut slot, d);
                         log.tiers.insert(tier);
                         log.results.push((i + 1, eff));
                     });
                 }
-                score_points(t, &per_tier, logs, formulas)
+                (logs.into_iter())
+                    .map(|(d, log)| (d, points_entry(t, &per_tier, &log, formulas)))
+                    .collect()
             }
         };
         scored

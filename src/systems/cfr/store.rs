@@ -18,7 +18,6 @@
 use crate::events::Place;
 use crate::systems::cfr::events::Placing;
 
-use crate::systems::compact::Reader as Varints;
 pub use crate::systems::compact::{put, zigzag, Interner};
 
 /// Write one list of results; `id` numbers a driver.
@@ -76,19 +75,20 @@ pub fn put_list(out: &mut Vec<u8>, list: &[Placing], id: &mut impl FnMut(&str) -
 }
 
 /// Reads what [`put`] and [`put_list`] wrote.
-pub struct Reader<'a>(Varints<'a>);
+pub struct Reader<'a>(crate::codec::Reader<'a>);
 
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8]) -> Self {
-        Reader(Varints::new(data))
+        Reader(crate::codec::Reader::new(data))
     }
 
+    /// A varint (0 past the end: the bytes are this process's own).
     pub fn u(&mut self) -> u64 {
-        self.0.u()
+        self.0.u().unwrap_or(0)
     }
 
     pub fn i(&mut self) -> i64 {
-        self.0.i()
+        self.0.i().unwrap_or(0)
     }
 
     /// One list of results: `f(driver, place)` for each.

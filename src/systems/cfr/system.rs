@@ -8,7 +8,6 @@ impl RatingSystem for State {
     const NAME: &'static str = "cfr";
     const TABLES: &'static [&'static str] = TABLES;
     const PARAM_GROUPS: &'static [GroupDef] = &[GroupDef::of::<params::Cfr>()];
-    const TYPES: &'static [&'static str] = &["cfr.series_defined", "cfr.event_completed"];
     const SAMPLES: &'static [(&'static str, &'static str)] =
         samples!["cfr_pbem.jsonl", "cfr_wbc.jsonl", "cfr_wbc_pbem.jsonl"];
     const WORKER: usize = 2;

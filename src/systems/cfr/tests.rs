@@ -50,7 +50,7 @@ impl State {
 }
 
 fn score_of(f: &crate::fold::Folded, driver: &str) -> Option<String> {
-    let lines = f.state.cfr.lines(None, &f.cx);
+    let lines = f.state.cfr.lines(&f.cx);
     lines.get(driver).map(|l| decimal_string(l.score, 2))
 }
 

@@ -4,19 +4,9 @@ use serde::Deserialize;
 
 use crate::events::{payload_table, Bounds, Ident};
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    GameEnded(GameEnded),
-}
-
-pub(crate) fn parse(
-    name: &str,
-    v: impl crate::events::PayloadInput,
-) -> Result<Option<Event>, String> {
-    payload_table!("diplomacy", name, v, {
-        "game_ended" => GameEnded,
-    })
-}
+payload_table! { "diplomacy", {
+    "game_ended" => GameEnded,
+} }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -67,13 +67,8 @@ impl Seat {
 /// and the ranges of a game partition `1..=N`.
 pub fn shared_ranks(seats: &[Seat]) -> Vec<(usize, usize)> {
     let keys: Vec<Standing> = seats.iter().map(Seat::standing).collect();
-    keys.iter()
-        .map(|k| {
-            let better = keys.iter().filter(|o| *o > k).count();
-            let not_worse = keys.iter().filter(|o| *o >= k).count();
-            (better + 1, not_worse)
-        })
-        .collect()
+    let places = crate::systems::shared_places(&keys).into_iter();
+    places.map(|(first, last)| (first + 1, last + 1)).collect()
 }
 
 /// The Fibonacci sequence of length `n`: base 0 gives 0, 1, 1, 2, 3, 5 … (as

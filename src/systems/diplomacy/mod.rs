@@ -178,25 +178,17 @@ struct Board {
 }
 
 impl Board {
-    /// `None` when the event does not fit (a solo without a listed winner).
-    fn from_event(g: &GameEnded) -> Option<Board> {
+    /// `winner`: the index of the solo winner among `g.powers`.
+    fn from_event(g: &GameEnded, winner: Option<usize>) -> Board {
         let seats: Vec<Seat> = g.powers.iter().map(seat).collect();
-        let winner = match g.result {
-            Outcome::Draw => None,
-            Outcome::Solo => Some(
-                g.powers
-                    .iter()
-                    .position(|p| Some(&p.power) == g.winner.as_ref())?,
-            ),
-        };
-        Some(Board {
+        Board {
             game: g.game.0.clone(),
             ranks: math::shared_ranks(&seats),
             seats,
             powers: g.powers.iter().map(|p| p.power.clone()).collect(),
             players: g.powers.iter().map(|p| p.player.clone()).collect(),
             winner,
-        })
+        }
     }
 
     fn n(&self) -> usize {
@@ -330,11 +322,6 @@ pub struct State {
     /// checkpoint is a plain fold's state).
     #[serde(skip)]
     audit: Option<Box<AuditTotals>>,
-    /// The rules last read and the [`crate::params::Params::stamp`] they were
-    /// read under (equal stamps, equal values): read once per rules change,
-    /// not per game. Not serialized.
-    #[serde(skip)]
-    rules: Option<(u64, Rules)>,
 }
 
 impl State {
@@ -562,11 +549,7 @@ impl Projection for State {
                 Some(w)
             }
         };
-        let rules = match self.rules {
-            Some((stamp, r)) if stamp == cx.params.stamp() => r,
-            _ => Rules::read(cx),
-        };
-        self.rules = Some((cx.params.stamp(), rules));
+        let rules = Rules::read(cx);
         let players = g.powers.iter().filter_map(|p| p.player.as_deref());
         self.store.players.prefetch(players);
         self.store.push(
@@ -583,9 +566,7 @@ impl Projection for State {
             }),
         );
         if cx.auditing() {
-            if let Some(board) = Board::from_event(g) {
-                self.audit_game(&board, &rules, rec, cx);
-            }
+            self.audit_game(&Board::from_event(g, winner), &rules, rec, cx);
         }
     }
 }

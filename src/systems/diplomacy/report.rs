@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 
 use super::math::{self, Score};
 use super::{big_scores, refusal, State, System};
-use crate::num::{decimal_string, json_number, ratio};
+use crate::num::{decimal_trimmed, json_number, ratio};
 use crate::output::{Report, Table};
-use crate::systems::{Cx, Selector};
+use crate::systems::{ranks, Cx, Selector};
 use crate::time;
 
 /// `score` rounded half away from zero to `places` decimals, as an exact rational.
@@ -41,16 +41,7 @@ pub(super) fn text(score: &Score, places: u32) -> String {
     let Some(r) = rounded(score, places) else {
         return score.to_string();
     };
-    trimmed(decimal_string(r, places))
-}
-
-/// `0.4000` → `0.4`, `1.0000` → `1`; integers unchanged.
-fn trimmed(s: String) -> String {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
+    decimal_trimmed(r, places)
 }
 
 /// A player's exact total in one table: numerators summed per denominator,
@@ -225,16 +216,8 @@ fn main_table(sys: System, mut order: Vec<(&str, Score, Acc)>) -> Table {
         &format!("{} standings (sum over games)", sys.title()),
         &["rank", "player", "score", "games", "per_game"],
     );
-    let mut rank = 0;
-    for i in 0..order.len() {
-        let (player, sum, acc) = &order[i];
-        let tied = i > 0 && {
-            let prev = &order[i - 1];
-            prev.1 == *sum && prev.2.games == acc.games
-        };
-        if !tied {
-            rank = i + 1;
-        }
+    let keys: Vec<_> = order.iter().map(|(_, sum, acc)| (sum, acc.games)).collect();
+    for (rank, (player, sum, acc)) in ranks(&keys).into_iter().zip(&order) {
         t.push(vec![
             json!(rank),
             json!(player),

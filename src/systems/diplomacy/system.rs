@@ -11,7 +11,6 @@ impl RatingSystem for State {
         GroupDef::of::<params::Fibonacci>(),
         GroupDef::of::<params::Carnage>(),
     ];
-    const TYPES: &'static [&'static str] = &["diplomacy.game_ended"];
     const SAMPLES: &'static [(&'static str, &'static str)] = samples![
         "diplomacy_draws.jsonl",
         "diplomacy_small_boards.jsonl",

@@ -2,14 +2,13 @@
 //! does not fit (an unknown game, a nation not in it) is ignored, since the
 //! checks rejected it at append.
 //!
-//! The hot path allocates little: names are interned once, the rules are parsed
-//! once per set of values in force, and every audit formula is built inside the
-//! `cx.audit` closure, so only `history` pays for text.
-
-use std::sync::Arc;
+//! The hot path allocates little: names are interned once, the rules are read
+//! from the typed parameter groups in force, and every audit formula is built
+//! inside the `cx.audit` closure, so only `history` pays for text.
 
 use crate::events::Record;
 use crate::num::{ratio, Rational};
+use crate::params::Decimal;
 use crate::systems::mepbm::events::{
     Aligned, AllegianceChanged, GameEnded, GameStarted, GrudgeRosterChanged, GrudgeTeamRegistered,
     MonthlyTick, NationTakenOver, Rated, RatingSeeded, Side, VoteCast, Winner,
@@ -17,8 +16,9 @@ use crate::systems::mepbm::events::{
 
 use super::check::side_name;
 use super::math::{self, exact};
+use super::params::{self, Ainur, Maia, Monthly, SmallGame, Valar};
 use super::store::{Header, Interner, Rating, Ratings, Slot};
-use super::{Council, Cx, Rules, State, Team};
+use super::{Council, Cx, State, Team};
 use crate::systems::Change;
 
 pub(super) fn aligned(a: Aligned) -> Side {
@@ -48,7 +48,6 @@ fn opposite(s: Side) -> Side {
 struct Ending<'a> {
     rec: &'a Record,
     e: &'a GameEnded,
-    rules: &'a Rules,
     /// The game's positions at the end, in nation-name order.
     slots: Vec<Slot>,
     /// Each counted player once, with his side; in name order when auditing.
@@ -56,14 +55,15 @@ struct Ending<'a> {
     winner: Option<Side>,
     /// 1, or `small_game.factor` for a game that started small.
     factor: Rational,
-    small: bool,
+    /// `small_game.factor` for a game that started small.
+    small: Option<&'a Decimal>,
 }
 
 impl Ending<'_> {
     /// `round(x)`, or `round(0.5 * (x))` in a small game.
     fn wrap(&self, x: &str) -> String {
-        if self.small {
-            format!("round({} * ({x}))", self.rules.small_text)
+        if let Some(f) = self.small {
+            format!("round({} * ({x}))", f.text())
         } else {
             format!("round({x})")
         }
@@ -75,7 +75,7 @@ impl Ending<'_> {
             Some(w) => format!("{} won", side_name(w)),
             None => "draw".into(),
         };
-        let size = if self.small {
+        let size = if self.small.is_some() {
             format!(", small game of {} positions", self.slots.len())
         } else {
             String::new()
@@ -98,8 +98,8 @@ impl Ending<'_> {
         }
     }
 
-    /// The sum of `ratings` (start value when unrated) over the positions on `side`.
-    /// The sum of `side`'s ratings and its number of positions. `i128`:
+    /// The sum of `ratings` (start value when unrated) over the positions on
+    /// `side`, and their number. `i128`:
     /// fewer than 2^63 ratings of magnitude at most 2^63 cannot pass it.
     fn total(&self, side: Side, ratings: &Ratings, start: i64) -> (i128, usize) {
         let mut sum = 0i128;
@@ -222,9 +222,9 @@ impl State {
         else {
             return;
         };
-        let rules = self.rules_mut(cx);
+        let small = cx.params.shared::<SmallGame>();
         let by_name = cx.auditing();
-        let end = ending(&self.names, self.slots_of(gi), e, rec, &rules, by_name);
+        let end = ending(&self.names, self.slots_of(gi), e, rec, &small, by_name);
         let header = self.headers[gi];
         self.valar_game(&end, cx);
         self.maia_game(&end, e.turn, cx);
@@ -235,8 +235,11 @@ impl State {
     }
 
     fn valar_game(&mut self, end: &Ending, cx: &mut Cx) {
-        let r = end.rules;
-        let start = r.valar_start;
+        let &Valar {
+            base,
+            divisor: div,
+            start,
+        } = cx.params.get();
         let Some(w) = end.winner else {
             for &(p, _) in &end.players {
                 bump(&mut self.valar, p, start, 0, true);
@@ -245,7 +248,6 @@ impl State {
         };
         let (tw, _) = end.total(w, &self.valar, start);
         let (tl, _) = end.total(opposite(w), &self.valar, start);
-        let (base, div) = (r.valar_base, r.valar_divisor);
         let change = math::valar_change(base, div, tw, tl, end.factor);
         for &(p, side) in &end.players {
             let won = side == w;
@@ -271,8 +273,12 @@ impl State {
     }
 
     fn maia_game(&mut self, end: &Ending, turn: i64, cx: &mut Cx) {
-        let r = end.rules;
-        let start = r.maia_start;
+        let &Maia {
+            win,
+            draw,
+            loss,
+            start,
+        } = cx.params.get();
         let (fp, fp_n) = end.total(Side::Fp, &self.maia, start);
         let (ds, ds_n) = end.total(Side::Ds, &self.maia, start);
         // TmAv per side, as (sum, count): the team average of the positions.
@@ -286,9 +292,9 @@ impl State {
         };
         let s_of = |side: Side| -> i64 {
             match end.winner {
-                Some(w) if side == w => r.maia_win,
-                None if side != Side::Neutral => r.maia_draw,
-                _ => r.maia_loss,
+                Some(w) if side == w => win,
+                None if side != Side::Neutral => draw,
+                _ => loss,
             }
         };
         // (player, delta, old, TmAv as (sum, count), S): all read before any change.
@@ -323,7 +329,7 @@ impl State {
     }
 
     fn istari_game(&mut self, scenario: u32, end: &Ending, cx: &mut Cx) {
-        let start = end.rules.istari_start;
+        let start = cx.params.get::<params::Istari>().start;
         // Each result's slot, found once (None: not a nation of the game).
         let found: Vec<Option<Slot>> = end
             .e
@@ -389,7 +395,7 @@ impl State {
     }
 
     fn ainur_game(&mut self, grudge: Option<(u32, u32)>, end: &Ending, cx: &mut Cx) {
-        let start = end.rules.ainur_start;
+        let &Ainur { base, start, .. } = cx.params.get();
         let (Some((fp, ds)), Some(w)) = (grudge, end.winner) else {
             if let Some((fp, ds)) = grudge {
                 bump(&mut self.ainur, fp, start, 0, true);
@@ -410,7 +416,6 @@ impl State {
         let at_start = end.slots.iter().filter(|s| s.start_side() == w);
         let n = at_start.clone().count() as i64;
         let active = at_start.filter(|s| !eliminated.contains(&s.nation)).count() as i64;
-        let base = end.rules.ainur_base;
         let change = math::ainur_change(base, lo, wo, active, n, end.factor).unwrap_or(0);
         for (team, delta, sign) in [(win, change, ""), (lose, -change, "-")] {
             let (old, new) = bump(&mut self.ainur, team, start, delta, true);
@@ -448,7 +453,7 @@ impl State {
         if !self.record_voter(gi, &e.voter) {
             return;
         }
-        let rules = self.rules_mut(cx);
+        let rules = cx.params.get::<params::Council>();
         let range = self.slot_range(gi);
         let controller = |s: &State, n: &str| {
             let slots = &s.slots[range.clone()];
@@ -530,7 +535,7 @@ impl State {
             t.members.extend(added);
         }
         let cost = math::roster_cost(e.added.len(), e.removed.len());
-        let start = self.rules_mut(cx).ainur_start;
+        let start = cx.params.get::<Ainur>().start;
         let (old, new) = bump(&mut self.ainur, team, start, -cost, false);
         let c = e.added.len().max(e.removed.len());
         cx.audit(&e.team, || Change {
@@ -551,8 +556,8 @@ impl State {
         if !self.months.insert(e.month.clone()) {
             return;
         }
-        let rules = self.rules_mut(cx);
-        let (factor, mean) = (rules.monthly_factor, rules.monthly_mean);
+        let monthly = cx.params.shared::<Monthly>();
+        let (factor, mean) = (monthly.factor.value(), monthly.mean);
         let audit = cx.auditing();
         for (name, map) in [
             ("valar", &mut self.valar),
@@ -564,7 +569,7 @@ impl State {
                 tick_all(map, factor, mean);
                 continue;
             }
-            tick_audited(&self.names, name, map, rec, e, &rules, cx);
+            tick_audited(&self.names, name, map, rec, e, &monthly, cx);
         }
     }
 }
@@ -597,14 +602,10 @@ fn tick_audited(
     map: &mut Ratings,
     rec: &Record,
     e: &MonthlyTick,
-    rules: &Arc<Rules>,
+    monthly: &Monthly,
     cx: &mut Cx,
 ) {
-    let (factor, mean, f_text) = (
-        rules.monthly_factor,
-        rules.monthly_mean,
-        &rules.monthly_text,
-    );
+    let (factor, mean, f_text) = (monthly.factor.value(), monthly.mean, monthly.factor.text());
     // One player's history: tick everyone else the fast way, then audit that one.
     let ids: Vec<u32> = match cx.audit_subject() {
         Some(s) => {
@@ -658,7 +659,7 @@ fn ending<'a>(
     slots: &[Slot],
     e: &'a GameEnded,
     rec: &'a Record,
-    rules: &'a Rules,
+    small_game: &'a SmallGame,
     by_name: bool,
 ) -> Ending<'a> {
     let mut players: Vec<(u32, Side)> = Vec::with_capacity(slots.len());
@@ -672,16 +673,11 @@ fn ending<'a>(
     if by_name {
         players.sort_unstable_by(|a, b| names.name(a.0).cmp(names.name(b.0)));
     }
-    let small = (slots.len() as i64) < rules.small_min_positions;
-    let factor = if small {
-        rules.small_factor
-    } else {
-        Rational::from_integer(1)
-    };
+    let small = ((slots.len() as i64) < small_game.min_positions).then_some(&small_game.factor);
+    let factor = small.map_or(Rational::from_integer(1), Decimal::value);
     Ending {
         rec,
         e,
-        rules,
         slots: slots.to_vec(),
         players,
         winner: winner_side(e.winner),

@@ -11,7 +11,7 @@ use crate::systems::mepbm::events::{
 use crate::time::{self, Micros, DAY};
 
 use super::store::Slot;
-use super::{Cx, State, Team};
+use super::{params, Cx, State, Team};
 
 pub(super) fn side_name(s: Side) -> &'static str {
     match s {
@@ -154,8 +154,8 @@ impl State {
                 "grudge game {id}: team {fp} cannot play both sides"
             ));
         }
-        let rules = self.rules(cx);
-        let min = rules.min_nations;
+        let ainur = cx.params.get::<params::Ainur>();
+        let min = ainur.min_nations;
         let count = |s: Side| e.positions.iter().filter(|p| p.side == s).count() as i64;
         if count(Side::Fp) < min || count(Side::Ds) < min {
             return Err(format!(
@@ -191,7 +191,7 @@ impl State {
                 .filter(|p| p.side == side && self.is_member(t, &p.player))
                 .map(|p| &p.player)
                 .collect();
-            let need = rules.min_members;
+            let need = ainur.min_members;
             if (on_side.len() as i64) < need {
                 return Err(format!(
                     "grudge game {id}: team {team} has {} members on its side {} (needs {need})",
@@ -313,7 +313,7 @@ impl State {
         let ended = self.headers[g]
             .ended
             .ok_or_else(|| format!("game {id} has not ended: ballots open at its game_ended"))?;
-        let days = self.rules(cx).deadline_days;
+        let days = cx.params.get::<params::Council>().deadline_days;
         let deadline = ended.saturating_add(days.saturating_mul(DAY));
         if at > deadline {
             return Err(format!(
@@ -446,7 +446,7 @@ impl State {
             return Err(format!("grudge team {team} is already registered"));
         }
         distinct(|| format!("grudge team {team} members"), strs(&e.members))?;
-        let min = self.rules(cx).min_members;
+        let min = cx.params.get::<params::Ainur>().min_members;
         if (e.members.len() as i64) < min {
             return Err(format!(
                 "grudge team {team} has {} members: a team needs at least {min}",
@@ -496,7 +496,7 @@ impl State {
                 t.members.contains(&p) && !e.removed.iter().any(|r| r == self.names.name(p))
             })
             .count();
-        let min = self.rules(cx).min_members;
+        let min = cx.params.get::<params::Ainur>().min_members;
         if (kept as i64) < min {
             return Err(format!(
                 "roster change of {team} leaves {kept} of its original members (the rule of {min} needs at least {min})"

@@ -4,35 +4,17 @@ use serde::Deserialize;
 
 use crate::events::{payload_table, Bounds, Ident};
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    RatingSeeded(RatingSeeded),
-    GameStarted(GameStarted),
-    NationTakenOver(NationTakenOver),
-    AllegianceChanged(AllegianceChanged),
-    GameEnded(GameEnded),
-    VoteCast(VoteCast),
-    GrudgeTeamRegistered(GrudgeTeamRegistered),
-    GrudgeRosterChanged(GrudgeRosterChanged),
-    MonthlyTick(MonthlyTick),
-}
-
-pub(crate) fn parse(
-    name: &str,
-    v: impl crate::events::PayloadInput,
-) -> Result<Option<Event>, String> {
-    payload_table!("mepbm", name, v, {
-        "rating_seeded" => RatingSeeded,
-        "game_started" => GameStarted,
-        "nation_taken_over" => NationTakenOver,
-        "allegiance_changed" => AllegianceChanged,
-        "game_ended" => GameEnded,
-        "vote_cast" => VoteCast,
-        "grudge_team_registered" => GrudgeTeamRegistered,
-        "grudge_roster_changed" => GrudgeRosterChanged,
-        "monthly_tick" => MonthlyTick,
-    })
-}
+payload_table! { "mepbm", {
+    "rating_seeded" => RatingSeeded,
+    "game_started" => GameStarted,
+    "nation_taken_over" => NationTakenOver,
+    "allegiance_changed" => AllegianceChanged,
+    "game_ended" => GameEnded,
+    "vote_cast" => VoteCast,
+    "grudge_team_registered" => GrudgeTeamRegistered,
+    "grudge_roster_changed" => GrudgeRosterChanged,
+    "monthly_tick" => MonthlyTick,
+} }
 
 /// A rated system that can be seeded with an approximate starting value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]

@@ -109,14 +109,11 @@ mod tables;
 mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::events::Record;
-use crate::num::Rational;
 use crate::output::Report;
-use crate::params::Params;
 use crate::systems::mepbm::events::{Event, Side};
 
 use super::{Cx, Projection, Selector};
@@ -137,7 +134,7 @@ struct Team {
 }
 
 /// Council of the Wise points of one player, by category.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Council {
     team_player: i64,
     played_nation: i64,
@@ -145,7 +142,7 @@ struct Council {
 }
 
 /// Games counted for Nazgul.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Tally {
     won: u32,
     played: u32,
@@ -158,76 +155,8 @@ struct Par {
     games: u32,
 }
 
-/// Every parameter this module reads, gathered from its groups ([`params`]) once
-/// per set of values in force (`Params::stamp`) and shared by the events that
-/// follow.
-#[derive(Debug, Clone)]
-struct Rules {
-    valar_base: i64,
-    valar_divisor: i64,
-    valar_start: i64,
-    maia_win: i64,
-    maia_draw: i64,
-    maia_loss: i64,
-    maia_start: i64,
-    istari_start: i64,
-    ainur_base: i64,
-    ainur_start: i64,
-    min_nations: i64,
-    min_members: i64,
-    small_min_positions: i64,
-    small_factor: Rational,
-    /// `small_game.factor` as written in the rules (`0.5`).
-    small_text: String,
-    monthly_factor: Rational,
-    /// `monthly.factor` as written in the rules (`0.98`).
-    monthly_text: String,
-    monthly_mean: i64,
-    deadline_days: i64,
-    points: Vec<i64>,
-    enemy: i64,
-}
-
-impl Rules {
-    fn of(p: &Params) -> Self {
-        let (valar, maia, ainur) = (
-            p.get::<params::Valar>(),
-            p.get::<params::Maia>(),
-            p.get::<params::Ainur>(),
-        );
-        let (small, monthly, council) = (
-            p.get::<params::SmallGame>(),
-            p.get::<params::Monthly>(),
-            p.get::<params::Council>(),
-        );
-        Rules {
-            valar_base: valar.base,
-            valar_divisor: valar.divisor,
-            valar_start: valar.start,
-            maia_win: maia.win,
-            maia_draw: maia.draw,
-            maia_loss: maia.loss,
-            maia_start: maia.start,
-            istari_start: p.get::<params::Istari>().start,
-            ainur_base: ainur.base,
-            ainur_start: ainur.start,
-            min_nations: ainur.min_nations,
-            min_members: ainur.min_members,
-            small_min_positions: small.min_positions,
-            small_factor: small.factor.value(),
-            small_text: small.factor.text().to_string(),
-            monthly_factor: monthly.factor.value(),
-            monthly_text: monthly.factor.text().to_string(),
-            monthly_mean: monthly.mean,
-            deadline_days: council.deadline_days,
-            points: council.points.clone(),
-            enemy: council.enemy,
-        }
-    }
-}
-
 /// The mepbm projection. Memory grows with players and games (see [`store`]).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct State {
     /// Players and teams (the rated subjects).
     names: Interner,
@@ -249,43 +178,13 @@ pub struct State {
     teams: BTreeMap<u32, Team>,
     /// By (scenario, nation).
     pars: BTreeMap<(u32, u32), Par>,
-    /// By player id; serialized as a `BTreeMap<u32, _>` (see `IdMap`).
+    /// By player id.
     council: IdMap<Council>,
     nazgul: IdMap<Tally>,
     months: BTreeSet<String>,
-    /// Rebuilt after a checkpoint is read.
-    #[serde(skip)]
-    rules: RulesCache,
-}
-
-/// The parsed rules and the `Params::stamp` they were read under: a cache, not
-/// state, so it is neither serialized nor shown by `Debug` (stamps differ between
-/// two folds of one ledger, whose states must compare equal).
-#[derive(Clone, Default)]
-struct RulesCache(Option<(u64, Arc<Rules>)>);
-
-impl std::fmt::Debug for RulesCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("RulesCache")
-    }
 }
 
 impl State {
-    /// The rules in force, from the cache when it is current.
-    fn rules(&self, cx: &Cx) -> Arc<Rules> {
-        match &self.rules.0 {
-            Some((stamp, r)) if *stamp == cx.params.stamp() => Arc::clone(r),
-            _ => Arc::new(Rules::of(&cx.params)),
-        }
-    }
-
-    /// [`State::rules`], caching them for the events that follow.
-    fn rules_mut(&mut self, cx: &Cx) -> Arc<Rules> {
-        let r = self.rules(cx);
-        self.rules = RulesCache(Some((cx.params.stamp(), Arc::clone(&r))));
-        r
-    }
-
     /// Game `id`'s index, if it was started.
     fn game_index(&self, id: &str) -> Option<usize> {
         self.games.get(id).map(|i| i as usize)

@@ -12,14 +12,12 @@
 //!   `council.deadline_days` may be raised later. Who voted is one bit on the
 //!   voter's first slot, so ballots add nothing.
 //!
-//! The state is serialized for checkpoints with serde (bincode): the layout is
-//! these structs' fields in declaration order. [`Interner`] is the shared one of
-//! `systems::compact` (a fixed FNV-1a hash, so a serialized index stays valid).
+//! Checkpoints store the state in the layout `checkpoint_bytes` writes (below).
+//! [`Interner`] is the shared one of `systems::compact`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use bincode::Options;
-use serde::{Deserialize, Serialize};
 
 use crate::codec::{Reader, Writer};
 use crate::systems::compact::IdMap;
@@ -47,7 +45,7 @@ pub(super) fn side_of_code(c: u8) -> Side {
 }
 
 /// One position of a game, 12 bytes.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Slot {
     /// Interned nation name (in `places`).
     pub nation: u32,
@@ -86,7 +84,7 @@ impl Slot {
 }
 
 /// One game; its id is its index in [`super::State`]'s `headers`.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Header {
     /// When it ended, once it has.
     pub ended: Option<Micros>,
@@ -99,7 +97,7 @@ pub(super) struct Header {
 }
 
 /// One rated subject in one system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Rating {
     pub value: i64,
     /// Games the subject was counted in (Istari: nations scored).
@@ -110,7 +108,7 @@ pub(super) struct Rating {
 /// lookup is two indexes) pointing into the packed ratings. Most players are rated
 /// in some of the four systems only: a dense `Option<Rating>` per name and system
 /// would cost 16 bytes each; this costs 4 plus 16 per rating held.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Ratings {
     /// Index into `values` by name id; [`NONE`] for a name without a rating.
     slot: Vec<u32>,
@@ -289,7 +287,6 @@ impl super::State {
             council,
             nazgul,
             months,
-            rules: Default::default(),
         })
     }
 }

@@ -16,17 +16,6 @@ impl RatingSystem for State {
         GroupDef::of::<params::Monthly>(),
         GroupDef::of::<params::Council>(),
     ];
-    const TYPES: &'static [&'static str] = &[
-        "mepbm.rating_seeded",
-        "mepbm.game_started",
-        "mepbm.nation_taken_over",
-        "mepbm.allegiance_changed",
-        "mepbm.game_ended",
-        "mepbm.vote_cast",
-        "mepbm.grudge_team_registered",
-        "mepbm.grudge_roster_changed",
-        "mepbm.monthly_tick",
-    ];
     const SAMPLES: &'static [(&'static str, &'static str)] = samples![
         "mepbm_ainur.jsonl",
         "mepbm_istari.jsonl",

@@ -8,22 +8,13 @@ use serde_json::{json, Value};
 use crate::num::{json_number, ratio};
 use crate::output::{Report, Table};
 use crate::systems::compact::name_key;
+use crate::systems::ranks;
 
 use super::math::nazgul_percent;
-use super::{Cx, Ratings, State};
+use super::{params, Cx, Ratings, State};
 
 /// A Council category: table name, title, and its points.
 type Category = (&'static str, &'static str, fn(&super::Council) -> i64);
-
-/// Competition ranks (1, 1, 3) for rows already sorted; equal keys share a rank.
-fn ranks<K: PartialEq>(keys: &[K]) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::with_capacity(keys.len());
-    for (i, k) in keys.iter().enumerate() {
-        let shared = i > 0 && keys[i - 1] == *k;
-        out.push(if shared { out[i - 1] } else { i + 1 });
-    }
-    out
-}
 
 /// `(name, value)` pairs sorted by value descending, then name; with ranks.
 fn ranked<T: Clone>(mut rows: Vec<(String, i64, T)>) -> Vec<(usize, String, i64, T)> {
@@ -115,7 +106,7 @@ impl State {
 
     /// Ainur: every registered or rated grudge team.
     pub(super) fn ainur_table(&self, cx: &Cx) -> Report {
-        let start = self.rules(cx).ainur_start;
+        let start = cx.params.get::<params::Ainur>().start;
         let mut t = Table::new(
             "ainur",
             "Ainur ratings (grudge teams)",

@@ -206,7 +206,7 @@ fn next_game(
         return Err(format!("match {id} is a {} match", stage_name(m.stage)));
     }
     let group = g.group.as_ref().map(|x| x.0.as_str());
-    let mine = names.opt(m.group);
+    let mine = m.group_name(names);
     if mine != group {
         return Err(format!(
             "match {id} is in group {}, not {}",
@@ -280,7 +280,7 @@ fn entitled(t: &View, g: &GamePlayed, p: &str) -> Result<(), String> {
         return Ok(());
     };
     let group = g.group.as_ref().map(|x| x.0.as_str());
-    let mine = names.opt(last.group);
+    let mine = last.group_name(names);
     if mine != group {
         return Err(format!(
             "player {p} plays in group {}, not {} (a player stays in one group)",
@@ -293,7 +293,7 @@ fn entitled(t: &View, g: &GamePlayed, p: &str) -> Result<(), String> {
             "player {p} is still playing match {} ({} of {} games recorded)",
             names.name(last.id),
             last.games(),
-            cx_games(t)
+            t.games_per_match()
         )),
         Standing::Eliminated => Err(format!(
             "player {p} was eliminated in match {} (place {}; the top {} advance)",
@@ -303,10 +303,6 @@ fn entitled(t: &View, g: &GamePlayed, p: &str) -> Result<(), String> {
         )),
         Standing::Advanced => Ok(()),
     }
-}
-
-fn cx_games(t: &View) -> i64 {
-    t.games_per_match()
 }
 
 fn list(players: &[&str]) -> String {

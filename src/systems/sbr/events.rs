@@ -4,21 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::events::{payload_table, Ident};
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    TournamentCreated(TournamentCreated),
-    GamePlayed(GamePlayed),
-}
-
-pub(crate) fn parse(
-    name: &str,
-    v: impl crate::events::PayloadInput,
-) -> Result<Option<Event>, String> {
-    payload_table!("sbr", name, v, {
-        "tournament_created" => TournamentCreated,
-        "game_played" => GamePlayed,
-    })
-}
+payload_table! { "sbr", {
+    "tournament_created" => TournamentCreated,
+    "game_played" => GamePlayed,
+} }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

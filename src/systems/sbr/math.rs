@@ -2,7 +2,6 @@
 //! the ranking of a match. No ledger types here.
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 
 /// The 21 bases (Blokus polyominoes) and their sizes in squares.
 pub const PIECES: [(&str, i64); 21] = [
@@ -38,12 +37,8 @@ pub fn piece_size(name: &str) -> Option<i64> {
 pub type BaseRef<'a> = (&'a str, bool);
 
 /// Game score = sum of piece sizes, times `bonus_multiplier` for a piece on a
-/// bonus tile. Errors name the piece: unknown, or placed twice.
-pub fn game_score(bases: &[BaseRef], bonus_multiplier: i64) -> Result<i64, String> {
-    game_score_of(bases.iter().copied(), bonus_multiplier)
-}
-
-/// [`game_score`] over any sequence of bases (no allocation unless it fails).
+/// bonus tile. Errors name the piece: unknown, or placed twice. Any sequence of
+/// bases; no allocation unless it fails.
 pub fn game_score_of<'a>(
     bases: impl IntoIterator<Item = BaseRef<'a>>,
     bonus_multiplier: i64,
@@ -90,24 +85,6 @@ pub fn score_formula(bases: &[BaseRef], bonus_multiplier: i64) -> String {
     }
 }
 
-/// Standard competition ranks (1, 2, 2, 4), highest key first: equal keys share
-/// a rank (equal seeding scores share a seed rank: the rules give no tie-break).
-pub fn competition_ranks<K: Ord + Clone, S: Ord + Copy>(keys: &[(K, S)]) -> BTreeMap<K, u32> {
-    let mut sorted: Vec<&(K, S)> = keys.iter().collect();
-    sorted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let mut out = BTreeMap::new();
-    let mut rank = 0u32;
-    let mut prev: Option<S> = None;
-    for (i, (k, s)) in sorted.iter().enumerate() {
-        if prev != Some(*s) {
-            rank = i as u32 + 1;
-            prev = Some(*s);
-        }
-        out.insert(k.clone(), rank);
-    }
-    out
-}
-
 /// One player's line in a match, as far as ranking goes. `P` names the player
 /// (its order is the display order of lines the tie-breaks leave equal).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -135,11 +112,6 @@ fn seed_key(s: Option<u32>) -> u32 {
 
 /// Rank a match: lines sorted best first with their place. Lines the
 /// tie-breaks leave equal share a place (then sorted by name, for a stable display).
-pub fn rank_lines<P: Ord + Clone>(lines: &[Line<P>]) -> Vec<(u32, Line<P>)> {
-    rank_owned(lines.to_vec())
-}
-
-/// [`rank_lines`], taking the lines by value.
 pub fn rank_owned<P: Ord>(mut sorted: Vec<Line<P>>) -> Vec<(u32, Line<P>)> {
     sorted.sort_by(|a, b| line_order(a, b).then_with(|| a.player.cmp(&b.player)));
     let mut out: Vec<(u32, Line<P>)> = Vec::with_capacity(sorted.len());
@@ -163,6 +135,14 @@ pub fn advances(place: u32, advance: i64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn game_score(bases: &[BaseRef], bonus_multiplier: i64) -> Result<i64, String> {
+        game_score_of(bases.iter().copied(), bonus_multiplier)
+    }
+
+    fn rank_lines(lines: &[Line]) -> Vec<(u32, Line)> {
+        rank_owned(lines.to_vec())
+    }
 
     fn line(p: &str, total: i64, best: i64, seed: Option<u32>) -> Line {
         Line {
@@ -202,14 +182,6 @@ mod tests {
         assert!(e.contains("\"Q7\" is not one of the 21 bases"), "{e}");
         let e = game_score(&[("X", false), ("X", true)], 3).unwrap_err();
         assert!(e.contains("piece X is placed twice"), "{e}");
-    }
-
-    #[test]
-    fn seed_ranks_share_equal_scores() {
-        let r = competition_ranks(&[("a", 40), ("b", 55), ("c", 40), ("d", 12)]);
-        assert_eq!(r["b"], 1);
-        assert_eq!((r["a"], r["c"]), (2, 2));
-        assert_eq!(r["d"], 4);
     }
 
     #[test]

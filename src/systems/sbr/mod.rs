@@ -89,32 +89,7 @@ const NONE: u32 = u32::MAX;
 
 /// Interned strings (player names, match and group ids): each a `u32`, so the
 /// per-game state holds no string.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(crate) struct Names {
-    names: crate::systems::compact::Interner,
-}
-
-impl Names {
-    fn get(&self, s: &str) -> Option<u32> {
-        self.names.get(s)
-    }
-
-    fn intern(&mut self, s: &str) -> u32 {
-        self.names.intern(s)
-    }
-
-    pub fn name(&self, id: u32) -> &str {
-        if (id as usize) < self.names.len() {
-            self.names.name(id)
-        } else {
-            ""
-        }
-    }
-
-    fn opt(&self, id: u32) -> Option<&str> {
-        (id != NONE).then(|| self.name(id))
-    }
-}
+pub(crate) type Names = crate::systems::compact::Interner;
 
 /// A player's matches in one stage: how many, and the latest (an index).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -184,6 +159,11 @@ pub(crate) struct Match {
 }
 
 impl Match {
+    /// Its group's id, if it has one.
+    pub fn group_name<'a>(&self, names: &'a Names) -> Option<&'a str> {
+        (self.group != NONE).then(|| names.name(self.group))
+    }
+
     pub fn games(&self) -> usize {
         self.nums.len()
     }

@@ -7,9 +7,10 @@ use std::cmp::Reverse;
 use serde_json::{json, Value};
 
 use crate::output::{Report, Table};
+use crate::systems::ranks;
 use crate::systems::sbr::events::Stage;
 
-use super::math::{advances, competition_ranks};
+use super::math::advances;
 use super::params::Sbr;
 use super::{stage_name, Cx, Match, Names, Selector, Standing, Tournaments, View, SYS};
 
@@ -183,9 +184,8 @@ fn ranking(v: &View, cx: &Cx) -> Table {
     let mut entries: Vec<(&str, Entry)> = (0..t.people.len() as u32)
         .map(|p| (v.player(p), entry(v, p, fin, cx)))
         .collect();
-    let keys: Vec<(&str, _)> = entries.iter().map(|(p, e)| (*p, e.key)).collect();
-    let ranks = competition_ranks(&keys);
     entries.sort_by(|a, b| b.1.key.cmp(&a.1.key).then_with(|| a.0.cmp(b.0)));
+    let keys: Vec<_> = entries.iter().map(|(_, e)| e.key).collect();
     let title = match fin {
         Some(f) => format!(
             "Tournament {}: final ranking (podium from final match {})",
@@ -210,8 +210,8 @@ fn ranking(v: &View, cx: &Cx) -> Table {
             "result",
         ],
     );
-    for (p, e) in entries {
-        let mut row = vec![json!(ranks.get(p).copied().unwrap_or(0)), json!(p)];
+    for (rank, (p, e)) in ranks(&keys).into_iter().zip(entries) {
+        let mut row = vec![json!(rank), json!(p)];
         row.extend(e.cells);
         table.push(row);
     }
@@ -281,9 +281,8 @@ fn match_table(v: &View, m: &Match, is_final: bool, cx: &Cx) -> Table {
     columns.extend((1..=games).map(|g| format!("game_{g}")));
     columns.extend(["result", "advanced"].map(String::from));
     let cols: Vec<&str> = columns.iter().map(String::as_str).collect();
-    let group = v
-        .names
-        .opt(m.group)
+    let group = m
+        .group_name(v.names)
         .map(|g| format!(" {g}"))
         .unwrap_or_default();
     let id = v.names.name(m.id);

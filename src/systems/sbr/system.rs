@@ -8,7 +8,6 @@ impl RatingSystem for State {
     const NAME: &'static str = "sbr";
     const TABLES: &'static [&'static str] = TABLES;
     const PARAM_GROUPS: &'static [GroupDef] = &[GroupDef::of::<params::Sbr>()];
-    const TYPES: &'static [&'static str] = &["sbr.tournament_created", "sbr.game_played"];
     const SAMPLES: &'static [(&'static str, &'static str)] = samples!["sbr_mars_2014.jsonl"];
     const WORKER: usize = 2;
     system_items!(bincode);
