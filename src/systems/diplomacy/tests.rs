@@ -13,7 +13,7 @@ fn game(id: &str, at: &str, result: &str, winner: Option<&str>, powers: &str) ->
     )
 }
 
-const SPEC: &str = r#"[{"power":"Austria","player":"A","centers":10},{"power":"England","player":"B","centers":8},{"power":"France","player":"C","centers":6},{"power":"Germany","player":"D","centers":5},{"power":"Italy","player":"E","centers":3},{"power":"Russia","player":"F","centers":2},{"power":"Turkey","player":"G","centers":0,"eliminated":1907}]"#;
+const WORKED_EXAMPLE: &str = r#"[{"power":"Austria","player":"A","centers":10},{"power":"England","player":"B","centers":8},{"power":"France","player":"C","centers":6},{"power":"Germany","player":"D","centers":5},{"power":"Italy","player":"E","centers":3},{"power":"Russia","player":"F","centers":2},{"power":"Turkey","player":"G","centers":0,"eliminated":1907}]"#;
 
 fn folded(lines: &[String], audit: bool) -> crate::fold::Folded {
     let src = MemSource::from_jsonl(&lines.join("\n")).unwrap();
@@ -36,7 +36,10 @@ fn check_err(lines: &[String]) -> String {
 
 #[test]
 fn spec_example_through_the_fold() {
-    let f = folded(&[game("g1", "2024-03-09", "draw", None, SPEC)], true);
+    let f = folded(
+        &[game("g1", "2024-03-09", "draw", None, WORKED_EXAMPLE)],
+        true,
+    );
     let r = f
         .state
         .diplomacy
@@ -76,7 +79,7 @@ fn scores_show_as_the_worked_examples() {
     let solo = r#"[{"power":"Austria","player":"A","centers":18},{"power":"England","player":"B","centers":8},{"power":"France","player":"C","centers":4},{"power":"Germany","player":"D","centers":2},{"power":"Italy","player":"E","centers":1},{"power":"Russia","player":"F","centers":1},{"power":"Turkey","player":"G","centers":0,"eliminated":1905}]"#;
     let f = folded(
         &[
-            game("g1", "2024-03-09", "draw", None, SPEC),
+            game("g1", "2024-03-09", "draw", None, WORKED_EXAMPLE),
             game("g2", "2024-03-10", "solo", Some("Austria"), solo),
         ],
         false,
