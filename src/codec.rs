@@ -62,7 +62,7 @@ pub fn zigzag(v: i64) -> u64 {
 }
 
 /// The `i64` that [`zigzag`] made `v` from.
-pub fn unzigzag(v: u64) -> i64 {
+fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 

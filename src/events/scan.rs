@@ -25,6 +25,8 @@ const MAX_DEPTH: usize = 64;
 pub(crate) struct Scanner<'a> {
     b: &'a [u8],
     pos: usize,
+    /// No whitespace allowed anywhere (a stored event's layout).
+    compact: bool,
 }
 
 /// A string token: its bytes between the quotes, and whether it has escapes.
@@ -85,10 +87,17 @@ fn plain_run(b: &[u8]) -> usize {
 
 impl<'a> Scanner<'a> {
     pub fn new(b: &'a [u8]) -> Self {
-        Scanner { b, pos: 0 }
+        Scanner {
+            b,
+            pos: 0,
+            compact: false,
+        }
     }
 
     fn ws(&mut self) {
+        if self.compact {
+            return;
+        }
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.pos) {
             self.pos += 1;
         }
@@ -232,8 +241,7 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// The leading members of an object (no whitespace around its keys and
-/// values; the values themselves are checked as [`Scanner::skip`] does) whose keys rise strictly
+/// The leading members of a whitespace-free object whose keys rise strictly
 /// (as a canonical, JCS, object's do), up to and including key `last`: the
 /// scan stops at the first key above it without reading that member or any
 /// after it. `None` on anything else: an escaped key, a
@@ -244,6 +252,7 @@ pub(crate) fn sorted_members_through<'a>(
     mut f: impl FnMut(Str<'a>, &'a [u8]),
 ) -> Option<()> {
     let mut s = Scanner::new(b);
+    s.compact = true;
     s.byte(b'{')?;
     if s.byte(b'}').is_some() {
         return (s.pos == b.len()).then_some(());
@@ -262,12 +271,7 @@ pub(crate) fn sorted_members_through<'a>(
         }
         prev = key.raw;
         s.byte(b':')?;
-        let start = s.pos;
-        let value = s.skip(1)?;
-        if value.len() != s.pos - start {
-            return None; // whitespace before the value
-        }
-        f(key, value);
+        f(key, s.skip(1)?);
         match *s.b.get(s.pos)? {
             b',' => s.pos += 1,
             b'}' => return (s.pos + 1 == b.len()).then_some(()),

@@ -306,7 +306,7 @@ fn line_parser_agrees_with_the_value_path_on_odd_and_bad_input() {
 #[test]
 fn a_stored_header_that_cannot_be_read_is_refused_with_its_reason() {
     let laid_out = "not laid out as laurel stores events";
-    let cases: [(&[u8], &str); 10] = [
+    let cases: [(&[u8], &str); 11] = [
         (
             br#"{"at":"2003-01-01","reason":"r","target":-4,"type":"ledger.voided"}"#,
             "target",
@@ -326,6 +326,7 @@ fn a_stored_header_that_cannot_be_read_is_refused_with_its_reason() {
         (br#"{"id":"x","at":"2003-01-01","type":"t"}"#, laid_out),
         (br#"{"at":"2003-01-01", "type":"t"}"#, laid_out),
         (br#"{"at": "2003-01-01","type":"t"}"#, laid_out),
+        (br#"{"a":[ 1],"at":"2003-01-01","type":"t"}"#, laid_out),
     ];
     for (c, why) in cases {
         let e = stored_header(c).unwrap_err();

@@ -87,18 +87,13 @@ pub fn record_hash(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -
 }
 
 /// What a record's canonical bytes hold before its event.
-pub(crate) const RECORD_HEAD: &[u8] = b"{\"event\":";
+const RECORD_HEAD: &[u8] = b"{\"event\":";
 /// What comes between a record's event and the hex of its `prev`.
-pub(crate) const RECORD_MID: &[u8] = b",\"prev\":\"";
+const RECORD_MID: &[u8] = b",\"prev\":\"";
 
 /// Hand `put` the record's bytes after [`RECORD_MID`], piece by piece:
 /// `<hex of prev>","recorded_at":<recorded_at>,"seq":<seq>}`.
-pub(crate) fn record_suffix(
-    prev: &[u8; 32],
-    recorded_at: &str,
-    seq: u64,
-    put: &mut impl FnMut(&[u8]),
-) {
+fn record_suffix(prev: &[u8; 32], recorded_at: &str, seq: u64, put: &mut impl FnMut(&[u8])) {
     put(blake3::Hash::from(*prev).to_hex().as_bytes());
     put(b"\",\"recorded_at\":");
     if needs_escape(recorded_at) {

@@ -112,7 +112,7 @@ pub type Groups<'a> = dyn FnMut(&mut dyn FnMut(&[Change]) -> Result<()>) -> Resu
 impl Site {
     /// Render every page, index first, handing each to `put` as soon as it is
     /// made, in pieces: `put(file name, piece, last piece?)`. The pages are never
-    /// all held at once (100,000 generated events make 832 MB of them), nor is a
+    /// all held at once (a large ledger makes hundreds of MB of them), nor is a
     /// big one (CFR's table page at 1M events). Returns the number of pages.
     ///
     /// `views(each)` makes every table in display order, one at a time, and

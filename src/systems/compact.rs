@@ -122,11 +122,14 @@ impl Interner {
         self.ends.is_empty()
     }
 
-    /// The string numbered `id` (which must have been handed out).
+    /// The string numbered `id`; empty for an id never handed out (which
+    /// only a checkpoint laurel did not write can hold).
     pub fn name(&self, id: u32) -> &str {
         let i = id as usize;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.buf[start..self.ends[i] as usize]
+        let start = i.checked_sub(1).and_then(|j| self.ends.get(j));
+        let start = start.map_or(0, |&e| e as usize);
+        let end = self.ends.get(i).map_or(start, |&e| e as usize);
+        self.buf.get(start..end).unwrap_or("")
     }
 
     pub fn get(&self, s: &str) -> Option<u32> {
@@ -412,9 +415,9 @@ pub mod bytes {
 /// A value with its checkpoint encoding, kept until the value changes.
 ///
 /// Why: the check fold encodes every state every `N / 20` records, and most of
-/// a cards or sbr state is tournaments that no longer change. Encoding each
-/// tournament anew took 1.8 s of the 1M-event import's CPU (cards 1.2 s, sbr
-/// 0.6 s), for bytes that were mostly the same as the last time.
+/// a cards or sbr state is tournaments that no longer change: encoding each
+/// anew at every checkpoint would be a visible part of an import's CPU, for
+/// the same bytes as the last time.
 ///
 /// Invariant: the bytes are those of the value as it is. Every `&mut` access
 /// goes through `DerefMut`, which drops them first; clones and deserialized

@@ -82,7 +82,8 @@ impl<'a> Reader<'a> {
         Reader(crate::codec::Reader::new(data))
     }
 
-    /// A varint (0 past the end: the bytes are this process's own).
+    /// A varint (0 past the end: only bytes laurel did not write end early,
+    /// and a checkpoint's sections are checked by their zstd checksum).
     pub fn u(&mut self) -> u64 {
         self.0.u().unwrap_or(0)
     }

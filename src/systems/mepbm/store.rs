@@ -187,8 +187,8 @@ impl Ratings {
 ///
 /// Columns (rather than one record after another) put alike bytes together:
 /// the slots' nations repeat game after game and compress to little. Reading
-/// allocates each vector once at its final size; bincode through serde grew
-/// them by doubling and decoded field by field (a quarter of a 1M-event query).
+/// allocates each vector once at its final size (a query decodes this
+/// section before it folds).
 /// Ids are checked against their interner, so a damaged section reads as
 /// absent rather than panicking later.
 impl super::State {
