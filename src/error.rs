@@ -93,7 +93,14 @@ impl Error {
         }
     }
 
-    pub(crate) fn io(path: impl Into<String>, source: std::io::Error) -> Self {
+    /// A reader of stdout went away (`laurel demo | head`): not a failure of
+    /// the command, so the binary ends quietly with exit 0.
+    pub fn is_closed_stdout(&self) -> bool {
+        matches!(self, Error::Io { path, source }
+            if path == "stdout" && source.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
+    pub fn io(path: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
             source,

@@ -59,9 +59,15 @@ enum Command {
     /// Create an empty ledger.
     Init,
     /// Append the events of FILE (JSON Lines or a JSON array; `-` for stdin), all or nothing.
-    Append { file: String },
+    Append {
+        /// The events: a JSON Lines file, a file holding one JSON array, or `-` for stdin.
+        file: String,
+    },
     /// Append every *.json / *.jsonl directly under DIR, in name order, as one append.
-    Import { dir: PathBuf },
+    Import {
+        /// The directory whose *.json and *.jsonl files are appended.
+        dir: PathBuf,
+    },
     /// Recompute every hash of the chain; exit 1 if it does not verify.
     Verify {
         /// A published head that must still be in the chain: SEQ:HASH, or
@@ -77,6 +83,7 @@ enum Command {
     Export,
     /// A standings table: valar maia istari nations ainur council nazgul | cfr | cards | fibonacci carnage dss sos | sbr.
     Standings {
+        /// The table (one of the names above).
         table: String,
         /// For `cards` and `sbr`: the tournament.
         #[arg(long)]
@@ -86,17 +93,20 @@ enum Command {
         /// A rules file to fold with (what-if), as in `replay`.
         #[arg(long)]
         rules: Option<PathBuf>,
+        /// How to print: a text table, JSON or CSV.
         #[arg(long, value_enum, default_value_t)]
         format: Fmt,
     },
     /// Every change to PLAYER's values, with its cause and formula.
     History {
+        /// The player, exactly as the events name them.
         player: String,
         /// Only this table (e.g. valar).
         #[arg(long)]
         system: Option<String>,
         #[command(flatten)]
         clocks: Clocks,
+        /// How to print: a text table, JSON or CSV.
         #[arg(long, value_enum, default_value_t)]
         format: Fmt,
     },
@@ -104,11 +114,13 @@ enum Command {
     Rules {
         #[command(flatten)]
         clocks: Clocks,
+        /// How to print: a text table, JSON or CSV.
         #[arg(long, value_enum, default_value_t)]
         format: Fmt,
     },
     /// Recompute everything as if FILE's parameters had always been in force (nothing is appended).
     Replay {
+        /// A rules file: one JSON object of parameters by system, e.g. `{"valar": {"base": 45}}`.
         #[arg(long)]
         rules: PathBuf,
         /// Per player: old and new value and rank, largest moves first.
@@ -122,12 +134,15 @@ enum Command {
         tournament: Option<String>,
         #[command(flatten)]
         clocks: Clocks,
+        /// How to print: a text table, JSON or CSV.
         #[arg(long, value_enum, default_value_t)]
         format: Fmt,
     },
     /// Void record SEQ (append a ledger.voided): projections ignore it from now on.
     Void {
+        /// The seq of the record to void (as `laurel log` shows it).
         seq: u64,
+        /// Why: kept in the ledger with the void.
         #[arg(long)]
         reason: String,
     },
@@ -148,8 +163,10 @@ enum Command {
     /// Generate events, then measure import, verify, replay, point-in-time queries,
     /// memory and disk against the same run's floor.
     Bench {
+        /// How many events to generate.
         #[arg(long, default_value_t = 1_000_000)]
         events: u64,
+        /// The seed of the generated stream.
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Keep the temporary directory.
@@ -246,7 +263,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
         Command::Fold { clocks, rules } => app::fold_all(path, &query(clocks, rules))?,
     };
     out.write_all(text.as_bytes())
-        .map_err(|e| laurel::Error::Usage(format!("stdout: {e}")))
+        .map_err(|e| laurel::Error::io("stdout", e))
 }
 
 fn main() -> ExitCode {
@@ -261,6 +278,7 @@ fn main() -> ExitCode {
     }
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is_closed_stdout() => ExitCode::SUCCESS,
         Err(e) => {
             let code = e.exit_code();
             let prefix = match e {

@@ -442,3 +442,69 @@ fn the_largest_admitted_values_give_a_table_in_under_a_second() {
         }
     }
 }
+
+/// A reader that stops early (`laurel gen | head -1`) is not a failure: the
+/// command ends quietly with exit 0, whichever path was writing stdout.
+#[test]
+fn a_closed_stdout_ends_quietly_with_exit_0() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = empty_ledger();
+    append_text(dir.path(), &seed("\"Ann\"", "1500"));
+    let commands: [&[&str]; 2] = [&["gen", "--events", "200000"], &["demo"]];
+    for args in commands {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("laurel"))
+            .arg("--ledger")
+            .arg(dir.path().join("laurel.db"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(!first.is_empty(), "{args:?} printed a line");
+        // The pipe's reading end is dropped here; the writer meets EPIPE.
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr_of(&out));
+        assert_eq!(stderr_of(&out), "", "{args:?}");
+    }
+}
+
+/// Every argument and option of every command says what it is in `--help`
+/// (a name alone, with nothing beside it, is a help text missing).
+#[test]
+fn every_argument_of_every_command_has_help_text() {
+    let dir = empty_ledger();
+    let help = |args: &[&str]| {
+        let out = laurel(dir.path()).args(args).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let top = help(&["--help"]);
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 15, "{commands:?}");
+    for c in commands {
+        let text = help(&[c.as_str(), "--help"]);
+        for line in text
+            .lines()
+            .filter(|l| l.starts_with("  <") || l.starts_with("  -"))
+        {
+            let described = line
+                .trim()
+                .split("  ")
+                .filter(|p| !p.trim().is_empty())
+                .count()
+                >= 2;
+            assert!(described, "`laurel {c}`: no help for {:?}", line.trim());
+        }
+    }
+}

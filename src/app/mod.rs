@@ -268,7 +268,7 @@ fn buffered(w: &mut dyn Write, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> 
 
 /// A failed write of a command's output.
 fn stdout_error(e: std::io::Error) -> Error {
-    Error::Usage(format!("stdout: {e}"))
+    Error::io("stdout", e)
 }
 
 /// `laurel void SEQ --reason TEXT`: append a `ledger.voided`.
