@@ -508,3 +508,28 @@ fn every_argument_of_every_command_has_help_text() {
         }
     }
 }
+
+/// A mistyped table name is refused with the table it is nearest to.
+#[test]
+fn a_mistyped_table_suggests_the_nearest_one() {
+    let dir = empty_ledger();
+    let out = laurel(dir.path())
+        .args(["standings", "valr"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains(r#"unknown standings table "valr"; did you mean "valar"?"#),
+        "{err}"
+    );
+    let out = laurel(dir.path())
+        .args(["standings", "zzzzzz"])
+        .output()
+        .unwrap();
+    assert!(
+        !stderr_of(&out).contains("did you mean"),
+        "{}",
+        stderr_of(&out)
+    );
+}

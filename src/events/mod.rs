@@ -36,7 +36,7 @@ use crate::time::{self, Micros};
 pub const MAX_STRING: usize = 4096;
 
 use text::forbidden_message;
-pub use text::{forbidden, forbidden_char};
+pub use text::{closest, forbidden, forbidden_char};
 
 pub use crate::systems::{Event, TYPES};
 

@@ -22,3 +22,61 @@ pub(super) fn forbidden_message(what: &str, c: char) -> String {
         c as u32
     )
 }
+
+/// How many single-character insertions, deletions or substitutions make `a`
+/// into `b` (Levenshtein), ignoring case.
+pub fn edits(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().flat_map(char::to_lowercase).collect();
+    let b: Vec<char> = b.chars().flat_map(char::to_lowercase).collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// The one of `known` nearest to `word`, for a "did you mean": at most two
+/// edits away and fewer than half of `word`'s length (so a short word is
+/// not matched to anything), the first of equals in `known`'s order.
+pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = 2.min(word.chars().count().saturating_sub(1) / 2);
+    let scored = known.into_iter().map(|k| (edits(word, k), k));
+    scored
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edits_count_insertions_deletions_and_substitutions_ignoring_case() {
+        assert_eq!(edits("valr", "valar"), 1);
+        assert_eq!(edits("VALAR", "valar"), 0);
+        assert_eq!(edits("kitten", "sitting"), 3);
+        assert_eq!(edits("", "sbr"), 3);
+        assert_eq!(edits("maia", ""), 4);
+    }
+
+    #[test]
+    fn closest_suggests_a_near_name_and_nothing_for_a_far_or_short_one() {
+        let known = ["valar", "maia", "istari", "nations", "sbr", "sos"];
+        assert_eq!(closest("valr", known), Some("valar"));
+        assert_eq!(closest("istary", known), Some("istari"));
+        assert_eq!(closest("Nation", known), Some("nations"));
+        assert_eq!(closest("zzzzzz", known), None);
+        // Two letters off a three-letter name is another word, not a typo.
+        assert_eq!(closest("sb", known), None);
+        assert_eq!(closest("xyz", known), None);
+    }
+}

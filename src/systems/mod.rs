@@ -305,9 +305,13 @@ macro_rules! registry {
                         return RatingSystem::standings(&self.$ns, table, sel, cx);
                     }
                 )*
+                let known: Vec<&str> = tables().iter().map(|(t, _)| *t).collect();
+                let hint = crate::events::closest(table, known.iter().copied())
+                    .map(|t| format!("; did you mean {t:?}?"))
+                    .unwrap_or_default();
                 Err(format!(
-                    "unknown standings table {table:?} (known: {})",
-                    tables().iter().map(|(t, _)| *t).collect::<Vec<_>>().join(", ")
+                    "unknown standings table {table:?}{hint} (known: {})",
+                    known.join(", ")
                 ))
             }
 
