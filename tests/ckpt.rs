@@ -269,7 +269,7 @@ fn headers(d: &Path) -> Vec<(Vec<u8>, Header)> {
 fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     let dir = empty_ledger();
     let d = dir.path();
-    // 22 checkpoints of 150 records: whole ones are the 1st, 11th and 21st.
+    // 22 checkpoints of 150 records: whole ones are the 1st, 6th, 11th, 16th and 21st.
     append(d, &gen(3300, 5));
     let all = headers(d);
     let whole: Vec<&(Vec<u8>, Header)> = all.iter().filter(|(_, h)| h.parent.is_none()).collect();

@@ -24,23 +24,9 @@ pub(super) fn forbidden_message(what: &str, c: char) -> String {
 }
 
 /// How many single-character insertions, deletions or substitutions make `a`
-/// into `b` (Levenshtein), ignoring case.
+/// into `b` (Levenshtein, by `strsim`), ignoring case.
 pub fn edits(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().flat_map(char::to_lowercase).collect();
-    let b: Vec<char> = b.chars().flat_map(char::to_lowercase).collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (diag + usize::from(ca != cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            diag = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
+    strsim::levenshtein(&a.to_lowercase(), &b.to_lowercase())
 }
 
 /// The one of `known` nearest to `word`, for a "did you mean": at most two

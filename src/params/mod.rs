@@ -598,8 +598,8 @@ impl Params {
     /// [`Params::get`] as a shared pointer, for code that needs the values
     /// while it changes the fold's context.
     pub fn shared<T: Group>(&self) -> Arc<T> {
-        (self.typed.iter())
-            .find_map(|t| Arc::clone(t).downcast::<T>().ok())
+        let found = self.typed.iter().find(|t| t.is::<T>());
+        (found.and_then(|t| Arc::clone(t).downcast::<T>().ok()))
             .unwrap_or_else(|| panic!("parameter group {} is not in PARAM_GROUPS", T::NAME))
     }
 
