@@ -48,8 +48,8 @@ pub enum Error {
     /// An event (or the input stream) broke a rule; nothing was written.
     #[error("{origin}: {msg}")]
     Invalid { origin: Box<Origin>, msg: String },
-    /// An event with this `id` is already in the ledger with other content.
-    #[error("{origin}: id {id:?} is already recorded at seq {seq} with different content")]
+    /// An event with this `id` is already in the ledger, not voided, with other content.
+    #[error("{origin}: id {id:?} is already recorded at seq {seq} with different content (to replace that record: laurel correct {seq} FILE --reason TEXT)")]
     IdConflict {
         origin: Box<Origin>,
         id: String,

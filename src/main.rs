@@ -138,12 +138,23 @@ enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Fmt,
     },
-    /// Void record SEQ (append a ledger.voided): projections ignore it from now on.
+    /// Void records (append a ledger.voided for each, all or nothing): projections ignore them from now on.
     Void {
-        /// The seq of the record to void (as `laurel log` shows it).
+        /// The seqs of the records to void (as `laurel log` shows them).
+        #[arg(required = true, num_args = 1..)]
+        seqs: Vec<u64>,
+        /// Why: kept in the ledger with each void, shown by `log` and `history`.
+        #[arg(long, value_parser = clap::builder::NonEmptyStringValueParser::new())]
+        reason: String,
+    },
+    /// Void record SEQ and append FILE's replacement event(s) in one all-or-nothing append.
+    Correct {
+        /// The seq of the record to replace (as `laurel log` shows it).
         seq: u64,
-        /// Why: kept in the ledger with the void.
-        #[arg(long)]
+        /// The replacement: JSON Lines or a JSON array (`-` for stdin); may reuse SEQ's ids.
+        file: String,
+        /// Why: kept in the ledger with the void, shown by `log` and `history`.
+        #[arg(long, value_parser = clap::builder::NonEmptyStringValueParser::new())]
         reason: String,
     },
     /// Load the bundled events/ into a temporary ledger and print every table.
@@ -247,7 +258,8 @@ fn run(cli: Cli) -> laurel::Result<()> {
             let q = query(clocks, Some(rules));
             return app::replay(path, &q, diff, only, format.into(), &mut out);
         }
-        Command::Void { seq, reason } => app::void(path, seq, &reason)?,
+        Command::Void { seqs, reason } => app::void(path, &seqs, &reason)?,
+        Command::Correct { seq, file, reason } => app::correct(path, seq, &file, &reason)?,
         Command::Demo => return app::demo(&mut out),
         Command::Gen {
             events,

@@ -5,15 +5,19 @@
 //! command line: `main.rs` does that with clap and calls these.
 //!
 //! Layout: this file holds the arguments and helpers every command shares and the
-//! small ledger commands (init, append, import, verify, head, export, log, void);
-//! [`query`] holds the read-only queries (standings, history, rules, fold),
+//! small ledger commands (init, append, import, verify, head, export);
+//! [`corrections`] holds `void` and `correct`, [`log`](mod@log) the log, [`query`] holds the read-only queries (standings, history, rules, fold),
 //! [`replay`](mod@replay) the what-if replay and its diff, and [`publish`] what
 //! makes output beyond one table (demo, site, gen, bench).
 
+mod corrections;
+mod log;
 mod publish;
 mod query;
 mod replay;
 
+pub use corrections::{correct, void};
+pub use log::log;
 pub use publish::{bench, demo, gen, site};
 pub use query::{fold_all, history, rules, standings};
 pub use replay::replay;
@@ -21,7 +25,7 @@ pub use replay::replay;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::fold::{self, KnownAt, Query};
@@ -107,6 +111,12 @@ fn append_summary(r: &crate::ledger::AppendReport) -> String {
         s.push_str(&format!(
             "; {} already recorded (nothing added for them)",
             r.already_recorded
+        ));
+    }
+    if r.already_voided > 0 {
+        s.push_str(&format!(
+            "; {} of them exact copies of voided records (to restore one, append it under a new id)",
+            r.already_voided
         ));
     }
     format!("{s}\nhead {}\n", r.head)
@@ -210,32 +220,6 @@ pub fn export(path: &Path, w: &mut dyn Write) -> Result<()> {
     Ledger::read(path)?.export_to(w, "stdout")
 }
 
-/// `laurel log`: one human line per record.
-pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
-    #[derive(serde::Deserialize)]
-    struct Peek {
-        #[serde(rename = "type")]
-        kind: String,
-        id: Option<String>,
-    }
-    let ledger = Ledger::read(path)?;
-    ledger.for_each_record(&mut |r, recorded_at| {
-        let peek: Peek = serde_json::from_slice(r.event)
-            .map_err(|e| Error::Corrupt(format!("record {}: {e}", r.seq)))?;
-        let line = format!(
-            "{:>6}  {}  {:<28} {:<20} {}  (recorded {})\n",
-            r.seq,
-            time::format_short(r.at),
-            peek.kind,
-            peek.id.unwrap_or_default(),
-            &canonical::hex(&r.hash)[..16],
-            recorded_at
-        );
-        w.write_all(line.as_bytes())
-            .map_err(|e| Error::io("stdout", e))
-    })
-}
-
 /// A fold of one namespace's projection (`only`), or of every one (`None`),
 /// with its stamp (what it was computed against).
 fn folded_only(
@@ -269,19 +253,6 @@ fn buffered(w: &mut dyn Write, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> 
 /// A failed write of a command's output.
 fn stdout_error(e: std::io::Error) -> Error {
     Error::io("stdout", e)
-}
-
-/// `laurel void SEQ --reason TEXT`: append a `ledger.voided`.
-pub fn void(path: &Path, target: u64, reason: &str) -> Result<String> {
-    let ledger = Ledger::open(path)?;
-    let ev = json!({"type": "ledger.voided", "at": time::format(time::now()), "target": target, "reason": reason});
-    let line = ev.to_string();
-    let input = Input {
-        name: "laurel void".into(),
-        reader: Box::new(line.as_bytes()),
-    };
-    let report = ledger.append(vec![input])?;
-    Ok(append_summary(&report))
 }
 
 /// The selectors a table is shown under in `demo` and `replay`: one per

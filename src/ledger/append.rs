@@ -25,10 +25,24 @@ impl Ledger {
     /// the same clean-up) finishes it; readers never see the leftovers, which
     /// lie beyond the head.
     pub fn append(&self, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
+        self.append_if(inputs, &|_| Ok(()))
+    }
+
+    /// [`Ledger::append`], committed only if `accept` takes its report once
+    /// every record is written and validated (else its error is returned and
+    /// nothing is written): how `laurel correct` refuses a replacement that adds
+    /// nothing, which would leave the void alone.
+    pub fn append_if(
+        &self,
+        inputs: Vec<Input<'_>>,
+        accept: &dyn Fn(&AppendReport) -> Result<()>,
+    ) -> Result<AppendReport> {
         let head = self.head()?;
         self.drop_beyond(head.seq)?;
         let moved = std::cell::Cell::new(false);
-        let result = self.write_pending(head, inputs).and_then(|report| {
+        let written = self.write_pending(head, inputs);
+        let result = written.and_then(|report| {
+            accept(&report)?;
             if report.appended > 0 {
                 self.set_sled_head(report.head)?;
                 moved.set(true);
@@ -104,7 +118,9 @@ impl Ledger {
             seen: None,
             origins: Origins::default(),
             voids: Vec::new(),
+            voided: self.voided_targets(),
             already: 0,
+            already_voided: 0,
         };
         let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
         let fed = std::thread::scope(|scope| {
@@ -122,6 +138,7 @@ impl Ledger {
         let report = AppendReport {
             appended: last.seq - head.seq,
             already_recorded: pending.already,
+            already_voided: pending.already_voided,
             head: last,
         };
         if report.appended > 0 {
@@ -214,6 +231,13 @@ impl Ledger {
             ..Origin::default()
         };
         Err(Error::invalid(o, blame))
+    }
+
+    /// The targets of every committed void, from the chunk summaries.
+    fn voided_targets(&self) -> BTreeSet<u64> {
+        let index = self.index.borrow();
+        let voids = index.iter().flat_map(|e| e.summary.voids.iter());
+        voids.map(|&(_, target)| target).collect()
     }
 
     /// The key fingerprints of every committed record, from `fps` (not the
@@ -338,7 +362,28 @@ struct Pending<'l> {
     /// (seq, target) of each new `ledger.voided`, to name it when a record that
     /// depends on its target no longer validates.
     voids: Vec<(u64, u64)>,
+    /// The targets of every void: the ledger's, then this append's so far.
+    voided: BTreeSet<u64>,
     already: u64,
+    /// How many of `already` are copies of voided records.
+    already_voided: u64,
+}
+
+/// What the records holding an incoming event's idempotency key say of it.
+///
+/// A voided record gives up its key: an event with the key of a voided record
+/// and other content is new (a correction may keep the id of what it
+/// corrects). An exact copy of any record, voided or not, is already
+/// recorded: appending the same file again never changes the ledger, and a
+/// re-import of the files a correction was made from does not bring the
+/// voided event back.
+enum Recorded {
+    /// No record holds the key, or only voided ones with other content.
+    New,
+    /// A record holds the key with the same content; `voided`: that record is voided.
+    Same { voided: bool },
+    /// A live record holds the key with other content: its seq.
+    Conflict(u64),
 }
 
 impl Pending<'_> {
@@ -351,23 +396,27 @@ impl Pending<'_> {
             ..Origin::default()
         };
         let fp = idem::fingerprint(&inc.idem);
-        if let Some((c, seq)) = self.recorded(index, fp, &inc.idem)? {
-            if c == inc.content {
+        match self.recorded(index, fp, &inc)? {
+            Recorded::New => {}
+            Recorded::Same { voided } => {
                 self.already += 1;
+                self.already_voided += u64::from(voided);
                 return Ok(());
             }
-            // The line's own payload comes first (see `first_problem`).
-            if let Some(msg) = payload_error(&inc.canonical) {
-                return Err(Error::invalid(
-                    self::origin(&names[inc.file], inc.line),
-                    msg,
-                ));
+            Recorded::Conflict(seq) => {
+                // The line's own payload comes first (see `first_problem`).
+                if let Some(msg) = payload_error(&inc.canonical) {
+                    return Err(Error::invalid(
+                        self::origin(&names[inc.file], inc.line),
+                        msg,
+                    ));
+                }
+                return Err(Error::IdConflict {
+                    origin: Box::new(origin()),
+                    id: inc.id.unwrap_or_default(),
+                    seq,
+                });
             }
-            return Err(Error::IdConflict {
-                origin: Box::new(origin()),
-                id: inc.id.unwrap_or_default(),
-                seq,
-            });
         }
         // Target 0 would be stored as "not a void" (chunk.rs), so refuse it here.
         if inc.void == Some(0) {
@@ -379,6 +428,7 @@ impl Pending<'_> {
         index.insert(fp, self.writer.next_seq());
         if let Some(target) = inc.void {
             self.voids.push((self.writer.next_seq(), target));
+            self.voided.insert(target);
         }
         (self.writer).push(inc.at, inc.void, inc.idem, inc.content, &inc.canonical);
         self.current.push(Pushed {
@@ -441,21 +491,25 @@ impl Pending<'_> {
         }))
     }
 
-    /// `(content, seq)` of the record already holding key `idem`, if any: the
-    /// index gives candidates by fingerprint, the records themselves decide.
-    fn recorded(
-        &mut self,
-        index: &idem::Index,
-        fp: u64,
-        idem: &[u8; 16],
-    ) -> Result<Option<([u8; 16], u64)>> {
+    /// What the records already holding `inc`'s key say of it (see
+    /// [`Recorded`]): the index gives candidates by fingerprint, the records
+    /// themselves decide.
+    fn recorded(&mut self, index: &idem::Index, fp: u64, inc: &Incoming) -> Result<Recorded> {
+        let mut conflict = None;
         for seq in index.candidates(fp) {
             let (k, content) = self.keys_of(seq)?;
-            if k == *idem {
-                return Ok(Some((content, seq)));
+            if k != inc.idem {
+                continue;
+            }
+            let voided = self.voided.contains(&seq);
+            if content == inc.content {
+                return Ok(Recorded::Same { voided });
+            }
+            if !voided {
+                conflict = Some(seq);
             }
         }
-        Ok(None)
+        Ok(conflict.map_or(Recorded::New, Recorded::Conflict))
     }
 
     /// (idem, content) of record `seq`: from the chunk being filled, or stored.

@@ -73,6 +73,9 @@ pub struct AppendReport {
     pub appended: u64,
     /// Events whose idempotency key was already recorded with identical content.
     pub already_recorded: u64,
+    /// How many of those are copies of voided records (nothing is added for
+    /// them either: see the append's idempotency rule).
+    pub already_voided: u64,
     pub head: Head,
 }
 

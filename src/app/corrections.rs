@@ -1,0 +1,130 @@
+//! Corrections: `laurel void SEQ... --reason TEXT` and `laurel correct SEQ FILE
+//! --reason TEXT`. Both are one all-or-nothing append of `ledger.voided` events
+//! (and, for `correct`, the replacement after them), checked like any append.
+//!
+//! The rules, and the decisions the rating documents leave open:
+//!
+//! - **Several seqs, one append.** `void 4 7 9` appends one `ledger.voided` per
+//!   seq, in the order given, at the same `at`, with the same reason. A seq that
+//!   is not an earlier record, is already voided, is itself a void, or is named
+//!   twice refuses the whole command (exit 2, nothing written), and so does a
+//!   void that later records depend on (a round whose results are recorded), as
+//!   for a void appended from a file.
+//! - **A void cannot be voided**: voids are final, so a wrong void is not undone;
+//!   the voided event is appended again instead, under a new id if its copy would
+//!   be an exact one (an exact copy of a record, voided or not, is "already
+//!   recorded": appending the same file again never changes the ledger).
+//! - **A `ledger.rules_changed` may be voided**: folds then use the rules in force
+//!   without it, from its `at` on, for every event, as if it had never been
+//!   recorded (the append is refused if an event no longer validates).
+//! - **`correct` is a void and its replacement in one append**: the void first,
+//!   then every event of FILE (one or more), so the replacement is validated
+//!   against the ledger with SEQ voided and may reuse SEQ's id and the ids of its
+//!   system (game, heat, match). The ledger is never without the result: the one
+//!   commit writes both or neither. A FILE that adds no new event (empty, or
+//!   every event already recorded, say an exact copy of SEQ) is refused, since
+//!   the void would stand alone.
+//! - **The reason** is kept in each `ledger.voided`; `log` shows it beside the
+//!   void and its target, `history` beside every change the voided record made.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::{append_summary, open_input};
+use crate::error::{Error, Origin, Result};
+use crate::ledger::{AppendReport, Input, Ledger};
+use crate::time;
+
+/// The input of one `ledger.voided` per target, in order, named `name` in
+/// messages (its line `k` voids the `k`-th target).
+fn voids_input(name: &str, targets: &[u64], reason: &str) -> Input<'static> {
+    let at = time::format(time::now());
+    let lines: String = targets
+        .iter()
+        .map(|t| {
+            let ev = json!({"type": "ledger.voided", "at": at, "target": t, "reason": reason});
+            format!("{ev}\n")
+        })
+        .collect();
+    Input {
+        name: name.into(),
+        reader: Box::new(std::io::Cursor::new(lines.into_bytes())),
+    }
+}
+
+/// "4, 7 and 9".
+fn seq_list(targets: &[u64]) -> String {
+    let all: Vec<String> = targets.iter().map(u64::to_string).collect();
+    match all.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => all.concat(),
+    }
+}
+
+/// `laurel void SEQ... --reason TEXT`: one `ledger.voided` per seq, one append.
+pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
+    if targets.is_empty() {
+        return Err(Error::Usage("void: name at least one seq".into()));
+    }
+    let ledger = Ledger::open(path)?;
+    let report = ledger.append(vec![voids_input("laurel void", targets, reason)])?;
+    let noun = if targets.len() == 1 { "record" } else { "records" };
+    Ok(format!(
+        "voided {noun} {}\n{}",
+        seq_list(targets),
+        append_summary(&report)
+    ))
+}
+
+/// `laurel correct SEQ FILE --reason TEXT`: void SEQ and append FILE's events
+/// in one append (see the module docs).
+pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let inputs = vec![
+        voids_input("laurel correct", &[target], reason),
+        open_input(file)?,
+    ];
+    let accept = |r: &AppendReport| adds_something(r, target, file);
+    let report = ledger.append_if(inputs, &accept)?;
+    Ok(format!(
+        "voided record {target} and appended its replacement\n{}",
+        append_summary(&report)
+    ))
+}
+
+/// Refuse a correction whose FILE adds no event beside the void (which is
+/// always new: a second void of one record is refused before this).
+fn adds_something(r: &AppendReport, target: u64, file: &str) -> Result<()> {
+    if r.appended >= 2 {
+        return Ok(());
+    }
+    let why = match (r.already_recorded, r.already_voided) {
+        (0, _) => "it holds no event".to_string(),
+        (n, 0) => format!("its {n} event(s) are already recorded"),
+        (n, v) => format!(
+            "its {n} event(s) are already recorded ({v} of them exact copies of voided records: \
+             give the replacement a new id or other content)"
+        ),
+    };
+    let origin = Origin {
+        file: Some(file.to_string()),
+        ..Origin::default()
+    };
+    Err(Error::invalid(
+        origin,
+        format!("no replacement for record {target}: {why}; nothing is written (to void it alone: laurel void {target} --reason TEXT)"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seq_list;
+
+    #[test]
+    fn seq_lists_read_as_english() {
+        assert_eq!(seq_list(&[4]), "4");
+        assert_eq!(seq_list(&[4, 7]), "4 and 7");
+        assert_eq!(seq_list(&[4, 7, 9]), "4, 7 and 9");
+    }
+}

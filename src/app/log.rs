@@ -1,0 +1,102 @@
+//! `laurel log`: one human line per record, in seq order.
+//!
+//! A `ledger.voided` shows its target and reason where other records show
+//! their id: `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
+//! record ends with `voided by #10`. The targets come from the chunk summaries
+//! before the walk, and a target always precedes its void, so one walk over the
+//! records suffices; what it keeps of targets is one short line per void.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use super::stdout_error;
+use crate::error::{Error, Result};
+use crate::fold::Source;
+use crate::ledger::{canonical, chunk::RecordView, Ledger};
+use crate::time;
+
+/// The envelope fields a log line shows.
+#[derive(serde::Deserialize)]
+struct Peek {
+    #[serde(rename = "type")]
+    kind: String,
+    id: Option<String>,
+}
+
+/// The reason of a `ledger.voided`.
+#[derive(serde::Deserialize)]
+struct Reason {
+    reason: String,
+}
+
+/// `laurel log`, written to `w`.
+pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
+    let ledger = Ledger::read(path)?;
+    // Voided seq → the seq of its void.
+    let mut voided_by = BTreeMap::new();
+    ledger.source()?.void_pairs(&mut |seq, target| {
+        voided_by.insert(target, seq);
+        Ok(())
+    })?;
+    // Each target's "kind id", kept as the walk passes it.
+    let mut targets: BTreeMap<u64, String> = BTreeMap::new();
+    ledger.for_each_record(&mut |r, recorded_at| {
+        let peek: Peek = decode(r)?;
+        let mut label = peek.id.clone().unwrap_or_default();
+        if let Some(target) = r.void_target {
+            let reason = decode::<Reason>(r)?.reason;
+            label = void_label(&label, target, targets.get(&target), &reason);
+        }
+        let mut line = format!(
+            "{:>6}  {}  {:<28} {:<20} {}  (recorded {})",
+            r.seq,
+            time::format_short(r.at),
+            peek.kind,
+            label,
+            &canonical::hex(&r.hash)[..16],
+            recorded_at
+        );
+        if let Some(v) = voided_by.get(&r.seq) {
+            let what = match &peek.id {
+                Some(id) => format!("{} {id}", peek.kind),
+                None => peek.kind.clone(),
+            };
+            targets.insert(r.seq, what);
+            line.push_str(&format!("  voided by #{v}"));
+        }
+        line.push('\n');
+        w.write_all(line.as_bytes()).map_err(stdout_error)
+    })
+}
+
+fn decode<'a, T: serde::Deserialize<'a>>(r: &RecordView<'a>) -> Result<T> {
+    serde_json::from_slice(r.event).map_err(|e| Error::Corrupt(format!("record {}: {e}", r.seq)))
+}
+
+/// What a void's line shows in place of an id: its own id if any, then
+/// `#TARGET (kind id): reason "…"` (the reason quoted as a JSON string).
+fn void_label(id: &str, target: u64, what: Option<&String>, reason: &str) -> String {
+    let quoted = serde_json::to_string(reason).unwrap_or_default();
+    let what = what.map(|w| format!(" ({w})")).unwrap_or_default();
+    let label = format!("#{target}{what}: reason {quoted}");
+    match id {
+        "" => label,
+        id => format!("{id} {label}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::void_label;
+
+    #[test]
+    fn a_void_label_names_target_kind_id_and_quoted_reason() {
+        let what = "cards.match_result r1-A".to_string();
+        assert_eq!(
+            void_label("", 4, Some(&what), "say \"hi\""),
+            r#"#4 (cards.match_result r1-A): reason "say \"hi\"""#
+        );
+        assert_eq!(void_label("v1", 4, None, "x"), r#"v1 #4: reason "x""#);
+    }
+}
