@@ -76,16 +76,17 @@
 //! - [`demo`]: the `events/` files compiled in; [`gen`] and [`bench`](mod@bench): `laurel
 //!   gen` and `laurel bench`; [`sysinfo`]: peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
-//!   after what they pin (`ledger.rs`, one per system, `timetravel.rs`, `ckpt.rs`,
-//!   `crash.rs`, `corrupt.rs`, `corpus.rs` with `tests/corpus/`, `props.rs`, `fuzz.rs`,
-//!   `readers.rs`, `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,
+//!   after what they pin (`ledger.rs`, one per system, `timetravel.rs`,
+//!   `corrections.rs`, `ckpt.rs`, `crash.rs`, `corrupt.rs`, `corpus.rs` with
+//!   `tests/corpus/`, `props.rs`, `fuzz.rs`, `readers.rs`, `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,
 //!   `site_browser.rs`, `perf.rs`). `snapshots/`:
 //!   insta snapshots of the tables of the sample streams.
 //!
 //! # Invariants
 //!
 //! - **Append-only.** Records are never rewritten. A correction is a `ledger.voided` event
-//!   and the corrected event.
+//!   and the corrected event, in one append (`laurel correct`); a voided record gives up
+//!   its idempotency key to a replacement with other content.
 //! - **Hash chain.** Record n's hash is BLAKE3 of its canonical form,
 //!   `{"event":…,"prev":hash(n-1),"recorded_at":…,"seq":n}` (RFC 8785), the `prev` of
 //!   record 1 being 64 zeros; `verify` recomputes every hash, the links between chunks and
@@ -124,8 +125,8 @@
 //!   head it was made at and nothing recorded since sorts at or before its position;
 //!   otherwise, or if it is damaged, the fold starts from nothing. Both answer the same.
 //! - **One writer, any number of readers, readers never wait.** A writer (`init`,
-//!   `append`, `import`, `void`) holds an exclusive lock on `laurel.lock` in the ledger
-//!   directory (sled's own lock is behind it), also while it reopens sled; a second
+//!   `append`, `import`, `void`, `correct`) holds an exclusive lock on `laurel.lock` in
+//!   the ledger directory (sled's own lock is behind it), also while it reopens sled; a second
 //!   writer gets "ledger is in use by another process" at once (exit 2). Every other
 //!   command is a reader: it takes no lock, never opens sled, opens every file read-only
 //!   and writes nothing, and reads the head once, so it runs beside a writer and other

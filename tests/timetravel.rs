@@ -179,7 +179,7 @@ fn a_correction_is_a_void_and_a_new_event_and_history_shows_both() {
     assert!(voided[0]["voided"]
         .as_str()
         .unwrap()
-        .contains("voided by seq 5: winner was DS"));
+        .contains("voided by #5: reason \"winner was DS"));
     let live: Vec<(Value, Value)> = rows
         .iter()
         .filter(|r| r["voided"].is_null())

@@ -7,7 +7,7 @@
 //! - **Several seqs, one append.** `void 4 7 9` appends one `ledger.voided` per
 //!   seq, in the order given, at the same `at`, with the same reason. A seq that
 //!   is not an earlier record, is already voided, is itself a void, or is named
-//!   twice refuses the whole command (exit 2, nothing written), and so does a
+//!   twice (its two voids would be one event) refuses the whole command (exit 2, nothing written), and so does a
 //!   void that later records depend on (a round whose results are recorded), as
 //!   for a void appended from a file.
 //! - **A void cannot be voided**: voids are final, so a wrong void is not undone;
@@ -67,9 +67,19 @@ pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
     if targets.is_empty() {
         return Err(Error::Usage("void: name at least one seq".into()));
     }
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(twice) = targets.iter().find(|t| !seen.insert(**t)) {
+        return Err(Error::Usage(format!(
+            "void: seq {twice} is named twice; nothing is written"
+        )));
+    }
     let ledger = Ledger::open(path)?;
     let report = ledger.append(vec![voids_input("laurel void", targets, reason)])?;
-    let noun = if targets.len() == 1 { "record" } else { "records" };
+    let noun = if targets.len() == 1 {
+        "record"
+    } else {
+        "records"
+    };
     Ok(format!(
         "voided {noun} {}\n{}",
         seq_list(targets),

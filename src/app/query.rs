@@ -91,7 +91,7 @@ pub fn history(
 }
 
 /// The changes voided records made (folded as if not voided), each with a note
-/// naming the void and its reason.
+/// naming the void and its reason as `log` shows them: `voided by #10: reason "…"`.
 fn voided_changes(
     ledger: &Ledger,
     args: &QueryArgs,
@@ -119,7 +119,8 @@ fn voided_changes(
     let noted = all.cx.changes().iter().filter(|c| keep(c)).filter_map(|c| {
         let v = voids.get(&c.seq)?;
         let reason = reasons.get(v).cloned().unwrap_or_default();
-        Some((c.clone(), json!(format!("voided by seq {v}: {reason}"))))
+        let quoted = serde_json::to_string(&reason).unwrap_or_default();
+        Some((c.clone(), json!(format!("voided by #{v}: reason {quoted}"))))
     });
     Ok(noted.collect())
 }

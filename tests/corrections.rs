@@ -1,0 +1,425 @@
+//! Corrections through the built binary: `void` of several seqs (all or
+//! nothing), `correct` (the void and the replacement in one commit, or
+//! neither), a replacement reusing the voided record's ids, the idempotency of
+//! exact copies, voids of voids and of rule changes, and what `log` and
+//! `history` show of a void. `verify` passes after every change.
+//!
+//! The card league (`events/cards_league.jsonl`, seqs 1-9): 1 creates the
+//! tournament, 2-3 schedule rounds 1-2, 4-6 are round 1's matches A-C, 7-9
+//! round 2's. Round 1 match A (seq 4): Ana 60, Boris -20, Cleo -40, one
+//! positive score, so table 4,1,0: Ana 4, Boris 1, Cleo 0. Round 2: Ana wins
+//! match A (+3), Boris shares first in match B (+3). So Ana 7, Boris 4.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Output;
+
+use common::{head, laurel, ledger_with, row, standings};
+use serde_json::{json, Value};
+
+const LEAGUE: &str = "cards-2013-league";
+
+/// Round 1 match A with Ana's and Boris's scores swapped, under the voided
+/// record's own id and the same tournament, round and match.
+const SWAPPED_R1A: &str = r#"{"type":"cards.match_result","id":"cards-league-r1-A","at":"2013-01-09T19:30:00Z","tournament":"cards-2013-league","round":"1","match":"A","scores":[{"player":"Ana","score":-20},{"player":"Boris","score":60},{"player":"Cleo","score":-40}]}"#;
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    laurel(dir).args(args).output().expect("ran")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = run(dir, args);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// Exit 2 with `want` in the message.
+fn refused(dir: &Path, args: &[&str], want: &str) {
+    let out = run(dir, args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    assert!(stderr(&out).contains(want), "{args:?}: {}", stderr(&out));
+}
+
+fn verified(dir: &Path) {
+    assert!(ok(dir, &["verify"]).starts_with("ok: "));
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn league(dir: &Path) -> Value {
+    standings(dir, &["cards", "--tournament", LEAGUE])
+}
+
+fn score(v: &Value, player: &str) -> Value {
+    row(v, player)["score"].clone()
+}
+
+/// Every file laurel publishes or reads records from (`HEAD`, `index`,
+/// `fps`, segments, checkpoints) with its bytes, and the export. sled's own
+/// files are left out: its bookkeeping rewrites them even when an append
+/// gives back everything it wrote, and readers never open them.
+fn published(dir: &Path) -> (BTreeMap<String, Vec<u8>>, String) {
+    let db = common::db_path(dir);
+    let mut files = BTreeMap::new();
+    for name in ["HEAD", "index", "fps"] {
+        files.insert(name.to_string(), std::fs::read(db.join(name)).unwrap());
+    }
+    for sub in ["segments", "checkpoints"] {
+        let Ok(entries) = std::fs::read_dir(db.join(sub)) else {
+            continue;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            let name = format!("{sub}/{}", p.file_name().unwrap().to_string_lossy());
+            files.insert(name, std::fs::read(&p).unwrap());
+        }
+    }
+    (files, ok(dir, &["export"]))
+}
+
+#[test]
+fn void_takes_several_seqs_in_one_append() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let out = ok(d, &["void", "4", "7", "--reason", "wrong table"]);
+    assert!(
+        out.starts_with("voided records 4 and 7\nappended 2 event(s)\nhead 11 "),
+        "{out}"
+    );
+    // Round 1 match A and round 2 match A are gone: Ana has no result left,
+    // Boris keeps round 2 match B's +3.
+    let v = league(d);
+    assert_eq!(score(&v, "Boris"), json!(3));
+    assert!(
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["player"] != "Ana"),
+        "{v:#}"
+    );
+    // One append: both voids share one recorded_at.
+    let export = ok(d, &["export"]);
+    let recorded: Vec<Value> = export
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["recorded_at"].clone())
+        .collect();
+    assert_eq!(recorded[9], recorded[10]);
+    verified(d);
+}
+
+#[test]
+fn a_void_with_one_bad_seq_writes_nothing() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let before = published(d);
+    // 999 is no record: its void (line 2, seq 11) is refused, and so is 5's.
+    refused(
+        d,
+        &["void", "5", "999", "--reason", "x"],
+        "laurel void:2, ledger.voided: void target 999 is not an earlier record",
+    );
+    // Named twice: its two voids would be one and the same event.
+    refused(
+        d,
+        &["void", "5", "5", "--reason", "x"],
+        "void: seq 5 is named twice; nothing is written",
+    );
+    // Seq 2 schedules round 1, whose results (4-6) depend on it.
+    refused(
+        d,
+        &["void", "5", "2", "--reason", "x"],
+        "round \"1\" is not scheduled",
+    );
+    assert_eq!(published(d), before);
+    ok(d, &["void", "5", "--reason", "x"]);
+    refused(
+        d,
+        &["void", "6", "5", "--reason", "x"],
+        "record 5 is already voided",
+    );
+    // Seq 10 is the void of 5: voids are final.
+    refused(
+        d,
+        &["void", "10", "--reason", "x"],
+        "record 10 is itself a void; voids cannot be voided",
+    );
+    assert_eq!(head(d).0, 10);
+    verified(d);
+}
+
+#[test]
+fn a_reason_is_required_and_not_empty() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    assert_eq!(run(d, &["void", "4"]).status.code(), Some(2));
+    assert_eq!(
+        run(d, &["void", "4", "--reason", ""]).status.code(),
+        Some(2)
+    );
+    assert_eq!(run(d, &["void", "--reason", "x"]).status.code(), Some(2));
+    assert_eq!(head(d).0, 9);
+}
+
+#[test]
+fn correct_voids_and_replaces_in_one_commit() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let file = write(d, "fix.jsonl", SWAPPED_R1A);
+    let out = ok(d, &["correct", "4", &file, "--reason", "scores swapped"]);
+    assert!(
+        out.starts_with(
+            "voided record 4 and appended its replacement\nappended 2 event(s)\nhead 11 "
+        ),
+        "{out}"
+    );
+    // Boris now wins round 1 match A: Ana 1 + 3 = 4, Boris 4 + 3 = 7.
+    let v = league(d);
+    assert_eq!((score(&v, "Ana"), score(&v, "Boris")), (json!(4), json!(7)));
+    let export = ok(d, &["export"]);
+    let rec: Vec<Value> = export
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Seq 10 voids 4, seq 11 is the replacement, written by one append.
+    assert_eq!(rec[9]["event"]["target"], json!(4));
+    assert_eq!(rec[10]["event"]["id"], json!("cards-league-r1-A"));
+    assert_eq!(rec[9]["recorded_at"], rec[10]["recorded_at"]);
+    verified(d);
+}
+
+#[test]
+fn a_bad_replacement_leaves_the_ledger_byte_identical() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let before = published(d);
+    // Zed is not scheduled in round 1 match A.
+    let bad = write(d, "bad.jsonl", &SWAPPED_R1A.replace("Cleo", "Zed"));
+    refused(d, &["correct", "4", &bad, "--reason", "typo"], "bad.jsonl:1, cards.match_result, id \"cards-league-r1-A\": tournament \"cards-2013-league\", round \"1\", match \"A\": player \"Zed\" is not scheduled");
+    // A replacement that does not parse.
+    let broken = write(d, "broken.jsonl", "{\"type\":\"cards.match_result\"");
+    refused(
+        d,
+        &["correct", "4", &broken, "--reason", "typo"],
+        "broken.jsonl:1",
+    );
+    // A target that cannot be voided: the replacement alone is not written either.
+    let fix = write(
+        d,
+        "fix.jsonl",
+        &SWAPPED_R1A.replace("r1-A\"", "r1-A-fixed\""),
+    );
+    refused(
+        d,
+        &["correct", "99", &fix, "--reason", "typo"],
+        "laurel correct:1, ledger.voided: void target 99 is not an earlier record",
+    );
+    assert_eq!(published(d), before);
+    verified(d);
+}
+
+#[test]
+fn a_replacement_that_adds_nothing_is_refused() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let before = published(d);
+    let empty = write(d, "empty.jsonl", "");
+    refused(
+        d,
+        &["correct", "4", &empty, "--reason", "x"],
+        "empty.jsonl: no replacement for record 4: it holds no event; nothing is written",
+    );
+    // An exact copy of record 4 is already recorded: the void would stand alone.
+    let line4 = std::fs::read_to_string(common::events_dir().join("cards_league.jsonl")).unwrap();
+    let copy = write(d, "copy.jsonl", line4.lines().nth(3).unwrap());
+    refused(
+        d,
+        &["correct", "4", &copy, "--reason", "x"],
+        "no replacement for record 4: its 1 event(s) are already recorded",
+    );
+    assert_eq!(published(d), before);
+}
+
+#[test]
+fn a_replacement_may_reuse_the_voided_records_ids() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let file = write(d, "fix.jsonl", SWAPPED_R1A);
+    // While seq 4 is live, its id is taken.
+    refused(d, &["append", &file], "id \"cards-league-r1-A\" is already recorded at seq 4 with different content (to replace that record: laurel correct 4 FILE --reason TEXT)");
+    // Voided, it gives the id up, and its match (tournament, round, match) too.
+    ok(d, &["void", "4", "--reason", "scores swapped"]);
+    assert!(ok(d, &["append", &file]).starts_with("appended 1 event(s)\n"));
+    let v = league(d);
+    assert_eq!((score(&v, "Ana"), score(&v, "Boris")), (json!(4), json!(7)));
+    verified(d);
+}
+
+#[test]
+fn a_diplomacy_replacement_reuses_the_envelope_and_game_id() {
+    let dir = ledger_with(&["diplomacy_draws.jsonl"]);
+    let d = dir.path();
+    // Seq 1, round 1, with England and France swapped.
+    let all = std::fs::read_to_string(common::events_dir().join("diplomacy_draws.jsonl")).unwrap();
+    let fixed = all
+        .lines()
+        .next()
+        .unwrap()
+        .replace("Bartholomew Okafor", "SWAP")
+        .replace("Ines Carvalho", "Bartholomew Okafor")
+        .replace("SWAP", "Ines Carvalho");
+    assert!(fixed
+        .contains(r#""id": "diplomacy-2024-r1", "at": "2024-03-09", "game": "diplomacy-2024-r1""#));
+    let file = write(d, "fix.jsonl", &fixed);
+    let per_game =
+        |d: &Path| row(&standings(d, &["fibonacci"]), "Ines Carvalho")["per_game"].clone();
+    // Base 0 over 7 ranks: 0, 1, 1, 2, 3, 5, 8 = 20. Ines was France (6
+    // centers, third: 3/20) in round 1 and fifth (1/20) in round 2.
+    assert_eq!(
+        per_game(d),
+        json!("diplomacy-2024-r1: 0.15; diplomacy-2024-r2: 0.05")
+    );
+    ok(
+        d,
+        &[
+            "correct",
+            "1",
+            &file,
+            "--reason",
+            "England and France swapped",
+        ],
+    );
+    // Now England (8 centers, second): 5/20.
+    assert_eq!(
+        per_game(d),
+        json!("diplomacy-2024-r1: 0.25; diplomacy-2024-r2: 0.05")
+    );
+    verified(d);
+}
+
+#[test]
+fn an_exact_copy_of_a_record_is_already_recorded_live_or_voided() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let league_file = common::events_dir().join("cards_league.jsonl");
+    let league_file = league_file.to_str().unwrap();
+    let out = ok(d, &["append", league_file]);
+    assert!(
+        out.starts_with("appended 0 event(s); 9 already recorded (nothing added for them)\n"),
+        "{out}"
+    );
+    let fix = write(d, "fix.jsonl", SWAPPED_R1A);
+    ok(d, &["correct", "4", &fix, "--reason", "scores swapped"]);
+    // Re-importing the original file brings nothing back, not even the voided result.
+    let out = ok(d, &["append", league_file]);
+    assert!(out.starts_with("appended 0 event(s); 9 already recorded (nothing added for them); 1 of them exact copies of voided records"), "{out}");
+    assert!(ok(d, &["append", &fix]).starts_with("appended 0 event(s); 1 already recorded"));
+    // Other content under the id of the live replacement (seq 11) conflicts with it.
+    let third = write(
+        d,
+        "third.jsonl",
+        &SWAPPED_R1A.replace("-40", "-41").replace("60", "61"),
+    );
+    refused(
+        d,
+        &["append", &third],
+        "already recorded at seq 11 with different content",
+    );
+    assert_eq!(head(d).0, 11);
+    verified(d);
+}
+
+#[test]
+fn voiding_a_rules_change_restores_the_rules_before_it() {
+    let dir = ledger_with(&["diplomacy_draws.jsonl"]);
+    let d = dir.path();
+    let rules = write(
+        d,
+        "rules.jsonl",
+        r#"{"type":"ledger.rules_changed","at":"2024-03-09T12:00:00Z","system":"fibonacci","params":{"base":1}}"#,
+    );
+    ok(d, &["append", &rules]);
+    // Base 1 from round 2 on: 1, 1, 2, 3, 5, 8, 13 = 33, the top gets 13/33.
+    let top = |v: &Value| {
+        v["tables"]["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["game"] == "diplomacy-2024-r2")
+            .map(|r| r["score"].clone())
+            .next()
+            .unwrap()
+    };
+    assert_eq!(top(&standings(d, &["fibonacci"])), json!(0.3939));
+    ok(d, &["void", "3", "--reason", "base 1 was never adopted"]);
+    // Base 0 again: 0, 1, 1, 2, 3, 5, 8 = 20, the top gets 8/20.
+    assert_eq!(top(&standings(d, &["fibonacci"])), json!(0.4));
+    verified(d);
+}
+
+#[test]
+fn log_shows_each_voids_target_and_reason() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let fix = write(d, "fix.jsonl", SWAPPED_R1A);
+    ok(d, &["correct", "4", &fix, "--reason", "scores \"swapped\""]);
+    let log = ok(d, &["log"]);
+    let line = |seq: u64| {
+        log.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{seq} ")))
+            .unwrap_or_else(|| panic!("no line {seq} in\n{log}"))
+            .to_string()
+    };
+    assert!(line(10).contains(r#"ledger.voided                #4 (cards.match_result cards-league-r1-A): reason "scores \"swapped\"""#), "{log}");
+    assert!(line(4).ends_with("voided by #10"), "{log}");
+    assert!(!line(11).contains("voided by"), "{log}");
+    verified(d);
+}
+
+#[test]
+fn history_shows_the_reason_beside_the_change_it_undid() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let fix = write(d, "fix.jsonl", SWAPPED_R1A);
+    ok(d, &["correct", "4", &fix, "--reason", "scores swapped"]);
+    let h = common::json(d, &["history", "Boris", "--format", "json"]);
+    let rows: Vec<(Value, Value, Value)> = h["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["seq"].clone(), r["new"].clone(), r["voided"].clone()))
+        .collect();
+    // Seq 4 gave Boris 1 and was voided; its replacement (11) gives him 4,
+    // round 2 match B (8) 3 more: 7.
+    assert_eq!(
+        rows,
+        vec![
+            (
+                json!(4),
+                json!("1"),
+                json!("voided by #10: reason \"scores swapped\"")
+            ),
+            (json!(11), json!("4"), Value::Null),
+            (json!(8), json!("7"), Value::Null),
+        ]
+    );
+    let text = ok(d, &["history", "Boris"]);
+    assert!(
+        text.contains("voided by #10: reason \"scores swapped\""),
+        "{text}"
+    );
+}
