@@ -423,3 +423,27 @@ fn history_shows_the_reason_beside_the_change_it_undid() {
         "{text}"
     );
 }
+
+#[test]
+fn a_replacement_others_depend_on_needs_an_earlier_at() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let before = published(d);
+    // Seq 1 creates the tournament on 2012-12-20, the day seqs 2-3 schedule
+    // its rounds: a replacement at that `at` folds after them (seq 11 > 2).
+    let created = r#"{"type": "cards.tournament_created", "id": "cards-league-created", "at": "AT", "tournament": "cards-2013-league", "point_system": 1, "starts": "2013-01-01", "ends": "2013-12-30"}"#;
+    let same = write(d, "same.jsonl", &created.replace("AT", "2012-12-20"));
+    refused(
+        d,
+        &["correct", "1", &same, "--reason", "ends a day early"],
+        "give them an `at` before record 2's (events at the same `at` fold in seq order)",
+    );
+    assert_eq!(published(d), before);
+    let earlier = write(d, "earlier.jsonl", &created.replace("AT", "2012-12-19"));
+    ok(
+        d,
+        &["correct", "1", &earlier, "--reason", "ends a day early"],
+    );
+    assert_eq!(head(d).0, 11);
+    verified(d);
+}

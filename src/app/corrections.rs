@@ -23,7 +23,11 @@
 //!   system (game, heat, match). The ledger is never without the result: the one
 //!   commit writes both or neither. A FILE that adds no new event (empty, or
 //!   every event already recorded, say an exact copy of SEQ) is refused, since
-//!   the void would stand alone.
+//!   the void would stand alone. The replacement takes its own place in fold
+//!   order `(at, seq)`, after every earlier record with the same `at`: one that
+//!   such records depend on (a tournament created the day its rounds are
+//!   scheduled) is refused unless its `at` comes before theirs, and the message
+//!   says so.
 //! - **The reason** is kept in each `ledger.voided`; `log` shows it beside the
 //!   void and its target, `history` beside every change the voided record made.
 

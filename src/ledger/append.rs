@@ -219,11 +219,16 @@ impl Ledger {
             .iter()
             .map(|&(s, _)| place(s).1.to_string())
             .collect();
-        let blame = if lines.len() == 1 {
+        let mut blame = if lines.len() == 1 {
             format!("voiding record {target} is refused: {what}; void the records that depend on it in the same append")
         } else {
             format!("the voids of this append (lines {}) are refused: {what}; void the records that depend on them in the same append", lines.join(", "))
         };
+        // Events beside the voids may be meant to replace what they void, and
+        // fold after record `seq` when they share its `at`.
+        if new.seq - old_head > pending.voids.len() as u64 {
+            blame.push_str(&format!(", or, if this append's new events replace what it voids, give them an `at` before record {seq}'s (events at the same `at` fold in seq order)"));
+        }
         let o = Origin {
             file: Some(names[file].clone()),
             line: Some(line),
