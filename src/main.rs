@@ -63,6 +63,12 @@ enum Command {
         /// The events: a JSON Lines file, a file holding one JSON array, or `-` for stdin.
         file: String,
     },
+    /// Check FILE as `append` would (same validation, messages and exit codes) and say
+    /// what it would append; nothing is written.
+    Check {
+        /// The events: a JSON Lines file, a file holding one JSON array, or `-` for stdin.
+        file: String,
+    },
     /// Append every *.json / *.jsonl directly under DIR, in name order, as one append.
     Import {
         /// The directory whose *.json and *.jsonl files are appended.
@@ -205,6 +211,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
     let text = match cli.command {
         Command::Init => app::init(path)?,
         Command::Append { file } => app::append(path, &file)?,
+        Command::Check { file } => app::check(path, &file)?,
         Command::Import { dir } => app::import(path, &dir)?,
         Command::Verify { expect } => app::verify(path, expect.as_deref())?,
         Command::Head => app::head(path)?,

@@ -74,6 +74,8 @@ pub struct AppendReport {
     /// Events whose idempotency key was already recorded with identical content.
     pub already_recorded: u64,
     pub head: Head,
+    /// How many events of each type were appended (new records only).
+    pub kinds: std::collections::BTreeMap<String, u64>,
 }
 
 /// What `verify` found.
