@@ -6,17 +6,20 @@
 //!
 //! Layout: this file holds the arguments and helpers every command shares and the
 //! small ledger commands (init, append, import, verify, head, export, log, void);
-//! [`check`](mod@check) the dry run of an append;
+//! [`check`](mod@check) the dry run of an append; [`events`](mod@events) the
+//! event vocabulary;
 //! [`query`] holds the read-only queries (standings, history, rules, fold),
 //! [`replay`](mod@replay) the what-if replay and its diff, and [`publish`] what
 //! makes output beyond one table (demo, site, gen, bench).
 
 mod check;
+mod events;
 mod publish;
 mod query;
 mod replay;
 
 pub use check::check;
+pub use events::events;
 pub use publish::{bench, demo, gen, site};
 pub use query::{fold_all, history, rules, standings};
 pub use replay::replay;
