@@ -54,6 +54,13 @@ impl From<Fmt> for Format {
     }
 }
 
+#[derive(Clone, Copy, ValueEnum, Default)]
+enum DocFmt {
+    #[default]
+    Table,
+    Json,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Create an empty ledger.
@@ -62,6 +69,21 @@ enum Command {
     Append {
         /// The events: a JSON Lines file, a file holding one JSON array, or `-` for stdin.
         file: String,
+    },
+    /// Check FILE as `append` would (same validation, messages and exit codes) and say
+    /// what it would append; nothing is written.
+    Check {
+        /// The events: a JSON Lines file, a file holding one JSON array, or `-` for stdin.
+        file: String,
+    },
+    /// The event types and their fields, ranges, rules and examples (JSON Schema with --format json).
+    Events {
+        /// An event type (e.g. cards.match_result) or a namespace (e.g. cards); none: every type.
+        #[arg(value_name = "TYPE")]
+        kind: Option<String>,
+        /// How to print: text, or JSON Schema (2020-12) for editors.
+        #[arg(long, value_enum, default_value_t)]
+        format: DocFmt,
     },
     /// Append every *.json / *.jsonl directly under DIR, in name order, as one append.
     Import {
@@ -216,6 +238,10 @@ fn run(cli: Cli) -> laurel::Result<()> {
     let text = match cli.command {
         Command::Init => app::init(path)?,
         Command::Append { file } => app::append(path, &file)?,
+        Command::Check { file } => app::check(path, &file)?,
+        Command::Events { kind, format } => {
+            app::events(kind.as_deref(), matches!(format, DocFmt::Json))?
+        }
         Command::Import { dir } => app::import(path, &dir)?,
         Command::Verify { expect } => app::verify(path, expect.as_deref())?,
         Command::Head => app::head(path)?,

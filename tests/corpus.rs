@@ -10,6 +10,9 @@
 //! namespace runs as its own test (so they run in parallel).
 //!
 //! Cases too big for the repository (a 1 MiB string, a 200 MB line) are generated here.
+//!
+//! `laurel check` runs on every case first: it must exit with the same code and print
+//! the same stderr as the `append` that follows.
 
 mod common;
 
@@ -76,6 +79,30 @@ fn append(dir: &Path, file: &Path) -> std::process::Output {
     )
 }
 
+/// `laurel check` of `file` with the same time limit as [`append`].
+fn check(dir: &Path, file: &Path) -> std::process::Output {
+    let f = file.to_str().unwrap();
+    output_within(laurel_std(dir, &["check", f]), b"", Duration::from_secs(30))
+}
+
+/// What differs between a `check` and the `append` of the same input: exit
+/// code and stderr must be the same.
+fn check_differs(
+    checked: &std::process::Output,
+    appended: &std::process::Output,
+) -> Option<String> {
+    let same = checked.status.code() == appended.status.code() && checked.stderr == appended.stderr;
+    (!same).then(|| {
+        format!(
+            "check said {:?} {:?}, append {:?} {:?}",
+            checked.status.code(),
+            String::from_utf8_lossy(&checked.stderr).trim(),
+            appended.status.code(),
+            String::from_utf8_lossy(&appended.stderr).trim()
+        )
+    })
+}
+
 /// A fresh ledger holding `setup` (when given); `Err` if the setup is refused.
 fn ledger_with_setup(setup: Option<&PathBuf>) -> Result<tempfile::TempDir, String> {
     let dir = empty_ledger();
@@ -123,10 +150,12 @@ fn run(cases: &[Case]) -> Vec<String> {
             };
             let dir = dir.path();
             let before = head(dir);
+            let checked = check(dir, &case.file);
             let out = append(dir, &case.file);
             let stderr = String::from_utf8_lossy(&out.stderr);
             let place = format!("{}.jsonl:{}", case.name, case.line);
             let mut wrong = Vec::new();
+            wrong.extend(check_differs(&checked, &out));
             if out.status.code() != Some(2) {
                 wrong.push(format!("exit {:?}, want 2", out.status));
             }
@@ -242,8 +271,10 @@ fn generated_case(name: &str, bytes: &[u8], line: u64, fragment: &str) {
     let file = dir.path().join(format!("{name}.jsonl"));
     std::fs::write(&file, bytes).unwrap();
     let before = head(dir.path());
+    let checked = check(dir.path(), &file);
     let out = append(dir.path(), &file);
     let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(check_differs(&checked, &out), None, "{name}");
     assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
     assert!(
         stderr.contains(&format!("{name}.jsonl:{line}")),

@@ -87,7 +87,7 @@ pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
     Ok(format!(
         "voided {noun} {}\n{}",
         seq_list(targets),
-        append_summary(&report)
+        append_summary(&report, false)
     ))
 }
 
@@ -103,7 +103,7 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
     let report = ledger.append_if(inputs, &accept)?;
     Ok(format!(
         "voided record {target} and appended its replacement\n{}",
-        append_summary(&report)
+        append_summary(&report, false)
     ))
 }
 

@@ -6,17 +6,23 @@
 //!
 //! Layout: this file holds the arguments and helpers every command shares and the
 //! small ledger commands (init, append, import, verify, head, export);
-//! [`corrections`] holds `void` and `correct`, [`log`](mod@log) the log, [`query`] holds the read-only queries (standings, history, rules, fold),
+//! [`check`](mod@check) the dry run of an append; [`events`](mod@events) the
+//! event vocabulary; [`corrections`] holds `void` and `correct`, [`log`](mod@log)
+//! the log; [`query`] holds the read-only queries (standings, history, rules, fold),
 //! [`replay`](mod@replay) the what-if replay and its diff, and [`publish`] what
 //! makes output beyond one table (demo, site, gen, bench).
 
+mod check;
 mod corrections;
+mod events;
 mod log;
 mod publish;
 mod query;
 mod replay;
 
+pub use check::check;
 pub use corrections::{correct, void};
+pub use events::events;
 pub use log::log;
 pub use publish::{bench, demo, gen, site};
 pub use query::{fold_all, history, rules, standings};
@@ -105,11 +111,18 @@ fn open_input(name: &str) -> Result<Input<'static>> {
     })
 }
 
-fn append_summary(r: &crate::ledger::AppendReport) -> String {
-    let mut s = format!("appended {} event(s)", r.appended);
+/// What an append did, or a dry run found it would do: the one rendering of
+/// [`crate::ledger::AppendReport`], for `append`, `import`, `void` and `check`.
+/// `dry`: the report of a dry run (`laurel check`), whose head is not moved.
+pub(crate) fn append_summary(r: &crate::ledger::AppendReport, dry: bool) -> String {
+    let (did, kept) = match dry {
+        false => ("appended", "nothing added for them"),
+        true => ("ok: would append", "nothing would be added for them"),
+    };
+    let mut s = format!("{did} {} event(s)", r.appended);
     if r.already_recorded > 0 {
         s.push_str(&format!(
-            "; {} already recorded (nothing added for them)",
+            "; {} already recorded ({kept})",
             r.already_recorded
         ));
     }
@@ -119,14 +132,23 @@ fn append_summary(r: &crate::ledger::AppendReport) -> String {
             r.already_voided
         ));
     }
-    format!("{s}\nhead {}\n", r.head)
+    s.push('\n');
+    let width = r.kinds.values().map(|n| n.to_string().len()).max();
+    for (kind, n) in &r.kinds {
+        s.push_str(&format!("  {n:>w$} {kind}\n", w = width.unwrap_or(1)));
+    }
+    match dry {
+        false => s.push_str(&format!("head {}\n", r.head)),
+        true => s.push_str("nothing written: the ledger is unchanged\n"),
+    }
+    s
 }
 
 /// `laurel append FILE|-`.
 pub fn append(path: &Path, file: &str) -> Result<String> {
     let ledger = Ledger::open(path)?;
     let report = ledger.append(vec![open_input(file)?])?;
-    Ok(append_summary(&report))
+    Ok(append_summary(&report, false))
 }
 
 /// The `*.json` / `*.jsonl` files directly under `dir`, in name order.
@@ -156,7 +178,7 @@ pub fn import(path: &Path, dir: &Path) -> Result<String> {
         .collect::<Result<Vec<_>>>()?;
     let n = inputs.len();
     let report = ledger.append(inputs)?;
-    Ok(format!("{n} file(s): {}", append_summary(&report)))
+    Ok(format!("{n} file(s): {}", append_summary(&report, false)))
 }
 
 /// `laurel verify [--expect HEAD]`: HEAD as `SEQ:HASH`, or as `head` prints

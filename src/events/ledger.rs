@@ -1,5 +1,6 @@
 //! `ledger.*`: corrections and rule changes, themselves events.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -10,18 +11,34 @@ payload_table! { "ledger", {
     "rules_changed" => RulesChanged,
 } }
 
-/// Projections ignore record `target` from this record's seq on.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// Examples of the types no sample stream holds: (the sample file each
+/// follows, the event line), for `laurel events TYPE`.
+pub const EXAMPLES: &[(&str, &str)] = &[(
+    "ledger_tour.jsonl",
+    r#"{"type": "ledger.voided", "id": "tour-void-tick", "at": "2004-02-01", "target": 1, "reason": "the January tick was entered twice"}"#,
+)];
+
+/// A correction: projections ignore record `target` from this record's seq on.
+///
+/// The target is an earlier record, not a void; the ledger must stay valid without it (void the records that depend on it in the same append).
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Voided {
+    /// The seq of the record voided (as `laurel log` shows it).
+    #[schemars(range(min = 1))]
     pub target: u64,
+    /// Why: kept in the ledger with the void.
     pub reason: String,
 }
 
-/// From its `at` on, `system` folds with `params` (a flat object of parameters).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A rule change: from its `at` on, `system` folds with `params`.
+///
+/// `laurel rules` lists every system's parameters, their defaults and ranges.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RulesChanged {
+    /// A parameter group, e.g. `valar`.
     pub system: String,
+    /// A flat object of the group's parameters and their new values, e.g. `{"base": 50}`.
     pub params: Map<String, Value>,
 }

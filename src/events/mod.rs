@@ -16,11 +16,47 @@
 //! An append's parser thread uses [`LineParser::screen`]: everything above but
 //! the payload of a [`deferred`] type, which its check fold decodes anyway
 //! (`ledger::append` keeps the order in which problems are reported).
+//!
+//! The vocabulary documents itself: [`schema`] derives each type's JSON Schema
+//! from its payload struct (schemars), and `laurel events` prints those
+//! schemas and the text it renders from them.
+//!
+//! # Adding an event type
+//!
+//! Say `ns.thing_done`, in the system `ns`:
+//!
+//! 1. **The struct.** In `src/systems/ns/events.rs`, a struct `ThingDone`
+//!    deriving `Deserialize` and `JsonSchema`, with `#[serde(deny_unknown_fields)]`,
+//!    and the line `"thing_done" => ThingDone` in its `payload_table!` (which
+//!    gives parsing, `TYPES` and the schema). Its `///` doc: a first paragraph
+//!    of one line, the type's meaning (`laurel events` lists it); then one
+//!    paragraph per rule no schema can express (scores even, ids unique, what
+//!    must come first), which `laurel events ns.thing_done` prints as rules.
+//! 2. **Each field** gets a `///` line: its rule, printed beside the field.
+//!    An optional field is `Option<T>` with `#[serde(default)]` (it shows as
+//!    not required); a nested struct derives `JsonSchema` too and its fields
+//!    show as `list[].field`. An integer field's range is a [`Bounds`]
+//!    constant beside it, checked by the system's `check` and given to the
+//!    schema as `#[schemars(range(min = B.min, max = B.max))]`; a list's
+//!    length as `#[schemars(length(max = N))]` with the constant `check` uses.
+//!    Identifiers are [`Ident`], dates [`When`], places [`Place`].
+//! 3. **Its example.** The first event of the type in a sample stream
+//!    (`events/*.jsonl`) is its example; a type no sample holds has one in
+//!    its system's `EXAMPLES` (`ledger.*`: [`ledger::EXAMPLES`]), following a
+//!    whole sample file. `tests/events.rs` appends every type's example after
+//!    its setup and validates every sample line against the schema.
+//! 4. **Its check** in the system's `check`, and a corpus case per rule
+//!    (`tests/corpus/systems/`), where `laurel check` is compared with
+//!    `append` too.
+//!
+//! A new field of an existing type is optional (`#[serde(default)]`): events
+//! are a public contract. Step 2 alone makes it show in `laurel events`.
 
 mod dupkeys;
 pub mod ledger;
 mod payload;
 mod scan;
+pub mod schema;
 mod text;
 
 pub(crate) use payload::payload;

@@ -3,6 +3,9 @@
 //! [`Place`]), [`Bounds`] (the range of an integer field) and
 //! `payload_table!`, the event vocabulary of a namespace.
 
+use std::borrow::Cow;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{de::DeserializeOwned, Deserialize, Deserializer};
 use serde_json::Value;
 
@@ -100,6 +103,22 @@ impl<'de> Deserialize<'de> for Ident {
     }
 }
 
+impl JsonSchema for Ident {
+    fn schema_name() -> Cow<'static, str> {
+        "Ident".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "title": "id",
+            "description": "An identifier: a non-empty string or a non-negative integer (\"101\" and 101 name the same thing).",
+            "type": ["string", "integer"],
+            "minLength": 1,
+            "minimum": 0
+        })
+    }
+}
+
 /// A date or RFC 3339 timestamp inside a payload (e.g. a round's `starts`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct When(pub Micros);
@@ -111,6 +130,21 @@ impl<'de> Deserialize<'de> for When {
             serde::de::Error::custom(format!(
                 "{s:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp"
             ))
+        })
+    }
+}
+
+impl JsonSchema for When {
+    fn schema_name() -> Cow<'static, str> {
+        "When".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "title": "date",
+            "description": "A date (YYYY-MM-DD) or an RFC 3339 timestamp, e.g. \"2013-01-06\" or \"2013-01-06T18:30:00Z\".",
+            "type": "string",
+            "pattern": super::schema::DATE_PATTERN
         })
     }
 }
@@ -162,10 +196,28 @@ impl<'de> Deserialize<'de> for Place {
     }
 }
 
+impl JsonSchema for Place {
+    fn schema_name() -> Cow<'static, str> {
+        "Place".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "title": "place",
+            "description": "A finishing place: 1, 2, 3 ... or \"dnf\" (did not finish).",
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": u32::MAX},
+                {"const": "dnf"}
+            ]
+        })
+    }
+}
+
 /// A namespace's event vocabulary, each event named once (`"game_ended" =>
 /// GameEnded`, the payload struct of the same name as the variant): the
-/// `Event` enum, `TYPES` (`<ns>.<name>` in this order) and `parse`, the payload
-/// of an event name (`None` for a name the namespace does not know).
+/// `Event` enum, `TYPES` (`<ns>.<name>` in this order), `parse`, the payload
+/// of an event name (`None` for a name the namespace does not know), and
+/// `schema`, the JSON Schema of its payload struct (derived by schemars).
 macro_rules! payload_table {
     ($ns:literal, { $($n:literal => $variant:ident),* $(,)? }) => {
         #[derive(Debug, Clone, PartialEq)]
@@ -183,6 +235,14 @@ macro_rules! payload_table {
             match name {
                 $($n => crate::events::PayloadInput::payload(v, concat!($ns, ".", $n)).map(|p| Some(Event::$variant(p))),)*
                 _ => Ok(None),
+            }
+        }
+
+        /// The JSON Schema of event `name`'s payload; `None` for a name the namespace does not know.
+        pub(crate) fn schema(name: &str, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+            match name {
+                $($n => Some(generator.root_schema_for::<$variant>()),)*
+                _ => None,
             }
         }
     };

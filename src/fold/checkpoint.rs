@@ -249,20 +249,35 @@ impl Ledger {
     }
 
     /// The check fold of an append whose records are `old.seq + 1 ..= new.seq`:
-    /// drops the checkpoints the new records invalidate, resumes from the
-    /// latest one still valid, and stores new ones (bound to `new`) on the way.
-    pub(crate) fn check_fold(&self, old: u64, new: Head) -> Result<()> {
-        if let Some(cut) = self.cut_after(old, new.seq)? {
-            self.drop_checkpoints(|h| h.pos >= cut)?;
+    /// resumes from the latest checkpoint still valid and, when `store`,
+    /// drops the checkpoints the new records invalidate and stores new ones
+    /// (bound to `new`) on the way. A dry run (`store` false) leaves the
+    /// checkpoints as they are and starts before the earliest position the
+    /// new records change, where the append would.
+    pub(crate) fn check_fold(&self, old: u64, new: Head, store: bool) -> Result<()> {
+        let cut = self.cut_after(old, new.seq)?;
+        let mut bound = (Micros::MAX, u64::MAX);
+        if let Some(cut) = cut {
+            match store {
+                true => self.drop_checkpoints(|h| h.pos >= cut)?,
+                false => bound = just_before(cut),
+            }
         }
         let view = View::new(self, new.seq);
         let (start, parent) = match disabled() {
             true => (None, None),
-            false => match self.start_before((Micros::MAX, u64::MAX), new.seq, None)? {
+            false => match self.start_before(bound, new.seq, None)? {
                 Some((start, parent)) => (Some(start), parent.filter(small)),
                 None => (None, None),
             },
         };
+        if !store {
+            let q = Query {
+                check: true,
+                ..Query::default()
+            };
+            return super::fold_from(&view, &q, start, None).map(super::Folded::discard);
+        }
         self.fold_storing(&view, start, parent, new)
     }
 
@@ -326,6 +341,14 @@ impl Ledger {
             }
         }
         Ok(None)
+    }
+}
+
+/// The fold position right before `pos`.
+fn just_before((at, seq): Pos) -> Pos {
+    match seq.checked_sub(1) {
+        Some(seq) => (at, seq),
+        None => (at.saturating_sub(1), u64::MAX),
     }
 }
 

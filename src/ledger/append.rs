@@ -1,7 +1,18 @@
 //! Appending: records chained and stored beyond the head, checked by a
 //! fold, the head moved in sled, then published ([`super::published`]).
+//!
+//! A dry run ([`Ledger::dry_run`], `laurel check`) is the same append up to
+//! its check fold, with three differences: the new chunks go to a segment
+//! aside (an unnamed temporary file, [`segment::Writer::aside`]) and into the
+//! in-memory index only, not into sled nor the published view; the check fold
+//! stores and drops no checkpoint; and nothing is published. So it parses,
+//! refuses and reports exactly as the append would, and writes nothing in the
+//! ledger's directory. It runs on a ledger opened for reading
+//! ([`Ledger::read`]): it takes no lock, so it runs beside a writer and
+//! answers for the head it read (an append committed meanwhile is not seen;
+//! the append itself checks again).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::RangeInclusive;
 use std::sync::mpsc::Receiver;
 
@@ -40,7 +51,7 @@ impl Ledger {
         let head = self.head()?;
         self.drop_beyond(head.seq)?;
         let moved = std::cell::Cell::new(false);
-        let written = self.write_pending(head, inputs);
+        let written = self.write_pending(head, inputs, false);
         let result = written.and_then(|report| {
             accept(&report)?;
             if report.appended > 0 {
@@ -57,6 +68,21 @@ impl Ledger {
                 Error::Storage(msg) => Error::Storage(format!("{}: {msg}", self.path.display())),
                 e => e,
             }
+        })
+    }
+
+    /// What [`Ledger::append`] would do with `inputs`: the same report, or
+    /// the same error, with nothing written (see the module docs). The
+    /// report's head is the one the append would have made but for its
+    /// `recorded_at`, which is the wall clock's.
+    pub fn dry_run(&self, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
+        let head = self.head()?;
+        let result = self.write_pending(head, inputs, true);
+        self.index.borrow_mut().retain(|e| e.first() <= head.seq);
+        self.segments.borrow_mut().drop_aside();
+        result.map_err(|e| match e {
+            Error::Storage(msg) => Error::Storage(format!("{}: {msg}", self.path.display())),
+            e => e,
         })
     }
 
@@ -104,15 +130,19 @@ impl Ledger {
     /// (`events::LineParser::screen`): the check fold in [`Ledger::validate`]
     /// decodes them, and every error path here and there reports a payload
     /// that does not decode first if it comes first in input order
-    /// ([`Pending::first_problem`]).
-    fn write_pending(&self, head: Head, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
+    /// ([`Pending::first_problem`]). `dry`: a dry run's (see the module docs).
+    fn write_pending(&self, head: Head, inputs: Vec<Input<'_>>, dry: bool) -> Result<AppendReport> {
         let mut index = self.idem_index(head.seq)?;
         let now = time::now();
+        let segment = match dry {
+            true => segment::Writer::aside(head.seq + 1),
+            false => segment::Writer::new(head.seq + 1),
+        };
         let mut pending = Pending {
             ledger: self,
             first: head.seq + 1,
             writer: ChunkWriter::new(head.seq + 1, head.hash, now, &time::format(now)),
-            segment: segment::Writer::new(head.seq + 1),
+            segment,
             packed: Vec::new(),
             current: Vec::new(),
             seen: None,
@@ -121,6 +151,7 @@ impl Ledger {
             voided: self.voided_targets(),
             already: 0,
             already_voided: 0,
+            kinds: BTreeMap::new(),
         };
         let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
         let fed = std::thread::scope(|scope| {
@@ -140,9 +171,10 @@ impl Ledger {
             already_recorded: pending.already,
             already_voided: pending.already_voided,
             head: last,
+            kinds: std::mem::take(&mut pending.kinds),
         };
         if report.appended > 0 {
-            self.validate(head.seq, last, &pending, &names)?;
+            self.validate((head.seq, last), &pending, &names, dry)?;
         }
         // Before the head that points into it is written (see `segment`).
         pending.segment.sync(&self.path)?;
@@ -150,15 +182,16 @@ impl Ledger {
     }
 
     /// Fold everything up to `new` with checks (from a checkpoint when one is
-    /// still valid, see [`super::checkpoint`]); name file and line for new records.
+    /// still valid, see [`super::checkpoint`]); name file and line for new
+    /// records. `dry`: store no checkpoint.
     fn validate(
         &self,
-        old_head: u64,
-        new: Head,
+        (old_head, new): (u64, Head),
         pending: &Pending,
         names: &[String],
+        dry: bool,
     ) -> Result<()> {
-        let folded = self.check_fold(old_head, new);
+        let folded = self.check_fold(old_head, new, !dry);
         // Payloads the parser thread left undecoded (`events::deferred`) were
         // decoded by the fold, but for records voided in this append; and
         // when the fold failed, a payload that does not decode is the
@@ -307,15 +340,23 @@ impl Ledger {
             summary::Summary::of_records(first_seq, records.iter().map(|r| (r.at, r.void)));
         let fps = idem::encode(records.iter().map(|r| idem::fingerprint(&r.idem)));
         let n = chunk::pack_into(bytes, packed);
-        if segment.unborn() {
+        let born = segment.unborn();
+        if born {
             self.segments.borrow_mut().forget();
         }
         let pointer = segment.put(&self.path, &packed[..n])?;
-        self.chunks()?
-            .insert(chunk::key(first_seq), &pointer)
-            .map_err(storage)?;
         let entry = Entry { pointer, summary };
-        (self.out.borrow_mut().as_mut().ok_or_else(read_only)?).put(&self.path, &entry, &fps)?;
+        if segment.is_aside() {
+            if let Some(file) = segment.aside_file().filter(|_| born) {
+                self.segments.borrow_mut().set_aside(file?);
+            }
+        } else {
+            self.chunks()?
+                .insert(chunk::key(first_seq), &pointer)
+                .map_err(storage)?;
+            let mut out = self.out.borrow_mut();
+            (out.as_mut().ok_or_else(read_only)?).put(&self.path, &entry, &fps)?;
+        }
         self.index.borrow_mut().push(entry);
         Ok(())
     }
@@ -372,6 +413,8 @@ struct Pending<'l> {
     already: u64,
     /// How many of `already` are copies of voided records.
     already_voided: u64,
+    /// How many new records of each type.
+    kinds: BTreeMap<String, u64>,
 }
 
 /// What the records holding an incoming event's idempotency key say of it.
@@ -443,6 +486,7 @@ impl Pending<'_> {
             content: inc.content,
         });
         self.origins.push(inc.file, inc.line);
+        *self.kinds.entry(inc.kind).or_default() += 1;
         if self.writer.is_full() {
             self.flush()?;
         }

@@ -77,6 +77,8 @@ pub struct AppendReport {
     /// them either: see the append's idempotency rule).
     pub already_voided: u64,
     pub head: Head,
+    /// How many events of each type were appended (new records only).
+    pub kinds: std::collections::BTreeMap<String, u64>,
 }
 
 /// What `verify` found.

@@ -33,6 +33,10 @@
 //! - **Durable before the head** (the crate's [invariants](crate#invariants)):
 //!   [`Writer::sync`] fsyncs the segment and the directories that name it. (A
 //!   killed process loses no written page: `tests/crash.rs` cannot see this.)
+//! - **A dry run writes aside.** The segment of a dry run (`laurel check`,
+//!   [`Writer::aside`]) is an unnamed temporary file outside the ledger (in
+//!   the system's temporary directory, gone when closed), which the
+//!   [`Reader`] reads in place of the segment of that name.
 
 use std::fs::File;
 use std::io::Write;
@@ -74,6 +78,8 @@ pub struct Writer {
     name: u64,
     file: Option<File>,
     end: u64,
+    /// A dry run's: an unnamed temporary file, not `segments/<name>.lseg`.
+    aside: bool,
 }
 
 impl Writer {
@@ -83,7 +89,33 @@ impl Writer {
             name,
             file: None,
             end: 0,
+            aside: false,
         }
+    }
+
+    /// The segment of a dry run whose first record would be `name`: an
+    /// unnamed temporary file outside the ledger, which [`Reader::set_aside`]
+    /// is given to read.
+    pub fn aside(name: u64) -> Writer {
+        Writer {
+            aside: true,
+            ..Writer::new(name)
+        }
+    }
+
+    /// Is this a dry run's segment ([`Writer::aside`])?
+    pub fn is_aside(&self) -> bool {
+        self.aside
+    }
+
+    /// A second handle on a dry run's file, once created, with the
+    /// segment's name: what [`Reader::set_aside`] takes.
+    pub fn aside_file(&self) -> Option<Result<(u64, File)>> {
+        let file = self.file.as_ref().filter(|_| self.aside)?;
+        let clone = file
+            .try_clone()
+            .map_err(|e| Error::io("a temporary file", e));
+        Some(clone.map(|f| (self.name, f)))
     }
 
     /// Whether the segment's file is yet to be created (by the next [`Writer::put`]).
@@ -95,6 +127,10 @@ impl Writer {
     pub fn put(&mut self, ledger: &Path, stored: &[u8]) -> Result<[u8; POINTER_LEN]> {
         let path = file_of(ledger, self.name);
         let io = |e| Error::io(path.display().to_string(), e);
+        if self.file.is_none() && self.aside {
+            let temp = tempfile::tempfile().map_err(|e| Error::io("a temporary file", e))?;
+            self.file = Some(temp);
+        }
         if self.file.is_none() {
             std::fs::create_dir_all(dir(ledger)).map_err(io)?;
             // Truncate: a leftover of the same name is never reachable (see
@@ -102,7 +138,10 @@ impl Writer {
             self.file = Some(File::create(&path).map_err(io)?);
         }
         let file = self.file.as_mut().expect("created above");
-        file.write_all(stored).map_err(io)?;
+        file.write_all(stored).map_err(|e| match self.aside {
+            true => Error::io("a temporary file", e),
+            false => io(e),
+        })?;
         let p = pointer(self.name, self.end, stored.len());
         self.end += stored.len() as u64;
         Ok(p)
@@ -110,8 +149,9 @@ impl Writer {
 
     /// fsync the segment's file, then its directory and the ledger's (which
     /// names the directory), if the file was created.
+    /// A dry run's segment is not made durable.
     pub fn sync(&mut self, ledger: &Path) -> Result<()> {
-        let Some(file) = &self.file else {
+        let Some(file) = self.file.as_ref().filter(|_| !self.aside) else {
             return Ok(());
         };
         let path = file_of(ledger, self.name);
@@ -160,12 +200,25 @@ pub fn parse(value: &[u8], key_seq: u64) -> Result<(u64, u64, usize)> {
 #[derive(Default)]
 pub struct Reader {
     open: Option<(u64, File)>,
+    /// A dry run's segment ([`Writer::aside`]): its name and file, read in
+    /// place of the file of that name.
+    aside: Option<(u64, File)>,
 }
 
 impl Reader {
-    /// Close the file kept open.
+    /// Close the file kept open (not a dry run's).
     pub fn forget(&mut self) {
         self.open = None;
+    }
+
+    /// Read segment `name` from `file`, a dry run's ([`Writer::aside_file`]).
+    pub fn set_aside(&mut self, (name, file): (u64, File)) {
+        self.aside = Some((name, file));
+    }
+
+    /// Let go of a dry run's segment.
+    pub fn drop_aside(&mut self) {
+        self.aside = None;
     }
 
     /// The stored bytes a pointer gives.
@@ -193,6 +246,9 @@ impl Reader {
     }
 
     fn file(&mut self, ledger: &Path, key_seq: u64, name: u64) -> Result<&File> {
+        if let Some((_, f)) = self.aside.as_ref().filter(|a| a.0 == name) {
+            return Ok(f);
+        }
         if self.open.as_ref().map(|o| o.0) != Some(name) {
             let path = file_of(ledger, name);
             let f = File::open(&path).map_err(|e| match e.kind() {
@@ -240,6 +296,25 @@ mod tests {
         assert!(parse(&long, 9).is_err());
         assert!(parse(&b[..20], 9).is_err());
         let e = Reader::default().read(t.path(), 3, (8, 0, 1)).unwrap_err();
+        assert!(e.to_string().contains("missing"), "{e}");
+    }
+
+    #[test]
+    fn a_dry_runs_segment_is_read_from_aside_and_never_in_the_ledger() {
+        let t = tempfile::tempdir().unwrap();
+        let mut w = Writer::aside(7);
+        assert!(w.is_aside() && w.aside_file().is_none());
+        let a = w.put(t.path(), b"first chunk").unwrap();
+        let mut r = Reader::default();
+        r.set_aside(w.aside_file().unwrap().unwrap());
+        let b = w.put(t.path(), b"second").unwrap();
+        w.sync(t.path()).unwrap();
+        let at = |p: &[u8]| parse(p, 7).unwrap();
+        assert_eq!(r.read(t.path(), 7, at(&a)).unwrap(), b"first chunk");
+        assert_eq!(r.read(t.path(), 9, at(&b)).unwrap(), b"second");
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 0);
+        r.drop_aside();
+        let e = r.read(t.path(), 7, at(&a)).unwrap_err();
         assert!(e.to_string().contains("missing"), "{e}");
     }
 

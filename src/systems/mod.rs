@@ -32,6 +32,13 @@ macro_rules! system_items {
             events::parse(name, input)
         }
 
+        fn schema(
+            name: &str,
+            generator: &mut schemars::SchemaGenerator,
+        ) -> Option<schemars::Schema> {
+            events::schema(name, generator)
+        }
+
         fn standings(
             &self,
             table: &str,
@@ -208,6 +215,9 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     const TYPES: &'static [&'static str];
     /// Its sample streams under `events/` (`laurel demo`): `(file name, contents)`.
     const SAMPLES: &'static [(&'static str, &'static str)];
+    /// Examples of its event types that no sample stream holds (`laurel events
+    /// TYPE`): `(sample file the example follows, the event line)`.
+    const EXAMPLES: &'static [(&'static str, &'static str)] = &[];
     /// The parallel fold's worker that folds it (systems sharing a worker
     /// share a thread; see `fold::parallel`).
     const WORKER: usize;
@@ -216,6 +226,9 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
 
     /// The payload of its event type `<NAME>.<name>`; `None` for a name it does not know.
     fn parse(name: &str, input: impl PayloadInput) -> Result<Option<Self::Event>, String>;
+    /// The JSON Schema of its event type `<NAME>.<name>`'s payload (its
+    /// `events.rs` struct, derived); `None` for a name it does not know.
+    fn schema(name: &str, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema>;
     /// The standings table `table` (one of [`RatingSystem::TABLES`]).
     fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String>;
     /// The tournaments a table is shown per in `demo` and `replay` (`None`:
@@ -386,9 +399,25 @@ macro_rules! registry {
             Ok(None)
         }
 
+        /// The JSON Schema of a system's event type `<ns>.<name>`'s payload; `None` for an unknown type.
+        pub(crate) fn payload_schema(ns: &str, name: &str, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+            $(
+                if ns == <$ns::State as RatingSystem>::NAME {
+                    return <$ns::State as RatingSystem>::schema(name, generator);
+                }
+            )*
+            None
+        }
+
         /// Every system's sample streams, `(file name, contents)`.
         pub fn samples() -> impl Iterator<Item = (&'static str, &'static str)> {
             [$(<$ns::State as RatingSystem>::SAMPLES),*].into_iter().flatten().copied()
+        }
+
+        /// Every system's examples of event types no sample stream holds,
+        /// `(sample file the example follows, the event line)`.
+        pub fn examples() -> impl Iterator<Item = (&'static str, &'static str)> {
+            [$(<$ns::State as RatingSystem>::EXAMPLES),*].into_iter().flatten().copied()
         }
 
         /// The namespaces of each of the parallel fold's workers (by [`RatingSystem::WORKER`]).

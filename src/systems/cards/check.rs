@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::systems::cards::events::{
-    Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated, SCORE,
+    Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated, POINT_SYSTEM, SCORE,
 };
 use crate::time::{format_short, Micros};
 
@@ -73,7 +73,7 @@ impl State {
         if self.tournaments.contains_key(&e.tournament.0) {
             return Err(format!("{t} already exists"));
         }
-        if !matches!(e.point_system, 1 | 2) {
+        if !POINT_SYSTEM.contains(e.point_system) {
             return Err(format!(
                 "{t}: point_system must be 1 or 2, got {}",
                 e.point_system

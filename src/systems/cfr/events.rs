@@ -1,5 +1,6 @@
 //! `cfr.*`: Championship Formula Racing series and events.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::events::{payload_table, Bounds, Ident, Place};
@@ -9,7 +10,8 @@ payload_table! { "cfr", {
     "event_completed" => EventCompleted,
 } }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+/// How a series' events are run: qualifying heats then a final, or races (maybe in tiers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     Elimination,
@@ -34,47 +36,82 @@ pub const MAX_HEATS: usize = 100;
 pub const TIER: Bounds = Bounds::new("tier", 1, 1_000);
 
 /// A series and its scoring tables; absent tables take the rule parameters' values.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+///
+/// A series is defined once. A points table starts with a positive win and never gives a worse place more points than a better one.
+///
+/// `final_points`, `heat_points` and `heat_decay` apply to an elimination series only, `race_points` and `tier_offset` to a points series only.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SeriesDefined {
+    /// The series' id, unique.
     pub series: Ident,
+    /// `elimination` (heats, then a final) or `points` (races).
     pub format: Format,
+    /// Points of final places 1, 2, 3 ... (elimination); worse places earn 0.
     #[serde(default)]
+    #[schemars(length(min = 1, max = TABLE_PLACES), inner(range(min = POINTS.min, max = POINTS.max)))]
     pub final_points: Option<Vec<i64>>,
+    /// Points of heat places 1, 2, 3 ... (elimination); worse places earn 0.
     #[serde(default)]
+    #[schemars(length(min = 1, max = TABLE_PLACES), inner(range(min = POINTS.min, max = POINTS.max)))]
     pub heat_points: Option<Vec<i64>>,
-    /// Decimal string, e.g. `"0.5"`.
+    /// A decimal string from 0 to 1 with at most 6 places, e.g. `"0.5"`: the weight of a driver's 2nd best heat (its square the 3rd's, and so on).
     #[serde(default)]
     pub heat_decay: Option<String>,
+    /// Points of race places 1, 2, 3 ... (points); worse places earn 0.
     #[serde(default)]
+    #[schemars(length(min = 1, max = TABLE_PLACES), inner(range(min = POINTS.min, max = POINTS.max)))]
     pub race_points: Option<Vec<i64>>,
+    /// How many places a tier down counts as (points): a result in tier t counts as `place + (t - 1) * tier_offset`.
     #[serde(default)]
+    #[schemars(range(min = TIER_OFFSET.min, max = TIER_OFFSET.max))]
     pub tier_offset: Option<i64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// One driver's place in a heat, final or race.
+///
+/// Places run 1, 2, 3 ... without repeats or gaps; any number of drivers may be `"dnf"`; a driver is placed once.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Placing {
+    /// The driver.
     pub driver: String,
+    /// 1, 2, 3 ... or `"dnf"` (did not finish).
     pub place: Place,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// One race of a points event.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Race {
+    /// The race's tier (1 the top one).
+    #[schemars(range(min = TIER.min, max = TIER.max))]
     pub tier: i64,
+    /// Every driver of the race with their place.
     pub results: Vec<Placing>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// The results of one event of a series, scored when folded.
+///
+/// The series is defined before the event's `at`; an event is recorded once.
+///
+/// An elimination series' event gives `heats` (at least one) and `final`; a points series' event gives `races` (at least one).
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventCompleted {
+    /// A series defined earlier.
     pub series: Ident,
+    /// The event's id within the series.
     pub event: Ident,
+    /// Elimination: the qualifying heats, each a list of placings.
     #[serde(default)]
+    #[schemars(length(min = 1, max = MAX_HEATS))]
     pub heats: Option<Vec<Vec<Placing>>>,
+    /// Elimination: the final's placings.
     #[serde(default, rename = "final")]
     pub final_: Option<Vec<Placing>>,
+    /// Points: the races.
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub races: Option<Vec<Race>>,
 }

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::systems::mepbm::events::{
     AllegianceChanged, GameEnded, GameStarted, GrudgeRosterChanged, GrudgeTeamRegistered,
-    MonthlyTick, NationTakenOver, Rated, RatingSeeded, Side, VoteCast, SEED_VALUE, TURN,
-    VICTORY_POINTS,
+    MonthlyTick, NationTakenOver, Rated, RatingSeeded, Side, VoteCast, BALLOT_CHOICES, SEED_VALUE,
+    TURN, VICTORY_POINTS,
 };
 use crate::time::{self, Micros, DAY};
 
@@ -370,7 +370,7 @@ impl State {
         e: &VoteCast,
     ) -> Result<(), String> {
         let ctx = || format!("ballot of {voter} for game {id}");
-        let (s, max) = (side_name(side), 3);
+        let (s, max) = (side_name(side), BALLOT_CHOICES);
         for (category, n) in [
             ("best team player", e.best_team_player.len()),
             ("best played nation", e.best_played_nation.len()),

@@ -1,5 +1,6 @@
 //! `mepbm.*`: Middle-earth PBM games, ratings, grudge teams and ballots.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::events::{payload_table, Bounds, Ident};
@@ -17,7 +18,7 @@ payload_table! { "mepbm", {
 } }
 
 /// A rated system that can be seeded with an approximate starting value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Rated {
     Valar,
@@ -28,7 +29,17 @@ pub enum Rated {
 
 /// The side a position starts on.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Deserialize,
+    serde::Serialize,
+    JsonSchema,
 )]
 pub enum Side {
     #[serde(rename = "FP")]
@@ -40,7 +51,7 @@ pub enum Side {
 }
 
 /// A side a neutral can join.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
 pub enum Aligned {
     #[serde(rename = "FP")]
     Fp,
@@ -48,7 +59,8 @@ pub enum Aligned {
     Ds,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+/// Who won a game: a side, or nobody.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
 pub enum Winner {
     #[serde(rename = "FP")]
     Fp,
@@ -71,106 +83,186 @@ pub const TURN: Bounds = Bounds::new("turn", 0, 1_000);
 /// a few thousand at most).
 pub const VICTORY_POINTS: Bounds = Bounds::new("victory_points", 0, 1_000_000);
 
-/// `{player, system, value}`: an approximate starting rating.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// Examples of the types no sample stream holds: (the sample file each
+/// follows, the event line), for `laurel events TYPE`.
+pub const EXAMPLES: &[(&str, &str)] = &[(
+    "mepbm_ainur.jsonl",
+    r#"{"type": "mepbm.grudge_roster_changed", "id": "mepbm-ainur-grey-company-roster", "at": "2004-02-01", "team": "Grey Company", "added": ["Ivo Kent"], "removed": ["Hew Jory"]}"#,
+)];
+
+/// `ballot.best_team_player` and `best_played_nation`: at most this many choices each.
+pub const BALLOT_CHOICES: usize = 3;
+
+/// An approximate starting rating for a player in one rated system.
+///
+/// A seed comes before the player's first game in that system.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RatingSeeded {
+    /// The player (not empty).
     pub player: String,
+    /// `valar`, `maia`, `istari` or `ainur`.
     pub system: Rated,
+    /// The starting rating.
+    #[schemars(range(min = SEED_VALUE.min, max = SEED_VALUE.max))]
     pub value: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A nation at a game's start and who plays it.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Position {
+    /// The nation (e.g. `"Woodmen"`), once per game.
     pub nation: String,
+    /// Who plays it; a player plays one side of a game.
     pub player: String,
+    /// `FP` (Free People), `DS` (Dark Servants) or `neutral`.
     pub side: Side,
 }
 
 /// The two grudge teams of a grudge game, by side.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Grudge {
+    /// The registered team playing the Free People.
     #[serde(rename = "FP")]
     pub fp: String,
+    /// The registered team playing the Dark Servants.
     #[serde(rename = "DS")]
     pub ds: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A game starts: its scenario and who plays which nation.
+///
+/// A game starts once, with at least one FP and one DS position; every position has a player. A grudge game's teams are registered and different, and fill their sides as the grudge rules ask.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GameStarted {
+    /// The game's id, unique.
     pub game: Ident,
+    /// The scenario (e.g. `"1650"`): Istari's par is kept per scenario and nation.
     pub scenario: String,
+    /// Every nation of the game.
     pub positions: Vec<Position>,
+    /// Present for a grudge game (Ainur).
     #[serde(default)]
     pub grudge: Option<Grudge>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// Another player takes over a nation of a running game.
+///
+/// The new controller counts for the nation at the game's end; the player replaced counts for nothing in it.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NationTakenOver {
+    /// A started game.
     pub game: Ident,
+    /// A nation of the game.
     pub nation: String,
+    /// The new controller, not the current one.
     pub player: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A neutral nation joins a side.
+///
+/// Only a nation that started neutral changes allegiance, once.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AllegianceChanged {
+    /// A started game.
     pub game: Ident,
+    /// A nation that started neutral.
     pub nation: String,
+    /// `FP` or `DS`.
     pub side: Aligned,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// One nation at a game's end.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NationResult {
+    /// A nation of the game.
     pub nation: String,
+    /// Its victory points (Istari compares them with the nation's par).
+    #[schemars(range(min = VICTORY_POINTS.min, max = VICTORY_POINTS.max))]
     pub victory_points: i64,
+    /// Whether it was eliminated.
     pub eliminated: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A game ends: the winning side and each nation's victory points; every rating moves.
+///
+/// A started game ends once.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GameEnded {
+    /// A started game.
     pub game: Ident,
+    /// The last turn played (Maia's `sqrt(turn)`).
+    #[schemars(range(min = TURN.min, max = TURN.max))]
     pub turn: i64,
+    /// `FP`, `DS` or `draw`.
     pub winner: Winner,
+    /// The nations scored by Istari, in this order.
     pub nations: Vec<NationResult>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A Council of the Wise ballot on an ended game.
+///
+/// Cast by a player counted for FP or DS at the game's end, once, by the deadline (`council.deadline_days` after the end); no vote for oneself or one's own nation.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VoteCast {
+    /// An ended game.
     pub game: Ident,
+    /// The player voting.
     pub voter: String,
+    /// Players of the voter's side at the end, best first.
+    #[schemars(length(max = BALLOT_CHOICES))]
     pub best_team_player: Vec<String>,
+    /// Nations of the voter's side, best first.
+    #[schemars(length(max = BALLOT_CHOICES))]
     pub best_played_nation: Vec<String>,
+    /// A nation of the opposing side.
     #[serde(default)]
     pub best_enemy_nation: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A grudge team is formed (Ainur rates teams).
+///
+/// Team names are unique; members are distinct, as many as the grudge rules ask at least, and include the coordinator.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GrudgeTeamRegistered {
+    /// The team's name, unique.
     pub team: String,
+    /// One of the members.
     pub coordinator: String,
+    /// The team's players.
     pub members: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A grudge team's roster changes.
+///
+/// It changes somebody, keeps its coordinator and enough of its original members.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GrudgeRosterChanged {
+    /// A registered team.
     pub team: String,
+    /// Players joining (not members yet).
     pub added: Vec<String>,
+    /// Members leaving.
     pub removed: Vec<String>,
 }
 
-/// `{month: "YYYY-MM"}`: the monthly pull toward 1500.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// The monthly pull of every rating toward 1500.
+///
+/// One tick per month.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MonthlyTick {
+    /// The month adjusted, `YYYY-MM`.
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}$"))]
     pub month: String,
 }

@@ -26,6 +26,7 @@ impl RatingSystem for State {
         "mepbm_nazgul.jsonl",
         "mepbm_valar.jsonl"
     ];
+    const EXAMPLES: &'static [(&'static str, &'static str)] = events::EXAMPLES;
     const WORKER: usize = 0;
     system_items!();
 

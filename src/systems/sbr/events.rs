@@ -1,5 +1,6 @@
 //! `sbr.*`: Space Base Race tournaments and games.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::events::{payload_table, Ident};
@@ -9,13 +10,20 @@ payload_table! { "sbr", {
     "game_played" => GamePlayed,
 } }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A Space Base Race tournament opens.
+///
+/// Tournament ids are unique.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TournamentCreated {
+    /// The tournament's id, unique.
     pub tournament: Ident,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
+/// A tournament's stage: seeding games, then the group stage, then the bracket.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Stage {
     Seeding,
@@ -23,7 +31,8 @@ pub enum Stage {
     Bracket,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+/// A seat at the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Color {
     Red,
@@ -32,10 +41,13 @@ pub enum Color {
     Blue,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A base a player built.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Base {
+    /// One of the 21 pieces (I1, I2, I3, V3, I4, L4, O4, T4, Z4, F, I5, L5, N, P, T5, U, V5, W, X, Y, Z5), each at most once per player per game.
     pub piece: String,
+    /// Built on a bonus tile (its size counts `sbr.bonus_multiplier` times).
     pub bonus: bool,
 }
 
@@ -46,26 +58,40 @@ pub fn score_bounds(bonus_multiplier: i64) -> crate::events::Bounds {
     crate::events::Bounds::new("score", 0, all.saturating_mul(bonus_multiplier))
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// One seat of a game.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Seat {
+    /// `red`, `yellow`, `green` or `blue`.
     pub seat: Color,
     /// `null`: a bot.
     pub player: Option<String>,
+    /// The bases built; with `score` too, they must agree.
     #[serde(default)]
     pub bases: Option<Vec<Base>>,
+    /// The game score: 0 to 89 × `sbr.bonus_multiplier` (267 by default).
     #[serde(default)]
+    #[schemars(range(min = 0))]
     pub score: Option<i64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// One game of a match.
+///
+/// Seeding: each player plays one game (game 1) in the red seat against three bots. Group and bracket: a match is `sbr.games_per_match` games between the same players, each once in each seat; only entitled players play (seeded, or qualified for the bracket), and no game of an earlier stage comes once a stage has begun.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GamePlayed {
+    /// A tournament created earlier.
     pub tournament: Ident,
+    /// `seeding`, `group` or `bracket`.
     pub stage: Stage,
+    /// The match's id within its stage.
     #[serde(rename = "match")]
     pub match_: Ident,
+    /// The game's number in its match: 1 to `sbr.games_per_match` (a seeding game is game 1).
+    #[schemars(range(min = 1))]
     pub game: i64,
+    /// The four seats.
     pub seats: Vec<Seat>,
     /// Optional (added with the sbr module): the group a group-stage match
     /// belongs to, for tournaments with more than one group of 16.
