@@ -97,7 +97,7 @@ fn void_takes_several_seqs_in_one_append() {
     let d = dir.path();
     let out = ok(d, &["void", "4", "7", "--reason", "wrong table"]);
     assert!(
-        out.starts_with("voided records 4 and 7\nappended 2 event(s)\nhead 11 "),
+        out.starts_with("voided records 4 and 7\nappended 2 event(s)\n  2 ledger.voided\nhead 11 "),
         "{out}"
     );
     // Round 1 match A and round 2 match A are gone: Ana has no result left,
@@ -183,7 +183,7 @@ fn correct_voids_and_replaces_in_one_commit() {
     let out = ok(d, &["correct", "4", &file, "--reason", "scores swapped"]);
     assert!(
         out.starts_with(
-            "voided record 4 and appended its replacement\nappended 2 event(s)\nhead 11 "
+            "voided record 4 and appended its replacement\nappended 2 event(s)\n  1 cards.match_result\n  1 ledger.voided\nhead 11 "
         ),
         "{out}"
     );
