@@ -30,6 +30,11 @@ pub const TIER_OFFSET: Bounds = Bounds::new("tier_offset", 0, 1_000);
 /// perfect score sums a decayed heat win over every one).
 pub const MAX_HEATS: usize = 100;
 
+/// A driver's `place` in a heat, final or race: 1 to 10,000. Places may skip
+/// (a historic result may list only its top finishers), but two drivers never
+/// share one.
+pub const PLACE: Bounds = Bounds::new("place", 1, 10_000);
+
 /// `races[].tier`: tiers are numbered from 1, up to 1,000.
 pub const TIER: Bounds = Bounds::new("tier", 1, 1_000);
 
@@ -56,6 +61,8 @@ pub struct SeriesDefined {
 #[serde(deny_unknown_fields)]
 pub struct Placing {
     pub driver: String,
+    /// 1, 2, 3 … or `"dnf"`: within [`PLACE`]; places may skip, two drivers
+    /// never share one, any number may be dnf.
     pub place: Place,
 }
 
