@@ -115,7 +115,7 @@ impl World {
         let mut round: Vec<Vec<usize>> = vec![Vec::new(); tables];
         for (k, &p) in members.iter().enumerate() {
             let lap = k / tables;
-            let i = if lap % 2 == 0 {
+            let i = if lap.is_multiple_of(2) {
                 k % tables
             } else {
                 tables - 1 - k % tables

@@ -153,7 +153,11 @@ pub fn snake_groups(n: usize, size: usize) -> Vec<u32> {
     let mut step = 0usize;
     while out.len() < n {
         let (lap, i) = (step / groups, step % groups);
-        let g = if lap % 2 == 0 { i } else { groups - 1 - i };
+        let g = if lap.is_multiple_of(2) {
+            i
+        } else {
+            groups - 1 - i
+        };
         step += 1;
         if filled[g] < cap(g) {
             filled[g] += 1;
