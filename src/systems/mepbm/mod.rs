@@ -42,7 +42,7 @@
 //! - **Istari**: for each nation of `game_ended.nations`, in that order, its controller
 //!   gets `round(VP - par)`, par the mean victory points of that (scenario, nation) over
 //!   earlier games, or of that (scenario, category) when the position carries a
-//!   `category` ([`pars`](self::pars): Fourth Age's "North Kingdom", "South Kingdom",
+//!   `category` ([`pars`]: Fourth Age's "North Kingdom", "South Kingdom",
 //!   "normal nation"); its first game sets the par and changes nothing. The pars then
 //!   take in the game; they are the `nations` ("Top nations") table and never decay.
 //! - **Ainur** (grudge teams): `round(60 * LoseOrig / WinOrig * ActiveWinNations /
