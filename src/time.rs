@@ -56,6 +56,16 @@ pub fn now() -> Micros {
 
 pub const DAY: Micros = 86_400_000_000;
 
+/// The last instant a time `t` covers as the end of an interval: a plain date
+/// (midnight UTC, what `"2003-03-01"` parses to) covers its whole day.
+pub fn inclusive_end(t: Micros) -> Micros {
+    if t.rem_euclid(DAY) == 0 {
+        t.saturating_add(DAY - 1)
+    } else {
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,6 +69,55 @@ fn turyko_suky_scores_40_halved_to_20_as_his_only_event() {
     assert_eq!(r["events"], json!(1));
 }
 
+/// Turyko Suky's WBC PBeM as a historic result where only the top finishers
+/// are known: heat 2 lists its 1st, 2nd and his 7th, the final its 1st, 2nd
+/// and his 5th.
+#[test]
+fn places_with_gaps_score_by_the_place_given() {
+    let dir = common::empty_ledger();
+    let d = dir.path();
+    let text = r#"{"type":"cfr.series_defined","at":"2012-03-01","series":"wbc-pbem","format":"elimination"}
+{"type":"cfr.event_completed","at":"2012-12-15","series":"wbc-pbem","event":"2012","heats":[[{"driver":"Turyko Suky","place":1},{"driver":"Hank Ruiz","place":2}],[{"driver":"Ivy Stone","place":1},{"driver":"Kim Voss","place":2},{"driver":"Turyko Suky","place":7}]],"final":[{"driver":"Ivy Stone","place":1},{"driver":"Hank Ruiz","place":2},{"driver":"Turyko Suky","place":5}]}
+{"type":"cfr.series_defined","at":"2012-03-01","series":"pbem","format":"points"}
+{"type":"cfr.event_completed","at":"2012-12-20","series":"pbem","event":"2012","races":[{"tier":1,"results":[{"driver":"Al","place":1},{"driver":"Bo","place":2},{"driver":"Cy","place":5}]}]}
+"#;
+    let out = append_text(d, text);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = standings(d, &["cfr"]);
+    // The gaps change nothing: a place earns its table's points as given.
+    // Heats 50 (his win) + 0.5 * 0 (a 7th earns no heat points), final 5th 20:
+    // 70 of a perfect 100 + 50 + 25 = 175 → 40, as with every place known;
+    // his only event: 20.
+    let e = event_row(&v, "wbc-pbem", "2012", "Turyko Suky");
+    assert_eq!(
+        (
+            e["points"].clone(),
+            e["perfect"].clone(),
+            e["score"].clone()
+        ),
+        (json!(70.0), json!(175.0), json!(40.0))
+    );
+    assert_eq!(row(&v, "Turyko Suky")["score"], json!(20.0));
+    // Hank Ruiz: heat 2nd 30, final 2nd 60: 90 / 175 = 51.428… → 51.43.
+    assert_eq!(
+        event_row(&v, "wbc-pbem", "2012", "Hank Ruiz")["score"],
+        json!(51.43)
+    );
+    // A points race listing 1st, 2nd and 5th: Cy's 5th earns race_points[4]
+    // = 20 of a perfect 100 → 20; halved as his only event → 10.
+    let cy = event_row(&v, "pbem", "2012", "Cy");
+    assert_eq!(
+        (cy["points"].clone(), cy["score"].clone()),
+        (json!(20.0), json!(20.0))
+    );
+    assert_eq!(row(&v, "Cy")["score"], json!(10.0));
+    assert_eq!(cy["finish"], json!("5th race"));
+}
+
 #[test]
 fn the_documented_points_table_gives_bruce_31_88() {
     // race_points [160, 120, 88, ...]: 3rd 88 + 5th 45 + 8th 20 = 153 of 3 * 160
@@ -426,24 +475,27 @@ fn a_driver_twice_in_one_heat_or_race_is_rejected() {
 }
 
 #[test]
-fn places_that_repeat_or_skip_are_rejected_but_dnf_may_repeat() {
+fn two_drivers_on_one_place_are_rejected_but_dnf_may_repeat() {
     let rep = r#"[{"driver":"A","place":1},{"driver":"B","place":1}]"#;
     rejected(
         &elim("wbc", "2013", "2013-08-03", &format!("[{HEAT}]"), rep),
-        &["cfr event wbc/2013, final", "place 1 is given twice"],
-    );
-    let skip = r#"[[{"driver":"A","place":1},{"driver":"B","place":3}]]"#;
-    rejected(
-        &elim("wbc", "2013", "2013-08-03", skip, HEAT),
         &[
-            "cfr event wbc/2013, heat 1",
-            "place 2 is missing before place 3",
+            "cfr event wbc/2013, final",
+            "place 1 is given twice (only dnf may repeat)",
         ],
     );
-    let start = r#"[{"driver":"A","place":2}]"#;
+    let skip = r#"[[{"driver":"A","place":1},{"driver":"B","place":3},{"driver":"C","place":3}]]"#;
     rejected(
-        &elim("wbc", "2013", "2013-08-03", &format!("[{HEAT}]"), start),
-        &["final", "place 1 is missing before place 2"],
+        &elim("wbc", "2013", "2013-08-03", skip, HEAT),
+        &["cfr event wbc/2013, heat 1", "place 3 is given twice"],
+    );
+    let far = r#"[{"driver":"A","place":1},{"driver":"B","place":10001}]"#;
+    rejected(
+        &elim("wbc", "2013", "2013-08-03", &format!("[{HEAT}]"), far),
+        &[
+            "final",
+            "driver \"B\": field `place`: 10001 is out of range; allowed: an integer from 1 to 10000",
+        ],
     );
     let dir = ledger_with(ALL);
     let dnfs =

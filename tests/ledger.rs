@@ -210,9 +210,11 @@ fn the_first_of_many_voided_bad_payloads_across_chunks_is_refused() {
     const { assert!(laurel::ledger::chunk::MAX_RECORDS == 1024) };
     const { assert!(laurel::ledger::chunk::MAX_BYTES >= 1024 * 200) };
     let tick = |i: u32, extra: &str| {
+        // Month i is ticked on the 2nd of month i + 1.
         let (y, m) = (2100 + i / 12, 1 + i % 12);
+        let (ny, nm) = (2100 + (i + 1) / 12, 1 + (i + 1) % 12);
         format!(
-            r#"{{"type":"mepbm.monthly_tick","at":"{y}-{m:02}-02","month":"{y}-{m:02}"{extra}}}"#
+            r#"{{"type":"mepbm.monthly_tick","at":"{ny}-{nm:02}-02","month":"{y}-{m:02}"{extra}}}"#
         )
     };
     let mut text = String::new();

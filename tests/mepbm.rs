@@ -44,7 +44,7 @@ fn game_started(game: &str, at: &str, fp: usize, ds: usize, neutral: usize) -> S
             pos.push(json!({"nation": format!("N-{tag}"), "player": format!("{game}-{tag}"), "side": side}));
         }
     }
-    json!({"type": "mepbm.game_started", "at": at, "game": game, "scenario": "1650", "positions": pos})
+    json!({"type": "mepbm.game_started", "at": at, "game": game, "scenario": "1000", "positions": pos})
         .to_string()
         + "\n"
 }
@@ -590,7 +590,8 @@ fn rejects_bad_ballots() {
     let dir = valar_ledger();
     let d = dir.path();
     let (t, n, e) = (json!(["Bea Carr"]), json!(["Northmen"]), json!("Ice King"));
-    // 14 days after 2003-03-15 is 2003-03-29 00:00; a day later is late.
+    // 14 days after the end of 2003-03-15 (a plain date: the whole day) is
+    // the end of 2003-03-29; the next day is late.
     rejects(
         d,
         &ballot("Alan Birch", "2003-03-30", t.clone(), n.clone(), e.clone()),

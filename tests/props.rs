@@ -44,6 +44,7 @@ fn param_value(range: Range, default: &str, bump: i64) -> Value {
     let d: Value = serde_json::from_str(default).unwrap();
     match range {
         Range::Int { .. } => json!(d.as_i64().unwrap_or(1) + bump),
+        Range::OptInt { .. } => json!(d.as_i64().unwrap_or(0) + bump),
         Range::Decimal { .. } => json!(["0.5", "0.9", "0.95", "0.98", "1"][bump as usize % 5]),
         Range::Ints { .. } => d,
     }
@@ -55,7 +56,8 @@ fn stream(ops: &[(Op, u32)]) -> Vec<Value> {
         .flat_map(|g| g.params)
         .collect();
     let (mut voided, mut voids) = (BTreeSet::new(), BTreeSet::new());
-    let mut ticks = 0;
+    // Ticks as (day, index): their months are given in fold order below.
+    let mut ticks = Vec::new();
     let mut out = Vec::new();
     for (i, (op, day)) in ops.iter().enumerate() {
         let seq = i as u64 + 1;
@@ -69,9 +71,8 @@ fn stream(ops: &[(Op, u32)]) -> Vec<Value> {
         let mut e = match op {
             Op::Seed { system, value } => seed(*system, *value),
             Op::Tick => {
-                ticks += 1;
-                json!({"type": "mepbm.monthly_tick", "at": at,
-                       "month": format!("{}-{:02}", 2000 + ticks / 12, 1 + ticks % 12)})
+                ticks.push((*day, i));
+                json!({"type": "mepbm.monthly_tick", "at": at})
             }
             Op::Rules { param, bump } => {
                 let d = &defs[param % defs.len()];
@@ -102,6 +103,13 @@ fn stream(ops: &[(Op, u32)]) -> Vec<Value> {
             e["id"] = json!(format!("ev-{i}"));
         }
         out.push(e);
+    }
+    // Months tick in calendar order, each after it ended: months from
+    // 2000-02 on, in the ticks' `(at, seq)` order (`at` sorts as (day, index)).
+    ticks.sort_unstable();
+    for (k, &(_, i)) in ticks.iter().enumerate() {
+        let k = k + 1;
+        out[i]["month"] = json!(format!("{}-{:02}", 2000 + k / 12, 1 + k % 12));
     }
     out
 }

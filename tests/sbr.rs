@@ -58,23 +58,20 @@ fn bundled_tournament_podium_and_advancement_as_hand_checked() {
         ]
     );
     assert_eq!(adv(&match_rows(&v, "F")), ["Rosetta", "Voyager"]);
-    // Bracket seeds: score in the last group match (199, 197, 185, 182).
+    // Round 3, the group final (G): 51+55+49+52 = 207, 53+50+48+51 = 202,
+    // 47+49+52+46 = 194, 45+48+47+50 = 190: Cassini and Rosetta are 1st and
+    // 2nd of group 1, the only players to reach the bracket.
+    assert_eq!(adv(&match_rows(&v, "G")), ["Cassini", "Rosetta"]);
+    // Bracket seeds: score in the last group match (207, 202).
     let bs: Vec<(&str, i64)> = v["tables"]["bracket_seeding"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| (r["player"].as_str().unwrap(), r["score"].as_i64().unwrap()))
         .collect();
-    assert_eq!(
-        bs,
-        [
-            ("Rosetta", 199),
-            ("Cassini", 197),
-            ("Curiosity", 185),
-            ("Voyager", 182)
-        ]
-    );
-    // The final: 51+55+49+52 = 207, 53+50+48+51 = 202, 47+49+52+46 = 194, 45+48+47+50 = 190.
+    assert_eq!(bs, [("Cassini", 207), ("Rosetta", 202)]);
+    // The bracket's final, the two against two bots: Rosetta 49+53+47+51 =
+    // 200, Cassini 52+48+50+46 = 196; two players, so two podium places.
     let top: Vec<(i64, &str, i64, &str)> = v["rows"]
         .as_array()
         .unwrap()
@@ -92,10 +89,10 @@ fn bundled_tournament_podium_and_advancement_as_hand_checked() {
     assert_eq!(
         top,
         [
-            (1, "Cassini", 207, "1st place"),
-            (2, "Rosetta", 202, "2nd place"),
-            (3, "Voyager", 194, "3rd place"),
-            (4, "Curiosity", 190, "4th in the final"),
+            (1, "Rosetta", 200, "1st place"),
+            (2, "Cassini", 196, "2nd place"),
+            (3, "Voyager", 194, "eliminated"),
+            (4, "Curiosity", 190, "eliminated"),
             (5, "Galileo", 182, "eliminated"),
         ]
     );
@@ -187,7 +184,7 @@ fn history_shows_each_game_with_its_pieces() {
     assert!(last["formula"]
         .as_str()
         .unwrap()
-        .contains("match final complete: place 3"));
+        .contains("match G complete: place 3"));
 }
 
 /// A small tournament `t` with four seeded players and game 1 of group match m1.
@@ -376,7 +373,7 @@ fn stages_in_order_and_entitled_players_only() {
     rejected(
         dir.path(),
         bracket,
-        &["player ann did not advance from the group stage"],
+        &["player ann was not 1st or 2nd of group 1"],
     );
     let unseeded = r#"{"type":"sbr.game_played","at":"2015-03-01T12:00:00Z","tournament":"t","stage":"group","match":"m2","game":1,"seats":[{"seat":"red","player":"zed","score":40},{"seat":"yellow","player":null},{"seat":"green","player":null},{"seat":"blue","player":null}]}"#;
     rejected(dir.path(), unseeded, &["player zed has no seeding game"]);
@@ -433,5 +430,188 @@ fn no_game_after_the_final() {
         dir.path(),
         late,
         &["tournament mars-2014, bracket match final2, game 1: the tournament is over: its final match final is complete"],
+    );
+}
+
+/// A seeding game of `player` scoring `score`, at minute `i` past 10:00.
+fn seed_line(t: &str, i: usize, player: &str, score: i64) -> String {
+    format!(
+        r#"{{"type":"sbr.game_played","at":"2015-03-01T10:{i:02}:00Z","tournament":"{t}","stage":"seeding","match":"s{i}","game":1,"seats":[{{"seat":"red","player":"{player}","score":{score}}},{{"seat":"yellow","player":null}},{{"seat":"green","player":null}},{{"seat":"blue","player":null}}]}}"#
+    )
+}
+
+/// Game `game` of match `m` (stage `stage`) at hour `h`: `players` in seats
+/// rotated by the game number, each scoring as given; bots fill the rest.
+fn match_game(
+    t: &str,
+    stage: &str,
+    m: &str,
+    h: u32,
+    game: usize,
+    players: &[(&str, i64)],
+) -> String {
+    let colors = ["red", "yellow", "green", "blue"];
+    let mut seats = vec![String::new(); 4];
+    for (i, seat) in seats.iter_mut().enumerate() {
+        *seat = format!(
+            r#"{{"seat":"{}","player":null}}"#,
+            colors[(i + game - 1) % 4]
+        );
+    }
+    for (i, (p, s)) in players.iter().enumerate() {
+        seats[i] = format!(
+            r#"{{"seat":"{}","player":"{p}","score":{s}}}"#,
+            colors[(i + game - 1) % 4]
+        );
+    }
+    format!(
+        r#"{{"type":"sbr.game_played","at":"2015-03-0{}T{h:02}:{:02}:00Z","tournament":"{t}","stage":"{stage}","match":"{m}","game":{game},"seats":[{}]}}"#,
+        if stage == "bracket" { 3 } else { 2 },
+        game * 10,
+        seats.join(",")
+    )
+}
+
+/// All four games of a match: player `k` scores `scores[k]` in each game.
+fn full_match(t: &str, stage: &str, m: &str, h: u32, players: &[(&str, i64)]) -> String {
+    (1..=4)
+        .map(|g| match_game(t, stage, m, h, g, players) + "\n")
+        .collect()
+}
+
+/// 20 seeded players p01 (100) … p20 (81), and p21 tied with p20 at 81.
+fn twenty_one() -> tempfile::TempDir {
+    let dir = common::empty_ledger();
+    let mut text =
+        r#"{"type":"sbr.tournament_created","at":"2015-03-01T09:00:00Z","tournament":"g"}"#
+            .to_string()
+            + "\n";
+    for i in 1..=20 {
+        text += &(seed_line("g", i, &format!("p{i:02}"), 101 - i as i64) + "\n");
+    }
+    // Equal seeding scores: p20 and p21 both 81, ordered by name.
+    text += &(seed_line("g", 21, "p21", 81) + "\n");
+    let out = append_text(dir.path(), &text);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+#[test]
+fn groups_of_16_are_formed_from_the_seeding_in_snake_order() {
+    let dir = twenty_one();
+    let d = dir.path();
+    // 21 seeded: ceil(21 / 16) = 2 groups. Snake: p01 → 1, p02 → 2, p03 → 2,
+    // p04 → 1, p05 → 1, p06 → 2, p07 → 2, p08 → 1, p09 → 1 (group 2 is full at
+    // its 21 - 16 = 5 players with p10), p10 → 2, then p11 … p21 → 1.
+    // Group 2: p02, p03, p06, p07, p10 and 11 bots.
+    let g2 = [("p02", 60), ("p03", 50), ("p06", 40), ("p07", 30)];
+    let out = append_text(d, &match_game("g", "group", "b1", 11, 1, &g2));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // p01 and p10 are in different groups.
+    rejected(
+        d,
+        &match_game("g", "group", "x1", 11, 1, &[("p01", 60), ("p10", 50)]),
+        &["players p01 (group 1) and p10 (group 2) are in different groups (groups of 16"],
+    );
+    // `group`, when given, must name the players' group.
+    let named = match_game("g", "group", "x2", 11, 1, &[("p04", 60), ("p05", 50)])
+        .replace(r#""game":1,"#, r#""game":1,"group":"2","#);
+    rejected(
+        d,
+        &named,
+        &["group 2 is not the players' group: p04 is in group 1"],
+    );
+    // The tie at 81: p20 before p21 by name, so p20 is the 20th seed and
+    // p21 the 21st; both fall in group 1 (group 2 filled at the 10th).
+    let tie = match_game(
+        "g",
+        "group",
+        "a9",
+        11,
+        1,
+        &[("p20", 60), ("p21", 50), ("p11", 5)],
+    );
+    let out = append_text(d, &tie);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn only_the_1st_and_2nd_of_a_group_enter_the_bracket() {
+    let dir = twenty_one();
+    let d = dir.path();
+    // Group 2 (p02, p03, p06, p07; p10 is its fifth) plays round 1 with p10
+    // against bots, then its group final.
+    let mut text = full_match(
+        "g",
+        "group",
+        "b1",
+        11,
+        &[("p02", 60), ("p03", 50), ("p06", 40), ("p07", 30)],
+    );
+    text += &full_match("g", "group", "b2", 11, &[("p10", 45)]);
+    let out = append_text(d, &text);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Group 2 has not played down to one match (p02, p03 from b1 and p10 from
+    // b2 are still in): nobody of it is 1st or 2nd yet.
+    rejected(
+        d,
+        &match_game("g", "bracket", "f", 10, 1, &[("p02", 60)]),
+        &["player p02 was not 1st or 2nd of group 2 (the top 2 of a group played down to one match)"],
+    );
+    // The group final: p10 240 (4 × 60), p02 200, p03 160 → p10 and p02.
+    let fin = full_match(
+        "g",
+        "group",
+        "b3",
+        14,
+        &[("p02", 50), ("p03", 40), ("p10", 60)],
+    );
+    let out = append_text(d, &fin);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // p03 was 3rd of the group final: refused; p06 went out in round 1.
+    rejected(
+        d,
+        &match_game("g", "bracket", "f", 10, 1, &[("p10", 60), ("p03", 50)]),
+        &["player p03 was not 1st or 2nd of group 2"],
+    );
+    rejected(
+        d,
+        &match_game("g", "bracket", "f", 10, 1, &[("p06", 60)]),
+        &["player p06 was not 1st or 2nd of group 2"],
+    );
+    // Group 1 has played nothing: p01 is not 1st or 2nd of it.
+    rejected(
+        d,
+        &match_game("g", "bracket", "f", 10, 1, &[("p01", 60)]),
+        &["player p01 was not 1st or 2nd of group 1"],
+    );
+    let out = append_text(
+        d,
+        &match_game("g", "bracket", "f", 10, 1, &[("p10", 60), ("p02", 50)]),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

@@ -409,7 +409,7 @@ fn the_largest_admitted_values_give_a_table_in_under_a_second() {
             g % 2 * 1_000_000
         ));
     }
-    lines.push(r#"{"type":"mepbm.monthly_tick","at":"2001-03-01","month":"2001-03"}"#.into());
+    lines.push(r#"{"type":"mepbm.monthly_tick","at":"2001-04-01","month":"2001-03"}"#.into());
     lines.push(r#"{"type":"cfr.series_defined","at":"2009-07-01","series":"wbc","format":"elimination","heat_decay":"0.999999"}"#.into());
     let heat = r#"[{"driver":"Al","place":1},{"driver":"Bo","place":2}]"#;
     for (e, heats) in [(1, 100), (2, 99), (3, 1)] {

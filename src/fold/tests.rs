@@ -5,16 +5,17 @@
 
 use super::*;
 
-/// 700 monthly ticks, one a month from 1950; the one at line `bad` repeats
-/// the month before it (a failed check).
+/// 700 monthly ticks, one a month from January 1950, each on the 2nd of the
+/// month after; the one at line `bad` repeats the month before it (a failed
+/// check).
 fn ticks(bad: usize) -> MemSource {
     let text: String = (0..700)
         .map(|i| {
             let m = if i == bad { i - 1 } else { i };
             format!(
                 "{{\"type\":\"mepbm.monthly_tick\",\"at\":\"{y}-{mo:02}-02\",\"month\":\"{py}-{pm:02}\"}}\n",
-                y = 1950 + i / 12,
-                mo = 1 + i % 12,
+                y = 1950 + (i + 1) / 12,
+                mo = 1 + (i + 1) % 12,
                 py = 1950 + m / 12,
                 pm = 1 + m % 12,
             )

@@ -53,9 +53,10 @@ use crate::systems::PARAM_GROUPS;
 /// ```
 ///
 /// A field is `name: type = default, range;`. The default is written as its
-/// JSON value (`45`, `"0.98"`, `[3, 2, 1]`): that text is the published rules'
+/// JSON value (`45`, `"0.98"`, `[3, 2, 1]`, `null`): that text is the published rules'
 /// value that `laurel rules` shows and `Default` parses. The type is `i64`,
-/// `u32` or `usize` for an integer range, [`Decimal`] for a decimal one and
+/// `u32` or `usize` for an integer range, `Option<i64>` for an optional one
+/// (`null`: unset), [`Decimal`] for a decimal one and
 /// `Vec<i64>` for an array one; every value of the range fits the type (a unit
 /// test builds every group at both ends of every range). The doc comment is the
 /// parameter's doc line in `laurel rules`.
@@ -116,6 +117,8 @@ pub const DECIMAL_PLACES: usize = 6;
 pub enum Range {
     /// An integer from `min` to `max`.
     Int { min: i64, max: i64 },
+    /// Unset (`null`, the field is `None`) or an integer from `min` to `max`.
+    OptInt { min: i64, max: i64 },
     /// A decimal string from `min` to `max` (decimal texts), with at most
     /// [`DECIMAL_PLACES`] decimal places.
     Decimal {
@@ -134,6 +137,14 @@ pub enum Range {
 impl Range {
     pub const fn int(r: RangeInclusive<i64>) -> Range {
         Range::Int {
+            min: *r.start(),
+            max: *r.end(),
+        }
+    }
+
+    /// `null` (unset) or an integer in `r`, for an `Option<i64>` field.
+    pub const fn opt_int(r: RangeInclusive<i64>) -> Range {
+        Range::OptInt {
             min: *r.start(),
             max: *r.end(),
         }
@@ -162,6 +173,7 @@ impl Range {
             |x: &Value, min: i64, max: i64| x.as_i64().is_some_and(|x| (min..=max).contains(&x));
         match *self {
             Range::Int { min, max } => int(v, min, max),
+            Range::OptInt { min, max } => v.is_null() || int(v, min, max),
             Range::Decimal { min, max } => {
                 let text = v.as_str().unwrap_or_default();
                 let places = text.trim().split_once('.').map_or(0, |(_, f)| f.len());
@@ -188,6 +200,9 @@ impl fmt::Display for Range {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Range::Int { min, max } => write!(f, "an integer from {min} to {max}"),
+            Range::OptInt { min, max } => {
+                write!(f, "null (unset) or an integer from {min} to {max}")
+            }
             Range::Decimal { min, max } => write!(
                 f,
                 "a decimal string from \"{min}\" to \"{max}\" with at most {DECIMAL_PLACES} decimal places"
@@ -345,6 +360,7 @@ fn default_groups() -> &'static Arc<[Typed]> {
 fn check_value(def: &ParamDef, v: &Value) -> Result<(), String> {
     let (of_kind, want) = match def.range {
         Range::Int { .. } => (v.as_i64().is_some(), "an integer"),
+        Range::OptInt { .. } => (v.is_null() || v.as_i64().is_some(), "null or an integer"),
         Range::Decimal { .. } => (
             v.as_str().and_then(parse_decimal).is_some(),
             "a decimal string such as \"0.98\"",

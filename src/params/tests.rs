@@ -57,6 +57,11 @@ fn every_range_fits_its_field_and_is_enforced() {
                 vec![json!(max)],
                 vec![json!(min as i128 - 1), json!(max as i128 + 1)],
             ),
+            Range::OptInt { min, max } => (
+                vec![json!(null), json!(min)],
+                vec![json!(max)],
+                vec![json!(min as i128 - 1), json!(max as i128 + 1)],
+            ),
             Range::Decimal { min, max } => (
                 vec![json!(min)],
                 vec![json!(max)],
@@ -94,6 +99,10 @@ fn every_range_fits_its_field_and_is_enforced() {
 #[test]
 fn ranges_read_as_text() {
     assert_eq!(Range::int(1..=9).to_string(), "an integer from 1 to 9");
+    assert_eq!(
+        Range::opt_int(0..=9).to_string(),
+        "null (unset) or an integer from 0 to 9"
+    );
     assert_eq!(
         Range::decimal("0"..="1").to_string(),
         "a decimal string from \"0\" to \"1\" with at most 6 decimal places"

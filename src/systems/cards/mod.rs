@@ -75,7 +75,7 @@ use crate::events::{Event, Record};
 use crate::systems::cards::events::{
     Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated,
 };
-use crate::time::{Micros, DAY};
+use crate::time::{inclusive_end, Micros};
 
 use super::compact::{self, Interner};
 use super::{Change, Cx, Projection};
@@ -86,16 +86,6 @@ use points::{Award, Rules};
 pub const TABLES: &[&str] = &["cards"];
 
 const SYSTEM: &str = "cards";
-
-/// The last instant an interval ending at `t` covers: a plain date (midnight
-/// UTC) covers its whole day.
-pub fn inclusive_end(t: Micros) -> Micros {
-    if t.rem_euclid(DAY) == 0 {
-        t.saturating_add(DAY - 1)
-    } else {
-        t
-    }
-}
 
 /// Every tournament, by id, stored compactly: names (players, round and
 /// match ids) are interned once for the whole state, a round keeps its matches

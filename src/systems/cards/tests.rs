@@ -2,6 +2,7 @@
 
 use crate::fold::{fold, MemSource, Query};
 use crate::systems::Selector;
+use crate::time::DAY;
 
 use super::*;
 

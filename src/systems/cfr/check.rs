@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use crate::num::{parse_decimal, Rational};
 use crate::params::DECIMAL_PLACES;
 use crate::systems::cfr::events::{
-    EventCompleted, Format, Placing, SeriesDefined, MAX_HEATS, POINTS, TABLE_PLACES, TIER,
+    EventCompleted, Format, Placing, SeriesDefined, MAX_HEATS, PLACE, POINTS, TABLE_PLACES, TIER,
     TIER_OFFSET,
 };
 use crate::time::format_short;
@@ -195,8 +195,10 @@ fn points(e: &EventCompleted) -> Result<(), String> {
     Ok(())
 }
 
-/// One heat, final or race: drivers named once, places 1..k without repeat or gap
-/// (any number of dnf besides). The error is the broken rule alone.
+/// One heat, final or race: drivers named once, each place (within [`PLACE`])
+/// held by one driver at most; places may skip (only the top finishers may be
+/// known), and any number of drivers may be dnf. The error is the broken rule
+/// alone.
 fn results(list: &[Placing]) -> Result<(), String> {
     if list.is_empty() {
         return Err("no drivers".into());
@@ -210,18 +212,16 @@ fn results(list: &[Placing]) -> Result<(), String> {
             return Err(format!("driver {:?} is listed twice", p.driver));
         }
     }
-    let mut places: Vec<u32> = list.iter().filter_map(|p| p.place.at()).collect();
-    places.sort_unstable();
-    for (i, &p) in places.iter().enumerate() {
-        let want = i as u32 + 1;
-        if p < want {
-            return Err(format!("place {p} is given twice (only dnf may repeat)"));
-        }
-        if p > want {
-            return Err(format!(
-                "place {want} is missing before place {p} \
-                 (places run 1, 2, 3... without gaps; unplaced drivers are dnf)"
-            ));
+    let mut places = BTreeSet::new();
+    for p in list {
+        let Some(at) = p.place.at() else {
+            continue;
+        };
+        PLACE
+            .check(at.into())
+            .map_err(|m| format!("driver {:?}: {m}", p.driver))?;
+        if !places.insert(at) {
+            return Err(format!("place {at} is given twice (only dnf may repeat)"));
         }
     }
     Ok(())

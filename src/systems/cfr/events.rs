@@ -32,6 +32,11 @@ pub const TIER_OFFSET: Bounds = Bounds::new("tier_offset", 0, 1_000);
 /// perfect score sums a decayed heat win over every one).
 pub const MAX_HEATS: usize = 100;
 
+/// A driver's `place` in a heat, final or race: 1 to 10,000. Places may skip
+/// (a historic result may list only its top finishers), but two drivers never
+/// share one.
+pub const PLACE: Bounds = Bounds::new("place", 1, 10_000);
+
 /// `races[].tier`: tiers are numbered from 1, up to 1,000.
 pub const TIER: Bounds = Bounds::new("tier", 1, 1_000);
 
@@ -70,13 +75,14 @@ pub struct SeriesDefined {
 
 /// One driver's place in a heat, final or race.
 ///
-/// Places run 1, 2, 3 ... without repeats or gaps; any number of drivers may be `"dnf"`; a driver is placed once.
+/// Places run 1, 2, 3 ... and may skip (only the top finishers known), never repeat; any number of drivers may be `"dnf"`; a driver is placed once.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Placing {
     /// The driver.
     pub driver: String,
-    /// 1, 2, 3 ... or `"dnf"` (did not finish).
+    /// 1, 2, 3 ... or `"dnf"` (did not finish); places may skip (1, 2, 5),
+    /// two drivers never share one, any number may be dnf.
     pub place: Place,
 }
 

@@ -14,8 +14,8 @@
 //! defines each): a points table (`final_points`, `heat_points`, `race_points`)
 //! has 1 to 100 places of 0 to 1,000,000 points, as the parameters do;
 //! `tier_offset` 0 to 1,000; `heat_decay` a decimal from 0 to 1 with at most 6
-//! places; an elimination event runs 1 to 100 heats; `tier` 1 to 1,000; places
-//! run 1 to the number of drivers placed. Event scores lie from 0 to 100 for
+//! places; an elimination event runs 1 to 100 heats; `tier` 1 to 1,000; `place`
+//! 1 to 10,000 ([`events::PLACE`]), gaps allowed. Event scores lie from 0 to 100 for
 //! tables that never rise with place.
 //!
 //! # Rules
@@ -35,8 +35,10 @@
 //!   in (a 0 counts), times `one_event_factor` (0.5) with one such event and
 //!   `two_event_factor` (0.75) with two: event scores 80, 16, 0, 0, 31.88 give 25.58.
 //!   Scores are shown, and rounded half away from zero, to `decimals` (2) places.
-//! - Places of a heat, final or race run 1, 2, 3 … without repeats or gaps (a place
-//!   missing before a later one is refused); any number of drivers may be dnf.
+//! - Places of a heat, final or race never repeat (two drivers on one place are
+//!   refused) but may skip: a historic result may list only its top finishers, or a
+//!   driver "finishing 7th" whose six betters are not tracked. Any number of drivers may
+//!   be dnf.
 //!
 //! Each `cfr.event_completed` is scored when it is folded, with the parameters in force
 //! at its `at` (a series' own tables win over the parameters). The ranking is computed at
@@ -45,6 +47,13 @@
 //! moves back with it: the state never stores a window, only each series' events.
 //!
 //! # Decisions
+//! - **A gap in the places** changes nothing in the scoring: the seed's formula reads a
+//!   driver's points off the table by the place given, so a 5th listed after a 1st and
+//!   a 2nd earns `final_points[4]` (20) or `race_points[4]`, a 7th in a heat earns
+//!   nothing (heat points stop at 4th), and the perfect score does not depend on who
+//!   else is listed. Turyko Suky's WBC PBeM entered with only the top finishers known
+//!   (heat 2: 1st, 2nd and his 7th; final: 1st, 2nd and his 5th) still scores
+//!   `(50 + 0.5 * 0 + 20) / 175` → 40.
 //! - **Event scores are rounded** to `decimals` (2) places when scored, and the ranking
 //!   score is the mean of those rounded scores, as the published rankings do by hand
 //!   (80, 16, 0, 0, 31.88 → 25.58): whoever redoes the sum from `laurel history` gets

@@ -174,12 +174,13 @@ impl State {
         order.sort_by(|a, b| a.nation.cmp(&b.nation));
         order.dedup_by(|a, b| a.nation == b.nation);
         for p in order {
-            let slot = Slot::new(
-                self.places.intern(&p.nation),
-                self.names.intern(&p.player),
-                p.side,
-            );
+            let nation = self.places.intern(&p.nation);
+            let slot = Slot::new(nation, self.names.intern(&p.player), p.side);
             self.slots.push(slot);
+            if let Some(c) = &p.category {
+                let c = self.places.intern(c);
+                self.categories.insert((id, nation), c);
+            }
         }
         let scenario = self.places.intern(&e.scenario);
         let grudge = e
@@ -228,7 +229,7 @@ impl State {
         let header = self.headers[gi];
         self.valar_game(&end, cx);
         self.maia_game(&end, e.turn, cx);
-        self.istari_game(header.scenario, &end, cx);
+        self.istari_game(gi as u32, header.scenario, &end, cx);
         self.ainur_game(header.grudge, &end, cx);
         self.nazgul_game(header.scenario, &end);
         self.headers[gi].ended = Some(rec.at);
@@ -239,6 +240,7 @@ impl State {
             base,
             divisor: div,
             start,
+            min_change,
         } = cx.params.get();
         let Some(w) = end.winner else {
             for &(p, _) in &end.players {
@@ -248,7 +250,8 @@ impl State {
         };
         let (tw, _) = end.total(w, &self.valar, start);
         let (tl, _) = end.total(opposite(w), &self.valar, start);
-        let change = math::valar_change(base, div, tw, tl, end.factor);
+        let formula = math::valar_change(base, div, tw, tl, end.factor);
+        let change = formula.map(|c| math::floored(c, min_change));
         for &(p, side) in &end.players {
             let won = side == w;
             let delta = match change {
@@ -260,7 +263,10 @@ impl State {
             cx.audit_of(
                 || self.names.name(p),
                 || {
-                    let core = end.wrap(&format!("{base} + ({tl} - {tw}) / {div}"));
+                    let mut core = end.wrap(&format!("{base} + ({tl} - {tw}) / {div}"));
+                    if let (Some(m), Some(f)) = (min_change, formula) {
+                        core = format!("max({m}, {core} = {f})  [valar.min_change]");
+                    }
                     let formula = match change {
                         None => format!("0: valar.divisor is {div}"),
                         Some(_) if won => format!("{delta:+} = {core}"),
@@ -328,7 +334,7 @@ impl State {
         }
     }
 
-    fn istari_game(&mut self, scenario: u32, end: &Ending, cx: &mut Cx) {
+    fn istari_game(&mut self, gi: u32, scenario: u32, end: &Ending, cx: &mut Cx) {
         let start = cx.params.get::<params::Istari>().start;
         // Each result's slot, found once (None: not a nation of the game).
         let found: Vec<Option<Slot>> = end
@@ -346,11 +352,8 @@ impl State {
                 continue;
             };
             let p = slot.player;
-            let par = self
-                .pars
-                .get(&(scenario, slot.nation))
-                .copied()
-                .unwrap_or_default();
+            let key = self.par_key(gi, slot.nation);
+            let par = self.pars.get(&(scenario, key)).copied().unwrap_or_default();
             let delta = match par.games {
                 0 => Some(0),
                 _ => math::istari_change(n.victory_points, par.sum, par.games, end.factor),
@@ -363,11 +366,11 @@ impl State {
             cx.audit_of(
                 || self.names.name(p),
                 || {
+                    let of = self.par_name(key, &n.nation);
                     let formula = match par.games {
                         0 => format!(
-                            "+0: first {} game of {} sets its par ({} VP)",
+                            "+0: first {} game of {of} sets its par ({} VP)",
                             self.places.name(scenario),
-                            n.nation,
                             n.victory_points
                         ),
                         _ => {
@@ -375,9 +378,9 @@ impl State {
                             let x = format!("{} - {}", n.victory_points, exact(par_r));
                             match delta {
                                 Some(d) => {
-                                    format!("{d:+} = {} ({}: VP - par)", end.wrap(&x), n.nation)
+                                    format!("{d:+} = {} ({of}: VP - par)", end.wrap(&x))
                                 }
-                                None => format!("0: no change possible ({x}, {})", n.nation),
+                                None => format!("0: no change possible ({x}, {of})"),
                             }
                         }
                     };
@@ -387,7 +390,8 @@ impl State {
         }
         for (n, slot) in end.e.nations.iter().zip(&found) {
             if let Some(slot) = slot {
-                let par = self.pars.entry((scenario, slot.nation)).or_default();
+                let key = self.par_key(gi, slot.nation);
+                let par = self.pars.entry((scenario, key)).or_default();
                 par.sum = par.sum.saturating_add(n.victory_points);
                 par.games = par.games.saturating_add(1);
             }

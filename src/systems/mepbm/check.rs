@@ -112,6 +112,7 @@ impl State {
         if e.positions.iter().any(|p| p.player.trim().is_empty()) {
             return Err(format!("game {id}: every position needs a player"));
         }
+        self.check_pars(e)?;
         let count = |s: Side| e.positions.iter().filter(|p| p.side == s).count();
         if count(Side::Fp) == 0 || count(Side::Ds) == 0 {
             return Err(format!(
@@ -314,7 +315,7 @@ impl State {
             .ended
             .ok_or_else(|| format!("game {id} has not ended: ballots open at its game_ended"))?;
         let days = cx.params.get::<params::Council>().deadline_days;
-        let deadline = ended.saturating_add(days.saturating_mul(DAY));
+        let deadline = time::inclusive_end(ended).saturating_add(days.saturating_mul(DAY));
         if at > deadline {
             return Err(format!(
                 "ballot of {} for game {id} is late: cast {}, deadline {} ({days} days after the end on {})",
@@ -505,7 +506,7 @@ impl State {
         Ok(())
     }
 
-    pub(super) fn check_tick(&self, e: &MonthlyTick) -> Result<(), String> {
+    pub(super) fn check_tick(&self, e: &MonthlyTick, at: Micros) -> Result<(), String> {
         let m = &e.month;
         let ok = m.len() == 7
             && time::parse(&format!("{m}-01")).is_some()
@@ -518,6 +519,31 @@ impl State {
                 "month {m} was already ticked: one adjustment per month"
             ));
         }
-        Ok(())
+        if let Some(last) = self.months.last().filter(|&last| last > m) {
+            return Err(format!(
+                "month {m} comes before {last}, already ticked: months tick in calendar order"
+            ));
+        }
+        match month_end(m) {
+            Some(end) if at >= end => Ok(()),
+            end => Err(format!(
+                "month {m} has not ended at {}: its tick comes at {} or later",
+                time::format_short(at),
+                end.map_or_else(|| "never".into(), time::format_short)
+            )),
+        }
     }
+}
+
+/// The first instant after month `m` (`YYYY-MM`, already checked): midnight
+/// UTC on the first of the next month; `None` past year 9999.
+fn month_end(m: &str) -> Option<Micros> {
+    let year: u32 = m.get(..4)?.parse().ok()?;
+    let month: u32 = m.get(5..)?.parse().ok()?;
+    let (y, mo) = if month == 12 {
+        (year + 1, 1)
+    } else {
+        (year, month + 1)
+    };
+    (y <= 9999).then(|| time::parse(&format!("{y:04}-{mo:02}-01")))?
 }

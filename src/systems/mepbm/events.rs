@@ -118,6 +118,11 @@ pub struct Position {
     pub player: String,
     /// `FP` (Free People), `DS` (Dark Servants) or `neutral`.
     pub side: Side,
+    /// Optional: the category whose Istari par this position counts for, in
+    /// place of its nation's ("North Kingdom", "South Kingdom", "normal
+    /// nation" in Fourth Age, where players name their own nations). Not empty.
+    #[serde(default)]
+    pub category: Option<String>,
 }
 
 /// The two grudge teams of a grudge game, by side.

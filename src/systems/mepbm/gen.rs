@@ -59,6 +59,12 @@ impl World {
         } else {
             *rng.pick(&SCENARIOS)
         };
+        // Bofa has five nations: two a side and a neutral.
+        let (n_side, n_neutral) = if scenario == "bofa" {
+            (2, 1)
+        } else {
+            (n_side, n_neutral)
+        };
         // positions: (nation, controller, original side, is team member)
         let mut pos: Vec<(String, String, &'static str, bool)> = Vec::new();
         let mut taken: Vec<String> = Vec::new();

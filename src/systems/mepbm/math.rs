@@ -36,6 +36,11 @@ pub fn valar_change(
     i64::try_from(round_half_away(Rational::new_raw(numer, denom))).ok()
 }
 
+/// A change held at `floor` or above (`valar.min_change`); `None` leaves it as is.
+pub fn floored(change: i64, floor: Option<i64>) -> i64 {
+    floor.map_or(change, |f| change.max(f))
+}
+
 /// Maia: `round(factor * (tm_av / old) * s * sqrt(end_turn))`, exactly, with
 /// TmAv given as `sum / count` (the team's positions, as the fold has it):
 /// one fraction `(fn * sum * s) / (fd * count * old)` reduced once, for

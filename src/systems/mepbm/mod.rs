@@ -4,8 +4,8 @@
 //!
 //! # Events
 //! - `rating_seeded {player, system: valar|maia|istari|ainur, value}`: a starting rating.
-//! - `game_started {game, scenario, positions: [{nation, player, side: FP|DS|neutral}],
-//!   grudge?: {FP: team, DS: team}}`; `nation_taken_over {game, nation, player}`;
+//! - `game_started {game, scenario, positions: [{nation, player, side: FP|DS|neutral,
+//!   category?}], grudge?: {FP: team, DS: team}}`; `nation_taken_over {game, nation, player}`;
 //!   `allegiance_changed {game, nation, side: FP|DS}` (a neutral joins a side).
 //! - `game_ended {game, turn, winner: FP|DS|draw, nations: [{nation, victory_points,
 //!   eliminated}]}`; `vote_cast {game, voter, best_team_player: [≤ 3 players],
@@ -29,7 +29,8 @@
 //! rounded once, to nearest, half away from zero, on the exact value ([`math`]). A game
 //! that started with fewer than `small_game.min_positions` (20) positions is small: every
 //! Valar, Maia, Istari and Ainur change is multiplied by `small_game.factor` (0.5) first.
-//! - **Valar**: `round(45 + (TotLose - TotWin) / 150)` (`valar.base`, `valar.divisor`);
+//! - **Valar**: `round(45 + (TotLose - TotWin) / 150)` (`valar.base`, `valar.divisor`),
+//!   at least `valar.min_change` when that is set (unset by default);
 //!   TotWin and TotLose sum the current Valar rating of the controller of each position of
 //!   the winning and losing side (a player with two positions counts twice). Each counted
 //!   winner gains it once per game, each loser loses it, and so does a neutral that never
@@ -40,15 +41,17 @@
 //!   mean of all aligned positions). Once per player per game.
 //! - **Istari**: for each nation of `game_ended.nations`, in that order, its controller
 //!   gets `round(VP - par)`, par the mean victory points of that (scenario, nation) over
-//!   earlier games; its first game sets the par and changes nothing. The pars then take
-//!   in the game; they are the `nations` ("Top nations") table and never decay.
+//!   earlier games, or of that (scenario, category) when the position carries a
+//!   `category` ([`pars`]: Fourth Age's "North Kingdom", "South Kingdom",
+//!   "normal nation"); its first game sets the par and changes nothing. The pars then
+//!   take in the game; they are the `nations` ("Top nations") table and never decay.
 //! - **Ainur** (grudge teams): `round(60 * LoseOrig / WinOrig * ActiveWinNations /
 //!   WinNationsAtStart)` (`ainur.base`), winner +, loser -, draw 0. A grudge game needs
 //!   `ainur.min_nations` (10) nations a side at start and `ainur.min_members` (5) of each
 //!   team's members on its side. A roster change costs `C * C`, C = max(|added|,
 //!   |removed|), and must keep 5 original members and the coordinator.
 //! - **Council of the Wise**: one ballot per counted FP or DS player per game, within
-//!   `council.deadline_days` (14) of the end. Team players are other players of the
+//!   `council.deadline_days` (14) of the end (of the end's day, for a plain date). Team players are other players of the
 //!   voter's side, played nations nations of that side the voter does not control, the
 //!   enemy a nation of the other side; each list distinct. `council.points` 3, 2, 1 by
 //!   preference, `council.enemy` 3; a nation credits its controller at the end. Tables:
@@ -57,8 +60,12 @@
 //!   played, not won), scenario `bofa` excluded; never adjusted. Ties: more games won.
 //! - **Monthly**: each `monthly_tick` sets every Valar, Maia, Istari and Ainur rating to
 //!   `round(0.98 * (R - 1500) + 1500)` (`monthly.factor`, `monthly.mean`): 1850 → 1843.
+//!   The rules adjust "after each month": a tick is for a month that has ended by its
+//!   `at`, months tick in calendar order, once each; a skipped month may be ticked
+//!   late, before any later month.
 //!
-//! Layout: [`math`] holds the formulas, `check` the validation, `apply` the fold, `tables`
+//! Layout: [`math`] holds the formulas, `check` the validation, `apply` the fold, `pars`
+//! what a par is kept for, `tables`
 //! the standings, `store` the compact state: its memory grows with players and games
 //! (about 50 bytes per mepbm event), not with ballots.
 //!
@@ -73,25 +80,47 @@
 //! - **Results.** `game_ended.nations` may omit positions: an omitted nation has no
 //!   Istari change and counts as active (not eliminated) for Ainur. Turns and victory
 //!   points must be `>= 0`; nations must be in the game, once each.
-//! - **Valar** is not clamped: if the winners were far stronger the change is negative
-//!   and they lose points, as the formula says. Every counted player plays a game for
-//!   the `games` column, draws included.
+//! - **Valar** is not clamped by default: if the winners were far stronger the change is
+//!   negative and they lose points, as the formula says. That happens when TotWin passes
+//!   TotLose by more than `45 * 150` = 6,750: winners totalling 19,000 against losers
+//!   totalling 11,000 give `round(45 + (11000 - 19000) / 150)` = `round(-8.33)` = -8, so
+//!   each winner loses 8 and each loser gains 8. `valar.min_change` floors the change:
+//!   0 (the chess-like floor) makes that game `max(0, -8)` = 0, nobody moves; 5 makes it
+//!   +5 to the winners, -5 to the losers. The floor applies after rounding (and after the
+//!   small-game factor). Every counted player plays a game for the `games` column,
+//!   draws included.
 //! - **Ainur.** `WinNationsAtStart` and `ActiveWinNations` both count the nations that
 //!   *started* on the winning side (the ratio never exceeds 1 when a neutral joins). A
 //!   team member may not play a nation of the opposing side of a grudge game. The roster
 //!   rule counts members present at registration ("original"); the coordinator must be
 //!   one and can never be removed. A roster change must change someone. Roster costs
 //!   are not halved (they belong to no game).
-//! - **Council** ballots are in time up to and including `game_ended.at` plus 14 days
-//!   (to the microsecond); a ballot folded before its game's end is rejected. Points go
+//! - **Council** ballots are in time up to and including the end plus 14 days, to the
+//!   microsecond. A plain date (midnight UTC) is the whole day everywhere, as in the
+//!   card league: a game ended `"2003-03-01"` takes ballots up to the end of 15 March
+//!   (`2003-03-15T23:59:59.999999Z`), one ended at noon up to noon on the 15th. A ballot
+//!   folded before its game's end is rejected. Points go
 //!   to the nominee / the nation's controller at game end; never halved or adjusted.
 //! - **Nazgul** excludes `bofa` case-insensitively: a name, not a number, so not a rule
 //!   parameter. Rows tied on percentage and games won share a rank (listed by name).
 //! - **Top nations** rank within each scenario by par, ties sharing a rank; the
-//!   `player` column reads `Nation (scenario)` so it is unique.
+//!   `player` column reads `Nation (scenario)`, or `Category (scenario, category)` for a
+//!   category's par, so it is unique; `nation` or `category` names the row, the other
+//!   is empty. A category's `games` counts its positions (a game with three normal
+//!   nations adds three).
+//! - **Nation counts.** The rules count "25 from 1650, 25 from 2950, 3 from Fourth Age
+//!   and 5 from Bofa". A `game_started` of one of those scenarios (names compared
+//!   ignoring ASCII case) is refused when its nations (categories, where given) with
+//!   those the scenario has pars for (games ended before it in fold order) would pass
+//!   that count: a misspelt nation shows as a 26th. There is no warning channel at
+//!   append, so the count refuses. Other scenarios are not counted. A category must not
+//!   be empty.
 //! - **Monthly** applies to every subject holding a Valar, Maia, Istari or Ainur rating
-//!   at the tick; unchanged values are not reported as changes. `month` is `YYYY-MM`,
-//!   each ticked once. The whole value rounds: 1425 becomes round(1426.5) = 1427, 1575
+//!   at the tick; unchanged values are not reported as changes. `month` is `YYYY-MM`;
+//!   its tick's `at` is at or after midnight UTC on the first of the next month (a tick
+//!   for 2003-05 at 15 January is refused); a month at or before the latest ticked one
+//!   is refused (after 2003-01, neither 2003-01 again nor 1999-01). Ticks check in fold
+//!   order, `(at, seq)`. The whole value rounds: 1425 becomes round(1426.5) = 1427, 1575
 //!   becomes round(1573.5) = 1574.
 //! - **Audit**: a change's `old` is the value the formula used (the start value for a new
 //!   player; empty for a seed). A nation's first game is audited as `+0` with the reason.
@@ -102,6 +131,7 @@ pub mod events;
 pub(crate) mod gen;
 pub mod math;
 pub mod params;
+mod pars;
 mod store;
 mod system;
 mod tables;
@@ -148,7 +178,24 @@ struct Tally {
     played: u32,
 }
 
-/// Per (scenario, nation): the sum and count of victory points scored.
+/// What a par is kept for within a scenario: a nation, or a category of
+/// nations (a position's `category`, as Fourth Age's "North Kingdom"); ids
+/// in `places`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+enum ParKey {
+    Nation(u32),
+    Category(u32),
+}
+
+impl ParKey {
+    fn id(self) -> u32 {
+        match self {
+            ParKey::Nation(i) | ParKey::Category(i) => i,
+        }
+    }
+}
+
+/// Per (scenario, nation or category): the sum and count of victory points scored.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 struct Par {
     sum: i64,
@@ -176,8 +223,10 @@ pub struct State {
     /// Grudge team ratings (only once seeded, played or charged).
     ainur: Ratings,
     teams: BTreeMap<u32, Team>,
-    /// By (scenario, nation).
-    pars: BTreeMap<(u32, u32), Par>,
+    /// By (scenario, nation or category).
+    pars: BTreeMap<(u32, ParKey), Par>,
+    /// The category of a position that carries one: (game, nation) to category.
+    categories: BTreeMap<(u32, u32), u32>,
     /// By player id.
     council: IdMap<Council>,
     nazgul: IdMap<Tally>,
@@ -231,7 +280,7 @@ impl Projection for State {
             Event::VoteCast(e) => self.check_vote(e, rec.at, cx),
             Event::GrudgeTeamRegistered(e) => self.check_registered(e, cx),
             Event::GrudgeRosterChanged(e) => self.check_roster(e, cx),
-            Event::MonthlyTick(e) => self.check_tick(e),
+            Event::MonthlyTick(e) => self.check_tick(e, rec.at),
         }
     }
 

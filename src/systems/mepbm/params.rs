@@ -10,12 +10,15 @@
 use crate::params::{rule_params, Decimal, Range};
 
 rule_params! {
-    /// Valar: `round(factor * (base + (TotLose - TotWin) / divisor))`.
+    /// Valar: `round(factor * (base + (TotLose - TotWin) / divisor))`, at
+    /// least `min_change` when that is set.
     pub struct Valar in "valar" {
         /// constant of the Valar change
         base: i64 = 45, Range::int(0..=10_000);
         /// divisor of the rating difference (TotLose - TotWin)
         divisor: i64 = 150, Range::int(1..=1_000_000);
+        /// least Valar change of a decided game: null (unset) keeps the formula's value, 0 stops winners from losing points
+        min_change: Option<i64> = null, Range::opt_int(-10_000..=10_000);
         /// Valar rating of a new player
         start: i64 = 1500, Range::int(0..=1_000_000);
     }
@@ -93,6 +96,7 @@ mod tests {
     fn defaults_are_the_published_rules() {
         let v = Valar::default();
         assert_eq!((v.base, v.divisor, v.start), (45, 150, 1500));
+        assert_eq!(v.min_change, None);
         let m = Maia::default();
         assert_eq!((m.win, m.draw, m.loss, m.start), (4, 3, 2, 1500));
         assert_eq!(Monthly::default().factor.text(), "0.98");
@@ -112,6 +116,12 @@ mod tests {
             refused("maia", json!({"win": 1_000_000_000_000_i64})),
             "maia.win: 1000000000000 is out of range; allowed: an integer from 0 to 1000"
         );
+        assert_eq!(
+            refused("valar", json!({"min_change": "0"})),
+            "valar.min_change: expected null or an integer, got \"0\""
+        );
+        check_system("valar", json!({"min_change": null}).as_object().unwrap()).unwrap();
+        check_system("valar", json!({"min_change": 0}).as_object().unwrap()).unwrap();
         assert!(refused("monthly", json!({"factor": "1.5"})).contains("from \"0\" to \"1\""));
         assert!(refused("council", json!({"points": []})).contains("an array of 1 to 3"));
     }

@@ -182,7 +182,8 @@ impl Ratings {
 /// council                count, then per player in id order: u(id - previous
 ///                        id), i(team_player), i(played_nation), i(enemy_nation)
 /// nazgul                 count, then per player: u(id - previous), u(won), u(played)
-/// rest                   bytes(bincode varint of (odd_voters, teams, pars, months))
+/// rest                   bytes(bincode varint of (odd_voters, teams, pars, months,
+///                        categories))
 /// ```
 ///
 /// Columns (rather than one record after another) put alike bytes together:
@@ -222,7 +223,13 @@ impl super::State {
             w.u(t.won.into());
             w.u(t.played.into());
         });
-        let rest = (&self.odd_voters, &self.teams, &self.pars, &self.months);
+        let rest = (
+            &self.odd_voters,
+            &self.teams,
+            &self.pars,
+            &self.months,
+            &self.categories,
+        );
         w.bytes(
             &bincode::DefaultOptions::new()
                 .serialize(&rest)
@@ -262,10 +269,12 @@ impl super::State {
         let rest = r.bytes()?;
         let limit = rest.len() as u64 * 64 + 4096;
         let opts = bincode::DefaultOptions::new().with_limit(limit);
-        let (odd_voters, teams, pars, months): Rest = opts.deserialize(rest).ok()?;
+        let (odd_voters, teams, pars, months, categories): Rest = opts.deserialize(rest).ok()?;
         let (g, below) = (games.len() as u64, |i: &u32, n: u64| u64::from(*i) < n);
         let ids_fit = odd_voters.iter().all(|(gi, v)| below(gi, g) && below(v, n))
-            && pars.keys().all(|(sc, na)| below(sc, p) && below(na, p))
+            && pars.keys().all(|(sc, k)| below(sc, p) && below(&k.id(), p))
+            && (categories.iter())
+                .all(|(&(gi, na), c)| below(&gi, g) && below(&na, p) && below(c, p))
             && teams.iter().all(|(t, team)| {
                 let mut members = team.original.iter().chain(&team.members);
                 below(t, n) && below(&team.coordinator, n) && members.all(|m| below(m, n))
@@ -284,6 +293,7 @@ impl super::State {
             ainur,
             teams,
             pars,
+            categories,
             council,
             nazgul,
             months,
@@ -306,8 +316,9 @@ fn put_interner(w: &mut Writer, n: &Interner) {
 type Rest = (
     BTreeSet<(u32, u32)>,
     BTreeMap<u32, super::Team>,
-    BTreeMap<(u32, u32), super::Par>,
+    BTreeMap<(u32, super::ParKey), super::Par>,
     BTreeSet<String>,
+    BTreeMap<(u32, u32), u32>,
 );
 
 /// Room for what a fold after the checkpoint adds to a vector of `n`: pages

@@ -11,7 +11,7 @@ use crate::systems::compact::name_key;
 use crate::systems::ranks;
 
 use super::math::nazgul_percent;
-use super::{params, Cx, Ratings, State};
+use super::{params, Cx, ParKey, Ratings, State};
 
 /// A Council category: table name, title, and its points.
 type Category = (&'static str, &'static str, fn(&super::Council) -> i64);
@@ -74,30 +74,42 @@ impl State {
             "nations",
             "Top nations (Istari pars by scenario)",
             &[
-                "rank", "player", "score", "scenario", "nation", "games", "total_vp",
+                "rank", "player", "score", "scenario", "nation", "category", "games", "total_vp",
             ],
         );
-        let mut by_scenario: BTreeMap<&str, Vec<(&str, i64, u32)>> = BTreeMap::new();
-        for (&(scenario, nation), par) in &self.pars {
+        // (name, is a category, sum, games)
+        type Row<'a> = (&'a str, bool, i64, u32);
+        let mut by_scenario: BTreeMap<&str, Vec<Row>> = BTreeMap::new();
+        for (&(scenario, key), par) in &self.pars {
+            let category = matches!(key, ParKey::Category(_));
             by_scenario
                 .entry(self.places.name(scenario))
                 .or_default()
-                .push((self.places.name(nation), par.sum, par.games));
+                .push((self.places.name(key.id()), category, par.sum, par.games));
         }
         for (scenario, mut rows) in by_scenario {
-            // Sort by par descending (cross-multiplied: exact), then nation.
-            let par = |r: &(&str, i64, u32)| ratio(r.1.into(), r.2.max(1).into());
-            rows.sort_by(|a, b| par(b).cmp(&par(a)).then_with(|| a.0.cmp(b.0)));
+            // Sort by par descending (cross-multiplied: exact), then name.
+            let par = |r: &Row| ratio(r.2.into(), r.3.max(1).into());
+            rows.sort_by(|a, b| {
+                par(b)
+                    .cmp(&par(a))
+                    .then_with(|| (a.0, a.1).cmp(&(b.0, b.1)))
+            });
             let keys: Vec<_> = rows.iter().map(par).collect();
             for (rank, r) in ranks(&keys).into_iter().zip(&rows) {
+                let (nation, category, player) = match r.1 {
+                    false => (r.0, "", format!("{} ({scenario})", r.0)),
+                    true => ("", r.0, format!("{} ({scenario}, category)", r.0)),
+                };
                 t.push(vec![
                     json!(rank),
-                    json!(format!("{} ({scenario})", r.0)),
+                    json!(player),
                     json_number(par(r), 2),
                     json!(scenario),
-                    json!(r.0),
+                    json!(nation),
+                    json!(category),
+                    json!(r.3),
                     json!(r.2),
-                    json!(r.1),
                 ]);
             }
         }

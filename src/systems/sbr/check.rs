@@ -253,7 +253,37 @@ fn new_match(t: &View, g: &GamePlayed, players: &[&str]) -> Result<(), String> {
     for p in players {
         entitled(t, g, p)?;
     }
+    if g.stage == Stage::Group {
+        same_group(t, g, players)?;
+    }
     Ok(())
+}
+
+/// A group match's players are of one group formed from the seeding, the
+/// one its `group` names when given.
+fn same_group(t: &View, g: &GamePlayed, players: &[&str]) -> Result<(), String> {
+    let group_of = |p: &str| {
+        let person = t.names.get(p).and_then(|n| t.t.person(n));
+        person.and_then(|x| t.group_of(x)).unwrap_or(0)
+    };
+    let first = group_of(players[0]);
+    if let Some(p) = players.iter().find(|&&p| group_of(p) != first) {
+        return Err(format!(
+            "players {} (group {first}) and {p} (group {}) are in different groups \
+             (groups of {} are formed from the seeding)",
+            players[0],
+            group_of(p),
+            t.group_size()
+        ));
+    }
+    match &g.group {
+        Some(named) if named.0 != first.to_string() => Err(format!(
+            "group {named} is not the players' group: {} is in group {first} \
+             (groups are numbered 1, 2, … as formed from the seeding)",
+            players[0]
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn entitled(t: &View, g: &GamePlayed, p: &str) -> Result<(), String> {
@@ -266,10 +296,13 @@ fn entitled(t: &View, g: &GamePlayed, p: &str) -> Result<(), String> {
             ))
         }
         Stage::Bracket if !person.is_some_and(|x| t.is_qualifier(x)) => {
+            let group = person.and_then(|x| t.group_of(x));
             return Err(format!(
-                "player {p} did not advance from the group stage; the bracket is for \
-                 the players who advanced from their last group match"
-            ))
+                "player {p} was not 1st or 2nd of group {} (the top {} of a group played \
+                 down to one match); only they reach the bracket",
+                group.map_or_else(|| "(none: not seeded)".into(), |g| g.to_string()),
+                t.advance()
+            ));
         }
         _ => {}
     }

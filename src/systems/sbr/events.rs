@@ -93,8 +93,9 @@ pub struct GamePlayed {
     pub game: i64,
     /// The four seats.
     pub seats: Vec<Seat>,
-    /// Optional (added with the sbr module): the group a group-stage match
-    /// belongs to, for tournaments with more than one group of 16.
+    /// Optional: the group a group-stage match belongs to, its number (`"1"`,
+    /// `"2"`, …) as the groups are formed from the seeding; when given it must
+    /// be its players' group.
     #[serde(default)]
     pub group: Option<Ident>,
 }

@@ -11,7 +11,11 @@ impl World {
     pub(crate) fn sbr_tournament(&mut self, t: i64) -> Vec<Planned> {
         let n = self.next_id(System::Sbr);
         let tour = format!("sbr-{n}");
-        let size = if self.rng.permille(500) { 8 } else { 16 };
+        let size = match self.rng.below(4) {
+            0 => 8,
+            3 => 32,
+            _ => 16,
+        };
         let mut taken = Vec::new();
         let players = self.distinct(size, &mut taken);
         let mut ev = vec![plain(
@@ -56,62 +60,102 @@ impl World {
             rank[i] = r;
         }
         let by_seed: Vec<usize> = seeds.iter().map(|s| s.1).collect();
-        let groups = size / 4;
-        let mut members: Vec<Vec<usize>> = vec![Vec::new(); groups];
-        for (k, &p) in by_seed.iter().enumerate() {
-            let round = k / groups;
-            let g = if round % 2 == 0 {
-                k % groups
-            } else {
-                groups - 1 - k % groups
-            };
-            members[g].push(p);
+        // Groups of 16 formed from the seeding as the ledger forms them, each
+        // played down to one match; its top 2 reach the bracket's final.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (&p, g) in by_seed.iter().zip(super::math::snake_groups(size, 16)) {
+            let g = g as usize - 1;
+            groups.resize(groups.len().max(g + 1), Vec::new());
+            groups[g].push(p);
         }
-        let mut at = t + DAY;
-        let mut advanced: Vec<Vec<usize>> = Vec::new();
-        for (g, table) in members.iter().enumerate() {
-            let id = format!("g{}", g + 1);
-            advanced.push(sbr_match(
-                rng, &mut ev, &tour, "group", &id, table, &players, &rank, &mut at,
+        let mut finalists: Vec<Vec<usize>> = Vec::new();
+        for (g, members) in groups.iter().enumerate() {
+            let mut at = t + DAY;
+            finalists.push(self.sbr_group(
+                &tour,
+                g + 1,
+                members,
+                &players,
+                &rank,
+                &mut at,
+                &mut ev,
             ));
         }
-        at = t + 2 * DAY;
-        let finalists: Vec<usize> = if groups == 2 {
-            vec![
-                advanced[0][0],
-                advanced[1][1],
-                advanced[1][0],
-                advanced[0][1],
-            ]
-        } else {
-            let semi1 = vec![
-                advanced[0][0],
-                advanced[1][1],
-                advanced[2][0],
-                advanced[3][1],
-            ];
-            let semi2 = vec![
-                advanced[1][0],
-                advanced[0][1],
-                advanced[3][0],
-                advanced[2][1],
-            ];
-            let a = sbr_match(
-                rng, &mut ev, &tour, "bracket", "b1", &semi1, &players, &rank, &mut at,
-            );
-            let b = sbr_match(
-                rng, &mut ev, &tour, "bracket", "b2", &semi2, &players, &rank, &mut at,
-            );
-            vec![a[0], b[0], a[1], b[1]]
+        let fin: Vec<usize> = match finalists.as_slice() {
+            [a, b] => vec![a[0], b[1], b[0], a[1]],
+            _ => finalists.concat(),
         };
+        let mut at = t + 3 * DAY;
+        let rng = &mut self.rng;
         sbr_match(
-            rng, &mut ev, &tour, "bracket", "final", &finalists, &players, &rank, &mut at,
+            rng, &mut ev, &tour, "bracket", "final", &fin, &players, &rank, &mut at,
         );
         ev
     }
 }
 
 /// A player's bases in one game, and the score they make.
+impl World {
+    /// Group `g` (its `members` in seeding order) played down to one match:
+    /// round 1 deals them into matches of 4 in snake order, each later round
+    /// pairs the matches before it (their 1st and 2nd); the last match's 1st
+    /// and 2nd are returned, in that order.
+    #[allow(clippy::too_many_arguments)]
+    fn sbr_group(
+        &mut self,
+        tour: &str,
+        g: usize,
+        members: &[usize],
+        players: &[String],
+        rank: &[usize],
+        at: &mut i64,
+        ev: &mut Vec<Planned>,
+    ) -> Vec<usize> {
+        let tables = members.len().div_ceil(4);
+        let mut round: Vec<Vec<usize>> = vec![Vec::new(); tables];
+        for (k, &p) in members.iter().enumerate() {
+            let lap = k / tables;
+            let i = if lap.is_multiple_of(2) {
+                k % tables
+            } else {
+                tables - 1 - k % tables
+            };
+            round[i].push(p);
+        }
+        let mut r = 1;
+        loop {
+            let mut advanced = Vec::new();
+            for (i, table) in round.iter().enumerate() {
+                let id = format!("g{g}-r{r}-m{}", i + 1);
+                let top = sbr_match(
+                    &mut self.rng,
+                    ev,
+                    tour,
+                    "group",
+                    &id,
+                    table,
+                    players,
+                    rank,
+                    at,
+                );
+                advanced.push(top[..2.min(top.len())].to_vec());
+            }
+            if advanced.len() == 1 {
+                return advanced.remove(0);
+            }
+            round = advanced
+                .chunks(2)
+                .map(|pair| match pair {
+                    [a, b] => vec![a[0], b[1], b[0], a[1]],
+                    _ => pair.concat(),
+                })
+                .collect();
+            r += 1;
+            *at += HOUR;
+        }
+    }
+}
+
 fn sbr_bases(rng: &mut Rng) -> (Vec<Value>, i64) {
     let mut idx: Vec<usize> = (0..PIECES.len()).collect();
     rng.shuffle(&mut idx);
@@ -159,7 +203,7 @@ fn sbr_match(
                     .collect()
             })
             .collect();
-        let mut sorted = sum;
+        let mut sorted = sum[..table.len()].to_vec();
         sorted.sort_unstable();
         if sorted.windows(2).all(|w| w[0] != w[1]) {
             break (games, sum, best);
@@ -178,6 +222,14 @@ fn sbr_match(
             };
             seats.push((c, seat));
         }
+        // Bots fill the seats of a table of fewer than 4.
+        for i in table.len()..4 {
+            let c = (i + g) % 4;
+            seats.push((
+                c,
+                json!({"seat": COLORS[c], "player": null, "score": rng.range(20, 80)}),
+            ));
+        }
         seats.sort_by_key(|s| s.0);
         let seats: Vec<Value> = seats.into_iter().map(|s| s.1).collect();
         *at += 40 * 60;
@@ -189,7 +241,7 @@ fn sbr_match(
         ));
     }
     *at += 2 * HOUR;
-    let mut order: Vec<usize> = (0..4).collect();
+    let mut order: Vec<usize> = (0..table.len()).collect();
     order.sort_by(|&a, &b| {
         sum[b]
             .cmp(&sum[a])

@@ -132,9 +132,67 @@ pub fn advances(place: u32, advance: i64) -> bool {
     i64::from(place) <= advance
 }
 
+/// The group (1, 2, …) of each of `n` seeded players, given in seeding order
+/// (best first), for groups of `size`: `ceil(n / size)` groups (at least one),
+/// dealt in snake order (1, 2, …, k, k, …, 2, 1, 1, 2, …). Every group but the
+/// last holds `size` players; the last holds the rest (bots fill its seats) and
+/// is passed over once full. 20 players in groups of 16: group 1 gets seeds 1,
+/// 4, 5, 8 and 9 to 20, group 2 seeds 2, 3, 6 and 7.
+pub fn snake_groups(n: usize, size: usize) -> Vec<u32> {
+    let size = size.max(1);
+    let groups = n.div_ceil(size).max(1);
+    let cap = |g: usize| {
+        if g + 1 < groups {
+            size
+        } else {
+            n - size * (groups - 1)
+        }
+    };
+    let mut filled = vec![0usize; groups];
+    let mut out = Vec::with_capacity(n);
+    let mut step = 0usize;
+    while out.len() < n {
+        let (lap, i) = (step / groups, step % groups);
+        let g = if lap.is_multiple_of(2) {
+            i
+        } else {
+            groups - 1 - i
+        };
+        step += 1;
+        if filled[g] < cap(g) {
+            filled[g] += 1;
+            out.push(g as u32 + 1);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_are_dealt_in_snake_order_and_the_last_is_filled_by_bots() {
+        assert_eq!(snake_groups(4, 16), [1, 1, 1, 1]);
+        let twenty = snake_groups(20, 16);
+        let of = |g: u32| -> Vec<usize> {
+            (twenty.iter().enumerate())
+                .filter(|(_, &x)| x == g)
+                .map(|(i, _)| i + 1)
+                .collect()
+        };
+        assert_eq!(of(2), [2, 3, 6, 7]);
+        assert_eq!(
+            of(1),
+            [1, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]
+        );
+        // 32 players: two full groups, 1 4 5 8 … and 2 3 6 7 ….
+        let full = snake_groups(32, 16);
+        assert_eq!(&full[..8], [1, 2, 2, 1, 1, 2, 2, 1]);
+        assert_eq!(full.iter().filter(|&&g| g == 1).count(), 16);
+        assert!(snake_groups(0, 16).is_empty());
+        assert_eq!(snake_groups(3, 0), [1, 2, 3]);
+    }
 
     fn game_score(bases: &[BaseRef], bonus_multiplier: i64) -> Result<i64, String> {
         game_score_of(bases.iter().copied(), bonus_multiplier)

@@ -4,8 +4,8 @@
 //! - `sbr.tournament_created {tournament}`.
 //! - `sbr.game_played {tournament, stage: seeding|group|bracket, match, game, group?,
 //!   seats: [{seat: red|yellow|green|blue, player (null: a bot), bases?: [{piece, bonus}],
-//!   score?}]}`: one game of a match; `group` names a group-stage match's group, for
-//!   tournaments with more than one group.
+//!   score?}]}`: one game of a match; `group` names a group-stage match's group (its
+//!   number as formed from the seeding), optional.
 //!
 //! # Ranges
 //! Checked at append, naming the field and the values allowed: `game` 1 to
@@ -20,12 +20,19 @@
 //!   and `score`, they must agree.
 //! - **Seeding**: each player plays one game (game 1) in the red seat against three bots;
 //!   its score gives the seed rank (equal scores share a seed rank).
+//! - **Groups** of `group_size` (16) are formed from the seeding: `ceil(n / 16)` groups,
+//!   the seeding order dealt in snake order (1, 2, …, k, k, …, 1, 1, 2, …), the last
+//!   group passed over once it holds its `n - 16 (k - 1)` players; bots fill its seats
+//!   ([`math::snake_groups`]). 20 players: group 1 seeds 1, 4, 5, 8, 9–20, group 2
+//!   seeds 2, 3, 6, 7 and bots. A group match's players are of one group; its `group`,
+//!   when given, names it (`"1"`, `"2"`, …).
 //! - **Group and bracket**: a match is `games_per_match` (4) games between the same
 //!   players, each once in each seat; the match score is the sum of its games. Ties are
 //!   broken by the highest single game of the match, then by seed rank; the top
 //!   `advance` (2) advance. Scores reset at each stage. Only seeded players play the
-//!   group stage, only players who advanced from their last group match the bracket. The
-//!   bracket's final match gives places 1 to `podium` (3).
+//!   group stage; only the 1st and 2nd of a group (the top `advance` of the match the
+//!   group was played down to) enter the bracket. The bracket's final match gives places
+//!   1 to `podium` (3), as many as it has players.
 //! - The projection shows each match's table, who advanced, and the final podium.
 //!
 //! # Decisions (each one is tested)
@@ -34,11 +41,16 @@
 //!   published rules give their sample bracket as a figure only): it checks that every
 //!   player of a new match is entitled to it: seeded (group stage) or qualified
 //!   (bracket), not in another unfinished match of the stage, and not eliminated in it.
-//! - **Qualifiers** for the bracket are the players who advanced from their last group
-//!   match. A group played down to one match sends its 1st and 2nd; a director may start
-//!   the bracket after an earlier group round (the bundled 16-player tournament plays
-//!   two group rounds, then a four-player final). Once a stage has begun, no game of an
-//!   earlier stage is accepted.
+//! - **Seeding order** for the groups: seeding score, highest first; equal scores by
+//!   player name (byte order), which anyone can redo from the table, unlike the order
+//!   games were entered in.
+//! - **Qualifiers** for the bracket are the 1st and 2nd of each group: a player who
+//!   advanced from a complete group match that every player of their group not yet
+//!   eliminated played. A group still playing more than one match sends nobody; a
+//!   bracket game of anyone else is refused. The bundled 16-player tournament is one
+//!   group played down in three rounds (A–D, E–F, G), so its bracket final is G's 1st
+//!   and 2nd against two bots. Once a stage has begun, no game of an earlier stage is
+//!   accepted.
 //! - **Bracket seeds** ("seeded by score in final match before brackets") rank the
 //!   qualifiers by their score in their last group match, then by seed rank. In the
 //!   bracket, that bracket seed is the seed tie-break; in the group stage it is the

@@ -17,6 +17,8 @@ rule_params! {
         advance: i64 = 2, Range::int(0..=100);
         /// places the bracket's final match awards
         podium: i64 = 3, Range::int(0..=100);
+        /// players a group holds, formed from the seeding (the last group is filled by bots)
+        group_size: i64 = 16, Range::int(1..=10_000);
     }
 }
 

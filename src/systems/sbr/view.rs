@@ -7,7 +7,7 @@ use std::cmp::Reverse;
 
 use super::events::Stage;
 
-use super::math::{advances, rank_owned, Line};
+use super::math::{advances, rank_owned, snake_groups, Line};
 use super::params::Sbr;
 use super::{Cx, Match, Names, Standing, Tournament};
 
@@ -18,7 +18,10 @@ pub(crate) struct View<'a> {
     pub names: &'a Names,
     gpm: i64,
     advance: i64,
+    group_size: i64,
     bracket: OnceCell<Bracket>,
+    /// Per person: the group formed from the seeding (0: not seeded).
+    groups: OnceCell<Vec<u32>>,
 }
 
 /// The bracket's entrants and the keys their bracket seeds come from.
@@ -41,7 +44,9 @@ impl<'a> View<'a> {
             names,
             gpm: cx.params.get::<Sbr>().games_per_match,
             advance: cx.params.get::<Sbr>().advance,
+            group_size: cx.params.get::<Sbr>().group_size,
             bracket: OnceCell::new(),
+            groups: OnceCell::new(),
         }
     }
 
@@ -53,6 +58,10 @@ impl<'a> View<'a> {
         self.advance
     }
 
+    pub fn group_size(&self) -> i64 {
+        self.group_size
+    }
+
     pub fn player(&self, p: u32) -> &'a str {
         self.names.name(self.t.people[p as usize].name)
     }
@@ -61,14 +70,63 @@ impl<'a> View<'a> {
         m.complete(self.gpm)
     }
 
+    /// The seeding order: seeded players by seeding score, highest first,
+    /// equal scores by name.
+    pub fn seeding_order(&self) -> Vec<u32> {
+        let t = self.t;
+        let mut seeded: Vec<u32> = (0..t.people.len() as u32)
+            .filter(|&p| t.people[p as usize].seeded())
+            .collect();
+        let score = |p: u32| t.people[p as usize].seed_score;
+        seeded.sort_by(|&a, &b| {
+            (score(b).cmp(&score(a))).then_with(|| self.player(a).cmp(self.player(b)))
+        });
+        seeded
+    }
+
+    /// A seeded player's group (1, 2, …): the seeding order dealt by
+    /// [`snake_groups`] into groups of `group_size`.
+    pub fn group_of(&self, p: u32) -> Option<u32> {
+        let groups = self.groups.get_or_init(|| {
+            let order = self.seeding_order();
+            let size = usize::try_from(self.group_size).unwrap_or(1);
+            let mut g = vec![0; self.t.people.len()];
+            for (&p, k) in order.iter().zip(snake_groups(order.len(), size)) {
+                g[p as usize] = k;
+            }
+            g
+        });
+        groups.get(p as usize).copied().filter(|&g| g > 0)
+    }
+
+    /// Is `p` 1st or 2nd (within `advance`) of their group: advanced from a
+    /// complete group match that every other player of the group still in
+    /// the group stage played (the group played down to that match)?
+    /// `alive[g]`: the players of group `g` not eliminated in the group stage.
+    fn tops_group(&self, p: u32, alive: &[Vec<u32>]) -> bool {
+        let (Some(g), Some(m)) = (self.group_of(p), self.t.last_match(Stage::Group, p)) else {
+            return false;
+        };
+        let rest = alive.get(g as usize).map_or(&[][..], |a| &a[..]);
+        self.standing_in(m, p) == Standing::Advanced
+            && rest.len() <= m.players.len()
+            && rest.iter().all(|q| m.players.contains(q))
+    }
+
     fn bracket(&self) -> &Bracket {
         self.bracket.get_or_init(|| {
             let t = self.t;
+            let mut alive: Vec<Vec<u32>> = Vec::new();
+            for q in 0..t.people.len() as u32 {
+                let Some(g) = self.group_of(q) else { continue };
+                if self.standing(Stage::Group, q) != Some(Standing::Eliminated) {
+                    let g = g as usize;
+                    alive.resize(alive.len().max(g + 1), Vec::new());
+                    alive[g].push(q);
+                }
+            }
             let mut qualifiers: Vec<u32> = (0..t.people.len() as u32)
-                .filter(|&p| {
-                    t.people[p as usize].tracks[0].count > 0
-                        && self.standing(Stage::Group, p) == Some(Standing::Advanced)
-                })
+                .filter(|&p| t.people[p as usize].tracks[0].count > 0 && self.tops_group(p, &alive))
                 .collect();
             qualifiers.sort_by_key(|&p| self.player(p));
             let mut is_q = vec![false; t.people.len()];
@@ -90,7 +148,7 @@ impl<'a> View<'a> {
         (self.t.last_group_score(p), Reverse(seed))
     }
 
-    /// Players who advanced from their last group match: the bracket's entrants, by name.
+    /// The 1st and 2nd of each group: the bracket's entrants, by name.
     pub fn qualifiers(&self) -> &[u32] {
         &self.bracket().qualifiers
     }
