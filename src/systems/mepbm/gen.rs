@@ -5,18 +5,15 @@
 use crate::gen::{plain, result, stamp, Planned, System, World, DAY, HOUR};
 use serde_json::{json, Value};
 
-const FP_NATIONS: [&str; 10] = [
-    "Woodmen",
-    "Northmen",
-    "Eothraim",
-    "Arthedain",
-    "Cardolan",
-    "Northern Gondor",
-    "Southern Gondor",
-    "Dwarves",
-    "Sinda Elves",
-    "Noldo Elves",
-];
+/// Each scenario's nations, by side; a game draws from its scenario's lists so
+/// a scenario never has more nations than the seed gives it (25 in 1650 and
+/// 2950, 5 in Bofa), also beside the bundled sample games.
+struct Nations {
+    fp: &'static [&'static str],
+    ds: &'static [&'static str],
+    neutral: &'static [&'static str],
+}
+
 const DS_NATIONS: [&str; 10] = [
     "Witch-king",
     "Dragon Lord",
@@ -30,6 +27,52 @@ const DS_NATIONS: [&str; 10] = [
     "Dark Lieutenants",
 ];
 const NEUTRALS: [&str; 5] = ["Dunlendings", "Rhudaur", "Easterlings", "Corsairs", "Harad"];
+const N1650: Nations = Nations {
+    fp: &[
+        "Woodmen",
+        "Northmen",
+        "Eothraim",
+        "Arthedain",
+        "Cardolan",
+        "Northern Gondor",
+        "Southern Gondor",
+        "Dwarves",
+        "Sinda Elves",
+        "Noldo Elves",
+    ],
+    ds: &DS_NATIONS,
+    neutral: &NEUTRALS,
+};
+const N2950: Nations = Nations {
+    fp: &[
+        "Woodmen",
+        "Northmen",
+        "Eothraim",
+        "Gondor",
+        "Dwarves",
+        "Sinda Elves",
+        "Noldo Elves",
+        "Silvan Elves",
+        "Dunedain Rangers",
+        "Blue Mountains",
+    ],
+    ds: &DS_NATIONS,
+    neutral: &NEUTRALS,
+};
+const BOFA: Nations = Nations {
+    fp: &["Dwarves", "Elves"],
+    ds: &["Goblins", "Dragon"],
+    neutral: &["Men"],
+};
+
+fn nations(scenario: &str) -> &'static Nations {
+    match scenario {
+        "2950" => &N2950,
+        "bofa" => &BOFA,
+        _ => &N1650,
+    }
+}
+
 const SCENARIOS: [&str; 4] = ["1650", "2950", "1000", "bofa"];
 
 impl World {
@@ -68,7 +111,8 @@ impl World {
         // positions: (nation, controller, original side, is team member)
         let mut pos: Vec<(String, String, &'static str, bool)> = Vec::new();
         let mut taken: Vec<String> = Vec::new();
-        for (side, nations) in [("FP", &FP_NATIONS[..]), ("DS", &DS_NATIONS[..])] {
+        let pool = nations(scenario);
+        for (side, nations) in [("FP", pool.fp), ("DS", pool.ds)] {
             let nations = &nations[..n_side];
             let team = grudge.map(|(a, b)| if side == "FP" { a } else { b });
             let members: Vec<String> = team
@@ -91,7 +135,7 @@ impl World {
                 pos.push((nation.to_string(), p, side, member));
             }
         }
-        for (nation, p) in NEUTRALS[..n_neutral]
+        for (nation, p) in pool.neutral[..n_neutral]
             .iter()
             .zip(self.distinct(n_neutral, &mut taken))
         {
