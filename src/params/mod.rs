@@ -10,7 +10,7 @@
 //! group, system by system; this module names none.
 //!
 //! Values keep their JSON forms: integers, decimal strings (`"0.98"`, kept exact
-//! and as written: [`Decimal`]) and integer arrays. [`check_system`] refuses an
+//! and as written: [`Decimal`]), integer arrays and words (one of a list). [`check_system`] refuses an
 //! unknown group, an unknown parameter, a value of the wrong kind and a value
 //! outside its range, naming `group.name` (and, for a range, the values allowed),
 //! then builds the group's typed struct from the values; it runs when a
@@ -55,8 +55,9 @@ use crate::systems::PARAM_GROUPS;
 /// A field is `name: type = default, range;`. The default is written as its
 /// JSON value (`45`, `"0.98"`, `[3, 2, 1]`): that text is the published rules'
 /// value that `laurel rules` shows and `Default` parses. The type is `i64`,
-/// `u32` or `usize` for an integer range, [`Decimal`] for a decimal one and
-/// `Vec<i64>` for an array one; every value of the range fits the type (a unit
+/// `u32` or `usize` for an integer range, [`Decimal`] for a decimal one,
+/// `Vec<i64>` for an array one and an enum read from its word (serde) for a
+/// choice; every value of the range fits the type (a unit
 /// test builds every group at both ends of every range). The doc comment is the
 /// parameter's doc line in `laurel rules`.
 macro_rules! rule_params {
@@ -129,6 +130,8 @@ pub enum Range {
         min: i64,
         max: i64,
     },
+    /// One of the given words (a JSON string).
+    Choice(&'static [&'static str]),
 }
 
 impl Range {
@@ -156,6 +159,11 @@ impl Range {
         }
     }
 
+    /// One of `words`.
+    pub const fn choice(words: &'static [&'static str]) -> Range {
+        Range::Choice(words)
+    }
+
     /// Whether `v`, of this range's kind, is within it.
     fn contains(&self, v: &Value) -> bool {
         let int =
@@ -180,6 +188,7 @@ impl Range {
             } => v.as_array().is_some_and(|a| {
                 (min_len..=max_len).contains(&a.len()) && a.iter().all(|x| int(x, min, max))
             }),
+            Range::Choice(words) => v.as_str().is_some_and(|w| words.contains(&w)),
         }
     }
 }
@@ -201,6 +210,10 @@ impl fmt::Display for Range {
                 f,
                 "an array of {min_len} to {max_len} integers, each from {min} to {max}"
             ),
+            Range::Choice(words) => {
+                let quoted: Vec<String> = words.iter().map(|w| format!("{w:?}")).collect();
+                write!(f, "one of {}", quoted.join(", "))
+            }
         }
     }
 }
@@ -353,6 +366,7 @@ fn check_value(def: &ParamDef, v: &Value) -> Result<(), String> {
             (v.as_array()).is_some_and(|a| a.iter().all(|x| x.as_i64().is_some())),
             "an array of integers",
         ),
+        Range::Choice(_) => (v.is_string(), "a string"),
     };
     if !of_kind {
         return Err(format!(

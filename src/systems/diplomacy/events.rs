@@ -8,25 +8,39 @@ payload_table! { "diplomacy", {
     "game_ended" => GameEnded,
 } }
 
+/// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
+    /// `winner` took the board outright.
     Solo,
+    /// The game was drawn: by the powers in `draw`, or every survivor.
     Draw,
+    /// The other players conceded the game to `winner`: scored as a solo.
+    Concession,
 }
 
 /// `powers[].eliminated`: a year from 1 to 9999. (`powers[].centers` runs
-/// from 0 to the board's `carnage.centers_total`, all powers together.)
+/// from 0 to the board's `centers_total`, all powers together.)
 pub const ELIMINATED: Bounds = Bounds::new("eliminated", 1, 9_999);
+
+/// `centers_total`: the supply centres of a board, from 1 to 1,000,000 (the
+/// range of the `carnage.centers_total` parameter).
+pub const CENTERS_TOTAL: Bounds = Bounds::new("centers_total", 1, 1_000_000);
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PowerResult {
+    /// The power's name, unique within the game (`"France"`).
     pub power: String,
-    /// `null`: a surrendered position that was never replaced.
+    /// The player who held the power at the end; `null`: a surrendered
+    /// position that was never replaced.
     pub player: Option<String>,
+    /// Supply centres held at the end: 0 or more, all powers together at most
+    /// the board's `centers_total`.
     pub centers: i64,
-    /// The year the power was eliminated, if it was.
+    /// The year the power lost its last centre (1 to 9999); required for a
+    /// held power with no centres, refused for one with centres.
     #[serde(default)]
     pub eliminated: Option<i64>,
 }
@@ -34,9 +48,32 @@ pub struct PowerResult {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameEnded {
+    /// The game's id, unique in the ledger.
     pub game: Ident,
+    /// `solo`, `draw` or `concession`.
     pub result: Outcome,
+    /// The power that soloed, or that the game was conceded to; none for a draw.
     #[serde(default)]
     pub winner: Option<String>,
+    /// The powers sharing the draw (a draw vote that left some survivors
+    /// out); only with `result: "draw"`, at least two surviving powers.
+    /// Default: every survivor.
+    #[serde(default)]
+    pub draw: Option<Vec<String>>,
+    /// The board's supply centres, 1 to 1,000,000 (a variant's board: 83 on a
+    /// 17-player map). Default: the `carnage.centers_total` parameter.
+    #[serde(default)]
+    pub centers_total: Option<i64>,
+    /// The tournament the game was played in; a tournament game names its
+    /// `round`.
+    #[serde(default)]
+    pub tournament: Option<Ident>,
+    /// The game's round within its `tournament`.
+    #[serde(default)]
+    pub round: Option<Ident>,
+    /// The game's board (table) within its round; shown beside its scores.
+    #[serde(default)]
+    pub board: Option<Ident>,
+    /// Every position on the board when the game ended.
     pub powers: Vec<PowerResult>,
 }
