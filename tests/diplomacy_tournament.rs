@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{append_text, head, json, ledger_with, standings};
+use common::{append_text, head, json, standings};
 use serde_json::{json, Value};
 
 const POWERS: [&str; 7] = [

@@ -45,6 +45,8 @@ pub struct PowerResult {
     pub eliminated: Option<i64>,
 }
 
+/// The optional fields are boxed: most games give none of them, and a record
+/// stays small.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameEnded {
@@ -59,7 +61,7 @@ pub struct GameEnded {
     /// out); only with `result: "draw"`, at least two surviving powers.
     /// Default: every survivor.
     #[serde(default)]
-    pub draw: Option<Vec<String>>,
+    pub draw: Option<Box<[String]>>,
     /// The board's supply centres, 1 to 1,000,000 (a variant's board: 83 on a
     /// 17-player map). Default: the `carnage.centers_total` parameter.
     #[serde(default)]
@@ -67,13 +69,13 @@ pub struct GameEnded {
     /// The tournament the game was played in; a tournament game names its
     /// `round`.
     #[serde(default)]
-    pub tournament: Option<Ident>,
+    pub tournament: Option<Box<Ident>>,
     /// The game's round within its `tournament`.
     #[serde(default)]
-    pub round: Option<Ident>,
+    pub round: Option<Box<Ident>>,
     /// The game's board (table) within its round; shown beside its scores.
     #[serde(default)]
-    pub board: Option<Ident>,
+    pub board: Option<Box<Ident>>,
     /// Every position on the board when the game ended.
     pub powers: Vec<PowerResult>,
 }

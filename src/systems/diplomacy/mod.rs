@@ -1,69 +1,118 @@
 //! `diplomacy`: finished Diplomacy games scored four ways, so one ledger can rank a
 //! tournament under any of them: `fibonacci` (Fibonacci-Diplo, an online adaptation of
-//! Carnage), `carnage` (face-to-face Carnage), `dss` (Draw-Size Scoring) and `sos`
-//! (Sum-of-Squares), the last two offered for comparison.
+//! Carnage), `carnage` (face-to-face Carnage and the variants tournaments use), `dss`
+//! (Draw-Size Scoring) and `sos` (Sum-of-Squares), the last two offered for comparison.
 //!
 //! # Events
-//! - `diplomacy.game_ended {game, result: solo|draw, winner?: power, powers: [{power,
+//! - `diplomacy.game_ended {game, result: solo|draw|concession, winner?: power,
+//!   draw?: [power…], centers_total?, tournament?, round?, board?, powers: [{power,
 //!   player (null: a surrendered position never replaced), centers, eliminated?: year}]}`.
+//!   `draw` lists the powers sharing a draw (default every survivor); a concession is
+//!   scored as a solo for `winner`; `centers_total` is the board's supply centres
+//!   (default the `carnage.centers_total` parameter).
 //!
 //! # Ranges
 //! Checked at append, naming the field and the values allowed: `centers` 0 or
-//! more, all powers together at most the board's `carnage.centers_total`;
-//! `eliminated` a year from 1 to 9999 ([`events::ELIMINATED`]).
+//! more, all powers together at most the board's `centers_total`; `eliminated` a
+//! year from 1 to 9999 ([`events::ELIMINATED`]); `centers_total` 1 to 1,000,000
+//! ([`events::CENTERS_TOTAL`]).
 //!
 //! # Rules
 //! Within a game, survivors rank by centers, eliminated powers after them by elimination
 //! year (later is better), surrendered positions tied last; tied positions share the
-//! ranks they span ([`math::shared_ranks`]).
+//! ranks they span ([`math::shared_ranks`]) and the mean of those ranks' points, exact
+//! (no rounding: a tie of two on 4004 and 3003 gets 3503.5).
 //! - **Fibonacci-Diplo**: the Fibonacci sequence of length N, starting at
 //!   `fibonacci.base` (0: 0, 1, 1, 2, 3, 5, 8 for 7 powers; 1: 1, 1, 2, 3, 5 …); rank r
 //!   gets element N − r, tied positions the mean of their ranks' elements; score = that /
 //!   the sum of the sequence, so a game's scores add up to 1. A game needs
-//!   `fibonacci.min_powers` (5) powers. Centers 10, 8, 6, 5, 3, 2 and one eliminated
+//!   `fibonacci.min_powers` (5) powers with base 0 and one fewer with base 1 (the seed:
+//!   "five players or more (4 if you use 1-based)"; the 1-based sequence of N is the
+//!   0-based one of N + 1 without its 0). Centers 10, 8, 6, 5, 3, 2 and one eliminated
 //!   give 0.40, 0.25, 0.15, 0.10, 0.05, 0.05, 0; two tied at 2nd–3rd get 0.20 each.
 //! - **Carnage**: on a draw, rank points `carnage.rank_points` × N (1000 × N) for 1st
-//!   down to 1000 for Nth (tied ranks split theirs), plus one point per center; on a
-//!   solo the winner takes every rank point plus the board's `carnage.centers_total`
-//!   (34): 28034 on a 7-player board.
-//! - **Draw-Size Scoring**: on a k-way draw each surviving position gets 1/k.
+//!   down to 1000 for Nth (tied ranks split theirs), plus `carnage.centre_points` (1) per
+//!   center, plus `carnage.leader_bonus` (0) per centre a sole board-topper leads the
+//!   second by (nothing when the top is shared). `carnage.eliminated` ranks eliminated
+//!   powers `"by_year"` (default) or `"tied"`: all share the places below the survivors
+//!   ("dead equal"; surrendered positions stay last). On a solo the winner takes every
+//!   rank point plus `centre_points` × the board's centres (28034 on a 7-player board of
+//!   34), the others 0. The variants of dipvis: "Carnage with elimination order" is the
+//!   default, "with dead equal" is `eliminated: "tied"`, "Carnage 2023" is
+//!   `leader_bonus: 300`, "Center-count Carnage" is `rank_points: 1001, centre_points:
+//!   500` (dipvis gives its soloist 39028 and each other power 1000; laurel's soloist
+//!   takes the same 45028 in all, the others 0).
+//! - **Draw-Size Scoring**: on a k-way draw each position sharing it gets 1/k.
 //! - **Sum-of-Squares**: centers² / Σ centers² over every position.
-//! - A solo scores 1 for the winner and 0 for the others in Fibonacci, DSS and SoS.
+//! - A solo or a concession scores 1 for the winner and 0 for the others in Fibonacci,
+//!   DSS and SoS.
 //! - Standings per system: the sum of a player's game scores, then more games played,
 //!   then player.
+//!
+//! # Draw votes
+//! A `draw` that leaves survivors out changes **Draw-Size Scoring** only: the k powers
+//! in it get 1/k, survivors left out 0 (as dipvis does). **Fibonacci-Diplo**,
+//! **Carnage** and **Sum-of-Squares** ignore the vote and score every position by its
+//! rank and centres, as on any draw: Carnage and SoS do so in dipvis, and Fibonacci
+//! derives from Carnage, whose rank points go to every position of a drawn game.
+//!
+//! # Tournaments
+//! A game may name its `tournament`, its `round` in it (required with a tournament)
+//! and its `board` (optional). `standings <table>` is the global table
+//! over every game; `standings <table> --tournament T` is T's standings in that
+//! system: a player's score in a round is their best game of the round (a player who
+//! sat at two boards of one round counts the better, as dipvis's "best game counts"),
+//! their total the sum of their best `diplomacy_tournament.best_rounds` rounds (0: every
+//! round; an equal score counts the earlier round), ranked by total, then rounds played,
+//! then player. Its columns: `rank, player, score, rounds`, one `round R` per round in
+//! the order the rounds were first played (null: not played), `dropped` (the rounds not
+//! counted). `best_rounds` is the one in force at the tournament's latest game. Its
+//! `games` table lists the tournament's games only. Tables are not shown per tournament
+//! by `demo` and `replay`: they show the global tables.
 //!
 //! Each game is scored with the parameters in force at its `at` (so a
 //! `ledger.rules_changed` reaches later games only); the math lives in [`math`].
 //!
-//! **State**: the fold keeps only the games, compactly ([`store`]: about 100
+//! **State**: the fold keeps only the games, compactly ([`store`]: about 120
 //! bytes a game, names interned) with the rule set each was folded under. Scores
 //! are a pure function of those, so a table is scored when it is rendered
-//! ([`report`]): per position in exact big rationals, per player summed by
-//! denominator ([`report::Acc`]) and turned into one exact rational at the end.
-//! Running totals and formula text are built only when the fold keeps an audit
-//! trail (`history`).
+//! ([`report`], [`tournament`]): per position in exact big rationals, per player
+//! summed by denominator ([`report::Acc`]) and turned into one exact rational at
+//! the end. Running totals and formula text are built only when the fold keeps an
+//! audit trail (`history`, [`audit`]): each formula names the game's tournament,
+//! round and board, the power, its rank and centres.
 //!
 //! # Decisions
 //!
 //! - **Surrendered positions keep their place in every system's arithmetic** and
 //!   their share goes to nobody: they take the last ranks (Fibonacci, Carnage),
-//!   count in the draw size when they still hold centers (DSS: draws include all
-//!   survivors, and a position in civil disorder survives), and their centers
-//!   count in Σ centers² (SoS). This is Fibonacci-Diplo's own treatment ("ranks vacant
+//!   count in the draw size when they still hold centers and no `draw` says otherwise
+//!   (DSS: a position in civil disorder survives), and their centers count in
+//!   Σ centers² (SoS). This is Fibonacci-Diplo's own treatment ("ranks vacant
 //!   positions as tied for last") carried to the other systems, so no system
 //!   rewards the others for a player walking away.
 //! - **A power with no centers must carry its elimination year** (unless the
 //!   position was surrendered, which ranks last anyway): the year is what ranks it.
 //! - **A solo winner holds strictly more centers than any other power**, survives,
-//!   and is held by a player; a draw names no winner.
-//! - **The board's centers** are `carnage.centers_total` (34): a game may not
-//!   report more centers in all; the same parameter is Carnage's solo bonus.
+//!   and is held by a player; a draw names no winner. **A concession's winner**
+//!   survives and is held by a player, whatever its centres.
+//! - **A draw vote** belongs to a draw and lists two or more distinct powers of the
+//!   game, each holding centres (a surrendered one may be listed); a game given to one
+//!   power is a concession.
+//! - **A tournament game names its round**; a round or a board needs a tournament.
+//!   Round and board names are the event's, shown as given.
+//! - **The board's centers** are the game's `centers_total`, else
+//!   `carnage.centers_total` (34): a game may not report more centers in all; the same
+//!   number is Carnage's solo bonus.
+//! - **Carnage's leader bonus** goes to the one position with the most centres, by its
+//!   lead over the next position's centres (any position: a surrendered one holds
+//!   centres too); a surrendered board-topper's bonus goes to nobody.
 //! - **One player, one power**: a player listed for two powers of one game is an
 //!   error (the standings count games played per player).
-//! - **Fibonacci's minimum** (`fibonacci.min_powers`, 5) applies to solos too (Fibonacci-Diplo
-//!   "supports variants with five or more players"). A smaller game still
-//!   appends; Fibonacci lists it in its `refused` table with the reason and scores
-//!   it for nobody. `fibonacci.base` is 0 or 1 ([`params`] refuses any other).
+//! - **Fibonacci's minimum** applies to solos too (Fibonacci-Diplo "supports variants
+//!   with five or more players"). A smaller game still appends; Fibonacci lists it in
+//!   its `refused` table with the reason and scores it for nobody. `fibonacci.base` is
+//!   0 or 1 ([`params`] refuses any other).
 //! - **Standings order**: total, then more games played, then player name (name
 //!   only orders rows: players equal on total and games share a rank).
 //! - **Display**: totals are exact; JSON shows Fibonacci, DSS and SoS to 4
