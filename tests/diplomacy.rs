@@ -162,7 +162,7 @@ fn four_powers_are_refused_by_fibonacci_but_scored_by_the_others() {
     assert_eq!(refused[0]["powers"], 4);
     assert_eq!(
         refused[0]["reason"],
-        "game diplomacy-2024-four has 4 powers; Fibonacci-Diplo needs at least 5 (fibonacci.min_powers)"
+        "game diplomacy-2024-four has 4 powers; Fibonacci-Diplo with base 0 needs at least 5 (fibonacci.min_powers 5, one fewer with base 1)"
     );
     assert!(game_rows(&f, game).is_empty());
     // Mireille and Oskar played only the 4-power game: Fibonacci has no row for them.
@@ -567,7 +567,10 @@ fn every_parameter_is_listed_by_rules() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|r| r["system"] == "fibonacci" || r["system"] == "carnage")
+        .filter(|r| {
+            ["fibonacci", "carnage", "diplomacy_tournament"]
+                .contains(&r["system"].as_str().unwrap())
+        })
         .map(|r| {
             (
                 r["system"].clone(),
@@ -583,6 +586,14 @@ fn every_parameter_is_listed_by_rules() {
             (json!("fibonacci"), json!("min_powers"), json!(5)),
             (json!("carnage"), json!("rank_points"), json!(1000)),
             (json!("carnage"), json!("centers_total"), json!(34)),
+            (json!("carnage"), json!("centre_points"), json!(1)),
+            (json!("carnage"), json!("eliminated"), json!("by_year")),
+            (json!("carnage"), json!("leader_bonus"), json!(0)),
+            (
+                json!("diplomacy_tournament"),
+                json!("best_rounds"),
+                json!(0)
+            ),
         ]
     );
 }
@@ -747,7 +758,7 @@ fn csv_and_text_formats_print_the_table() {
         Some("1,Mireille Dufour,12517,2,diplomacy-2024-r1: 7010; diplomacy-2024-r2: 5507")
     );
     assert!(
-        csv.contains("\n# games\ngame,at,power,player,centers,eliminated,rank,ranks,score\n"),
+        csv.contains("\n# games\ngame,at,tournament,round,board,result,power,player,centers,eliminated,rank,ranks,score\n"),
         "{csv}"
     );
     let out = laurel(dir.path())

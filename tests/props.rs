@@ -47,6 +47,7 @@ fn param_value(range: Range, default: &str, bump: i64) -> Value {
         Range::OptInt { .. } => json!(d.as_i64().unwrap_or(0) + bump),
         Range::Decimal { .. } => json!(["0.5", "0.9", "0.95", "0.98", "1"][bump as usize % 5]),
         Range::Ints { .. } => d,
+        Range::Choice(words) => json!(words[bump as usize % words.len()]),
     }
 }
 
@@ -559,11 +560,13 @@ mod extremes {
 
         /// Diplomacy: the largest board's centers on the most powers an event
         /// holds; Fibonacci and Sum-of-Squares shares add up to 1, Carnage stays
-        /// below `N * rank_points + centers`.
+        /// below `N * rank_points + (centre_points + leader_bonus) * centers`.
         #[test]
         fn diplomacy_scores_are_total(
             centers in proptest::collection::vec(within(0, 1_000_000), 2..=200),
             rank_points in within(0, 1_000_000),
+            centre_points in within(0, 1_000_000),
+            leader_bonus in within(0, 1_000_000),
             base in 0i64..=1,
         ) {
             let start = Instant::now();
@@ -573,14 +576,23 @@ mod extremes {
                     centers: c,
                     eliminated: (c == 0).then_some(1901),
                     surrendered: false,
+                    in_draw: c > 0,
                 })
                 .collect();
             let one = dip::frac(1, 1);
             let fib: dip::Score = dip::fibonacci_draw(&seats, base).iter().sum();
             prop_assert!(fib == one || fib == dip::frac(0, 1));
             let n = seats.len() as i64;
-            for s in dip::carnage_draw(&seats, rank_points) {
-                prop_assert!(s <= dip::frac(n * rank_points + 1_000_000, 1));
+            let rules = dip::CarnageRules {
+                rank_points,
+                centre_points,
+                eliminated: laurel::systems::diplomacy::params::Eliminated::Tied,
+                leader_bonus,
+                centers_total: 1_000_000,
+            };
+            let most = n * rank_points + (centre_points + leader_bonus) * 1_000_000;
+            for s in dip::carnage_draw(&seats, &rules) {
+                prop_assert!(s <= dip::frac(most, 1));
             }
             if centers.iter().any(|&c| c > 0) {
                 let sos: dip::Score = dip::sos_draw(&seats).iter().sum();

@@ -10,7 +10,7 @@
 //! group, system by system; this module names none.
 //!
 //! Values keep their JSON forms: integers, decimal strings (`"0.98"`, kept exact
-//! and as written: [`Decimal`]) and integer arrays. [`check_system`] refuses an
+//! and as written: [`Decimal`]), integer arrays and words (one of a list). [`check_system`] refuses an
 //! unknown group, an unknown parameter, a value of the wrong kind and a value
 //! outside its range, naming `group.name` (and, for a range, the values allowed),
 //! then builds the group's typed struct from the values; it runs when a
@@ -56,8 +56,9 @@ use crate::systems::PARAM_GROUPS;
 /// JSON value (`45`, `"0.98"`, `[3, 2, 1]`, `null`): that text is the published rules'
 /// value that `laurel rules` shows and `Default` parses. The type is `i64`,
 /// `u32` or `usize` for an integer range, `Option<i64>` for an optional one
-/// (`null`: unset), [`Decimal`] for a decimal one and
-/// `Vec<i64>` for an array one; every value of the range fits the type (a unit
+/// (`null`: unset), [`Decimal`] for a decimal one, `Vec<i64>` for an array one
+/// and an enum read from its word (serde) for a choice; every value of the
+/// range fits the type (a unit
 /// test builds every group at both ends of every range). The doc comment is the
 /// parameter's doc line in `laurel rules`.
 macro_rules! rule_params {
@@ -132,6 +133,8 @@ pub enum Range {
         min: i64,
         max: i64,
     },
+    /// One of the given words (a JSON string).
+    Choice(&'static [&'static str]),
 }
 
 impl Range {
@@ -167,6 +170,11 @@ impl Range {
         }
     }
 
+    /// One of `words`.
+    pub const fn choice(words: &'static [&'static str]) -> Range {
+        Range::Choice(words)
+    }
+
     /// Whether `v`, of this range's kind, is within it.
     fn contains(&self, v: &Value) -> bool {
         let int =
@@ -192,6 +200,7 @@ impl Range {
             } => v.as_array().is_some_and(|a| {
                 (min_len..=max_len).contains(&a.len()) && a.iter().all(|x| int(x, min, max))
             }),
+            Range::Choice(words) => v.as_str().is_some_and(|w| words.contains(&w)),
         }
     }
 }
@@ -216,6 +225,10 @@ impl fmt::Display for Range {
                 f,
                 "an array of {min_len} to {max_len} integers, each from {min} to {max}"
             ),
+            Range::Choice(words) => {
+                let quoted: Vec<String> = words.iter().map(|w| format!("{w:?}")).collect();
+                write!(f, "one of {}", quoted.join(", "))
+            }
         }
     }
 }
@@ -369,6 +382,7 @@ fn check_value(def: &ParamDef, v: &Value) -> Result<(), String> {
             (v.as_array()).is_some_and(|a| a.iter().all(|x| x.as_i64().is_some())),
             "an array of integers",
         ),
+        Range::Choice(_) => (v.is_string(), "a string"),
     };
     if !of_kind {
         return Err(format!(

@@ -81,6 +81,11 @@ fn every_range_fits_its_field_and_is_enforced() {
                     json!(vec![max as i128 + 1; min_len.max(1)]),
                 ],
             ),
+            Range::Choice(words) => (
+                vec![json!(words[0])],
+                vec![json!(words[words.len() - 1])],
+                vec![json!(format!("{}x", words[0])), json!("")],
+            ),
         };
         for v in lows.into_iter().chain(highs) {
             let m = json!({ d.name: v }).as_object().unwrap().clone();
@@ -110,6 +115,10 @@ fn ranges_read_as_text() {
     assert_eq!(
         Range::ints(1..=3, 0..=5).to_string(),
         "an array of 1 to 3 integers, each from 0 to 5"
+    );
+    assert_eq!(
+        Range::choice(&["by_year", "tied"]).to_string(),
+        "one of \"by_year\", \"tied\""
     );
 }
 

@@ -9,30 +9,42 @@ payload_table! { "diplomacy", {
     "game_ended" => GameEnded,
 } }
 
-/// How a game ended: one power won alone, or the survivors drew.
+/// How a game ended: one power won alone, the survivors (or some of them) drew,
+/// or the game was conceded to one power.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
+    /// `winner` took the board outright.
     Solo,
+    /// The game was drawn: by the powers in `draw`, or every survivor.
     Draw,
+    /// The other players conceded the game to `winner`: scored as a solo.
+    Concession,
 }
 
 /// `powers[].eliminated`: a year from 1 to 9999. (`powers[].centers` runs
-/// from 0 to the board's `carnage.centers_total`, all powers together.)
+/// from 0 to the board's `centers_total`, all powers together.)
 pub const ELIMINATED: Bounds = Bounds::new("eliminated", 1, 9_999);
+
+/// `centers_total`: the supply centres of a board, from 1 to 1,000,000 (the
+/// range of the `carnage.centers_total` parameter).
+pub const CENTERS_TOTAL: Bounds = Bounds::new("centers_total", 1, 1_000_000);
 
 /// One power at the game's end.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PowerResult {
-    /// The power (e.g. `"France"`), once per game.
+    /// The power's name, unique within the game (`"France"`).
     pub power: String,
-    /// Who held the power at the end; `null`: a surrendered position that was never replaced. A player holds one power in a game.
+    /// The player who held the power at the end; `null`: a surrendered
+    /// position that was never replaced.
     pub player: Option<String>,
-    /// Supply centers held at the end; all powers together at most the board's `carnage.centers_total` (34 by default).
+    /// Supply centres held at the end: 0 or more, all powers together at most
+    /// the board's `centers_total`.
     #[schemars(range(min = 0))]
     pub centers: i64,
-    /// The year the power lost its last center: required for a held power with no centers, absent for one with centers.
+    /// The year the power lost its last centre (1 to 9999); required for a
+    /// held power with no centres, refused for one with centres.
     #[serde(default)]
     #[schemars(range(min = ELIMINATED.min, max = ELIMINATED.max))]
     pub eliminated: Option<i64>,
@@ -40,17 +52,40 @@ pub struct PowerResult {
 
 /// A finished Diplomacy game, scored by Fibonacci-Diplo, Carnage, Draw-Size Scoring and Sum-of-Squares.
 ///
-/// A game is recorded once; someone survives. A solo names its `winner`, which holds strictly more centers than any other power, survives and is held by a player; a draw names none.
+/// A game is recorded once; someone survives. A solo or a concession names its `winner`, which survives and is held by a player (a solo's holds strictly more centres than any other power); a draw names none.
+///
+/// The optional fields are boxed: most games give none of them, and a record
+/// stays small.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GameEnded {
-    /// The game's id, unique.
+    /// The game's id, unique in the ledger.
     pub game: Ident,
-    /// `solo` or `draw`.
+    /// `solo`, `draw` or `concession`.
     pub result: Outcome,
-    /// A solo's winning power (one of `powers`); absent on a draw.
+    /// The power that soloed, or that the game was conceded to; none for a draw.
     #[serde(default)]
     pub winner: Option<String>,
-    /// Every power of the board.
+    /// The powers sharing the draw (a draw vote that left some survivors
+    /// out); only with `result: "draw"`, at least two surviving powers.
+    /// Default: every survivor.
+    #[serde(default)]
+    pub draw: Option<Box<[String]>>,
+    /// The board's supply centres, 1 to 1,000,000 (a variant's board: 83 on a
+    /// 17-player map). Default: the `carnage.centers_total` parameter.
+    #[serde(default)]
+    #[schemars(range(min = CENTERS_TOTAL.min, max = CENTERS_TOTAL.max))]
+    pub centers_total: Option<i64>,
+    /// The tournament the game was played in; a tournament game names its
+    /// `round`.
+    #[serde(default)]
+    pub tournament: Option<Box<Ident>>,
+    /// The game's round within its `tournament`.
+    #[serde(default)]
+    pub round: Option<Box<Ident>>,
+    /// The game's board (table) within its round; shown beside its scores.
+    #[serde(default)]
+    pub board: Option<Box<Ident>>,
+    /// Every position on the board when the game ended.
     pub powers: Vec<PowerResult>,
 }

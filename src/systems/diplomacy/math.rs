@@ -10,6 +10,8 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::Zero;
 
+use super::params::Eliminated;
+
 /// An exact score.
 pub type Score = BigRational;
 
@@ -30,6 +32,9 @@ pub struct Seat {
     pub eliminated: Option<i64>,
     /// A position abandoned and never replaced (`player: null`).
     pub surrendered: bool,
+    /// The position shares the draw (in a drawn game: listed in its `draw`,
+    /// or, without one, a survivor).
+    pub in_draw: bool,
 }
 
 /// How a position places within its game; the derived order is worst to best:
@@ -66,7 +71,18 @@ impl Seat {
 /// Invariant: the seats sharing a rank range are exactly those with equal standing,
 /// and the ranges of a game partition `1..=N`.
 pub fn shared_ranks(seats: &[Seat]) -> Vec<(usize, usize)> {
-    let keys: Vec<Standing> = seats.iter().map(Seat::standing).collect();
+    ranks_with(seats, Eliminated::ByYear)
+}
+
+/// [`shared_ranks`], with eliminated powers ranked by year or all tied.
+pub fn ranks_with(seats: &[Seat], eliminated: Eliminated) -> Vec<(usize, usize)> {
+    let keys: Vec<Standing> = seats
+        .iter()
+        .map(|s| match (s.standing(), eliminated) {
+            (Standing::Eliminated(_), Eliminated::Tied) => Standing::Eliminated(0),
+            (standing, _) => standing,
+        })
+        .collect();
     let places = crate::systems::shared_places(&keys).into_iter();
     places.map(|(first, last)| (first + 1, last + 1)).collect()
 }
@@ -131,21 +147,60 @@ pub fn carnage_rank_points(n: usize, rank_points: i64) -> Vec<BigInt> {
     (1..=n).map(|i| BigInt::from(rank_points) * i).collect()
 }
 
-/// Carnage for a draw: the (split) rank points plus one point per center.
-pub fn carnage_draw(seats: &[Seat], rank_points: i64) -> Vec<Score> {
-    let points = carnage_rank_points(seats.len(), rank_points);
-    shared_ranks(seats)
+/// Carnage's rules for one game (the `carnage` parameters, with the game's board).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CarnageRules {
+    pub rank_points: i64,
+    pub centre_points: i64,
+    pub eliminated: Eliminated,
+    pub leader_bonus: i64,
+    /// The board's supply centres.
+    pub centers_total: i64,
+}
+
+/// The sole board-topper and how many centres it leads the second by; `None`
+/// when the top is shared (or nobody holds a centre).
+pub fn sole_leader(seats: &[Seat]) -> Option<(usize, i64)> {
+    let top = seats.iter().map(|s| s.centers).max()?;
+    let mut at_top = seats.iter().enumerate().filter(|(_, s)| s.centers == top);
+    let (leader, _) = at_top.next()?;
+    if at_top.next().is_some() || top == 0 {
+        return None;
+    }
+    let second = (seats.iter().enumerate())
+        .filter(|&(i, _)| i != leader)
+        .map(|(_, s)| s.centers)
+        .max()
+        .unwrap_or(0);
+    Some((leader, top - second))
+}
+
+/// Carnage for a draw: the (split) rank points, plus `centre_points` per
+/// centre, plus `leader_bonus` per centre of a sole board-topper's lead.
+pub fn carnage_draw(seats: &[Seat], r: &CarnageRules) -> Vec<Score> {
+    let points = carnage_rank_points(seats.len(), r.rank_points);
+    let leader = sole_leader(seats);
+    ranks_with(seats, r.eliminated)
         .into_iter()
         .zip(seats)
-        .map(|(r, s)| mean_over_ranks(&points, r) + frac(s.centers, 1))
+        .enumerate()
+        .map(|(i, (ranks, s))| {
+            let bonus = match leader {
+                Some((l, lead)) if l == i => BigInt::from(lead) * r.leader_bonus,
+                _ => BigInt::zero(),
+            };
+            mean_over_ranks(&points, ranks)
+                + frac(BigInt::from(s.centers) * r.centre_points + bonus, 1)
+        })
         .collect()
 }
 
-/// Carnage for a solo: the winner takes every rank point plus the board's
-/// centers (28034 = 28000 + 34 on a 7-player board); the others get 0.
-pub fn carnage_solo(n: usize, winner: usize, rank_points: i64, centers_total: i64) -> Vec<Score> {
-    let all: BigInt = carnage_rank_points(n, rank_points).iter().sum();
-    let prize = frac(all + centers_total, 1);
+/// Carnage for a solo (or a concession): the winner takes every rank point
+/// plus `centre_points` per centre of the board (28034 = 28000 + 34 on a
+/// 7-player board); the others get 0.
+pub fn carnage_solo(n: usize, winner: usize, r: &CarnageRules) -> Vec<Score> {
+    let all: BigInt = carnage_rank_points(n, r.rank_points).iter().sum();
+    let prize = frac(all + BigInt::from(r.centers_total) * r.centre_points, 1);
     (0..n)
         .map(|i| {
             if i == winner {
@@ -157,18 +212,12 @@ pub fn carnage_solo(n: usize, winner: usize, rank_points: i64, centers_total: i6
         .collect()
 }
 
-/// Draw-Size Scoring: each of the k surviving positions gets 1/k.
+/// Draw-Size Scoring: each of the k positions sharing the draw gets 1/k.
 pub fn dss_draw(seats: &[Seat]) -> Vec<Score> {
-    let k = seats.iter().filter(|s| s.survives()).count();
+    let k = seats.iter().filter(|s| s.in_draw).count();
     seats
         .iter()
-        .map(|s| {
-            if s.survives() {
-                frac(1, k)
-            } else {
-                Score::zero()
-            }
-        })
+        .map(|s| if s.in_draw { frac(1, k) } else { Score::zero() })
         .collect()
 }
 
@@ -188,6 +237,7 @@ mod tests {
             centers,
             eliminated: None,
             surrendered: false,
+            in_draw: true,
         }
     }
 
@@ -196,6 +246,7 @@ mod tests {
             centers: 0,
             eliminated: Some(year),
             surrendered: false,
+            in_draw: false,
         }
     }
 
@@ -204,6 +255,18 @@ mod tests {
             centers,
             eliminated: None,
             surrendered: true,
+            in_draw: centers > 0,
+        }
+    }
+
+    /// Carnage as published: 1000 a place, a point a centre, by year, no bonus.
+    fn carnage() -> CarnageRules {
+        CarnageRules {
+            rank_points: 1000,
+            centre_points: 1,
+            eliminated: Eliminated::ByYear,
+            leader_bonus: 0,
+            centers_total: 34,
         }
     }
 
@@ -317,19 +380,84 @@ mod tests {
 
     #[test]
     fn carnage_draw_and_solo() {
-        let got = carnage_draw(&spec_board(), 1000);
+        let got = carnage_draw(&spec_board(), &carnage());
         assert_eq!(got, ints(&[7010, 6008, 5006, 4005, 3003, 2002, 1000]));
         let mut board = spec_board();
         board[1] = alive(7);
         board[2] = alive(7);
-        let got = carnage_draw(&board, 1000);
+        let got = carnage_draw(&board, &carnage());
         assert_eq!(got[1], frac(5507, 1));
         assert_eq!(got[2], frac(5507, 1));
-        assert_eq!(carnage_solo(7, 3, 1000, 34)[3], frac(28034, 1));
-        assert_eq!(carnage_solo(7, 3, 1000, 34)[0], frac(0, 1));
+        assert_eq!(carnage_solo(7, 3, &carnage())[3], frac(28034, 1));
+        assert_eq!(carnage_solo(7, 3, &carnage())[0], frac(0, 1));
         // An odd rank_points splits into halves: (3 + 2) / 2 = 2.5.
-        let got = carnage_draw(&[alive(5), alive(5), alive(1)], 1);
+        let one = CarnageRules {
+            rank_points: 1,
+            ..carnage()
+        };
+        let got = carnage_draw(&[alive(5), alive(5), alive(1)], &one);
         assert_eq!(got[0], frac(15, 2));
+    }
+
+    /// dipvis's Carnage tests (game_scoring/test_carnage.py), same boards:
+    /// A 0 (1904), E 5, F 0 (1906), G 17, I 0 (1906), R 5, T 7.
+    fn dipvis_eliminations() -> Vec<Seat> {
+        vec![
+            out(1904),
+            alive(5),
+            out(1906),
+            alive(17),
+            out(1906),
+            alive(5),
+            alive(7),
+        ]
+    }
+
+    #[test]
+    fn carnage_variants_agree_with_dipvis() {
+        // Elimination order: A 1000, E (5000 + 4000) / 2 + 5, F and I
+        // (3000 + 2000) / 2, G 7000 + 17, R as E, T 6000 + 7.
+        let by_year = carnage_draw(&dipvis_eliminations(), &carnage());
+        assert_eq!(by_year, ints(&[1000, 4505, 2500, 7017, 2500, 4505, 6007]));
+        // Dead equal: the three eliminated share (3000 + 2000 + 1000) / 3.
+        let tied = CarnageRules {
+            eliminated: Eliminated::Tied,
+            ..carnage()
+        };
+        let got = carnage_draw(&dipvis_eliminations(), &tied);
+        assert_eq!(got, ints(&[2000, 4505, 2000, 7017, 2000, 4505, 6007]));
+        // Carnage 2023: G leads T by 17 - 7 = 10 centres: + 3000.
+        let lead = CarnageRules {
+            leader_bonus: 300,
+            ..carnage()
+        };
+        let got = carnage_draw(&dipvis_eliminations(), &lead);
+        assert_eq!(got, ints(&[1000, 4505, 2500, 10017, 2500, 4505, 6007]));
+        // Centre-count: A 11, E 10, F 8, G 2, I 2, R 1, T 0 (1904):
+        // 500 a centre plus 7007 down to 1001, G and I sharing (4004 + 3003) / 2.
+        let centre = CarnageRules {
+            rank_points: 1001,
+            centre_points: 500,
+            ..carnage()
+        };
+        let board = [
+            alive(11),
+            alive(10),
+            alive(8),
+            alive(2),
+            alive(2),
+            alive(1),
+            out(1904),
+        ];
+        let got = carnage_draw(&board, &centre);
+        let want = [12507, 11006, 9005, 0, 0, 2502, 1001];
+        assert_eq!(got[..3], ints(&want[..3]));
+        assert_eq!(got[3], frac(2 * 1000 + 7007, 2));
+        assert_eq!(got[4], got[3]);
+        assert_eq!(got[5..], ints(&want[5..]));
+        // A shared top earns no bonus.
+        let got = carnage_draw(&[alive(9), alive(9), alive(2)], &lead);
+        assert_eq!(got, ints(&[2509, 2509, 1002]));
     }
 
     #[test]
@@ -337,6 +465,15 @@ mod tests {
         let got = dss_draw(&spec_board());
         assert_eq!(got[0], frac(1, 6));
         assert_eq!(got[6], frac(0, 1));
+        // A draw vote of three: the other survivors score 0.
+        let mut board = spec_board();
+        for s in &mut board[3..] {
+            s.in_draw = false;
+        }
+        let third = frac(1, 3);
+        let zero = frac(0, 1);
+        let want = [&third, &third, &third, &zero, &zero, &zero, &zero];
+        assert_eq!(dss_draw(&board).iter().collect::<Vec<_>>(), want);
         let got = sos_draw(&spec_board());
         // 100 + 64 + 36 + 25 + 9 + 4 = 238.
         assert_eq!(got[0], frac(100, 238));

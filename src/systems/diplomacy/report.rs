@@ -9,8 +9,9 @@ use num_integer::Integer;
 use num_traits::{Signed, ToPrimitive};
 use serde_json::{json, Value};
 
-use super::math::{self, Score};
-use super::{big_scores, refusal, State, System};
+use super::math::Score;
+use super::store::GameView;
+use super::{ranks_for, scores, State, System};
 use crate::num::{decimal_trimmed, json_number, ratio};
 use crate::output::{Report, Table};
 use crate::systems::{ranks, Cx, Selector};
@@ -79,75 +80,91 @@ impl Acc {
 }
 
 /// One table rendered from the store: standings, positions, refusals.
-struct Rendered {
-    main: Table,
-    games: Table,
-    refused: Table,
+pub(super) struct Rendered {
+    pub main: Table,
+    pub games: Table,
+    pub refused: Table,
+    /// Each scored game's round and its players' scores (tournament view only).
+    pub scored: Vec<Scored>,
+}
+
+/// One scored game of a tournament: its round and its players' scores.
+pub(super) struct Scored {
+    pub round: u32,
+    pub scores: Vec<(u32, Score)>,
 }
 
 impl State {
     pub fn standings(&self, table: &str, sel: &Selector, _cx: &Cx) -> Result<Report, String> {
         let sys =
             System::from_name(table).ok_or_else(|| format!("unknown diplomacy table {table:?}"))?;
-        if let Some(t) = &sel.tournament {
-            return Err(format!(
-                "standings {table}: diplomacy games are not grouped by tournament (got --tournament {t})"
-            ));
-        }
-        let r = self.render(sys);
+        let only = match &sel.tournament {
+            None => None,
+            Some(t) => Some((t, self.tournament_id(table, t)?)),
+        };
+        let r = self.render(sys, only.map(|(_, id)| id));
+        let main = match only {
+            None => r.main,
+            Some((t, _)) => self.tournament_table(sys, t, &r.scored),
+        };
         let mut extra = vec![r.games];
         if sys == System::Fibonacci {
             extra.push(r.refused);
         }
         Ok(Report {
             system: table.to_string(),
-            main: r.main,
+            main,
             extra,
         })
     }
 
-    /// Score every stored game for `sys`, in fold order.
-    fn render(&self, sys: System) -> Rendered {
+    /// The interned id of tournament `t`, or an error naming the known ones.
+    fn tournament_id(&self, table: &str, t: &str) -> Result<u32, String> {
+        self.store.tournaments.get(t).ok_or_else(|| {
+            let known = self.tournaments();
+            format!(
+                "standings {table}: unknown diplomacy tournament {t:?} (known: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )
+        })
+    }
+
+    /// Score every stored game for `sys` (only tournament `only`'s, if given), in
+    /// fold order.
+    fn render(&self, sys: System, only: Option<u32>) -> Rendered {
         let st = &self.store;
         let places = sys.places();
-        let mut games = Table::new(
-            "games",
-            &format!("{}: every scored position", sys.title()),
-            &[
-                "game",
-                "at",
-                "power",
-                "player",
-                "centers",
-                "eliminated",
-                "rank",
-                "ranks",
-                "score",
-            ],
-        );
+        let mut games = games_table(sys);
         let mut refused = Table::new(
             "refused",
             "Fibonacci-Diplo: games not scored",
             &["game", "at", "powers", "reason"],
         );
+        let mut scored = Vec::new();
         let mut accs: Vec<Option<Acc>> = Vec::new();
         accs.resize_with(st.players.len(), || None);
         for i in 0..st.len() {
             let g = st.game(i);
-            let name = st.games.name(g.name);
-            let n = g.positions.len();
-            if let Some(reason) = refusal(sys, n, name, &g.rules) {
-                refused.push(vec![
-                    json!(name),
-                    json!(time::format_short(g.at)),
-                    json!(n),
-                    json!(reason),
-                ]);
+            if only.is_some() && g.tournament != only {
                 continue;
             }
-            let seats = g.seats();
-            let ranks = math::shared_ranks(&seats);
-            let scores = big_scores(sys, &seats, g.winner, &g.rules);
+            let name = st.games.name(g.name);
+            let scores = match scores(sys, &g, name) {
+                Ok(scores) => scores,
+                Err(reason) => {
+                    refused.push(vec![
+                        json!(name),
+                        json!(time::format_short(g.at)),
+                        json!(g.positions.len()),
+                        json!(reason),
+                    ]);
+                    continue;
+                }
+            };
             for (p, score) in g.positions.iter().zip(&scores) {
                 let Some(player) = p.player else { continue };
                 let acc = accs[player as usize].get_or_insert_with(Acc::default);
@@ -160,32 +177,14 @@ impl State {
                 acc.per_game.push_str(": ");
                 acc.per_game.push_str(&text(score, places));
             }
-            // Within a game, best rank first.
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_by(|&a, &b| {
-                (ranks[a].0, st.powers.name(g.positions[a].power))
-                    .cmp(&(ranks[b].0, st.powers.name(g.positions[b].power)))
-            });
-            for k in order {
-                let p = &g.positions[k];
-                let (best, worst) = ranks[k];
-                let shown = if best == worst {
-                    best.to_string()
-                } else {
-                    format!("{best}-{worst}")
-                };
-                games.push(vec![
-                    json!(name),
-                    json!(time::format_short(g.at)),
-                    json!(st.powers.name(p.power)),
-                    p.player
-                        .map_or(Value::Null, |id| json!(st.players.name(id))),
-                    json!(p.seat.centers),
-                    p.seat.eliminated.map_or(Value::Null, Value::from),
-                    json!(best),
-                    json!(shown),
-                    number(&scores[k], places),
-                ]);
+            self.game_rows(sys, &g, &scores, &mut games);
+            if let (Some(_), Some(round)) = (only, g.round) {
+                let players = g.positions.iter().map(|p| p.player);
+                let scores = players.zip(scores).filter_map(|(p, s)| Some((p?, s)));
+                scored.push(Scored {
+                    round,
+                    scores: scores.collect(),
+                });
             }
         }
         let totals: Vec<(&str, Score, Acc)> = accs
@@ -200,8 +199,75 @@ impl State {
             main: main_table(sys, totals),
             games,
             refused,
+            scored,
         }
     }
+
+    /// The `games` rows of one game, best rank first.
+    fn game_rows(&self, sys: System, g: &GameView, scores: &[Score], games: &mut Table) {
+        let st = &self.store;
+        let ranks = ranks_for(sys, &g.seats(), &g.rules);
+        let label = |id: Option<u32>, names: &crate::systems::compact::Interner| {
+            id.map_or(Value::Null, |id| json!(names.name(id)))
+        };
+        let result = match (g.winner, g.concession) {
+            (None, _) => "draw",
+            (Some(_), false) => "solo",
+            (Some(_), true) => "concession",
+        };
+        let mut order: Vec<usize> = (0..g.positions.len()).collect();
+        order.sort_by(|&a, &b| {
+            (ranks[a].0, st.powers.name(g.positions[a].power))
+                .cmp(&(ranks[b].0, st.powers.name(g.positions[b].power)))
+        });
+        for k in order {
+            let p = &g.positions[k];
+            let (best, worst) = ranks[k];
+            let shown = if best == worst {
+                best.to_string()
+            } else {
+                format!("{best}-{worst}")
+            };
+            games.push(vec![
+                json!(st.games.name(g.name)),
+                json!(time::format_short(g.at)),
+                label(g.tournament, &st.tournaments),
+                label(g.round, &st.labels),
+                label(g.board, &st.labels),
+                json!(result),
+                json!(st.powers.name(p.power)),
+                p.player
+                    .map_or(Value::Null, |id| json!(st.players.name(id))),
+                json!(p.seat.centers),
+                p.seat.eliminated.map_or(Value::Null, Value::from),
+                json!(best),
+                json!(shown),
+                number(&scores[k], sys.places()),
+            ]);
+        }
+    }
+}
+
+fn games_table(sys: System) -> Table {
+    Table::new(
+        "games",
+        &format!("{}: every scored position", sys.title()),
+        &[
+            "game",
+            "at",
+            "tournament",
+            "round",
+            "board",
+            "result",
+            "power",
+            "player",
+            "centers",
+            "eliminated",
+            "rank",
+            "ranks",
+            "score",
+        ],
+    )
 }
 
 /// Total, then more games, then name; equal totals and games share a rank.

@@ -1,10 +1,12 @@
 //! Compact storage of every folded game: what the tables are rendered from.
 //!
-//! A game costs about 100 bytes of state: its name once (in one shared buffer), a
-//! 32-byte header, and 8 bytes per position (an interned player id, an interned
+//! A game costs about 120 bytes of state: its name once (in one shared buffer), a
+//! 48-byte header (with its tournament, round and board, interned), and 8 bytes
+//! per position (an interned player id, an interned
 //! power id, the centers and the elimination year). Values that do not fit those
 //! small fields (a 300th power name, 1000 centers, the year 40000) are kept
-//! exactly in a side table, so nothing is ever clipped. Scores are not stored:
+//! exactly in a side table, so nothing is ever clipped; so are the powers of a
+//! draw vote that left survivors out (rare). Scores are not stored:
 //! they are a pure function of the positions and the rules in force when the game
 //! was folded, recomputed when a table is rendered.
 
@@ -24,6 +26,8 @@ const NO_PLAYER: u32 = u32::MAX;
 const WIDE: u8 = u8::MAX;
 /// `year` of a power that was not eliminated.
 const NO_YEAR: i16 = i16::MIN;
+/// A tournament, round or board not given.
+const NONE: u32 = u32::MAX;
 
 /// One position, 8 bytes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -51,8 +55,15 @@ struct Header {
     seat_end: u32,
     /// Solo winner's index within the game, or `u32::MAX` for a draw.
     winner: u32,
+    /// The game was conceded to its winner (rather than soloed).
+    concession: bool,
     /// Index into [`Store::rules`].
     rules: u32,
+    /// Interned in [`Store::tournaments`], or [`NONE`].
+    tournament: u32,
+    /// Round and board, interned in [`Store::labels`], or [`NONE`].
+    round: u32,
+    board: u32,
 }
 
 /// A position as read back from the store.
@@ -70,7 +81,13 @@ pub struct GameView {
     pub name: u32,
     pub at: Micros,
     pub winner: Option<usize>,
+    pub concession: bool,
     pub rules: Rules,
+    /// Tournament (in [`Store::tournaments`]), round and board (in
+    /// [`Store::labels`]), when given.
+    pub tournament: Option<u32>,
+    pub round: Option<u32>,
+    pub board: Option<u32>,
     pub positions: Vec<Position>,
 }
 
@@ -86,11 +103,32 @@ pub struct Store {
     pub games: Interner,
     pub players: Interner,
     pub powers: Interner,
+    pub tournaments: Interner,
+    /// Round and board names.
+    pub labels: Interner,
     headers: Vec<Header>,
     slots: Vec<Slot>,
     wide: BTreeMap<u32, Wide>,
+    /// Game index → the indices of the positions sharing its draw, for a
+    /// draw vote that left survivors out.
+    partial_draws: BTreeMap<u32, Vec<u32>>,
     /// The distinct rule sets games were folded under (consecutive games share one).
     rules: Vec<Rules>,
+}
+
+/// A game as given to [`Store::push`] (positions apart).
+pub struct NewGame<'a> {
+    pub name: &'a str,
+    pub at: Micros,
+    pub seq: u64,
+    pub winner: Option<usize>,
+    pub concession: bool,
+    /// The positions sharing the draw, when not every survivor.
+    pub partial_draw: Option<Vec<u32>>,
+    pub rules: Rules,
+    pub tournament: Option<&'a str>,
+    pub round: Option<&'a str>,
+    pub board: Option<&'a str>,
 }
 
 /// A position as given to [`Store::push`].
@@ -112,19 +150,17 @@ impl Store {
     }
 
     /// Add a game not yet in the store.
-    pub fn push<'a>(
-        &mut self,
-        name: &str,
-        at: Micros,
-        seq: u64,
-        winner: Option<usize>,
-        rules: Rules,
-        positions: impl Iterator<Item = NewPosition<'a>>,
-    ) {
-        let id = self.games.intern(name);
+    pub fn push<'a>(&mut self, g: NewGame, positions: impl Iterator<Item = NewPosition<'a>>) {
+        let id = self.games.intern(g.name);
         debug_assert_eq!(id as usize, self.headers.len());
-        if self.rules.last() != Some(&rules) {
-            self.rules.push(rules);
+        if self.rules.last() != Some(&g.rules) {
+            self.rules.push(g.rules);
+        }
+        let mut label = |l: Option<&str>| l.map_or(NONE, |l| self.labels.intern(l));
+        let (round, board) = (label(g.round), label(g.board));
+        let tournament = g.tournament.map_or(NONE, |t| self.tournaments.intern(t));
+        if let Some(draw) = g.partial_draw {
+            self.partial_draws.insert(id, draw);
         }
         for p in positions {
             let power = self.powers.intern(p.power);
@@ -166,11 +202,15 @@ impl Store {
             self.slots.push(slot);
         }
         self.headers.push(Header {
-            at,
-            seq,
+            at: g.at,
+            seq: g.seq,
             seat_end: u32::try_from(self.slots.len()).expect("fewer than 2^32 positions"),
-            winner: winner.map_or(u32::MAX, |w| w as u32),
+            winner: g.winner.map_or(u32::MAX, |w| w as u32),
+            concession: g.concession,
             rules: (self.rules.len() - 1) as u32,
+            tournament,
+            round,
+            board,
         });
     }
 
@@ -182,6 +222,7 @@ impl Store {
         } else {
             self.headers[i - 1].seat_end
         };
+        let partial = self.partial_draws.get(&(i as u32));
         let positions = (start..h.seat_end)
             .map(|at| {
                 let s = self.slots[at as usize];
@@ -193,6 +234,10 @@ impl Store {
                     let year = (s.year != NO_YEAR).then_some(i64::from(s.year));
                     (u32::from(s.power), i64::from(s.centers), year)
                 };
+                let in_draw = match partial {
+                    Some(draw) => draw.contains(&(at - start)),
+                    None => centers > 0,
+                };
                 Position {
                     power,
                     player,
@@ -200,15 +245,21 @@ impl Store {
                         centers,
                         eliminated,
                         surrendered: player.is_none(),
+                        in_draw,
                     },
                 }
             })
             .collect();
+        let given = |x: u32| (x != NONE).then_some(x);
         GameView {
             name: i as u32,
             at: h.at,
             winner: (h.winner != u32::MAX).then_some(h.winner as usize),
+            concession: h.concession,
             rules: self.rules[h.rules as usize],
+            tournament: given(h.tournament),
+            round: given(h.round),
+            board: given(h.board),
             positions,
         }
     }

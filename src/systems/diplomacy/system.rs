@@ -10,6 +10,7 @@ impl RatingSystem for State {
     const PARAM_GROUPS: &'static [GroupDef] = &[
         GroupDef::of::<params::Fibonacci>(),
         GroupDef::of::<params::Carnage>(),
+        GroupDef::of::<params::Tournament>(),
     ];
     const SAMPLES: &'static [(&'static str, &'static str)] = samples![
         "diplomacy_draws.jsonl",

@@ -118,7 +118,7 @@ fn scores_show_as_the_worked_examples() {
 #[test]
 fn totals_are_exact_over_many_denominators() {
     let mut acc = Acc::default();
-    let mut sum = Score::from_integer(BigInt::from(0));
+    let mut sum = frac(0, 1);
     for c in 1..300i128 {
         acc.add(&frac(c, c * c + 1));
         sum += frac(c, c * c + 1);
@@ -148,8 +148,14 @@ fn the_store_keeps_values_too_wide_for_its_small_fields() {
     let rules = Rules {
         base: 0,
         min_powers: 5,
-        rank_points: 1000,
-        centers_total: 100_000,
+        carnage: math::CarnageRules {
+            rank_points: 1000,
+            centre_points: 1,
+            eliminated: params::Eliminated::ByYear,
+            leader_bonus: 0,
+            centers_total: 100_000,
+        },
+        best_rounds: 0,
     };
     let centers = |i: usize| if i == 299 { 70_000 } else { (i % 3) as i64 };
     let year = |i: usize| match i % 3 {
@@ -157,11 +163,18 @@ fn the_store_keeps_values_too_wide_for_its_small_fields() {
         _ => None,
     };
     st.push(
-        "big",
-        5,
-        9,
-        Some(299),
-        rules,
+        store::NewGame {
+            name: "big",
+            at: 5,
+            seq: 9,
+            winner: Some(299),
+            concession: false,
+            partial_draw: Some(vec![1, 299]),
+            rules,
+            tournament: Some("t"),
+            round: Some("r"),
+            board: None,
+        },
         powers.iter().enumerate().map(|(i, p)| store::NewPosition {
             power: p,
             player: (i % 5 != 0).then_some(p.as_str()),
@@ -173,6 +186,7 @@ fn the_store_keeps_values_too_wide_for_its_small_fields() {
     assert_eq!(st.recorded("small"), None);
     let g = st.game(0);
     assert_eq!((g.at, g.winner, g.rules), (5, Some(299), rules));
+    assert_eq!((g.tournament, g.round, g.board), (Some(0), Some(0), None));
     for (i, p) in g.positions.iter().enumerate() {
         assert_eq!(st.powers.name(p.power), powers[i]);
         assert_eq!(
@@ -181,6 +195,7 @@ fn the_store_keeps_values_too_wide_for_its_small_fields() {
         );
         assert_eq!(p.seat.centers, centers(i));
         assert_eq!(p.seat.eliminated, year(i));
+        assert_eq!(p.seat.in_draw, i == 1 || i == 299);
     }
     // A 300-power solo: every rank point plus the board's centers.
     let got = big_scores(System::Carnage, &g.seats(), g.winner, &rules);

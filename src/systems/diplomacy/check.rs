@@ -1,0 +1,256 @@
+//! Append-time validation of `diplomacy.game_ended`: every message names the
+//! game, the power or field, and the rule broken.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::events::{GameEnded, Outcome, PowerResult, CENTERS_TOTAL, ELIMINATED};
+use super::{params, State};
+use crate::events::Ident;
+use crate::systems::Cx;
+
+/// Fewest powers any game may list (a structural bound, not a scoring rule).
+const MIN_POWERS: usize = 2;
+
+impl State {
+    pub(super) fn check_game(&self, g: &GameEnded, cx: &Cx) -> Result<(), String> {
+        let id = &g.game;
+        if let Some(seq) = self.store.recorded(&id.0) {
+            return Err(format!(
+                "game {id} already has a result, recorded at seq {seq}; a game is recorded once \
+                 (to correct it, void that record and append the corrected result)"
+            ));
+        }
+        if g.powers.len() < MIN_POWERS {
+            return Err(format!(
+                "game {id} lists {} power(s); a game needs at least {MIN_POWERS}",
+                g.powers.len()
+            ));
+        }
+        check_powers(id, &g.powers)?;
+        let board = match g.centers_total {
+            Some(n) => Board::Given(
+                CENTERS_TOTAL
+                    .check(n)
+                    .map_err(|m| format!("game {id}: {m}"))?,
+            ),
+            None => Board::Param(cx.params.get::<params::Carnage>().centers_total),
+        };
+        check_centers(id, &g.powers, board)?;
+        check_result(id, g)?;
+        check_draw(id, g)?;
+        check_grouping(id, g)
+    }
+}
+
+/// Where a game's supply-centre count comes from.
+#[derive(Clone, Copy)]
+enum Board {
+    /// The game's `centers_total`.
+    Given(i64),
+    /// The `carnage.centers_total` parameter.
+    Param(i64),
+}
+
+/// Names, players, centers and elimination years, power by power.
+fn check_powers(id: &Ident, powers: &[PowerResult]) -> Result<(), String> {
+    let mut names = BTreeSet::new();
+    let mut players: BTreeMap<&str, &str> = BTreeMap::new();
+    for p in powers {
+        let power = &p.power;
+        if power.trim().is_empty() {
+            return Err(format!("game {id}: a power needs a name"));
+        }
+        if !names.insert(power.as_str()) {
+            return Err(format!(
+                "game {id}: power {power} is listed twice; power names are unique within a game"
+            ));
+        }
+        if let Some(player) = &p.player {
+            if player.trim().is_empty() {
+                return Err(format!(
+                    "game {id}: power {power}: player must be a name, or null for a surrendered position"
+                ));
+            }
+            if let Some(other) = players.insert(player, power) {
+                return Err(format!(
+                    "game {id}: player {player} plays both {other} and {power}; a player holds one power in a game"
+                ));
+            }
+        }
+        check_centers_and_year(id, p)?;
+    }
+    Ok(())
+}
+
+fn check_centers_and_year(id: &Ident, p: &PowerResult) -> Result<(), String> {
+    let power = &p.power;
+    if p.centers < 0 {
+        return Err(format!(
+            "game {id}: power {power} has {} centers; centers cannot be negative",
+            p.centers
+        ));
+    }
+    match (p.centers, p.eliminated) {
+        (c, Some(year)) if c > 0 => {
+            return Err(format!(
+                "game {id}: power {power} is eliminated in {year} but holds {c} centers; \
+                 an eliminated power has no centers"
+            ))
+        }
+        (0, None) if p.player.is_some() => {
+            return Err(format!(
+                "game {id}: power {power} holds no centers but has no elimination year; \
+                 give `eliminated` (the year it lost its last center) so it can be ranked"
+            ))
+        }
+        _ => {}
+    }
+    if let Some(year) = p.eliminated {
+        ELIMINATED
+            .check(year)
+            .map_err(|m| format!("game {id}: power {power}: {m}"))?;
+    }
+    Ok(())
+}
+
+/// The board's total bounds the centers reported, and someone survives.
+fn check_centers(id: &Ident, powers: &[PowerResult], board: Board) -> Result<(), String> {
+    let total = powers
+        .iter()
+        .fold(0i64, |acc, p| acc.saturating_add(p.centers));
+    let (max, source) = match board {
+        Board::Given(n) => (n, "the game's centers_total"),
+        Board::Param(n) => (n, "carnage.centers_total"),
+    };
+    if total > max {
+        return Err(format!(
+            "game {id}: the powers hold {total} centers in all, more than the board's {max} \
+             ({source})"
+        ));
+    }
+    if total == 0 {
+        return Err(format!(
+            "game {id}: no power holds a center; a finished game has at least one survivor"
+        ));
+    }
+    Ok(())
+}
+
+/// A solo or a concession names a surviving, held winner (a solo's tops the
+/// board); a draw names none.
+fn check_result(id: &Ident, g: &GameEnded) -> Result<(), String> {
+    let (word, winner) = match (g.result, &g.winner) {
+        (Outcome::Draw, None) => return Ok(()),
+        (Outcome::Draw, Some(w)) => {
+            return Err(format!(
+                "game {id}: result is draw but winner {w} is named; a draw has no winner"
+            ))
+        }
+        (Outcome::Solo, None) | (Outcome::Concession, None) => {
+            return Err(format!(
+                "game {id}: result is {} but no winner is named",
+                result_word(g.result)
+            ))
+        }
+        (Outcome::Solo, Some(w)) => ("solo winner", w),
+        (Outcome::Concession, Some(w)) => ("winner of the concession", w),
+    };
+    let w = power(id, g, winner, word)?;
+    if w.centers == 0 {
+        return Err(format!(
+            "game {id}: {word} {winner} holds no centers; a winner survives the game"
+        ));
+    }
+    if w.player.is_none() {
+        return Err(format!(
+            "game {id}: {word} {winner} is a surrendered position (player null); a winner needs a player"
+        ));
+    }
+    if g.result == Outcome::Concession {
+        return Ok(());
+    }
+    if let Some(rival) = g
+        .powers
+        .iter()
+        .find(|p| &p.power != winner && p.centers >= w.centers)
+    {
+        return Err(format!(
+            "game {id}: solo winner {winner} holds {} centers but {} holds {}; \
+             a solo winner holds more centers than any other power",
+            w.centers, rival.power, rival.centers
+        ));
+    }
+    Ok(())
+}
+
+fn result_word(r: Outcome) -> &'static str {
+    match r {
+        Outcome::Solo => "solo",
+        Outcome::Draw => "draw",
+        Outcome::Concession => "concession",
+    }
+}
+
+/// The power named `name`, or an error listing the game's powers.
+fn power<'g>(
+    id: &Ident,
+    g: &'g GameEnded,
+    name: &str,
+    what: &str,
+) -> Result<&'g PowerResult, String> {
+    g.powers.iter().find(|p| p.power == name).ok_or_else(|| {
+        let names: Vec<&str> = g.powers.iter().map(|p| p.power.as_str()).collect();
+        format!(
+            "game {id}: {what} {name} is not one of the game's powers ({})",
+            names.join(", ")
+        )
+    })
+}
+
+/// A draw vote belongs to a draw and lists two or more distinct survivors.
+fn check_draw(id: &Ident, g: &GameEnded) -> Result<(), String> {
+    let Some(draw) = &g.draw else {
+        return Ok(());
+    };
+    if g.result != Outcome::Draw {
+        return Err(format!(
+            "game {id}: result is {} but `draw` lists powers; only a draw has a draw vote",
+            result_word(g.result)
+        ));
+    }
+    if draw.len() < 2 {
+        return Err(format!(
+            "game {id}: `draw` lists {} power(s); a draw is shared by at least two \
+             (a game given to one power is result \"concession\")",
+            draw.len()
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    for name in draw {
+        let p = power(id, g, name, "draw member")?;
+        if !seen.insert(name.as_str()) {
+            return Err(format!(
+                "game {id}: `draw` lists {name} twice; each power shares a draw once"
+            ));
+        }
+        if p.centers == 0 {
+            return Err(format!(
+                "game {id}: draw member {name} holds no centers; only survivors share a draw"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A tournament game names its round; a round or a board belongs to a tournament.
+fn check_grouping(id: &Ident, g: &GameEnded) -> Result<(), String> {
+    match (&g.tournament, &g.round, &g.board) {
+        (Some(t), None, _) => Err(format!(
+            "game {id}: tournament {t} but no round; a tournament game names its round"
+        )),
+        (None, Some(_), _) | (None, _, Some(_)) => Err(format!(
+            "game {id}: round and board belong to a tournament; give `tournament` too"
+        )),
+        _ => Ok(()),
+    }
+}
