@@ -14,7 +14,7 @@ mod publish;
 mod query;
 mod replay;
 
-pub use publish::{bench, demo, gen, site};
+pub use publish::{bench, demo, gen, site, SiteArgs, DEFAULT_TITLE};
 pub use query::{fold_all, history, rules, standings};
 pub use replay::replay;
 

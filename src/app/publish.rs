@@ -1,6 +1,7 @@
 //! The commands that make more than one table's output: `demo`, `site`, `gen` and
 //! `bench`.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -14,8 +15,19 @@ use crate::site::TableView;
 use crate::spill::{self, Spill};
 use crate::systems::{self, Change};
 
-/// `laurel demo`: the bundled events in a temporary ledger, and every table.
-pub fn demo(w: &mut dyn Write) -> Result<()> {
+/// Rows of each community's table the tour shows.
+const TOP: usize = 5;
+/// The tour leaves out a column with a cell longer than this (lists such as
+/// `per_game`), other than rank, player and score: its lines fit a terminal.
+const NARROW: usize = 24;
+/// Where the tour's sentences wrap.
+const WRAP: usize = 88;
+
+/// `laurel demo [--all]`: the bundled events in a temporary ledger, then a
+/// short tour (each community's main table, its top [`TOP`] rows under readable
+/// titles and one sentence on what it means, then the commands to go further)
+/// or, with `all`, every table.
+pub fn demo(w: &mut dyn Write, all: bool) -> Result<()> {
     let dir = tempfile::tempdir().map_err(|e| Error::io("temporary directory", e))?;
     let path = dir.path().join("laurel.db");
     let ledger = Ledger::init(&path)?;
@@ -34,17 +46,25 @@ pub fn demo(w: &mut dyn Write) -> Result<()> {
         report.head
     );
     let (f, stamp) = folded_only(&ledger, &QueryArgs::default(), None)?;
+    match all {
+        true => every_table(&f, &stamp, &mut out),
+        false => tour(&f, &mut out),
+    }
+    w.write_all(out.as_bytes())
+        .map_err(|e| Error::io("stdout", e))
+}
+
+/// `demo --all`: every table, and every tournament of the tables shown per
+/// tournament, under a `== standings TABLE ==` line.
+fn every_table(f: &fold::Folded, stamp: &output::Stamp, out: &mut String) {
     for (table, _) in systems::tables() {
         for sel in selectors(&f.state, table) {
             out.push_str(&format!(
                 "== standings {table}{} ==\n",
-                sel.tournament
-                    .as_ref()
-                    .map(|t| format!(" --tournament {t}"))
-                    .unwrap_or_default()
+                tournament_arg(&sel)
             ));
             match f.state.standings(table, &sel, &f.cx) {
-                Ok(r) => out.push_str(&output::render(&r, &stamp, Format::Table)),
+                Ok(r) => out.push_str(&output::render(&r, stamp, Format::Table)),
                 Err(e) => out.push_str(&format!("({e})\n")),
             }
             out.push('\n');
@@ -55,35 +75,263 @@ pub fn demo(w: &mut dyn Write) -> Result<()> {
     );
     out.push_str("as README.md shows and compare the last with the head above.\n");
     out.push_str("Publish it as a static website: `laurel init && laurel import events && laurel site site/`.\n");
-    w.write_all(out.as_bytes())
-        .map_err(|e| Error::io("stdout", e))
 }
 
-/// `laurel site DIR`: a static website of every table and player, with the
-/// export and the head to verify it by (see [`crate::site`]).
-pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
+/// ` --tournament T` for a tournament's selector, else nothing.
+fn tournament_arg(sel: &systems::Selector) -> String {
+    (sel.tournament.as_ref())
+        .map(|t| format!(" --tournament {t}"))
+        .unwrap_or_default()
+}
+
+/// The short tour: a stop per community ([`crate::demo::stops`]), then the
+/// commands to go further, naming the first stop's leading player.
+fn tour(f: &fold::Folded, out: &mut String) {
+    let mut player = None;
+    for stop in crate::demo::stops() {
+        let first = tour_stop(f, &stop, out);
+        player = player.or(first);
+    }
+    let player = player.unwrap_or_else(|| "PLAYER".into());
+    let go = [
+        (
+            "laurel init && laurel import events",
+            "the same events in ./laurel.db (in a clone of laurel)",
+        ),
+        (
+            "laurel standings valar",
+            "a whole table; --format json or csv for scripts",
+        ),
+        (
+            &format!("laurel history {}", shell_quoted(&player)),
+            "every change to one player, with its formula",
+        ),
+        (
+            "laurel standings valar --as-of 2003-01-31",
+            "a table as it stood at the end of that day",
+        ),
+        (
+            "laurel replay --rules FILE --diff",
+            "what-if: other rule parameters (laurel rules), who moves",
+        ),
+        (
+            "laurel site site/ --title \"Middle-earth PBM\" --systems mepbm",
+            "a static website for one community",
+        ),
+        ("laurel events", "the event vocabulary, to write your own"),
+        ("laurel demo --all", "every table of this demo"),
+    ];
+    out.push_str("Go further:\n");
+    for (cmd, what) in go {
+        out.push_str(&format!("  {cmd}\n      {what}\n"));
+    }
+}
+
+/// One stop: the community, its table's top rows and what the table means.
+/// Returns the leading player.
+fn tour_stop(f: &fold::Folded, stop: &crate::demo::Stop, out: &mut String) -> Option<String> {
+    let shown = selectors(&f.state, stop.table).into_iter().find_map(|sel| {
+        let r = f.state.standings(stop.table, &sel, &f.cx).ok()?;
+        (!r.main.rows.is_empty()).then_some((sel, r))
+    });
+    let Some((sel, r)) = shown else {
+        out.push_str(&format!("{}: no results yet\n\n", stop.community));
+        return None;
+    };
+    let n = r.main.rows.len();
+    let title = match r.main.title.is_empty() {
+        true => stop.table,
+        false => r.main.title.as_str(),
+    };
+    out.push_str(&format!(
+        "== {} ==\n{} (top {} of {n})\n",
+        stop.community,
+        output::printable(title, &[]),
+        n.min(TOP)
+    ));
+    wrap(stop.meaning, out);
+    let top = narrow_top(&r.main);
+    let leader = top.rows.iter().next().and_then(|row| {
+        let i = top.columns.iter().position(|c| c == "player")?;
+        row.get(i)?.as_str().map(str::to_string)
+    });
+    let mut text = Vec::new();
+    // Writing to a Vec cannot fail; the text is UTF-8.
+    let _ = output::write_text(&top, &mut text);
+    out.push_str(&String::from_utf8_lossy(&text));
+    let others: Vec<&str> = systems::tables()
+        .into_iter()
+        .filter(|(t, ns)| *ns == stop.namespace && *t != stop.table)
+        .map(|(t, _)| t)
+        .collect();
+    let also = match others.is_empty() {
+        true => String::new(),
+        false => format!(" (also {})", others.join(", ")),
+    };
+    out.push_str(&format!(
+        "all of it: laurel standings {}{}{also}\n\n",
+        stop.table,
+        tournament_arg(&sel)
+    ));
+    leader
+}
+
+/// `s` as one shell word: in single quotes, each `'` written `'\\''`.
+fn shell_quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// `text` in lines of at most [`WRAP`] characters (a longer word stays whole).
+fn wrap(text: &str, out: &mut String) {
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > WRAP {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+}
+
+/// The first [`TOP`] rows of `t`, untitled, without the columns [`NARROW`] leaves out.
+fn narrow_top(t: &output::Table) -> output::Table {
+    let rows: Vec<Vec<serde_json::Value>> = t.rows.iter().take(TOP).collect();
+    let width = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.chars().count(),
+        serde_json::Value::Null => 0,
+        other => other.to_string().chars().count(),
+    };
+    let keep: Vec<usize> = (0..t.columns.len())
+        .filter(|&i| {
+            matches!(t.columns[i].as_str(), "rank" | "player" | "score")
+                || rows.iter().all(|r| r.get(i).map_or(0, width) <= NARROW)
+        })
+        .collect();
+    let columns: Vec<&str> = keep.iter().map(|&i| t.columns[i].as_str()).collect();
+    let mut top = output::Table::new(&t.name, "", &columns);
+    for row in rows {
+        top.push(keep.iter().filter_map(|&i| row.get(i).cloned()).collect());
+    }
+    top
+}
+
+/// What `laurel site` publishes beyond the clocks.
+#[derive(Debug, Clone, Default)]
+pub struct SiteArgs {
+    /// The site's name, on every page; [`DEFAULT_TITLE`] when not given.
+    pub title: Option<String>,
+    /// Only these systems' tables and players: namespaces (`mepbm`, every
+    /// one of its tables) or table names (`valar`); empty: every table.
+    pub systems: Vec<String>,
+}
+
+/// The site's title when `--title` is not given.
+pub const DEFAULT_TITLE: &str = "Ratings ledger";
+
+/// The tables `--systems` names (see [`SiteArgs::systems`]), in display
+/// order; every table when it names none. An unknown name is a usage error
+/// with the nearest known one.
+fn chosen_tables(systems: &[String]) -> Result<Vec<&'static str>> {
+    let all = systems::tables();
+    for name in systems {
+        let known = all.iter().any(|(t, ns)| t == name || ns == name);
+        if !known {
+            let mut names: Vec<&str> = systems::NAMESPACES.to_vec();
+            for (t, _) in &all {
+                if !names.contains(t) {
+                    names.push(t);
+                }
+            }
+            let hint = crate::events::closest(name, names.iter().copied())
+                .map(|n| format!("; did you mean {n:?}?"))
+                .unwrap_or_default();
+            return Err(Error::Usage(format!(
+                "--systems: unknown system or table {:?}{hint} (known: {})",
+                output::printable(name, &[]),
+                names.join(", ")
+            )));
+        }
+    }
+    let chosen =
+        |(t, ns): &(&str, &str)| systems.is_empty() || systems.iter().any(|n| n == t || n == ns);
+    Ok(all.iter().filter(|t| chosen(t)).map(|(t, _)| *t).collect())
+}
+
+/// The site's audit trail: the [`Spill`] of the changes to the chosen tables.
+struct Chosen {
+    spill: Spill,
+    /// `None`: every table.
+    tables: Option<BTreeSet<&'static str>>,
+}
+
+impl Chosen {
+    fn keep(&self, mut changes: Vec<Change>) -> Vec<Change> {
+        if let Some(t) = &self.tables {
+            changes.retain(|c| t.contains(c.system.as_str()));
+        }
+        changes
+    }
+}
+
+impl fold::TrailSink for Chosen {
+    fn take(&mut self, changes: Vec<Change>) -> Result<()> {
+        let kept = self.keep(changes);
+        self.spill.take(kept)
+    }
+}
+
+/// `laurel site DIR [--title T] [--systems LIST]`: a static website of the
+/// chosen tables and their players, with the export and the head to verify
+/// it by (see [`crate::site`]).
+pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Result<String> {
+    let tables = chosen_tables(&opts.systems)?;
     let ledger = Ledger::read(path)?;
     let mut q = args.query()?;
     // Every player's trail (a page each), spilled to disk by subject as the fold
     // goes and read back a bucket at a time (bounded memory, see `spill`).
     q.audit = true;
-    let spill = Arc::new(Mutex::new(Spill::new()?));
-    q.trail = Some(fold::Trail(spill.clone()));
+    // The trail of one system's tables needs only its projection folded.
+    let namespaces: BTreeSet<&'static str> = tables
+        .iter()
+        .filter_map(|t| systems::namespace_of(t))
+        .collect();
+    if namespaces.len() == 1 {
+        q.only = namespaces.first().copied();
+    }
+    let every = tables.len() == systems::tables().len();
+    let sink = Chosen {
+        spill: Spill::new()?,
+        tables: (!every).then(|| tables.iter().copied().collect()),
+    };
+    let sink = Arc::new(Mutex::new(sink));
+    q.trail = Some(fold::Trail(sink.clone()));
     let (mut f, stamp) = fold_stamped(&ledger, args, q)?;
     let head = ledger.head()?;
-    let spill = Arc::into_inner(spill)
+    let sink = Arc::into_inner(sink)
         .and_then(|m| m.into_inner().ok())
         .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
-    let mut buckets = spill.finish(f.cx.take_changes())?;
+    let rest = sink.keep(f.cx.take_changes());
+    let mut buckets = sink.spill.finish(rest)?;
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
     let site = crate::site::Site {
+        title: opts.title.clone().unwrap_or_else(|| DEFAULT_TITLE.into()),
+        updated: ledger.recorded_at(stamp.known_at)?,
         head_seq: head.seq,
         head_hash: canonical::hex(&head.hash),
         stamp,
         spilled_subjects: std::mem::take(&mut buckets.subjects),
     };
-    let views = |each: &mut dyn FnMut(&TableView) -> Result<()>| table_views(&ledger, args, each);
+    let views =
+        |each: &mut dyn FnMut(&TableView) -> Result<()>| table_views(&ledger, args, &tables, each);
     let export_path = dir.join("export.jsonl").display().to_string();
     let mut export = |w: &mut dyn Write| ledger.export_to(w, &export_path);
     let mut groups = |page: &mut dyn FnMut(&[Change]) -> Result<()>| {
@@ -97,17 +345,21 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
     ))
 }
 
-/// Every standings table of the site in display order, handed to `each` one at
-/// a time (`Site::pages_staged` asks twice). Each namespace's projection is
-/// folded on its own, from the latest checkpoint that serves (as `standings`
-/// does), and dropped once its tables are made: one projection and one report
-/// are held at a time (CFR's report alone has a row per event score).
+/// The site's standings tables (`chosen`, in display order), handed to `each`
+/// one at a time (`Site::pages_staged` asks twice). Each namespace's projection
+/// is folded on its own, from the latest checkpoint that serves (as
+/// `standings` does), and dropped once its tables are made: one projection and
+/// one report are held at a time (CFR's report alone has a row per event score).
 fn table_views(
     ledger: &Ledger,
     args: &QueryArgs,
+    chosen: &[&str],
     each: &mut dyn FnMut(&TableView) -> Result<()>,
 ) -> Result<()> {
-    for tables in systems::tables().chunk_by(|a, b| a.1 == b.1) {
+    let tables: Vec<(&str, &str)> = (systems::tables().into_iter())
+        .filter(|(t, _)| chosen.contains(t))
+        .collect();
+    for tables in tables.chunk_by(|a, b| a.1 == b.1) {
         let (f, _) = folded_only(ledger, args, Some(tables[0].1))?;
         for &(table, _) in tables {
             views_of(&f, table, each)?;
@@ -207,7 +459,13 @@ mod tests {
         ledger.append(vec![input]).unwrap();
         drop(ledger);
         let args = QueryArgs::default();
-        site(&path, &tmp.path().join("staged"), &args).unwrap();
+        site(
+            &path,
+            &tmp.path().join("staged"),
+            &args,
+            &SiteArgs::default(),
+        )
+        .unwrap();
 
         let ledger = Ledger::read(&path).unwrap();
         let mut q = args.query().unwrap();
@@ -224,6 +482,8 @@ mod tests {
         let head = ledger.head().unwrap();
         let changes = f.cx.take_changes();
         let whole = crate::site::Site {
+            title: DEFAULT_TITLE.into(),
+            updated: ledger.recorded_at(stamp.known_at).unwrap(),
             head_seq: head.seq,
             head_hash: canonical::hex(&head.hash),
             stamp,
