@@ -177,7 +177,7 @@ enum Command {
         #[arg(long)]
         keep: bool,
     },
-    /// Write a static website (no server, no JavaScript) of every table and player into DIR.
+    /// Write a static website (no server, no JavaScript) of the tables with results and their players into DIR.
     Site {
         /// Where to write the pages and export.jsonl (created if missing; same-named files are replaced).
         dir: PathBuf,
