@@ -4,9 +4,11 @@
 //!
 //! One place for every title: [`title`] looks the key up for its table first
 //! ([`BY_TABLE`]: `score` is a "Rating" in the Valar table, "Win %" in the
-//! Nazgul one), then for any table ([`BY_KEY`]), and otherwise humanises the
-//! key, so a new column reads well without an entry: `game_3` → "Game 3",
-//! `table_strength` → "Table strength". Only keys that humanising gets wrong,
+//! Nazgul one), then for any table ([`BY_KEY`]); `old_KEY` is "Old" and the
+//! title of `KEY` (a replay diff's `old_score` beside `score` in the Valar
+//! table: "Old rating", "Rating"); otherwise the key is humanised, so a new
+//! column reads well without an entry: `game_3` → "Game 3", `table_strength`
+//! → "Table strength". Only keys that humanising gets wrong,
 //! or that mean something more specific in one table, are listed.
 
 use std::borrow::Cow;
@@ -42,9 +44,21 @@ pub fn title(table: &str, key: &str) -> Cow<'static, str> {
         .find(|(t, k, _)| *t == table && *k == key)
         .map(|(_, _, title)| *title);
     let any = || BY_KEY.iter().find(|(k, _)| *k == key).map(|(_, t)| *t);
-    match in_table.or_else(any) {
-        Some(t) => Cow::Borrowed(t),
-        None => Cow::Owned(humanise(key)),
+    if let Some(t) = in_table.or_else(any) {
+        return Cow::Borrowed(t);
+    }
+    match key.strip_prefix("old_") {
+        Some(rest) if !rest.is_empty() => {
+            let of = title(table, rest);
+            let mut chars = of.chars();
+            let first = chars.next().map(|c| c.to_lowercase().collect::<String>());
+            Cow::Owned(format!(
+                "Old {}{}",
+                first.unwrap_or_default(),
+                chars.as_str()
+            ))
+        }
+        _ => Cow::Owned(humanise(key)),
     }
 }
 
@@ -73,6 +87,10 @@ mod tests {
         assert_eq!(title("history", "system"), "Table");
         assert_eq!(title("rules", "system"), "System");
         assert_eq!(title("rules", "in_force"), "In force");
+        assert_eq!(title("valar", "old_score"), "Old rating");
+        assert_eq!(title("cfr", "old_score"), "Old score");
+        assert_eq!(title("valar", "old_rank"), "Old rank");
+        assert_eq!(title("x", "old_"), "Old ");
     }
 
     #[test]
