@@ -7,14 +7,17 @@
 //! Layout: this file holds the arguments and helpers every command shares and the
 //! small ledger commands (init, append, import, verify, head, export, log, void);
 //! [`query`] holds the read-only queries (standings, history, rules, fold),
-//! [`replay`](mod@replay) the what-if replay and its diff, and [`publish`] what
-//! makes output beyond one table (demo, site, gen, bench).
+//! [`replay`](mod@replay) the what-if replay and its diff, [`demo`](mod@demo) the
+//! demo's tour, and [`publish`] what makes output beyond one table (site, gen,
+//! bench).
 
+mod demo;
 mod publish;
 mod query;
 mod replay;
 
-pub use publish::{bench, demo, gen, site, SiteArgs, DEFAULT_TITLE};
+pub use demo::demo;
+pub use publish::{bench, gen, site, SiteArgs, DEFAULT_TITLE};
 pub use query::{fold_all, history, rules, standings};
 pub use replay::replay;
 
