@@ -70,16 +70,18 @@
 //! - [`params`]: rule parameters, declared by each system with its community's defaults;
 //!   [`num`]: exact rationals and the one rounding helper (half away from zero); [`time`]:
 //!   instants as microseconds UTC; [`error`]: the one error type, which decides exit codes.
-//! - [`output`]: tables rendered as text, JSON or CSV, streamed from packed rows (`rows.rs`).
+//! - [`output`]: tables rendered as text, JSON or CSV, streamed from packed rows (`rows.rs`);
+//!   the columns' readable titles, for text and the site ([`output::title`]).
 //! - [`site`]: the static site, pure functions from tables and changes to HTML and SVG;
 //!   [`spill`]: its audit trail on disk, in buckets by subject.
-//! - [`demo`]: the `events/` files compiled in; [`gen`] and [`bench`](mod@bench): `laurel
+//! - [`demo`]: the `events/` files compiled in and the stops of `laurel demo`'s tour; [`gen`] and [`bench`](mod@bench): `laurel
 //!   gen` and `laurel bench`; [`sysinfo`]: peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
 //!   after what they pin (`ledger.rs`, one per system, `timetravel.rs`,
 //!   `corrections.rs`, `ckpt.rs`, `crash.rs`, `corrupt.rs`, `corpus.rs` with
-//!   `tests/corpus/`, `props.rs`, `fuzz.rs`, `readers.rs`, `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,
-//!   `site_browser.rs`, `perf.rs`). `snapshots/`:
+//!   `tests/corpus/`, `props.rs`, `fuzz.rs`, `readers.rs`, `storage.rs`, `trust.rs`,
+//!   `streaming.rs`, `memory.rs`, `site.rs`, `site_browser.rs`, `perf.rs`, `demo.rs`,
+//!   `readme.rs` running the README's tour). `snapshots/`:
 //!   insta snapshots of the tables of the sample streams.
 //!
 //! # Invariants

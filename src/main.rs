@@ -179,8 +179,12 @@ enum Command {
         #[arg(long, value_parser = clap::builder::NonEmptyStringValueParser::new())]
         reason: String,
     },
-    /// Load the bundled events/ into a temporary ledger and print every table.
-    Demo,
+    /// Load the bundled events/ into a temporary ledger and print a short tour of them.
+    Demo {
+        /// Print every table (and every tournament) instead of the tour.
+        #[arg(long)]
+        all: bool,
+    },
     /// Print a realistic synthetic event stream (JSON Lines) for load tests and benchmarks.
     Gen {
         /// How many events.
@@ -206,10 +210,16 @@ enum Command {
         #[arg(long)]
         keep: bool,
     },
-    /// Write a static website (no server, no JavaScript) of every table and player into DIR.
+    /// Write a static website (no server, no JavaScript) of the tables with results and their players into DIR.
     Site {
         /// Where to write the pages and export.jsonl (created if missing; same-named files are replaced).
         dir: PathBuf,
+        /// The site's name, shown on every page (default "Ratings ledger").
+        #[arg(long)]
+        title: Option<String>,
+        /// Only these systems or tables, comma-separated (e.g. mepbm or cards,sbr or valar,maia); default every one.
+        #[arg(long, value_delimiter = ',')]
+        systems: Vec<String>,
         #[command(flatten)]
         clocks: Clocks,
     },
@@ -286,7 +296,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
         }
         Command::Void { seqs, reason } => app::void(path, &seqs, &reason)?,
         Command::Correct { seq, file, reason } => app::correct(path, seq, &file, &reason)?,
-        Command::Demo => return app::demo(&mut out),
+        Command::Demo { all } => return app::demo(&mut out, all),
         Command::Gen {
             events,
             seed,
@@ -297,7 +307,15 @@ fn run(cli: Cli) -> laurel::Result<()> {
                 .map_err(|e| laurel::Error::Usage(format!("current executable: {e}")))?;
             return app::bench(events, seed, exe, keep, &mut out);
         }
-        Command::Site { dir, clocks } => app::site(path, &dir, &query(clocks, None))?,
+        Command::Site {
+            dir,
+            title,
+            systems,
+            clocks,
+        } => {
+            let opts = app::SiteArgs { title, systems };
+            app::site(path, &dir, &query(clocks, None), &opts)?
+        }
         Command::Fold { clocks, rules } => app::fold_all(path, &query(clocks, rules))?,
     };
     out.write_all(text.as_bytes())

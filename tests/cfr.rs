@@ -359,7 +359,7 @@ fn no_tournament_selector_for_cfr() {
 fn demo_appends_every_bundled_file_together() {
     let out = Command::cargo_bin("laurel")
         .unwrap()
-        .arg("demo")
+        .args(["demo", "--all"])
         .output()
         .unwrap();
     assert!(

@@ -793,7 +793,7 @@ fn tables_render_as_text_and_csv() {
 #[test]
 fn demo_prints_all_seven_tables() {
     let dir = empty_ledger();
-    let out = laurel(dir.path()).arg("demo").output().unwrap();
+    let out = laurel(dir.path()).args(["demo", "--all"]).output().unwrap();
     assert!(
         out.status.success(),
         "{}",

@@ -84,13 +84,12 @@ fn site_of_the_bundled_events_has_every_table_player_and_link() {
     assert!(index.contains(&format!("id=\"head-seq\">{seq}</strong>")));
     assert!(index.contains("python3 verify.py export.jsonl"));
 
-    // Every table is there: linked to its page, or listed with its message.
+    // Every table has rows from the bundled events, and a page.
     for (table, _) in laurel::systems::tables() {
         let linked = names.iter().any(|n| {
             *n == format!("table-{table}.html") || n.starts_with(&format!("table-{table}--"))
         });
-        let listed = index.contains(&format!("<tr><td>{table}</td>"));
-        assert!(linked || listed, "table {table} is missing from the index");
+        assert!(linked, "table {table} is missing from the index");
     }
     // Every page is reachable from the index, and every link resolves.
     let linked: BTreeSet<String> = hrefs(index).into_iter().collect();
@@ -222,4 +221,216 @@ fn an_io_error_names_its_cause_once() {
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(err.contains("I/O error on"), "{err}");
     assert_eq!(err.matches("os error").count(), 1, "{err}");
+}
+
+/// The text between `open` and the next `close` after it, or "".
+fn between<'a>(html: &'a str, open: &str, close: &str) -> &'a str {
+    html.split_once(open)
+        .and_then(|(_, rest)| rest.split_once(close))
+        .map_or("", |(inside, _)| inside)
+}
+
+/// The table pages the index links to.
+fn linked_tables(index: &str) -> BTreeSet<String> {
+    hrefs(index)
+        .into_iter()
+        .filter(|h| h.starts_with("table-"))
+        .collect()
+}
+
+/// Every `player` of a standings table's JSON, its extra tables' included.
+fn players_of(ledger: &Path, table: &str) -> BTreeSet<String> {
+    let v = common::json(ledger, &["standings", table, "--format", "json"]);
+    let mut rows: Vec<&serde_json::Value> = v["rows"].as_array().unwrap().iter().collect();
+    if let Some(extra) = v["tables"].as_object() {
+        rows.extend(extra.values().flat_map(|t| t.as_array().unwrap()));
+    }
+    rows.iter()
+        .filter_map(|r| r["player"].as_str())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `--title` and `--systems mepbm`: the title on every page, only the Middle-earth
+/// tables, and only their players (exactly those of the seven tables).
+#[test]
+fn a_site_for_one_community_has_its_title_tables_and_players_only() {
+    let ledger = bundled();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("site");
+    site(
+        ledger.path(),
+        &dir,
+        &["--title", "Middle-earth <PBM>", "--systems", "mepbm"],
+    );
+    let pages = html_files(&dir);
+    let index = &pages.iter().find(|(n, _)| n == "index.html").unwrap().1;
+    assert!(index.contains("<h1>Middle-earth &lt;PBM&gt;</h1>"));
+    for (name, html) in &pages {
+        let title = between(html, "<title>", "</title>");
+        assert!(
+            title.ends_with("Middle-earth &lt;PBM&gt;"),
+            "{name}: {title}"
+        );
+    }
+    let mepbm = [
+        "valar", "maia", "istari", "nations", "ainur", "council", "nazgul",
+    ];
+    let want: BTreeSet<String> = mepbm.iter().map(|t| format!("table-{t}.html")).collect();
+    assert_eq!(linked_tables(index), want);
+    let tables = pages
+        .iter()
+        .filter(|(n, _)| n.starts_with("table-"))
+        .count();
+    assert_eq!(tables, mepbm.len(), "no page of another community's table");
+
+    let players: BTreeSet<String> = mepbm
+        .iter()
+        .flat_map(|t| players_of(ledger.path(), t))
+        .collect();
+    let listed: BTreeSet<String> = index
+        .split("<li><a href=\"player-")
+        .skip(1)
+        .map(|s| between(s, "\">", "</a>"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(listed, players);
+    for other in ["Eli Marsh", "Ana", "Tobias Lindqvist", "Cassini"] {
+        assert!(!listed.contains(other), "{other} plays elsewhere");
+    }
+    let player_pages = pages
+        .iter()
+        .filter(|(n, _)| n.starts_with("player-"))
+        .count();
+    assert_eq!(player_pages, players.len());
+
+    // A table name chooses just that table, and names may be mixed.
+    let two = out.path().join("two");
+    site(ledger.path(), &two, &["--systems", "valar,cards"]);
+    let index = std::fs::read_to_string(two.join("index.html")).unwrap();
+    let want = [
+        "table-cards--cards-2013-league.html",
+        "table-cards--cards-2013-masters.html",
+        "table-valar.html",
+    ];
+    assert_eq!(linked_tables(&index), want.map(String::from).into());
+}
+
+#[test]
+fn an_unknown_system_is_refused_with_the_nearest_name_and_nothing_written() {
+    let ledger = bundled();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("site");
+    let o = laurel(ledger.path())
+        .arg("site")
+        .arg(&dir)
+        .args(["--systems", "mepbm,valr"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("unknown system or table \"valr\"; did you mean \"valar\"?"),
+        "{err}"
+    );
+    assert!(!dir.exists());
+}
+
+/// A card league's ledger: the index lists the league's tables and nothing
+/// else (every other table has no rows), and no page is made for them.
+#[test]
+fn the_index_lists_only_tables_with_rows() {
+    let ledger = common::ledger_with(&["cards_league.jsonl"]);
+    let out = tempfile::tempdir().unwrap();
+    site(ledger.path(), out.path(), &[]);
+    let index = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    let want = ["table-cards--cards-2013-league.html".to_string()];
+    assert_eq!(linked_tables(&index), want.into());
+    let pages = html_files(out.path());
+    let tables: Vec<&str> = pages
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| n.starts_with("table-"))
+        .collect();
+    assert_eq!(tables, ["table-cards--cards-2013-league.html"]);
+    let listed = between(&index, "<tbody>", "</tbody>");
+    for (table, _) in laurel::systems::tables() {
+        if table != "cards" {
+            assert!(!listed.contains(table), "{table} listed: {listed}");
+        }
+    }
+}
+
+/// Column headers are readable titles on the pages, while JSON keeps the
+/// keys; the index and every footer give the last update (the `recorded_at`
+/// of the last record folded) and the head.
+#[test]
+fn titles_are_readable_and_the_last_update_and_head_are_shown() {
+    let ledger = bundled();
+    let out = tempfile::tempdir().unwrap();
+    site(ledger.path(), out.path(), &[]);
+    let cfr = std::fs::read_to_string(out.path().join("table-cfr.html")).unwrap();
+    let head = between(&cfr, "<thead>", "</thead>");
+    assert!(
+        head.contains(">Best finish</th>") && head.contains(">Rank</th>"),
+        "{head}"
+    );
+    assert!(!cfr.contains(">best_finish<"));
+    let v = common::json(ledger.path(), &["standings", "cfr", "--format", "json"]);
+    assert!(
+        v["rows"][0].get("best_finish").is_some(),
+        "JSON keeps the key"
+    );
+    let valar = std::fs::read_to_string(out.path().join("table-valar.html")).unwrap();
+    assert!(between(&valar, "<thead>", "</thead>").contains(">Rating</th>"));
+
+    let (seq, hash) = common::head(ledger.path());
+    let export = export_stdout(ledger.path());
+    let last = export.split(|b| *b == b'\n').nth(seq as usize - 1).unwrap();
+    let last: serde_json::Value = serde_json::from_slice(last).unwrap();
+    let recorded = last["recorded_at"].as_str().unwrap();
+    let shown = format!("{} {} UTC", &recorded[..10], &recorded[11..16]);
+    for (name, html) in html_files(out.path()) {
+        let footer = between(&html, "<footer>", "</footer>");
+        let updated = format!("Last updated <time datetime=\"{recorded}\">{shown}</time>");
+        assert!(footer.contains(&updated), "{name}: {footer}");
+        assert!(footer.contains(&format!(
+            "Ledger head {seq} <code class=\"hash\">{hash}</code>"
+        )));
+    }
+    let index = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    assert!(index.contains(&format!(
+        "<time id=\"updated\" datetime=\"{recorded}\">{shown}</time>"
+    )));
+    assert!(index.contains(&format!("id=\"head-hash\">{hash}</code>")));
+}
+
+/// With `--known-at`, the last update is the `recorded_at` of the last record
+/// the tables include, not the head's.
+#[test]
+fn the_last_update_follows_known_at() {
+    let ledger = common::ledger_with(&["cards_league.jsonl", "cards_masters.jsonl"]);
+    let export = export_stdout(ledger.path());
+    let records: Vec<serde_json::Value> = export
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    let first = &records[0]["recorded_at"];
+    let cut = records
+        .iter()
+        .take_while(|r| r["recorded_at"] == *first)
+        .count();
+    let last = &records[records.len() - 1]["recorded_at"];
+    assert!(cut < records.len() && first != last, "two appends");
+    for (known_at, want) in [(cut.to_string(), first), (records.len().to_string(), last)] {
+        let out = tempfile::tempdir().unwrap();
+        site(ledger.path(), out.path(), &["--known-at", &known_at]);
+        let index = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+        let want = format!(
+            "<time id=\"updated\" datetime=\"{}\">",
+            want.as_str().unwrap()
+        );
+        assert!(index.contains(&want), "--known-at {known_at}");
+    }
 }

@@ -9,11 +9,13 @@
 //! [`check`](mod@check) the dry run of an append; [`events`](mod@events) the
 //! event vocabulary; [`corrections`] holds `void` and `correct`, [`log`](mod@log)
 //! the log; [`query`] holds the read-only queries (standings, history, rules, fold),
-//! [`replay`](mod@replay) the what-if replay and its diff, and [`publish`] what
-//! makes output beyond one table (demo, site, gen, bench).
+//! [`replay`](mod@replay) the what-if replay and its diff, [`demo`](mod@demo) the
+//! demo's tour, and [`publish`] what makes output beyond one table (site, gen,
+//! bench).
 
 mod check;
 mod corrections;
+mod demo;
 mod events;
 mod log;
 mod publish;
@@ -22,9 +24,10 @@ mod replay;
 
 pub use check::check;
 pub use corrections::{correct, void};
+pub use demo::demo;
 pub use events::events;
 pub use log::log;
-pub use publish::{bench, demo, gen, site};
+pub use publish::{bench, gen, site, SiteArgs, DEFAULT_TITLE};
 pub use query::{fold_all, history, rules, standings};
 pub use replay::replay;
 

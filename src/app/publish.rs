@@ -1,6 +1,7 @@
-//! The commands that make more than one table's output: `demo`, `site`, `gen` and
-//! `bench`.
+//! The commands that make more than one table's output: `site`, `gen` and
+//! `bench` (`demo` is in [`super::demo`](mod@super::demo)).
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -8,82 +9,121 @@ use std::sync::{Arc, Mutex};
 use super::{fold_stamped, folded_only, selectors, QueryArgs};
 use crate::error::{Error, Result};
 use crate::fold;
-use crate::ledger::{canonical, Input, Ledger};
-use crate::output::{self, Format};
+use crate::ledger::{canonical, Ledger};
+use crate::output;
 use crate::site::TableView;
 use crate::spill::{self, Spill};
 use crate::systems::{self, Change};
 
-/// `laurel demo`: the bundled events in a temporary ledger, and every table.
-pub fn demo(w: &mut dyn Write) -> Result<()> {
-    let dir = tempfile::tempdir().map_err(|e| Error::io("temporary directory", e))?;
-    let path = dir.path().join("laurel.db");
-    let ledger = Ledger::init(&path)?;
-    let inputs = crate::demo::BUNDLED
-        .iter()
-        .map(|(name, text)| Input {
-            name: format!("events/{name}"),
-            reader: Box::new(text.as_bytes()),
-        })
-        .collect();
-    let report = ledger.append(inputs)?;
-    let mut out = format!(
-        "laurel demo: {} bundled file(s), {} events in a temporary ledger\nhead {}\n\n",
-        crate::demo::BUNDLED.len(),
-        report.appended,
-        report.head
-    );
-    let (f, stamp) = folded_only(&ledger, &QueryArgs::default(), None)?;
-    for (table, _) in systems::tables() {
-        for sel in selectors(&f.state, table) {
-            out.push_str(&format!(
-                "== standings {table}{} ==\n",
-                sel.tournament
-                    .as_ref()
-                    .map(|t| format!(" --tournament {t}"))
-                    .unwrap_or_default()
-            ));
-            match f.state.standings(table, &sel, &f.cx) {
-                Ok(r) => out.push_str(&output::render(&r, &stamp, Format::Table)),
-                Err(e) => out.push_str(&format!("({e})\n")),
-            }
-            out.push('\n');
-        }
-    }
-    out.push_str(
-        "Verify it yourself: `laurel export` prints every record; recompute each BLAKE3 hash\n",
-    );
-    out.push_str("as README.md shows and compare the last with the head above.\n");
-    out.push_str("Publish it as a static website: `laurel init && laurel import events && laurel site site/`.\n");
-    w.write_all(out.as_bytes())
-        .map_err(|e| Error::io("stdout", e))
+/// What `laurel site` publishes beyond the clocks.
+#[derive(Debug, Clone, Default)]
+pub struct SiteArgs {
+    /// The site's name, on every page; [`DEFAULT_TITLE`] when not given.
+    pub title: Option<String>,
+    /// Only these systems' tables and players: namespaces (`mepbm`, every
+    /// one of its tables) or table names (`valar`); empty: every table.
+    pub systems: Vec<String>,
 }
 
-/// `laurel site DIR`: a static website of every table and player, with the
-/// export and the head to verify it by (see [`crate::site`]).
-pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
+/// The site's title when `--title` is not given.
+pub const DEFAULT_TITLE: &str = "Ratings ledger";
+
+/// The tables `--systems` names (see [`SiteArgs::systems`]), in display
+/// order; every table when it names none. An unknown name is a usage error
+/// with the nearest known one.
+fn chosen_tables(systems: &[String]) -> Result<Vec<&'static str>> {
+    let all = systems::tables();
+    for name in systems {
+        let known = all.iter().any(|(t, ns)| t == name || ns == name);
+        if !known {
+            let mut names: Vec<&str> = systems::NAMESPACES.to_vec();
+            for (t, _) in &all {
+                if !names.contains(t) {
+                    names.push(t);
+                }
+            }
+            let hint = crate::events::closest(name, names.iter().copied())
+                .map(|n| format!("; did you mean {n:?}?"))
+                .unwrap_or_default();
+            return Err(Error::Usage(format!(
+                "--systems: unknown system or table {:?}{hint} (known: {})",
+                output::printable(name, &[]),
+                names.join(", ")
+            )));
+        }
+    }
+    let chosen =
+        |(t, ns): &(&str, &str)| systems.is_empty() || systems.iter().any(|n| n == t || n == ns);
+    Ok(all.iter().filter(|t| chosen(t)).map(|(t, _)| *t).collect())
+}
+
+/// The site's audit trail: the [`Spill`] of the changes to the chosen tables.
+struct Chosen {
+    spill: Spill,
+    /// `None`: every table.
+    tables: Option<BTreeSet<&'static str>>,
+}
+
+impl Chosen {
+    fn keep(&self, mut changes: Vec<Change>) -> Vec<Change> {
+        if let Some(t) = &self.tables {
+            changes.retain(|c| t.contains(c.system.as_str()));
+        }
+        changes
+    }
+}
+
+impl fold::TrailSink for Chosen {
+    fn take(&mut self, changes: Vec<Change>) -> Result<()> {
+        let kept = self.keep(changes);
+        self.spill.take(kept)
+    }
+}
+
+/// `laurel site DIR [--title T] [--systems LIST]`: a static website of the
+/// chosen tables and their players, with the export and the head to verify
+/// it by (see [`crate::site`]).
+pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Result<String> {
+    let tables = chosen_tables(&opts.systems)?;
     let ledger = Ledger::read(path)?;
     let mut q = args.query()?;
     // Every player's trail (a page each), spilled to disk by subject as the fold
     // goes and read back a bucket at a time (bounded memory, see `spill`).
     q.audit = true;
-    let spill = Arc::new(Mutex::new(Spill::new()?));
-    q.trail = Some(fold::Trail(spill.clone()));
+    // The trail of one system's tables needs only its projection folded.
+    let namespaces: BTreeSet<&'static str> = tables
+        .iter()
+        .filter_map(|t| systems::namespace_of(t))
+        .collect();
+    if namespaces.len() == 1 {
+        q.only = namespaces.first().copied();
+    }
+    let every = tables.len() == systems::tables().len();
+    let sink = Chosen {
+        spill: Spill::new()?,
+        tables: (!every).then(|| tables.iter().copied().collect()),
+    };
+    let sink = Arc::new(Mutex::new(sink));
+    q.trail = Some(fold::Trail(sink.clone()));
     let (mut f, stamp) = fold_stamped(&ledger, args, q)?;
     let head = ledger.head()?;
-    let spill = Arc::into_inner(spill)
+    let sink = Arc::into_inner(sink)
         .and_then(|m| m.into_inner().ok())
         .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
-    let mut buckets = spill.finish(f.cx.take_changes())?;
+    let rest = sink.keep(f.cx.take_changes());
+    let mut buckets = sink.spill.finish(rest)?;
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
     let site = crate::site::Site {
+        title: opts.title.clone().unwrap_or_else(|| DEFAULT_TITLE.into()),
+        updated: ledger.recorded_at(stamp.known_at)?,
         head_seq: head.seq,
         head_hash: canonical::hex(&head.hash),
         stamp,
         spilled_subjects: std::mem::take(&mut buckets.subjects),
     };
-    let views = |each: &mut dyn FnMut(&TableView) -> Result<()>| table_views(&ledger, args, each);
+    let views =
+        |each: &mut dyn FnMut(&TableView) -> Result<()>| table_views(&ledger, args, &tables, each);
     let export_path = dir.join("export.jsonl").display().to_string();
     let mut export = |w: &mut dyn Write| ledger.export_to(w, &export_path);
     let mut groups = |page: &mut dyn FnMut(&[Change]) -> Result<()>| {
@@ -97,17 +137,21 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs) -> Result<String> {
     ))
 }
 
-/// Every standings table of the site in display order, handed to `each` one at
-/// a time (`Site::pages_staged` asks twice). Each namespace's projection is
-/// folded on its own, from the latest checkpoint that serves (as `standings`
-/// does), and dropped once its tables are made: one projection and one report
-/// are held at a time (CFR's report alone has a row per event score).
+/// The site's standings tables (`chosen`, in display order), handed to `each`
+/// one at a time (`Site::pages_staged` asks twice). Each namespace's projection
+/// is folded on its own, from the latest checkpoint that serves (as
+/// `standings` does), and dropped once its tables are made: one projection and
+/// one report are held at a time (CFR's report alone has a row per event score).
 fn table_views(
     ledger: &Ledger,
     args: &QueryArgs,
+    chosen: &[&str],
     each: &mut dyn FnMut(&TableView) -> Result<()>,
 ) -> Result<()> {
-    for tables in systems::tables().chunk_by(|a, b| a.1 == b.1) {
+    let tables: Vec<(&str, &str)> = (systems::tables().into_iter())
+        .filter(|(t, _)| chosen.contains(t))
+        .collect();
+    for tables in tables.chunk_by(|a, b| a.1 == b.1) {
         let (f, _) = folded_only(ledger, args, Some(tables[0].1))?;
         for &(table, _) in tables {
             views_of(&f, table, each)?;
@@ -176,6 +220,7 @@ pub fn bench(events: u64, seed: u64, exe: PathBuf, keep: bool, w: &mut dyn Write
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ledger::Input;
     use std::collections::BTreeMap;
 
     /// Every file under `dir`, by name.
@@ -207,7 +252,13 @@ mod tests {
         ledger.append(vec![input]).unwrap();
         drop(ledger);
         let args = QueryArgs::default();
-        site(&path, &tmp.path().join("staged"), &args).unwrap();
+        site(
+            &path,
+            &tmp.path().join("staged"),
+            &args,
+            &SiteArgs::default(),
+        )
+        .unwrap();
 
         let ledger = Ledger::read(&path).unwrap();
         let mut q = args.query().unwrap();
@@ -224,6 +275,8 @@ mod tests {
         let head = ledger.head().unwrap();
         let changes = f.cx.take_changes();
         let whole = crate::site::Site {
+            title: DEFAULT_TITLE.into(),
+            updated: ledger.recorded_at(stamp.known_at).unwrap(),
             head_seq: head.seq,
             head_hash: canonical::hex(&head.hash),
             stamp,

@@ -130,6 +130,20 @@ impl Ledger {
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
     }
 
+    /// When record `seq` was recorded (its `recorded_at`, as `export` writes
+    /// it); `None` for seq 0.
+    pub fn recorded_at(&self, seq: u64) -> Result<Option<String>> {
+        if seq == 0 {
+            return Ok(None);
+        }
+        let (first, bytes) = self.chunk_holding(seq)?;
+        let c = chunk::decode(&bytes, first)?;
+        match c.records.iter().any(|r| r.seq == seq) {
+            true => Ok(Some(c.recorded_at.to_string())),
+            false => Err(Error::Corrupt(format!("record {seq} is missing"))),
+        }
+    }
+
     /// `field` of each stored record of `seqs`, reading each chunk once (an
     /// append may void thousands of its own records). A record that cannot be
     /// read is left out.

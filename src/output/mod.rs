@@ -7,6 +7,7 @@
 //! a 1M-row table). [`render`] wraps the writers for callers that want a `String`.
 
 mod rows;
+mod titles;
 
 use std::io::{self, Write};
 
@@ -15,6 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use rows::{Cell, Cells, Rows};
+pub use titles::title;
 
 /// One table: ordered columns (JSON keys) and rows of values.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -23,6 +25,8 @@ pub struct Table {
     pub name: String,
     /// Human title printed above the text table.
     pub title: String,
+    /// Machine keys, stable for scripts: JSON keys and the CSV header. Text
+    /// and the site show each one's [`title`] instead.
     pub columns: Vec<String>,
     pub rows: Rows,
 }
@@ -129,9 +133,10 @@ fn cell_text<'b>(c: &Cell, buf: &'b mut Vec<u8>) -> &'b str {
     std::str::from_utf8(buf).unwrap_or_default()
 }
 
-/// Every column's width in characters: its header's or its widest cell's.
+/// Every column's width in characters: its title's or its widest cell's.
 fn text_widths(t: &Table) -> Vec<usize> {
-    let mut widths: Vec<usize> = t.columns.iter().map(|c| c.chars().count()).collect();
+    let titles = t.columns.iter().map(|c| title(&t.name, c));
+    let mut widths: Vec<usize> = titles.map(|c| c.chars().count()).collect();
     let mut buf = Vec::new();
     for row in t.rows.iter_cells() {
         for (w, c) in widths.iter_mut().zip(row) {
@@ -169,14 +174,15 @@ fn write_line<'c>(
     w.write_all(b"\n")
 }
 
-/// Aligned text; numbers right-aligned.
+/// Aligned text under the columns' [`title`]s; numbers right-aligned.
 pub fn write_text(t: &Table, w: &mut dyn Write) -> io::Result<()> {
     let widths = text_widths(t);
     if !t.title.is_empty() {
         writeln!(w, "{}", printable(&t.title, &[]))?;
     }
     let mut line = String::new();
-    let header = t.columns.iter().map(|c| (c.as_str(), false));
+    let titles: Vec<_> = t.columns.iter().map(|c| title(&t.name, c)).collect();
+    let header = titles.iter().map(|c| (c.as_ref(), false));
     write_line(w, &mut line, header, &widths)?;
     let mut texts: Vec<(Vec<u8>, bool)> = Vec::new();
     for row in t.rows.iter_cells() {
@@ -563,7 +569,8 @@ mod tests {
             head: "ab".into(),
         };
         assert_eq!(render_csv(&t), "rank,player,score\n1,\"Ann, B\",1771\n");
-        assert!(render_text(&t).contains("   1  Ann, B   1771"));
+        // Text shows the columns' titles (Valar's score is its rating); CSV the keys.
+        assert!(render_text(&t).contains("Rank  Player  Rating\n   1  Ann, B    1771\n"));
         let j = report_json(&r, &stamp);
         assert_eq!(j["rows"][0]["score"], json!(1771));
         assert_eq!(j["known_at"], json!(3));

@@ -8,11 +8,16 @@
 //!
 //! # Pages
 //!
-//! - `index.html`: the ledger head (seq and hash) that `export.jsonl` ends at, the
-//!   clocks (`--as-of`, `--known-at`) and the record the tables were computed
-//!   from, how to verify the export against the head (README's Python script,
-//!   quoted), every standings table (a table whose standings fail is listed with
-//!   its message, not linked), every player.
+//! Every page carries the site's title ([`Site::title`], `--title`), the ledger
+//! head and the last update (see [`Site::updated`]) in its footer; tables show
+//! their columns' readable titles ([`crate::output::title`]).
+//!
+//! - `index.html`: the title, the last update, the ledger head (seq and hash)
+//!   that `export.jsonl` ends at, the clocks (`--as-of`, `--known-at`) and the
+//!   record the tables were computed from, how to verify the export against the
+//!   head (README's Python script, quoted), every standings table that has rows
+//!   (a table without any, or whose standings fail, is left out: a community's
+//!   site lists what it plays), every player.
 //! - `export.jsonl`: the same bytes as `laurel export` (the whole ledger, whatever
 //!   the clocks say: the head above is its digest).
 //! - `table-<table>.html`, and `table-<table>--<tournament>.html` for tables shown
@@ -90,6 +95,14 @@ fn label(table: &str, tournament: Option<&str>) -> String {
 /// Everything the site is rendered from.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Site {
+    /// The site's name, on every page (`laurel site --title`).
+    pub title: String,
+    /// When the ledger last changed, as far as the tables go: the
+    /// `recorded_at` of the last record they were computed from (record
+    /// `stamp.known_at`; `None` for an empty ledger). Not the latest event's
+    /// `at`: a result entered late, a correction or a rule change alters the
+    /// tables without a later `at`, and the site was updated then.
+    pub updated: Option<String>,
     /// The ledger head: the last record of `export.jsonl`.
     pub head_seq: u64,
     pub head_hash: String,

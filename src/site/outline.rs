@@ -66,12 +66,14 @@ impl Files {
     }
 }
 
-/// A table as the index lists it: its main table's row count, or its error.
+/// A table as the index lists it: its main table's row count.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Listed {
     pub(super) table: String,
     pub(super) tournament: Option<String>,
-    pub(super) rows: std::result::Result<usize, String>,
+    /// The main table's title ("Valar ratings").
+    pub(super) title: String,
+    pub(super) rows: usize,
 }
 
 /// What the index, the links and the player pages need of the tables, gathered
@@ -103,20 +105,21 @@ impl Default for Outline {
 }
 
 impl Outline {
-    /// The next table in display order: listed, named (a table whose standings
-    /// fail has no page; a table and tournament seen before keeps its name), its
-    /// players and their places noted.
+    /// The next table in display order: listed, named (a table and tournament
+    /// seen before keeps its name), its players and their places noted. A table
+    /// without rows (its standings failed, or nothing has been recorded for it)
+    /// is left out: no entry, no page.
     pub fn add(&mut self, view: &TableView) {
+        let r = match &view.standings {
+            Ok(r) if !r.main.rows.is_empty() => r,
+            _ => return,
+        };
         self.tables.push(Listed {
             table: view.table.clone(),
             tournament: view.tournament.clone(),
-            rows: view
-                .standings
-                .as_ref()
-                .map(|r| r.main.rows.len())
-                .map_err(String::clone),
+            title: r.main.title.clone(),
+            rows: r.main.rows.len(),
         });
-        let Ok(r) = &view.standings else { return };
         let key = (view.table.clone(), view.tournament.clone());
         if !self.files.tables.contains_key(&key) {
             let base = match &view.tournament {
@@ -185,7 +188,7 @@ impl Outline {
         for (i, rank, score) in places.iter() {
             let t = &self.tables[i];
             let (table, tournament) = (&t.table, t.tournament.as_deref());
-            // A table with places has a page (its standings did not fail).
+            // Every listed table has a page.
             let file = self.files.table(table, tournament).unwrap_or_default();
             let _ = writeln!(
                 lines,

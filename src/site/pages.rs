@@ -7,7 +7,7 @@ use super::chart::chart;
 use super::outline::{Files, Outline};
 use super::{Site, TableView};
 use crate::error::Result;
-use crate::output::{change_row, Report, Table, CHANGE_COLUMNS};
+use crate::output::{change_row, title, Report, Table, CHANGE_COLUMNS};
 use crate::systems::Change;
 
 /// HTML-escape text for element content and double- or single-quoted attributes.
@@ -78,11 +78,17 @@ print(seq, prev)                   # must equal the published head
 
 /// The page skeleton around `body` (already HTML).
 fn page(title: &str, site: &Site, body: &str) -> String {
-    format!("{}{body}{}", page_head(title), page_tail(site))
+    format!("{}{body}{}", page_head(title, site), page_tail(site))
 }
 
-/// A page up to its body.
-fn page_head(title: &str) -> String {
+/// A page up to its body: its `<title>` is the page's and the site's
+/// (the site's alone on the index), the header links to the index by the
+/// site's title.
+fn page_head(title: &str, site: &Site) -> String {
+    let full = match title == site.title {
+        true => escape(title),
+        false => format!("{} · {}", escape(title), escape(&site.title)),
+    };
     format!(
         r##"<!DOCTYPE html>
 <html lang="en">
@@ -91,17 +97,17 @@ fn page_head(title: &str) -> String {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:">
 <meta name="generator" content="laurel {version}">
-<title>{title} · laurel</title>
+<title>{full}</title>
 <style>
 {CSS}</style>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header><nav aria-label="Site"><a href="index.html">Ledger, tables and players</a></nav></header>
+<header><nav aria-label="Site"><a href="index.html">{site_title}</a>: tables, players and how to verify</nav></header>
 <main id="main">
 "##,
         version = env!("CARGO_PKG_VERSION"),
-        title = escape(title),
+        site_title = escape(&site.title),
     )
 }
 
@@ -113,6 +119,23 @@ fn page_tail(site: &Site) -> String {
     )
 }
 
+/// When the ledger last changed ([`Site::updated`]): a `<time>` (with
+/// `attrs`) showing the minute in UTC, or "never" for an empty ledger.
+fn updated(site: &Site, attrs: &str) -> String {
+    let Some(at) = &site.updated else {
+        return "never (the ledger is empty)".to_string();
+    };
+    let shown = match (at.get(..10), at.get(11..16)) {
+        (Some(day), Some(minute)) => format!("{day} {minute} UTC"),
+        _ => at.clone(),
+    };
+    format!(
+        "<time{attrs} datetime=\"{}\">{}</time>",
+        escape(at),
+        escape(&shown)
+    )
+}
+
 fn stamp_line(site: &Site) -> String {
     let as_of = match &site.stamp.as_of {
         Some(a) => format!("as of <strong>{}</strong>", escape(a)),
@@ -120,7 +143,9 @@ fn stamp_line(site: &Site) -> String {
     };
     format!(
         "Tables {as_of}, computed from records 1–{k} (record {k}: <code class=\"hash\">{h}</code>). \
-         Ledger head {s} <code class=\"hash\">{hh}</code>; <a href=\"index.html#verify\">how to verify</a>.",
+         Last updated {updated}. Ledger head {s} <code class=\"hash\">{hh}</code>; \
+         <a href=\"index.html#verify\">how to verify</a>.",
+        updated = updated(site, ""),
         k = site.stamp.known_at,
         h = escape(&site.stamp.head),
         s = site.head_seq,
@@ -128,11 +153,12 @@ fn stamp_line(site: &Site) -> String {
     )
 }
 
-/// `<thead>` with one `<th scope="col">` per column, then the opening `<tbody>`.
-fn column_headers(out: &mut String, columns: &[String]) {
+/// `<thead>` with one `<th scope="col">` per column of `t`, by its
+/// [`title`], then the opening `<tbody>`.
+fn column_headers(out: &mut String, t: &Table) {
     out.push_str("<thead><tr>");
-    for c in columns {
-        let _ = write!(out, "<th scope=\"col\">{}</th>", escape(c));
+    for c in &t.columns {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", escape(&title(&t.name, c)));
     }
     out.push_str("</tr></thead>\n<tbody>\n");
 }
@@ -148,7 +174,7 @@ fn html_table(
 ) -> Result<()> {
     out.push_str("<div class=\"scroll\"><table>\n");
     let _ = writeln!(out, "<caption>{}</caption>", escape(caption));
-    column_headers(out, &t.columns);
+    column_headers(out, t);
     for row in t.rows.iter_cells() {
         out.push_str("<tr>");
         for (col, v) in t.columns.iter().zip(row) {
@@ -184,7 +210,12 @@ pub const PIECE: usize = 256 * 1024;
 pub(super) fn render_index(site: &Site, outline: &Outline) -> String {
     let files = &outline.files;
     let mut b = String::new();
-    b.push_str("<h1>Ratings ledger</h1>\n");
+    let _ = writeln!(b, "<h1>{}</h1>", escape(&site.title));
+    let _ = writeln!(
+        b,
+        "<p>Last updated: {}.</p>",
+        updated(site, " id=\"updated\"")
+    );
     let _ = writeln!(
         b,
         "<p>Ledger head: record <strong id=\"head-seq\">{}</strong>, hash \
@@ -210,35 +241,11 @@ pub(super) fn render_index(site: &Site, outline: &Outline) -> String {
     );
 
     b.push_str("<h2 id=\"tables\">Standings</h2>\n");
-    b.push_str(
-        "<div class=\"scroll\"><table>\n<caption>Standings tables</caption>\n\
-         <thead><tr><th scope=\"col\">table</th><th scope=\"col\">tournament</th>\
-         <th scope=\"col\">status</th></tr></thead>\n<tbody>\n",
-    );
-    for t in &outline.tables {
-        let tournament = escape(t.tournament.as_deref().unwrap_or(""));
-        match (&t.rows, files.table(&t.table, t.tournament.as_deref())) {
-            (Ok(rows), Some(f)) => {
-                let _ = writeln!(
-                    b,
-                    "<tr><td><a href=\"{}\">{}</a></td><td>{tournament}</td><td>{} row(s)</td></tr>",
-                    escape(f),
-                    escape(&t.table),
-                    rows
-                );
-            }
-            (Err(e), _) => {
-                let _ = writeln!(
-                    b,
-                    "<tr><td>{}</td><td>{tournament}</td><td class=\"error\">{}</td></tr>",
-                    escape(&t.table),
-                    escape(e)
-                );
-            }
-            (Ok(_), None) => {}
-        }
+    if outline.tables.is_empty() {
+        b.push_str("<p>No table has results yet.</p>\n");
+    } else {
+        index_tables(&mut b, outline);
     }
-    b.push_str("</tbody></table></div>\n");
 
     let players = files.players.len();
     let _ = writeln!(b, "<h2 id=\"players\">Players ({players})</h2>");
@@ -275,7 +282,33 @@ still in the chain, later records included.</p>
         s = site.head_seq,
         hh = escape(&site.head_hash),
     );
-    page("Ratings ledger", site, &b)
+    page(&site.title, site, &b)
+}
+
+/// The index's list of tables: each linked to its page, with its
+/// tournament, title and rows.
+fn index_tables(b: &mut String, outline: &Outline) {
+    b.push_str(
+        "<div class=\"scroll\"><table>\n<caption>Standings tables</caption>\n\
+         <thead><tr><th scope=\"col\">Table</th><th scope=\"col\">Tournament</th>\
+         <th scope=\"col\">Ranking</th><th scope=\"col\">Rows</th></tr></thead>\n<tbody>\n",
+    );
+    for t in &outline.tables {
+        // Every listed table has a page.
+        let file = (outline.files)
+            .table(&t.table, t.tournament.as_deref())
+            .unwrap_or_default();
+        let _ = writeln!(
+            b,
+            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+            escape(file),
+            escape(&t.table),
+            escape(t.tournament.as_deref().unwrap_or("")),
+            escape(&t.title),
+            t.rows
+        );
+    }
+    b.push_str("</tbody></table></div>\n");
 }
 
 /// A standings page, in pieces: `emit(piece, last)`.
@@ -285,7 +318,7 @@ pub(super) fn render_table(
     (view, report): (&TableView, &Report),
     emit: &mut dyn FnMut(&str, bool) -> Result<()>,
 ) -> Result<()> {
-    let mut b = page_head(&format!("Standings: {}", view.label()));
+    let mut b = page_head(&format!("Standings: {}", view.label()), site);
     let _ = writeln!(b, "<h1>Standings: {}</h1>", escape(&view.label()));
     let _ = writeln!(b, "<p class=\"meta\">{}</p>", stamp_line(site));
     let caption = if report.main.title.is_empty() {
@@ -345,7 +378,7 @@ fn history_table(t: &Table, name: &str, files: &Files) -> String {
         "<caption>Every change to {}’s values, oldest first, with its record and formula</caption>",
         escape(name)
     );
-    column_headers(&mut out, &t.columns);
+    column_headers(&mut out, t);
     for row in t.rows.iter_cells() {
         out.push_str("<tr>");
         for (col, v) in t.columns.iter().zip(row) {

@@ -91,6 +91,8 @@ impl Sample {
 
 fn sample() -> Sample {
     let site = Site {
+        title: "Spring & <League>".into(),
+        updated: Some("2003-03-02T10:11:12.5Z".into()),
         head_seq: 7,
         head_hash: "ab".repeat(32),
         stamp: Stamp {
@@ -367,8 +369,8 @@ fn every_page_exists_and_every_link_resolves() {
     for p in players {
         assert!(index.contains(&escape(p)), "index lists {p}");
     }
-    // The failing table is listed with its message, and not linked.
-    assert!(index.contains("standings maia: &lt;not&gt; implemented yet"));
+    // The failing table is left out: no entry, no page.
+    assert!(!index.contains("maia"), "{index}");
     assert!(!names.iter().any(|n| n.contains("maia")));
     assert!(index.contains(&"ab".repeat(32)) && index.contains(&"cd".repeat(32)));
     assert!(index.contains("2003-03-01"));
@@ -456,4 +458,91 @@ fn the_quoted_script_is_the_readme_one() {
     for line in VERIFY_SCRIPT.lines().filter(|l| !l.trim().is_empty()) {
         assert!(readme.contains(line), "README lacks: {line}");
     }
+}
+
+/// The index lists only tables with rows: a table whose standings fail or that
+/// has none is not mentioned; with none left it says so.
+#[test]
+fn the_index_lists_only_tables_with_rows() {
+    let mut s = sample();
+    s.tables.push(TableView {
+        table: "nazgul".into(),
+        tournament: None,
+        standings: Ok(report("nazgul", &[])),
+    });
+    let pages = s.pages();
+    let index = &pages[0].1;
+    let listed = index.matches("<tr><td><a href=\"table-").count();
+    assert_eq!(listed, 2, "valar and cards: {index}");
+    assert!(!index.contains("nazgul") && !index.contains("maia"));
+    assert!(!pages.iter().any(|(n, _)| n.contains("nazgul")));
+    assert!(!index.contains("No table has results yet."));
+    s.tables
+        .retain(|t| !matches!(&t.standings, Ok(r) if !r.main.rows.is_empty()));
+    let index = &s.pages()[0].1;
+    assert!(
+        index.contains("<p>No table has results yet.</p>"),
+        "{index}"
+    );
+}
+
+/// The site's title is on every page (escaped), in the header and the
+/// `<title>`; the last update and the head are in every footer.
+#[test]
+fn every_page_has_the_title_the_last_update_and_the_head() {
+    let title = "Spring &amp; &lt;League&gt;";
+    for (name, html) in sample().pages() {
+        assert!(
+            html.contains(&format!("<a href=\"index.html\">{title}</a>")),
+            "{name}"
+        );
+        let want = match name.as_str() {
+            "index.html" => format!("<title>{title}</title>"),
+            _ => format!(" · {title}</title>"),
+        };
+        assert!(html.contains(&want), "{name}");
+        let footer = html.split("<footer>").nth(1).unwrap();
+        assert!(
+            footer.contains(
+                "Last updated <time datetime=\"2003-03-02T10:11:12.5Z\">2003-03-02 10:11 UTC</time>"
+            ),
+            "{name}"
+        );
+        assert!(footer.contains(&format!(
+            "Ledger head 7 <code class=\"hash\">{}</code>",
+            "ab".repeat(32)
+        )));
+    }
+    let index = &sample().pages()[0].1;
+    assert!(index.contains(&format!("<h1>{title}</h1>")));
+    assert!(index.contains("<time id=\"updated\" datetime=\"2003-03-02T10:11:12.5Z\">"));
+    let empty = Site::default();
+    let page = render_player(&empty, &Files::default(), "x", &[], "");
+    assert!(
+        page.contains("Last updated never (the ledger is empty)"),
+        "{page}"
+    );
+}
+
+/// Column headers are the readable titles; the keys stay in JSON and CSV.
+#[test]
+fn column_headers_are_readable_titles() {
+    let pages = sample().pages();
+    let valar = &pages
+        .iter()
+        .find(|(n, _)| n == "table-valar.html")
+        .unwrap()
+        .1;
+    assert!(valar.contains(
+        "<th scope=\"col\">Rank</th><th scope=\"col\">Player</th><th scope=\"col\">Rating</th>"
+    ));
+    let files = sample().files();
+    let ann = files.player("Ann Smith").unwrap();
+    let ann = &pages.iter().find(|(n, _)| n == ann).unwrap().1;
+    assert!(
+        ann.contains(
+            "<th scope=\"col\">Record</th><th scope=\"col\">Date</th><th scope=\"col\">Table</th>"
+        ),
+        "{ann}"
+    );
 }
