@@ -83,7 +83,10 @@ fn a_tie_at_second_and_third_shares_0_20() {
     assert_eq!(common::row(&v, "Mireille Dufour")["games"], json!(2));
     assert_eq!(
         common::row(&v, "Mireille Dufour")["per_game"],
-        json!("diplomacy-2024-r1: 0.4; diplomacy-2024-r2: 0.2")
+        json!([
+            {"game": "diplomacy-2024-r1", "score": 0.4},
+            {"game": "diplomacy-2024-r2", "score": 0.2}
+        ])
     );
 }
 
@@ -147,7 +150,10 @@ fn a_surrendered_position_ranks_last_and_scores_no_player() {
     let d = standings(dir.path(), &["dss"]);
     assert_eq!(
         common::row(&d, "Priya Raman")["per_game"],
-        json!("diplomacy-2024-r3: 0; diplomacy-2024-r4: 0.1667")
+        json!([
+            {"game": "diplomacy-2024-r3", "score": 0},
+            {"game": "diplomacy-2024-r4", "score": 0.1667}
+        ])
     );
 }
 
@@ -502,7 +508,10 @@ fn a_corrected_game_is_a_void_plus_the_new_result() {
     let v = standings(dir.path(), &["fibonacci"]);
     assert_eq!(
         common::row(&v, "Ines Carvalho")["per_game"],
-        json!("diplomacy-2024-r1: 0.25; diplomacy-2024-r2: 0.05")
+        json!([
+            {"game": "diplomacy-2024-r1", "score": 0.25},
+            {"game": "diplomacy-2024-r2", "score": 0.05}
+        ])
     );
 }
 

@@ -134,7 +134,7 @@ impl State {
                     let names: Vec<&str> = members.iter().map(|&m| self.names.name(m)).collect();
                     (
                         json!(self.names.name(tm.coordinator)),
-                        json!(names.join(", ")),
+                        json!(names),
                     )
                 }
                 None => (Value::Null, Value::Null),
