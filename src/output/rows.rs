@@ -252,6 +252,21 @@ impl Rows {
         self.ends.is_empty()
     }
 
+    /// Keep the first `n` rows.
+    pub fn truncate(&mut self, n: usize) {
+        if n >= self.len() {
+            return;
+        }
+        self.ends.truncate(n);
+        let Some(&(b, end)) = self.ends.last() else {
+            self.blocks.clear();
+            return;
+        };
+        self.blocks.truncate(b as usize + 1);
+        // The next row starts where the last kept one ends.
+        self.blocks[b as usize].truncate(end as usize);
+    }
+
     /// Room for `n` more rows' places (their bytes are allocated block by block).
     pub fn reserve(&mut self, n: usize) {
         self.ends.reserve(n);
