@@ -259,7 +259,14 @@ fn run(cli: Cli) -> laurel::Result<()> {
             out: o,
         } => {
             let q = query(clocks, None);
-            return app::history(path, &player, system.as_deref(), &q, &o.print(None), &mut out);
+            return app::history(
+                path,
+                &player,
+                system.as_deref(),
+                &q,
+                &o.print(None),
+                &mut out,
+            );
         }
         Command::Rules { clocks, out: o } => {
             return app::rules(path, &query(clocks, None), &o.print(None), &mut out)
@@ -309,9 +316,46 @@ fn run(cli: Cli) -> laurel::Result<()> {
         .map_err(|e| laurel::Error::io("stdout", e))
 }
 
+/// A sign of life on stderr for the commands that can run for seconds (appends,
+/// replays, site builds): a spinner with the elapsed time, drawn only when stderr
+/// is a terminal and the command is still running after a second; cleared when
+/// it ends. It runs on indicatif's own thread, so the command's work is untouched
+/// (the library reports no progress: a spinner needs none).
+fn spinner(command: &Command) -> Option<indicatif::ProgressBar> {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    let what = match command {
+        Command::Append { .. } => "appending",
+        Command::Import { .. } => "importing",
+        Command::Replay { .. } => "replaying",
+        Command::Site { .. } => "building the site",
+        _ => return None,
+    };
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    let style = ProgressStyle::with_template("{spinner} {msg} ({elapsed})");
+    bar.set_style(style.unwrap_or_else(|_| ProgressStyle::default_spinner()));
+    bar.set_message(what);
+    let shown = bar.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        if !shown.is_finished() {
+            shown.set_draw_target(ProgressDrawTarget::stderr());
+            shown.enable_steady_tick(std::time::Duration::from_millis(120));
+        }
+    });
+    Some(bar)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let bar = spinner(&cli.command);
     let result = run(cli);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     // LAUREL_PEAK_RSS=1: report peak memory on stderr (used by tests and `bench`).
     if std::env::var_os("LAUREL_PEAK_RSS").is_some() {
         eprintln!(

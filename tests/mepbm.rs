@@ -780,7 +780,7 @@ fn tables_render_as_text_and_csv() {
         .unwrap();
     let csv = String::from_utf8(out.stdout).unwrap();
     assert!(
-        csv.starts_with("rank,player,score,games\n1,Ivy Jones,1871,1\n"),
+        csv.starts_with("rank,player,score,games\r\n1,Ivy Jones,1871,1\r\n"),
         "{csv}"
     );
     let out = laurel(dir.path())

@@ -90,7 +90,9 @@ pub fn replay(
         let mut many = output::Many::new(w, &stamp, print.format);
         for (table, sels) in &all {
             for sel in sels {
-                let r = print.shape(one(&mut old, table, sel)?).map_err(Error::Usage)?;
+                let r = print
+                    .shape(one(&mut old, table, sel)?)
+                    .map_err(Error::Usage)?;
                 many.write(&r).map_err(stdout_error)?;
             }
         }

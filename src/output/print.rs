@@ -53,7 +53,9 @@ impl Report {
     /// The names of the report's tables, the main one first.
     pub fn table_names(&self) -> Vec<&str> {
         let extra = self.extra.iter().map(|t| t.name.as_str());
-        std::iter::once(self.main.name.as_str()).chain(extra).collect()
+        std::iter::once(self.main.name.as_str())
+            .chain(extra)
+            .collect()
     }
 
     /// The report with only its table `name` (the first of that name), as
@@ -172,7 +174,10 @@ mod tests {
         // Rows pushed after a cut follow the kept ones.
         r.main.push(vec![json!(9), json!("z")]);
         assert_eq!(r.main.rows.row(2), vec![json!(9), json!("z")]);
-        assert_eq!(left_out_line(&r.main).unwrap(), "… 3 more rows left out (--limit)");
+        assert_eq!(
+            left_out_line(&r.main).unwrap(),
+            "… 3 more rows left out (--limit)"
+        );
     }
 
     #[test]

@@ -439,7 +439,10 @@ mod tests {
             ],
             vec![json!(big), json!(127), json!(128), json!(16384)],
             vec![json!("after the big one")],
-            vec![json!([[1, [2, []]], {"k": {"j": [null, "s"]}, "a": -1.5}]), json!(3)],
+            vec![
+                json!([[1, [2, []]], {"k": {"j": [null, "s"]}, "a": -1.5}]),
+                json!(3),
+            ],
         ];
         let rows: Rows = pushed.iter().cloned().collect();
         assert_eq!(rows.len(), pushed.len());
@@ -503,7 +506,17 @@ mod tests {
             .collect();
         assert_eq!(
             texts,
-            ["", "a b", "2.5", "-7", "1", "Ann, B; Bo", "g1: 0.1; g2: 0.05", "", ""]
+            [
+                "",
+                "a b",
+                "2.5",
+                "-7",
+                "1",
+                "Ann, B; Bo",
+                "g1: 0.1; g2: 0.05",
+                "",
+                ""
+            ]
         );
     }
 }
