@@ -261,7 +261,7 @@ fn an_unknown_tournament_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("unknown tournament \"nope\" (known: cards-2013-league)"),
+        err.contains("unknown cards tournament \"nope\" (known: cards-2013-league)"),
         "{err}"
     );
 }

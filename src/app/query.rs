@@ -54,7 +54,7 @@ pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Re
     };
     let Some(known) = state.tournaments(table) else {
         return Err(Error::Usage(format!(
-            "{table} has no tournaments (got --tournament {t:?}); only cards and sbr tables do"
+            "{table} takes no --tournament (got {t:?}): {table} has no tournaments; only cards and sbr tables do"
         )));
     };
     if known.contains(t) {
