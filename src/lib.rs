@@ -78,10 +78,11 @@
 //!   gen` and `laurel bench`; [`sysinfo`]: peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
 //!   after what they pin (`ledger.rs`, one per system, `timetravel.rs`,
-//!   `corrections.rs`, `ckpt.rs`, `crash.rs`, `corrupt.rs`, `corpus.rs` with
-//!   `tests/corpus/`, `props.rs`, `fuzz.rs`, `readers.rs`, `storage.rs`, `trust.rs`,
-//!   `streaming.rs`, `memory.rs`, `site.rs`, `site_browser.rs`, `perf.rs`, `demo.rs`,
-//!   `readme.rs` running the README's tour). `snapshots/`:
+//!   `corrections.rs`, `check.rs`, `events.rs`, `ckpt.rs`, `crash.rs`, `corrupt.rs`,
+//!   `corpus.rs` with `tests/corpus/`, `props.rs`, `fuzz.rs`, `readers.rs`,
+//!   `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,
+//!   `site_browser.rs`, `perf.rs`, `demo.rs`, `readme.rs` running the README's tour).
+//!   `snapshots/`:
 //!   insta snapshots of the tables of the sample streams.
 //!
 //! # Invariants

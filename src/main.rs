@@ -5,9 +5,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use laurel::app::{self, QueryArgs};
-use laurel::output::Format;
+use laurel::output::{Format, Print};
 use laurel::systems::Selector;
 
 /// An event-sourced, tamper-evident ratings ledger for game communities.
@@ -34,6 +34,27 @@ struct Clocks {
     /// Fold only records the ledger held then: a seq, or a date/time compared with recorded_at.
     #[arg(long)]
     known_at: Option<String>,
+}
+
+/// How a table answer is printed.
+#[derive(Args, Clone, Default)]
+struct Out {
+    /// How to print: a text table, JSON or CSV (CSV: one table, see --table).
+    #[arg(long, value_enum, default_value_t)]
+    format: Fmt,
+    /// Only the first N rows of each table (a text table says how many it left out).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    limit: Option<u64>,
+}
+
+impl Out {
+    fn print(self, table: Option<String>) -> Print {
+        Print {
+            format: self.format.into(),
+            limit: self.limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            table,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum, Default)]
@@ -115,9 +136,11 @@ enum Command {
         /// A rules file to fold with (what-if), as in `replay`.
         #[arg(long)]
         rules: Option<PathBuf>,
-        /// How to print: a text table, JSON or CSV.
-        #[arg(long, value_enum, default_value_t)]
-        format: Fmt,
+        /// Only this table of the answer (e.g. `matches`; an unknown name lists them).
+        #[arg(long = "table", value_name = "NAME")]
+        only: Option<String>,
+        #[command(flatten)]
+        out: Out,
     },
     /// Every change to PLAYER's values, with its cause and formula.
     History {
@@ -128,17 +151,15 @@ enum Command {
         system: Option<String>,
         #[command(flatten)]
         clocks: Clocks,
-        /// How to print: a text table, JSON or CSV.
-        #[arg(long, value_enum, default_value_t)]
-        format: Fmt,
+        #[command(flatten)]
+        out: Out,
     },
     /// Every rule parameter: its default and the value in force.
     Rules {
         #[command(flatten)]
         clocks: Clocks,
-        /// How to print: a text table, JSON or CSV.
-        #[arg(long, value_enum, default_value_t)]
-        format: Fmt,
+        #[command(flatten)]
+        out: Out,
     },
     /// Recompute everything as if FILE's parameters had always been in force (nothing is appended).
     Replay {
@@ -154,11 +175,13 @@ enum Command {
         /// With --system cards|sbr: the tournament.
         #[arg(long)]
         tournament: Option<String>,
+        /// With --system: only this table of the answer (e.g. `matches`).
+        #[arg(long, value_name = "NAME")]
+        table: Option<String>,
         #[command(flatten)]
         clocks: Clocks,
-        /// How to print: a text table, JSON or CSV.
-        #[arg(long, value_enum, default_value_t)]
-        format: Fmt,
+        #[command(flatten)]
+        out: Out,
     },
     /// Void records (append a ledger.voided for each, all or nothing): projections ignore them from now on.
     Void {
@@ -223,6 +246,13 @@ enum Command {
         #[command(flatten)]
         clocks: Clocks,
     },
+    /// Print a shell completion script (e.g. `laurel completions bash > /etc/bash_completion.d/laurel`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `laurel man | man -l -`.
+    Man,
     /// Fold every projection and print the seq folded to (used by `bench` for "full replay").
     #[command(hide = true)]
     Fold {
@@ -262,37 +292,45 @@ fn run(cli: Cli) -> laurel::Result<()> {
             tournament,
             clocks,
             rules,
-            format,
+            only,
+            out: o,
         } => {
             let sel = Selector { tournament };
             let q = query(clocks, rules);
-            return app::standings(path, &table, &sel, &q, format.into(), &mut out);
+            return app::standings(path, &table, &sel, &q, &o.print(only), &mut out);
         }
         Command::History {
             player,
             system,
             clocks,
-            format,
-        } => app::history(
-            path,
-            &player,
-            system.as_deref(),
-            &query(clocks, None),
-            format.into(),
-        )?,
-        Command::Rules { clocks, format } => app::rules(path, &query(clocks, None), format.into())?,
+            out: o,
+        } => {
+            let q = query(clocks, None);
+            return app::history(
+                path,
+                &player,
+                system.as_deref(),
+                &q,
+                &o.print(None),
+                &mut out,
+            );
+        }
+        Command::Rules { clocks, out: o } => {
+            return app::rules(path, &query(clocks, None), &o.print(None), &mut out)
+        }
         Command::Replay {
             rules,
             diff,
             system,
             tournament,
+            table,
             clocks,
-            format,
+            out: o,
         } => {
             let sel = Selector { tournament };
             let only = system.as_deref().map(|t| (t, &sel));
             let q = query(clocks, Some(rules));
-            return app::replay(path, &q, diff, only, format.into(), &mut out);
+            return app::replay(path, &q, diff, only, &o.print(table), &mut out);
         }
         Command::Void { seqs, reason } => app::void(path, &seqs, &reason)?,
         Command::Correct { seq, file, reason } => app::correct(path, seq, &file, &reason)?,
@@ -317,14 +355,63 @@ fn run(cli: Cli) -> laurel::Result<()> {
             app::site(path, &dir, &query(clocks, None), &opts)?
         }
         Command::Fold { clocks, rules } => app::fold_all(path, &query(clocks, rules))?,
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "laurel", &mut script);
+            String::from_utf8_lossy(&script).into_owned()
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut page)
+                .map_err(|e| laurel::Error::io("man page", e))?;
+            String::from_utf8_lossy(&page).into_owned()
+        }
     };
     out.write_all(text.as_bytes())
         .map_err(|e| laurel::Error::io("stdout", e))
 }
 
+/// A sign of life on stderr for the commands that can run for seconds (appends,
+/// replays, site builds): a spinner with the elapsed time, drawn only when stderr
+/// is a terminal and the command is still running after a second; cleared when
+/// it ends. It runs on indicatif's own thread, so the command's work is untouched
+/// (the library reports no progress: a spinner needs none).
+fn spinner(command: &Command) -> Option<indicatif::ProgressBar> {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    let what = match command {
+        Command::Append { .. } => "appending",
+        Command::Import { .. } => "importing",
+        Command::Replay { .. } => "replaying",
+        Command::Site { .. } => "building the site",
+        _ => return None,
+    };
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    let style = ProgressStyle::with_template("{spinner} {msg} ({elapsed})");
+    bar.set_style(style.unwrap_or_else(|_| ProgressStyle::default_spinner()));
+    bar.set_message(what);
+    let shown = bar.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        if !shown.is_finished() {
+            shown.set_draw_target(ProgressDrawTarget::stderr());
+            shown.enable_steady_tick(std::time::Duration::from_millis(120));
+        }
+    });
+    Some(bar)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let bar = spinner(&cli.command);
     let result = run(cli);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     // LAUREL_PEAK_RSS=1: report peak memory on stderr (used by tests and `bench`).
     if std::env::var_os("LAUREL_PEAK_RSS").is_some() {
         eprintln!(

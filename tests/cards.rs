@@ -225,11 +225,19 @@ fn csv_and_text_formats() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.starts_with("rank,player,score,points,total_score,matches\n1,Ana,7,7,100,2\n"),
+        text.starts_with("rank,player,score,points,total_score,matches\r\n1,Ana,7,7,100,2\r\n"),
         "{text}"
     );
+    // One table: the ranking; --table picks another.
+    assert!(!text.contains("round,match"), "{text}");
+    let out = laurel(dir.path())
+        .args(["standings", "cards", "--tournament", LEAGUE])
+        .args(["--format", "csv", "--table", "matches"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("\n# matches\nround,match,player,score,place,points\n"),
+        text.starts_with("round,match,player,score,place,points\r\n"),
         "{text}"
     );
     let out = laurel(dir.path())
@@ -253,7 +261,7 @@ fn an_unknown_tournament_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("unknown tournament \"nope\" (known: cards-2013-league)"),
+        err.contains("unknown cards tournament \"nope\" (known: cards-2013-league)"),
         "{err}"
     );
 }

@@ -39,7 +39,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::fold::{self, KnownAt, Query};
 use crate::ledger::{canonical, Input, Ledger};
-use crate::output::Stamp;
+use crate::output::{self, Format, Print, Report, Stamp};
 use crate::systems::{self, Selector};
 use crate::time;
 
@@ -266,6 +266,36 @@ fn fold_stamped(ledger: &Ledger, args: &QueryArgs, q: Query) -> Result<(fold::Fo
         head: canonical::hex(&hash),
     };
     Ok((f, stamp))
+}
+
+/// Print one report as `print` asks: narrowed and cut ([`Print::shape`]), a
+/// text answer led by the line naming the ledger state.
+fn write_answer(
+    w: &mut dyn Write,
+    ledger: &Ledger,
+    args: &QueryArgs,
+    report: Report,
+    stamp: &Stamp,
+    print: &Print,
+) -> Result<()> {
+    let report = print.shape(report).map_err(Error::Usage)?;
+    let line = state_line(ledger, args, stamp, print.format)?;
+    buffered(w, |w| {
+        w.write_all(line.as_bytes()).map_err(stdout_error)?;
+        output::write_report(w, &report, stamp, print.format).map_err(stdout_error)
+    })
+}
+
+/// A text answer's first line, naming the head read and the clocks given
+/// ([`output::state_line`]); nothing for JSON (its stamp says it) and CSV.
+fn state_line(ledger: &Ledger, args: &QueryArgs, stamp: &Stamp, format: Format) -> Result<String> {
+    if format != Format::Table {
+        return Ok(String::new());
+    }
+    let head = ledger.head()?;
+    let hash = canonical::hex(&head.hash);
+    let given = args.known_at.is_some();
+    Ok(output::state_line(head.seq, &hash, stamp, given) + "\n")
 }
 
 /// Run `f` on `w` through a buffer (stdout is line-buffered), then flush.

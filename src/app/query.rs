@@ -6,12 +6,12 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::{buffered, fold_stamped, folded_only, stdout_error, QueryArgs};
+use super::{fold_stamped, folded_only, write_answer, QueryArgs};
 use crate::error::{Error, Result};
 use crate::events::{ledger as ledger_events, Event};
 use crate::fold::{self, Source};
 use crate::ledger::Ledger;
-use crate::output::{self, Format, Report, Table};
+use crate::output::{self, Print, Report, Table};
 use crate::systems::{self, Change, Cx, Selector, State};
 
 /// `laurel standings TABLE`, written to `w` as it is rendered.
@@ -20,25 +20,61 @@ pub fn standings(
     table: &str,
     sel: &Selector,
     args: &QueryArgs,
-    format: Format,
+    print: &Print,
     w: &mut dyn Write,
 ) -> Result<()> {
     let ledger = Ledger::read(path)?;
     // One table needs one projection: the other namespaces are not even decoded.
     // An unknown table is refused before anything is folded.
-    let Some(ns) = systems::namespace_of(table) else {
-        let nothing = State::default().standings(table, sel, &Cx::default());
-        return Err(Error::Usage(nothing.err().unwrap_or_default()));
-    };
+    let ns = namespace(table)?;
     // From the latest valid checkpoint at or before --as-of when one can serve.
     let (f, stamp) = folded_only(&ledger, args, Some(ns))?;
+    check_tournament(&f.state, table, sel)?;
     let report = f.state.standings(table, sel, &f.cx).map_err(Error::Usage)?;
     // The state is not needed to print the report: free it first.
     drop(f);
-    buffered(w, |w| {
-        output::write_report(w, &report, &stamp, format).map_err(stdout_error)
+    write_answer(w, &ledger, args, report, &stamp, print)
+}
+
+/// The namespace of standings table `table`, or a usage error naming the
+/// nearest table.
+pub(super) fn namespace(table: &str) -> Result<&'static str> {
+    systems::namespace_of(table).ok_or_else(|| {
+        let nothing = State::default().standings(table, &Selector::default(), &Cx::default());
+        Error::Usage(nothing.err().unwrap_or_default())
     })
 }
+
+/// A `--tournament` must name one of `table`'s tournaments; a table without
+/// tournaments takes none. Refused with the nearest names (at most
+/// [`LISTED`] known ones are listed).
+pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Result<()> {
+    let Some(t) = &sel.tournament else {
+        return Ok(());
+    };
+    let Some(known) = state.tournaments(table) else {
+        return Err(Error::Usage(format!(
+            "{table} takes no --tournament (got {t:?}): {table} has no tournaments; only cards and sbr tables do"
+        )));
+    };
+    if known.contains(t) {
+        return Ok(());
+    }
+    let hint = crate::events::closest(t, known.iter().map(String::as_str))
+        .map(|k| format!("; did you mean {k:?}?"))
+        .unwrap_or_default();
+    let listed = match known.len() {
+        0 => "none yet".to_string(),
+        n if n <= LISTED => known.join(", "),
+        n => format!("{n}: `laurel standings {table}` lists them"),
+    };
+    Err(Error::Usage(format!(
+        "unknown {table} tournament {t:?}{hint} (known: {listed})"
+    )))
+}
+
+/// How many tournament names an unknown one's message lists at most.
+const LISTED: usize = 12;
 
 /// `laurel fold` (hidden, for `bench`): fold every projection as the query asks
 /// and print how many records the ledger knew; what "full replay" measures.
@@ -53,13 +89,18 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 /// `laurel history PLAYER [--system S]`: every change, oldest first, with formulas.
 /// Changes made by records that were later voided are listed too, marked with the
 /// void that took them away, so a correction shows both the old and the new value.
+/// An unknown `--system` (not a standings table) is refused with the nearest one.
 pub fn history(
     path: &Path,
     player: &str,
     system: Option<&str>,
     args: &QueryArgs,
-    format: Format,
-) -> Result<String> {
+    print: &Print,
+    w: &mut dyn Write,
+) -> Result<()> {
+    if let Some(s) = system {
+        namespace(s)?;
+    }
     let ledger = Ledger::read(path)?;
     let mut q = args.query()?;
     q.audit = true;
@@ -87,7 +128,7 @@ pub fn history(
         main: t,
         extra: vec![],
     };
-    Ok(output::render(&report, &stamp, format))
+    write_answer(w, &ledger, args, report, &stamp, print)
 }
 
 /// The changes voided records made (folded as if not voided), each with a note
@@ -127,7 +168,7 @@ fn voided_changes(
 
 /// `laurel rules`: every parameter, its default, the value in force, its doc
 /// line and the values it may take.
-pub fn rules(path: &Path, args: &QueryArgs, format: Format) -> Result<String> {
+pub fn rules(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) -> Result<()> {
     let ledger = Ledger::read(path)?;
     let (f, stamp) = folded_only(&ledger, args, None)?;
     let mut t = Table::new(
@@ -151,5 +192,5 @@ pub fn rules(path: &Path, args: &QueryArgs, format: Format) -> Result<String> {
         main: t,
         extra: vec![],
     };
-    Ok(output::render(&report, &stamp, format))
+    write_answer(w, &ledger, args, report, &stamp, print)
 }

@@ -7,16 +7,19 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::{buffered, folded_only, selectors, stdout_error, QueryArgs};
+use super::query::{check_tournament, namespace};
+use super::{buffered, folded_only, selectors, state_line, stdout_error, write_answer, QueryArgs};
 use crate::error::{Error, Result};
 use crate::ledger::Ledger;
-use crate::output::{self, Format, Report, Rows, Table};
+use crate::output::{self, Format, Print, Report, Rows, Table};
 use crate::systems::{self, Selector};
 
 /// `laurel replay --rules FILE [--diff] [--system TABLE]`: every table (or one) as
 /// if FILE's parameters had always been in force; with `diff`, per subject old and
 /// new value and rank, largest moves first. JSON for several tables is one object:
-/// `{"as_of", "known_at", "head", "tables": [<standings object>...]}`.
+/// `{"as_of", "known_at", "head", "tables": [<standings object>...]}`; CSV and
+/// `--table` need one table (`--system`), as CSV is one table an invocation.
+/// `--limit` cuts each table (with `diff`: the largest moves).
 ///
 /// Memory: one folded state at a time and one table's report. Each report is
 /// written and dropped before the next is built; with `diff`, the old fold
@@ -29,23 +32,32 @@ pub fn replay(
     args: &QueryArgs,
     diff: bool,
     only: Option<(&str, &Selector)>,
-    format: Format,
+    print: &Print,
     w: &mut dyn Write,
 ) -> Result<()> {
     if args.rules.is_none() {
         return Err(Error::Usage("replay needs --rules FILE".into()));
     }
-    // A bad rules file or clock is refused before anything is folded.
+    if only.is_none() && (print.format == Format::Csv || print.table.is_some()) {
+        return Err(Error::Usage(
+            "replay prints one CSV table or --table only for one standings table: add --system TABLE"
+                .into(),
+        ));
+    }
+    // An unknown table, a bad rules file or clock is refused before anything
+    // is folded. One table needs only its namespace's projection, old and new.
+    let ns = only.map(|(t, _)| namespace(t)).transpose()?;
     args.query()?;
     // One ledger, one head, for the old scores and the new.
     let ledger = Ledger::read(path)?;
-    // One table needs only its namespace's projection, old and new.
-    let ns = only.and_then(|(t, _)| systems::namespace_of(t));
     let mut old = match diff {
         true => Some(OldScores::fold(&ledger, args, only, ns)?),
         false => None,
     };
     let (new, stamp) = folded_only(&ledger, args, ns)?;
+    if let Some((table, sel)) = only {
+        check_tournament(&new.state, table, sel)?;
+    }
     // With `diff`, each table's old scores are taken (freed once compared).
     let one = |old: &mut Option<OldScores>, table: &str, sel: &Selector| -> Result<Report> {
         let b = new
@@ -63,9 +75,7 @@ pub fn replay(
     };
     if let Some((table, sel)) = only {
         let r = one(&mut old, table, sel)?;
-        return buffered(w, |w| {
-            output::write_report(w, &r, &stamp, format).map_err(stdout_error)
-        });
+        return write_answer(w, &ledger, args, r, &stamp, print);
     }
     let all: Vec<(&str, Vec<Selector>)> = systems::tables()
         .into_iter()
@@ -74,12 +84,16 @@ pub fn replay(
     if let Some(old) = &mut old {
         old.check(&all)?;
     }
+    let line = state_line(&ledger, args, &stamp, print.format)?;
     buffered(w, |w| {
-        let mut many = output::Many::new(w, &stamp, format);
+        w.write_all(line.as_bytes()).map_err(stdout_error)?;
+        let mut many = output::Many::new(w, &stamp, print.format);
         for (table, sels) in &all {
             for sel in sels {
-                many.write(&one(&mut old, table, sel)?)
-                    .map_err(stdout_error)?;
+                let r = print
+                    .shape(one(&mut old, table, sel)?)
+                    .map_err(Error::Usage)?;
+                many.write(&r).map_err(stdout_error)?;
             }
         }
         many.finish().map_err(stdout_error)

@@ -6,6 +6,7 @@
 //! and the whole text in one `String` (a 1M-event ledger's `standings cfr` has
 //! a 1M-row table). [`render`] wraps the writers for callers that want a `String`.
 
+mod print;
 mod rows;
 mod titles;
 
@@ -15,6 +16,7 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
+pub use print::{state_line, write_csv, Print};
 pub use rows::{Cell, Cells, Rows};
 pub use titles::title;
 
@@ -29,6 +31,8 @@ pub struct Table {
     /// and the site show each one's [`title`] instead.
     pub columns: Vec<String>,
     pub rows: Rows,
+    /// Rows `--limit` left out ([`Report::limit`]); a text table says so.
+    pub left_out: usize,
 }
 
 impl Table {
@@ -38,6 +42,7 @@ impl Table {
             title: title.into(),
             columns: columns.iter().map(|c| c.to_string()).collect(),
             rows: Rows::default(),
+            left_out: 0,
         }
     }
 
@@ -203,6 +208,9 @@ pub fn write_text(t: &Table, w: &mut dyn Write) -> io::Result<()> {
     if t.rows.is_empty() {
         w.write_all(b"(no rows)\n")?;
     }
+    if let Some(line) = print::left_out_line(t) {
+        writeln!(w, "{line}")?;
+    }
     Ok(())
 }
 
@@ -211,36 +219,6 @@ fn to_string(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
     let mut out = Vec::new();
     let _ = f(&mut out);
     String::from_utf8(out).unwrap_or_default()
-}
-
-fn write_csv_field(w: &mut dyn Write, s: &str) -> io::Result<()> {
-    if s.contains([',', '"', '\n', '\r']) {
-        write!(w, "\"{}\"", s.replace('"', "\"\""))
-    } else {
-        w.write_all(s.as_bytes())
-    }
-}
-
-/// RFC 4180 CSV with a header row of column keys.
-pub fn write_csv(t: &Table, w: &mut dyn Write) -> io::Result<()> {
-    for (i, c) in t.columns.iter().enumerate() {
-        if i > 0 {
-            w.write_all(b",")?;
-        }
-        write_csv_field(w, c)?;
-    }
-    w.write_all(b"\n")?;
-    let mut buf = Vec::new();
-    for row in t.rows.iter_cells() {
-        for (i, c) in row.enumerate() {
-            if i > 0 {
-                w.write_all(b",")?;
-            }
-            write_csv_field(w, cell_text(&c, &mut buf))?;
-        }
-        w.write_all(b"\n")?;
-    }
-    Ok(())
 }
 
 /// The JSON object of a query (`system`, `as_of`, `known_at`, `head`, `rows`,
@@ -396,8 +374,8 @@ pub fn write_json(w: &mut dyn Write, r: &Report, stamp: &Stamp, depth: usize) ->
     out.flush()
 }
 
-/// Write a report in the chosen format. CSV prints the main table, then each
-/// extra table after a blank line with a `# name` header line.
+/// Write a report in the chosen format: text and JSON every table, CSV the
+/// main table (one RFC 4180 table: [`Print::shape`] picks it).
 pub fn write_report(
     w: &mut dyn Write,
     r: &Report,
@@ -409,14 +387,7 @@ pub fn write_report(
             write_json(w, r, stamp, 0)?;
             w.write_all(b"\n")
         }
-        Format::Csv => {
-            write_csv(&r.main, w)?;
-            for t in &r.extra {
-                write!(w, "\n# {}\n", t.name)?;
-                write_csv(t, w)?;
-            }
-            Ok(())
-        }
+        Format::Csv => write_csv(&r.main, w),
         Format::Table => {
             write_text(&r.main, w)?;
             for t in &r.extra {
@@ -568,7 +539,7 @@ mod tests {
             known_at: 3,
             head: "ab".into(),
         };
-        assert_eq!(render_csv(&t), "rank,player,score\n1,\"Ann, B\",1771\n");
+        assert_eq!(render_csv(&t), "rank,player,score\r\n1,\"Ann, B\",1771\r\n");
         // Text shows the columns' titles (Valar's score is its rating); CSV the keys.
         assert!(render_text(&t).contains("Rank  Player  Rating\n   1  Ann, B    1771\n"));
         let j = report_json(&r, &stamp);

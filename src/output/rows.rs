@@ -19,7 +19,11 @@
 //! | 4 | a negative integer `i` (`i64`) | LEB128 of `!i` |
 //! | 5 | a float | 8 bytes, little-endian `f64` bits |
 //! | 6 | a string | LEB128 byte length, then its UTF-8 |
-//! | 7 | an array or object | 8 bytes, little-endian index into `nested` |
+//! | 7 | an array | LEB128 byte length of its body, then its elements as cells |
+//! | 8 | an object | LEB128 byte length of its body, then key (a string cell) and value cells, keys in order |
+//!
+//! Arrays and objects are packed like rows, so a list cell (a player's score
+//! per game) costs a few bytes an element, not a `Value` tree.
 //!
 //! Invariant: decoding a row gives back exactly the `Value`s pushed (numbers
 //! keep their kind: `u64`, negative `i64` or `f64`), so every rendering prints
@@ -43,7 +47,8 @@ const UINT: u8 = 3;
 const NEG: u8 = 4;
 const FLOAT: u8 = 5;
 const STR: u8 = 6;
-const NESTED: u8 = 7;
+const ARRAY: u8 = 7;
+const OBJECT: u8 = 8;
 
 /// The rows of a [`super::Table`], packed (see the module docs).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -51,12 +56,10 @@ pub struct Rows {
     blocks: Vec<Vec<u8>>,
     /// Per row: its block and the offset in it where the row ends.
     ends: Vec<(u32, u32)>,
-    /// Array and object cells, which no standings table has (kept as they are).
-    nested: Vec<Value>,
 }
 
 /// One cell of a packed row, borrowed.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Cell<'a> {
     Null,
     Bool(bool),
@@ -64,10 +67,13 @@ pub enum Cell<'a> {
     Neg(i64),
     Float(f64),
     Str(&'a str),
-    Nested(&'a Value),
+    /// An array: its elements.
+    Array(Cells<'a>),
+    /// An object: its keys (string cells) and values, alternating, keys in order.
+    Object(Cells<'a>),
 }
 
-impl Cell<'_> {
+impl<'a> Cell<'a> {
     pub fn is_number(&self) -> bool {
         matches!(self, Cell::UInt(_) | Cell::Neg(_) | Cell::Float(_))
     }
@@ -81,17 +87,50 @@ impl Cell<'_> {
             Cell::Neg(i) => Value::Number(i.into()),
             Cell::Float(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
             Cell::Str(s) => Value::String(s.to_string()),
-            Cell::Nested(v) => v.clone(),
+            Cell::Array(ref items) => Value::Array(items.clone().map(|c| c.to_value()).collect()),
+            Cell::Object(_) => Value::Object(
+                self.entries()
+                    .map(|(k, v)| (k.to_string(), v.to_value()))
+                    .collect(),
+            ),
         }
     }
 
+    /// An object's (key, value) pairs in key order; nothing for other cells.
+    pub fn entries(&self) -> impl Iterator<Item = (&'a str, Cell<'a>)> + '_ {
+        let mut cells = match self {
+            Cell::Object(c) => c.clone(),
+            _ => Cells { bytes: &[] },
+        };
+        std::iter::from_fn(move || {
+            let key = match cells.next()? {
+                Cell::Str(k) => k,
+                _ => "",
+            };
+            Some((key, cells.next().unwrap_or(Cell::Null)))
+        })
+    }
+
     /// The text of a cell in text and CSV output: nothing for `null`, a string
-    /// as it is, anything else as compact JSON (as `Value::to_string`).
+    /// as it is, a number or boolean as JSON writes it; an array as its
+    /// elements' texts joined by `"; "`, an object (a labelled value such as
+    /// `{"game": "g1", "score": 0.1}`) as its values' texts in key order joined
+    /// by `": "` (`g1: 0.1`).
     pub fn write_text(&self, out: &mut Vec<u8>) {
+        let joined = |out: &mut Vec<u8>, cells: &mut dyn Iterator<Item = Cell>, sep: &[u8]| {
+            for (i, c) in cells.enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(sep);
+                }
+                c.write_text(out);
+            }
+        };
         match self {
             Cell::Null => {}
             Cell::Str(s) => out.extend_from_slice(s.as_bytes()),
-            // Serializing a scalar or a `Value` into a Vec cannot fail.
+            Cell::Array(items) => joined(out, &mut items.clone(), b"; "),
+            Cell::Object(_) => joined(out, &mut self.entries().map(|(_, v)| v), b": "),
+            // Serializing a scalar into a Vec cannot fail.
             other => serde_json::to_writer(out, other).unwrap_or_default(),
         }
     }
@@ -115,7 +154,8 @@ impl Serialize for Cell<'_> {
             Cell::Neg(i) => s.serialize_i64(i),
             Cell::Float(f) => s.serialize_f64(f),
             Cell::Str(t) => s.serialize_str(t),
-            Cell::Nested(v) => v.serialize(s),
+            Cell::Array(ref items) => s.collect_seq(items.clone()),
+            Cell::Object(_) => s.collect_map(self.entries()),
         }
     }
 }
@@ -145,11 +185,31 @@ fn encoded_len(v: &Value) -> usize {
             Num::Float(_) => 8,
         },
         Value::String(s) => codec::len(s.len() as u64) + s.len(),
-        Value::Array(_) | Value::Object(_) => 8,
+        Value::Array(_) | Value::Object(_) => {
+            let body = body_len(v);
+            codec::len(body as u64) + body
+        }
     }
 }
 
-fn encode(v: Value, out: &mut Vec<u8>, nested: &mut Vec<Value>) {
+/// The bytes of an array's or object's body: its cells (an object's keys as
+/// string cells).
+fn body_len(v: &Value) -> usize {
+    let key = |k: &String| 1 + codec::len(k.len() as u64) + k.len();
+    match v {
+        Value::Array(items) => items.iter().map(encoded_len).sum(),
+        Value::Object(m) => m.iter().map(|(k, v)| key(k) + encoded_len(v)).sum(),
+        _ => 0,
+    }
+}
+
+fn encode_str(s: &str, out: &mut Vec<u8>) {
+    out.push(STR);
+    codec::put(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn encode(v: Value, out: &mut Vec<u8>) {
     match v {
         Value::Null => out.push(NULL),
         Value::Bool(b) => out.push(if b { TRUE } else { FALSE }),
@@ -167,15 +227,18 @@ fn encode(v: Value, out: &mut Vec<u8>, nested: &mut Vec<Value>) {
                 out.extend_from_slice(&f.to_bits().to_le_bytes());
             }
         },
-        Value::String(s) => {
-            out.push(STR);
-            codec::put(out, s.len() as u64);
-            out.extend_from_slice(s.as_bytes());
-        }
-        other => {
-            out.push(NESTED);
-            out.extend_from_slice(&(nested.len() as u64).to_le_bytes());
-            nested.push(other);
+        Value::String(s) => encode_str(&s, out),
+        v @ Value::Array(_) | v @ Value::Object(_) => {
+            out.push(if v.is_array() { ARRAY } else { OBJECT });
+            codec::put(out, body_len(&v) as u64);
+            match v {
+                Value::Array(items) => items.into_iter().for_each(|c| encode(c, out)),
+                Value::Object(m) => m.into_iter().for_each(|(k, c)| {
+                    encode_str(&k, out);
+                    encode(c, out);
+                }),
+                _ => {}
+            }
         }
     }
 }
@@ -187,6 +250,21 @@ impl Rows {
 
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
+    }
+
+    /// Keep the first `n` rows.
+    pub fn truncate(&mut self, n: usize) {
+        if n >= self.len() {
+            return;
+        }
+        self.ends.truncate(n);
+        let Some(&(b, end)) = self.ends.last() else {
+            self.blocks.clear();
+            return;
+        };
+        self.blocks.truncate(b as usize + 1);
+        // The next row starts where the last kept one ends.
+        self.blocks[b as usize].truncate(end as usize);
     }
 
     /// Room for `n` more rows' places (their bytes are allocated block by block).
@@ -209,7 +287,7 @@ impl Rows {
         let b = self.blocks.len() - 1;
         let block = &mut self.blocks[b];
         for v in cells {
-            encode(v, block, &mut self.nested);
+            encode(v, block);
         }
         // A block is at least one row's bytes: a row of 4 GiB is not a table's.
         let end = u32::try_from(block.len()).expect("a table row under 4 GiB");
@@ -228,10 +306,7 @@ impl Rows {
 
     /// Row `i`'s cells.
     pub fn cells(&self, i: usize) -> Cells<'_> {
-        Cells {
-            bytes: self.raw(i),
-            nested: &self.nested,
-        }
+        Cells { bytes: self.raw(i) }
     }
 
     /// Row `i` as the `Value`s pushed.
@@ -260,11 +335,10 @@ impl FromIterator<Vec<Value>> for Rows {
     }
 }
 
-/// The cells of one packed row.
-#[derive(Clone)]
+/// The cells of one packed row (or of an array or object cell).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Cells<'a> {
     bytes: &'a [u8],
-    nested: &'a [Value],
 }
 
 impl<'a> Cells<'a> {
@@ -289,6 +363,14 @@ impl<'a> Cells<'a> {
         a.copy_from_slice(self.take(8));
         u64::from_le_bytes(a)
     }
+
+    /// The body of an array or object cell.
+    fn body(&mut self) -> Cells<'a> {
+        let n = self.varint() as usize;
+        Cells {
+            bytes: self.take(n),
+        }
+    }
 }
 
 impl<'a> Iterator for Cells<'a> {
@@ -310,7 +392,8 @@ impl<'a> Iterator for Cells<'a> {
                 // Pushed from a `String`: always UTF-8.
                 Cell::Str(std::str::from_utf8(self.take(n)).unwrap_or_default())
             }
-            _ => Cell::Nested(&self.nested[self.u64_le() as usize]),
+            ARRAY => Cell::Array(self.body()),
+            _ => Cell::Object(self.body()),
         })
     }
 }
@@ -356,6 +439,10 @@ mod tests {
             ],
             vec![json!(big), json!(127), json!(128), json!(16384)],
             vec![json!("after the big one")],
+            vec![
+                json!([[1, [2, []]], {"k": {"j": [null, "s"]}, "a": -1.5}]),
+                json!(3),
+            ],
         ];
         let rows: Rows = pushed.iter().cloned().collect();
         assert_eq!(rows.len(), pushed.len());
@@ -402,6 +489,10 @@ mod tests {
             json!(2.50),
             json!(-7),
             json!([1]),
+            json!(["Ann, B", "Bo"]),
+            json!([{"game": "g1", "score": 0.1}, {"game": "g2", "score": 0.05}]),
+            json!({}),
+            json!([]),
         ]]
         .into_iter()
         .collect();
@@ -413,6 +504,19 @@ mod tests {
                 String::from_utf8(out).unwrap()
             })
             .collect();
-        assert_eq!(texts, ["", "a b", "2.5", "-7", "[1]"]);
+        assert_eq!(
+            texts,
+            [
+                "",
+                "a b",
+                "2.5",
+                "-7",
+                "1",
+                "Ann, B; Bo",
+                "g1: 0.1; g2: 0.05",
+                "",
+                ""
+            ]
+        );
     }
 }

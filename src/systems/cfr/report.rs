@@ -263,10 +263,10 @@ impl State {
             ],
         );
         for (i, (driver, l)) in lines.iter().enumerate() {
-            let scores: Vec<String> = l
+            let scores: Vec<Value> = l
                 .events
                 .iter()
-                .map(|c| format!("{} {}", c.label, decimal_string(c.score, d)))
+                .map(|c| json!({"event": c.label, "score": json_number(c.score, d)}))
                 .collect();
             main.push(vec![
                 json!(i + 1),
@@ -277,7 +277,7 @@ impl State {
                 json_number(l.factor, 4),
                 json_number(l.best, d),
                 l.finish.map_or(Value::Null, |f| json!(f.text())),
-                json!(scores.join(", ")),
+                Value::Array(scores),
             ]);
         }
         Ok(Report {
@@ -354,7 +354,7 @@ impl State {
                 json!(format_short(s.defined_at)),
                 json!(s.events.len()),
                 json!(window.len()),
-                json!(window.join(", ")),
+                json!(window),
             ]);
         }
         t

@@ -14,6 +14,7 @@ use super::store::GameView;
 use super::{ranks_for, scores, State, System};
 use crate::num::{decimal_trimmed, json_number, ratio};
 use crate::output::{Report, Table};
+use crate::systems::compact::Interner;
 use crate::systems::{ranks, Cx, Selector};
 use crate::time;
 
@@ -55,7 +56,8 @@ pub(super) struct Acc {
     /// Denominator → the sum of the numerators of the scores over it.
     by_denom: BTreeMap<BigInt, BigInt>,
     games: usize,
-    per_game: String,
+    /// Each game's (name id, score as shown), in fold order.
+    per_game: Vec<(u32, Value)>,
 }
 
 impl Acc {
@@ -169,13 +171,8 @@ impl State {
                 let Some(player) = p.player else { continue };
                 let acc = accs[player as usize].get_or_insert_with(Acc::default);
                 acc.add(score);
-                if acc.games > 0 {
-                    acc.per_game.push_str("; ");
-                }
                 acc.games += 1;
-                acc.per_game.push_str(name);
-                acc.per_game.push_str(": ");
-                acc.per_game.push_str(&text(score, places));
+                acc.per_game.push((g.name, number(score, places)));
             }
             self.game_rows(sys, &g, &scores, &mut games);
             if let (Some(_), Some(round)) = (only, g.round) {
@@ -196,7 +193,7 @@ impl State {
             })
             .collect();
         Rendered {
-            main: main_table(sys, totals),
+            main: main_table(sys, totals, &st.games),
             games,
             refused,
             scored,
@@ -271,7 +268,8 @@ fn games_table(sys: System) -> Table {
 }
 
 /// Total, then more games, then name; equal totals and games share a rank.
-fn main_table(sys: System, mut order: Vec<(&str, Score, Acc)>) -> Table {
+/// `per_game` is a list of `{"game", "score"}` objects, oldest game first.
+fn main_table(sys: System, mut order: Vec<(&str, Score, Acc)>, games: &Interner) -> Table {
     order.sort_by(|a, b| {
         b.1.cmp(&a.1)
             .then(b.2.games.cmp(&a.2.games))
@@ -289,7 +287,11 @@ fn main_table(sys: System, mut order: Vec<(&str, Score, Acc)>) -> Table {
             json!(player),
             number(sum, sys.places()),
             json!(acc.games),
-            json!(acc.per_game),
+            Value::Array(
+                (acc.per_game.iter())
+                    .map(|(g, score)| json!({"game": games.name(*g), "score": score}))
+                    .collect(),
+            ),
         ]);
     }
     t

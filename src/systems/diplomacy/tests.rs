@@ -97,19 +97,61 @@ fn scores_show_as_the_worked_examples() {
         (shown(&a), shown(&g))
     };
     let (a, g) = table("fibonacci");
-    assert_eq!(a, ("1.4".into(), json!("g1: 0.4; g2: 1")));
-    assert_eq!(g, ("0".into(), json!("g1: 0; g2: 0")));
+    assert_eq!(
+        a,
+        (
+            "1.4".into(),
+            json!([{"game": "g1", "score": 0.4}, {"game": "g2", "score": 1}])
+        )
+    );
+    assert_eq!(
+        g,
+        (
+            "0".into(),
+            json!([{"game": "g1", "score": 0}, {"game": "g2", "score": 0}])
+        )
+    );
     // Carnage: 7000 + 10 centers, then the solo's 28000 + 34.
     let (a, g) = table("carnage");
-    assert_eq!(a, ("35044".into(), json!("g1: 7010; g2: 28034")));
-    assert_eq!(g, ("1000".into(), json!("g1: 1000; g2: 0")));
+    assert_eq!(
+        a,
+        (
+            "35044".into(),
+            json!([{"game": "g1", "score": 7010}, {"game": "g2", "score": 28034}])
+        )
+    );
+    assert_eq!(
+        g,
+        (
+            "1000".into(),
+            json!([{"game": "g1", "score": 1000}, {"game": "g2", "score": 0}])
+        )
+    );
     // DSS: a 6-way draw gives 1/6 (0.1667 to four decimals).
     let (a, g) = table("dss");
-    assert_eq!(a, ("1.1667".into(), json!("g1: 0.1667; g2: 1")));
-    assert_eq!(g, ("0".into(), json!("g1: 0; g2: 0")));
+    assert_eq!(
+        a,
+        (
+            "1.1667".into(),
+            json!([{"game": "g1", "score": 0.1667}, {"game": "g2", "score": 1}])
+        )
+    );
+    assert_eq!(
+        g,
+        (
+            "0".into(),
+            json!([{"game": "g1", "score": 0}, {"game": "g2", "score": 0}])
+        )
+    );
     // SoS: 100 / 238 = 0.42016...
     let (a, _) = table("sos");
-    assert_eq!(a, ("1.4202".into(), json!("g1: 0.4202; g2: 1")));
+    assert_eq!(
+        a,
+        (
+            "1.4202".into(),
+            json!([{"game": "g1", "score": 0.4202}, {"game": "g2", "score": 1}])
+        )
+    );
 }
 
 /// A total is exact whatever the denominators: Sum-of-Squares' differ

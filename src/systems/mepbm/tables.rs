@@ -144,10 +144,7 @@ impl State {
                     let mut members: Vec<u32> = tm.members.iter().copied().collect();
                     self.names.sort_by_name(&mut members);
                     let names: Vec<&str> = members.iter().map(|&m| self.names.name(m)).collect();
-                    (
-                        json!(self.names.name(tm.coordinator)),
-                        json!(names.join(", ")),
-                    )
+                    (json!(self.names.name(tm.coordinator)), json!(names))
                 }
                 None => (Value::Null, Value::Null),
             };

@@ -1,0 +1,349 @@
+//! Command-line conventions, through the built binary: completions and the man
+//! page, "did you mean" for unknown tables and tournaments, `--limit`, the line
+//! naming the ledger state, CSV as one RFC 4180 table, JSON lists, a quiet
+//! stderr when it is not a terminal, `NO_COLOR`.
+
+mod common;
+
+use std::path::Path;
+
+use common::{laurel, ledger_with};
+use serde_json::{json, Value};
+
+const LEAGUE: &str = "cards-2013-league";
+
+/// Run laurel; (exit code, stdout, stderr).
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = laurel(dir).args(args).output().expect("ran");
+    let text = |b: Vec<u8>| String::from_utf8(b).expect("utf8");
+    (
+        out.status.code().unwrap_or(-1),
+        text(out.stdout),
+        text(out.stderr),
+    )
+}
+
+/// The subcommands `laurel --help` lists.
+fn subcommands(dir: &Path) -> Vec<String> {
+    let (_, help, _) = run(dir, &["--help"]);
+    let listed = help.split("Commands:").nth(1).expect("a Commands: section");
+    let listed = listed.split("\n\n").next().unwrap_or_default();
+    listed
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect()
+}
+
+fn rules_file(dir: &Path) -> String {
+    let path = dir.join("rules.json");
+    std::fs::write(&path, r#"{"valar": {"base": 50}}"#).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn bash_completions_mention_every_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let commands = subcommands(dir.path());
+    assert!(commands.len() >= 15, "{commands:?}");
+    assert!(commands.iter().any(|c| c == "standings"), "{commands:?}");
+    let (code, script, err) = run(dir.path(), &["completions", "bash"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    for c in &commands {
+        assert!(
+            script.contains(&format!("laurel__subcmd__{c})")),
+            "no {c} in the script"
+        );
+    }
+    // Flags too: --limit is offered after `standings`.
+    assert!(script.contains("--limit"));
+    let (code, _, err) = run(dir.path(), &["completions", "tcsh"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn man_page_is_roff_with_a_title_and_every_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, page, _) = run(dir.path(), &["man"]);
+    assert_eq!(code, 0);
+    // clap_mangen first defines the \*(Aq string, then the title.
+    let first_macro = page
+        .lines()
+        .find(|l| !l.starts_with(".ie") && !l.starts_with(".el"))
+        .unwrap();
+    assert!(first_macro.starts_with(".TH laurel 1 "), "{first_macro}");
+    assert!(page.contains("\n.SH NAME\n"), "{page}");
+    for c in subcommands(dir.path()) {
+        assert!(
+            page.contains(&format!("laurel\\-{c}")),
+            "no {c} in the page"
+        );
+    }
+}
+
+#[test]
+fn unknown_systems_exit_2_with_did_you_mean_before_folding() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let rules = rules_file(dir.path());
+    for args in [
+        vec!["history", "Ivy Jones", "--system", "valr"],
+        vec!["replay", "--rules", &rules, "--system", "valr"],
+        vec!["standings", "valr"],
+    ] {
+        let (code, out, err) = run(dir.path(), &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(
+            err.contains(r#"unknown standings table "valr"; did you mean "valar"?"#),
+            "{args:?}: {err}"
+        );
+    }
+    // A known system still answers.
+    let (code, out, _) = run(dir.path(), &["history", "Ivy Jones", "--system", "valar"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("History of Ivy Jones"), "{out}");
+}
+
+#[test]
+fn unknown_tournaments_exit_2_naming_the_nearest_and_tables_without_say_so() {
+    let dir = ledger_with(&["mepbm_valar.jsonl", "cards_league.jsonl"]);
+    let (code, _, err) = run(dir.path(), &["standings", "valar", "--tournament", "x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("valar has no tournaments"), "{err}");
+    let typo = ["standings", "cards", "--tournament", "cards-2013-leage"];
+    let (code, _, err) = run(dir.path(), &typo);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            r#"unknown cards tournament "cards-2013-leage"; did you mean "cards-2013-league"?"#
+        ),
+        "{err}"
+    );
+    // Far from every name: no guess, but the names known.
+    let far = ["standings", "cards", "--tournament", "Winter Leage"];
+    let (code, _, err) = run(dir.path(), &far);
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("did you mean"), "{err}");
+    assert!(err.contains(&format!("(known: {LEAGUE})")), "{err}");
+    let rules = rules_file(dir.path());
+    let replay = ["replay", "--rules", &rules, "--system", "cards"];
+    let (code, _, err) = run(
+        dir.path(),
+        &[&replay[..], &["--tournament", "cards-2013-leage"]].concat(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(r#"did you mean "cards-2013-league"?"#),
+        "{err}"
+    );
+}
+
+#[test]
+fn limit_prints_the_first_rows_and_says_how_many_were_left_out() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let all = common::standings(dir.path(), &["valar"]);
+    let all = all["rows"].as_array().unwrap().clone();
+    assert!(all.len() > 3);
+    let (code, text, _) = run(dir.path(), &["standings", "valar", "--limit", "3"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = text.lines().collect();
+    // State line, title, header, 3 rows, the note.
+    assert_eq!(lines.len(), 7, "{text}");
+    assert!(
+        lines[3].contains(all[0]["player"].as_str().unwrap()),
+        "{text}"
+    );
+    assert!(
+        lines[5].contains(all[2]["player"].as_str().unwrap()),
+        "{text}"
+    );
+    let left = all.len() - 3;
+    assert_eq!(lines[6], format!("… {left} more rows left out (--limit)"));
+    // JSON: the first 3 rows, the same as without --limit.
+    let v = common::standings(dir.path(), &["valar", "--limit", "3"]);
+    assert_eq!(v["rows"].as_array().unwrap()[..], all[..3]);
+    // A limit beyond the rows changes nothing; 0 is refused.
+    let (_, text, _) = run(dir.path(), &["standings", "valar", "--limit", "100000"]);
+    assert!(!text.contains("left out"), "{text}");
+    let (code, _, _) = run(dir.path(), &["standings", "valar", "--limit", "0"]);
+    assert_eq!(code, 2);
+    // history, rules and replay take it too.
+    let (_, text, _) = run(dir.path(), &["rules", "--limit", "2"]);
+    assert_eq!(text.lines().count(), 1 + 2 + 2 + 1, "{text}");
+    let rules = rules_file(dir.path());
+    let diff = [
+        "replay", "--rules", &rules, "--diff", "--system", "valar", "--limit", "1",
+    ];
+    let (_, text, _) = run(dir.path(), &diff);
+    assert_eq!(text.lines().count(), 1 + 3 + 1, "{text}");
+}
+
+#[test]
+fn text_answers_start_with_the_ledger_state_and_the_clocks_given() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let (seq, hash) = common::head(dir.path());
+    let head = format!("ledger at seq {seq} ({}…)", &hash[..8]);
+    let first = |args: &[&str]| run(dir.path(), args).1.lines().next().unwrap().to_string();
+    assert_eq!(first(&["standings", "valar"]), head);
+    assert_eq!(first(&["rules"]), head);
+    assert_eq!(first(&["history", "Ivy Jones"]), head);
+    assert_eq!(
+        first(&["standings", "valar", "--as-of", "2003-06-30"]),
+        format!("{head} · as of 2003-06-30")
+    );
+    // Known at seq 5: the hash of record 5 (the JSON stamp's head).
+    let v = common::json(
+        dir.path(),
+        &["standings", "valar", "--known-at", "5", "--format", "json"],
+    );
+    let at5 = v["head"].as_str().unwrap();
+    assert_eq!(
+        first(&["standings", "valar", "--known-at", "5"]),
+        format!("{head} · known at seq 5 ({}…)", &at5[..8])
+    );
+    // JSON and CSV carry no such line.
+    let (_, csv, _) = run(dir.path(), &["standings", "valar", "--format", "csv"]);
+    assert!(csv.starts_with("rank,player,score,games\r\n"), "{csv}");
+}
+
+/// Every record of `text`, parsed by the csv crate (RFC 4180, headers first).
+fn records(text: &str) -> Vec<csv::StringRecord> {
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes());
+    r.records().map(|r| r.expect("a CSV record")).collect()
+}
+
+#[test]
+fn csv_is_one_rfc_4180_table_and_table_picks_which() {
+    let dir = ledger_with(&["cards_league.jsonl", "diplomacy_draws.jsonl"]);
+    let t = [
+        "standings",
+        "cards",
+        "--tournament",
+        LEAGUE,
+        "--format",
+        "csv",
+    ];
+    let (code, text, _) = run(dir.path(), &t);
+    assert_eq!(code, 0);
+    assert!(!text.contains('#') && !text.contains("\r\n\r\n"), "{text}");
+    let rows = records(&text);
+    let v = common::standings(dir.path(), &["cards", "--tournament", LEAGUE]);
+    let want = v["rows"].as_array().unwrap();
+    // Every record has the header's width (one table), one per row.
+    assert_eq!(rows.len(), want.len() + 1);
+    assert!(rows.iter().all(|r| r.len() == rows[0].len()));
+    assert_eq!(&rows[0][1], "player");
+    assert_eq!(&rows[1][1], want[0]["player"].as_str().unwrap());
+    let (code, text, _) = run(dir.path(), &[&t[..], &["--table", "matches"]].concat());
+    assert_eq!(code, 0);
+    let rows = records(&text);
+    assert_eq!(&rows[0][0], "round");
+    assert_eq!(
+        rows.len(),
+        v["tables"]["matches"].as_array().unwrap().len() + 1
+    );
+    // A cell holding a list is one field, quoted by the writer if it must be.
+    let (_, text, _) = run(dir.path(), &["standings", "carnage", "--format", "csv"]);
+    let rows = records(&text);
+    assert_eq!(&rows[0][4], "per_game");
+    assert_eq!(
+        &rows[1][4],
+        "diplomacy-2024-r1: 7010; diplomacy-2024-r2: 5507"
+    );
+    // An unknown table name: exit 2, the names listed.
+    let (code, out, err) = run(dir.path(), &[&t[..], &["--table", "matchs"]].concat());
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains(r#"did you mean "matches"? (its tables: cards, matches, rounds)"#),
+        "{err}"
+    );
+    // Several tables cannot be one CSV table.
+    let rules = rules_file(dir.path());
+    let (code, _, err) = run(
+        dir.path(),
+        &["replay", "--rules", &rules, "--format", "csv"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--system TABLE"), "{err}");
+}
+
+#[test]
+fn json_lists_stay_lists() {
+    let dir = ledger_with(&["diplomacy_draws.jsonl"]);
+    let v = common::standings(dir.path(), &["carnage"]);
+    let row = common::row(&v, "Mireille Dufour");
+    // 7000 + 10 centers in r1; 5507 in r2 (the shared second place).
+    assert_eq!(
+        row["per_game"],
+        json!([
+            {"game": "diplomacy-2024-r1", "score": 7010},
+            {"game": "diplomacy-2024-r2", "score": 5507}
+        ])
+    );
+}
+
+#[test]
+fn stderr_stays_empty_on_success_when_it_is_not_a_terminal() {
+    let dir = common::empty_ledger();
+    let events = common::events_dir().join("mepbm_valar.jsonl");
+    let events = events.to_str().unwrap();
+    let rules = rules_file(dir.path());
+    let site = dir.path().join("site");
+    for args in [
+        vec!["append", events],
+        vec!["import", common::events_dir().to_str().unwrap()],
+        vec!["replay", "--rules", &rules],
+        vec!["site", site.to_str().unwrap()],
+    ] {
+        let (code, _, err) = run(dir.path(), &args);
+        assert_eq!((code, err.as_str()), (0, ""), "{args:?}");
+    }
+}
+
+#[test]
+fn no_color_turns_off_the_help_colors() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = |no_color: bool| {
+        let mut cmd = laurel(dir.path());
+        cmd.env("CLICOLOR_FORCE", "1").env_remove("NO_COLOR");
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        let out = cmd.arg("--help").output().unwrap();
+        let bad = cmd_err(&mut laurel(dir.path()), no_color);
+        (String::from_utf8(out.stdout).unwrap(), bad)
+    };
+    let (colored, bad) = help(false);
+    assert!(
+        colored.contains('\u{1b}') && bad.contains('\u{1b}'),
+        "{colored}"
+    );
+    let (plain, bad) = help(true);
+    assert!(
+        !plain.contains('\u{1b}') && !bad.contains('\u{1b}'),
+        "{plain}"
+    );
+    assert!(plain.contains("Commands:"));
+}
+
+/// The stderr of a usage error (an unknown flag), colors forced unless `no_color`.
+fn cmd_err(cmd: &mut assert_cmd::Command, no_color: bool) -> String {
+    cmd.env("CLICOLOR_FORCE", "1").env_remove("NO_COLOR");
+    if no_color {
+        cmd.env("NO_COLOR", "1");
+    }
+    let out = cmd.arg("--no-such-flag").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn json_answers_keep_their_stamp_and_no_state_line() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let (_, out, _) = run(dir.path(), &["rules", "--format", "json", "--limit", "1"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["rows"].as_array().unwrap().len(), 1);
+    assert_eq!(v["known_at"], json!(common::head(dir.path()).0));
+}
