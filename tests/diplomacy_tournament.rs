@@ -304,7 +304,7 @@ fn an_unknown_tournament_is_refused_naming_the_known_ones() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("standings dss: unknown diplomacy tournament \"autumn\" (known: spring-cup)"),
+        err.contains("unknown diplomacy tournament \"autumn\" (known: spring-cup)"),
         "{err}"
     );
 }

@@ -313,7 +313,7 @@ fn stdout_error(e: std::io::Error) -> Error {
 /// The selectors a table is shown under in `demo` and `replay`: one per
 /// tournament for tournament tables, else just the whole table.
 pub(crate) fn selectors(state: &systems::State, table: &str) -> Vec<Selector> {
-    let Some(tournaments) = state.tournaments(table) else {
+    let Some(tournaments) = state.shown_per(table) else {
         return vec![Selector::default()];
     };
     tournaments

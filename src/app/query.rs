@@ -54,7 +54,7 @@ pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Re
     };
     let Some(known) = state.tournaments(table) else {
         return Err(Error::Usage(format!(
-            "{table} takes no --tournament (got {t:?}): {table} has no tournaments; only cards and sbr tables do"
+            "{table} takes no --tournament (got {t:?}): {table} has no tournaments; only cards, diplomacy and sbr tables do"
         )));
     };
     if known.contains(t) {
@@ -68,8 +68,9 @@ pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Re
         n if n <= LISTED => known.join(", "),
         n => format!("{n}: `laurel standings {table}` lists them"),
     };
+    let ns = systems::namespace_of(table).unwrap_or(table);
     Err(Error::Usage(format!(
-        "unknown {table} tournament {t:?}{hint} (known: {listed})"
+        "unknown {ns} tournament {t:?}{hint} (known: {listed})"
     )))
 }
 

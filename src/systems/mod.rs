@@ -231,11 +231,15 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     fn schema(name: &str, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema>;
     /// The standings table `table` (one of [`RatingSystem::TABLES`]).
     fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String>;
-    /// The tournaments a table is shown per in `demo` and `replay` (`None`:
-    /// the table is shown whole).
+    /// The tournaments `--tournament` may name for its tables (`None`: its
+    /// tables have no tournaments and take no `--tournament`).
     fn tournaments(&self) -> Option<Vec<String>> {
         None
     }
+    /// Whether `demo` and `replay` show its tables once per tournament (cards,
+    /// sbr: a table is a tournament's) rather than whole (diplomacy: the
+    /// tables span tournaments, and `--tournament` narrows them).
+    const SHOWN_PER_TOURNAMENT: bool = true;
     /// Its checkpoint section: the state's bytes.
     fn checkpoint(&self) -> Result<Vec<u8>, String>;
     /// Its state from the bytes of [`RatingSystem::checkpoint`]; `None` if
@@ -355,10 +359,25 @@ macro_rules! registry {
                 None
             }
 
-            /// The tournaments table `table` is shown per (`None`: shown whole).
+            /// The tournaments `--tournament` may name for table `table`
+            /// (`None`: the table has none).
             pub fn tournaments(&self, table: &str) -> Option<Vec<String>> {
                 $(
                     if <$ns::State as RatingSystem>::TABLES.contains(&table) {
+                        return RatingSystem::tournaments(&self.$ns);
+                    }
+                )*
+                None
+            }
+
+            /// The tournaments table `table` is shown per in `demo` and
+            /// `replay` (`None`: shown whole).
+            pub fn shown_per(&self, table: &str) -> Option<Vec<String>> {
+                $(
+                    if <$ns::State as RatingSystem>::TABLES.contains(&table) {
+                        if !<$ns::State as RatingSystem>::SHOWN_PER_TOURNAMENT {
+                            return None;
+                        }
                         return RatingSystem::tournaments(&self.$ns);
                     }
                 )*

@@ -18,5 +18,10 @@ impl RatingSystem for State {
         "diplomacy_solo_surrender.jsonl"
     ];
     const WORKER: usize = 1;
+    const SHOWN_PER_TOURNAMENT: bool = false;
     system_items!(bincode);
+
+    fn tournaments(&self) -> Option<Vec<String>> {
+        Some(State::tournaments(self))
+    }
 }
