@@ -6,14 +6,17 @@
 //!
 //! Layout: this file holds the arguments and helpers every command shares and the
 //! small ledger commands (init, append, import, verify, head, export, log, void);
-//! [`query`] holds the read-only queries (standings, history, rules, fold),
+//! [`players`](mod@players) the players list, `players add` and the names
+//! queries resolve; [`query`] holds the read-only queries (standings, history, rules, fold),
 //! [`replay`](mod@replay) the what-if replay and its diff, and [`publish`] what
 //! makes output beyond one table (demo, site, gen, bench).
 
+mod players;
 mod publish;
 mod query;
 mod replay;
 
+pub use players::{players, players_add};
 pub use publish::{bench, demo, gen, site};
 pub use query::{fold_all, history, rules, standings};
 pub use replay::replay;
@@ -109,7 +112,17 @@ fn append_summary(r: &crate::ledger::AppendReport) -> String {
             r.already_recorded
         ));
     }
-    format!("{s}\nhead {}\n", r.head)
+    format!("{s}\n{}head {}\n", new_players_line(&r.new_players), r.head)
+}
+
+/// "2 new players: Ada Lovelace, Brian Kernighan" and a line end; nothing
+/// when the append names no one for the first time.
+fn new_players_line(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => format!("1 new player: {one}\n"),
+        many => format!("{} new players: {}\n", many.len(), many.join(", ")),
+    }
 }
 
 /// `laurel append FILE|-`.

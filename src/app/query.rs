@@ -33,6 +33,11 @@ pub fn standings(
     // From the latest valid checkpoint at or before --as-of when one can serve.
     let (f, stamp) = folded_only(&ledger, args, Some(ns))?;
     let report = f.state.standings(table, sel, &f.cx).map_err(Error::Usage)?;
+    let shown = (f.state.players.0.iter())
+        .find(|p| !p.renames().is_empty())
+        .map(|p| p.shown())
+        .unwrap_or_default();
+    let report = super::players::show_renamed(report, &shown);
     // The state is not needed to print the report: free it first.
     drop(f);
     buffered(w, |w| {
@@ -53,6 +58,8 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 /// `laurel history PLAYER [--system S]`: every change, oldest first, with formulas.
 /// Changes made by records that were later voided are listed too, marked with the
 /// void that took them away, so a correction shows both the old and the new value.
+/// `PLAYER` may be any of a renamed player's names: the changes made under
+/// each are listed. A name that is no player's is refused with the nearest.
 pub fn history(
     path: &Path,
     player: &str,
@@ -61,6 +68,9 @@ pub fn history(
     format: Format,
 ) -> Result<String> {
     let ledger = Ledger::read(path)?;
+    let shown = player;
+    let root = super::players::resolve(&ledger, args, player)?;
+    let player = root.as_str();
     let mut q = args.query()?;
     q.audit = true;
     // One player's changes only: the whole trail of a 1M-event ledger is 15 GB.
@@ -76,7 +86,7 @@ pub fn history(
     rows.extend(voided_changes(&ledger, args, player, &mine)?);
     rows.sort_by_key(|(c, _)| (c.at, c.seq));
     let columns = [&output::CHANGE_COLUMNS[..], &["voided"]].concat();
-    let mut t = Table::new("history", &format!("History of {player}"), &columns);
+    let mut t = Table::new("history", &format!("History of {shown}"), &columns);
     for (c, note) in rows {
         let mut row = output::change_row(&c);
         row.push(note);

@@ -35,8 +35,8 @@
 //!
 //! **Snapshots** (the check fold's checkpoints): after the record that brings
 //! the count to a multiple of `Sink::every`, the reader puts a mark in every
-//! lane; each worker encodes its projections' sections there (the first lane
-//! also the rules in force) and sends them back. The reader puts a snapshot
+//! lane; each worker encodes its projections' sections there, states and
+//! players indexes (the first lane also the rules in force) and sends them back. The reader puts a snapshot
 //! together once every section has come, and stores them in fold order.
 
 use std::borrow::Cow;
@@ -45,7 +45,7 @@ use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use super::{
-    apply_record, check_record, wanted, Folded, Item, Order, Pos, Query, Sink, Snapshot, Source,
+    admit_record, apply_record, check_record, wanted, Folded, Item, Order, Pos, Query, Sink, Snapshot, Source,
 };
 use crate::error::{Error, Result};
 use crate::events::{self, Record};
@@ -180,6 +180,7 @@ pub(super) fn fold(
                     .then_some(0)
                     .into_iter()
                     .chain(group.iter().map(|&ns| 1 + ns))
+                    .chain(group.iter().map(|&ns| 1 + NAMESPACES.len() + ns))
                     .collect(),
             };
             let (tx, rx) = sync_channel::<Batch>(depth);
@@ -264,7 +265,7 @@ struct Snapshots<'a> {
 
 impl Snapshots<'_> {
     fn mark(&mut self, n: u64, pos: Pos) {
-        self.open.insert(n, (pos, vec![None; 1 + NAMESPACES.len()]));
+        self.open.insert(n, (pos, vec![None; 1 + 2 * NAMESPACES.len()]));
     }
 
     /// Take the sections sent so far; store every complete snapshot that no
@@ -476,7 +477,8 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
                 duty.encode(n, &state, &cx.params).map_err(failed)?;
                 continue;
             }
-            let rec = decode(&batch.bytes, job).map_err(failed)?;
+            let mut rec = decode(&batch.bytes, job).map_err(failed)?;
+            admit_record(&mut state, &mut rec, duty.check).map_err(failed)?;
             if duty.check {
                 check_record(&state, &rec, &cx).map_err(failed)?;
             }

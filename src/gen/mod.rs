@@ -18,6 +18,11 @@
 //! Determinism: one splitmix64 generator seeded by `--seed`; no clocks, no hash
 //! maps. The same `(events, seed, systems)` always prints the same bytes.
 //!
+//! Names: players are `p` and members of grudge teams `m`, each with a
+//! five-digit number and a check letter ([`name`]), so no two names are one
+//! edit apart and an append's near-duplicate check (`crate::players`)
+//! accepts every one of them.
+//!
 //! Layout: this file holds the generator's shared parts (the PRNG, options, the
 //! world of players and teams) and the driver [`generate`]; each system's activity
 //! planner is an `impl World` block in its folder (`src/systems/<ns>/gen.rs`).
@@ -166,6 +171,19 @@ pub(crate) struct Team {
     pub(crate) free_at: i64,
 }
 
+/// A generated name: `prefix`, `n` in five digits, and a check letter, the
+/// sum of the other bytes modulo 10 as `a` to `j`. Two names of this form
+/// that differ in one of their first six characters differ in the check
+/// letter too (digits differ by at most 9, `p` and `m` by 3), so any two are
+/// two edits apart or more: all have the same length, where one edit is one
+/// substitution.
+pub(crate) fn name(prefix: char, n: u64) -> String {
+    let mut s = format!("{prefix}{n:05}");
+    let sum: u32 = s.bytes().map(u32::from).sum();
+    s.push(char::from(b'a' + (sum % 10) as u8));
+    s
+}
+
 /// The generator's world: players, teams and counters shared by activities.
 pub(crate) struct World {
     pub(crate) rng: Rng,
@@ -177,7 +195,7 @@ pub(crate) struct World {
 
 impl World {
     pub(crate) fn player(&mut self) -> String {
-        format!("p{:05}", self.rng.below(self.players))
+        name('p', self.rng.below(self.players))
     }
 
     /// `k` distinct players not in `taken`.
@@ -273,7 +291,7 @@ pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
             let members: Vec<String> = (0..7)
                 .map(|_| {
                     w.next_member += 1;
-                    format!("m{:05}", w.next_member)
+                    name('m', w.next_member)
                 })
                 .collect();
             let team = Team {
@@ -300,7 +318,7 @@ pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
             setup.push(plain(
                 at,
                 json!({"type": "mepbm.rating_seeded", "id": format!("seed-{k}-{system}"),
-                    "at": stamp(at), "player": format!("p{k:05}"), "system": system, "value": value}),
+                    "at": stamp(at), "player": name('p', k), "system": system, "value": value}),
             ));
         }
         // The first monthly tick; each tick schedules the next.
@@ -420,6 +438,18 @@ mod tests {
         let mut c = Vec::new();
         generate(&other, &mut c).unwrap();
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn generated_names_are_never_near_duplicates() {
+        let mut near = crate::players::near::Near::default();
+        let players = (0..60_000).map(|n| name('p', n));
+        let members = (0..120_000).map(|n| name('m', n));
+        for n in players.chain(members) {
+            assert_eq!(near.find(&n), None, "{n} is near an earlier name");
+            near.insert(&n);
+        }
+        assert_eq!(name('p', 1), "p00001d", "p=112, four 0=48 and 1=49: 353");
     }
 
     #[test]

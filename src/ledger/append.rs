@@ -119,13 +119,14 @@ impl Ledger {
         // The check fold below needs its memory more.
         drop(index);
         let last = pending.flush()?;
-        let report = AppendReport {
+        let mut report = AppendReport {
             appended: last.seq - head.seq,
             already_recorded: pending.already,
             head: last,
+            new_players: Vec::new(),
         };
         if report.appended > 0 {
-            self.validate(head.seq, last, &pending, &names)?;
+            report.new_players = self.validate(head.seq, last, &pending, &names)?;
         }
         // Before the head that points into it is written (see `segment`).
         pending.segment.sync(&self.path)?;
@@ -134,13 +135,14 @@ impl Ledger {
 
     /// Fold everything up to `new` with checks (from a checkpoint when one is
     /// still valid, see [`super::checkpoint`]); name file and line for new records.
+    /// The names the fold found for the first time (in order).
     fn validate(
         &self,
         old_head: u64,
         new: Head,
         pending: &Pending,
         names: &[String],
-    ) -> Result<()> {
+    ) -> Result<Vec<String>> {
         let folded = self.check_fold(old_head, new);
         // Payloads the parser thread left undecoded (`events::deferred`) were
         // decoded by the fold, but for records voided in this append; and
@@ -154,7 +156,7 @@ impl Ledger {
                     return Err(e);
                 }
             }
-            Ok(()) => {
+            Ok(_) => {
                 let voided = pending.voids.iter().map(|v| v.1).filter(|&t| t > old_head);
                 let targets: Vec<_> = voided
                     .collect::<BTreeSet<u64>>()
@@ -167,7 +169,7 @@ impl Ledger {
             }
         }
         let (mut origin, msg) = match folded {
-            Ok(()) => return Ok(()),
+            Ok(new_names) => return Ok(new_names),
             Err(Error::Invalid { origin, msg }) => (origin, msg),
             Err(e) => return Err(e),
         };

@@ -74,6 +74,9 @@ pub struct AppendReport {
     /// Events whose idempotency key was already recorded with identical content.
     pub already_recorded: u64,
     pub head: Head,
+    /// The names its records are the first to mention, in order (the check
+    /// fold finds them; storage only carries them).
+    pub new_players: Vec<String>,
 }
 
 /// What `verify` found.

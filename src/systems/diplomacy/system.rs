@@ -18,4 +18,9 @@ impl RatingSystem for State {
     ];
     const WORKER: usize = 1;
     system_items!(bincode);
+
+    fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
+        let events::Event::GameEnded(e) = event;
+        e.powers.iter_mut().filter_map(|p| p.player.as_mut()).for_each(f);
+    }
 }
