@@ -115,15 +115,24 @@ fn append_summary(r: &crate::ledger::AppendReport) -> String {
     format!("{s}\n{}head {}\n", new_players_line(&r.new_players), r.head)
 }
 
-/// "2 new players: Ada Lovelace, Brian Kernighan" and a line end; nothing
-/// when the append names no one for the first time.
+/// "2 new players: Ada Lovelace, Brian Kernighan" and a line end (past
+/// [`NAMES_SHOWN`] names, how many more); nothing when the append names no
+/// one for the first time.
 fn new_players_line(names: &[String]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => format!("1 new player: {one}\n"),
-        many => format!("{} new players: {}\n", many.len(), many.join(", ")),
+    let shown = names[..names.len().min(NAMES_SHOWN)].join(", ");
+    let more = match names.len().saturating_sub(NAMES_SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more (`laurel players` lists them)"),
+    };
+    match names.len() {
+        0 => String::new(),
+        1 => format!("1 new player: {shown}\n"),
+        n => format!("{n} new players: {shown}{more}\n"),
     }
 }
+
+/// How many new players an append's report names.
+const NAMES_SHOWN: usize = 20;
 
 /// `laurel append FILE|-`.
 pub fn append(path: &Path, file: &str) -> Result<String> {

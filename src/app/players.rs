@@ -1,10 +1,9 @@
 //! `laurel players` (the list), `laurel players add NAME`, and the player
 //! names other commands resolve (`history`).
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::{append_summary, fold_stamped, QueryArgs};
 use crate::error::{Error, Result};
@@ -49,7 +48,8 @@ pub fn players(path: &Path, args: &QueryArgs, format: Format) -> Result<String> 
 /// `NAME` is accepted even if it looks like a typo of a known name.
 pub fn players_add(path: &Path, name: &str) -> Result<String> {
     let ledger = Ledger::open(path)?;
-    let ev = json!({"type": "ledger.player_registered", "at": time::format(time::now()), "name": name});
+    let ev =
+        json!({"type": "ledger.player_registered", "at": time::format(time::now()), "name": name});
     let line = ev.to_string();
     let input = Input {
         name: "laurel players add".into(),
@@ -78,35 +78,4 @@ pub(crate) fn resolve(ledger: &Ledger, args: &QueryArgs, name: &str) -> Result<S
     Err(Error::Usage(format!(
         "{name:?} is not a player in this ledger{hint} (`laurel players` lists them)"
     )))
-}
-
-/// `report` with each renamed player's root shown as the player's name now
-/// (`shown`: root → name): every text cell equal to a root is replaced.
-pub(crate) fn show_renamed(report: Report, shown: &BTreeMap<String, String>) -> Report {
-    if shown.is_empty() {
-        return report;
-    }
-    let rename = |t: Table| {
-        let mut out = Table {
-            rows: Default::default(),
-            ..t.clone()
-        };
-        for row in t.rows.iter() {
-            out.push(row.into_iter().map(|v| rename_value(v, shown)).collect());
-        }
-        out
-    };
-    Report {
-        system: report.system,
-        main: rename(report.main),
-        extra: report.extra.into_iter().map(rename).collect(),
-    }
-}
-
-fn rename_value(v: Value, shown: &BTreeMap<String, String>) -> Value {
-    match v {
-        Value::String(s) => Value::String(shown.get(&s).cloned().unwrap_or(s)),
-        Value::Array(items) => items.into_iter().map(|i| rename_value(i, shown)).collect(),
-        v => v,
-    }
 }

@@ -33,11 +33,6 @@ pub fn standings(
     // From the latest valid checkpoint at or before --as-of when one can serve.
     let (f, stamp) = folded_only(&ledger, args, Some(ns))?;
     let report = f.state.standings(table, sel, &f.cx).map_err(Error::Usage)?;
-    let shown = (f.state.players.0.iter())
-        .find(|p| !p.renames().is_empty())
-        .map(|p| p.shown())
-        .unwrap_or_default();
-    let report = super::players::show_renamed(report, &shown);
     // The state is not needed to print the report: free it first.
     drop(f);
     buffered(w, |w| {

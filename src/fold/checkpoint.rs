@@ -292,8 +292,49 @@ impl Ledger {
                 None => (None, None),
             },
         };
-        let indexes = self.fold_storing(&view, start, parent, new)?;
-        crate::players::Players::merge(&indexes).check_append(old)
+        match self.fold_storing(&view, start, parent, new) {
+            Ok(indexes) => crate::players::Players::merge(&indexes).check_append(old),
+            Err(e) => Err(self.players_problem_before(&view, old, new, e)),
+        }
+    }
+
+    /// The error to report for an append whose check fold failed with `e`:
+    /// a players problem (see [`crate::players`]) of a record before the
+    /// one `e` names, if there is one, else `e`. A name mistyped in a
+    /// schedule makes its result fail the system's check; the typo is the
+    /// problem to report. Folds only the players indexes, from the latest
+    /// valid checkpoint.
+    fn players_problem_before(&self, view: &View, old: u64, new: Head, e: Error) -> Error {
+        let failed = match &e {
+            Error::Invalid { origin, .. } => origin.seq.filter(|&s| s > old),
+            _ => None,
+        };
+        let Some(failed) = failed else {
+            return e;
+        };
+        let q = Query {
+            players_only: true,
+            ..Query::default()
+        };
+        let start = match disabled() {
+            true => None,
+            false => (self
+                .start_before((Micros::MAX, u64::MAX), new.seq, None)
+                .ok())
+            .flatten()
+            .map(|(s, _)| s),
+        };
+        let Ok(f) = super::fold_from(view, &q, start, None) else {
+            return e;
+        };
+        let players = crate::players::Players::merge(&f.state.players);
+        f.discard();
+        match players.check_append(old) {
+            Err(Error::Invalid { origin, msg }) if origin.seq.is_some_and(|s| s < failed) => {
+                Error::Invalid { origin, msg }
+            }
+            _ => e,
+        }
     }
 
     /// The check fold from `start`, storing a checkpoint every `every(new.seq)`

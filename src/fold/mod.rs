@@ -171,6 +171,10 @@ pub struct Query {
     /// Fold only this namespace's projection (plus `ledger.*`): a standings
     /// query needs no other, and skips decoding their records.
     pub only: Option<&'static str>,
+    /// Fold only the players indexes (no system checks or applies): what an
+    /// append whose check fold failed runs to find a players problem earlier
+    /// in input order.
+    pub players_only: bool,
 }
 
 /// Where an audit fold hands its trail as it goes ([`Query::trail`]).

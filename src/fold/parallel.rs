@@ -45,7 +45,8 @@ use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use super::{
-    admit_record, apply_record, check_record, wanted, Folded, Item, Order, Pos, Query, Sink, Snapshot, Source,
+    admit_record, apply_record, check_record, wanted, Folded, Item, Order, Pos, Query, Sink,
+    Snapshot, Source,
 };
 use crate::error::{Error, Result};
 use crate::events::{self, Record};
@@ -104,6 +105,8 @@ type Done = std::result::Result<(State, Cx, Vec<u64>), Failed>;
 #[derive(Clone)]
 struct Duty {
     check: bool,
+    /// Only the players indexes ([`Query::players_only`]).
+    players_only: bool,
     /// How to encode a section, and where to send `(n, section, bytes)`.
     snapshot: Option<(Encode, Sender<Section>)>,
     /// The sections this worker encodes at a mark.
@@ -175,6 +178,7 @@ pub(super) fn fold(
             let first = lanes.is_empty();
             let duty = Duty {
                 check: q.check,
+                players_only: q.players_only,
                 snapshot: encode.map(|e| (e, section_tx.clone())),
                 sections: first
                     .then_some(0)
@@ -265,7 +269,8 @@ struct Snapshots<'a> {
 
 impl Snapshots<'_> {
     fn mark(&mut self, n: u64, pos: Pos) {
-        self.open.insert(n, (pos, vec![None; 1 + 2 * NAMESPACES.len()]));
+        self.open
+            .insert(n, (pos, vec![None; 1 + 2 * NAMESPACES.len()]));
     }
 
     /// Take the sections sent so far; store every complete snapshot that no
@@ -479,6 +484,9 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
             }
             let mut rec = decode(&batch.bytes, job).map_err(failed)?;
             admit_record(&mut state, &mut rec, duty.check).map_err(failed)?;
+            if duty.players_only {
+                continue;
+            }
             if duty.check {
                 check_record(&state, &rec, &cx).map_err(failed)?;
             }

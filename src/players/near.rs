@@ -111,7 +111,11 @@ mod tests {
         assert_eq!(n.find("bob"), Some(1));
         assert_eq!(n.find("Rob"), None, "short names need equal keys");
         assert_eq!(n.find("p00002"), Some(2));
-        assert_eq!(n.find("p0001"), None, "a 5-character key needs an equal key");
+        assert_eq!(
+            n.find("p0001"),
+            None,
+            "a 5-character key needs an equal key"
+        );
         assert_eq!(n.find("Charles Babbage"), None);
     }
 }

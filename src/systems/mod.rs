@@ -318,11 +318,13 @@ macro_rules! registry {
                 }
             }
 
-            /// The standings table `table` (a name from [`tables`]).
+            /// The standings table `table` (a name from [`tables`]), renamed
+            /// players shown by their names now.
             pub fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
                 $(
                     if <$ns::State as RatingSystem>::TABLES.contains(&table) {
-                        return RatingSystem::standings(&self.$ns, table, sel, cx);
+                        let report = RatingSystem::standings(&self.$ns, table, sel, cx)?;
+                        return Ok(self.players.show_renamed(report));
                     }
                 )*
                 let known: Vec<&str> = tables().iter().map(|(t, _)| *t).collect();

@@ -11,7 +11,8 @@
 //! {from, to}` on, in fold order, every name of an event that is a later name
 //! of a player is written as its root before the system sees the event
 //! ([`Index::admit`]); tables then show each root as the player's name at the
-//! end of the fold ([`Index::shown`]). So a rename never splits a player's
+//! end of the fold ([`Index::shown`], [`PerNamespace::show_renamed`], which
+//! every standings table goes through). So a rename never splits a player's
 //! ratings, and a state checkpointed before a rename stays valid after it.
 //! After the rename, `from` is refused in events (the message names `to`):
 //! one person, one current name.
@@ -22,10 +23,12 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::compact::Interner;
 use crate::events::ledger::Event as LedgerEvent;
 use crate::events::Record;
+use crate::output::{Report, Table};
 use crate::time::Micros;
 
 /// When a name was seen: the smallest seq and the `at` range of the events
@@ -98,6 +101,7 @@ impl Index {
         }
         let mut refused = None;
         let renamed = !self.root.is_empty() || !self.retired.is_empty();
+
         super::names_of(&mut rec.event, &mut |name: &mut String| {
             if renamed {
                 if let (true, Some((to, _))) = (check, self.retired.get(name.as_str())) {
@@ -222,10 +226,47 @@ impl Default for PerNamespace {
 }
 
 impl PerNamespace {
+    /// `report` with each renamed player's root shown as the player's name
+    /// now: every text cell equal to a root is replaced (the renames are in
+    /// every namespace's index). A cell that merely equals a renamed
+    /// player's first name (a tournament named after them) is replaced too.
+    pub fn show_renamed(&self, report: Report) -> Report {
+        let shown = (self.0.iter())
+            .find(|p| !p.renames.is_empty())
+            .map(Index::shown)
+            .unwrap_or_default();
+        if shown.is_empty() {
+            return report;
+        }
+        let rename = |t: Table| {
+            let mut out = Table {
+                rows: Default::default(),
+                ..t.clone()
+            };
+            for row in t.rows.iter() {
+                out.push(row.into_iter().map(|v| rename_value(v, &shown)).collect());
+            }
+            out
+        };
+        Report {
+            system: report.system,
+            main: rename(report.main),
+            extra: report.extra.into_iter().map(rename).collect(),
+        }
+    }
+
     /// Move namespace `ns`'s index from `part` into `self`.
     pub fn absorb(&mut self, part: &mut PerNamespace, ns: usize) {
         if let (Some(mine), Some(theirs)) = (self.0.get_mut(ns), part.0.get_mut(ns)) {
             *mine = std::mem::take(theirs);
         }
+    }
+}
+
+fn rename_value(v: Value, shown: &BTreeMap<String, String>) -> Value {
+    match v {
+        Value::String(s) => Value::String(shown.get(&s).cloned().unwrap_or(s)),
+        Value::Array(items) => items.into_iter().map(|i| rename_value(i, shown)).collect(),
+        v => v,
     }
 }

@@ -20,6 +20,9 @@ impl RatingSystem for State {
         let heats = e.heats.iter_mut().flatten().flatten();
         let races = e.races.iter_mut().flatten().flat_map(|r| &mut r.results);
         let finals = e.final_.iter_mut().flatten();
-        heats.chain(finals).chain(races).for_each(|p| f(&mut p.driver));
+        heats
+            .chain(finals)
+            .chain(races)
+            .for_each(|p| f(&mut p.driver));
     }
 }

@@ -21,6 +21,9 @@ impl RatingSystem for State {
 
     fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
         let events::Event::GameEnded(e) = event;
-        e.powers.iter_mut().filter_map(|p| p.player.as_mut()).for_each(f);
+        e.powers
+            .iter_mut()
+            .filter_map(|p| p.player.as_mut())
+            .for_each(f);
     }
 }

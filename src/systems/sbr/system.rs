@@ -14,7 +14,10 @@ impl RatingSystem for State {
 
     fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
         if let events::Event::GamePlayed(e) = event {
-            e.seats.iter_mut().filter_map(|s| s.player.as_mut()).for_each(f);
+            e.seats
+                .iter_mut()
+                .filter_map(|s| s.player.as_mut())
+                .for_each(f);
         }
     }
 
