@@ -171,17 +171,17 @@ pub(crate) struct Team {
     pub(crate) free_at: i64,
 }
 
-/// A generated name: `prefix`, `n` in five digits, and a check letter, the
-/// sum of the other bytes modulo 10 as `a` to `j`. Two names of this form
-/// that differ in one of their first six characters differ in the check
-/// letter too (digits differ by at most 9, `p` and `m` by 3), so any two are
-/// two edits apart or more: all have the same length, where one edit is one
-/// substitution.
+/// A generated name: `prefix` (`p` or `m`), `n` in five digits or more, and
+/// a check letter, `a` to `k`: the digits' sum plus their count plus 3 for
+/// `m`, modulo 11. Any one edit of a name changes that sum by 1 to 10 (a
+/// digit replaced: by 1 to 9; `p` for `m`: by 3; a digit inserted or
+/// deleted: by the digit plus 1), never by a multiple of 11, so the check
+/// letter would have to change too: no two names are one edit apart.
 pub(crate) fn name(prefix: char, n: u64) -> String {
-    let mut s = format!("{prefix}{n:05}");
-    let sum: u32 = s.bytes().map(u32::from).sum();
-    s.push(char::from(b'a' + (sum % 10) as u8));
-    s
+    let digits = format!("{n:05}");
+    let sum: u64 = digits.bytes().map(|b| u64::from(b - b'0')).sum();
+    let code = sum + digits.len() as u64 + if prefix == 'm' { 3 } else { 0 };
+    format!("{prefix}{digits}{}", char::from(b'a' + (code % 11) as u8))
 }
 
 /// The generator's world: players, teams and counters shared by activities.
@@ -449,7 +449,12 @@ mod tests {
             assert_eq!(near.find(&n), None, "{n} is near an earlier name");
             near.insert(&n);
         }
-        assert_eq!(name('p', 1), "p00001d", "p=112, four 0=48 and 1=49: 353");
+        assert_eq!(name('p', 1), "p00001g", "digits 1, five of them, p: 6");
+        assert_eq!(
+            name('m', 123_456),
+            "m123456i",
+            "21 + 6 + 3 = 30: 8 modulo 11"
+        );
     }
 
     #[test]
