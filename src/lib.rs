@@ -70,6 +70,9 @@
 //! - [`params`]: rule parameters, declared by each system with its community's defaults;
 //!   [`num`]: exact rationals and the one rounding helper (half away from zero); [`time`]:
 //!   instants as microseconds UTC; [`error`]: the one error type, which decides exit codes.
+//! - [`players`]: the ledger's players (the namespaces' players indexes,
+//!   [`systems::players`], merged): the near-duplicate check of an append,
+//!   `laurel players`, the names `history` resolves.
 //! - [`output`]: tables rendered as text, JSON or CSV, streamed from packed rows (`rows.rs`);
 //!   the columns' readable titles, for text and the site ([`output::title`]).
 //! - [`site`]: the static site, pure functions from tables and changes to HTML and SVG;
@@ -238,6 +241,7 @@ pub mod ledger;
 pub mod num;
 pub mod output;
 pub mod params;
+pub mod players;
 pub mod site;
 pub mod spill;
 pub mod sysinfo;

@@ -142,9 +142,19 @@ enum Command {
         #[command(flatten)]
         out: Out,
     },
+    /// Every player: the systems they appear in, first and last dates, earlier names.
+    Players {
+        #[command(subcommand)]
+        action: Option<PlayersAction>,
+        #[command(flatten)]
+        clocks: Clocks,
+        /// How to print: a text table, JSON or CSV.
+        #[arg(long, value_enum, default_value_t)]
+        format: Fmt,
+    },
     /// Every change to PLAYER's values, with its cause and formula.
     History {
-        /// The player, exactly as the events name them.
+        /// The player, exactly as the events name them (any of a renamed player's names).
         player: String,
         /// Only this table (e.g. valar).
         #[arg(long)]
@@ -264,6 +274,16 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum PlayersAction {
+    /// Register NAME (append a ledger.player_registered): appends then accept it even
+    /// if it looks like a typo of a known player's name.
+    Add {
+        /// The new player's name, exactly as events will write it.
+        name: String,
+    },
+}
+
 fn query(clocks: Clocks, rules: Option<PathBuf>) -> QueryArgs {
     QueryArgs {
         as_of: clocks.as_of,
@@ -318,6 +338,15 @@ fn run(cli: Cli) -> laurel::Result<()> {
         Command::Rules { clocks, out: o } => {
             return app::rules(path, &query(clocks, None), &o.print(None), &mut out)
         }
+        Command::Players {
+            action: Some(PlayersAction::Add { name }),
+            ..
+        } => app::players_add(path, &name)?,
+        Command::Players {
+            action: None,
+            clocks,
+            format,
+        } => app::players(path, &query(clocks, None), format.into())?,
         Command::Replay {
             rules,
             diff,

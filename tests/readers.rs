@@ -20,7 +20,7 @@ const READERS: &[&[&str]] = &[
     &["log"],
     &["standings", "valar"],
     &["standings", "valar", "--as-of", "2001-06-01"],
-    &["history", "p00001"],
+    &["history", "p00001g"],
     &["rules", "--format", "json"],
     &["replay", "--rules", "RULES", "--diff"],
     &["fold"],

@@ -7,7 +7,8 @@
 //! Layout: this file holds the arguments and helpers every command shares and the
 //! small ledger commands (init, append, import, verify, head, export);
 //! [`check`](mod@check) the dry run of an append; [`events`](mod@events) the
-//! event vocabulary; [`corrections`] holds `void` and `correct`, [`log`](mod@log)
+//! event vocabulary; [`players`](mod@players) the players list, `players add`
+//! and the names queries resolve; [`corrections`] holds `void` and `correct`, [`log`](mod@log)
 //! the log; [`query`] holds the read-only queries (standings, history, rules, fold),
 //! [`replay`](mod@replay) the what-if replay and its diff, [`demo`](mod@demo) the
 //! demo's tour, and [`publish`] what makes output beyond one table (site, gen,
@@ -18,6 +19,7 @@ mod corrections;
 mod demo;
 mod events;
 mod log;
+mod players;
 mod publish;
 mod query;
 mod replay;
@@ -27,6 +29,7 @@ pub use corrections::{correct, void};
 pub use demo::demo;
 pub use events::events;
 pub use log::log;
+pub use players::{players, players_add};
 pub use publish::{bench, gen, site, SiteArgs, DEFAULT_TITLE};
 pub use query::{fold_all, history, rules, standings};
 pub use replay::replay;
@@ -140,12 +143,32 @@ pub(crate) fn append_summary(r: &crate::ledger::AppendReport, dry: bool) -> Stri
     for (kind, n) in &r.kinds {
         s.push_str(&format!("  {n:>w$} {kind}\n", w = width.unwrap_or(1)));
     }
+    s.push_str(&new_players_line(&r.new_players));
     match dry {
         false => s.push_str(&format!("head {}\n", r.head)),
         true => s.push_str("nothing written: the ledger is unchanged\n"),
     }
     s
 }
+
+/// "2 new players: Ada Lovelace, Brian Kernighan" and a line end (past
+/// [`NAMES_SHOWN`] names, how many more); nothing when the append names no
+/// one for the first time.
+fn new_players_line(names: &[String]) -> String {
+    let shown = names[..names.len().min(NAMES_SHOWN)].join(", ");
+    let more = match names.len().saturating_sub(NAMES_SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more (`laurel players` lists them)"),
+    };
+    match names.len() {
+        0 => String::new(),
+        1 => format!("1 new player: {shown}\n"),
+        n => format!("{n} new players: {shown}{more}\n"),
+    }
+}
+
+/// How many new players an append's report names.
+const NAMES_SHOWN: usize = 20;
 
 /// `laurel append FILE|-`.
 pub fn append(path: &Path, file: &str) -> Result<String> {

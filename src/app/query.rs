@@ -91,6 +91,8 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 /// Changes made by records that were later voided are listed too, marked with the
 /// void that took them away, so a correction shows both the old and the new value.
 /// An unknown `--system` (not a standings table) is refused with the nearest one.
+/// `PLAYER` may be any of a renamed player's names: the changes made under
+/// each are listed. A name that is no player's is refused with the nearest.
 pub fn history(
     path: &Path,
     player: &str,
@@ -103,6 +105,9 @@ pub fn history(
         namespace(s)?;
     }
     let ledger = Ledger::read(path)?;
+    let shown = player;
+    let root = super::players::resolve(&ledger, args, player)?;
+    let player = root.as_str();
     let mut q = args.query()?;
     q.audit = true;
     // One player's changes only: the whole trail of a 1M-event ledger is 15 GB.
@@ -118,7 +123,7 @@ pub fn history(
     rows.extend(voided_changes(&ledger, args, player, &mine)?);
     rows.sort_by_key(|(c, _)| (c.at, c.seq));
     let columns = [&output::CHANGE_COLUMNS[..], &["voided"]].concat();
-    let mut t = Table::new("history", &format!("History of {player}"), &columns);
+    let mut t = Table::new("history", &format!("History of {shown}"), &columns);
     for (c, note) in rows {
         let mut row = output::change_row(&c);
         row.push(note);

@@ -9,14 +9,26 @@ use super::payload_table;
 payload_table! { "ledger", {
     "voided" => Voided,
     "rules_changed" => RulesChanged,
+    "player_registered" => PlayerRegistered,
+    "player_renamed" => PlayerRenamed,
 } }
 
 /// Examples of the types no sample stream holds: (the sample file each
 /// follows, the event line), for `laurel events TYPE`.
-pub const EXAMPLES: &[(&str, &str)] = &[(
-    "ledger_tour.jsonl",
-    r#"{"type": "ledger.voided", "id": "tour-void-tick", "at": "2004-02-01", "target": 1, "reason": "the January tick was entered twice"}"#,
-)];
+pub const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "ledger_tour.jsonl",
+        r#"{"type": "ledger.voided", "id": "tour-void-tick", "at": "2004-02-01", "target": 1, "reason": "the January tick was entered twice"}"#,
+    ),
+    (
+        "mepbm_valar.jsonl",
+        r#"{"type": "ledger.player_registered", "id": "valar-register-bea-care", "at": "2004-01-01", "name": "Bea Care"}"#,
+    ),
+    (
+        "mepbm_valar.jsonl",
+        r#"{"type": "ledger.player_renamed", "id": "valar-rename-bea-carr", "at": "2004-01-01", "from": "Bea Carr", "to": "Beatrice Carr"}"#,
+    ),
+];
 
 /// A correction: projections ignore record `target` from this record's seq on.
 ///
@@ -41,4 +53,31 @@ pub struct RulesChanged {
     pub system: String,
     /// A flat object of the group's parameters and their new values, e.g. `{"base": 50}`.
     pub params: Map<String, Value>,
+}
+
+/// A new player registered by name.
+///
+/// `name` is a player of its own, whatever names it is close to: an append
+/// accepts it even if it looks like a typo of a known player's name
+/// (equal ignoring case, accents and whitespace, or one edit apart for names
+/// of 6 characters or more). `laurel players add NAME` appends one.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerRegistered {
+    /// The player's name, exactly as results will write it.
+    pub name: String,
+}
+
+/// A player's new name.
+///
+/// From its `at` on, the player called `from` is called `to`: tables show
+/// `to`, `history` of either name follows the player, and events after it
+/// must write `to` (`crate::systems::players`).
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerRenamed {
+    /// The player's name until now (a known player).
+    pub from: String,
+    /// The name tables show from the rename's `at` on, and later events write.
+    pub to: String,
 }

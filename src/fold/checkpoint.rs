@@ -5,7 +5,9 @@
 //! are: `ledger.rules`, the rules in force (bincode of [`Params`]), then one
 //! per projection under its namespace, in [`NAMESPACES`] order, each encoded and read back by its
 //! system (`RatingSystem::checkpoint` and `restore`, through
-//! `State::checkpoint_of` and `State::restore_of`). A query resumes from the latest usable checkpoint at or
+//! `State::checkpoint_of` and `State::restore_of`), then each namespace's
+//! players index under `players.<namespace>`
+//! ([`crate::systems::players::Index`]), read with its namespace. A query resumes from the latest usable checkpoint at or
 //! before its `--as-of` and folds the records after it; the check fold of an
 //! append resumes from the latest one still valid and stores new ones on the
 //! way.
@@ -18,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::ledger::checkpoint::{every, small, unpack, Frames, Header, Parent};
 use crate::ledger::{Head, Ledger, View};
 use crate::params::Params;
+use crate::systems::players::{Index, PerNamespace};
 use crate::systems::{State, NAMESPACES};
 use crate::time::Micros;
 
@@ -25,11 +28,24 @@ use crate::time::Micros;
 const RULES: &str = "ledger.rules";
 
 /// The sections' names, in the order a fold encodes them: the rules in
-/// force, then one per namespace, named by it.
-fn names() -> Vec<&'static str> {
-    std::iter::once(RULES)
-        .chain(NAMESPACES.iter().copied())
+/// force, then one per namespace, named by it, then one players index per
+/// namespace.
+fn names() -> Vec<String> {
+    let players = NAMESPACES.iter().map(|ns| players_section(ns));
+    std::iter::once(RULES.to_string())
+        .chain(NAMESPACES.iter().map(|ns| ns.to_string()))
+        .chain(players)
         .collect()
+}
+
+/// The name of namespace `ns`'s players index section.
+fn players_section(ns: &str) -> String {
+    format!("players.{ns}")
+}
+
+/// Borrowed names.
+fn refs(names: &[String]) -> Vec<&str> {
+    names.iter().map(String::as_str).collect()
 }
 
 fn section_bytes<T: Serialize>(v: &T) -> Result<Vec<u8>> {
@@ -49,15 +65,19 @@ pub const DISABLE_ENV: &str = "LAUREL_NO_CHECKPOINTS";
 pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";
 
 /// Section `i`'s bytes ([`names`]): 0 the rules in force, `1 + ns` the projection of
-/// `NAMESPACES[ns]` (a parallel check fold encodes each on the worker that
-/// folds that namespace, see `super::Sink`).
+/// `NAMESPACES[ns]`, `1 + NAMESPACES.len() + ns` its players index (a
+/// parallel check fold encodes each on the worker that folds that
+/// namespace, see `super::Sink`).
 pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Vec<u8>> {
-    match i {
-        0 => section_bytes(params),
-        _ => state
-            .checkpoint_of(i - 1)
-            .map_err(|e| Error::Storage(format!("checkpoint: {e}"))),
-    }
+    let n = NAMESPACES.len();
+    let bytes = match i {
+        0 => return section_bytes(params),
+        _ if i <= n => state.checkpoint_of(i - 1),
+        _ => (state.players.0.get(i - 1 - n))
+            .ok_or_else(|| format!("no section {i}"))
+            .and_then(|p| p.checkpoint()),
+    };
+    bytes.map_err(|e| Error::Storage(format!("checkpoint: {e}")))
 }
 
 /// Read sections back (`read(name)` gives that section's bytes): the rules
@@ -97,17 +117,23 @@ fn decode_state(
         if state.restore_of(i, &b).is_none() {
             return Ok(None);
         }
+        let index = read(&players_section(ns))?.and_then(|b| Index::restore(&b));
+        let Some(index) = index else {
+            return Ok(None);
+        };
+        state.players.0[i] = index;
     }
     Ok(Some(state))
 }
 
-/// The sections a query of `only` reads: the rules, and `only`'s state
-/// (every state for `None`).
-fn needed(only: Option<&str>) -> Vec<&'static str> {
+/// The sections a query of `only` reads: the rules, and `only`'s state and
+/// players index (every one for `None`).
+fn needed(only: Option<&str>) -> Vec<String> {
     let states = NAMESPACES
         .iter()
-        .filter(|ns| only.is_none_or(|o| o == **ns));
-    std::iter::once(RULES).chain(states.copied()).collect()
+        .filter(|ns| only.is_none_or(|o| o == **ns))
+        .flat_map(|ns| [ns.to_string(), players_section(ns)]);
+    std::iter::once(RULES.to_string()).chain(states).collect()
 }
 
 /// `only`'s state from the frames of a checkpoint with header `h` ([`decode_state`]).
@@ -187,7 +213,7 @@ impl Ledger {
         said: &dyn Fn(Option<(Pos, u64)>),
     ) -> Result<super::Folded> {
         let bound = (q.as_of.unwrap_or(Micros::MAX), u64::MAX);
-        let Some((h, mut frames)) = self.stored_before(bound, upto, &needed(q.only))? else {
+        let Some((h, mut frames)) = self.stored_before(bound, upto, &refs(&needed(q.only)))? else {
             // No checkpoint: start from the empty state before every position,
             // which plans from the chunk summaries (only the chunks whose `at`
             // range reaches back to --as-of are read) rather than every
@@ -253,8 +279,10 @@ impl Ledger {
     /// drops the checkpoints the new records invalidate and stores new ones
     /// (bound to `new`) on the way. A dry run (`store` false) leaves the
     /// checkpoints as they are and starts before the earliest position the
-    /// new records change, where the append would.
-    pub(crate) fn check_fold(&self, old: u64, new: Head, store: bool) -> Result<()> {
+    /// new records change, where the append would. Then the players check of
+    /// the new records ([`crate::players`]): the names the append brings for
+    /// the first time, in order, or the error of the first one refused.
+    pub(crate) fn check_fold(&self, old: u64, new: Head, store: bool) -> Result<Vec<String>> {
         let cut = self.cut_after(old, new.seq)?;
         let mut bound = (Micros::MAX, u64::MAX);
         if let Some(cut) = cut {
@@ -276,26 +304,75 @@ impl Ledger {
                 check: true,
                 ..Query::default()
             };
-            return super::fold_from(&view, &q, start, None).map(super::Folded::discard);
+            let f = match super::fold_from(&view, &q, start, None) {
+                Ok(f) => f,
+                Err(e) => return Err(self.players_problem_before(&view, old, new, e)),
+            };
+            let players = crate::players::Players::merge(&f.state.players);
+            f.discard();
+            return players.check_append(old);
         }
-        self.fold_storing(&view, start, parent, new)
+        match self.fold_storing(&view, start, parent, new) {
+            Ok(indexes) => crate::players::Players::merge(&indexes).check_append(old),
+            Err(e) => Err(self.players_problem_before(&view, old, new, e)),
+        }
+    }
+
+    /// The error to report for an append whose check fold failed with `e`:
+    /// a players problem (see [`crate::players`]) of a record before the
+    /// one `e` names, if there is one, else `e`. A name mistyped in a
+    /// schedule makes its result fail the system's check; the typo is the
+    /// problem to report. Folds only the players indexes, from the latest
+    /// valid checkpoint.
+    fn players_problem_before(&self, view: &View, old: u64, new: Head, e: Error) -> Error {
+        let failed = match &e {
+            Error::Invalid { origin, .. } => origin.seq.filter(|&s| s > old),
+            _ => None,
+        };
+        let Some(failed) = failed else {
+            return e;
+        };
+        let q = Query {
+            players_only: true,
+            ..Query::default()
+        };
+        let start = match disabled() {
+            true => None,
+            false => (self
+                .start_before((Micros::MAX, u64::MAX), new.seq, None)
+                .ok())
+            .flatten()
+            .map(|(s, _)| s),
+        };
+        let Ok(f) = super::fold_from(view, &q, start, None) else {
+            return e;
+        };
+        let players = crate::players::Players::merge(&f.state.players);
+        f.discard();
+        match players.check_append(old) {
+            Err(Error::Invalid { origin, msg }) if origin.seq.is_some_and(|s| s < failed) => {
+                Error::Invalid { origin, msg }
+            }
+            _ => e,
+        }
     }
 
     /// The check fold from `start`, storing a checkpoint every `every(new.seq)`
-    /// records through [`Ledger::storing_checkpoints`].
+    /// records through [`Ledger::storing_checkpoints`]; the players indexes
+    /// at the end.
     fn fold_storing(
         &self,
         view: &View,
         start: Option<Start>,
         parent: Option<Parent>,
         new: Head,
-    ) -> Result<()> {
+    ) -> Result<PerNamespace> {
         let every = every(new.seq);
         let q = Query {
             check: true,
             ..Query::default()
         };
-        self.storing_checkpoints((parent, &names()), new, every, |put| {
+        self.storing_checkpoints((parent, &refs(&names())), new, every, |put| {
             let sink = Sink {
                 every,
                 encode: encode_section,
@@ -303,7 +380,11 @@ impl Ledger {
             };
             // Nothing reads the state: it is freed (on a thread of its own)
             // while the last checkpoint compresses.
-            super::fold_from(view, &q, start, Some(sink)).map(super::Folded::discard)
+            super::fold_from(view, &q, start, Some(sink)).map(|mut f| {
+                let players = std::mem::take(&mut f.state.players);
+                f.discard();
+                players
+            })
         })
     }
 

@@ -171,6 +171,10 @@ pub struct Query {
     /// Fold only this namespace's projection (plus `ledger.*`): a standings
     /// query needs no other, and skips decoding their records.
     pub only: Option<&'static str>,
+    /// Fold only the players indexes (no system checks or applies): what an
+    /// append whose check fold failed runs to find a players problem earlier
+    /// in input order.
+    pub players_only: bool,
 }
 
 /// Where an audit fold hands its trail as it goes ([`Query::trail`]).
@@ -364,7 +368,7 @@ pub struct Sink<'a> {
     /// projection of `NAMESPACES[ns]`. Pure, so it runs on the worker that folds
     /// that namespace, at exactly that state.
     pub encode: fn(&State, &Params, usize) -> Result<Vec<u8>>,
-    /// Stores a snapshot (all `1 + NAMESPACES.len()` sections, in order); runs
+    /// Stores a snapshot (all `1 + 2 * NAMESPACES.len()` sections, in order); runs
     /// on the caller's thread (which owns the ledger), in fold order.
     pub put: &'a mut dyn FnMut(Pos, u64, Snapshot) -> Result<()>,
 }
@@ -500,7 +504,8 @@ fn pipelined(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Resu
         let worker = scope.spawn(move || -> Result<Folded> {
             let mut out = out;
             for batch in rx.iter() {
-                for rec in batch {
+                for mut rec in batch {
+                    admit_record(&mut out.state, &mut rec, check)?;
                     if check {
                         check_record(&out.state, &rec, &out.cx)?;
                     }
@@ -551,17 +556,32 @@ fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
         Event::Ledger(ledger::Event::RulesChanged(rc)) => {
             params::check_system(&rc.system, &rc.params)
         }
+        Event::Ledger(ledger::Event::PlayerRegistered(r)) => crate::players::check_name(&r.name),
+        Event::Ledger(ledger::Event::PlayerRenamed(r)) => {
+            crate::players::check_name(&r.from).and_then(|()| crate::players::check_name(&r.to))
+        }
         _ => state.check(rec, cx),
     };
-    verdict.map_err(|msg| {
-        let origin = Origin {
-            seq: Some(rec.seq),
-            id: rec.id.clone(),
-            kind: Some(rec.kind.clone()),
-            ..Origin::default()
-        };
-        Error::invalid(origin, msg)
-    })
+    verdict.map_err(|msg| invalid_record(rec, msg))
+}
+
+fn invalid_record(rec: &Record, msg: String) -> Error {
+    let origin = Origin {
+        seq: Some(rec.seq),
+        id: rec.id.clone(),
+        kind: Some(rec.kind.clone()),
+        ..Origin::default()
+    };
+    Error::invalid(origin, msg)
+}
+
+/// The players index's side of a record, before it is checked and applied:
+/// later names of renamed players written as their roots, names noted
+/// ([`State::admit`]); with `check`, a name renamed away is refused.
+fn admit_record(state: &mut State, rec: &mut Record, check: bool) -> Result<()> {
+    state
+        .admit(rec, check)
+        .map_err(|msg| invalid_record(rec, msg))
 }
 
 fn apply_record(state: &mut State, rec: &Record, cx: &mut Cx) {

@@ -35,8 +35,8 @@
 //!
 //! **Snapshots** (the check fold's checkpoints): after the record that brings
 //! the count to a multiple of `Sink::every`, the reader puts a mark in every
-//! lane; each worker encodes its projections' sections there (the first lane
-//! also the rules in force) and sends them back. The reader puts a snapshot
+//! lane; each worker encodes its projections' sections there, states and
+//! players indexes (the first lane also the rules in force) and sends them back. The reader puts a snapshot
 //! together once every section has come, and stores them in fold order.
 
 use std::borrow::Cow;
@@ -45,7 +45,8 @@ use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use super::{
-    apply_record, check_record, wanted, Folded, Item, Order, Pos, Query, Sink, Snapshot, Source,
+    admit_record, apply_record, check_record, wanted, Folded, Item, Order, Pos, Query, Sink,
+    Snapshot, Source,
 };
 use crate::error::{Error, Result};
 use crate::events::{self, Record};
@@ -104,6 +105,8 @@ type Done = std::result::Result<(State, Cx, Vec<u64>), Failed>;
 #[derive(Clone)]
 struct Duty {
     check: bool,
+    /// Only the players indexes ([`Query::players_only`]).
+    players_only: bool,
     /// How to encode a section, and where to send `(n, section, bytes)`.
     snapshot: Option<(Encode, Sender<Section>)>,
     /// The sections this worker encodes at a mark.
@@ -175,11 +178,13 @@ pub(super) fn fold(
             let first = lanes.is_empty();
             let duty = Duty {
                 check: q.check,
+                players_only: q.players_only,
                 snapshot: encode.map(|e| (e, section_tx.clone())),
                 sections: first
                     .then_some(0)
                     .into_iter()
                     .chain(group.iter().map(|&ns| 1 + ns))
+                    .chain(group.iter().map(|&ns| 1 + NAMESPACES.len() + ns))
                     .collect(),
             };
             let (tx, rx) = sync_channel::<Batch>(depth);
@@ -264,7 +269,8 @@ struct Snapshots<'a> {
 
 impl Snapshots<'_> {
     fn mark(&mut self, n: u64, pos: Pos) {
-        self.open.insert(n, (pos, vec![None; 1 + NAMESPACES.len()]));
+        self.open
+            .insert(n, (pos, vec![None; 1 + 2 * NAMESPACES.len()]));
     }
 
     /// Take the sections sent so far; store every complete snapshot that no
@@ -476,7 +482,11 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
                 duty.encode(n, &state, &cx.params).map_err(failed)?;
                 continue;
             }
-            let rec = decode(&batch.bytes, job).map_err(failed)?;
+            let mut rec = decode(&batch.bytes, job).map_err(failed)?;
+            admit_record(&mut state, &mut rec, duty.check).map_err(failed)?;
+            if duty.players_only {
+                continue;
+            }
             if duty.check {
                 check_record(&state, &rec, &cx).map_err(failed)?;
             }

@@ -214,7 +214,7 @@ fn snapshots_of_the_checked_fold_per_namespace_are_the_states_at_their_places() 
             keep: order[..n as usize].iter().copied().collect(),
         };
         let f = fold(&prefix, &Query::default()).unwrap();
-        let want: Vec<Vec<u8>> = (0..1 + crate::systems::NAMESPACES.len())
+        let want: Vec<Vec<u8>> = (0..1 + 2 * crate::systems::NAMESPACES.len())
             .map(|i| encode_section(&f.state, &f.cx.params, i).unwrap())
             .collect();
         // (Not assert_eq: a state is too many bytes to print.)

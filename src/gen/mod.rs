@@ -18,6 +18,11 @@
 //! Determinism: one splitmix64 generator seeded by `--seed`; no clocks, no hash
 //! maps. The same `(events, seed, systems)` always prints the same bytes.
 //!
+//! Names: players are `p` and members of grudge teams `m`, each with a
+//! five-digit number and a check letter ([`name`]), so no two names are one
+//! edit apart and an append's near-duplicate check (`crate::players`)
+//! accepts every one of them.
+//!
 //! Layout: this file holds the generator's shared parts (the PRNG, options, the
 //! world of players and teams) and the driver [`generate`]; each system's activity
 //! planner is an `impl World` block in its folder (`src/systems/<ns>/gen.rs`).
@@ -166,6 +171,19 @@ pub(crate) struct Team {
     pub(crate) free_at: i64,
 }
 
+/// A generated name: `prefix` (`p` or `m`), `n` in five digits or more, and
+/// a check letter, `a` to `k`: the digits' sum plus their count plus 3 for
+/// `m`, modulo 11. Any one edit of a name changes that sum by 1 to 10 (a
+/// digit replaced: by 1 to 9; `p` for `m`: by 3; a digit inserted or
+/// deleted: by the digit plus 1), never by a multiple of 11, so the check
+/// letter would have to change too: no two names are one edit apart.
+pub(crate) fn name(prefix: char, n: u64) -> String {
+    let digits = format!("{n:05}");
+    let sum: u64 = digits.bytes().map(|b| u64::from(b - b'0')).sum();
+    let code = sum + digits.len() as u64 + if prefix == 'm' { 3 } else { 0 };
+    format!("{prefix}{digits}{}", char::from(b'a' + (code % 11) as u8))
+}
+
 /// The generator's world: players, teams and counters shared by activities.
 pub(crate) struct World {
     pub(crate) rng: Rng,
@@ -177,7 +195,7 @@ pub(crate) struct World {
 
 impl World {
     pub(crate) fn player(&mut self) -> String {
-        format!("p{:05}", self.rng.below(self.players))
+        name('p', self.rng.below(self.players))
     }
 
     /// `k` distinct players not in `taken`.
@@ -273,7 +291,7 @@ pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
             let members: Vec<String> = (0..7)
                 .map(|_| {
                     w.next_member += 1;
-                    format!("m{:05}", w.next_member)
+                    name('m', w.next_member)
                 })
                 .collect();
             let team = Team {
@@ -300,7 +318,7 @@ pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
             setup.push(plain(
                 at,
                 json!({"type": "mepbm.rating_seeded", "id": format!("seed-{k}-{system}"),
-                    "at": stamp(at), "player": format!("p{k:05}"), "system": system, "value": value}),
+                    "at": stamp(at), "player": name('p', k), "system": system, "value": value}),
             ));
         }
         // The first monthly tick; each tick schedules the next.
@@ -420,6 +438,23 @@ mod tests {
         let mut c = Vec::new();
         generate(&other, &mut c).unwrap();
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn generated_names_are_never_near_duplicates() {
+        let mut near = crate::players::near::Near::default();
+        let players = (0..60_000).map(|n| name('p', n));
+        let members = (0..120_000).map(|n| name('m', n));
+        for n in players.chain(members) {
+            assert_eq!(near.find(&n), None, "{n} is near an earlier name");
+            near.insert(&n);
+        }
+        assert_eq!(name('p', 1), "p00001g", "digits 1, five of them, p: 6");
+        assert_eq!(
+            name('m', 123_456),
+            "m123456i",
+            "21 + 6 + 3 = 30: 8 modulo 11"
+        );
     }
 
     #[test]

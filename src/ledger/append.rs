@@ -166,15 +166,16 @@ impl Ledger {
         // The check fold below needs its memory more.
         drop(index);
         let last = pending.flush()?;
-        let report = AppendReport {
+        let mut report = AppendReport {
             appended: last.seq - head.seq,
             already_recorded: pending.already,
             already_voided: pending.already_voided,
             head: last,
             kinds: std::mem::take(&mut pending.kinds),
+            new_players: Vec::new(),
         };
         if report.appended > 0 {
-            self.validate((head.seq, last), &pending, &names, dry)?;
+            report.new_players = self.validate((head.seq, last), &pending, &names, dry)?;
         }
         // Before the head that points into it is written (see `segment`).
         pending.segment.sync(&self.path)?;
@@ -183,14 +184,15 @@ impl Ledger {
 
     /// Fold everything up to `new` with checks (from a checkpoint when one is
     /// still valid, see [`super::checkpoint`]); name file and line for new
-    /// records. `dry`: store no checkpoint.
+    /// records. `dry`: store no checkpoint. The names the fold found for the
+    /// first time (in order).
     fn validate(
         &self,
         (old_head, new): (u64, Head),
         pending: &Pending,
         names: &[String],
         dry: bool,
-    ) -> Result<()> {
+    ) -> Result<Vec<String>> {
         let folded = self.check_fold(old_head, new, !dry);
         // Payloads the parser thread left undecoded (`events::deferred`) were
         // decoded by the fold, but for records voided in this append; and
@@ -204,7 +206,7 @@ impl Ledger {
                     return Err(e);
                 }
             }
-            Ok(()) => {
+            Ok(_) => {
                 let voided = pending.voids.iter().map(|v| v.1).filter(|&t| t > old_head);
                 let targets: Vec<_> = voided
                     .collect::<BTreeSet<u64>>()
@@ -217,7 +219,7 @@ impl Ledger {
             }
         }
         let (mut origin, msg) = match folded {
-            Ok(()) => return Ok(()),
+            Ok(new_names) => return Ok(new_names),
             Err(Error::Invalid { origin, msg }) => (origin, msg),
             Err(e) => return Err(e),
         };

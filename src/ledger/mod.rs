@@ -79,6 +79,9 @@ pub struct AppendReport {
     pub head: Head,
     /// How many events of each type were appended (new records only).
     pub kinds: std::collections::BTreeMap<String, u64>,
+    /// The names its records are the first to mention, in order (the check
+    /// fold finds them; storage only carries them).
+    pub new_players: Vec<String>,
 }
 
 /// What `verify` found.

@@ -74,6 +74,7 @@ pub mod cfr;
 pub mod compact;
 pub mod diplomacy;
 pub mod mepbm;
+pub mod players;
 #[cfg(test)]
 mod roundtrip;
 pub mod sbr;
@@ -229,6 +230,11 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     /// The JSON Schema of its event type `<NAME>.<name>`'s payload (its
     /// `events.rs` struct, derived); `None` for a name it does not know.
     fn schema(name: &str, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema>;
+    /// Hand `f` every player name `event` mentions, mutably (the fold writes a
+    /// renamed player's names as the one name the projection knows them by).
+    /// Team, game, nation and power names are not players; an empty seat
+    /// (`null`) names no one.
+    fn names(event: &mut Self::Event, f: &mut dyn FnMut(&mut String));
     /// The standings table `table` (one of [`RatingSystem::TABLES`]).
     fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String>;
     /// The tournaments `--tournament` may name for its tables (`None`: its
@@ -279,6 +285,8 @@ macro_rules! registry {
         #[derive(Debug, Clone, Default)]
         pub struct State {
             $(pub $ns: $ns::State,)*
+            /// Each namespace's players index, by index in [`NAMESPACES`].
+            pub players: players::PerNamespace,
         }
 
         /// A typed event, by namespace.
@@ -313,13 +321,27 @@ macro_rules! registry {
                     i += 1;
                 )*
                 debug_assert!(ns < i, "no namespace {ns}");
+                self.players.absorb(&mut part.players, ns);
             }
 
-            /// The standings table `table` (a name from [`tables`]).
+            /// Fold the player side of `rec` into the players index of its
+            /// namespace (every index for a `ledger.*` event), writing later
+            /// names of renamed players as their roots first
+            /// ([`players::Index::admit`]).
+            pub fn admit(&mut self, rec: &mut Record, check: bool) -> Result<(), String> {
+                match ns_index(&rec.event) {
+                    Some(ns) => self.players.0[ns].admit(rec, check),
+                    None => self.players.0.iter_mut().try_for_each(|p| p.admit(rec, check)),
+                }
+            }
+
+            /// The standings table `table` (a name from [`tables`]), renamed
+            /// players shown by their names now.
             pub fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
                 $(
                     if <$ns::State as RatingSystem>::TABLES.contains(&table) {
-                        return RatingSystem::standings(&self.$ns, table, sel, cx);
+                        let report = RatingSystem::standings(&self.$ns, table, sel, cx)?;
+                        return Ok(self.players.show_renamed(report));
                     }
                 )*
                 let known: Vec<&str> = tables().iter().map(|(t, _)| *t).collect();
@@ -425,6 +447,35 @@ macro_rules! registry {
                     return <$ns::State as RatingSystem>::schema(name, generator);
                 }
             )*
+            None
+        }
+
+        /// The index in [`NAMESPACES`] of `event`'s namespace; `None` for `ledger.*`.
+        pub fn ns_index(event: &Event) -> Option<usize> {
+            let mut i = 0;
+            $(
+                if let Event::$variant(_) = event {
+                    return Some(i);
+                }
+                i += 1;
+            )*
+            let _ = i;
+            None
+        }
+
+        /// Hand `f` every player name a system's event mentions (see
+        /// [`RatingSystem::names`]); the event's namespace index in
+        /// [`NAMESPACES`], `None` for a `ledger.*` event.
+        pub fn names_of(event: &mut Event, f: &mut dyn FnMut(&mut String)) -> Option<usize> {
+            let mut i = 0;
+            $(
+                if let Event::$variant(e) = event {
+                    <$ns::State as RatingSystem>::names(e, f);
+                    return Some(i);
+                }
+                i += 1;
+            )*
+            let _ = i;
             None
         }
 

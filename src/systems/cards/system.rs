@@ -13,6 +13,18 @@ impl RatingSystem for State {
     const WORKER: usize = 1;
     system_items!(bincode);
 
+    fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
+        match event {
+            events::Event::TournamentCreated(_) => {}
+            events::Event::RoundScheduled(e) => e
+                .matches
+                .iter_mut()
+                .flat_map(|m| &mut m.players)
+                .for_each(f),
+            events::Event::MatchResult(e) => e.scores.iter_mut().for_each(|s| f(&mut s.player)),
+        }
+    }
+
     fn tournaments(&self) -> Option<Vec<String>> {
         Some(State::tournaments(self))
     }

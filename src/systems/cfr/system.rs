@@ -12,4 +12,17 @@ impl RatingSystem for State {
         samples!["cfr_pbem.jsonl", "cfr_wbc.jsonl", "cfr_wbc_pbem.jsonl"];
     const WORKER: usize = 2;
     system_items!(bincode);
+
+    fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
+        let events::Event::EventCompleted(e) = event else {
+            return;
+        };
+        let heats = e.heats.iter_mut().flatten().flatten();
+        let races = e.races.iter_mut().flatten().flat_map(|r| &mut r.results);
+        let finals = e.final_.iter_mut().flatten();
+        heats
+            .chain(finals)
+            .chain(races)
+            .for_each(|p| f(&mut p.driver));
+    }
 }

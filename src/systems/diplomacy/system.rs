@@ -24,4 +24,12 @@ impl RatingSystem for State {
     fn tournaments(&self) -> Option<Vec<String>> {
         Some(State::tournaments(self))
     }
+
+    fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
+        let events::Event::GameEnded(e) = event;
+        e.powers
+            .iter_mut()
+            .filter_map(|p| p.player.as_mut())
+            .for_each(f);
+    }
 }

@@ -270,7 +270,7 @@ impl World {
                     let out_i = candidates[self.rng.below(candidates.len() as u64) as usize];
                     let removed = team.members.remove(out_i);
                     self.next_member += 1;
-                    let added = format!("m{:05}", self.next_member);
+                    let added = crate::gen::name('m', self.next_member);
                     team.members.push(added.clone());
                     ev.push(plain(
                         at,

@@ -30,6 +30,25 @@ impl RatingSystem for State {
     const WORKER: usize = 0;
     system_items!();
 
+    fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
+        use events::Event as E;
+        match event {
+            E::RatingSeeded(e) => f(&mut e.player),
+            E::GameStarted(e) => e.positions.iter_mut().for_each(|p| f(&mut p.player)),
+            E::NationTakenOver(e) => f(&mut e.player),
+            E::VoteCast(e) => {
+                f(&mut e.voter);
+                e.best_team_player.iter_mut().for_each(f);
+            }
+            E::GrudgeTeamRegistered(e) => {
+                f(&mut e.coordinator);
+                e.members.iter_mut().for_each(f);
+            }
+            E::GrudgeRosterChanged(e) => e.added.iter_mut().chain(&mut e.removed).for_each(f),
+            E::AllegianceChanged(_) | E::GameEnded(_) | E::MonthlyTick(_) => {}
+        }
+    }
+
     fn checkpoint(&self) -> Result<Vec<u8>, String> {
         Ok(self.checkpoint_bytes())
     }

@@ -12,6 +12,15 @@ impl RatingSystem for State {
     const WORKER: usize = 2;
     system_items!(bincode);
 
+    fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
+        if let events::Event::GamePlayed(e) = event {
+            e.seats
+                .iter_mut()
+                .filter_map(|s| s.player.as_mut())
+                .for_each(f);
+        }
+    }
+
     fn tournaments(&self) -> Option<Vec<String>> {
         Some(State::tournaments(self))
     }

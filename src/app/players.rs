@@ -1,0 +1,81 @@
+//! `laurel players` (the list), `laurel players add NAME`, and the player
+//! names other commands resolve (`history`).
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::{append_summary, fold_stamped, QueryArgs};
+use crate::error::{Error, Result};
+use crate::ledger::{Input, Ledger};
+use crate::output::{self, Format, Report, Stamp, Table};
+use crate::players::Players;
+use crate::time;
+
+/// The ledger's players as `args` folds them, with the stamp of that fold.
+fn players_of(ledger: &Ledger, args: &QueryArgs) -> Result<(Players, Stamp)> {
+    let (f, stamp) = fold_stamped(ledger, args, args.query()?)?;
+    let players = Players::merge(&f.state.players);
+    f.discard();
+    Ok((players, stamp))
+}
+
+/// `laurel players`: every player by the name shown now, with earlier
+/// names, the systems whose events name them and their first and last dates.
+pub fn players(path: &Path, args: &QueryArgs, format: Format) -> Result<String> {
+    let ledger = Ledger::read(path)?;
+    let (players, stamp) = players_of(&ledger, args)?;
+    let columns = ["player", "systems", "first", "last", "earlier_names"];
+    let mut t = Table::new("players", "Players", &columns);
+    for p in players.list() {
+        t.push(vec![
+            json!(p.name),
+            json!(p.systems),
+            json!(time::format_short(p.first_at)),
+            json!(time::format_short(p.last_at)),
+            json!(p.earlier),
+        ]);
+    }
+    let report = Report {
+        system: "players".into(),
+        main: t,
+        extra: vec![],
+    };
+    Ok(output::render(&report, &stamp, format))
+}
+
+/// `laurel players add NAME`: append a `ledger.player_registered`, so that
+/// `NAME` is accepted even if it looks like a typo of a known name.
+pub fn players_add(path: &Path, name: &str) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let ev =
+        json!({"type": "ledger.player_registered", "at": time::format(time::now()), "name": name});
+    let line = ev.to_string();
+    let input = Input {
+        name: "laurel players add".into(),
+        reader: Box::new(line.as_bytes()),
+    };
+    let report = ledger.append(vec![input])?;
+    Ok(append_summary(&report, false))
+}
+
+/// The root of player `name` as `args` folds the ledger (the name the
+/// projections and their audit trails know the player by), or a usage error
+/// suggesting the nearest names.
+pub(crate) fn resolve(ledger: &Ledger, args: &QueryArgs, name: &str) -> Result<String> {
+    let (players, _) = players_of(ledger, args)?;
+    if let Some(root) = players.root_of(name) {
+        return Ok(root);
+    }
+    let near = players.nearest(name);
+    let hint = match near.as_slice() {
+        [] => String::new(),
+        names => {
+            let quoted: Vec<String> = names.iter().map(|n| format!("«{n}»")).collect();
+            format!("; did you mean {}?", quoted.join(" or "))
+        }
+    };
+    Err(Error::Usage(format!(
+        "{name:?} is not a player in this ledger{hint} (`laurel players` lists them)"
+    )))
+}

@@ -1,0 +1,294 @@
+//! The ledger's players: the namespaces' players indexes
+//! ([`crate::systems::players`]) merged, the players check of an append, and
+//! what `laurel players` and `history` read.
+//!
+//! A *player* is a name a system's event gives a player (not a team, game,
+//! nation or power; an empty `sbr` seat, `null`, is a bot and names no one),
+//! or a name registered with `ledger.player_registered`. Players are global:
+//! one person may play several games, so a name known from one system is
+//! known to all.
+//!
+//! **The players check** runs after an append's check fold, in seq order
+//! (input order), over the names the append mentions for the first time.
+//! Such a name is refused when it nearly duplicates a name first seen before
+//! it, in the ledger or earlier in the same append: the same ignoring case,
+//! accents and whitespace, or (names of [`near::EDIT_MIN`] characters or
+//! more) one edit apart. Two new names of one file that nearly duplicate
+//! each other are refused at the second. A name whose first appearance is a
+//! `ledger.player_registered` (`laurel players add`) or the `to` of a
+//! `ledger.player_renamed` is exempt: the administrator said it is meant.
+//! The check files each name once (by its key and one-character deletions,
+//! see [`near`]), so it costs the names' lengths, never names × names.
+//!
+//! **Renames** are checked here too, against every event of the ledger:
+//! `from` must be a name in the ledger, and `to` must not be one before
+//! the rename (by seq, or by `at`: an event naming `to` earlier in fold
+//! order would count as another player).
+
+pub mod near;
+
+use std::collections::BTreeMap;
+
+use crate::error::{Error, Origin, Result};
+use crate::systems::players::{PerNamespace, Rename, Seen};
+use crate::systems::NAMESPACES;
+use crate::time::Micros;
+
+/// How a name first appeared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum First {
+    Event,
+    Registered,
+    RenamedTo,
+}
+
+/// One name as written anywhere in the ledger.
+#[derive(Debug, Clone)]
+struct Written {
+    /// Its events' seqs and `at` range (registrations and renames included).
+    seen: Seen,
+    /// The namespaces whose events name it (bits by index in `NAMESPACES`).
+    systems: u32,
+    first: First,
+}
+
+/// One player as `laurel players` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// The name shown now.
+    pub name: String,
+    /// Its earlier names, oldest first.
+    pub earlier: Vec<String>,
+    pub systems: Vec<&'static str>,
+    pub first_at: Micros,
+    pub last_at: Micros,
+}
+
+/// Every name of the ledger, with the renames.
+#[derive(Debug, Clone, Default)]
+pub struct Players {
+    written: BTreeMap<String, Written>,
+    /// In seq order.
+    renames: Vec<Rename>,
+}
+
+impl Players {
+    /// The namespaces' indexes merged.
+    pub fn merge(indexes: &PerNamespace) -> Players {
+        let mut p = Players::default();
+        for (ns, index) in indexes.0.iter().enumerate() {
+            for (name, seen) in index.names() {
+                p.add(name, seen, 1 << ns, First::Event);
+            }
+        }
+        for index in &indexes.0 {
+            for (name, seen) in index.registered() {
+                p.add(name, seen, 0, First::Registered);
+            }
+            for r in index.renames() {
+                if !p.renames.iter().any(|o| o.seq == r.seq) {
+                    p.renames.push(r.clone());
+                }
+            }
+        }
+        p.renames.sort_by_key(|r| r.seq);
+        for r in p.renames.clone() {
+            let seen = Seen {
+                first_seq: r.seq,
+                first_at: r.at,
+                last_at: r.at,
+            };
+            p.add(&r.to, &seen, 0, First::RenamedTo);
+        }
+        p
+    }
+
+    /// Note `name` as `seen`; a registration or rename of a name that
+    /// events name moves only its first seq: its dates are its events'.
+    fn add(&mut self, name: &str, seen: &Seen, systems: u32, how: First) {
+        match self.written.get_mut(name) {
+            Some(w) => {
+                let earlier = (seen.first_seq, how) < (w.seen.first_seq, w.first);
+                if earlier {
+                    w.first = how;
+                }
+                match (how, w.systems) {
+                    (First::Event, _) | (_, 0) => w.seen.merge(seen),
+                    _ => w.seen.first_seq = w.seen.first_seq.min(seen.first_seq),
+                }
+                w.systems |= systems;
+            }
+            None => {
+                let w = Written {
+                    seen: *seen,
+                    systems,
+                    first: how,
+                };
+                self.written.insert(name.to_string(), w);
+            }
+        }
+    }
+
+    /// The players check of an append whose first record is `old + 1` (see
+    /// the module docs): the names its records mention first, in order (a
+    /// rename's `to` is no new player), or the first refused, by seq.
+    pub fn check_append(&self, old: u64) -> Result<Vec<String>> {
+        for r in self.renames.iter().filter(|r| r.seq > old) {
+            self.check_rename(r)?;
+        }
+        let mut order: Vec<(&String, &Written)> = self.written.iter().collect();
+        order.sort_by_key(|(name, w)| (w.seen.first_seq, w.first, name.as_str()));
+        if order.last().is_none_or(|(_, w)| w.seen.first_seq <= old) {
+            return Ok(Vec::new());
+        }
+        let mut near = near::Near::default();
+        let mut new = Vec::new();
+        for (name, w) in &order {
+            let fresh = w.seen.first_seq > old;
+            if fresh && w.first == First::Event {
+                if let Some(id) = near.find(name) {
+                    let known = order[id as usize].0;
+                    return Err(refused(name, known, w.seen.first_seq));
+                }
+            }
+            if fresh && w.first != First::RenamedTo {
+                new.push(name.to_string());
+            }
+            near.insert(name);
+        }
+        Ok(new)
+    }
+
+    fn check_rename(&self, r: &Rename) -> Result<()> {
+        let at_rename = |msg: String| {
+            let origin = Origin {
+                seq: Some(r.seq),
+                kind: Some("ledger.player_renamed".into()),
+                ..Origin::default()
+            };
+            Err(Error::invalid(origin, msg))
+        };
+        let from = self.written.get(&r.from);
+        if from.is_none_or(|w| w.seen.first_seq > r.seq) {
+            return at_rename(format!("{:?} is not a player before this rename", r.from));
+        }
+        let to = self.written.get(&r.to).map(|w| w.seen);
+        if to.is_some_and(|s| s.first_seq < r.seq || s.first_at < r.at) {
+            return at_rename(format!(
+                "{:?} is already a player's name; a rename gives a player a name nobody has",
+                r.to
+            ));
+        }
+        Ok(())
+    }
+
+    /// The root of `name` (the name the projections know its player by),
+    /// or `None` when `name` is no player's.
+    pub fn root_of(&self, name: &str) -> Option<String> {
+        if !self.written.contains_key(name) {
+            return None;
+        }
+        let mut root = name.to_string();
+        while let Some(r) = self.renames.iter().find(|r| r.to == root) {
+            root.clone_from(&r.from);
+        }
+        Some(root)
+    }
+
+    /// The names nearest to `name`, for a "did you mean": those sharing its
+    /// key or one edit from it, else the closest few (at most two edits).
+    pub fn nearest(&self, name: &str) -> Vec<String> {
+        let mut near = near::Near::default();
+        let names: Vec<&String> = self.written.keys().collect();
+        names.iter().for_each(|n| near.insert(n));
+        if let Some(id) = near.find(name) {
+            return vec![names[id as usize].clone()];
+        }
+        let k = near::key(name);
+        let keys = names.iter().map(|n| (near::key(n), *n));
+        let mut scored: Vec<(usize, &String)> = keys
+            .map(|(nk, n)| (strsim::levenshtein(&k, &nk), n))
+            .filter(|(d, _)| *d <= 2 && *d < k.chars().count() / 2)
+            .collect();
+        scored.sort();
+        scored.into_iter().take(3).map(|(_, n)| n.clone()).collect()
+    }
+
+    /// Every player, by the name shown now (see [`Listed`]), in name order.
+    pub fn list(&self) -> Vec<Listed> {
+        let mut by_root: BTreeMap<String, Listed> = BTreeMap::new();
+        for (name, w) in &self.written {
+            let root = self.root_of(name).unwrap_or_else(|| name.clone());
+            let systems = NAMESPACES.iter().enumerate();
+            let systems = systems.filter(|(i, _)| w.systems & (1 << i) != 0);
+            let l = by_root.entry(root.clone()).or_insert_with(|| Listed {
+                name: self.shown_name(&root),
+                earlier: Vec::new(),
+                systems: Vec::new(),
+                first_at: w.seen.first_at,
+                last_at: w.seen.last_at,
+            });
+            l.systems.extend(systems.map(|(_, ns)| *ns));
+            l.systems.sort_unstable();
+            l.systems.dedup();
+            l.first_at = l.first_at.min(w.seen.first_at);
+            l.last_at = l.last_at.max(w.seen.last_at);
+        }
+        for l in by_root.values_mut() {
+            let mut chain = self.chain_to(&l.name);
+            chain.pop();
+            l.earlier = chain;
+        }
+        let mut out: Vec<Listed> = by_root.into_values().collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    /// The name shown now for the player whose root is `root`.
+    fn shown_name(&self, root: &str) -> String {
+        let mut name = root.to_string();
+        while let Some(r) = self.renames.iter().find(|r| r.from == name) {
+            name.clone_from(&r.to);
+        }
+        name
+    }
+
+    /// The names `name`'s player had, oldest first, `name` last.
+    fn chain_to(&self, name: &str) -> Vec<String> {
+        let mut chain = vec![name.to_string()];
+        while let Some(r) = self.renames.iter().find(|r| Some(&r.to) == chain.last()) {
+            chain.push(r.from.clone());
+        }
+        chain.reverse();
+        chain
+    }
+}
+
+/// A name that nearly duplicates `known`, refused at `seq`.
+fn refused(name: &str, known: &str, seq: u64) -> Error {
+    let origin = Origin {
+        seq: Some(seq),
+        ..Origin::default()
+    };
+    let how = match near::key(name) == near::key(known) {
+        true => "the same but for case, accents or spaces",
+        false => "one edit apart",
+    };
+    Error::invalid(
+        origin,
+        format!(
+            "new player {name:?} looks like a typo of the known player «{known}» ({how}): \
+             did you mean «{known}»? \
+             If {name:?} is another player, register the name first: \
+             `laurel players add {name:?}` (or a `ledger.player_registered` event before this line)"
+        ),
+    )
+}
+
+/// A player name in a `ledger.*` event: not empty, not only whitespace.
+pub fn check_name(name: &str) -> std::result::Result<(), String> {
+    match name.trim().is_empty() {
+        true => Err("a player name must not be empty".into()),
+        false => Ok(()),
+    }
+}

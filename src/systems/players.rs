@@ -1,0 +1,272 @@
+//! The players index: which player names each namespace's events mention,
+//! when first and last, and the `ledger.*` events about players
+//! (`ledger.player_registered`, `ledger.player_renamed`). A projection folded
+//! like the systems' states: one [`Index`] per namespace, held by
+//! [`super::State`], folded on the worker of that namespace, stored as a
+//! checkpoint section of its own; `crate::players` merges them into the
+//! ledger-wide list and runs the near-duplicate check of an append.
+//!
+//! **Renames.** A system's projection knows a player by one name only: the
+//! name the player first had (the *root*). From a `ledger.player_renamed
+//! {from, to}` on, in fold order, every name of an event that is a later name
+//! of a player is written as its root before the system sees the event
+//! ([`Index::admit`]); tables then show each root as the player's name at the
+//! end of the fold ([`Index::shown`], [`PerNamespace::show_renamed`], which
+//! every standings table goes through). So a rename never splits a player's
+//! ratings, and a state checkpointed before a rename stays valid after it.
+//! After the rename, `from` is refused in events (the message names `to`):
+//! one person, one current name.
+//!
+//! Every namespace's index holds the registrations and renames (they reach
+//! every worker), and only its own namespace's names.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::compact::Interner;
+use crate::events::ledger::Event as LedgerEvent;
+use crate::events::Record;
+use crate::output::{Report, Table};
+use crate::time::Micros;
+
+/// When a name was seen: the smallest seq and the `at` range of the events
+/// naming it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seen {
+    pub first_seq: u64,
+    pub first_at: Micros,
+    pub last_at: Micros,
+}
+
+impl Seen {
+    fn new(seq: u64, at: Micros) -> Self {
+        Seen {
+            first_seq: seq,
+            first_at: at,
+            last_at: at,
+        }
+    }
+
+    /// Widen to include an event at `at` with `seq`.
+    pub fn add(&mut self, seq: u64, at: Micros) {
+        self.first_seq = self.first_seq.min(seq);
+        self.first_at = self.first_at.min(at);
+        self.last_at = self.last_at.max(at);
+    }
+
+    /// Both ranges together.
+    pub fn merge(&mut self, other: &Seen) {
+        self.first_seq = self.first_seq.min(other.first_seq);
+        self.first_at = self.first_at.min(other.first_at);
+        self.last_at = self.last_at.max(other.last_at);
+    }
+}
+
+/// One `ledger.player_renamed`, as folded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rename {
+    pub seq: u64,
+    pub at: Micros,
+    pub from: String,
+    pub to: String,
+}
+
+/// One namespace's players index (see the module docs).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Index {
+    /// Names as written in this namespace's events (roots and later names).
+    names: Interner,
+    /// By id of `names`.
+    seen: Vec<Seen>,
+    /// Registered name → its first registration.
+    registered: BTreeMap<String, Seen>,
+    /// Every rename folded, in fold order.
+    renames: Vec<Rename>,
+    /// A later name → the player's root.
+    root: BTreeMap<String, String>,
+    /// A name renamed away → (the name it became, the rename's seq).
+    retired: BTreeMap<String, (String, u64)>,
+}
+
+impl Index {
+    /// Fold the player side of `rec` in: a `ledger.*` event about players is
+    /// recorded; a system's event has its later names written as roots (with
+    /// `check`, a name renamed away is refused) and its names noted.
+    pub fn admit(&mut self, rec: &mut Record, check: bool) -> Result<(), String> {
+        let (seq, at) = (rec.seq, rec.at);
+        if let super::Event::Ledger(e) = &rec.event {
+            return self.ledger(e, seq, at, check);
+        }
+        let mut refused = None;
+        let renamed = !self.root.is_empty() || !self.retired.is_empty();
+
+        super::names_of(&mut rec.event, &mut |name: &mut String| {
+            if renamed {
+                if let (true, Some((to, _))) = (check, self.retired.get(name.as_str())) {
+                    refused.get_or_insert_with(|| {
+                        format!("player {name:?} was renamed to {to:?}; write {to:?}")
+                    });
+                }
+                note(&mut self.names, &mut self.seen, name, seq, at);
+                if let Some(root) = self.root.get(name.as_str()) {
+                    name.clone_from(root);
+                }
+            } else {
+                note(&mut self.names, &mut self.seen, name, seq, at);
+            }
+        });
+        refused.map_or(Ok(()), Err)
+    }
+
+    fn ledger(&mut self, e: &LedgerEvent, seq: u64, at: Micros, check: bool) -> Result<(), String> {
+        match e {
+            LedgerEvent::PlayerRegistered(r) => {
+                let s = self.registered.entry(r.name.clone());
+                s.and_modify(|s| s.add(seq, at))
+                    .or_insert(Seen::new(seq, at));
+            }
+            LedgerEvent::PlayerRenamed(r) => {
+                if check {
+                    self.check_rename(&r.from, &r.to)?;
+                }
+                let root = self.root_of(&r.from).to_string();
+                self.root.insert(r.to.clone(), root);
+                self.retired.insert(r.from.clone(), (r.to.clone(), seq));
+                self.renames.push(Rename {
+                    seq,
+                    at,
+                    from: r.from.clone(),
+                    to: r.to.clone(),
+                });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// What a rename may not do, knowing the renames before it: rename a
+    /// name already renamed away, or to a name that is, or was, a player's.
+    fn check_rename(&self, from: &str, to: &str) -> Result<(), String> {
+        if from == to {
+            return Err(format!("renames {from:?} to itself"));
+        }
+        if let Some((now, _)) = self.retired.get(from) {
+            return Err(format!(
+                "player {from:?} was already renamed to {now:?}; rename {now:?}"
+            ));
+        }
+        if self.retired.contains_key(to) || self.root.contains_key(to) {
+            return Err(format!("{to:?} is already a name of a player"));
+        }
+        Ok(())
+    }
+
+    /// The root of `name` (itself when it is no later name).
+    pub fn root_of<'s>(&'s self, name: &'s str) -> &'s str {
+        self.root.get(name).map_or(name, String::as_str)
+    }
+
+    /// Each renamed player's root → the name shown for it now (its last name).
+    pub fn shown(&self) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        for r in &self.renames {
+            out.insert(self.root_of(&r.to).to_string(), r.to.clone());
+        }
+        out
+    }
+
+    /// Every name of this namespace's events, with when it was seen.
+    pub fn names(&self) -> impl Iterator<Item = (&str, &Seen)> + '_ {
+        let ids = 0..u32::try_from(self.seen.len()).unwrap_or(u32::MAX);
+        ids.zip(&self.seen).map(|(id, s)| (self.names.name(id), s))
+    }
+
+    pub fn registered(&self) -> &BTreeMap<String, Seen> {
+        &self.registered
+    }
+
+    pub fn renames(&self) -> &[Rename] {
+        &self.renames
+    }
+
+    /// The checkpoint section's bytes.
+    pub fn checkpoint(&self) -> Result<Vec<u8>, String> {
+        use bincode::Options;
+        bincode::DefaultOptions::new()
+            .serialize(self)
+            .map_err(|e| e.to_string())
+    }
+
+    /// From [`Index::checkpoint`]'s bytes; `None` if damaged.
+    pub fn restore(bytes: &[u8]) -> Option<Self> {
+        let index: Index = super::compact::from_section(bytes)?;
+        (index.seen.len() == index.names.len()).then_some(index)
+    }
+}
+
+/// Note `name` seen at `(seq, at)`.
+fn note(names: &mut Interner, seen: &mut Vec<Seen>, name: &str, seq: u64, at: Micros) {
+    let id = names.intern(name) as usize;
+    match seen.get_mut(id) {
+        Some(s) => s.add(seq, at),
+        None => seen.push(Seen::new(seq, at)),
+    }
+}
+
+/// One [`Index`] per namespace, in [`super::NAMESPACES`] order.
+#[derive(Debug, Clone)]
+pub struct PerNamespace(pub Vec<Index>);
+
+impl Default for PerNamespace {
+    fn default() -> Self {
+        PerNamespace(vec![Index::default(); super::NAMESPACES.len()])
+    }
+}
+
+impl PerNamespace {
+    /// `report` with each renamed player's root shown as the player's name
+    /// now: every text cell equal to a root is replaced (the renames are in
+    /// every namespace's index). A cell that merely equals a renamed
+    /// player's first name (a tournament named after them) is replaced too.
+    pub fn show_renamed(&self, report: Report) -> Report {
+        let shown = (self.0.iter())
+            .find(|p| !p.renames.is_empty())
+            .map(Index::shown)
+            .unwrap_or_default();
+        if shown.is_empty() {
+            return report;
+        }
+        let rename = |t: Table| {
+            let mut out = Table {
+                rows: Default::default(),
+                ..t.clone()
+            };
+            for row in t.rows.iter() {
+                out.push(row.into_iter().map(|v| rename_value(v, &shown)).collect());
+            }
+            out
+        };
+        Report {
+            system: report.system,
+            main: rename(report.main),
+            extra: report.extra.into_iter().map(rename).collect(),
+        }
+    }
+
+    /// Move namespace `ns`'s index from `part` into `self`.
+    pub fn absorb(&mut self, part: &mut PerNamespace, ns: usize) {
+        if let (Some(mine), Some(theirs)) = (self.0.get_mut(ns), part.0.get_mut(ns)) {
+            *mine = std::mem::take(theirs);
+        }
+    }
+}
+
+fn rename_value(v: Value, shown: &BTreeMap<String, String>) -> Value {
+    match v {
+        Value::String(s) => Value::String(shown.get(&s).cloned().unwrap_or(s)),
+        Value::Array(items) => items.into_iter().map(|i| rename_value(i, shown)).collect(),
+        v => v,
+    }
+}

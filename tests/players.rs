@@ -1,0 +1,254 @@
+//! Players, through the binary: an append names its new players and refuses a
+//! near-duplicate of a known one (case, accents, spaces, one edit) unless it
+//! was registered; `laurel players` lists them; a rename shows the new name
+//! everywhere and `history` follows the player across it; `history` of a
+//! name that is no player's suggests the nearest.
+
+mod common;
+
+use common::{append_text, empty_ledger, head, json, laurel, standings};
+use std::path::Path;
+
+/// A card tournament and round 1 of Ada, Brian and Claude, scored 20, 0, -20.
+const LEAGUE: &str = r#"{"type":"cards.tournament_created","at":"2024-01-01","tournament":"spring","point_system":1,"starts":"2024-01-01","ends":"2024-12-31"}
+{"type":"cards.round_scheduled","at":"2024-01-02","tournament":"spring","round":"1","starts":"2024-01-02","ends":"2024-01-09","matches":[{"match":"m1","players":["Ada Lovelace","Brian Kernighan","Claude Shannon"]}]}
+{"type":"cards.match_result","at":"2024-01-03","tournament":"spring","round":"1","match":"m1","scores":[{"player":"Ada Lovelace","score":20},{"player":"Brian Kernighan","score":0},{"player":"Claude Shannon","score":-20}]}
+"#;
+
+/// Round 2 scheduled with `first` in the first seat, beside Brian and Edsger.
+fn round_2(first: &str) -> String {
+    format!(
+        r#"{{"type":"cards.round_scheduled","at":"2024-01-10","tournament":"spring","round":"2","starts":"2024-01-10","ends":"2024-01-19","matches":[{{"match":"m1","players":["{first}","Brian Kernighan","Edsger Dijkstra"]}}]}}"#
+    ) + "\n"
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn league() -> tempfile::TempDir {
+    let dir = empty_ledger();
+    let out = append_text(dir.path(), LEAGUE);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    dir
+}
+
+fn out(dir: &Path, args: &[&str]) -> std::process::Output {
+    laurel(dir).args(args).output().expect("ran")
+}
+
+#[test]
+fn an_append_reports_the_players_it_names_first() {
+    let dir = empty_ledger();
+    let first = append_text(dir.path(), LEAGUE);
+    assert!(first.status.success());
+    assert!(
+        text(&first.stdout)
+            .contains("3 new players: Ada Lovelace, Brian Kernighan, Claude Shannon\n"),
+        "{}",
+        text(&first.stdout)
+    );
+    // Brian is known; Edsger is new; Ada is new again nowhere.
+    let second = append_text(dir.path(), &round_2("Ada Lovelace"));
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    assert!(text(&second.stdout).contains("1 new player: Edsger Dijkstra\n"));
+    // An append naming no one new says nothing about players.
+    let void = out(dir.path(), &["void", "4", "--reason", "rescheduled"]);
+    assert!(!text(&void.stdout).contains("new player"));
+}
+
+#[test]
+fn the_three_typos_of_known_names_are_refused_with_did_you_mean() {
+    let dir = league();
+    let before = head(dir.path());
+    for (typo, known, how) in [
+        ("Ada Lovelce", "Ada Lovelace", "one edit apart"),
+        (
+            "brian kernighan",
+            "Brian Kernighan",
+            "the same but for case",
+        ),
+        (
+            "Claude  Shannon",
+            "Claude Shannon",
+            "the same but for case, accents or spaces",
+        ),
+    ] {
+        let file = dir.path().join("round2.jsonl");
+        std::fs::write(&file, round_2(typo)).unwrap();
+        let o = out(dir.path(), &["append", file.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{typo}");
+        let err = text(&o.stderr);
+        assert!(err.contains("round2.jsonl:1"), "names file and line: {err}");
+        assert!(err.contains(&format!("did you mean «{known}»?")), "{err}");
+        assert!(err.contains(how), "{err}");
+        assert!(
+            err.contains(&format!("laurel players add \"{}\"", typo)),
+            "{err}"
+        );
+        assert_eq!(head(dir.path()), before, "nothing written for {typo:?}");
+    }
+}
+
+#[test]
+fn a_registered_name_is_accepted_beside_its_near_duplicate() {
+    let dir = league();
+    for typo in ["Ada Lovelce", "brian kernighan", "Claude  Shannon"] {
+        let add = out(dir.path(), &["players", "add", typo]);
+        assert!(add.status.success(), "{}", text(&add.stderr));
+        assert!(text(&add.stdout).contains(&format!("1 new player: {typo}\n")));
+    }
+    let o = append_text(dir.path(), &round_2("Ada Lovelce"));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // A registration in the same file, before the name is used, counts too.
+    let reg = r#"{"type":"ledger.player_registered","at":"2024-01-20","name":"Edsger Dijkstr"}"#;
+    let round_3 = r#"{"type":"cards.round_scheduled","at":"2024-01-20","tournament":"spring","round":"3","starts":"2024-01-20","ends":"2024-01-29","matches":[{"match":"m1","players":["Edsger Dijkstr","Brian Kernighan","Claude Shannon"]}]}"#;
+    let o = append_text(dir.path(), &format!("{reg}\n{round_3}\n"));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn two_new_names_of_one_file_that_nearly_match_are_refused_at_the_second() {
+    let dir = empty_ledger();
+    // The second "Ada Lovelacе" ends in a Cyrillic е: one edit from the first.
+    let typo = LEAGUE.replacen("Brian Kernighan", "Ada Lovelacе", 1);
+    let o = append_text(dir.path(), &typo);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    // Line 2 schedules the look-alike; line 3, whose result then names a
+    // player not scheduled, is not what is reported.
+    assert!(err.contains("-:2"), "{err}");
+    assert!(err.contains("did you mean «Ada Lovelace»?"), "{err}");
+    assert_eq!(head(dir.path()).0, 0);
+}
+
+#[test]
+fn a_typo_in_a_schedule_is_reported_before_the_result_it_breaks() {
+    let dir = league();
+    let r2 = round_2("Ada Lovelce").replace("Edsger Dijkstra", "Claude Shannon");
+    let res = r#"{"type":"cards.match_result","at":"2024-01-11","tournament":"spring","round":"2","match":"m1","scores":[{"player":"Ada Lovelace","score":-20},{"player":"Brian Kernighan","score":0},{"player":"Claude Shannon","score":20}]}"#;
+    let o = append_text(dir.path(), &format!("{r2}{res}\n"));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("-:1"), "{err}");
+    assert!(err.contains("did you mean «Ada Lovelace»?"), "{err}");
+}
+
+#[test]
+fn players_lists_systems_and_first_and_last_dates() {
+    let dir = league();
+    let seed = r#"{"type":"mepbm.rating_seeded","at":"2023-06-01","player":"Ada Lovelace","system":"valar","value":1500}"#;
+    assert!(append_text(dir.path(), &format!("{seed}\n"))
+        .status
+        .success());
+    let v = json(dir.path(), &["players", "--format", "json"]);
+    let rows = v["rows"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["player"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Ada Lovelace", "Brian Kernighan", "Claude Shannon"]);
+    // Ada: seeded in mepbm on 2023-06-01, last played cards on 2024-01-03.
+    assert_eq!(rows[0]["systems"], serde_json::json!(["cards", "mepbm"]));
+    assert_eq!(rows[0]["first"], "2023-06-01");
+    assert_eq!(rows[0]["last"], "2024-01-03");
+    assert_eq!(rows[1]["systems"], serde_json::json!(["cards"]));
+    assert_eq!(rows[1]["first"], "2024-01-02");
+    let table = text(&out(dir.path(), &["players"]).stdout);
+    assert!(table.contains("Brian Kernighan"), "{table}");
+    let csv = text(&out(dir.path(), &["players", "--format", "csv"]).stdout);
+    assert!(
+        csv.starts_with("player,systems,first,last,earlier_names"),
+        "{csv}"
+    );
+}
+
+/// LEAGUE, Ada renamed to Ada King on 2024-01-05, round 2 under the new name
+/// (Ada -20, Brian 0, Claude 20).
+fn renamed() -> tempfile::TempDir {
+    let dir = league();
+    let rename = r#"{"type":"ledger.player_renamed","at":"2024-01-05","from":"Ada Lovelace","to":"Ada King"}"#;
+    let r2 = round_2("Ada King").replace("Edsger Dijkstra", "Claude Shannon");
+    let res = r#"{"type":"cards.match_result","at":"2024-01-11","tournament":"spring","round":"2","match":"m1","scores":[{"player":"Ada King","score":-20},{"player":"Brian Kernighan","score":0},{"player":"Claude Shannon","score":20}]}"#;
+    let o = append_text(dir.path(), &format!("{rename}\n{r2}{res}\n"));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        !text(&o.stdout).contains("new player"),
+        "a rename is no new player"
+    );
+    dir
+}
+
+#[test]
+fn a_renamed_player_keeps_one_row_under_the_new_name_from_the_rename_on() {
+    let dir = renamed();
+    let v = standings(dir.path(), &["cards", "--tournament", "spring"]);
+    let rows = v["rows"].as_array().unwrap();
+    let ada: Vec<_> = rows.iter().filter(|r| r["player"] == "Ada King").collect();
+    // Ada King: 3 points for round 1 (1st) + 0 for round 2 (3rd), two matches.
+    assert_eq!(ada.len(), 1, "{rows:?}");
+    assert_eq!(ada[0]["points"], 3);
+    assert_eq!(ada[0]["matches"], 2);
+    assert!(!rows.iter().any(|r| r["player"] == "Ada Lovelace"));
+    // Before the rename, the table shows the name she had then.
+    let before = standings(
+        dir.path(),
+        &["cards", "--tournament", "spring", "--as-of", "2024-01-04"],
+    );
+    assert_eq!(before["rows"][0]["player"], "Ada Lovelace");
+    let v = json(dir.path(), &["players", "--format", "json"]);
+    assert_eq!(v["rows"][0]["player"], "Ada King");
+    assert_eq!(
+        v["rows"][0]["earlier_names"],
+        serde_json::json!(["Ada Lovelace"])
+    );
+}
+
+#[test]
+fn history_follows_a_player_across_a_rename() {
+    let dir = renamed();
+    for name in ["Ada King", "Ada Lovelace"] {
+        let v = json(dir.path(), &["history", name, "--format", "json"]);
+        let seqs: Vec<u64> = v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["seq"].as_u64().unwrap())
+            .collect();
+        // Round 1's result (seq 3, under "Ada Lovelace") and round 2's (seq 6).
+        assert_eq!(seqs, [3, 6], "history {name}");
+    }
+}
+
+#[test]
+fn the_old_name_is_refused_after_a_rename_with_the_new_one() {
+    let dir = renamed();
+    let r3 = r#"{"type":"cards.round_scheduled","at":"2024-01-20","tournament":"spring","round":"3","starts":"2024-01-20","ends":"2024-01-29","matches":[{"match":"m1","players":["Ada Lovelace","Brian Kernighan","Claude Shannon"]}]}"#;
+    let o = append_text(dir.path(), &format!("{r3}\n"));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(r#"player "Ada Lovelace" was renamed to "Ada King"; write "Ada King""#),
+        "{err}"
+    );
+    // A rename to a name somebody has is refused too.
+    let clash = r#"{"type":"ledger.player_renamed","at":"2024-02-01","from":"Brian Kernighan","to":"Claude Shannon"}"#;
+    let o = append_text(dir.path(), &format!("{clash}\n"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("is already a player's name"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn history_of_a_name_that_is_no_player_suggests_the_nearest() {
+    let dir = league();
+    let o = out(dir.path(), &["history", "ada lovelace"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    let err = text(&o.stderr);
+    assert!(err.contains(r#""ada lovelace" is not a player"#), "{err}");
+    assert!(err.contains("did you mean «Ada Lovelace»?"), "{err}");
+    let o = out(dir.path(), &["history", "Zed"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!text(&o.stderr).contains("did you mean"));
+}
