@@ -151,12 +151,14 @@ fn check_lists_the_count_of_each_type_and_the_already_recorded() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    // Two new ticks and one seed; t1 is already recorded with the same content.
+    // Two new ticks and one seed, whose player is new; t1 is already recorded
+    // with the same content.
     assert_eq!(
         stdout(&out),
         "ok: would append 3 event(s); 1 already recorded (nothing would be added for them)\n  \
          2 mepbm.monthly_tick\n  \
          1 mepbm.rating_seeded\n\
+         1 new player: Ann\n\
          nothing written: the ledger is unchanged\n"
     );
     assert_eq!(head(dir.path()).0, 1);

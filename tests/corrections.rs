@@ -291,7 +291,10 @@ fn a_diplomacy_replacement_reuses_the_envelope_and_game_id() {
     // centers, third: 3/20) in round 1 and fifth (1/20) in round 2.
     assert_eq!(
         per_game(d),
-        json!("diplomacy-2024-r1: 0.15; diplomacy-2024-r2: 0.05")
+        json!([
+            {"game": "diplomacy-2024-r1", "score": 0.15},
+            {"game": "diplomacy-2024-r2", "score": 0.05}
+        ])
     );
     ok(
         d,
@@ -306,7 +309,10 @@ fn a_diplomacy_replacement_reuses_the_envelope_and_game_id() {
     // Now England (8 centers, second): 5/20.
     assert_eq!(
         per_game(d),
-        json!("diplomacy-2024-r1: 0.25; diplomacy-2024-r2: 0.05")
+        json!([
+            {"game": "diplomacy-2024-r1", "score": 0.25},
+            {"game": "diplomacy-2024-r2", "score": 0.05}
+        ])
     );
     verified(d);
 }

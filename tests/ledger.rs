@@ -535,7 +535,8 @@ fn reopening_sled_between_every_chunk_changes_nothing() {
     assert_eq!(answers[0], answers[1]);
 }
 
-/// `s` with every run of 64 hex digits and every `recorded_at` value blanked.
+/// `s` with every run of 64 hex digits, every hash prefix of a state line
+/// (`(59726eaa…)`) and every `recorded_at` value blanked.
 fn mask_hashes(s: &str) -> String {
     let mut out = String::new();
     let mut rest = s;
@@ -552,7 +553,12 @@ fn mask_hashes(s: &str) -> String {
             run.push(c);
             continue;
         }
-        masked.push_str(if run.len() == 64 { "<hash>" } else { &run });
+        let prefix = run.len() == 8 && c == '…' && masked.ends_with('(');
+        masked.push_str(if run.len() == 64 || prefix {
+            "<hash>"
+        } else {
+            &run
+        });
         run.clear();
         masked.push(c);
     }

@@ -81,7 +81,10 @@ fn standings_and_replay_of_200k_events_stay_bounded() {
     let text = String::from_utf8(out).unwrap();
     let (state, rest) = text.split_once('\n').unwrap();
     assert!(state.starts_with("ledger at seq 200000 ("), "{state}");
-    assert!(rest.starts_with("valar: replay diff (old → new)\nplayer "));
+    assert!(
+        rest.starts_with("valar: replay diff (old → new)\nPlayer "),
+        "{rest}"
+    );
     assert!(text.contains("\ncfr: replay diff (old → new)\n"));
     assert!(rss < 384 * MIB, "replay --diff: {} MiB", rss >> 20);
 }

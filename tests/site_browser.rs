@@ -228,8 +228,20 @@ fn bundled_site_in_chromium_shows_the_head_charts_every_change_and_links_resolve
         .filter(|h| h.starts_with("table-"))
         .cloned()
         .collect();
+    // Subject pages also exist for nations (Top nations); `history` is a
+    // player's, so the pages checked are those of the names `laurel players`
+    // lists.
+    let listed = common::json(ledger.path(), &["players", "--format", "json"]);
+    let known: BTreeSet<String> = listed["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["player"].as_str().map(String::from))
+        .collect();
+    assert!(known.len() > 50, "{} players", known.len());
     let mut players: Vec<(usize, usize, String, String)> = player_links(&index)
         .into_iter()
+        .filter(|(_, name)| known.contains(name))
         .map(|(file, name)| {
             let h = common::json(ledger.path(), &["history", &name, "--format", "json"]);
             let rows = h["rows"].as_array().unwrap();

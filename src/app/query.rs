@@ -92,7 +92,9 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 /// void that took them away, so a correction shows both the old and the new value.
 /// An unknown `--system` (not a standings table) is refused with the nearest one.
 /// `PLAYER` may be any of a renamed player's names: the changes made under
-/// each are listed. A name that is no player's is refused with the nearest.
+/// each are listed. A subject that is not a player (a nation of the Top
+/// nations table) has a history too; a name that is neither a player's nor
+/// any subject's is refused with the nearest players.
 pub fn history(
     path: &Path,
     player: &str,
@@ -106,7 +108,10 @@ pub fn history(
     }
     let ledger = Ledger::read(path)?;
     let shown = player;
-    let root = super::players::resolve(&ledger, args, player)?;
+    let (root, not_a_player) = match super::players::resolve(&ledger, args, player) {
+        Ok(root) => (root, None),
+        Err(e) => (player.to_string(), Some(e)),
+    };
     let player = root.as_str();
     let mut q = args.query()?;
     q.audit = true;
@@ -121,6 +126,9 @@ pub fn history(
             .map(|c| (c.clone(), Value::Null))
             .collect();
     rows.extend(voided_changes(&ledger, args, player, &mine)?);
+    if let (true, Some(e)) = (rows.is_empty(), not_a_player) {
+        return Err(e);
+    }
     rows.sort_by_key(|(c, _)| (c.at, c.seq));
     let columns = [&output::CHANGE_COLUMNS[..], &["voided"]].concat();
     let mut t = Table::new("history", &format!("History of {shown}"), &columns);

@@ -13,7 +13,8 @@
 //! Such a name is refused when it nearly duplicates a name first seen before
 //! it, in the ledger or earlier in the same append: the same ignoring case,
 //! accents and whitespace, or (names of [`near::EDIT_MIN`] characters or
-//! more) one edit apart. Two new names of one file that nearly duplicate
+//! more) one edit apart, an edit of a digit aside (numbered names such as
+//! "Table 1" and "Table 2" are distinct players). Two new names of one file that nearly duplicate
 //! each other are refused at the second. A name whose first appearance is a
 //! `ledger.player_registered` (`laurel players add`) or the `to` of a
 //! `ledger.player_renamed` is exempt: the administrator said it is meant.
@@ -141,12 +142,12 @@ impl Players {
         if order.last().is_none_or(|(_, w)| w.seen.first_seq <= old) {
             return Ok(Vec::new());
         }
-        let mut near = near::Near::default();
+        let near = near::Near::new(order.iter().map(|(name, _)| name.as_str()));
         let mut new = Vec::new();
-        for (name, w) in &order {
+        for (i, (name, w)) in (0u32..).zip(&order) {
             let fresh = w.seen.first_seq > old;
             if fresh && w.first == First::Event {
-                if let Some(id) = near.find(name) {
+                if let Some(id) = near.find_before(name, i) {
                     let known = order[id as usize].0;
                     return Err(refused(name, known, w.seen.first_seq));
                 }
@@ -154,7 +155,6 @@ impl Players {
             if fresh && w.first != First::RenamedTo {
                 new.push(name.to_string());
             }
-            near.insert(name);
         }
         Ok(new)
     }
@@ -198,9 +198,8 @@ impl Players {
     /// The names nearest to `name`, for a "did you mean": those sharing its
     /// key or one edit from it, else the closest few (at most two edits).
     pub fn nearest(&self, name: &str) -> Vec<String> {
-        let mut near = near::Near::default();
         let names: Vec<&String> = self.written.keys().collect();
-        names.iter().for_each(|n| near.insert(n));
+        let near = near::Near::new(names.iter().map(|n| n.as_str()));
         if let Some(id) = near.find(name) {
             return vec![names[id as usize].clone()];
         }
