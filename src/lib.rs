@@ -71,17 +71,21 @@
 //!   [`num`]: exact rationals and the one rounding helper (half away from zero); [`time`]:
 //!   instants as microseconds UTC; [`error`]: the one error type, which decides exit codes.
 //! - [`players`]: the ledger's players (the namespaces' players indexes,
-//!   [`systems::players`], merged): the near-duplicate check of an append,
-//!   `laurel players`, the names `history` resolves.
+//!   [`systems::players`], merged): the near-duplicate check of an append (over one
+//!   sorted index of name hashes, [`players::near`]), `laurel players`, the names
+//!   `history` resolves.
 //! - [`output`]: tables rendered as text, JSON or CSV, streamed from packed rows (`rows.rs`);
-//!   the columns' readable titles, for text and the site ([`output::title`]).
+//!   the columns' readable titles, for text and the site ([`output::title`]); how a
+//!   command prints (`print.rs`: `--format`, `--limit`, `--table`, the state line, the
+//!   one CSV table).
 //! - [`site`]: the static site, pure functions from tables and changes to HTML and SVG;
 //!   [`spill`]: its audit trail on disk, in buckets by subject.
 //! - [`demo`]: the `events/` files compiled in and the stops of `laurel demo`'s tour; [`gen`] and [`bench`](mod@bench): `laurel
 //!   gen` and `laurel bench`; [`sysinfo`]: peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
-//!   after what they pin (`ledger.rs`, one per system, `timetravel.rs`,
-//!   `corrections.rs`, `check.rs`, `events.rs`, `ckpt.rs`, `crash.rs`, `corrupt.rs`,
+//!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`,
+//!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `timetravel.rs`, `players.rs`,
+//!   `cli.rs`, `params.rs`, `corrections.rs`, `check.rs`, `events.rs`, `ckpt.rs`, `crash.rs`, `corrupt.rs`,
 //!   `corpus.rs` with `tests/corpus/`, `props.rs`, `fuzz.rs`, `readers.rs`,
 //!   `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,
 //!   `site_browser.rs`, `perf.rs`, `demo.rs`, `readme.rs` running the README's tour).
@@ -187,8 +191,9 @@
 //! left: sled 0.34.7 would take it for its latest snapshot and refuse the database as
 //! corrupt.
 //!
-//! **Checkpoints.** The check fold of every append stores the rules in force and every
-//! projection state (a section each, named) every `N/20` records of fold order (in steps of 5,000,
+//! **Checkpoints.** The check fold of every append stores the rules in force, every
+//! projection state and each namespace's players index (`players.<ns>`): a section each,
+//! named, every `N/20` records of fold order (in steps of 5,000,
 //! at least 10,000 apart). Every fifth is whole, one zstd frame a section; the others are
 //! deltas on the latest whole one: each section compressed with the parent's as zstd
 //! prefix.
@@ -209,7 +214,9 @@
 //!    typed groups declared with `params::rule_params!` and read through `Cx::params`);
 //!    `system.rs`, its [`systems::RatingSystem`] impl
 //!    (name, tables, parameter groups, samples, the parallel fold's worker,
-//!    tournaments, its checkpoint section: `checkpoint` and `restore`, bincode of the
+//!    `names`: every player name an event mentions, for the players index,
+//!    tournaments and whether `demo` shows a table per tournament
+//!    (`SHOWN_PER_TOURNAMENT`), its checkpoint section: `checkpoint` and `restore`, bincode of the
 //!    state as cfr, cards, diplomacy and sbr do). Its module docs define its events and state every decision its rules
 //!    leave open.
 //! 2. **Its samples.** Streams `events/ns_*.jsonl` with the worked examples, named in its

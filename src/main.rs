@@ -128,7 +128,7 @@ enum Command {
     Standings {
         /// The table (one of the names above).
         table: String,
-        /// For `cards` and `sbr`: the tournament.
+        /// For `cards`, `sbr` and the diplomacy tables: a tournament.
         #[arg(long)]
         tournament: Option<String>,
         #[command(flatten)]
@@ -148,13 +148,13 @@ enum Command {
         action: Option<PlayersAction>,
         #[command(flatten)]
         clocks: Clocks,
-        /// How to print: a text table, JSON or CSV.
-        #[arg(long, value_enum, default_value_t)]
-        format: Fmt,
+        #[command(flatten)]
+        out: Out,
     },
     /// Every change to PLAYER's values, with its cause and formula.
     History {
-        /// The player, exactly as the events name them (any of a renamed player's names).
+        /// The player, exactly as the events name them (any of a renamed player's names),
+        /// or another subject with changes (a grudge team).
         player: String,
         /// Only this table (e.g. valar).
         #[arg(long)]
@@ -245,7 +245,8 @@ enum Command {
     },
     /// Write a static website (no server, no JavaScript) of the tables with results and their players into DIR.
     Site {
-        /// Where to write the pages and export.jsonl (created if missing; same-named files are replaced).
+        /// Where to write the pages and export.jsonl: created if missing; an earlier site there
+        /// is replaced whole; a directory holding anything else is refused.
         dir: PathBuf,
         /// The site's name, shown on every page (default "Ratings ledger").
         #[arg(long)]
@@ -345,8 +346,8 @@ fn run(cli: Cli) -> laurel::Result<()> {
         Command::Players {
             action: None,
             clocks,
-            format,
-        } => app::players(path, &query(clocks, None), format.into())?,
+            out: o,
+        } => return app::players(path, &query(clocks, None), &o.print(None), &mut out),
         Command::Replay {
             rules,
             diff,

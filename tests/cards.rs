@@ -336,32 +336,14 @@ const BASE: &str = r#"
 "#;
 
 fn base() -> tempfile::TempDir {
-    let dir = empty_ledger();
-    let out = append_text(dir.path(), BASE);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
+    common::ledger_of(BASE)
 }
 
 /// Appending `events` fails with exit 2, a message containing every needle, and
 /// nothing written.
 fn rejected(dir: &Path, events: &[Value], needles: &[&str]) {
     let text: String = events.iter().map(|e| format!("{e}\n")).collect();
-    let before = head(dir);
-    let out = append_text(dir, &text);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "expected exit 2 for {text}: {err}"
-    );
-    for n in needles {
-        assert!(err.contains(n), "message {err:?} lacks {n:?}");
-    }
-    assert_eq!(head(dir), before, "head moved after a rejected append");
+    common::append_refused(dir, &text, needles);
 }
 
 fn result(t: &str, r: &str, m: &str, at: &str, scores: &[(&str, i64)]) -> Value {

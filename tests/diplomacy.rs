@@ -38,7 +38,7 @@ fn pairs(list: &[(&str, Value)]) -> Vec<(String, Value)> {
 }
 
 #[test]
-fn spec_example_gives_40_25_15_10_5_5_0() {
+fn worked_example_gives_40_25_15_10_5_5_0() {
     let dir = ledger_with(&["diplomacy_draws.jsonl"]);
     let v = standings(dir.path(), &["fibonacci"]);
     assert_eq!(

@@ -47,14 +47,7 @@ fn classic<'a>(players: &[&'a str], centers: &[i64], years: &[i64]) -> Vec<Pos<'
 
 /// A ledger holding `lines`; panics if the append fails.
 fn ledger(lines: &[String]) -> tempfile::TempDir {
-    let dir = common::empty_ledger();
-    let out = append_text(dir.path(), &lines.join("\n"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
+    common::ledger_of(&lines.join("\n"))
 }
 
 /// A rules file in `dir` with `rules`; its path.

@@ -62,14 +62,7 @@ fn dipvis_boards() -> tempfile::TempDir {
             json!({"winner": "Germany"}),
         ),
     ];
-    let dir = common::empty_ledger();
-    let out = append_text(dir.path(), &lines.join("\n"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
+    common::ledger_of(&lines.join("\n"))
 }
 
 /// Carnage under `rules` (a `carnage` group): each game's scores by power, in

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{append_text, empty_ledger, head, laurel, ledger_with, row, standings};
+use common::{append_ok, append_refused, empty_ledger, head, laurel, ledger_with, row, standings};
 use serde_json::{json, Value};
 
 const FILES: &[&str] = &[
@@ -53,28 +53,6 @@ fn game_ended(game: &str, at: &str, winner: &str, nations: Value) -> String {
     json!({"type": "mepbm.game_ended", "at": at, "game": game, "turn": 30, "winner": winner, "nations": nations})
         .to_string()
         + "\n"
-}
-
-/// Append `text`, expect exit code 2, a message containing every `needles`
-/// string, and an unchanged head.
-fn rejects(dir: &Path, text: &str, needles: &[&str]) {
-    let before = head(dir);
-    let out = append_text(dir, text);
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(2), "expected exit 2, stderr: {err}");
-    for n in needles {
-        assert!(err.contains(n), "{n:?} missing from: {err}");
-    }
-    assert_eq!(head(dir), before, "head moved after a rejected append");
-}
-
-fn accepts(dir: &Path, text: &str) {
-    let out = append_text(dir, text);
-    assert!(
-        out.status.success(),
-        "append failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 // ---------------------------------------------------------------- worked examples
@@ -203,7 +181,7 @@ fn ainur_seed_example() {
 #[test]
 fn ainur_roster_change_costs_c_squared() {
     let dir = ledger_with(&["mepbm_ainur.jsonl"]);
-    accepts(
+    append_ok(
         dir.path(),
         r#"{"type":"mepbm.grudge_roster_changed","at":"2004-02-02","team":"Grey Company","added":["Ula Voss","Vin Wolfe"],"removed":["Hew Jory"]}"#,
     );
@@ -272,11 +250,11 @@ fn a_game_of_19_positions_earns_half() {
     // halved 17.5 → 18 (half away from zero). Maia: 0.5 * 4 * sqrt(30) = 10.95 → 11.
     let text = game_started("g19", "2003-01-04", 10, 9, 0)
         + &game_ended("g19", "2003-06-07", "FP", json!([]));
-    accepts(dir.path(), &text);
+    append_ok(dir.path(), &text);
     // A 20-position game earns in full: 45 + 0 = 45.
     let text = game_started("g20", "2003-01-04", 10, 10, 0)
         + &game_ended("g20", "2003-06-07", "FP", json!([]));
-    accepts(dir.path(), &text);
+    append_ok(dir.path(), &text);
     let v = standings(dir.path(), &["valar"]);
     assert_eq!(score(&v, "g19-fp1"), json!(1518));
     assert_eq!(score(&v, "g19-ds1"), json!(1482));
@@ -298,7 +276,7 @@ fn a_draw_changes_no_valar_and_is_played_not_won() {
     let dir = empty_ledger();
     let text = game_started("gd", "2003-01-04", 10, 10, 1)
         + &game_ended("gd", "2003-06-07", "draw", json!([]));
-    accepts(dir.path(), &text);
+    append_ok(dir.path(), &text);
     let v = standings(dir.path(), &["valar"]);
     assert_eq!(score(&v, "gd-fp1"), json!(1500));
     // The unaligned neutral does not change either: a draw has no change at all.
@@ -331,13 +309,13 @@ fn bofa_is_not_in_nazgul() {
 fn a_late_result_takes_its_place_in_history() {
     // A game whose end is entered after a later monthly tick is folded first.
     let dir = empty_ledger();
-    accepts(
+    append_ok(
         dir.path(),
         r#"{"type":"mepbm.monthly_tick","at":"2003-07-01","month":"2003-06"}"#,
     );
     let text = game_started("gl", "2003-01-04", 10, 10, 0)
         + &game_ended("gl", "2003-06-07", "FP", json!([]));
-    accepts(dir.path(), &text);
+    append_ok(dir.path(), &text);
     // 1545 then pulled: round(0.98 * 45 + 1500) = round(1544.1) = 1544.
     let v = standings(dir.path(), &["valar"]);
     assert_eq!(score(&v, "gl-fp1"), json!(1544));
@@ -353,17 +331,17 @@ fn valar_ledger() -> tempfile::TempDir {
 fn rejects_unknown_games_and_nations() {
     let dir = valar_ledger();
     let d = dir.path();
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.nation_taken_over","at":"2003-01-01","game":"999","nation":"Dwarves","player":"X"}"#,
         &["unknown game 999", "mepbm.nation_taken_over"],
     );
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.nation_taken_over","at":"2003-01-01","game":"224","nation":"Balrog","player":"X"}"#,
         &["nation Balrog is not in game 224"],
     );
-    rejects(
+    append_refused(
         d,
         &game_ended("224", "2003-04-01", "FP", json!([])).replace("224", "998"),
         &["unknown game 998"],
@@ -371,7 +349,7 @@ fn rejects_unknown_games_and_nations() {
     // An end dated before its start finds no game.
     let text = game_started("g1", "2003-05-01", 1, 1, 0)
         + &game_ended("g1", "2003-04-01", "FP", json!([]));
-    rejects(d, &text, &["unknown game g1"]);
+    append_refused(d, &text, &["unknown game g1"]);
     let text = game_started("g2", "2003-05-01", 1, 1, 0)
         + &game_ended(
             "g2",
@@ -379,19 +357,19 @@ fn rejects_unknown_games_and_nations() {
             "FP",
             json!([{"nation": "Dwarves", "victory_points": 1, "eliminated": false}]),
         );
-    rejects(d, &text, &["nation Dwarves is not in game g2"]);
+    append_refused(d, &text, &["nation Dwarves is not in game g2"]);
 }
 
 #[test]
 fn rejects_a_game_started_or_ended_twice() {
     let dir = valar_ledger();
     let d = dir.path();
-    rejects(
+    append_refused(
         d,
         &game_started("224", "2003-05-01", 1, 1, 0),
         &["game 224 was already started"],
     );
-    rejects(
+    append_refused(
         d,
         &game_ended("224", "2003-05-01", "DS", json!([])),
         &["game 224 already ended on 2003-03-15"],
@@ -402,12 +380,12 @@ fn rejects_a_game_started_or_ended_twice() {
 fn rejects_takeovers_and_allegiance_changes_after_the_end() {
     let dir = valar_ledger();
     let d = dir.path();
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.nation_taken_over","at":"2003-03-16","game":"224","nation":"Dwarves","player":"New Guy"}"#,
         &["game 224 ended on 2003-03-15", "takeover of Dwarves"],
     );
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.allegiance_changed","at":"2003-03-16","game":"224","nation":"Rhudaur","side":"DS"}"#,
         &[
@@ -424,7 +402,7 @@ fn rejects_a_player_on_two_sides() {
     let two = r#"{"type":"mepbm.game_started","at":"2003-01-04","game":"g","scenario":"1650","positions":[
         {"nation":"Dwarves","player":"Ann","side":"FP"},{"nation":"Witch-king","player":"Ann","side":"DS"}]}"#
         .replace('\n', "");
-    rejects(
+    append_refused(
         d,
         &two,
         &[
@@ -433,13 +411,13 @@ fn rejects_a_player_on_two_sides() {
             "DS (Witch-king)",
         ],
     );
-    accepts(d, &game_started("g", "2003-01-04", 2, 2, 2));
-    rejects(
+    append_ok(d, &game_started("g", "2003-01-04", 2, 2, 2));
+    append_refused(
         d,
         r#"{"type":"mepbm.nation_taken_over","at":"2003-02-01","game":"g","nation":"N-ds1","player":"g-fp1"}"#,
         &["player g-fp1 would be on two sides of game g"],
     );
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.allegiance_changed","at":"2003-02-02","game":"g","nation":"N-fp1","side":"DS"}"#,
         &["nation N-fp1 of game g started FP: only a neutral changes allegiance"],
@@ -450,13 +428,13 @@ fn rejects_a_player_on_two_sides() {
 fn rejects_a_neutral_on_two_sides_through_allegiance() {
     let dir = empty_ledger();
     let d = dir.path();
-    accepts(d, &game_started("g", "2003-01-04", 2, 2, 2));
+    append_ok(d, &game_started("g", "2003-01-04", 2, 2, 2));
     // neutral1 takes over neutral2 too (both neutral: fine), then neutral2 joins DS.
-    accepts(
+    append_ok(
         d,
         r#"{"type":"mepbm.nation_taken_over","at":"2003-02-01","game":"g","nation":"N-neutral2","player":"g-neutral1"}"#,
     );
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.allegiance_changed","at":"2003-02-02","game":"g","nation":"N-neutral2","side":"DS"}"#,
         &["player g-neutral1 would be on two sides of game g"],
@@ -467,11 +445,11 @@ fn rejects_a_neutral_on_two_sides_through_allegiance() {
 fn rejects_negative_turns_and_victory_points() {
     let dir = empty_ledger();
     let d = dir.path();
-    accepts(d, &game_started("g", "2003-01-04", 1, 1, 0));
+    append_ok(d, &game_started("g", "2003-01-04", 1, 1, 0));
     let neg_turn =
         game_ended("g", "2003-05-01", "FP", json!([])).replace("\"turn\":30", "\"turn\":-1");
-    rejects(d, &neg_turn, &["game g: turn must not be negative, got -1"]);
-    rejects(
+    append_refused(d, &neg_turn, &["game g: turn must not be negative, got -1"]);
+    append_refused(
         d,
         &game_ended(
             "g",
@@ -515,7 +493,7 @@ fn teams(dir: &Path) {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    accepts(dir, &text);
+    append_ok(dir, &text);
 }
 
 #[test]
@@ -523,7 +501,7 @@ fn rejects_small_grudge_games_and_misplaced_teams() {
     let dir = empty_ledger();
     let d = dir.path();
     teams(d);
-    rejects(
+    append_refused(
         d,
         &grudge(9, 12),
         &["grudge game gg needs at least 10 nations a side at start (FP 9, DS 12)"],
@@ -533,15 +511,15 @@ fn rejects_small_grudge_games_and_misplaced_teams() {
         .replace("\"a5\"", "\"z5\"")
         .replace("\"a6\"", "\"z6\"")
         .replace("\"a7\"", "\"z7\"");
-    rejects(
+    append_refused(
         d,
         &text,
         &["grudge game gg: team Team A has 4 members on its side FP (needs 5)"],
     );
     // A Team B member (b8 does not play for B) playing for FP.
     let text = grudge(10, 10).replace("\"ax10\"", "\"b8\"");
-    rejects(d, &text, &["b8 of team Team B (DS) plays FP10 for FP"]);
-    accepts(d, &grudge(10, 10));
+    append_refused(d, &text, &["b8 of team Team B (DS) plays FP10 for FP"]);
+    append_ok(d, &grudge(10, 10));
 }
 
 #[test]
@@ -549,7 +527,7 @@ fn rejects_roster_changes_that_break_the_rule_of_5() {
     let dir = empty_ledger();
     let d = dir.path();
     teams(d);
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.grudge_roster_changed","at":"2003-02-01","team":"Team A","added":["n1","n2","n3","n4"],"removed":["a4","a5","a6","a7"]}"#,
         &[
@@ -557,23 +535,23 @@ fn rejects_roster_changes_that_break_the_rule_of_5() {
             "rule of 5",
         ],
     );
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.grudge_roster_changed","at":"2003-02-01","team":"Team A","added":["n1"],"removed":["a1"]}"#,
         &["cannot remove its coordinator a1"],
     );
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.grudge_roster_changed","at":"2003-02-01","team":"Team Z","added":["n1"],"removed":[]}"#,
         &["unknown grudge team Team Z"],
     );
     // Two swaps keep 6 originals: allowed, costs 2 * 2.
-    accepts(
+    append_ok(
         d,
         r#"{"type":"mepbm.grudge_roster_changed","at":"2003-02-01","team":"Team A","added":["n1","n2"],"removed":["a6","a7"]}"#,
     );
     // A later change may not drop below 5 originals either.
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.grudge_roster_changed","at":"2003-02-02","team":"Team A","added":[],"removed":["a4","a5"]}"#,
         &["leaves 4 of its original members"],
@@ -594,7 +572,7 @@ fn rejects_bad_ballots() {
     let (t, n, e) = (json!(["Bea Carr"]), json!(["Northmen"]), json!("Ice King"));
     // 14 days after the end of 2003-03-15 (a plain date: the whole day) is
     // the end of 2003-03-29; the next day is late.
-    rejects(
+    append_refused(
         d,
         &ballot("Alan Birch", "2003-03-30", t.clone(), n.clone(), e.clone()),
         &[
@@ -602,12 +580,12 @@ fn rejects_bad_ballots() {
             "deadline 2003-03-29",
         ],
     );
-    rejects(
+    append_refused(
         d,
         &ballot("Hal Irwin", "2003-03-20", t.clone(), n.clone(), e.clone()),
         &["Hal Irwin already voted in game 224"],
     );
-    rejects(
+    append_refused(
         d,
         &ballot(
             "Alan Birch",
@@ -618,7 +596,7 @@ fn rejects_bad_ballots() {
         ),
         &["no vote for oneself (Alan Birch)"],
     );
-    rejects(
+    append_refused(
         d,
         &ballot(
             "Alan Birch",
@@ -629,7 +607,7 @@ fn rejects_bad_ballots() {
         ),
         &["Alan Birch controls Woodmen"],
     );
-    rejects(
+    append_refused(
         d,
         &ballot(
             "Alan Birch",
@@ -640,7 +618,7 @@ fn rejects_bad_ballots() {
         ),
         &["best played nation Ice King is DS, not the voter's side FP"],
     );
-    rejects(
+    append_refused(
         d,
         &ballot(
             "Alan Birch",
@@ -651,7 +629,7 @@ fn rejects_bad_ballots() {
         ),
         &["best enemy nation Dwarves is FP, not the side opposing FP"],
     );
-    rejects(
+    append_refused(
         d,
         &ballot(
             "Alan Birch",
@@ -662,12 +640,12 @@ fn rejects_bad_ballots() {
         ),
         &["best team player Ray Stone is not a player of the voter's side FP"],
     );
-    rejects(
+    append_refused(
         d,
         &ballot("Zoe Baird", "2003-03-20", json!([]), json!([]), Value::Null),
         &["Zoe Baird played an unaligned neutral in game 224"],
     );
-    rejects(
+    append_refused(
         d,
         &ballot(
             "Oscar Page",
@@ -679,15 +657,15 @@ fn rejects_bad_ballots() {
         &["Oscar Page was not counted in game 224"],
     );
     // On the deadline itself is in time.
-    accepts(d, &ballot("Alan Birch", "2003-03-29", t, n, e));
+    append_ok(d, &ballot("Alan Birch", "2003-03-29", t, n, e));
 }
 
 #[test]
 fn rejects_a_ballot_before_the_end() {
     let dir = empty_ledger();
     let d = dir.path();
-    accepts(d, &game_started("224", "2003-01-04", 2, 2, 0));
-    rejects(
+    append_ok(d, &game_started("224", "2003-01-04", 2, 2, 0));
+    append_refused(
         d,
         &ballot(
             "224-fp1",
@@ -704,17 +682,17 @@ fn rejects_a_ballot_before_the_end() {
 fn rejects_a_duplicate_monthly_tick_and_a_second_seed() {
     let dir = ledger_with(&["mepbm_monthly.jsonl"]);
     let d = dir.path();
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.monthly_tick","at":"2004-06-01","month":"2004-01"}"#,
         &["month 2004-01 was already ticked"],
     );
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.monthly_tick","at":"2004-06-01","month":"2004-13"}"#,
         &["month must be YYYY-MM"],
     );
-    rejects(
+    append_refused(
         d,
         r#"{"type":"mepbm.rating_seeded","at":"2004-06-01","player":"Moira Finch","system":"valar","value":1700}"#,
         &["Moira Finch already has a valar rating (1836)"],
@@ -728,7 +706,7 @@ fn nothing_is_written_when_one_event_of_an_append_fails() {
     let text = game_started("g", "2003-01-04", 1, 1, 0)
         + &game_ended("g", "2003-05-01", "FP", json!([]))
         + &game_ended("g", "2003-05-02", "DS", json!([]));
-    rejects(d, &text, &["game g already ended"]);
+    append_refused(d, &text, &["game g already ended"]);
     assert_eq!(head(d).0, 0);
 }
 

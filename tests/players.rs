@@ -27,10 +27,7 @@ fn text(b: &[u8]) -> String {
 }
 
 fn league() -> tempfile::TempDir {
-    let dir = empty_ledger();
-    let out = append_text(dir.path(), LEAGUE);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    dir
+    common::ledger_of(LEAGUE)
 }
 
 fn out(dir: &Path, args: &[&str]) -> std::process::Output {
@@ -152,7 +149,13 @@ fn players_lists_systems_and_first_and_last_dates() {
     assert_eq!(rows[1]["systems"], serde_json::json!(["cards"]));
     assert_eq!(rows[1]["first"], "2024-01-02");
     let table = text(&out(dir.path(), &["players"]).stdout);
+    assert!(table.starts_with("ledger at seq "), "{table}");
     assert!(table.contains("Brian Kernighan"), "{table}");
+    let first = text(&out(dir.path(), &["players", "--limit", "1"]).stdout);
+    assert!(
+        first.contains("Ada Lovelace") && !first.contains("Brian"),
+        "{first}"
+    );
     let csv = text(&out(dir.path(), &["players", "--format", "csv"]).stdout);
     assert!(
         csv.starts_with("player,systems,first,last,earlier_names"),

@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::events::schema::{self, envelope, paragraphs};
-use crate::events::{closest, TYPES};
+use crate::events::TYPES;
 
 /// `laurel events [TYPE]`: the text, or the JSON Schema when `json`.
 pub fn events(kind: Option<&str>, json: bool) -> Result<String> {
@@ -48,9 +48,7 @@ pub fn events(kind: Option<&str>, json: bool) -> Result<String> {
         return Ok(list(&in_ns));
     }
     let Some(mut s) = schema::event_schema(kind) else {
-        let hint = closest(kind, TYPES.iter().copied())
-            .map(|t| format!("; did you mean {t:?}?"))
-            .unwrap_or_default();
+        let hint = crate::events::did_you_mean(kind, TYPES.iter().copied());
         return Err(Error::Usage(format!(
             "unknown event type {kind:?}{hint} (`laurel events` lists them)"
         )));

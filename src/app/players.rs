@@ -1,6 +1,7 @@
 //! `laurel players` (the list), `laurel players add NAME`, and the player
 //! names other commands resolve (`history`).
 
+use std::io::Write;
 use std::path::Path;
 
 use serde_json::json;
@@ -8,7 +9,7 @@ use serde_json::json;
 use super::{append_summary, fold_stamped, QueryArgs};
 use crate::error::{Error, Result};
 use crate::ledger::{Input, Ledger};
-use crate::output::{self, Format, Report, Stamp, Table};
+use crate::output::{Print, Report, Stamp, Table};
 use crate::players::Players;
 use crate::time;
 
@@ -22,7 +23,7 @@ fn players_of(ledger: &Ledger, args: &QueryArgs) -> Result<(Players, Stamp)> {
 
 /// `laurel players`: every player by the name shown now, with earlier
 /// names, the systems whose events name them and their first and last dates.
-pub fn players(path: &Path, args: &QueryArgs, format: Format) -> Result<String> {
+pub fn players(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) -> Result<()> {
     let ledger = Ledger::read(path)?;
     let (players, stamp) = players_of(&ledger, args)?;
     let columns = ["player", "systems", "first", "last", "earlier_names"];
@@ -41,7 +42,7 @@ pub fn players(path: &Path, args: &QueryArgs, format: Format) -> Result<String> 
         main: t,
         extra: vec![],
     };
-    Ok(output::render(&report, &stamp, format))
+    super::write_answer(w, &ledger, args, report, &stamp, print)
 }
 
 /// `laurel players add NAME`: append a `ledger.player_registered`, so that

@@ -42,9 +42,7 @@ fn chosen_tables(systems: &[String]) -> Result<Vec<&'static str>> {
                     names.push(t);
                 }
             }
-            let hint = crate::events::closest(name, names.iter().copied())
-                .map(|n| format!("; did you mean {n:?}?"))
-                .unwrap_or_default();
+            let hint = crate::events::did_you_mean(name, names.iter().copied());
             return Err(Error::Usage(format!(
                 "--systems: unknown system or table {:?}{hint} (known: {})",
                 output::printable(name, &[]),

@@ -60,9 +60,7 @@ pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Re
     if known.contains(t) {
         return Ok(());
     }
-    let hint = crate::events::closest(t, known.iter().map(String::as_str))
-        .map(|k| format!("; did you mean {k:?}?"))
-        .unwrap_or_default();
+    let hint = crate::events::did_you_mean(t, known.iter().map(String::as_str));
     let listed = match known.len() {
         0 => "none yet".to_string(),
         n if n <= LISTED => known.join(", "),

@@ -72,7 +72,7 @@ use crate::time::{self, Micros};
 pub const MAX_STRING: usize = 4096;
 
 use text::forbidden_message;
-pub use text::{closest, forbidden, forbidden_char};
+pub use text::{closest, did_you_mean, forbidden, forbidden_char};
 
 pub use crate::systems::{Event, TYPES};
 

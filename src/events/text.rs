@@ -41,6 +41,14 @@ pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Opti
         .map(|(_, k)| k)
 }
 
+/// [`closest`] as the end of an error message: `; did you mean "valar"?`, or
+/// nothing when no known word is near.
+pub fn did_you_mean<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    closest(word, known)
+        .map(|k| format!("; did you mean {k:?}?"))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

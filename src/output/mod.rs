@@ -407,7 +407,8 @@ pub fn render(r: &Report, stamp: &Stamp, format: Format) -> String {
 /// Several reports one at a time (so only one need be in memory): JSON is
 /// one object `{"as_of", "head", "known_at", "tables": [<report>...]}` (the
 /// pretty JSON of that object's `Value`: keys sorted, each report indented
-/// as its element), other formats the reports' texts separated by a blank line.
+/// as its element); text, the reports' texts separated by a blank line. CSV
+/// is one table per invocation, so a caller with several reports asks for one.
 pub struct Many<'a> {
     w: &'a mut dyn Write,
     stamp: &'a Stamp,

@@ -73,9 +73,7 @@ impl Report {
             }),
             None => {
                 let names = self.table_names();
-                let hint = crate::events::closest(name, names.iter().copied())
-                    .map(|t| format!("; did you mean {t:?}?"))
-                    .unwrap_or_default();
+                let hint = crate::events::did_you_mean(name, names.iter().copied());
                 Err(format!(
                     "--table {name:?}: no such table in this answer{hint} (its tables: {})",
                     names.join(", ")

@@ -345,9 +345,7 @@ macro_rules! registry {
                     }
                 )*
                 let known: Vec<&str> = tables().iter().map(|(t, _)| *t).collect();
-                let hint = crate::events::closest(table, known.iter().copied())
-                    .map(|t| format!("; did you mean {t:?}?"))
-                    .unwrap_or_default();
+                let hint = crate::events::did_you_mean(table, known.iter().copied());
                 Err(format!(
                     "unknown standings table {table:?}{hint} (known: {})",
                     known.join(", ")

@@ -44,6 +44,34 @@ pub fn ledger_with(files: &[&str]) -> tempfile::TempDir {
     dir
 }
 
+/// A fresh ledger holding `text` (JSON Lines); panics with laurel's message
+/// if the append fails.
+pub fn ledger_of(text: &str) -> tempfile::TempDir {
+    let dir = empty_ledger();
+    append_ok(dir.path(), text);
+    dir
+}
+
+/// Append `text` (JSON Lines); panics with laurel's message if it fails.
+pub fn append_ok(dir: &Path, text: &str) {
+    let out = append_text(dir, text);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "append failed: {err}");
+}
+
+/// Appending `text` fails with exit 2, a message holding every needle, and
+/// nothing written (the head unchanged).
+pub fn append_refused(dir: &Path, text: &str, needles: &[&str]) {
+    let before = head(dir);
+    let out = append_text(dir, text);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "exit 2 for {text}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "message {err:?} lacks {n:?}");
+    }
+    assert_eq!(head(dir), before, "head moved after a refused append");
+}
+
 /// Append `text` (JSON Lines) through stdin; returns the process output.
 pub fn append_text(dir: &Path, text: &str) -> Output {
     laurel(dir)

@@ -279,7 +279,7 @@ mod tests {
     }
 
     /// The worked example: centers 10, 8, 6, 5, 3, 2 and one eliminated.
-    fn spec_board() -> Vec<Seat> {
+    fn worked_example_board() -> Vec<Seat> {
         vec![
             alive(10),
             alive(8),
@@ -303,8 +303,8 @@ mod tests {
     }
 
     #[test]
-    fn spec_example_gives_40_25_15_10_5_5_0() {
-        let got = fibonacci_draw(&spec_board(), 0);
+    fn worked_example_gives_40_25_15_10_5_5_0() {
+        let got = fibonacci_draw(&worked_example_board(), 0);
         assert_eq!(hundredths(&got), ints(&[40, 25, 15, 10, 5, 5, 0]));
         // Exact, not just rounded: 8/20, 5/20, ...
         assert_eq!(got[0], frac(2, 5));
@@ -314,7 +314,7 @@ mod tests {
 
     #[test]
     fn a_tie_at_second_shares_the_mean_of_both_ranks() {
-        let mut board = spec_board();
+        let mut board = worked_example_board();
         board[1] = alive(7);
         board[2] = alive(7);
         let got = fibonacci_draw(&board, 0);
@@ -357,7 +357,7 @@ mod tests {
     #[test]
     fn base_one_starts_at_one() {
         // 1, 1, 2, 3, 5, 8, 13 = 33.
-        let got = fibonacci_draw(&spec_board(), 1);
+        let got = fibonacci_draw(&worked_example_board(), 1);
         assert_eq!(got[0], frac(13, 33));
         assert_eq!(got[6], frac(1, 33));
         assert_eq!(got.iter().sum::<Score>(), frac(1, 1));
@@ -380,9 +380,9 @@ mod tests {
 
     #[test]
     fn carnage_draw_and_solo() {
-        let got = carnage_draw(&spec_board(), &carnage());
+        let got = carnage_draw(&worked_example_board(), &carnage());
         assert_eq!(got, ints(&[7010, 6008, 5006, 4005, 3003, 2002, 1000]));
-        let mut board = spec_board();
+        let mut board = worked_example_board();
         board[1] = alive(7);
         board[2] = alive(7);
         let got = carnage_draw(&board, &carnage());
@@ -462,11 +462,11 @@ mod tests {
 
     #[test]
     fn draw_size_and_sum_of_squares() {
-        let got = dss_draw(&spec_board());
+        let got = dss_draw(&worked_example_board());
         assert_eq!(got[0], frac(1, 6));
         assert_eq!(got[6], frac(0, 1));
         // A draw vote of three: the other survivors score 0.
-        let mut board = spec_board();
+        let mut board = worked_example_board();
         for s in &mut board[3..] {
             s.in_draw = false;
         }
@@ -474,7 +474,7 @@ mod tests {
         let zero = frac(0, 1);
         let want = [&third, &third, &third, &zero, &zero, &zero, &zero];
         assert_eq!(dss_draw(&board).iter().collect::<Vec<_>>(), want);
-        let got = sos_draw(&spec_board());
+        let got = sos_draw(&worked_example_board());
         // 100 + 64 + 36 + 25 + 9 + 4 = 238.
         assert_eq!(got[0], frac(100, 238));
         assert_eq!(got.iter().sum::<Score>(), frac(1, 1));

@@ -35,7 +35,7 @@ fn check_err(lines: &[String]) -> String {
 }
 
 #[test]
-fn spec_example_through_the_fold() {
+fn worked_example_through_the_fold() {
     let f = folded(
         &[game("g1", "2024-03-09", "draw", None, WORKED_EXAMPLE)],
         true,

@@ -214,7 +214,7 @@ pub struct GameEnded {
 
 /// A Council of the Wise ballot on an ended game.
 ///
-/// Cast by a player counted for FP or DS at the game's end, once, by the deadline (`council.deadline_days` after the end); no vote for oneself or one's own nation.
+/// Cast by a player counted for FP or DS at the game's end, once, by the deadline (`council.deadline_days` after the end; a game that ended on a plain date ended at the end of that day); no vote for oneself or one's own nation.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VoteCast {
@@ -263,7 +263,9 @@ pub struct GrudgeRosterChanged {
 
 /// The monthly pull of every rating toward 1500.
 ///
-/// One tick per month.
+/// A tick is for a month that has ended by its `at` (the adjustment comes after
+/// each month); months tick in calendar order, at most once each; a skipped
+/// month may be ticked late, in order.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MonthlyTick {
