@@ -52,8 +52,9 @@
 //!   does not read); `verify.rs` is `verify` (a reading thread, two
 //!   checking workers), `lanes.rs` BLAKE3 of many short inputs across the SIMD lanes;
 //!   `open.rs` opens a ledger for writing (lock, sled) or reading (the view alone) and
-//!   makes an append durable, `append.rs` and `parse.rs` are
-//!   the append (a parser thread, a chaining one), `read.rs` reads records and exports,
+//!   makes an append durable, `append.rs`, `pending.rs` and `parse.rs` are
+//!   the append (a parser thread; a chaining one, which holds the records being
+//!   added, `pending.rs`), `read.rs` reads records and exports,
 //!   `view.rs` is the fold's [`fold::Source`].
 //! - [`fold`]: the engine: `(at, seq)` order, known-at, voids, as-of, rule changes,
 //!   append-time checks; `checkpoint.rs` resumes from a checkpoint and says what its

@@ -28,6 +28,7 @@ pub mod idem;
 pub(crate) mod lanes;
 mod open;
 mod parse;
+mod pending;
 pub(crate) mod published;
 mod read;
 pub mod segment;

@@ -1,0 +1,320 @@
+//! The records one append adds ([`Pending`]): each parsed event checked
+//! against the idempotency index ([`Recorded`]), pushed into chunks, packed
+//! and stored beyond the head, with where it came from (file and line) for
+//! the messages of later checks.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::RangeInclusive;
+use std::sync::mpsc::Receiver;
+
+use super::chunk::{self, ChunkWriter};
+use super::parse::{incoming, line_message, origin, payload_error, Incoming, Sent};
+use super::{idem, segment, Head, Ledger};
+use crate::error::{Error, Origin, Result};
+use crate::events;
+use crate::time::Micros;
+
+/// The writing side of an append: add every parsed batch, in order, until the
+/// parser thread is done or an item is a problem.
+pub(super) fn take_batches(
+    rx: Receiver<Sent>,
+    pending: &mut Pending,
+    index: &mut idem::Index,
+    names: &[String],
+) -> Result<()> {
+    for sent in rx {
+        let batch = match sent {
+            Sent::Lines(parsed) => incoming(parsed, names),
+            Sent::Problem(e) => return Err(e),
+        };
+        let keys = batch.iter().filter_map(|i| i.as_ref().ok());
+        index.warm(keys.map(|inc| idem::fingerprint(&inc.idem)));
+        for item in batch {
+            pending.add(index, item?, names)?;
+        }
+    }
+    Ok(())
+}
+
+/// Records being added by one append.
+pub(super) struct Pending<'l> {
+    pub(super) ledger: &'l Ledger,
+    /// The seq of this append's first record.
+    pub(super) first: u64,
+    pub(super) writer: ChunkWriter,
+    /// Where this append's chunks go.
+    pub(super) segment: segment::Writer,
+    /// The buffer each chunk is packed into ([`Ledger::put_chunk`]).
+    pub(super) packed: Vec<u8>,
+    /// Each record in `writer`'s chunk, as pushed.
+    pub(super) current: Vec<Pushed>,
+    /// The stored chunk a fingerprint match last looked into (re-appending a
+    /// file matches every record, chunk after chunk).
+    pub(super) seen: Option<Seen>,
+    pub(super) origins: Origins,
+    /// (seq, target) of each new `ledger.voided`, to name it when a record that
+    /// depends on its target no longer validates.
+    pub(super) voids: Vec<(u64, u64)>,
+    /// The targets of every void: the ledger's, then this append's so far.
+    pub(super) voided: BTreeSet<u64>,
+    pub(super) already: u64,
+    /// How many of `already` are copies of voided records.
+    pub(super) already_voided: u64,
+    /// How many new records of each type.
+    pub(super) kinds: BTreeMap<String, u64>,
+}
+
+/// What the records holding an incoming event's idempotency key say of it.
+///
+/// A voided record gives up its key: an event with the key of a voided record
+/// and other content is new (a correction may keep the id of what it
+/// corrects). An exact copy of any record, voided or not, is already
+/// recorded: appending the same file again never changes the ledger, and a
+/// re-import of the files a correction was made from does not bring the
+/// voided event back.
+pub(super) enum Recorded {
+    /// No record holds the key, or only voided ones with other content.
+    New,
+    /// A record holds the key with the same content; `voided`: that record is voided.
+    Same { voided: bool },
+    /// A live record holds the key with other content: its seq.
+    Conflict(u64),
+}
+
+impl Pending<'_> {
+    pub(super) fn add(
+        &mut self,
+        index: &mut idem::Index,
+        inc: Incoming,
+        names: &[String],
+    ) -> Result<()> {
+        let origin = || Origin {
+            file: Some(names[inc.file].to_string()),
+            line: Some(inc.line),
+            id: inc.id.clone(),
+            kind: Some(inc.kind.clone()),
+            ..Origin::default()
+        };
+        let fp = idem::fingerprint(&inc.idem);
+        match self.recorded(index, fp, &inc)? {
+            Recorded::New => {}
+            Recorded::Same { voided } => {
+                self.already += 1;
+                self.already_voided += u64::from(voided);
+                return Ok(());
+            }
+            Recorded::Conflict(seq) => {
+                // The line's own payload comes first (see `first_problem`).
+                if let Some(msg) = payload_error(&inc.canonical) {
+                    return Err(Error::invalid(
+                        self::origin(&names[inc.file], inc.line),
+                        msg,
+                    ));
+                }
+                return Err(Error::IdConflict {
+                    origin: Box::new(origin()),
+                    id: inc.id.unwrap_or_default(),
+                    seq,
+                });
+            }
+        }
+        // Target 0 would be stored as "not a void" (chunk.rs), so refuse it here.
+        if inc.void == Some(0) {
+            return Err(Error::invalid(
+                origin(),
+                "void target 0 is not an earlier record",
+            ));
+        }
+        index.insert(fp, self.writer.next_seq());
+        if let Some(target) = inc.void {
+            self.voids.push((self.writer.next_seq(), target));
+            self.voided.insert(target);
+        }
+        (self.writer).push(inc.at, inc.void, inc.idem, inc.content, &inc.canonical);
+        self.current.push(Pushed {
+            at: inc.at,
+            void: inc.void,
+            idem: inc.idem,
+            content: inc.content,
+        });
+        self.origins.push(inc.file, inc.line);
+        *self.kinds.entry(inc.kind).or_default() += 1;
+        if self.writer.is_full() {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// `e`, a problem found while reading the input, or the problem of an
+    /// earlier line whose payload does not decode (left to the check fold, see
+    /// [`Ledger::write_pending`]); `e` if the records cannot be stored or read back.
+    pub(super) fn first_problem(&mut self, e: Error, names: &[String]) -> Error {
+        let Ok(last) = self.flush() else {
+            return e;
+        };
+        match self.bad_payload(&[self.first..=last.seq], names) {
+            Ok(Some(bad)) => bad,
+            _ => e,
+        }
+    }
+
+    /// The refusal of the first record of `ranges` (ascending, disjoint seq
+    /// ranges of records stored by this append) whose payload does not decode
+    /// ([`payload_error`]), naming its file and line. Reads the chunks beyond
+    /// the head, each once however many ranges it holds ([`Ledger::walk_chunks`]):
+    /// an append that voids many of its own records checks them in one walk.
+    pub(super) fn bad_payload(
+        &self,
+        ranges: &[RangeInclusive<u64>],
+        names: &[String],
+    ) -> Result<Option<Error>> {
+        // The least seq of `ranges` at or after `s`.
+        let next = |s: u64| {
+            let i = ranges.partition_point(|r| *r.end() < s);
+            let r = ranges[i..].iter().find(|r| !r.is_empty())?;
+            Some(s.max(*r.start()))
+        };
+        let wanted = |seq: u64| next(seq) == Some(seq);
+        let mut parser = events::LineParser::default();
+        let mut bad = None;
+        self.ledger.walk_chunks(next, &mut |c| {
+            for r in c?.records.iter().filter(|r| wanted(r.seq)) {
+                if let Err(e) = parser.parse(r.event) {
+                    bad = Some((r.seq, line_message(e)));
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        })?;
+        Ok(bad.map(|(seq, msg)| {
+            let (file, line) = self.origins.get(seq - self.first);
+            Error::invalid(origin(&names[file], line), msg)
+        }))
+    }
+
+    /// What the records already holding `inc`'s key say of it (see
+    /// [`Recorded`]): the index gives candidates by fingerprint, the records
+    /// themselves decide.
+    pub(super) fn recorded(
+        &mut self,
+        index: &idem::Index,
+        fp: u64,
+        inc: &Incoming,
+    ) -> Result<Recorded> {
+        let mut conflict = None;
+        for seq in index.candidates(fp) {
+            let (k, content) = self.keys_of(seq)?;
+            if k != inc.idem {
+                continue;
+            }
+            let voided = self.voided.contains(&seq);
+            if content == inc.content {
+                return Ok(Recorded::Same { voided });
+            }
+            if !voided {
+                conflict = Some(seq);
+            }
+        }
+        Ok(conflict.map_or(Recorded::New, Recorded::Conflict))
+    }
+
+    /// (idem, content) of record `seq`: from the chunk being filled, or stored.
+    pub(super) fn keys_of(&mut self, seq: u64) -> Result<([u8; 16], [u8; 16])> {
+        let first = self.writer.first_seq;
+        if seq >= first {
+            return self
+                .current
+                .get((seq - first) as usize)
+                .map(|r| (r.idem, r.content))
+                .ok_or_else(|| {
+                    Error::Storage(format!("record {seq} is not in the chunk being written"))
+                });
+        }
+        if !self.seen.as_ref().is_some_and(|s| s.contains(seq)) {
+            self.seen = Some(Seen::load(self.ledger, seq)?);
+        }
+        self.seen
+            .as_ref()
+            .and_then(|s| s.keys.get((seq - s.first) as usize).copied())
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
+    }
+
+    /// Store the current chunk (beyond the head, so not yet visible); start the next.
+    pub(super) fn flush(&mut self) -> Result<Head> {
+        let next = self.writer.next();
+        let done = std::mem::replace(&mut self.writer, next);
+        let head = Head {
+            seq: done.next_seq() - 1,
+            hash: done.last_hash,
+        };
+        if done.count > 0 {
+            let first = done.first_seq;
+            let out = (&mut self.segment, &mut self.packed);
+            (self.ledger).put_chunk(out, first, &done.finish(), &self.current)?;
+            self.ledger.moved(segment::POINTER_LEN);
+            self.ledger.recycle_if_due()?;
+        }
+        self.current.clear();
+        Ok(head)
+    }
+}
+
+/// What an append pushed into its chunk for each record: the header fields its
+/// summary and fingerprints are made of, and the keys a fingerprint match compares.
+pub(super) struct Pushed {
+    pub(super) at: Micros,
+    pub(super) void: Option<u64>,
+    pub(super) idem: [u8; 16],
+    pub(super) content: [u8; 16],
+}
+
+/// The keys of one stored chunk, for [`Pending::keys_of`].
+pub(super) struct Seen {
+    pub(super) first: u64,
+    pub(super) keys: Vec<([u8; 16], [u8; 16])>,
+}
+
+impl Seen {
+    pub(super) fn load(ledger: &Ledger, seq: u64) -> Result<Seen> {
+        let (key_seq, bytes) = ledger.chunk_holding(seq)?;
+        let c = chunk::decode(&bytes, key_seq)?;
+        Ok(Seen {
+            first: c.first_seq,
+            keys: c.records.iter().map(|r| (r.idem, r.content)).collect(),
+        })
+    }
+
+    pub(super) fn contains(&self, seq: u64) -> bool {
+        seq >= self.first && seq - self.first < self.keys.len() as u64
+    }
+}
+
+/// Where each new record of an append came from: (input index, line), by
+/// `seq - first new seq`, run-length coded (a run's records are on consecutive
+/// lines of one input), so it stays small however many lines the input has.
+#[derive(Default)]
+pub(super) struct Origins {
+    /// (offset of the run's first record, input index, its line).
+    pub(super) runs: Vec<(u64, usize, u64)>,
+    pub(super) len: u64,
+}
+
+impl Origins {
+    pub(super) fn push(&mut self, file: usize, line: u64) {
+        let continues = self
+            .runs
+            .last()
+            .is_some_and(|&(off, f, l)| f == file && l + (self.len - off) == line);
+        if !continues {
+            self.runs.push((self.len, file, line));
+        }
+        self.len += 1;
+    }
+
+    /// (input index, line) of the record at offset `k` (`k < len`).
+    pub(super) fn get(&self, k: u64) -> (usize, u64) {
+        let i = self.runs.partition_point(|r| r.0 <= k).saturating_sub(1);
+        let (off, file, line) = self.runs.get(i).copied().unwrap_or_default();
+        (file, line + k.saturating_sub(off))
+    }
+}
