@@ -60,11 +60,10 @@ pub fn players_add(path: &Path, name: &str) -> Result<String> {
     Ok(append_summary(&report, false))
 }
 
-/// The root of player `name` as `args` folds the ledger (the name the
-/// projections and their audit trails know the player by), or a usage error
-/// suggesting the nearest names.
-pub(crate) fn resolve(ledger: &Ledger, args: &QueryArgs, name: &str) -> Result<String> {
-    let (players, _) = players_of(ledger, args)?;
+/// The root of player `name` among `players` (the name the projections and
+/// their audit trails know the player by), or a usage error suggesting the
+/// nearest names.
+pub(crate) fn resolve(players: &Players, name: &str) -> Result<String> {
     if let Some(root) = players.root_of(name) {
         return Ok(root);
     }

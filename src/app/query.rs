@@ -106,16 +106,25 @@ pub fn history(
     }
     let ledger = Ledger::read(path)?;
     let shown = player;
-    let (root, not_a_player) = match super::players::resolve(&ledger, args, player) {
+    // One subject's changes only: the whole trail of a 1M-event ledger is 15
+    // GB. The fold that gathers them also says whose they are: a later name
+    // of a renamed player folds again under the player's first name.
+    let audit = |subject: &str| {
+        let mut q = args.query()?;
+        q.audit = true;
+        q.audit_subject = Some(subject.to_string());
+        fold_stamped(&ledger, args, q)
+    };
+    let (mut f, mut stamp) = audit(player)?;
+    let players = crate::players::Players::merge(&f.state.players);
+    let (root, not_a_player) = match super::players::resolve(&players, player) {
         Ok(root) => (root, None),
         Err(e) => (player.to_string(), Some(e)),
     };
+    if root != player {
+        (f, stamp) = audit(&root)?;
+    }
     let player = root.as_str();
-    let mut q = args.query()?;
-    q.audit = true;
-    // One player's changes only: the whole trail of a 1M-event ledger is 15 GB.
-    q.audit_subject = Some(player.to_string());
-    let (f, stamp) = fold_stamped(&ledger, args, q)?;
     let mine = |c: &Change| c.subject == player && system.is_none_or(|s| s == c.system);
     let mut rows: Vec<(Change, Value)> =
         f.cx.changes()
