@@ -6,9 +6,9 @@
 //! one-character deletions; two keys one edit apart (a substitution, an
 //! insertion or a deletion) share one of those, so a lookup probes as many
 //! hashes as its key has characters, never every name. A shared hash is only
-//! a candidate: the edit distance decides (strsim). The index is built once
-//! over every name, as one sorted vector of (hash, id) pairs: 16 bytes per
-//! hash, about 200 bytes per name with its key.
+//! a candidate: one pass over the two keys decides ([`one_typo`]). The index
+//! is built once over every name, as one sorted vector of (hash, id) pairs:
+//! 16 bytes per hash, about 250 bytes per name with its key.
 //!
 //! An edit of a digit is not a typo: a digit replaced by another digit, or a
 //! digit inserted or deleted, leaves two names that are both taken as meant.
@@ -35,22 +35,24 @@ pub fn key(name: &str) -> String {
 pub struct Near {
     /// (hash, id), sorted.
     filed: Vec<(u64, u32)>,
-    keys: Vec<String>,
+    /// Each name's key, as characters.
+    keys: Vec<Box<[char]>>,
 }
 
 impl Near {
     /// The index of `names`, ids in their order.
     pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Near {
-        let keys: Vec<String> = names.into_iter().map(key).collect();
+        let keys: Vec<Box<[char]>> = names
+            .into_iter()
+            .map(|n| key(n).chars().collect())
+            .collect();
         let mut filed = Vec::new();
-        for (id, k) in keys.iter().enumerate() {
+        for (id, chars) in keys.iter().enumerate() {
             let id = u32::try_from(id).unwrap_or(u32::MAX);
-            let chars: Vec<char> = k.chars().collect();
-            let whole = std::iter::once(hash(&chars, chars.len()));
             if chars.len() + 1 >= EDIT_MIN {
-                filed.extend(variants(&chars).map(|h| (h, id)));
+                filed.extend(variants(chars).map(|h| (h, id)));
             } else {
-                filed.extend(whole.map(|h| (h, id)));
+                filed.push((hash(chars, chars.len()), id));
             }
         }
         filed.sort_unstable();
@@ -70,23 +72,18 @@ impl Near {
     /// the same key, or (for a key of [`EDIT_MIN`] characters or more) one
     /// edit of a letter or sign from it (an edit of a digit does not count).
     pub fn find_before(&self, name: &str, before: u32) -> Option<u32> {
-        let k = key(name);
-        let chars: Vec<char> = k.chars().collect();
-        let key_of = |id: u32| self.keys[id as usize].as_str();
+        let chars: Vec<char> = key(name).chars().collect();
+        let key_of = |id: u32| &*self.keys[id as usize];
         let same = self
             .under(hash(&chars, chars.len()))
-            .filter(|&id| id < before && key_of(id) == k)
+            .filter(|&id| id < before && key_of(id) == chars.as_slice())
             .min();
         if same.is_some() || chars.len() < EDIT_MIN {
             return same;
         }
         variants(&chars)
             .flat_map(|h| self.under(h))
-            .filter(|&id| id < before)
-            .filter(|&id| {
-                let other = key_of(id);
-                strsim::levenshtein(&k, other) <= 1 && !digit_edit(&chars, other)
-            })
+            .filter(|&id| id < before && one_typo(&chars, key_of(id)))
             .min()
     }
 
@@ -114,19 +111,24 @@ fn hash(chars: &[char], skip: usize) -> u64 {
     h
 }
 
-/// Whether the one edit between `a` and `b` (keys one edit apart) touches a
-/// digit: a digit replaced by a digit, or a digit inserted or deleted.
-/// After the common prefix, the first character that differs is the
-/// substituted one, or the inserted one (within a run of equal characters
-/// any position of the run gives the same character).
-fn digit_edit(a: &[char], b: &str) -> bool {
-    let b: Vec<char> = b.chars().collect();
-    let p = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let at = |s: &[char]| s.get(p).is_some_and(char::is_ascii_digit);
-    match a.len().cmp(&b.len()) {
-        std::cmp::Ordering::Equal => at(a) && at(&b),
-        std::cmp::Ordering::Greater => at(a),
-        std::cmp::Ordering::Less => at(&b),
+/// Whether keys `a` and `b` are at most one edit apart (a substitution, an
+/// insertion or a deletion), that edit not of a digit: a digit replaced by a
+/// digit, or a digit inserted or deleted, is no typo. After the common
+/// prefix, the first character that differs is the substituted one, or the
+/// inserted one (within a run of equal characters any position of the run
+/// gives the same character); the rest must then be equal.
+fn one_typo(a: &[char], b: &[char]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if long.len() - short.len() > 1 {
+        return false;
+    }
+    let p = short.iter().zip(long).take_while(|(x, y)| x == y).count();
+    let digit = |c: &char| c.is_ascii_digit();
+    if short.len() == long.len() {
+        p == short.len()
+            || (short[p + 1..] == long[p + 1..] && !(digit(&short[p]) && digit(&long[p])))
+    } else {
+        short[p..] == long[p + 1..] && !digit(&long[p])
     }
 }
 
@@ -161,6 +163,7 @@ mod tests {
             "a 5-character key needs an equal key"
         );
         assert_eq!(n.find("Charles Babbage"), None);
+        assert_eq!(n.find("Ada Lovelaec"), None, "a transposition is two edits");
         assert_eq!(n.find_before("ada lovelace", 0), None, "only earlier ids");
         assert_eq!(n.find_before("ada lovelace", 1), Some(0));
     }
