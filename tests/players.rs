@@ -255,3 +255,25 @@ fn history_of_a_name_that_is_no_player_suggests_the_nearest() {
     assert_eq!(o.status.code(), Some(2));
     assert!(!text(&o.stderr).contains("did you mean"));
 }
+
+/// A grudge team is no player, but Ainur rates it: its history answers.
+/// Team Grey Company won game 251 for FP: 1500 → 1539, +39 = round(60 ×
+/// (1450 / 1500) × (8 / 12)) = round(38.67).
+#[test]
+fn history_of_a_grudge_team_lists_its_ainur_changes() {
+    let dir = common::ledger_with(&["mepbm_ainur.jsonl"]);
+    let v = json(dir.path(), &["history", "Grey Company", "--format", "json"]);
+    let rows = v["rows"].as_array().unwrap();
+    assert!(!rows.is_empty(), "{v}");
+    assert_eq!(rows[0]["system"], "ainur");
+    assert_eq!(
+        (&rows[0]["old"], &rows[0]["new"]),
+        (&"1500".into(), &"1539".into()),
+        "{v}"
+    );
+    let listed = json(dir.path(), &["players", "--format", "json"]);
+    assert!(
+        !listed.to_string().contains("Grey Company"),
+        "a team is no player"
+    );
+}
