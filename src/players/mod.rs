@@ -198,16 +198,25 @@ impl Players {
     /// The names nearest to `name`, for a "did you mean": those sharing its
     /// key or one edit from it, else the closest few (at most two edits).
     pub fn nearest(&self, name: &str) -> Vec<String> {
-        let names: Vec<&String> = self.written.keys().collect();
-        let near = near::Near::new(names.iter().map(|n| n.as_str()));
-        if let Some(id) = near.find(name) {
-            return vec![names[id as usize].clone()];
+        let k: Vec<char> = near::key(name).chars().collect();
+        let keyed: Vec<(Vec<char>, &String)> = (self.written.keys())
+            .map(|n| (near::key(n).chars().collect(), n))
+            .collect();
+        let same = keyed.iter().find(|(nk, _)| *nk == k);
+        let typo = || keyed.iter().find(|(nk, _)| near::one_edit(&k, nk));
+        if let Some((_, n)) = same.or_else(typo) {
+            return vec![(*n).clone()];
         }
-        let k = near::key(name);
-        let keys = names.iter().map(|n| (near::key(n), *n));
-        let mut scored: Vec<(usize, &String)> = keys
-            .map(|(nk, n)| (strsim::levenshtein(&k, &nk), n))
-            .filter(|(d, _)| *d <= 2 && *d < k.chars().count() / 2)
+        let word: String = k.iter().collect();
+        let mut scored: Vec<(usize, &String)> = keyed
+            .iter()
+            .map(|(nk, n)| {
+                (
+                    strsim::levenshtein(&word, &nk.iter().collect::<String>()),
+                    *n,
+                )
+            })
+            .filter(|(d, _)| *d <= 2 && *d < k.len() / 2)
             .collect();
         scored.sort();
         scored.into_iter().take(3).map(|(_, n)| n.clone()).collect()

@@ -93,6 +93,13 @@ impl Near {
     }
 }
 
+/// Whether key `a` is one edit of a letter or sign from key `b` and long
+/// enough for that to count ([`EDIT_MIN`]): the test [`Near::find_before`]
+/// applies to its candidates, for callers that scan a few names directly.
+pub fn one_edit(a: &[char], b: &[char]) -> bool {
+    a.len() >= EDIT_MIN && one_typo(a, b)
+}
+
 /// The hashes of `chars` and of each of its one-character deletions.
 fn variants(chars: &[char]) -> impl Iterator<Item = u64> + '_ {
     (0..=chars.len()).map(move |skip| hash(chars, skip))
