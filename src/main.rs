@@ -42,18 +42,56 @@ struct Out {
     /// How to print: a text table, JSON or CSV (CSV: one table, see --table).
     #[arg(long, value_enum, default_value_t)]
     format: Fmt,
-    /// Only the first N rows of each table (a text table says how many it left out).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    limit: Option<u64>,
+    /// Only the first N rows of each table, or `all` (a text table says how many it left out). Text tables of `standings`, `players` and `replay` show 100 rows unless told.
+    #[arg(long, value_name = "N|all", value_parser = parse_limit)]
+    limit: Option<Limit>,
 }
 
+/// `--limit`: a number of rows, or every row.
+#[derive(Clone, Copy)]
+enum Limit {
+    Rows(usize),
+    All,
+}
+
+fn parse_limit(s: &str) -> Result<Limit, String> {
+    match s.parse::<u64>() {
+        _ if s == "all" => Ok(Limit::All),
+        Ok(n) if n >= 1 => Ok(Limit::Rows(usize::try_from(n).unwrap_or(usize::MAX))),
+        _ => Err("a number of rows (1 or more), or `all`".into()),
+    }
+}
+
+/// The rows a text listing (`standings`, `players`, `replay`) shows without `--limit`:
+/// a 1M-event ledger ranks tens of thousands of players and has a row per
+/// CFR event score, more than a terminal is for and more than can be
+/// formatted in the time a reader waits. JSON and CSV, for scripts, hold
+/// every row.
+const TEXT_ROWS: usize = 100;
+
 impl Out {
+    /// How to print, with `--limit` as given.
     fn print(self, table: Option<String>) -> Print {
+        let limit = match self.limit {
+            Some(Limit::Rows(n)) => Some(n),
+            Some(Limit::All) | None => None,
+        };
         Print {
             format: self.format.into(),
-            limit: self.limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            limit,
             table,
         }
+    }
+
+    /// [`Out::print`] for a listing: text shows [`TEXT_ROWS`] rows unless told.
+    fn listing(self, table: Option<String>) -> Print {
+        let text = matches!(self.format, Fmt::Table);
+        let default = self.limit.is_none() && text;
+        let mut p = self.print(table);
+        if default {
+            p.limit = Some(TEXT_ROWS);
+        }
+        p
     }
 }
 
@@ -316,9 +354,9 @@ fn run(cli: Cli) -> laurel::Result<()> {
             only,
             out: o,
         } => {
-            let sel = Selector { tournament };
+            let sel = Selector::of(tournament);
             let q = query(clocks, rules);
-            return app::standings(path, &table, &sel, &q, &o.print(only), &mut out);
+            return app::standings(path, &table, &sel, &q, &o.listing(only), &mut out);
         }
         Command::History {
             player,
@@ -347,7 +385,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
             action: None,
             clocks,
             out: o,
-        } => return app::players(path, &query(clocks, None), &o.print(None), &mut out),
+        } => return app::players(path, &query(clocks, None), &o.listing(None), &mut out),
         Command::Replay {
             rules,
             diff,
@@ -357,10 +395,10 @@ fn run(cli: Cli) -> laurel::Result<()> {
             clocks,
             out: o,
         } => {
-            let sel = Selector { tournament };
+            let sel = Selector::of(tournament);
             let only = system.as_deref().map(|t| (t, &sel));
             let q = query(clocks, Some(rules));
-            return app::replay(path, &q, diff, only, &o.print(table), &mut out);
+            return app::replay(path, &q, diff, only, &o.listing(table), &mut out);
         }
         Command::Void { seqs, reason } => app::void(path, &seqs, &reason)?,
         Command::Correct { seq, file, reason } => app::correct(path, seq, &file, &reason)?,

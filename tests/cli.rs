@@ -138,6 +138,77 @@ fn unknown_tournaments_exit_2_naming_the_nearest_and_tables_without_say_so() {
     );
 }
 
+/// The table of each answer's rows after the state line, as (title, rows,
+/// the left-out note): tables are separated by a blank line.
+fn text_tables(text: &str) -> Vec<(String, usize, Option<String>)> {
+    let body = text.split_once('\n').map_or("", |(_, b)| b);
+    body.split("\n\n")
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| {
+            let lines: Vec<&str> = t.lines().collect();
+            let note = lines.last().filter(|l| l.starts_with('…'));
+            let rows = lines.len() - 2 - usize::from(note.is_some());
+            (lines[0].to_string(), rows, note.map(|n| n.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn text_standings_show_100_rows_of_each_table_unless_told_and_json_holds_all() {
+    let dir = common::ledger_of(&common::gen(4000, 3));
+    let json = common::standings(dir.path(), &["cfr"]);
+    let (ranked, scores) = (
+        json["rows"].as_array().unwrap().len(),
+        json["tables"]["events"].as_array().unwrap().len(),
+    );
+    assert!(ranked > 100 && scores > ranked, "{ranked} {scores}");
+    let (code, text, _) = run(dir.path(), &["standings", "cfr"]);
+    assert_eq!(code, 0);
+    let tables = text_tables(&text);
+    assert_eq!(tables.len(), 3, "{text}");
+    for (title, rows, note) in &tables[..2] {
+        assert_eq!(*rows, 100, "{title}");
+        let total = if title.starts_with("CFR driver ranking") {
+            ranked
+        } else {
+            scores
+        };
+        let left = format!(
+            "… {} more rows left out (--limit all shows every row)",
+            total - 100
+        );
+        assert_eq!(note.as_deref(), Some(left.as_str()), "{title}");
+    }
+    // The rows shown are the first rows of the whole table.
+    let first = json["tables"]["events"][0]["formula"].as_str().unwrap();
+    assert!(text.contains(first), "{first}");
+    let (_, all, _) = run(dir.path(), &["standings", "cfr", "--limit", "all"]);
+    let counts: Vec<usize> = text_tables(&all).iter().map(|t| t.1).collect();
+    assert_eq!(counts[..2], [ranked, scores]);
+    assert!(!all.contains("left out"));
+    // One table, cut: the other tables are not printed, the count is exact.
+    let (_, one, _) = run(
+        dir.path(),
+        &["standings", "cfr", "--table", "events", "--limit", "7"],
+    );
+    let one = text_tables(&one);
+    assert_eq!(one.len(), 1);
+    assert_eq!(
+        (one[0].1, one[0].2.clone()),
+        (
+            7,
+            Some(format!(
+                "… {} more rows left out (--limit all shows every row)",
+                scores - 7
+            ))
+        )
+    );
+    // `--limit` takes a number or `all`, nothing else.
+    let (code, _, err) = run(dir.path(), &["standings", "cfr", "--limit", "most"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`all`"), "{err}");
+}
+
 #[test]
 fn limit_prints_the_first_rows_and_says_how_many_were_left_out() {
     let dir = ledger_with(&["mepbm_valar.jsonl"]);
@@ -158,7 +229,10 @@ fn limit_prints_the_first_rows_and_says_how_many_were_left_out() {
         "{text}"
     );
     let left = all.len() - 3;
-    assert_eq!(lines[6], format!("… {left} more rows left out (--limit)"));
+    assert_eq!(
+        lines[6],
+        format!("… {left} more rows left out (--limit all shows every row)")
+    );
     // JSON: the first 3 rows, the same as without --limit.
     let v = common::standings(dir.path(), &["valar", "--limit", "3"]);
     assert_eq!(v["rows"].as_array().unwrap()[..], all[..3]);

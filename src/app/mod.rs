@@ -341,8 +341,6 @@ pub(crate) fn selectors(state: &systems::State, table: &str) -> Vec<Selector> {
     };
     tournaments
         .into_iter()
-        .map(|t| Selector {
-            tournament: Some(t),
-        })
+        .map(|t| Selector::of(Some(t)))
         .collect()
 }

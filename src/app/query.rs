@@ -30,7 +30,17 @@ pub fn standings(
     // From the latest valid checkpoint at or before --as-of when one can serve.
     let (f, stamp) = folded_only(&ledger, args, Some(ns))?;
     check_tournament(&f.state, table, sel)?;
-    let report = f.state.standings(table, sel, &f.cx).map_err(Error::Usage)?;
+    // Only the rows printed are built: the tables of a large ledger cost far
+    // more to format than to fold.
+    let sel = Selector {
+        table: print.table.clone(),
+        rows: print.limit,
+        ..sel.clone()
+    };
+    let report = f
+        .state
+        .standings(table, &sel, &f.cx)
+        .map_err(Error::Usage)?;
     // The state is not needed to print the report: free it first.
     drop(f);
     write_answer(w, &ledger, args, report, &stamp, print)

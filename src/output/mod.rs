@@ -16,6 +16,8 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::systems::Selector;
+
 pub use print::{state_line, write_csv, Print};
 pub use rows::{Cell, Cells, Rows};
 pub use titles::title;
@@ -33,6 +35,10 @@ pub struct Table {
     pub rows: Rows,
     /// Rows `--limit` left out ([`Report::limit`]); a text table says so.
     pub left_out: usize,
+    /// At most this many rows are kept ([`Table::keep`]): further pushes are
+    /// only counted in `left_out`, and [`Table::push_with`] does not even
+    /// build them. `None`: every row.
+    pub limit: Option<usize>,
 }
 
 impl Table {
@@ -43,13 +49,47 @@ impl Table {
             columns: columns.iter().map(|c| c.to_string()).collect(),
             rows: Rows::default(),
             left_out: 0,
+            limit: None,
         }
     }
 
-    /// Append a row; `cells` must match `columns` in length.
+    /// The table, keeping only the rows `sel` asks for: its first
+    /// [`Selector::rows`], none when `sel` names another table. The rows a
+    /// system builds for a 1M-event ledger (a row per CFR event score) cost far
+    /// more to format than to fold, so a system builds only what is printed.
+    pub fn keep(mut self, sel: &Selector) -> Self {
+        let other = sel.table.as_ref().is_some_and(|t| *t != self.name);
+        self.limit = if other { Some(0) } else { sel.rows };
+        self
+    }
+
+    /// Is the table holding all the rows it keeps? Further rows are only counted.
+    pub fn full(&self) -> bool {
+        self.limit.is_some_and(|n| self.rows.len() >= n)
+    }
+
+    /// Append a row (or count it, when [`Table::full`]); `cells` must match
+    /// `columns` in length.
     pub fn push(&mut self, cells: Vec<Value>) {
         debug_assert_eq!(cells.len(), self.columns.len());
-        self.rows.push(cells);
+        match self.full() {
+            true => self.left_out += 1,
+            false => self.rows.push(cells),
+        }
+    }
+
+    /// [`Table::push`] of the row `cells` builds, built only if it is kept.
+    pub fn push_with(&mut self, cells: impl FnOnce() -> Vec<Value>) {
+        match self.full() {
+            true => self.left_out += 1,
+            false => self.push(cells()),
+        }
+    }
+
+    /// Count `n` rows left out without building them; only once [`Table::full`].
+    pub fn skip(&mut self, n: usize) {
+        debug_assert!(self.full());
+        self.left_out += n;
     }
 }
 

@@ -6,7 +6,12 @@
 //! - `--limit N` keeps the first N rows of every table of the report (so a
 //!   standings answer shows the top N); a text table ends with a line saying
 //!   how many rows were left out; JSON and CSV hold the first N rows and
-//!   nothing more (their shape does not change with the flag).
+//!   nothing more (their shape does not change with the flag). `--limit all`
+//!   keeps every row. The text of `standings`, `players` and `replay` keeps 100 rows
+//!   unless told: a large community's rankings run to tens of thousands of
+//!   rows. A report keeps only the rows it prints: `standings` hands the limit
+//!   and `--table` to the system ([`crate::systems::Selector`]), which builds
+//!   no other row ([`super::Table::keep`]).
 //! - `--table NAME` narrows a report to one of its tables (the main table's
 //!   name or an extra table's, e.g. `matches`), printed as the main table in
 //!   every format. CSV is one table per invocation: without `--table`, the
@@ -114,8 +119,10 @@ pub fn state_line(head_seq: u64, head_hash: &str, stamp: &Stamp, known_at_given:
 pub(super) fn left_out_line(t: &Table) -> Option<String> {
     match t.left_out {
         0 => None,
-        1 => Some("… 1 more row left out (--limit)".into()),
-        n => Some(format!("… {n} more rows left out (--limit)")),
+        1 => Some("… 1 more row left out (--limit all shows every row)".into()),
+        n => Some(format!(
+            "… {n} more rows left out (--limit all shows every row)"
+        )),
     }
 }
 
@@ -174,7 +181,7 @@ mod tests {
         assert_eq!(r.main.rows.row(2), vec![json!(9), json!("z")]);
         assert_eq!(
             left_out_line(&r.main).unwrap(),
-            "… 3 more rows left out (--limit)"
+            "… 3 more rows left out (--limit all shows every row)"
         );
     }
 

@@ -194,10 +194,25 @@ pub trait Projection {
     fn apply(&mut self, rec: &Record, cx: &mut Cx);
 }
 
-/// What `standings` may narrow a table to.
+/// What `standings` may narrow a table to, and which of its rows are wanted.
 #[derive(Debug, Clone, Default)]
 pub struct Selector {
     pub tournament: Option<String>,
+    /// Only this table of the report is printed: the others are built
+    /// without rows ([`crate::output::Table::keep`]).
+    pub table: Option<String>,
+    /// At most this many rows of each table are built; the others are counted.
+    pub rows: Option<usize>,
+}
+
+impl Selector {
+    /// The whole of `tournament`'s tables (or of the table, for `None`).
+    pub fn of(tournament: Option<String>) -> Self {
+        Selector {
+            tournament,
+            ..Selector::default()
+        }
+    }
 }
 
 /// What the crate knows of one rating system, implemented by its `State` (the

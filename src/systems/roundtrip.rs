@@ -40,9 +40,7 @@ fn reports(state: &State, ns: &str, f: &Folded) -> Vec<Report> {
         let lists_tournaments = all.main.columns.first().is_some_and(|c| c == "tournament");
         if lists_tournaments {
             for row in &all.main.rows {
-                let sel = Selector {
-                    tournament: row[0].as_str().map(str::to_string),
-                };
+                let sel = Selector::of(row[0].as_str().map(str::to_string));
                 out.push(state.standings(table, &sel, &f.cx).unwrap());
             }
         }

@@ -16,7 +16,7 @@ impl State {
             return Err(format!("unknown cards table {table:?}"));
         }
         let main = match &sel.tournament {
-            None => return Ok(self.listing()),
+            None => return Ok(self.listing(sel)),
             Some(id) => id,
         };
         let t = self.tournaments.get(main).ok_or_else(|| {
@@ -38,7 +38,7 @@ impl State {
     }
 
     /// One row per tournament: `standings cards` without `--tournament`.
-    fn listing(&self) -> Report {
+    fn listing(&self, sel: &Selector) -> Report {
         let mut tab = Table::new(
             "cards",
             "Card-game tournaments (standings: laurel standings cards --tournament T)",
@@ -54,8 +54,13 @@ impl State {
                 "leader",
                 "leader_points",
             ],
-        );
+        )
+        .keep(sel);
         for (id, t) in &self.tournaments {
+            if tab.full() {
+                tab.skip(1);
+                continue;
+            }
             let scheduled: usize = t.rounds.values().map(|r| r.matches.len()).sum();
             let played: usize = t
                 .rounds

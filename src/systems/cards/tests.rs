@@ -116,13 +116,7 @@ fn ranks_are_shared_only_on_equal_points_and_total_score() {
     let r = f
         .state
         .cards
-        .standings(
-            "cards",
-            &Selector {
-                tournament: Some("t".into()),
-            },
-            &f.cx,
-        )
+        .standings("cards", &Selector::of(Some("t".into())), &f.cx)
         .unwrap();
     let got: Vec<(i64, String, i64)> = r
         .main

@@ -261,8 +261,13 @@ impl State {
                 "rank", "player", "score", "events", "mean", "factor", "best_event", "best_finish",
                 "scores",
             ],
-        );
+        )
+        .keep(sel);
         for (i, (driver, l)) in lines.iter().enumerate() {
+            if main.full() {
+                main.skip(lines.len() - i);
+                break;
+            }
             let scores: Vec<Value> = l
                 .events
                 .iter()
@@ -283,12 +288,12 @@ impl State {
         Ok(Report {
             system: "cfr".into(),
             main,
-            extra: vec![self.events_table(cx), self.series_table(cx)],
+            extra: vec![self.events_table(sel, cx), self.series_table(sel, cx)],
         })
     }
 
     /// Every driver's score at every event, oldest event first, with its sum.
-    fn events_table(&self, cx: &Cx) -> Table {
+    fn events_table(&self, sel: &Selector, cx: &Cx) -> Table {
         let (n, d) = (counted_events(cx), decimals(cx));
         let mut t = Table::new(
             "events",
@@ -297,7 +302,8 @@ impl State {
                 "series", "event", "at", "player", "score", "points", "perfect", "counted",
                 "finish", "formula",
             ],
-        );
+        )
+        .keep(sel);
         let mut all: Vec<(&Series, &Ev, u32, bool)> = Vec::new();
         for &si in self.by_name.values() {
             let s = &self.series[si as usize];
@@ -308,6 +314,10 @@ impl State {
         }
         all.sort_by_key(|(s, ev, _, _)| (ev.at, ev.seq, &s.def.series));
         for (s, ev, idx, counted) in all {
+            if t.full() {
+                t.skip(self.driver_count(s, idx));
+                continue;
+            }
             let name = &s.def.series;
             let mut drivers: Vec<(&str, Entry)> = self
                 .entries(s, idx, true)
@@ -335,14 +345,19 @@ impl State {
     }
 
     /// Each series, its format and which of its events are in the window.
-    fn series_table(&self, cx: &Cx) -> Table {
+    fn series_table(&self, sel: &Selector, cx: &Cx) -> Table {
         let n = counted_events(cx);
         let mut t = Table::new(
             "series",
             "CFR series",
             &["series", "format", "defined", "events", "counted", "window"],
-        );
+        )
+        .keep(sel);
         for (name, &si) in &self.by_name {
+            if t.full() {
+                t.skip(1);
+                continue;
+            }
             let s = &self.series[si as usize];
             let window: Vec<&str> = s.events[s.events.len().saturating_sub(n)..]
                 .iter()

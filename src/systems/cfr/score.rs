@@ -265,15 +265,51 @@ fn points_entry(
 }
 
 impl State {
-    /// Every driver's result at event `ev` (global driver ids, unordered),
-    /// with formulas only when `formulas`.
-    pub(super) fn entries(&self, s: &Series, ev: u32, formulas: bool) -> Vec<(u32, Entry)> {
+    /// Event `ev`'s stored results.
+    fn reader(&self, ev: u32) -> store::Reader<'_> {
         let e = self.events[ev as usize];
         let end = self
             .events
             .get(ev as usize + 1)
             .map_or(self.data.len() as u64, |n| n.off);
-        let mut r = store::Reader::new(&self.data[e.off as usize..end as usize]);
+        store::Reader::new(&self.data[e.off as usize..end as usize])
+    }
+
+    /// How many drivers have a result at event `ev` (the rows
+    /// [`State::entries`] gives), without scoring them.
+    pub(super) fn driver_count(&self, s: &Series, ev: u32) -> usize {
+        let mut r = self.reader(ev);
+        r.u(); // the name
+        r.u(); // the table
+        let mut seen = vec![false; s.drivers.len()];
+        let mut n = 0;
+        let mut count = |d: u32, _| {
+            if let Some(seen) = seen.get_mut(d as usize).filter(|s| !**s) {
+                *seen = true;
+                n += 1;
+            }
+        };
+        match s.def.format {
+            Format::Elimination => {
+                // The heats, then the final.
+                for _ in 0..=r.u() {
+                    r.list(&mut count);
+                }
+            }
+            Format::Points => {
+                for _ in 0..r.u() {
+                    r.i(); // the tier
+                    r.list(&mut count);
+                }
+            }
+        }
+        n
+    }
+
+    /// Every driver's result at event `ev` (global driver ids, unordered),
+    /// with formulas only when `formulas`.
+    pub(super) fn entries(&self, s: &Series, ev: u32, formulas: bool) -> Vec<(u32, Entry)> {
+        let mut r = self.reader(ev);
         r.u(); // the name
         let t = &self.tables[r.u() as usize];
         let mut slot = vec![u32::MAX; s.drivers.len()];

@@ -144,3 +144,26 @@ fn a_series_table_overrides_the_parameters_and_decay_is_read_from_it() {
     assert_eq!(a.score, ratio(6667, 100));
     assert_eq!(a.finish.map(Finish::text).as_deref(), Some("1st heat"));
 }
+
+/// A table that stops building rows counts the rest by `driver_count`: it
+/// must be the number of rows `entries` gives, at every event of the bundled
+/// series (points and elimination, heats and finals, DNFs).
+#[test]
+fn driver_count_is_the_number_of_entries_at_every_event() {
+    for text in [
+        include_str!("../../../events/cfr_pbem.jsonl"),
+        include_str!("../../../events/cfr_wbc.jsonl"),
+        include_str!("../../../events/cfr_wbc_pbem.jsonl"),
+    ] {
+        let src = MemSource::from_jsonl(text).expect("parses");
+        let st = fold(&src, &Query::default()).expect("valid").state.cfr;
+        let mut events = 0;
+        for s in &st.series {
+            for &ev in &s.events {
+                assert_eq!(st.driver_count(s, ev), st.entries(s, ev, false).len());
+                events += 1;
+            }
+        }
+        assert!(events > 0);
+    }
+}

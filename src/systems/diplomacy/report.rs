@@ -14,7 +14,6 @@ use super::store::GameView;
 use super::{ranks_for, scores, State, System};
 use crate::num::{decimal_trimmed, json_number, ratio};
 use crate::output::{Report, Table};
-use crate::systems::compact::Interner;
 use crate::systems::{ranks, Cx, Selector};
 use crate::time;
 
@@ -56,8 +55,9 @@ pub(super) struct Acc {
     /// Denominator → the sum of the numerators of the scores over it.
     by_denom: BTreeMap<BigInt, BigInt>,
     games: usize,
-    /// Each game's (name id, score as shown), in fold order.
-    per_game: Vec<(u32, Value)>,
+    /// Each game's (store index, position), in fold order: scored again
+    /// only for the rows a table keeps.
+    per_game: Vec<(u32, u32)>,
 }
 
 impl Acc {
@@ -104,7 +104,7 @@ impl State {
             None => None,
             Some(t) => Some((t, self.tournament_id(table, t)?)),
         };
-        let r = self.render(sys, only.map(|(_, id)| id));
+        let r = self.render(sys, only.map(|(_, id)| id), sel);
         let main = match only {
             None => r.main,
             Some((t, _)) => self.tournament_table(sys, t, &r.scored),
@@ -137,10 +137,9 @@ impl State {
 
     /// Score every stored game for `sys` (only tournament `only`'s, if given), in
     /// fold order.
-    fn render(&self, sys: System, only: Option<u32>) -> Rendered {
+    fn render(&self, sys: System, only: Option<u32>, sel: &Selector) -> Rendered {
         let st = &self.store;
-        let places = sys.places();
-        let mut games = games_table(sys);
+        let mut games = games_table(sys).keep(sel);
         let mut refused = Table::new(
             "refused",
             "Fibonacci-Diplo: games not scored",
@@ -167,14 +166,17 @@ impl State {
                     continue;
                 }
             };
-            for (p, score) in g.positions.iter().zip(&scores) {
+            for (k, (p, score)) in g.positions.iter().zip(&scores).enumerate() {
                 let Some(player) = p.player else { continue };
                 let acc = accs[player as usize].get_or_insert_with(Acc::default);
                 acc.add(score);
                 acc.games += 1;
-                acc.per_game.push((g.name, number(score, places)));
+                acc.per_game.push((i as u32, k as u32));
             }
-            self.game_rows(sys, &g, &scores, &mut games);
+            match games.full() {
+                true => games.skip(g.positions.len()),
+                false => self.game_rows(sys, &g, &scores, &mut games),
+            }
             if let (Some(_), Some(round)) = (only, g.round) {
                 let players = g.positions.iter().map(|p| p.player);
                 let scores = players.zip(scores).filter_map(|(p, s)| Some((p?, s)));
@@ -193,11 +195,55 @@ impl State {
             })
             .collect();
         Rendered {
-            main: main_table(sys, totals, &st.games),
+            main: self.main_table(sys, totals, sel),
             games,
             refused,
             scored,
         }
+    }
+
+    /// Total, then more games, then name; equal totals and games share a rank.
+    /// `per_game` is a list of `{"game", "score"}` objects, oldest game first.
+    fn main_table(&self, sys: System, mut order: Vec<(&str, Score, Acc)>, sel: &Selector) -> Table {
+        order.sort_by(|a, b| {
+            b.1.cmp(&a.1)
+                .then(b.2.games.cmp(&a.2.games))
+                .then(a.0.cmp(b.0))
+        });
+        let mut t = Table::new(
+            sys.name(),
+            &format!("{} standings (sum over games)", sys.title()),
+            &["rank", "player", "score", "games", "per_game"],
+        )
+        .keep(sel);
+        let keys: Vec<_> = order.iter().map(|(_, sum, acc)| (sum, acc.games)).collect();
+        for (rank, (player, sum, acc)) in ranks(&keys).into_iter().zip(&order) {
+            t.push_with(|| {
+                vec![
+                    json!(rank),
+                    json!(player),
+                    number(sum, sys.places()),
+                    json!(acc.games),
+                    Value::Array(
+                        acc.per_game
+                            .iter()
+                            .map(|&(i, k)| self.game_score(sys, i, k))
+                            .collect(),
+                    ),
+                ]
+            });
+        }
+        t
+    }
+
+    /// `{"game", "score"}` of position `k` of stored game `i`, scored for `sys`.
+    fn game_score(&self, sys: System, i: u32, k: u32) -> Value {
+        let g = self.store.game(i as usize);
+        let name = self.store.games.name(g.name);
+        let score = scores(sys, &g, name)
+            .ok()
+            .and_then(|s| s.get(k as usize).map(|s| number(s, sys.places())));
+        json!({"game": name, "score": score.unwrap_or(Value::Null)})
     }
 
     /// The `games` rows of one game, best rank first.
@@ -265,34 +311,4 @@ fn games_table(sys: System) -> Table {
             "score",
         ],
     )
-}
-
-/// Total, then more games, then name; equal totals and games share a rank.
-/// `per_game` is a list of `{"game", "score"}` objects, oldest game first.
-fn main_table(sys: System, mut order: Vec<(&str, Score, Acc)>, games: &Interner) -> Table {
-    order.sort_by(|a, b| {
-        b.1.cmp(&a.1)
-            .then(b.2.games.cmp(&a.2.games))
-            .then(a.0.cmp(b.0))
-    });
-    let mut t = Table::new(
-        sys.name(),
-        &format!("{} standings (sum over games)", sys.title()),
-        &["rank", "player", "score", "games", "per_game"],
-    );
-    let keys: Vec<_> = order.iter().map(|(_, sum, acc)| (sum, acc.games)).collect();
-    for (rank, (player, sum, acc)) in ranks(&keys).into_iter().zip(&order) {
-        t.push(vec![
-            json!(rank),
-            json!(player),
-            number(sum, sys.places()),
-            json!(acc.games),
-            Value::Array(
-                (acc.per_game.iter())
-                    .map(|(g, score)| json!({"game": games.name(*g), "score": score}))
-                    .collect(),
-            ),
-        ]);
-    }
-    t
 }

@@ -304,15 +304,15 @@ impl Projection for State {
 
 impl State {
     /// The standings table `table`, one of [`TABLES`].
-    pub fn standings(&self, table: &str, _sel: &Selector, cx: &Cx) -> Result<Report, String> {
+    pub fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String> {
         match table {
-            "valar" => Ok(self.rating_table("valar", "Valar", &self.valar)),
-            "maia" => Ok(self.rating_table("maia", "Maia", &self.maia)),
-            "istari" => Ok(self.rating_table("istari", "Istari", &self.istari)),
+            "valar" => Ok(self.rating_table("valar", "Valar", &self.valar, sel)),
+            "maia" => Ok(self.rating_table("maia", "Maia", &self.maia, sel)),
+            "istari" => Ok(self.rating_table("istari", "Istari", &self.istari, sel)),
             "nations" => Ok(self.nations_table()),
             "ainur" => Ok(self.ainur_table(cx)),
-            "council" => Ok(self.council_table()),
-            "nazgul" => Ok(self.nazgul_table()),
+            "council" => Ok(self.council_table(sel)),
+            "nazgul" => Ok(self.nazgul_table(sel)),
             _ => Err(format!("mepbm has no table {table:?}")),
         }
     }

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use crate::num::{json_number, ratio};
 use crate::output::{Report, Table};
 use crate::systems::compact::name_key;
-use crate::systems::ranks;
+use crate::systems::{ranks, Selector};
 
 use super::math::nazgul_percent;
 use super::{params, Cx, ParKey, Ratings, State};
@@ -37,12 +37,19 @@ fn report(system: &str, main: Table, extra: Vec<Table>) -> Report {
 
 impl State {
     /// Valar, Maia or Istari: every rated player, highest first.
-    pub(super) fn rating_table(&self, name: &str, title: &str, map: &Ratings) -> Report {
+    pub(super) fn rating_table(
+        &self,
+        name: &str,
+        title: &str,
+        map: &Ratings,
+        sel: &Selector,
+    ) -> Report {
         let mut t = Table::new(
             name,
             &format!("{title} ratings"),
             &["rank", "player", "score", "games"],
-        );
+        )
+        .keep(sel);
         // The order of `ranked` (value descending, then name), sorted on
         // borrowed names: each name is copied once, into its cell. Names of
         // distinct ids differ, so an unstable sort gives that one order.
@@ -60,10 +67,8 @@ impl State {
             b.1.cmp(&a.1).then_with(by_name)
         });
         let keys: Vec<i64> = rows.iter().map(|r| r.1).collect();
-        t.rows.reserve(rows.len());
         for (rank, (p, v, games, _)) in ranks(&keys).into_iter().zip(rows) {
-            let player = Value::String(p.to_string());
-            t.push(vec![json!(rank), player, json!(v), json!(games)]);
+            t.push_with(|| vec![json!(rank), json!(p), json!(v), json!(games)]);
         }
         report(name, t, vec![])
     }
@@ -161,7 +166,7 @@ impl State {
     }
 
     /// Council of the Wise: the total, then each category as its own table.
-    pub(super) fn council_table(&self) -> Report {
+    pub(super) fn council_table(&self, sel: &Selector) -> Report {
         let mut main = Table::new(
             "council",
             "Council of the Wise (ballot points)",
@@ -173,7 +178,8 @@ impl State {
                 "played_nation",
                 "enemy_nation",
             ],
-        );
+        )
+        .keep(sel);
         let rows = self
             .council
             .iter()
@@ -205,7 +211,7 @@ impl State {
         let extra = cats
             .iter()
             .map(|(name, title, get)| {
-                let mut t = Table::new(name, title, &["rank", "player", "score"]);
+                let mut t = Table::new(name, title, &["rank", "player", "score"]).keep(sel);
                 let rows = self
                     .council
                     .iter()
@@ -222,12 +228,13 @@ impl State {
     }
 
     /// Nazgul: win percentage, ties by games won; equal on both share a rank.
-    pub(super) fn nazgul_table(&self) -> Report {
+    pub(super) fn nazgul_table(&self, sel: &Selector) -> Report {
         let mut t = Table::new(
             "nazgul",
             "Nazgul (win percentage, bofa excluded)",
             &["rank", "player", "score", "won", "played"],
-        );
+        )
+        .keep(sel);
         let mut rows: Vec<(&str, u32, u32)> = self
             .nazgul
             .iter()

@@ -25,7 +25,7 @@ pub(super) fn standings(
         return Err(format!("unknown sbr table {table:?}"));
     }
     let Some(id) = &sel.tournament else {
-        return Ok(listing(ts, names, cx));
+        return Ok(listing(ts, names, sel, cx));
     };
     let t = ts.get(id).ok_or_else(|| {
         format!(
@@ -52,7 +52,7 @@ pub(super) fn standings(
 }
 
 /// Without `--tournament`: one row per tournament.
-fn listing(ts: &Tournaments, names: &Names, cx: &Cx) -> Report {
+fn listing(ts: &Tournaments, names: &Names, sel: &Selector, cx: &Cx) -> Report {
     let mut main = Table::new(
         SYS,
         "Space Base Race tournaments (show one with --tournament T)",
@@ -64,8 +64,13 @@ fn listing(ts: &Tournaments, names: &Names, cx: &Cx) -> Report {
             "matches",
             "champion",
         ],
-    );
+    )
+    .keep(sel);
     for t in ts.values() {
+        if main.full() {
+            main.skip(1);
+            continue;
+        }
         let v = View::new(t, names, cx);
         let champion = v.final_match().and_then(|m| {
             v.ranked(m)

@@ -67,9 +67,7 @@ fn run(events: &[Value]) -> Result<crate::systems::State, String> {
 }
 
 fn report(state: &crate::systems::State) -> crate::output::Report {
-    let sel = Selector {
-        tournament: Some(T.into()),
-    };
+    let sel = Selector::of(Some(T.into()));
     state.standings("sbr", &sel, &Default::default()).unwrap()
 }
 
@@ -307,13 +305,7 @@ fn bonus_multiplier_is_a_rule_parameter() {
 fn unknown_tournament_is_a_clear_error_and_listing_names_all() {
     let state = run(&seeded(&FOUR)).unwrap();
     let e = state
-        .standings(
-            "sbr",
-            &Selector {
-                tournament: Some("zz".into()),
-            },
-            &Default::default(),
-        )
+        .standings("sbr", &Selector::of(Some("zz".into())), &Default::default())
         .unwrap_err();
     assert!(
         e.contains("unknown sbr tournament \"zz\" (known: t1)"),
