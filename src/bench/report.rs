@@ -79,9 +79,9 @@ impl Row {
     }
 }
 
-/// A duration in milliseconds below 10 s, in seconds from there.
+/// A duration in milliseconds below 1 s, in seconds from there.
 pub(super) fn ms_or_s(d: Duration) -> String {
-    match d < Duration::from_secs(10) {
+    match d < Duration::from_secs(1) {
         true => format!("{:.1} ms", d.as_secs_f64() * 1e3),
         false => format!("{:.2} s", d.as_secs_f64()),
     }
@@ -152,6 +152,7 @@ mod tests {
             (Verdict::Fail, "≤ 4 s")
         );
         assert_eq!(failed.note, "FAILED boom");
-        assert_eq!(ms_or_s(Duration::from_millis(12_340)), "12.34 s");
+        assert_eq!(ms_or_s(Duration::from_millis(999)), "999.0 ms");
+        assert_eq!(ms_or_s(Duration::from_millis(4_963)), "4.96 s");
     }
 }
