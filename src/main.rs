@@ -268,8 +268,8 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         systems: Vec<String>,
     },
-    /// Generate events, then measure import, verify, replay, point-in-time queries,
-    /// memory and disk against the same run's floor.
+    /// Generate events, then measure every performance figure (import, verify, every standings
+    /// table, history, replay --diff, one appended event, site, memory, disk) beside its target.
     Bench {
         /// How many events to generate.
         #[arg(long, default_value_t = 1_000_000)]
@@ -280,6 +280,9 @@ enum Command {
         /// Keep the temporary directory.
         #[arg(long)]
         keep: bool,
+        /// Leave out `site` (minutes and gigabytes at a million events); its rows say skipped.
+        #[arg(long)]
+        skip_site: bool,
     },
     /// Write a static website (no server, no JavaScript) of the tables with results and their players into DIR.
     Site {
@@ -408,10 +411,22 @@ fn run(cli: Cli) -> laurel::Result<()> {
             seed,
             systems,
         } => return app::gen(events, seed, &systems, &mut out),
-        Command::Bench { events, seed, keep } => {
+        Command::Bench {
+            events,
+            seed,
+            keep,
+            skip_site,
+        } => {
             let exe = std::env::current_exe()
                 .map_err(|e| laurel::Error::Usage(format!("current executable: {e}")))?;
-            return app::bench(events, seed, exe, keep, &mut out);
+            let opts = laurel::bench::Options {
+                events,
+                seed,
+                exe,
+                keep,
+                skip_site,
+            };
+            return app::bench(&opts, &mut out);
         }
         Command::Site {
             dir,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::{fold_stamped, folded_only, selectors, QueryArgs};
@@ -205,14 +205,8 @@ pub fn gen(events: u64, seed: u64, systems: &[String], w: &mut dyn Write) -> Res
 }
 
 /// `laurel bench`: measure the performance figures against the floor.
-pub fn bench(events: u64, seed: u64, exe: PathBuf, keep: bool, w: &mut dyn Write) -> Result<()> {
-    let opts = crate::bench::Options {
-        events,
-        seed,
-        exe,
-        keep,
-    };
-    crate::bench::run_bench(&opts, w)
+pub fn bench(opts: &crate::bench::Options, w: &mut dyn Write) -> Result<()> {
+    crate::bench::run_bench(opts, w)
 }
 
 #[cfg(test)]
