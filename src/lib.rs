@@ -75,7 +75,9 @@
 //!   [`systems::players`], merged): the near-duplicate check of an append (over one
 //!   sorted index of name hashes, [`players::near`]), `laurel players`, the names
 //!   `history` resolves.
-//! - [`output`]: tables rendered as text, JSON or CSV, streamed from packed rows (`rows.rs`);
+//! - [`output`]: tables rendered as text, JSON or CSV, streamed from packed rows (`rows.rs`),
+//!   holding only the rows asked for ([`output::Table::keep`]: a system formats no row
+//!   that `--limit` or `--table` leaves out, and counts them);
 //!   the columns' readable titles, for text and the site ([`output::title`]); how a
 //!   command prints (`print.rs`: `--format`, `--limit`, `--table`, the state line, the
 //!   one CSV table).
