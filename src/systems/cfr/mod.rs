@@ -215,8 +215,9 @@ pub struct State {
     /// The distinct scoring tables events were scored with.
     tables: Vec<Tables>,
     table_ids: BTreeMap<Tables, u32>,
-    /// With the audit trail only: every driver's counted events (not
-    /// serialized: a checkpoint is a plain fold's state).
+    /// With the audit trail only: every driver's counted events, kept current
+    /// for the one subject of a one-subject audit (not serialized: a
+    /// checkpoint is a plain fold's state).
     #[serde(skip)]
     counting: Option<Box<Counting>>,
 }

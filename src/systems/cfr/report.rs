@@ -91,9 +91,6 @@ impl State {
     /// leaving the window.
     pub(super) fn audit_push(&mut self, rec: &Record, si: usize, idx: u32, cx: &mut Cx) {
         let n = counted_events(cx);
-        if self.counting.as_ref().is_none_or(|c| c.n != n) {
-            self.counting = Some(Box::new(self.count_all(n)));
-        }
         let s = &self.series[si];
         let leaving = s
             .events
@@ -101,6 +98,19 @@ impl State {
             .checked_sub(n)
             .filter(|_| n > 0)
             .map(|i| s.events[i]);
+        // One subject's history: an event that neither brings nor takes away
+        // one of the subject's results changes nothing of theirs (a driver's
+        // line is made of their own counted results), so it is not scored.
+        if let Some(subject) = cx.audit_subject() {
+            let drove = |g| self.drove(s, idx, g) || leaving.is_some_and(|l| self.drove(s, l, g));
+            if !self.drivers.get(subject).is_some_and(drove) {
+                return;
+            }
+        }
+        if self.counting.as_ref().is_none_or(|c| c.n != n) {
+            self.counting = Some(Box::new(self.count_all(n)));
+        }
+        let s = &self.series[si];
         // Formulas cost text for every driver of the event: `history` of one
         // player asks for them only when that player drove in it.
         let all = cx.audit_subject().is_none();

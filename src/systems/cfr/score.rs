@@ -275,35 +275,48 @@ impl State {
         store::Reader::new(&self.data[e.off as usize..end as usize])
     }
 
-    /// How many drivers have a result at event `ev` (the rows
-    /// [`State::entries`] gives), without scoring them.
-    pub(super) fn driver_count(&self, s: &Series, ev: u32) -> usize {
+    /// `f(local driver id)` for each result at event `ev` (a driver may come
+    /// more than once: a heat and the final), without scoring.
+    fn each_driver(&self, s: &Series, ev: u32, mut f: impl FnMut(u32)) {
         let mut r = self.reader(ev);
         r.u(); // the name
         r.u(); // the table
-        let mut seen = vec![false; s.drivers.len()];
-        let mut n = 0;
-        let mut count = |d: u32, _| {
-            if let Some(seen) = seen.get_mut(d as usize).filter(|s| !**s) {
-                *seen = true;
-                n += 1;
-            }
-        };
+        let mut one = |d: u32, _| f(d);
         match s.def.format {
             Format::Elimination => {
                 // The heats, then the final.
                 for _ in 0..=r.u() {
-                    r.list(&mut count);
+                    r.list(&mut one);
                 }
             }
             Format::Points => {
                 for _ in 0..r.u() {
                     r.i(); // the tier
-                    r.list(&mut count);
+                    r.list(&mut one);
                 }
             }
         }
+    }
+
+    /// How many drivers have a result at event `ev` (the rows
+    /// [`State::entries`] gives), without scoring them.
+    pub(super) fn driver_count(&self, s: &Series, ev: u32) -> usize {
+        let mut seen = vec![false; s.drivers.len()];
+        let mut n = 0;
+        self.each_driver(s, ev, |d| {
+            if let Some(seen) = seen.get_mut(d as usize).filter(|s| !**s) {
+                *seen = true;
+                n += 1;
+            }
+        });
         n
+    }
+
+    /// Did driver `g` (global id) drive at event `ev`?
+    pub(super) fn drove(&self, s: &Series, ev: u32, g: u32) -> bool {
+        let mut found = false;
+        self.each_driver(s, ev, |d| found |= s.drivers.get(d as usize) == Some(&g));
+        found
     }
 
     /// Every driver's result at event `ev` (global driver ids, unordered),
