@@ -570,6 +570,18 @@ fn audit_game(
     cx: &mut Cx,
 ) {
     let m = &t.matches[ix as usize];
+    // One subject's history: a game of a match they are not in changes
+    // nothing of theirs.
+    if let Some(subject) = cx.audit_subject() {
+        let seated = g.seats.iter().any(|s| s.player.as_deref() == Some(subject));
+        let in_match = (names.get(subject))
+            .and_then(|n| t.person(n))
+            .and_then(|person| m.slot(person))
+            .is_some();
+        if !seated && !in_match {
+            return;
+        }
+    }
     let v = View::new(t, names, cx);
     let mut changes = Vec::new();
     for seat in &g.seats {
