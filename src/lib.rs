@@ -72,8 +72,9 @@
 //!   [`num`]: exact rationals and the one rounding helper (half away from zero); [`time`]:
 //!   instants as microseconds UTC; [`error`]: the one error type, which decides exit codes.
 //! - [`players`]: the ledger's players (the namespaces' players indexes,
-//!   [`systems::players`], merged): the near-duplicate check of an append (over one
-//!   sorted index of name hashes, [`players::near`]), `laurel players`, the names
+//!   [`systems::players`], merged): the near-duplicate check of an append (an
+//!   index of the new names' hashes, [`players::near`], that every known name is
+//!   probed against, [`players::check_append`]), `laurel players`, the names
 //!   `history` resolves.
 //! - [`output`]: tables rendered as text, JSON or CSV, streamed from packed rows (`rows.rs`),
 //!   holding only the rows asked for ([`output::Table::keep`]: a system formats no row
@@ -197,7 +198,8 @@
 //! **Checkpoints.** The check fold of every append stores the rules in force, every
 //! projection state and each namespace's players index (`players.<ns>`): a section each,
 //! named, every `N/20` records of fold order (in steps of 5,000,
-//! at least 10,000 apart). Every fifth is whole, one zstd frame a section; the others are
+//! at least 10,000 apart): an append that brings the count folded to no new
+//! multiple writes none. Every fifth is whole, one zstd frame a section; the others are
 //! deltas on the latest whole one: each section compressed with the parent's as zstd
 //! prefix.
 //! A query with a plain `--as-of` (or none) starts from the latest valid checkpoint at or

@@ -417,3 +417,61 @@ fn a_checkpoint_without_a_systems_section_serves_only_the_others() {
     );
     assert!(assert_same_answers(d, "without a cfr section") > 50);
 }
+
+/// Every checkpoint file of ledger `d`: its name and bytes.
+fn checkpoint_files(d: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = common::db_path(d).join("checkpoints");
+    let mut all: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect();
+    all.sort();
+    all
+}
+
+/// `n` seeds of new players dated after everything `gen` makes.
+fn late_seeds(from: usize, n: usize) -> String {
+    (from..from + n)
+        .map(|k| {
+            format!(
+                r#"{{"type":"mepbm.rating_seeded","at":"2040-01-01T00:00:00Z","player":"late-player-{k}","system":"valar","value":1600}}"#
+            ) + "\n"
+        })
+        .collect()
+}
+
+/// Checkpoints stand every 150 records of fold order: an append whose
+/// records fold after the latest one and bring the count to no new
+/// multiple writes no checkpoint (the files are byte for byte those
+/// before); the append that reaches the next multiple writes one, a delta
+/// on the latest whole one, which it resumed from.
+#[test]
+fn a_late_append_reaching_no_new_multiple_writes_no_checkpoint() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    // 900 records: checkpoints at 150, 300, ..., 900 (the 6th, whole).
+    append(d, &gen(900, 5));
+    let before = checkpoint_files(d);
+    assert_eq!(before.len(), 6);
+    // 901 records: the next multiple is 1050.
+    append(d, &late_seeds(0, 1));
+    assert!(
+        checkpoint_files(d) == before,
+        "one late event wrote a checkpoint"
+    );
+    // 1050 records.
+    append(d, &late_seeds(1, 149));
+    let all = headers(d);
+    assert_eq!(all.len(), 7);
+    let newest = all.iter().max_by_key(|(_, h)| h.folded).unwrap();
+    assert_eq!(newest.1.folded, 1050);
+    let whole = all.iter().find(|(_, h)| h.folded == 900).unwrap();
+    assert!(whole.1.parent.is_none(), "the 6th checkpoint is whole");
+    assert_eq!(
+        newest.1.parent.map(|p| p.0.to_vec()),
+        Some(whole.0.clone()),
+        "the new checkpoint is a delta on the one the append resumed from"
+    );
+    assert!(assert_same_answers(d, "after late appends") > 50);
+}

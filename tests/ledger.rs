@@ -565,3 +565,27 @@ fn mask_hashes(s: &str) -> String {
     masked.pop();
     masked
 }
+
+/// An append decodes its first lines whole as it reads them, before it
+/// reads the ledger: a line refused at parse is reported even when the key
+/// fingerprints, which the append reads next, are damaged (exit 2, the
+/// line's message); a good line then meets the damage (exit 1).
+#[test]
+fn a_line_refused_at_parse_is_refused_before_the_ledger_is_read() {
+    let dir = empty_ledger();
+    assert!(append_text(dir.path(), TICKS).status.success());
+    let fps = dir.path().join("laurel.db").join("fps");
+    let zeroed = vec![0u8; std::fs::read(&fps).unwrap().len()];
+    std::fs::write(&fps, zeroed).unwrap();
+    let out = append_text(dir.path(), BAD_TICK);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown field `factor`"),
+        "{}",
+        stderr(&out)
+    );
+    let good = r#"{"type":"mepbm.monthly_tick","at":"2004-02-01","month":"2004-01"}"#;
+    let out = append_text(dir.path(), good);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("fingerprints"), "{}", stderr(&out));
+}

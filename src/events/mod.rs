@@ -13,9 +13,11 @@
 //! Events are a public contract: a field's meaning never changes; new fields are
 //! optional and new behaviour comes as new types.
 //!
-//! An append's parser thread uses [`LineParser::screen`]: everything above but
-//! the payload of a [`deferred`] type, which its check fold decodes anyway
-//! (`ledger::append` keeps the order in which problems are reported).
+//! An append's parser thread uses [`LineParser::parse`] for its first lines
+//! (so a small append's bad payload is refused as it is read) and
+//! [`LineParser::screen`] for the rest: everything above but the payload of a
+//! [`deferred`] type, which its check fold decodes anyway (`ledger::append`
+//! keeps the order in which problems are reported).
 //!
 //! The vocabulary documents itself: [`schema`] derives each type's JSON Schema
 //! from its payload struct (schemars), and `laurel events` prints those

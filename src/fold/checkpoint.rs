@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::{Pos, Query, Resume, Sink, Start};
 use crate::error::{Error, Result};
-use crate::ledger::checkpoint::{every, small, unpack, Frames, Header, Parent};
+use crate::ledger::checkpoint::{every, unpack, Frames, Header, ParentOf};
 use crate::ledger::{Head, Ledger, View};
 use crate::params::Params;
 use crate::systems::players::{Index, PerNamespace};
@@ -84,11 +84,12 @@ pub fn encode_section(state: &State, params: &Params, i: usize) -> Result<Vec<u8
 /// in force and the states of `only`'s namespace (every namespace for `None`;
 /// the others stay empty, as a fold of `only` leaves them). `None` if any is
 /// damaged or missing.
+#[cfg(test)]
 pub fn decode(
     read: &mut dyn FnMut(&str) -> Result<Option<Vec<u8>>>,
     only: Option<&str>,
 ) -> Result<Option<(State, Params)>> {
-    let Some(state) = decode_state(read, only)? else {
+    let Some((state, _)) = decode_state(read, Some, only, false)? else {
         return Ok(None);
     };
     Ok(read(RULES)?.and_then(|b| params_of(&b)).map(|p| (state, p)))
@@ -101,29 +102,71 @@ fn params_of(b: &[u8]) -> Option<Params> {
     Some(p)
 }
 
-/// The state sections of [`decode`], without the rules.
-fn decode_state(
-    read: &mut dyn FnMut(&str) -> Result<Option<Vec<u8>>>,
+/// A namespace (its place in `NAMESPACES`) and its two sections, its state
+/// and its players index, as stored.
+type Loaded<T> = (usize, T, T);
+/// What a namespace's sections decode into: its state and players index, in
+/// a `State` of its own, and (when kept) the two sections' bytes.
+type Unpacked = (State, [Vec<u8>; 2]);
+/// Sections' bytes by name.
+type Named = Vec<(String, Vec<u8>)>;
+
+/// A checkpoint's state sections, without the rules: `load(name)` gives
+/// a section as stored (`None` if missing), `unpack` its bytes. Each
+/// namespace is unpacked and decoded on a thread of its own when there are
+/// several (a check fold reads them all: they are most of its fixed cost).
+/// With `keep`, also each section's bytes, by name.
+fn decode_state<T: Send>(
+    load: &mut dyn FnMut(&str) -> Result<Option<T>>,
+    unpack: fn(T) -> Option<Vec<u8>>,
     only: Option<&str>,
-) -> Result<Option<State>> {
-    let mut state = State::default();
+    keep: bool,
+) -> Result<Option<(State, Named)>> {
+    let mut loaded: Vec<Loaded<T>> = Vec::new();
     for (i, ns) in NAMESPACES.iter().enumerate() {
         if only.is_some_and(|o| o != *ns) {
             continue;
         }
-        let Some(b) = read(ns)? else {
-            return Ok(None);
-        };
-        if state.restore_of(i, &b).is_none() {
-            return Ok(None);
+        match (load(ns)?, load(&players_section(ns))?) {
+            (Some(s), Some(p)) => loaded.push((i, s, p)),
+            _ => return Ok(None),
         }
-        let index = read(&players_section(ns))?.and_then(|b| Index::restore(&b));
-        let Some(index) = index else {
+    }
+    let one = |(i, s, p): Loaded<T>| -> Option<(usize, Unpacked)> {
+        let (s, p) = (unpack(s)?, unpack(p)?);
+        let mut part = State::default();
+        part.restore_of(i, &s)?;
+        part.players.0[i] = Index::restore(&p)?;
+        let kept = if keep { [s, p] } else { Default::default() };
+        Some((i, (part, kept)))
+    };
+    let parts: Vec<Option<(usize, Unpacked)>> = match loaded.len() {
+        0 | 1 => loaded.into_iter().map(one).collect(),
+        _ => std::thread::scope(|scope| {
+            let one = &one;
+            let threads: Vec<_> = (loaded.into_iter())
+                .map(|l| scope.spawn(move || one(l)))
+                .collect();
+            threads
+                .into_iter()
+                .map(|t| t.join().ok().flatten())
+                .collect()
+        }),
+    };
+    let (mut state, mut raw) = (State::default(), Vec::new());
+    for part in parts {
+        let Some((i, (mut part, [s, p]))) = part else {
             return Ok(None);
         };
-        state.players.0[i] = index;
+        state.absorb(&mut part, i);
+        if keep {
+            raw.extend([
+                (NAMESPACES[i].to_string(), s),
+                (players_section(NAMESPACES[i]), p),
+            ]);
+        }
     }
-    Ok(Some(state))
+    Ok(Some((state, raw)))
 }
 
 /// The sections a query of `only` reads: the rules, and `only`'s state and
@@ -138,11 +181,9 @@ fn needed(only: Option<&str>) -> Vec<String> {
 
 /// `only`'s state from the frames of a checkpoint with header `h` ([`decode_state`]).
 fn unpack_state(h: &Header, mut frames: Vec<Option<Frames>>, only: Option<&str>) -> Option<State> {
-    let mut read = |name: &str| {
-        let i = h.index(name);
-        Ok(i.and_then(|i| frames.get_mut(i)?.take()).and_then(unpack))
-    };
-    decode_state(&mut read, only).ok().flatten()
+    let mut read = |name: &str| Ok(h.index(name).and_then(|i| frames.get_mut(i)?.take()));
+    let decoded = decode_state(&mut read, unpack, only, false);
+    decoded.ok().flatten().map(|(state, _)| state)
 }
 
 /// The start of a plain fold from nothing, as a checkpoint before every record
@@ -292,12 +333,16 @@ impl Ledger {
             }
         }
         let view = View::new(self, new.seq);
-        let (start, parent) = match disabled() {
+        let (start, whole) = match disabled() {
             true => (None, None),
             false => match self.start_before(bound, new.seq, None)? {
-                Some((start, parent)) => (Some(start), parent.filter(small)),
+                Some((start, whole)) => (Some(start), whole),
                 None => (None, None),
             },
+        };
+        let parent: ParentOf = match whole {
+            Some((h, raw)) => Box::new(move || self.root_after(h, raw)),
+            None => Box::new(|| Ok(None)),
         };
         if !store {
             let q = Query {
@@ -308,12 +353,12 @@ impl Ledger {
                 Ok(f) => f,
                 Err(e) => return Err(self.players_problem_before(&view, old, new, e)),
             };
-            let players = crate::players::Players::merge(&f.state.players);
+            let checked = crate::players::check_append(&f.state.players, old);
             f.discard();
-            return players.check_append(old);
+            return checked;
         }
         match self.fold_storing(&view, start, parent, new) {
-            Ok(indexes) => crate::players::Players::merge(&indexes).check_append(old),
+            Ok(indexes) => crate::players::check_append(&indexes, old),
             Err(e) => Err(self.players_problem_before(&view, old, new, e)),
         }
     }
@@ -347,9 +392,9 @@ impl Ledger {
         let Ok(f) = super::fold_from(view, &q, start, None) else {
             return e;
         };
-        let players = crate::players::Players::merge(&f.state.players);
+        let checked = crate::players::check_append(&f.state.players, old);
         f.discard();
-        match players.check_append(old) {
+        match checked {
             Err(Error::Invalid { origin, msg }) if origin.seq.is_some_and(|s| s < failed) => {
                 Error::Invalid { origin, msg }
             }
@@ -364,7 +409,7 @@ impl Ledger {
         &self,
         view: &View,
         start: Option<Start>,
-        parent: Option<Parent>,
+        parent: ParentOf<'_>,
         new: Head,
     ) -> Result<PerNamespace> {
         let every = every(new.seq);
@@ -389,41 +434,55 @@ impl Ledger {
     }
 
     /// The latest usable checkpoint at or before `bound`, read for `only`;
-    /// for `None` (every section), also its header and uncompressed sections,
-    /// the parent of the next checkpoint a check fold makes.
+    /// for `None` (every section), also its header and its uncompressed
+    /// sections when it is whole (kept as they are decoded), from which
+    /// [`Ledger::root_after`] gives the parent of the next checkpoint a
+    /// check fold makes.
     fn start_before(
         &self,
         bound: Pos,
         upto: u64,
         only: Option<&str>,
-    ) -> Result<Option<(Start, Option<Parent>)>> {
+    ) -> Result<Option<(Start, Option<Resumed>)>> {
         for h in self.usable_before(bound, upto)? {
             let h = h?;
-            let mut raw = vec![Vec::new(); h.sections.len()];
-            let mut read = |name: &str| {
-                let b = self.raw_section(&h, name)?;
-                if let (None, Some(b), Some(i)) = (only, &b, h.index(name)) {
-                    raw[i] = b.clone();
-                }
-                Ok(b)
+            let keep = only.is_none() && h.parent.is_none();
+            let mut load = |name: &str| self.frames(&h, name);
+            let Some((state, kept)) = decode_state(&mut load, unpack, only, keep)? else {
+                continue;
             };
-            if let Some((state, params)) = decode(&mut read, only)? {
-                let start = Start {
-                    state: Resume::Ready(Box::new(state)),
-                    params,
-                    after: h.pos,
-                    folded: h.folded,
-                };
-                let parent = match only {
-                    Some(_) => None,
-                    None => self.root_after(h, raw)?,
-                };
-                return Ok(Some((start, parent)));
-            }
+            let rules = self.raw_section(&h, RULES)?;
+            let Some(params) = rules.as_deref().and_then(params_of) else {
+                continue;
+            };
+            let start = Start {
+                state: Resume::Ready(Box::new(state)),
+                params,
+                after: h.pos,
+                folded: h.folded,
+            };
+            let parent = match only {
+                Some(_) => None,
+                None => {
+                    let mut raw = vec![Vec::new(); h.sections.len()];
+                    let rules = rules.filter(|_| keep).map(|b| (RULES.to_string(), b));
+                    for (name, b) in kept.into_iter().chain(rules) {
+                        if let Some(i) = h.index(&name) {
+                            raw[i] = b;
+                        }
+                    }
+                    Some((h, raw))
+                }
+            };
+            return Ok(Some((start, parent)));
         }
         Ok(None)
     }
 }
+
+/// A checkpoint a check fold resumed from: its header and, when it is
+/// whole, its uncompressed sections in the header's order (else empty).
+type Resumed = (Header, Vec<Vec<u8>>);
 
 /// The fold position right before `pos`.
 fn just_before((at, seq): Pos) -> Pos {

@@ -122,13 +122,14 @@ impl Ledger {
     /// thread. The writing stays on this thread on purpose: sled's node copies
     /// and the validation fold then share one malloc arena, which keeps the
     /// append's peak memory lower than with the writes on a thread of their own.
-    /// The parser thread leaves most payloads undecoded
+    /// The parser thread decodes the payloads of the first
+    /// [`EAGER`](super::parse::EAGER) events and leaves the others undecoded
     /// (`events::LineParser::screen`): the check fold in [`Ledger::validate`]
     /// decodes them, and every error path here and there reports a payload
     /// that does not decode first if it comes first in input order
     /// ([`Pending::first_problem`]). `dry`: a dry run's (see the module docs).
     fn write_pending(&self, head: Head, inputs: Vec<Input<'_>>, dry: bool) -> Result<AppendReport> {
-        let mut index = self.idem_index(head.seq)?;
+        let mut index = None;
         let now = time::now();
         let segment = match dry {
             true => segment::Writer::aside(head.seq + 1),
@@ -278,8 +279,7 @@ impl Ledger {
 
     /// The key fingerprints of every committed record, from `fps` (not the
     /// chunks: a small append to a big ledger reads 8 bytes a record).
-    fn idem_index(&self, upto: u64) -> Result<idem::Index> {
-        let mut index = idem::Index::with_capacity(upto as usize);
+    pub(super) fn idem_index(&self, upto: u64) -> Result<idem::Index> {
         let Some(fps) = published::read_fps(&self.path, 1, upto)? else {
             return Err(Error::Corrupt(format!(
                 "the key fingerprints of records 1..={upto} are missing"
@@ -291,10 +291,8 @@ impl Ledger {
                 published::fps_file(&self.path).display()
             )));
         }
-        for (fp, seq) in idem::decode(1, &fps)?.zip(1..) {
-            index.insert(fp, seq);
-        }
-        Ok(index)
+        let fps: Vec<u64> = idem::decode(1, &fps)?.collect();
+        Ok(idem::Index::of_fingerprints(&fps))
     }
 
     /// Delete chunks beyond `seq` (their places in sled, their entries, their

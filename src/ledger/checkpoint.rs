@@ -6,7 +6,10 @@
 //! order (see [`PER_LEDGER`], [`MIN_EVERY`]) it stores its state (every
 //! projection and the rules in force). An append folds from the latest
 //! checkpoint that is still valid, so appending a few events to a large ledger
-//! costs the tail of the fold, not all of it. The fold's workers encode their
+//! costs the tail of the fold, not all of it; one whose fold brings the count
+//! to no new multiple (a few events after the latest checkpoint) writes none,
+//! and reads no parent for a delta (it is read when the first checkpoint is
+//! made, [`Ledger::storing_checkpoints`]). The fold's workers encode their
 //! sections, a thread of its own compresses them and writes their file
 //! ([`compressor`]) under a name of its own and renames it into place, and
 //! the fold's thread notes its header.
@@ -244,6 +247,10 @@ fn header_len(b: &[u8]) -> Option<usize> {
     (len <= MAX_HEADER).then_some(len + CHECK)
 }
 
+/// What gives the parent of the first checkpoint a check fold makes
+/// ([`Ledger::storing_checkpoints`]), called only if it makes one.
+pub(crate) type ParentOf<'a> = Box<dyn FnOnce() -> Result<Option<Parent>> + 'a>;
+
 /// A whole checkpoint: what a delta is made from.
 pub(crate) struct Parent {
     header: Header,
@@ -278,11 +285,12 @@ impl Ledger {
     /// Run `fold` (a check fold) with a `put` that makes each snapshot it
     /// hands over (its sections, named by `names`, in order) a checkpoint
     /// bound to the head `new`, one every `every` records: each a delta from
-    /// the one before (`parent` first), compressed and written on the
-    /// [`compressor`] thread, its header stored here.
+    /// the one before (the first from what `parent` gives, asked for only
+    /// then: a fold that makes no checkpoint reads no parent), compressed and
+    /// written on the [`compressor`] thread, its header stored here.
     pub(crate) fn storing_checkpoints<T>(
         &self,
-        (parent, names): (Option<Parent>, &[&str]),
+        (parent, names): (ParentOf<'_>, &[&str]),
         new: Head,
         every: u64,
         fold: impl FnOnce(&mut dyn FnMut(Pos, u64, Vec<Vec<u8>>) -> Result<()>) -> Result<T>,
@@ -296,7 +304,7 @@ impl Ledger {
             std::thread::Builder::new()
                 .name("checkpoints".into())
                 .spawn_scoped(scope, move || {
-                    compressor(job_rx, made_tx, parent, new, (dir, every))
+                    compressor(job_rx, made_tx, new, (dir, every))
                 })
                 .map_err(|e| Error::io("the checkpoint thread", e))?;
             // Note the header of each checkpoint whose file is written.
@@ -304,6 +312,7 @@ impl Ledger {
                 let h = made?;
                 self.with_headers(|all| drop(all.insert(key(h.pos), encode_header(&h))))
             };
+            let mut parent = Some(parent);
             let mut put = |pos: Pos, folded: u64, bytes: Vec<Vec<u8>>| {
                 if bytes.len() != names.len() {
                     return Err(Error::Storage(
@@ -311,7 +320,11 @@ impl Ledger {
                     ));
                 }
                 let named = names.iter().map(|n| n.to_string()).zip(bytes).collect();
-                if job_tx.send((pos, folded, named)).is_err() {
+                let first = match parent.take() {
+                    Some(of) => of()?.filter(small),
+                    None => None,
+                };
+                if job_tx.send((pos, folded, named, first)).is_err() {
                     // It stopped at a failure, which it sent.
                     let sent = made_rx.iter().try_for_each(store);
                     let gone = "checkpoint: the compressing thread stopped";

@@ -48,6 +48,10 @@ pub fn decode(first_seq: u64, b: &[u8]) -> Result<impl Iterator<Item = u64> + '_
         .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default())))
 }
 
+/// The regions [`Index::of_fingerprints`] fills one after the other: 128
+/// KiB each at 1M records, which a core's cache holds.
+const REGIONS: usize = 256;
+
 /// Fingerprint → seq, a multimap (see the module docs). Seq 0 marks an empty slot:
 /// records start at seq 1.
 #[derive(Debug, Default)]
@@ -64,6 +68,38 @@ impl Index {
             slots: vec![(0, 0); size],
             len: 0,
         }
+    }
+
+    /// The index of records `1..=fps.len()`, record `s` with fingerprint
+    /// `fps[s - 1]`: the same table as inserting them one by one, filled
+    /// region by region. Why: at 1M records the table is 32 MiB, and
+    /// inserting in seq order touches it at random, a cache miss a record;
+    /// sorted first by the region of their home slot (one counting pass,
+    /// one scatter, [`REGIONS`] regions), the inserts of one region stay in
+    /// cache.
+    pub fn of_fingerprints(fps: &[u64]) -> Index {
+        let mut index = Index::with_capacity(fps.len());
+        let bits = index.slots.len().trailing_zeros();
+        let shift = bits.saturating_sub(REGIONS.trailing_zeros());
+        let mask = index.slots.len() - 1;
+        let region = |fp: u64| (fp as usize & mask) >> shift;
+        let mut starts = vec![0usize; REGIONS + 1];
+        for &fp in fps {
+            starts[region(fp) + 1] += 1;
+        }
+        for r in 0..REGIONS {
+            starts[r + 1] += starts[r];
+        }
+        let mut sorted = vec![(0u64, 0u64); fps.len()];
+        for (&fp, seq) in fps.iter().zip(1u64..) {
+            let at = &mut starts[region(fp)];
+            sorted[*at] = (fp, seq);
+            *at += 1;
+        }
+        for (fp, seq) in sorted {
+            index.insert(fp, seq);
+        }
+        index
     }
 
     /// Record that `seq` has a key with fingerprint `fp`.
@@ -140,6 +176,36 @@ mod tests {
         assert_eq!(ix.candidates(fp).collect::<Vec<_>>(), vec![7]);
         assert_eq!(ix.candidates(43).count(), 0);
         assert_eq!(Index::default().candidates(1).count(), 0);
+    }
+
+    /// Built region by region, the table answers as one filled in seq
+    /// order: every seq of each fingerprint, collisions and wrapping
+    /// probes (fingerprints whose home slot is the last) included.
+    #[test]
+    fn an_index_built_by_region_finds_what_inserts_in_order_find() {
+        let fps: Vec<u64> = (1..=20_000u64)
+            .map(|s| match s % 5 {
+                0 => 42,
+                1 => u64::MAX - (s % 3),
+                _ => s.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            })
+            .collect();
+        let built = Index::of_fingerprints(&fps);
+        let mut one_by_one = Index::with_capacity(fps.len());
+        for (&fp, seq) in fps.iter().zip(1..) {
+            one_by_one.insert(fp, seq);
+        }
+        assert_eq!(built.len, fps.len());
+        assert_eq!(built.slots.len(), one_by_one.slots.len());
+        for &fp in fps.iter().chain(&[7, 43]) {
+            let mut a: Vec<u64> = built.candidates(fp).collect();
+            let mut b: Vec<u64> = one_by_one.candidates(fp).collect();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b, "fingerprint {fp}");
+        }
+        assert_eq!(built.candidates(42).count(), 4000);
+        assert_eq!(Index::of_fingerprints(&[]).candidates(0).count(), 0);
     }
 
     /// Warming takes `&self`, so it cannot change an answer; what can go

@@ -40,6 +40,13 @@ fn canonical_events(lines: &Lines) -> Vec<&[u8]> {
         .collect()
 }
 
+/// The events of an append whose payloads the parser thread decodes whole
+/// (the first ones; the check fold decodes the others, see
+/// `events::LineParser::screen`): a small append with a bad payload is
+/// refused as its line is read, before the check fold, at the cost of
+/// decoding these few twice.
+pub(super) const EAGER: u64 = chunk::MAX_RECORDS as u64;
+
 /// Events per batch: large enough to make the hand-over cheap, small enough
 /// that the batches in flight stay a few MiB.
 const BATCH: usize = 256;
@@ -77,6 +84,7 @@ pub(super) fn read_and_parse(inputs: Vec<Input<'_>>, tx: SyncSender<Sent>, names
         tx,
         file: 0,
         parsed: Vec::with_capacity(BATCH),
+        taken: 0,
         stopped: false,
     };
     for (file, input) in inputs.into_iter().enumerate() {
@@ -105,6 +113,8 @@ struct Parsing {
     tx: SyncSender<Sent>,
     file: usize,
     parsed: Lines,
+    /// Events parsed so far, every input together.
+    taken: u64,
     /// A bad line was sent, or the writing thread hung up: read no further.
     stopped: bool,
 }
@@ -114,7 +124,12 @@ impl Parsing {
     /// stops the reading. The `Err` returned only stops `read_events`:
     /// [`read_and_parse`] sees `stopped` and reports nothing more.
     fn take(&mut self, line: u64, bytes: &[u8]) -> Result<()> {
-        let p = self.parser.screen(bytes).map_err(line_message);
+        let p = match self.taken < EAGER {
+            true => self.parser.parse(bytes),
+            false => self.parser.screen(bytes),
+        };
+        self.taken += 1;
+        let p = p.map_err(line_message);
         let bad = p.is_err();
         self.parsed.push((line, p));
         if bad || self.parsed.len() >= BATCH {

@@ -15,17 +15,30 @@ use crate::events;
 use crate::time::Micros;
 
 /// The writing side of an append: add every parsed batch, in order, until the
-/// parser thread is done or an item is a problem.
+/// parser thread is done or an item is a problem. The idempotency index
+/// (`index`) is built when the first event comes, while the parser thread
+/// goes on: an input refused at its first line, or empty, needs none.
 pub(super) fn take_batches(
     rx: Receiver<Sent>,
     pending: &mut Pending,
-    index: &mut idem::Index,
+    index: &mut Option<idem::Index>,
     names: &[String],
 ) -> Result<()> {
     for sent in rx {
         let batch = match sent {
             Sent::Lines(parsed) => incoming(parsed, names),
             Sent::Problem(e) => return Err(e),
+        };
+        match batch.first() {
+            None => continue,
+            Some(Ok(_)) if index.is_none() => {
+                *index = Some(pending.ledger.idem_index(pending.first - 1)?);
+            }
+            _ => {}
+        }
+        let Some(index) = index.as_mut() else {
+            // A batch whose first line is refused.
+            return batch.into_iter().try_for_each(|i| i.map(drop));
         };
         let keys = batch.iter().filter_map(|i| i.as_ref().ok());
         index.warm(keys.map(|inc| idem::fingerprint(&inc.idem)));

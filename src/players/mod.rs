@@ -18,15 +18,20 @@
 //! each other are refused at the second. A name whose first appearance is a
 //! `ledger.player_registered` (`laurel players add`) or the `to` of a
 //! `ledger.player_renamed` is exempt: the administrator said it is meant.
-//! The check files each name once (by its key and one-character deletions,
-//! see [`near`]), so it costs the names' lengths, never names × names.
+//! The check files each new name once (by its key and one-character
+//! deletions, see [`near`]) and probes each known name against them once
+//! ([`check_append`]), so it costs the names' lengths, never names × names,
+//! and merges, sorts and files only the names the append brings.
 //!
 //! **Renames** are checked here too, against every event of the ledger:
 //! `from` must be a name in the ledger, and `to` must not be one before
 //! the rename (by seq, or by `at`: an event naming `to` earlier in fold
 //! order would count as another player).
 
+mod check;
 pub mod near;
+
+pub use check::check_append;
 
 use std::collections::BTreeMap;
 
@@ -76,14 +81,20 @@ pub struct Players {
 impl Players {
     /// The namespaces' indexes merged.
     pub fn merge(indexes: &PerNamespace) -> Players {
+        Players::merge_of(indexes, &|_| true)
+    }
+
+    /// [`Players::merge`] of the names `keep` takes (every rename is kept):
+    /// what the players check reads of the names it needs.
+    fn merge_of(indexes: &PerNamespace, keep: &dyn Fn(&str) -> bool) -> Players {
         let mut p = Players::default();
         for (ns, index) in indexes.0.iter().enumerate() {
-            for (name, seen) in index.names() {
+            for (name, seen) in index.names().filter(|(n, _)| keep(n)) {
                 p.add(name, seen, 1 << ns, First::Event);
             }
         }
         for index in &indexes.0 {
-            for (name, seen) in index.registered() {
+            for (name, seen) in index.registered().iter().filter(|(n, _)| keep(n)) {
                 p.add(name, seen, 0, First::Registered);
             }
             for r in index.renames() {
@@ -93,7 +104,7 @@ impl Players {
             }
         }
         p.renames.sort_by_key(|r| r.seq);
-        for r in p.renames.clone() {
+        for r in p.renames.clone().iter().filter(|r| keep(&r.to)) {
             let seen = Seen {
                 first_seq: r.seq,
                 first_at: r.at,
@@ -128,35 +139,6 @@ impl Players {
                 self.written.insert(name.to_string(), w);
             }
         }
-    }
-
-    /// The players check of an append whose first record is `old + 1` (see
-    /// the module docs): the names its records mention first, in order (a
-    /// rename's `to` is no new player), or the first refused, by seq.
-    pub fn check_append(&self, old: u64) -> Result<Vec<String>> {
-        for r in self.renames.iter().filter(|r| r.seq > old) {
-            self.check_rename(r)?;
-        }
-        let mut order: Vec<(&String, &Written)> = self.written.iter().collect();
-        order.sort_by_key(|(name, w)| (w.seen.first_seq, w.first, name.as_str()));
-        if order.last().is_none_or(|(_, w)| w.seen.first_seq <= old) {
-            return Ok(Vec::new());
-        }
-        let near = near::Near::new(order.iter().map(|(name, _)| name.as_str()));
-        let mut new = Vec::new();
-        for (i, (name, w)) in (0u32..).zip(&order) {
-            let fresh = w.seen.first_seq > old;
-            if fresh && w.first == First::Event {
-                if let Some(id) = near.find_before(name, i) {
-                    let known = order[id as usize].0;
-                    return Err(refused(name, known, w.seen.first_seq));
-                }
-            }
-            if fresh && w.first != First::RenamedTo {
-                new.push(name.to_string());
-            }
-        }
-        Ok(new)
     }
 
     fn check_rename(&self, r: &Rename) -> Result<()> {

@@ -25,10 +25,24 @@ pub const EDIT_MIN: usize = 6;
 /// The key of `name`: decomposed (NFD), combining marks dropped, whitespace
 /// dropped, lower case. "Zoë  Smith" and "zoe smith" share the key `zoesmith`.
 pub fn key(name: &str) -> String {
-    name.nfd()
-        .filter(|c| !is_combining_mark(*c) && !c.is_whitespace())
-        .flat_map(char::to_lowercase)
-        .collect()
+    let mut chars = Vec::new();
+    key_chars(name, &mut chars);
+    chars.into_iter().collect()
+}
+
+/// [`key`] as characters, into `out` (cleared first): its memory is reused
+/// when many names are keyed one after the other.
+fn key_chars(name: &str, out: &mut Vec<char>) {
+    out.clear();
+    // ASCII decomposes to itself and has no combining marks.
+    if name.is_ascii() {
+        let kept = name.chars().filter(|c| !c.is_whitespace());
+        out.extend(kept.map(|c| c.to_ascii_lowercase()));
+    } else {
+        let decomposed = name.nfd();
+        let kept = decomposed.filter(|c| !is_combining_mark(*c) && !c.is_whitespace());
+        out.extend(kept.flat_map(char::to_lowercase));
+    }
 }
 
 /// Names by key, each with an id: its place in the list it was built from.
@@ -85,6 +99,36 @@ impl Near {
             .flat_map(|h| self.under(h))
             .filter(|&id| id < before && one_typo(&chars, key_of(id)))
             .min()
+    }
+
+    /// Every id whose name nearly duplicates one of `names` as
+    /// [`Near::find_before`] decides it, the other way round: each of
+    /// `names` probed under the hashes it would be filed under, each id found
+    /// handed to `f` with that name and whether their keys are equal (else
+    /// they are one edit apart, and the filed key has [`EDIT_MIN`]
+    /// characters or more). How a few filed names are checked against many
+    /// others without filing those.
+    pub fn matching<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a str>,
+        f: &mut dyn FnMut(u32, bool, &'a str),
+    ) {
+        let mut chars = Vec::new();
+        for name in names {
+            key_chars(name, &mut chars);
+            let n = chars.len();
+            let filed_as = (0..=n).filter(|&skip| n + 1 >= EDIT_MIN || skip == n);
+            for h in filed_as.map(|skip| hash(&chars, skip)) {
+                for id in self.under(h) {
+                    let k = &*self.keys[id as usize];
+                    if k == chars.as_slice() {
+                        f(id, true, name);
+                    } else if k.len() >= EDIT_MIN && one_typo(k, &chars) {
+                        f(id, false, name);
+                    }
+                }
+            }
+        }
     }
 
     /// [`Near::find_before`] among every name.

@@ -11,8 +11,9 @@ use super::{FILE_EXT, WHOLE_AT, WHOLE_EVERY};
 use crate::error::{Error, Result};
 use crate::ledger::Head;
 
-/// A checkpoint for the checkpoint thread: `(pos, folded, raw sections by name)`.
-pub(super) type Job = (Pos, u64, Vec<(String, Vec<u8>)>);
+/// A checkpoint for the checkpoint thread: `(pos, folded, raw sections by
+/// name)`, and with the first one, what it is a delta from.
+pub(super) type Job = (Pos, u64, Vec<(String, Vec<u8>)>, Option<Parent>);
 /// The check fold's checkpoint thread: compresses each checkpoint (a delta
 /// from the previous one, see [`next_checkpoint`]), writes its file into `dir`
 /// and sends its header back for the fold's thread to note. Why a thread: on
@@ -21,11 +22,12 @@ pub(super) type Job = (Pos, u64, Vec<(String, Vec<u8>)>);
 pub(super) fn compressor(
     jobs: Receiver<Job>,
     made: Sender<Result<Header>>,
-    mut parent: Option<Parent>,
     new: Head,
     (dir, every): (&Path, u64),
 ) {
-    for (pos, folded, raw) in jobs {
+    let mut parent = None;
+    for (pos, folded, raw, first) in jobs {
+        parent = first.or(parent);
         let next = next_checkpoint(new, (pos, folded), raw, parent.take(), every).and_then(
             |(h, stored, next)| {
                 write_file(dir, &h, &stored)?;

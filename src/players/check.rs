@@ -1,0 +1,265 @@
+//! The players check of an append (see the [module docs](super)), at the cost
+//! of the names the append brings, not of every name of the ledger.
+//!
+//! The names an append brings are few beside the ledger's, so the check
+//! merges only what it needs from the namespaces' indexes: the names written
+//! after the old head (and the renames' names), then the known names that
+//! nearly duplicate one of them. The near-duplicate index is built over the
+//! new names alone; every known name is probed against it once
+//! ([`Near::matching`]), which costs a key per known name and no sort, no
+//! map of every name. The answer is the one an index over every name gives:
+//! the names are ordered by first seq (then how they first appeared, then
+//! the name), every known name comes before every new one, and the earliest
+//! name with the same key wins over the earliest one edit apart.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::near::{self, Near};
+use super::{refused, First, Players, Written};
+use crate::error::Result;
+use crate::systems::players::PerNamespace;
+
+/// A name's place in the order the check reads names in.
+type Rank<'a> = (u64, First, &'a str);
+
+/// The players check of an append whose first record is `old + 1`: the
+/// names its records mention first, in order (a rename's `to` is no new
+/// player), or the first refused, by seq.
+pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
+    let touched = written_after(indexes, old);
+    if touched.is_empty() {
+        return Ok(Vec::new());
+    }
+    let p = Players::merge_of(indexes, &|n| touched.contains(n));
+    for r in p.renames.iter().filter(|r| r.seq > old) {
+        p.check_rename(r)?;
+    }
+    let mut order: Vec<(&String, &Written)> = (p.written.iter())
+        .filter(|(_, w)| w.seen.first_seq > old)
+        .collect();
+    order.sort_by_key(|(name, w)| rank(name, w));
+    if order.is_empty() {
+        return Ok(Vec::new());
+    }
+    let near = Near::new(order.iter().map(|(name, _)| name.as_str()));
+    let known = Known::of(indexes, old, &near);
+    let mut new = Vec::new();
+    for (i, (name, w)) in (0u32..).zip(&order) {
+        if w.first == First::Event {
+            let mine = near
+                .find_before(name, i)
+                .map(|id| order[id as usize].0.as_str());
+            if let Some(like) = known.nearest(i, name, mine) {
+                return Err(refused(name, like, w.seen.first_seq));
+            }
+        }
+        if w.first != First::RenamedTo {
+            new.push(name.to_string());
+        }
+    }
+    Ok(new)
+}
+
+/// A name's [`Rank`].
+fn rank<'a>(name: &'a str, w: &Written) -> Rank<'a> {
+    (w.seen.first_seq, w.first, name)
+}
+
+/// Every name written after seq `old`: in a namespace's events, registered,
+/// or either name of a rename.
+fn written_after(indexes: &PerNamespace, old: u64) -> BTreeSet<&str> {
+    let mut out = BTreeSet::new();
+    for index in &indexes.0 {
+        let named = index.names().filter(|(_, s)| s.first_seq > old);
+        out.extend(named.map(|(n, _)| n));
+        let registered = index.registered().iter();
+        out.extend(
+            registered
+                .filter(|(_, s)| s.first_seq > old)
+                .map(|(n, _)| n.as_str()),
+        );
+        for r in index.renames().iter().filter(|r| r.seq > old) {
+            out.extend([r.from.as_str(), r.to.as_str()]);
+        }
+    }
+    out
+}
+
+/// The known names (first written at or before the old head) that nearly
+/// duplicate a new one: for each new name's id in the check's order, the
+/// earliest known one with the same key and the earliest one edit apart.
+struct Known {
+    same: BTreeMap<u32, String>,
+    typo: BTreeMap<u32, String>,
+}
+
+impl Known {
+    /// Probe every known name of `indexes` against `near` (the new names).
+    fn of(indexes: &PerNamespace, old: u64, near: &Near) -> Known {
+        let mut known: Vec<&str> = Vec::new();
+        for index in &indexes.0 {
+            let named = index.names().filter(|(_, s)| s.first_seq <= old);
+            known.extend(named.map(|(n, _)| n));
+            let registered = index.registered().iter();
+            known.extend(
+                registered
+                    .filter(|(_, s)| s.first_seq <= old)
+                    .map(|(n, _)| n.as_str()),
+            );
+            let renamed = index.renames().iter().filter(|r| r.seq <= old);
+            known.extend(renamed.map(|r| r.to.as_str()));
+        }
+        let mut hits: Vec<(u32, bool, &str)> = Vec::new();
+        near.matching(known, &mut |id, same, name| hits.push((id, same, name)));
+        let wanted: BTreeSet<&str> = hits.iter().map(|h| h.2).collect();
+        let p = Players::merge_of(indexes, &|n| wanted.contains(n));
+        let mut best: BTreeMap<(u32, bool), Rank> = BTreeMap::new();
+        for (id, same, name) in hits {
+            let Some(r) = p.written.get(name).map(|w| rank(name, w)) else {
+                continue;
+            };
+            let slot = best.entry((id, same)).or_insert(r);
+            *slot = (*slot).min(r);
+        }
+        let (mut same, mut typo) = (BTreeMap::new(), BTreeMap::new());
+        for ((id, is_same), (_, _, name)) in best {
+            let to = if is_same { &mut same } else { &mut typo };
+            to.insert(id, name.to_string());
+        }
+        Known { same, typo }
+    }
+
+    /// The name new name `name` (id `id`) nearly duplicates, if any: among
+    /// every name before it, the earliest with the same key, else the
+    /// earliest one edit apart (known names all come first). `mine`: the
+    /// answer among the new names before it ([`Near::find_before`]).
+    fn nearest<'a>(&'a self, id: u32, name: &str, mine: Option<&'a str>) -> Option<&'a str> {
+        let same_key = |other: &str| near::key(other) == near::key(name);
+        if let Some(k) = self.same.get(&id) {
+            return Some(k);
+        }
+        if mine.is_some_and(same_key) {
+            return mine;
+        }
+        self.typo.get(&id).map(String::as_str).or(mine)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::{parse_event, Record};
+    use crate::systems::NAMESPACES;
+
+    /// The check as an index over every name decides it: the whole ledger's
+    /// names merged and ordered, each new one looked up among all before it.
+    fn over_every_name(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
+        let p = Players::merge(indexes);
+        for r in p.renames.iter().filter(|r| r.seq > old) {
+            p.check_rename(r)?;
+        }
+        let mut order: Vec<(&String, &Written)> = p.written.iter().collect();
+        order.sort_by_key(|(name, w)| rank(name, w));
+        let near = Near::new(order.iter().map(|(name, _)| name.as_str()));
+        let mut new = Vec::new();
+        for (i, (name, w)) in (0u32..).zip(&order) {
+            let fresh = w.seen.first_seq > old;
+            if fresh && w.first == First::Event {
+                if let Some(id) = near.find_before(name, i) {
+                    return Err(refused(name, order[id as usize].0, w.seen.first_seq));
+                }
+            }
+            if fresh && w.first != First::RenamedTo {
+                new.push(name.to_string());
+            }
+        }
+        Ok(new)
+    }
+
+    /// A name from a small alphabet, so that many nearly duplicate others:
+    /// case, accents, spaces, digits and one-letter changes.
+    fn name(r: &mut u64) -> String {
+        const PARTS: [&str; 10] = [
+            "Ada", "ada", "Adá", "Lovelace", "Lovelce", " ", "1", "2", "x", "Zoë",
+        ];
+        let mut next = || {
+            *r = r
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (*r >> 33) as usize
+        };
+        let n = 1 + next() % 4;
+        (0..n)
+            .map(|_| PARTS[next() % PARTS.len()])
+            .collect::<String>()
+            .trim()
+            .to_string()
+    }
+
+    fn admit(indexes: &mut PerNamespace, seq: u64, json: serde_json::Value) {
+        let s = parse_event(json).expect("a valid event");
+        let mut rec = Record {
+            seq,
+            at: s.at,
+            recorded_at: 0,
+            id: s.id,
+            kind: s.kind.clone(),
+            event: s.event.expect("decoded"),
+        };
+        let ns = s.kind.split_once('.').map_or("", |(ns, _)| ns);
+        for (i, index) in indexes.0.iter_mut().enumerate() {
+            if ns == "ledger" || NAMESPACES[i] == ns {
+                let _ = index.admit(&mut rec, false);
+            }
+        }
+    }
+
+    /// Random ledgers of near-duplicate names in two namespaces, with
+    /// registrations and renames, cut anywhere: the check over the new names
+    /// answers as the one over every name, refusal (and the name it cites)
+    /// or list of new players alike.
+    #[test]
+    fn checking_the_new_names_answers_as_an_index_of_every_name() {
+        let mut refusals = 0;
+        for seed in 0..300u64 {
+            let mut r = seed;
+            let mut indexes = PerNamespace::default();
+            let mut names: Vec<String> = Vec::new();
+            let records = 30;
+            for seq in 1..=records {
+                let a = name(&mut r).replace('"', "");
+                let at = format!("2024-01-{:02}T00:00:00Z", 1 + (r >> 40) % 28);
+                if a.is_empty() {
+                    continue;
+                }
+                let json = match (r >> 20) % 6 {
+                    0 => {
+                        serde_json::json!({"type": "ledger.player_registered", "at": at, "name": a})
+                    }
+                    1 if !names.is_empty() => {
+                        let from = names[(r >> 24) as usize % names.len()].clone();
+                        serde_json::json!({"type": "ledger.player_renamed", "at": at, "from": from, "to": a})
+                    }
+                    2 | 3 => {
+                        serde_json::json!({"type": "mepbm.rating_seeded", "at": at, "player": a, "system": "valar", "value": 1500})
+                    }
+                    _ => {
+                        serde_json::json!({"type": "cards.match_result", "at": at, "tournament": "t", "round": "1", "match": "m", "scores": [{"player": a, "score": 1}]})
+                    }
+                };
+                admit(&mut indexes, seq, json);
+                names.push(a);
+            }
+            for old in [0, 5, 15, 25, records - 1] {
+                let want = over_every_name(&indexes, old).map_err(|e| e.to_string());
+                let got = check_append(&indexes, old).map_err(|e| e.to_string());
+                refusals += u32::from(want.is_err());
+                assert_eq!(got, want, "seed {seed}, old {old}");
+            }
+        }
+        assert!(
+            refusals > 100,
+            "the names must nearly duplicate often: {refusals}"
+        );
+    }
+}
