@@ -161,9 +161,10 @@ fn unescape(s: &str) -> String {
         .replace("&amp;", "&")
 }
 
-/// `(file, player name)` of every player link of the index DOM.
-fn player_links(index_dom: &str) -> Vec<(String, String)> {
-    index_dom
+/// `(file, player name)` of every player link of the DOM of a page of the
+/// list of players.
+fn player_links(list_dom: &str) -> Vec<(String, String)> {
+    list_dom
         .split("<li><a href=\"")
         .skip(1)
         .filter(|s| s.starts_with("player-"))
@@ -175,9 +176,22 @@ fn player_links(index_dom: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn chart_points(dom: &str) -> usize {
-    dom.matches("<circle class=\"pt\"").count()
+/// The chart's points (one a series, at its latest value) and the points
+/// its lines go through.
+fn chart_points(dom: &str) -> (usize, usize) {
+    let line_points = dom
+        .split("<polyline ")
+        .skip(1)
+        .map(|l| {
+            let pts = l.split("points=\"").nth(1).unwrap_or_default();
+            pts.split('"').next().unwrap_or_default().split(' ').count()
+        })
+        .sum();
+    (dom.matches("<circle class=\"pt\"").count(), line_points)
 }
+
+/// A chart's lines go through at most this many changes of a system.
+const LINE_POINTS: usize = 60;
 
 fn assert_links_resolve(dir: &Path, doms: &BTreeMap<String, String>) -> usize {
     let mut n = 0;
@@ -239,20 +253,26 @@ fn bundled_site_in_chromium_shows_the_head_charts_every_change_and_links_resolve
         .filter_map(|r| r["player"].as_str().map(String::from))
         .collect();
     assert!(known.len() > 50, "{} players", known.len());
-    let mut players: Vec<(usize, usize, String, String)> = player_links(&index)
+    // Per player: changes, and numeric ones per system.
+    type Numeric = BTreeMap<String, usize>;
+    let list = dump_dom(&bin, &dir.join("players.html"));
+    let mut players: Vec<(usize, Numeric, String, String)> = player_links(&list)
         .into_iter()
         .filter(|(_, name)| known.contains(name))
         .map(|(file, name)| {
             let h = common::json(ledger.path(), &["history", &name, "--format", "json"]);
             let rows = h["rows"].as_array().unwrap();
-            let numeric = rows
-                .iter()
-                .filter(|r| {
-                    r["new"]
-                        .as_str()
-                        .is_some_and(|v| v.trim().parse::<f64>().is_ok())
-                })
-                .count();
+            let mut numeric = Numeric::new();
+            for r in rows {
+                let number = r["new"]
+                    .as_str()
+                    .is_some_and(|v| v.trim().parse::<f64>().is_ok());
+                if number {
+                    *numeric
+                        .entry(r["system"].as_str().unwrap().into())
+                        .or_default() += 1;
+                }
+            }
             (rows.len(), numeric, file, name)
         })
         .collect();
@@ -262,14 +282,18 @@ fn bundled_site_in_chromium_shows_the_head_charts_every_change_and_links_resolve
     files.extend(players.iter().map(|p| p.2.clone()));
     let mut doms = dump_doms(&bin, &dir, &files);
     for (changes, numeric, file, name) in &players {
-        let points = chart_points(&doms[file]);
+        let (points, line) = chart_points(&doms[file]);
+        let drawn: usize = numeric.values().map(|n| (*n).min(LINE_POINTS)).sum();
         assert_eq!(
-            points, *numeric,
-            "{name}: chart points vs numeric changes of `laurel history` ({changes} changes)"
+            (points, line),
+            (numeric.len(), drawn),
+            "{name}: a point per system and its line's points vs numeric changes of \
+             `laurel history` ({changes} changes)"
         );
-        eprintln!("{name}: {points} chart point(s), {changes} change(s) in `laurel history`");
+        eprintln!("{name}: {points} chart point(s), {line} on lines, {changes} change(s) in `laurel history`");
     }
     doms.insert("index.html".into(), index);
+    doms.insert("players.html".into(), list);
     let links = assert_links_resolve(&dir, &doms);
     eprintln!(
         "bundled site: head {seq}, {} page(s) rendered, {} table page(s), {} player page(s) checked, {links} link(s) resolve",
@@ -395,7 +419,7 @@ fn write_sample(dir: &Path, (site, tables, changes): &(Site, Vec<TableView>, Vec
 }
 
 #[test]
-fn sample_site_in_chromium_escapes_names_and_charts_every_change() {
+fn sample_site_in_chromium_escapes_names_and_charts_every_change_of_every_system() {
     let Some(bin) = chromium() else { return };
     let sample = sample();
     let out = tempfile::tempdir().unwrap();
@@ -411,7 +435,8 @@ fn sample_site_in_chromium_escapes_names_and_charts_every_change() {
     // A table without rows (here its standings fail) is not listed.
     assert!(!index.contains("standings cfr: not implemented yet"));
     assert!(index.contains("<h1>Middle-earth PBM</h1>"));
-    let players = player_links(&index);
+    let list = dump_dom(&bin, &dir.join("players.html"));
+    let players = player_links(&list);
     assert_eq!(
         players.iter().map(|p| p.1.as_str()).collect::<Vec<_>>(),
         vec![r#"<b>Bold</b> & "Q" 'A'"#, "Ann Smith"],
@@ -425,9 +450,11 @@ fn sample_site_in_chromium_escapes_names_and_charts_every_change() {
     let doms = dump_doms(&bin, dir, &files);
     for (file, name) in &players {
         let dom = &doms[file];
-        let expected = sample.2.iter().filter(|c| &c.subject == name).count();
+        let mine = || sample.2.iter().filter(|c| &c.subject == name);
+        let systems: BTreeSet<&str> = mine().map(|c| c.system.as_str()).collect();
+        let expected = (systems.len(), mine().count());
         assert_eq!(chart_points(dom), expected, "{name}");
-        eprintln!("{name}: {expected} chart point(s) for {expected} change(s)");
+        eprintln!("{name}: (points, line points) {expected:?}");
         // No element was injected: the name is text in the rendered DOM.
         assert!(
             !dom.contains("<b>"),
@@ -446,9 +473,10 @@ fn sample_site_in_chromium_escapes_names_and_charts_every_change() {
         2,
         "valar and maia"
     );
-    assert!(ann.contains("<title>valar: 1608 on 2003-02-14 (record 13)</title>"));
+    assert!(ann.contains("<title>valar: 1690 on 2003-06-30 (record 19)</title>"));
     let mut all = doms.clone();
     all.insert("index.html".into(), index);
+    all.insert("players.html".into(), list);
     let links = assert_links_resolve(dir, &all);
     assert!(links > 10);
     eprintln!(

@@ -127,16 +127,21 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     let mut groups = |page: &mut dyn FnMut(&[Change]) -> Result<()>| {
         (0..spill::BUCKETS).try_for_each(|i| page(&buckets.read(i)?))
     };
-    let pages = crate::site::write_staged(dir, &site, views, &mut groups, &mut export)?;
+    let w = crate::site::write_staged(dir, &site, views, &mut groups, &mut export)?;
     Ok(format!(
-        "wrote {pages} page(s) and export.jsonl to {}\nhead {head}\nopen {}\n",
+        "wrote {} page(s) and export.jsonl to {}: {} new or changed, {} unchanged, \
+         {} removed\nhead {head}\nopen {}\n",
+        w.pages,
         dir.display(),
+        w.changed,
+        w.pages - w.changed,
+        w.removed,
         dir.join("index.html").display()
     ))
 }
 
 /// The site's standings tables (`chosen`, in display order), handed to `each`
-/// one at a time (`Site::pages_staged` asks twice). Each namespace's projection
+/// one at a time (`Site::pages_staged` asks once). Each namespace's projection
 /// is folded on its own, from the latest checkpoint that serves (as
 /// `standings` does), and dropped once its tables are made: one projection and
 /// one report are held at a time (CFR's report alone has a row per event score).
@@ -227,7 +232,7 @@ mod tests {
             .collect()
     }
 
-    /// `laurel site` (tables made twice, one at a time, each namespace folded on
+    /// `laurel site` (tables made once, one at a time, each namespace folded on
     /// its own; the trail spilled) writes the files that every table and change
     /// of one audited fold, held in memory, make. 12,000 events: the tables' folds
     /// start from the checkpoint at 10,000.

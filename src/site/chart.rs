@@ -18,11 +18,25 @@ const DASHES: &[&str] = &["", "6 3", "2 3", "8 3 2 3", "12 4", "4 4"];
 /// the date axis.
 const W: f64 = 640.0;
 const PANEL: f64 = 150.0;
-const GAP: f64 = 58.0;
+const GAP: f64 = 32.0;
 const LEFT: f64 = 68.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 24.0;
 const BOTTOM: f64 = 48.0;
+/// Points a series' line is drawn through, at most: a longer series is
+/// thinned to this many of its changes, evenly spaced in its order, its first
+/// and last kept (the panel is about 550 units wide).
+pub const POINTS: usize = 60;
+
+/// At most [`POINTS`] of `pts`, evenly spaced, the first and the last among them.
+fn thinned<T: Copy>(pts: &[T]) -> Vec<T> {
+    match pts.len() {
+        n if n <= POINTS => pts.to_vec(),
+        n => (0..POINTS)
+            .map(|i| pts[i * (n - 1) / (POINTS - 1)])
+            .collect(),
+    }
+}
 
 /// Rounded ticks covering `[lo, hi]`: `(first, last, step)`.
 pub(super) fn nice_ticks(lo: f64, hi: f64) -> (f64, f64, f64) {
@@ -63,10 +77,12 @@ pub(super) fn fmt_num(x: f64, step: f64) -> String {
 }
 
 /// The inline SVG line chart of `changes` (one subject's, oldest first): one
-/// point (`circle.pt`, with a `<title>`) per change whose new value is a number,
-/// one series per system. Systems have their own scales (a rating near 1500 and
-/// points near 10), so each series gets its own panel and y axis; the panels are
-/// stacked in one SVG and share the date axis.
+/// series per system, a line through its changes whose new value is a number
+/// (at most [`POINTS`] of them, see [`thinned`]), ending in a point
+/// (`circle.pt`, with a `<title>`) at its latest value. Systems have their own
+/// scales (a rating near 1500 and points near 10), so each series gets its own
+/// panel and y axis; the panels are stacked in one SVG and share the date
+/// axis, labelled under the last. Coordinates are whole units (of 640 across).
 pub fn chart(name: &str, changes: &[&Change]) -> String {
     let mut series: BTreeMap<&str, Vec<(i64, f64, &Change)>> = BTreeMap::new();
     let mut skipped = 0;
@@ -90,8 +106,7 @@ pub fn chart(name: &str, changes: &[&Change]) -> String {
     if x0 == x1 {
         (x0, x1) = (x0 - time::DAY, x1 + time::DAY);
     }
-    let pw = W - LEFT - RIGHT;
-    let px = |x: i64| LEFT + (x - x0) as f64 / (x1 - x0) as f64 * pw;
+    let axis = Axis { x0, x1 };
     let panels = series.len() as f64;
     let h = TOP + panels * PANEL + (panels - 1.0) * GAP + BOTTOM;
     let n: usize = series.values().map(Vec::len).sum();
@@ -117,112 +132,34 @@ pub fn chart(name: &str, changes: &[&Change]) -> String {
     );
     for (i, (system, pts)) in series.iter().enumerate() {
         let top = TOP + i as f64 * (PANEL + GAP);
-        let bottom = top + PANEL;
-        let colour = COLOURS[i % COLOURS.len()];
-        let dash = DASHES[i % DASHES.len()];
-        let dash_attr = if dash.is_empty() {
-            String::new()
-        } else {
-            format!(" stroke-dasharray=\"{dash}\"")
+        panel(&mut s, (i, system, pts), top, &axis);
+    }
+    let bottom = h - BOTTOM;
+    s.push_str("<g class=\"dates\">");
+    for (k, xx, label) in axis.ticks() {
+        let anchor = match k {
+            0 => "start",
+            4 => "end",
+            _ => "middle",
         };
-        let (mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY);
-        for (_, y, _) in pts {
-            (y0, y1) = (y0.min(*y), y1.max(*y));
-        }
-        let (ylo, yhi, ystep) = nice_ticks(y0, y1);
-        let py = |y: f64| top + (yhi - y) / (yhi - ylo) * PANEL;
-        let _ = writeln!(
+        let _ = write!(
             s,
-            "<g class=\"series\" data-system=\"{sys}\">\n\
-             <text class=\"panel-title\" x=\"{LEFT}\" y=\"{:.1}\" font-weight=\"bold\">{sys}</text>",
-            top - 8.0,
-            sys = escape(system),
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\">{label}</text>",
+            whole(xx),
+            whole(bottom + 19.0)
         );
-        // Grid and y ticks.
-        let mut y = ylo;
-        let mut guard = 0;
-        while y <= yhi + ystep * 1e-6 && guard < 50 {
-            let yy = py(y);
-            let _ = writeln!(
-                s,
-                "<line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#d9dce1\"/>\
-                 <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-                LEFT + pw,
-                LEFT - 6.0,
-                yy + 4.0,
-                fmt_num(y, ystep)
-            );
-            y += ystep;
-            guard += 1;
-        }
-        // x ticks: up to five dates, ends included.
-        let mut last = String::new();
-        for k in 0..5 {
-            let t = x0 + ((x1 - x0) as f64 * k as f64 / 4.0) as i64;
-            let label = time::format_short(t - t.rem_euclid(time::DAY));
-            if label == last {
-                continue;
-            }
-            let xx = px(t);
-            let anchor = match k {
-                0 => "start",
-                4 => "end",
-                _ => "middle",
-            };
-            let _ = writeln!(
-                s,
-                "<line x1=\"{xx:.1}\" x2=\"{xx:.1}\" y1=\"{bottom:.1}\" y2=\"{:.1}\" stroke=\"#1a1a1a\"/>\
-                 <text x=\"{xx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{label}</text>",
-                bottom + 5.0,
-                bottom + 19.0,
-            );
-            last = label;
-        }
-        // Axes and the y label.
-        let _ = writeln!(
-            s,
-            "<line x1=\"{LEFT}\" x2=\"{LEFT}\" y1=\"{top:.1}\" y2=\"{bottom:.1}\" stroke=\"#1a1a1a\"/>\
-             <line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{bottom:.1}\" y2=\"{bottom:.1}\" stroke=\"#1a1a1a\"/>\n\
-             <text class=\"axis-label\" transform=\"translate(14 {:.1}) rotate(-90)\" \
-             text-anchor=\"middle\">{}</text>",
-            LEFT + pw,
-            top + PANEL / 2.0,
-            escape(system),
-        );
-        let line: Vec<String> = pts
-            .iter()
-            .map(|(x, y, _)| format!("{:.1},{:.1}", px(*x), py(*y)))
-            .collect();
-        let _ = writeln!(
-            s,
-            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"{dash_attr} points=\"{}\"/>",
-            line.join(" ")
-        );
-        for (x, y, c) in pts {
-            let _ = writeln!(
-                s,
-                "<circle class=\"pt\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"{colour}\">\
-                 <title>{}: {} on {} (record {})</title></circle>",
-                px(*x),
-                py(*y),
-                escape(system),
-                escape(c.new.trim()),
-                time::format_short(c.at),
-                c.seq
-            );
-        }
-        s.push_str("</g>\n");
     }
     let _ = writeln!(
         s,
-        "<text class=\"axis-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">date (UTC)</text>\n</svg></div>",
-        LEFT + pw / 2.0,
-        h - 6.0,
+        "</g>\n<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">date (UTC)</text>\n</svg></div>",
+        whole(LEFT + (W - LEFT - RIGHT) / 2.0),
+        whole(h - 6.0),
     );
     let _ = write!(
         s,
-        "<figcaption>{}: one panel per system, one point per change (x: date, y: the new \
-         value; hover a point for its value and record). {}.",
+        "<figcaption>{}: one panel per system, a line through its changes (x: date, y: the \
+         new value; at most {POINTS} changes a line), ending at the latest value (hover it for \
+         the value and record). {}.",
         escape(&title),
         escape(&desc)
     );
@@ -234,4 +171,114 @@ pub fn chart(name: &str, changes: &[&Change]) -> String {
     }
     s.push_str("</figcaption>\n</figure>\n");
     s
+}
+
+/// `v` rounded to a whole number, as SVG coordinates are written.
+fn whole(v: f64) -> i64 {
+    v.round() as i64
+}
+
+/// The shared date axis: its first and last instants.
+struct Axis {
+    x0: i64,
+    x1: i64,
+}
+
+impl Axis {
+    /// The x of instant `x`.
+    fn px(&self, x: i64) -> f64 {
+        LEFT + (x - self.x0) as f64 / (self.x1 - self.x0) as f64 * (W - LEFT - RIGHT)
+    }
+
+    /// Up to five dated ticks, the ends included: `(k of 0..5, x, date)`.
+    fn ticks(&self) -> Vec<(usize, f64, String)> {
+        let mut out: Vec<(usize, f64, String)> = Vec::new();
+        for k in 0..5 {
+            let t = self.x0 + ((self.x1 - self.x0) as f64 * k as f64 / 4.0) as i64;
+            let label = time::format_short(t - t.rem_euclid(time::DAY));
+            if out.last().is_none_or(|l| l.2 != label) {
+                out.push((k, self.px(t), label));
+            }
+        }
+        out
+    }
+}
+
+/// The panel of series `i` (`system`'s points) with its top at `top`: its
+/// title, grid and y ticks, axes with the date ticks, the line and the point
+/// at the latest value.
+fn panel(
+    s: &mut String,
+    (i, system, pts): (usize, &str, &[(i64, f64, &Change)]),
+    top: f64,
+    axis: &Axis,
+) {
+    let bottom = top + PANEL;
+    let (left, right) = (whole(LEFT), whole(W - RIGHT));
+    let colour = COLOURS[i % COLOURS.len()];
+    let dash = match DASHES[i % DASHES.len()] {
+        "" => String::new(),
+        d => format!(" stroke-dasharray=\"{d}\""),
+    };
+    let (mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY);
+    for (_, y, _) in pts {
+        (y0, y1) = (y0.min(*y), y1.max(*y));
+    }
+    let (ylo, yhi, ystep) = nice_ticks(y0, y1);
+    let py = |y: f64| top + (yhi - y) / (yhi - ylo) * PANEL;
+    let _ = writeln!(
+        s,
+        "<g class=\"series\" data-system=\"{sys}\">\n\
+         <text class=\"panel-title\" x=\"{left}\" y=\"{}\" font-weight=\"bold\">{sys}</text>",
+        whole(top - 8.0),
+        sys = escape(system),
+    );
+    // Grid and y ticks.
+    let (mut grid, mut labels) = (String::new(), String::new());
+    let mut y = ylo;
+    let mut guard = 0;
+    while y <= yhi + ystep * 1e-6 && guard < 50 {
+        let yy = whole(py(y));
+        let _ = write!(grid, "M{left} {yy}H{right}");
+        let _ = write!(
+            labels,
+            "<text x=\"{}\" y=\"{}\">{}</text>",
+            whole(LEFT - 6.0),
+            yy + 4,
+            fmt_num(y, ystep)
+        );
+        y += ystep;
+        guard += 1;
+    }
+    // Axes and the date ticks.
+    let (t, b) = (whole(top), whole(bottom));
+    let mut axes = format!("M{left} {t}V{b}H{right}");
+    for (_, xx, _) in axis.ticks() {
+        let _ = write!(axes, "M{} {b}v5", whole(xx));
+    }
+    let line: Vec<String> = thinned(pts)
+        .iter()
+        .map(|(x, y, _)| format!("{},{}", whole(axis.px(*x)), whole(py(*y))))
+        .collect();
+    let _ = writeln!(
+        s,
+        "<path d=\"{grid}\" stroke=\"#d9dce1\"/><g text-anchor=\"end\">{labels}</g>\n\
+         <path d=\"{axes}\" stroke=\"#1a1a1a\" fill=\"none\"/>\n\
+         <polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"{dash} points=\"{}\"/>",
+        line.join(" ")
+    );
+    if let Some((x, y, c)) = pts.last() {
+        let _ = writeln!(
+            s,
+            "<circle class=\"pt\" cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{colour}\">\
+             <title>{}: {} on {} (record {})</title></circle>",
+            whole(axis.px(*x)),
+            whole(py(*y)),
+            escape(system),
+            escape(c.new.trim()),
+            time::format_short(c.at),
+            c.seq
+        );
+    }
+    s.push_str("</g>\n");
 }

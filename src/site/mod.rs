@@ -8,26 +8,67 @@
 //!
 //! # Pages
 //!
-//! Every page carries the site's title ([`Site::title`], `--title`), the ledger
-//! head and the last update (see [`Site::updated`]) in its footer; tables show
-//! their columns' readable titles ([`crate::output::title`]).
+//! Every page carries the site's title ([`Site::title`], `--title`) and, in its
+//! footer, the clocks the tables were computed with (`--as-of`, and
+//! `--known-at` when it cuts records off) and a link to the index's ledger
+//! head, last update and verification. Only the index shows the head and the
+//! last update: they change with every record appended, and a page whose
+//! content an append leaves alone keeps its bytes (see "Rebuilding" below).
+//! Tables show their columns' readable titles ([`crate::output::title`]).
 //!
-//! - `index.html`: the title, the last update, the ledger head (seq and hash)
-//!   that `export.jsonl` ends at, the clocks (`--as-of`, `--known-at`) and the
+//! - `index.html`: the title, the last update (see [`Site::updated`]), the
+//!   ledger head (seq and hash) that `export.jsonl` ends at, the clocks and the
 //!   record the tables were computed from, how to verify the export against the
 //!   head (README's Python script, quoted), every standings table that has rows
 //!   (a table without any, or whose standings fail, is left out: a community's
-//!   site lists what it plays), every player.
+//!   site lists what it plays) with its rows and pages, and links to the
+//!   pages of the list of players.
+//! - `players.html`, `players_2.html`, ...: every player, linked to their page,
+//!   in name order, [`ROWS`] a page (none when there is no player).
 //! - `export.jsonl`: the same bytes as `laurel export` (the whole ledger, whatever
 //!   the clocks say: the head above is its digest).
 //! - `table-<table>.html`, and `table-<table>--<tournament>.html` for tables shown
 //!   per tournament (`cards`, `sbr`): the standings and the system's extra
-//!   tables; every `player` cell links to the player's page.
+//!   tables, over as many pages as they need (see "Pagination"); every
+//!   `player` cell links to the player's page.
 //! - `player-<name>.html`: one per subject that appears in any table's `player`
-//!   column or in the audit trail: where they stand in each table (links back),
-//!   an SVG line chart of every value over time (one point per change: x = the
-//!   change's date, y = its new value, one series per system) and the `history`
-//!   table with formulas.
+//!   column or in the audit trail (see "Player pages").
+//!
+//! # Pagination
+//!
+//! A page holds at most [`ROWS`] (1,000) rows of each table of a report, so
+//! no page grows with the ledger: at 1M generated events the widest, CFR's,
+//! is about 0.5 MB, where the whole table on one page was 320 MB. Page 1 is
+//! `table-cfr.html`, with the top of every table of the report (the standings'
+//! first 1,000 places, the first 1,000 event scores); page `n` is
+//! `table-cfr_n.html` ([`page_name`]: a slug never holds `_`), with rows
+//! `1000·(n-1)+1` to `1000·n` of each. A report takes as many pages as its
+//! longest table needs; a table whose rows ended earlier says on which page
+//! they end. Each page of several links to the first, previous, next and last
+//! pages and to those up to two away, above and below the tables. A player's
+//! standings link to the page that holds their row.
+//!
+//! # Player pages
+//!
+//! Where the player stands in each table (rank and score, linked to the page
+//! holding the row); an SVG line chart of their values over time, one panel
+//! per system (x = a change's date, y = its new value), each line through at
+//! most [`POINTS`] of the system's changes, evenly spaced, the first and
+//! the last among them, ending in a point at the latest value; and the latest
+//! [`HISTORY`] changes with their formulas. Each page is a few tens of KB
+//! whatever the history: a player's every change, each on its own line with
+//! its formula, was 250 KB a player at 1M events (15 GB in all), and the
+//! whole history is in `export.jsonl` (`laurel history NAME` lists it).
+//!
+//! # Rebuilding
+//!
+//! A site is built beside its directory and swapped in whole. A page whose
+//! bytes equal those of the page of the same name in the site it replaces is
+//! not written again but linked to that file ([`write_staged`]): it keeps its
+//! modification time, so after an append only the pages whose content
+//! changed are new files (the index always: it shows the head), and `site`
+//! says how many pages are new or changed, unchanged and removed.
+//! `export.jsonl` is written every time.
 //!
 //! # File names
 //!
@@ -43,31 +84,36 @@
 //! file system (lowercase only, so case-insensitive ones too). The prefixes
 //! keep tables, players and `index.html` apart; a slug never contains `--`, which
 //! separates table from tournament. Should two names still collide, [`Files`]
-//! gives the later one (in name order) a `-2`, `-3`, ... suffix.
+//! gives the one named later (see [`Outline::name_players`]) a `-2`, `-3`,
+//! ... suffix.
 //!
 //! Everything that comes from events (names, tournaments, formulas, messages)
 //! goes through [`escape`]. Pages are pure functions of a [`Site`], so they are
 //! unit-tested on hand-made data.
 //!
-//! The page HTML is in `pages`, the chart in `chart`, and the page names and
-//! what the index and player pages need of the tables in `outline`.
+//! The page HTML is in `pages`, the chart in `chart`, the page names and
+//! what the index and player pages need of the tables in `outline`, the pages
+//! of long tables in `paging`, and writing the directory in `write`.
 
 mod chart;
 mod outline;
 mod pages;
+mod paging;
+mod write;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write as _;
-use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::output::{Report, Stamp};
 use crate::systems::Change;
 
-pub use chart::chart;
+pub use chart::{chart, POINTS};
 pub use outline::{slug, Files, Outline};
-pub use pages::{escape, render_player, PIECE, VERIFY_SCRIPT};
-use pages::{render_index, render_table};
+pub use pages::{escape, render_player, HISTORY, VERIFY_SCRIPT};
+use pages::{render_index, render_players, render_table, table_pages, PLAYERS};
+use paging::page_count;
+pub use paging::{page_name, ROWS};
+pub use write::{write_staged, Written};
 
 /// One standings page: a table, narrowed to a tournament where the table is
 /// shown per tournament, and what its standings returned.
@@ -114,27 +160,29 @@ pub struct Site {
     pub spilled_subjects: BTreeSet<String>,
 }
 
-/// Where pages go: `put(file name, piece, last piece of the page?)`, a page's
-/// pieces one after another.
-pub type Put<'a> = dyn FnMut(&str, &str, bool) -> Result<()> + 'a;
+/// Where pages go: `put(file name, HTML)`, a whole page at a time.
+pub type Put<'a> = dyn FnMut(&str, &str) -> Result<()> + 'a;
 
 /// The audit trail in groups: `groups(page)` calls `page` once per group of
 /// changes, in fold order, every change of a subject in one group.
 pub type Groups<'a> = dyn FnMut(&mut dyn FnMut(&[Change]) -> Result<()>) -> Result<()> + 'a;
 
 impl Site {
-    /// Render every page, index first, handing each to `put` as soon as it is
-    /// made, in pieces: `put(file name, piece, last piece?)`. The pages are never
-    /// all held at once (a large ledger makes hundreds of MB of them), nor is a
-    /// big one (CFR's table page at 1M events). Returns the number of pages.
+    /// Render every page, handing each to `put` as soon as it is made: the
+    /// tables' pages, the index, the players' pages. The pages are never all
+    /// held at once (a large ledger makes gigabytes of them); one is at most
+    /// [`ROWS`] rows of each table of a report. Returns the number of pages.
     ///
     /// `views(each)` makes every table in display order, one at a time, and
-    /// calls `each` with it. It is called twice, and must make the same tables
-    /// both times: the first pass outlines them (see [`Outline`]), the second
-    /// renders their pages. So no two tables' reports need be held at once.
-    /// Then `views` is dropped, and whatever it holds with it, before the player
-    /// pages are made: those of the players in each group of `groups` (see
-    /// [`Groups`]) from it, then those of players without changes.
+    /// calls `each` with it: each table is outlined (see [`Outline`]) and its
+    /// pages rendered before the next is made, so no two tables' reports are
+    /// held at once, and none is made twice. The players of
+    /// [`Site::spilled_subjects`] are named first, those of the tables when
+    /// their table comes (see [`Outline::name_players`]), so every link is
+    /// known when its page is rendered. Then `views` is dropped, and whatever
+    /// it holds with it, before the player pages are made: those of the
+    /// players in each group of `groups` (see [`Groups`]) from it, then those
+    /// of players without changes.
     pub fn pages_staged(
         &self,
         mut views: impl FnMut(&mut dyn FnMut(&TableView) -> Result<()>) -> Result<()>,
@@ -142,23 +190,26 @@ impl Site {
         groups: &mut Groups<'_>,
     ) -> Result<usize> {
         let mut outline = Outline::default();
-        views(&mut |view| {
-            outline.add(view);
-            Ok(())
-        })?;
-        outline.name_players(self.spilled_subjects.clone());
-        put("index.html", &render_index(self, &outline), true)?;
+        outline.name_players(self.spilled_subjects.iter().cloned());
         let mut n = 1;
         views(&mut |view| {
+            outline.add(view);
             n += self.table_page(&outline.files, view, put)?;
             Ok(())
         })?;
         drop(views);
+        put("index.html", &render_index(self, &outline))?;
+        let count = page_count(outline.files.players.len());
+        for k in 1..=count.min(outline.files.players.len()) {
+            let html = render_players(self, &outline.files, (k, count));
+            put(&page_name(PLAYERS, k), &html)?;
+            n += 1;
+        }
         Ok(n + self.player_pages(&mut outline, put, groups)?)
     }
 
-    /// A table's page, if it has one (its standings did not fail): the number
-    /// of pages made, 0 or 1.
+    /// A table's pages, if it has any (its standings did not fail and it
+    /// has rows): the number of pages made.
     fn table_page(&self, files: &Files, view: &TableView, put: &mut Put<'_>) -> Result<usize> {
         let (Some(f), Ok(r)) = (
             files.table(&view.table, view.tournament.as_deref()),
@@ -166,10 +217,12 @@ impl Site {
         ) else {
             return Ok(0);
         };
-        render_table(self, files, (view, r), &mut |piece, last| {
-            put(f, piece, last)
-        })?;
-        Ok(1)
+        let count = table_pages(r);
+        for n in 1..=count {
+            let html = render_table(self, files, (view, r), f, (n, count));
+            put(&page_name(f, n), &html)?;
+        }
+        Ok(count)
     }
 
     /// Every player's page: those in each group of the trail, then those
@@ -189,7 +242,7 @@ impl Site {
                 .remove(p)
                 .map_or_else(String::new, |mine| outline.standing(&mine));
             if let Some(f) = files.player(p) {
-                put(f, &render_player(self, files, p, changes, &lines), true)?;
+                put(f, &render_player(self, files, p, changes, &lines))?;
                 n += 1;
             }
             Ok(())
@@ -214,160 +267,6 @@ impl Site {
         }
         Ok(n)
     }
-}
-
-/// Write every page (see [`Site::pages_staged`]) and `export.jsonl` (what
-/// `export` writes to it: the bytes of `laurel export`) into `dir`, creating it;
-/// files of the same names are replaced, others left alone. Each page is
-/// written as soon as it is rendered. Returns the number of pages.
-pub fn write_staged(
-    dir: &Path,
-    site: &Site,
-    views: impl FnMut(&mut dyn FnMut(&TableView) -> Result<()>) -> Result<()>,
-    groups: &mut Groups<'_>,
-    export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
-) -> Result<usize> {
-    build_beside(dir, |stage| {
-        let mut put = files_in(stage)?;
-        let pages = site.pages_staged(views, &mut put, groups)?;
-        write_export(stage, export)?;
-        Ok(pages)
-    })
-}
-
-/// Run `build` on a new directory beside `dir` (`.NAME.building-PID` in the
-/// same parent, so a rename moves it), then put that directory in `dir`'s
-/// place: readers of `dir` see the old site or the new one, never a mix, and
-/// no page of the old one survives. A failed build removes its directory;
-/// a killed one's is removed by the next build beside the same `dir`.
-///
-/// `dir` must be new, empty, or a site (it holds `index.html` and
-/// `export.jsonl`): any other directory is refused, not replaced.
-fn build_beside<T>(dir: &Path, build: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
-    let (parent, name) = target_parts(dir)?;
-    remove_stale(&parent, &name);
-    let pid = std::process::id();
-    let stage = parent.join(format!(".{name}.building-{pid}"));
-    let io = |p: &Path| {
-        let shown = p.display().to_string();
-        move |e| Error::io(shown, e)
-    };
-    if stage.exists() {
-        std::fs::remove_dir_all(&stage).map_err(io(&stage))?;
-    }
-    std::fs::create_dir_all(&stage).map_err(io(&stage))?;
-    let built = match build(&stage) {
-        Ok(t) => t,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&stage);
-            return Err(e);
-        }
-    };
-    if !dir.exists() {
-        std::fs::rename(&stage, dir).map_err(io(dir))?;
-        return Ok(built);
-    }
-    let old = parent.join(format!(".{name}.old-{pid}"));
-    std::fs::rename(dir, &old).map_err(io(dir))?;
-    if let Err(e) = std::fs::rename(&stage, dir) {
-        let _ = std::fs::rename(&old, dir);
-        return Err(io(dir)(e));
-    }
-    std::fs::remove_dir_all(&old).map_err(io(&old))?;
-    Ok(built)
-}
-
-/// `dir`'s parent and name, once `dir` is known to be new, empty or a site.
-fn target_parts(dir: &Path) -> Result<(std::path::PathBuf, String)> {
-    let name = dir.file_name().and_then(|n| n.to_str()).map(str::to_string);
-    let Some(name) = name.filter(|n| n != "." && n != "..") else {
-        return Err(Error::Usage(format!(
-            "site: {} is not a directory name; give one, e.g. `laurel site public`",
-            dir.display()
-        )));
-    };
-    let parent = match dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    if let Ok(mut entries) = std::fs::read_dir(dir) {
-        let is_site = dir.join("index.html").is_file() && dir.join("export.jsonl").is_file();
-        if entries.next().is_some() && !is_site {
-            return Err(Error::Usage(format!(
-                "site: {} holds files and is not a laurel site (no index.html and \
-                 export.jsonl); give a new or empty directory",
-                dir.display()
-            )));
-        }
-    } else if dir.exists() {
-        return Err(Error::Usage(format!(
-            "site: {} is not a directory",
-            dir.display()
-        )));
-    }
-    Ok((parent, name))
-}
-
-/// Remove what killed builds beside `parent/name` left: `.NAME.building-PID`
-/// and `.NAME.old-PID` directories whose process is gone (on systems without
-/// `/proc` nothing is removed: a live build's directory must not be).
-fn remove_stale(parent: &Path, name: &str) {
-    let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
-    };
-    let proc_fs = Path::new("/proc/self").exists();
-    for entry in entries.flatten() {
-        let file = entry.file_name();
-        let Some(rest) = file
-            .to_str()
-            .and_then(|f| f.strip_prefix(&format!(".{name}.")))
-        else {
-            continue;
-        };
-        let pid = rest
-            .strip_prefix("building-")
-            .or_else(|| rest.strip_prefix("old-"))
-            .and_then(|p| p.parse::<u32>().ok());
-        let gone = pid.is_some_and(|p| {
-            proc_fs && p != std::process::id() && !Path::new(&format!("/proc/{p}")).exists()
-        });
-        if gone {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
-
-/// A [`Put`] that writes each page to its file in `dir` (created).
-fn files_in(dir: &Path) -> Result<impl FnMut(&str, &str, bool) -> Result<()> + '_> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
-    let mut open: Option<std::io::BufWriter<std::fs::File>> = None;
-    Ok(move |name: &str, piece: &str, last: bool| {
-        let p = dir.join(name);
-        let io = |e| Error::io(p.display().to_string(), e);
-        let w = match &mut open {
-            Some(w) => w,
-            None => open.insert(std::io::BufWriter::new(
-                std::fs::File::create(&p).map_err(io)?,
-            )),
-        };
-        w.write_all(piece.as_bytes()).map_err(io)?;
-        if last {
-            w.flush().map_err(io)?;
-            open = None;
-        }
-        Ok(())
-    })
-}
-
-fn write_export(
-    dir: &Path,
-    export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
-) -> Result<()> {
-    let p = dir.join("export.jsonl");
-    let io = |e| Error::io(p.display().to_string(), e);
-    let mut w = std::io::BufWriter::new(std::fs::File::create(&p).map_err(io)?);
-    export(&mut w)?;
-    w.flush().map_err(io)
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use super::pages::escape;
+use super::pages::{escape, table_pages};
+use super::paging::{page_name, page_of};
 use super::{label, TableView};
 use crate::codec;
 use crate::output::{Cell, Table};
@@ -74,6 +75,8 @@ pub(super) struct Listed {
     /// The main table's title ("Valar ratings").
     pub(super) title: String,
     pub(super) rows: usize,
+    /// Its pages (see [`table_pages`]).
+    pub(super) pages: usize,
 }
 
 /// What the index, the links and the player pages need of the tables, gathered
@@ -83,11 +86,9 @@ pub(super) struct Listed {
 #[derive(Debug)]
 pub struct Outline {
     pub(super) tables: Vec<Listed>,
-    /// The table pages' names so far; the players' once [`Outline::name_players`] ran.
+    /// The pages' names so far: the players' and tables' named until now.
     pub(super) files: Files,
     used: BTreeSet<String>,
-    /// Every subject of any table's `player` column.
-    players: BTreeSet<String>,
     /// Each player's place in every table (see [`Places`]).
     pub(super) places: BTreeMap<String, Places>,
 }
@@ -97,8 +98,9 @@ impl Default for Outline {
         Outline {
             tables: Vec::new(),
             files: Files::default(),
-            used: ["index.html", "export.jsonl"].map(String::from).into(),
-            players: BTreeSet::new(),
+            used: ["index.html", "export.jsonl", "players.html"]
+                .map(String::from)
+                .into(),
             places: BTreeMap::new(),
         }
     }
@@ -106,9 +108,10 @@ impl Default for Outline {
 
 impl Outline {
     /// The next table in display order: listed, named (a table and tournament
-    /// seen before keeps its name), its players and their places noted. A table
-    /// without rows (its standings failed, or nothing has been recorded for it)
-    /// is left out: no entry, no page.
+    /// seen before keeps its name), its players named (see
+    /// [`Outline::name_players`]) and their places noted. A table without rows
+    /// (its standings failed, or nothing has been recorded for it) is left
+    /// out: no entry, no page.
     pub fn add(&mut self, view: &TableView) {
         let r = match &view.standings {
             Ok(r) if !r.main.rows.is_empty() => r,
@@ -119,6 +122,7 @@ impl Outline {
             tournament: view.tournament.clone(),
             title: r.main.title.clone(),
             rows: r.main.rows.len(),
+            pages: table_pages(r),
         });
         let key = (view.table.clone(), view.tournament.clone());
         if !self.files.tables.contains_key(&key) {
@@ -130,7 +134,8 @@ impl Outline {
             self.files.tables.insert(key, name);
         }
         for table in std::iter::once(&r.main).chain(&r.extra) {
-            self.players.extend(player_cells(table));
+            let cells: Vec<String> = player_cells(table).collect();
+            self.name_players(cells);
         }
         self.note_places(&r.main);
     }
@@ -146,13 +151,13 @@ impl Outline {
                 .map(Cell::text)
                 .unwrap_or_default()
         };
-        for row in main.rows.iter_cells() {
+        for (i, row) in main.rows.iter_cells().enumerate() {
             let row: Vec<Cell> = row.collect();
             // A row without a player is on nobody's page.
             let name = text(&row, player);
             if !name.is_empty() {
                 let places = self.places.entry(name).or_default();
-                places.push(table, &text(&row, rank), &text(&row, score));
+                places.push(table, i, &text(&row, rank), &text(&row, score));
             }
         }
     }
@@ -168,24 +173,26 @@ impl Outline {
         name
     }
 
-    /// Name the player pages, once every table is added: the tables' players and
-    /// `trail` (every subject with a change), in name order.
-    pub fn name_players(&mut self, mut trail: BTreeSet<String>) {
-        trail.append(&mut self.players);
-        for p in trail {
-            let name = self.unique(format!("player-{}", slug(&p)));
-            self.files.players.insert(p, name);
+    /// Name the pages of `players` not named yet, in the order given: first
+    /// every subject with a change (in name order), then each table's players
+    /// as the table is added. A page is `player-<slug>.html`, the first free
+    /// of `-2`, `-3`, ... added in the rare case of a clash (see [`slug`]).
+    pub fn name_players(&mut self, players: impl IntoIterator<Item = String>) {
+        for p in players {
+            if !self.files.players.contains_key(&p) {
+                let name = self.unique(format!("player-{}", slug(&p)));
+                self.files.players.insert(p, name);
+            }
         }
-        // Only the players' and tables' names are looked up from here on.
-        self.used = BTreeSet::new();
     }
 
     /// A player's "Standings" list items from their places (rank and score in
-    /// every published table, tables in display order, rows in rank order),
-    /// gathered in one pass over the tables: `site` stays linear.
+    /// every published table, tables in display order, rows in rank order,
+    /// each linked to the page holding the row), gathered in one pass over the
+    /// tables: `site` stays linear.
     pub(super) fn standing(&self, places: &Places) -> String {
         let mut lines = String::new();
-        for (i, rank, score) in places.iter() {
+        for (i, row, rank, score) in places.iter() {
             let t = &self.tables[i];
             let (table, tournament) = (&t.table, t.tournament.as_deref());
             // Every listed table has a page.
@@ -193,7 +200,7 @@ impl Outline {
             let _ = writeln!(
                 lines,
                 "<li><a href=\"{}\">{}</a>: rank {}, score {}</li>",
-                escape(file),
+                escape(&page_name(file, page_of(row))),
                 escape(&label(table, tournament)),
                 escape(rank),
                 escape(score)
@@ -204,26 +211,31 @@ impl Outline {
 }
 
 /// A player's places, packed: per table row naming them, the table's index in
-/// the outline, then the rank's and the score's text, each after its length
-/// (LEB128): a few bytes plus the texts, where a finished list item is about 80.
+/// the outline and the row's, then the rank's and the score's text, each after
+/// its length (LEB128): a few bytes plus the texts, where a finished list item
+/// is about 80.
 #[derive(Debug, Default)]
 pub(super) struct Places(codec::Writer);
 
 impl Places {
-    pub(super) fn push(&mut self, table: usize, rank: &str, score: &str) {
+    pub(super) fn push(&mut self, table: usize, row: usize, rank: &str, score: &str) {
         self.0.u(table as u64);
+        self.0.u(row as u64);
         self.0.bytes(rank.as_bytes());
         self.0.bytes(score.as_bytes());
     }
 
-    /// `(table, rank, score)`, in the order pushed.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, &str, &str)> {
+    /// `(table, row, rank, score)`, in the order pushed.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, usize, &str, &str)> {
         // Only whole `&str`s were pushed.
         fn text<'a>(r: &mut codec::Reader<'a>) -> Option<&'a str> {
             std::str::from_utf8(r.bytes()?).ok()
         }
         let mut r = codec::Reader::new(&self.0.buf);
-        std::iter::from_fn(move || Some((r.u()? as usize, text(&mut r)?, text(&mut r)?)))
+        std::iter::from_fn(move || {
+            let (table, row) = (r.u()? as usize, r.u()? as usize);
+            Some((table, row, text(&mut r)?, text(&mut r)?))
+        })
     }
 }
 

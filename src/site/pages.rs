@@ -2,11 +2,12 @@
 //! standings pages and the player pages.
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use super::chart::chart;
 use super::outline::{Files, Outline};
+use super::paging::{page_count, page_name, pager, ROWS};
 use super::{Site, TableView};
-use crate::error::Result;
 use crate::output::{change_row, title, Report, Table, CHANGE_COLUMNS};
 use crate::systems::Change;
 
@@ -46,7 +47,7 @@ table{border-collapse:collapse}
 caption{text-align:left;font-weight:600;padding:.25rem 0}
 th,td{padding:.3rem .6rem;border-bottom:1px solid #c4c8cf;text-align:left;vertical-align:top}
 th{background:#f3f4f6}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.formula{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
 .error{color:#8a1c1c}
 .meta{color:#374151}
@@ -54,6 +55,8 @@ figure{margin:1rem 0}
 svg.chart{width:100%;min-width:30rem;height:auto;max-width:48rem;display:block}
 svg.chart text{font:12px system-ui,sans-serif;fill:#1a1a1a}
 ul.players{columns:14rem;padding-left:1.2rem}
+nav.pages{margin:1rem 0}
+nav.pages a,nav.pages strong{padding:0 .15rem}
 footer{border-top:1px solid #c4c8cf;margin-top:2rem;padding-top:1rem;padding-bottom:1rem;color:#374151;font-size:.9rem}
 @media (max-width:40rem){body{font-size:15px}th,td{padding:.25rem .4rem}h1{font-size:1.3rem}}
 @media print{header,.skip{display:none}body{font-size:10.5pt;color:#000}a{color:#000;text-decoration:none}
@@ -111,11 +114,15 @@ fn page_head(title: &str, site: &Site) -> String {
     )
 }
 
-/// A page after its body.
+/// A page after its body: the clocks the tables were computed with, and a
+/// link to the index's ledger head, last update and verification (only the
+/// index carries those: they change with every record appended, and a page
+/// whose content did not change keeps its bytes).
 fn page_tail(site: &Site) -> String {
     format!(
-        "</main>\n<footer>{stamp}</footer>\n</body>\n</html>\n",
-        stamp = stamp_line(site),
+        "</main>\n<footer>{clocks}. The ledger head, the last update and how to verify \
+         are on the <a href=\"index.html#verify\">index</a>.</footer>\n</body>\n</html>\n",
+        clocks = clocks(site),
     )
 }
 
@@ -136,21 +143,20 @@ fn updated(site: &Site, attrs: &str) -> String {
     )
 }
 
-fn stamp_line(site: &Site) -> String {
+/// The clocks the tables were computed with: `--as-of`, and `--known-at`
+/// when it cuts records off.
+fn clocks(site: &Site) -> String {
     let as_of = match &site.stamp.as_of {
-        Some(a) => format!("as of <strong>{}</strong>", escape(a)),
-        None => "with every event (no as-of cut-off)".to_string(),
+        Some(a) => format!("Tables as of <strong>{}</strong>", escape(a)),
+        None => "Tables with every event (no as-of cut-off)".to_string(),
     };
-    format!(
-        "Tables {as_of}, computed from records 1–{k} (record {k}: <code class=\"hash\">{h}</code>). \
-         Last updated {updated}. Ledger head {s} <code class=\"hash\">{hh}</code>; \
-         <a href=\"index.html#verify\">how to verify</a>.",
-        updated = updated(site, ""),
-        k = site.stamp.known_at,
-        h = escape(&site.stamp.head),
-        s = site.head_seq,
-        hh = escape(&site.head_hash),
-    )
+    match site.stamp.known_at < site.head_seq {
+        true => format!(
+            "{as_of}, from records 1–{k} (known-at cut-off)",
+            k = site.stamp.known_at
+        ),
+        false => as_of,
+    }
 }
 
 /// `<thead>` with one `<th scope="col">` per column of `t`, by its
@@ -163,48 +169,35 @@ fn column_headers(out: &mut String, t: &Table) {
     out.push_str("</tr></thead>\n<tbody>\n");
 }
 
-/// A table, appended to `out`; `emit` takes what `out` holds each time it passes
-/// [`PIECE`] bytes, so a table of a million rows (CFR's event scores at 1M
-/// events) is never one string.
-fn html_table(
-    out: &mut String,
-    (t, caption): (&Table, &str),
-    files: &Files,
-    emit: &mut dyn FnMut(&str) -> Result<()>,
-) -> Result<()> {
+/// Rows `rows` of `t`, as a table appended to `out`. Cells and rows leave out
+/// their optional end tags (`</td>`, `</tr>`): a third of the bytes of a
+/// large table.
+fn html_table(out: &mut String, (t, caption): (&Table, &str), rows: Range<usize>, files: &Files) {
     out.push_str("<div class=\"scroll\"><table>\n");
     let _ = writeln!(out, "<caption>{}</caption>", escape(caption));
     column_headers(out, t);
-    for row in t.rows.iter_cells() {
+    for i in rows.clone() {
         out.push_str("<tr>");
-        for (col, v) in t.columns.iter().zip(row) {
+        for (col, v) in t.columns.iter().zip(t.rows.cells(i)) {
             let text = v.text();
-            let class = if v.is_number() { " class=\"num\"" } else { "" };
-            let inner = match files.player(&text).filter(|_| col == "player") {
-                Some(f) => format!("<a href=\"{}\">{}</a>", escape(f), escape(&text)),
-                None => escape(&text),
-            };
-            let _ = write!(out, "<td{class}>{inner}</td>");
+            let class = if v.is_number() { " class=\"n\"" } else { "" };
+            match files.player(&text).filter(|_| col == "player") {
+                Some(f) => write!(out, "<td><a href=\"{}\">{}</a>", escape(f), escape(&text)),
+                None => write!(out, "<td{class}>{}", escape(&text)),
+            }
+            .unwrap_or_default();
         }
-        out.push_str("</tr>\n");
-        if out.len() >= PIECE {
-            emit(out)?;
-            out.clear();
-        }
+        out.push('\n');
     }
-    if t.rows.is_empty() {
+    if rows.is_empty() {
         let _ = writeln!(
             out,
-            "<tr><td colspan=\"{}\">(no rows)</td></tr>",
+            "<tr><td colspan=\"{}\">(no rows)",
             t.columns.len().max(1)
         );
     }
     out.push_str("</tbody></table></div>\n");
-    Ok(())
 }
-
-/// Bytes of a page held before they are handed on (see [`html_table`]).
-pub const PIECE: usize = 256 * 1024;
 
 /// `index.html`.
 pub(super) fn render_index(site: &Site, outline: &Outline) -> String {
@@ -252,11 +245,7 @@ pub(super) fn render_index(site: &Site, outline: &Outline) -> String {
     if players == 0 {
         b.push_str("<p>No player appears in any table or change yet.</p>\n");
     } else {
-        b.push_str("<ul class=\"players\">\n");
-        for (p, f) in files.players() {
-            let _ = writeln!(b, "<li><a href=\"{}\">{}</a></li>", escape(f), escape(p));
-        }
-        b.push_str("</ul>\n");
+        index_players(&mut b, files);
     }
 
     let head = format!("{} {}", site.head_seq, escape(&site.head_hash));
@@ -285,13 +274,57 @@ still in the chain, later records included.</p>
     page(&site.title, site, &b)
 }
 
-/// The index's list of tables: each linked to its page, with its
-/// tournament, title and rows.
+/// The first page of the list of players.
+pub const PLAYERS: &str = "players.html";
+
+/// The index's links to the pages of the list of players, each with the
+/// first and last name it holds.
+fn index_players(b: &mut String, files: &Files) {
+    let _ = writeln!(
+        b,
+        "<p>Every player, in name order, {ROWS} a page:</p>\n<ul class=\"players\">"
+    );
+    let names: Vec<&str> = files.players().map(|(p, _)| p).collect();
+    for (n, chunk) in names.chunks(ROWS).enumerate() {
+        let (first, last) = (chunk[0], chunk[chunk.len() - 1]);
+        let _ = writeln!(
+            b,
+            "<li><a href=\"{}\">{} – {}</a></li>",
+            escape(&page_name(PLAYERS, n + 1)),
+            escape(first),
+            escape(last)
+        );
+    }
+    b.push_str("</ul>\n");
+}
+
+/// Page `n` of the `count` pages of the list of players: each linked to their
+/// page, [`ROWS`] a page, in name order.
+pub(super) fn render_players(site: &Site, files: &Files, (n, count): (usize, usize)) -> String {
+    let title = match count {
+        1 => "Players".to_string(),
+        _ => format!("Players, page {n} of {count}"),
+    };
+    let mut b = format!("<h1>{title}</h1>\n");
+    let pager = pager(PLAYERS, n, count);
+    b.push_str(&pager);
+    b.push_str("<ul class=\"players\">\n");
+    for (p, f) in files.players().skip((n - 1) * ROWS).take(ROWS) {
+        let _ = writeln!(b, "<li><a href=\"{}\">{}</a></li>", escape(f), escape(p));
+    }
+    b.push_str("</ul>\n");
+    b.push_str(&pager);
+    page(&title, site, &b)
+}
+
+/// The index's list of tables: each linked to its (first) page, with its
+/// tournament, title, rows and pages.
 fn index_tables(b: &mut String, outline: &Outline) {
     b.push_str(
         "<div class=\"scroll\"><table>\n<caption>Standings tables</caption>\n\
          <thead><tr><th scope=\"col\">Table</th><th scope=\"col\">Tournament</th>\
-         <th scope=\"col\">Ranking</th><th scope=\"col\">Rows</th></tr></thead>\n<tbody>\n",
+         <th scope=\"col\">Ranking</th><th scope=\"col\">Rows</th><th scope=\"col\">Pages</th>\
+         </tr></thead>\n<tbody>\n",
     );
     for t in &outline.tables {
         // Every listed table has a page.
@@ -300,50 +333,109 @@ fn index_tables(b: &mut String, outline: &Outline) {
             .unwrap_or_default();
         let _ = writeln!(
             b,
-            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td></tr>",
             escape(file),
             escape(&t.table),
             escape(t.tournament.as_deref().unwrap_or("")),
             escape(&t.title),
-            t.rows
+            t.rows,
+            t.pages
         );
     }
     b.push_str("</tbody></table></div>\n");
 }
 
-/// A standings page, in pieces: `emit(piece, last)`.
+/// The pages of a standings report: as many as its longest table needs
+/// ([`ROWS`] rows of each table a page).
+pub(super) fn table_pages(report: &Report) -> usize {
+    std::iter::once(&report.main)
+        .chain(&report.extra)
+        .map(|t| page_count(t.rows.len()))
+        .max()
+        .unwrap_or(1)
+}
+
+/// Page `n` of the `count` pages of a standings report, whose first page is
+/// `first`: rows `(n-1)·ROWS ..` of each of its tables.
 pub(super) fn render_table(
     site: &Site,
     files: &Files,
     (view, report): (&TableView, &Report),
-    emit: &mut dyn FnMut(&str, bool) -> Result<()>,
-) -> Result<()> {
-    let mut b = page_head(&format!("Standings: {}", view.label()), site);
-    let _ = writeln!(b, "<h1>Standings: {}</h1>", escape(&view.label()));
-    let _ = writeln!(b, "<p class=\"meta\">{}</p>", stamp_line(site));
-    let caption = if report.main.title.is_empty() {
-        view.label()
-    } else {
-        report.main.title.clone()
+    first: &str,
+    (n, count): (usize, usize),
+) -> String {
+    let label = view.label();
+    let title = match count {
+        1 => format!("Standings: {label}"),
+        _ => format!("Standings: {label}, page {n} of {count}"),
     };
-    let mut more = |piece: &str| emit(piece, false);
-    html_table(&mut b, (&report.main, &caption), files, &mut more)?;
-    for t in &report.extra {
-        let caption = if t.title.is_empty() {
-            &t.name
-        } else {
-            &t.title
-        };
-        let _ = writeln!(b, "<h2>{}</h2>", escape(caption));
-        html_table(&mut b, (t, caption), files, &mut more)?;
+    let mut b = page_head(&title, site);
+    let _ = writeln!(b, "<h1>{}</h1>", escape(&title));
+    let pager = pager(first, n, count);
+    b.push_str(&pager);
+    let main_caption = match report.main.title.is_empty() {
+        true => label,
+        false => report.main.title.clone(),
+    };
+    let tables = std::iter::once((&report.main, main_caption.as_str())).chain(
+        (report.extra.iter()).map(|t| match t.title.is_empty() {
+            true => (t, t.name.as_str()),
+            false => (t, t.title.as_str()),
+        }),
+    );
+    for (i, (t, caption)) in tables.enumerate() {
+        if i > 0 {
+            let _ = writeln!(b, "<h2>{}</h2>", escape(caption));
+        }
+        page_of_table(&mut b, (t, caption), files, first, n);
     }
+    b.push_str(&pager);
     b.push_str("<p><a href=\"index.html#tables\">All tables</a></p>\n");
     b.push_str(&page_tail(site));
-    emit(&b, true)
+    b
 }
 
+/// Table `t`'s rows on page `n`: all of them when it fits a page; else its
+/// slice, said so; a table whose rows ended on an earlier page says where.
+fn page_of_table(
+    b: &mut String,
+    (t, caption): (&Table, &str),
+    files: &Files,
+    first: &str,
+    n: usize,
+) {
+    let len = t.rows.len();
+    let start = (n - 1) * ROWS;
+    let end = (start + ROWS).min(len);
+    if start >= len && n > 1 {
+        let last = page_count(len);
+        let _ = writeln!(
+            b,
+            "<p class=\"meta\">{} has {len} row(s), on pages 1–{last} (the last: \
+             <a href=\"{}\">page {last}</a>).</p>",
+            escape(caption),
+            escape(&page_name(first, last))
+        );
+        return;
+    }
+    if len > ROWS {
+        let _ = writeln!(
+            b,
+            "<p class=\"meta\">Rows {}–{end} of {len}.</p>",
+            start + 1
+        );
+    }
+    html_table(b, (t, caption), start..end, files);
+}
+
+/// The most recent changes a player's page lists (see [`crate::site`],
+/// "Player pages").
+pub const HISTORY: usize = 25;
+
 /// A player's page: where they stand (`standing`: their list items from
-/// `Outline::standing`), the chart, the history with formulas.
+/// `Outline::standing`), the chart of every change, the latest [`HISTORY`]
+/// changes with formulas.
 pub fn render_player(
     site: &Site,
     files: &Files,
@@ -361,30 +453,41 @@ pub fn render_player(
     }
     b.push_str("<h2>Ratings over time</h2>\n");
     b.push_str(&chart(name, changes));
+    let shown = &changes[changes.len().saturating_sub(HISTORY)..];
     let mut t = Table::new("history", &format!("History of {name}"), &CHANGE_COLUMNS);
-    changes.iter().for_each(|c| t.push(change_row(c)));
+    shown.iter().for_each(|c| t.push(change_row(c)));
     b.push_str("<h2>History</h2>\n");
-    b.push_str(&history_table(&t, name, files));
-    b.push_str("<p><a href=\"index.html#players\">All players</a></p>\n");
+    if shown.len() < changes.len() {
+        let _ = writeln!(
+            b,
+            "<p class=\"meta\">The latest {} of {} changes. Every change is in \
+             <a href=\"export.jsonl\">export.jsonl</a>; <code>laurel history</code> lists \
+             them all with their formulas.</p>",
+            shown.len(),
+            changes.len()
+        );
+    }
+    history_table(&mut b, &t, name, files);
+    b.push_str("<p><a href=\"players.html\">All players</a></p>\n");
     page(name, site, &b)
 }
 
 /// The history table: like [`html_table`], with the system linked to its table
 /// (when it has a single page) and formulas in monospace.
-fn history_table(t: &Table, name: &str, files: &Files) -> String {
-    let mut out = String::from("<div class=\"scroll\"><table class=\"history\">\n");
+fn history_table(out: &mut String, t: &Table, name: &str, files: &Files) {
+    out.push_str("<div class=\"scroll\"><table class=\"history\">\n");
     let _ = writeln!(
         out,
-        "<caption>Every change to {}’s values, oldest first, with its record and formula</caption>",
+        "<caption>Changes to {}’s values, oldest first, with their record and formula</caption>",
         escape(name)
     );
-    column_headers(&mut out, t);
+    column_headers(out, t);
     for row in t.rows.iter_cells() {
         out.push_str("<tr>");
         for (col, v) in t.columns.iter().zip(row) {
             let text = v.text();
             let (class, inner) = match col.as_str() {
-                "seq" | "old" | "new" => (" class=\"num\"", escape(&text)),
+                "seq" | "old" | "new" => (" class=\"n\"", escape(&text)),
                 "formula" => (" class=\"formula\"", escape(&text)),
                 "system" => match files.table(&text, None) {
                     Some(f) => (
@@ -395,13 +498,12 @@ fn history_table(t: &Table, name: &str, files: &Files) -> String {
                 },
                 _ => ("", escape(&text)),
             };
-            let _ = write!(out, "<td{class}>{inner}</td>");
+            let _ = write!(out, "<td{class}>{inner}");
         }
-        out.push_str("</tr>\n");
+        out.push('\n');
     }
     if t.rows.is_empty() {
-        out.push_str("<tr><td colspan=\"6\">(no changes recorded)</td></tr>\n");
+        out.push_str("<tr><td colspan=\"6\">(no changes recorded)\n");
     }
     out.push_str("</tbody></table></div>\n");
-    out
 }

@@ -1,6 +1,6 @@
 use serde_json::json;
 
-use super::chart::{fmt_num, nice_ticks};
+use super::chart::{fmt_num, nice_ticks, POINTS};
 use super::outline::{Outline, Places};
 use super::*;
 use crate::output::Table;
@@ -66,25 +66,23 @@ impl Sample {
             .pages_staged(views, put, &mut |page| page(&self.changes))
     }
 
-    /// Every page: `(file name, HTML)`, index first.
+    /// Every page: `(file name, HTML)`, in the order made.
     fn pages(&self) -> Vec<(String, String)> {
-        let (mut pages, mut html) = (Vec::new(), String::new());
-        self.each_page(&mut |name, piece, last| {
-            html.push_str(piece);
-            if last {
-                pages.push((name.to_string(), std::mem::take(&mut html)));
-            }
+        let mut pages = Vec::new();
+        self.each_page(&mut |name, html| {
+            pages.push((name.to_string(), html.to_string()));
             Ok(())
         })
         .unwrap();
         pages
     }
 
-    /// The file names: tables in display order, then players in name order.
+    /// The file names: players with changes in name order, then tables in
+    /// display order (each followed by its players not named yet).
     fn files(&self) -> Files {
         let mut outline = Outline::default();
+        outline.name_players(self.site.spilled_subjects.iter().cloned());
         self.tables.iter().for_each(|t| outline.add(t));
-        outline.name_players(self.site.spilled_subjects.clone());
         outline.files
     }
 }
@@ -128,6 +126,15 @@ fn sample() -> Sample {
         change(6, "2003-02-21", "valar", "Only In Audit", "W"),
     ];
     Sample::new(site, tables, changes)
+}
+
+/// The index of `pages`.
+fn index_of(pages: &[(String, String)]) -> &str {
+    &pages
+        .iter()
+        .find(|(n, _)| n == "index.html")
+        .expect("an index")
+        .1
 }
 
 /// Every `href="..."` of an HTML text, unescaped (`&amp;` only).
@@ -198,11 +205,9 @@ fn pages_from_a_spilled_trail_are_the_pages_from_memory() {
     let n = site
         .pages_staged(
             views,
-            &mut |name, piece, last| {
-                let page: &mut String = pages.entry(name.to_string()).or_default();
-                assert!(!page.ends_with("</html>\n"), "{name} twice");
-                page.push_str(piece);
-                assert!(last || piece.len() >= PIECE, "{name}: a short piece");
+            &mut |name, html| {
+                let twice = pages.insert(name.to_string(), html.to_string());
+                assert!(twice.is_none(), "{name} twice");
                 Ok(())
             },
             &mut |page| {
@@ -222,11 +227,11 @@ fn pages_from_a_spilled_trail_are_the_pages_from_memory() {
     assert_eq!(pages, whole.pages().into_iter().collect::<BTreeMap<_, _>>());
 }
 
-/// Tables made one at a time, twice, by `views`: the pages are those of
+/// Tables made one at a time, once each, by `views`: the pages are those of
 /// every table in memory; the table pages come before `views` (and what it
-/// owns) is dropped, the player pages after.
+/// owns) is dropped, the index and the player pages after.
 #[test]
-fn staged_tables_are_made_twice_and_dropped_before_the_player_pages() {
+fn staged_tables_are_made_once_and_dropped_before_the_player_pages() {
     use std::{cell::Cell, rc::Rc};
     struct State(Rc<Cell<bool>>);
     impl Drop for State {
@@ -246,18 +251,16 @@ fn staged_tables_are_made_twice_and_dropped_before_the_player_pages() {
         })
     };
     let mut pages = BTreeMap::new();
-    let mut put = |name: &str, piece: &str, last: bool| {
-        assert_eq!(freed.get(), name.starts_with("player-"), "{name}");
-        let page: &mut String = pages.entry(name.to_string()).or_default();
-        page.push_str(piece);
-        assert!(last || piece.len() >= PIECE);
+    let mut put = |name: &str, html: &str| {
+        assert_eq!(freed.get(), !name.starts_with("table-"), "{name}");
+        pages.insert(name.to_string(), html.to_string());
         Ok(())
     };
     let n = site
         .pages_staged(views, &mut put, &mut |page| page(&whole.changes))
         .unwrap();
     assert!(freed.get());
-    assert_eq!(made.get(), 2 * whole.tables.len());
+    assert_eq!(made.get(), whole.tables.len());
     assert_eq!(n, pages.len());
     assert_eq!(pages, whole.pages().into_iter().collect::<BTreeMap<_, _>>());
 }
@@ -267,52 +270,83 @@ fn staged_tables_are_made_twice_and_dropped_before_the_player_pages() {
 fn places_are_packed_and_read_back() {
     let long = "é".repeat(200);
     let pushed = [
-        (0, "1", "1500.5"),
-        (127, "", ""),
-        (128, long.as_str(), NASTY),
-        (70_000, "\u{0}\n\t", "x"),
+        (0, 0, "1", "1500.5"),
+        (127, 128, "", ""),
+        (128, 5, long.as_str(), NASTY),
+        (70_000, 1 << 40, "\u{0}\n\t", "x"),
     ];
     let mut places = Places::default();
-    for (table, rank, score) in pushed {
-        places.push(table, rank, score);
+    for (table, row, rank, score) in pushed {
+        places.push(table, row, rank, score);
     }
     assert_eq!(places.iter().collect::<Vec<_>>(), pushed);
 }
 
-/// A table page bigger than [`PIECE`] is handed on in pieces, never whole,
-/// and every row arrives once, in order.
+/// A table of 2,500 rows and an extra one of 1,200 take three pages of
+/// [`ROWS`] (1,000) rows each: the first at the table's name with the top rows,
+/// each linking to the others; together they hold every row once, in order. A
+/// player's standing links to the page holding their row.
 #[test]
-fn a_big_table_page_is_written_in_pieces() {
+fn a_big_table_is_split_into_pages_of_rows() {
     let mut site = sample();
     let mut big = Table::new("valar", "Valar ratings", &["rank", "player", "score"]);
-    for i in 0..20_000 {
+    for i in 0..2_500 {
         big.push(vec![
             (i + 1).into(),
             format!("p{i}").into(),
-            (2000 - i).into(),
+            (9000 - i).into(),
         ]);
+    }
+    let mut extra = Table::new("games", "Games", &["game"]);
+    for i in 0..1_200 {
+        extra.push(vec![format!("g{i}").into()]);
     }
     site.tables[0].standings = Ok(Report {
         system: "valar".into(),
         main: big,
-        extra: vec![],
+        extra: vec![extra],
     });
-    let (mut pieces, mut html) = (0, String::new());
-    site.each_page(&mut |name, piece, last| {
-        if name == "table-valar.html" {
-            pieces += 1;
-            html.push_str(piece);
-            assert!(last || piece.len() >= PIECE);
+    let pages = site.pages();
+    let page = |name: &str| &pages.iter().find(|(n, _)| n == name).expect(name).1;
+    let names = [
+        "table-valar.html",
+        "table-valar_2.html",
+        "table-valar_3.html",
+    ];
+    assert!(!pages.iter().any(|(n, _)| n == "table-valar_4.html"));
+    let (mut players, mut games) = (Vec::new(), Vec::new());
+    for (k, name) in names.iter().enumerate() {
+        let html = page(name);
+        assert!(html.contains(&format!("Page {} of 3:", k + 1)), "{name}");
+        for other in names.iter().filter(|n| *n != name) {
+            assert!(
+                html.contains(&format!("href=\"{other}\"")),
+                "{name} links {other}"
+            );
         }
-        Ok(())
-    })
-    .unwrap();
-    assert!(pieces >= 4, "{pieces} piece(s) for {} bytes", html.len());
-    assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
-    let rows: Vec<usize> = (0..20_000)
-        .map(|i| html.find(&format!(">p{i}</a></td>")).expect("every row"))
-        .collect();
-    assert!(rows.windows(2).all(|w| w[0] < w[1]), "rows in order");
+        for row in html.split("<tr>").skip(1) {
+            let row = row.split("</tbody>").next().unwrap();
+            if let Some(p) = row.split(".html\">").nth(1) {
+                players.push(p.split('<').next().unwrap().to_string());
+            } else if let Some(g) = row.strip_prefix("<td>g") {
+                games.push(g.trim().parse::<usize>().unwrap());
+            }
+        }
+    }
+    let want: Vec<String> = (0..2_500).map(|i| format!("p{i}")).collect();
+    assert_eq!(players, want, "every row once, in order, the top first");
+    assert_eq!(games, (0..1_200).collect::<Vec<_>>());
+    assert!(page(names[0]).contains("Rows 1–1000 of 2500."));
+    assert!(page(names[2]).contains("Rows 2001–2500 of 2500."));
+    // The extra table ended on page 2: page 3 says where its rows are.
+    assert!(page(names[2]).contains("Games has 1200 row(s), on pages 1–2"));
+    // p1500 is row 1501: on page 2.
+    let files = site.files();
+    let p = page(files.player("p1500").unwrap());
+    assert!(
+        p.contains("<li><a href=\"table-valar_2.html\">valar</a>: rank 1501"),
+        "{p}"
+    );
 }
 
 #[test]
@@ -351,7 +385,8 @@ fn every_page_exists_and_every_link_resolves() {
             "ann"
         ]
     );
-    assert_eq!(pages.len(), 1 + 2 + 4, "{names:?}");
+    // index + valar + cards/tournament + players.html + 4 players (maia's Err has no page).
+    assert_eq!(pages.len(), 1 + 2 + 1 + 4, "{names:?}");
     assert!(names.contains("table-valar.html"));
     assert!(names
         .iter()
@@ -365,10 +400,22 @@ fn every_page_exists_and_every_link_resolves() {
             );
         }
     }
-    let index = &pages[0].1;
-    for p in players {
-        assert!(index.contains(&escape(p)), "index lists {p}");
+    let index = index_of(&pages);
+    let list = &pages.iter().find(|(n, _)| n == "players.html").unwrap().1;
+    for p in &players {
+        let link = format!(
+            "<li><a href=\"{}\">{}</a></li>",
+            files.player(p).unwrap(),
+            escape(p)
+        );
+        assert!(list.contains(&link), "players.html lists {p}");
     }
+    let (first, last) = (players[0], players[players.len() - 1]);
+    assert!(index.contains(&format!(
+        "<li><a href=\"players.html\">{} – {}</a></li>",
+        escape(first),
+        escape(last)
+    )));
     // The failing table is left out: no entry, no page.
     assert!(!index.contains("maia"), "{index}");
     assert!(!names.iter().any(|n| n.contains("maia")));
@@ -395,17 +442,31 @@ fn nothing_from_events_is_unescaped() {
     assert!(nasty.contains("1571 = &lt;3&gt; &amp; more"));
 }
 
+/// One series per system with numeric values, its line through them, a point
+/// at its latest value.
 #[test]
-fn the_chart_has_one_point_per_numeric_change() {
+fn the_chart_has_a_line_per_system_and_a_point_at_its_latest_value() {
     let site = sample();
     let mine: Vec<&Change> = site.changes.iter().filter(|c| c.subject == NASTY).collect();
     let svg = chart(NASTY, &mine);
-    assert_eq!(svg.matches("<circle class=\"pt\"").count(), 4);
+    assert_eq!(svg.matches("<circle class=\"pt\"").count(), 2);
     assert_eq!(svg.matches("<g class=\"series\"").count(), 2);
-    assert!(svg.contains("<title>valar: 1571 on 2003-02-01 (record 3)</title>"));
+    assert!(svg.contains("<title>valar: 1600 on 2003-02-20 (record 5)</title>"));
+    assert!(svg.contains("<title>maia: 12 on 2003-02-01 (record 4)</title>"));
+    // valar's line: three changes, from 1500 on the first day to 1600 on the last.
+    let valar = svg.split("data-system=\"valar\"").nth(1).unwrap();
+    let line = valar
+        .split("points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert_eq!(line.split(' ').count(), 3, "{line}");
     assert!(
         svg.contains(">date (UTC)</text>")
-            && svg.contains("rotate(-90)\" text-anchor=\"middle\">maia</text>")
+            && svg.contains("<g class=\"series\" data-system=\"maia\">")
+            && svg.contains("font-weight=\"bold\">maia</text>")
     );
     assert!(svg.contains(">2003-01-10</text>") && svg.contains(">2003-02-20</text>"));
     // One point at a single date still draws.
@@ -471,7 +532,7 @@ fn the_index_lists_only_tables_with_rows() {
         standings: Ok(report("nazgul", &[])),
     });
     let pages = s.pages();
-    let index = &pages[0].1;
+    let index = index_of(&pages);
     let listed = index.matches("<tr><td><a href=\"table-").count();
     assert_eq!(listed, 2, "valar and cards: {index}");
     assert!(!index.contains("nazgul") && !index.contains("maia"));
@@ -479,17 +540,54 @@ fn the_index_lists_only_tables_with_rows() {
     assert!(!index.contains("No table has results yet."));
     s.tables
         .retain(|t| !matches!(&t.standings, Ok(r) if !r.main.rows.is_empty()));
-    let index = &s.pages()[0].1;
+    let index = index_of(&s.pages()).to_string();
     assert!(
         index.contains("<p>No table has results yet.</p>"),
         "{index}"
     );
 }
 
-/// The site's title is on every page (escaped), in the header and the
-/// `<title>`; the last update and the head are in every footer.
+/// A line of a thousand changes is drawn through [`POINTS`] of them,
+/// the first and the last among them.
 #[test]
-fn every_page_has_the_title_the_last_update_and_the_head() {
+fn a_long_series_is_thinned() {
+    let many: Vec<Change> = (0..1_000)
+        .map(|i| {
+            let day = time::format_short(time::parse("2003-01-01").unwrap() + i * time::DAY);
+            change(
+                i as u64 + 1,
+                &day[..10],
+                "valar",
+                "x",
+                &(1000 + i).to_string(),
+            )
+        })
+        .collect();
+    let refs: Vec<&Change> = many.iter().collect();
+    let svg = chart("x", &refs);
+    let line = svg
+        .split("points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    let pts: Vec<&str> = line.split(' ').collect();
+    assert_eq!(pts.len(), POINTS);
+    // First change: left edge, lowest value; the last: right edge, highest.
+    assert!(
+        pts[0].starts_with("68,") && pts[pts.len() - 1].starts_with("620,"),
+        "{line}"
+    );
+    assert!(svg.contains("<title>valar: 1999 on 2005-09-26 (record 1000)</title>"));
+}
+
+/// The site's title is on every page (escaped), in the header and the
+/// `<title>`; the index shows the last update and the head; every other page's
+/// footer has the clocks and links to them, so that an append that leaves a
+/// page's content alone leaves its bytes alone.
+#[test]
+fn every_page_has_the_title_and_only_the_index_the_last_update_and_the_head() {
     let title = "Spring &amp; &lt;League&gt;";
     for (name, html) in sample().pages() {
         assert!(
@@ -503,24 +601,24 @@ fn every_page_has_the_title_the_last_update_and_the_head() {
         assert!(html.contains(&want), "{name}");
         let footer = html.split("<footer>").nth(1).unwrap();
         assert!(
-            footer.contains(
-                "Last updated <time datetime=\"2003-03-02T10:11:12.5Z\">2003-03-02 10:11 UTC</time>"
+            footer.starts_with(
+                "Tables as of <strong>2003-03-01</strong>, from records 1–6 \
+                 (known-at cut-off). The ledger head, the last update and how to verify are on \
+                 the <a href=\"index.html#verify\">index</a>.</footer>"
             ),
-            "{name}"
+            "{name}: {footer}"
         );
-        assert!(footer.contains(&format!(
-            "Ledger head 7 <code class=\"hash\">{}</code>",
-            "ab".repeat(32)
-        )));
+        let index = name == "index.html";
+        assert_eq!(html.contains(&"ab".repeat(32)), index, "{name}");
+        assert_eq!(html.contains("2003-03-02T10:11:12.5Z"), index, "{name}");
     }
-    let index = &sample().pages()[0].1;
+    let index = index_of(&sample().pages()).to_string();
     assert!(index.contains(&format!("<h1>{title}</h1>")));
     assert!(index.contains("<time id=\"updated\" datetime=\"2003-03-02T10:11:12.5Z\">"));
-    let empty = Site::default();
-    let page = render_player(&empty, &Files::default(), "x", &[], "");
+    let empty = Sample::new(Site::default(), Vec::new(), Vec::new()).pages();
     assert!(
-        page.contains("Last updated never (the ledger is empty)"),
-        "{page}"
+        index_of(&empty).contains("Last updated: never (the ledger is empty)"),
+        "{empty:?}"
     );
 }
 
