@@ -22,24 +22,10 @@ fn tables(text: &str) -> Vec<Vec<String>> {
         let rest = &text[at..];
         rest[..rest.find('"').unwrap()].to_string()
     };
-    let mut out: Vec<Vec<String>> = [
-        "valar",
-        "maia",
-        "istari",
-        "nations",
-        "ainur",
-        "council",
-        "nazgul",
-        "cfr",
-        "cards",
-        "fibonacci",
-        "carnage",
-        "dss",
-        "sos",
-    ]
-    .iter()
-    .map(|t| vec![t.to_string()])
-    .collect();
+    let mut out: Vec<Vec<String>> = (laurel::systems::tables().into_iter())
+        .filter(|(t, _)| *t != "sbr")
+        .map(|(t, _)| vec![t.to_string()])
+        .collect();
     out.push(vec![
         "cards".into(),
         "--tournament".into(),
@@ -215,25 +201,8 @@ fn bench_reports_every_figure_beside_its_target_with_a_verdict() {
         .skip(2)
         .take_while(|l| !l.is_empty())
         .collect();
-    let tables = [
-        "valar",
-        "maia",
-        "istari",
-        "nations",
-        "ainur",
-        "council",
-        "nazgul",
-        "cfr",
-        "cards",
-        "fibonacci",
-        "carnage",
-        "dss",
-        "sos",
-        "sbr",
-    ];
-    for t in tables
-        .iter()
-        .copied()
+    let tables = laurel::systems::tables();
+    for t in (tables.iter().map(|(t, _)| *t))
         .chain(["cards --tournament league-", "sbr --tournament sbr-"])
     {
         let line = detail

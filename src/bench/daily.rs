@@ -29,24 +29,6 @@ use super::setup::{copy_dir, dir_summary, first_of_type};
 use crate::error::Result;
 use crate::gen;
 
-/// The standings tables of `laurel standings`.
-pub(super) const TABLES: [&str; 14] = [
-    "valar",
-    "maia",
-    "istari",
-    "nations",
-    "ainur",
-    "council",
-    "nazgul",
-    "cfr",
-    "cards",
-    "fibonacci",
-    "carnage",
-    "dss",
-    "sos",
-    "sbr",
-];
-
 // The targets' bounds, in milliseconds.
 const STANDINGS_MS: u64 = 200;
 const HISTORY_MS: u64 = 300;
@@ -95,9 +77,9 @@ fn json(probe: &mut Probe, command: &str, args: &[&str]) -> Result<Value> {
 /// The fourteen tables, then a tournament of cards, sbr and carnage; the notes
 /// say which tournament table was skipped.
 fn tables(probe: &mut Probe) -> Result<(Vec<Table>, Vec<String>)> {
-    let mut out: Vec<Table> = TABLES
-        .iter()
-        .map(|t| Table {
+    let mut out: Vec<Table> = crate::systems::tables()
+        .into_iter()
+        .map(|(t, _)| Table {
             args: vec![t.to_string()],
             name: t.to_string(),
         })
