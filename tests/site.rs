@@ -496,7 +496,7 @@ fn tables_of(html: &str) -> Vec<(String, usize, Vec<String>)> {
 /// exactly the rows `standings cfr --limit all` has, in its order. No page of
 /// the site is over 5 MB (none is over 1 MB at this size), no table page holds
 /// more than 1,000 rows of a table, no player page lists more than the latest
-/// 25 changes.
+/// 10 changes.
 #[test]
 fn a_table_longer_than_a_page_is_split_into_pages_holding_every_row_once() {
     let ledger = generated(6_000, 5);
@@ -558,7 +558,7 @@ fn a_table_longer_than_a_page_is_split_into_pages_holding_every_row_once() {
         ranked, want,
         "page 1 holds the top, the pages the ranking in order"
     );
-    assert!(page(1).contains(&format!("Rows 1–1000 of {events}.")));
+    assert!(page(1).contains("Rows 1–1000."));
 
     let mut biggest = (0, String::new());
     for e in std::fs::read_dir(&dir).unwrap() {

@@ -68,7 +68,12 @@
 //! modification time, so after an append only the pages whose content
 //! changed are new files (the index always: it shows the head), and `site`
 //! says how many pages are new or changed, unchanged and removed.
-//! `export.jsonl` is written every time.
+//! `export.jsonl` is written every time. So that an append changes few pages,
+//! no page but the index shows what every append changes: the head, the last
+//! update, a table's length (a table page says which rows it holds, the index
+//! how many there are). A player seeded at the bottom of valar at 1M events
+//! changes 64 of 81,417 pages: the index, valar's last page, the new player's
+//! and the pages of the list of players from the new name on.
 //!
 //! # File names
 //!

@@ -48,7 +48,8 @@ caption{text-align:left;font-weight:600;padding:.25rem 0}
 th,td{padding:.3rem .6rem;border-bottom:1px solid #c4c8cf;text-align:left;vertical-align:top}
 th{background:#f3f4f6}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.formula{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+table.history td:nth-child(6){font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+table.history td:nth-child(1),table.history td:nth-child(4),table.history td:nth-child(5){text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .error{color:#8a1c1c}
 .meta{color:#374151}
 figure{margin:1rem 0}
@@ -419,19 +420,16 @@ fn page_of_table(
         );
         return;
     }
+    // Not "of {len}": a row more would change every page (the index has the count).
     if len > ROWS {
-        let _ = writeln!(
-            b,
-            "<p class=\"meta\">Rows {}–{end} of {len}.</p>",
-            start + 1
-        );
+        let _ = writeln!(b, "<p class=\"meta\">Rows {}–{end}.</p>", start + 1);
     }
     html_table(b, (t, caption), start..end, files);
 }
 
 /// The most recent changes a player's page lists (see [`crate::site`],
 /// "Player pages").
-pub const HISTORY: usize = 25;
+pub const HISTORY: usize = 10;
 
 /// A player's page: where they stand (`standing`: their list items from
 /// `Outline::standing`), the chart of every change, the latest [`HISTORY`]
@@ -473,7 +471,8 @@ pub fn render_player(
 }
 
 /// The history table: like [`html_table`], with the system linked to its table
-/// (when it has a single page) and formulas in monospace.
+/// (when it has a single page); the stylesheet aligns its numbers (record, old,
+/// new: columns 1, 4 and 5) and sets its formulas (column 6) in monospace.
 fn history_table(out: &mut String, t: &Table, name: &str, files: &Files) {
     out.push_str("<div class=\"scroll\"><table class=\"history\">\n");
     let _ = writeln!(
@@ -486,19 +485,11 @@ fn history_table(out: &mut String, t: &Table, name: &str, files: &Files) {
         out.push_str("<tr>");
         for (col, v) in t.columns.iter().zip(row) {
             let text = v.text();
-            let (class, inner) = match col.as_str() {
-                "seq" | "old" | "new" => (" class=\"n\"", escape(&text)),
-                "formula" => (" class=\"formula\"", escape(&text)),
-                "system" => match files.table(&text, None) {
-                    Some(f) => (
-                        "",
-                        format!("<a href=\"{}\">{}</a>", escape(f), escape(&text)),
-                    ),
-                    None => ("", escape(&text)),
-                },
-                _ => ("", escape(&text)),
+            let inner = match files.table(&text, None).filter(|_| col == "system") {
+                Some(f) => format!("<a href=\"{}\">{}</a>", escape(f), escape(&text)),
+                None => escape(&text),
             };
-            let _ = write!(out, "<td{class}>{inner}");
+            let _ = write!(out, "<td>{inner}");
         }
         out.push('\n');
     }

@@ -336,8 +336,8 @@ fn a_big_table_is_split_into_pages_of_rows() {
     let want: Vec<String> = (0..2_500).map(|i| format!("p{i}")).collect();
     assert_eq!(players, want, "every row once, in order, the top first");
     assert_eq!(games, (0..1_200).collect::<Vec<_>>());
-    assert!(page(names[0]).contains("Rows 1–1000 of 2500."));
-    assert!(page(names[2]).contains("Rows 2001–2500 of 2500."));
+    assert!(page(names[0]).contains("Rows 1–1000."));
+    assert!(page(names[2]).contains("Rows 2001–2500."));
     // The extra table ended on page 2: page 3 says where its rows are.
     assert!(page(names[2]).contains("Games has 1200 row(s), on pages 1–2"));
     // p1500 is row 1501: on page 2.
