@@ -55,11 +55,12 @@ enum Limit {
 }
 
 fn parse_limit(s: &str) -> Result<Limit, String> {
-    match s.parse::<u64>() {
-        _ if s == "all" => Ok(Limit::All),
-        Ok(n) if n >= 1 => Ok(Limit::Rows(usize::try_from(n).unwrap_or(usize::MAX))),
-        _ => Err("a number of rows (1 or more), or `all`".into()),
+    if s == "all" {
+        return Ok(Limit::All);
     }
+    (s.parse::<std::num::NonZeroUsize>())
+        .map(|n| Limit::Rows(n.get()))
+        .map_err(|_| "a number of rows (1 or more), or `all`".into())
 }
 
 /// The rows a text listing (`standings`, `players`, `replay`) shows without `--limit`:
@@ -84,14 +85,11 @@ impl Out {
     }
 
     /// [`Out::print`] for a listing: text shows [`TEXT_ROWS`] rows unless told.
-    fn listing(self, table: Option<String>) -> Print {
-        let text = matches!(self.format, Fmt::Table);
-        let default = self.limit.is_none() && text;
-        let mut p = self.print(table);
-        if default {
-            p.limit = Some(TEXT_ROWS);
+    fn listing(mut self, table: Option<String>) -> Print {
+        if matches!(self.format, Fmt::Table) {
+            self.limit.get_or_insert(Limit::Rows(TEXT_ROWS));
         }
-        p
+        self.print(table)
     }
 }
 

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::{Pos, Query, Resume, Sink, Start};
 use crate::error::{Error, Result};
-use crate::ledger::checkpoint::{every, unpack, Frames, Header, ParentOf};
+use crate::ledger::checkpoint::{every, small_header, unpack, Frames, Header, ParentOf};
 use crate::ledger::{Head, Ledger, View};
 use crate::params::Params;
 use crate::systems::players::{Index, PerNamespace};
@@ -149,7 +149,7 @@ fn decode_state<T: Send>(
                 .collect();
             threads
                 .into_iter()
-                .map(|t| t.join().ok().flatten())
+                .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .collect()
         }),
     };
@@ -309,7 +309,9 @@ impl Ledger {
         (bound, upto): (Pos, u64),
         said: &dyn Fn(Option<(Pos, u64)>),
     ) -> Result<super::Folded> {
-        let start = self.start_before(bound, upto, q.only)?.map(|(s, _)| s);
+        let start = self
+            .start_before(bound, upto, q.only, false)?
+            .map(|(s, _)| s);
         said(start.as_ref().map(|s| (s.after, s.folded)));
         let start = start.unwrap_or_else(from_nothing);
         super::fold_from(view, q, Some(start), None)
@@ -335,7 +337,7 @@ impl Ledger {
         let view = View::new(self, new.seq);
         let (start, whole) = match disabled() {
             true => (None, None),
-            false => match self.start_before(bound, new.seq, None)? {
+            false => match self.start_before(bound, new.seq, None, store)? {
                 Some((start, whole)) => (Some(start), whole),
                 None => (None, None),
             },
@@ -384,7 +386,7 @@ impl Ledger {
         let start = match disabled() {
             true => None,
             false => (self
-                .start_before((Micros::MAX, u64::MAX), new.seq, None)
+                .start_before((Micros::MAX, u64::MAX), new.seq, None, false)
                 .ok())
             .flatten()
             .map(|(s, _)| s),
@@ -443,10 +445,14 @@ impl Ledger {
         bound: Pos,
         upto: u64,
         only: Option<&str>,
+        want_parent: bool,
     ) -> Result<Option<(Start, Option<Resumed>)>> {
         for h in self.usable_before(bound, upto)? {
             let h = h?;
-            let keep = only.is_none() && h.parent.is_none();
+            // A whole checkpoint's sections are kept, uncompressed, as the
+            // next delta's parent only for an append that stores checkpoints,
+            // and only if they are small enough to hold beside the state.
+            let keep = want_parent && only.is_none() && h.parent.is_none() && small_header(&h);
             let mut load = |name: &str| self.frames(&h, name);
             let Some((state, kept)) = decode_state(&mut load, unpack, only, keep)? else {
                 continue;
@@ -461,9 +467,9 @@ impl Ledger {
                 after: h.pos,
                 folded: h.folded,
             };
-            let parent = match only {
-                Some(_) => None,
-                None => {
+            let parent = match only.is_none() && want_parent {
+                false => None,
+                true => {
                     let mut raw = vec![Vec::new(); h.sections.len()];
                     let rules = rules.filter(|_| keep).map(|b| (RULES.to_string(), b));
                     for (name, b) in kept.into_iter().chain(rules) {

@@ -163,6 +163,12 @@ pub(crate) fn small(p: &Parent) -> bool {
     p.raw.iter().map(Vec::len).sum::<usize>() <= PARENT_MAX
 }
 
+/// Would checkpoint `h`'s sections, uncompressed, be [`small`] enough to keep
+/// as a parent? Read from its header, before anything is decompressed.
+pub(crate) fn small_header(h: &Header) -> bool {
+    h.sections.iter().map(|s| s.raw).sum::<u64>() <= PARENT_MAX as u64
+}
+
 /// The spacing of checkpoints for a ledger of `records` records.
 pub(crate) fn every(records: u64) -> u64 {
     std::env::var(EVERY_ENV)

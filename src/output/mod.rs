@@ -71,19 +71,18 @@ impl Table {
     /// Append a row (or count it, when [`Table::full`]); `cells` must match
     /// `columns` in length.
     pub fn push(&mut self, cells: Vec<Value>) {
-        debug_assert_eq!(cells.len(), self.columns.len());
-        match self.full() {
-            true => self.left_out += 1,
-            false => self.rows.push(cells),
-        }
+        self.push_with(|| cells);
     }
 
     /// [`Table::push`] of the row `cells` builds, built only if it is kept.
     pub fn push_with(&mut self, cells: impl FnOnce() -> Vec<Value>) {
-        match self.full() {
-            true => self.left_out += 1,
-            false => self.push(cells()),
+        if self.full() {
+            self.left_out += 1;
+            return;
         }
+        let cells = cells();
+        debug_assert_eq!(cells.len(), self.columns.len());
+        self.rows.push(cells);
     }
 
     /// Count `n` rows left out without building them; only once [`Table::full`].

@@ -130,11 +130,6 @@ impl Near {
             }
         }
     }
-
-    /// [`Near::find_before`] among every name.
-    pub fn find(&self, name: &str) -> Option<u32> {
-        self.find_before(name, u32::MAX)
-    }
 }
 
 /// Whether key `a` is one edit of a letter or sign from key `b` and long
@@ -186,6 +181,13 @@ fn one_typo(a: &[char], b: &[char]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Near {
+        /// [`Near::find_before`] among every name.
+        fn find(&self, name: &str) -> Option<u32> {
+            self.find_before(name, u32::MAX)
+        }
+    }
 
     #[test]
     fn keys_ignore_case_accents_and_whitespace() {

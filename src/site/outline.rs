@@ -134,8 +134,7 @@ impl Outline {
             self.files.tables.insert(key, name);
         }
         for table in std::iter::once(&r.main).chain(&r.extra) {
-            let cells: Vec<String> = player_cells(table).collect();
-            self.name_players(cells);
+            self.name_players(player_cells(table));
         }
         self.note_places(&r.main);
     }

@@ -182,7 +182,7 @@ fn html_table(out: &mut String, (t, caption): (&Table, &str), rows: Range<usize>
         for (col, v) in t.columns.iter().zip(t.rows.cells(i)) {
             let text = v.text();
             let class = if v.is_number() { " class=\"n\"" } else { "" };
-            match files.player(&text).filter(|_| col == "player") {
+            match (col == "player").then(|| files.player(&text)).flatten() {
                 Some(f) => write!(out, "<td><a href=\"{}\">{}</a>", escape(f), escape(&text)),
                 None => write!(out, "<td{class}>{}", escape(&text)),
             }
@@ -408,13 +408,13 @@ fn page_of_table(
 ) {
     let len = t.rows.len();
     let start = (n - 1) * ROWS;
+    // Not its length: a row more would change every later page.
     let end = (start + ROWS).min(len);
     if start >= len && n > 1 {
         let last = page_count(len);
         let _ = writeln!(
             b,
-            "<p class=\"meta\">{} has {len} row(s), on pages 1–{last} (the last: \
-             <a href=\"{}\">page {last}</a>).</p>",
+            "<p class=\"meta\">{} ends on <a href=\"{}\">page {last}</a>.</p>",
             escape(caption),
             escape(&page_name(first, last))
         );
@@ -485,7 +485,10 @@ fn history_table(out: &mut String, t: &Table, name: &str, files: &Files) {
         out.push_str("<tr>");
         for (col, v) in t.columns.iter().zip(row) {
             let text = v.text();
-            let inner = match files.table(&text, None).filter(|_| col == "system") {
+            let inner = match (col == "system")
+                .then(|| files.table(&text, None))
+                .flatten()
+            {
                 Some(f) => format!("<a href=\"{}\">{}</a>", escape(f), escape(&text)),
                 None => escape(&text),
             };

@@ -57,29 +57,27 @@ impl State {
         )
         .keep(sel);
         for (id, t) in &self.tournaments {
-            if tab.full() {
-                tab.skip(1);
-                continue;
-            }
-            let scheduled: usize = t.rounds.values().map(|r| r.matches.len()).sum();
-            let played: usize = t
-                .rounds
-                .values()
-                .map(|r| r.matches.iter().filter(|m| m.played).count())
-                .sum();
-            let leader = order(&self.names, t).into_iter().next();
-            tab.push(vec![
-                json!(id),
-                json!(t.system),
-                json!(format_short(t.starts)),
-                json!(format_short(t.ends)),
-                json!(t.rounds.len()),
-                json!(scheduled),
-                json!(played),
-                json!(t.lines.len()),
-                leader.map_or(Value::Null, |(p, _)| json!(p)),
-                leader.map_or(Value::Null, |(_, l)| json!(l.points)),
-            ]);
+            tab.push_with(|| {
+                let scheduled: usize = t.rounds.values().map(|r| r.matches.len()).sum();
+                let played: usize = t
+                    .rounds
+                    .values()
+                    .map(|r| r.matches.iter().filter(|m| m.played).count())
+                    .sum();
+                let leader = order(&self.names, t).into_iter().next();
+                vec![
+                    json!(id),
+                    json!(t.system),
+                    json!(format_short(t.starts)),
+                    json!(format_short(t.ends)),
+                    json!(t.rounds.len()),
+                    json!(scheduled),
+                    json!(played),
+                    json!(t.lines.len()),
+                    leader.map_or(Value::Null, |(p, _)| json!(p)),
+                    leader.map_or(Value::Null, |(_, l)| json!(l.points)),
+                ]
+            });
         }
         Report {
             system: "cards".into(),

@@ -274,26 +274,24 @@ impl State {
         )
         .keep(sel);
         for (i, (driver, l)) in lines.iter().enumerate() {
-            if main.full() {
-                main.skip(lines.len() - i);
-                break;
-            }
-            let scores: Vec<Value> = l
-                .events
-                .iter()
-                .map(|c| json!({"event": c.label, "score": json_number(c.score, d)}))
-                .collect();
-            main.push(vec![
-                json!(i + 1),
-                json!(driver),
-                json_number(l.score, d),
-                json!(l.events.len()),
-                json_number(l.mean, d + 2),
-                json_number(l.factor, 4),
-                json_number(l.best, d),
-                l.finish.map_or(Value::Null, |f| json!(f.text())),
-                Value::Array(scores),
-            ]);
+            main.push_with(|| {
+                let scores: Vec<Value> = l
+                    .events
+                    .iter()
+                    .map(|c| json!({"event": c.label, "score": json_number(c.score, d)}))
+                    .collect();
+                vec![
+                    json!(i + 1),
+                    json!(driver),
+                    json_number(l.score, d),
+                    json!(l.events.len()),
+                    json_number(l.mean, d + 2),
+                    json_number(l.factor, 4),
+                    json_number(l.best, d),
+                    l.finish.map_or(Value::Null, |f| json!(f.text())),
+                    Value::Array(scores),
+                ]
+            });
         }
         Ok(Report {
             system: "cfr".into(),
@@ -364,23 +362,21 @@ impl State {
         )
         .keep(sel);
         for (name, &si) in &self.by_name {
-            if t.full() {
-                t.skip(1);
-                continue;
-            }
-            let s = &self.series[si as usize];
-            let window: Vec<&str> = s.events[s.events.len().saturating_sub(n)..]
-                .iter()
-                .map(|&e| self.event_names.name(self.name_of(e)))
-                .collect();
-            t.push(vec![
-                json!(name),
-                json!(check::format_name(s.def.format)),
-                json!(format_short(s.defined_at)),
-                json!(s.events.len()),
-                json!(window.len()),
-                json!(window),
-            ]);
+            t.push_with(|| {
+                let s = &self.series[si as usize];
+                let window: Vec<&str> = s.events[s.events.len().saturating_sub(n)..]
+                    .iter()
+                    .map(|&e| self.event_names.name(self.name_of(e)))
+                    .collect();
+                vec![
+                    json!(name),
+                    json!(check::format_name(s.def.format)),
+                    json!(format_short(s.defined_at)),
+                    json!(s.events.len()),
+                    json!(window.len()),
+                    json!(window),
+                ]
+            });
         }
         t
     }

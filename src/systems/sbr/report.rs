@@ -67,25 +67,23 @@ fn listing(ts: &Tournaments, names: &Names, sel: &Selector, cx: &Cx) -> Report {
     )
     .keep(sel);
     for t in ts.values() {
-        if main.full() {
-            main.skip(1);
-            continue;
-        }
-        let v = View::new(t, names, cx);
-        let champion = v.final_match().and_then(|m| {
-            v.ranked(m)
-                .into_iter()
-                .find(|(p, _)| *p == 1)
-                .map(|(_, l)| l.player.0)
+        main.push_with(|| {
+            let v = View::new(t, names, cx);
+            let champion = v.final_match().and_then(|m| {
+                v.ranked(m)
+                    .into_iter()
+                    .find(|(p, _)| *p == 1)
+                    .map(|(_, l)| l.player.0)
+            });
+            vec![
+                json!(t.id),
+                json!(crate::time::format_short(t.created)),
+                json!(t.stage.map_or("created", stage_name)),
+                json!(t.people.len()),
+                json!(t.matches.len()),
+                champion.map_or(Value::Null, Value::from),
+            ]
         });
-        main.push(vec![
-            json!(t.id),
-            json!(crate::time::format_short(t.created)),
-            json!(t.stage.map_or("created", stage_name)),
-            json!(t.people.len()),
-            json!(t.matches.len()),
-            champion.map_or(Value::Null, Value::from),
-        ]);
     }
     Report {
         system: SYS.into(),
