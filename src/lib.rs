@@ -22,9 +22,9 @@
 //!  every system's checks, writing checkpoints ──► sled's head, flush, fsync ──► rename
 //!  `HEAD` (the commit point; readers read only what it names)
 //!                                                              │
-//!  query (--as-of, --known-at, --rules) ──► fold: from a checkpoint (plain --as-of or
-//!  none) or from nothing, one worker per group of namespaces ──► systems::State (one
-//!  projection per community) ──► output (text / json / csv)
+//!  query (--as-of, --known-at, --rules) ──► fold: from a checkpoint (--as-of, a
+//!  known-at seq or none) or from nothing, one worker per group of namespaces ──►
+//!  systems::State (one projection per community) ──► output (text / json / csv)
 //! ```
 //!
 //! An append writes on two threads: the parser thread reads the input and turns each line
@@ -136,8 +136,10 @@
 //! - **Deterministic folds.** Ordered maps and sets, interners with a fixed hash, exact
 //!   rational arithmetic and one rounding helper; no floating point in any rule.
 //! - **Checkpoints are a cache.** A checkpoint is used only if the chain still holds the
-//!   head it was made at and nothing recorded since sorts at or before its position;
-//!   otherwise, or if it is damaged, the fold starts from nothing. Both answer the same.
+//!   head it was made at and nothing recorded between that head and the fold's last
+//!   seq (the head, or a `--known-at` seq before or after it) sorts at or before its
+//!   position or voids a record that does; otherwise, or if it is damaged, the fold
+//!   starts from nothing. Both answer the same.
 //! - **One writer, any number of readers, readers never wait.** A writer (`init`,
 //!   `append`, `import`, `void`, `correct`) holds an exclusive lock on `laurel.lock` in
 //!   the ledger directory (sled's own lock is behind it), also while it reopens sled; a second
@@ -202,8 +204,9 @@
 //! multiple writes none. Every fifth is whole, one zstd frame a section; the others are
 //! deltas on the latest whole one: each section compressed with the parent's as zstd
 //! prefix.
-//! A query with a plain `--as-of` (or none) starts from the latest valid checkpoint at or
-//! before it and decodes only its own namespace's section; `--known-at`, `--rules` and
+//! A query with `--as-of`, a `--known-at` seq, both or neither starts from the latest
+//! checkpoint at or before the as-of that serves its cut (`fold/checkpoint.rs`) and
+//! decodes only its own namespace's section; a `--known-at` time, `--rules` and
 //! `history` fold from nothing. `LAUREL_NO_CHECKPOINTS=1` forces the full fold,
 //! `LAUREL_CHECKPOINT_EVERY=N` sets the spacing, `LAUREL_CHECKPOINT_TRACE=1` prints where a
 //! fold started.

@@ -475,3 +475,71 @@ fn a_late_append_reaching_no_new_multiple_writes_no_checkpoint() {
     );
     assert!(assert_same_answers(d, "after late appends") > 50);
 }
+
+/// `n` valar seeds of new players, a minute apart from 2001-01-01T00:00,
+/// the `k`-th named `player-k` (in order: no record sorts before another).
+fn rising_seeds(n: usize) -> String {
+    (0..n)
+        .map(|k| {
+            format!(
+                r#"{{"type":"mepbm.rating_seeded","at":"2001-01-01T{:02}:{:02}:00Z","player":"player-{k}","system":"valar","value":{}}}"#,
+                k / 60,
+                k % 60,
+                1000 + k
+            ) + "\n"
+        })
+        .collect()
+}
+
+/// `standings valar --known-at K` from checkpoints: the full fold's answer
+/// byte for byte; returns the trace (where the fold started).
+fn known_at_trace(d: &Path, k: &str) -> String {
+    let args = ["standings", "valar", "--known-at", k, "--format", "json"];
+    let (fast, full) = (cmd(d, &args, false), cmd(d, &args, true));
+    assert!(fast.status.success(), "--known-at {k}");
+    assert!(
+        fast.stdout == full.stdout,
+        "--known-at {k} differs from the full fold:\n{}\n---\n{}",
+        String::from_utf8_lossy(&fast.stdout),
+        String::from_utf8_lossy(&full.stdout)
+    );
+    String::from_utf8_lossy(&fast.stderr).into_owned()
+}
+
+/// A `--known-at K` query starts from the latest checkpoint whose position
+/// the records its cut leaves out (seqs after `K`, up to the checkpoint's
+/// head) all sort after and void nothing before; when a left-out record is
+/// dated before every checkpoint, or voids a record before every one, it
+/// folds from nothing.
+#[test]
+fn a_known_at_query_resumes_from_the_latest_checkpoint_its_cut_leaves_alone() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    // Checkpoints at records 150, 300, 450 and 600, made at head 600.
+    append(d, &rising_seeds(600));
+    // Records 501..=600 sort after record 450.
+    let t = known_at_trace(d, "500");
+    assert!(t.contains("resumed after seq 450 (450 records)"), "{t}");
+    // Record 450 itself is left out: the checkpoint there holds it.
+    let t = known_at_trace(d, "449");
+    assert!(t.contains("resumed after seq 300 (300 records)"), "{t}");
+    let t = known_at_trace(d, "600");
+    assert!(t.contains("resumed after seq 600 (600 records)"), "{t}");
+
+    // Record 601 is dated before every record: the append drops every
+    // checkpoint and makes new ones at head 601, all after it.
+    let late = r#"{"type":"mepbm.rating_seeded","at":"2000-01-01T00:00:00Z","player":"late-0","system":"valar","value":1500}"#;
+    append(d, late);
+    let t = known_at_trace(d, "600");
+    assert!(t.contains("checkpoint: none"), "{t}");
+    let t = known_at_trace(d, "601");
+    assert!(t.contains("resumed after"), "{t}");
+
+    // Record 602 voids record 2, which sorts before every checkpoint the
+    // void append makes: a cut that leaves the void out cannot use them.
+    run_ok(d, &["void", "2", "--reason", "test"], "");
+    let t = known_at_trace(d, "601");
+    assert!(t.contains("checkpoint: none"), "{t}");
+    let t = known_at_trace(d, "602");
+    assert!(t.contains("resumed after"), "{t}");
+}

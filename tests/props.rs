@@ -687,3 +687,99 @@ proptest! {
         }
     }
 }
+
+/// Streams whose records mostly come in `at` order (three days apart), a
+/// tenth of them late (dated up to 800 days early): known-at cuts that some
+/// checkpoints serve and others do not.
+fn mostly_rising(max: usize) -> impl Strategy<Value = Vec<Value>> {
+    let step = (op(), 0..800u32, prop::bool::weighted(0.1));
+    prop::collection::vec(step, 1..max).prop_map(|steps| {
+        let ops: Vec<(Op, u32)> = (steps.into_iter().enumerate())
+            .map(|(i, (op, early, late))| {
+                let day = 800 + 3 * i as u32;
+                (op, if late { day - early } else { day })
+            })
+            .collect();
+        stream(&ops)
+    })
+}
+
+/// `laurel ARGS --format json` (checkpoints every 4 records, or none with
+/// `full`): its exit code and its answer without `head`, or its message.
+fn outcome(dir: &std::path::Path, args: &[&str], full: bool) -> (Option<i32>, String) {
+    let mut c = common::laurel(dir);
+    c.args(args).args(["--format", "json"]);
+    c.env("LAUREL_CHECKPOINT_EVERY", "4");
+    match full {
+        true => c.env("LAUREL_NO_CHECKPOINTS", "1"),
+        false => c.env_remove("LAUREL_NO_CHECKPOINTS"),
+    };
+    let out = c.output().unwrap();
+    if !out.status.success() {
+        let msg = String::from_utf8_lossy(&out.stderr);
+        let msg = msg.replace(dir.to_str().unwrap(), "DIR");
+        return (out.status.code(), msg);
+    }
+    let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v.as_object_mut().unwrap().remove("head");
+    (out.status.code(), v.to_string())
+}
+
+/// A fresh ledger holding `parts`, appended one after another (checkpoints
+/// every 4 records); `None` if an append is refused.
+fn appended(parts: &[Vec<Value>]) -> Option<tempfile::TempDir> {
+    let dir = common::empty_ledger();
+    for part in parts.iter().filter(|p| !p.is_empty()) {
+        let out = common::laurel(dir.path())
+            .args(["append", "-"])
+            .env("LAUREL_CHECKPOINT_EVERY", "4")
+            .write_stdin(common::jsonl(part))
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            return None;
+        }
+    }
+    Some(dir)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// `--known-at K` answers what the ledger held at record K answers: from
+    /// checkpoints (when one serves the cut) as from nothing, and as a
+    /// ledger of only the records `1..=K` answers without a cut.
+    #[test]
+    fn known_at_answers_equal_the_full_fold_and_the_ledger_cut_at_k(
+        events in prop_oneof![streams(40), mostly_rising(40)],
+        cuts in prop::collection::vec(any::<usize>(), 1..4),
+        known in any::<usize>(),
+        day in 0..2000u32,
+        player in any::<usize>(),
+    ) {
+        let dir = appended(&parts(&events, &cuts)).expect("a valid stream appends");
+        let k = known % (events.len() + 2);
+        // The ledger of the records up to K, in one append; a prefix that
+        // would not be accepted alone is not compared with.
+        let upto = events[..k.min(events.len())].to_vec();
+        let cut_ledger = appended(&[upto]);
+        let (k, as_of) = (k.to_string(), date(day));
+        let seed = format!("p{}", player % events.len());
+        let mut asked: Vec<Vec<&str>> = Vec::new();
+        for table in ["valar", "maia", "istari", "ainur", "council", "nazgul"] {
+            asked.push(vec!["standings", table]);
+            asked.push(vec!["standings", table, "--as-of", as_of.as_str()]);
+        }
+        asked.push(vec!["players"]);
+        asked.push(vec!["rules"]);
+        asked.push(vec!["history", seed.as_str()]);
+        for args in asked {
+            let known: Vec<&str> = args.iter().copied().chain(["--known-at", k.as_str()]).collect();
+            let fast = outcome(dir.path(), &known, false);
+            prop_assert_eq!(&fast, &outcome(dir.path(), &known, true), "{:?}", known);
+            if let Some(cut) = &cut_ledger {
+                prop_assert_eq!(&fast, &outcome(cut.path(), &args, false), "{:?} of the cut ledger", args);
+            }
+        }
+    }
+}

@@ -7,15 +7,37 @@
 //! system (`RatingSystem::checkpoint` and `restore`, through
 //! `State::checkpoint_of` and `State::restore_of`), then each namespace's
 //! players index under `players.<namespace>`
-//! ([`crate::systems::players::Index`]), read with its namespace. A query resumes from the latest usable checkpoint at or
-//! before its `--as-of` and folds the records after it; the check fold of an
-//! append resumes from the latest one still valid and stores new ones on the
-//! way.
+//! ([`crate::systems::players::Index`]), read with its namespace. A query resumes from the latest checkpoint at or
+//! before its `--as-of` that serves its cut and folds the records after it;
+//! the check fold of an append resumes from the latest one still valid and
+//! stores new ones on the way.
+//!
+//! # Invariant: a checkpoint serves a cut
+//!
+//! A checkpoint at position `P` made at head `H` holds the fold of the
+//! records `1..=H` that sort at or before `P` in `(at, seq)` order, the voids
+//! among `1..=H` applied, with the rules changes among them in force. A fold
+//! of the records `1..=U` (a plain query or an append's check fold: `U` is
+//! the head; `--known-at K`: `U = min(K, head)`) holds exactly that state at
+//! `P` iff the two views agree on what sorts at or before `P`: iff every
+//! record with a seq between them, in `(min(H, U), max(H, U)]`, sorts after
+//! `P` and voids no record that sorts at or before `P`. A record of that
+//! range dated at or before `P` (a late event, a rule change effective by
+//! then, a correction's replacement), or a void of that range removing a
+//! record at or before `P`, breaks it: for `U > H` those are what was
+//! recorded since the checkpoint, for `U < H` what the known-at cut takes
+//! away. [`Ledger::usable`] decides it from the chunk summaries (the
+//! smallest `at` of each chunk holding such records, the `at` of each
+//! record voided: [`Ledger::cut_after`]), which may only say no too often,
+//! never yes wrongly; the record at `H` must also still have the hash it
+//! had. A known-at time never resumes: `recorded_at` is the wall clock's at
+//! each append and need not cut a prefix of the seqs. `LAUREL_CHECKPOINT_TRACE`
+//! shows which checkpoint a query took.
 
 use bincode::Options;
 use serde::Serialize;
 
-use super::{Pos, Query, Resume, Sink, Start};
+use super::{KnownAt, Pos, Query, Resume, Sink, Start};
 use crate::error::{Error, Result};
 use crate::ledger::checkpoint::{every, small_header, unpack, Frames, Header, ParentOf};
 use crate::ledger::{Head, Ledger, View};
@@ -202,19 +224,22 @@ fn disabled() -> bool {
     std::env::var_os(DISABLE_ENV).is_some()
 }
 
-/// Can a checkpoint serve `q`? Only a plain fold: no known-at cut (a checkpoint
-/// saw every record of its time), no pinned rules, no audit trail (it starts at
-/// the first record), voided records left out.
+/// Can a checkpoint serve `q`? Only a plain fold: no known-at time (it need
+/// not cut a prefix of the seqs, [`super::known_seq`]), no pinned rules (a
+/// checkpoint folded the rules changes in force), no audit trail (it starts
+/// at the first record), voided records left out. A known-at seq can: which
+/// checkpoints serve it is [`Ledger::usable`]'s question.
 fn resumable(q: &Query) -> bool {
-    q.known_at.is_none() && q.rules.is_none() && !q.audit && !q.keep_voided && !disabled()
+    let by_time = matches!(q.known_at, Some(KnownAt::Time(_)));
+    !by_time && q.rules.is_none() && !q.audit && !q.keep_voided && !disabled()
 }
 
 impl Ledger {
-    /// Fold as `q` asks: from the latest usable checkpoint at or before
-    /// `q.as_of` when one can serve it, else from nothing; same answer.
+    /// Fold as `q` asks: from the latest checkpoint at or before `q.as_of`
+    /// that serves its cut when one can, else from nothing; same answer.
     pub fn fold(&self, q: &Query) -> Result<super::Folded> {
-        let upto = self.head()?.seq;
-        let view = View::new(self, upto);
+        let head = self.head()?.seq;
+        let view = View::new(self, head);
         let t0 = std::time::Instant::now();
         let trace = std::env::var_os(TRACE_ENV).is_some();
         let said = |start: Option<(Pos, u64)>| match (trace, start) {
@@ -225,9 +250,9 @@ impl Ledger {
             ),
             (true, None) => eprintln!("checkpoint: none, folded from the start"),
         };
-        let f = match resumable(q) {
-            true => self.fold_resumed(&view, q, upto, &said),
-            false => {
+        let f = match (resumable(q), super::known_seq(q, head)) {
+            (true, Some(upto)) => self.fold_resumed(&view, q, upto, &said),
+            _ => {
                 said(None);
                 super::fold_from(&view, q, None, None)
             }
@@ -239,9 +264,10 @@ impl Ledger {
         f
     }
 
-    /// A resumable query's fold: from the latest usable checkpoint at or before
-    /// `q.as_of`, whose state sections are decompressed and decoded on a
-    /// second thread while this one reads the records after it (one pass,
+    /// A resumable query's fold of the records `1..=upto`: from
+    /// the latest checkpoint at or before `q.as_of` that serves that cut,
+    /// whose state sections are decompressed and decoded on a second thread
+    /// while this one reads the records after it (one pass,
     /// [`Resume::Later`]); from nothing if there is none. A checkpoint that
     /// turns out damaged sends it the sequential way
     /// ([`Ledger::start_before`]: the next older), and the records read are

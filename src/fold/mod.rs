@@ -23,23 +23,28 @@
 //! **Resuming** ([`fold_from`] with a [`Start`]): a fold may begin from a state
 //! folded up to a position `(at, seq)` (a checkpoint, see `ledger::checkpoint`)
 //! and fold only the records after it. That is the same fold as from nothing
-//! exactly when the records at or before the position are the same set: the
-//! caller guarantees it (no record added since sorts before it, no void since
-//! removes one at or before it). Only a fold without a known-at cut and without
-//! pinned rules can resume: the start's state saw every record and the rules
-//! changes in force. Void checks still see every void, in seq order, so a
+//! exactly when the records at or before the position, voids applied, are the
+//! same set: the caller guarantees it (`checkpoint`'s invariant **a checkpoint
+//! serves a cut**: no record between the head the state was folded at and the
+//! fold's last seq sorts at or before the position or voids a record that
+//! does). A fold with a known-at seq resumes like any other, and takes only
+//! the records and voids at or below that seq after the position; a known-at
+//! time, which need not cut a prefix of the seqs ([`known_seq`]), and pinned
+//! rules (the state folded the rules changes in force) never resume. Void
+//! checks still see every void, in seq order, so a
 //! resumed check fold refuses exactly what a full one does, with the same error:
 //! records before the position were checked against the same predecessors.
 //! A query may also resume from a state still being decoded ([`Resume::Later`]):
 //! the records are read meanwhile, and each worker waits for its part.
 //!
-//! **One pass** (`stream`): a fold without a known-at cut and without a
+//! **One pass** (`stream`): a fold without a known-at time and without a
 //! [`Trail`], from nothing or resumed, over a source with chunk summaries
 //! (the ledger) makes no plan ([`fold_from`]): it reads the
 //! chunks once, in seq order, and hands records on as soon as no chunk still
 //! to be read can hold one before them (the summaries' smallest `at`). Same
 //! records, same order, same void checks (from the summaries, in seq order,
-//! as `plan_after` makes them).
+//! as `plan_after` makes them). A known-at seq stops it at the chunk holding
+//! that seq, whose later records, and every later void, it leaves out.
 
 mod checkpoint;
 #[cfg(test)]
@@ -144,6 +149,17 @@ pub fn wanted(kind: &str, only: Option<&str>) -> bool {
 pub enum KnownAt {
     Seq(u64),
     Time(Micros),
+}
+
+/// The last seq a fold of `q` over records `1..=last` takes: `last`, or the
+/// known-at seq below it. `None` for a cut by time, which need not keep a
+/// prefix of the seqs (`recorded_at` is the wall clock's at each append).
+pub fn known_seq(q: &Query, last: u64) -> Option<u64> {
+    match q.known_at {
+        None => Some(last),
+        Some(KnownAt::Seq(n)) => Some(n.min(last)),
+        Some(KnownAt::Time(_)) => None,
+    }
 }
 
 /// What to fold.
@@ -312,26 +328,34 @@ pub fn voids(source: &dyn Source, q: &Query) -> Result<std::collections::BTreeMa
     Ok(out)
 }
 
-/// Pass 1 of a fold resumed after position `after` (no known-at cut): the seqs
-/// after it in `(at, seq)` order, and the last seq. Checks every void when
-/// `q.check`, as [`plan`] does.
+/// Pass 1 of a fold resumed after position `after` (no cut, or a known-at
+/// seq): the seqs after it in `(at, seq)` order, and the last seq taken.
+/// Checks every void when `q.check`, as [`plan`] does.
 pub fn plan_after(source: &dyn Source, q: &Query, after: Pos) -> Result<(Vec<u64>, u64)> {
+    let known = resumed_cut(source, q)?;
     let mut voids = Voids::default();
-    source.void_pairs(&mut |seq, target| voids.add(seq, target, q.check))?;
+    source.void_pairs(&mut |seq, target| match seq <= known {
+        true => voids.add(seq, target, q.check),
+        false => Ok(()),
+    })?;
     let hi = q.as_of.unwrap_or(Micros::MAX);
     let mut keys: Vec<Pos> = Vec::new();
     source.entries_in(after.0, hi, &mut |e| {
         let live = q.keep_voided || !voids.voided.contains(&e.seq);
-        if (e.at, e.seq) > after && e.at <= hi && live {
+        if (e.at, e.seq) > after && e.at <= hi && e.seq <= known && live {
             keys.push((e.at, e.seq));
         }
         Ok(())
     })?;
     keys.sort_unstable();
-    Ok((
-        keys.into_iter().map(|(_, s)| s).collect(),
-        source.last_seq(),
-    ))
+    Ok((keys.into_iter().map(|(_, s)| s).collect(), known))
+}
+
+/// The last seq a resumed fold of `q` takes ([`known_seq`]); an error for a
+/// known-at time, which only a fold from nothing honours.
+fn resumed_cut(source: &dyn Source, q: &Query) -> Result<u64> {
+    known_seq(q, source.last_seq())
+        .ok_or_else(|| Error::Storage("a fold with a known-at time starts from nothing".into()))
 }
 
 /// A fold resumed from a checkpoint: the state folded up to and including `after`.
@@ -386,9 +410,13 @@ pub fn fold_from(
     start: Option<Start>,
     sink: Option<Sink<'_>>,
 ) -> Result<Folded> {
+    if start.is_some() {
+        // Only a fold from nothing honours a known-at time (`known_seq`).
+        resumed_cut(source, q)?;
+    }
     if let Some(spans) = one_pass(source, q)? {
-        let keep = keep_of(&spans, q, start.as_ref().map(|s| s.after))?;
-        let known_at = source.last_seq();
+        let known_at = resumed_cut(source, q)?;
+        let keep = keep_of(&spans, q, start.as_ref().map(|s| s.after), known_at)?;
         return fold_ordered(
             source,
             q,
@@ -414,23 +442,26 @@ enum Order<'a> {
 
 /// The chunks of a fold that needs no plan (see the module docs), or `None`.
 fn one_pass(source: &dyn Source, q: &Query) -> Result<Option<Vec<Span>>> {
-    match q.known_at.is_some() || q.trail.is_some() {
+    let by_time = matches!(q.known_at, Some(KnownAt::Time(_)));
+    match by_time || q.trail.is_some() {
         true => Ok(None),
         false => source.spans(),
     }
 }
 
 /// What a one-pass fold keeps of `spans` (as `plan_after` would, or `plan`
-/// from nothing): the voids come from the summaries, checked in seq order
-/// when `q.check`.
-fn keep_of(spans: &[Span], q: &Query, after: Option<Pos>) -> Result<Keep> {
+/// from nothing): the records up to seq `known` and the voids among them,
+/// from the summaries, checked in seq order when `q.check`.
+fn keep_of(spans: &[Span], q: &Query, after: Option<Pos>, known: u64) -> Result<Keep> {
     let mut voids = Voids::default();
-    for &(seq, target) in spans.iter().flat_map(|s| &s.voids) {
+    let within = spans.iter().flat_map(|s| &s.voids);
+    for &(seq, target) in within.filter(|v| v.0 <= known) {
         voids.add(seq, target, q.check)?;
     }
     Ok(Keep {
         after,
         hi: q.as_of.unwrap_or(Micros::MAX),
+        known: Some(known),
         voided: voids.voided,
         keep_voided: q.keep_voided,
     })
@@ -456,7 +487,7 @@ fn fold_ordered(
         },
         None => (State::default(), None, pinned(q), 0),
     };
-    if later.is_some() && (q.audit || q.trail.is_some() || q.known_at.is_some() || sink.is_some()) {
+    if later.is_some() && (q.audit || q.trail.is_some() || sink.is_some()) {
         return Err(Error::Storage(
             "only a plain query folds from a state still decoding".into(),
         ));

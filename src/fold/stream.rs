@@ -55,6 +55,8 @@ pub struct Keep {
     pub after: Option<Pos>,
     /// Only records with `at` at or before this (`--as-of`).
     pub hi: Micros,
+    /// Only records with a seq at or below this (`--known-at SEQ`).
+    pub known: Option<u64>,
     pub voided: BTreeSet<u64>,
     pub keep_voided: bool,
 }
@@ -62,13 +64,16 @@ pub struct Keep {
 impl Keep {
     fn keeps(&self, at: Micros, seq: u64) -> bool {
         at <= self.hi
+            && self.known.is_none_or(|k| seq <= k)
             && self.after.is_none_or(|a| (at, seq) > a)
             && (self.keep_voided || !self.voided.contains(&seq))
     }
 
     /// May a record of `s` be kept? (Chunks that cannot are not read.)
     fn may_keep(&self, s: &Span) -> bool {
-        s.min_at <= self.hi && self.after.is_none_or(|a| s.max_at >= a.0)
+        s.min_at <= self.hi
+            && self.known.is_none_or(|k| s.first <= k)
+            && self.after.is_none_or(|a| s.max_at >= a.0)
     }
 }
 
@@ -427,6 +432,13 @@ mod tests {
                     after: Some((9_000, 900)),
                     hi: 25_000,
                     keep_voided: true,
+                    ..Keep::default()
+                },
+                // A known-at cut in the middle of a chunk.
+                Keep {
+                    after: Some((4_000, 400)),
+                    hi: Micros::MAX,
+                    known: Some(1_999),
                     ..Keep::default()
                 },
             ];

@@ -82,7 +82,8 @@ fn plan_orders_by_at_then_seq_and_honours_both_clocks() {
 }
 
 #[test]
-fn a_resumed_plan_takes_what_follows_the_position_and_a_sink_sees_every_step() {
+fn a_resumed_plan_takes_what_follows_the_position_within_the_known_at_cut_and_a_sink_sees_every_step(
+) {
     let src = MemSource::from_jsonl(LOG).unwrap();
     let at = |seq: usize| src.records[seq - 1].at;
     let q = Query::default();
@@ -92,6 +93,35 @@ fn a_resumed_plan_takes_what_follows_the_position_and_a_sink_sees_every_step() {
         ..Query::default()
     };
     assert_eq!(plan_after(&src, &as_of, (at(2), 2)).unwrap().0, vec![4]);
+    // A known-at seq: only the records and voids at or below it.
+    let known = |n| Query {
+        known_at: Some(KnownAt::Seq(n)),
+        ..Query::default()
+    };
+    assert_eq!(
+        plan_after(&src, &known(2), (at(2), 2)).unwrap(),
+        (vec![1], 2)
+    );
+    assert_eq!(
+        plan_after(&src, &known(3), (at(2), 2)).unwrap(),
+        (vec![3], 3)
+    );
+    assert_eq!(
+        plan_after(&src, &known(9), (at(2), 2)).unwrap(),
+        (vec![4, 3], 4)
+    );
+    // A known-at time only from nothing: it need not cut a prefix of the seqs.
+    let by_time = Query {
+        known_at: Some(KnownAt::Time(0)),
+        ..Query::default()
+    };
+    let start = Start {
+        state: Resume::Ready(Box::default()),
+        params: Params::default(),
+        after: (at(2), 2),
+        folded: 1,
+    };
+    assert!(fold_from(&src, &by_time, Some(start), None).is_err());
     let mut seen = Vec::new();
     let mut put = |pos: Pos, n: u64, _: Snapshot| {
         seen.push((pos, n));

@@ -29,11 +29,14 @@
 //! [`Ledger::cut_after`]: the earliest position the records after `H` touch.
 //! - An append deletes every checkpoint at or after its cut before the head
 //!   moves (deleting a cache entry is always safe).
-//! - Using a checkpoint checks it again: its `H` is at most the head, the
-//!   record at `H` still has the hash it had (a checkpoint of an append that
-//!   failed or was killed is bound to a chain that was never published, and
-//!   `drop_beyond` deletes those), and its position is before the cut of
-//!   everything recorded since `H`.
+//! - Using a checkpoint for a fold of the records `1..=U` checks it again:
+//!   the record at `H` is in the chain and still has the hash it had (a
+//!   checkpoint of an append that failed or was killed is bound to a chain
+//!   that was never published, and `drop_beyond` deletes those), and its
+//!   position is before the cut of the records between `H` and `U`: those
+//!   recorded since `H` for a plain fold (`U` the head), those a
+//!   `--known-at U` below `H` leaves out otherwise (the fold's invariant *a
+//!   checkpoint serves a cut*, `fold/checkpoint.rs`).
 //!
 //! A checkpoint is a cache: any damage or doubt means "not there", and the
 //! fold starts from nothing, which gives the same answer.
@@ -92,6 +95,7 @@ use std::sync::mpsc::{channel, sync_channel};
 use crate::error::{Error, Result};
 use crate::time::Micros;
 
+use super::published::Entry;
 use super::summary::Summary;
 use super::{Head, Ledger};
 use file::{compressor, read_file_section, Job};
@@ -106,6 +110,16 @@ pub(crate) type Stored = (Header, Vec<Option<Frames>>);
 
 /// A position in fold order: `(at, seq)`.
 pub type Pos = (Micros, u64);
+
+/// The index entries of the chunks holding any seq of `from..=upto`, in seq order.
+fn holding(index: &[Entry], from: u64, upto: u64) -> &[Entry] {
+    if from > upto {
+        return &[];
+    }
+    let start = index.partition_point(|e| e.summary.last_seq < from);
+    let end = index.partition_point(|e| e.first() <= upto);
+    &index[start..end.max(start)]
+}
 
 /// Checkpoints per ledger: one every `N / PER_LEDGER` records of fold order
 /// (rounded up to a multiple of [`STEP`], at least [`MIN_EVERY`]), so a query
@@ -346,22 +360,62 @@ impl Ledger {
     }
 
     /// The earliest fold position that the records `after + 1 ..= upto` can
-    /// change: the smallest `(at, first seq)` of their chunks (a record after a
-    /// checkpoint's head sorts before it exactly when its `at` is smaller), and
-    /// `(at, seq)` of every record they void. `None` if there are none.
+    /// change: the smallest `(at, seq)` among them (a record after a
+    /// checkpoint's head sorts before it exactly when its `at` is smaller),
+    /// and `(at, seq)` of every record they void. `None` if there are none.
+    /// From the index ([`Ledger::floor_after`]), but for a chunk that also
+    /// holds records up to `after` (a known-at cut within a chunk), which is
+    /// read for the `at` of its records after it.
     pub(crate) fn cut_after(&self, after: u64, upto: u64) -> Result<Option<Pos>> {
-        let summaries = self.summaries_between(after + 1, upto)?;
-        let voids = summaries.iter().flat_map(|s| s.voids.iter().copied());
-        let voids: Vec<(u64, u64)> = voids.filter(|&(seq, _)| seq <= upto).collect();
+        let voids: Vec<(u64, u64)> = {
+            let index = self.index.borrow();
+            let voids = holding(&index, after + 1, upto)
+                .iter()
+                .flat_map(|e| &e.summary.voids);
+            let within = |&&(seq, _): &&(u64, u64)| seq > after && seq <= upto;
+            voids.filter(within).copied().collect()
+        };
         // An out-of-range target is refused by the check fold; until then,
         // trust nothing (nor a target that cannot be read): `Micros::MIN`.
         let readable = |&(seq, target): &(u64, u64)| target > 0 && target < seq;
         let targets = voids.iter().filter(|v| readable(v)).map(|v| v.1).collect();
         let ats = self.record_fields(&targets, |r| r.at);
         let at = |v: &(u64, u64)| ats.get(&v.1).filter(|_| readable(v)).copied();
-        let chunks = summaries.iter().map(|s| (s.min_at, s.first_seq));
         let voided = voids.iter().map(|v| (at(v).unwrap_or(Micros::MIN), v.1));
-        Ok(chunks.chain(voided).min())
+        let chunks = self.floor_after(after, upto).into_iter();
+        Ok(voided
+            .chain(chunks)
+            .chain(self.split_at(after, upto)?)
+            .min())
+    }
+
+    /// The smallest `(at, first seq)` of the chunks that start after `after`
+    /// and hold records up to `upto`, from the index alone: no fold position
+    /// of those records is smaller (`None` if there are none).
+    fn floor_after(&self, after: u64, upto: u64) -> Option<Pos> {
+        let index = self.index.borrow();
+        let whole = holding(&index, after + 1, upto)
+            .iter()
+            .filter(|e| e.first() > after);
+        whole.map(|e| (e.summary.min_at, e.first())).min()
+    }
+
+    /// The smallest `(at, seq)` of the records `after + 1 ..= upto` in the
+    /// chunk that holds record `after` too, read from it; `None` if record
+    /// `after` ends its chunk.
+    fn split_at(&self, after: u64, upto: u64) -> Result<Option<Pos>> {
+        let split = {
+            let index = self.index.borrow();
+            let e = holding(&index, after + 1, upto).first();
+            e.is_some_and(|e| e.first() <= after)
+        };
+        if !split {
+            return Ok(None);
+        }
+        let (first, bytes) = self.chunk_holding(after + 1)?;
+        let c = super::chunk::decode(&bytes, first)?;
+        let later = c.records.iter().filter(|r| r.seq > after && r.seq <= upto);
+        Ok(later.map(|r| (r.at, r.seq)).min())
     }
 
     /// The summaries of the chunks starting in `from..=upto`, in seq order.
@@ -375,22 +429,30 @@ impl Ledger {
             .collect())
     }
 
-    /// The headers of the usable checkpoints at or before `bound`, latest first
-    /// ([`TRIES`] at most): each is checked only when the caller goes on to it,
-    /// so a query that takes the first reads nothing more.
+    /// The headers of the checkpoints at or before `bound` usable for a fold
+    /// of the records `1..=upto` ([`Ledger::usable`]), latest first: of
+    /// those the index does not already rule out (their position is at or
+    /// after [`Ledger::floor_after`] of the records between their head and
+    /// `upto`, a part of their cut), [`TRIES`] at most, each checked only
+    /// when the caller goes on to it, so a query that takes the first reads
+    /// nothing more.
     pub(crate) fn usable_before(
         &self,
         bound: Pos,
         upto: u64,
     ) -> Result<impl Iterator<Item = Result<Header>> + '_> {
-        let tried: Vec<([u8; 16], Vec<u8>)> = self.with_headers(|all| {
-            let before = all.range(..=key(bound)).rev().take(TRIES);
+        let before: Vec<([u8; 16], Vec<u8>)> = self.with_headers(|all| {
+            let before = all.range(..=key(bound)).rev();
             before.map(|(k, v)| (*k, v.clone())).collect()
         })?;
-        Ok(tried.into_iter().filter_map(move |(k, v)| {
+        let not_ruled_out = move |(k, v): ([u8; 16], Vec<u8>)| {
             let h = Header::read(&v).filter(|h| key(h.pos) == k)?;
-            self.usable(&h, upto).map(|ok| ok.then_some(h)).transpose()
-        }))
+            let (lo, hi) = (h.head.seq.min(upto), h.head.seq.max(upto));
+            let floor = self.floor_after(lo, hi);
+            floor.is_none_or(|f| h.pos < f).then_some(h)
+        };
+        let tried = before.into_iter().filter_map(not_ruled_out).take(TRIES);
+        Ok(tried.filter_map(move |h| self.usable(&h, upto).map(|ok| ok.then_some(h)).transpose()))
     }
 
     /// The latest usable checkpoint at or before `bound` that has every
@@ -455,17 +517,21 @@ impl Ledger {
         Ok(Some(read_back(root, sections, deltas)))
     }
 
-    /// Is a checkpoint with header `h` valid for the records up to `upto`?
+    /// Can the checkpoint with header `h` start a fold of the records
+    /// `1..=upto` (a plain one: `upto` is the head; `--known-at K`: `K`)?
+    /// Its head must still be in the chain, and the records between its
+    /// head and `upto`, on either side, must leave alone what lies at or
+    /// before its position (the invariant *a checkpoint serves a cut*).
     pub(crate) fn usable(&self, h: &Header, upto: u64) -> Result<bool> {
-        if h.head.seq > upto || h.pos.1 > h.head.seq {
+        if h.pos.1 > h.head.seq {
             return Ok(false);
         }
+        // Also false for a head beyond the chain's last record.
         if self.hash_at(h.head.seq).ok() != Some(h.head.hash) {
             return Ok(false);
         }
-        Ok(self
-            .cut_after(h.head.seq, upto)?
-            .is_none_or(|cut| h.pos < cut))
+        let (lo, hi) = (h.head.seq.min(upto), h.head.seq.max(upto));
+        Ok(self.cut_after(lo, hi)?.is_none_or(|cut| h.pos < cut))
     }
 
     /// `f` on the checkpoint headers, read from their files ([`file::list`])
