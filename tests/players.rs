@@ -277,3 +277,35 @@ fn history_of_a_grudge_team_lists_its_ainur_changes() {
         "a team is no player"
     );
 }
+
+/// `history` of a player whom only Middle-earth's events name folds Middle-earth
+/// alone, unless a voided record of another system names them: then its
+/// change is listed too, marked voided. Ivy Jones (of the Valar sample) played
+/// one card match whose result and round were both voided; her card change
+/// is the one a ledger of the match alone gives her.
+#[test]
+fn history_lists_a_voided_change_of_a_system_no_live_event_names_the_player_in() {
+    let league = LEAGUE.replace("Ada Lovelace", "Ivy Jones");
+    let dir = common::ledger_with(&["mepbm_valar.jsonl"]);
+    let d = dir.path();
+    common::append_ok(d, &league);
+    let (seq, _) = head(d);
+    let void = |s: u64, why: &str| {
+        let o = out(d, &["void", &s.to_string(), "--reason", why]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    };
+    void(seq, "wrong match");
+    void(seq - 1, "wrong round");
+    let v = json(d, &["history", "Ivy Jones", "--format", "json"]);
+    let rows = v["rows"].as_array().unwrap();
+    let cards: Vec<&serde_json::Value> = rows.iter().filter(|r| r["system"] == "cards").collect();
+    let alone = json(
+        common::ledger_of(&league).path(),
+        &["history", "Ivy Jones", "--format", "json"],
+    );
+    assert_eq!(cards.len(), 1, "{v}");
+    assert_eq!(cards[0]["new"], alone["rows"][0]["new"], "{v}");
+    let note = format!("voided by #{}: reason \"wrong match\"", seq + 1);
+    assert_eq!(cards[0]["voided"], note.as_str(), "{v}");
+    assert!(rows.iter().any(|r| r["system"] == "valar"), "{v}");
+}

@@ -13,9 +13,12 @@ use crate::output::{Print, Report, Stamp, Table};
 use crate::players::Players;
 use crate::time;
 
-/// The ledger's players as `args` folds them, with the stamp of that fold.
-fn players_of(ledger: &Ledger, args: &QueryArgs) -> Result<(Players, Stamp)> {
-    let (f, stamp) = fold_stamped(ledger, args, args.query()?)?;
+/// The ledger's players as `args` folds them (the players indexes alone: no
+/// system applies a record), with the stamp of that fold.
+pub(super) fn players_of(ledger: &Ledger, args: &QueryArgs) -> Result<(Players, Stamp)> {
+    let mut q = args.query()?;
+    q.players_only = true;
+    let (f, stamp) = fold_stamped(ledger, args, q)?;
     let players = Players::merge(&f.state.players);
     f.discard();
     Ok((players, stamp))

@@ -1,6 +1,7 @@
 //! The read-only queries: `standings`, `history`, `rules`, and `fold` (what a full
 //! replay measures).
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -12,6 +13,7 @@ use crate::events::{ledger as ledger_events, Event};
 use crate::fold::{self, Source};
 use crate::ledger::Ledger;
 use crate::output::{self, Print, Report, Table};
+use crate::players::Players;
 use crate::systems::{self, Change, Cx, Selector, State};
 
 /// `laurel standings TABLE`, written to `w` as it is rendered.
@@ -111,30 +113,29 @@ pub fn history(
     print: &Print,
     w: &mut dyn Write,
 ) -> Result<()> {
-    if let Some(s) = system {
-        namespace(s)?;
-    }
+    let asked = system.map(namespace).transpose()?;
     let ledger = Ledger::read(path)?;
     let shown = player;
-    // One subject's changes only: the whole trail of a 1M-event ledger is 15
-    // GB. The fold that gathers them also says whose they are: a later name
-    // of a renamed player folds again under the player's first name.
-    let audit = |subject: &str| {
-        let mut q = args.query()?;
-        q.audit = true;
-        q.audit_subject = Some(subject.to_string());
-        fold_stamped(&ledger, args, q)
-    };
-    let (mut f, mut stamp) = audit(player)?;
-    let players = crate::players::Players::merge(&f.state.players);
+    // Who the name is comes from the players indexes alone, folded at the
+    // same clocks (from a checkpoint where one serves): the audit fold then
+    // gathers the changes of the player's first name, under which the
+    // projections know every later one.
+    let players = super::players::players_of(&ledger, args)?.0;
     let (root, not_a_player) = match super::players::resolve(&players, player) {
         Ok(root) => (root, None),
         Err(e) => (player.to_string(), Some(e)),
     };
-    if root != player {
-        (f, stamp) = audit(&root)?;
-    }
     let player = root.as_str();
+    let source = ledger.source()?;
+    let voids = fold::voids(&source, &args.query()?)?;
+    let voided = voided_namespaces(&source, &voids)?;
+    let only = asked.or_else(|| one_namespace(&players, player, not_a_player.is_none(), voided));
+    // One subject's changes only: the whole trail of a 1M-event ledger is 15 GB.
+    let mut q = args.query()?;
+    q.audit = true;
+    q.audit_subject = Some(player.to_string());
+    q.only = only;
+    let (f, stamp) = fold_stamped(&ledger, args, q)?;
     let mine = |c: &Change| c.subject == player && system.is_none_or(|s| s == c.system);
     let mut rows: Vec<(Change, Value)> =
         f.cx.changes()
@@ -142,7 +143,8 @@ pub fn history(
             .filter(|c| mine(c))
             .map(|c| (c.clone(), Value::Null))
             .collect();
-    rows.extend(voided_changes(&ledger, args, player, &mine)?);
+    let voided = Voided { voids, only };
+    rows.extend(voided_changes(&source, args, player, &voided, &mine)?);
     if let (true, Some(e)) = (rows.is_empty(), not_a_player) {
         return Err(e);
     }
@@ -162,21 +164,59 @@ pub fn history(
     write_answer(w, &ledger, args, report, &stamp, print)
 }
 
+/// The one namespace a player's history needs folded, when one is enough:
+/// every event naming the player (under any of their names, voided records
+/// included: `voided` holds the namespaces of every voided record) is
+/// Middle-earth's. Only Middle-earth's tables rate subjects that are not
+/// players (grudge teams, nations), which may share a player's name; every
+/// other namespace's changes are about the players its events name. So a
+/// player of Middle-earth alone folds Middle-earth alone, and any other
+/// player (or a name that is no player's) folds every namespace.
+fn one_namespace(
+    players: &Players,
+    root: &str,
+    is_player: bool,
+    voided: u32,
+) -> Option<&'static str> {
+    let mepbm = systems::NAMESPACES.iter().position(|ns| *ns == "mepbm")?;
+    let named = players.namespaces_of(root) | voided;
+    (is_player && named == 1 << mepbm).then_some(systems::NAMESPACES[mepbm])
+}
+
+/// The namespaces of the records `voids` voids (voided seq → its void's),
+/// a bit per [`systems::NAMESPACES`] entry.
+fn voided_namespaces(source: &dyn Source, voids: &BTreeMap<u64, u64>) -> Result<u32> {
+    let targets: Vec<u64> = voids.keys().copied().collect();
+    let mut bits = 0;
+    source.records(&targets, &mut |r| {
+        bits |= systems::ns_index(&r.event).map_or(0, |i| 1 << i);
+        Ok(())
+    })?;
+    Ok(bits)
+}
+
+/// The voids inside a history's clocks (voided seq → the seq of its void),
+/// and the one namespace the history folds, if one.
+struct Voided {
+    voids: BTreeMap<u64, u64>,
+    only: Option<&'static str>,
+}
+
 /// The changes voided records made (folded as if not voided), each with a note
 /// naming the void and its reason as `log` shows them: `voided by #10: reason "…"`.
 fn voided_changes(
-    ledger: &Ledger,
+    source: &dyn Source,
     args: &QueryArgs,
     subject: &str,
+    voided: &Voided,
     keep: &dyn Fn(&Change) -> bool,
 ) -> Result<Vec<(Change, Value)>> {
-    let source = ledger.source()?;
-    let mut q = args.query()?;
-    let voids = fold::voids(&source, &q)?;
+    let Voided { voids, only } = voided;
     if voids.is_empty() {
         return Ok(Vec::new());
     }
-    let mut reasons = std::collections::BTreeMap::new();
+    let mut q = args.query()?;
+    let mut reasons = BTreeMap::new();
     let void_seqs: Vec<u64> = voids.values().copied().collect();
     source.records(&void_seqs, &mut |r| {
         if let Event::Ledger(ledger_events::Event::Voided(v)) = &r.event {
@@ -187,7 +227,8 @@ fn voided_changes(
     q.audit = true;
     q.audit_subject = Some(subject.to_string());
     q.keep_voided = true;
-    let all = fold::fold(&source, &q)?;
+    q.only = *only;
+    let all = fold::fold(source, &q)?;
     let noted = all.cx.changes().iter().filter(|c| keep(c)).filter_map(|c| {
         let v = voids.get(&c.seq)?;
         let reason = reasons.get(v).cloned().unwrap_or_default();

@@ -8,7 +8,8 @@
 //! of `cards`, `sbr` and `carnage` (a diplomacy table), the first tournament
 //! the plain table's JSON names; a stream without one skips it with a note
 //! (the generated stream has no Diplomacy tournaments). The player is the one
-//! with the most games in `valar` (the first of them on a tie). The appended
+//! with the most games in `valar` (the first of them on a tie), and, now only,
+//! the one the events of the most systems name. The appended
 //! event is a copy of the stream's first `diplomacy.game_ended` under a new id,
 //! dated a day after the last event or 1% into the history; each append runs
 //! on its own synced copy of the ledger, made and removed outside the timing.
@@ -218,7 +219,40 @@ pub(super) fn queries(probe: &mut Probe, cx: &Ctx) -> Result<(Vec<Row>, String)>
             format!("PLAYER = {p}"),
         ));
     }
+    rows.push(widest_history(probe)?);
     Ok((rows, detail))
+}
+
+/// `history` of the player named by the events of the most systems (the
+/// first by name of them): a player of one community folds only that
+/// community when it is Middle-earth, and this one folds every namespace.
+fn widest_history(probe: &mut Probe) -> Result<Row> {
+    const FIGURE: &str = "history PLAYER of the most systems";
+    let v = json(
+        probe,
+        "players",
+        &["players", "--format", "json", "--limit", "all"],
+    )?;
+    let rows = v["rows"].as_array().cloned().unwrap_or_default();
+    let mut widest: Option<(usize, String)> = None;
+    for r in rows {
+        let (Some(s), Some(p)) = (r["systems"].as_array(), r["player"].as_str()) else {
+            continue;
+        };
+        if widest.as_ref().is_none_or(|w| s.len() > w.0) {
+            widest = Some((s.len(), p.to_string()));
+        }
+    }
+    let Some((n, p)) = widest else {
+        return Ok(Row::skipped(FIGURE, "≤ 300 ms", "no player"));
+    };
+    let t = probe.median("history", &["history", &p])?;
+    Ok(Row::timing(
+        FIGURE,
+        &t,
+        HISTORY_MS,
+        format!("PLAYER = {p}, {n} systems"),
+    ))
 }
 
 /// `replay --rules FILE --diff` with one Valar parameter changed.

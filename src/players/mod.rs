@@ -177,6 +177,20 @@ impl Players {
         Some(root)
     }
 
+    /// The namespaces whose events name the player whose root is `root`,
+    /// under any of its names: a bit per [`NAMESPACES`] entry.
+    pub fn namespaces_of(&self, root: &str) -> u32 {
+        let mut bits = 0;
+        let mut name = root.to_string();
+        loop {
+            bits |= self.written.get(&name).map_or(0, |w| w.systems);
+            match self.renames.iter().find(|r| r.from == name) {
+                Some(r) => name.clone_from(&r.to),
+                None => return bits,
+            }
+        }
+    }
+
     /// The names nearest to `name`, for a "did you mean": those sharing its
     /// key or one edit from it, else the closest few (at most two edits).
     pub fn nearest(&self, name: &str) -> Vec<String> {
