@@ -111,7 +111,7 @@ pub fn decode(
     read: &mut dyn FnMut(&str) -> Result<Option<Vec<u8>>>,
     only: Option<&str>,
 ) -> Result<Option<(State, Params)>> {
-    let Some((state, _)) = decode_state(read, Some, only, false)? else {
+    let Some((state, _)) = decode_state(read, Some, Part { only, states: true }, false)? else {
         return Ok(None);
     };
     Ok(read(RULES)?.and_then(|b| params_of(&b)).map(|p| (state, p)))
@@ -133,32 +133,70 @@ type Unpacked = (State, [Vec<u8>; 2]);
 /// Sections' bytes by name.
 type Named = Vec<(String, Vec<u8>)>;
 
-/// A checkpoint's state sections, without the rules: `load(name)` gives
+/// What a fold reads of a checkpoint besides the rules: the sections of
+/// namespace `only` (every namespace for `None`), its players index and,
+/// unless the fold is of the players indexes alone, its state.
+#[derive(Debug, Clone, Copy)]
+struct Part<'a> {
+    only: Option<&'a str>,
+    states: bool,
+}
+
+impl<'a> Part<'a> {
+    /// Every section.
+    const ALL: Part<'static> = Part {
+        only: None,
+        states: true,
+    };
+
+    /// What `q` reads ([`Query::only`], [`Query::players_only`]).
+    fn of(q: &'a Query) -> Self {
+        Part {
+            only: q.only,
+            states: !q.players_only,
+        }
+    }
+
+    /// The namespaces read, by place in `NAMESPACES`.
+    fn namespaces(self) -> impl Iterator<Item = (usize, &'static str)> + 'a {
+        let only = self.only;
+        (NAMESPACES.iter().copied().enumerate())
+            .filter(move |(_, ns)| only.is_none_or(|o| o == *ns))
+    }
+}
+
+/// A checkpoint's sections `part` reads, without the rules: `load(name)` gives
 /// a section as stored (`None` if missing), `unpack` its bytes. Each
 /// namespace is unpacked and decoded on a thread of its own when there are
 /// several (a check fold reads them all: they are most of its fixed cost).
-/// With `keep`, also each section's bytes, by name.
+/// With `keep` (and states read), also each section's bytes, by name.
 fn decode_state<T: Send>(
     load: &mut dyn FnMut(&str) -> Result<Option<T>>,
     unpack: fn(T) -> Option<Vec<u8>>,
-    only: Option<&str>,
+    part: Part,
     keep: bool,
 ) -> Result<Option<(State, Named)>> {
-    let mut loaded: Vec<Loaded<T>> = Vec::new();
-    for (i, ns) in NAMESPACES.iter().enumerate() {
-        if only.is_some_and(|o| o != *ns) {
-            continue;
-        }
-        match (load(ns)?, load(&players_section(ns))?) {
-            (Some(s), Some(p)) => loaded.push((i, s, p)),
+    let mut loaded: Vec<Loaded<Option<T>>> = Vec::new();
+    for (i, ns) in part.namespaces() {
+        let s = match part.states {
+            true => load(ns)?,
+            false => None,
+        };
+        match (s, load(&players_section(ns))?) {
+            (s, Some(p)) if s.is_some() || !part.states => loaded.push((i, s, Some(p))),
             _ => return Ok(None),
         }
     }
-    let one = |(i, s, p): Loaded<T>| -> Option<(usize, Unpacked)> {
-        let (s, p) = (unpack(s)?, unpack(p)?);
+    let keep = keep && part.states;
+    let one = |(i, s, p): Loaded<Option<T>>| -> Option<(usize, Unpacked)> {
+        let s = s.map(unpack);
+        let p = unpack(p?)?;
         let mut part = State::default();
-        part.restore_of(i, &s)?;
+        if let Some(s) = &s {
+            part.restore_of(i, s.as_deref()?)?;
+        }
         part.players.0[i] = Index::restore(&p)?;
+        let s = s.flatten().unwrap_or_default();
         let kept = if keep { [s, p] } else { Default::default() };
         Some((i, (part, kept)))
     };
@@ -191,20 +229,20 @@ fn decode_state<T: Send>(
     Ok(Some((state, raw)))
 }
 
-/// The sections a query of `only` reads: the rules, and `only`'s state and
-/// players index (every one for `None`).
-fn needed(only: Option<&str>) -> Vec<String> {
-    let states = NAMESPACES
-        .iter()
-        .filter(|ns| only.is_none_or(|o| o == **ns))
-        .flat_map(|ns| [ns.to_string(), players_section(ns)]);
+/// The sections `part` reads, the rules first.
+fn needed(part: Part) -> Vec<String> {
+    let states = part.namespaces().flat_map(|(_, ns)| {
+        let state = part.states.then(|| ns.to_string());
+        state.into_iter().chain([players_section(ns)])
+    });
     std::iter::once(RULES.to_string()).chain(states).collect()
 }
 
-/// `only`'s state from the frames of a checkpoint with header `h` ([`decode_state`]).
-fn unpack_state(h: &Header, mut frames: Vec<Option<Frames>>, only: Option<&str>) -> Option<State> {
+/// What `part` reads of the frames of a checkpoint with header `h`
+/// ([`decode_state`]).
+fn unpack_state(h: &Header, mut frames: Vec<Option<Frames>>, part: Part) -> Option<State> {
     let mut read = |name: &str| Ok(h.index(name).and_then(|i| frames.get_mut(i)?.take()));
-    let decoded = decode_state(&mut read, unpack, only, false);
+    let decoded = decode_state(&mut read, unpack, part, false);
     decoded.ok().flatten().map(|(state, _)| state)
 }
 
@@ -280,7 +318,8 @@ impl Ledger {
         said: &dyn Fn(Option<(Pos, u64)>),
     ) -> Result<super::Folded> {
         let bound = (q.as_of.unwrap_or(Micros::MAX), u64::MAX);
-        let Some((h, mut frames)) = self.stored_before(bound, upto, &refs(&needed(q.only)))? else {
+        let Some((h, mut frames)) = self.stored_before(bound, upto, &refs(&needed(Part::of(q))))?
+        else {
             // No checkpoint: start from the empty state before every position,
             // which plans from the chunk summaries (only the chunks whose `at`
             // range reaches back to --as-of are read) rather than every
@@ -306,9 +345,9 @@ impl Ledger {
             folded: h.folded,
         };
         let (decoded, folded) = std::thread::scope(|scope| {
-            let only = q.only;
+            let part = Part::of(q);
             let h = &h;
-            let decoding = scope.spawn(move || match unpack_state(h, frames, only) {
+            let decoding = scope.spawn(move || match unpack_state(h, frames, part) {
                 Some(state) => {
                     // Unsent only if the fold has stopped already: its error stands.
                     let _ = tx.send(state);
@@ -336,7 +375,7 @@ impl Ledger {
         said: &dyn Fn(Option<(Pos, u64)>),
     ) -> Result<super::Folded> {
         let start = self
-            .start_before(bound, upto, q.only, false)?
+            .start_before(bound, upto, Part::of(q), false)?
             .map(|(s, _)| s);
         said(start.as_ref().map(|s| (s.after, s.folded)));
         let start = start.unwrap_or_else(from_nothing);
@@ -363,7 +402,7 @@ impl Ledger {
         let view = View::new(self, new.seq);
         let (start, whole) = match disabled() {
             true => (None, None),
-            false => match self.start_before(bound, new.seq, None, store)? {
+            false => match self.start_before(bound, new.seq, Part::ALL, store)? {
                 Some((start, whole)) => (Some(start), whole),
                 None => (None, None),
             },
@@ -412,7 +451,7 @@ impl Ledger {
         let start = match disabled() {
             true => None,
             false => (self
-                .start_before((Micros::MAX, u64::MAX), new.seq, None, false)
+                .start_before((Micros::MAX, u64::MAX), new.seq, Part::of(&q), false)
                 .ok())
             .flatten()
             .map(|(s, _)| s),
@@ -461,8 +500,8 @@ impl Ledger {
         })
     }
 
-    /// The latest usable checkpoint at or before `bound`, read for `only`;
-    /// for `None` (every section), also its header and its uncompressed
+    /// The latest usable checkpoint at or before `bound`, read as `part`
+    /// says; when `part` is every section, also its header and its uncompressed
     /// sections when it is whole (kept as they are decoded), from which
     /// [`Ledger::root_after`] gives the parent of the next checkpoint a
     /// check fold makes.
@@ -470,17 +509,18 @@ impl Ledger {
         &self,
         bound: Pos,
         upto: u64,
-        only: Option<&str>,
+        part: Part,
         want_parent: bool,
     ) -> Result<Option<(Start, Option<Resumed>)>> {
+        let want_parent = want_parent && part.only.is_none() && part.states;
         for h in self.usable_before(bound, upto)? {
             let h = h?;
             // A whole checkpoint's sections are kept, uncompressed, as the
             // next delta's parent only for an append that stores checkpoints,
             // and only if they are small enough to hold beside the state.
-            let keep = want_parent && only.is_none() && h.parent.is_none() && small_header(&h);
+            let keep = want_parent && h.parent.is_none() && small_header(&h);
             let mut load = |name: &str| self.frames(&h, name);
-            let Some((state, kept)) = decode_state(&mut load, unpack, only, keep)? else {
+            let Some((state, kept)) = decode_state(&mut load, unpack, part, keep)? else {
                 continue;
             };
             let rules = self.raw_section(&h, RULES)?;
@@ -493,7 +533,7 @@ impl Ledger {
                 after: h.pos,
                 folded: h.folded,
             };
-            let parent = match only.is_none() && want_parent {
+            let parent = match want_parent {
                 false => None,
                 true => {
                     let mut raw = vec![Vec::new(); h.sections.len()];

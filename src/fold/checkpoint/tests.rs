@@ -73,8 +73,28 @@ fn sections_decode_back_and_damage_reads_as_absent() {
     let mut missing = |name: &str| Ok((name != "cards").then(|| b[at(name)].clone()));
     assert!(decode(&mut missing, None).unwrap().is_none());
     assert!(decode(&mut missing, Some("mepbm")).unwrap().is_some());
-    assert_eq!(needed(Some("cfr")), [RULES, "cfr", "players.cfr"]);
-    let (mut all, mut every) = (needed(None), names.clone());
+    let cfr = Part {
+        only: Some("cfr"),
+        states: true,
+    };
+    assert_eq!(needed(cfr), [RULES, "cfr", "players.cfr"]);
+    let players = Part {
+        states: false,
+        ..cfr
+    };
+    assert_eq!(needed(players), [RULES, "players.cfr"]);
+    // The players indexes alone decode without any state section; the
+    // states do not.
+    let mut no_states = |name: &str| Ok(name.starts_with("players.").then(|| b[at(name)].clone()));
+    let indexes = Part {
+        only: None,
+        states: false,
+    };
+    let decoded = decode_state(&mut no_states, Some, indexes, false).unwrap();
+    assert!(decoded.is_some());
+    let decoded = decode_state(&mut no_states, Some, Part::ALL, false).unwrap();
+    assert!(decoded.is_none());
+    let (mut all, mut every) = (needed(Part::ALL), names.clone());
     all.sort();
     every.sort();
     assert_eq!(all, every, "a query of every namespace reads every section");
