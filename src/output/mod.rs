@@ -658,6 +658,37 @@ mod tests {
     }
 
     #[test]
+    fn an_unchanged_table_prints_its_title_and_reason_or_a_json_object_without_rows() {
+        let t = Table::new("cfr", "cfr: diff", &["player", "score"]);
+        let stamp = Stamp {
+            as_of: None,
+            known_at: 7,
+            head: "ab".into(),
+        };
+        let mut r = Report::default();
+        r.main = Table::new("valar", "Valar", &["player"]);
+        let json = to_string(|w| {
+            let mut many = Many::new(w, &stamp, Format::Json);
+            many.write(&r)?;
+            many.unchanged(&t, "no cfr parameter")?;
+            many.finish()
+        });
+        let want = json!({
+            "as_of": null, "head": "ab", "known_at": 7,
+            "tables": [
+                {"as_of": null, "head": "ab", "known_at": 7, "rows": [], "system": ""},
+                {"as_of": null, "head": "ab", "known_at": 7, "rows": [], "system": "cfr", "unchanged": true},
+            ],
+        });
+        assert_eq!(json, serde_json::to_string_pretty(&want).unwrap() + "\n");
+        let text =
+            to_string(|w| write_unchanged(w, &t, "no cfr parameter", &stamp, (Format::Table, 0)));
+        assert_eq!(text, "cfr: diff\nunchanged: no cfr parameter\n");
+        let csv = to_string(|w| write_unchanged(w, &t, "", &stamp, (Format::Csv, 0)));
+        assert_eq!(csv, "player,score\r\n");
+    }
+
+    #[test]
     fn streamed_json_prints_exactly_what_the_value_would() {
         let mut main = Table::new("m", "M", &["rank", "player", "score", "games"]);
         main.push(vec![json!(1), json!("Zoë \"Z\""), json!(-3), json!(null)]);
