@@ -118,6 +118,18 @@ fn a_rules_file_touching_one_system_refolds_it_alone_and_reports_the_others_unch
         ),
         "{text}"
     );
+    // Its --tournament is still checked against the ledger's.
+    let typo = laurel(dir.path())
+        .args(["replay", "--rules", &rules, "--diff", "--system", "cards"])
+        .args(["--tournament", "cards-2013-leage"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&typo.stderr);
+    assert_eq!(typo.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(r#"did you mean "cards-2013-league"?"#),
+        "{err}"
+    );
     let (csv, _) = traced(
         dir.path(),
         &[
@@ -268,7 +280,7 @@ fn the_diff_rows_are_those_of_the_ledger_and_of_a_full_refold() {
     };
     let checkpointed = text(false);
     assert_eq!(checkpointed, text(true));
-    let valar = checkpointed.split("\n\n").nth(0).unwrap();
+    let valar = checkpointed.split("\n\n").next().unwrap();
     assert_eq!(valar.lines().count(), 1 + 1 + 1 + 100 + 1, "{valar}");
     assert!(valar.ends_with("more rows left out (--limit all shows every row)"));
 }

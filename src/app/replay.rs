@@ -24,8 +24,9 @@
 //!   `player`, `score` and `rank` cells as the ledger stands and under the
 //!   file, every row of the main table and none of its other tables built;
 //!   largest absolute moves first, ties by name; only the rows kept (`--limit`)
-//!   are built, the others counted. When nothing is refolded, a fold of the
-//!   ledger's own records (`ledger.*`) gives the state the answer names.
+//!   are built, the others counted. When nothing is refolded, the state the
+//!   answer names is that of a fold of the one table's namespace (whose
+//!   `--tournament` is checked), or of the ledger's own records (`ledger.*`).
 //! - `LAUREL_CHECKPOINT_TRACE` also has replay say on stderr which systems it
 //!   refolded and which it took as they stand.
 //!
@@ -225,9 +226,16 @@ impl Run<'_> {
     /// as it stands, the others reported unchanged.
     fn diff(&self, only: Option<(&str, &Selector)>, w: &mut dyn Write) -> Result<()> {
         let refold = only_of(&self.split.refold);
-        // Nothing refolded: the state named is the ledger's as it stands.
+        // Nothing refolded: the state named is the ledger's as it stands, a
+        // fold of `only`'s namespace (its `--tournament` must be one of its
+        // tournaments) or else of the ledger's own records alone.
         if self.split.refold.is_empty() {
-            let (_, stamp) = folded_only(self.ledger, &live(self.args), Some("ledger"))?;
+            let ns = only.map(|(t, _)| systems::namespace_of(t).unwrap_or("ledger"));
+            let (f, stamp) = folded_only(self.ledger, &live(self.args), ns.or(Some("ledger")))?;
+            if let Some((table, sel)) = only {
+                check_tournament(&f.state, table, sel)?;
+            }
+            f.discard();
             return self.write_diffs(only, &stamp, None, w);
         }
         let wanted = self.wanted(only);

@@ -665,8 +665,11 @@ mod tests {
             known_at: 7,
             head: "ab".into(),
         };
-        let mut r = Report::default();
-        r.main = Table::new("valar", "Valar", &["player"]);
+        let r = Report {
+            system: "valar".into(),
+            main: Table::new("valar", "Valar", &["player"]),
+            extra: vec![],
+        };
         let json = to_string(|w| {
             let mut many = Many::new(w, &stamp, Format::Json);
             many.write(&r)?;
@@ -676,7 +679,7 @@ mod tests {
         let want = json!({
             "as_of": null, "head": "ab", "known_at": 7,
             "tables": [
-                {"as_of": null, "head": "ab", "known_at": 7, "rows": [], "system": ""},
+                {"as_of": null, "head": "ab", "known_at": 7, "rows": [], "system": "valar"},
                 {"as_of": null, "head": "ab", "known_at": 7, "rows": [], "system": "cfr", "unchanged": true},
             ],
         });
