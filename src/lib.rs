@@ -89,7 +89,7 @@
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
 //!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`,
 //!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `timetravel.rs`, `players.rs`,
-//!   `cli.rs`, `params.rs`, `corrections.rs`, `check.rs`, `events.rs`, `ckpt.rs`, `crash.rs`, `corrupt.rs`,
+//!   `cli.rs`, `params.rs`, `replay.rs`, `corrections.rs`, `check.rs`, `events.rs`, `ckpt.rs`, `crash.rs`, `corrupt.rs`,
 //!   `corpus.rs` with `tests/corpus/`, `props.rs`, `fuzz.rs`, `readers.rs`,
 //!   `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,
 //!   `site_browser.rs`, `perf.rs`, `demo.rs`, `readme.rs` running the README's tour).
@@ -207,7 +207,9 @@
 //! A query with `--as-of`, a `--known-at` seq, both or neither starts from the latest
 //! checkpoint at or before the as-of that serves its cut (`fold/checkpoint.rs`) and
 //! decodes only its own namespace's section; a `--known-at` time, `--rules` and
-//! `history` fold from nothing. `LAUREL_NO_CHECKPOINTS=1` forces the full fold,
+//! `history` fold from nothing (`replay --rules` refolds only the namespaces the rules
+//! file sets parameters of, and takes the others from the ledger as it stands).
+//! `LAUREL_NO_CHECKPOINTS=1` forces the full fold,
 //! `LAUREL_CHECKPOINT_EVERY=N` sets the spacing, `LAUREL_CHECKPOINT_TRACE=1` prints where a
 //! fold started.
 //!

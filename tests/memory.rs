@@ -77,7 +77,12 @@ fn standings_and_replay_of_200k_events_stay_bounded() {
     assert!(out.ends_with(b"\n    }\n  ]\n}\n"));
     assert!(rss < 384 * MIB, "replay --format json: {} MiB", rss >> 20);
 
-    let (out, rss) = run(dir.path(), &["replay", "--rules", rules, "--diff"]);
+    // A rules file that moves valar: mepbm is refolded and compared, the
+    // other systems are reported unchanged.
+    let valar = dir.path().join("valar.json");
+    std::fs::write(&valar, r#"{"valar": {"base": 46}}"#).unwrap();
+    let valar = valar.to_str().unwrap();
+    let (out, rss) = run(dir.path(), &["replay", "--rules", valar, "--diff"]);
     let text = String::from_utf8(out).unwrap();
     let (state, rest) = text.split_once('\n').unwrap();
     assert!(state.starts_with("ledger at seq 200000 ("), "{state}");
@@ -85,7 +90,7 @@ fn standings_and_replay_of_200k_events_stay_bounded() {
         rest.starts_with("valar: replay diff (old → new)\nPlayer "),
         "{rest}"
     );
-    assert!(text.contains("\ncfr: replay diff (old → new)\n"));
+    assert!(text.contains("\ncfr: replay diff (old → new)\nunchanged: "));
     assert!(rss < 384 * MIB, "replay --diff: {} MiB", rss >> 20);
 }
 

@@ -1,5 +1,40 @@
 //! `laurel replay`: every table as if a rules file had always been in force, and
 //! with `--diff` each subject's old and new score and rank.
+//!
+//! Decisions:
+//! - **What is refolded.** Every parameter group of a rules file (`valar`,
+//!   `cfr`, ...) belongs to one system ([`systems::namespace_of_group`]), and a
+//!   system's rules read only its own groups. The systems whose groups the file
+//!   pins at least one parameter of are *refolded*: folded from nothing with
+//!   the file's parameters pinned (one namespace alone, or every namespace when
+//!   the file touches several). Every other system's tables are the same under
+//!   the file as without it, so they are taken from the ledger as it stands,
+//!   which is what `standings` answers (from the latest checkpoint when one
+//!   can serve), and never refolded. A file that pins nothing (`{}`) refolds
+//!   nothing.
+//! - **Without `--diff`** every table is printed: a refolded system's from the
+//!   refold, the others' from the ledger as it stands. A report builds only the
+//!   rows it prints (`--limit`, 100 for text unless told; `--table`), as
+//!   `standings` does.
+//! - **With `--diff`** a table of a system the file does not touch is reported
+//!   once (not per tournament) as unchanged, with nothing folded for it: text,
+//!   its title and `unchanged: the rules file sets no parameter of NS`;
+//!   JSON, its object with no rows and `"unchanged": true`; CSV, the header. A
+//!   refolded system's tables are compared per subject: the main table's
+//!   `player`, `score` and `rank` cells as the ledger stands and under the
+//!   file, every row of the main table and none of its other tables built;
+//!   largest absolute moves first, ties by name; only the rows kept (`--limit`)
+//!   are built, the others counted. When nothing is refolded, the state the
+//!   answer names is that of a fold of the one table's namespace (whose
+//!   `--tournament` is checked), or of the ledger's own records (`ledger.*`).
+//! - `LAUREL_CHECKPOINT_TRACE` also has replay say on stderr which systems it
+//!   refolded and which it took as they stand.
+//!
+//! Memory: one report at a time, written and dropped before the next is built;
+//! with `diff`, the state as it stands is reduced to its main tables' (player,
+//! score, rank) and dropped before the refold. A failing table is refused
+//! before anything is written, as when every report was built first (a
+//! standings error for a table and selector the state lists cannot happen).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -10,23 +45,18 @@ use serde_json::{json, Value};
 use super::query::{check_tournament, namespace};
 use super::{buffered, folded_only, selectors, state_line, stdout_error, write_answer, QueryArgs};
 use crate::error::{Error, Result};
+use crate::fold::Folded;
 use crate::ledger::Ledger;
-use crate::output::{self, Format, Print, Report, Rows, Table};
-use crate::systems::{self, Selector};
+use crate::output::{self, Format, Print, Report, Stamp, Table};
+use crate::systems::{self, Selector, NAMESPACES};
 
 /// `laurel replay --rules FILE [--diff] [--system TABLE]`: every table (or one) as
 /// if FILE's parameters had always been in force; with `diff`, per subject old and
 /// new value and rank, largest moves first. JSON for several tables is one object:
 /// `{"as_of", "known_at", "head", "tables": [<standings object>...]}`; CSV and
 /// `--table` need one table (`--system`), as CSV is one table an invocation.
-/// `--limit` cuts each table (with `diff`: the largest moves).
-///
-/// Memory: one folded state at a time and one table's report. Each report is
-/// written and dropped before the next is built; with `diff`, the old fold
-/// (the rules in force) is reduced to its main tables' (player, score, rank)
-/// and dropped before the new one is folded. A failing table is refused before
-/// anything is written, as when every report was built first (a standings
-/// error for a table and selector the new state lists cannot happen).
+/// `--limit` cuts each table (with `diff`: the largest moves). See the module
+/// docs for what is refolded.
 pub fn replay(
     path: &Path,
     args: &QueryArgs,
@@ -45,134 +75,396 @@ pub fn replay(
         ));
     }
     // An unknown table, a bad rules file or clock is refused before anything
-    // is folded. One table needs only its namespace's projection, old and new.
+    // is folded. One table needs only its namespace's projection.
     let ns = only.map(|(t, _)| namespace(t)).transpose()?;
-    args.query()?;
-    // One ledger, one head, for the old scores and the new.
+    let q = args.query()?;
+    let split = Split::of(q.rules.as_ref().unwrap_or(&Value::Null), ns);
+    split.trace();
+    // One ledger, one head, for the state as it stands and the refold.
     let ledger = Ledger::read(path)?;
-    let mut old = match diff {
-        true => Some(OldScores::fold(&ledger, args, only, ns)?),
-        false => None,
+    let run = Run {
+        path,
+        ledger: &ledger,
+        args,
+        split: &split,
+        print,
     };
-    let (new, stamp) = folded_only(&ledger, args, ns)?;
-    if let Some((table, sel)) = only {
-        check_tournament(&new.state, table, sel)?;
+    match diff {
+        true => run.diff(only, w),
+        false => run.tables(only, w),
     }
-    // With `diff`, each table's old scores are taken (freed once compared).
-    let one = |old: &mut Option<OldScores>, table: &str, sel: &Selector| -> Result<Report> {
-        let b = new
-            .state
-            .standings(table, sel, &new.cx)
-            .map_err(Error::Usage)?;
-        match old {
-            None => Ok(b),
-            Some(old) => Ok(diff_rows(
-                table,
-                &old.take(table, sel)?,
-                &score_rows(&b.main),
-            )),
-        }
-    };
-    if let Some((table, sel)) = only {
-        let r = one(&mut old, table, sel)?;
-        return write_answer(w, &ledger, args, r, &stamp, print);
-    }
-    let all: Vec<(&str, Vec<Selector>)> = systems::tables()
-        .into_iter()
-        .map(|(table, _)| (table, selectors(&new.state, table)))
-        .collect();
-    if let Some(old) = &mut old {
-        old.check(&all)?;
-    }
-    let line = state_line(&ledger, args, &stamp, print.format)?;
-    buffered(w, |w| {
-        w.write_all(line.as_bytes()).map_err(stdout_error)?;
-        let mut many = output::Many::new(w, &stamp, print.format);
-        for (table, sels) in &all {
-            for sel in sels {
-                let r = print
-                    .shape(one(&mut old, table, sel)?)
-                    .map_err(Error::Usage)?;
-                many.write(&r).map_err(stdout_error)?;
-            }
-        }
-        many.finish().map_err(stdout_error)
-    })
 }
 
-/// What `replay --diff` compares with: per table and selector, the main
-/// table's (player, score, rank) rows under the rules in force (or the error
-/// its standings gave), so the old state need not be held while the new is
-/// folded.
-struct OldScores<'p> {
-    /// The ledger, folded again for a selector the old state did not list.
-    ledger: &'p Ledger,
-    /// The query without the rules file.
-    live: QueryArgs,
-    by: BTreeMap<(String, Option<String>), std::result::Result<Rows, String>>,
+/// The namespaces a replay shows, split into those it refolds under the rules
+/// file and those it takes as they stand (in [`NAMESPACES`] order).
+struct Split {
+    refold: Vec<&'static str>,
+    kept: Vec<&'static str>,
 }
 
-impl<'p> OldScores<'p> {
-    /// Fold with the rules in force (from a checkpoint when one serves) and keep
-    /// `only`'s scores, or every table's under every selector the state lists.
-    fn fold(
-        ledger: &'p Ledger,
-        args: &QueryArgs,
-        only: Option<(&str, &Selector)>,
-        ns: Option<&'static str>,
-    ) -> Result<Self> {
-        let live = QueryArgs {
-            rules: None,
-            ..args.clone()
+impl Split {
+    /// The namespaces shown (`ns`, or every one), split by whether `rules`
+    /// pins a parameter of theirs.
+    fn of(rules: &Value, ns: Option<&'static str>) -> Split {
+        let touched: BTreeSet<&'static str> = (rules.as_object().into_iter().flatten())
+            .filter(|(_, params)| params.as_object().is_some_and(|p| !p.is_empty()))
+            .filter_map(|(group, _)| systems::namespace_of_group(group))
+            .collect();
+        let shown = NAMESPACES.iter().filter(|n| ns.is_none_or(|o| o == **n));
+        let (refold, kept) = shown.partition(|n| touched.contains(*n));
+        Split { refold, kept }
+    }
+
+    fn refolds(&self, ns: &str) -> bool {
+        self.refold.contains(&ns)
+    }
+
+    /// `LAUREL_CHECKPOINT_TRACE`: which namespaces are refolded, which kept.
+    fn trace(&self) {
+        if std::env::var_os(crate::fold::TRACE_ENV).is_none() {
+            return;
+        }
+        let list = |v: &[&str]| match v.is_empty() {
+            true => "none".to_string(),
+            false => v.join(", "),
         };
-        let (old, _) = folded_only(ledger, &live, ns)?;
-        let wanted: Vec<(&str, Selector)> = match only {
-            Some((table, sel)) => vec![(table, sel.clone())],
-            None => systems::tables()
-                .into_iter()
-                .flat_map(|(t, _)| selectors(&old.state, t).into_iter().map(move |s| (t, s)))
+        eprintln!(
+            "replay: refolded under the rules file: {}; taken as they stand: {}",
+            list(&self.refold),
+            list(&self.kept)
+        );
+    }
+}
+
+/// The one fold of `set`'s namespaces: `only` for one, every one for several.
+fn only_of(set: &[&'static str]) -> Option<&'static str> {
+    match set {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+/// The query without the rules file: the ledger as it stands.
+fn live(args: &QueryArgs) -> QueryArgs {
+    QueryArgs {
+        rules: None,
+        ..args.clone()
+    }
+}
+
+/// One replay: the ledger, the query, what is refolded and how to print.
+struct Run<'a> {
+    path: &'a Path,
+    ledger: &'a Ledger,
+    args: &'a QueryArgs,
+    split: &'a Split,
+    print: &'a Print,
+}
+
+impl Run<'_> {
+    /// Without `diff`: every table shown (or `only`), each from the refold
+    /// or the ledger as it stands, building only the rows printed.
+    fn tables(&self, only: Option<(&str, &Selector)>, w: &mut dyn Write) -> Result<()> {
+        let new = match self.split.refold.is_empty() {
+            true => None,
+            false => Some(folded_only(
+                self.ledger,
+                self.args,
+                only_of(&self.split.refold),
+            )?),
+        };
+        let old = match self.split.kept.is_empty() {
+            true => None,
+            false => Some(folded_only(
+                self.ledger,
+                &live(self.args),
+                only_of(&self.split.kept),
+            )?),
+        };
+        let Some(stamp) = new.as_ref().or(old.as_ref()).map(|(_, s)| s.clone()) else {
+            return Err(Error::Usage("replay: no namespace to show".into()));
+        };
+        // Every namespace shown is in one of the two folds.
+        let side = |table: &str| -> Result<&Folded> {
+            let ns = systems::namespace_of(table).unwrap_or_default();
+            let pick = if self.split.refolds(ns) { &new } else { &old };
+            let not = || Error::Usage(format!("replay: {table} was not folded"));
+            pick.as_ref().map(|(f, _)| f).ok_or_else(not)
+        };
+        let one = |table: &str, sel: &Selector| -> Result<Report> {
+            let f = side(table)?;
+            let sel = Selector {
+                table: self.print.table.clone(),
+                rows: self.print.limit,
+                ..sel.clone()
+            };
+            f.state.standings(table, &sel, &f.cx).map_err(Error::Usage)
+        };
+        if let Some((table, sel)) = only {
+            check_tournament(&side(table)?.state, table, sel)?;
+            let r = one(table, sel)?;
+            return write_answer(w, self.ledger, self.args, r, &stamp, self.print);
+        }
+        let all = (systems::tables().into_iter())
+            .map(|(table, _)| Ok((table, selectors(&side(table)?.state, table))))
+            .collect::<Result<Vec<(&str, Vec<Selector>)>>>()?;
+        let line = state_line(self.ledger, self.args, &stamp, self.print.format)?;
+        buffered(w, |w| {
+            w.write_all(line.as_bytes()).map_err(stdout_error)?;
+            let mut many = output::Many::new(w, &stamp, self.print.format);
+            for (table, sels) in &all {
+                for sel in sels {
+                    let r = self.print.shape(one(table, sel)?).map_err(Error::Usage)?;
+                    many.write(&r).map_err(stdout_error)?;
+                }
+            }
+            many.finish().map_err(stdout_error)
+        })
+    }
+
+    /// With `diff`: the refolded namespaces' tables compared with the ledger
+    /// as it stands, the others reported unchanged.
+    fn diff(&self, only: Option<(&str, &Selector)>, w: &mut dyn Write) -> Result<()> {
+        let refold = only_of(&self.split.refold);
+        // Nothing refolded: the state named is the ledger's as it stands, a
+        // fold of `only`'s namespace (its `--tournament` must be one of its
+        // tournaments) or else of the ledger's own records alone.
+        if self.split.refold.is_empty() {
+            let ns = only.map(|(t, _)| systems::namespace_of(t).unwrap_or("ledger"));
+            let (f, stamp) = folded_only(self.ledger, &live(self.args), ns.or(Some("ledger")))?;
+            if let Some((table, sel)) = only {
+                check_tournament(&f.state, table, sel)?;
+            }
+            f.discard();
+            return self.write_diffs(only, &stamp, None, w);
+        }
+        let wanted = self.wanted(only);
+        // The old scores are folded beside the refold, from a second reader
+        // of the same head (the refold keeps about one core busy); if the
+        // head moved in between, after it, from this reader.
+        let head = self.ledger.head()?;
+        let (path, live) = (self.path, live(self.args));
+        let (beside, refolded) = std::thread::scope(|scope| {
+            let (live, wanted) = (live.clone(), wanted.clone());
+            let beside = scope.spawn(move || -> Result<Option<OldScores>> {
+                let other = Ledger::read(path)?;
+                match other.head()? == head {
+                    true => OldScores::fold(&other, live, &wanted, refold).map(Some),
+                    false => Ok(None),
+                }
+            });
+            let refolded = folded_only(self.ledger, self.args, refold);
+            let beside = beside.join().map_err(|_| {
+                Error::Storage("replay: the thread folding the old scores failed".into())
+            });
+            (beside, refolded)
+        });
+        let mut old = match beside?? {
+            Some(old) => old,
+            None => OldScores::fold(self.ledger, live, &wanted, refold)?,
+        };
+        let (new, stamp) = refolded?;
+        if let Some((table, sel)) = only {
+            check_tournament(&new.state, table, sel)?;
+        }
+        self.write_diffs(only, &stamp, Some((&new, &mut old)), w)
+    }
+
+    /// The tables and selectors whose old scores a diff of `only` (or of
+    /// every table) compares with: `only`, or every refolded table under
+    /// every selector the old state lists (`None`).
+    fn wanted(&self, only: Option<(&str, &Selector)>) -> Wanted {
+        let all = systems::tables().into_iter();
+        match only {
+            Some((table, sel)) => (all.filter(|(t, _)| *t == table))
+                .map(|(t, _)| (t, Some(sel.clone())))
+                .collect(),
+            None => (all.filter(|(_, ns)| self.split.refolds(ns)))
+                .map(|(t, _)| (t, None))
+                .collect(),
+        }
+    }
+
+    /// Write the diff of `only`, or of every table: the refolded ones from
+    /// `folds` (the refold and the old scores), the others as unchanged.
+    fn write_diffs(
+        &self,
+        only: Option<(&str, &Selector)>,
+        stamp: &Stamp,
+        mut folds: Option<(&Folded, &mut OldScores)>,
+        w: &mut dyn Write,
+    ) -> Result<()> {
+        let limit = self.print.limit;
+        let refolded = |table: &str| {
+            let ns = systems::namespace_of(table).unwrap_or_default();
+            self.split.refolds(ns)
+        };
+        // `only`, or every table in display order: each refolded one under
+        // each of its selectors, each other one once (`None`).
+        let all: Vec<(&str, Option<Vec<Selector>>)> = match only {
+            Some((table, sel)) => vec![(table, refolded(table).then(|| vec![sel.clone()]))],
+            None => (systems::tables().into_iter())
+                .map(|(table, _)| {
+                    let sels = match (refolded(table), &folds) {
+                        (true, Some((new, _))) => Some(selectors(&new.state, table)),
+                        _ => None,
+                    };
+                    (table, sels)
+                })
                 .collect(),
         };
-        let mut by = BTreeMap::new();
-        for (table, sel) in wanted {
-            let scores = old.state.standings(table, &sel, &old.cx);
-            let key = (table.to_string(), sel.tournament);
-            by.insert(key, scores.map(|r| score_rows(&r.main)));
+        if let Some((_, old)) = folds.as_mut() {
+            old.check(self.ledger, &all)?;
         }
-        Ok(OldScores { ledger, live, by })
+        let mut one = |table: &str, sel: &Selector| -> Result<Report> {
+            let Some((new, old)) = folds.as_mut() else {
+                return Err(Error::Usage(format!("replay: {table} was not folded")));
+            };
+            let new = main_scores(new, table, sel).map_err(Error::Usage)?;
+            Ok(diff_rows(table, &old.take(table, sel)?, &new, limit))
+        };
+        if let Some((table, sel)) = only {
+            if !refolded(table) {
+                return self.write_unchanged(table, stamp, w);
+            }
+            let r = one(table, sel)?;
+            return write_answer(w, self.ledger, self.args, r, stamp, self.print);
+        }
+        let line = state_line(self.ledger, self.args, stamp, self.print.format)?;
+        buffered(w, |w| {
+            w.write_all(line.as_bytes()).map_err(stdout_error)?;
+            let mut many = output::Many::new(w, stamp, self.print.format);
+            for (table, sels) in &all {
+                let Some(sels) = sels else {
+                    let ns = systems::namespace_of(table).unwrap_or_default();
+                    many.unchanged(&diff_table(table), &unchanged_reason(ns))
+                        .map_err(stdout_error)?;
+                    continue;
+                };
+                for sel in sels {
+                    let r = self.print.shape(one(table, sel)?).map_err(Error::Usage)?;
+                    many.write(&r).map_err(stdout_error)?;
+                }
+            }
+            many.finish().map_err(stdout_error)
+        })
     }
 
-    /// Make sure every table under each of its selectors has its old scores,
-    /// or fail as the first (in `all`'s order) whose old standings fail. The
-    /// selectors the old state did not list (tournaments only the new rules
-    /// let in) are scored from one more fold, not one fold each.
-    fn check(&mut self, all: &[(&str, Vec<Selector>)]) -> Result<()> {
-        let key = |table: &str, sel: &Selector| (table.to_string(), sel.tournament.clone());
-        let missing: Vec<(&str, &Selector)> = all
-            .iter()
-            .flat_map(|(t, sels)| sels.iter().map(move |s| (*t, s)))
-            .filter(|&(t, s)| !self.by.contains_key(&key(t, s)))
-            .collect();
-        if let Some(&(first, _)) = missing.first() {
-            let ns = systems::namespace_of(first);
-            let ns = ns.filter(|_| missing.iter().all(|(t, _)| systems::namespace_of(t) == ns));
-            let (old, _) = folded_only(self.ledger, &self.live, ns)?;
-            for (table, sel) in missing {
-                let scores = old.state.standings(table, sel, &old.cx);
-                self.by
-                    .insert(key(table, sel), scores.map(|r| score_rows(&r.main)));
+    /// `--system TABLE --diff` of a table the rules file does not touch.
+    fn write_unchanged(&self, table: &str, stamp: &Stamp, w: &mut dyn Write) -> Result<()> {
+        let empty = Report {
+            system: table.to_string(),
+            main: diff_table(table),
+            extra: vec![],
+        };
+        // `--table` is checked as for a diff.
+        let t = self.print.shape(empty).map_err(Error::Usage)?.main;
+        let ns = systems::namespace_of(table).unwrap_or_default();
+        let line = state_line(self.ledger, self.args, stamp, self.print.format)?;
+        let format = self.print.format;
+        buffered(w, |w| {
+            w.write_all(line.as_bytes()).map_err(stdout_error)?;
+            output::write_unchanged(w, &t, &unchanged_reason(ns), stamp, (format, 0))
+                .map_err(stdout_error)?;
+            match format {
+                Format::Json => w.write_all(b"\n").map_err(stdout_error),
+                _ => Ok(()),
+            }
+        })
+    }
+}
+
+/// Why a table of namespace `ns` is unchanged.
+fn unchanged_reason(ns: &str) -> String {
+    format!("the rules file sets no parameter of {ns}")
+}
+
+/// `table`'s main table under `sel` in `f` reduced to [`score_rows`]: every
+/// row of it, and no row of the report's other tables.
+fn main_scores(f: &Folded, table: &str, sel: &Selector) -> std::result::Result<Vec<Score>, String> {
+    let main_only = Selector {
+        table: Some(table.to_string()),
+        rows: None,
+        ..sel.clone()
+    };
+    let r = f.state.standings(table, &main_only, &f.cx)?;
+    // A main table named otherwise than its table was left empty: build it whole.
+    let r = match r.main.name == table {
+        true => r,
+        false => f
+            .state
+            .standings(table, &Selector::of(sel.tournament.clone()), &f.cx)?,
+    };
+    Ok(score_rows(&r.main))
+}
+
+/// The tables whose old scores a diff compares with, each under one
+/// selector or (`None`) under every selector the old state lists.
+type Wanted = Vec<(&'static str, Option<Selector>)>;
+
+/// What `replay --diff` compares with: per table and selector, the main
+/// table's (player, score, rank) rows as the ledger stands (or the error its
+/// standings gave), so that state need not be held while the refold runs.
+struct OldScores {
+    /// The query without the rules file.
+    live: QueryArgs,
+    /// The namespace folded (`None`: every one).
+    ns: Option<&'static str>,
+    by: BTreeMap<(String, Option<String>), std::result::Result<Vec<Score>, String>>,
+}
+
+impl OldScores {
+    /// Fold `ns` (every namespace for `None`) of `ledger` as it stands (from
+    /// a checkpoint when one serves) and keep the scores of the `wanted` tables.
+    fn fold(
+        ledger: &Ledger,
+        live: QueryArgs,
+        wanted: &Wanted,
+        ns: Option<&'static str>,
+    ) -> Result<Self> {
+        let (old, _) = folded_only(ledger, &live, ns)?;
+        let mut by = BTreeMap::new();
+        for (table, sel) in wanted {
+            let sels = match sel {
+                Some(sel) => vec![sel.clone()],
+                None => selectors(&old.state, table),
+            };
+            for sel in sels {
+                let key = (table.to_string(), sel.tournament.clone());
+                by.insert(key, main_scores(&old, table, &sel));
             }
         }
-        let failed = all
-            .iter()
-            .flat_map(|(t, sels)| sels.iter().map(move |s| key(t, s)))
-            .find_map(|k| self.by[&k].as_ref().err().cloned());
+        old.discard();
+        Ok(OldScores { live, ns, by })
+    }
+
+    /// Make sure every refolded table (those with selectors in `all`) under
+    /// each of its selectors has its old scores, or fail as the first (in
+    /// `all`'s order) whose old standings fail. The selectors the old state
+    /// did not list (tournaments only the new rules let in) are scored from
+    /// one more fold, not one fold each.
+    fn check(&mut self, ledger: &Ledger, all: &[(&str, Option<Vec<Selector>>)]) -> Result<()> {
+        let key = |table: &str, sel: &Selector| (table.to_string(), sel.tournament.clone());
+        let each =
+            || (all.iter()).flat_map(|(t, sels)| sels.iter().flatten().map(move |s| (*t, s)));
+        let missing: Vec<(&str, &Selector)> = each()
+            .filter(|&(t, s)| !self.by.contains_key(&key(t, s)))
+            .collect();
+        if !missing.is_empty() {
+            let (old, _) = folded_only(ledger, &self.live, self.ns)?;
+            for (table, sel) in missing {
+                self.by
+                    .insert(key(table, sel), main_scores(&old, table, sel));
+            }
+            old.discard();
+        }
+        let failed = each().find_map(|(t, s)| self.by[&key(t, s)].as_ref().err().cloned());
         failed.map_or(Ok(()), |e| Err(Error::Usage(e)))
     }
 
     /// The old scores of `table` under `sel` (after [`OldScores::check`]),
     /// taken out: each is compared once.
-    fn take(&mut self, table: &str, sel: &Selector) -> Result<Rows> {
+    fn take(&mut self, table: &str, sel: &Selector) -> Result<Vec<Score>> {
         match self.by.remove(&(table.to_string(), sel.tournament.clone())) {
             Some(Ok(rows)) => Ok(rows),
             Some(Err(e)) => Err(Error::Usage(e)),
@@ -183,18 +475,20 @@ impl<'p> OldScores<'p> {
 
 /// A main table's `player` (as text), `score` and `rank` cells, one row each:
 /// what the table's JSON rows have under those keys (`null` if a row has none).
-fn score_rows(main: &Table) -> Rows {
-    main.rows
-        .iter()
+fn score_rows(main: &Table) -> Vec<Score> {
+    let mut cells = Vec::new();
+    (main.rows.iter_cells())
         .map(|row| {
+            cells.clear();
+            cells.extend(row);
             // The JSON rows zip the columns with the cells: the last of a
             // duplicate key among the row's first columns wins.
-            let cols = &main.columns[..row.len().min(main.columns.len())];
+            let cols = &main.columns[..cells.len().min(main.columns.len())];
             let at = |key: &str| {
                 let i = cols.iter().rposition(|c| c == key);
-                i.map_or(Value::Null, |i| row[i].clone())
+                i.map_or(Value::Null, |i| cells[i].to_value())
             };
-            vec![json!(cell(&at("player"))), at("score"), at("rank")]
+            (cell(&at("player")), at("score"), at("rank"))
         })
         .collect()
 }
@@ -202,54 +496,78 @@ fn score_rows(main: &Table) -> Rows {
 /// A subject's name, score and rank.
 type Score = (String, Value, Value);
 
-/// Old and new score and rank per subject ([`score_rows`] of each), largest
-/// absolute moves first (ties by name).
-fn diff_rows(table: &str, old: &Rows, new: &Rows) -> Report {
-    let decode = |rows: &Rows| -> Vec<Score> {
-        let score = |r: Vec<Value>| {
-            let mut r = r.into_iter();
-            let mut next = || r.next().unwrap_or(Value::Null);
-            (cell(&next()), next(), next())
+/// The (empty) table of `table`'s diff.
+fn diff_table(table: &str) -> Table {
+    Table::new(
+        table,
+        &format!("{table}: replay diff (old → new)"),
+        &["player", "old_score", "score", "delta", "old_rank", "rank"],
+    )
+}
+
+/// The first row of each subject (a subject listed twice keeps its first),
+/// by name.
+fn by_name(rows: &[Score]) -> Vec<&Score> {
+    let mut v: Vec<&Score> = rows.iter().collect();
+    // Stable: of a subject's rows, the first stays first, and is kept.
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v.dedup_by(|later, kept| later.0 == kept.0);
+    v
+}
+
+/// Each subject of `old` or `new` (by name) with its rows on either side.
+fn pairs<'s>(old: &[&'s Score], new: &[&'s Score]) -> Vec<Pair<'s>> {
+    let (mut a, mut b) = (old.iter().peekable(), new.iter().peekable());
+    let mut out = Vec::with_capacity(old.len().max(new.len()));
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (None, None) => return out,
+            (Some(x), Some(y)) => x.0.cmp(&y.0),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
         };
-        rows.iter().map(score).collect()
-    };
-    let (a, b) = (decode(old), decode(new));
-    // The first row of each subject (a subject listed twice keeps its first).
-    fn first(v: &[Score]) -> BTreeMap<&str, &Score> {
-        let mut m: BTreeMap<&str, &Score> = BTreeMap::new();
-        v.iter().for_each(|r| {
-            m.entry(r.0.as_str()).or_insert(r);
+        out.push(match next {
+            std::cmp::Ordering::Less => (a.next().copied(), None),
+            std::cmp::Ordering::Greater => (None, b.next().copied()),
+            std::cmp::Ordering::Equal => (a.next().copied(), b.next().copied()),
         });
-        m
     }
-    let (fa, fb) = (first(&a), first(&b));
-    let subjects: BTreeSet<&str> = fa.keys().chain(fb.keys()).copied().collect();
-    let num = |r: Option<&&Score>| r.and_then(|r| r.1.as_f64()).unwrap_or(0.0);
-    let score = |r: Option<&&Score>| r.map_or(Value::Null, |r| r.1.clone());
-    let rank = |r: Option<&&Score>| r.map_or(Value::Null, |r| r.2.clone());
-    let mut lines: Vec<(f64, &str, Vec<Value>)> = subjects
+}
+
+/// A subject's old and new rows, either maybe missing.
+type Pair<'s> = (Option<&'s Score>, Option<&'s Score>);
+
+/// The subject of a pair.
+fn name<'s>((o, n): Pair<'s>) -> &'s str {
+    o.or(n).map_or("", |r| r.0.as_str())
+}
+
+/// Old and new score and rank per subject ([`score_rows`] of each), largest
+/// absolute moves first (ties by name); only the first `limit` rows are
+/// built, the others counted as left out.
+fn diff_rows(table: &str, old: &[Score], new: &[Score], limit: Option<usize>) -> Report {
+    let num = |r: Option<&Score>| r.and_then(|r| r.1.as_f64()).unwrap_or(0.0);
+    let score = |r: Option<&Score>| r.map_or(Value::Null, |r| r.1.clone());
+    let rank = |r: Option<&Score>| r.map_or(Value::Null, |r| r.2.clone());
+    let mut lines: Vec<(f64, Pair)> = pairs(&by_name(old), &by_name(new))
         .into_iter()
-        .map(|s| {
-            let (o, n) = (fa.get(s), fb.get(s));
-            let delta = num(n) - num(o);
-            let row = vec![
-                json!(s),
+        .map(|(o, n)| (num(n) - num(o), (o, n)))
+        .collect();
+    lines.sort_by(|x, y| (y.0.abs().total_cmp(&x.0.abs())).then_with(|| name(x.1).cmp(name(y.1))));
+    let mut t = diff_table(table);
+    t.limit = limit;
+    for (delta, (o, n)) in lines {
+        t.push_with(|| {
+            vec![
+                json!(name((o, n))),
                 score(o),
                 score(n),
                 round2(delta),
                 rank(o),
                 rank(n),
-            ];
-            (delta, s, row)
-        })
-        .collect();
-    lines.sort_by(|x, y| y.0.abs().total_cmp(&x.0.abs()).then_with(|| x.1.cmp(y.1)));
-    let mut t = Table::new(
-        table,
-        &format!("{table}: replay diff (old → new)"),
-        &["player", "old_score", "score", "delta", "old_rank", "rank"],
-    );
-    t.rows = lines.into_iter().map(|(_, _, r)| r).collect();
+            ]
+        });
+    }
     Report {
         system: table.to_string(),
         main: t,

@@ -56,6 +56,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+pub use checkpoint::TRACE_ENV;
 #[cfg(test)]
 pub(crate) use mem::MemSource;
 pub use stream::{Keep, Span};

@@ -413,6 +413,61 @@ pub fn write_json(w: &mut dyn Write, r: &Report, stamp: &Stamp, depth: usize) ->
     out.flush()
 }
 
+/// The JSON object of a table reported as unchanged ([`write_unchanged`]):
+/// a report's keys with no rows, and `"unchanged": true`.
+struct JsonUnchanged<'a> {
+    t: &'a Table,
+    stamp: &'a Stamp,
+}
+
+impl Serialize for JsonUnchanged<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let stamp = self.stamp;
+        // The keys in sorted order.
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("as_of", &stamp.as_of)?;
+        m.serialize_entry("head", &stamp.head)?;
+        m.serialize_entry("known_at", &stamp.known_at)?;
+        m.serialize_entry("rows", &[] as &[Value])?;
+        m.serialize_entry("system", &self.t.name)?;
+        m.serialize_entry("unchanged", &true)?;
+        m.end()
+    }
+}
+
+/// A table reported as unchanged instead of by its rows, with the reason
+/// (`replay --diff` of a system the rules file sets no parameter of): text,
+/// its title and `unchanged: REASON`; JSON, a report's object (nested
+/// `depth` deep, without the final newline) with no rows and
+/// `"unchanged": true`; CSV, the columns' header.
+pub fn write_unchanged(
+    w: &mut dyn Write,
+    t: &Table,
+    reason: &str,
+    stamp: &Stamp,
+    (format, depth): (Format, usize),
+) -> io::Result<()> {
+    match format {
+        Format::Json => {
+            let json = JsonUnchanged { t, stamp };
+            let mut out = io::BufWriter::new(Indented { w, depth });
+            serde_json::to_writer_pretty(&mut out, &json).map_err(io::Error::from)?;
+            out.flush()
+        }
+        Format::Csv => {
+            let header = Table {
+                rows: Rows::default(),
+                ..t.clone()
+            };
+            write_csv(&header, w)
+        }
+        Format::Table => {
+            writeln!(w, "{}", printable(&t.title, &[]))?;
+            writeln!(w, "unchanged: {}", printable(reason, &[]))
+        }
+    }
+}
+
 /// Write a report in the chosen format: text and JSON every table, CSV the
 /// main table (one RFC 4180 table: [`Print::shape`] picks it).
 pub fn write_report(
@@ -467,6 +522,23 @@ impl<'a> Many<'a> {
 
     /// Write the next report.
     pub fn write(&mut self, r: &Report) -> io::Result<()> {
+        self.next()?;
+        match self.format {
+            Format::Json => write_json(self.w, r, self.stamp, 2),
+            other => write_report(self.w, r, self.stamp, other),
+        }
+    }
+
+    /// Write the next report as table `t` unchanged, with the reason
+    /// ([`write_unchanged`]).
+    pub fn unchanged(&mut self, t: &Table, reason: &str) -> io::Result<()> {
+        self.next()?;
+        write_unchanged(self.w, t, reason, self.stamp, (self.format, 2))
+    }
+
+    /// What comes before the next report: the JSON object's head before the
+    /// first, a separator before every other.
+    fn next(&mut self) -> io::Result<()> {
         let (w, stamp) = (&mut *self.w, self.stamp);
         match (self.format, self.written) {
             (Format::Json, 0) => {
@@ -478,10 +550,7 @@ impl<'a> Many<'a> {
             (_, _) => w.write_all(b"\n")?,
         }
         self.written += 1;
-        match self.format {
-            Format::Json => write_json(w, r, stamp, 2),
-            other => write_report(w, r, stamp, other),
-        }
+        Ok(())
     }
 
     /// Close the JSON object (nothing to do for other formats).
@@ -586,6 +655,40 @@ mod tests {
         assert_eq!(j["rows"][0]["score"], json!(1771));
         assert_eq!(j["known_at"], json!(3));
         assert!(render(&r, &stamp, Format::Json).starts_with('{'));
+    }
+
+    #[test]
+    fn an_unchanged_table_prints_its_title_and_reason_or_a_json_object_without_rows() {
+        let t = Table::new("cfr", "cfr: diff", &["player", "score"]);
+        let stamp = Stamp {
+            as_of: None,
+            known_at: 7,
+            head: "ab".into(),
+        };
+        let r = Report {
+            system: "valar".into(),
+            main: Table::new("valar", "Valar", &["player"]),
+            extra: vec![],
+        };
+        let json = to_string(|w| {
+            let mut many = Many::new(w, &stamp, Format::Json);
+            many.write(&r)?;
+            many.unchanged(&t, "no cfr parameter")?;
+            many.finish()
+        });
+        let want = json!({
+            "as_of": null, "head": "ab", "known_at": 7,
+            "tables": [
+                {"as_of": null, "head": "ab", "known_at": 7, "rows": [], "system": "valar"},
+                {"as_of": null, "head": "ab", "known_at": 7, "rows": [], "system": "cfr", "unchanged": true},
+            ],
+        });
+        assert_eq!(json, serde_json::to_string_pretty(&want).unwrap() + "\n");
+        let text =
+            to_string(|w| write_unchanged(w, &t, "no cfr parameter", &stamp, (Format::Table, 0)));
+        assert_eq!(text, "cfr: diff\nunchanged: no cfr parameter\n");
+        let csv = to_string(|w| write_unchanged(w, &t, "", &stamp, (Format::Csv, 0)));
+        assert_eq!(csv, "player,score\r\n");
     }
 
     #[test]

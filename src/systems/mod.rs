@@ -437,6 +437,17 @@ macro_rules! registry {
             GroupDef::of::<crate::systems::mepbm::params::Valar>(),
         );
 
+        /// The namespace whose rules parameter group `group` belongs to (a
+        /// system's rules read only its own groups); `None` for an unknown group.
+        pub fn namespace_of_group(group: &str) -> Option<&'static str> {
+            $(
+                if <$ns::State as RatingSystem>::PARAM_GROUPS.iter().any(|g| g.name == group) {
+                    return Some(<$ns::State as RatingSystem>::NAME);
+                }
+            )*
+            None
+        }
+
         /// Every event type laurel accepts: the systems' in registry order, then `ledger.*`.
         pub const TYPES: &[&str] = &concat::<&str, { crate::events::ledger::TYPES.len() $(+ <$ns::State as RatingSystem>::TYPES.len())* }>(
             &[$(<$ns::State as RatingSystem>::TYPES,)* crate::events::ledger::TYPES],
