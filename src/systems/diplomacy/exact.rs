@@ -49,6 +49,27 @@ impl Exact {
     }
 }
 
+/// Scores add up to a big rational (`scores.iter().sum::<Score>()`).
+impl<'a> std::iter::Sum<&'a Exact> for BigRational {
+    fn sum<I: Iterator<Item = &'a Exact>>(iter: I) -> BigRational {
+        iter.fold(BigRational::zero(), |sum, s| sum + s.big())
+    }
+}
+
+/// A score equals a big rational of the same value.
+impl PartialEq<BigRational> for Exact {
+    fn eq(&self, other: &BigRational) -> bool {
+        self.big() == *other
+    }
+}
+
+/// A score compares with a big rational by value.
+impl PartialOrd<BigRational> for Exact {
+    fn partial_cmp(&self, other: &BigRational) -> Option<std::cmp::Ordering> {
+        Some(self.big().cmp(other))
+    }
+}
+
 /// A total's place on the fixed-point line of 64 fractional bits: the total,
 /// times 2^64, lies in `[lo, lo + w]` (`known` false: anywhere).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

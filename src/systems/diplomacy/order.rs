@@ -12,14 +12,14 @@ use super::exact::{Exact, Fixed, Total};
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Acc {
     pub games: usize,
-    /// Their first and last entries in [`Entries::links`].
-    first: u32,
+    /// Their last entry in [`Entries::links`].
     last: u32,
     pub total: Total,
 }
 
-/// Every player's scored positions, as one list linked per player: a
-/// position is `(store index of the game, position in it, next entry)`.
+/// Every player's scored positions, as one list linked per player backwards
+/// (adding one writes nothing but the new entry and the player's row): a
+/// position is `(store index of the game, position in it, previous entry)`.
 #[derive(Debug, Default)]
 pub(super) struct Entries {
     links: Vec<(u32, u32, u32)>,
@@ -45,14 +45,9 @@ impl Entries {
 
     /// `player` scored `score` at position `pos` of stored game `game`.
     pub fn add(&mut self, player: u32, game: u32, pos: u32, score: &Exact) {
-        let at = self.links.len() as u32;
-        self.links.push((game, pos, u32::MAX));
         let acc = &mut self.accs[player as usize];
-        match acc.games {
-            0 => acc.first = at,
-            _ => self.links[acc.last as usize].2 = at,
-        }
-        acc.last = at;
+        self.links.push((game, pos, acc.last));
+        acc.last = (self.links.len() - 1) as u32;
         acc.games += 1;
         acc.total.add(score);
     }
@@ -63,13 +58,15 @@ impl Entries {
 
     /// The `(game, position)` of each of `player`'s entries, in fold order.
     pub fn games_of(&self, player: u32) -> Vec<(u32, u32)> {
-        let mut out = Vec::with_capacity(self.accs[player as usize].games);
-        let mut at = self.accs[player as usize].first;
-        for _ in 0..self.accs[player as usize].games {
-            let (game, pos, next) = self.links[at as usize];
+        let acc = &self.accs[player as usize];
+        let mut out = Vec::with_capacity(acc.games);
+        let mut at = acc.last;
+        for _ in 0..acc.games {
+            let (game, pos, previous) = self.links[at as usize];
             out.push((game, pos));
-            at = next;
+            at = previous;
         }
+        out.reverse();
         out
     }
 
