@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use crate::events::Record;
-use crate::num::{decimal_string, json_number, Rational};
+use crate::num::{decimal_string, json_number, round_scaled, Rational};
 use crate::output::{Report, Table};
 use crate::time::{format_short, Micros};
 
@@ -18,7 +18,9 @@ use super::{check, math, Change, Cx, Ev, Selector, Series, State, SYS};
 /// A driver's counted event, as it enters the average.
 #[derive(Debug, Clone)]
 struct Counted {
-    label: String,
+    /// The event and its series (`series/event` is its label).
+    ev: u32,
+    series: u32,
     at: Micros,
     seq: u64,
     score: Rational,
@@ -75,10 +77,11 @@ impl State {
         label(&s.def.series, self.event_names.name(self.name_of(ev)))
     }
 
-    fn counted(&self, s: &Series, ev: u32, score: Rational, finish: Option<Finish>) -> Counted {
+    fn counted(&self, si: u32, ev: u32, score: Rational, finish: Option<Finish>) -> Counted {
         let e = &self.events[ev as usize];
         Counted {
-            label: self.label_of(s, ev),
+            ev,
+            series: si,
             at: e.at,
             seq: e.seq,
             score,
@@ -205,9 +208,7 @@ impl State {
     fn line_of(&self, c: &Counting, d: u32, f: &Factors) -> Option<Line> {
         let events = c.counted.get(&d).map_or(Vec::new(), |v| {
             v.iter()
-                .map(|&(ev, si, score, finish)| {
-                    self.counted(&self.series[si as usize], ev, score, finish)
-                })
+                .map(|&(ev, si, score, finish)| self.counted(si, ev, score, finish))
                 .collect()
         });
         make_line(events, f)
@@ -230,13 +231,27 @@ impl State {
         c
     }
 
-    /// Ranking lines of every driver with a counted event.
-    pub(super) fn lines(&self, cx: &Cx) -> BTreeMap<String, Line> {
+    /// Ranking lines of every driver with a counted event, in ranking order:
+    /// score as shown, then more counted events, then best counted event, then
+    /// name.
+    pub(super) fn ranking(&self, cx: &Cx) -> Vec<(u32, Line)> {
         let c = self.count_all(counted_events(cx));
         let f = Factors::of(cx);
-        (c.counted.keys())
-            .filter_map(|&d| Some((self.drivers.name(d).to_string(), self.line_of(&c, d, &f)?)))
-            .collect()
+        let mut lines: Vec<(u32, Line)> = (c.counted.keys())
+            .filter_map(|&d| Some((d, self.line_of(&c, d, &f)?)))
+            .collect();
+        // Scores are rounded to `decimals` places: times 10^decimals they are
+        // integers, compared without dividing.
+        let key = |l: &Line| round_scaled(l.score, f.decimals.min(18));
+        let mut keyed: Vec<(i128, (u32, Line))> =
+            lines.drain(..).map(|dl| (key(&dl.1), dl)).collect();
+        keyed.sort_by(|(ak, (ad, a)), (bk, (bd, b))| {
+            bk.cmp(ak)
+                .then(b.events.len().cmp(&a.events.len()))
+                .then_with(|| b.best.cmp(&a.best))
+                .then_with(|| self.drivers.name(*ad).cmp(self.drivers.name(*bd)))
+        });
+        keyed.into_iter().map(|(_, dl)| dl).collect()
     }
 
     /// `laurel standings cfr`: the ranking, then every event score and the series.
@@ -250,15 +265,7 @@ impl State {
             ));
         }
         let d = decimals(cx);
-        let mut lines: Vec<(String, Line)> = self.lines(cx).into_iter().collect();
-        // score, then more events, then best event, then name
-        lines.sort_by(|(an, a), (bn, b)| {
-            b.score
-                .cmp(&a.score)
-                .then(b.events.len().cmp(&a.events.len()))
-                .then(b.best.cmp(&a.best))
-                .then(an.cmp(bn))
-        });
+        let lines = self.ranking(cx);
         let mut main = Table::new(
             "cfr",
             &format!(
@@ -278,11 +285,14 @@ impl State {
                 let scores: Vec<Value> = l
                     .events
                     .iter()
-                    .map(|c| json!({"event": c.label, "score": json_number(c.score, d)}))
+                    .map(|c| {
+                        let label = self.label_of(&self.series[c.series as usize], c.ev);
+                        json!({"event": label, "score": json_number(c.score, d)})
+                    })
                     .collect();
                 vec![
                     json!(i + 1),
-                    json!(driver),
+                    json!(self.drivers.name(*driver)),
                     json_number(l.score, d),
                     json!(l.events.len()),
                     json_number(l.mean, d + 2),

@@ -50,8 +50,10 @@ impl State {
 }
 
 fn score_of(f: &crate::fold::Folded, driver: &str) -> Option<String> {
-    let lines = f.state.cfr.lines(&f.cx);
-    lines.get(driver).map(|l| decimal_string(l.score, 2))
+    let cfr = &f.state.cfr;
+    let mut lines = cfr.ranking(&f.cx).into_iter();
+    let line = lines.find(|(d, _)| cfr.drivers.name(*d) == driver);
+    line.map(|(_, l)| decimal_string(l.score, 2))
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use num_bigint::BigInt;
 use num_traits::Signed;
 
-use super::math::{self, Score};
+use super::math::{self, Exact, Score};
 use super::report::text;
 use super::store::{GameView, Store};
 use super::{ranks_for, scores, Rules, State, System, SYSTEMS};
@@ -81,7 +81,7 @@ impl State {
             let Ok(scores) = scores(sys, &view, st.games.name(view.name)) else {
                 continue;
             };
-            for (i, score) in scores.into_iter().enumerate() {
+            for (i, score) in scores.iter().map(Exact::big).enumerate() {
                 let Some(id) = view.positions[i].player else {
                     continue;
                 };
@@ -119,7 +119,7 @@ fn explain(sys: System, b: &Board, i: usize) -> String {
         Some(w) if w != i => format!("0 ({} soloed)", b.powers[w]),
         Some(_) if sys == System::Carnage => {
             let c = &r.carnage;
-            let all: BigInt = math::carnage_rank_points(b.n(), c.rank_points).iter().sum();
+            let all: i128 = math::carnage_rank_points(b.n(), c.rank_points).iter().sum();
             format!(
                 "{all} + {}{} ({}: every rank point, {} x (1 + ... + {}), plus the board's centers)",
                 times(c.centre_points),
@@ -162,7 +162,7 @@ fn explain_draw(sys: System, b: &Board, i: usize) -> String {
     let ranks = ranks_for(sys, &seats, r)[i];
     match sys {
         System::Fibonacci => {
-            let seq = math::fibonacci_sequence(b.n(), r.base);
+            let seq: Vec<BigInt> = math::fibonacci_sequence(b.n(), r.base);
             let total: BigInt = seq.iter().sum();
             let picked = math::elements_for_ranks(&seq, ranks);
             format!("{} / {total}", mean_text(&picked))
@@ -200,7 +200,7 @@ fn explain_draw(sys: System, b: &Board, i: usize) -> String {
 }
 
 /// `8`, or `(5 + 3) / 2` for tied ranks.
-fn mean_text(picked: &[BigInt]) -> String {
+fn mean_text<T: std::fmt::Display>(picked: &[T]) -> String {
     match picked {
         [one] => one.to_string(),
         many => {

@@ -76,10 +76,15 @@
 //! **State**: the fold keeps only the games, compactly ([`store`]: about 120
 //! bytes a game, names interned) with the rule set each was folded under. Scores
 //! are a pure function of those, so a table is scored when it is rendered
-//! ([`report`], [`tournament`]): per position in exact big rationals, per player
-//! summed by denominator ([`report::Acc`]) and turned into one exact rational at
-//! the end. Running totals and formula text are built only when the fold keeps an
-//! audit trail (`history`, [`audit`]): each formula names the game's tournament,
+//! ([`report`], [`tournament`]): per position as an exact fraction of machine
+//! integers ([`exact::Exact`]; big rationals only for a Fibonacci board past
+//! [`math::FIB_SMALL`] powers), per player into a running total
+//! ([`exact::Total`]) that places the total between two fixed-point bounds and
+//! keeps it exact over a `u64` common denominator while that fits. Players are
+//! ordered by their bounds; only totals whose bounds meet are summed exactly
+//! and compared ([`order`]), and only the rows a table shows have their games
+//! scored again for `per_game`. Running totals and formula text are built only
+//! when the fold keeps an audit trail (`history`, [`audit`]): each formula names the game's tournament,
 //! round and board, the power, its rank and centres.
 //!
 //! # Decisions
@@ -115,14 +120,24 @@
 //!   0 or 1 ([`params`] refuses any other).
 //! - **Standings order**: total, then more games played, then player name (name
 //!   only orders rows: players equal on total and games share a rank).
+//! - **Scores are not stored.** A table is scored from the stored games at
+//!   query time, in machine integers, rather than kept as running totals in the
+//!   state: the state and its checkpoint bytes stay the games alone, a rule
+//!   change or an `--as-of` needs no second copy of any total, and scoring a
+//!   million-event ledger's games this way takes a fraction of the query.
+//!   Exactness holds for every input validation admits: each system's bounds
+//!   are in [`math`], every step of a total is checked, and a step that would
+//!   overflow goes on in big integers ([`exact`]).
 //! - **Display**: totals are exact; JSON shows Fibonacci, DSS and SoS to 4
 //!   decimals, Carnage as an integer (or to 2 decimals when a tie split a point).
 
 mod audit;
 mod check;
 pub mod events;
+mod exact;
 pub(crate) mod gen;
 pub mod math;
+mod order;
 pub mod params;
 mod report;
 mod store;
@@ -135,7 +150,7 @@ use crate::events::{Event, Record};
 use crate::systems::diplomacy::events::{Event as DipEvent, Outcome};
 
 use super::{Cx, Projection};
-use math::{CarnageRules, Score, Seat};
+use math::{CarnageRules, Exact, Seat};
 use store::GameView;
 
 /// Standings tables this module produces.
@@ -217,16 +232,16 @@ impl Rules {
 }
 
 /// One system's scores for a stored game, or why the system refuses it.
-fn scores(sys: System, g: &GameView, name: &str) -> Result<Vec<Score>, String> {
+fn scores(sys: System, g: &GameView, name: &str) -> Result<Vec<Exact>, String> {
     match refusal(sys, g.positions.len(), name, &g.rules) {
         Some(reason) => Err(reason),
-        None => Ok(big_scores(sys, &g.seats(), g.winner, &g.rules)),
+        None => Ok(game_scores(sys, &g.seats(), g.winner, &g.rules)),
     }
 }
 
-/// The scores of a game the system does not refuse, as big rationals. A
-/// concession is scored as a solo for the power conceded to.
-fn big_scores(sys: System, seats: &[Seat], winner: Option<usize>, r: &Rules) -> Vec<Score> {
+/// The scores of a game the system does not refuse. A concession is scored as
+/// a solo for the power conceded to.
+fn game_scores(sys: System, seats: &[Seat], winner: Option<usize>, r: &Rules) -> Vec<Exact> {
     let n = seats.len();
     match (sys, winner) {
         (System::Carnage, Some(w)) => math::carnage_solo(n, w, &r.carnage),

@@ -2,14 +2,13 @@
 //! table is rendered, each player's exact total, and scores shown as text and
 //! JSON numbers.
 
-use std::collections::BTreeMap;
-
-use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{Signed, ToPrimitive};
 use serde_json::{json, Value};
 
-use super::math::Score;
+use super::exact::exact_sum;
+use super::math::{Exact, Score};
+use super::order::{Entries, Ranked};
 use super::store::GameView;
 use super::{ranks_for, scores, State, System};
 use crate::num::{decimal_trimmed, json_number, ratio};
@@ -43,42 +42,6 @@ pub(super) fn text(score: &Score, places: u32) -> String {
         return score.to_string();
     };
     decimal_trimmed(r, places)
-}
-
-/// A player's exact total in one table: numerators summed per denominator,
-/// and only at the end one rational over the denominators' lcm. (Adding
-/// rationals one game at a time costs a gcd of the running total per game:
-/// Sum-of-Squares denominators differ from game to game, so a season's total
-/// has hundreds of digits.)
-#[derive(Debug, Default)]
-pub(super) struct Acc {
-    /// Denominator → the sum of the numerators of the scores over it.
-    by_denom: BTreeMap<BigInt, BigInt>,
-    games: usize,
-    /// Each game's (store index, position), in fold order: scored again
-    /// only for the rows a table keeps.
-    per_game: Vec<(u32, u32)>,
-}
-
-impl Acc {
-    pub(super) fn add(&mut self, score: &Score) {
-        match self.by_denom.get_mut(score.denom()) {
-            Some(n) => *n += score.numer(),
-            None => {
-                self.by_denom
-                    .insert(score.denom().clone(), score.numer().clone());
-            }
-        }
-    }
-
-    pub(super) fn total(&self) -> Score {
-        let lcm = self
-            .by_denom
-            .keys()
-            .fold(BigInt::from(1), |lcm, d| lcm.lcm(d));
-        let numer: BigInt = self.by_denom.iter().map(|(d, n)| &lcm / d * n).sum();
-        Score::new(numer, lcm)
-    }
 }
 
 /// One table rendered from the store: standings, positions, refusals.
@@ -146,8 +109,7 @@ impl State {
             &["game", "at", "powers", "reason"],
         );
         let mut scored = Vec::new();
-        let mut accs: Vec<Option<Acc>> = Vec::new();
-        accs.resize_with(st.players.len(), || None);
+        let mut entries = Entries::new(st.players.len());
         for i in 0..st.len() {
             let g = st.game(i);
             if only.is_some() && g.tournament != only {
@@ -167,11 +129,9 @@ impl State {
                 }
             };
             for (k, (p, score)) in g.positions.iter().zip(&scores).enumerate() {
-                let Some(player) = p.player else { continue };
-                let acc = accs[player as usize].get_or_insert_with(Acc::default);
-                acc.add(score);
-                acc.games += 1;
-                acc.per_game.push((i as u32, k as u32));
+                if let Some(player) = p.player {
+                    entries.add(player, i as u32, k as u32, score);
+                }
             }
             match games.full() {
                 true => games.skip(g.positions.len()),
@@ -179,23 +139,15 @@ impl State {
             }
             if let (Some(_), Some(round)) = (only, g.round) {
                 let players = g.positions.iter().map(|p| p.player);
-                let scores = players.zip(scores).filter_map(|(p, s)| Some((p?, s)));
+                let scores = players.zip(scores).filter_map(|(p, s)| Some((p?, s.big())));
                 scored.push(Scored {
                     round,
                     scores: scores.collect(),
                 });
             }
         }
-        let totals: Vec<(&str, Score, Acc)> = accs
-            .into_iter()
-            .enumerate()
-            .filter_map(|(id, acc)| {
-                let acc = acc?;
-                Some((st.players.name(id as u32), acc.total(), acc))
-            })
-            .collect();
         Rendered {
-            main: self.main_table(sys, totals, sel),
+            main: self.main_table(sys, &entries, sel),
             games,
             refused,
             scored,
@@ -204,50 +156,65 @@ impl State {
 
     /// Total, then more games, then name; equal totals and games share a rank.
     /// `per_game` is a list of `{"game", "score"}` objects, oldest game first.
-    fn main_table(&self, sys: System, mut order: Vec<(&str, Score, Acc)>, sel: &Selector) -> Table {
-        order.sort_by(|a, b| {
-            b.1.cmp(&a.1)
-                .then(b.2.games.cmp(&a.2.games))
-                .then(a.0.cmp(b.0))
-        });
+    fn main_table(&self, sys: System, entries: &Entries, sel: &Selector) -> Table {
+        let st = &self.store;
+        let name = |id: u32| st.players.name(id);
+        let order = entries.order(name, |id| self.total(sys, entries, id));
         let mut t = Table::new(
             sys.name(),
             &format!("{} standings (sum over games)", sys.title()),
             &["rank", "player", "score", "games", "per_game"],
         )
         .keep(sel);
-        let keys: Vec<_> = order.iter().map(|(_, sum, acc)| (sum, acc.games)).collect();
-        for (rank, (player, sum, acc)) in ranks(&keys).into_iter().zip(&order) {
+        let games = |r: &Ranked| entries.acc(r.player).games;
+        let keys: Vec<_> = order.iter().map(|r| (r.class, games(r))).collect();
+        for (rank, r) in ranks(&keys).into_iter().zip(&order) {
             t.push_with(|| {
+                let per_game = entries.games_of(r.player);
+                let scores = self.player_scores(sys, &per_game);
+                let total = (r.total.clone()).unwrap_or_else(|| self.total(sys, entries, r.player));
+                let per_game = per_game.iter().zip(&scores).map(|(&(i, _), s)| {
+                    let score = s.as_ref().map(|s| number(&s.big(), sys.places()));
+                    let game = st.games.name(st.game(i as usize).name);
+                    json!({"game": game, "score": score.unwrap_or(Value::Null)})
+                });
                 vec![
                     json!(rank),
-                    json!(player),
-                    number(sum, sys.places()),
-                    json!(acc.games),
-                    Value::Array(
-                        acc.per_game
-                            .iter()
-                            .map(|&(i, k)| self.game_score(sys, i, k))
-                            .collect(),
-                    ),
+                    json!(name(r.player)),
+                    number(&total, sys.places()),
+                    json!(games(r)),
+                    Value::Array(per_game.collect()),
                 ]
             });
         }
         t
     }
 
-    /// `{"game", "score"}` of position `k` of stored game `i`, scored for `sys`.
-    fn game_score(&self, sys: System, i: u32, k: u32) -> Value {
-        let g = self.store.game(i as usize);
-        let name = self.store.games.name(g.name);
-        let score = scores(sys, &g, name)
-            .ok()
-            .and_then(|s| s.get(k as usize).map(|s| number(s, sys.places())));
-        json!({"game": name, "score": score.unwrap_or(Value::Null)})
+    /// A player's exact total: the running one if it stayed in machine
+    /// integers, else their games scored again and summed.
+    fn total(&self, sys: System, entries: &Entries, player: u32) -> Score {
+        entries.acc(player).total.exact().unwrap_or_else(|| {
+            let scores = self.player_scores(sys, &entries.games_of(player));
+            exact_sum(&scores.into_iter().flatten().collect::<Vec<_>>())
+        })
+    }
+
+    /// The scores behind a player's `per_game` entries (`None`: a game the
+    /// table no longer scores).
+    fn player_scores(&self, sys: System, per_game: &[(u32, u32)]) -> Vec<Option<Exact>> {
+        let st = &self.store;
+        (per_game.iter())
+            .map(|&(i, k)| {
+                let g = st.game(i as usize);
+                let mut scores = scores(sys, &g, st.games.name(g.name)).ok()?;
+                let k = k as usize;
+                (k < scores.len()).then(|| scores.swap_remove(k))
+            })
+            .collect()
     }
 
     /// The `games` rows of one game, best rank first.
-    fn game_rows(&self, sys: System, g: &GameView, scores: &[Score], games: &mut Table) {
+    fn game_rows(&self, sys: System, g: &GameView, scores: &[Exact], games: &mut Table) {
         let st = &self.store;
         let ranks = ranks_for(sys, &g.seats(), &g.rules);
         let label = |id: Option<u32>, names: &crate::systems::compact::Interner| {
@@ -285,7 +252,7 @@ impl State {
                 p.seat.eliminated.map_or(Value::Null, Value::from),
                 json!(best),
                 json!(shown),
-                number(&scores[k], sys.places()),
+                number(&scores[k].big(), sys.places()),
             ]);
         }
     }

@@ -1,6 +1,7 @@
 use serde_json::{json, Value};
 
-use super::report::{number, text, Acc};
+use super::exact::exact_sum;
+use super::report::{number, text};
 use super::*;
 use crate::fold::{fold, MemSource, Query};
 use crate::systems::Selector;
@@ -159,24 +160,22 @@ fn scores_show_as_the_worked_examples() {
 /// on the total.
 #[test]
 fn totals_are_exact_over_many_denominators() {
-    let mut acc = Acc::default();
+    let mut scores = Vec::new();
     let mut sum = frac(0, 1);
     for c in 1..300i128 {
-        acc.add(&frac(c, c * c + 1));
+        scores.push(Exact::new(c, c * c + 1));
         sum += frac(c, c * c + 1);
     }
-    acc.add(&frac(-3, 7));
+    scores.push(Exact::new(-3, 7));
     sum += frac(-3, 7);
-    assert_eq!(acc.total(), sum);
-    assert_eq!(Acc::default().total(), frac(0, 1));
-    let mut halves = Acc::default();
-    for _ in 0..3 {
-        halves.add(&frac(1, 6));
-    }
-    halves.add(&frac(1, 20_000));
-    assert_eq!(halves.total(), frac(10_001, 20_000));
-    assert_eq!(text(&halves.total(), 4), "0.5001");
-    assert_eq!(number(&halves.total(), 4), json!(0.5001));
+    assert_eq!(exact_sum(&scores), sum);
+    assert_eq!(exact_sum(&[]), frac(0, 1));
+    let mut halves = vec![Exact::new(1, 6); 3];
+    halves.push(Exact::new(1, 20_000));
+    let halves = exact_sum(&halves);
+    assert_eq!(halves, frac(10_001, 20_000));
+    assert_eq!(text(&halves, 4), "0.5001");
+    assert_eq!(number(&halves, 4), json!(0.5001));
     assert_eq!(text(&frac(-1, 20_000), 4), "-0.0001");
     assert_eq!(text(&frac(7, 2), 2), "3.5");
     assert_eq!(number(&frac(7, 2), 2), json!(3.5));
@@ -240,7 +239,10 @@ fn the_store_keeps_values_too_wide_for_its_small_fields() {
         assert_eq!(p.seat.in_draw, i == 1 || i == 299);
     }
     // A 300-power solo: every rank point plus the board's centers.
-    let got = big_scores(System::Carnage, &g.seats(), g.winner, &rules);
+    let got: Vec<_> = game_scores(System::Carnage, &g.seats(), g.winner, &rules)
+        .iter()
+        .map(Exact::big)
+        .collect();
     assert_eq!(got[299], frac(1000 * 300 * 301 / 2 + 100_000, 1));
     assert_eq!(text(&got[299], 2), "45250000");
 }

@@ -1,0 +1,135 @@
+//! A table's players in standings order (total, then more games, then name)
+//! without summing most totals exactly: each player's running [`Total`] places
+//! them on the fixed-point line ([`super::exact::Bounds`]); players whose
+//! intervals are apart are ordered by them, and only a run of meeting
+//! intervals (equal totals always meet) is summed exactly and compared.
+
+use num_rational::BigRational;
+
+use super::exact::{Exact, Fixed, Total};
+
+/// A player's games in one table and their running total.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Acc {
+    pub games: usize,
+    /// Their last entry in [`Entries::links`].
+    last: u32,
+    pub total: Total,
+}
+
+/// Every player's scored positions, as one list linked per player backwards
+/// (adding one writes nothing but the new entry and the player's row): a
+/// position is `(store index of the game, position in it, previous entry)`.
+#[derive(Debug, Default)]
+pub(super) struct Entries {
+    links: Vec<(u32, u32, u32)>,
+    accs: Vec<Acc>,
+}
+
+/// A player in standings order.
+pub(super) struct Ranked {
+    pub player: u32,
+    /// Equal totals, equal classes (a rank is shared by class and games).
+    pub class: usize,
+    /// The exact total, when it was needed to order the player.
+    pub total: Option<BigRational>,
+}
+
+impl Entries {
+    pub fn new(players: usize) -> Self {
+        Entries {
+            links: Vec::new(),
+            accs: vec![Acc::default(); players],
+        }
+    }
+
+    /// `player` scored `score` at position `pos` of stored game `game`.
+    pub fn add(&mut self, player: u32, game: u32, pos: u32, score: &Exact) {
+        let acc = &mut self.accs[player as usize];
+        self.links.push((game, pos, acc.last));
+        acc.last = (self.links.len() - 1) as u32;
+        acc.games += 1;
+        acc.total.add(score);
+    }
+
+    pub fn acc(&self, player: u32) -> &Acc {
+        &self.accs[player as usize]
+    }
+
+    /// The `(game, position)` of each of `player`'s entries, in fold order.
+    pub fn games_of(&self, player: u32) -> Vec<(u32, u32)> {
+        let acc = &self.accs[player as usize];
+        let mut out = Vec::with_capacity(acc.games);
+        let mut at = acc.last;
+        for _ in 0..acc.games {
+            let (game, pos, previous) = self.links[at as usize];
+            out.push((game, pos));
+            at = previous;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The players with a game, in standings order; `exact` sums a player's
+    /// total exactly, `name` names them.
+    pub fn order<'a>(
+        &self,
+        name: impl Fn(u32) -> &'a str,
+        exact: impl Fn(u32) -> BigRational,
+    ) -> Vec<Ranked> {
+        let unknown = ((i128::MIN, 0), (i128::MAX, u64::MAX));
+        let mut line: Vec<(Fixed, Fixed, u32)> = (self.accs.iter().enumerate())
+            .filter(|(_, a)| a.games > 0)
+            .map(|(id, a)| {
+                let (lo, hi) = a.total.bounds.interval().unwrap_or(unknown);
+                (lo, hi, id as u32)
+            })
+            .collect();
+        line.sort_unstable();
+        let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut reach = None;
+        for (i, &(lo, hi, _)) in line.iter().enumerate() {
+            match (runs.last_mut(), reach) {
+                (Some(run), Some(r)) if lo <= r => {
+                    run.end = i + 1;
+                    reach = Some(hi.max(r));
+                }
+                _ => {
+                    runs.push(i..i + 1);
+                    reach = Some(hi);
+                }
+            }
+        }
+        let mut out: Vec<Ranked> = Vec::with_capacity(line.len());
+        for run in runs.into_iter().rev() {
+            let class = out.last().map_or(0, |r| r.class + 1);
+            if run.len() == 1 {
+                let player = line[run.start].2;
+                out.push(Ranked {
+                    player,
+                    class,
+                    total: None,
+                });
+                continue;
+            }
+            let mut members: Vec<(BigRational, usize, &str, u32)> = line[run]
+                .iter()
+                .map(|&(_, _, id)| (exact(id), self.accs[id as usize].games, name(id), id))
+                .collect();
+            members.sort_by(|a, b| (b.0.cmp(&a.0)).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
+            let mut class = class;
+            for (i, (total, _, _, player)) in members.iter().enumerate() {
+                if i > 0 && members[i - 1].0 != *total {
+                    class += 1;
+                }
+                let total = Some(total.clone());
+                out.push(Ranked {
+                    player: *player,
+                    class,
+                    total,
+                });
+            }
+        }
+        out
+    }
+}
