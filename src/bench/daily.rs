@@ -6,7 +6,7 @@
 //!
 //! The tables are the fourteen of `laurel standings` plus one tournament each
 //! of `cards`, `sbr` and `carnage` (a diplomacy table), the first tournament
-//! the plain table's JSON names; a stream without one skips it with a note
+//! the plain table's JSON names (one row of each of its tables); a stream without one skips it with a note
 //! (the generated stream has no Diplomacy tournaments). The player is the one
 //! with the most games in `valar` (the first of them on a tie), and, now only,
 //! the one the events of the most systems name. The appended
@@ -87,7 +87,10 @@ fn tables(probe: &mut Probe) -> Result<(Vec<Table>, Vec<String>)> {
         .collect();
     let mut notes = Vec::new();
     for t in ["cards", "sbr", "carnage"] {
-        let v = json(probe, "standings", &["standings", t, "--format", "json"])?;
+        // One row of each of the table's tables names a tournament: the
+        // whole of carnage's JSON is hundreds of megabytes at 1M events.
+        let args = ["standings", t, "--format", "json", "--limit", "1"];
+        let v = json(probe, "standings", &args)?;
         match first_tournament(&v) {
             Some(x) => out.push(Table {
                 name: format!("{t} --tournament {x}"),
