@@ -607,25 +607,12 @@ mod extremes {
 // Indexed answers: what a query answers from a checkpoint, and the first rows
 // of a table built alone, equal the full fold's answer.
 
-/// `laurel ARGS --format json` with `head` removed; checkpoints every 4
-/// records, or none at all with `full` (the fold from nothing).
+/// `laurel ARGS --format json` with `head` removed ([`outcome`]), which
+/// must succeed.
 fn answer(dir: &std::path::Path, args: &[&str], full: bool) -> Value {
-    let mut c = common::laurel(dir);
-    c.args(args).args(["--format", "json"]);
-    c.env("LAUREL_CHECKPOINT_EVERY", "4");
-    match full {
-        true => c.env("LAUREL_NO_CHECKPOINTS", "1"),
-        false => c.env_remove("LAUREL_NO_CHECKPOINTS"),
-    };
-    let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    v.as_object_mut().unwrap().remove("head");
-    v
+    let (code, text) = outcome(dir, args, full);
+    assert_eq!(code, Some(0), "{args:?}: {text}");
+    serde_json::from_str(&text).unwrap()
 }
 
 /// `v` with each table's rows cut to the first `n`.

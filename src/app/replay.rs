@@ -17,12 +17,12 @@
 //!   rows it prints (`--limit`, 100 for text unless told; `--table`), as
 //!   `standings` does.
 //! - **With `--diff`** a table of a system the file does not touch is reported
-//!   once (not per tournament) as unchanged, with nothing folded for it: text,
+//!   once (not per tournament) as unchanged: text,
 //!   its title and `unchanged: the rules file sets no parameter of NS`;
 //!   JSON, its object with no rows and `"unchanged": true`; CSV, the header. A
 //!   refolded system's tables are compared per subject: the main table's
 //!   `player`, `score` and `rank` cells as the ledger stands and under the
-//!   file, every row of the main table and none of its other tables built;
+//!   file;
 //!   largest absolute moves first, ties by name; only the rows kept (`--limit`)
 //!   are built, the others counted. When nothing is refolded, the state the
 //!   answer names is that of a fold of the one table's namespace (whose
@@ -30,11 +30,14 @@
 //! - `LAUREL_CHECKPOINT_TRACE` also has replay say on stderr which systems it
 //!   refolded and which it took as they stand.
 //!
+//! Folds: a file touching one system folds that namespace twice (the refold,
+//! and the ledger as it stands, on a second reader, at the same time); a file
+//! touching several folds every namespace both ways, the untouched ones too.
 //! Memory: one report at a time, written and dropped before the next is built;
-//! with `diff`, the state as it stands is reduced to its main tables' (player,
-//! score, rank) and dropped before the refold. A failing table is refused
-//! before anything is written, as when every report was built first (a
-//! standings error for a table and selector the state lists cannot happen).
+//! with `diff`, the two folded states are held together while the ledger's is
+//! reduced to its main tables' (player, score, rank). The old scores are
+//! checked before anything is written (a standings error for a table and
+//! selector the state lists cannot happen).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;

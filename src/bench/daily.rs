@@ -146,17 +146,22 @@ fn busy_player(probe: &mut Probe) -> Result<Option<String>> {
         "standings",
         &["standings", "valar", "--format", "json"],
     )?;
-    let rows = v["rows"].as_array().cloned().unwrap_or_default();
+    Ok(best_player(&v, |r| r["games"].as_u64()).map(|(_, p)| p))
+}
+
+/// The first of `v`'s rows with the greatest `score`: the score and the
+/// row's `player`.
+fn best_player(v: &Value, score: impl Fn(&Value) -> Option<u64>) -> Option<(u64, String)> {
     let mut best: Option<(u64, String)> = None;
-    for r in rows {
-        let (Some(g), Some(p)) = (r["games"].as_u64(), r["player"].as_str()) else {
+    for r in v["rows"].as_array().into_iter().flatten() {
+        let (Some(g), Some(p)) = (score(r), r["player"].as_str()) else {
             continue;
         };
         if best.as_ref().is_none_or(|b| g > b.0) {
             best = Some((g, p.to_string()));
         }
     }
-    Ok(best.map(|b| b.1))
+    best
 }
 
 /// The standings and history figures, and the per-table detail.
@@ -236,16 +241,7 @@ fn widest_history(probe: &mut Probe) -> Result<Row> {
         "players",
         &["players", "--format", "json", "--limit", "all"],
     )?;
-    let rows = v["rows"].as_array().cloned().unwrap_or_default();
-    let mut widest: Option<(usize, String)> = None;
-    for r in rows {
-        let (Some(s), Some(p)) = (r["systems"].as_array(), r["player"].as_str()) else {
-            continue;
-        };
-        if widest.as_ref().is_none_or(|w| s.len() > w.0) {
-            widest = Some((s.len(), p.to_string()));
-        }
-    }
+    let widest = best_player(&v, |r| Some(r["systems"].as_array()?.len() as u64));
     let Some((n, p)) = widest else {
         return Ok(Row::skipped(FIGURE, "≤ 300 ms", "no player"));
     };

@@ -180,15 +180,19 @@ impl Players {
     /// The namespaces whose events name the player whose root is `root`,
     /// under any of its names: a bit per [`NAMESPACES`] entry.
     pub fn namespaces_of(&self, root: &str) -> u32 {
-        let mut bits = 0;
-        let mut name = root.to_string();
-        loop {
-            bits |= self.written.get(&name).map_or(0, |w| w.systems);
-            match self.renames.iter().find(|r| r.from == name) {
-                Some(r) => name.clone_from(&r.to),
-                None => return bits,
-            }
+        (self.names_from(root).iter())
+            .map(|n| self.written.get(n).map_or(0, |w| w.systems))
+            .fold(0, |bits, b| bits | b)
+    }
+
+    /// `root` and the names its player was renamed to, in order (a rename
+    /// gives a name nobody had, so the chain ends).
+    fn names_from(&self, root: &str) -> Vec<String> {
+        let mut names = vec![root.to_string()];
+        while let Some(r) = (self.renames.iter()).find(|r| Some(&r.from) == names.last()) {
+            names.push(r.to.clone());
         }
+        names
     }
 
     /// The names nearest to `name`, for a "did you mean": those sharing its
@@ -250,11 +254,8 @@ impl Players {
 
     /// The name shown now for the player whose root is `root`.
     fn shown_name(&self, root: &str) -> String {
-        let mut name = root.to_string();
-        while let Some(r) = self.renames.iter().find(|r| r.from == name) {
-            name.clone_from(&r.to);
-        }
-        name
+        let mut names = self.names_from(root);
+        names.pop().unwrap_or_default()
     }
 
     /// The names `name`'s player had, oldest first, `name` last.

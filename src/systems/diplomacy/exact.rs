@@ -14,8 +14,9 @@
 //!   (equal totals always do) are summed exactly and compared.
 //! - **Value.** [`Total`] adds the scores over their common denominator in
 //!   machine integers, every step checked; [`exact_sum`] does the same and, when a step
-//!   would overflow, adds them again in big integers: one reduction per
-//!   total, whatever the inputs.
+//!   would overflow, adds them again: the small scores over a common
+//!   denominator in big integers, reduced once, and any big score as a big
+//!   rational.
 
 use num_bigint::BigInt;
 use num_integer::Integer;
@@ -32,11 +33,16 @@ pub enum Exact {
 }
 
 impl Exact {
-    /// `n / d` (`d > 0`); `0` when `d` is zero (an empty board scores nothing).
+    /// `n / d`, kept with a positive denominator (the bounds read `d > 0`);
+    /// `0` when `d` is zero (an empty board scores nothing).
     pub fn new(n: i128, d: i128) -> Exact {
         match d {
             0 => Exact::Small { n: 0, d: 1 },
-            d => Exact::Small { n, d },
+            d if d > 0 => Exact::Small { n, d },
+            d => match (n.checked_neg(), d.checked_neg()) {
+                (Some(n), Some(d)) => Exact::Small { n, d },
+                _ => Exact::Big(BigRational::new(BigInt::from(n), BigInt::from(d))),
+            },
         }
     }
 
@@ -188,7 +194,8 @@ impl Total {
         };
     }
 
-    /// The exact total in lowest terms, if it stayed in `i128`.
+    /// The exact total in lowest terms, if its numerator stayed in `i128`
+    /// and its denominator in `u64`.
     pub fn exact(&self) -> Option<BigRational> {
         let (num, den) = self.running?;
         let den = i128::from(den);

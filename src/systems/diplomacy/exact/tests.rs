@@ -275,3 +275,12 @@ fn equal_and_nearly_equal_totals_are_told_apart_exactly() {
     // c: 5/6 + 1/(6 * 2^80) first; a and b equal at 5/6, a with more games.
     assert_eq!(got, [(2, 0), (0, 1), (1, 1)]);
 }
+
+#[test]
+fn a_negative_denominator_is_turned_positive() {
+    let e = Exact::new(3, -4);
+    assert!(matches!(e, Exact::Small { n: -3, d: 4 }), "{e:?}");
+    // i128::MIN cannot change sign in i128: the score is a big rational.
+    let m = Exact::new(i128::MIN, -1);
+    assert_eq!(m.big(), BigRational::from_integer(-BigInt::from(i128::MIN)));
+}
