@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{events_dir, laurel};
+use common::laurel;
 use serde_json::{json, Value};
 
 /// The tables of mepbm, the system `valar.*` parameters belong to.
@@ -17,12 +17,7 @@ const MEPBM: [&str; 7] = [
 
 /// Every bundled stream in one ledger, and a rules file moving valar's base.
 fn bundled() -> (tempfile::TempDir, String) {
-    let dir = common::empty_ledger();
-    laurel(dir.path())
-        .arg("import")
-        .arg(events_dir())
-        .assert()
-        .success();
+    let dir = common::bundled();
     let rules = dir.path().join("valar.json");
     std::fs::write(&rules, r#"{"valar": {"base": 50}}"#).unwrap();
     (dir, rules.display().to_string())

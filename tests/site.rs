@@ -7,18 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::{events_dir, laurel};
-
-/// A ledger holding every bundled events/ file, as `laurel import events` makes it.
-fn bundled() -> tempfile::TempDir {
-    let dir = common::empty_ledger();
-    laurel(dir.path())
-        .arg("import")
-        .arg(events_dir())
-        .assert()
-        .success();
-    dir
-}
+use common::laurel;
 
 fn site(ledger: &Path, out: &Path, extra: &[&str]) {
     laurel(ledger)
@@ -63,7 +52,7 @@ fn export_stdout(ledger: &Path) -> Vec<u8> {
 
 #[test]
 fn site_of_the_bundled_events_has_every_table_player_and_link() {
-    let ledger = bundled();
+    let ledger = common::bundled();
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("site");
     site(ledger.path(), &dir, &[]);
@@ -126,7 +115,7 @@ fn site_of_the_bundled_events_has_every_table_player_and_link() {
 
 #[test]
 fn clocks_are_shown_and_the_export_is_still_the_whole_ledger() {
-    let ledger = bundled();
+    let ledger = common::bundled();
     let out = tempfile::tempdir().unwrap();
     site(
         ledger.path(),
@@ -194,7 +183,7 @@ fn demo_says_how_to_build_the_site() {
 /// and removes it when done.
 #[test]
 fn site_leaves_no_spilled_trail_behind() {
-    let ledger = bundled();
+    let ledger = common::bundled();
     let tmp = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     laurel(ledger.path())
@@ -212,7 +201,7 @@ fn site_leaves_no_spilled_trail_behind() {
 /// error's message names its cause, and the binary printed the cause chain too.
 #[test]
 fn an_io_error_names_its_cause_once() {
-    let ledger = bundled();
+    let ledger = common::bundled();
     let out = tempfile::tempdir().unwrap();
     let file = out.path().join("a-file");
     std::fs::write(&file, "x").unwrap();
@@ -259,7 +248,7 @@ fn players_of(ledger: &Path, table: &str) -> BTreeSet<String> {
 /// tables, and only their players (exactly those of the seven tables).
 #[test]
 fn a_site_for_one_community_has_its_title_tables_and_players_only() {
-    let ledger = bundled();
+    let ledger = common::bundled();
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("site");
     site(
@@ -323,7 +312,7 @@ fn a_site_for_one_community_has_its_title_tables_and_players_only() {
 
 #[test]
 fn an_unknown_system_is_refused_with_the_nearest_name_and_nothing_written() {
-    let ledger = bundled();
+    let ledger = common::bundled();
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("site");
     let o = laurel(ledger.path())
@@ -371,7 +360,7 @@ fn the_index_lists_only_tables_with_rows() {
 /// record folded) and the head, and every footer links to them.
 #[test]
 fn titles_are_readable_and_the_index_shows_the_last_update_and_head() {
-    let ledger = bundled();
+    let ledger = common::bundled();
     let out = tempfile::tempdir().unwrap();
     site(ledger.path(), out.path(), &[]);
     let cfr = std::fs::read_to_string(out.path().join("table-cfr.html")).unwrap();

@@ -456,13 +456,7 @@ fn the_chart_has_a_line_per_system_and_a_point_at_its_latest_value() {
     assert!(svg.contains("<title>maia: 12 on 2003-02-01 (record 4)</title>"));
     // valar's line: three changes, from 1500 on the first day to 1600 on the last.
     let valar = svg.split("data-system=\"valar\"").nth(1).unwrap();
-    let line = valar
-        .split("points=\"")
-        .nth(1)
-        .unwrap()
-        .split('"')
-        .next()
-        .unwrap();
+    let line = first_points(valar);
     assert_eq!(line.split(' ').count(), 3, "{line}");
     assert!(
         svg.contains(">date (UTC)</text>")
@@ -566,13 +560,7 @@ fn a_long_series_is_thinned() {
         .collect();
     let refs: Vec<&Change> = many.iter().collect();
     let svg = chart("x", &refs);
-    let line = svg
-        .split("points=\"")
-        .nth(1)
-        .unwrap()
-        .split('"')
-        .next()
-        .unwrap();
+    let line = first_points(&svg);
     let pts: Vec<&str> = line.split(' ').collect();
     assert_eq!(pts.len(), POINTS);
     // First change: left edge, lowest value; the last: right edge, highest.
@@ -644,4 +632,10 @@ fn column_headers_are_readable_titles() {
         ),
         "{ann}"
     );
+}
+
+/// The `points` of the first polyline in `svg`.
+fn first_points(svg: &str) -> &str {
+    let after = svg.split("points=\"").nth(1).unwrap();
+    after.split('"').next().unwrap()
 }

@@ -32,6 +32,17 @@ pub fn empty_ledger() -> tempfile::TempDir {
 }
 
 /// A ledger holding the given `events/` files, appended one after another.
+/// A ledger holding every bundled events/ file, as `laurel import events` makes it.
+pub fn bundled() -> tempfile::TempDir {
+    let dir = empty_ledger();
+    laurel(dir.path())
+        .arg("import")
+        .arg(events_dir())
+        .assert()
+        .success();
+    dir
+}
+
 pub fn ledger_with(files: &[&str]) -> tempfile::TempDir {
     let dir = empty_ledger();
     for f in files {
