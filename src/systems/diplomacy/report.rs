@@ -200,7 +200,8 @@ impl State {
     }
 
     /// The scores behind a player's `per_game` entries (`None`: a game the
-    /// table no longer scores).
+    /// system refuses; a player's entries hold only games it scored, so
+    /// none is `None` and a total sums every one).
     fn player_scores(&self, sys: System, per_game: &[(u32, u32)]) -> Vec<Option<Exact>> {
         let st = &self.store;
         (per_game.iter())
