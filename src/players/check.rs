@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::near::{self, Near};
 use super::{refused, First, Players, Written};
 use crate::error::Result;
+use crate::systems::compact::Interner;
 use crate::systems::players::PerNamespace;
 
 /// A name's place in the order the check reads names in.
@@ -30,7 +31,7 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     if touched.is_empty() {
         return Ok(Vec::new());
     }
-    let p = Players::merge_of(indexes, &|n| touched.contains(n));
+    let p = Players::merge_of(indexes, &|n| touched.get(n).is_some());
     for r in p.renames.iter().filter(|r| r.seq > old) {
         p.check_rename(r)?;
     }
@@ -66,20 +67,23 @@ fn rank<'a>(name: &'a str, w: &Written) -> Rank<'a> {
 }
 
 /// Every name written after seq `old`: in a namespace's events, registered,
-/// or either name of a rename.
-fn written_after(indexes: &PerNamespace, old: u64) -> BTreeSet<&str> {
-    let mut out = BTreeSet::new();
+/// or either name of a rename. Interned, not ordered: the check only asks
+/// whether a name is one of them, for every name of the ledger when the
+/// append brings them all.
+fn written_after(indexes: &PerNamespace, old: u64) -> Interner {
+    let mut out = Interner::default();
     for index in &indexes.0 {
         let named = index.names().filter(|(_, s)| s.first_seq > old);
-        out.extend(named.map(|(n, _)| n));
+        for (n, _) in named {
+            out.intern(n);
+        }
         let registered = index.registered().iter();
-        out.extend(
-            registered
-                .filter(|(_, s)| s.first_seq > old)
-                .map(|(n, _)| n.as_str()),
-        );
+        for (n, _) in registered.filter(|(_, s)| s.first_seq > old) {
+            out.intern(n);
+        }
         for r in index.renames().iter().filter(|r| r.seq > old) {
-            out.extend([r.from.as_str(), r.to.as_str()]);
+            out.intern(&r.from);
+            out.intern(&r.to);
         }
     }
     out

@@ -36,6 +36,7 @@ pub use check::check_append;
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Origin, Result};
+use crate::systems::compact::Interner;
 use crate::systems::players::{PerNamespace, Rename, Seen};
 use crate::systems::NAMESPACES;
 use crate::time::Micros;
@@ -78,6 +79,39 @@ pub struct Players {
     renames: Vec<Rename>,
 }
 
+/// Names being merged ([`Players::merge_of`]): each [`Written`] by the
+/// name's id in `names`.
+#[derive(Default)]
+struct Merging {
+    names: Interner,
+    written: Vec<Written>,
+}
+
+impl Merging {
+    /// Note `name` as `seen`; a registration or rename of a name that
+    /// events name moves only its first seq: its dates are its events'.
+    fn add(&mut self, name: &str, seen: &Seen, systems: u32, how: First) {
+        let id = self.names.intern(name) as usize;
+        let Some(w) = self.written.get_mut(id) else {
+            self.written.push(Written {
+                seen: *seen,
+                systems,
+                first: how,
+            });
+            return;
+        };
+        let earlier = (seen.first_seq, how) < (w.seen.first_seq, w.first);
+        if earlier {
+            w.first = how;
+        }
+        match (how, w.systems) {
+            (First::Event, _) | (_, 0) => w.seen.merge(seen),
+            _ => w.seen.first_seq = w.seen.first_seq.min(seen.first_seq),
+        }
+        w.systems |= systems;
+    }
+}
+
 impl Players {
     /// The namespaces' indexes merged.
     pub fn merge(indexes: &PerNamespace) -> Players {
@@ -85,59 +119,45 @@ impl Players {
     }
 
     /// [`Players::merge`] of the names `keep` takes (every rename is kept):
-    /// what the players check reads of the names it needs.
+    /// what the players check reads of the names it needs. The names are
+    /// gathered in an [`Interner`] and put in order once, at the end: a
+    /// check of an append that brings every name (an import) merges tens of
+    /// thousands, which an ordered map would each place by comparing names
+    /// along a path of cache misses.
     fn merge_of(indexes: &PerNamespace, keep: &dyn Fn(&str) -> bool) -> Players {
-        let mut p = Players::default();
+        let mut m = Merging::default();
         for (ns, index) in indexes.0.iter().enumerate() {
             for (name, seen) in index.names().filter(|(n, _)| keep(n)) {
-                p.add(name, seen, 1 << ns, First::Event);
+                m.add(name, seen, 1 << ns, First::Event);
             }
         }
+        let mut renames: Vec<Rename> = Vec::new();
         for index in &indexes.0 {
             for (name, seen) in index.registered().iter().filter(|(n, _)| keep(n)) {
-                p.add(name, seen, 0, First::Registered);
+                m.add(name, seen, 0, First::Registered);
             }
             for r in index.renames() {
-                if !p.renames.iter().any(|o| o.seq == r.seq) {
-                    p.renames.push(r.clone());
+                if !renames.iter().any(|o| o.seq == r.seq) {
+                    renames.push(r.clone());
                 }
             }
         }
-        p.renames.sort_by_key(|r| r.seq);
-        for r in p.renames.clone().iter().filter(|r| keep(&r.to)) {
+        renames.sort_by_key(|r| r.seq);
+        for r in renames.iter().filter(|r| keep(&r.to)) {
             let seen = Seen {
                 first_seq: r.seq,
                 first_at: r.at,
                 last_at: r.at,
             };
-            p.add(&r.to, &seen, 0, First::RenamedTo);
+            m.add(&r.to, &seen, 0, First::RenamedTo);
         }
-        p
-    }
-
-    /// Note `name` as `seen`; a registration or rename of a name that
-    /// events name moves only its first seq: its dates are its events'.
-    fn add(&mut self, name: &str, seen: &Seen, systems: u32, how: First) {
-        match self.written.get_mut(name) {
-            Some(w) => {
-                let earlier = (seen.first_seq, how) < (w.seen.first_seq, w.first);
-                if earlier {
-                    w.first = how;
-                }
-                match (how, w.systems) {
-                    (First::Event, _) | (_, 0) => w.seen.merge(seen),
-                    _ => w.seen.first_seq = w.seen.first_seq.min(seen.first_seq),
-                }
-                w.systems |= systems;
-            }
-            None => {
-                let w = Written {
-                    seen: *seen,
-                    systems,
-                    first: how,
-                };
-                self.written.insert(name.to_string(), w);
-            }
+        let names = &m.names;
+        let written = (0u32..)
+            .zip(m.written)
+            .map(|(id, w)| (names.name(id).to_string(), w));
+        Players {
+            written: written.collect(),
+            renames,
         }
     }
 
