@@ -172,7 +172,7 @@ impl State {
             t.push_with(|| {
                 let per_game = entries.games_of(r.player);
                 let scores = self.player_scores(sys, &per_game);
-                let total = (r.total.clone()).unwrap_or_else(|| self.total(sys, entries, r.player));
+                let total = self.total(sys, entries, r.player);
                 let per_game = per_game.iter().zip(&scores).map(|(&(i, _), s)| {
                     let score = s.as_ref().map(|s| number(&s.big(), sys.places()));
                     let game = st.games.name(st.game(i as usize).name);

@@ -51,6 +51,21 @@ proptest! {
         let x = fixed(&plain(&scores));
         prop_assert!(point(lo) <= x && x <= point(hi), "{lo:?} {x} {hi:?}");
     }
+
+    #[test]
+    fn running_totals_hold_the_total(scores in prop::collection::vec(score(), 0..60)) {
+        let mut t = Total::default();
+        for s in &scores {
+            t.add(s);
+        }
+        let sum = plain(&scores);
+        if let Some((n, d)) = t.running() {
+            prop_assert_eq!(BigRational::new(n.into(), d.into()), sum.clone());
+        }
+        let (lo, hi) = t.interval().unwrap();
+        let x = fixed(&sum);
+        prop_assert!(point(lo) <= x && x <= point(hi), "{lo:?} {x} {hi:?}");
+    }
 }
 
 /// Totals that fit `i128` at no step, and equal ones from different games.
