@@ -131,6 +131,13 @@ impl Bounds {
 fn floor_parts(s: &Exact) -> Option<(i128, u64, bool)> {
     match s {
         Exact::Small { n, d } => {
+            // The usual score: both in u64, one machine division for the floor.
+            if let (Ok(n), Ok(d)) = (u64::try_from(*n), u64::try_from(*d)) {
+                let (q, r) = (n / d, n % d);
+                let (wide, d) = (u128::from(r) << 64, u128::from(d));
+                let f = wide / d;
+                return Some((i128::from(q), f as u64, wide - f * d == 0));
+            }
             let (q, r) = (n.div_euclid(*d), n.rem_euclid(*d));
             let (r, d) = (r as u128, *d as u128); // 0 <= r < d
             let (f, rest) = match u64::try_from(d) {
