@@ -71,9 +71,11 @@ impl Key {
 }
 
 impl Entries {
-    pub fn new(players: usize) -> Self {
+    /// Room for `players` players and `positions` entries (the most a
+    /// table adds: every stored position).
+    pub fn new(players: usize, positions: usize) -> Self {
         Entries {
-            links: Vec::new(),
+            links: Vec::with_capacity(positions),
             accs: vec![Acc::default(); players],
         }
     }
@@ -113,13 +115,15 @@ impl Entries {
         exact: impl Fn(u32) -> BigRational,
     ) -> Vec<Ranked> {
         let unknown = ((i128::MIN, 0), (i128::MAX, u64::MAX));
-        let mut line: Vec<(Fixed, Fixed, u32)> = (self.accs.iter().enumerate())
-            .filter(|(_, a)| a.games > 0)
-            .map(|(id, a)| {
-                let (lo, hi) = a.total.interval().unwrap_or(unknown);
-                (lo, hi, id as u32)
-            })
-            .collect();
+        let mut line: Vec<(Fixed, Fixed, u32)> = Vec::with_capacity(self.accs.len());
+        line.extend(
+            (self.accs.iter().enumerate())
+                .filter(|(_, a)| a.games > 0)
+                .map(|(id, a)| {
+                    let (lo, hi) = a.total.interval().unwrap_or(unknown);
+                    (lo, hi, id as u32)
+                }),
+        );
         line.sort_unstable();
         let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
         let mut reach = None;

@@ -109,7 +109,7 @@ impl State {
             &["game", "at", "powers", "reason"],
         );
         let mut scored = Vec::new();
-        let mut entries = Entries::new(st.players.len());
+        let mut entries = Entries::new(st.players.len(), st.positions());
         for i in 0..st.len() {
             let g = st.game(i);
             if only.is_some() && g.tournament != only {
