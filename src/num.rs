@@ -22,7 +22,7 @@ pub fn round_half_away(r: Rational) -> i128 {
 }
 
 /// `n / d` (d > 0, any common factor) rounded as [`round_half_away`] rounds it.
-fn round_quotient(n: i128, d: i128) -> i128 {
+pub fn round_quotient(n: i128, d: i128) -> i128 {
     let (q, rem) = n.div_rem(&d);
     // |rem| >= d - |rem| is |rem| * 2 >= d (the fractional part is at least one
     // half) without overflowing when d is near i128::MAX.

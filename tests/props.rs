@@ -507,7 +507,8 @@ mod extremes {
             let perfect = cfr::elimination_perfect(&table, &table, decay, heats);
             let run = &places[..places.len().min(heats)];
             let pts = cfr::elimination_points(&table, &table, decay, run, fin);
-            let score = cfr::elimination_score(&pts, &perfect, decimals);
+            let units = cfr::elimination_units(&table, &table, decay, run, fin, heats, decimals);
+            let score = cfr::from_units(units);
             let (p, q) = (cfr::narrow(&pts), cfr::narrow(&perfect));
             quick(start)?;
             prop_assert!(score >= ratio(0, 1) && score <= ratio(100, 1), "{score}");

@@ -3,22 +3,28 @@
 //!
 //! A place is `Some(n)` for a classified finish `n` (1 = win) and `None` for a
 //! dnf. Points tables are indexed by place: `table[0]` is a win. All values are
-//! exact rationals; nothing here rounds except [`round_to`] and
-//! [`elimination_score`] (to the places shown) and [`narrow`] (past a
-//! denominator of 10^18).
+//! exact; nothing here rounds except [`round_to`], the event scores
+//! ([`elimination_units`], [`points_units`]) and the ranking key
+//! ([`ranking_key`]) (to the places shown) and [`narrow`] (past a denominator
+//! of 10^18).
+//!
+//! Event scores are kept in [`UNIT`]s (10^-9, the finest `decimals` allowed):
+//! integers, so a ranking adds and compares them without reducing fractions.
 //!
 //! Totality: a decayed heat sum has the denominator `b^(heats - 1)` for a decay
 //! `a / b` (`b` up to 10^6), past `i128` from a handful of heats, so the
-//! elimination sums are [`BigRational`]s (an event runs at most
-//! [`MAX_HEATS`](super::events::MAX_HEATS) heats); everything else is `i128`:
-//! points within 10^6 a place, tables of at most 100 places, scores at most
-//! `100 * 10^6` over at most 10^9 (nine decimals).
+//! elimination sums are taken in `i128` over that denominator while every step
+//! fits and as [`BigRational`]s beyond (an event runs at most
+//! [`MAX_HEATS`](super::events::MAX_HEATS) heats); points scores and the
+//! ranking key likewise fall back to big rationals on any overflow. Points are
+//! within 10^6 a place, tables of at most 100 places, scores at most `100 *
+//! 10^6` over at most 10^9 (nine decimals).
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{CheckedAdd, CheckedMul, One, Zero};
 
-use crate::num::{round_scaled, Rational};
+use crate::num::{round_quotient, round_scaled, Rational};
 
 /// Points for `place` in `table`: 0 for a dnf or a place past the end of the table.
 pub fn table_points(table: &[i64], place: Option<u32>) -> i128 {
@@ -88,36 +94,138 @@ pub fn elimination_points(
     decayed_heat_points(&heats, decay) + BigRational::from_integer(fin.into())
 }
 
-/// An elimination event score: `100 * points / perfect` rounded to `decimals`
-/// places (at most 18) as [`round_to`] rounds, computed on the exact values;
-/// 0 for a perfect of 0.
-pub fn elimination_score(points: &BigRational, perfect: &BigRational, decimals: u32) -> Rational {
-    if *perfect <= BigRational::zero() {
-        return Rational::zero();
-    }
-    let places = decimals.min(18);
-    if let Some(score) = small_score(points, perfect, places) {
-        return score;
-    }
-    let scale = BigRational::from_integer(BigInt::from(10).pow(places));
-    let r = (BigRational::from_integer(100.into()) * points / perfect * scale).round();
-    narrow_int(r.to_integer()).map_or_else(Rational::zero, |n| Rational::new(n, 10i128.pow(places)))
+/// The most decimals an event score is rounded to: the `decimals`
+/// parameter's largest value.
+pub const SCORE_PLACES: u32 = 9;
+
+/// An event score in units of `10^-SCORE_PLACES`: a score rounded to at most
+/// [`SCORE_PLACES`] places is a whole number of them, so sums, means and
+/// comparisons of scores are integer ones.
+pub const UNIT: i128 = 1_000_000_000;
+
+/// A score in [`UNIT`]s as an exact rational (lowest terms).
+pub fn from_units(units: i128) -> Rational {
+    Rational::new(units, UNIT)
 }
 
-/// [`elimination_score`] in `i128`, when every product it takes fits (the
-/// usual case: a few heats at a decay of a few places), else `None`. The same
-/// value: `100 pn qd / (pd qn)` rounded as [`round_scaled`] rounds, unreduced.
-fn small_score(points: &BigRational, perfect: &BigRational, places: u32) -> Option<Rational> {
-    let int = |b: &BigInt| i128::try_from(b).ok();
-    let (pn, pd) = (int(points.numer())?, int(points.denom())?);
-    let (qn, qd) = (int(perfect.numer())?, int(perfect.denom())?);
-    let num = pn.checked_mul(100)?.checked_mul(qd)?;
-    let den = pd.checked_mul(qn)?;
-    let scale = 10i128.pow(places);
-    den.checked_mul(scale)?;
-    (num / den).checked_mul(scale)?.checked_add(scale)?;
-    let r = Rational::new_raw(num, den);
-    Some(Rational::new(round_scaled(r, places), scale))
+/// An elimination event's score in [`UNIT`]s: `100 * points / perfect`
+/// rounded to `places` decimals (at most [`SCORE_PLACES`]) as [`round_to`]
+/// rounds, exactly; 0 for a perfect of 0. Both sums are taken over the one
+/// denominator `b^(m - 1)` of a decay `a / b` (`m`: the heats run, or the
+/// driver's heats if more), where they are integers, so the score is one
+/// integer division; in `i128` while every step fits (a few heats at a decay
+/// of a few places), else in big rationals.
+pub fn elimination_units(
+    final_points: &[i64],
+    heat_points: &[i64],
+    decay: Rational,
+    heat_places: &[Option<u32>],
+    final_place: Option<Option<u32>>,
+    heats: usize,
+    places: u32,
+) -> i128 {
+    let places = places.min(SCORE_PLACES);
+    let mut pts: Vec<i128> = heat_places
+        .iter()
+        .map(|&p| table_points(heat_points, p))
+        .collect();
+    pts.sort_unstable_by(|a, b| b.cmp(a));
+    let fin = final_place.map_or(0, |p| table_points(final_points, p));
+    let win = (
+        table_points(final_points, Some(1)),
+        table_points(heat_points, Some(1)),
+    );
+    let small = || {
+        let m = heats.max(pts.len());
+        let (a, b) = (*decay.numer(), *decay.denom());
+        let whole = b.checked_pow(u32::try_from(m.saturating_sub(1)).ok()?)?;
+        let points = scaled_heats(&pts, a, b, m)?.checked_add(fin.checked_mul(whole)?)?;
+        let perfect =
+            scaled_heats(&vec![win.1; heats], a, b, m)?.checked_add(win.0.checked_mul(whole)?)?;
+        units(points, perfect, places)
+    };
+    small().unwrap_or_else(|| {
+        let points = elimination_points(final_points, heat_points, decay, heat_places, final_place);
+        let perfect = elimination_perfect(final_points, heat_points, decay, heats);
+        big_units(&points, &perfect, places)
+    })
+}
+
+/// `Σ points[i] * a^i * b^(m - 1 - i)` for `points` best first (at most `m`
+/// of them): their decayed sum times `b^(m - 1)`; `None` past `i128`.
+fn scaled_heats(points: &[i128], a: i128, b: i128, m: usize) -> Option<i128> {
+    let (mut sum, mut weight) = (0i128, 1i128);
+    for (i, &p) in points.iter().enumerate() {
+        if i > 0 {
+            weight = weight.checked_mul(a)?;
+        }
+        sum = sum.checked_mul(b)?.checked_add(p.checked_mul(weight)?)?;
+    }
+    let rest = u32::try_from(m.checked_sub(points.len())?).ok()?;
+    sum.checked_mul(b.checked_pow(rest)?)
+}
+
+/// `100 * points / perfect` rounded to `places` decimals (at most
+/// [`SCORE_PLACES`]), in [`UNIT`]s; 0 for a perfect of 0 or less; `None`
+/// when a product passes `i128`.
+pub fn units(points: i128, perfect: i128, places: u32) -> Option<i128> {
+    if perfect <= 0 {
+        return Some(0);
+    }
+    let places = places.min(SCORE_PLACES);
+    let scaled = points.checked_mul(100)?.checked_mul(10i128.pow(places))?;
+    round_quotient(scaled, perfect).checked_mul(10i128.pow(SCORE_PLACES - places))
+}
+
+/// [`units`] of big rationals (the score is at most 100 for tables that never
+/// rise with place, far inside `i128`; a score past it counts 0).
+fn big_units(points: &BigRational, perfect: &BigRational, places: u32) -> i128 {
+    if *perfect <= BigRational::zero() {
+        return 0;
+    }
+    let places = places.min(SCORE_PLACES);
+    let scale = BigRational::from_integer(BigInt::from(10).pow(places));
+    let r = (BigRational::from_integer(100.into()) * points / perfect * scale).round();
+    let rest = 10i128.pow(SCORE_PLACES - places);
+    narrow_int(r.to_integer())
+        .and_then(|n| n.checked_mul(rest))
+        .unwrap_or(0)
+}
+
+/// A points event's score in [`UNIT`]s: `100 * points / perfect` rounded to
+/// `places` decimals (at most [`SCORE_PLACES`]), exactly.
+pub fn points_units(points: i128, perfect: i128, places: u32) -> i128 {
+    units(points, perfect, places).unwrap_or_else(|| {
+        let big = |n: i128| BigRational::from_integer(n.into());
+        big_units(&big(points), &big(perfect), places)
+    })
+}
+
+/// A driver's ranking score times `10^places` (`places` at most 18), from
+/// their counted event scores in [`UNIT`]s: the mean times the few-events
+/// factor, rounded half away from zero; the same number as [`round_scaled`]
+/// of [`driver_score`]'s score. One integer division in `i128` while the
+/// products fit, else in big rationals. `None` without any score.
+pub fn ranking_key(units: &[i128], one: Rational, two: Rational, places: u32) -> Option<i128> {
+    if units.is_empty() {
+        return None;
+    }
+    let factor = few_events_factor(units.len(), one, two);
+    let scale = 10i128.pow(places.min(18));
+    let n = units.len() as i128;
+    let small = || {
+        let sum = units.iter().try_fold(0i128, |s, &u| s.checked_add(u))?;
+        let num = sum.checked_mul(*factor.numer())?.checked_mul(scale)?;
+        let den = n.checked_mul(*factor.denom())?.checked_mul(UNIT)?;
+        Some(round_quotient(num, den))
+    };
+    small().or_else(|| {
+        let big = |n: i128| BigRational::from_integer(n.into());
+        let sum: BigRational = units.iter().map(|&u| big(u)).sum();
+        let factor = big(*factor.numer()) / big(*factor.denom());
+        let r = (sum * factor * big(scale) / (big(n) * big(UNIT))).round();
+        narrow_int(r.to_integer())
+    })
 }
 
 /// The largest denominator [`narrow`] keeps: a value over at most 10^18 is
@@ -149,21 +257,6 @@ pub fn tier_place(place: u32, tier: i64, offset: i64) -> u32 {
     let shift = (tier.max(1) - 1).saturating_mul(offset.max(0));
     let shifted = i64::from(place).saturating_add(shift);
     u32::try_from(shifted).unwrap_or(u32::MAX)
-}
-
-/// The perfect score of a points event for a driver who could run `races` races:
-/// a win in each, in the series' own units.
-pub fn points_perfect(race_points: &[i64], races: usize) -> Rational {
-    Rational::from_integer(table_points(race_points, Some(1)) * races as i128)
-}
-
-/// Event score: `100 * points / perfect`, normalised so a perfect event is 100.
-/// A perfect of 0 (an empty table) scores 0 rather than dividing by zero.
-pub fn event_score(points: Rational, perfect: Rational) -> Rational {
-    if perfect <= Rational::zero() {
-        return Rational::zero();
-    }
-    Rational::from_integer(100) * points / perfect
 }
 
 /// `r` rounded to `decimals` places, half away from zero, kept as a rational.
@@ -199,6 +292,9 @@ pub fn driver_score(
 }
 
 #[cfg(test)]
+mod props;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::num::{decimal_string, ratio};
@@ -211,8 +307,15 @@ mod tests {
     }
 
     fn score(heats: &[Option<u32>], fin: Option<Option<u32>>, n_heats: usize) -> Rational {
-        let pts = elimination_points(FINAL, HEAT, half(), heats, fin);
-        elimination_score(&pts, &elimination_perfect(FINAL, HEAT, half(), n_heats), 2)
+        from_units(elimination_units(
+            FINAL,
+            HEAT,
+            half(),
+            heats,
+            fin,
+            n_heats,
+            2,
+        ))
     }
 
     #[test]
@@ -231,11 +334,19 @@ mod tests {
         let places = vec![Some(1); 100];
         let pts = elimination_points(FINAL, HEAT, decay, &places, Some(Some(1)));
         assert_eq!(pts, perfect);
-        assert_eq!(elimination_score(&pts, &perfect, 9), ratio(100, 1));
+        let all = elimination_units(FINAL, HEAT, decay, &places, Some(Some(1)), 100, 9);
+        assert_eq!(from_units(all), ratio(100, 1));
         let p = narrow(&perfect);
         assert!(p > ratio(5049, 1) && p < ratio(5100, 1), "{p}");
-        let one = elimination_points(FINAL, HEAT, decay, &[Some(2)], None);
-        let s = elimination_score(&one, &perfect, 2);
+        let s = from_units(elimination_units(
+            FINAL,
+            HEAT,
+            decay,
+            &[Some(2)],
+            None,
+            100,
+            2,
+        ));
         assert!(s > Rational::zero() && s < ratio(1, 1), "{s}");
     }
 
@@ -311,9 +422,12 @@ mod tests {
             .map(|&p| table_points(&table, Some(p)))
             .sum();
         assert_eq!(pts, 153);
-        let s = event_score(Rational::from_integer(pts), points_perfect(&table, 3));
-        assert_eq!(s, ratio(31875, 1000));
-        assert_eq!(round_to(s, 2), ratio(3188, 100));
+        // 100 * 153 / (3 * 160) = 31.875 → 31.88
+        assert_eq!(
+            from_units(points_units(pts, 3 * 160, 3)),
+            ratio(31875, 1000)
+        );
+        assert_eq!(from_units(points_units(pts, 3 * 160, 2)), ratio(3188, 100));
     }
 
     #[test]
@@ -336,9 +450,6 @@ mod tests {
 
     #[test]
     fn empty_tables_score_zero_instead_of_dividing_by_zero() {
-        assert_eq!(
-            event_score(ratio(5, 1), points_perfect(&[], 3)),
-            Rational::zero()
-        );
+        assert_eq!(points_units(5, 3 * table_points(&[], Some(1)), 2), 0);
     }
 }

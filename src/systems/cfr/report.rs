@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use crate::events::Record;
-use crate::num::{decimal_string, json_number, round_scaled, Rational};
+use crate::num::{decimal_string, json_number, Rational};
 use crate::output::{Report, Table};
 use crate::time::{format_short, Micros};
 
@@ -60,8 +60,9 @@ fn label(series: &str, event: &str) -> String {
     format!("{series}/{event}")
 }
 
-/// A counted event of a driver: (event, its series, score, finish).
-type CountedAt = (u32, u32, Rational, Option<Finish>);
+/// A counted event of a driver: (event, its series, score in [`math::UNIT`]s,
+/// finish).
+type CountedAt = (u32, u32, i128, Option<Finish>);
 
 /// With the audit trail only: every driver's counted events for a window of
 /// `n`, kept up to date as events are pushed.
@@ -77,14 +78,14 @@ impl State {
         label(&s.def.series, self.event_names.name(self.name_of(ev)))
     }
 
-    fn counted(&self, si: u32, ev: u32, score: Rational, finish: Option<Finish>) -> Counted {
+    fn counted(&self, si: u32, ev: u32, units: i128, finish: Option<Finish>) -> Counted {
         let e = &self.events[ev as usize];
         Counted {
             ev,
             series: si,
             at: e.at,
             seq: e.seq,
-            score,
+            score: math::from_units(units),
             finish,
         }
     }
@@ -155,7 +156,7 @@ impl State {
         if n > 0 {
             for (d, en) in &new_entries {
                 let v = counting.counted.entry(*d).or_default();
-                v.push((idx, si as u32, en.score, en.finish));
+                v.push((idx, si as u32, en.units, en.finish));
             }
         }
         let after: Vec<Option<Line>> = affected
@@ -172,7 +173,7 @@ impl State {
             let scored = new_entries
                 .iter()
                 .find(|(g, _)| *g == driver)
-                .map(|(_, en)| format!("{new_label} {} = {}", num(en.score), en.formula));
+                .map(|(_, en)| format!("{new_label} {} = {}", num(en.score()), en.formula()));
             let gone = left_label
                 .as_ref()
                 .filter(|_| left.contains(&driver))
@@ -208,7 +209,7 @@ impl State {
     fn line_of(&self, c: &Counting, d: u32, f: &Factors) -> Option<Line> {
         let events = c.counted.get(&d).map_or(Vec::new(), |v| {
             v.iter()
-                .map(|&(ev, si, score, finish)| self.counted(si, ev, score, finish))
+                .map(|&(ev, si, units, finish)| self.counted(si, ev, units, finish))
                 .collect()
         });
         make_line(events, f)
@@ -224,34 +225,67 @@ impl State {
             for &ev in &s.events[s.events.len().saturating_sub(n)..] {
                 for (d, en) in self.entries(s, ev, false) {
                     let v = c.counted.entry(d).or_default();
-                    v.push((ev, si as u32, en.score, en.finish));
+                    v.push((ev, si as u32, en.units, en.finish));
                 }
             }
         }
         c
     }
 
-    /// Ranking lines of every driver with a counted event, in ranking order:
-    /// score as shown, then more counted events, then best counted event, then
-    /// name.
-    pub(super) fn ranking(&self, cx: &Cx) -> Vec<(u32, Line)> {
-        let c = self.count_all(counted_events(cx));
+    /// Every driver with a counted event, in ranking order: score as shown,
+    /// then more counted events, then best counted event, then name. Scores
+    /// are compared as integers (event scores in [`math::UNIT`]s, ranking
+    /// scores times `10^decimals`); a driver's [`Line`] is made when a table
+    /// shows it ([`Ranking::line`]).
+    pub(super) fn ranking(&self, cx: &Cx) -> Ranking {
+        let n = counted_events(cx);
+        let mut all: Vec<(u32, CountedAt)> = Vec::new();
+        for (si, s) in self.series.iter().enumerate() {
+            for &ev in &s.events[s.events.len().saturating_sub(n)..] {
+                for (d, en) in self.entries(s, ev, false) {
+                    all.push((d, (ev, si as u32, en.units, en.finish)));
+                }
+            }
+        }
+        // Grouped by driver, a counting sort over the driver ids.
+        let mut start = vec![0usize; self.drivers.len() + 1];
+        for &(d, _) in &all {
+            start[d as usize + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut next = start.clone();
+        let mut counted: Vec<CountedAt> = vec![(0, 0, 0, None); all.len()];
+        for (d, c) in all {
+            counted[next[d as usize]] = c;
+            next[d as usize] += 1;
+        }
         let f = Factors::of(cx);
-        let mut lines: Vec<(u32, Line)> = (c.counted.keys())
-            .filter_map(|&d| Some((d, self.line_of(&c, d, &f)?)))
-            .collect();
-        // Scores are rounded to `decimals` places: times 10^decimals they are
-        // integers, compared without dividing.
-        let key = |l: &Line| round_scaled(l.score, f.decimals.min(18));
-        let mut keyed: Vec<(i128, (u32, Line))> =
-            lines.drain(..).map(|dl| (key(&dl.1), dl)).collect();
-        keyed.sort_by(|(ak, (ad, a)), (bk, (bd, b))| {
-            bk.cmp(ak)
-                .then(b.events.len().cmp(&a.events.len()))
-                .then_with(|| b.best.cmp(&a.best))
-                .then_with(|| self.drivers.name(*ad).cmp(self.drivers.name(*bd)))
+        let mut units = Vec::new();
+        let mut keyed: Vec<(i128, usize, i128, u32)> = Vec::new();
+        for (d, w) in start.windows(2).enumerate() {
+            units.clear();
+            units.extend(counted[w[0]..w[1]].iter().map(|c| c.2));
+            let key = math::ranking_key(&units, f.one, f.two, f.decimals);
+            if let (Some(key), Some(&best)) = (key, units.iter().max()) {
+                keyed.push((key, units.len(), best, d as u32));
+            }
+        }
+        keyed.sort_by(|a, b| {
+            (b.0.cmp(&a.0))
+                .then(b.1.cmp(&a.1))
+                .then(b.2.cmp(&a.2))
+                .then_with(|| self.drivers.name(a.3).cmp(self.drivers.name(b.3)))
         });
-        keyed.into_iter().map(|(_, dl)| dl).collect()
+        let order = keyed
+            .iter()
+            .map(|&(.., d)| (d, start[d as usize]..start[d as usize + 1]));
+        Ranking {
+            counted,
+            order: order.collect(),
+            factors: f,
+        }
     }
 
     /// `laurel standings cfr`: the ranking, then every event score and the series.
@@ -280,8 +314,9 @@ impl State {
             ],
         )
         .keep(sel);
-        for (i, (driver, l)) in lines.iter().enumerate() {
+        for (i, (driver, _)) in lines.order.iter().enumerate() {
             main.push_with(|| {
+                let l = lines.line(self, i);
                 let scores: Vec<Value> = l
                     .events
                     .iter()
@@ -342,20 +377,21 @@ impl State {
                 .into_iter()
                 .map(|(g, en)| (self.drivers.name(g), en))
                 .collect();
-            drivers.sort_by(|a, b| b.1.score.cmp(&a.1.score).then(a.0.cmp(b.0)));
+            drivers.sort_by(|a, b| b.1.units.cmp(&a.1.units).then(a.0.cmp(b.0)));
             let event = self.event_names.name(self.name_of(idx));
             for (driver, en) in drivers {
+                let Some(detail) = &en.detail else { continue };
                 t.push(vec![
                     json!(name),
                     json!(event),
                     json!(format_short(ev.at)),
                     json!(driver),
-                    json_number(en.score, d),
-                    json_number(en.points, 4),
-                    json_number(en.perfect, 4),
+                    json_number(en.score(), d),
+                    json_number(detail.points, 4),
+                    json_number(detail.perfect, 4),
                     json!(counted),
                     en.finish.map_or(Value::Null, |f| json!(f.text())),
-                    json!(en.formula),
+                    json!(detail.formula),
                 ]);
             }
         }
@@ -389,6 +425,26 @@ impl State {
             });
         }
         t
+    }
+}
+
+/// Every driver with a counted event, in ranking order ([`State::ranking`]).
+pub(super) struct Ranking {
+    /// Every counted result, grouped by driver.
+    counted: Vec<CountedAt>,
+    /// Each ranked driver and where their results are in `counted`.
+    pub(super) order: Vec<(u32, std::ops::Range<usize>)>,
+    factors: Factors,
+}
+
+impl Ranking {
+    /// The ranking line of the `i`th driver.
+    pub(super) fn line(&self, st: &State, i: usize) -> Line {
+        let range = self.order[i].1.clone();
+        let events = self.counted[range].iter();
+        let events = events.map(|&(ev, si, units, finish)| st.counted(si, ev, units, finish));
+        // A ranked driver has a counted event, so a line.
+        make_line(events.collect(), &self.factors).expect("a ranked driver has counted events")
     }
 }
 

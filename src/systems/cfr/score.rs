@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use num_rational::BigRational;
 use serde::{Deserialize, Serialize};
 
 use super::events::Format;
@@ -55,14 +54,32 @@ pub(super) fn best_finish(a: Option<Finish>, b: Option<Finish>) -> Option<Finish
 /// One driver's result at one event, computed from the stored results when asked.
 #[derive(Debug, Clone)]
 pub(super) struct Entry {
+    /// `100 * points / perfect`, rounded to `decimals`, in [`math::UNIT`]s.
+    pub(super) units: i128,
+    pub(super) finish: Option<Finish>,
+    /// Points, perfect and formula: only when asked for.
+    pub(super) detail: Option<Detail>,
+}
+
+/// What an event score is made of, for the events table and the audit trail.
+#[derive(Debug, Clone)]
+pub(super) struct Detail {
     pub(super) points: Rational,
     pub(super) perfect: Rational,
-    /// `100 * points / perfect`, rounded to `decimals`.
-    pub(super) score: Rational,
-    pub(super) finish: Option<Finish>,
-    /// The sum behind the score, e.g. `100 * (heats 50 + final 100 [1st]) / 187.5`;
-    /// empty unless asked for.
+    /// The sum behind the score, e.g. `100 * (heats 50 + final 100 [1st]) / 187.5`.
     pub(super) formula: String,
+}
+
+impl Entry {
+    /// The event score as an exact rational.
+    pub(super) fn score(&self) -> Rational {
+        math::from_units(self.units)
+    }
+
+    /// The formula behind the score (empty unless asked for).
+    pub(super) fn formula(&self) -> &str {
+        self.detail.as_ref().map_or("", |d| d.formula.as_str())
+    }
 }
 
 /// The scoring tables of a series at one moment: its own, else the parameters.
@@ -121,18 +138,13 @@ struct HeatLog {
     final_: Option<Place>,
 }
 
-/// `perfect`: the event's perfect score, as an `i128` rational and exactly.
-fn elimination_entry(
-    t: &Tables,
-    log: &HeatLog,
-    perfect: &(Rational, BigRational),
-    n_heats: usize,
-    formulas: bool,
-) -> Entry {
+/// A driver's entry at an elimination event that ran `n_heats` heats, with
+/// its points, perfect and formula when `formulas`.
+fn elimination_entry(t: &Tables, log: &HeatLog, n_heats: usize, formulas: bool) -> Entry {
     let heat_places: Vec<Option<u32>> = log.heats.iter().map(|&p| p.at()).collect();
     let fin = log.final_.map(Place::at);
-    let points =
-        math::elimination_points(&t.final_points, &t.heat_points, t.decay, &heat_places, fin);
+    let (fp, hp) = (&t.final_points, &t.heat_points);
+    let units = math::elimination_units(fp, hp, t.decay, &heat_places, fin, n_heats, t.decimals);
     let finish = match fin.flatten() {
         Some(place) => Some(Finish {
             stage: Stage::Final,
@@ -143,25 +155,28 @@ fn elimination_entry(
             place,
         }),
     };
-    let formula = if formulas {
+    let detail = formulas.then(|| {
+        let points = math::elimination_points(fp, hp, t.decay, &heat_places, fin);
+        let perfect = math::narrow(&math::elimination_perfect(fp, hp, t.decay, n_heats));
         let final_term = log.final_.map_or(String::new(), |p| {
-            let pts = math::table_points(&t.final_points, p.at());
+            let pts = math::table_points(fp, p.at());
             format!(" + final {pts} {}", place_text(p))
         });
-        format!(
+        let formula = format!(
             "100 * ({}{final_term}) / {} (perfect: final win + heat win over {n_heats} heats)",
             heat_terms(t, &log.heats),
-            num(perfect.0),
-        )
-    } else {
-        String::new()
-    };
+            num(perfect),
+        );
+        Detail {
+            points: math::narrow(&points),
+            perfect,
+            formula,
+        }
+    });
     Entry {
-        points: math::narrow(&points),
-        perfect: perfect.0,
-        score: math::elimination_score(&points, &perfect.1, t.decimals),
+        units,
         finish,
-        formula,
+        detail,
     }
 }
 
@@ -228,10 +243,11 @@ fn points_entry(
         .iter()
         .map(|&(_, p)| math::table_points(&t.race_points, p))
         .collect();
-    let points = Rational::from_integer(pts.iter().sum());
-    let perfect = math::points_perfect(&t.race_points, possible);
+    let points: i128 = pts.iter().sum();
+    let win = math::table_points(&t.race_points, Some(1));
+    let perfect = win * possible as i128;
     let finish = log.results.iter().filter_map(|&(_, p)| p).min();
-    let formula = if formulas {
+    let detail = formulas.then(|| {
         let shown: Vec<String> = log
             .results
             .iter()
@@ -243,24 +259,24 @@ fn points_entry(
             })
             .collect();
         let terms: Vec<String> = pts.iter().map(i128::to_string).collect();
-        format!(
-            "100 * ({}) / ({possible} races * {}) [{}]",
+        let formula = format!(
+            "100 * ({}) / ({possible} races * {win}) [{}]",
             terms.join(" + "),
-            math::table_points(&t.race_points, Some(1)),
             shown.join(", ")
-        )
-    } else {
-        String::new()
-    };
+        );
+        Detail {
+            points: Rational::from_integer(points),
+            perfect: Rational::from_integer(perfect),
+            formula,
+        }
+    });
     Entry {
-        points,
-        perfect,
-        score: math::round_to(math::event_score(points, perfect), t.decimals),
+        units: math::points_units(points, perfect, t.decimals),
         finish: finish.map(|place| Finish {
             stage: Stage::Race,
             place,
         }),
-        formula,
+        detail,
     }
 }
 
@@ -334,11 +350,8 @@ impl State {
                     r.list(|d, p| log_of(&mut logs, &mut slot, d).heats.push(p));
                 }
                 r.list(|d, p| log_of(&mut logs, &mut slot, d).final_ = Some(p));
-                let perfect =
-                    math::elimination_perfect(&t.final_points, &t.heat_points, t.decay, heats);
-                let perfect = (math::narrow(&perfect), perfect);
                 (logs.into_iter())
-                    .map(|(d, log)| (d, elimination_entry(t, &log, &perfect, heats, formulas)))
+                    .map(|(d, log)| (d, elimination_entry(t, &log, heats, formulas)))
                     .collect()
             }
             Format::Points => {

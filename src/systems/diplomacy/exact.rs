@@ -9,9 +9,11 @@
 //! - **Order.** [`Bounds`] pins a total between two fixed-point numbers with
 //!   64 fractional bits, from each score's floor (`n` divided by `d`, then the
 //!   remainder's 64 bits): the total lies in `[lo, lo + w]` units of 2^-64,
-//!   `w` counting the scores that are not a multiple of 2^-64. Totals whose
+//!   `w` counting the scores that are not a multiple of 2^-64. A total still
+//!   exact in machine integers is pinned by its own floor instead. Totals whose
 //!   intervals are apart are ordered by them; only totals whose intervals meet
-//!   (equal totals always do) are summed exactly and compared.
+//!   (equal totals always do) are compared exactly, in machine integers where
+//!   both stayed exact.
 //! - **Value.** [`Total`] adds the scores over their common denominator in
 //!   machine integers, every step checked; [`exact_sum`] does the same and, when a step
 //!   would overflow, adds them again: the small scores over a common
@@ -129,6 +131,13 @@ impl Bounds {
 fn floor_parts(s: &Exact) -> Option<(i128, u64, bool)> {
     match s {
         Exact::Small { n, d } => {
+            // The usual score: both in u64, one machine division for the floor.
+            if let (Ok(n), Ok(d)) = (u64::try_from(*n), u64::try_from(*d)) {
+                let (q, r) = (n / d, n % d);
+                let (wide, d) = (u128::from(r) << 64, u128::from(d));
+                let f = wide / d;
+                return Some((i128::from(q), f as u64, wide - f * d == 0));
+            }
             let (q, r) = (n.div_euclid(*d), n.rem_euclid(*d));
             let (r, d) = (r as u128, *d as u128); // 0 <= r < d
             let (f, rest) = match u64::try_from(d) {
@@ -164,22 +173,27 @@ fn long_fraction(r: u128, d: u128) -> (u128, u128) {
     (q, rem)
 }
 
-/// A running total: its [`Bounds`], and its exact value as an `i128`
-/// numerator over a common denominator in `u64`, while those fit (`None` from
-/// the first score that would overflow, or a big one). A `u64` denominator
-/// keeps every division a machine one: Fibonacci-Diplo, Carnage and DSS
-/// totals stay within it, Sum-of-Squares totals outgrow it after a few games.
-#[derive(Debug, Clone, Copy)]
+/// A running total: its exact value as an `i128` numerator over a common
+/// denominator in `u64` while those fit, else (from the first score that
+/// would overflow, or a big one) its [`Bounds`], seeded with the exact total
+/// so far. A `u64` denominator keeps every division a machine one:
+/// Fibonacci-Diplo, Carnage and DSS totals stay within it, Sum-of-Squares
+/// totals outgrow it after a few games. 32 bytes: a table's players' totals
+/// are read and written once per position, in game order.
+#[derive(Debug, Clone)]
 pub struct Total {
-    pub bounds: Bounds,
-    running: Option<(i128, u64)>,
+    num: i128,
+    /// 0 once the exact total is given up (then `bounds` holds it).
+    den: u64,
+    bounds: Option<Box<Bounds>>,
 }
 
 impl Default for Total {
     fn default() -> Self {
         Total {
-            bounds: Bounds::default(),
-            running: Some((0, 1)),
+            num: 0,
+            den: 1,
+            bounds: None,
         }
     }
 }
@@ -187,17 +201,55 @@ impl Default for Total {
 impl Total {
     /// Add one score.
     pub fn add(&mut self, s: &Exact) {
-        self.bounds.add(s);
-        self.running = match (self.running, s) {
-            (Some((num, den)), Exact::Small { n, d }) => add_small(num, den, *n, *d),
-            _ => None,
-        };
+        if let Some(b) = &mut self.bounds {
+            b.add(s);
+            return;
+        }
+        if let Exact::Small { n, d } = s {
+            if let Some((num, den)) = add_small(self.num, self.den, *n, *d) {
+                (self.num, self.den) = (num, den);
+                return;
+            }
+        }
+        let mut b = Bounds::default();
+        b.add(&self.so_far());
+        b.add(s);
+        self.bounds = Some(Box::new(b));
+        self.den = 0;
+    }
+
+    /// The exact running total as a score (while it is kept).
+    fn so_far(&self) -> Exact {
+        Exact::Small {
+            n: self.num,
+            d: i128::from(self.den),
+        }
+    }
+
+    /// `(lo, hi)`: the total times 2^64 lies between them; `None`: unknown.
+    /// An exact total's interval is its floor and, unless it is a multiple
+    /// of 2^-64, one unit more.
+    pub fn interval(&self) -> Option<(Fixed, Fixed)> {
+        match &self.bounds {
+            Some(b) => b.interval(),
+            None => {
+                let mut b = Bounds::default();
+                b.add(&self.so_far());
+                b.interval()
+            }
+        }
+    }
+
+    /// The exact total as `(numerator, denominator)`, not reduced, if it
+    /// stayed in machine integers.
+    pub fn running(&self) -> Option<(i128, u64)> {
+        self.bounds.is_none().then_some((self.num, self.den))
     }
 
     /// The exact total in lowest terms, if its numerator stayed in `i128`
     /// and its denominator in `u64`.
     pub fn exact(&self) -> Option<BigRational> {
-        let (num, den) = self.running?;
+        let (num, den) = self.running()?;
         let den = i128::from(den);
         let g = num.gcd(&den);
         Some(BigRational::new_raw(
@@ -207,9 +259,12 @@ impl Total {
     }
 }
 
-/// `num / den + n / d` over `lcm(den, d)` (`den` itself when `d` divides it),
-/// if `d` and the lcm fit `u64` and the numerator `i128`.
+/// `num / den + n / d` over `lcm(den, d)` (`den` itself when `d` divides it
+/// or `n` is 0), if `d` and the lcm fit `u64` and the numerator `i128`.
 fn add_small(num: i128, den: u64, n: i128, d: i128) -> Option<(i128, u64)> {
+    if n == 0 {
+        return Some((num, den));
+    }
     let d = u64::try_from(d).ok()?;
     let lcm = match den % d {
         0 => den,

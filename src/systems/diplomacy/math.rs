@@ -132,9 +132,9 @@ fn sum_over_ranks<T>(values: &[T], ranks: (usize, usize)) -> (T, usize)
 where
     T: Clone + From<i64> + for<'a> Add<&'a T, Output = T>,
 {
-    let picked = elements_for_ranks(values, ranks);
-    let count = picked.len();
-    (picked.iter().fold(T::from(0), |s, x| s + x), count)
+    let (n, (best, worst)) = (values.len(), ranks);
+    let picked = (best..=worst).filter_map(|r| n.checked_sub(r).and_then(|i| values.get(i)));
+    picked.fold((T::from(0), 0), |(s, count), x| (s + x, count + 1))
 }
 
 /// Fibonacci-Diplo for a draw: the mean of the shared ranks' elements over the

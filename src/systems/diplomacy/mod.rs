@@ -79,10 +79,11 @@
 //! ([`report`], [`tournament`]): per position as an exact fraction of machine
 //! integers ([`exact::Exact`]; big rationals only for a Fibonacci board past
 //! [`math::FIB_SMALL`] powers), per player into a running total
-//! ([`exact::Total`]) that places the total between two fixed-point bounds and
-//! keeps it exact over a `u64` common denominator while that fits. Players are
-//! ordered by their bounds; only totals whose bounds meet are summed exactly
-//! and compared ([`order`]), and only the rows a table shows have their games
+//! ([`exact::Total`]) that keeps it exact over a `u64` common denominator
+//! while that fits, and from then on places it between two fixed-point bounds.
+//! Players are ordered by their bounds (an exact total's are its own floor);
+//! only totals whose bounds meet are compared exactly ([`order`]), and only
+//! the rows a table shows have their games
 //! scored again for `per_game`. Running totals and formula text are built only
 //! when the fold keeps an audit trail (`history`, [`audit`]): each formula names the game's tournament,
 //! round and board, the power, its rank and centres.

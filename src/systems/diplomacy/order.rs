@@ -2,14 +2,19 @@
 //! without summing most totals exactly: each player's running [`Total`] places
 //! them on the fixed-point line ([`super::exact::Bounds`]); players whose
 //! intervals are apart are ordered by them, and only a run of meeting
-//! intervals (equal totals always meet) is summed exactly and compared.
+//! intervals (equal totals always meet) is compared exactly: as fractions of
+//! machine integers where both totals stayed exact ([`Exact`] cross
+//! products, checked), else summed in big rationals.
 
+use std::cmp::Ordering;
+
+use num_bigint::BigInt;
 use num_rational::BigRational;
 
 use super::exact::{Exact, Fixed, Total};
 
 /// A player's games in one table and their running total.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Acc {
     pub games: usize,
     /// Their last entry in [`Entries::links`].
@@ -31,14 +36,46 @@ pub(super) struct Ranked {
     pub player: u32,
     /// Equal totals, equal classes (a rank is shared by class and games).
     pub class: usize,
-    /// The exact total, when it was needed to order the player.
-    pub total: Option<BigRational>,
+}
+
+/// A total as compared within a run: a fraction of machine integers while
+/// it stayed one, else a big rational.
+enum Key {
+    Small(i128, u64),
+    Big(BigRational),
+}
+
+impl Key {
+    fn big(&self) -> BigRational {
+        match self {
+            Key::Small(n, d) => BigRational::new(BigInt::from(*n), BigInt::from(*d)),
+            Key::Big(b) => b.clone(),
+        }
+    }
+
+    /// By value: `a / b` against `c / d` as `a * d` against `c * b` when
+    /// both products fit `i128`, else in big rationals.
+    fn cmp(&self, other: &Key) -> Ordering {
+        match (self, other) {
+            (Key::Small(a, b), Key::Small(c, d)) => {
+                let left = a.checked_mul(i128::from(*d));
+                match (left, c.checked_mul(i128::from(*b))) {
+                    (Some(x), Some(y)) => x.cmp(&y),
+                    _ => self.big().cmp(&other.big()),
+                }
+            }
+            (Key::Big(a), Key::Big(b)) => a.cmp(b),
+            _ => self.big().cmp(&other.big()),
+        }
+    }
 }
 
 impl Entries {
-    pub fn new(players: usize) -> Self {
+    /// Room for `players` players and `positions` entries (the most a
+    /// table adds: every stored position).
+    pub fn new(players: usize, positions: usize) -> Self {
         Entries {
-            links: Vec::new(),
+            links: Vec::with_capacity(positions),
             accs: vec![Acc::default(); players],
         }
     }
@@ -78,13 +115,15 @@ impl Entries {
         exact: impl Fn(u32) -> BigRational,
     ) -> Vec<Ranked> {
         let unknown = ((i128::MIN, 0), (i128::MAX, u64::MAX));
-        let mut line: Vec<(Fixed, Fixed, u32)> = (self.accs.iter().enumerate())
-            .filter(|(_, a)| a.games > 0)
-            .map(|(id, a)| {
-                let (lo, hi) = a.total.bounds.interval().unwrap_or(unknown);
-                (lo, hi, id as u32)
-            })
-            .collect();
+        let mut line: Vec<(Fixed, Fixed, u32)> = Vec::with_capacity(self.accs.len());
+        line.extend(
+            (self.accs.iter().enumerate())
+                .filter(|(_, a)| a.games > 0)
+                .map(|(id, a)| {
+                    let (lo, hi) = a.total.interval().unwrap_or(unknown);
+                    (lo, hi, id as u32)
+                }),
+        );
         line.sort_unstable();
         let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
         let mut reach = None;
@@ -105,28 +144,26 @@ impl Entries {
             let class = out.last().map_or(0, |r| r.class + 1);
             if run.len() == 1 {
                 let player = line[run.start].2;
-                out.push(Ranked {
-                    player,
-                    class,
-                    total: None,
-                });
+                out.push(Ranked { player, class });
                 continue;
             }
-            let mut members: Vec<(BigRational, usize, &str, u32)> = line[run]
+            let key = |id: u32| match self.accs[id as usize].total.running() {
+                Some((n, d)) => Key::Small(n, d),
+                None => Key::Big(exact(id)),
+            };
+            let mut members: Vec<(Key, usize, &str, u32)> = line[run]
                 .iter()
-                .map(|&(_, _, id)| (exact(id), self.accs[id as usize].games, name(id), id))
+                .map(|&(_, _, id)| (key(id), self.accs[id as usize].games, name(id), id))
                 .collect();
             members.sort_by(|a, b| (b.0.cmp(&a.0)).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
             let mut class = class;
-            for (i, (total, _, _, player)) in members.iter().enumerate() {
-                if i > 0 && members[i - 1].0 != *total {
+            for (i, (total, .., player)) in members.iter().enumerate() {
+                if i > 0 && members[i - 1].0.cmp(total) != Ordering::Equal {
                     class += 1;
                 }
-                let total = Some(total.clone());
                 out.push(Ranked {
                     player: *player,
                     class,
-                    total,
                 });
             }
         }

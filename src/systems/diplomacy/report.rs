@@ -109,7 +109,7 @@ impl State {
             &["game", "at", "powers", "reason"],
         );
         let mut scored = Vec::new();
-        let mut entries = Entries::new(st.players.len());
+        let mut entries = Entries::new(st.players.len(), st.positions());
         for i in 0..st.len() {
             let g = st.game(i);
             if only.is_some() && g.tournament != only {
@@ -172,7 +172,7 @@ impl State {
             t.push_with(|| {
                 let per_game = entries.games_of(r.player);
                 let scores = self.player_scores(sys, &per_game);
-                let total = (r.total.clone()).unwrap_or_else(|| self.total(sys, entries, r.player));
+                let total = self.total(sys, entries, r.player);
                 let per_game = per_game.iter().zip(&scores).map(|(&(i, _), s)| {
                     let score = s.as_ref().map(|s| number(&s.big(), sys.places()));
                     let game = st.games.name(st.game(i as usize).name);

@@ -144,6 +144,11 @@ impl Store {
         self.headers.len()
     }
 
+    /// How many positions the stored games hold in all.
+    pub fn positions(&self) -> usize {
+        self.slots.len()
+    }
+
     /// The seq that recorded game `name`, if it was folded.
     pub fn recorded(&self, name: &str) -> Option<u64> {
         self.games.get(name).map(|id| self.headers[id as usize].seq)

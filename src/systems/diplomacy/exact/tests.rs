@@ -51,6 +51,21 @@ proptest! {
         let x = fixed(&plain(&scores));
         prop_assert!(point(lo) <= x && x <= point(hi), "{lo:?} {x} {hi:?}");
     }
+
+    #[test]
+    fn running_totals_hold_the_total(scores in prop::collection::vec(score(), 0..60)) {
+        let mut t = Total::default();
+        for s in &scores {
+            t.add(s);
+        }
+        let sum = plain(&scores);
+        if let Some((n, d)) = t.running() {
+            prop_assert_eq!(BigRational::new(n.into(), d.into()), sum.clone());
+        }
+        let (lo, hi) = t.interval().unwrap();
+        let x = fixed(&sum);
+        prop_assert!(point(lo) <= x && x <= point(hi), "{lo:?} {x} {hi:?}");
+    }
 }
 
 /// Totals that fit `i128` at no step, and equal ones from different games.
@@ -219,7 +234,7 @@ mod games {
             games in prop::collection::vec((board(), 0i64..=1, rules(), 0usize..4), 1..12),
             seats_of in prop::collection::vec(0u32..6, 200),
         ) {
-            let mut entries = Entries::new(6);
+            let mut entries = Entries::new(6, 0);
             let mut plain = vec![(BigRational::zero(), 0usize); 6];
             let mut scored: Vec<Vec<Exact>> = vec![Vec::new(); 6];
             for (g, (seats, base, r, sys)) in games.iter().enumerate() {
@@ -263,7 +278,7 @@ fn equal_and_nearly_equal_totals_are_told_apart_exactly() {
         vec![Exact::new(5, 6)],
         vec![Exact::new(hair * 5 / 6 + 1, hair)],
     ];
-    let mut entries = Entries::new(3);
+    let mut entries = Entries::new(3, 0);
     for (p, scores) in players.iter().enumerate() {
         for (g, s) in scores.iter().enumerate() {
             entries.add(p as u32, g as u32, 0, s);
