@@ -10,8 +10,8 @@
 //! is built once over every name, as one sorted vector of (hash, id) pairs
 //! and where each run of its hashes' top bits starts ([`Near::under`]): a
 //! lookup reads one start and then the few pairs of its run, where a binary
-//! search of the whole vector waits for a cache miss at most of its steps
-//! (a check of 60,000 new names probes it half a million times). 16 bytes
+//! search of the whole vector would wait for a cache miss at most of its
+//! steps, and an append's check probes it several times a new name. 16 bytes
 //! per hash and at most 4 per pair for the starts, about 280 bytes per name
 //! with its key.
 //!

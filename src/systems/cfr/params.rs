@@ -7,6 +7,7 @@
 //! shown with.
 
 use super::events::{POINTS, TABLE_PLACES, TIER_OFFSET};
+use super::math::SCORE_PLACES;
 use crate::params::{rule_params, Decimal, Range};
 
 rule_params! {
@@ -29,7 +30,7 @@ rule_params! {
         /// score factor for a driver with two counted events
         two_event_factor: Decimal = "0.75", Range::decimal("0"..="1");
         /// decimal places of event scores and of the ranking score
-        decimals: u32 = 2, Range::int(0..=9);
+        decimals: u32 = 2, Range::int(0..=SCORE_PLACES as i64);
     }
 }
 

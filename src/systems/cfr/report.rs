@@ -72,6 +72,26 @@ pub(super) struct Counting {
     counted: BTreeMap<u32, Vec<CountedAt>>,
 }
 
+/// `all` grouped by driver (ids below `drivers`), in their order within each
+/// driver, by a counting sort: driver `d`'s results are
+/// `counted[start[d]..start[d + 1]]`.
+fn by_driver(all: Vec<(u32, CountedAt)>, drivers: usize) -> (Vec<usize>, Vec<CountedAt>) {
+    let mut start = vec![0usize; drivers + 1];
+    for &(d, _) in &all {
+        start[d as usize + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut next = start.clone();
+    let mut counted: Vec<CountedAt> = vec![(0, 0, 0, None); all.len()];
+    for (d, c) in all {
+        counted[next[d as usize]] = c;
+        next[d as usize] += 1;
+    }
+    (start, counted)
+}
+
 impl State {
     /// The event's label, `series/event`.
     fn label_of(&self, s: &Series, ev: u32) -> String {
@@ -221,15 +241,20 @@ impl State {
             n,
             counted: BTreeMap::new(),
         };
+        self.each_counted(n, |d, at| c.counted.entry(d).or_default().push(at));
+        c
+    }
+
+    /// Each counted result of a window of `n` (the last `n` events of every
+    /// series), with its driver, series by series, event by event.
+    fn each_counted(&self, n: usize, mut f: impl FnMut(u32, CountedAt)) {
         for (si, s) in self.series.iter().enumerate() {
             for &ev in &s.events[s.events.len().saturating_sub(n)..] {
                 for (d, en) in self.entries(s, ev, false) {
-                    let v = c.counted.entry(d).or_default();
-                    v.push((ev, si as u32, en.units, en.finish));
+                    f(d, (ev, si as u32, en.units, en.finish));
                 }
             }
         }
-        c
     }
 
     /// Every driver with a counted event, in ranking order: score as shown,
@@ -240,27 +265,8 @@ impl State {
     pub(super) fn ranking(&self, cx: &Cx) -> Ranking {
         let n = counted_events(cx);
         let mut all: Vec<(u32, CountedAt)> = Vec::new();
-        for (si, s) in self.series.iter().enumerate() {
-            for &ev in &s.events[s.events.len().saturating_sub(n)..] {
-                for (d, en) in self.entries(s, ev, false) {
-                    all.push((d, (ev, si as u32, en.units, en.finish)));
-                }
-            }
-        }
-        // Grouped by driver, a counting sort over the driver ids.
-        let mut start = vec![0usize; self.drivers.len() + 1];
-        for &(d, _) in &all {
-            start[d as usize + 1] += 1;
-        }
-        for i in 1..start.len() {
-            start[i] += start[i - 1];
-        }
-        let mut next = start.clone();
-        let mut counted: Vec<CountedAt> = vec![(0, 0, 0, None); all.len()];
-        for (d, c) in all {
-            counted[next[d as usize]] = c;
-            next[d as usize] += 1;
-        }
+        self.each_counted(n, |d, at| all.push((d, at)));
+        let (start, counted) = by_driver(all, self.drivers.len());
         let f = Factors::of(cx);
         let mut units = Vec::new();
         let mut keyed: Vec<(i128, usize, i128, u32)> = Vec::new();

@@ -119,11 +119,14 @@ pub const FIB_SMALL: usize = 150;
 
 /// The elements that ranks `best..=worst` get, rank r taking `values[N - r]`
 /// (so 1st takes the last, largest element).
-pub fn elements_for_ranks<T: Clone>(values: &[T], (best, worst): (usize, usize)) -> Vec<T> {
+pub fn elements_for_ranks<T: Clone>(values: &[T], ranks: (usize, usize)) -> Vec<T> {
+    of_ranks(values, ranks).cloned().collect()
+}
+
+/// The elements ranks `best..=worst` get, as [`elements_for_ranks`] lists them.
+fn of_ranks<T>(values: &[T], (best, worst): (usize, usize)) -> impl Iterator<Item = &T> {
     let n = values.len();
-    (best..=worst)
-        .filter_map(|r| n.checked_sub(r).and_then(|i| values.get(i)).cloned())
-        .collect()
+    (best..=worst).filter_map(move |r| n.checked_sub(r).and_then(|i| values.get(i)))
 }
 
 /// The sum and the count of the elements of a shared rank range (tied seats
@@ -132,9 +135,7 @@ fn sum_over_ranks<T>(values: &[T], ranks: (usize, usize)) -> (T, usize)
 where
     T: Clone + From<i64> + for<'a> Add<&'a T, Output = T>,
 {
-    let (n, (best, worst)) = (values.len(), ranks);
-    let picked = (best..=worst).filter_map(|r| n.checked_sub(r).and_then(|i| values.get(i)));
-    picked.fold((T::from(0), 0), |(s, count), x| (s + x, count + 1))
+    of_ranks(values, ranks).fold((T::from(0), 0), |(s, count), x| (s + x, count + 1))
 }
 
 /// Fibonacci-Diplo for a draw: the mean of the shared ranks' elements over the
