@@ -9,6 +9,17 @@
 //! a subject's changes all land in one bucket, in fold order. The site then reads
 //! one bucket at a time: memory holds about 1/[`BUCKETS`] of the trail.
 //!
+//! # Threads
+//!
+//! A [`Spill`] encodes, compresses and writes on a thread of its own, so the
+//! fold that makes the changes goes on meanwhile: [`Spill::take`] only sends
+//! the batch down a channel, and waits while [`QUEUED`] batches are before
+//! it (the memory held is those batches, the one being written and the
+//! buckets' blocks). One thread writes every bucket, taking the batches in
+//! the order they were sent, so each bucket's bytes are those a writer on the
+//! fold's own thread would write. An error of the writer (a full disk) stops
+//! it; the next [`Spill::take`] or [`Spill::finish`] returns it.
+//!
 //! # Layout (anonymous temporary files, gone when the [`Buckets`] are dropped
 //! or the process ends, killed or not)
 //!
@@ -20,6 +31,8 @@
 use std::collections::{BTreeSet, HashSet};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread::JoinHandle;
 
 use bincode::Options;
 
@@ -32,8 +45,20 @@ pub const BUCKETS: usize = 256;
 /// Bytes a bucket buffers before writing them as one compressed frame.
 pub const BLOCK: usize = 128 * 1024;
 
-/// Changes being written out (see the module docs).
+/// Changes being written out (see the module docs): handed to the writer
+/// thread, which encodes, compresses and writes them.
 pub struct Spill {
+    /// Batches of changes, in fold order, to the writer thread.
+    tx: Option<SyncSender<Vec<Change>>>,
+    writer: Option<JoinHandle<Result<Writer>>>,
+}
+
+/// Batches a [`Spill`] holds on their way to its writer thread, beside the
+/// one the thread is writing.
+const QUEUED: usize = 2;
+
+/// The writer thread's side of a [`Spill`]: the buckets' files and blocks.
+struct Writer {
     /// Anonymous temporary files (unlinked from the start where the system
     /// allows it): a killed run leaves nothing behind.
     files: Vec<BufWriter<File>>,
@@ -70,15 +95,63 @@ fn encode(c: &Change, out: &mut Vec<u8>) {
 }
 
 impl Spill {
-    /// Empty buckets in anonymous temporary files.
+    /// Empty buckets in anonymous temporary files, and the thread that
+    /// writes them.
     pub fn new() -> Result<Self> {
+        let mut w = Writer::new()?;
+        let (tx, rx) = sync_channel::<Vec<Change>>(QUEUED);
+        let writer = std::thread::Builder::new()
+            .name("spill".into())
+            .spawn(move || -> Result<Writer> {
+                for changes in rx {
+                    w.take(changes)?;
+                }
+                Ok(w)
+            })
+            .map_err(|e| Error::io("the audit trail's writer thread", e))?;
+        Ok(Spill {
+            tx: Some(tx),
+            writer: Some(writer),
+        })
+    }
+
+    /// The writer thread's result once it has stopped: its error, if it
+    /// failed.
+    fn join(&mut self) -> Result<Writer> {
+        self.tx = None;
+        let failed = || Error::Storage("the audit trail's writer thread failed".into());
+        let writer = self.writer.take().ok_or_else(failed)?;
+        writer.join().map_err(|_| failed())?
+    }
+
+    /// Write what is buffered and close the files for reading.
+    pub fn finish(mut self, rest: Vec<Change>) -> Result<Buckets> {
+        self.take(rest)?;
+        self.join()?.finish()
+    }
+}
+
+impl TrailSink for Spill {
+    /// Hand `changes` to the writer thread (waiting while [`QUEUED`] batches
+    /// are before them); a writer that stopped on an error returns it here.
+    fn take(&mut self, changes: Vec<Change>) -> Result<()> {
+        let sent = self.tx.as_ref().map(|tx| tx.send(changes));
+        match sent {
+            Some(Ok(())) => Ok(()),
+            _ => self.join().map(drop),
+        }
+    }
+}
+
+impl Writer {
+    fn new() -> Result<Self> {
         let mut files = Vec::with_capacity(BUCKETS);
         for i in 0..BUCKETS {
             let f = tempfile::tempfile().map_err(|e| Error::io(bucket_name(i), e))?;
             files.push(BufWriter::new(f));
         }
         let zstd = zstd::bulk::Compressor::new(1).map_err(|e| Error::io(bucket_name(0), e))?;
-        Ok(Spill {
+        Ok(Writer {
             files,
             blocks: vec![Vec::new(); BUCKETS],
             subjects: HashSet::new(),
@@ -86,30 +159,39 @@ impl Spill {
         })
     }
 
+    fn take(&mut self, changes: Vec<Change>) -> Result<()> {
+        for c in changes {
+            let i = bucket_of(&c.subject);
+            encode(&c, &mut self.blocks[i]);
+            if !self.subjects.contains(&c.subject) {
+                self.subjects.insert(c.subject);
+            }
+            if self.blocks[i].len() >= BLOCK {
+                self.write_block(i)?;
+            }
+        }
+        Ok(())
+    }
+
     fn write_block(&mut self, i: usize) -> Result<()> {
         let block = std::mem::take(&mut self.blocks[i]);
         if block.is_empty() {
             return Ok(());
         }
-        let frame = self.zstd.compress(&block).map_err(|e| self.io(i, e))?;
+        let frame = self.zstd.compress(&block).map_err(|e| io(i, e))?;
         let f = &mut self.files[i];
         let w = f
             .write_all(&(frame.len() as u32).to_le_bytes())
             .and_then(|()| f.write_all(&frame));
-        w.map_err(|e| self.io(i, e))?;
+        w.map_err(|e| io(i, e))?;
         // The buffer is reused (its capacity kept) for the next block.
         self.blocks[i] = block;
         self.blocks[i].clear();
         Ok(())
     }
 
-    fn io(&self, i: usize, e: std::io::Error) -> Error {
-        Error::io(bucket_name(i), e)
-    }
-
     /// Write what is buffered and close the files for reading.
-    pub fn finish(mut self, rest: Vec<Change>) -> Result<Buckets> {
-        self.take(rest)?;
+    fn finish(mut self) -> Result<Buckets> {
         for i in 0..BUCKETS {
             self.write_block(i)?;
         }
@@ -127,20 +209,8 @@ impl Spill {
     }
 }
 
-impl TrailSink for Spill {
-    fn take(&mut self, changes: Vec<Change>) -> Result<()> {
-        for c in changes {
-            let i = bucket_of(&c.subject);
-            encode(&c, &mut self.blocks[i]);
-            if !self.subjects.contains(&c.subject) {
-                self.subjects.insert(c.subject);
-            }
-            if self.blocks[i].len() >= BLOCK {
-                self.write_block(i)?;
-            }
-        }
-        Ok(())
-    }
+fn io(i: usize, e: std::io::Error) -> Error {
+    Error::io(bucket_name(i), e)
 }
 
 /// A finished spill, read a bucket at a time.
@@ -219,7 +289,6 @@ mod tests {
         let mut spill = Spill::new().unwrap();
         let (first, rest) = all.split_at(25_000);
         spill.take(first.to_vec()).unwrap();
-        assert_eq!(spill.subjects.len(), 600);
         let buckets = spill.finish(rest.to_vec()).unwrap();
         assert_eq!(buckets.subjects.len(), 600);
         let mut back = Vec::new();

@@ -124,9 +124,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         |each: &mut dyn FnMut(&TableView) -> Result<()>| table_views(&ledger, args, &tables, each);
     let export_path = dir.join("export.jsonl").display().to_string();
     let mut export = |w: &mut dyn Write| ledger.export_to(w, &export_path);
-    let mut groups = |page: &mut dyn FnMut(&[Change]) -> Result<()>| {
-        (0..spill::BUCKETS).try_for_each(|i| page(&buckets.read(i)?))
-    };
+    let mut groups = |page: &mut dyn FnMut(&[Change]) -> Result<()>| read_ahead(&buckets, page);
     let w = crate::site::write_staged(dir, &site, views, &mut groups, &mut export)?;
     Ok(format!(
         "wrote {} page(s) and export.jsonl to {}: {} new or changed, {} unchanged, \
@@ -138,6 +136,39 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         w.removed,
         dir.join("index.html").display()
     ))
+}
+
+/// Every bucket of `buckets` to `page`, in order, each read (decompressed and
+/// decoded) on a thread of its own while `page` takes the one before: at most
+/// three buckets are held at once.
+fn read_ahead(
+    buckets: &spill::Buckets,
+    page: &mut dyn FnMut(&[Change]) -> Result<()>,
+) -> Result<()> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || {
+            for i in 0..spill::BUCKETS {
+                let bucket = buckets.read(i);
+                let failed = bucket.is_err();
+                // A send fails once `page` has failed: nothing more is wanted.
+                if tx.send(bucket).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        let mut read = 0;
+        for bucket in rx {
+            page(&bucket?)?;
+            read += 1;
+        }
+        if read < spill::BUCKETS {
+            return Err(Error::Storage(
+                "the audit trail's reading thread failed".into(),
+            ));
+        }
+        Ok(())
+    })
 }
 
 /// The site's standings tables (`chosen`, in display order), handed to `each`

@@ -251,7 +251,7 @@ fn staged_tables_are_made_once_and_dropped_before_the_player_pages() {
         })
     };
     let mut pages = BTreeMap::new();
-    let mut put = |name: &str, html: &str| {
+    let mut put = |name: String, html: String| {
         assert_eq!(freed.get(), !name.starts_with("table-"), "{name}");
         pages.insert(name.to_string(), html.to_string());
         Ok(())
