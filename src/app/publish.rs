@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use super::{fold_stamped, folded_only, selectors, QueryArgs};
 use crate::error::{Error, Result};
-use crate::fold;
+use crate::fold::{self, Placed};
 use crate::ledger::{canonical, Ledger};
 use crate::output;
 use crate::site::TableView;
@@ -63,16 +63,16 @@ struct Chosen {
 }
 
 impl Chosen {
-    fn keep(&self, mut changes: Vec<Change>) -> Vec<Change> {
+    fn keep(&self, mut changes: Vec<Placed>) -> Vec<Placed> {
         if let Some(t) = &self.tables {
-            changes.retain(|c| t.contains(c.system.as_str()));
+            changes.retain(|(_, c)| t.contains(c.system.as_str()));
         }
         changes
     }
 }
 
 impl fold::TrailSink for Chosen {
-    fn take(&mut self, changes: Vec<Change>) -> Result<()> {
+    fn take(&mut self, changes: Vec<Placed>) -> Result<()> {
         let kept = self.keep(changes);
         self.spill.take(kept)
     }
@@ -103,13 +103,12 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     };
     let sink = Arc::new(Mutex::new(sink));
     q.trail = Some(fold::Trail(sink.clone()));
-    let (mut f, stamp) = fold_stamped(&ledger, args, q)?;
+    let (f, stamp) = fold_stamped(&ledger, args, q)?;
     let head = ledger.head()?;
     let sink = Arc::into_inner(sink)
         .and_then(|m| m.into_inner().ok())
         .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
-    let rest = sink.keep(f.cx.take_changes());
-    let mut buckets = sink.spill.finish(rest)?;
+    let mut buckets = sink.spill.finish()?;
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
     let site = crate::site::Site {

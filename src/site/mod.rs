@@ -100,9 +100,10 @@
 //!
 //! `laurel site` keeps both cores busy and what it holds bounded:
 //!
-//! - The audit fold reads and decodes the records on one thread and applies
-//!   them on another; the trail goes, batch by batch, to the
-//!   [`crate::spill`]'s own thread, which encodes, compresses and writes it.
+//! - The audit fold reads the records on one thread and decodes and applies
+//!   them on a worker per group of namespaces (see [`crate::fold`]); each
+//!   worker hands its changes, batch by batch, to the [`crate::spill`]'s own
+//!   thread, which encodes, compresses and writes them.
 //! - Pages are written (or linked, see "Rebuilding") by a thread of their own
 //!   ([`write_staged`]), in the order they are made, with at most a few
 //!   waiting.
