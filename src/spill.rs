@@ -4,27 +4,44 @@
 //! A site needs every player's whole trail, grouped by player, and the fold
 //! makes it in fold order, every player's interleaved (each monthly tick changes
 //! every rating). Kept whole, a 1M-event ledger's trail is tens of GB. Instead the
-//! fold hands its changes to a [`Spill`] (a [`TrailSink`]) batch by batch; each
-//! change goes to one of [`BUCKETS`] buckets picked by a hash of its subject, so
-//! a subject's changes all land in one bucket, in fold order. The site then reads
-//! one bucket at a time: memory holds about 1/[`BUCKETS`] of the trail.
+//! fold's workers hand their changes to a [`Spill`] (a [`TrailSink`]) batch by
+//! batch, each change with the fold-order index of the record that made it;
+//! each change goes to one of [`BUCKETS`] buckets picked by a hash of its
+//! subject, so a subject's changes all land in one bucket. The site then reads
+//! one bucket at a time, sorted by index (stably: a record's changes are one
+//! worker's, in one batch, in the order made), which is fold order: memory
+//! holds about 1/[`BUCKETS`] of the trail.
+//!
+//! # Threads
+//!
+//! A [`Spill`] encodes, compresses and writes on a thread of its own, so the
+//! fold that makes the changes goes on meanwhile: [`Spill::take`] only sends
+//! the batch down a channel, and waits while [`QUEUED`] batches are before
+//! it (the memory held is those batches, the one being written and the
+//! buckets' blocks). One thread writes every bucket, taking the batches in
+//! the order they were sent; which worker's batch comes first changes the
+//! bytes of a bucket, not what [`Buckets::read`] returns. An error of the
+//! writer (a full disk) stops it; the next [`Spill::take`] or
+//! [`Spill::finish`] returns it.
 //!
 //! # Layout (anonymous temporary files, gone when the [`Buckets`] are dropped
 //! or the process ends, killed or not)
 //!
 //! Each bucket: zstd frames, each preceded by its compressed length (u32 LE).
-//! A frame holds whole changes back to back, each a [`Change`] in bincode
-//! (its default options: varint integers and lengths). A bucket buffers up
+//! A frame holds whole changes back to back, each its record's index and the
+//! [`Change`] in bincode (its default options: varint integers and lengths). A bucket buffers up
 //! to [`BLOCK`] bytes before it compresses and writes them.
 
 use std::collections::{BTreeSet, HashSet};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread::JoinHandle;
 
 use bincode::Options;
 
 use crate::error::{Error, Result};
-use crate::fold::TrailSink;
+use crate::fold::{Placed, TrailSink};
 use crate::systems::Change;
 
 /// Buckets a trail is spread over: memory holds one of them when reading.
@@ -32,8 +49,20 @@ pub const BUCKETS: usize = 256;
 /// Bytes a bucket buffers before writing them as one compressed frame.
 pub const BLOCK: usize = 128 * 1024;
 
-/// Changes being written out (see the module docs).
+/// Changes being written out (see the module docs): handed to the writer
+/// thread, which encodes, compresses and writes them.
 pub struct Spill {
+    /// Batches of changes, in fold order, to the writer thread.
+    tx: Option<SyncSender<Vec<Placed>>>,
+    writer: Option<JoinHandle<Result<Writer>>>,
+}
+
+/// Batches a [`Spill`] holds on their way to its writer thread, beside the
+/// one the thread is writing.
+const QUEUED: usize = 2;
+
+/// The writer thread's side of a [`Spill`]: the buckets' files and blocks.
+struct Writer {
     /// Anonymous temporary files (unlinked from the start where the system
     /// allows it): a killed run leaves nothing behind.
     files: Vec<BufWriter<File>>,
@@ -64,21 +93,68 @@ fn options() -> impl Options {
     bincode::DefaultOptions::new()
 }
 
-fn encode(c: &Change, out: &mut Vec<u8>) {
+fn encode(place: u64, c: &Change, out: &mut Vec<u8>) {
     // Serializing into a Vec cannot fail (no I/O, no size limit).
-    let _ = options().serialize_into(out, c);
+    let _ = options().serialize_into(out, &(place, c));
 }
 
 impl Spill {
-    /// Empty buckets in anonymous temporary files.
+    /// Empty buckets in anonymous temporary files, and the thread that
+    /// writes them.
     pub fn new() -> Result<Self> {
+        let mut w = Writer::new()?;
+        let (tx, rx) = sync_channel::<Vec<Placed>>(QUEUED);
+        let writer = std::thread::Builder::new()
+            .name("spill".into())
+            .spawn(move || -> Result<Writer> {
+                for changes in rx {
+                    w.take(changes)?;
+                }
+                Ok(w)
+            })
+            .map_err(|e| Error::io("the audit trail's writer thread", e))?;
+        Ok(Spill {
+            tx: Some(tx),
+            writer: Some(writer),
+        })
+    }
+
+    /// The writer thread's result once it has stopped: its error, if it
+    /// failed.
+    fn join(&mut self) -> Result<Writer> {
+        self.tx = None;
+        let failed = || Error::Storage("the audit trail's writer thread failed".into());
+        let writer = self.writer.take().ok_or_else(failed)?;
+        writer.join().map_err(|_| failed())?
+    }
+
+    /// Write what is buffered and close the files for reading.
+    pub fn finish(mut self) -> Result<Buckets> {
+        self.join()?.finish()
+    }
+}
+
+impl TrailSink for Spill {
+    /// Hand `changes` to the writer thread (waiting while [`QUEUED`] batches
+    /// are before them); a writer that stopped on an error returns it here.
+    fn take(&mut self, changes: Vec<Placed>) -> Result<()> {
+        let sent = self.tx.as_ref().map(|tx| tx.send(changes));
+        match sent {
+            Some(Ok(())) => Ok(()),
+            _ => self.join().map(drop),
+        }
+    }
+}
+
+impl Writer {
+    fn new() -> Result<Self> {
         let mut files = Vec::with_capacity(BUCKETS);
         for i in 0..BUCKETS {
             let f = tempfile::tempfile().map_err(|e| Error::io(bucket_name(i), e))?;
             files.push(BufWriter::new(f));
         }
         let zstd = zstd::bulk::Compressor::new(1).map_err(|e| Error::io(bucket_name(0), e))?;
-        Ok(Spill {
+        Ok(Writer {
             files,
             blocks: vec![Vec::new(); BUCKETS],
             subjects: HashSet::new(),
@@ -86,30 +162,39 @@ impl Spill {
         })
     }
 
+    fn take(&mut self, changes: Vec<Placed>) -> Result<()> {
+        for (place, c) in changes {
+            let i = bucket_of(&c.subject);
+            encode(place, &c, &mut self.blocks[i]);
+            if !self.subjects.contains(&c.subject) {
+                self.subjects.insert(c.subject);
+            }
+            if self.blocks[i].len() >= BLOCK {
+                self.write_block(i)?;
+            }
+        }
+        Ok(())
+    }
+
     fn write_block(&mut self, i: usize) -> Result<()> {
         let block = std::mem::take(&mut self.blocks[i]);
         if block.is_empty() {
             return Ok(());
         }
-        let frame = self.zstd.compress(&block).map_err(|e| self.io(i, e))?;
+        let frame = self.zstd.compress(&block).map_err(|e| io(i, e))?;
         let f = &mut self.files[i];
         let w = f
             .write_all(&(frame.len() as u32).to_le_bytes())
             .and_then(|()| f.write_all(&frame));
-        w.map_err(|e| self.io(i, e))?;
+        w.map_err(|e| io(i, e))?;
         // The buffer is reused (its capacity kept) for the next block.
         self.blocks[i] = block;
         self.blocks[i].clear();
         Ok(())
     }
 
-    fn io(&self, i: usize, e: std::io::Error) -> Error {
-        Error::io(bucket_name(i), e)
-    }
-
     /// Write what is buffered and close the files for reading.
-    pub fn finish(mut self, rest: Vec<Change>) -> Result<Buckets> {
-        self.take(rest)?;
+    fn finish(mut self) -> Result<Buckets> {
         for i in 0..BUCKETS {
             self.write_block(i)?;
         }
@@ -127,20 +212,8 @@ impl Spill {
     }
 }
 
-impl TrailSink for Spill {
-    fn take(&mut self, changes: Vec<Change>) -> Result<()> {
-        for c in changes {
-            let i = bucket_of(&c.subject);
-            encode(&c, &mut self.blocks[i]);
-            if !self.subjects.contains(&c.subject) {
-                self.subjects.insert(c.subject);
-            }
-            if self.blocks[i].len() >= BLOCK {
-                self.write_block(i)?;
-            }
-        }
-        Ok(())
-    }
+fn io(i: usize, e: std::io::Error) -> Error {
+    Error::io(bucket_name(i), e)
 }
 
 /// A finished spill, read a bucket at a time.
@@ -151,7 +224,8 @@ pub struct Buckets {
 }
 
 impl Buckets {
-    /// The changes of bucket `i` (every change of its subjects), in fold order.
+    /// The changes of bucket `i` (every change of its subjects), in fold
+    /// order: sorted by their records' indexes, stably (see [`TrailSink`]).
     pub fn read(&self, i: usize) -> Result<Vec<Change>> {
         use std::io::{Seek, SeekFrom};
         let io = |e| Error::io(bucket_name(i), e);
@@ -165,7 +239,7 @@ impl Buckets {
         let mut len = [0u8; 4];
         loop {
             match r.read_exact(&mut len) {
-                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(out),
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
                 other => other.map_err(io)?,
             }
             let mut frame = vec![0u8; u32::from_le_bytes(len) as usize];
@@ -174,11 +248,13 @@ impl Buckets {
             decode_block(&block, &mut out)
                 .ok_or_else(|| Error::Storage(format!("{}: a damaged change", bucket_name(i))))?;
         }
+        out.sort_by_key(|(place, _)| *place);
+        Ok(out.into_iter().map(|(_, c)| c).collect())
     }
 }
 
 /// Decode every change of `block` onto `out`; None if it is not whole changes.
-fn decode_block(mut b: &[u8], out: &mut Vec<Change>) -> Option<()> {
+fn decode_block(mut b: &[u8], out: &mut Vec<Placed>) -> Option<()> {
     while !b.is_empty() {
         // The limit keeps a damaged length from asking for more than is left.
         let c = options()
@@ -206,7 +282,9 @@ mod tests {
     }
 
     /// Every change comes back, in its subject's bucket, in fold order, through
-    /// several compressed blocks per bucket.
+    /// several compressed blocks per bucket, though two workers (each folding
+    /// every other record, three changes a record) handed their batches on in
+    /// turns, the later records' worker first.
     #[test]
     fn a_spilled_trail_reads_back_by_bucket_in_fold_order() {
         let subjects: Vec<String> = (0..600).map(|i| format!("p{i}")).collect();
@@ -216,11 +294,18 @@ mod tests {
                 change(n, s, (n % 3 != 0).then_some("old"))
             })
             .collect();
+        let placed = |worker: u64| -> Vec<Placed> {
+            let record = |c: &Change| c.seq / 3;
+            let mine = all.iter().filter(|c| record(c) % 2 == worker);
+            mine.map(|c| (record(c), c.clone())).collect()
+        };
+        let (even, odd) = (placed(0), placed(1));
         let mut spill = Spill::new().unwrap();
-        let (first, rest) = all.split_at(25_000);
-        spill.take(first.to_vec()).unwrap();
-        assert_eq!(spill.subjects.len(), 600);
-        let buckets = spill.finish(rest.to_vec()).unwrap();
+        for (a, b) in odd.chunks(3_000).zip(even.chunks(3_000)) {
+            spill.take(a.to_vec()).unwrap();
+            spill.take(b.to_vec()).unwrap();
+        }
+        let buckets = spill.finish().unwrap();
         assert_eq!(buckets.subjects.len(), 600);
         let mut back = Vec::new();
         for i in 0..BUCKETS {
@@ -236,7 +321,7 @@ mod tests {
     #[test]
     fn a_damaged_block_is_an_error_not_a_panic() {
         let mut b = Vec::new();
-        encode(&change(1, "p", None), &mut b);
+        encode(7, &change(1, "p", None), &mut b);
         for cut in 0..b.len() {
             assert!(decode_block(&b[..cut], &mut Vec::new()).is_none() || cut == 0);
         }

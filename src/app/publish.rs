@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use super::{fold_stamped, folded_only, selectors, QueryArgs};
 use crate::error::{Error, Result};
-use crate::fold;
+use crate::fold::{self, Placed};
 use crate::ledger::{canonical, Ledger};
 use crate::output;
 use crate::site::TableView;
@@ -63,16 +63,16 @@ struct Chosen {
 }
 
 impl Chosen {
-    fn keep(&self, mut changes: Vec<Change>) -> Vec<Change> {
+    fn keep(&self, mut changes: Vec<Placed>) -> Vec<Placed> {
         if let Some(t) = &self.tables {
-            changes.retain(|c| t.contains(c.system.as_str()));
+            changes.retain(|(_, c)| t.contains(c.system.as_str()));
         }
         changes
     }
 }
 
 impl fold::TrailSink for Chosen {
-    fn take(&mut self, changes: Vec<Change>) -> Result<()> {
+    fn take(&mut self, changes: Vec<Placed>) -> Result<()> {
         let kept = self.keep(changes);
         self.spill.take(kept)
     }
@@ -103,13 +103,12 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     };
     let sink = Arc::new(Mutex::new(sink));
     q.trail = Some(fold::Trail(sink.clone()));
-    let (mut f, stamp) = fold_stamped(&ledger, args, q)?;
+    let (f, stamp) = fold_stamped(&ledger, args, q)?;
     let head = ledger.head()?;
     let sink = Arc::into_inner(sink)
         .and_then(|m| m.into_inner().ok())
         .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
-    let rest = sink.keep(f.cx.take_changes());
-    let mut buckets = sink.spill.finish(rest)?;
+    let mut buckets = sink.spill.finish()?;
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
     let site = crate::site::Site {
@@ -124,9 +123,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         |each: &mut dyn FnMut(&TableView) -> Result<()>| table_views(&ledger, args, &tables, each);
     let export_path = dir.join("export.jsonl").display().to_string();
     let mut export = |w: &mut dyn Write| ledger.export_to(w, &export_path);
-    let mut groups = |page: &mut dyn FnMut(&[Change]) -> Result<()>| {
-        (0..spill::BUCKETS).try_for_each(|i| page(&buckets.read(i)?))
-    };
+    let mut groups = |page: &mut dyn FnMut(&[Change]) -> Result<()>| read_ahead(&buckets, page);
     let w = crate::site::write_staged(dir, &site, views, &mut groups, &mut export)?;
     Ok(format!(
         "wrote {} page(s) and export.jsonl to {}: {} new or changed, {} unchanged, \
@@ -138,6 +135,39 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         w.removed,
         dir.join("index.html").display()
     ))
+}
+
+/// Every bucket of `buckets` to `page`, in order, each read (decompressed and
+/// decoded) on a thread of its own while `page` takes the one before: at most
+/// three buckets are held at once.
+fn read_ahead(
+    buckets: &spill::Buckets,
+    page: &mut dyn FnMut(&[Change]) -> Result<()>,
+) -> Result<()> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || {
+            for i in 0..spill::BUCKETS {
+                let bucket = buckets.read(i);
+                let failed = bucket.is_err();
+                // A send fails once `page` has failed: nothing more is wanted.
+                if tx.send(bucket).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        let mut read = 0;
+        for bucket in rx {
+            page(&bucket?)?;
+            read += 1;
+        }
+        if read < spill::BUCKETS {
+            return Err(Error::Storage(
+                "the audit trail's reading thread failed".into(),
+            ));
+        }
+        Ok(())
+    })
 }
 
 /// The site's standings tables (`chosen`, in display order), handed to `each`

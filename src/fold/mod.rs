@@ -16,9 +16,8 @@
 //! thread per group of namespaces (`parallel`): replay, queries, and an append's
 //! check fold, whose workers also check each record and encode their sections
 //! of the checkpoint snapshots, and `history`'s fold, whose workers keep
-//! their changes for one merged trail. A fold that hands its audit trail on as
-//! it goes (`site`'s [`Trail`]) runs pass 2 on two threads instead
-//! (`pipelined`): the trail is one list in fold order.
+//! their changes for one merged trail, or hand them on as they go, each with
+//! the fold-order index of the record that made it (`site`'s [`Trail`]).
 //!
 //! **Resuming** ([`fold_from`] with a [`Start`]): a fold may begin from a state
 //! folded up to a position `(at, seq)` (a checkpoint, see `ledger::checkpoint`)
@@ -178,8 +177,9 @@ pub struct Query {
     /// player); None keeps every change (`site`).
     pub audit_subject: Option<String>,
     /// With `audit`: hand the trail to this sink as the fold goes (`site`):
-    /// after each batch of records, once it holds [`TRAIL_BATCH`] changes or more.
-    /// `Folded::cx` keeps only what came after the last hand-over.
+    /// each worker hands its changes on after a batch of records, once it
+    /// holds [`TRAIL_BATCH`] changes or more, and the rest at the end;
+    /// `Folded::cx` keeps none.
     pub trail: Option<Trail>,
     /// Check every record before applying it (append-time validation).
     pub check: bool,
@@ -194,10 +194,17 @@ pub struct Query {
     pub players_only: bool,
 }
 
-/// Where an audit fold hands its trail as it goes ([`Query::trail`]).
+/// A change and the index in fold order of the record that made it.
+pub type Placed = (u64, Change);
+
+/// Where an audit fold hands its trail as it goes ([`Query::trail`]). The
+/// fold's workers (one per group of namespaces) hand their changes on in
+/// turns: each batch is one worker's, in fold order, and every change of a
+/// record is in one batch, in the order made. Sorting the whole trail by
+/// index, stably, gives the trail of a sequential fold.
 pub trait TrailSink: Send {
-    /// Take `changes`, the next ones in fold order.
-    fn take(&mut self, changes: Vec<Change>) -> Result<()>;
+    /// Take `changes`, the next ones of one worker.
+    fn take(&mut self, changes: Vec<Placed>) -> Result<()>;
 }
 
 /// A shared [`TrailSink`] (a `Query` is `Clone` and `Debug`).
@@ -211,7 +218,7 @@ impl std::fmt::Debug for Trail {
 }
 
 impl Trail {
-    fn give(&self, changes: Vec<Change>) -> Result<()> {
+    fn give(&self, changes: Vec<Placed>) -> Result<()> {
         let mut sink = self
             .0
             .lock()
@@ -220,7 +227,8 @@ impl Trail {
     }
 }
 
-/// How many changes an audit fold with a [`Trail`] keeps before handing them on.
+/// How many changes a worker of an audit fold with a [`Trail`] keeps before
+/// handing them on.
 pub const TRAIL_BATCH: usize = 16_384;
 
 /// The result of a fold.
@@ -503,77 +511,12 @@ fn fold_ordered(
             "a fold with an audit trail stores no snapshots".into(),
         ));
     }
-    if q.trail.is_some() {
-        return match order {
-            Order::Planned(order) => pipelined(source, order, q, out),
-            Order::Streamed(..) => Err(Error::Storage(
-                "a fold with an audit trail folds a plan".into(),
-            )),
-        };
-    }
     if sink.is_some() && q.only.is_some() {
         return Err(Error::Storage(
             "a snapshot needs every namespace folded".into(),
         ));
     }
     parallel::fold(source, order, q, (out, n), sink, later)
-}
-
-/// Fold `order` on two threads, handing the audit trail on (`site`): this one
-/// reads and decodes the records (segments, JSON); a second one checks (if asked)
-/// and applies them, in order, batch by batch. The trail is one list in fold
-/// order, so the projections are not split as in [`parallel`].
-///
-/// Errors come out as from a sequential fold: the worker only ever sees records
-/// before the first one the reader failed on, and a failed check stops the reader
-/// at its next batch, so the first error in fold order wins.
-fn pipelined(source: &dyn Source, order: &[u64], q: &Query, out: Folded) -> Result<Folded> {
-    const BATCH: usize = 256;
-    let check = q.check;
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Record>>(8);
-        let trail = q.trail.clone();
-        let worker = scope.spawn(move || -> Result<Folded> {
-            let mut out = out;
-            for batch in rx.iter() {
-                for mut rec in batch {
-                    admit_record(&mut out.state, &mut rec, check)?;
-                    if check {
-                        check_record(&out.state, &rec, &out.cx)?;
-                    }
-                    apply_record(&mut out.state, &rec, &mut out.cx);
-                }
-                if let Some(t) = trail
-                    .as_ref()
-                    .filter(|_| out.cx.changes().len() >= TRAIL_BATCH)
-                {
-                    t.give(out.cx.take_changes())?;
-                }
-            }
-            Ok(out)
-        });
-        let mut batch = Vec::with_capacity(BATCH);
-        let read = source.records_of(order, q.only, &mut |rec| {
-            batch.push(rec);
-            if batch.len() < BATCH {
-                return Ok(());
-            }
-            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-            tx.send(full)
-                .map_err(|_| Error::Storage("the fold stopped".into()))
-        });
-        if read.is_ok() && !batch.is_empty() {
-            // A send fails only if the worker has stopped; its error is returned below.
-            let _ = tx.send(batch);
-        }
-        drop(tx);
-        let folded = worker
-            .join()
-            .map_err(|_| Error::Storage("the fold's worker thread failed".into()))?;
-        let folded = folded?;
-        read?;
-        Ok(folded)
-    })
 }
 
 fn pinned(q: &Query) -> Params {

@@ -1,7 +1,6 @@
 //! Pass 2 of a fold, with a worker thread per group of namespaces
-//! ([`groups`]): what a full replay (`laurel fold`), a query, `history` and an
-//! append's check fold run (all but a fold that hands its audit trail on as it
-//! goes, `site`'s).
+//! ([`groups`]): what a full replay (`laurel fold`), a query, `history`,
+//! `site`'s audit and an append's check fold run.
 //!
 //! The caller's thread reads the records in fold order (a plan's, or the one
 //! pass of `fold::stream`) and finds each one's `type` by a byte scan
@@ -31,7 +30,10 @@
 //! [`gather`] merges them by that index (stably: a record's changes are all
 //! one worker's, in the order it made them), which is the trail of a
 //! sequential fold. Rules changes, the only records every worker folds, make
-//! no changes.
+//! no changes. With a [`Trail`] (`site`), each worker hands its changes and
+//! their indexes on instead, after a batch of records once it holds
+//! [`TRAIL_BATCH`] of them, and the rest when its records end: the sink
+//! merges them (the spill, by sorting each bucket by index).
 //!
 //! **Snapshots** (the check fold's checkpoints): after the record that brings
 //! the count to a multiple of `Sink::every`, the reader puts a mark in every
@@ -46,7 +48,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use super::{
     admit_record, apply_record, check_record, wanted, Folded, Item, Order, Pos, Query, Sink,
-    Snapshot, Source,
+    Snapshot, Source, Trail, TRAIL_BATCH,
 };
 use crate::error::{Error, Result};
 use crate::events::{self, Record};
@@ -111,6 +113,8 @@ struct Duty {
     snapshot: Option<(Encode, Sender<Section>)>,
     /// The sections this worker encodes at a mark.
     sections: Vec<usize>,
+    /// Where to hand the audit trail as it goes ([`Query::trail`]).
+    trail: Option<Trail>,
 }
 
 type Encode = fn(&State, &Params, usize) -> Result<Vec<u8>>;
@@ -186,6 +190,7 @@ pub(super) fn fold(
                     .chain(group.iter().map(|&ns| 1 + ns))
                     .chain(group.iter().map(|&ns| 1 + NAMESPACES.len() + ns))
                     .collect(),
+                trail: q.trail.clone(),
             };
             let (tx, rx) = sync_channel::<Batch>(depth);
             let (spent_tx, spent) = channel::<Batch>();
@@ -496,11 +501,27 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
         batch.bytes.clear();
         // The reader may have finished; then the batch is simply dropped.
         let _ = spent.send(batch);
+        if cx.changes().len() >= TRAIL_BATCH {
+            let last = places.last().copied().unwrap_or_default();
+            duty.hand_on(&mut places, &mut cx).map_err(|e| (last, e))?;
+        }
     }
+    duty.hand_on(&mut places, &mut cx)
+        .map_err(|e| (u64::MAX, e))?;
     Ok((state, cx, places))
 }
 
 impl Duty {
+    /// With a [`Trail`]: hand the changes kept so far on, each with its
+    /// record's index in fold order (see [`super::TrailSink`]).
+    fn hand_on(&self, places: &mut Vec<u64>, cx: &mut Cx) -> Result<()> {
+        let Some(trail) = &self.trail else {
+            return Ok(());
+        };
+        let placed = places.drain(..).zip(cx.take_changes()).collect();
+        trail.give(placed)
+    }
+
     fn encode(&self, n: u64, state: &State, params: &Params) -> Result<()> {
         let Some((encode, tx)) = &self.snapshot else {
             return Ok(());

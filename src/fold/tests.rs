@@ -391,18 +391,18 @@ fn a_fold_from_a_state_sent_later_equals_one_from_the_state_and_fails_without_it
     }
 }
 
-/// A trail sink that keeps every change it is handed.
-struct Collect(Vec<Change>);
+/// A trail sink that keeps every change it is handed, with its record's index.
+struct Collect(Vec<Placed>);
 
 impl TrailSink for Collect {
-    fn take(&mut self, changes: Vec<Change>) -> Result<()> {
+    fn take(&mut self, changes: Vec<Placed>) -> Result<()> {
         self.0.extend(changes);
         Ok(())
     }
 }
 
-/// `audit` with a [`Trail`]: the query that the two-thread `pipelined`
-/// fold runs (without one, an audit folds on the per-namespace workers).
+/// `audit` with a [`Trail`]: the query of `site`'s fold, whose workers hand
+/// their changes on as they go.
 fn piped(audit: &Query) -> (Query, Arc<Mutex<Collect>>) {
     let sink = Arc::new(Mutex::new(Collect(Vec::new())));
     let q = Query {
@@ -412,16 +412,19 @@ fn piped(audit: &Query) -> (Query, Arc<Mutex<Collect>>) {
     (q, sink)
 }
 
-/// `history`'s fold audits in the per-namespace workers and merges their
-/// trails by fold index: the trail must be the two-thread fold's, change
-/// for change and in order, within a record too.
+/// `history`'s fold merges its workers' trails by fold index; `site`'s hands
+/// them on, batch by batch from each worker: sorted by index, stably, the
+/// changes handed on are `history`'s trail, change for change and in order,
+/// within a record too, and the fold keeps none.
 #[test]
-fn the_merged_trail_of_the_workers_is_the_two_thread_folds_trail() {
+fn the_trail_handed_on_sorted_by_index_is_the_merged_trail() {
     let (src, audit, _, merged) = plain_and_audited();
     let (q, sink) = piped(&audit);
     let piped = fold(&src, &q).unwrap();
+    assert!(piped.cx.changes().is_empty());
     let mut trail = std::mem::take(&mut sink.lock().unwrap().0);
-    trail.extend(piped.cx.changes().iter().cloned());
+    trail.sort_by_key(|(place, _)| *place);
+    let trail: Vec<Change> = trail.into_iter().map(|(_, c)| c).collect();
     let systems: std::collections::BTreeSet<&str> =
         trail.iter().map(|c| c.system.as_str()).collect();
     assert!(systems.len() >= 8, "{systems:?}");
@@ -429,17 +432,15 @@ fn the_merged_trail_of_the_workers_is_the_two_thread_folds_trail() {
 }
 
 #[test]
-fn the_fold_per_namespace_equals_the_two_thread_one_and_the_first_bad_record_wins() {
-    // An audit alone folds per namespace too: a trail is what sends a
-    // fold to the two-thread `pipelined` one.
+fn a_fold_handing_its_trail_on_equals_a_plain_one_and_the_first_bad_record_wins() {
     let (src, audit, plain, _) = plain_and_audited();
     let (audit, _) = piped(&audit);
-    let two_threads = fold(&src, &audit).unwrap();
-    assert_eq!(tables_of(&plain), tables_of(&two_threads));
+    let handed = fold(&src, &audit).unwrap();
+    assert_eq!(tables_of(&plain), tables_of(&handed));
     let params = |f: &Folded| format!("{:?}", f.cx.params);
-    assert_eq!(params(&plain), params(&two_threads));
+    assert_eq!(params(&plain), params(&handed));
     // Break two records of different namespaces: whichever comes first in
-    // fold order is the error, with the two-thread fold's message.
+    // fold order is the error, the same with the trail handed on.
     let (order, _) = plan(&src, &Query::default()).unwrap();
     let ns = |src: &Stored, seq: u64| {
         let kind = &src.mem.records[seq as usize - 1].kind;

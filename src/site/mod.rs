@@ -96,11 +96,37 @@
 //! goes through [`escape`]. Pages are pure functions of a [`Site`], so they are
 //! unit-tested on hand-made data.
 //!
+//! # Threads
+//!
+//! `laurel site` keeps both cores busy and what it holds bounded:
+//!
+//! - The audit fold reads the records on one thread and decodes and applies
+//!   them on a worker per group of namespaces (see [`crate::fold`]); each
+//!   worker hands its changes, batch by batch, to the [`crate::spill`]'s own
+//!   thread, which encodes, compresses and writes them.
+//! - Pages are written (or linked, see "Rebuilding") by a thread of their own
+//!   ([`write_staged`]), in the order they are made, with at most a few
+//!   waiting.
+//! - The pages of a table and those of the players of one group of the trail
+//!   are rendered on two threads (`ordered`) and handed on in list order;
+//!   `laurel site` reads (decompresses and decodes) the next bucket of the
+//!   trail on a thread of its own while one group's pages are made.
+//!
+//! Held at once, beyond one table's report (see [`Site::pages_staged`]) or
+//! up to three buckets of the trail: a few pages rendered and not yet
+//! written. The output does not depend on the threads: every page name is
+//! given on the calling thread, in the order above, before any page naming
+//! that player or table is rendered; a page is a pure function of the site,
+//! the names and its own rows or changes; and pages reach the writer, and
+//! so the disk, in the order a single thread makes them.
+//!
 //! The page HTML is in `pages`, the chart in `chart`, the page names and
 //! what the index and player pages need of the tables in `outline`, the pages
-//! of long tables in `paging`, and writing the directory in `write`.
+//! of long tables in `paging`, rendering on two threads in `ordered`, and
+//! writing the directory in `write`.
 
 mod chart;
+mod ordered;
 mod outline;
 mod pages;
 mod paging;
@@ -166,7 +192,7 @@ pub struct Site {
 }
 
 /// Where pages go: `put(file name, HTML)`, a whole page at a time.
-pub type Put<'a> = dyn FnMut(&str, &str) -> Result<()> + 'a;
+pub type Put<'a> = dyn FnMut(String, String) -> Result<()> + 'a;
 
 /// The audit trail in groups: `groups(page)` calls `page` once per group of
 /// changes, in fold order, every change of a subject in one group.
@@ -203,18 +229,19 @@ impl Site {
             Ok(())
         })?;
         drop(views);
-        put("index.html", &render_index(self, &outline))?;
+        put("index.html".into(), render_index(self, &outline))?;
         let count = page_count(outline.files.players.len());
         for k in 1..=count.min(outline.files.players.len()) {
             let html = render_players(self, &outline.files, (k, count));
-            put(&page_name(PLAYERS, k), &html)?;
+            put(page_name(PLAYERS, k), html)?;
             n += 1;
         }
-        Ok(n + self.player_pages(&mut outline, put, groups)?)
+        Ok(n + self.player_pages(&outline, put, groups)?)
     }
 
     /// A table's pages, if it has any (its standings did not fail and it
-    /// has rows): the number of pages made.
+    /// has rows), rendered on two threads ([`ordered`]): the number of pages
+    /// made.
     fn table_page(&self, files: &Files, view: &TableView, put: &mut Put<'_>) -> Result<usize> {
         let (Some(f), Ok(r)) = (
             files.table(&view.table, view.tournament.as_deref()),
@@ -223,34 +250,32 @@ impl Site {
             return Ok(0);
         };
         let count = table_pages(r);
-        for n in 1..=count {
+        let page = |i: usize| {
+            let n = i + 1;
             let html = render_table(self, files, (view, r), f, (n, count));
-            put(&page_name(f, n), &html)?;
-        }
-        Ok(count)
+            Some((page_name(f, n), html))
+        };
+        ordered::in_order(count, &page, put)
     }
 
     /// Every player's page: those in each group of the trail, then those
-    /// without changes. Returns how many.
+    /// without changes, each list rendered on two threads ([`ordered`]).
+    /// Returns how many.
     fn player_pages(
         &self,
-        outline: &mut Outline,
+        outline: &Outline,
         put: &mut Put<'_>,
         groups: &mut Groups<'_>,
     ) -> Result<usize> {
-        // Each player's places are dropped once their page is made.
-        let mut places = std::mem::take(&mut outline.places);
-        let (outline, files) = (&*outline, &outline.files);
-        let mut n = 0;
-        let mut player = |p: &str, changes: &[&Change]| -> Result<()> {
-            let lines = places
-                .remove(p)
-                .map_or_else(String::new, |mine| outline.standing(&mine));
-            if let Some(f) = files.player(p) {
-                put(f, &render_player(self, files, p, changes, &lines))?;
-                n += 1;
-            }
-            Ok(())
+        let files = &outline.files;
+        let page = |p: &str, changes: &[&Change]| {
+            let f = files.player(p)?;
+            let lines =
+                (outline.places.get(p)).map_or_else(String::new, |mine| outline.standing(mine));
+            Some((
+                f.to_string(),
+                render_player(self, files, p, changes, &lines),
+            ))
         };
         // The players (every table's, named by `Outline::name_players`) without changes.
         let quiet: Vec<&str> = files
@@ -258,18 +283,18 @@ impl Site {
             .map(|(p, _)| p)
             .filter(|p| !self.spilled_subjects.contains(*p))
             .collect();
+        let mut n = 0;
         groups(&mut |changes| {
             let mut by_subject: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
             for c in changes {
                 by_subject.entry(&c.subject).or_default().push(c);
             }
-            by_subject
-                .into_iter()
-                .try_for_each(|(p, cs)| player(p, &cs))
+            let by_subject: Vec<(&str, Vec<&Change>)> = by_subject.into_iter().collect();
+            let render = |i: usize| page(by_subject[i].0, &by_subject[i].1);
+            n += ordered::in_order(by_subject.len(), &render, put)?;
+            Ok(())
         })?;
-        for p in quiet {
-            player(p, &[])?;
-        }
+        n += ordered::in_order(quiet.len(), &|i| page(quiet[i], &[]), put)?;
         Ok(n)
     }
 }

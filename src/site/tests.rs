@@ -192,8 +192,11 @@ fn pages_from_a_spilled_trail_are_the_pages_from_memory() {
     use crate::fold::TrailSink;
     let whole = sample();
     let mut spill = crate::spill::Spill::new().unwrap();
-    spill.take(whole.changes.clone()).unwrap();
-    let buckets = spill.finish(Vec::new()).unwrap();
+    let placed = whole.changes.iter().cloned().enumerate();
+    spill
+        .take(placed.map(|(i, c)| (i as u64, c)).collect())
+        .unwrap();
+    let buckets = spill.finish().unwrap();
     let site = Site {
         spilled_subjects: buckets.subjects.clone(),
         ..whole.site.clone()
@@ -251,7 +254,7 @@ fn staged_tables_are_made_once_and_dropped_before_the_player_pages() {
         })
     };
     let mut pages = BTreeMap::new();
-    let mut put = |name: &str, html: &str| {
+    let mut put = |name: String, html: String| {
         assert_eq!(freed.get(), !name.starts_with("table-"), "{name}");
         pages.insert(name.to_string(), html.to_string());
         Ok(())

@@ -3,8 +3,9 @@
 
 use std::io::Write as _;
 use std::path::Path;
+use std::sync::mpsc::sync_channel;
 
-use super::{Groups, Site, TableView};
+use super::{Groups, Put, Site, TableView};
 use crate::error::{Error, Result};
 
 /// What [`write_staged`] did.
@@ -21,7 +22,8 @@ pub struct Written {
 
 /// Write every page (see [`Site::pages_staged`]) and `export.jsonl` (what
 /// `export` writes to it: the bytes of `laurel export`) into `dir` (see
-/// [`build_beside`]). Each page is written as soon as it is rendered; one whose
+/// [`build_beside`]). Each page is written, on a thread of its own
+/// ([`on_writer`]), as soon as it is rendered and the pages before it are written; one whose
 /// bytes equal those of the same file of the site in `dir` is not written but
 /// hard-linked from it: it keeps its modification time (and inode), so a
 /// mirror or `rsync` copies only what changed. `export.jsonl` is always
@@ -35,12 +37,12 @@ pub fn write_staged(
 ) -> Result<Written> {
     let old = dir.join("index.html").is_file().then_some(dir);
     build_beside(dir, |stage| {
-        let mut stage = Stage {
+        let stage = Stage {
             dir: stage,
             old,
             changed: 0,
         };
-        let pages = site.pages_staged(views, &mut |name, html| stage.put(name, html), groups)?;
+        let (pages, stage) = on_writer(stage, |put| site.pages_staged(views, put, groups))?;
         write_export(stage.dir, export)?;
         let removed = old.map_or(0, |old| gone(old, stage.dir));
         Ok(Written {
@@ -48,6 +50,34 @@ pub fn write_staged(
             changed: stage.changed,
             removed,
         })
+    })
+}
+
+/// Pages a [`Stage`]'s writer thread holds before it writes them.
+const QUEUED: usize = 8;
+
+/// Run `make` with a `put` that hands each page to a thread of its own, which
+/// writes it into `stage` (or links it, see [`Stage::put`]), in the order
+/// handed: `make` goes on rendering while the file system works. A failed
+/// write stops the writer, and its error is the one returned (`make` then
+/// fails too, at its next page); otherwise `make`'s.
+fn on_writer<'s, T>(
+    mut stage: Stage<'s>,
+    make: impl FnOnce(&mut Put<'_>) -> Result<T>,
+) -> Result<(T, Stage<'s>)> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = sync_channel::<(String, String)>(QUEUED);
+        let writer = scope.spawn(move || -> Result<Stage<'s>> {
+            for (name, html) in rx {
+                stage.put(&name, &html)?;
+            }
+            Ok(stage)
+        });
+        let stopped = || Error::Storage("the site's writing thread stopped".into());
+        let made = make(&mut |name, html| tx.send((name, html)).map_err(|_| stopped()));
+        drop(tx);
+        let stage = writer.join().map_err(|_| stopped())??;
+        Ok((made?, stage))
     })
 }
 
