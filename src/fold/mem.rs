@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{wanted, Entry, Item, Keep, Source, Span};
+use super::{Entry, Item, Keep, Source, Span};
 use crate::error::{Error, Result};
 use crate::events::{ledger, Event, Record};
 use crate::time::Micros;
@@ -117,16 +117,5 @@ impl<T: Simple> Source for T {
         Err(Error::Storage(
             "this source has no chunks to read in one pass".into(),
         ))
-    }
-    fn records_of(
-        &self,
-        seqs: &[u64],
-        only: Option<&str>,
-        f: &mut dyn FnMut(Record) -> Result<()>,
-    ) -> Result<()> {
-        Simple::records(self, seqs, &mut |rec| match wanted(&rec.kind, only) {
-            true => f(rec),
-            false => Ok(()),
-        })
     }
 }

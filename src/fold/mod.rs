@@ -114,15 +114,6 @@ pub trait Source {
         keep: &Keep,
         f: &mut dyn FnMut(Item<'_>) -> Result<()>,
     ) -> Result<()>;
-    /// [`Source::records`] restricted to the `ledger.*` records and those of
-    /// namespace `only` (all records for `None`). A source may skip the others
-    /// without decoding them.
-    fn records_of(
-        &self,
-        seqs: &[u64],
-        only: Option<&str>,
-        f: &mut dyn FnMut(Record) -> Result<()>,
-    ) -> Result<()>;
 }
 
 /// One record of [`Source::items`].

@@ -73,7 +73,7 @@ impl Source for View<'_> {
     }
 
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
-        self.records_of(seqs, None, f)
+        self.each_cached(seqs, &mut |c, seq| f(c.record(seq)?))
     }
 
     /// From the summaries, when they are readable and cover `1..=upto`
@@ -111,20 +111,6 @@ impl Source for View<'_> {
 
     fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
         self.each_cached(seqs, &mut |c, seq| f(c.item(seq)?))
-    }
-
-    fn records_of(
-        &self,
-        seqs: &[u64],
-        only: Option<&str>,
-        f: &mut dyn FnMut(Record) -> Result<()>,
-    ) -> Result<()> {
-        self.each_cached(seqs, &mut |c, seq| {
-            if only.is_some() && !fold::wanted(&c.kind(seq)?, only) {
-                return Ok(());
-            }
-            f(c.record(seq)?)
-        })
     }
 }
 
@@ -183,13 +169,6 @@ impl Cached {
             .get(seq.wrapping_sub(self.first) as usize)
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is not in its chunk")))?;
         Ok((&self.bytes[start..end], at))
-    }
-
-    /// The event's `type`, read without decoding its payload.
-    fn kind(&self, seq: u64) -> Result<String> {
-        let (bytes, _) = self.bytes_of(seq)?;
-        events::stored_kind(bytes)
-            .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
     }
 
     fn record(&self, seq: u64) -> Result<Record> {

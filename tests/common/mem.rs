@@ -2,7 +2,7 @@
 
 use laurel::error::{Error, Result};
 use laurel::events::{ledger, Event, Record};
-use laurel::fold::{wanted, Entry, Item, Keep, Source, Span};
+use laurel::fold::{Entry, Item, Keep, Source, Span};
 use serde_json::Value;
 
 #[derive(Debug, Clone, Default)]
@@ -66,7 +66,12 @@ impl Source for MemSource {
     }
 
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
-        self.records_of(seqs, None, f)
+        for &s in seqs {
+            if let Some(r) = self.records.get((s - 1) as usize) {
+                f(r.clone())?;
+            }
+        }
+        Ok(())
     }
 
     fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
@@ -84,20 +89,5 @@ impl Source for MemSource {
         _: &mut dyn FnMut(Item<'_>) -> Result<()>,
     ) -> Result<()> {
         Err(Error::Storage("no chunks to read in one pass".into()))
-    }
-
-    fn records_of(
-        &self,
-        seqs: &[u64],
-        only: Option<&str>,
-        f: &mut dyn FnMut(Record) -> Result<()>,
-    ) -> Result<()> {
-        for &s in seqs {
-            match self.records.get((s - 1) as usize) {
-                Some(r) if wanted(&r.kind, only) => f(r.clone())?,
-                _ => {}
-            }
-        }
-        Ok(())
     }
 }
