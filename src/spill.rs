@@ -55,6 +55,10 @@ pub struct Spill {
     /// Batches of changes, in fold order, to the writer thread.
     tx: Option<SyncSender<Vec<Placed>>>,
     writer: Option<JoinHandle<Result<Writer>>>,
+    /// The writer thread's error once it has been collected: every later
+    /// [`TrailSink::take`] reports it too (several fold workers hand changes
+    /// on, and the fold reports one of their errors).
+    failed: Option<String>,
 }
 
 /// Batches a [`Spill`] holds on their way to its writer thread, beside the
@@ -116,6 +120,7 @@ impl Spill {
         Ok(Spill {
             tx: Some(tx),
             writer: Some(writer),
+            failed: None,
         })
     }
 
@@ -139,10 +144,17 @@ impl TrailSink for Spill {
     /// are before them); a writer that stopped on an error returns it here.
     fn take(&mut self, changes: Vec<Placed>) -> Result<()> {
         let sent = self.tx.as_ref().map(|tx| tx.send(changes));
-        match sent {
-            Some(Ok(())) => Ok(()),
-            _ => self.join().map(drop),
+        if matches!(sent, Some(Ok(()))) {
+            return Ok(());
         }
+        if let Some(msg) = &self.failed {
+            return Err(Error::Storage(msg.clone()));
+        }
+        let joined = self.join().map(drop);
+        if let Err(e) = &joined {
+            self.failed = Some(e.to_string());
+        }
+        joined
     }
 }
 

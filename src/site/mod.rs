@@ -236,7 +236,7 @@ impl Site {
             put(page_name(PLAYERS, k), html)?;
             n += 1;
         }
-        Ok(n + self.player_pages(&outline, put, groups)?)
+        Ok(n + self.player_pages(&mut outline, put, groups)?)
     }
 
     /// A table's pages, if it has any (its standings did not fail and it
@@ -263,15 +263,16 @@ impl Site {
     /// Returns how many.
     fn player_pages(
         &self,
-        outline: &Outline,
+        outline: &mut Outline,
         put: &mut Put<'_>,
         groups: &mut Groups<'_>,
     ) -> Result<usize> {
-        let files = &outline.files;
-        let page = |p: &str, changes: &[&Change]| {
+        // Each group's players' places are dropped once their pages are made.
+        let mut places = std::mem::take(&mut outline.places);
+        let (outline, files) = (&*outline, &outline.files);
+        let page = |places: &BTreeMap<String, _>, p: &str, changes: &[&Change]| {
             let f = files.player(p)?;
-            let lines =
-                (outline.places.get(p)).map_or_else(String::new, |mine| outline.standing(mine));
+            let lines = (places.get(p)).map_or_else(String::new, |mine| outline.standing(mine));
             Some((
                 f.to_string(),
                 render_player(self, files, p, changes, &lines),
@@ -290,11 +291,14 @@ impl Site {
                 by_subject.entry(&c.subject).or_default().push(c);
             }
             let by_subject: Vec<(&str, Vec<&Change>)> = by_subject.into_iter().collect();
-            let render = |i: usize| page(by_subject[i].0, &by_subject[i].1);
+            let render = |i: usize| page(&places, by_subject[i].0, &by_subject[i].1);
             n += ordered::in_order(by_subject.len(), &render, put)?;
+            for (p, _) in &by_subject {
+                places.remove(*p);
+            }
             Ok(())
         })?;
-        n += ordered::in_order(quiet.len(), &|i| page(quiet[i], &[]), put)?;
+        n += ordered::in_order(quiet.len(), &|i| page(&places, quiet[i], &[]), put)?;
         Ok(n)
     }
 }

@@ -6,8 +6,9 @@
 //! on. Rendering is a pure function of the page's index, so which thread
 //! renders a page changes nothing in it, and the order pages reach [`Put`]
 //! (and so the files and what the site reports) is the list's. Each helper
-//! renders at most [`AHEAD`] pages before the calling thread takes them: at
-//! most `2 · AHEAD` pages wait in memory. A list of one page is rendered on
+//! renders at most [`AHEAD`] pages before the calling thread takes them,
+//! and holds one more while it waits: at most `2 · (AHEAD + 1)` pages wait in
+//! memory. A list of one page is rendered on
 //! the calling thread.
 
 use std::sync::mpsc::sync_channel;
