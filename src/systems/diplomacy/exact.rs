@@ -183,7 +183,8 @@ fn long_fraction(r: u128, d: u128) -> (u128, u128) {
 #[derive(Debug, Clone)]
 pub struct Total {
     num: i128,
-    /// 0 once the exact total is given up (then `bounds` holds it).
+    /// Meaningful while `bounds` is `None`: once the exact total is given
+    /// up, `bounds` holds the total.
     den: u64,
     bounds: Option<Box<Bounds>>,
 }
@@ -215,7 +216,6 @@ impl Total {
         b.add(&self.so_far());
         b.add(s);
         self.bounds = Some(Box::new(b));
-        self.den = 0;
     }
 
     /// The exact running total as a score (while it is kept).
