@@ -16,16 +16,67 @@ use super::{params, Cx, ParKey, Ratings, State};
 /// A Council category: table name, title, and its points.
 type Category = (&'static str, &'static str, fn(&super::Council) -> i64);
 
-/// `(name, value)` pairs sorted by value descending, then name; with ranks.
-fn ranked<T: Clone>(mut rows: Vec<(String, i64, T)>) -> Vec<(usize, String, i64, T)> {
-    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let keys: Vec<i64> = rows.iter().map(|r| r.1).collect();
-    ranks(&keys)
+/// Rows `(name, key, extra)` sorted by key descending, then name, each with
+/// its rank (equal keys share one). Names of distinct ids differ, so an
+/// unstable sort gives that one order; ratings bunch up, so most comparisons
+/// reach the names: their `name_key` first, the bytes only when it ties.
+/// Rows borrow their names: a name is copied once, into a cell of a kept row.
+fn ranked<K: Ord, T>(rows: Vec<(&str, K, T)>) -> Vec<(usize, &str, K, T)> {
+    let mut rows: Vec<(u64, &str, K, T)> = rows
         .into_iter()
-        .zip(rows)
-        .map(|(rank, (n, v, t))| (rank, n, v, t))
-        .collect()
+        .map(|(name, k, t)| (name_key(name), name, k, t))
+        .collect();
+    rows.sort_unstable_by(|a, b| {
+        let by_name = || a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1));
+        b.2.cmp(&a.2).then_with(by_name)
+    });
+    let mut out: Vec<(usize, &str, K, T)> = Vec::with_capacity(rows.len());
+    for (i, (_, name, k, t)) in rows.into_iter().enumerate() {
+        let rank = match out.last() {
+            Some(last) if last.2 == k => last.0,
+            _ => i + 1,
+        };
+        out.push((rank, name, k, t));
+    }
+    out
 }
+
+/// A Nazgul key: the win percentage `100 * won / played` (`played > 0`),
+/// compared by cross-multiplication (exact, no division), then games won.
+#[derive(Clone, Copy, Debug)]
+struct WinShare {
+    won: u32,
+    played: u32,
+}
+
+impl WinShare {
+    fn of(won: u32, played: u32) -> Self {
+        WinShare { won, played }
+    }
+}
+
+impl Ord for WinShare {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        let (a, b) = (u64::from(self.won), u64::from(o.won));
+        (a * u64::from(o.played))
+            .cmp(&(b * u64::from(self.played)))
+            .then(self.won.cmp(&o.won))
+    }
+}
+
+impl PartialOrd for WinShare {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl PartialEq for WinShare {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o).is_eq()
+    }
+}
+
+impl Eq for WinShare {}
 
 fn report(system: &str, main: Table, extra: Vec<Table>) -> Report {
     Report {
@@ -50,24 +101,11 @@ impl State {
             &["rank", "player", "score", "games"],
         )
         .keep(sel);
-        // The order of `ranked` (value descending, then name), sorted on
-        // borrowed names: each name is copied once, into its cell. Names of
-        // distinct ids differ, so an unstable sort gives that one order.
-        // Ratings bunch up, so most comparisons reach the names: their
-        // `name_key` first, the bytes only when it ties.
-        let mut rows: Vec<(&str, i64, u32, u64)> = map
+        let rows = map
             .iter()
-            .map(|(p, r)| {
-                let name = self.names.name(p);
-                (name, r.value, r.games, name_key(name))
-            })
+            .map(|(p, r)| (self.names.name(p), r.value, r.games))
             .collect();
-        rows.sort_unstable_by(|a, b| {
-            let by_name = || a.3.cmp(&b.3).then_with(|| a.0.cmp(b.0));
-            b.1.cmp(&a.1).then_with(by_name)
-        });
-        let keys: Vec<i64> = rows.iter().map(|r| r.1).collect();
-        for (rank, (p, v, games, _)) in ranks(&keys).into_iter().zip(rows) {
+        for (rank, p, v, games) in ranked(rows) {
             t.push_with(|| vec![json!(rank), json!(p), json!(v), json!(games)]);
         }
         report(name, t, vec![])
@@ -137,7 +175,7 @@ impl State {
             .map(|n| {
                 let r = self.ainur.get(n).copied();
                 (
-                    self.names.name(n).to_string(),
+                    self.names.name(n),
                     r.map_or(start, |r| r.value),
                     (n, r.map_or(0, |r| r.games)),
                 )
@@ -185,21 +223,23 @@ impl State {
             .iter()
             .map(|(p, c)| {
                 (
-                    self.names.name(p).to_string(),
+                    self.names.name(p),
                     c.team_player + c.played_nation + c.enemy_nation,
                     *c,
                 )
             })
             .collect();
         for (rank, p, v, c) in ranked(rows) {
-            main.push(vec![
-                json!(rank),
-                json!(p),
-                json!(v),
-                json!(c.team_player),
-                json!(c.played_nation),
-                json!(c.enemy_nation),
-            ]);
+            main.push_with(|| {
+                vec![
+                    json!(rank),
+                    json!(p),
+                    json!(v),
+                    json!(c.team_player),
+                    json!(c.played_nation),
+                    json!(c.enemy_nation),
+                ]
+            });
         }
         let cats: [Category; 3] = [
             ("team_player", "Best team player", |c| c.team_player),
@@ -215,11 +255,11 @@ impl State {
                 let rows = self
                     .council
                     .iter()
-                    .map(|(p, c)| (self.names.name(p).to_string(), get(c), ()))
+                    .map(|(p, c)| (self.names.name(p), get(c), ()))
                     .filter(|r| r.1 != 0)
                     .collect();
                 for (rank, p, v, ()) in ranked(rows) {
-                    t.push(vec![json!(rank), json!(p), json!(v)]);
+                    t.push_with(|| vec![json!(rank), json!(p), json!(v)]);
                 }
                 t
             })
@@ -235,23 +275,22 @@ impl State {
             &["rank", "player", "score", "won", "played"],
         )
         .keep(sel);
-        let mut rows: Vec<(&str, u32, u32)> = self
+        let rows = self
             .nazgul
             .iter()
             .filter(|(_, n)| n.played > 0)
-            .map(|(p, n)| (self.names.name(p), n.won, n.played))
+            .map(|(p, n)| (self.names.name(p), WinShare::of(n.won, n.played), ()))
             .collect();
-        let key = |r: &(&str, u32, u32)| (nazgul_percent(r.1, r.2), r.1);
-        rows.sort_by(|a, b| key(b).cmp(&key(a)).then_with(|| a.0.cmp(b.0)));
-        let keys: Vec<_> = rows.iter().map(key).collect();
-        for (rank, r) in ranks(&keys).into_iter().zip(&rows) {
-            t.push(vec![
-                json!(rank),
-                json!(r.0),
-                json_number(nazgul_percent(r.1, r.2), 1),
-                json!(r.1),
-                json!(r.2),
-            ]);
+        for (rank, p, w, ()) in ranked(rows) {
+            t.push_with(|| {
+                vec![
+                    json!(rank),
+                    json!(p),
+                    json_number(nazgul_percent(w.won, w.played), 1),
+                    json!(w.won),
+                    json!(w.played),
+                ]
+            });
         }
         report("nazgul", t, vec![])
     }
@@ -259,11 +298,48 @@ impl State {
 
 #[cfg(test)]
 mod tests {
-    use super::ranks;
+    use super::{ranked, ranks, WinShare};
 
     #[test]
     fn equal_keys_share_a_rank() {
         assert_eq!(ranks(&[9, 7, 7, 5]), vec![1, 2, 2, 4]);
         assert_eq!(ranks::<i32>(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn ranked_rows_go_by_key_descending_then_name_with_shared_ranks() {
+        // Names longer than 8 bytes that share their first 8 reach the bytes.
+        let rows = vec![
+            ("zed", 5, 'a'),
+            ("anna", 7, 'b'),
+            ("player-long-b", 5, 'c'),
+            ("player-long-a", 5, 'd'),
+            ("bo", 3, 'e'),
+        ];
+        let got: Vec<(usize, &str, i32)> = ranked(rows)
+            .into_iter()
+            .map(|(rank, name, k, _)| (rank, name, k))
+            .collect();
+        let want = vec![
+            (1, "anna", 7),
+            (2, "player-long-a", 5),
+            (2, "player-long-b", 5),
+            (2, "zed", 5),
+            (5, "bo", 3),
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_win_share_orders_by_exact_percentage_then_games_won() {
+        let w = WinShare::of;
+        // 2/3 = 66.7 % is above 3/5 = 60 %, though it won fewer games.
+        assert!(w(2, 3) > w(3, 5));
+        // 1/3 and 2/6 are the same percentage: more games won is above.
+        assert!(w(2, 6) > w(1, 3));
+        assert_eq!(w(2, 6), w(2, 6));
+        assert_ne!(w(1, 3), w(2, 6));
+        // No overflow at the largest counts.
+        assert!(w(u32::MAX, u32::MAX) > w(u32::MAX - 1, u32::MAX));
     }
 }
