@@ -16,9 +16,10 @@
 //!
 //! Invariants: the hash is FNV-1a 64, fixed here and independent of the Rust
 //! release or process, so the same insertions give the same table
-//! (deterministic). Serialized as `buf` and `ends` only: the table is rebuilt
-//! from the names when read ([`Interner::from_parts`], the very table
-//! interning builds).
+//! (deterministic). Serialized as `buf` and `ends` only: the table is made
+//! from the names at the first lookup after they are read
+//! ([`Interner::from_parts`]): the very table interning them builds. A query
+//! that only names ids (most standings) never makes it.
 
 /// A state from its checkpoint section in bincode (varint), as the states
 /// that do not lay out their own bytes write it; `None` if damaged. The limit
@@ -31,6 +32,8 @@ pub fn from_section<T: serde::de::DeserializeOwned>(b: &[u8]) -> Option<T> {
         .deserialize(b)
         .ok()
 }
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 
 /// Strings numbered in order of first appearance.
@@ -39,8 +42,10 @@ pub struct Interner {
     buf: String,
     /// End of string `i` in `buf`.
     ends: Vec<u32>,
-    /// Its length is 0 or a power of two above `4 / 3 * ends.len()`.
-    slots: Vec<Slot>,
+    /// The lookup table, made at the first lookup after the names were read
+    /// back (a query that only names ids never pays for it). Its length is 0
+    /// or a power of two above `4 / 3 * ends.len()`.
+    slots: OnceLock<Vec<Slot>>,
 }
 
 /// One place of the lookup table.
@@ -125,11 +130,7 @@ impl Interner {
     /// The string numbered `id`; empty for an id never handed out (which
     /// only a checkpoint laurel did not write can hold).
     pub fn name(&self, id: u32) -> &str {
-        let i = id as usize;
-        let start = i.checked_sub(1).and_then(|j| self.ends.get(j));
-        let start = start.map_or(0, |&e| e as usize);
-        let end = self.ends.get(i).map_or(start, |&e| e as usize);
-        self.buf.get(start..end).unwrap_or("")
+        name_in(&self.buf, &self.ends, id)
     }
 
     pub fn get(&self, s: &str) -> Option<u32> {
@@ -145,10 +146,11 @@ impl Interner {
                 self.buf.push_str(s);
                 let end = u32::try_from(self.buf.len()).expect("names fit in 4 GiB");
                 self.ends.push(end);
-                if 3 * self.slots.len() < 4 * self.ends.len() {
+                let slots = self.slots.get_mut().expect("find made the table");
+                if 3 * slots.len() < 4 * self.ends.len() {
                     self.grow();
                 } else {
-                    self.place(id, h);
+                    place(slots, &self.buf, &self.ends, id, h);
                 }
                 id
             }
@@ -160,13 +162,14 @@ impl Interner {
     /// misses overlap instead of following one another (a lookup in a table
     /// of tens of thousands of names mostly waits for its slot).
     pub fn prefetch<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
-        if self.slots.is_empty() {
+        let slots = self.slots();
+        if slots.is_empty() {
             return;
         }
-        let mask = self.slots.len() - 1;
+        let mask = slots.len() - 1;
         let touched = names
             .into_iter()
-            .fold(0u32, |acc, s| acc ^ self.slots[hash(s) as usize & mask].id1);
+            .fold(0u32, |acc, s| acc ^ slots[hash(s) as usize & mask].id1);
         std::hint::black_box(touched);
     }
 
@@ -187,14 +190,15 @@ impl Interner {
 
     /// `Ok(id)` of `s`, or `Err(())` when it is not interned.
     fn find(&self, s: &str, h: u64) -> Result<u32, ()> {
-        if self.slots.is_empty() {
+        let slots = self.slots();
+        if slots.is_empty() {
             return Err(());
         }
         let short = inline(s);
-        let mask = self.slots.len() - 1;
+        let mask = slots.len() - 1;
         let mut i = h as usize & mask;
         loop {
-            let slot = self.slots[i];
+            let slot = slots[i];
             if slot.id1 == 0 {
                 return Err(());
             }
@@ -217,41 +221,16 @@ impl Interner {
         }
     }
 
-    /// Put `id` (hash `h`) in the first free slot of its probe sequence.
-    fn place(&mut self, id: u32, h: u64) {
-        let name = self.name(id);
-        let key = inline(name).unwrap_or_else(|| {
-            let end = self.ends[id as usize];
-            let len = u32::try_from(name.len()).ok().filter(|l| *l < 1 << 31);
-            let len = len.expect("a name under 2 GiB");
-            u64::from(end - len) | u64::from(len) << 32
-        });
-        let mask = self.slots.len() - 1;
-        let mut i = h as usize & mask;
-        while self.slots[i].id1 != 0 {
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = Slot {
-            id1: id + 1,
-            hash: h as u32,
-            key,
-        };
+    /// The lookup table, made now if it is not yet.
+    fn slots(&self) -> &[Slot] {
+        self.slots.get_or_init(|| table(&self.buf, &self.ends))
     }
 
-    /// Rebuild the table at two to four times the names, in id order
+    /// Remake the table at two to four times the names, in id order
     /// (deterministic).
     fn grow(&mut self) {
         let size = (2 * self.ends.len()).next_power_of_two().max(16);
-        self.rebuild(size);
-    }
-
-    /// The table of `size` slots with every id placed in id order.
-    fn rebuild(&mut self, size: usize) {
-        self.slots = vec![Slot::default(); size];
-        for id in 0..self.ends.len() as u32 {
-            let h = hash(self.name(id));
-            self.place(id, h);
-        }
+        self.slots = OnceLock::from(placed(&self.buf, &self.ends, size));
     }
 
     /// The strings end to end and where each ends: all a checkpoint stores
@@ -277,20 +256,67 @@ impl Interner {
         if last != buf.len() {
             return None;
         }
-        let mut n = Interner {
+        Some(Interner {
             buf,
             ends,
-            slots: Vec::new(),
-        };
-        if !n.ends.is_empty() {
-            let mut size = 16;
-            while 3 * size < 4 * n.ends.len() {
-                size *= 2;
-            }
-            n.rebuild(size);
-        }
-        Some(n)
+            slots: OnceLock::new(),
+        })
     }
+}
+
+/// The table interning `ends.len()` names one by one builds: growth doubles
+/// it from 16 slots whenever it would be over three quarters full, and then
+/// (as after every growth) ids sit in id order, so the table is a function
+/// of the names alone. Empty for no names.
+fn table(buf: &str, ends: &[u32]) -> Vec<Slot> {
+    if ends.is_empty() {
+        return Vec::new();
+    }
+    let mut size = 16;
+    while 3 * size < 4 * ends.len() {
+        size *= 2;
+    }
+    placed(buf, ends, size)
+}
+
+/// A table of `size` slots with every id placed in id order.
+fn placed(buf: &str, ends: &[u32], size: usize) -> Vec<Slot> {
+    let mut slots = vec![Slot::default(); size];
+    for id in 0..ends.len() as u32 {
+        let h = hash(name_in(buf, ends, id));
+        place(&mut slots, buf, ends, id, h);
+    }
+    slots
+}
+
+/// Name `id` of `buf` cut at `ends` (see [`Interner::name`]).
+fn name_in<'a>(buf: &'a str, ends: &[u32], id: u32) -> &'a str {
+    let i = id as usize;
+    let start = i.checked_sub(1).and_then(|j| ends.get(j));
+    let start = start.map_or(0, |&e| e as usize);
+    let end = ends.get(i).map_or(start, |&e| e as usize);
+    buf.get(start..end).unwrap_or("")
+}
+
+/// Put `id` (hash `h`) in the first free slot of its probe sequence.
+fn place(slots: &mut [Slot], buf: &str, ends: &[u32], id: u32, h: u64) {
+    let name = name_in(buf, ends, id);
+    let key = inline(name).unwrap_or_else(|| {
+        let end = ends[id as usize];
+        let len = u32::try_from(name.len()).ok().filter(|l| *l < 1 << 31);
+        let len = len.expect("a name under 2 GiB");
+        u64::from(end - len) | u64::from(len) << 32
+    });
+    let mask = slots.len() - 1;
+    let mut i = h as usize & mask;
+    while slots[i].id1 != 0 {
+        i = (i + 1) & mask;
+    }
+    slots[i] = Slot {
+        id1: id + 1,
+        hash: h as u32,
+        key,
+    };
 }
 
 /// A map keyed by interned ids, held densely: a lookup is one index where a

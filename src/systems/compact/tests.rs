@@ -118,7 +118,7 @@ fn from_parts_rebuilds_the_table_interning_builds() {
     for i in 0..3000u32 {
         let (buf, ends) = n.parts();
         let back = Interner::from_parts(buf.to_string(), ends.to_vec()).unwrap();
-        assert_eq!(back.slots, n.slots, "{i} names");
+        assert_eq!(back.slots(), n.slots(), "{i} names");
         assert_eq!(back.buf, n.buf);
         // Repeats, the empty string and multi-byte names too.
         n.intern(&format!("é{}", i * 7 % 2000));
@@ -193,8 +193,8 @@ fn an_interner_serializes_its_names_and_reads_back_its_table() {
     assert_eq!(bytes, bincode::serialize(&parts).unwrap());
     let back: Interner = bincode::deserialize(&bytes).unwrap();
     assert_eq!(
-        (&back.buf, &back.ends, &back.slots),
-        (&n.buf, &n.ends, &n.slots)
+        (&back.buf, &back.ends, back.slots()),
+        (&n.buf, &n.ends, n.slots())
     );
     let bad = Parts {
         ends: vec![3, 2],
@@ -209,4 +209,25 @@ fn the_hash_is_fnv1a() {
     // Published FNV-1a 64 test vectors: the index must not depend on the build.
     assert_eq!(hash(""), 0xcbf2_9ce4_8422_2325);
     assert_eq!(hash("a"), 0xaf63_dc4c_8601_ec8c);
+}
+
+#[test]
+fn a_read_back_interner_makes_its_table_at_the_first_lookup_only() {
+    let mut n = Interner::default();
+    for i in 0..100u32 {
+        n.intern(&format!("player-{i}"));
+    }
+    let (buf, ends) = (n.parts().0.to_string(), n.parts().1.to_vec());
+    let mut back = Interner::from_parts(buf.clone(), ends.clone()).unwrap();
+    assert_eq!(back.name(42), "player-42");
+    assert!(back.slots.get().is_none(), "naming an id makes no table");
+    assert_eq!(back.get("player-42"), Some(42));
+    assert_eq!(back.slots(), n.slots());
+    // Interning into a table made on read continues as interning did.
+    assert_eq!(back.intern("player-100"), 100);
+    assert_eq!(n.intern("player-100"), 100);
+    assert_eq!(back.slots(), n.slots());
+    let mut fresh = Interner::from_parts(buf, ends).unwrap();
+    assert_eq!(fresh.intern("player-7"), 7, "interning a known name first");
+    assert_eq!(fresh.intern("new"), 100);
 }
