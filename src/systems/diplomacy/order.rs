@@ -170,3 +170,59 @@ impl Entries {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn big(n: i128, d: u64) -> BigRational {
+        BigRational::new(BigInt::from(n), BigInt::from(d))
+    }
+
+    #[test]
+    fn a_key_compares_by_value_when_its_cross_products_overflow() {
+        let (max, den) = (i128::MAX, u64::MAX);
+        // Both cross products are past i128: the big rationals decide.
+        assert!((max / 3).checked_mul(i128::from(den)).is_none());
+        let cases = [
+            (
+                Key::Small(max - 1, den),
+                Key::Small(max, den),
+                Ordering::Less,
+            ),
+            (
+                Key::Small(max, den),
+                Key::Small(max, den - 1),
+                Ordering::Less,
+            ),
+            (Key::Small(max, den), Key::Small(max, den), Ordering::Equal),
+            // The same value in other terms: 2x / 2y against x / y.
+            (
+                Key::Small(max - 1, den - 1),
+                Key::Small((max - 1) / 2, (den - 1) / 2),
+                Ordering::Equal,
+            ),
+            (Key::Small(-max, den), Key::Small(max, den), Ordering::Less),
+            // A small key against a big one.
+            (
+                Key::Small(max, den),
+                Key::Big(big(max, den) + big(1, 1)),
+                Ordering::Less,
+            ),
+            (Key::Big(big(7, 2)), Key::Small(7, 2), Ordering::Equal),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(a.cmp(&b), want, "{:?} against {:?}", a.big(), b.big());
+            assert_eq!(b.cmp(&a), want.reverse());
+            assert_eq!(a.cmp(&b), a.big().cmp(&b.big()));
+        }
+    }
+
+    #[test]
+    fn a_key_compares_small_fractions_by_checked_cross_products() {
+        // 1/3 < 1/2, 2/4 = 1/2, -1/2 < 0/1.
+        assert_eq!(Key::Small(1, 3).cmp(&Key::Small(1, 2)), Ordering::Less);
+        assert_eq!(Key::Small(2, 4).cmp(&Key::Small(1, 2)), Ordering::Equal);
+        assert_eq!(Key::Small(-1, 2).cmp(&Key::Small(0, 1)), Ordering::Less);
+    }
+}
