@@ -10,15 +10,12 @@
 //! parameter table) and `ledger.voided` of earlier, live, non-void records.
 
 mod common;
-#[path = "common/mem.rs"]
-mod mem;
 
 use std::collections::BTreeSet;
 
-use laurel::fold::{self, Query, Source};
+use laurel::fold::{self, MemSource, Query, Source};
 use laurel::ledger::{canonical, Input, Ledger};
 use laurel::params::Range;
-use mem::MemSource;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

@@ -1,4 +1,6 @@
-//! A [`Source`] of records held in memory, for tests.
+//! A [`Source`] of records held in memory: a fold without a ledger (the
+//! unit and property tests fold streams this way). It has no chunk
+//! summaries, so a fold over it plans first.
 
 use serde_json::Value;
 

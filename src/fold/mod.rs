@@ -46,7 +46,6 @@
 //! that seq, whose later records, and every later void, it leaves out.
 
 mod checkpoint;
-#[cfg(test)]
 mod mem;
 mod parallel;
 pub mod stream;
@@ -56,8 +55,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 pub use checkpoint::TRACE_ENV;
-#[cfg(test)]
-pub(crate) use mem::MemSource;
+pub use mem::MemSource;
 pub use stream::{Keep, Span};
 
 use crate::error::{Error, Origin, Result};
