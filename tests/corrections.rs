@@ -431,6 +431,38 @@ fn history_shows_the_reason_beside_the_change_it_undid() {
 }
 
 #[test]
+fn history_shows_every_voided_change_up_to_the_latest_voided_record() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    // Boris plays round 1 match A (seq 4: +1) and round 2 match B (seq 8:
+    // +3). Both voided in one append: voids #10 and #11.
+    ok(d, &["void", "4", "8", "--reason", "wrong table"]);
+    let h = common::json(d, &["history", "Boris", "--format", "json"]);
+    let rows: Vec<(Value, Value, Value)> = h["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["seq"].clone(), r["new"].clone(), r["voided"].clone()))
+        .collect();
+    // Folded as if not voided: 1 after seq 4, 1 + 3 = 4 after seq 8.
+    assert_eq!(
+        rows,
+        vec![
+            (
+                json!(4),
+                json!("1"),
+                json!("voided by #10: reason \"wrong table\"")
+            ),
+            (
+                json!(8),
+                json!("4"),
+                json!("voided by #11: reason \"wrong table\"")
+            ),
+        ]
+    );
+}
+
+#[test]
 fn a_replacement_others_depend_on_needs_an_earlier_at() {
     let dir = ledger_with(&["cards_league.jsonl"]);
     let d = dir.path();

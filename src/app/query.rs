@@ -15,6 +15,7 @@ use crate::ledger::Ledger;
 use crate::output::{self, Print, Report, Table};
 use crate::players::Players;
 use crate::systems::{self, Change, Cx, Selector, State};
+use crate::time::Micros;
 
 /// `laurel standings TABLE`, written to `w` as it is rendered.
 pub fn standings(
@@ -128,7 +129,7 @@ pub fn history(
     let player = root.as_str();
     let source = ledger.source()?;
     let voids = fold::voids(&source, &args.query()?)?;
-    let voided = voided_namespaces(&source, &voids)?;
+    let (voided, last_voided) = voided_records(&source, &voids)?;
     let only = asked.or_else(|| one_namespace(&players, player, not_a_player.is_none(), voided));
     // One subject's changes only: the whole trail of a 1M-event ledger is 15 GB.
     let mut q = args.query()?;
@@ -143,7 +144,11 @@ pub fn history(
             .filter(|c| mine(c))
             .map(|c| (c.clone(), Value::Null))
             .collect();
-    let voided = Voided { voids, only };
+    let voided = Voided {
+        voids,
+        only,
+        last_at: last_voided,
+    };
     rows.extend(voided_changes(&source, args, player, &voided, &mine)?);
     if let (true, Some(e)) = (rows.is_empty(), not_a_player) {
         return Err(e);
@@ -184,26 +189,32 @@ fn one_namespace(
 }
 
 /// The namespaces of the records `voids` voids (voided seq → its void's),
-/// a bit per [`systems::NAMESPACES`] entry.
-fn voided_namespaces(source: &dyn Source, voids: &BTreeMap<u64, u64>) -> Result<u32> {
+/// a bit per [`systems::NAMESPACES`] entry, and the latest `at` among them.
+fn voided_records(source: &dyn Source, voids: &BTreeMap<u64, u64>) -> Result<(u32, Micros)> {
     let targets: Vec<u64> = voids.keys().copied().collect();
-    let mut bits = 0;
+    let (mut bits, mut last) = (0, Micros::MIN);
     source.records(&targets, &mut |r| {
         bits |= systems::ns_index(&r.event).map_or(0, |i| 1 << i);
+        last = last.max(r.at);
         Ok(())
     })?;
-    Ok(bits)
+    Ok((bits, last))
 }
 
 /// The voids inside a history's clocks (voided seq → the seq of its void),
-/// and the one namespace the history folds, if one.
+/// the one namespace the history folds, if one, and the latest `at` of a
+/// voided record.
 struct Voided {
     voids: BTreeMap<u64, u64>,
     only: Option<&'static str>,
+    last_at: Micros,
 }
 
 /// The changes voided records made (folded as if not voided), each with a note
 /// naming the void and its reason as `log` shows them: `voided by #10: reason "…"`.
+/// A change carries the record whose fold made it, so the fold stops after
+/// the latest voided record (`as_of` its `at`): what follows changes none of
+/// theirs.
 fn voided_changes(
     source: &dyn Source,
     args: &QueryArgs,
@@ -211,7 +222,11 @@ fn voided_changes(
     voided: &Voided,
     keep: &dyn Fn(&Change) -> bool,
 ) -> Result<Vec<(Change, Value)>> {
-    let Voided { voids, only } = voided;
+    let Voided {
+        voids,
+        only,
+        last_at,
+    } = voided;
     if voids.is_empty() {
         return Ok(Vec::new());
     }
@@ -228,6 +243,7 @@ fn voided_changes(
     q.audit_subject = Some(subject.to_string());
     q.keep_voided = true;
     q.only = *only;
+    q.as_of = Some(q.as_of.map_or(*last_at, |a| a.min(*last_at)));
     let all = fold::fold(source, &q)?;
     let noted = all.cx.changes().iter().filter(|c| keep(c)).filter_map(|c| {
         let v = voids.get(&c.seq)?;
