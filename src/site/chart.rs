@@ -38,6 +38,17 @@ fn thinned<T: Copy>(pts: &[T]) -> Vec<T> {
     }
 }
 
+/// `s` as [`str::trim`] gives it, without looking for whitespace in the
+/// usual value, which starts and ends with a visible ASCII character.
+pub(super) fn trimmed(s: &str) -> &str {
+    let plain = |b: Option<&u8>| b.is_some_and(u8::is_ascii_graphic);
+    if plain(s.as_bytes().first()) && plain(s.as_bytes().last()) {
+        s
+    } else {
+        s.trim()
+    }
+}
+
 /// Rounded ticks covering `[lo, hi]`: `(first, last, step)`.
 pub(super) fn nice_ticks(lo: f64, hi: f64) -> (f64, f64, f64) {
     let (lo, hi) = if hi - lo < 1e-9 {
@@ -87,7 +98,7 @@ pub fn chart(name: &str, changes: &[&Change]) -> String {
     let mut series: BTreeMap<&str, Vec<(i64, f64, &Change)>> = BTreeMap::new();
     let mut skipped = 0;
     for c in changes {
-        match c.new.trim().parse::<f64>() {
+        match trimmed(&c.new).parse::<f64>() {
             Ok(y) if y.is_finite() => series.entry(&c.system).or_default().push((c.at, y, c)),
             _ => skipped += 1,
         }

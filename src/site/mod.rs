@@ -132,7 +132,7 @@ mod pages;
 mod paging;
 mod write;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::error::Result;
 use crate::output::{Report, Stamp};
@@ -286,11 +286,18 @@ impl Site {
             .collect();
         let mut n = 0;
         groups(&mut |changes| {
-            let mut by_subject: BTreeMap<&str, Vec<&Change>> = BTreeMap::new();
+            // Grouped through a hash map (a change's subject is looked up once,
+            // not compared along a tree's path), then put in name order.
+            let mut at: HashMap<&str, usize> = HashMap::new();
+            let mut by_subject: Vec<(&str, Vec<&Change>)> = Vec::new();
             for c in changes {
-                by_subject.entry(&c.subject).or_default().push(c);
+                let i = *at.entry(&c.subject).or_insert_with(|| {
+                    by_subject.push((&c.subject, Vec::new()));
+                    by_subject.len() - 1
+                });
+                by_subject[i].1.push(c);
             }
-            let by_subject: Vec<(&str, Vec<&Change>)> = by_subject.into_iter().collect();
+            by_subject.sort_unstable_by(|a, b| a.0.cmp(b.0));
             let render = |i: usize| page(&places, by_subject[i].0, &by_subject[i].1);
             n += ordered::in_order(by_subject.len(), &render, put)?;
             for (p, _) in &by_subject {

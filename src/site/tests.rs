@@ -1,6 +1,6 @@
 use serde_json::json;
 
-use super::chart::{fmt_num, nice_ticks, POINTS};
+use super::chart::{fmt_num, nice_ticks, trimmed, POINTS};
 use super::outline::{Outline, Places};
 use super::*;
 use crate::output::Table;
@@ -641,4 +641,27 @@ fn column_headers_are_readable_titles() {
 fn first_points(svg: &str) -> &str {
     let after = svg.split("points=\"").nth(1).unwrap();
     after.split('"').next().unwrap()
+}
+
+/// A chart reads a value as `str::trim` leaves it, whatever whitespace
+/// (ASCII, Unicode, none) or other characters are at its ends.
+#[test]
+fn a_charted_value_is_trimmed_as_str_trim_trims_it() {
+    let values = [
+        "1500",
+        " 1500",
+        "1500\t",
+        "\u{b}12\u{b}",
+        "\u{a0}1.5",
+        "1.5\u{2003}",
+        "é",
+        "-3 ",
+        "",
+        " ",
+        "W",
+    ];
+    for v in values {
+        assert_eq!(trimmed(v), v.trim(), "{v:?}");
+    }
+    assert_eq!(trimmed(" 1500\u{2003}"), "1500");
 }
