@@ -396,19 +396,24 @@ fn log_shows_each_voids_target_and_reason() {
     verified(d);
 }
 
+/// `history PLAYER`'s rows as (seq, new value, voided note).
+fn history_rows(d: &Path, player: &str) -> Vec<(Value, Value, Value)> {
+    let h = common::json(d, &["history", player, "--format", "json"]);
+    h["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["seq"].clone(), r["new"].clone(), r["voided"].clone()))
+        .collect()
+}
+
 #[test]
 fn history_shows_the_reason_beside_the_change_it_undid() {
     let dir = ledger_with(&["cards_league.jsonl"]);
     let d = dir.path();
     let fix = write(d, "fix.jsonl", SWAPPED_R1A);
     ok(d, &["correct", "4", &fix, "--reason", "scores swapped"]);
-    let h = common::json(d, &["history", "Boris", "--format", "json"]);
-    let rows: Vec<(Value, Value, Value)> = h["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["seq"].clone(), r["new"].clone(), r["voided"].clone()))
-        .collect();
+    let rows = history_rows(d, "Boris");
     // Seq 4 gave Boris 1 and was voided; its replacement (11) gives him 4,
     // round 2 match B (8) 3 more: 7.
     assert_eq!(
@@ -437,13 +442,7 @@ fn history_shows_every_voided_change_up_to_the_latest_voided_record() {
     // Boris plays round 1 match A (seq 4: +1) and round 2 match B (seq 8:
     // +3). Both voided in one append: voids #10 and #11.
     ok(d, &["void", "4", "8", "--reason", "wrong table"]);
-    let h = common::json(d, &["history", "Boris", "--format", "json"]);
-    let rows: Vec<(Value, Value, Value)> = h["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["seq"].clone(), r["new"].clone(), r["voided"].clone()))
-        .collect();
+    let rows = history_rows(d, "Boris");
     // Folded as if not voided: 1 after seq 4, 1 + 3 = 4 after seq 8.
     assert_eq!(
         rows,
