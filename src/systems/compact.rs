@@ -21,6 +21,10 @@
 //! ([`Interner::from_parts`]): the very table interning them builds. A query
 //! that only names ids (most standings) never makes it.
 
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
 /// A state from its checkpoint section in bincode (varint), as the states
 /// that do not lay out their own bytes write it; `None` if damaged. The limit
 /// keeps a damaged length from asking for more memory than the bytes could
@@ -32,9 +36,6 @@ pub fn from_section<T: serde::de::DeserializeOwned>(b: &[u8]) -> Option<T> {
         .deserialize(b)
         .ok()
 }
-use std::sync::OnceLock;
-
-use serde::{Deserialize, Serialize};
 
 /// Strings numbered in order of first appearance.
 #[derive(Debug, Clone, Default)]
