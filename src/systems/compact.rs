@@ -235,7 +235,8 @@ impl Interner {
     }
 
     /// The strings end to end and where each ends: all a checkpoint stores
-    /// (`systems::mepbm` store), the table being rebuilt by [`Interner::from_parts`].
+    /// (`systems::mepbm` store); the table is made from them at the first
+    /// lookup after [`Interner::from_parts`].
     pub fn parts(&self) -> (&str, &[u32]) {
         (&self.buf, &self.ends)
     }

@@ -170,7 +170,7 @@ impl Ratings {
 /// ```text
 /// names, places, games   interners: bytes(all strings end to end), count,
 ///                        then each string's byte length (u); the lookup table
-///                        is rebuilt (Interner::from_parts), not stored
+///                        is not stored (made from the names at the first lookup)
 /// headers                count, then per game: u(flags: 1 ended, 2 grudge),
 ///                        [i(ended)], u(scenario), [u(fp team), u(ds team)],
 ///                        u(its slot count: slot_end - the previous slot_end)

@@ -50,7 +50,9 @@ struct WinShare {
 }
 
 impl WinShare {
+    /// Of a player who played (the order is a ratio's only for `played > 0`).
     fn of(won: u32, played: u32) -> Self {
+        debug_assert!(played > 0, "a win share of no game");
         WinShare { won, played }
     }
 }
