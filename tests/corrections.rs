@@ -407,6 +407,13 @@ fn history_rows(d: &Path, player: &str) -> Vec<(Value, Value, Value)> {
         .collect()
 }
 
+/// A history row of a voided record: its seq, the value it gave, and the
+/// note naming void `by` and its reason.
+fn voided_row(seq: u64, new: &str, by: u64, reason: &str) -> (Value, Value, Value) {
+    let note = format!("voided by #{by}: reason \"{reason}\"");
+    (json!(seq), json!(new), json!(note))
+}
+
 #[test]
 fn history_shows_the_reason_beside_the_change_it_undid() {
     let dir = ledger_with(&["cards_league.jsonl"]);
@@ -419,11 +426,7 @@ fn history_shows_the_reason_beside_the_change_it_undid() {
     assert_eq!(
         rows,
         vec![
-            (
-                json!(4),
-                json!("1"),
-                json!("voided by #10: reason \"scores swapped\"")
-            ),
+            voided_row(4, "1", 10, "scores swapped"),
             (json!(11), json!("4"), Value::Null),
             (json!(8), json!("7"), Value::Null),
         ]
@@ -447,16 +450,8 @@ fn history_shows_every_voided_change_up_to_the_latest_voided_record() {
     assert_eq!(
         rows,
         vec![
-            (
-                json!(4),
-                json!("1"),
-                json!("voided by #10: reason \"wrong table\"")
-            ),
-            (
-                json!(8),
-                json!("4"),
-                json!("voided by #11: reason \"wrong table\"")
-            ),
+            voided_row(4, "1", 10, "wrong table"),
+            voided_row(8, "4", 11, "wrong table"),
         ]
     );
 }
