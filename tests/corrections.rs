@@ -396,9 +396,11 @@ fn log_shows_each_voids_target_and_reason() {
     verified(d);
 }
 
-/// `history PLAYER`'s rows as (seq, new value, voided note).
-fn history_rows(d: &Path, player: &str) -> Vec<(Value, Value, Value)> {
-    let h = common::json(d, &["history", player, "--format", "json"]);
+/// `history PLAYER`'s rows as (seq, new value, voided note), with `clocks`
+/// (`--as-of`, `--known-at`) added.
+fn history_rows(d: &Path, player: &str, clocks: &[&str]) -> Vec<(Value, Value, Value)> {
+    let args = [&["history", player, "--format", "json"], clocks].concat();
+    let h = common::json(d, &args);
     h["rows"]
         .as_array()
         .unwrap()
@@ -420,7 +422,7 @@ fn history_shows_the_reason_beside_the_change_it_undid() {
     let d = dir.path();
     let fix = write(d, "fix.jsonl", SWAPPED_R1A);
     ok(d, &["correct", "4", &fix, "--reason", "scores swapped"]);
-    let rows = history_rows(d, "Boris");
+    let rows = history_rows(d, "Boris", &[]);
     // Seq 4 gave Boris 1 and was voided; its replacement (11) gives him 4,
     // round 2 match B (8) 3 more: 7.
     assert_eq!(
@@ -445,7 +447,7 @@ fn history_shows_every_voided_change_up_to_the_latest_voided_record() {
     // Boris plays round 1 match A (seq 4: +1) and round 2 match B (seq 8:
     // +3). Both voided in one append: voids #10 and #11.
     ok(d, &["void", "4", "8", "--reason", "wrong table"]);
-    let rows = history_rows(d, "Boris");
+    let rows = history_rows(d, "Boris", &[]);
     // Folded as if not voided: 1 after seq 4, 1 + 3 = 4 after seq 8.
     assert_eq!(
         rows,
@@ -453,6 +455,25 @@ fn history_shows_every_voided_change_up_to_the_latest_voided_record() {
             voided_row(4, "1", 10, "wrong table"),
             voided_row(8, "4", 11, "wrong table"),
         ]
+    );
+}
+
+#[test]
+fn history_known_at_a_seq_shows_only_the_voids_recorded_by_then() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    // Round 2 match B (seq 8: Boris +3, from 1 to 4) voided by #10.
+    ok(d, &["void", "8", "--reason", "wrong table"]);
+    let live = |seq: u64, new: &str| (json!(seq), json!(new), Value::Null);
+    // Known at 9: the void is not recorded yet, seq 8 stands.
+    assert_eq!(
+        history_rows(d, "Boris", &["--known-at", "9"]),
+        vec![live(4, "1"), live(8, "4")]
+    );
+    // Known at 10: the void is in, seq 8's change is shown voided.
+    assert_eq!(
+        history_rows(d, "Boris", &["--known-at", "10"]),
+        vec![live(4, "1"), voided_row(8, "4", 10, "wrong table")]
     );
 }
 

@@ -315,14 +315,25 @@ impl Voids {
 }
 
 /// The voids inside `q`'s known-at cut: voided seq → the seq of its `ledger.voided`.
+/// A cut by seq (or none) keeps a prefix of the seqs, so the voids' pairs
+/// say it alone (from the chunk summaries, no record read); a cut by time
+/// reads every record's entry.
 pub fn voids(source: &dyn Source, q: &Query) -> Result<std::collections::BTreeMap<u64, u64>> {
     let mut out = std::collections::BTreeMap::new();
-    source.entries(&mut |e| {
-        if let (true, Some(target)) = (is_known(q, &e), e.void_target) {
-            out.insert(target, e.seq);
-        }
-        Ok(())
-    })?;
+    match known_seq(q, source.last_seq()) {
+        Some(known) => source.void_pairs(&mut |seq, target| {
+            if seq <= known {
+                out.insert(target, seq);
+            }
+            Ok(())
+        })?,
+        None => source.entries(&mut |e| {
+            if let (true, Some(target)) = (is_known(q, &e), e.void_target) {
+                out.insert(target, e.seq);
+            }
+            Ok(())
+        })?,
+    }
     Ok(out)
 }
 
