@@ -58,7 +58,7 @@ pub struct Spill {
     /// The writer thread's error once it has been collected: every later
     /// [`TrailSink::take`] reports it too (several fold workers hand changes
     /// on, and the fold reports one of their errors).
-    failed: Option<String>,
+    failed: Option<Error>,
 }
 
 /// Batches a [`Spill`] holds on their way to its writer thread, beside the
@@ -106,7 +106,13 @@ impl Spill {
     /// Empty buckets in anonymous temporary files, and the thread that
     /// writes them.
     pub fn new() -> Result<Self> {
-        let mut w = Writer::new()?;
+        let files = (0..BUCKETS).map(|i| tempfile::tempfile().map_err(|e| io(i, e)));
+        Spill::over(files.collect::<Result<_>>()?)
+    }
+
+    /// A spill writing bucket `i` into `files[i]`.
+    fn over(files: Vec<File>) -> Result<Self> {
+        let mut w = Writer::new(files)?;
         let (tx, rx) = sync_channel::<Vec<Placed>>(QUEUED);
         let writer = std::thread::Builder::new()
             .name("spill".into())
@@ -147,27 +153,34 @@ impl TrailSink for Spill {
         if matches!(sent, Some(Ok(()))) {
             return Ok(());
         }
-        if let Some(msg) = &self.failed {
-            return Err(Error::Storage(msg.clone()));
+        if let Some(e) = &self.failed {
+            return Err(again(e));
         }
         let joined = self.join().map(drop);
         if let Err(e) = &joined {
-            self.failed = Some(e.to_string());
+            self.failed = Some(again(e));
         }
         joined
     }
 }
 
-impl Writer {
-    fn new() -> Result<Self> {
-        let mut files = Vec::with_capacity(BUCKETS);
-        for i in 0..BUCKETS {
-            let f = tempfile::tempfile().map_err(|e| Error::io(bucket_name(i), e))?;
-            files.push(BufWriter::new(f));
+/// The same error once more (the writer's error is handed to every later
+/// [`TrailSink::take`]): an I/O error keeps its file, kind and message.
+fn again(e: &Error) -> Error {
+    match e {
+        Error::Io { path, source } => {
+            Error::io(path, std::io::Error::new(source.kind(), source.to_string()))
         }
-        let zstd = zstd::bulk::Compressor::new(1).map_err(|e| Error::io(bucket_name(0), e))?;
+        Error::Storage(msg) => Error::Storage(msg.clone()),
+        other => Error::Storage(other.to_string()),
+    }
+}
+
+impl Writer {
+    fn new(files: Vec<File>) -> Result<Self> {
+        let zstd = zstd::bulk::Compressor::new(1).map_err(|e| io(0, e))?;
         Ok(Writer {
-            files,
+            files: files.into_iter().map(BufWriter::new).collect(),
             blocks: vec![Vec::new(); BUCKETS],
             subjects: HashSet::new(),
             zstd,
@@ -337,6 +350,37 @@ mod tests {
         }
         back.sort_by_key(|c| c.seq);
         assert_eq!(back, all);
+    }
+
+    /// A writer whose files refuse every byte (`/dev/full`: "no space left")
+    /// stops at its first write; the fold's next hand-over gets its error,
+    /// and so does every later one, naming the bucket's file.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_disk_stops_the_spill_with_an_error_every_later_take_returns() {
+        let full = || File::options().write(true).open("/dev/full").unwrap();
+        let mut spill = Spill::over((0..BUCKETS).map(|_| full()).collect()).unwrap();
+        // One subject, so one bucket fills a block and writes it: more than
+        // [`BLOCK`] bytes of changes whose formulas do not compress below the
+        // file buffer's 8 KiB.
+        let batch = |from: u64| -> Vec<Placed> {
+            let one = |n: u64| {
+                let mut c = change(n, "p", None);
+                c.formula = format!("{}", blake3::hash(&n.to_le_bytes()));
+                (n, c)
+            };
+            (from..from + 4_000).map(one).collect()
+        };
+        let mut errors = Vec::new();
+        for k in 0..QUEUED as u64 + 8 {
+            if let Err(e) = spill.take(batch(k * 4_000)) {
+                errors.push(e.to_string());
+            }
+        }
+        assert!(errors.len() >= 2, "{errors:?}");
+        assert!(errors.iter().all(|e| e == &errors[0]), "{errors:?}");
+        assert!(errors[0].contains("temporary file"), "{}", errors[0]);
+        assert!(spill.finish().is_err());
     }
 
     #[test]
