@@ -17,20 +17,38 @@ use super::{params, Cx, ParKey, Ratings, State};
 type Category = (&'static str, &'static str, fn(&super::Council) -> i64);
 
 /// Rows `(name, key, extra)` sorted by key descending, then name, each with
-/// its rank (equal keys share one). Names of distinct ids differ, so an
-/// unstable sort gives that one order; ratings bunch up, so most comparisons
-/// reach the names: their `name_key` first, the bytes only when it ties.
-/// Rows borrow their names: a name is copied once, into a cell of a kept row.
-fn ranked<K: Ord, T>(rows: Vec<(&str, K, T)>) -> Vec<(usize, &str, K, T)> {
+/// its rank (equal keys share one): the first `limit` of them (all for
+/// `None`), and how many are left out. Only the rows kept are sorted: the
+/// others are set apart by one selection, as a table holds its top rows
+/// alone (`--limit`), which are the first rows of the whole sort, with the
+/// same ranks (a row's rank depends only on the rows before it). Names of
+/// distinct ids differ, so an unstable sort gives that one order; ratings
+/// bunch up, so most comparisons reach the names: their `name_key` first,
+/// the bytes only when it ties. Rows borrow their names: a name is copied
+/// once, into a cell of a kept row.
+fn ranked<K: Ord, T>(
+    rows: Vec<(&str, K, T)>,
+    limit: Option<usize>,
+) -> (Vec<(usize, &str, K, T)>, usize) {
     let mut rows: Vec<(u64, &str, K, T)> = rows
         .into_iter()
         .map(|(name, k, t)| (name_key(name), name, k, t))
         .collect();
-    rows.sort_unstable_by(|a, b| {
+    let order = |a: &(u64, &str, K, T), b: &(u64, &str, K, T)| {
         let by_name = || a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1));
         b.2.cmp(&a.2).then_with(by_name)
-    });
-    let mut out: Vec<(usize, &str, K, T)> = Vec::with_capacity(rows.len());
+    };
+    let kept = limit.map_or(rows.len(), |n| n.min(rows.len()));
+    let left_out = rows.len() - kept;
+    if kept == 0 {
+        return (Vec::new(), left_out);
+    }
+    if left_out > 0 {
+        rows.select_nth_unstable_by(kept - 1, order);
+        rows.truncate(kept);
+    }
+    rows.sort_unstable_by(order);
+    let mut out: Vec<(usize, &str, K, T)> = Vec::with_capacity(kept);
     for (i, (_, name, k, t)) in rows.into_iter().enumerate() {
         let rank = match out.last() {
             Some(last) if last.2 == k => last.0,
@@ -38,7 +56,21 @@ fn ranked<K: Ord, T>(rows: Vec<(&str, K, T)>) -> Vec<(usize, &str, K, T)> {
         };
         out.push((rank, name, k, t));
     }
-    out
+    (out, left_out)
+}
+
+/// Push `rows` into `t`, ranked ([`ranked`]): the rows it keeps are sorted
+/// and built by `cells`, the others only counted.
+fn fill<K: Ord, T>(
+    t: &mut Table,
+    rows: Vec<(&str, K, T)>,
+    mut cells: impl FnMut(usize, &str, K, T) -> Vec<Value>,
+) {
+    let (top, left_out) = ranked(rows, t.limit);
+    for (rank, name, k, x) in top {
+        t.push_with(|| cells(rank, name, k, x));
+    }
+    t.left_out += left_out;
 }
 
 /// A Nazgul key: the win percentage `100 * won / played` (`played > 0`),
@@ -107,9 +139,9 @@ impl State {
             .iter()
             .map(|(p, r)| (self.names.name(p), r.value, r.games))
             .collect();
-        for (rank, p, v, games) in ranked(rows) {
-            t.push_with(|| vec![json!(rank), json!(p), json!(v), json!(games)]);
-        }
+        fill(&mut t, rows, |rank, p, v, games| {
+            vec![json!(rank), json!(p), json!(v), json!(games)]
+        });
         report(name, t, vec![])
     }
 
@@ -183,7 +215,7 @@ impl State {
                 )
             })
             .collect();
-        for (rank, team, v, (id, games)) in ranked(rows) {
+        fill(&mut t, rows, |rank, team, v, (id, games)| {
             let (coord, members) = match self.teams.get(&id) {
                 Some(tm) => {
                     let mut members: Vec<u32> = tm.members.iter().copied().collect();
@@ -193,15 +225,15 @@ impl State {
                 }
                 None => (Value::Null, Value::Null),
             };
-            t.push(vec![
+            vec![
                 json!(rank),
                 json!(team),
                 json!(v),
                 json!(games),
                 coord,
                 members,
-            ]);
-        }
+            ]
+        });
         report("ainur", t, vec![])
     }
 
@@ -231,18 +263,16 @@ impl State {
                 )
             })
             .collect();
-        for (rank, p, v, c) in ranked(rows) {
-            main.push_with(|| {
-                vec![
-                    json!(rank),
-                    json!(p),
-                    json!(v),
-                    json!(c.team_player),
-                    json!(c.played_nation),
-                    json!(c.enemy_nation),
-                ]
-            });
-        }
+        fill(&mut main, rows, |rank, p, v, c| {
+            vec![
+                json!(rank),
+                json!(p),
+                json!(v),
+                json!(c.team_player),
+                json!(c.played_nation),
+                json!(c.enemy_nation),
+            ]
+        });
         let cats: [Category; 3] = [
             ("team_player", "Best team player", |c| c.team_player),
             ("played_nation", "Best played nation", |c| c.played_nation),
@@ -260,9 +290,9 @@ impl State {
                     .map(|(p, c)| (self.names.name(p), get(c), ()))
                     .filter(|r| r.1 != 0)
                     .collect();
-                for (rank, p, v, ()) in ranked(rows) {
-                    t.push_with(|| vec![json!(rank), json!(p), json!(v)]);
-                }
+                fill(&mut t, rows, |rank, p, v, ()| {
+                    vec![json!(rank), json!(p), json!(v)]
+                });
                 t
             })
             .collect();
@@ -283,17 +313,15 @@ impl State {
             .filter(|(_, n)| n.played > 0)
             .map(|(p, n)| (self.names.name(p), WinShare::of(n.won, n.played), ()))
             .collect();
-        for (rank, p, w, ()) in ranked(rows) {
-            t.push_with(|| {
-                vec![
-                    json!(rank),
-                    json!(p),
-                    json_number(nazgul_percent(w.won, w.played), 1),
-                    json!(w.won),
-                    json!(w.played),
-                ]
-            });
-        }
+        fill(&mut t, rows, |rank, p, w, ()| {
+            vec![
+                json!(rank),
+                json!(p),
+                json_number(nazgul_percent(w.won, w.played), 1),
+                json!(w.won),
+                json!(w.played),
+            ]
+        });
         report("nazgul", t, vec![])
     }
 }
@@ -318,7 +346,8 @@ mod tests {
             ("player-long-a", 5, 'd'),
             ("bo", 3, 'e'),
         ];
-        let got: Vec<(usize, &str, i32)> = ranked(rows)
+        let got: Vec<(usize, &str, i32)> = ranked(rows.clone(), None)
+            .0
             .into_iter()
             .map(|(rank, name, k, _)| (rank, name, k))
             .collect();
@@ -330,6 +359,37 @@ mod tests {
             (5, "bo", 3),
         ];
         assert_eq!(got, want);
+        // A limit keeps the first rows of that order, with the same ranks,
+        // and counts the others.
+        for limit in 0..=want.len() + 1 {
+            let (top, left_out) = ranked(rows.clone(), Some(limit));
+            let top: Vec<(usize, &str, i32)> = top.into_iter().map(|r| (r.0, r.1, r.2)).collect();
+            let kept = limit.min(want.len());
+            assert_eq!(
+                (top.as_slice(), left_out),
+                (&want[..kept], want.len() - kept)
+            );
+        }
+    }
+
+    #[test]
+    fn a_limited_ranking_is_the_top_of_the_whole_one() {
+        // 2,000 rows over 17 keys: long runs of ties; distinct names (7,919
+        // is invertible modulo the prime 2,003) of 11 bytes sharing their
+        // first 8 in runs, so comparisons reach the bytes.
+        let names: Vec<String> = (0..2_000u32)
+            .map(|i| format!("player-{:04}", i * 7_919 % 2_003))
+            .collect();
+        let rows: Vec<(&str, u32, u32)> = (0..2_000u32)
+            .map(|i| (names[i as usize].as_str(), i * 31 % 17, i))
+            .collect();
+        let (all, none_out) = ranked(rows.clone(), None);
+        assert_eq!((all.len(), none_out), (2_000, 0));
+        for limit in [1, 2, 117, 118, 999, 1_999, 2_000] {
+            let (top, left_out) = ranked(rows.clone(), Some(limit));
+            assert_eq!(top.as_slice(), &all[..limit], "limit {limit}");
+            assert_eq!(left_out, 2_000 - limit);
+        }
     }
 
     #[test]
