@@ -450,12 +450,25 @@ impl PayloadInput for Stored<'_> {
 struct Capturing<'a, 'c>(&'a [u8], &'c mut skip::Capture);
 
 impl PayloadInput for Capturing<'_, '_> {
+    /// Stored bytes are UTF-8 (canonical JSON): checked once, whole, so the
+    /// parser need not check each string; bytes that are not take the
+    /// byte parser, whose error names the place.
     fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String> {
-        let mut de = serde_json::Deserializer::from_slice(self.0);
-        let t = T::deserialize(skip::SkipEnvelope(&mut de, Some(self.1)));
-        let t = t.and_then(|t| de.end().map(|()| t));
+        let t = match std::str::from_utf8(self.0) {
+            Ok(text) => capture(&mut serde_json::Deserializer::from_str(text), self.1),
+            Err(_) => capture(&mut serde_json::Deserializer::from_slice(self.0), self.1),
+        };
         t.map_err(|e| format!("{kind}: {e}"))
     }
+}
+
+/// `T` read from `de` to the end, keeping the envelope's `type` and `id` in `cap`.
+fn capture<'de, R: serde_json::de::Read<'de>, T: DeserializeOwned>(
+    de: &mut serde_json::Deserializer<R>,
+    cap: &mut skip::Capture,
+) -> serde_json::Result<T> {
+    let t = T::deserialize(skip::SkipEnvelope(&mut *de, Some(cap)))?;
+    de.end().map(|()| t)
 }
 
 mod skip;

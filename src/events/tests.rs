@@ -92,6 +92,21 @@ fn the_one_pass_decode_equals_the_two_pass_one_on_odd_records() {
     assert!(guess_stored_kind(odd[0].as_bytes()).is_some());
 }
 
+#[test]
+fn stored_bytes_that_are_not_utf8_are_an_error_and_other_scripts_decode() {
+    let event = |id: &[u8]| {
+        let head = br#"{"at":"2003-01-01T00:00:00Z","id":""#;
+        let tail = br#"","month":"2003-01","type":"mepbm.monthly_tick"}"#;
+        [&head[..], id, &tail[..]].concat()
+    };
+    let bad = event(b"a\xffb");
+    assert!(guess_stored_kind(&bad).is_some());
+    let e = decode_every_way(&bad).unwrap_err();
+    assert!(e.contains("invalid unicode"), "{e}");
+    let fine = decode_every_way(&event("Éowyn ☘".as_bytes())).unwrap();
+    assert_eq!(fine.id.as_deref(), Some("Éowyn ☘"));
+}
+
 /// Verify's header read: `at`, `id` (borrowed, or decoded from escapes) and
 /// a void's target, from an event laid out as laurel stores it.
 #[test]
