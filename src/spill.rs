@@ -56,7 +56,7 @@ pub struct Spill {
     tx: Option<SyncSender<Vec<Placed>>>,
     writer: Option<JoinHandle<Result<Writer>>>,
     /// The writer thread's error once it has been collected: every later
-    /// [`TrailSink::take`] reports it too (several fold workers hand changes
+    /// [`TrailSink::take`], and [`Spill::finish`], reports it too (several fold workers hand changes
     /// on, and the fold reports one of their errors).
     failed: Option<Error>,
 }
@@ -112,6 +112,7 @@ impl Spill {
 
     /// A spill writing bucket `i` into `files[i]`.
     fn over(files: Vec<File>) -> Result<Self> {
+        debug_assert_eq!(files.len(), BUCKETS);
         let mut w = Writer::new(files)?;
         let (tx, rx) = sync_channel::<Vec<Placed>>(QUEUED);
         let writer = std::thread::Builder::new()
@@ -141,6 +142,9 @@ impl Spill {
 
     /// Write what is buffered and close the files for reading.
     pub fn finish(mut self) -> Result<Buckets> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         self.join()?.finish()
     }
 }
@@ -164,8 +168,10 @@ impl TrailSink for Spill {
     }
 }
 
-/// The same error once more (the writer's error is handed to every later
-/// [`TrailSink::take`]): an I/O error keeps its file, kind and message.
+/// The writer's error once more, for every later [`TrailSink::take`] and
+/// [`Spill::finish`]: an I/O error (the writer's own) keeps its file, kind
+/// and message, a storage error its message (a failed join); no other kind
+/// comes from the writer.
 fn again(e: &Error) -> Error {
     match e {
         Error::Io { path, source } => {
@@ -380,7 +386,8 @@ mod tests {
         assert!(errors.len() >= 2, "{errors:?}");
         assert!(errors.iter().all(|e| e == &errors[0]), "{errors:?}");
         assert!(errors[0].contains("temporary file"), "{}", errors[0]);
-        assert!(spill.finish().is_err());
+        let last = spill.finish().err().map(|e| e.to_string());
+        assert_eq!(last.as_ref(), Some(&errors[0]));
     }
 
     #[test]

@@ -451,8 +451,9 @@ struct Capturing<'a, 'c>(&'a [u8], &'c mut skip::Capture);
 
 impl PayloadInput for Capturing<'_, '_> {
     /// Stored bytes are UTF-8 (canonical JSON): checked once, whole, so the
-    /// parser need not check each string; bytes that are not take the
-    /// byte parser, whose error names the place.
+    /// parser need not check each string; bytes that are not take the byte
+    /// parser, which checks the strings it reads (what it refuses, the
+    /// two-pass decode reports).
     fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String> {
         let t = match std::str::from_utf8(self.0) {
             Ok(text) => capture(&mut serde_json::Deserializer::from_str(text), self.1),

@@ -103,6 +103,11 @@ fn stored_bytes_that_are_not_utf8_are_an_error_and_other_scripts_decode() {
     assert!(guess_stored_kind(&bad).is_some());
     let e = decode_every_way(&bad).unwrap_err();
     assert!(e.contains("invalid unicode"), "{e}");
+    // The one-pass decode itself refuses the id it reads: it is not read as
+    // text (which would take the bytes for granted, or replace them).
+    let mut cap = skip::Capture::default();
+    let one_pass = dispatch("mepbm.monthly_tick", Capturing(&bad, &mut cap));
+    assert!(one_pass.is_err(), "{one_pass:?}");
     let fine = decode_every_way(&event("Éowyn ☘".as_bytes())).unwrap();
     assert_eq!(fine.id.as_deref(), Some("Éowyn ☘"));
 }
