@@ -459,6 +459,32 @@ fn history_shows_every_voided_change_up_to_the_latest_voided_record() {
 }
 
 #[test]
+fn history_shows_voided_records_that_share_the_latest_voided_at() {
+    let dir = common::empty_ledger();
+    let d = dir.path();
+    // Ann seeded in valar (seq 1) and in maia (seq 2) at the same instant,
+    // both voided (#3, #4): the voided fold stops after that instant, not
+    // after the first record at it.
+    let seed = |system: &str, value: u32| {
+        format!(
+            r#"{{"type":"mepbm.rating_seeded","at":"2003-01-05","player":"Ann","system":"{system}","value":{value}}}"#
+        )
+    };
+    common::append_ok(
+        d,
+        &format!("{}\n{}\n", seed("valar", 1600), seed("maia", 1550)),
+    );
+    ok(d, &["void", "1", "2", "--reason", "wrong import"]);
+    assert_eq!(
+        history_rows(d, "Ann", &[]),
+        vec![
+            voided_row(1, "1600", 3, "wrong import"),
+            voided_row(2, "1550", 4, "wrong import"),
+        ]
+    );
+}
+
+#[test]
 fn history_known_at_a_seq_shows_only_the_voids_recorded_by_then() {
     let dir = ledger_with(&["cards_league.jsonl"]);
     let d = dir.path();
