@@ -64,7 +64,11 @@
 //! - [`systems`]: one folder per rating system (below), the registry that lists them
 //!   (the [`systems::RatingSystem`] trait and the `registry!` line that generates
 //!   [`systems::State`], [`systems::Event`] and their dispatch), and what their compact
-//!   states share ([`systems::compact`]: interners, kept bytes). A system's folder holds
+//!   states share ([`systems::compact`]: interners, kept bytes), and the tables a system
+//!   fills ([`systems::table`]: a [`systems::table::Table`] of packed rows,
+//!   [`systems::rows`], holding only the rows asked for: [`systems::table::Table::keep`]
+//!   lets a system format no row that `--limit` or `--table` leaves out, and count
+//!   them). A system's folder holds
 //!   everything about it, its event payload types (`events.rs`) at the bottom: events
 //!   and the fold reach a system only through the registry. [`codec`]: the one LEB128
 //!   varint codec.
@@ -76,10 +80,8 @@
 //!   index of the new names' hashes, [`players::near`], that every known name is
 //!   probed against, [`players::check_append`]), `laurel players`, the names
 //!   `history` resolves.
-//! - [`output`]: tables rendered as text, JSON or CSV, streamed from packed rows (`rows.rs`),
-//!   holding only the rows asked for ([`output::Table::keep`]: a system formats no row
-//!   that `--limit` or `--table` leaves out, and counts them);
-//!   the columns' readable titles, for text and the site ([`output::title`]); how a
+//! - [`output`]: the systems' tables rendered as text, JSON or CSV, streamed from their
+//!   packed rows; the columns' readable titles, for text and the site ([`output::title`]); how a
 //!   command prints (`print.rs`: `--format`, `--limit`, `--table`, the state line, the
 //!   one CSV table).
 //! - [`site`]: the static site, pure functions from tables and changes to HTML and SVG;
@@ -156,6 +158,8 @@
 //! - Only `src/main.rs` knows clap and the process; [`error`] decides the exit code.
 //! - Systems know nothing of each other, the ledger or the clocks: they fold what the
 //!   engine hands them, which is why each namespace can fold on a thread of its own.
+//! - Systems fill tables ([`systems::table`]) and never print them: [`output`] and
+//!   [`site`] render what they fill, and no system imports either.
 //!
 //! # On disk
 //!

@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use laurel::output::{Report, Stamp, Table};
+use laurel::output::Stamp;
 use laurel::site::{Site, TableView};
+use laurel::systems::table::{Report, Table};
 use laurel::systems::Change;
 use serde_json::json;
 

@@ -16,6 +16,7 @@ use crate::fold;
 use crate::ledger::{Input, Ledger};
 use crate::output::{self, Format};
 use crate::systems;
+use crate::systems::table::Table;
 
 /// Rows of each community's table the tour shows.
 const TOP: usize = 5;
@@ -204,7 +205,7 @@ fn wrap(text: &str, out: &mut String) {
 }
 
 /// The first [`TOP`] rows of `t`, untitled, without the columns [`NARROW`] leaves out.
-fn narrow_top(t: &output::Table) -> output::Table {
+fn narrow_top(t: &Table) -> Table {
     let rows: Vec<Vec<serde_json::Value>> = t.rows.iter().take(TOP).collect();
     let width = |v: &serde_json::Value| match v {
         serde_json::Value::String(s) => s.chars().count(),
@@ -218,7 +219,7 @@ fn narrow_top(t: &output::Table) -> output::Table {
         })
         .collect();
     let columns: Vec<&str> = keep.iter().map(|&i| t.columns[i].as_str()).collect();
-    let mut top = output::Table::new(&t.name, "", &columns);
+    let mut top = Table::new(&t.name, "", &columns);
     for row in rows {
         top.push(keep.iter().filter_map(|&i| row.get(i).cloned()).collect());
     }

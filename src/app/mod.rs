@@ -42,7 +42,8 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::fold::{self, KnownAt, Query};
 use crate::ledger::{canonical, Input, Ledger};
-use crate::output::{self, Format, Print, Report, Stamp};
+use crate::output::{self, Format, Print, Stamp};
+use crate::systems::table::Report;
 use crate::systems::{self, Selector};
 use crate::time;
 

@@ -9,8 +9,9 @@ use serde_json::json;
 use super::{append_summary, fold_stamped, QueryArgs};
 use crate::error::{Error, Result};
 use crate::ledger::{Input, Ledger};
-use crate::output::{Print, Report, Stamp, Table};
+use crate::output::{Print, Stamp};
 use crate::players::Players;
+use crate::systems::table::{Report, Table};
 use crate::time;
 
 /// The ledger's players as `args` folds them (the players indexes alone: no

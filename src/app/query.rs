@@ -12,8 +12,9 @@ use crate::error::{Error, Result};
 use crate::events::{ledger as ledger_events, Event};
 use crate::fold::{self, Source};
 use crate::ledger::Ledger;
-use crate::output::{self, Print, Report, Table};
+use crate::output::{self, Print};
 use crate::players::Players;
+use crate::systems::table::{Report, Table};
 use crate::systems::{self, Change, Cx, Selector, State};
 use crate::time::Micros;
 

@@ -50,7 +50,8 @@ use super::{buffered, folded_only, selectors, state_line, stdout_error, write_an
 use crate::error::{Error, Result};
 use crate::fold::Folded;
 use crate::ledger::Ledger;
-use crate::output::{self, Format, Print, Report, Stamp, Table};
+use crate::output::{self, Format, Print, Stamp};
+use crate::systems::table::{Report, Table};
 use crate::systems::{self, Selector, NAMESPACES};
 
 /// `laurel replay --rules FILE [--diff] [--system TABLE]`: every table (or one) as

@@ -1,13 +1,13 @@
 //! Query results as tables, rendered as aligned text, JSON or CSV.
 //!
-//! A [`Table`] keeps its rows packed ([`Rows`]: a few bytes a cell instead of a
+//! A system's [`Table`] keeps its rows packed
+//! ([`crate::systems::rows::Rows`]: a few bytes a cell instead of a
 //! `serde_json::Value`), and every rendering streams to a writer row by row, so
 //! printing a table costs its packed rows and a buffer, not a `Value` per cell
 //! and the whole text in one `String` (a 1M-event ledger's `standings cfr` has
 //! a 1M-row table). [`render`] wraps the writers for callers that want a `String`.
 
 mod print;
-mod rows;
 mod titles;
 
 use std::io::{self, Write};
@@ -16,90 +16,11 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::systems::Selector;
+use crate::systems::rows::Cell;
+use crate::systems::table::{Report, Table};
 
 pub use print::{state_line, write_csv, Print};
-pub use rows::{Cell, Cells, Rows};
 pub use titles::title;
-
-/// One table: ordered columns (JSON keys) and rows of values.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Table {
-    /// Short name, used as the key of extra tables in JSON (`"matches"`).
-    pub name: String,
-    /// Human title printed above the text table.
-    pub title: String,
-    /// Machine keys, stable for scripts: JSON keys and the CSV header. Text
-    /// and the site show each one's [`title`] instead.
-    pub columns: Vec<String>,
-    pub rows: Rows,
-    /// Rows `--limit` left out ([`Report::limit`]); a text table says so.
-    pub left_out: usize,
-    /// At most this many rows are kept ([`Table::keep`]): further pushes are
-    /// only counted in `left_out`, and [`Table::push_with`] does not even
-    /// build them. `None`: every row.
-    pub limit: Option<usize>,
-}
-
-impl Table {
-    pub fn new(name: &str, title: &str, columns: &[&str]) -> Self {
-        Table {
-            name: name.into(),
-            title: title.into(),
-            columns: columns.iter().map(|c| c.to_string()).collect(),
-            rows: Rows::default(),
-            left_out: 0,
-            limit: None,
-        }
-    }
-
-    /// The table, keeping only the rows `sel` asks for: its first
-    /// [`Selector::rows`], none when `sel` names another table. The rows a
-    /// system builds for a 1M-event ledger (a row per CFR event score) cost far
-    /// more to format than to fold, so a system builds only what is printed.
-    pub fn keep(mut self, sel: &Selector) -> Self {
-        let other = sel.table.as_ref().is_some_and(|t| *t != self.name);
-        self.limit = if other { Some(0) } else { sel.rows };
-        self
-    }
-
-    /// Is the table holding all the rows it keeps? Further rows are only counted.
-    pub fn full(&self) -> bool {
-        self.limit.is_some_and(|n| self.rows.len() >= n)
-    }
-
-    /// Append a row (or count it, when [`Table::full`]); `cells` must match
-    /// `columns` in length.
-    pub fn push(&mut self, cells: Vec<Value>) {
-        self.push_with(|| cells);
-    }
-
-    /// [`Table::push`] of the row `cells` builds, built only if it is kept.
-    pub fn push_with(&mut self, cells: impl FnOnce() -> Vec<Value>) {
-        if self.full() {
-            self.left_out += 1;
-            return;
-        }
-        let cells = cells();
-        debug_assert_eq!(cells.len(), self.columns.len());
-        self.rows.push(cells);
-    }
-
-    /// Count `n` rows left out without building them; only once [`Table::full`].
-    pub fn skip(&mut self, n: usize) {
-        debug_assert!(self.full());
-        self.left_out += n;
-    }
-}
-
-/// A system's standings: the main ranking (`rows` in JSON: each has `rank`,
-/// `player` and `score`) plus any further tables the system explains itself with.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Report {
-    pub system: String,
-    pub main: Table,
-    pub extra: Vec<Table>,
-}
 
 /// What a query was computed against, echoed in every JSON answer.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -130,18 +51,6 @@ pub fn change_row(c: &crate::systems::Change) -> Vec<Value> {
         c.new.clone().into(),
         c.formula.clone().into(),
     ]
-}
-
-/// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`, ...: places in formulas and tables.
-pub fn ordinal(n: u64) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
 }
 
 /// `s` with every character a terminal would act on (C0 and C1 controls, the
@@ -456,7 +365,7 @@ pub fn write_unchanged(
         }
         Format::Csv => {
             let header = Table {
-                rows: Rows::default(),
+                rows: Default::default(),
                 ..t.clone()
             };
             write_csv(&header, w)
@@ -621,17 +530,6 @@ mod tests {
             obj.insert("tables".into(), Value::Object(tables));
         }
         Value::Object(obj)
-    }
-
-    #[test]
-    fn ordinals() {
-        let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111]
-            .map(ordinal)
-            .to_vec();
-        let want = [
-            "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th",
-        ];
-        assert_eq!(got, want);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //!   unless told: a large community's rankings run to tens of thousands of
 //!   rows. A report keeps only the rows it prints: `standings` hands the limit
 //!   and `--table` to the system ([`crate::systems::Selector`]), which builds
-//!   no other row ([`super::Table::keep`]).
+//!   no other row ([`crate::systems::table::Table::keep`]).
 //! - `--table NAME` narrows a report to one of its tables (the main table's
 //!   name or an extra table's, e.g. `matches`), printed as the main table in
 //!   every format. CSV is one table per invocation: without `--table`, the
@@ -127,7 +127,7 @@ pub(super) fn left_out_line(t: &Table) -> Option<String> {
 }
 
 /// One RFC 4180 table: a header row of column keys, then a record per row
-/// (cells as [`super::Cell::write_text`] gives them), CRLF line ends.
+/// (cells as [`crate::systems::rows::Cell::write_text`] gives them), CRLF line ends.
 pub fn write_csv(t: &Table, w: &mut dyn Write) -> io::Result<()> {
     let mut out = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)

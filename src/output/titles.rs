@@ -23,7 +23,7 @@ const BY_KEY: &[(&str, &str)] = &[
     ("total_vp", "Total VP"),
 ];
 
-/// Titles of a key in one table (the table's name, as in [`super::Table::name`]).
+/// Titles of a key in one table (the table's name, as in [`crate::systems::table::Table::name`]).
 const BY_TABLE: &[(&str, &str, &str)] = &[
     ("ainur", "player", "Team"),
     ("ainur", "score", "Rating"),

@@ -135,7 +135,8 @@ mod write;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::error::Result;
-use crate::output::{Report, Stamp};
+use crate::output::Stamp;
+use crate::systems::table::Report;
 use crate::systems::Change;
 
 pub use chart::{chart, POINTS};

@@ -8,7 +8,8 @@ use super::pages::{escape, table_pages};
 use super::paging::{page_name, page_of};
 use super::{label, TableView};
 use crate::codec;
-use crate::output::{Cell, Table};
+use crate::systems::rows::Cell;
+use crate::systems::table::Table;
 
 /// A file-name-safe slug of `name` (see the module docs for the scheme).
 pub fn slug(name: &str) -> String {

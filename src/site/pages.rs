@@ -8,7 +8,8 @@ use super::chart::chart;
 use super::outline::{Files, Outline};
 use super::paging::{page_count, page_name, pager, ROWS};
 use super::{Site, TableView};
-use crate::output::{change_row, title, Report, Table, CHANGE_COLUMNS};
+use crate::output::{change_row, title, CHANGE_COLUMNS};
+use crate::systems::table::{Report, Table};
 use crate::systems::Change;
 
 /// HTML-escape text for element content and double- or single-quoted attributes.

@@ -3,7 +3,7 @@ use serde_json::json;
 use super::chart::{fmt_num, nice_ticks, trimmed, POINTS};
 use super::outline::{Outline, Places};
 use super::*;
-use crate::output::Table;
+use crate::systems::table::Table;
 use crate::time;
 
 const NASTY: &str = "<b>Bold</b> & \"Q\" 'A'";

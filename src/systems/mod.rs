@@ -44,7 +44,7 @@ macro_rules! system_items {
             table: &str,
             sel: &crate::systems::Selector,
             cx: &crate::systems::Cx,
-        ) -> Result<crate::output::Report, String> {
+        ) -> Result<crate::systems::table::Report, String> {
             State::standings(self, table, sel, cx)
         }
     };
@@ -77,11 +77,13 @@ pub mod mepbm;
 pub mod players;
 #[cfg(test)]
 mod roundtrip;
+pub mod rows;
 pub mod sbr;
+pub mod table;
 
 use crate::events::{PayloadInput, Record};
-use crate::output::Report;
 use crate::params::{GroupDef, Params};
+use crate::systems::table::Report;
 use crate::time::Micros;
 
 /// One change to a subject's value, with the formula that produced it (`laurel history`).
@@ -199,7 +201,7 @@ pub trait Projection {
 pub struct Selector {
     pub tournament: Option<String>,
     /// Only this table of the report is printed: the others are built
-    /// without rows ([`crate::output::Table::keep`]).
+    /// without rows ([`crate::systems::table::Table::keep`]).
     pub table: Option<String>,
     /// At most this many rows of each table are built; the others are counted.
     pub rows: Option<usize>,

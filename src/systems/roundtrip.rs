@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{tables, Selector, State};
 use crate::fold::{fold, Folded, MemSource, Query};
-use crate::output::Report;
+use crate::systems::table::Report;
 
 /// The bundled streams whose names start with `prefix`, folded with checks.
 fn folded(prefix: &str) -> (MemSource, Folded) {

@@ -8,8 +8,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::num::{ratio, round_half_away};
-use crate::output::ordinal;
 use crate::systems::shared_places;
+use crate::systems::table::ordinal;
 
 /// How tied players share the places they occupy together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

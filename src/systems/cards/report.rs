@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::output::{Report, Table};
+use crate::systems::table::{Report, Table};
 use crate::time::format_short;
 
 use super::super::{ranks, Cx, Selector};

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::events::Record;
 use crate::num::{decimal_string, json_number, Rational};
-use crate::output::{Report, Table};
+use crate::systems::table::{Report, Table};
 use crate::time::{format_short, Micros};
 
 use super::params::Cfr;

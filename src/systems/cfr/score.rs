@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::events::Format;
 use crate::events::Place;
 use crate::num::{decimal_trimmed, parse_decimal, Rational};
+use crate::systems::table::ordinal;
 
 use super::params::Cfr;
 use super::{math, store, Cx, Series, SeriesDef, State};
@@ -40,7 +41,7 @@ impl Finish {
             Stage::Race => "race",
             Stage::Heat => "heat",
         };
-        format!("{} {stage}", crate::output::ordinal(self.place.into()))
+        format!("{} {stage}", ordinal(self.place.into()))
     }
 }
 
@@ -125,7 +126,7 @@ pub(super) fn num(r: Rational) -> String {
 
 fn place_text(p: Place) -> String {
     match p {
-        Place::At(n) => crate::output::ordinal(n.into()),
+        Place::At(n) => ordinal(n.into()),
         Place::Dnf => "dnf".into(),
     }
 }
@@ -251,12 +252,7 @@ fn points_entry(
         let shown: Vec<String> = log
             .results
             .iter()
-            .map(|&(n, p)| {
-                format!(
-                    "race {n} {}",
-                    p.map_or("dnf".into(), |n| crate::output::ordinal(n.into()))
-                )
-            })
+            .map(|&(n, p)| format!("race {n} {}", p.map_or("dnf".into(), |n| ordinal(n.into()))))
             .collect();
         let terms: Vec<String> = pts.iter().map(i128::to_string).collect();
         let formula = format!(

@@ -12,7 +12,7 @@ use super::order::{Entries, Ranked};
 use super::store::GameView;
 use super::{ranks_for, scores, State, System};
 use crate::num::{decimal_trimmed, json_number, ratio};
-use crate::output::{Report, Table};
+use crate::systems::table::{Report, Table};
 use crate::systems::{ranks, Cx, Selector};
 use crate::time;
 

@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use super::math::Score;
 use super::report::{number, Scored};
 use super::{State, System};
-use crate::output::Table;
 use crate::systems::ranks;
+use crate::systems::table::Table;
 
 /// One player's tournament: their best score of each round played.
 #[derive(Default)]

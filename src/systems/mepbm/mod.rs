@@ -143,8 +143,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::events::Record;
-use crate::output::Report;
 use crate::systems::mepbm::events::{Event, Side};
+use crate::systems::table::Report;
 
 use super::{Cx, Projection, Selector};
 use crate::systems::compact::IdMap;

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use crate::num::{json_number, ratio};
-use crate::output::{Report, Table};
 use crate::systems::compact::name_key;
+use crate::systems::table::{Report, Table};
 use crate::systems::{ranks, Selector};
 
 use super::math::nazgul_percent;

@@ -17,7 +17,7 @@ fn mepbm_events() -> String {
     files.concat()
 }
 
-fn tables(s: &State, cx: &Cx) -> Vec<crate::output::Report> {
+fn tables(s: &State, cx: &Cx) -> Vec<crate::systems::table::Report> {
     TABLES
         .iter()
         .map(|t| s.standings(t, &Selector::default(), cx).unwrap())

@@ -680,7 +680,7 @@ impl State {
         table: &str,
         sel: &Selector,
         cx: &Cx,
-    ) -> Result<crate::output::Report, String> {
+    ) -> Result<crate::systems::table::Report, String> {
         report::standings(&self.tournaments, &self.names, table, sel, cx)
     }
 }

@@ -6,9 +6,9 @@ use std::cmp::Reverse;
 
 use serde_json::{json, Value};
 
-use crate::output::{Report, Table};
 use crate::systems::ranks;
 use crate::systems::sbr::events::Stage;
+use crate::systems::table::{ordinal, Report, Table};
 
 use super::math::advances;
 use super::params::Sbr;
@@ -168,9 +168,9 @@ fn entry(v: &View, p: u32, fin: Option<&Match>, cx: &Cx) -> Entry {
 fn result_text(v: &View, m: &Match, p: u32, place: u32, is_final: bool, cx: &Cx) -> String {
     if is_final {
         return if i64::from(place) <= cx.params.get::<Sbr>().podium {
-            format!("{} place", crate::output::ordinal(u64::from(place)))
+            format!("{} place", ordinal(u64::from(place)))
         } else {
-            format!("{} in the final", crate::output::ordinal(u64::from(place)))
+            format!("{} in the final", ordinal(u64::from(place)))
         };
     }
     match v.standing_in(m, p) {

@@ -66,12 +66,12 @@ fn run(events: &[Value]) -> Result<crate::systems::State, String> {
     fold(&src, &q).map(|f| f.state).map_err(|e| e.to_string())
 }
 
-fn report(state: &crate::systems::State) -> crate::output::Report {
+fn report(state: &crate::systems::State) -> crate::systems::table::Report {
     let sel = Selector::of(Some(T.into()));
     state.standings("sbr", &sel, &Default::default()).unwrap()
 }
 
-fn table(r: &crate::output::Report, name: &str) -> Vec<Value> {
+fn table(r: &crate::systems::table::Report, name: &str) -> Vec<Value> {
     r.extra
         .iter()
         .find(|t| t.name == name)

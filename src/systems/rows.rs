@@ -50,7 +50,7 @@ const STR: u8 = 6;
 const ARRAY: u8 = 7;
 const OBJECT: u8 = 8;
 
-/// The rows of a [`super::Table`], packed (see the module docs).
+/// The rows of a [`super::table::Table`], packed (see the module docs).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Rows {
     blocks: Vec<Vec<u8>>,
