@@ -14,7 +14,11 @@
 //! every step. Voids were applied by the plan.
 //!
 //! Decoding on the workers spreads the JSON work over the cores and frees each
-//! record on the thread that allocated it.
+//! record on the thread that allocated it. A fold with one worker (one
+//! namespace: a standings table, `history` of a player of one system) is
+//! the exception: there the worker's check and apply are the long stage and
+//! the reader has time to spare, so the reader decodes and hands over the
+//! records (see [`route`]).
 //!
 //! **Errors** come out as from a sequential fold: every record carries its index
 //! in fold order; a worker stops at its first failure, the reader stops at its
@@ -381,9 +385,15 @@ impl Reader<'_, '_> {
 }
 
 /// Put one record in the batch of its namespace's worker (every worker for a
-/// `ledger.*` record), sending batches that are full.
+/// `ledger.*` record), sending batches that are full. With one worker (a fold
+/// of one namespace: a standings table, the `history` of a player of one
+/// system) the reader decodes the record itself, so the worker only checks
+/// and applies: the decode runs beside the fold's longest stage instead of
+/// in it. With several, each worker decodes its own records, which spreads
+/// the decoding over the cores.
 fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> Result<()> {
     let (kind, job, bytes) = match item {
+        Item::Decoded(rec) if !wanted(&rec.kind, only) => return Ok(()),
         Item::Decoded(rec) => (Cow::Owned(rec.kind.clone()), Job::Decoded(rec), &[][..]),
         Item::Stored {
             seq,
@@ -393,19 +403,22 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
         } => {
             let env = events::guess_stored_kind(bytes);
             let kind = stored_kind(bytes, seq, &env)?;
-            let stored = Job::Stored {
-                seq,
-                at,
-                recorded_at,
-                span: 0..0,
-                env,
+            if !wanted(&kind, only) {
+                return Ok(());
+            }
+            let job = match lanes.len() {
+                1 => Job::Decoded(decode_stored(bytes, seq, at, recorded_at, env)?),
+                _ => Job::Stored {
+                    seq,
+                    at,
+                    recorded_at,
+                    span: 0..0,
+                    env,
+                },
             };
-            (kind, stored, bytes)
+            (kind, job, bytes)
         }
     };
-    if !wanted(&kind, only) {
-        return Ok(());
-    }
     let ns = kind.split_once('.').map_or("", |(ns, _)| ns);
     if ns == "ledger" {
         for lane in lanes.iter_mut() {
@@ -536,18 +549,27 @@ impl Duty {
 }
 
 fn decode(bytes: &[u8], job: Job) -> Result<Record> {
-    let (seq, at, recorded_at, span, env) = match job {
-        Job::Decoded(rec) => return Ok(rec),
-        Job::Mark(n) => return Err(Error::Storage(format!("snapshot mark {n} is not a record"))),
+    match job {
+        Job::Decoded(rec) => Ok(rec),
+        Job::Mark(n) => Err(Error::Storage(format!("snapshot mark {n} is not a record"))),
         Job::Stored {
             seq,
             at,
             recorded_at,
             span,
             env,
-        } => (seq, at, recorded_at, span, env),
-    };
-    let bytes = &bytes[span];
+        } => decode_stored(&bytes[span], seq, at, recorded_at, env),
+    }
+}
+
+/// A stored record from its bytes and what the reader found of its envelope.
+fn decode_stored(
+    bytes: &[u8],
+    seq: u64,
+    at: Micros,
+    recorded_at: Micros,
+    env: Option<Range<usize>>,
+) -> Result<Record> {
     let decoded = match env {
         Some(kind) => events::decode_stored_guessed(bytes, kind, seq, at, recorded_at),
         None => events::decode_stored(bytes, seq, at, recorded_at),

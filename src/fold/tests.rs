@@ -469,3 +469,65 @@ fn a_fold_handing_its_trail_on_equals_a_plain_one_and_the_first_bad_record_wins(
         assert_eq!(e, fold(&src, &audit).unwrap_err().to_string());
     }
 }
+
+/// A fold of one namespace has one worker, whose records the reader decodes
+/// (`parallel::route`): its tables equal the full fold's, and the first of its
+/// records that does not decode is the error, while a record of another
+/// namespace that would not decode either is skipped unread.
+#[test]
+fn a_fold_of_one_namespace_equals_the_full_one_and_names_its_first_bad_record() {
+    let (src, _, plain, _) = plain_and_audited();
+    let sel = crate::systems::Selector::default();
+    let shown = |f: &Folded, t: &str| format!("{:?}", f.state.standings(t, &sel, &f.cx));
+    for ns in crate::systems::NAMESPACES {
+        let one = fold(
+            &src,
+            &Query {
+                only: Some(ns),
+                ..Query::default()
+            },
+        )
+        .unwrap();
+        for (t, _) in crate::systems::tables()
+            .into_iter()
+            .filter(|(_, n)| *n == ns)
+        {
+            assert_eq!(shown(&one, t), shown(&plain, t), "{t}");
+        }
+    }
+    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let kind = |seq: u64| src.mem.records[seq as usize - 1].kind.clone();
+    let at = 1000
+        + order[1000..]
+            .iter()
+            .position(|&s| kind(s).starts_with("mepbm."))
+            .unwrap();
+    let (first, before) = (order[at], &order[..at]);
+    let other = *before
+        .iter()
+        .rev()
+        .find(|&&s| !kind(s).starts_with("mepbm.") && !kind(s).starts_with("ledger."))
+        .unwrap();
+    let later = *order[at + 1..]
+        .iter()
+        .find(|&&s| kind(s).starts_with("mepbm."))
+        .unwrap();
+    let mut damaged = Stored::generated(3000);
+    for seq in [other, first, later] {
+        damaged.bytes[seq as usize - 1] = format!(r#"{{"type":"{}"}}"#, kind(seq)).into_bytes();
+    }
+    let mepbm = Query {
+        only: Some("mepbm"),
+        ..Query::default()
+    };
+    let e = fold(&damaged, &mepbm).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("record {first} cannot be decoded")),
+        "{e}"
+    );
+    let e = fold(&damaged, &Query::default()).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("record {other} cannot be decoded")),
+        "{e}"
+    );
+}
