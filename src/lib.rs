@@ -54,11 +54,12 @@
 //!   `open.rs` opens a ledger for writing (lock, sled) or reading (the view alone) and
 //!   makes an append durable, `append.rs`, `pending.rs` and `parse.rs` are
 //!   the append (a parser thread; a chaining one, which holds the records being
-//!   added, `pending.rs`), `read.rs` reads records and exports,
-//!   `view.rs` is the fold's [`fold::Source`].
+//!   added, `pending.rs`), `read.rs` reads records and exports.
 //! - [`fold`]: the engine: `(at, seq)` order, known-at, voids, as-of, rule changes,
 //!   append-time checks; `checkpoint.rs` resumes from a checkpoint and says what its
-//!   sections are (the rules, then each system's state). `parallel.rs` folds with a worker
+//!   sections are (the rules, then each system's state); `view.rs` reads the ledger
+//!   as a [`fold::Source`]; `append.rs` is [`ledger::Ledger::append`]: the ledger's
+//!   append handed the check fold as its check. `parallel.rs` folds with a worker
 //!   thread per group of namespaces; [`fold::stream`] reads the chunks once, in seq order,
 //!   and hands records on in fold order as the chunk summaries allow.
 //! - [`systems`]: one folder per rating system (below), the registry that lists them
@@ -154,6 +155,7 @@
 //! # Boundaries
 //!
 //! - Only [`ledger`] knows sled and the byte layout; folds read through [`fold::Source`].
+//!   The ledger never calls a fold: an append is handed its check fold.
 //! - Only [`events`] parses event JSON; systems see typed structs.
 //! - Only `src/main.rs` knows clap and the process; [`error`] decides the exit code.
 //! - Systems know nothing of each other, the ledger or the clocks: they fold what the

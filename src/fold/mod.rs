@@ -45,10 +45,12 @@
 //! as `plan_after` makes them). A known-at seq stops it at the chunk holding
 //! that seq, whose later records, and every later void, it leaves out.
 
+mod append;
 mod checkpoint;
 mod mem;
 mod parallel;
 pub mod stream;
+mod view;
 
 use std::sync::{Arc, Mutex};
 

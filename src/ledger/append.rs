@@ -1,5 +1,6 @@
-//! Appending: records chained and stored beyond the head, checked by a
-//! fold, the head moved in sled, then published ([`super::published`]).
+//! Appending: records chained and stored beyond the head, checked by the
+//! check fold it is handed ([`Check`]), the head moved in sled, then
+//! published ([`super::published`]).
 //!
 //! A dry run ([`Ledger::dry_run`], `laurel check`) is the same append up to
 //! its check fold, with three differences: the new chunks go to a segment
@@ -22,8 +23,19 @@ use super::{idem, segment, storage, summary, AppendReport, Head, Input, Ledger};
 use crate::error::{Error, Origin, Result};
 use crate::time;
 
+/// What an append asks once its records are written beyond the head: fold the
+/// whole ledger, new records included, with every check (the check fold,
+/// which lives above storage, in the fold module, and is handed in). Given
+/// the head before the append and the head its records make, and whether it
+/// may store checkpoints, it returns the players the append names for the
+/// first time, in order.
+pub(crate) type Check<'c> = &'c dyn Fn(u64, Head, bool) -> Result<Vec<String>>;
+
 impl Ledger {
-    /// Append the events of `inputs`, in order, as one all-or-nothing append.
+    /// The append of `inputs` with `check` as its check fold (the public
+    /// entry points, `Ledger::append`, `append_if` and `dry_run`, are in the
+    /// fold module, which hands its check fold in), committed only if `accept`
+    /// takes its report once every record is written and validated.
     ///
     /// An append that fails gives back what it wrote (a full disk stays no
     /// fuller): its segment, checkpoints and keys go, files first, which frees
@@ -31,23 +43,16 @@ impl Ledger {
     /// first error is the one reported, and the next append (which begins with
     /// the same clean-up) finishes it; readers never see the leftovers, which
     /// lie beyond the head.
-    pub fn append(&self, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
-        self.append_if(inputs, &|_| Ok(()))
-    }
-
-    /// [`Ledger::append`], committed only if `accept` takes its report once
-    /// every record is written and validated (else its error is returned and
-    /// nothing is written): how `laurel correct` refuses a replacement that adds
-    /// nothing, which would leave the void alone.
-    pub fn append_if(
+    pub(crate) fn append_checked(
         &self,
         inputs: Vec<Input<'_>>,
         accept: &dyn Fn(&AppendReport) -> Result<()>,
+        check: Check<'_>,
     ) -> Result<AppendReport> {
         let head = self.head()?;
         self.drop_beyond(head.seq)?;
         let moved = std::cell::Cell::new(false);
-        let written = self.write_pending(head, inputs, false);
+        let written = self.write_pending(head, inputs, false, check);
         let result = written.and_then(|report| {
             accept(&report)?;
             if report.appended > 0 {
@@ -67,13 +72,17 @@ impl Ledger {
         })
     }
 
-    /// What [`Ledger::append`] would do with `inputs`: the same report, or
-    /// the same error, with nothing written (see the module docs). The
-    /// report's head is the one the append would have made but for its
+    /// What [`Ledger::append_checked`] would do with `inputs`: the same
+    /// report, or the same error, with nothing written (see the module docs).
+    /// The report's head is the one the append would have made but for its
     /// `recorded_at`, which is the wall clock's.
-    pub fn dry_run(&self, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
+    pub(crate) fn dry_run_checked(
+        &self,
+        inputs: Vec<Input<'_>>,
+        check: Check<'_>,
+    ) -> Result<AppendReport> {
         let head = self.head()?;
-        let result = self.write_pending(head, inputs, true);
+        let result = self.write_pending(head, inputs, true, check);
         self.index.borrow_mut().retain(|e| e.first() <= head.seq);
         self.segments.borrow_mut().drop_aside();
         result.map_err(|e| match e {
@@ -124,11 +133,16 @@ impl Ledger {
     /// append's peak memory lower than with the writes on a thread of their own.
     /// The parser thread decodes the payloads of the first
     /// [`EAGER`](super::parse::EAGER) events and leaves the others undecoded
-    /// (`events::LineParser::screen`): the check fold in [`Ledger::validate`]
-    /// decodes them, and every error path here and there reports a payload
+    /// (`events::LineParser::screen`): the check fold (`check`) decodes them, and every error path here and there reports a payload
     /// that does not decode first if it comes first in input order
     /// ([`Pending::first_problem`]). `dry`: a dry run's (see the module docs).
-    fn write_pending(&self, head: Head, inputs: Vec<Input<'_>>, dry: bool) -> Result<AppendReport> {
+    fn write_pending(
+        &self,
+        head: Head,
+        inputs: Vec<Input<'_>>,
+        dry: bool,
+        check: Check<'_>,
+    ) -> Result<AppendReport> {
         let mut index = None;
         let now = time::now();
         let segment = match dry {
@@ -172,25 +186,24 @@ impl Ledger {
             new_players: Vec::new(),
         };
         if report.appended > 0 {
-            report.new_players = self.validate((head.seq, last), &pending, &names, dry)?;
+            let folded = check(head.seq, last, !dry);
+            report.new_players = Self::validate(folded, (head.seq, last), &pending, &names)?;
         }
         // Before the head that points into it is written (see `segment`).
         pending.segment.sync(&self.path)?;
         Ok(report)
     }
 
-    /// Fold everything up to `new` with checks (from a checkpoint when one is
-    /// still valid, see [`super::checkpoint`]); name file and line for new
-    /// records. `dry`: store no checkpoint. The names the fold found for the
-    /// first time (in order).
+    /// What the check fold of the records up to `new` gave (`folded`: the
+    /// names it found for the first time, in order), as this append reports
+    /// it: a problem of a new record names its file and line, one of a
+    /// recorded record blames this append's voids.
     fn validate(
-        &self,
+        folded: Result<Vec<String>>,
         (old_head, new): (u64, Head),
         pending: &Pending,
         names: &[String],
-        dry: bool,
     ) -> Result<Vec<String>> {
-        let folded = self.check_fold(old_head, new, !dry);
         // Payloads the parser thread left undecoded (`events::deferred`) were
         // decoded by the fold, but for records voided in this append; and
         // when the fold failed, a payload that does not decode is the

@@ -34,7 +34,6 @@ mod read;
 pub mod segment;
 pub mod summary;
 mod verify;
-mod view;
 
 use std::cell::{Cell, RefCell};
 use std::io::BufRead;
@@ -43,7 +42,6 @@ use std::path::PathBuf;
 use crate::error::{Error, Result};
 
 use open::{fsync_path, remove_files};
-pub(crate) use view::View;
 
 /// Stored chunks as (first seq, bytes), in key order.
 type ChunkBatch = Vec<(u64, Stored)>;

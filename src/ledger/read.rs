@@ -1,5 +1,5 @@
 //! Reading stored chunks and records: in batches, one by one, walked by
-//! seq; the export; and the fold source over the committed records. Every
+//! seq; the export. Every
 //! read finds its chunk through the ledger's index ([`super::published`])
 //! and reads it from its segment.
 
@@ -7,14 +7,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use super::chunk::{self, RecordView};
-use super::view::View;
 use super::{canonical, segment, ChunkBatch, Ledger, Stored};
 use crate::error::{Error, Result};
-use crate::fold::Source;
 
 impl Ledger {
     /// Every stored chunk up to `upto`, decoded, in seq order.
-    pub(super) fn for_each_chunk(
+    pub(crate) fn for_each_chunk(
         &self,
         upto: u64,
         f: &mut dyn FnMut(&chunk::ChunkView) -> Result<()>,
@@ -168,7 +166,7 @@ impl Ledger {
 
     /// The stored chunk whose seq range starts at or before `seq`: (first seq,
     /// its LRC1 bytes, unpacked).
-    pub(super) fn chunk_holding(&self, seq: u64) -> Result<(u64, Vec<u8>)> {
+    pub(crate) fn chunk_holding(&self, seq: u64) -> Result<(u64, Vec<u8>)> {
         let (first, pointer) = {
             let index = self.index.borrow();
             let i = index.partition_point(|e| e.first() <= seq);
@@ -185,10 +183,5 @@ impl Ledger {
     fn stored(&self, key_seq: u64, pointer: &[u8]) -> Result<Stored> {
         let place = segment::parse(pointer, key_seq)?;
         self.segments.borrow_mut().read(&self.path, key_seq, place)
-    }
-
-    /// A fold source over the committed records.
-    pub fn source(&self) -> Result<impl Source + '_> {
-        Ok(View::new(self, self.head()?.seq))
     }
 }

@@ -1,11 +1,13 @@
-//! A view of the ledger's records up to a seq, as a fold source: entries,
-//! records and items read chunk by chunk, a few chunks cached.
+//! The ledger's records up to a seq as a fold [`Source`]: entries, records
+//! and items read chunk by chunk through the ledger's index, a few chunks
+//! cached. The fold reads the ledger; the ledger knows nothing of folds.
 
-use super::{chunk, summary, Ledger};
+use super::stream::Chunk as _;
+use super::{Entry, Item, Keep, Source, Span};
 use crate::error::{Error, Result};
 use crate::events::{self, Record};
-use crate::fold::stream::Chunk as _;
-use crate::fold::{self, Entry, Item, Keep, Source, Span};
+use crate::fold;
+use crate::ledger::{chunk, summary, Ledger};
 use crate::time::Micros;
 
 /// The ledger's records up to `upto` (which may include an append's pending chunks).
@@ -15,6 +17,13 @@ pub(crate) struct View<'l> {
     /// Every chunk's summary up to `upto`, read once: a resumed plan wants
     /// them twice (voids, then `at` ranges).
     summaries: std::cell::OnceCell<Vec<summary::Summary>>,
+}
+
+impl Ledger {
+    /// A fold source over the committed records.
+    pub fn source(&self) -> Result<impl Source + '_> {
+        Ok(View::new(self, self.head()?.seq))
+    }
 }
 
 impl<'l> View<'l> {
