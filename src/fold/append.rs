@@ -5,7 +5,7 @@
 //! so the ledger never calls the fold: it is handed it here.
 
 use crate::error::Result;
-use crate::ledger::{AppendReport, Head, Input, Ledger};
+use crate::ledger::{AppendReport, Input, Ledger};
 
 impl Ledger {
     /// Append the events of `inputs`, in order, as one all-or-nothing append:
@@ -25,8 +25,7 @@ impl Ledger {
         inputs: Vec<Input<'_>>,
         accept: &dyn Fn(&AppendReport) -> Result<()>,
     ) -> Result<AppendReport> {
-        let check = |old: u64, new: Head, store: bool| self.check_fold(old, new, store);
-        self.append_checked(inputs, accept, &check)
+        self.append_checked(inputs, accept, &Ledger::check_fold)
     }
 
     /// What [`Ledger::append`] would do with `inputs`: the same report, or
@@ -34,7 +33,6 @@ impl Ledger {
     /// [`Ledger::dry_run_checked`]). The report's head is the one the append
     /// would have made but for its `recorded_at`, which is the wall clock's.
     pub fn dry_run(&self, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
-        let check = |old: u64, new: Head, store: bool| self.check_fold(old, new, store);
-        self.dry_run_checked(inputs, &check)
+        self.dry_run_checked(inputs, &Ledger::check_fold)
     }
 }

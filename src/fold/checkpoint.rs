@@ -383,7 +383,7 @@ impl Ledger {
         super::fold_from(view, q, Some(start), None)
     }
 
-    /// The check fold of an append whose records are `old.seq + 1 ..= new.seq`:
+    /// The check fold of an append whose records are `old + 1 ..= new.seq`:
     /// resumes from the latest checkpoint still valid and, when `store`,
     /// drops the checkpoints the new records invalidate and stores new ones
     /// (bound to `new`) on the way. A dry run (`store` false) leaves the

@@ -102,12 +102,17 @@ struct Lane {
 /// A worker's failure: the fold-order index of the record and the error.
 type Failed = (u64, Error);
 
+/// The index of a worker's failure after its last record (handing its audit
+/// trail on): after every record.
+const AFTER_ALL: u64 = u64::MAX;
+
 /// What a worker hands back: its projection, its context and, for each change
 /// of its audit trail, the index in fold order of the record that made it; or
 /// its failure.
 type Done = std::result::Result<(State, Cx, Vec<u64>), Failed>;
 
-/// What a worker does besides decoding and applying.
+/// What a worker does besides applying its records (and decoding them, but
+/// with one worker: see [`route`]).
 #[derive(Clone)]
 struct Duty {
     check: bool,
@@ -226,8 +231,12 @@ pub(super) fn fold(
         // Hand over what is left; dropping the senders ends the workers.
         let sent = lanes.into_iter().try_for_each(|l| send(&l.tx, l.batch));
         let joined = workers.into_iter().map(|(g, w)| (g, w.join()));
-        let cx = gather(joined, &mut state)?.unwrap_or(cx);
-        read.and(sent)?;
+        let cx = match (gather(joined, &mut state), read.and(sent)) {
+            // A failure after a worker's last record (handing its trail on)
+            // comes after the reader's own, which follows what it handed out.
+            (Err((AFTER_ALL, _)), Err(e)) | (Err((_, e)), _) => return Err(e),
+            (Ok(gathered), read) => read.map(|()| gathered.unwrap_or(cx))?,
+        };
         if let Some(s) = snapshots.as_mut() {
             s.collect()?;
         }
@@ -242,8 +251,9 @@ pub(super) fn fold(
 /// Batches a lane may hold while its worker waits for its part of a state
 /// still being decoded: 16,384 records, so a query can read all of one
 /// namespace's records in a checkpoint's spacing (50,000 records of 5
-/// namespaces at 1M) while the checkpoint decodes. A lane holds only what its
-/// records are, so the bound costs nothing unless it is reached.
+/// namespaces at 1M) while the checkpoint decodes. A lane holds only its
+/// records (their bytes, or decoded with one worker), so the bound costs
+/// nothing unless it is reached.
 const AHEAD: usize = 64;
 
 /// Where a worker's projections come from.
@@ -305,15 +315,15 @@ impl Snapshots<'_> {
 /// Put the workers' projections into `state`; the context at the end (every
 /// worker folded every rules change: any one will do; `None`: no worker) with
 /// the workers' audit trails merged in fold order, or the failure first in
-/// fold order.
+/// fold order (a worker that panicked first of all).
 fn gather(
     joined: impl Iterator<Item = (Vec<usize>, std::thread::Result<Done>)>,
     state: &mut State,
-) -> Result<Option<Cx>> {
+) -> std::result::Result<Option<Cx>, Failed> {
     let (mut first, mut cx): (Option<Failed>, Option<Cx>) = (None, None);
     let mut trail: Vec<(u64, Change)> = Vec::new();
     for (group, done) in joined {
-        let done = done.map_err(|_| Error::Storage("a fold worker thread failed".into()))?;
+        let done = done.map_err(|_| (0, Error::Storage("a fold worker thread failed".into())))?;
         match done {
             Ok((mut part, mut wcx, places)) => {
                 group.iter().for_each(|&ns| state.absorb(&mut part, ns));
@@ -324,8 +334,8 @@ fn gather(
             Err(_) => {}
         }
     }
-    if let Some((_, e)) = first {
-        return Err(e);
+    if let Some(f) = first {
+        return Err(f);
     }
     // Stable: a record's changes keep the order its worker made them in.
     trail.sort_by_key(|(place, _)| *place);
@@ -426,7 +436,8 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
         }
         return Ok(());
     }
-    // An unknown type (no lane): decoding it fails, on the first worker.
+    // An unknown type (no lane) fails to decode: on the reader with one
+    // worker, else on the first worker.
     let mine = |l: &Lane| l.group.iter().any(|&g| NAMESPACES[g] == ns);
     let lane = lanes.iter().position(mine).unwrap_or_default();
     match lanes.get_mut(lane) {
@@ -437,8 +448,9 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
 
 /// The `type` a stored record is routed by: the one guessed from its end
 /// (`env`), borrowed from its bytes (no allocation per record), else serde's
-/// answer. A record routed by its guess is checked as its worker decodes it:
-/// a malformed one fails to decode wherever it goes. A filtered fold skips
+/// answer. A record routed by its guess is checked as it is decoded (by the
+/// reader with one worker, else by its worker): a malformed one fails to
+/// decode wherever it goes. A filtered fold skips
 /// the records its guess puts in another namespace without decoding them, as
 /// a query skips every chunk outside its `--as-of` range: a fold reads what
 /// it needs, and `verify` is what reads (and hashes) everything.
@@ -482,8 +494,8 @@ fn send(tx: &SyncSender<Batch>, batch: Batch) -> Result<()> {
         .map_err(|_| Error::Storage("the fold stopped".into()))
 }
 
-/// A worker: decode, check (if asked) and apply its records in order, and
-/// encode its sections at each mark.
+/// A worker: decode (unless the reader did), check (if asked) and apply its
+/// records in order, and encode its sections at each mark.
 fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty: Duty) -> Done {
     let mut state = match part {
         Part::Ready(state) => *state,
@@ -520,7 +532,7 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
         }
     }
     duty.hand_on(&mut places, &mut cx)
-        .map_err(|e| (u64::MAX, e))?;
+        .map_err(|e| (AFTER_ALL, e))?;
     Ok((state, cx, places))
 }
 

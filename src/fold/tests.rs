@@ -476,7 +476,8 @@ fn a_fold_handing_its_trail_on_equals_a_plain_one_and_the_first_bad_record_wins(
 /// namespace that would not decode either is skipped unread.
 #[test]
 fn a_fold_of_one_namespace_equals_the_full_one_and_names_its_first_bad_record() {
-    let (src, _, plain, _) = plain_and_audited();
+    let src = Stored::generated(3000);
+    let plain = fold(&src, &Query::default()).unwrap();
     let sel = crate::systems::Selector::default();
     let shown = |f: &Folded, t: &str| format!("{:?}", f.state.standings(t, &sel, &f.cx));
     for ns in crate::systems::NAMESPACES {
@@ -508,12 +509,8 @@ fn a_fold_of_one_namespace_equals_the_full_one_and_names_its_first_bad_record() 
         .rev()
         .find(|&&s| !kind(s).starts_with("mepbm.") && !kind(s).starts_with("ledger."))
         .unwrap();
-    let later = *order[at + 1..]
-        .iter()
-        .find(|&&s| kind(s).starts_with("mepbm."))
-        .unwrap();
     let mut damaged = Stored::generated(3000);
-    for seq in [other, first, later] {
+    for seq in [other, first] {
         damaged.bytes[seq as usize - 1] = format!(r#"{{"type":"{}"}}"#, kind(seq)).into_bytes();
     }
     let mepbm = Query {
@@ -530,4 +527,40 @@ fn a_fold_of_one_namespace_equals_the_full_one_and_names_its_first_bad_record() 
         e.contains(&format!("record {other} cannot be decoded")),
         "{e}"
     );
+}
+
+/// A trail sink that refuses whatever it is handed (the spill on a full disk).
+struct Refuse;
+
+impl TrailSink for Refuse {
+    fn take(&mut self, _: Vec<Placed>) -> Result<()> {
+        Err(Error::Storage("the trail's disk is full".into()))
+    }
+}
+
+/// A record that does not decode comes before a failure to hand the trail on
+/// after the last record, whether the reader decodes it (one worker) or its
+/// worker does (several).
+#[test]
+fn an_undecodable_record_comes_before_a_trail_that_fails_at_the_end() {
+    let src = Stored::generated(3000);
+    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let kind = |seq: u64| src.mem.records[seq as usize - 1].kind.clone();
+    let mut mepbm = order.iter().filter(|&&s| kind(s).starts_with("mepbm."));
+    let bad = *mepbm.nth(5).unwrap();
+    let mut damaged = Stored::generated(3000);
+    damaged.bytes[bad as usize - 1] = format!(r#"{{"type":"{}"}}"#, kind(bad)).into_bytes();
+    for only in [Some("mepbm"), None] {
+        let q = Query {
+            audit: true,
+            only,
+            trail: Some(Trail(Arc::new(Mutex::new(Refuse)))),
+            ..Query::default()
+        };
+        let e = fold(&damaged, &q).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("record {bad} cannot be decoded")),
+            "{only:?}: {e}"
+        );
+    }
 }

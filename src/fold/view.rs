@@ -2,11 +2,10 @@
 //! and items read chunk by chunk through the ledger's index, a few chunks
 //! cached. The fold reads the ledger; the ledger knows nothing of folds.
 
-use super::stream::Chunk as _;
+use super::stream::{self, Chunk as _};
 use super::{Entry, Item, Keep, Source, Span};
 use crate::error::{Error, Result};
 use crate::events::{self, Record};
-use crate::fold;
 use crate::ledger::{chunk, summary, Ledger};
 use crate::time::Micros;
 
@@ -115,7 +114,7 @@ impl Source for View<'_> {
         keep: &Keep,
         f: &mut dyn FnMut(Item<'_>) -> Result<()>,
     ) -> Result<()> {
-        fold::stream::run(spans, keep, &mut |first| self.load(first), f)
+        stream::run(spans, keep, &mut |first| self.load(first), f)
     }
 
     fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
@@ -135,7 +134,7 @@ struct Cached {
 }
 
 /// What the one-pass fold reads of a chunk.
-impl fold::stream::Chunk for Cached {
+impl stream::Chunk for Cached {
     fn first(&self) -> u64 {
         self.first
     }

@@ -26,10 +26,10 @@ use crate::time;
 /// What an append asks once its records are written beyond the head: fold the
 /// whole ledger, new records included, with every check (the check fold,
 /// which lives above storage, in the fold module, and is handed in). Given
-/// the head before the append and the head its records make, and whether it
-/// may store checkpoints, it returns the players the append names for the
-/// first time, in order.
-pub(crate) type Check<'c> = &'c dyn Fn(u64, Head, bool) -> Result<Vec<String>>;
+/// the ledger, the seq of the head before the append, the head its records
+/// make, and whether it may store checkpoints, it returns the players the
+/// append names for the first time, in order.
+pub(crate) type Check<'c> = &'c dyn Fn(&Ledger, u64, Head, bool) -> Result<Vec<String>>;
 
 impl Ledger {
     /// The append of `inputs` with `check` as its check fold (the public
@@ -133,8 +133,9 @@ impl Ledger {
     /// append's peak memory lower than with the writes on a thread of their own.
     /// The parser thread decodes the payloads of the first
     /// [`EAGER`](super::parse::EAGER) events and leaves the others undecoded
-    /// (`events::LineParser::screen`): the check fold (`check`) decodes them, and every error path here and there reports a payload
-    /// that does not decode first if it comes first in input order
+    /// (`events::LineParser::screen`): the check fold (`check`) decodes them,
+    /// and every error path here and there reports a payload that does not
+    /// decode first if it comes first in input order
     /// ([`Pending::first_problem`]). `dry`: a dry run's (see the module docs).
     fn write_pending(
         &self,
@@ -186,7 +187,7 @@ impl Ledger {
             new_players: Vec::new(),
         };
         if report.appended > 0 {
-            let folded = check(head.seq, last, !dry);
+            let folded = check(self, head.seq, last, !dry);
             report.new_players = Self::validate(folded, (head.seq, last), &pending, &names)?;
         }
         // Before the head that points into it is written (see `segment`).

@@ -489,19 +489,6 @@ mod tests {
     use super::*;
     use serde_json::{json, Map};
 
-    impl Table {
-        /// Rows as JSON objects keyed by column.
-        pub(crate) fn json_rows(&self) -> Vec<Value> {
-            self.rows
-                .iter()
-                .map(|r| {
-                    let m: Map<String, Value> = self.columns.iter().cloned().zip(r).collect();
-                    Value::Object(m)
-                })
-                .collect()
-        }
-    }
-
     fn render_text(t: &Table) -> String {
         to_string(|w| write_text(t, w))
     }

@@ -19,7 +19,7 @@ pub struct Table {
     /// and the site show each one's readable title instead.
     pub columns: Vec<String>,
     pub rows: Rows,
-    /// Rows `--limit` left out ([`Report::limit`]); a text table says so.
+    /// Rows `--limit` left out; a text table says so.
     pub left_out: usize,
     /// At most this many rows are kept ([`Table::keep`]): further pushes are
     /// only counted in `left_out`, and [`Table::push_with`] does not even
@@ -102,6 +102,20 @@ pub fn ordinal(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Map;
+
+    impl Table {
+        /// Rows as JSON objects keyed by column.
+        pub(crate) fn json_rows(&self) -> Vec<Value> {
+            self.rows
+                .iter()
+                .map(|r| {
+                    let m: Map<String, Value> = self.columns.iter().cloned().zip(r).collect();
+                    Value::Object(m)
+                })
+                .collect()
+        }
+    }
 
     #[test]
     fn ordinals() {
