@@ -56,8 +56,8 @@ pub struct Spill {
     tx: Option<SyncSender<Vec<Placed>>>,
     writer: Option<JoinHandle<Result<Writer>>>,
     /// The writer thread's error once it has been collected: every later
-    /// [`TrailSink::take`], and [`Spill::finish`], reports it too (several fold workers hand changes
-    /// on, and the fold reports one of their errors).
+    /// [`TrailSink::take`], and [`Spill::finish`], reports it too (several
+    /// fold workers hand changes on, and the fold reports one of their errors).
     failed: Option<Error>,
 }
 

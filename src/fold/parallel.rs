@@ -450,10 +450,10 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
 /// (`env`), borrowed from its bytes (no allocation per record), else serde's
 /// answer. A record routed by its guess is checked as it is decoded (by the
 /// reader with one worker, else by its worker): a malformed one fails to
-/// decode wherever it goes. A filtered fold skips
-/// the records its guess puts in another namespace without decoding them, as
-/// a query skips every chunk outside its `--as-of` range: a fold reads what
-/// it needs, and `verify` is what reads (and hashes) everything.
+/// decode wherever it goes. A filtered fold skips the records its guess puts
+/// in another namespace without decoding them, as a query skips every chunk
+/// outside its `--as-of` range: a fold reads what it needs, and `verify` is
+/// what reads (and hashes) everything.
 fn stored_kind<'b>(bytes: &'b [u8], seq: u64, env: &Option<Range<usize>>) -> Result<Cow<'b, str>> {
     match env {
         Some(k) => Ok(String::from_utf8_lossy(&bytes[k.clone()])),

@@ -1,7 +1,6 @@
 //! Reading stored chunks and records: in batches, one by one, walked by
-//! seq; the export. Every
-//! read finds its chunk through the ledger's index ([`super::published`])
-//! and reads it from its segment.
+//! seq; the export. Every read finds its chunk through the ledger's index
+//! ([`super::published`]) and reads it from its segment.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
