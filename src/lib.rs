@@ -54,12 +54,15 @@
 //!   `open.rs` opens a ledger for writing (lock, sled) or reading (the view alone) and
 //!   makes an append durable, `append.rs`, `pending.rs` and `parse.rs` are
 //!   the append (a parser thread; a chaining one, which holds the records being
-//!   added, `pending.rs`), `read.rs` reads records and exports.
+//!   added, `pending.rs`), `read.rs` reads records and exports;
+//!   [`ledger::grammar`] is what storage asks of the event layer (lines read into
+//!   canonical bytes and header fields, a stored event's header read back).
 //! - [`fold`]: the engine: `(at, seq)` order, known-at, voids, as-of, rule changes,
 //!   append-time checks; `checkpoint.rs` resumes from a checkpoint and says what its
 //!   sections are (the rules, then each system's state); `view.rs` reads the ledger
-//!   as a [`fold::Source`]; `append.rs` is [`ledger::Ledger::append`]: the ledger's
-//!   append handed the check fold as its check. `parallel.rs` folds with a worker
+//!   as a [`fold::Source`]; `lend.rs` gives [`ledger::Ledger::append`] and
+//!   [`ledger::Ledger::verify`]: the ledger's append lent the event grammar
+//!   ([`events::EventGrammar`]) and the check fold, its verify lent the grammar. `parallel.rs` folds with a worker
 //!   thread per group of namespaces; [`fold::stream`] reads the chunks once, in seq order,
 //!   and hands records on in fold order as the chunk summaries allow.
 //! - [`systems`]: one folder per rating system (below), the registry that lists them
@@ -155,7 +158,8 @@
 //! # Boundaries
 //!
 //! - Only [`ledger`] knows sled and the byte layout; folds read through [`fold::Source`].
-//!   The ledger never calls a fold: an append is handed its check fold.
+//!   The ledger never names an event type nor calls a fold: an append is lent
+//!   the event grammar and its check fold, `verify` the grammar ([`ledger::grammar`]).
 //! - Only [`events`] parses event JSON; systems see typed structs.
 //! - Only `src/main.rs` knows clap and the process; [`error`] decides the exit code.
 //! - Systems know nothing of each other, the ledger or the clocks: they fold what the

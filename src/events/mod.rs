@@ -13,11 +13,13 @@
 //! Events are a public contract: a field's meaning never changes; new fields are
 //! optional and new behaviour comes as new types.
 //!
-//! An append's parser thread uses [`LineParser::parse`] for its first lines
-//! (so a small append's bad payload is refused as it is read) and
-//! [`LineParser::screen`] for the rest: everything above but the payload of a
-//! [`deferred`] type, which its check fold decodes anyway (`ledger::append`
-//! keeps the order in which problems are reported).
+//! Storage reads an append's lines and a stored event's header through the
+//! [`EventGrammar`] it is lent (it never names an event type). An append's
+//! parser thread uses [`LineParser::parse`] for its first lines (so a small
+//! append's bad payload is refused as it is read) and [`LineParser::screen`]
+//! for the rest: everything above but the payload of a [`deferred`] type,
+//! which its check fold decodes anyway (the append keeps the order in which
+//! problems are reported).
 //!
 //! The vocabulary documents itself: [`schema`] derives each type's JSON Schema
 //! from its payload struct (schemars), and `laurel events` prints those
@@ -68,6 +70,8 @@ pub use payload::{Bounds, Ident, Place, When};
 use serde::{de::DeserializeOwned, Deserialize};
 use serde_json::{Map, Value};
 
+use crate::input;
+use crate::ledger::grammar::{self, Header, Line, ParseLine};
 use crate::time::{self, Micros};
 
 /// Longest string accepted in any field, in bytes.
@@ -124,8 +128,8 @@ pub struct Screened {
 /// Is the payload of a `kind` event decoded by the append's check fold
 /// rather than on its parser thread? Every known type but `ledger.*`: the
 /// append needs a void's target before the fold, and the fold skips voided
-/// records (so `ledger::append` checks the payload of a record voided in its
-/// own append itself).
+/// records (so the append checks the payload of a record voided in its own
+/// append itself).
 pub fn deferred(kind: &str) -> bool {
     !kind.starts_with("ledger.") && TYPES.contains(&kind)
 }
@@ -227,6 +231,64 @@ impl LineParser {
             event: None,
             canonical,
         })
+    }
+}
+
+/// The event layer as storage sees it ([`grammar::Grammar`]), lent to the
+/// ledger's append and `verify`: lines read by a [`LineParser`], headers by
+/// [`stored_header`].
+pub struct EventGrammar;
+
+impl grammar::Grammar for EventGrammar {
+    fn parser(&self) -> Box<dyn ParseLine> {
+        Box::<LineParser>::default()
+    }
+
+    fn header<'a>(&self, stored: &'a [u8]) -> Result<Header<'a>, String> {
+        stored_header(stored)
+    }
+}
+
+impl ParseLine for LineParser {
+    fn whole(&mut self, line: &[u8]) -> Result<Line, String> {
+        self.parse(line)
+            .map(Screened::line)
+            .map_err(LineError::message)
+    }
+
+    fn screened(&mut self, line: &[u8]) -> Result<Line, String> {
+        self.screen(line)
+            .map(Screened::line)
+            .map_err(LineError::message)
+    }
+}
+
+impl Screened {
+    /// What storage keeps of it: the envelope, a void's target and the
+    /// canonical bytes (a `ledger.*` payload is never deferred, so a void's
+    /// target is always read).
+    fn line(self) -> Line {
+        let void = match &self.event {
+            Some(Event::Ledger(ledger::Event::Voided(v))) => Some(v.target),
+            _ => None,
+        };
+        Line {
+            id: self.id,
+            at: self.at,
+            kind: self.kind,
+            void,
+            canonical: self.canonical,
+        }
+    }
+}
+
+impl LineError {
+    /// The message a refused line is reported with.
+    pub fn message(self) -> String {
+        match self {
+            LineError::Json(e) => input::invalid_json(&e),
+            LineError::Event(m) => m,
+        }
     }
 }
 
@@ -332,16 +394,6 @@ pub fn decode_stored_guessed(
     }
 }
 
-/// What a stored record's header repeats from its event: `at`, `id` and, for a
-/// `ledger.voided`, the target. The `id` is borrowed from the event when it has
-/// no escapes (`verify` reads one header per record).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredHeader<'a> {
-    pub at: Micros,
-    pub id: Option<std::borrow::Cow<'a, str>>,
-    pub void_target: Option<u64>,
-}
-
 /// How a stored event is laid out: what [`stored_header`] refuses otherwise.
 const NOT_CANONICAL: &str =
     "not laid out as laurel stores events (one object, keys sorted, each once, no whitespace)";
@@ -356,7 +408,7 @@ const NOT_CANONICAL: &str =
 /// otherwise. An `id` after a key above it is not seen (the read stopped
 /// there); such bytes are not an event laurel wrote either, and a fold that
 /// decodes them refuses them.
-pub fn stored_header(bytes: &[u8]) -> Result<StoredHeader<'_>, String> {
+pub fn stored_header(bytes: &[u8]) -> Result<Header<'_>, String> {
     let kind = guess_stored_kind(bytes).ok_or(NOT_CANONICAL)?;
     let void = &bytes[kind] == b"ledger.voided";
     let (mut at, mut id, mut target) = (None, None, None);
@@ -384,7 +436,7 @@ pub fn stored_header(bytes: &[u8]) -> Result<StoredHeader<'_>, String> {
         }
         (true, None) => return Err("ledger.voided: missing field `target`".into()),
     };
-    Ok(StoredHeader {
+    Ok(Header {
         at,
         id,
         void_target,

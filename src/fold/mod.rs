@@ -45,8 +45,8 @@
 //! as `plan_after` makes them). A known-at seq stops it at the chunk holding
 //! that seq, whose later records, and every later void, it leaves out.
 
-mod append;
 mod checkpoint;
+mod lend;
 mod mem;
 mod parallel;
 pub mod stream;

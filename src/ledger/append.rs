@@ -1,6 +1,7 @@
-//! Appending: records chained and stored beyond the head, checked by the
-//! check fold it is handed ([`Check`]), the head moved in sled, then
-//! published ([`super::published`]).
+//! Appending: the input's lines read by the grammar it is lent
+//! ([`Lent`]), records chained and stored beyond the head, checked by the
+//! check fold it is lent, the head moved in sled, then published
+//! ([`super::published`]).
 //!
 //! A dry run ([`Ledger::dry_run`], `laurel check`) is the same append up to
 //! its check fold, with three differences: the new chunks go to a segment
@@ -16,6 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::chunk::{self, ChunkWriter};
+use super::grammar::Grammar;
 use super::parse::{read_and_parse, Sent, IN_FLIGHT};
 use super::pending::{take_batches, Origins, Pending, Pushed};
 use super::published::{self, Entry};
@@ -25,16 +27,25 @@ use crate::time;
 
 /// What an append asks once its records are written beyond the head: fold the
 /// whole ledger, new records included, with every check (the check fold,
-/// which lives above storage, in the fold module, and is handed in). Given
+/// which lives above storage, in the fold module, and lent in [`Lent`]). Given
 /// the ledger, the seq of the head before the append, the head its records
 /// make, and whether it may store checkpoints, it returns the players the
 /// append names for the first time, in order.
 pub(crate) type Check<'c> = &'c dyn Fn(&Ledger, u64, Head, bool) -> Result<Vec<String>>;
 
+/// What the layers above storage lend an append: how its lines are read and
+/// its check fold.
+#[derive(Clone, Copy)]
+pub(crate) struct Lent<'a> {
+    pub(crate) grammar: &'a dyn Grammar,
+    pub(crate) check: Check<'a>,
+}
+
 impl Ledger {
-    /// The append of `inputs` with `check` as its check fold (the public
-    /// entry points, `Ledger::append`, `append_if` and `dry_run`, are in the
-    /// fold module, which hands its check fold in), committed only if `accept`
+    /// The append of `inputs` with what `lent` lends (the public entry
+    /// points, `Ledger::append`, `append_if` and `dry_run`, are in the fold
+    /// module, which lends the event grammar and its check fold), committed
+    /// only if `accept`
     /// takes its report once every record is written and validated.
     ///
     /// An append that fails gives back what it wrote (a full disk stays no
@@ -47,12 +58,12 @@ impl Ledger {
         &self,
         inputs: Vec<Input<'_>>,
         accept: &dyn Fn(&AppendReport) -> Result<()>,
-        check: Check<'_>,
+        lent: Lent<'_>,
     ) -> Result<AppendReport> {
         let head = self.head()?;
         self.drop_beyond(head.seq)?;
         let moved = std::cell::Cell::new(false);
-        let written = self.write_pending(head, inputs, false, check);
+        let written = self.write_pending(head, inputs, false, lent);
         let result = written.and_then(|report| {
             accept(&report)?;
             if report.appended > 0 {
@@ -79,10 +90,10 @@ impl Ledger {
     pub(crate) fn dry_run_checked(
         &self,
         inputs: Vec<Input<'_>>,
-        check: Check<'_>,
+        lent: Lent<'_>,
     ) -> Result<AppendReport> {
         let head = self.head()?;
-        let result = self.write_pending(head, inputs, true, check);
+        let result = self.write_pending(head, inputs, true, lent);
         self.index.borrow_mut().retain(|e| e.first() <= head.seq);
         self.segments.borrow_mut().drop_aside();
         result.map_err(|e| match e {
@@ -133,7 +144,8 @@ impl Ledger {
     /// append's peak memory lower than with the writes on a thread of their own.
     /// The parser thread decodes the payloads of the first
     /// [`EAGER`](super::parse::EAGER) events and leaves the others undecoded
-    /// (`events::LineParser::screen`): the check fold (`check`) decodes them,
+    /// ([`ParseLine::screened`](super::grammar::ParseLine::screened)): the
+    /// check fold decodes them,
     /// and every error path here and there reports a payload that does not
     /// decode first if it comes first in input order
     /// ([`Pending::first_problem`]). `dry`: a dry run's (see the module docs).
@@ -142,7 +154,7 @@ impl Ledger {
         head: Head,
         inputs: Vec<Input<'_>>,
         dry: bool,
-        check: Check<'_>,
+        lent: Lent<'_>,
     ) -> Result<AppendReport> {
         let mut index = None;
         let now = time::now();
@@ -152,6 +164,7 @@ impl Ledger {
         };
         let mut pending = Pending {
             ledger: self,
+            grammar: lent.grammar,
             first: head.seq + 1,
             writer: ChunkWriter::new(head.seq + 1, head.hash, now, &time::format(now)),
             segment,
@@ -169,7 +182,8 @@ impl Ledger {
         let fed = std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Sent>(IN_FLIGHT);
             let names = &names;
-            scope.spawn(move || read_and_parse(inputs, tx, names));
+            let parser = lent.grammar.parser();
+            scope.spawn(move || read_and_parse(inputs, parser, tx, names));
             take_batches(rx, &mut pending, &mut index, names)
         });
         if let Err(e) = fed {
@@ -187,7 +201,7 @@ impl Ledger {
             new_players: Vec::new(),
         };
         if report.appended > 0 {
-            let folded = check(self, head.seq, last, !dry);
+            let folded = (lent.check)(self, head.seq, last, !dry);
             report.new_players = Self::validate(folded, (head.seq, last), &pending, &names)?;
         }
         // Before the head that points into it is written (see `segment`).

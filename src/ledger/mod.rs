@@ -24,6 +24,7 @@ mod append;
 pub mod canonical;
 pub mod checkpoint;
 pub mod chunk;
+pub mod grammar;
 pub mod idem;
 pub(crate) mod lanes;
 mod open;
@@ -34,6 +35,8 @@ mod read;
 pub mod segment;
 pub mod summary;
 mod verify;
+
+pub(crate) use append::Lent;
 
 use std::cell::{Cell, RefCell};
 use std::io::BufRead;

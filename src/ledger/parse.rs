@@ -3,9 +3,9 @@
 
 use std::sync::mpsc::SyncSender;
 
+use super::grammar::{Line, ParseLine};
 use super::{chunk, lanes, Input};
 use crate::error::{Error, Origin, Result};
-use crate::events::{self, ledger as ledger_events, Event};
 use crate::input;
 use crate::time::Micros;
 
@@ -14,7 +14,7 @@ use crate::time::Micros;
 type Batch = Vec<Result<Incoming>>;
 
 /// A batch's lines as the parser thread parsed them: `(line, event or why not)`.
-pub(super) type Lines = Vec<(u64, std::result::Result<events::Screened, String>)>;
+pub(super) type Lines = Vec<(u64, std::result::Result<Line, String>)>;
 
 /// What the parser thread sends: a batch of an input's parsed lines, or a
 /// problem of the input itself, which ends the reading.
@@ -42,7 +42,7 @@ fn canonical_events(lines: &Lines) -> Vec<&[u8]> {
 
 /// The events of an append whose payloads the parser thread decodes whole
 /// (the first ones; the check fold decodes the others, see
-/// `events::LineParser::screen`): a small append with a bad payload is
+/// [`ParseLine::screened`]): a small append with a bad payload is
 /// refused as its line is read, before the check fold, at the cost of
 /// decoding these few twice.
 pub(super) const EAGER: u64 = chunk::MAX_RECORDS as u64;
@@ -77,9 +77,14 @@ pub(super) struct Incoming {
 /// Why the reading is here, not on the writing thread: that thread bounds the
 /// import's writing phase, and this one has time to spare. Lines are parsed
 /// straight from the reader's buffer.
-pub(super) fn read_and_parse(inputs: Vec<Input<'_>>, tx: SyncSender<Sent>, names: &[String]) {
+pub(super) fn read_and_parse(
+    inputs: Vec<Input<'_>>,
+    parser: Box<dyn ParseLine>,
+    tx: SyncSender<Sent>,
+    names: &[String],
+) {
     let mut out = Parsing {
-        parser: events::LineParser::default(),
+        parser,
         keys: ContentKeys::default(),
         tx,
         file: 0,
@@ -108,7 +113,7 @@ pub(super) fn read_and_parse(inputs: Vec<Input<'_>>, tx: SyncSender<Sent>, names
 
 /// The parser thread's batch being filled, and where it goes.
 struct Parsing {
-    parser: events::LineParser,
+    parser: Box<dyn ParseLine>,
     keys: ContentKeys,
     tx: SyncSender<Sent>,
     file: usize,
@@ -125,11 +130,10 @@ impl Parsing {
     /// [`read_and_parse`] sees `stopped` and reports nothing more.
     fn take(&mut self, line: u64, bytes: &[u8]) -> Result<()> {
         let p = match self.taken < EAGER {
-            true => self.parser.parse(bytes),
-            false => self.parser.screen(bytes),
+            true => self.parser.whole(bytes),
+            false => self.parser.screened(bytes),
         };
         self.taken += 1;
-        let p = p.map_err(line_message);
         let bad = p.is_err();
         self.parsed.push((line, p));
         if bad || self.parsed.len() >= BATCH {
@@ -195,17 +199,8 @@ pub(super) fn incoming(parsed: Parsed, names: &[String]) -> Batch {
 
 /// The message of `canonical`'s payload when it does not decode (an event the
 /// parser thread screened, its payload deferred), else `None`.
-pub(super) fn payload_error(canonical: &[u8]) -> Option<String> {
-    let mut parser = events::LineParser::default();
-    parser.parse(canonical).err().map(line_message)
-}
-
-/// The message of a refused input line.
-pub(super) fn line_message(e: events::LineError) -> String {
-    match e {
-        events::LineError::Json(e) => input::invalid_json(&e),
-        events::LineError::Event(m) => m,
-    }
+pub(super) fn payload_error(parser: &mut dyn ParseLine, canonical: &[u8]) -> Option<String> {
+    parser.whole(canonical).err()
 }
 
 pub(super) fn origin(name: &str, line: u64) -> Origin {
@@ -221,23 +216,19 @@ fn parser_gone() -> Error {
 }
 
 impl Incoming {
-    fn new(file: usize, line: u64, parsed: events::Screened, content: [u8; 16]) -> Self {
+    fn new(file: usize, line: u64, parsed: Line, content: [u8; 16]) -> Self {
         let idem = parsed
             .id
             .as_deref()
             .map(chunk::idem_of_id)
             .unwrap_or(content);
-        let void = match &parsed.event {
-            Some(Event::Ledger(ledger_events::Event::Voided(v))) => Some(v.target),
-            _ => None,
-        };
         Incoming {
             file,
             line,
             id: parsed.id,
             at: parsed.at,
             kind: parsed.kind,
-            void,
+            void: parsed.void,
             canonical: parsed.canonical,
             content,
             idem,

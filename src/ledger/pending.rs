@@ -8,10 +8,10 @@ use std::ops::RangeInclusive;
 use std::sync::mpsc::Receiver;
 
 use super::chunk::{self, ChunkWriter};
-use super::parse::{incoming, line_message, origin, payload_error, Incoming, Sent};
+use super::grammar::Grammar;
+use super::parse::{incoming, origin, payload_error, Incoming, Sent};
 use super::{idem, segment, Head, Ledger};
 use crate::error::{Error, Origin, Result};
-use crate::events;
 use crate::time::Micros;
 
 /// The writing side of an append: add every parsed batch, in order, until the
@@ -52,6 +52,8 @@ pub(super) fn take_batches(
 /// Records being added by one append.
 pub(super) struct Pending<'l> {
     pub(super) ledger: &'l Ledger,
+    /// How the input's events are read (the event layer's).
+    pub(super) grammar: &'l dyn Grammar,
     /// The seq of this append's first record.
     pub(super) first: u64,
     pub(super) writer: ChunkWriter,
@@ -118,7 +120,7 @@ impl Pending<'_> {
             }
             Recorded::Conflict(seq) => {
                 // The line's own payload comes first (see `first_problem`).
-                if let Some(msg) = payload_error(&inc.canonical) {
+                if let Some(msg) = payload_error(&mut *self.grammar.parser(), &inc.canonical) {
                     return Err(Error::invalid(
                         self::origin(&names[inc.file], inc.line),
                         msg,
@@ -188,12 +190,12 @@ impl Pending<'_> {
             Some(s.max(*r.start()))
         };
         let wanted = |seq: u64| next(seq) == Some(seq);
-        let mut parser = events::LineParser::default();
+        let mut parser = self.grammar.parser();
         let mut bad = None;
         self.ledger.walk_chunks(next, &mut |c| {
             for r in c?.records.iter().filter(|r| wanted(r.seq)) {
-                if let Err(e) = parser.parse(r.event) {
-                    bad = Some((r.seq, line_message(e)));
+                if let Err(msg) = parser.whole(r.event) {
+                    bad = Some((r.seq, msg));
                     return Ok(false);
                 }
             }

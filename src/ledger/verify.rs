@@ -16,9 +16,9 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 
 use super::chunk::{self, RecordView};
+use super::grammar::Grammar;
 use super::{canonical, idem, lanes, published, summary, Ledger, Result, VerifyReport};
 use crate::error::Error;
-use crate::events;
 
 /// Chunks per unit of work: up to 256 KiB, hundreds to thousands of hashes, so
 /// each `hash_many` group fills the lanes. A worker's buffers grow with it (about
@@ -39,8 +39,14 @@ type Unit = (usize, super::ChunkBatch);
 type Checked = Vec<(u64, std::result::Result<ChunkCheck, String>)>;
 
 impl Ledger {
-    /// Check the whole chain; with `expect`, that a published head is still in it.
-    pub fn verify(&self, expect: Expect) -> Result<VerifyReport> {
+    /// Check the whole chain, each record's header read back from its event
+    /// by `grammar` (the event layer's, lent by the public `Ledger::verify`);
+    /// with `expect`, that a published head is still in it.
+    pub(crate) fn verify_read(
+        &self,
+        expect: Expect,
+        grammar: &dyn Grammar,
+    ) -> Result<VerifyReport> {
         let head = self.head()?;
         let mut chain = Chain::new(self);
         let (work_tx, work_rx) = mpsc::sync_channel::<Unit>(IN_FLIGHT);
@@ -51,7 +57,7 @@ impl Ledger {
             let (done_tx, done_rx) = mpsc::channel::<(usize, Checked)>();
             for _ in 0..WORKERS {
                 let (rx, tx) = (Arc::clone(&work_rx), done_tx.clone());
-                scope.spawn(move || work(&rx, &tx, expect));
+                scope.spawn(move || work(&rx, &tx, expect, grammar));
             }
             drop((done_tx, work_rx));
             let mut order = Reorder::default();
@@ -107,7 +113,12 @@ impl Ledger {
 }
 
 /// A worker: check units until the reader hangs up.
-fn work(rx: &Mutex<Receiver<Unit>>, tx: &mpsc::Sender<(usize, Checked)>, expect: Expect) {
+fn work(
+    rx: &Mutex<Receiver<Unit>>,
+    tx: &mpsc::Sender<(usize, Checked)>,
+    expect: Expect,
+    grammar: &dyn Grammar,
+) {
     let mut scratch = Scratch::default();
     loop {
         let unit = match rx.lock() {
@@ -115,7 +126,10 @@ fn work(rx: &Mutex<Receiver<Unit>>, tx: &mpsc::Sender<(usize, Checked)>, expect:
             Err(_) => return,
         };
         let Ok((n, chunks)) = unit else { return };
-        if tx.send((n, scratch.check(&chunks, expect))).is_err() {
+        if tx
+            .send((n, scratch.check(&chunks, expect, grammar)))
+            .is_err()
+        {
             return;
         }
     }
@@ -263,7 +277,12 @@ struct Scratch {
 impl Scratch {
     /// Decode chunks and check every record's hash and header, hashing all the
     /// records' canonical forms and events at once.
-    fn check(&mut self, chunks: &[(u64, super::Stored)], expect: Expect) -> Checked {
+    fn check(
+        &mut self,
+        chunks: &[(u64, super::Stored)],
+        expect: Expect,
+        grammar: &dyn Grammar,
+    ) -> Checked {
         // Unpacked here, on the workers, not on the reading thread.
         let raws: Vec<_> = chunks.iter().map(|(k, v)| chunk::unpack(v, *k)).collect();
         let decoded: Vec<_> = chunks
@@ -299,7 +318,7 @@ impl Scratch {
             .zip(&decoded)
             .map(|((k, _), c)| {
                 let checked = match c {
-                    Ok(c) => Ok(check_records(c, &mut hashed, expect)),
+                    Ok(c) => Ok(check_records(c, &mut hashed, expect, grammar)),
                     Err(e) => Err(e.clone()),
                 };
                 (*k, checked)
@@ -313,6 +332,7 @@ fn check_records<'h>(
     c: &chunk::ChunkView,
     hashed: &mut impl Iterator<Item = (&'h [u8; 32], &'h [u8; 32])>,
     expect: Expect,
+    grammar: &dyn Grammar,
 ) -> ChunkCheck {
     let mut problems = Vec::new();
     let mut expected_found = false;
@@ -322,7 +342,7 @@ fn check_records<'h>(
                 r.seq,
                 "stored hash does not match the record's content".into(),
             ));
-        } else if let Some(why) = header_mismatch(r, event_hash) {
+        } else if let Some(why) = header_mismatch(r, event_hash, grammar) {
             problems.push((r.seq, why));
         }
         if expect.is_some_and(|(s, eh)| s == r.seq && eh == r.hash) {
@@ -344,10 +364,10 @@ fn check_records<'h>(
 /// The fold reads a record's header (`at`, void target, keys) without parsing the
 /// event, and the hash covers only the event: check the header agrees with it.
 /// `event_hash` is BLAKE3 of the event; the content key is its first 16 bytes.
-/// The event's own header is read from its two ends (it is stored canonical:
-/// see [`events::stored_header`]); runs only once the hash matched.
-fn header_mismatch(r: &RecordView, event_hash: &[u8; 32]) -> Option<String> {
-    let env = match events::stored_header(r.event) {
+/// The event's own header is read by `grammar` ([`Grammar::header`]); runs
+/// only once the hash matched.
+fn header_mismatch(r: &RecordView, event_hash: &[u8; 32], grammar: &dyn Grammar) -> Option<String> {
+    let env = match grammar.header(r.event) {
         Ok(env) => env,
         Err(e) => return Some(format!("stored event cannot be decoded: {e}")),
     };

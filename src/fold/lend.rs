@@ -1,11 +1,20 @@
-//! The append as the crate offers it: the ledger's append
-//! ([`Ledger::append_checked`]) with the check fold ([`Ledger::check_fold`])
-//! as its check. Storage writes the records beyond the head and commits
-//! them; whether the ledger is still valid with them is the fold's answer,
-//! so the ledger never calls the fold: it is handed it here.
+//! The ledger's operations that need what lies above storage, as the crate
+//! offers them: the append ([`Ledger::append_checked`]) lent the event
+//! grammar ([`EventGrammar`]) and the check fold ([`Ledger::check_fold`]),
+//! and `verify` ([`Ledger::verify_read`]) lent the grammar. Storage writes
+//! the records beyond the head and commits them; how a line reads and whether
+//! the ledger is still valid with it are the event layer's and the fold's
+//! answers, so the ledger never calls either: they are lent here.
 
 use crate::error::Result;
-use crate::ledger::{AppendReport, Input, Ledger};
+use crate::events::EventGrammar;
+use crate::ledger::{AppendReport, Input, Ledger, Lent, VerifyReport};
+
+/// What an append is lent: the event grammar and the check fold.
+const LENT: Lent<'static> = Lent {
+    grammar: &EventGrammar,
+    check: &Ledger::check_fold,
+};
 
 impl Ledger {
     /// Append the events of `inputs`, in order, as one all-or-nothing append:
@@ -25,7 +34,7 @@ impl Ledger {
         inputs: Vec<Input<'_>>,
         accept: &dyn Fn(&AppendReport) -> Result<()>,
     ) -> Result<AppendReport> {
-        self.append_checked(inputs, accept, &Ledger::check_fold)
+        self.append_checked(inputs, accept, LENT)
     }
 
     /// What [`Ledger::append`] would do with `inputs`: the same report, or
@@ -33,6 +42,13 @@ impl Ledger {
     /// [`Ledger::dry_run_checked`]). The report's head is the one the append
     /// would have made but for its `recorded_at`, which is the wall clock's.
     pub fn dry_run(&self, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
-        self.dry_run_checked(inputs, &Ledger::check_fold)
+        self.dry_run_checked(inputs, LENT)
+    }
+
+    /// Check the whole chain: every record's hash and header, the links
+    /// between chunks, the published index and fingerprints; with `expect`,
+    /// that a published head (seq, hash) is still in it.
+    pub fn verify(&self, expect: Option<(u64, [u8; 32])>) -> Result<VerifyReport> {
+        self.verify_read(expect, &EventGrammar)
     }
 }

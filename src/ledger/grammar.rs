@@ -1,0 +1,56 @@
+//! What storage asks of the event layer, handed in by the layers above it:
+//! an append's lines read into canonical bytes and the header fields a record
+//! stores beside them ([`ParseLine`]), and a stored event's header read back
+//! for `verify` ([`Grammar::header`]). The ledger knows bytes and these
+//! fields, never an event's type or payload; the event layer (`events`)
+//! implements both, and `fold` lends them to the append and `verify`.
+
+use std::borrow::Cow;
+
+use crate::time::Micros;
+
+/// One input line as an append stores it: its canonical bytes and what the
+/// record's header repeats of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub id: Option<String>,
+    pub at: Micros,
+    /// The `type` string (the append's report counts each).
+    pub kind: String,
+    /// The target of a `ledger.voided`.
+    pub void: Option<u64>,
+    /// The event's canonical form: what is stored and hashed.
+    pub canonical: Vec<u8>,
+}
+
+/// What a stored record's header repeats from its event: `at`, `id` and, for a
+/// `ledger.voided`, the target. The `id` is borrowed from the event when it has
+/// no escapes (`verify` reads one header per record).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header<'a> {
+    pub at: Micros,
+    pub id: Option<Cow<'a, str>>,
+    pub void_target: Option<u64>,
+}
+
+/// Reads an append's input lines, keeping scratch space between them (one
+/// per thread). A refused line's `Err` is the message the append reports,
+/// with its file and line.
+pub trait ParseLine: Send {
+    /// The whole line, its payload decoded.
+    fn whole(&mut self, line: &[u8]) -> Result<Line, String>;
+    /// [`ParseLine::whole`] up to the payload, where the event layer leaves
+    /// it to the check fold (which decodes it anyway): a line `whole`
+    /// refuses either is refused here with the same message, or passes, and
+    /// then `whole` of its canonical bytes gives that message.
+    fn screened(&mut self, line: &[u8]) -> Result<Line, String>;
+}
+
+/// The event layer as storage sees it.
+pub trait Grammar: Sync {
+    /// A parser of input lines.
+    fn parser(&self) -> Box<dyn ParseLine>;
+    /// The header fields of a stored event (its canonical bytes), or why
+    /// they cannot be read.
+    fn header<'a>(&self, stored: &'a [u8]) -> Result<Header<'a>, String>;
+}
