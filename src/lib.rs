@@ -39,8 +39,9 @@
 //! - [`input`]: the streaming reader of JSON Lines and JSON arrays, with the size limits.
 //! - [`events`]: the envelope, the `ledger.*` events, the payload toolkit every system's
 //!   `events.rs` uses (`payload.rs`), and [`events::parse_event`], the only way an event
-//!   enters the crate; the vocabulary ([`events::TYPES`], [`events::Event`]) comes from
-//!   the registry in [`systems`]. Stored events are decoded by serde alone
+//!   enters the crate; generic in the vocabulary ([`events::Vocabulary`]), which the
+//!   registry in [`systems`] implements ([`systems::Event`], [`systems::TYPES`]) and
+//!   which events never names. Stored events are decoded by serde alone
 //!   ([`events::decode_stored`]); `scan.rs` is the fast path of input lines (through
 //!   [`events::LineParser`]), which hands anything unusual to the serde path, whose
 //!   result or message stands, and reads a stored event's header for `verify`.

@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 
 use common::{append_text, empty_ledger, events_dir, laurel};
-use laurel::events::TYPES;
+use laurel::systems::TYPES;
 use serde_json::Value;
 
 fn events(args: &[&str]) -> std::process::Output {

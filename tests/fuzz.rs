@@ -21,8 +21,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use laurel::events::{parse_line, LineError, LineParser, Screened};
+use laurel::events::LineError;
 use laurel::ledger::{Input, Ledger};
+use laurel::systems::{Event, LineParser, Screened};
 
 /// xorshift64*: a small deterministic generator, so a seed replays a run.
 struct Rng(u64);
@@ -197,8 +198,8 @@ fn answer(r: Result<Screened, LineError>) -> Result<Screened, String> {
 fn check_line(parser: &mut LineParser, line: &[u8]) -> Result<(), String> {
     let got = catch_unwind(AssertUnwindSafe(|| answer(parser.parse(line))))
         .map_err(|_| "the parser panicked".to_string())?;
-    let reference =
-        catch_unwind(|| answer(parse_line(line))).map_err(|_| "parse_line panicked".to_string())?;
+    let reference = catch_unwind(|| answer(laurel::events::parse_line::<Event>(line)))
+        .map_err(|_| "parse_line panicked".to_string())?;
     if got != reference {
         return Err(format!("parse gave {got:?}, parse_line {reference:?}"));
     }

@@ -232,7 +232,7 @@ proptest! {
         prop_assert_eq!((plan.clone(), view), folded_view(&b));
         // The plan is every live record in (at, seq) order.
         let voided: BTreeSet<u64> = a.records.iter().filter_map(|r| match &r.event {
-            laurel::events::Event::Ledger(laurel::events::ledger::Event::Voided(v)) => Some(v.target),
+            laurel::systems::Event::Ledger(laurel::events::ledger::Event::Voided(v)) => Some(v.target),
             _ => None,
         }).collect();
         let mut model: Vec<(i64, u64)> = a.records.iter()

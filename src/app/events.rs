@@ -29,13 +29,13 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::events::schema::{self, envelope, paragraphs};
-use crate::events::TYPES;
+use crate::systems::{Event, TYPES};
 
 /// `laurel events [TYPE]`: the text, or the JSON Schema when `json`.
 pub fn events(kind: Option<&str>, json: bool) -> Result<String> {
     let Some(kind) = kind else {
         return Ok(match json {
-            true => pretty(&with_examples(schema::line_schema())),
+            true => pretty(&with_examples(schema::line_schema::<Event>())),
             false => list(TYPES),
         });
     };
@@ -47,7 +47,7 @@ pub fn events(kind: Option<&str>, json: bool) -> Result<String> {
     if !in_ns.is_empty() && !json {
         return Ok(list(&in_ns));
     }
-    let Some(mut s) = schema::event_schema(kind) else {
+    let Some(mut s) = schema::event_schema::<Event>(kind) else {
         let hint = crate::events::did_you_mean(kind, TYPES.iter().copied());
         return Err(Error::Usage(format!(
             "unknown event type {kind:?}{hint} (`laurel events` lists them)"
@@ -71,7 +71,7 @@ fn list(kinds: &[&str]) -> String {
     let mut out = format!("{}\n\n", wrap(&envelope(), 88));
     let width = kinds.iter().map(|k| k.len()).max().unwrap_or(0);
     for kind in kinds {
-        let meaning = schema::meaning(kind).unwrap_or_default();
+        let meaning = schema::meaning::<Event>(kind).unwrap_or_default();
         let _ = writeln!(out, "{kind:<width$}  {meaning}");
     }
     out.push_str(

@@ -9,12 +9,13 @@ use serde_json::{json, Value};
 
 use super::{fold_stamped, folded_only, write_answer, QueryArgs};
 use crate::error::{Error, Result};
-use crate::events::{ledger as ledger_events, Event};
+use crate::events::ledger as ledger_events;
 use crate::fold::{self, Source};
 use crate::ledger::Ledger;
 use crate::output::{self, Print};
 use crate::players::Players;
 use crate::systems::table::{Report, Table};
+use crate::systems::Event;
 use crate::systems::{self, Change, Cx, Selector, State};
 use crate::time::Micros;
 

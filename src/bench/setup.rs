@@ -44,7 +44,7 @@ pub(super) fn floor(jsonl: &Path, out: &Path) -> Result<Duration> {
     let mut prev = [0u8; 32];
     let recorded_at = crate::time::format(crate::time::now());
     // The canonical form as `append` makes it (without its typed validation).
-    let mut parser = crate::events::LineParser::default();
+    let mut parser = crate::systems::LineParser::default();
     for (i, line) in r.split(b'\n').enumerate() {
         let line = line.map_err(io("events file"))?;
         if line.is_empty() {

@@ -72,7 +72,7 @@ pub struct PlayerRegistered {
 ///
 /// From its `at` on, the player called `from` is called `to`: tables show
 /// `to`, `history` of either name follows the player, and events after it
-/// must write `to` (`crate::systems::players`).
+/// must write `to`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerRenamed {

@@ -1,17 +1,23 @@
-//! The typed event vocabulary and its one parser.
+//! Events: the envelope, the payload toolkit, and the one parser.
 //!
 //! An event is one flat JSON object: `type`, `at`, an optional `id`, and the
 //! payload fields of its type. [`parse_event`] turns a parsed JSON value into a
-//! [`Screened`] event: the typed [`Event`] plus its canonical bytes. That is the only
+//! [`Screened`] event: the typed event plus its canonical bytes. That is the only
 //! way events enter the crate, so the envelope rules hold everywhere:
 //!
-//! - `type` is one of [`TYPES`]; unknown types are rejected;
+//! - `type` is one of the vocabulary's [`Vocabulary::TYPES`]; unknown types are rejected;
 //! - unknown, missing or mistyped payload fields are rejected, naming the field;
 //! - no JSON floating-point number appears anywhere (fractions are decimal strings);
 //! - strings are at most [`MAX_STRING`] bytes.
 //!
 //! Events are a public contract: a field's meaning never changes; new fields are
 //! optional and new behaviour comes as new types.
+//!
+//! The typed events themselves are the systems' payload structs, gathered by
+//! the registry into one enum (`systems::Event`): this layer is handed that
+//! [`Vocabulary`] as a type parameter (its parser, records and schemas are
+//! generic in it) and names no system; `systems` gives the crate's aliases
+//! (`systems::Record`, `systems::LineParser`, `systems::GRAMMAR`).
 //!
 //! Storage reads an append's lines and a stored event's header through the
 //! [`EventGrammar`] it is lent (it never names an event type). An append's
@@ -67,6 +73,8 @@ pub(crate) use payload::payload;
 pub(crate) use payload::payload_table;
 pub use payload::{Bounds, Ident, Place, When};
 
+use std::marker::PhantomData;
+
 use serde::{de::DeserializeOwned, Deserialize};
 use serde_json::{Map, Value};
 
@@ -80,11 +88,31 @@ pub const MAX_STRING: usize = 4096;
 use text::forbidden_message;
 pub use text::{closest, did_you_mean, forbidden, forbidden_char};
 
-pub use crate::systems::{Event, TYPES};
+/// The typed events the event layer parses and decodes: every system's payload
+/// types and `ledger.*`, as one enum. The registry's `systems::Event` is the
+/// one vocabulary; this layer names no system, it is handed the vocabulary as
+/// a type parameter.
+pub trait Vocabulary: Sized {
+    /// Every type, `ns.name`: the systems' in registry order, then `ledger.*`.
+    const TYPES: &'static [&'static str];
+    /// A `ledger.*` event as one of the vocabulary.
+    fn ledger(e: ledger::Event) -> Self;
+    /// The `ledger.*` event it is, if it is one.
+    fn as_ledger(&self) -> Option<&ledger::Event>;
+    /// The payload of a system's event type `ns.name`; `None` for an unknown type.
+    fn payload(ns: &str, name: &str, input: impl PayloadInput) -> Result<Option<Self>, String>;
+    /// The JSON Schema of a system's event type `ns.name`'s payload; `None`
+    /// for an unknown type.
+    fn schema(
+        ns: &str,
+        name: &str,
+        generator: &mut schemars::SchemaGenerator,
+    ) -> Option<schemars::Schema>;
+}
 
 /// An event as it is folded: its place in the log and in domain time, and its payload.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Record {
+pub struct Record<E> {
     pub seq: u64,
     /// Domain time (`at`), microseconds UTC.
     pub at: Micros,
@@ -93,11 +121,11 @@ pub struct Record {
     pub id: Option<String>,
     /// The `type` string, e.g. `mepbm.game_ended`.
     pub kind: String,
-    pub event: Event,
+    pub event: E,
 }
 
 /// Parse one event object. The error message names the field and the rule.
-pub fn parse_event(value: Value) -> Result<Screened, String> {
+pub fn parse_event<E: Vocabulary>(value: Value) -> Result<Screened<E>, String> {
     check_values(&value, "")?;
     let canonical = crate::ledger::canonical::to_vec(&value);
     let (id, at, kind, event) = typed(value)?;
@@ -114,13 +142,13 @@ pub fn parse_event(value: Value) -> Result<Screened, String> {
 /// canonical form checked, and its typed payload decoded (always, but by
 /// [`LineParser::screen`] only when the append needs it there).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Screened {
+pub struct Screened<E> {
     pub id: Option<String>,
     pub at: Micros,
     pub kind: String,
     /// `None`: a payload left for the append's check fold, which decodes it
     /// anyway (see [`deferred`]).
-    pub event: Option<Event>,
+    pub event: Option<E>,
     /// The event's canonical form (JCS): what is stored and hashed.
     pub canonical: Vec<u8>,
 }
@@ -130,14 +158,14 @@ pub struct Screened {
 /// append needs a void's target before the fold, and the fold skips voided
 /// records (so the append checks the payload of a record voided in its own
 /// append itself).
-pub fn deferred(kind: &str) -> bool {
-    !kind.starts_with("ledger.") && TYPES.contains(&kind)
+pub fn deferred<E: Vocabulary>(kind: &str) -> bool {
+    !kind.starts_with("ledger.") && E::TYPES.contains(&kind)
 }
 
 /// Parse one input line through `serde_json::Value` and [`parse_event`],
 /// refusing a key given twice in one object (which `Value` would keep the
 /// last of).
-pub fn parse_line(line: &[u8]) -> Result<Screened, LineError> {
+pub fn parse_line<E: Vocabulary>(line: &[u8]) -> Result<Screened<E>, LineError> {
     let value: Value = serde_json::from_slice(line).map_err(LineError::Json)?;
     if let Some(key) = dupkeys::first_duplicate(line) {
         let msg = format!("`{key}` appears twice: give each field once");
@@ -162,14 +190,23 @@ pub enum LineError {
 /// `serde_json::Value`. Anything it does not handle exactly, valid or not (see
 /// `scan`), goes through `serde_json::Value` and [`parse_event`]: so results and
 /// error messages are those of [`parse_event`] either way.
-#[derive(Default)]
-pub struct LineParser {
+pub struct LineParser<E> {
     canon: scan::Canon,
+    vocabulary: PhantomData<fn() -> E>,
 }
 
-impl LineParser {
+impl<E> Default for LineParser<E> {
+    fn default() -> Self {
+        LineParser {
+            canon: scan::Canon::default(),
+            vocabulary: PhantomData,
+        }
+    }
+}
+
+impl<E: Vocabulary> LineParser<E> {
     /// Parse one event from a JSON Lines line (or an array element's bytes).
-    pub fn parse(&mut self, line: &[u8]) -> Result<Screened, LineError> {
+    pub fn parse(&mut self, line: &[u8]) -> Result<Screened<E>, LineError> {
         self.fast(line, false).map_or_else(|| parse_line(line), Ok)
     }
 
@@ -179,7 +216,7 @@ impl LineParser {
     /// either is refused here with the same message, or passes with its
     /// payload deferred, and then decoding its canonical bytes
     /// ([`LineParser::parse`] again) gives that message.
-    pub fn screen(&mut self, line: &[u8]) -> Result<Screened, LineError> {
+    pub fn screen(&mut self, line: &[u8]) -> Result<Screened<E>, LineError> {
         self.fast(line, true).map_or_else(|| parse_line(line), Ok)
     }
 
@@ -195,9 +232,9 @@ impl LineParser {
 
     /// The fast path, or `None` for the slow one; `defer`: a [`deferred`]
     /// type's payload is left undecoded.
-    fn fast(&mut self, line: &[u8], defer: bool) -> Option<Screened> {
+    fn fast(&mut self, line: &[u8], defer: bool) -> Option<Screened<E>> {
         let s = self.fast_envelope(line)?;
-        if defer && deferred(&s.kind) {
+        if defer && deferred::<E>(&s.kind) {
             return Some(s);
         }
         let event = dispatch(&s.kind, Stored(&s.canonical)).ok().flatten();
@@ -209,7 +246,7 @@ impl LineParser {
 
     /// The fast path's canonical bytes and envelope (`event` left `None`), or
     /// `None` for the slow path.
-    fn fast_envelope(&mut self, line: &[u8]) -> Option<Screened> {
+    fn fast_envelope(&mut self, line: &[u8]) -> Option<Screened<E>> {
         let mut canonical = Vec::with_capacity(line.len());
         let env = self.canon.object(line, &mut canonical)?;
         let text = |r: std::ops::Range<usize>| scan::string_at(&canonical[r]);
@@ -237,11 +274,25 @@ impl LineParser {
 /// The event layer as storage sees it ([`grammar::Grammar`]), lent to the
 /// ledger's append and `verify`: lines read by a [`LineParser`], headers by
 /// [`stored_header`].
-pub struct EventGrammar;
+pub struct EventGrammar<E>(PhantomData<fn() -> E>);
 
-impl grammar::Grammar for EventGrammar {
+impl<E> EventGrammar<E> {
+    /// The grammar of vocabulary `E` (a `const`, so it can be lent as a
+    /// `'static` reference).
+    pub const fn new() -> Self {
+        EventGrammar(PhantomData)
+    }
+}
+
+impl<E> Default for EventGrammar<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E: Vocabulary + 'static> grammar::Grammar for EventGrammar<E> {
     fn parser(&self) -> Box<dyn ParseLine> {
-        Box::<LineParser>::default()
+        Box::<LineParser<E>>::default()
     }
 
     fn header<'a>(&self, stored: &'a [u8]) -> Result<Header<'a>, String> {
@@ -249,7 +300,7 @@ impl grammar::Grammar for EventGrammar {
     }
 }
 
-impl ParseLine for LineParser {
+impl<E: Vocabulary> ParseLine for LineParser<E> {
     fn whole(&mut self, line: &[u8]) -> Result<Line, String> {
         self.parse(line)
             .map(Screened::line)
@@ -263,13 +314,13 @@ impl ParseLine for LineParser {
     }
 }
 
-impl Screened {
+impl<E: Vocabulary> Screened<E> {
     /// What storage keeps of it: the envelope, a void's target and the
     /// canonical bytes (a `ledger.*` payload is never deferred, so a void's
     /// target is always read).
     fn line(self) -> Line {
-        let void = match &self.event {
-            Some(Event::Ledger(ledger::Event::Voided(v))) => Some(v.target),
+        let void = match self.event.as_ref().and_then(E::as_ledger) {
+            Some(ledger::Event::Voided(v)) => Some(v.target),
             _ => None,
         };
         Line {
@@ -296,12 +347,12 @@ impl LineError {
 /// [`Record`]; `at` comes from the record's header. One serde pass when its
 /// `type` is found from its end ([`guess_stored_kind`], every record laurel
 /// writes), else two: the envelope, then the payload.
-pub fn decode_stored(
+pub fn decode_stored<E: Vocabulary>(
     bytes: &[u8],
     seq: u64,
     at: Micros,
     recorded_at: Micros,
-) -> Result<Record, String> {
+) -> Result<Record<E>, String> {
     match guess_stored_kind(bytes) {
         Some(kind) => decode_stored_guessed(bytes, kind, seq, at, recorded_at),
         None => decode_stored_serde(bytes, seq, at, recorded_at),
@@ -310,12 +361,12 @@ pub fn decode_stored(
 
 /// [`decode_stored`] in two serde passes, whatever the order of the keys: the
 /// answer (record or message) of a record [`decode_stored_guessed`] cannot take.
-fn decode_stored_serde(
+fn decode_stored_serde<E: Vocabulary>(
     bytes: &[u8],
     seq: u64,
     at: Micros,
     recorded_at: Micros,
-) -> Result<Record, String> {
+) -> Result<Record<E>, String> {
     #[derive(Deserialize)]
     struct Envelope<'a> {
         #[serde(rename = "type", borrow)]
@@ -362,13 +413,13 @@ pub fn guess_stored_kind(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
 /// two-pass decode's error (it runs again when anything is off).
 /// A record whose `type` is not the guess (only a malformed one could be) is
 /// an error: the fold routed it by the guess.
-pub fn decode_stored_guessed(
+pub fn decode_stored_guessed<E: Vocabulary>(
     bytes: &[u8],
     kind: std::ops::Range<usize>,
     seq: u64,
     at: Micros,
     recorded_at: Micros,
-) -> Result<Record, String> {
+) -> Result<Record<E>, String> {
     let guess = std::str::from_utf8(&bytes[kind]).ok();
     let mut cap = skip::Capture::default();
     let event = guess.map(|g| dispatch(g, Capturing(bytes, &mut cap)));
@@ -461,22 +512,22 @@ pub fn stored_kind(bytes: &[u8]) -> Result<String, String> {
     Ok(k.kind.into_owned())
 }
 
-fn stored_payload(kind: &str, bytes: &[u8]) -> Result<Event, String> {
+fn stored_payload<E: Vocabulary>(kind: &str, bytes: &[u8]) -> Result<E, String> {
     dispatch(kind, Stored(bytes))?.ok_or_else(|| format!("unknown event type {kind:?}"))
 }
 
 /// The payload parser of `kind`'s namespace; `None` for an unknown type.
-fn dispatch(kind: &str, input: impl PayloadInput) -> Result<Option<Event>, String> {
+fn dispatch<E: Vocabulary>(kind: &str, input: impl PayloadInput) -> Result<Option<E>, String> {
     let (ns, name) = kind.split_once('.').unwrap_or(("", kind));
     match ns {
-        "ledger" => ledger::parse(name, input).map(|e| e.map(Event::Ledger)),
-        _ => crate::systems::parse_payload(ns, name, input),
+        "ledger" => ledger::parse(name, input).map(|e| e.map(E::ledger)),
+        _ => E::payload(ns, name, input),
     }
 }
 
 /// Where a payload is deserialised from: a parsed object (input, with field
 /// paths in errors) or stored canonical bytes (the fold's fast path).
-pub(crate) trait PayloadInput {
+pub trait PayloadInput {
     fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String>;
 }
 
@@ -527,7 +578,7 @@ fn capture<'de, R: serde_json::de::Read<'de>, T: DeserializeOwned>(
 mod skip;
 
 /// The envelope fields and the typed payload of an event object.
-fn typed(value: Value) -> Result<(Option<String>, Micros, String, Event), String> {
+fn typed<E: Vocabulary>(value: Value) -> Result<(Option<String>, Micros, String, E), String> {
     let Value::Object(mut map) = value else {
         return Err("an event must be a JSON object".into());
     };
@@ -544,9 +595,13 @@ fn typed(value: Value) -> Result<(Option<String>, Micros, String, Event), String
     Ok((id, at, kind, event))
 }
 
-fn parse_payload(kind: &str, map: Map<String, Value>) -> Result<Event, String> {
-    dispatch(kind, Value::Object(map))?
-        .ok_or_else(|| format!("unknown event type {kind:?} (known: {})", TYPES.join(", ")))
+fn parse_payload<E: Vocabulary>(kind: &str, map: Map<String, Value>) -> Result<E, String> {
+    dispatch(kind, Value::Object(map))?.ok_or_else(|| {
+        format!(
+            "unknown event type {kind:?} (known: {})",
+            E::TYPES.join(", ")
+        )
+    })
 }
 
 fn take_string(map: &mut Map<String, Value>, key: &str) -> Result<Option<String>, String> {

@@ -20,7 +20,7 @@ use schemars::generate::SchemaSettings;
 use schemars::SchemaGenerator;
 use serde_json::{json, Map, Value};
 
-use super::{MAX_STRING, TYPES};
+use super::{Vocabulary, MAX_STRING};
 
 /// The dialect every schema declares.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -54,12 +54,12 @@ fn generator() -> SchemaGenerator {
 
 /// The payload schema of event type `kind` as schemars derives it; `None`
 /// for an unknown type.
-fn payload_schema(kind: &str) -> Option<Map<String, Value>> {
+fn payload_schema<E: Vocabulary>(kind: &str) -> Option<Map<String, Value>> {
     let (ns, name) = kind.split_once('.')?;
     let mut generator = generator();
     let schema = match ns {
         "ledger" => super::ledger::schema(name, &mut generator),
-        _ => crate::systems::payload_schema(ns, name, &mut generator),
+        _ => E::schema(ns, name, &mut generator),
     }?;
     match schema.to_value() {
         Value::Object(map) => Some(map),
@@ -69,8 +69,8 @@ fn payload_schema(kind: &str) -> Option<Map<String, Value>> {
 
 /// The schema of one event of type `kind`: the envelope's fields and the
 /// payload's, every field not given refused. `None` for an unknown type.
-pub fn event_schema(kind: &str) -> Option<Value> {
-    let mut s = payload_schema(kind)?;
+pub fn event_schema<E: Vocabulary>(kind: &str) -> Option<Value> {
+    let mut s = payload_schema::<E>(kind)?;
     s.remove("$schema");
     s.remove("title");
     let mut props = match s.remove("properties") {
@@ -105,16 +105,16 @@ pub fn event_schema(kind: &str) -> Option<Value> {
 
 /// The schema of one event line of any type: the envelope, then one of the
 /// event types' schemas (in `$defs`, by type).
-pub fn line_schema() -> Value {
+pub fn line_schema<E: Vocabulary>() -> Value {
     let mut defs = Map::new();
-    for kind in TYPES {
-        let mut s = event_schema(kind).expect("every type has a schema");
+    for kind in E::TYPES {
+        let mut s = event_schema::<E>(kind).expect("every type has a schema");
         if let Value::Object(m) = &mut s {
             m.remove("$schema");
         }
         defs.insert(kind.to_string(), s);
     }
-    let refs: Vec<Value> = TYPES
+    let refs: Vec<Value> = E::TYPES
         .iter()
         .map(|k| json!({"$ref": format!("#/$defs/{k}")}))
         .collect();
@@ -124,7 +124,7 @@ pub fn line_schema() -> Value {
         "description": envelope(),
         "type": "object",
         "required": ["type", "at"],
-        "properties": {"type": {"enum": TYPES, "description": TYPE_DOC}},
+        "properties": {"type": {"enum": E::TYPES, "description": TYPE_DOC}},
         "oneOf": refs,
         "$defs": defs,
     })
@@ -132,8 +132,8 @@ pub fn line_schema() -> Value {
 
 /// The one-line meaning of event type `kind`: the first paragraph of its
 /// payload struct's doc. `None` for an unknown type.
-pub fn meaning(kind: &str) -> Option<String> {
-    let s = payload_schema(kind)?;
+pub fn meaning<E: Vocabulary>(kind: &str) -> Option<String> {
+    let s = payload_schema::<E>(kind)?;
     let doc = s.get("description").and_then(Value::as_str).unwrap_or("");
     Some(paragraphs(doc).into_iter().next().unwrap_or_default())
 }
@@ -144,38 +144,4 @@ pub fn paragraphs(doc: &str) -> Vec<String> {
         .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
         .filter(|p| !p.is_empty())
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_type_has_a_schema_and_a_meaning() {
-        for kind in TYPES {
-            let s = event_schema(kind).unwrap();
-            assert_eq!(s["properties"]["type"]["const"], json!(kind));
-            assert_eq!(s["additionalProperties"], json!(false));
-            assert!(!meaning(kind).unwrap().is_empty(), "{kind}: no doc");
-        }
-        assert!(event_schema("cards.nothing").is_none());
-        assert!(event_schema("nothing").is_none());
-    }
-
-    #[test]
-    fn ranges_come_from_the_bounds_and_defaults_are_optional() {
-        let s = event_schema("cards.match_result").unwrap();
-        let score = &s["properties"]["scores"]["items"]["properties"]["score"];
-        let bounds = crate::systems::cards::events::SCORE;
-        assert_eq!(score["minimum"], json!(bounds.min));
-        assert_eq!(score["maximum"], json!(bounds.max));
-        let s = event_schema("cfr.series_defined").unwrap();
-        let required = s["required"].as_array().unwrap();
-        assert!(!required.contains(&json!("final_points")));
-        assert!(required.contains(&json!("format")));
-        assert_eq!(s["properties"]["final_points"]["maxItems"], json!(100));
-        // serde's rename: the field is `match`, not `match_`.
-        let s = event_schema("cards.match_result").unwrap();
-        assert!(s["properties"].get("match").is_some());
-    }
 }

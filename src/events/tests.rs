@@ -1,4 +1,14 @@
 use super::*;
+use crate::systems::Event;
+
+// The event layer's tests, in the registry's vocabulary.
+type Record = super::Record<Event>;
+type Screened = super::Screened<Event>;
+type LineParser = super::LineParser<Event>;
+
+fn parse_event(v: Value) -> Result<Screened, String> {
+    super::parse_event(v)
+}
 use serde_json::json;
 
 fn err(v: Value) -> String {
@@ -106,7 +116,7 @@ fn stored_bytes_that_are_not_utf8_are_an_error_and_other_scripts_decode() {
     // The one-pass decode itself refuses the id it reads: it is not read as
     // text (which would take the bytes for granted, or replace them).
     let mut cap = skip::Capture::default();
-    let one_pass = dispatch("mepbm.monthly_tick", Capturing(&bad, &mut cap));
+    let one_pass = dispatch::<Event>("mepbm.monthly_tick", Capturing(&bad, &mut cap));
     assert!(one_pass.is_err(), "{one_pass:?}");
     let fine = decode_every_way(&event("Éowyn ☘".as_bytes())).unwrap();
     assert_eq!(fine.id.as_deref(), Some("Éowyn ☘"));
@@ -214,7 +224,7 @@ fn screen_agrees(parser: &mut LineParser, line: &[u8]) {
     let want = parser.parse(line).map_err(msg);
     let got = match parser.screen(line).map_err(msg) {
         Ok(s) if s.event.is_none() => {
-            assert!(deferred(&s.kind), "{s:?}");
+            assert!(deferred::<Event>(&s.kind), "{s:?}");
             let later = parser.parse(&s.canonical);
             later
                 .map_err(msg)
@@ -365,4 +375,36 @@ fn canonical_form_sorts_keys_and_keeps_content() {
         String::from_utf8(p.canonical).unwrap(),
         r#"{"at":"2003-02-01","month":"2003-01","type":"mepbm.monthly_tick"}"#
     );
+}
+
+#[test]
+fn every_type_has_a_schema_and_a_meaning() {
+    for kind in Event::TYPES {
+        let s = schema::event_schema::<Event>(kind).unwrap();
+        assert_eq!(s["properties"]["type"]["const"], json!(kind));
+        assert_eq!(s["additionalProperties"], json!(false));
+        assert!(
+            !schema::meaning::<Event>(kind).unwrap().is_empty(),
+            "{kind}: no doc"
+        );
+    }
+    assert!(schema::event_schema::<Event>("cards.nothing").is_none());
+    assert!(schema::event_schema::<Event>("nothing").is_none());
+}
+
+#[test]
+fn ranges_come_from_the_bounds_and_defaults_are_optional() {
+    let s = schema::event_schema::<Event>("cards.match_result").unwrap();
+    let score = &s["properties"]["scores"]["items"]["properties"]["score"];
+    let bounds = crate::systems::cards::events::SCORE;
+    assert_eq!(score["minimum"], json!(bounds.min));
+    assert_eq!(score["maximum"], json!(bounds.max));
+    let s = schema::event_schema::<Event>("cfr.series_defined").unwrap();
+    let required = s["required"].as_array().unwrap();
+    assert!(!required.contains(&json!("final_points")));
+    assert!(required.contains(&json!("format")));
+    assert_eq!(s["properties"]["final_points"]["maxItems"], json!(100));
+    // serde's rename: the field is `match`, not `match_`.
+    let s = schema::event_schema::<Event>("cards.match_result").unwrap();
+    assert!(s["properties"].get("match").is_some());
 }

@@ -1,18 +1,18 @@
 //! The ledger's operations that need what lies above storage, as the crate
 //! offers them: the append ([`Ledger::append_checked`]) lent the event
-//! grammar ([`EventGrammar`]) and the check fold ([`Ledger::check_fold`]),
+//! grammar ([`GRAMMAR`]) and the check fold ([`Ledger::check_fold`]),
 //! and `verify` ([`Ledger::verify_read`]) lent the grammar. Storage writes
 //! the records beyond the head and commits them; how a line reads and whether
 //! the ledger is still valid with it are the event layer's and the fold's
 //! answers, so the ledger never calls either: they are lent here.
 
 use crate::error::Result;
-use crate::events::EventGrammar;
 use crate::ledger::{AppendReport, Input, Ledger, Lent, VerifyReport};
+use crate::systems::GRAMMAR;
 
 /// What an append is lent: the event grammar and the check fold.
 const LENT: Lent<'static> = Lent {
-    grammar: &EventGrammar,
+    grammar: &GRAMMAR,
     check: &Ledger::check_fold,
 };
 
@@ -49,6 +49,6 @@ impl Ledger {
     /// between chunks, the published index and fingerprints; with `expect`,
     /// that a published head (seq, hash) is still in it.
     pub fn verify(&self, expect: Option<(u64, [u8; 32])>) -> Result<VerifyReport> {
-        self.verify_read(expect, &EventGrammar)
+        self.verify_read(expect, &GRAMMAR)
     }
 }

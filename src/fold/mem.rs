@@ -6,7 +6,8 @@ use serde_json::Value;
 
 use super::{Entry, Item, Keep, Source, Span};
 use crate::error::{Error, Result};
-use crate::events::{ledger, Event, Record};
+use crate::events::ledger;
+use crate::systems::{Event, Record};
 use crate::time::Micros;
 
 /// Records held in memory.

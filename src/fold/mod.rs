@@ -61,9 +61,10 @@ pub use mem::MemSource;
 pub use stream::{Keep, Span};
 
 use crate::error::{Error, Origin, Result};
-use crate::events::{ledger, Event, Record};
+use crate::events::ledger;
 use crate::params::{self, Params};
 use crate::systems::{Change, Cx, State};
+use crate::systems::{Event, Record};
 use crate::time::Micros;
 
 /// The small per-record header the plan is built from.

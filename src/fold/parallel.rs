@@ -55,8 +55,9 @@ use super::{
     Snapshot, Source, Trail, TRAIL_BATCH,
 };
 use crate::error::{Error, Result};
-use crate::events::{self, Record};
+use crate::events;
 use crate::params::Params;
+use crate::systems::Record;
 use crate::systems::{Change, Cx, State, NAMESPACES};
 use crate::time::Micros;
 

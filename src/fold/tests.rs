@@ -167,7 +167,9 @@ impl Stored {
         let lines = text.lines().filter(|l| !l.trim().is_empty());
         let canonical = |l: &str| {
             let v: Value = serde_json::from_str(l).unwrap();
-            crate::events::parse_event(v).unwrap().canonical
+            crate::events::parse_event::<crate::systems::Event>(v)
+                .unwrap()
+                .canonical
         };
         Stored {
             bytes: lines.map(canonical).collect(),

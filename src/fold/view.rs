@@ -5,8 +5,9 @@
 use super::stream::{self, Chunk as _};
 use super::{Entry, Item, Keep, Source, Span};
 use crate::error::{Error, Result};
-use crate::events::{self, Record};
+use crate::events;
 use crate::ledger::{chunk, summary, Ledger};
+use crate::systems::Record;
 use crate::time::Micros;
 
 /// The ledger's records up to `upto` (which may include an append's pending chunks).

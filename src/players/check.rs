@@ -152,7 +152,8 @@ impl Known {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::{parse_event, Record};
+    use crate::events::parse_event;
+    use crate::systems::Record;
     use crate::systems::NAMESPACES;
 
     /// The check as an index over every name decides it: the whole ledger's

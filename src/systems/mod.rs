@@ -81,10 +81,19 @@ pub mod rows;
 pub mod sbr;
 pub mod table;
 
-use crate::events::{PayloadInput, Record};
+use crate::events::{self, PayloadInput, Vocabulary};
 use crate::params::{GroupDef, Params};
 use crate::systems::table::Report;
 use crate::time::Micros;
+
+/// An event as it is folded, of the registry's vocabulary.
+pub type Record = events::Record<Event>;
+/// A validated input event, of the registry's vocabulary.
+pub type Screened = events::Screened<Event>;
+/// The input line parser of the registry's vocabulary.
+pub type LineParser = events::LineParser<Event>;
+/// The event grammar storage is lent: the registry's vocabulary.
+pub const GRAMMAR: events::EventGrammar<Event> = events::EventGrammar::new();
 
 /// One change to a subject's value, with the formula that produced it (`laurel history`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -456,24 +465,38 @@ macro_rules! registry {
             "",
         );
 
-        /// The payload of a system's event type `<ns>.<name>`; `None` for an unknown type.
-        pub(crate) fn parse_payload(ns: &str, name: &str, input: impl PayloadInput) -> Result<Option<Event>, String> {
-            $(
-                if ns == <$ns::State as RatingSystem>::NAME {
-                    return <$ns::State as RatingSystem>::parse(name, input).map(|e| e.map(Event::$variant));
-                }
-            )*
-            Ok(None)
-        }
+        /// The vocabulary the event layer parses and decodes.
+        impl Vocabulary for Event {
+            const TYPES: &'static [&'static str] = TYPES;
 
-        /// The JSON Schema of a system's event type `<ns>.<name>`'s payload; `None` for an unknown type.
-        pub(crate) fn payload_schema(ns: &str, name: &str, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
-            $(
-                if ns == <$ns::State as RatingSystem>::NAME {
-                    return <$ns::State as RatingSystem>::schema(name, generator);
+            fn ledger(e: events::ledger::Event) -> Self {
+                Event::Ledger(e)
+            }
+
+            fn as_ledger(&self) -> Option<&events::ledger::Event> {
+                match self {
+                    Event::Ledger(e) => Some(e),
+                    _ => None,
                 }
-            )*
-            None
+            }
+
+            fn payload(ns: &str, name: &str, input: impl PayloadInput) -> Result<Option<Event>, String> {
+                $(
+                    if ns == <$ns::State as RatingSystem>::NAME {
+                        return <$ns::State as RatingSystem>::parse(name, input).map(|e| e.map(Event::$variant));
+                    }
+                )*
+                Ok(None)
+            }
+
+            fn schema(ns: &str, name: &str, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+                $(
+                    if ns == <$ns::State as RatingSystem>::NAME {
+                        return <$ns::State as RatingSystem>::schema(name, generator);
+                    }
+                )*
+                None
+            }
         }
 
         /// The index in [`NAMESPACES`] of `event`'s namespace; `None` for `ledger.*`.

@@ -27,8 +27,8 @@ use serde_json::Value;
 
 use super::compact::Interner;
 use crate::events::ledger::Event as LedgerEvent;
-use crate::events::Record;
 use crate::systems::table::{Report, Table};
+use crate::systems::Record;
 use crate::time::Micros;
 
 /// When a name was seen: the smallest seq and the `at` range of the events

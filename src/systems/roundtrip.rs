@@ -115,7 +115,7 @@ fn a_generated_mepbm_state_round_trips_mid_fold() {
     let src = MemSource::from_jsonl(&crate::gen::stream(4000, 11)).expect("parses");
     // Fold up to the middle of the stream's time, then apply the rest in fold
     // order, to the original and to the copy.
-    let mut rest: Vec<&crate::events::Record> = src.records.iter().collect();
+    let mut rest: Vec<&crate::systems::Record> = src.records.iter().collect();
     rest.sort_by_key(|r| (r.at, r.seq));
     let mid = rest[rest.len() / 2].at;
     rest.retain(|r| r.at > mid);

@@ -71,10 +71,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::{Event, Record};
 use crate::systems::cards::events::{
     Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated,
 };
+use crate::systems::{Event, Record};
 use crate::time::{inclusive_end, Micros};
 
 use super::compact::{self, Interner};

@@ -102,7 +102,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::systems::cfr::events::{self as ev, EventCompleted, Format, SeriesDefined};
 
-use crate::events::{Event, Record};
+use crate::systems::{Event, Record};
 use crate::time::Micros;
 
 use super::{Change, Cx, Projection, Selector};

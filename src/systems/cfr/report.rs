@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::events::Record;
 use crate::num::{decimal_string, json_number, Rational};
 use crate::systems::table::{Report, Table};
+use crate::systems::Record;
 use crate::time::{format_short, Micros};
 
 use super::params::Cfr;

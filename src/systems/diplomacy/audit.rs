@@ -11,7 +11,7 @@ use super::math::{self, Exact, Score};
 use super::report::text;
 use super::store::{GameView, Store};
 use super::{ranks_for, scores, Rules, State, System, SYSTEMS};
-use crate::events::Record;
+use crate::systems::Record;
 use crate::systems::{Change, Cx};
 
 /// Running totals for the audit trail: table → player id → (sum, games).

@@ -147,8 +147,8 @@ mod tournament;
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::{Event, Record};
 use crate::systems::diplomacy::events::{Event as DipEvent, Outcome};
+use crate::systems::{Event, Record};
 
 use super::{Cx, Projection};
 use math::{CarnageRules, Exact, Seat};

@@ -6,13 +6,13 @@
 //! from the typed parameter groups in force, and every audit formula is built
 //! inside the `cx.audit` closure, so only `history` pays for text.
 
-use crate::events::Record;
 use crate::num::{ratio, Rational};
 use crate::params::Decimal;
 use crate::systems::mepbm::events::{
     Aligned, AllegianceChanged, GameEnded, GameStarted, GrudgeRosterChanged, GrudgeTeamRegistered,
     MonthlyTick, NationTakenOver, Rated, RatingSeeded, Side, VoteCast, Winner,
 };
+use crate::systems::Record;
 
 use super::check::side_name;
 use super::math::{self, exact};

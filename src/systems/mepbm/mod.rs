@@ -142,9 +142,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::Record;
 use crate::systems::mepbm::events::{Event, Side};
 use crate::systems::table::Report;
+use crate::systems::Record;
 
 use super::{Cx, Projection, Selector};
 use crate::systems::compact::IdMap;
@@ -268,7 +268,7 @@ impl State {
 
 impl Projection for State {
     fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
-        let crate::events::Event::Mepbm(ev) = &rec.event else {
+        let crate::systems::Event::Mepbm(ev) = &rec.event else {
             return Ok(());
         };
         match ev {
@@ -285,7 +285,7 @@ impl Projection for State {
     }
 
     fn apply(&mut self, rec: &Record, cx: &mut Cx) {
-        let crate::events::Event::Mepbm(ev) = &rec.event else {
+        let crate::systems::Event::Mepbm(ev) = &rec.event else {
             return;
         };
         match ev {

@@ -82,8 +82,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::systems::compact;
 
-use crate::events::{Event as AnyEvent, Record};
 use crate::systems::sbr::events::{Color, Event, GamePlayed, Stage};
+use crate::systems::{Event as AnyEvent, Record};
 use crate::time::Micros;
 
 use super::{Change, Cx, Projection, Selector};
