@@ -436,21 +436,27 @@ fn run(cli: Cli) -> laurel::Result<()> {
             app::site(path, &dir, &query(clocks, None), &opts)?
         }
         Command::Fold { clocks, rules } => app::fold_all(path, &query(clocks, rules))?,
-        Command::Completions { shell } => {
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "laurel", &mut script);
-            String::from_utf8_lossy(&script).into_owned()
-        }
-        Command::Man => {
-            let mut page = Vec::new();
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut page)
-                .map_err(|e| laurel::Error::io("man page", e))?;
-            String::from_utf8_lossy(&page).into_owned()
-        }
+        Command::Completions { shell } => completions(shell),
+        Command::Man => man_page()?,
     };
     out.write_all(text.as_bytes())
         .map_err(|e| laurel::Error::io("stdout", e))
+}
+
+/// The shell completion script for `shell`.
+fn completions(shell: clap_complete::Shell) -> String {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "laurel", &mut script);
+    String::from_utf8_lossy(&script).into_owned()
+}
+
+/// The man page, in roff.
+fn man_page() -> laurel::Result<String> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut page)
+        .map_err(|e| laurel::Error::io("man page", e))?;
+    Ok(String::from_utf8_lossy(&page).into_owned())
 }
 
 /// A sign of life on stderr for the commands that can run for seconds (appends,

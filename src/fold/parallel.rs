@@ -127,6 +127,32 @@ struct Duty {
     trail: Option<Trail>,
 }
 
+impl Duty {
+    /// The duty of the worker folding `group`: the query's checks, players
+    /// and trail; at a mark, its namespaces' sections (the rules' too for the
+    /// `first` worker), sent through `snapshot`.
+    fn of(
+        q: &Query,
+        group: &[usize],
+        first: bool,
+        snapshot: Option<(Encode, Sender<Section>)>,
+    ) -> Duty {
+        let sections = first
+            .then_some(0)
+            .into_iter()
+            .chain(group.iter().map(|&ns| 1 + ns))
+            .chain(group.iter().map(|&ns| 1 + NAMESPACES.len() + ns))
+            .collect();
+        Duty {
+            check: q.check,
+            players_only: q.players_only,
+            snapshot,
+            sections,
+            trail: q.trail.clone(),
+        }
+    }
+}
+
 type Encode = fn(&State, &Params, usize) -> Result<Vec<u8>>;
 /// One section of snapshot `n`: `(n, section, bytes)`.
 type Section = (u64, usize, Vec<u8>);
@@ -188,20 +214,9 @@ pub(super) fn fold(
                     Part::Ready(Box::new(part))
                 }
             };
+            let snapshot = encode.map(|e| (e, section_tx.clone()));
+            let duty = Duty::of(q, &group, lanes.is_empty(), snapshot);
             let names: Vec<&str> = group.iter().map(|&ns| NAMESPACES[ns]).collect();
-            let first = lanes.is_empty();
-            let duty = Duty {
-                check: q.check,
-                players_only: q.players_only,
-                snapshot: encode.map(|e| (e, section_tx.clone())),
-                sections: first
-                    .then_some(0)
-                    .into_iter()
-                    .chain(group.iter().map(|&ns| 1 + ns))
-                    .chain(group.iter().map(|&ns| 1 + NAMESPACES.len() + ns))
-                    .collect(),
-                trail: q.trail.clone(),
-            };
             let (tx, rx) = sync_channel::<Batch>(depth);
             let (spent_tx, spent) = channel::<Batch>();
             let cx = cx.clone();
@@ -210,11 +225,10 @@ pub(super) fn fold(
                 .spawn_scoped(scope, move || work(rx, spent_tx, part, cx, duty))
                 .map_err(|e| Error::io("a fold worker thread", e))?;
             workers.push((group.clone(), worker));
-            let batch = Batch::default();
             lanes.push(Lane {
                 group,
                 tx,
-                batch,
+                batch: Batch::default(),
                 spent,
             });
         }

@@ -31,7 +31,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::{self, Write};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::systems::mepbm::gen::{next_month, tick};
 
@@ -245,6 +245,33 @@ pub(crate) fn result(at: i64, v: Value) -> Planned {
     }
 }
 
+/// The events waiting to be written, by `at`, then in the order planned.
+#[derive(Default)]
+struct Queue {
+    heap: BinaryHeap<Reverse<(i64, u64, Queued)>>,
+    order: u64,
+}
+
+impl Queue {
+    /// Queue an activity's events; its last one restarts `slot` once written.
+    fn push_all(&mut self, mut plan: Vec<Planned>, slot: Option<usize>) {
+        plan.sort_by_key(|p| p.at);
+        let last = plan.len().saturating_sub(1);
+        for (i, p) in plan.into_iter().enumerate() {
+            self.order += 1;
+            let queued = Queued {
+                json: p.json,
+                respawn: if i == last { slot } else { None },
+                result: p.result,
+            };
+            self.heap.push(Reverse((p.at, self.order, queued)));
+        }
+    }
+}
+
+/// The slot of the monthly tick, which plans the next tick when written.
+const TICK_SLOT: usize = usize::MAX;
+
 /// Write `opts.events` events as JSON Lines to `out`.
 pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
     let n = opts.events;
@@ -261,139 +288,103 @@ pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
         next_member: 0,
         counters: [0; 5],
     };
-    // The stream spans about one day per 110 events, between 2 and 25 years.
-    let span_days = (n as f64 / 110.0).clamp(730.0, 9_000.0);
-    let rate = n as f64 / span_days;
-    let share_total: f64 = systems.iter().map(|s| s.shape().0).sum();
-    let mut heap: BinaryHeap<Reverse<(i64, u64, Queued)>> = BinaryHeap::new();
-    let mut order = 0u64;
-    let mut push_all = |heap: &mut BinaryHeap<_>, mut plan: Vec<Planned>, slot: Option<usize>| {
-        plan.sort_by_key(|p| p.at);
-        let last = plan.len().saturating_sub(1);
-        for (i, p) in plan.into_iter().enumerate() {
-            order += 1;
-            heap.push(Reverse((
-                p.at,
-                order,
-                Queued {
-                    json: p.json,
-                    respawn: if i == last { slot } else { None },
-                    result: p.result,
-                },
-            )));
-        }
-    };
-    // Setup at the start: grudge teams and a few seeded ratings.
-    let mut setup = Vec::new();
+    let mut queue = Queue::default();
     if systems.contains(&System::Mepbm) {
-        let teams = (n / 20_000).clamp(2, 24) as usize;
-        for i in 0..teams {
-            let members: Vec<String> = (0..7)
-                .map(|_| {
-                    w.next_member += 1;
-                    name('m', w.next_member)
-                })
-                .collect();
-            let team = Team {
-                name: format!("team-{}", i + 1),
-                coordinator: members[0].clone(),
-                original: members.clone(),
-                members,
-                free_at: START,
+        let mut setup = w.mepbm_setup(n);
+        // The tick is the last setup event; it respawns the ticker.
+        if let Some(tick) = setup.pop() {
+            queue.push_all(setup, None);
+            queue.push_all(vec![tick], Some(TICK_SLOT));
+        }
+    }
+    let slots = w.start_slots(&systems, n, &mut queue);
+    w.write(n, queue, &slots, out)
+}
+
+impl World {
+    /// Every system's activities, each a slot that restarts once its
+    /// activity's last event is written: as many as keep the system's share
+    /// of the `n` events over the stream's span (about one day per 110
+    /// events, between 2 and 25 years). Each slot's first activity is queued.
+    fn start_slots(&mut self, systems: &[System], n: u64, queue: &mut Queue) -> Vec<Slot> {
+        let span_days = (n as f64 / 110.0).clamp(730.0, 9_000.0);
+        let rate = n as f64 / span_days;
+        let share_total: f64 = systems.iter().map(|s| s.shape().0).sum();
+        let mut slots: Vec<Slot> = Vec::new();
+        for &s in systems {
+            let (share, events, days) = s.shape();
+            let r = rate * share / share_total;
+            let count = ((r * days / events).round() as usize).max(1);
+            let cycle = count as f64 * events / r;
+            let gap = (cycle - days).max(0.0);
+            for _ in 0..count {
+                let i = slots.len();
+                slots.push(Slot { system: s, gap });
+                let first = START
+                    + DAY
+                    + (self.rng.below(1_000_000) as f64 / 1e6 * cycle * DAY as f64) as i64;
+                let plan = self.plan(s, first);
+                queue.push_all(plan, Some(i));
+            }
+        }
+        slots
+    }
+
+    /// Write `n` events from `queue` in `at` order, restarting each slot's
+    /// activity when its last event is written; one result in a hundred is
+    /// held back and written 20 to 2,000 events late.
+    fn write(
+        &mut self,
+        n: u64,
+        mut queue: Queue,
+        slots: &[Slot],
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        // Late results: (release after this many written, json).
+        let mut late: Vec<(u64, String)> = Vec::new();
+        let mut written = 0u64;
+        while written + (late.len() as u64) < n {
+            let Some(Reverse((at, _, q))) = queue.heap.pop() else {
+                break;
             };
-            let at = START + 60 * (i as i64 + 1);
-            setup.push(plain(
-                at,
-                json!({"type": "mepbm.grudge_team_registered", "id": format!("reg-{}", team.name),
-                    "at": stamp(at), "team": team.name, "coordinator": team.coordinator,
-                    "members": team.members}),
-            ));
-            w.teams.push(team);
-        }
-        let seeded = (w.players / 25).min(400);
-        for k in 0..seeded {
-            let at = START + 2 * HOUR + k as i64;
-            let system = *w.rng.pick(&["valar", "maia", "istari"]);
-            let value = w.rng.range(1350, 1800);
-            setup.push(plain(
-                at,
-                json!({"type": "mepbm.rating_seeded", "id": format!("seed-{k}-{system}"),
-                    "at": stamp(at), "player": name('p', k), "system": system, "value": value}),
-            ));
-        }
-        // The first monthly tick; each tick schedules the next.
-        let at = START + 31 * DAY;
-        setup.push(plain(at, tick(at)));
-    }
-    let tick_slot = usize::MAX;
-    {
-        let mut s = std::mem::take(&mut setup);
-        if let Some(p) = s.pop() {
-            // The tick is the last setup event; it respawns the ticker.
-            push_all(&mut heap, s, None);
-            push_all(&mut heap, vec![p], Some(tick_slot));
-        }
-    }
-    let mut slots: Vec<Slot> = Vec::new();
-    for &s in &systems {
-        let (share, events, days) = s.shape();
-        let r = rate * share / share_total;
-        let count = ((r * days / events).round() as usize).max(1);
-        let cycle = count as f64 * events / r;
-        let gap = (cycle - days).max(0.0);
-        for _ in 0..count {
-            let i = slots.len();
-            slots.push(Slot { system: s, gap });
-            let first =
-                START + DAY + (w.rng.below(1_000_000) as f64 / 1e6 * cycle * DAY as f64) as i64;
-            let plan = w.plan(s, first);
-            push_all(&mut heap, plan, Some(i));
-        }
-    }
-    // Late results: (release after this many written, json).
-    let mut late: Vec<(u64, String)> = Vec::new();
-    let mut written = 0u64;
-    while written + (late.len() as u64) < n {
-        let Some(Reverse((at, _, q))) = heap.pop() else {
-            break;
-        };
-        match q.respawn {
-            Some(s) if s == tick_slot => {
-                let next = next_month(at);
-                push_all(&mut heap, vec![plain(next, tick(next))], Some(tick_slot));
+            match q.respawn {
+                Some(TICK_SLOT) => {
+                    let next = next_month(at);
+                    queue.push_all(vec![plain(next, tick(next))], Some(TICK_SLOT));
+                }
+                Some(s) => {
+                    let slot = &slots[s];
+                    let gap = slot.gap * (0.5 + self.rng.below(1000) as f64 / 1000.0);
+                    let start = at + HOUR + (gap * DAY as f64) as i64;
+                    let plan = self.plan(slot.system, start);
+                    queue.push_all(plan, Some(s));
+                }
+                None => {}
             }
-            Some(s) => {
-                let slot = &slots[s];
-                let gap = slot.gap * (0.5 + w.rng.below(1000) as f64 / 1000.0);
-                let start = at + HOUR + (gap * DAY as f64) as i64;
-                let plan = w.plan(slot.system, start);
-                push_all(&mut heap, plan, Some(s));
+            if q.result && self.rng.permille(10) {
+                let after = written + self.rng.range(20, 2_000) as u64;
+                late.push((after, q.json));
+                continue;
             }
-            None => {}
-        }
-        if q.result && w.rng.permille(10) {
-            let after = written + w.rng.range(20, 2_000) as u64;
-            late.push((after, q.json));
-            continue;
-        }
-        line(out, &q.json)?;
-        written += 1;
-        let mut i = 0;
-        while i < late.len() {
-            if late[i].0 <= written {
-                let (_, j) = late.swap_remove(i);
-                line(out, &j)?;
-                written += 1;
-            } else {
-                i += 1;
+            line(out, &q.json)?;
+            written += 1;
+            let mut i = 0;
+            while i < late.len() {
+                if late[i].0 <= written {
+                    let (_, j) = late.swap_remove(i);
+                    line(out, &j)?;
+                    written += 1;
+                } else {
+                    i += 1;
+                }
             }
         }
+        late.sort_by_key(|l| l.0);
+        for (_, j) in late {
+            line(out, &j)?;
+        }
+        out.flush()
     }
-    late.sort_by_key(|l| l.0);
-    for (_, j) in late {
-        line(out, &j)?;
-    }
-    out.flush()
 }
 
 fn line(out: &mut dyn Write, json: &str) -> io::Result<()> {

@@ -211,67 +211,87 @@ impl Ledger {
 
     /// What the check fold of the records up to `new` gave (`folded`: the
     /// names it found for the first time, in order), as this append reports
-    /// it: a problem of a new record names its file and line, one of a
-    /// recorded record blames this append's voids.
+    /// it: a payload that does not decode first, then a problem of a new
+    /// record naming its file and line, or one of a recorded record blaming
+    /// this append's voids.
     fn validate(
         folded: Result<Vec<String>>,
         (old_head, new): (u64, Head),
         pending: &Pending,
         names: &[String],
     ) -> Result<Vec<String>> {
-        // Payloads the parser thread left undecoded (`events::deferred`) were
-        // decoded by the fold, but for records voided in this append; and
-        // when the fold failed, a payload that does not decode is the
-        // problem to report (as when the parser thread decoded them all).
-        match &folded {
-            // Only a payload found bad replaces the fold's error (a scan that
-            // cannot read leaves it standing).
-            Err(_) => {
-                if let Ok(Some(e)) = pending.bad_payload(&[old_head + 1..=new.seq], names) {
-                    return Err(e);
-                }
-            }
-            Ok(_) => {
-                let voided = pending.voids.iter().map(|v| v.1).filter(|&t| t > old_head);
-                let targets: Vec<_> = voided
-                    .collect::<BTreeSet<u64>>()
-                    .into_iter()
-                    .map(|t| t..=t)
-                    .collect();
-                if let Some(e) = pending.bad_payload(&targets, names)? {
-                    return Err(e);
-                }
-            }
+        if let Some(e) = Self::bad_payload_first(&folded, (old_head, new), pending, names)? {
+            return Err(e);
         }
         let (mut origin, msg) = match folded {
             Ok(new_names) => return Ok(new_names),
             Err(Error::Invalid { origin, msg }) => (origin, msg),
             Err(e) => return Err(e),
         };
-        let place = |seq: u64| pending.origins.get(seq - old_head - 1);
         let seq = origin.seq.unwrap_or(0);
         if seq > old_head {
-            let (file, line) = place(seq);
+            let (file, line) = pending.origins.get(seq - old_head - 1);
             origin.file = Some(names[file].clone());
             origin.line = Some(line);
             origin.seq = None;
             return Err(Error::Invalid { origin, msg });
         }
-        // A recorded event no longer validates: blame this append's voids if it has
-        // any (the usual cause), else the append as a whole.
         let what = format!(
             "record {seq} ({}) would no longer be valid: {msg}",
             origin.kind.clone().unwrap_or_default()
         );
+        Err(Self::blame_voids(
+            &what,
+            seq,
+            (old_head, new),
+            pending,
+            names,
+        ))
+    }
+
+    /// Payloads the parser thread left undecoded
+    /// ([`ParseLine::screened`](super::grammar::ParseLine::screened)) were
+    /// decoded by the fold, but for records voided in this append; and when
+    /// the fold failed, a payload that does not decode is the problem to
+    /// report (as when the parser thread decoded them all). Only a payload
+    /// found bad replaces the fold's error (a scan that cannot read leaves it
+    /// standing).
+    fn bad_payload_first(
+        folded: &Result<Vec<String>>,
+        (old_head, new): (u64, Head),
+        pending: &Pending,
+        names: &[String],
+    ) -> Result<Option<Error>> {
+        if folded.is_err() {
+            let bad = pending.bad_payload(&[old_head + 1..=new.seq], names);
+            return Ok(bad.ok().flatten());
+        }
+        let voided = pending.voids.iter().map(|v| v.1).filter(|&t| t > old_head);
+        let targets: Vec<_> = voided
+            .collect::<BTreeSet<u64>>()
+            .into_iter()
+            .map(|t| t..=t)
+            .collect();
+        pending.bad_payload(&targets, names)
+    }
+
+    /// A recorded event no longer validates (`what`, record `seq`): blame
+    /// this append's voids if it has any (the usual cause), else the append
+    /// as a whole.
+    fn blame_voids(
+        what: &str,
+        seq: u64,
+        (old_head, new): (u64, Head),
+        pending: &Pending,
+        names: &[String],
+    ) -> Error {
+        let place = |seq: u64| pending.origins.get(seq - old_head - 1);
         let Some(&(void_seq, target)) = pending.voids.first() else {
             let first = Origin {
                 file: names.first().cloned(),
                 ..Origin::default()
             };
-            return Err(Error::invalid(
-                first,
-                format!("this append is refused because {what}"),
-            ));
+            return Error::invalid(first, format!("this append is refused because {what}"));
         };
         let (file, line) = place(void_seq);
         let lines: Vec<String> = pending
@@ -295,7 +315,7 @@ impl Ledger {
             kind: Some("ledger.voided".into()),
             ..Origin::default()
         };
-        Err(Error::invalid(o, blame))
+        Error::invalid(o, blame)
     }
 
     /// The targets of every committed void, from the chunk summaries.

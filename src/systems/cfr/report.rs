@@ -64,6 +64,53 @@ fn label(series: &str, event: &str) -> String {
 /// finish).
 type CountedAt = (u32, u32, i128, Option<Finish>);
 
+/// Event `idx` pushed into series `si` (window `n`), `leaving` the window's
+/// event it pushes out, and the drivers either concerns.
+struct Push {
+    si: usize,
+    idx: u32,
+    n: usize,
+    leaving: Option<u32>,
+    /// The new event's entries, by driver.
+    scored: Vec<(u32, Entry)>,
+    /// The leaving event's drivers.
+    left: Vec<u32>,
+    /// The drivers whose changes the audit keeps, by name.
+    affected: Vec<u32>,
+}
+
+impl Push {
+    fn at(si: usize, idx: u32, n: usize, leaving: Option<u32>) -> Push {
+        Push {
+            si,
+            idx,
+            n,
+            leaving,
+            scored: Vec::new(),
+            left: Vec::new(),
+            affected: Vec::new(),
+        }
+    }
+
+    /// Move `counting` past the push: the leaving event's results out, the
+    /// new event's in (a window of 0 counts nothing).
+    fn recount(&self, counting: &mut Counting) {
+        if let Some(l) = self.leaving {
+            for d in &self.left {
+                if let Some(v) = counting.counted.get_mut(d) {
+                    v.retain(|&(ev, ..)| ev != l);
+                }
+            }
+        }
+        if self.n > 0 {
+            for (d, en) in &self.scored {
+                let v = counting.counted.entry(*d).or_default();
+                v.push((self.idx, self.si as u32, en.units, en.finish));
+            }
+        }
+    }
+}
+
 /// With the audit trail only: every driver's counted events for a window of
 /// `n`, kept up to date as events are pushed.
 #[derive(Debug, Clone, Default)]
@@ -122,86 +169,107 @@ impl State {
             .checked_sub(n)
             .filter(|_| n > 0)
             .map(|i| s.events[i]);
-        // One subject's history: an event that neither brings nor takes away
-        // one of the subject's results changes nothing of theirs (a driver's
-        // line is made of their own counted results), so it is not scored.
-        if let Some(subject) = cx.audit_subject() {
-            let drove = |g| self.drove(s, idx, g) || leaving.is_some_and(|l| self.drove(s, l, g));
-            if !self.drivers.get(subject).is_some_and(drove) {
-                return;
-            }
+        if !self.concerns_subject(si, idx, leaving, cx) {
+            return;
         }
         if self.counting.as_ref().is_none_or(|c| c.n != n) {
             self.counting = Some(Box::new(self.count_all(n)));
         }
+        let push = self.push_of(Push::at(si, idx, n, leaving), cx);
+        let Some(mut counting) = self.counting.take() else {
+            return;
+        };
+        let f = Factors::of(cx);
+        let lines = |c: &Counting| -> Vec<Option<Line>> {
+            push.affected
+                .iter()
+                .map(|&d| self.line_of(c, d, &f))
+                .collect()
+        };
+        let before = lines(&counting);
+        push.recount(&mut counting);
+        let after = lines(&counting);
+        let changes = self.changes(rec, &push, f.decimals, before, after);
+        self.counting = Some(counting);
+        for c in changes {
+            let subject = c.subject.clone();
+            cx.audit(&subject, || c);
+        }
+    }
+
+    /// Does pushing `idx` (and `leaving` leaving the window) concern the
+    /// audit? With one subject's history, only if it brings or takes away one
+    /// of the subject's results: a driver's line is made of their own counted
+    /// results, so any other event changes nothing of theirs and is not scored.
+    fn concerns_subject(&self, si: usize, idx: u32, leaving: Option<u32>, cx: &Cx) -> bool {
+        let Some(subject) = cx.audit_subject() else {
+            return true;
+        };
         let s = &self.series[si];
-        // Formulas cost text for every driver of the event: `history` of one
-        // player asks for them only when that player drove in it.
+        let drove = |g| self.drove(s, idx, g) || leaving.is_some_and(|l| self.drove(s, l, g));
+        self.drivers.get(subject).is_some_and(drove)
+    }
+
+    /// `push` with its drivers: the new event's entries, the leaving
+    /// event's drivers, and the drivers whose changes the audit keeps.
+    /// Formulas cost text for every driver of the event: `history` of one
+    /// player asks for them only when that player drove in it.
+    fn push_of(&self, mut push: Push, cx: &Cx) -> Push {
+        let s = &self.series[push.si];
         let all = cx.audit_subject().is_none();
-        let mut new_entries = self.entries(s, idx, all);
-        let left: Vec<u32> = leaving.map_or(Vec::new(), |l| {
+        let mut scored = self.entries(s, push.idx, all);
+        let left: Vec<u32> = push.leaving.map_or(Vec::new(), |l| {
             self.entries(s, l, false)
                 .into_iter()
                 .map(|(d, _)| d)
                 .collect()
         });
         let mut affected: BTreeMap<&str, u32> = BTreeMap::new();
-        for &(d, _) in &new_entries {
-            affected.insert(self.drivers.name(d), d);
-        }
-        for &d in &left {
+        for &d in scored.iter().map(|(d, _)| d).chain(&left) {
             affected.insert(self.drivers.name(d), d);
         }
         // Only the drivers whose changes the audit keeps (`history` of one player).
         affected.retain(|name, _| cx.audits(name));
-        let drove = |d: &u32| new_entries.iter().any(|(g, _)| g == d);
+        let drove = |d: &u32| scored.iter().any(|(g, _)| g == d);
         if !all && affected.values().any(drove) {
-            new_entries = self.entries(s, idx, true);
+            scored = self.entries(s, push.idx, true);
         }
-        let f = Factors::of(cx);
-        let Some(mut counting) = self.counting.take() else {
-            return;
-        };
-        let before: Vec<Option<Line>> = affected
-            .values()
-            .map(|&d| self.line_of(&counting, d, &f))
-            .collect();
-        if let Some(l) = leaving {
-            for &d in &left {
-                if let Some(v) = counting.counted.get_mut(&d) {
-                    v.retain(|&(ev, ..)| ev != l);
-                }
-            }
-        }
-        if n > 0 {
-            for (d, en) in &new_entries {
-                let v = counting.counted.entry(*d).or_default();
-                v.push((idx, si as u32, en.units, en.finish));
-            }
-        }
-        let after: Vec<Option<Line>> = affected
-            .values()
-            .map(|&d| self.line_of(&counting, d, &f))
-            .collect();
-        let series = self.series[si].def.series.clone();
-        let s = &self.series[si];
-        let new_label = self.label_of(s, idx);
-        let left_label = leaving.map(|l| self.label_of(s, l));
-        let d = f.decimals;
+        push.affected = affected.into_values().collect();
+        push.scored = scored;
+        push.left = left;
+        push
+    }
+
+    /// Each affected driver's change, from their lines before and after.
+    fn changes(
+        &self,
+        rec: &Record,
+        push: &Push,
+        decimals: u32,
+        before: Vec<Option<Line>>,
+        after: Vec<Option<Line>>,
+    ) -> Vec<Change> {
+        let s = &self.series[push.si];
+        let series = &s.def.series;
+        let new_label = self.label_of(s, push.idx);
+        let left_label = push.leaving.map(|l| self.label_of(s, l));
+        let n = push.n;
+        let lines = before.into_iter().zip(after);
         let mut changes = Vec::new();
-        for ((&name, &driver), (before, after)) in affected.iter().zip(before.iter().zip(&after)) {
-            let scored = new_entries
+        for (&driver, (before, after)) in push.affected.iter().zip(lines) {
+            let scored = push
+                .scored
                 .iter()
                 .find(|(g, _)| *g == driver)
                 .map(|(_, en)| format!("{new_label} {} = {}", num(en.score()), en.formula()));
             let gone = left_label
                 .as_ref()
-                .filter(|_| left.contains(&driver))
+                .filter(|_| push.left.contains(&driver))
                 .map(|l| format!("{l} left the window (last {n} {series} events)"));
-            let old = before.as_ref().map(|l| decimal_string(l.score, d));
+            let old = before.as_ref().map(|l| decimal_string(l.score, decimals));
             let (new, total) = match after {
                 Some(l) => {
-                    let new = decimal_string(l.score, d);
+                    let new = decimal_string(l.score, decimals);
                     let total = format!("score {new} = {}", l.formula());
                     (new, total)
                 }
@@ -212,17 +280,13 @@ impl State {
                 seq: rec.seq,
                 at: rec.at,
                 system: SYS.into(),
-                subject: name.to_string(),
+                subject: self.drivers.name(driver).to_string(),
                 old,
                 new,
                 formula: parts.join("; "),
             });
         }
-        self.counting = Some(counting);
-        for c in changes {
-            let subject = c.subject.clone();
-            cx.audit(&subject, || c);
-        }
+        changes
     }
 
     /// Driver `d`'s ranking line from `c`.
