@@ -89,7 +89,8 @@
 //!   packed rows; the columns' readable titles, for text and the site ([`output::title`]); how a
 //!   command prints (`print.rs`: `--format`, `--limit`, `--table`, the state line, the
 //!   one CSV table).
-//! - [`site`]: the static site, pure functions from tables and changes to HTML and SVG;
+//! - [`site`]: the static site, pure functions from tables and changes to HTML and SVG
+//!   (maud templates, which escape every value);
 //!   [`spill`]: its audit trail on disk, in buckets by subject.
 //! - [`demo`]: the `events/` files compiled in and the stops of `laurel demo`'s tour; [`gen`] and [`bench`](mod@bench): `laurel
 //!   gen` and `laurel bench`; [`sysinfo`]: peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).

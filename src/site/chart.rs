@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::pages::escape;
+use maud::{html, Markup};
+
 use crate::systems::Change;
 use crate::time;
 
@@ -94,7 +95,7 @@ pub(super) fn fmt_num(x: f64, step: f64) -> String {
 /// scales (a rating near 1500 and points near 10), so each series gets its own
 /// panel and y axis; the panels are stacked in one SVG and share the date
 /// axis, labelled under the last. Coordinates are whole units (of 640 across).
-pub fn chart(name: &str, changes: &[&Change]) -> String {
+pub fn chart(name: &str, changes: &[&Change]) -> Markup {
     let mut series: BTreeMap<&str, Vec<(i64, f64, &Change)>> = BTreeMap::new();
     let mut skipped = 0;
     for c in changes {
@@ -104,10 +105,9 @@ pub fn chart(name: &str, changes: &[&Change]) -> String {
         }
     }
     if series.is_empty() {
-        return if changes.is_empty() {
-            "<p>No rating changes recorded.</p>\n".to_string()
-        } else {
-            "<p>No numeric values to chart; see the history below.</p>\n".to_string()
+        return match changes.is_empty() {
+            true => html! { p { "No rating changes recorded." } "\n" },
+            false => html! { p { "No numeric values to chart; see the history below." } "\n" },
         };
     }
     let (mut x0, mut x1) = (i64::MAX, i64::MIN);
@@ -131,57 +131,45 @@ pub fn chart(name: &str, changes: &[&Change]) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     );
-
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "<figure>\n<div class=\"scroll\"><svg class=\"chart\" viewBox=\"0 0 {W} {h}\" role=\"img\" \
-         aria-labelledby=\"chart-title chart-desc\" xmlns=\"http://www.w3.org/2000/svg\">\n\
-         <title id=\"chart-title\">{}</title>\n<desc id=\"chart-desc\">{}</desc>",
-        escape(&title),
-        escape(&desc)
-    );
-    for (i, (system, pts)) in series.iter().enumerate() {
-        let top = TOP + i as f64 * (PANEL + GAP);
-        panel(&mut s, (i, system, pts), top, &axis);
-    }
     let bottom = h - BOTTOM;
-    s.push_str("<g class=\"dates\">");
-    for (k, xx, label) in axis.ticks() {
-        let anchor = match k {
-            0 => "start",
-            4 => "end",
-            _ => "middle",
-        };
-        let _ = write!(
-            s,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\">{label}</text>",
-            whole(xx),
-            whole(bottom + 19.0)
-        );
+    let anchor = |k: usize| match k {
+        0 => "start",
+        4 => "end",
+        _ => "middle",
+    };
+    html! {
+        figure {
+            "\n"
+            div.scroll { svg.chart viewBox={ "0 0 " (W) " " (h) } role="img"
+                aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg" {
+                "\n" title #chart-title { (title) }
+                "\n" desc #chart-desc { (desc) } "\n"
+                @for (i, (system, pts)) in series.iter().enumerate() {
+                    (panel((i, system, pts), TOP + i as f64 * (PANEL + GAP), &axis))
+                }
+                g.dates {
+                    @for (k, xx, label) in axis.ticks() {
+                        text x=(whole(xx)) y=(whole(bottom + 19.0)) text-anchor=(anchor(k)) { (label) }
+                    }
+                }
+                "\n"
+                text.axis-label x=(whole(LEFT + (W - LEFT - RIGHT) / 2.0)) y=(whole(h - 6.0))
+                    text-anchor="middle" { "date (UTC)" }
+                "\n"
+            } }
+            "\n"
+            figcaption {
+                (title) ": one panel per system, a line through its changes (x: date, y: the \
+                 new value; at most " (POINTS) " changes a line), ending at the latest value \
+                 (hover it for the value and record). " (desc) "."
+                @if skipped > 0 {
+                    " " (skipped) " change(s) with a non-numeric value are in the history only."
+                }
+            }
+            "\n"
+        }
+        "\n"
     }
-    let _ = writeln!(
-        s,
-        "</g>\n<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">date (UTC)</text>\n</svg></div>",
-        whole(LEFT + (W - LEFT - RIGHT) / 2.0),
-        whole(h - 6.0),
-    );
-    let _ = write!(
-        s,
-        "<figcaption>{}: one panel per system, a line through its changes (x: date, y: the \
-         new value; at most {POINTS} changes a line), ending at the latest value (hover it for \
-         the value and record). {}.",
-        escape(&title),
-        escape(&desc)
-    );
-    if skipped > 0 {
-        let _ = write!(
-            s,
-            " {skipped} change(s) with a non-numeric value are in the history only."
-        );
-    }
-    s.push_str("</figcaption>\n</figure>\n");
-    s
 }
 
 /// `v` rounded to a whole number, as SVG coordinates are written.
@@ -218,48 +206,27 @@ impl Axis {
 /// The panel of series `i` (`system`'s points) with its top at `top`: its
 /// title, grid and y ticks, axes with the date ticks, the line and the point
 /// at the latest value.
-fn panel(
-    s: &mut String,
-    (i, system, pts): (usize, &str, &[(i64, f64, &Change)]),
-    top: f64,
-    axis: &Axis,
-) {
+fn panel((i, system, pts): (usize, &str, &[(i64, f64, &Change)]), top: f64, axis: &Axis) -> Markup {
     let bottom = top + PANEL;
     let (left, right) = (whole(LEFT), whole(W - RIGHT));
     let colour = COLOURS[i % COLOURS.len()];
-    let dash = match DASHES[i % DASHES.len()] {
-        "" => String::new(),
-        d => format!(" stroke-dasharray=\"{d}\""),
-    };
+    let dash = Some(DASHES[i % DASHES.len()]).filter(|d| !d.is_empty());
     let (mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY);
     for (_, y, _) in pts {
         (y0, y1) = (y0.min(*y), y1.max(*y));
     }
     let (ylo, yhi, ystep) = nice_ticks(y0, y1);
     let py = |y: f64| top + (yhi - y) / (yhi - ylo) * PANEL;
-    let _ = writeln!(
-        s,
-        "<g class=\"series\" data-system=\"{sys}\">\n\
-         <text class=\"panel-title\" x=\"{left}\" y=\"{}\" font-weight=\"bold\">{sys}</text>",
-        whole(top - 8.0),
-        sys = escape(system),
-    );
-    // Grid and y ticks.
-    let (mut grid, mut labels) = (String::new(), String::new());
+    // Grid lines and y ticks, at most 50.
+    let mut ticks: Vec<f64> = Vec::new();
     let mut y = ylo;
-    let mut guard = 0;
-    while y <= yhi + ystep * 1e-6 && guard < 50 {
-        let yy = whole(py(y));
-        let _ = write!(grid, "M{left} {yy}H{right}");
-        let _ = write!(
-            labels,
-            "<text x=\"{}\" y=\"{}\">{}</text>",
-            whole(LEFT - 6.0),
-            yy + 4,
-            fmt_num(y, ystep)
-        );
+    while y <= yhi + ystep * 1e-6 && ticks.len() < 50 {
+        ticks.push(y);
         y += ystep;
-        guard += 1;
+    }
+    let mut grid = String::new();
+    for y in &ticks {
+        let _ = write!(grid, "M{left} {}H{right}", whole(py(*y)));
     }
     // Axes and the date ticks.
     let (t, b) = (whole(top), whole(bottom));
@@ -271,25 +238,33 @@ fn panel(
         .iter()
         .map(|(x, y, _)| format!("{},{}", whole(axis.px(*x)), whole(py(*y))))
         .collect();
-    let _ = writeln!(
-        s,
-        "<path d=\"{grid}\" stroke=\"#d9dce1\"/><g text-anchor=\"end\">{labels}</g>\n\
-         <path d=\"{axes}\" stroke=\"#1a1a1a\" fill=\"none\"/>\n\
-         <polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"{dash} points=\"{}\"/>",
-        line.join(" ")
-    );
-    if let Some((x, y, c)) = pts.last() {
-        let _ = writeln!(
-            s,
-            "<circle class=\"pt\" cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{colour}\">\
-             <title>{}: {} on {} (record {})</title></circle>",
-            whole(axis.px(*x)),
-            whole(py(*y)),
-            escape(system),
-            escape(c.new.trim()),
-            time::format_short(c.at),
-            c.seq
-        );
+    html! {
+        g.series data-system=(system) {
+            "\n"
+            text.panel-title x=(left) y=(whole(top - 8.0)) font-weight="bold" { (system) }
+            "\n"
+            path d=(grid) stroke="#d9dce1" {}
+            g text-anchor="end" {
+                @for y in &ticks {
+                    text x=(whole(LEFT - 6.0)) y=(whole(py(*y)) + 4) { (fmt_num(*y, ystep)) }
+                }
+            }
+            "\n"
+            path d=(axes) stroke="#1a1a1a" fill="none" {}
+            "\n"
+            polyline fill="none" stroke=(colour) stroke-width="2" stroke-dasharray=[dash]
+                points=(line.join(" ")) {}
+            "\n"
+            @if let Some((x, y, c)) = pts.last() {
+                circle.pt cx=(whole(axis.px(*x))) cy=(whole(py(*y))) r="4" fill=(colour) {
+                    title {
+                        (system) ": " (c.new.trim()) " on " (time::format_short(c.at))
+                        " (record " (c.seq) ")"
+                    }
+                }
+                "\n"
+            }
+        }
+        "\n"
     }
-    s.push_str("</g>\n");
 }

@@ -93,7 +93,8 @@
 //! ... suffix.
 //!
 //! Everything that comes from events (names, tournaments, formulas, messages)
-//! goes through [`escape`]. Pages are pure functions of a [`Site`], so they are
+//! is escaped: pages and charts are written with maud's `html!`, which escapes
+//! every value it is given. Pages are pure functions of a [`Site`], so they are
 //! unit-tested on hand-made data.
 //!
 //! # Threads
@@ -141,8 +142,8 @@ use crate::systems::Change;
 
 pub use chart::{chart, POINTS};
 pub use outline::{slug, Files, Outline};
-pub use pages::{escape, render_player, HISTORY, VERIFY_SCRIPT};
 use pages::{render_index, render_players, render_table, table_pages, PLAYERS};
+pub use pages::{render_player, HISTORY, VERIFY_SCRIPT};
 use paging::page_count;
 pub use paging::{page_name, ROWS};
 pub use write::{write_staged, Written};
@@ -273,10 +274,10 @@ impl Site {
         let (outline, files) = (&*outline, &outline.files);
         let page = |places: &BTreeMap<String, _>, p: &str, changes: &[&Change]| {
             let f = files.player(p)?;
-            let lines = (places.get(p)).map_or_else(String::new, |mine| outline.standing(mine));
+            let standing = places.get(p).and_then(|mine| outline.standing(mine));
             Some((
                 f.to_string(),
-                render_player(self, files, p, changes, &lines),
+                render_player(self, files, p, changes, standing),
             ))
         };
         // The players (every table's, named by `Outline::name_players`) without changes.

@@ -2,9 +2,10 @@
 //! [`slug`], [`Files`], [`Outline`] and each player's packed [`Places`].
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 
-use super::pages::{escape, table_pages};
+use maud::{html, Markup};
+
+use super::pages::table_pages;
 use super::paging::{page_name, page_of};
 use super::{label, TableView};
 use crate::codec;
@@ -189,24 +190,23 @@ impl Outline {
     /// A player's "Standings" list items from their places (rank and score in
     /// every published table, tables in display order, rows in rank order,
     /// each linked to the page holding the row), gathered in one pass over the
-    /// tables: `site` stays linear.
-    pub(super) fn standing(&self, places: &Places) -> String {
-        let mut lines = String::new();
-        for (i, row, rank, score) in places.iter() {
-            let t = &self.tables[i];
-            let (table, tournament) = (&t.table, t.tournament.as_deref());
-            // Every listed table has a page.
-            let file = self.files.table(table, tournament).unwrap_or_default();
-            let _ = writeln!(
-                lines,
-                "<li><a href=\"{}\">{}</a>: rank {}, score {}</li>",
-                escape(&page_name(file, page_of(row))),
-                escape(&label(table, tournament)),
-                escape(rank),
-                escape(score)
-            );
-        }
-        lines
+    /// tables: `site` stays linear. `None` without any place.
+    pub(super) fn standing(&self, places: &Places) -> Option<Markup> {
+        let mut places = places.iter().peekable();
+        places.peek()?;
+        Some(html! {
+            @for (i, row, rank, score) in places {
+                @let t = &self.tables[i];
+                @let (table, tournament) = (&t.table, t.tournament.as_deref());
+                // Every listed table has a page.
+                @let file = self.files.table(table, tournament).unwrap_or_default();
+                li {
+                    a href=(page_name(file, page_of(row))) { (label(table, tournament)) }
+                    ": rank " (rank) ", score " (score)
+                }
+                "\n"
+            }
+        })
     }
 }
 

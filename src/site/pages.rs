@@ -1,8 +1,13 @@
 //! The HTML of the pages: the skeleton every page shares, the index, the
-//! standings pages and the player pages.
+//! standings pages and the player pages. Written with maud's `html!`, which
+//! escapes every value it is given (names, tournaments, formulas, messages:
+//! whatever comes from events); only the stylesheet is inserted as written.
+//! Table cells and rows leave out their optional end tags (`td;`, `tr;`): a
+//! third of the bytes of a large table.
 
-use std::fmt::Write as _;
 use std::ops::Range;
+
+use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use super::chart::chart;
 use super::outline::{Files, Outline};
@@ -11,22 +16,6 @@ use super::{Site, TableView};
 use crate::output::{change_row, title, CHANGE_COLUMNS};
 use crate::systems::table::{Report, Table};
 use crate::systems::Change;
-
-/// HTML-escape text for element content and double- or single-quoted attributes.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 const CSS: &str = r#":root{color-scheme:light}
 *{box-sizing:border-box}
@@ -81,199 +70,176 @@ for line in open(sys.argv[1], encoding="utf-8"):
 print(seq, prev)                   # must equal the published head
 "#;
 
-/// The page skeleton around `body` (already HTML).
-fn page(title: &str, site: &Site, body: &str) -> String {
-    format!("{}{body}{}", page_head(title, site), page_tail(site))
+/// The page skeleton around `body`: its `<title>` is the page's and the
+/// site's (the site's alone on the index), the header links to the index by
+/// the site's title; the footer gives the clocks the tables were computed
+/// with, and links to the index's ledger head, last update and verification
+/// (only the index carries those: they change with every record appended,
+/// and a page whose content did not change keeps its bytes).
+fn page(title: &str, site: &Site, body: Markup) -> String {
+    html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            "\n"
+            head {
+                "\n" meta charset="utf-8";
+                "\n" meta name="viewport" content="width=device-width, initial-scale=1";
+                "\n" meta http-equiv="Content-Security-Policy"
+                    content="default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:";
+                "\n" meta name="generator" content={ "laurel " (env!("CARGO_PKG_VERSION")) };
+                "\n" title { (title) @if title != site.title { " · " (site.title) } }
+                "\n" style { "\n" (PreEscaped(CSS)) }
+                "\n"
+            }
+            "\n"
+            body {
+                "\n" a.skip href="#main" { "Skip to content" }
+                "\n" header {
+                    nav aria-label="Site" {
+                        a href="index.html" { (site.title) } ": tables, players and how to verify"
+                    }
+                }
+                "\n" main #main { "\n" (body) }
+                "\n" footer {
+                    (clocks(site)) ". The ledger head, the last update and how to verify are on the "
+                    a href="index.html#verify" { "index" } "."
+                }
+                "\n"
+            }
+            "\n"
+        }
+        "\n"
+    }
+    .into_string()
 }
 
-/// A page up to its body: its `<title>` is the page's and the site's
-/// (the site's alone on the index), the header links to the index by the
-/// site's title.
-fn page_head(title: &str, site: &Site) -> String {
-    let full = match title == site.title {
-        true => escape(title),
-        false => format!("{} · {}", escape(title), escape(&site.title)),
-    };
-    format!(
-        r##"<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:">
-<meta name="generator" content="laurel {version}">
-<title>{full}</title>
-<style>
-{CSS}</style>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-<header><nav aria-label="Site"><a href="index.html">{site_title}</a>: tables, players and how to verify</nav></header>
-<main id="main">
-"##,
-        version = env!("CARGO_PKG_VERSION"),
-        site_title = escape(&site.title),
-    )
-}
-
-/// A page after its body: the clocks the tables were computed with, and a
-/// link to the index's ledger head, last update and verification (only the
-/// index carries those: they change with every record appended, and a page
-/// whose content did not change keeps its bytes).
-fn page_tail(site: &Site) -> String {
-    format!(
-        "</main>\n<footer>{clocks}. The ledger head, the last update and how to verify \
-         are on the <a href=\"index.html#verify\">index</a>.</footer>\n</body>\n</html>\n",
-        clocks = clocks(site),
-    )
-}
-
-/// When the ledger last changed ([`Site::updated`]): a `<time>` (with
-/// `attrs`) showing the minute in UTC, or "never" for an empty ledger.
-fn updated(site: &Site, attrs: &str) -> String {
+/// When the ledger last changed ([`Site::updated`]): a `<time>` (with `id`)
+/// showing the minute in UTC, or "never" for an empty ledger.
+fn updated(site: &Site, id: Option<&str>) -> Markup {
     let Some(at) = &site.updated else {
-        return "never (the ledger is empty)".to_string();
+        return html! { "never (the ledger is empty)" };
     };
     let shown = match (at.get(..10), at.get(11..16)) {
         (Some(day), Some(minute)) => format!("{day} {minute} UTC"),
         _ => at.clone(),
     };
-    format!(
-        "<time{attrs} datetime=\"{}\">{}</time>",
-        escape(at),
-        escape(&shown)
-    )
+    html! { time id=[id] datetime=(at) { (shown) } }
 }
 
 /// The clocks the tables were computed with: `--as-of`, and `--known-at`
 /// when it cuts records off.
-fn clocks(site: &Site) -> String {
-    let as_of = match &site.stamp.as_of {
-        Some(a) => format!("Tables as of <strong>{}</strong>", escape(a)),
-        None => "Tables with every event (no as-of cut-off)".to_string(),
-    };
-    match site.stamp.known_at < site.head_seq {
-        true => format!(
-            "{as_of}, from records 1–{k} (known-at cut-off)",
-            k = site.stamp.known_at
-        ),
-        false => as_of,
+fn clocks(site: &Site) -> Markup {
+    html! {
+        @match &site.stamp.as_of {
+            Some(a) => { "Tables as of " strong { (a) } }
+            None => { "Tables with every event (no as-of cut-off)" }
+        }
+        @if site.stamp.known_at < site.head_seq {
+            ", from records 1–" (site.stamp.known_at) " (known-at cut-off)"
+        }
     }
 }
 
 /// `<thead>` with one `<th scope="col">` per column of `t`, by its
-/// [`title`], then the opening `<tbody>`.
-fn column_headers(out: &mut String, t: &Table) {
-    out.push_str("<thead><tr>");
-    for c in &t.columns {
-        let _ = write!(out, "<th scope=\"col\">{}</th>", escape(&title(&t.name, c)));
+/// [`title`].
+fn column_headers(t: &Table) -> Markup {
+    html! {
+        thead { tr { @for c in &t.columns { th scope="col" { (title(&t.name, c)) } } } }
     }
-    out.push_str("</tr></thead>\n<tbody>\n");
 }
 
-/// Rows `rows` of `t`, as a table appended to `out`. Cells and rows leave out
-/// their optional end tags (`</td>`, `</tr>`): a third of the bytes of a
-/// large table.
-fn html_table(out: &mut String, (t, caption): (&Table, &str), rows: Range<usize>, files: &Files) {
-    out.push_str("<div class=\"scroll\"><table>\n");
-    let _ = writeln!(out, "<caption>{}</caption>", escape(caption));
-    column_headers(out, t);
-    for i in rows.clone() {
-        out.push_str("<tr>");
-        for (col, v) in t.columns.iter().zip(t.rows.cells(i)) {
-            let text = v.text();
-            let class = if v.is_number() { " class=\"n\"" } else { "" };
-            match (col == "player").then(|| files.player(&text)).flatten() {
-                Some(f) => write!(out, "<td><a href=\"{}\">{}</a>", escape(f), escape(&text)),
-                None => write!(out, "<td{class}>{}", escape(&text)),
+/// Rows `rows` of `t`, as a table.
+fn html_table((t, caption): (&Table, &str), rows: Range<usize>, files: &Files) -> Markup {
+    html! {
+        div.scroll { table {
+            "\n" caption { (caption) } "\n" (column_headers(t)) "\n"
+            tbody {
+                "\n"
+                @for i in rows.clone() {
+                    tr;
+                    @for (col, v) in t.columns.iter().zip(t.rows.cells(i)) {
+                        @let text = v.text();
+                        @match (col == "player").then(|| files.player(&text)).flatten() {
+                            Some(f) => { td; a href=(f) { (text) } }
+                            None => { td class=[v.is_number().then_some("n")]; (text) }
+                        }
+                    }
+                    "\n"
+                }
+                @if rows.is_empty() {
+                    tr; td colspan=(t.columns.len().max(1)); "(no rows)" "\n"
+                }
             }
-            .unwrap_or_default();
-        }
-        out.push('\n');
+        } }
+        "\n"
     }
-    if rows.is_empty() {
-        let _ = writeln!(
-            out,
-            "<tr><td colspan=\"{}\">(no rows)",
-            t.columns.len().max(1)
-        );
-    }
-    out.push_str("</tbody></table></div>\n");
 }
 
 /// `index.html`.
 pub(super) fn render_index(site: &Site, outline: &Outline) -> String {
     let files = &outline.files;
-    let mut b = String::new();
-    let _ = writeln!(b, "<h1>{}</h1>", escape(&site.title));
-    let _ = writeln!(
-        b,
-        "<p>Last updated: {}.</p>",
-        updated(site, " id=\"updated\"")
-    );
-    let _ = writeln!(
-        b,
-        "<p>Ledger head: record <strong id=\"head-seq\">{}</strong>, hash \
-         <code class=\"hash\" id=\"head-hash\">{}</code></p>",
-        site.head_seq,
-        escape(&site.head_hash)
-    );
-    let as_of = match &site.stamp.as_of {
-        Some(a) => format!("<strong id=\"as-of\">{}</strong>", escape(a)),
-        None => "<strong id=\"as-of\">no cut-off</strong> (every event)".to_string(),
-    };
-    let _ = writeln!(
-        b,
-        "<p>As of: {as_of}. Tables computed from records 1–{k}{known}; \
-         record {k} has hash <code class=\"hash\">{h}</code>.</p>",
-        k = site.stamp.known_at,
-        known = if site.stamp.known_at < site.head_seq {
-            " (known-at cut-off)"
-        } else {
-            ""
-        },
-        h = escape(&site.stamp.head),
-    );
-
-    b.push_str("<h2 id=\"tables\">Standings</h2>\n");
-    if outline.tables.is_empty() {
-        b.push_str("<p>No table has results yet.</p>\n");
-    } else {
-        index_tables(&mut b, outline);
-    }
-
     let players = files.players.len();
-    let _ = writeln!(b, "<h2 id=\"players\">Players ({players})</h2>");
-    if players == 0 {
-        b.push_str("<p>No player appears in any table or change yet.</p>\n");
-    } else {
-        index_players(&mut b, files);
-    }
+    let (k, cut) = (site.stamp.known_at, site.stamp.known_at < site.head_seq);
+    let body = html! {
+        h1 { (site.title) } "\n"
+        p { "Last updated: " (updated(site, Some("updated"))) "." } "\n"
+        p {
+            "Ledger head: record " strong #head-seq { (site.head_seq) } ", hash "
+            code.hash #head-hash { (site.head_hash) }
+        } "\n"
+        p {
+            "As of: "
+            @match &site.stamp.as_of {
+                Some(a) => { strong #as-of { (a) } }
+                None => { strong #as-of { "no cut-off" } " (every event)" }
+            }
+            ". Tables computed from records 1–" (k) @if cut { " (known-at cut-off)" }
+            "; record " (k) " has hash " code.hash { (site.stamp.head) } "."
+        } "\n"
+        h2 #tables { "Standings" } "\n"
+        @if outline.tables.is_empty() {
+            p { "No table has results yet." } "\n"
+        } @else {
+            (index_tables(outline))
+        }
+        h2 #players { "Players (" (players) ")" } "\n"
+        @if players == 0 {
+            p { "No player appears in any table or change yet." } "\n"
+        } @else {
+            (index_players(files))
+        }
+        (verify(site))
+    };
+    page(&site.title, site, body)
+}
 
-    let head = format!("{} {}", site.head_seq, escape(&site.head_hash));
-    let _ = write!(
-        b,
-        r#"<h2 id="verify">Verify this publication</h2>
-<p>The ledger is a hash chain: every record's BLAKE3 hash covers the one before it, so
-the head above is a digest of the whole history these tables were computed from.
-<a href="export.jsonl">export.jsonl</a> holds every record, one canonical JSON line each
-(the same bytes as <code>laurel export</code>). To check it without laurel, recompute
-each hash with this script from laurel's README (section &ldquo;Verifying a ledger without
-laurel&rdquo;), saved as <code>verify.py</code>:</p>
-<pre><code>{script}</code></pre>
-<p><code>python3 verify.py export.jsonl</code> must print <code class="hash">{head}</code>.
-The tables used records 1–{k}: line {k} of the export carries the hash
-<code class="hash">{h}</code> given above. Whoever holds the ledger can also run
-<code>laurel verify --expect {s}:{hh}</code> to check that this published head is
-still in the chain, later records included.</p>
-"#,
-        script = escape(VERIFY_SCRIPT),
-        k = site.stamp.known_at,
-        h = escape(&site.stamp.head),
-        s = site.head_seq,
-        hh = escape(&site.head_hash),
-    );
-    page(&site.title, site, &b)
+/// The index's section on verifying the publication: the export, the script,
+/// the head it must print.
+fn verify(site: &Site) -> Markup {
+    let (k, s) = (site.stamp.known_at, site.head_seq);
+    html! {
+        h2 #verify { "Verify this publication" } "\n"
+        p {
+            "The ledger is a hash chain: every record's BLAKE3 hash covers the one before it, so\n\
+             the head above is a digest of the whole history these tables were computed from.\n"
+            a href="export.jsonl" { "export.jsonl" }
+            " holds every record, one canonical JSON line each\n(the same bytes as "
+            code { "laurel export" }
+            "). To check it without laurel, recompute\neach hash with this script from laurel's \
+             README (section “Verifying a ledger without\nlaurel”), saved as "
+            code { "verify.py" } ":"
+        } "\n"
+        pre { code { (VERIFY_SCRIPT) } } "\n"
+        p {
+            code { "python3 verify.py export.jsonl" } " must print "
+            code.hash { (s) " " (site.head_hash) } ".\nThe tables used records 1–" (k)
+            ": line " (k) " of the export carries the hash\n"
+            code.hash { (site.stamp.head) }
+            " given above. Whoever holds the ledger can also run\n"
+            code { "laurel verify --expect " (s) ":" (site.head_hash) }
+            " to check that this published head is\nstill in the chain, later records included."
+        } "\n"
+    }
 }
 
 /// The first page of the list of players.
@@ -281,23 +247,23 @@ pub const PLAYERS: &str = "players.html";
 
 /// The index's links to the pages of the list of players, each with the
 /// first and last name it holds.
-fn index_players(b: &mut String, files: &Files) {
-    let _ = writeln!(
-        b,
-        "<p>Every player, in name order, {ROWS} a page:</p>\n<ul class=\"players\">"
-    );
+fn index_players(files: &Files) -> Markup {
     let names: Vec<&str> = files.players().map(|(p, _)| p).collect();
-    for (n, chunk) in names.chunks(ROWS).enumerate() {
-        let (first, last) = (chunk[0], chunk[chunk.len() - 1]);
-        let _ = writeln!(
-            b,
-            "<li><a href=\"{}\">{} – {}</a></li>",
-            escape(&page_name(PLAYERS, n + 1)),
-            escape(first),
-            escape(last)
-        );
+    html! {
+        p { "Every player, in name order, " (ROWS) " a page:" } "\n"
+        ul.players {
+            "\n"
+            @for (n, chunk) in names.chunks(ROWS).enumerate() {
+                li {
+                    a href=(page_name(PLAYERS, n + 1)) {
+                        (chunk[0]) " – " (chunk[chunk.len() - 1])
+                    }
+                }
+                "\n"
+            }
+        }
+        "\n"
     }
-    b.push_str("</ul>\n");
 }
 
 /// Page `n` of the `count` pages of the list of players: each linked to their
@@ -307,45 +273,53 @@ pub(super) fn render_players(site: &Site, files: &Files, (n, count): (usize, usi
         1 => "Players".to_string(),
         _ => format!("Players, page {n} of {count}"),
     };
-    let mut b = format!("<h1>{title}</h1>\n");
     let pager = pager(PLAYERS, n, count);
-    b.push_str(&pager);
-    b.push_str("<ul class=\"players\">\n");
-    for (p, f) in files.players().skip((n - 1) * ROWS).take(ROWS) {
-        let _ = writeln!(b, "<li><a href=\"{}\">{}</a></li>", escape(f), escape(p));
-    }
-    b.push_str("</ul>\n");
-    b.push_str(&pager);
-    page(&title, site, &b)
+    let body = html! {
+        h1 { (title) } "\n"
+        (pager)
+        ul.players {
+            "\n"
+            @for (p, f) in files.players().skip((n - 1) * ROWS).take(ROWS) {
+                li { a href=(f) { (p) } } "\n"
+            }
+        }
+        "\n"
+        (pager)
+    };
+    page(&title, site, body)
 }
 
 /// The index's list of tables: each linked to its (first) page, with its
 /// tournament, title, rows and pages.
-fn index_tables(b: &mut String, outline: &Outline) {
-    b.push_str(
-        "<div class=\"scroll\"><table>\n<caption>Standings tables</caption>\n\
-         <thead><tr><th scope=\"col\">Table</th><th scope=\"col\">Tournament</th>\
-         <th scope=\"col\">Ranking</th><th scope=\"col\">Rows</th><th scope=\"col\">Pages</th>\
-         </tr></thead>\n<tbody>\n",
-    );
-    for t in &outline.tables {
-        // Every listed table has a page.
-        let file = (outline.files)
-            .table(&t.table, t.tournament.as_deref())
-            .unwrap_or_default();
-        let _ = writeln!(
-            b,
-            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td></tr>",
-            escape(file),
-            escape(&t.table),
-            escape(t.tournament.as_deref().unwrap_or("")),
-            escape(&t.title),
-            t.rows,
-            t.pages
-        );
+fn index_tables(outline: &Outline) -> Markup {
+    html! {
+        div.scroll { table {
+            "\n" caption { "Standings tables" } "\n"
+            thead { tr {
+                th scope="col" { "Table" } th scope="col" { "Tournament" }
+                th scope="col" { "Ranking" } th scope="col" { "Rows" } th scope="col" { "Pages" }
+            } }
+            "\n"
+            tbody {
+                "\n"
+                @for t in &outline.tables {
+                    // Every listed table has a page.
+                    @let file = (outline.files)
+                        .table(&t.table, t.tournament.as_deref())
+                        .unwrap_or_default();
+                    tr {
+                        td { a href=(file) { (t.table) } }
+                        td { (t.tournament.as_deref().unwrap_or("")) }
+                        td { (t.title) }
+                        td.n { (t.rows) }
+                        td.n { (t.pages) }
+                    }
+                    "\n"
+                }
+            }
+        } }
+        "\n"
     }
-    b.push_str("</tbody></table></div>\n");
 }
 
 /// The pages of a standings report: as many as its longest table needs
@@ -372,10 +346,6 @@ pub(super) fn render_table(
         1 => format!("Standings: {label}"),
         _ => format!("Standings: {label}, page {n} of {count}"),
     };
-    let mut b = page_head(&title, site);
-    let _ = writeln!(b, "<h1>{}</h1>", escape(&title));
-    let pager = pager(first, n, count);
-    b.push_str(&pager);
     let main_caption = match report.main.title.is_empty() {
         true => label,
         false => report.main.title.clone(),
@@ -386,46 +356,41 @@ pub(super) fn render_table(
             false => (t, t.title.as_str()),
         }),
     );
-    for (i, (t, caption)) in tables.enumerate() {
-        if i > 0 {
-            let _ = writeln!(b, "<h2>{}</h2>", escape(caption));
+    let pager = pager(first, n, count);
+    let body = html! {
+        h1 { (title) } "\n"
+        (pager)
+        @for (i, (t, caption)) in tables.enumerate() {
+            @if i > 0 { h2 { (caption) } "\n" }
+            (page_of_table((t, caption), files, first, n))
         }
-        page_of_table(&mut b, (t, caption), files, first, n);
-    }
-    b.push_str(&pager);
-    b.push_str("<p><a href=\"index.html#tables\">All tables</a></p>\n");
-    b.push_str(&page_tail(site));
-    b
+        (pager)
+        p { a href="index.html#tables" { "All tables" } } "\n"
+    };
+    page(&title, site, body)
 }
 
 /// Table `t`'s rows on page `n`: all of them when it fits a page; else its
 /// slice, said so; a table whose rows ended on an earlier page says where.
-fn page_of_table(
-    b: &mut String,
-    (t, caption): (&Table, &str),
-    files: &Files,
-    first: &str,
-    n: usize,
-) {
+fn page_of_table((t, caption): (&Table, &str), files: &Files, first: &str, n: usize) -> Markup {
     let len = t.rows.len();
     let start = (n - 1) * ROWS;
     // Not its length: a row more would change every later page.
     let end = (start + ROWS).min(len);
     if start >= len && n > 1 {
         let last = page_count(len);
-        let _ = writeln!(
-            b,
-            "<p class=\"meta\">{} ends on <a href=\"{}\">page {last}</a>.</p>",
-            escape(caption),
-            escape(&page_name(first, last))
-        );
-        return;
+        return html! {
+            p.meta {
+                (caption) " ends on " a href=(page_name(first, last)) { "page " (last) } "."
+            }
+            "\n"
+        };
     }
-    // Not "of {len}": a row more would change every page (the index has the count).
-    if len > ROWS {
-        let _ = writeln!(b, "<p class=\"meta\">Rows {}–{end}.</p>", start + 1);
+    html! {
+        // Not "of {len}": a row more would change every page (the index has the count).
+        @if len > ROWS { p.meta { "Rows " (start + 1) "–" (end) "." } "\n" }
+        (html_table((t, caption), start..end, files))
     }
-    html_table(b, (t, caption), start..end, files);
 }
 
 /// The most recent changes a player's page lists (see [`crate::site`],
@@ -440,65 +405,61 @@ pub fn render_player(
     files: &Files,
     name: &str,
     changes: &[&Change],
-    standing: &str,
+    standing: Option<Markup>,
 ) -> String {
-    let mut b = String::new();
-    let _ = writeln!(b, "<h1>{}</h1>", escape(name));
-    b.push_str("<h2>Standings</h2>\n");
-    if standing.is_empty() {
-        b.push_str("<p>Not in any published table.</p>\n");
-    } else {
-        let _ = write!(b, "<ul>\n{standing}</ul>\n");
-    }
-    b.push_str("<h2>Ratings over time</h2>\n");
-    b.push_str(&chart(name, changes));
     let shown = &changes[changes.len().saturating_sub(HISTORY)..];
     let mut t = Table::new("history", &format!("History of {name}"), &CHANGE_COLUMNS);
     shown.iter().for_each(|c| t.push(change_row(c)));
-    b.push_str("<h2>History</h2>\n");
-    if shown.len() < changes.len() {
-        let _ = writeln!(
-            b,
-            "<p class=\"meta\">The latest {} of {} changes. Every change is in \
-             <a href=\"export.jsonl\">export.jsonl</a>; <code>laurel history</code> lists \
-             them all with their formulas.</p>",
-            shown.len(),
-            changes.len()
-        );
-    }
-    history_table(&mut b, &t, name, files);
-    b.push_str("<p><a href=\"players.html\">All players</a></p>\n");
-    page(name, site, &b)
+    let body = html! {
+        h1 { (name) } "\n"
+        h2 { "Standings" } "\n"
+        @match standing {
+            None => { p { "Not in any published table." } "\n" }
+            Some(items) => { ul { "\n" (items) } "\n" }
+        }
+        h2 { "Ratings over time" } "\n"
+        (chart(name, changes))
+        h2 { "History" } "\n"
+        @if shown.len() < changes.len() {
+            p.meta {
+                "The latest " (shown.len()) " of " (changes.len()) " changes. Every change is in "
+                a href="export.jsonl" { "export.jsonl" } "; " code { "laurel history" }
+                " lists them all with their formulas."
+            }
+            "\n"
+        }
+        (history_table(&t, name, files))
+        p { a href="players.html" { "All players" } } "\n"
+    };
+    page(name, site, body)
 }
 
 /// The history table: like [`html_table`], with the system linked to its table
 /// (when it has a single page); the stylesheet aligns its numbers (record, old,
 /// new: columns 1, 4 and 5) and sets its formulas (column 6) in monospace.
-fn history_table(out: &mut String, t: &Table, name: &str, files: &Files) {
-    out.push_str("<div class=\"scroll\"><table class=\"history\">\n");
-    let _ = writeln!(
-        out,
-        "<caption>Changes to {}’s values, oldest first, with their record and formula</caption>",
-        escape(name)
-    );
-    column_headers(out, t);
-    for row in t.rows.iter_cells() {
-        out.push_str("<tr>");
-        for (col, v) in t.columns.iter().zip(row) {
-            let text = v.text();
-            let inner = match (col == "system")
-                .then(|| files.table(&text, None))
-                .flatten()
-            {
-                Some(f) => format!("<a href=\"{}\">{}</a>", escape(f), escape(&text)),
-                None => escape(&text),
-            };
-            let _ = write!(out, "<td>{inner}");
-        }
-        out.push('\n');
+fn history_table(t: &Table, name: &str, files: &Files) -> Markup {
+    html! {
+        div.scroll { table.history {
+            "\n" caption { "Changes to " (name) "’s values, oldest first, with their record and formula" } "\n"
+            (column_headers(t)) "\n"
+            tbody {
+                "\n"
+                @for row in t.rows.iter_cells() {
+                    tr;
+                    @for (col, v) in t.columns.iter().zip(row) {
+                        @let text = v.text();
+                        @match (col == "system").then(|| files.table(&text, None)).flatten() {
+                            Some(f) => { td; a href=(f) { (text) } }
+                            None => { td; (text) }
+                        }
+                    }
+                    "\n"
+                }
+                @if t.rows.is_empty() {
+                    tr; td colspan="6"; "(no changes recorded)" "\n"
+                }
+            }
+        } }
+        "\n"
     }
-    if t.rows.is_empty() {
-        out.push_str("<tr><td colspan=\"6\">(no changes recorded)\n");
-    }
-    out.push_str("</tbody></table></div>\n");
 }

@@ -2,9 +2,7 @@
 //! file names and the links between them (see the module docs of
 //! [`crate::site`], "Pagination").
 
-use std::fmt::Write as _;
-
-use super::pages::escape;
+use maud::{html, Markup};
 
 /// Rows of each table on one page: a page of the widest table (CFR's event
 /// scores, about 300 bytes a row) stays near 300 KB.
@@ -33,24 +31,9 @@ pub fn page_name(first: &str, n: usize) -> String {
 /// The links between the `count` pages of `first`, on page `n`: first,
 /// previous, the pages up to two away and the last, next; nothing when there
 /// is one page.
-pub fn pager(first: &str, n: usize, count: usize) -> String {
+pub fn pager(first: &str, n: usize, count: usize) -> Markup {
     if count <= 1 {
-        return String::new();
-    }
-    let link = |k: usize, text: &str, rel: &str| {
-        format!(
-            "<a href=\"{}\"{rel}>{text}</a>",
-            escape(&page_name(first, k))
-        )
-    };
-    let mut out = format!("<nav class=\"pages\" aria-label=\"Pages\">Page {n} of {count}:");
-    if n > 1 {
-        let _ = write!(
-            out,
-            " {} {}",
-            link(1, "first", ""),
-            link(n - 1, "previous", " rel=\"prev\"")
-        );
+        return Markup::default();
     }
     let near = n.saturating_sub(2).max(1)..=(n + 2).min(count);
     let mut shown: Vec<usize> = near.collect();
@@ -60,31 +43,31 @@ pub fn pager(first: &str, n: usize, count: usize) -> String {
         }
     }
     shown.sort_unstable();
-    let mut last = 0;
-    for k in shown {
-        if k > last + 1 {
-            out.push_str(" …");
-        }
-        match k == n {
-            true => {
-                let _ = write!(out, " <strong aria-current=\"page\">{k}</strong>");
+    let gap = |i: usize| i > 0 && shown[i] > shown[i - 1] + 1;
+    let link = |k: usize| page_name(first, k);
+    html! {
+        nav.pages aria-label="Pages" {
+            "Page " (n) " of " (count) ":"
+            @if n > 1 {
+                " " a href=(link(1)) { "first" }
+                " " a href=(link(n - 1)) rel="prev" { "previous" }
             }
-            false => {
-                let _ = write!(out, " {}", link(k, &k.to_string(), ""));
+            @for (i, &k) in shown.iter().enumerate() {
+                @if gap(i) { " …" }
+                " "
+                @if k == n {
+                    strong aria-current="page" { (k) }
+                } @else {
+                    a href=(link(k)) { (k) }
+                }
+            }
+            @if n < count {
+                " " a href=(link(n + 1)) rel="next" { "next" }
+                " " a href=(link(count)) { "last" }
             }
         }
-        last = k;
+        "\n"
     }
-    if n < count {
-        let _ = write!(
-            out,
-            " {} {}",
-            link(n + 1, "next", " rel=\"next\""),
-            link(count, "last", "")
-        );
-    }
-    out.push_str("</nav>\n");
-    out
 }
 
 #[cfg(test)]
@@ -99,13 +82,13 @@ mod tests {
         assert_eq!((page_of(0), page_of(ROWS - 1), page_of(ROWS)), (1, 1, 2));
         assert_eq!(page_name("table-cfr.html", 1), "table-cfr.html");
         assert_eq!(page_name("table-cfr.html", 12), "table-cfr_12.html");
-        assert_eq!(pager("t.html", 1, 1), "");
-        let p = pager("t.html", 6, 20);
+        assert_eq!(pager("t.html", 1, 1).into_string(), "");
+        let p = pager("t.html", 6, 20).into_string();
         assert!(p.starts_with("<nav class=\"pages\" aria-label=\"Pages\">Page 6 of 20: "));
         assert!(p.contains("<a href=\"t.html\">first</a> <a href=\"t_5.html\" rel=\"prev\">previous</a> <a href=\"t.html\">1</a> … <a href=\"t_4.html\">4</a>"));
         assert!(p.contains("<strong aria-current=\"page\">6</strong> <a href=\"t_7.html\">7</a> <a href=\"t_8.html\">8</a> … <a href=\"t_20.html\">20</a> <a href=\"t_7.html\" rel=\"next\">next</a> <a href=\"t_20.html\">last</a></nav>"));
-        let first = pager("t.html", 1, 2);
+        let first = pager("t.html", 1, 2).into_string();
         assert!(!first.contains("previous") && first.contains("rel=\"next\""));
-        assert!(!pager("t.html", 2, 2).contains("next"));
+        assert!(!pager("t.html", 2, 2).into_string().contains("next"));
     }
 }
