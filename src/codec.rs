@@ -3,10 +3,11 @@
 //! mepbm state: `systems/mepbm/store.rs`) and packed in-memory buffers (a table's rows, a site
 //! player's places, tournament rows of cards and cfr).
 //!
-//! Why not bincode: a state is mostly long vectors of small records (a 1M-event
-//! ledger: 650,000 game positions, 60,000 players); serde decoded them field by
-//! field and grew each `Vec` by doubling, which was about a quarter of a query's
-//! CPU. Here every vector is written as its length and then its elements, so the
+//! Why not bincode for these: a state is mostly long vectors of small records (a
+//! 1M-event ledger: 650,000 game positions, 60,000 players), which serde decodes
+//! field by field, growing each `Vec` by doubling (serde caps what it reserves
+//! ahead): about a quarter of a point-in-time query's CPU. Here every vector is
+//! written as its length and then its elements, so the
 //! reader allocates each `Vec` once, and integers are LEB128 varints (as bincode's
 //! varint encoding, so the bytes stay about as small and compress alike).
 //!

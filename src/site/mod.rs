@@ -38,7 +38,7 @@
 //!
 //! A page holds at most [`ROWS`] (1,000) rows of each table of a report, so
 //! no page grows with the ledger: at 1M generated events the widest, CFR's,
-//! is about 0.5 MB, where the whole table on one page was 320 MB. Page 1 is
+//! is about 0.5 MB, where the whole table on one page would be 320 MB. Page 1 is
 //! `table-cfr.html`, with the top of every table of the report (the standings'
 //! first 1,000 places, the first 1,000 event scores); page `n` is
 //! `table-cfr_n.html` ([`page_name`]: a slug never holds `_`), with rows
@@ -57,7 +57,7 @@
 //! the last among them, ending in a point at the latest value; and the latest
 //! [`HISTORY`] changes with their formulas. Each page is a few tens of KB
 //! whatever the history: a player's every change, each on its own line with
-//! its formula, was 250 KB a player at 1M events (15 GB in all), and the
+//! its formula, would be 250 KB a player at 1M events (15 GB in all), and the
 //! whole history is in `export.jsonl` (`laurel history NAME` lists it).
 //!
 //! # Rebuilding
