@@ -62,8 +62,9 @@
 //!   append-time checks; `checkpoint.rs` resumes from a checkpoint and says what its
 //!   sections are (the rules, then each system's state); `view.rs` reads the ledger
 //!   as a [`fold::Source`]; `lend.rs` gives [`ledger::Ledger::append`] and
-//!   [`ledger::Ledger::verify`]: the ledger's append lent the event grammar
-//!   ([`events::EventGrammar`]) and the check fold, its verify lent the grammar. `parallel.rs` folds with a worker
+//!   [`ledger::Ledger::verify`]: the ledger's append lent the event grammar of the
+//!   registry's vocabulary ([`systems::GRAMMAR`]) and the check fold, its verify
+//!   lent the grammar. `parallel.rs` folds with a worker
 //!   thread per group of namespaces; [`fold::stream`] reads the chunks once, in seq order,
 //!   and hands records on in fold order as the chunk summaries allow.
 //! - [`systems`]: one folder per rating system (below), the registry that lists them
@@ -160,8 +161,9 @@
 //! # Boundaries
 //!
 //! - Only [`ledger`] knows sled and the byte layout; folds read through [`fold::Source`].
-//!   The ledger never names an event type nor calls a fold: an append is lent
-//!   the event grammar and its check fold, `verify` the grammar ([`ledger::grammar`]).
+//!   The ledger imports neither the event layer nor the systems, and calls no fold:
+//!   an append is lent the event grammar and its check fold, `verify` the grammar
+//!   ([`ledger::grammar`]); it knows an event's header fields, never its payload.
 //! - Only [`events`] parses event JSON; systems see typed structs.
 //! - Only `src/main.rs` knows clap and the process; [`error`] decides the exit code.
 //! - Systems know nothing of each other, the ledger or the clocks: they fold what the

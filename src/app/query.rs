@@ -15,8 +15,7 @@ use crate::ledger::Ledger;
 use crate::output::{self, Print};
 use crate::players::Players;
 use crate::systems::table::{Report, Table};
-use crate::systems::Event;
-use crate::systems::{self, Change, Cx, Selector, State};
+use crate::systems::{self, Change, Cx, Event, Selector, State};
 use crate::time::Micros;
 
 /// `laurel standings TABLE`, written to `w` as it is rendered.

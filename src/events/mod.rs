@@ -17,7 +17,8 @@
 //! the registry into one enum (`systems::Event`): this layer is handed that
 //! [`Vocabulary`] as a type parameter (its parser, records and schemas are
 //! generic in it) and names no system; `systems` gives the crate's aliases
-//! (`systems::Record`, `systems::LineParser`, `systems::GRAMMAR`).
+//! (`systems::Record`, `systems::Screened`, `systems::LineParser`,
+//! `systems::GRAMMAR`).
 //!
 //! Storage reads an append's lines and a stored event's header through the
 //! [`EventGrammar`] it is lent (it never names an event type). An append's

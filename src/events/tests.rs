@@ -1,5 +1,6 @@
 use super::*;
 use crate::systems::Event;
+use serde_json::json;
 
 // The event layer's tests, in the registry's vocabulary.
 type Record = super::Record<Event>;
@@ -9,7 +10,6 @@ type LineParser = super::LineParser<Event>;
 fn parse_event(v: Value) -> Result<Screened, String> {
     super::parse_event(v)
 }
-use serde_json::json;
 
 fn err(v: Value) -> String {
     parse_event(v).unwrap_err()

@@ -1,7 +1,7 @@
 //! The ledger's operations that need what lies above storage, as the crate
 //! offers them: the append ([`Ledger::append_checked`]) lent the event
 //! grammar ([`GRAMMAR`]) and the check fold ([`Ledger::check_fold`]),
-//! and `verify` ([`Ledger::verify_read`]) lent the grammar. Storage writes
+//! and `verify` ([`Ledger::verify_lent`]) lent the grammar. Storage writes
 //! the records beyond the head and commits them; how a line reads and whether
 //! the ledger is still valid with it are the event layer's and the fold's
 //! answers, so the ledger never calls either: they are lent here.
@@ -49,6 +49,6 @@ impl Ledger {
     /// between chunks, the published index and fingerprints; with `expect`,
     /// that a published head (seq, hash) is still in it.
     pub fn verify(&self, expect: Option<(u64, [u8; 32])>) -> Result<VerifyReport> {
-        self.verify_read(expect, &GRAMMAR)
+        self.verify_lent(expect, &GRAMMAR)
     }
 }

@@ -63,8 +63,7 @@ pub use stream::{Keep, Span};
 use crate::error::{Error, Origin, Result};
 use crate::events::ledger;
 use crate::params::{self, Params};
-use crate::systems::{Change, Cx, State};
-use crate::systems::{Event, Record};
+use crate::systems::{Change, Cx, Event, Record, State};
 use crate::time::Micros;
 
 /// The small per-record header the plan is built from.

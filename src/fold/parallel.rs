@@ -57,8 +57,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::events;
 use crate::params::Params;
-use crate::systems::Record;
-use crate::systems::{Change, Cx, State, NAMESPACES};
+use crate::systems::{Change, Cx, Record, State, NAMESPACES};
 use crate::time::Micros;
 
 /// Records per batch handed to a worker.

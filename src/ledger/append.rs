@@ -45,8 +45,8 @@ impl Ledger {
     /// The append of `inputs` with what `lent` lends (the public entry
     /// points, `Ledger::append`, `append_if` and `dry_run`, are in the fold
     /// module, which lends the event grammar and its check fold), committed
-    /// only if `accept`
-    /// takes its report once every record is written and validated.
+    /// only if `accept` takes its report once every record is written and
+    /// validated.
     ///
     /// An append that fails gives back what it wrote (a full disk stays no
     /// fuller): its segment, checkpoints and keys go, files first, which frees
@@ -145,9 +145,8 @@ impl Ledger {
     /// The parser thread decodes the payloads of the first
     /// [`EAGER`](super::parse::EAGER) events and leaves the others undecoded
     /// ([`ParseLine::screened`](super::grammar::ParseLine::screened)): the
-    /// check fold decodes them,
-    /// and every error path here and there reports a payload that does not
-    /// decode first if it comes first in input order
+    /// check fold decodes them, and every error path here and there reports a
+    /// payload that does not decode first if it comes first in input order
     /// ([`Pending::first_problem`]). `dry`: a dry run's (see the module docs).
     fn write_pending(
         &self,
@@ -249,7 +248,8 @@ impl Ledger {
         ))
     }
 
-    /// Payloads the parser thread left undecoded
+    /// The refusal that goes ahead of the check fold's answer, if any: a
+    /// payload that does not decode. Payloads the parser thread left undecoded
     /// ([`ParseLine::screened`](super::grammar::ParseLine::screened)) were
     /// decoded by the fold, but for records voided in this append; and when
     /// the fold failed, a payload that does not decode is the problem to

@@ -2,8 +2,9 @@
 //! an append's lines read into canonical bytes and the header fields a record
 //! stores beside them ([`ParseLine`]), and a stored event's header read back
 //! for `verify` ([`Grammar::header`]). The ledger knows bytes and these
-//! fields, never an event's type or payload; the event layer (`events`)
-//! implements both, and `fold` lends them to the append and `verify`.
+//! fields (a void's target among them: voids are the ledger's own), never a
+//! payload; the event layer (`events`) implements both, and `fold` lends them
+//! to the append and `verify`.
 
 use std::borrow::Cow;
 
@@ -13,7 +14,9 @@ use crate::time::Micros;
 /// record's header repeats of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
+    /// The idempotency key given, if any.
     pub id: Option<String>,
+    /// Domain time, microseconds UTC.
     pub at: Micros,
     /// The `type` string (the append's report counts each).
     pub kind: String,
@@ -28,7 +31,9 @@ pub struct Line {
 /// no escapes (`verify` reads one header per record).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header<'a> {
+    /// Domain time, microseconds UTC.
     pub at: Micros,
+    /// The idempotency key given, if any.
     pub id: Option<Cow<'a, str>>,
     pub void_target: Option<u64>,
 }

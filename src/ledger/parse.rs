@@ -197,12 +197,6 @@ pub(super) fn incoming(parsed: Parsed, names: &[String]) -> Batch {
         .collect()
 }
 
-/// The message of `canonical`'s payload when it does not decode (an event the
-/// parser thread screened, its payload deferred), else `None`.
-pub(super) fn payload_error(parser: &mut dyn ParseLine, canonical: &[u8]) -> Option<String> {
-    parser.whole(canonical).err()
-}
-
 pub(super) fn origin(name: &str, line: u64) -> Origin {
     Origin {
         file: Some(name.to_string()),

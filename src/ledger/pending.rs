@@ -9,7 +9,7 @@ use std::sync::mpsc::Receiver;
 
 use super::chunk::{self, ChunkWriter};
 use super::grammar::Grammar;
-use super::parse::{incoming, origin, payload_error, Incoming, Sent};
+use super::parse::{incoming, origin, Incoming, Sent};
 use super::{idem, segment, Head, Ledger};
 use crate::error::{Error, Origin, Result};
 use crate::time::Micros;
@@ -120,7 +120,8 @@ impl Pending<'_> {
             }
             Recorded::Conflict(seq) => {
                 // The line's own payload comes first (see `first_problem`).
-                if let Some(msg) = payload_error(&mut *self.grammar.parser(), &inc.canonical) {
+                // A screened line's payload was left undecoded: decode it now.
+                if let Err(msg) = self.grammar.parser().whole(&inc.canonical) {
                     return Err(Error::invalid(
                         self::origin(&names[inc.file], inc.line),
                         msg,
@@ -175,7 +176,8 @@ impl Pending<'_> {
 
     /// The refusal of the first record of `ranges` (ascending, disjoint seq
     /// ranges of records stored by this append) whose payload does not decode
-    /// ([`payload_error`]), naming its file and line. Reads the chunks beyond
+    /// ([`ParseLine::whole`](super::grammar::ParseLine::whole)), naming its
+    /// file and line. Reads the chunks beyond
     /// the head, each once however many ranges it holds ([`Ledger::walk_chunks`]):
     /// an append that voids many of its own records checks them in one walk.
     pub(super) fn bad_payload(

@@ -42,7 +42,7 @@ impl Ledger {
     /// Check the whole chain, each record's header read back from its event
     /// by `grammar` (the event layer's, lent by the public `Ledger::verify`);
     /// with `expect`, that a published head is still in it.
-    pub(crate) fn verify_read(
+    pub(crate) fn verify_lent(
         &self,
         expect: Expect,
         grammar: &dyn Grammar,

@@ -95,7 +95,7 @@ pub(super) fn fmt_num(x: f64, step: f64) -> String {
 /// scales (a rating near 1500 and points near 10), so each series gets its own
 /// panel and y axis; the panels are stacked in one SVG and share the date
 /// axis, labelled under the last. Coordinates are whole units (of 640 across).
-pub fn chart(name: &str, changes: &[&Change]) -> Markup {
+pub(crate) fn chart(name: &str, changes: &[&Change]) -> Markup {
     let mut series: BTreeMap<&str, Vec<(i64, f64, &Change)>> = BTreeMap::new();
     let mut skipped = 0;
     for c in changes {

@@ -140,10 +140,13 @@ use crate::output::Stamp;
 use crate::systems::table::Report;
 use crate::systems::Change;
 
-pub use chart::{chart, POINTS};
+#[cfg(test)]
+use chart::chart;
+pub use chart::POINTS;
 pub use outline::{slug, Files, Outline};
+pub(crate) use pages::render_player;
 use pages::{render_index, render_players, render_table, table_pages, PLAYERS};
-pub use pages::{render_player, HISTORY, VERIFY_SCRIPT};
+pub use pages::{HISTORY, VERIFY_SCRIPT};
 use paging::page_count;
 pub use paging::{page_name, ROWS};
 pub use write::{write_staged, Written};

@@ -400,7 +400,7 @@ pub const HISTORY: usize = 10;
 /// A player's page: where they stand (`standing`: their list items from
 /// `Outline::standing`), the chart of every change, the latest [`HISTORY`]
 /// changes with formulas.
-pub fn render_player(
+pub(crate) fn render_player(
     site: &Site,
     files: &Files,
     name: &str,

@@ -121,10 +121,10 @@ impl World {
             (_, true) => (6, 2),
             (_, false) => (10, 5),
         };
-        let seats = self.seats(nations(scenario), grudge, n_side, n_neutral);
+        let (seats, mut taken) = self.seats(nations(scenario), grudge, n_side, n_neutral);
         let mut game = Game {
             name: format!("{}", 100 + n),
-            seats: seats.0,
+            seats,
             start: t,
             end: t,
             events: Vec::new(),
@@ -132,7 +132,6 @@ impl World {
         self.game_started(&mut game, scenario, grudge);
         let turns = self.rng.range(12, 45);
         game.end = t + turns * 7 * DAY + self.rng.range(0, DAY - 1);
-        let mut taken = seats.1;
         self.takeovers(&mut game, &mut taken);
         self.allegiances(&mut game);
         self.game_ended(&mut game, turns);
@@ -210,7 +209,7 @@ impl World {
     }
 
     /// The seats of a game: `n_side` nations a side (a grudge team's members
-    /// first on theirs), then `n_neutral` neutrals; and every player taken.
+    /// among theirs), then `n_neutral` neutrals; and every player taken.
     fn seats(
         &mut self,
         pool: &Nations,
@@ -259,6 +258,7 @@ impl World {
         (seats, taken)
     }
 
+    /// The game's start: its scenario, positions and grudge teams.
     fn game_started(&self, game: &mut Game, scenario: &str, grudge: Option<(usize, usize)>) {
         let positions: Vec<Value> = game
             .seats
@@ -312,6 +312,7 @@ impl World {
         game.events.extend(planned);
     }
 
+    /// The game's end: the winner and each nation's victory points.
     fn game_ended(&mut self, game: &mut Game, turns: i64) {
         let rng = &mut self.rng;
         let winner = match rng.below(20) {
