@@ -78,8 +78,8 @@
 //!   everything about it, its event payload types (`events.rs`) at the bottom: events
 //!   and the fold reach a system only through the registry. [`codec`]: the one LEB128
 //!   varint codec.
-//! - [`params`]: rule parameters, declared by each system with its community's defaults;
-//!   [`num`]: exact rationals and the one rounding helper (half away from zero); [`time`]:
+//! - [`systems::params`]: rule parameters, declared by each system with its community's
+//!   defaults, gathered by the registry ([`systems::PARAM_GROUPS`]); [`num`]: exact rationals and the one rounding helper (half away from zero); [`time`]:
 //!   instants as microseconds UTC; [`error`]: the one error type, which decides exit codes.
 //! - [`players`]: the ledger's players (the namespaces' players indexes,
 //!   [`systems::players`], merged): the near-duplicate check of an append (an
@@ -235,7 +235,7 @@
 //!    unknown fields denied) and one `payload_table!` naming them (`Event`, `TYPES`, `parse`); pure math first, then a
 //!    `State` implementing [`systems::Projection`] (`check` names the rule broken, `apply`
 //!    never fails) in `mod.rs`, with `TABLES` and `standings`; `params.rs` (every constant, as
-//!    typed groups declared with `params::rule_params!` and read through `Cx::params`);
+//!    typed groups declared with `systems::params::rule_params!` and read through `Cx::params`);
 //!    `system.rs`, its [`systems::RatingSystem`] impl
 //!    (name, tables, parameter groups, samples, the parallel fold's worker,
 //!    `names`: every player name an event mentions, for the players index,
@@ -271,7 +271,6 @@ pub mod input;
 pub mod ledger;
 pub mod num;
 pub mod output;
-pub mod params;
 pub mod players;
 pub mod site;
 pub mod spill;

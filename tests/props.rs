@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use laurel::fold::{self, MemSource, Query, Source};
 use laurel::ledger::{canonical, Input, Ledger};
-use laurel::params::Range;
+use laurel::systems::params::Range;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -77,7 +77,9 @@ fn stream(ops: &[(Op, u32)]) -> Vec<Value> {
                 let d = &defs[param % defs.len()];
                 let mut params = json!({d.name: param_value(d.range, d.default, *bump)});
                 // Out of the parameter's range (fibonacci.base is 0 or 1): the default.
-                if laurel::params::check_system(d.system, params.as_object().unwrap()).is_err() {
+                if laurel::systems::params::check_system(d.system, params.as_object().unwrap())
+                    .is_err()
+                {
                     params = json!({d.name: serde_json::from_str::<Value>(d.default).unwrap()});
                 }
                 json!({"type": "ledger.rules_changed", "at": at, "system": d.system,

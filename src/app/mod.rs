@@ -92,7 +92,8 @@ fn read_rules(path: &Path) -> Result<Value> {
         std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| Error::Usage(format!("{}: invalid JSON: {e}", path.display())))?;
-    crate::params::check_rules(&v).map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+    crate::systems::params::check_rules(&v)
+        .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
     Ok(v)
 }
 

@@ -42,7 +42,7 @@ use super::{KnownAt, Pos, Query, Resume, Sink, Start};
 use crate::error::{Error, Result};
 use crate::ledger::checkpoint::{every, small_header, unpack, Frames, Header, ParentOf};
 use crate::ledger::{Head, Ledger};
-use crate::params::Params;
+use crate::systems::params::Params;
 use crate::systems::players::{Index, PerNamespace};
 use crate::systems::{State, NAMESPACES};
 use crate::time::Micros;

@@ -62,7 +62,7 @@ pub use stream::{Keep, Span};
 
 use crate::error::{Error, Origin, Result};
 use crate::events::ledger;
-use crate::params::{self, Params};
+use crate::systems::params::{self, Params};
 use crate::systems::{Change, Cx, Event, Record, State};
 use crate::time::Micros;
 

@@ -56,7 +56,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::events;
-use crate::params::Params;
+use crate::systems::params::Params;
 use crate::systems::{Change, Cx, Record, State, NAMESPACES};
 use crate::time::Micros;
 

@@ -11,7 +11,7 @@
 //!   was checked when it was appended (a filtered fold such as `--as-of` only ever
 //!   drops a suffix of time or of seqs, which keeps the checked invariants).
 //!
-//! Rule constants are parameters ([`crate::params`]), never literals in the math, so
+//! Rule constants are parameters ([`crate::systems::params`]), never literals in the math, so
 //! `ledger.rules_changed` and `replay --rules` reach them: each system declares its
 //! groups in its `params.rs`, [`PARAM_GROUPS`] lists them all, and rule code reads
 //! typed fields from [`Cx::params`] (`cx.params.get::<Sbr>().advance`).
@@ -74,6 +74,7 @@ pub mod cfr;
 pub mod compact;
 pub mod diplomacy;
 pub mod mepbm;
+pub mod params;
 pub mod players;
 #[cfg(test)]
 mod roundtrip;
@@ -82,7 +83,7 @@ pub mod sbr;
 pub mod table;
 
 use crate::events::{self, PayloadInput, Vocabulary};
-use crate::params::{GroupDef, Params};
+use crate::systems::params::{GroupDef, Params};
 use crate::systems::table::Report;
 use crate::time::Micros;
 

@@ -4,7 +4,7 @@
 //! Ranges: a match seats 3 or 4 players, so a table has 1 to 4 places (a place
 //! past its end earns 0); points, the divisor and the clamp are within a million.
 
-use crate::params::{rule_params, Range};
+use crate::systems::params::{rule_params, Range};
 
 rule_params! {
     /// The points tables in force (the math is in [`super::points`]).
@@ -30,7 +30,7 @@ rule_params! {
 mod tests {
     use serde_json::json;
 
-    use crate::params::check_system;
+    use crate::systems::params::check_system;
 
     use super::*;
 

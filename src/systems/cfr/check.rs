@@ -5,11 +5,11 @@
 use std::collections::BTreeSet;
 
 use crate::num::{parse_decimal, Rational};
-use crate::params::DECIMAL_PLACES;
 use crate::systems::cfr::events::{
     EventCompleted, Format, Placing, SeriesDefined, MAX_HEATS, PLACE, POINTS, TABLE_PLACES, TIER,
     TIER_OFFSET,
 };
+use crate::systems::params::DECIMAL_PLACES;
 use crate::time::format_short;
 
 use super::State;

@@ -8,7 +8,7 @@
 
 use super::events::{POINTS, TABLE_PLACES, TIER_OFFSET};
 use super::math::SCORE_PLACES;
-use crate::params::{rule_params, Decimal, Range};
+use crate::systems::params::{rule_params, Decimal, Range};
 
 rule_params! {
     /// CFR event scores and the driver ranking.
@@ -38,7 +38,7 @@ rule_params! {
 mod tests {
     use serde_json::json;
 
-    use crate::params::check_system;
+    use crate::systems::params::check_system;
 
     use super::*;
 

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::params::{rule_params, Range};
+use crate::systems::params::{rule_params, Range};
 
 /// How Carnage ranks the powers eliminated in a drawn game (`carnage.eliminated`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,7 +53,7 @@ rule_params! {
 mod tests {
     use serde_json::json;
 
-    use crate::params::check_system;
+    use crate::systems::params::check_system;
 
     use super::*;
 

@@ -1,7 +1,7 @@
 //! `diplomacy` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
 use super::{events, params, State, TABLES};
-use crate::params::GroupDef;
+use crate::systems::params::GroupDef;
 use crate::systems::RatingSystem;
 
 impl RatingSystem for State {

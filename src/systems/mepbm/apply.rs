@@ -7,11 +7,11 @@
 //! inside the `cx.audit` closure, so only `history` pays for text.
 
 use crate::num::{ratio, Rational};
-use crate::params::Decimal;
 use crate::systems::mepbm::events::{
     Aligned, AllegianceChanged, GameEnded, GameStarted, GrudgeRosterChanged, GrudgeTeamRegistered,
     MonthlyTick, NationTakenOver, Rated, RatingSeeded, Side, VoteCast, Winner,
 };
+use crate::systems::params::Decimal;
 use crate::systems::Record;
 
 use super::check::side_name;

@@ -7,7 +7,7 @@
 //! those start at 1 or more; factors are fractions from 0 to 1 (a small game
 //! never weighs more than a full one, a month pulls toward the mean).
 
-use crate::params::{rule_params, Decimal, Range};
+use crate::systems::params::{rule_params, Decimal, Range};
 
 rule_params! {
     /// Valar: `round(factor * (base + (TotLose - TotWin) / divisor))`, at
@@ -84,7 +84,7 @@ rule_params! {
 mod tests {
     use serde_json::json;
 
-    use crate::params::{check_system, Group};
+    use crate::systems::params::{check_system, Group};
 
     use super::*;
 

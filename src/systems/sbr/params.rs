@@ -4,7 +4,7 @@
 //! at most 100 games (each a column of its table); `advance` and `podium` are
 //! places, at most 100.
 
-use crate::params::{rule_params, Range};
+use crate::systems::params::{rule_params, Range};
 
 rule_params! {
     /// Game scores, matches and the bracket.
@@ -26,7 +26,7 @@ rule_params! {
 mod tests {
     use serde_json::json;
 
-    use crate::params::check_system;
+    use crate::systems::params::check_system;
 
     use super::*;
 

@@ -88,14 +88,14 @@ macro_rules! rule_params {
         impl Default for $name {
             /// The published rules' values.
             fn default() -> Self {
-                $crate::params::from_defaults(<Self as $crate::params::Group>::PARAMS)
+                $crate::systems::params::from_defaults(<Self as $crate::systems::params::Group>::PARAMS)
             }
         }
 
-        impl $crate::params::Group for $name {
+        impl $crate::systems::params::Group for $name {
             const NAME: &'static str = $group;
-            const PARAMS: &'static [$crate::params::ParamDef] = &[$(
-                $crate::params::ParamDef {
+            const PARAMS: &'static [$crate::systems::params::ParamDef] = &[$(
+                $crate::systems::params::ParamDef {
                     system: $group,
                     name: stringify!($field),
                     range: $range,
