@@ -93,8 +93,9 @@
 //! - [`site`]: the static site, pure functions from tables and changes to HTML and SVG
 //!   (maud templates, which escape every value);
 //!   [`spill`]: its audit trail on disk, in buckets by subject.
-//! - [`demo`]: the `events/` files compiled in and the stops of `laurel demo`'s tour; [`gen`] and [`bench`](mod@bench): `laurel
-//!   gen` and `laurel bench`; [`sysinfo`]: peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
+//! - [`demo`]: the `events/` files compiled in and the stops of `laurel demo`'s tour;
+//!   [`systems::gen`] (`laurel gen`: the driver and its toolkit; each system's planner is
+//!   its folder's `gen.rs`) and [`bench`](mod@bench) (`laurel bench`); [`sysinfo`]: peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
 //!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`,
 //!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `timetravel.rs`, `players.rs`,
@@ -256,7 +257,7 @@
 //! 5. **Tests.** `tests/ns.rs` with insta snapshots of its tables;
 //!    `tests/corpus/systems/ns_<rule>.jsonl` breaking each rule once (with `.expect`, and
 //!    `.setup.jsonl` where needed), `ns` in `SYSTEMS` and a test of its own in
-//!    `tests/corpus.rs`; [`gen`] for the benchmark's mix (a planner and an arm of `System`); the table names in the
+//!    `tests/corpus.rs`; [`systems::gen`] for the benchmark's mix (a planner and an arm of `System`); the table names in the
 //!    `standings` help of `src/main.rs` and in the README.
 
 pub mod app;
@@ -266,7 +267,6 @@ pub mod demo;
 pub mod error;
 pub mod events;
 pub mod fold;
-pub mod gen;
 pub mod input;
 pub mod ledger;
 pub mod num;

@@ -223,19 +223,19 @@ pub fn gen(events: u64, seed: u64, systems: &[String], w: &mut dyn Write) -> Res
     let systems = systems
         .iter()
         .map(|s| {
-            crate::gen::System::parse(s).ok_or_else(|| {
+            crate::systems::gen::System::parse(s).ok_or_else(|| {
                 let known = crate::systems::NAMESPACES.join(", ");
                 Error::Usage(format!("--systems: unknown system {s:?} (known: {known})"))
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let opts = crate::gen::Options {
+    let opts = crate::systems::gen::Options {
         events,
         seed,
         systems,
     };
     let mut bw = std::io::BufWriter::with_capacity(256 * 1024, w);
-    crate::gen::generate(&opts, &mut bw).map_err(|e| Error::io("stdout", e))?;
+    crate::systems::gen::generate(&opts, &mut bw).map_err(|e| Error::io("stdout", e))?;
     bw.flush().map_err(|e| Error::io("stdout", e))
 }
 
@@ -270,7 +270,7 @@ mod tests {
     fn the_staged_site_is_the_site_from_memory() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("ledger");
-        let text = crate::gen::stream(12_000, 11);
+        let text = crate::systems::gen::stream(12_000, 11);
         let ledger = Ledger::init(&path).unwrap();
         let input = Input {
             name: "gen".into(),

@@ -28,7 +28,7 @@ use super::io;
 use super::report::{ms, Row, Verdict};
 use super::setup::{copy_dir, dir_summary, first_of_type};
 use crate::error::Result;
-use crate::gen;
+use crate::systems::gen;
 
 // The targets' bounds, in milliseconds.
 const STANDINGS_MS: u64 = 200;

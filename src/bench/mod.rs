@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::gen::{self, Rng};
+use crate::systems::gen::{self, Rng};
 use child::{Probe, Run};
 use report::{Row, Verdict};
 

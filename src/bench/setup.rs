@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use super::io;
 use crate::error::{Error, Result};
-use crate::gen;
 use crate::ledger::canonical;
+use crate::systems::gen;
 
 /// Generate `events` events of `seed` into `path` and fsync it: left dirty, the
 /// kernel writes it back about 30 s later (`vm.dirty_expire_centisecs`), during

@@ -35,7 +35,7 @@ fn envelope_rules_name_the_field() {
 
 #[test]
 fn a_stored_event_decodes_to_what_its_input_parsed_to() {
-    let gen = crate::gen::stream(400, 3);
+    let gen = crate::systems::gen::stream(400, 3);
     let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
     for line in bundled.chain(gen.lines()).filter(|l| !l.trim().is_empty()) {
         let p = parse_event(serde_json::from_str(line).unwrap()).unwrap();
@@ -59,7 +59,7 @@ fn decode_every_way(bytes: &[u8]) -> Result<Record, String> {
 
 #[test]
 fn the_one_pass_decode_equals_the_two_pass_one_on_odd_records() {
-    let gen = crate::gen::stream(400, 3);
+    let gen = crate::systems::gen::stream(400, 3);
     let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
     let mut guessed = 0;
     for line in bundled.chain(gen.lines()).filter(|l| !l.trim().is_empty()) {
@@ -143,7 +143,7 @@ fn the_stored_header_reads_at_id_and_a_voids_target() {
 /// types refuse (`-0`, fractions, leading zeros, repeats, out of range) are refused.
 #[test]
 fn mutated_records_decode_as_the_two_pass_decode_does() {
-    let gen = crate::gen::stream(600, 5);
+    let gen = crate::systems::gen::stream(600, 5);
     let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move |n: usize| {
@@ -242,7 +242,7 @@ fn screen_defers_every_payload_but_ledger_ones() {
     let mut parser = LineParser::default();
     let (mut kept, mut left) = (0, 0);
     let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
-    let gen = crate::gen::stream(2000, 7);
+    let gen = crate::systems::gen::stream(2000, 7);
     for line in bundled.chain(gen.lines()).filter(|l| l.starts_with('{')) {
         let s = parser.screen(line.as_bytes()).unwrap();
         assert_eq!(s.event.is_none(), !s.kind.starts_with("ledger."), "{line}");
@@ -256,7 +256,7 @@ fn screen_defers_every_payload_but_ledger_ones() {
 
 #[test]
 fn line_parser_agrees_with_the_value_path_and_takes_the_fast_one() {
-    let gen = crate::gen::stream(2000, 7);
+    let gen = crate::systems::gen::stream(2000, 7);
     let bundled = crate::demo::BUNDLED.iter().flat_map(|(_, t)| t.lines());
     let mut parser = LineParser::default();
     for line in bundled.chain(gen.lines()).filter(|l| l.starts_with('{')) {

@@ -163,7 +163,7 @@ struct Stored {
 
 impl Stored {
     fn generated(events: u64) -> Stored {
-        let text = crate::gen::stream(events, 5);
+        let text = crate::systems::gen::stream(events, 5);
         let lines = text.lines().filter(|l| !l.trim().is_empty());
         let canonical = |l: &str| {
             let v: Value = serde_json::from_str(l).unwrap();

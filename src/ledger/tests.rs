@@ -66,7 +66,7 @@ fn origin_line(e: Error) -> Option<u64> {
 /// must still be the first in input order, and nothing may be appended.
 #[test]
 fn the_first_bad_line_is_reported_across_batches_and_nothing_is_written() {
-    let good: Vec<String> = crate::gen::stream(1500, 5)
+    let good: Vec<String> = crate::systems::gen::stream(1500, 5)
         .lines()
         .map(String::from)
         .collect();
@@ -110,7 +110,7 @@ fn an_input_problem_comes_after_the_lines_before_it() {
             Ok(n)
         }
     }
-    let good = crate::gen::stream(1200, 5);
+    let good = crate::systems::gen::stream(1200, 5);
     let lines: Vec<&str> = good.lines().collect();
     let dir = tempfile::tempdir().unwrap();
     let ledger = Ledger::init(&dir.path().join("l")).unwrap();
@@ -222,7 +222,7 @@ fn a_parsed_batch_has_the_content_keys_of_its_events_one_by_one() {
 /// and leaves out seqs that are not stored.
 #[test]
 fn record_fields_across_chunks_equal_hash_at_one_by_one() {
-    let text = crate::gen::stream(6000, 3);
+    let text = crate::systems::gen::stream(6000, 3);
     let dir = tempfile::tempdir().unwrap();
     let ledger = Ledger::init(&dir.path().join("l")).unwrap();
     ledger.append(input(&text)).unwrap();

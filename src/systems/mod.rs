@@ -73,6 +73,7 @@ pub mod cards;
 pub mod cfr;
 pub mod compact;
 pub mod diplomacy;
+pub mod gen;
 pub mod mepbm;
 pub mod params;
 pub mod players;

@@ -112,7 +112,7 @@ fn mepbm_state_round_trips_through_its_checkpoint_layout() {
 /// folds the rest of the stream to the same tables as the original.
 #[test]
 fn a_generated_mepbm_state_round_trips_mid_fold() {
-    let src = MemSource::from_jsonl(&crate::gen::stream(4000, 11)).expect("parses");
+    let src = MemSource::from_jsonl(&crate::systems::gen::stream(4000, 11)).expect("parses");
     // Fold up to the middle of the stream's time, then apply the rest in fold
     // order, to the original and to the copy.
     let mut rest: Vec<&crate::systems::Record> = src.records.iter().collect();

@@ -34,7 +34,7 @@ fn encode_checked(state: &State, params: &Params, i: usize) -> Result<Vec<u8>> {
 /// every checkpoint of a fold whose tournaments change between them.
 #[test]
 fn kept_tournament_bytes_give_serde_bytes_at_every_checkpoint() {
-    let src = fold::MemSource::from_jsonl(&crate::gen::stream(3000, 7)).unwrap();
+    let src = fold::MemSource::from_jsonl(&crate::systems::gen::stream(3000, 7)).unwrap();
     let mut made = 0;
     let mut put = |_: Pos, _: u64, _: fold::Snapshot| {
         made += 1;

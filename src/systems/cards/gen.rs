@@ -1,7 +1,7 @@
 //! Card-game tournaments for the generator: weekly rounds of three- and four-player
 //! tables whose scores sum to zero.
 
-use crate::gen::{plain, result, stamp, Planned, System, World, DAY, HOUR};
+use crate::systems::gen::{plain, result, stamp, Planned, System, World, DAY, HOUR};
 use serde_json::{json, Value};
 
 impl World {

@@ -1,6 +1,6 @@
 //! CFR series for the generator: points or elimination format, twenty events each.
 
-use crate::gen::{plain, result, stamp, Planned, Rng, System, World, DAY};
+use crate::systems::gen::{plain, result, stamp, Planned, Rng, System, World, DAY};
 use serde_json::{json, Value};
 
 impl World {

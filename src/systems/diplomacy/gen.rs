@@ -1,7 +1,7 @@
 //! Diplomacy games for the generator: one result per game, solo or draw, with
 //! eliminations and surrendered powers.
 
-use crate::gen::{result, stamp, Planned, System, World};
+use crate::systems::gen::{result, stamp, Planned, System, World};
 use serde_json::{json, Value};
 
 const POWERS: [&str; 7] = [

@@ -2,7 +2,9 @@
 //! grudge games between registered teams with their roster changes, and the
 //! monthly tick.
 
-use crate::gen::{name, plain, result, stamp, Planned, System, Team, World, DAY, HOUR, START};
+use crate::systems::gen::{
+    name, plain, result, stamp, Planned, System, Team, World, DAY, HOUR, START,
+};
 use serde_json::{json, Value};
 
 /// Each scenario's nations, by side; a game draws from its scenario's lists so

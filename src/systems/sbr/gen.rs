@@ -2,7 +2,7 @@
 //! matches, a bracket and the final.
 
 use super::math::PIECES;
-use crate::gen::{plain, result, stamp, Planned, Rng, System, World, DAY, HOUR};
+use crate::systems::gen::{plain, result, stamp, Planned, Rng, System, World, DAY, HOUR};
 use serde_json::{json, Value};
 
 const COLORS: [&str; 4] = ["red", "yellow", "green", "blue"];

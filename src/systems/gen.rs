@@ -25,7 +25,9 @@
 //!
 //! Layout: this file holds the generator's shared parts (the PRNG, options, the
 //! world of players and teams) and the driver [`generate`]; each system's activity
-//! planner is an `impl World` block in its folder (`src/systems/<ns>/gen.rs`).
+//! planner is an `impl World` block in its folder (`src/systems/<ns>/gen.rs`). It
+//! sits with the systems, whose events it plans: the planners use its toolkit and
+//! it calls them, inside one layer.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
