@@ -120,7 +120,7 @@ impl Pending<'_> {
             }
             Recorded::Conflict(seq) => {
                 // The line's own payload comes first (see `first_problem`).
-                // A screened line's payload was left undecoded: decode it now.
+                // A screened line's payload may not be decoded yet: decode it.
                 if let Err(msg) = self.grammar.parser().whole(&inc.canonical) {
                     return Err(Error::invalid(
                         self::origin(&names[inc.file], inc.line),
@@ -177,9 +177,9 @@ impl Pending<'_> {
     /// The refusal of the first record of `ranges` (ascending, disjoint seq
     /// ranges of records stored by this append) whose payload does not decode
     /// ([`ParseLine::whole`](super::grammar::ParseLine::whole)), naming its
-    /// file and line. Reads the chunks beyond
-    /// the head, each once however many ranges it holds ([`Ledger::walk_chunks`]):
-    /// an append that voids many of its own records checks them in one walk.
+    /// file and line. Reads the chunks beyond the head, each once however many
+    /// ranges it holds ([`Ledger::walk_chunks`]): an append that voids many of
+    /// its own records checks them in one walk.
     pub(super) fn bad_payload(
         &self,
         ranges: &[RangeInclusive<u64>],
