@@ -113,9 +113,9 @@ fn page(title: &str, site: &Site, body: Markup) -> String {
     .into_string()
 }
 
-/// When the ledger last changed ([`Site::updated`]): a `<time>` (with `id`)
+/// When the ledger last changed ([`Site::updated`]): a `<time id="updated">`
 /// showing the minute in UTC, or "never" for an empty ledger.
-fn updated(site: &Site, id: Option<&str>) -> Markup {
+fn updated(site: &Site) -> Markup {
     let Some(at) = &site.updated else {
         return html! { "never (the ledger is empty)" };
     };
@@ -123,7 +123,7 @@ fn updated(site: &Site, id: Option<&str>) -> Markup {
         (Some(day), Some(minute)) => format!("{day} {minute} UTC"),
         _ => at.clone(),
     };
-    html! { time id=[id] datetime=(at) { (shown) } }
+    html! { time #updated datetime=(at) { (shown) } }
 }
 
 /// The clocks the tables were computed with: `--as-of`, and `--known-at`
@@ -182,7 +182,7 @@ pub(super) fn render_index(site: &Site, outline: &Outline) -> String {
     let (k, cut) = (site.stamp.known_at, site.stamp.known_at < site.head_seq);
     let body = html! {
         h1 { (site.title) } "\n"
-        p { "Last updated: " (updated(site, Some("updated"))) "." } "\n"
+        p { "Last updated: " (updated(site)) "." } "\n"
         p {
             "Ledger head: record " strong #head-seq { (site.head_seq) } ", hash "
             code.hash #head-hash { (site.head_hash) }

@@ -80,18 +80,6 @@ struct Push {
 }
 
 impl Push {
-    fn at(si: usize, idx: u32, n: usize, leaving: Option<u32>) -> Push {
-        Push {
-            si,
-            idx,
-            n,
-            leaving,
-            scored: Vec::new(),
-            left: Vec::new(),
-            affected: Vec::new(),
-        }
-    }
-
     /// Move `counting` past the push: the leaving event's results out, the
     /// new event's in (a window of 0 counts nothing).
     fn recount(&self, counting: &mut Counting) {
@@ -175,7 +163,7 @@ impl State {
         if self.counting.as_ref().is_none_or(|c| c.n != n) {
             self.counting = Some(Box::new(self.count_all(n)));
         }
-        let push = self.push_of(Push::at(si, idx, n, leaving), cx);
+        let push = self.push_of((si, idx, n, leaving), cx);
         let Some(mut counting) = self.counting.take() else {
             return;
         };
@@ -210,15 +198,16 @@ impl State {
         self.drivers.get(subject).is_some_and(drove)
     }
 
-    /// `push` with its drivers: the new event's entries, the leaving
-    /// event's drivers, and the drivers whose changes the audit keeps.
-    /// Formulas cost text for every driver of the event: `history` of one
-    /// player asks for them only when that player drove in it.
-    fn push_of(&self, mut push: Push, cx: &Cx) -> Push {
-        let s = &self.series[push.si];
+    /// Pushing event `idx` into series `si` (window `n`, `leaving` pushed
+    /// out), with its drivers: the new event's entries, the leaving event's
+    /// drivers, and the drivers whose changes the audit keeps. Formulas cost
+    /// text for every driver of the event: `history` of one player asks for
+    /// them only when that player drove in it.
+    fn push_of(&self, (si, idx, n, leaving): (usize, u32, usize, Option<u32>), cx: &Cx) -> Push {
+        let s = &self.series[si];
         let all = cx.audit_subject().is_none();
-        let mut scored = self.entries(s, push.idx, all);
-        let left: Vec<u32> = push.leaving.map_or(Vec::new(), |l| {
+        let mut scored = self.entries(s, idx, all);
+        let left: Vec<u32> = leaving.map_or(Vec::new(), |l| {
             self.entries(s, l, false)
                 .into_iter()
                 .map(|(d, _)| d)
@@ -232,12 +221,17 @@ impl State {
         affected.retain(|name, _| cx.audits(name));
         let drove = |d: &u32| scored.iter().any(|(g, _)| g == d);
         if !all && affected.values().any(drove) {
-            scored = self.entries(s, push.idx, true);
+            scored = self.entries(s, idx, true);
         }
-        push.affected = affected.into_values().collect();
-        push.scored = scored;
-        push.left = left;
-        push
+        Push {
+            si,
+            idx,
+            n,
+            leaving,
+            scored,
+            left,
+            affected: affected.into_values().collect(),
+        }
     }
 
     /// Each affected driver's change, from their lines before and after.
