@@ -10,7 +10,9 @@
 //! ([`crate::systems::players::Index`]), read with its namespace. A query resumes from the latest checkpoint at or
 //! before its `--as-of` that serves its cut and folds the records after it;
 //! the check fold of an append resumes from the latest one still valid and
-//! stores new ones on the way.
+//! stores new ones on the way, or, for late records of one rating system,
+//! folds that system alone and makes the checkpoints after their cut again
+//! in place (`late.rs`).
 //!
 //! # Invariant: a checkpoint serves a cut
 //!
@@ -38,7 +40,7 @@ use bincode::Options;
 use serde::Serialize;
 
 use super::view::View;
-use super::{KnownAt, Pos, Query, Resume, Sink, Start};
+use super::{KnownAt, Marks, Pos, Query, Resume, Sink, Start};
 use crate::error::{Error, Result};
 use crate::ledger::checkpoint::{every, small_header, unpack, Frames, Header, ParentOf};
 use crate::ledger::{Head, Ledger};
@@ -393,6 +395,11 @@ impl Ledger {
     /// the first time, in order, or the error of the first one refused.
     pub(crate) fn check_fold(&self, old: u64, new: Head, store: bool) -> Result<Vec<String>> {
         let cut = self.cut_after(old, new.seq)?;
+        if let Some(cut) = cut {
+            if let Some(checked) = self.late_fold(old, new, cut, store)? {
+                return Ok(checked);
+            }
+        }
         let mut bound = (Micros::MAX, u64::MAX);
         if let Some(cut) = cut {
             match store {
@@ -486,10 +493,15 @@ impl Ledger {
             ..Query::default()
         };
         self.storing_checkpoints((parent, &refs(&names())), new, every, |put| {
+            // Every namespace is folded: every section is there.
+            let mut whole = |pos, n, s: super::Snapshot| match s.into_iter().collect() {
+                Some(sections) => put(pos, n, sections),
+                None => Err(Error::Storage("checkpoint: a section is missing".into())),
+            };
             let sink = Sink {
-                every,
+                marks: Marks::Every(every),
                 encode: encode_section,
-                put,
+                put: &mut whole,
             };
             // Nothing reads the state: it is freed (on a thread of its own)
             // while the last checkpoint compresses.
@@ -565,5 +577,6 @@ fn just_before((at, seq): Pos) -> Pos {
     }
 }
 
+mod late;
 #[cfg(test)]
 mod tests;

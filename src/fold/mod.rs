@@ -392,19 +392,32 @@ pub enum Resume {
     Later(std::sync::mpsc::Receiver<State>),
 }
 
-/// A checkpoint's bytes: one section each.
-pub type Snapshot = Vec<Vec<u8>>;
+/// A checkpoint's bytes: one section each, in order; `None` for a section
+/// the fold does not make (a namespace it does not fold).
+pub type Snapshot = Vec<Option<Vec<u8>>>;
 
-/// What a fold hands its state to every `every` records of fold order (counted
-/// from the first record of the log): position, count and the encoded state.
+/// Where a fold's snapshots fall in fold order.
+#[derive(Debug, Clone)]
+pub enum Marks {
+    /// After every `n`th record (counted from the first record of the log).
+    Every(u64),
+    /// After the records at these positions, ascending (the places of the
+    /// checkpoints a late record's fold makes again); a position the fold
+    /// does not reach gets none.
+    At(Vec<Pos>),
+}
+
+/// What a fold hands its state to at each of its `marks`: position, count
+/// of records folded up to it and the encoded state.
 pub struct Sink<'a> {
-    pub every: u64,
+    pub marks: Marks,
     /// Encodes section `i` of a snapshot: 0 the rules in force, `1 + ns` the
     /// projection of `NAMESPACES[ns]`. Pure, so it runs on the worker that folds
     /// that namespace, at exactly that state.
     pub encode: fn(&State, &Params, usize) -> Result<Vec<u8>>,
-    /// Stores a snapshot (all `1 + 2 * NAMESPACES.len()` sections, in order); runs
-    /// on the caller's thread (which owns the ledger), in fold order.
+    /// Stores a snapshot (`1 + 2 * NAMESPACES.len()` sections, in order,
+    /// those of the folded namespaces there); runs on the caller's thread
+    /// (which owns the ledger), in fold order.
     pub put: &'a mut dyn FnMut(Pos, u64, Snapshot) -> Result<()>,
 }
 
@@ -513,9 +526,12 @@ fn fold_ordered(
             "a fold with an audit trail stores no snapshots".into(),
         ));
     }
-    if sink.is_some() && q.only.is_some() {
+    let counted = sink
+        .as_ref()
+        .is_some_and(|s| matches!(s.marks, Marks::Every(_)));
+    if counted && q.only.is_some() {
         return Err(Error::Storage(
-            "a snapshot needs every namespace folded".into(),
+            "a checkpoint made anew needs every namespace folded".into(),
         ));
     }
     parallel::fold(source, order, q, (out, n), sink, later)

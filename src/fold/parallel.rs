@@ -39,11 +39,13 @@
 //! [`TRAIL_BATCH`] of them, and the rest when its records end: the sink
 //! merges them (the spill, by sorting each bucket by index).
 //!
-//! **Snapshots** (the check fold's checkpoints): after the record that brings
-//! the count to a multiple of `Sink::every`, the reader puts a mark in every
-//! lane; each worker encodes its projections' sections there, states and
-//! players indexes (the first lane also the rules in force) and sends them back. The reader puts a snapshot
-//! together once every section has come, and stores them in fold order.
+//! **Snapshots** (the check fold's checkpoints): after each record
+//! [`Sink::marks`] names (one that brings the count to a multiple, or one
+//! at a given position), the reader puts a mark in every lane; each worker
+//! encodes its projections' sections there, states and players indexes
+//! (the first lane also the rules in force) and sends them back. The reader
+//! puts a snapshot together once every section the lanes make has come, and
+//! stores them in fold order.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -51,8 +53,8 @@ use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
 use super::{
-    admit_record, apply_record, check_record, wanted, Folded, Item, Order, Pos, Query, Sink,
-    Snapshot, Source, Trail, TRAIL_BATCH,
+    admit_record, apply_record, check_record, wanted, Folded, Item, Marks, Order, Pos, Query, Sink,
+    Source, Trail, TRAIL_BATCH,
 };
 use crate::error::{Error, Result};
 use crate::events;
@@ -195,6 +197,8 @@ pub(super) fn fold(
         sink,
         rx: section_rx,
         open: BTreeMap::new(),
+        made: Vec::new(),
+        next: 0,
     });
     let encode = snapshots.as_ref().map(|s| s.sink.encode);
     let depth = if later.is_some() { AHEAD } else { 4 };
@@ -215,6 +219,9 @@ pub(super) fn fold(
             };
             let snapshot = encode.map(|e| (e, section_tx.clone()));
             let duty = Duty::of(q, &group, lanes.is_empty(), snapshot);
+            if let Some(s) = snapshots.as_mut() {
+                s.made.extend(&duty.sections);
+            }
             let names: Vec<&str> = group.iter().map(|&ns| NAMESPACES[ns]).collect();
             let (tx, rx) = sync_channel::<Batch>(depth);
             let (spent_tx, spent) = channel::<Batch>();
@@ -298,9 +305,29 @@ struct Snapshots<'a> {
     rx: Receiver<Section>,
     /// Snapshot `n` → its position and the sections come so far.
     open: BTreeMap<u64, (Pos, Parts)>,
+    /// The sections the workers make (every one unless the fold is of one
+    /// namespace).
+    made: Vec<usize>,
+    /// With [`Marks::At`], the place in it of the next position to mark.
+    next: usize,
 }
 
 impl Snapshots<'_> {
+    /// Is a snapshot due after the record at `pos`, the `n`th of fold order?
+    fn due(&mut self, n: u64, pos: Pos) -> bool {
+        match &self.sink.marks {
+            Marks::Every(every) => n.is_multiple_of(*every),
+            Marks::At(places) => {
+                while places.get(self.next).is_some_and(|&p| p < pos) {
+                    self.next += 1;
+                }
+                let due = places.get(self.next) == Some(&pos);
+                self.next += usize::from(due);
+                due
+            }
+        }
+    }
+
     fn mark(&mut self, n: u64, pos: Pos) {
         self.open
             .insert(n, (pos, vec![None; 1 + 2 * NAMESPACES.len()]));
@@ -315,12 +342,12 @@ impl Snapshots<'_> {
             }
         }
         while let Some(entry) = self.open.first_entry() {
-            if entry.get().1.iter().any(Option::is_none) {
+            let slots = &entry.get().1;
+            if self.made.iter().any(|&i| slots[i].is_none()) {
                 break;
             }
             let (n, (pos, sections)) = entry.remove_entry();
-            let snapshot: Snapshot = sections.into_iter().flatten().collect();
-            (self.sink.put)(pos, n, snapshot)?;
+            (self.sink.put)(pos, n, sections)?;
         }
         Ok(())
     }
@@ -395,7 +422,7 @@ impl Reader<'_, '_> {
             return Ok(());
         };
         let n = self.folded + index + 1;
-        if n.is_multiple_of(s.sink.every) {
+        if s.due(n, pos) {
             s.mark(n, pos);
             for lane in self.lanes.iter_mut() {
                 push(lane, index, Job::Mark(n), &[])?;

@@ -3,11 +3,11 @@
 //! header (which would read and decode every chunk one more time, on one core,
 //! before any worker starts: about a quarter of a full replay's wall time).
 //!
-//! Each chunk's summary gives the smallest `at` of its records, its *floor*.
-//! Reading chunks in seq order, a record `(at, seq)` read so far is due once
-//! `at` is at most the floor of every chunk not read yet: every record still
-//! to come has a larger seq and an `at` at or above that floor, so it sorts
-//! after. Records read but not yet due wait (16 bytes each, what a plan
+//! Each chunk's summary gives the smallest `at` of its records: with its
+//! first seq, its *floor*, a position no record of it sorts before. Reading
+//! chunks in seq order, a record `(at, seq)` read so far is due once it
+//! sorts before the floor of every chunk not read yet: every record still to
+//! come sorts after. Records read but not yet due wait (16 bytes each, what a plan
 //! takes: in a queue while they come in order, the others in a heap), and
 //! their chunks are held until their last record has gone. A late record (an
 //! `at` well before its neighbours') lowers its chunk's floor, so the records
@@ -25,6 +25,13 @@
 //! oldest are let go and read again when their records come due, as the
 //! planned fold reads them (so a ledger far out of order costs what a planned
 //! fold costs).
+//!
+//! **Read ahead.** A chunk whose floor lies before the `at` of records more
+//! than [`AHEAD`] records before it (a result appended years late, at the
+//! end of the log) would hold all of them back: every chunk between would
+//! be let go and read twice. Such a chunk is read first, before the others,
+//! and its records wait with the rest; the floors are those of the chunks
+//! still to be read, in seq order, without it.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
@@ -36,6 +43,10 @@ use crate::time::Micros;
 /// Bytes of chunks held for their records still to come, at most (except the
 /// one being read or reloaded).
 const HOLD: usize = 16 * 1024 * 1024;
+
+/// Records (about 16 MiB of chunks: [`HOLD`]) a chunk's floor may hold back
+/// before it is read ahead of them (see the module docs).
+const AHEAD: u64 = 32 * 1024;
 
 /// A chunk as its summary describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,26 +111,45 @@ pub fn run<C: Chunk>(
     load: &mut dyn FnMut(u64) -> Result<C>,
     f: &mut dyn FnMut(Item<'_>) -> Result<()>,
 ) -> Result<()> {
-    run_within(HOLD, spans, keep, load, f)
+    run_within((HOLD, AHEAD), spans, keep, load, f)
 }
 
-/// [`run`], holding at most `limit` bytes of chunks (tests make it tiny).
+/// [`run`], holding at most `limit` bytes of chunks and reading ahead the
+/// chunks that would hold back more than `ahead` records (tests make both
+/// tiny).
 fn run_within<C: Chunk>(
-    limit: usize,
+    (limit, ahead): (usize, u64),
     spans: &[Span],
     keep: &Keep,
     load: &mut dyn FnMut(u64) -> Result<C>,
     f: &mut dyn FnMut(Item<'_>) -> Result<()>,
 ) -> Result<()> {
     let spans: Vec<&Span> = spans.iter().filter(|s| keep.may_keep(s)).collect();
-    // floors[k]: the smallest `at` of chunks k.. (MAX past the last).
-    let mut floors = vec![Micros::MAX; spans.len() + 1];
-    for k in (0..spans.len()).rev() {
-        floors[k] = floors[k + 1].min(spans[k].min_at);
-    }
+    let early = read_ahead(&spans, ahead);
     let mut waiting = Waiting::within(limit);
     for (k, span) in spans.iter().enumerate() {
-        if floors[k] > keep.hi {
+        if early[k] {
+            let c = load(span.first)?;
+            agree(&c, span)?;
+            waiting.hold(c, keep);
+        }
+    }
+    // floors[k]: the smallest `(at, first seq)` of chunks k.. still to read
+    // (none past the last): no record of theirs sorts before it.
+    let mut floors = vec![END; spans.len() + 1];
+    for k in (0..spans.len()).rev() {
+        let own = if early[k] {
+            END
+        } else {
+            (spans[k].min_at, spans[k].first)
+        };
+        floors[k] = floors[k + 1].min(own);
+    }
+    for (k, span) in spans.iter().enumerate() {
+        if early[k] {
+            continue;
+        }
+        if floors[k].0 > keep.hi {
             break; // nothing read from here on is at or before --as-of
         }
         let c = load(span.first)?;
@@ -127,7 +157,27 @@ fn run_within<C: Chunk>(
         waiting.hold(c, keep);
         waiting.emit(floors[k + 1], load, f)?;
     }
-    waiting.emit(Micros::MAX, load, f)
+    waiting.emit(END, load, f)
+}
+
+/// After every position: the floor once every chunk is read.
+const END: Pos = (Micros::MAX, u64::MAX);
+
+/// Which of `spans` are read ahead: those whose floor is below the `at` of
+/// a record more than `ahead` records before them (from the summaries: the
+/// first chunk whose largest `at`, or an earlier one's, is above it).
+fn read_ahead(spans: &[&Span], ahead: u64) -> Vec<bool> {
+    let (mut top, mut tops) = (Micros::MIN, Vec::with_capacity(spans.len()));
+    for s in spans {
+        top = top.max(s.max_at);
+        tops.push(top);
+    }
+    (0..spans.len())
+        .map(|k| {
+            let held = tops[..k].partition_point(|&t| t <= spans[k].min_at);
+            held < k && spans[k].first.saturating_sub(spans[held].first) > ahead
+        })
+        .collect()
 }
 
 /// A chunk read must be the one its summary describes.
@@ -232,16 +282,16 @@ impl<C: Chunk> Waiting<C> {
         }
     }
 
-    /// Hand out, in order, every record due while no chunk still to be read
-    /// has an `at` below `floor`.
+    /// Hand out, in order, every record due that sorts before `floor`, the
+    /// smallest `(at, first seq)` of the chunks still to be read.
     fn emit(
         &mut self,
-        floor: Micros,
+        floor: Pos,
         load: &mut dyn FnMut(u64) -> Result<C>,
         f: &mut dyn FnMut(Item<'_>) -> Result<()>,
     ) -> Result<()> {
         while let Some((at, seq)) = self.due.first() {
-            if at > floor {
+            if (at, seq) > floor {
                 return Ok(());
             }
             self.due.pop();
@@ -373,12 +423,13 @@ mod tests {
         }
     }
 
-    /// What the one pass hands out, and how many chunks it read.
+    /// What the one pass hands out, and how many chunks it read (holding
+    /// at most `limit` bytes, reading ahead past `ahead` records).
     fn streamed(
         cs: &[Mem],
         spans: &[Span],
         keep: &Keep,
-        limit: usize,
+        (limit, ahead): (usize, u64),
     ) -> Result<(Vec<Pos>, usize)> {
         let mut loads = 0;
         let mut load = |first: u64| {
@@ -394,7 +445,7 @@ mod tests {
             }
             Ok(())
         };
-        run_within(limit, spans, keep, &mut load, &mut f)?;
+        run_within((limit, ahead), spans, keep, &mut load, &mut f)?;
         Ok((got, loads))
     }
 
@@ -446,17 +497,46 @@ mod tests {
                 let want = planned(&cs, keep);
                 assert!(want.len() > 1000, "{late}");
                 // Plenty of room: each chunk read once at most.
-                let (got, loads) = streamed(&cs, &spans, keep, usize::MAX).unwrap();
+                let (got, loads) = streamed(&cs, &spans, keep, (usize::MAX, u64::MAX)).unwrap();
                 assert_eq!(got, want, "late {late}, {keep:?}");
                 assert!(loads <= cs.len(), "{loads} reads of {} chunks", cs.len());
                 // Room for two chunks: some are let go and read again.
-                let (got, loads) = streamed(&cs, &spans, keep, 200).unwrap();
+                let (got, loads) = streamed(&cs, &spans, keep, (200, u64::MAX)).unwrap();
                 assert_eq!(got, want, "late {late}, {keep:?}, held 200 bytes");
                 if late >= 40 && keep.after.is_none() {
                     assert!(loads > cs.len(), "late {late}: {loads} reads");
                 }
+                // Reading ahead the chunks that hold 30 records back.
+                let (got, _) = streamed(&cs, &spans, keep, (200, 30)).unwrap();
+                assert_eq!(got, want, "late {late}, {keep:?}, read ahead");
             }
         }
+    }
+
+    /// An early record appended at the end of the log: its chunk is read
+    /// first, and every chunk is read once however little is held; without
+    /// reading ahead, the chunks it holds back are let go and read again.
+    #[test]
+    fn a_chunk_far_behind_is_read_ahead_and_nothing_is_read_twice() {
+        let mut cs = chunks(3000, 0);
+        let first = cs.last().map_or(1, |c| c.first + c.ats.len() as u64);
+        cs.push(Mem {
+            first,
+            ats: vec![50, 30_001],
+            voids: vec![],
+        });
+        let spans: Vec<Span> = cs.iter().map(span).collect();
+        let keep = Keep {
+            hi: Micros::MAX,
+            ..Keep::default()
+        };
+        let want = planned(&cs, &keep);
+        let (got, loads) = streamed(&cs, &spans, &keep, (200, 100)).unwrap();
+        assert_eq!(got, want);
+        assert_eq!(loads, cs.len());
+        let (got, loads) = streamed(&cs, &spans, &keep, (200, u64::MAX)).unwrap();
+        assert_eq!(got, want);
+        assert!(loads > cs.len() + cs.len() / 2, "{loads} reads");
     }
 
     #[test]
@@ -506,7 +586,7 @@ mod tests {
         for damage in damages {
             let mut spans: Vec<Span> = cs.iter().map(span).collect();
             damage(&mut spans[20]);
-            let e = streamed(&cs, &spans, &keep, usize::MAX).unwrap_err();
+            let e = streamed(&cs, &spans, &keep, (usize::MAX, u64::MAX)).unwrap_err();
             let want = format!("chunk starting at seq {}: does not match", spans[20].first);
             assert!(e.to_string().contains(&want), "{e}");
         }

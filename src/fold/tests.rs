@@ -37,7 +37,7 @@ fn two_thread_fold_reports_the_first_failed_check_and_stores_snapshots_in_order(
             Ok(())
         };
         let sink = Sink {
-            every: 100,
+            marks: Marks::Every(100),
             encode: |_, _, _| Ok(Vec::new()),
             put: &mut put,
         };
@@ -128,7 +128,7 @@ fn a_resumed_plan_takes_what_follows_the_position_within_the_known_at_cut_and_a_
         Ok(())
     };
     let sink = Sink {
-        every: 1,
+        marks: Marks::Every(1),
         encode: |_, _, _| Ok(Vec::new()),
         put: &mut put,
     };
@@ -223,7 +223,7 @@ fn snapshots_of_the_checked_fold_per_namespace_are_the_states_at_their_places() 
         Ok(())
     };
     let sink = Sink {
-        every: 700,
+        marks: Marks::Every(700),
         encode: encode_section,
         put: &mut put,
     };
@@ -246,8 +246,8 @@ fn snapshots_of_the_checked_fold_per_namespace_are_the_states_at_their_places() 
             keep: order[..n as usize].iter().copied().collect(),
         };
         let f = fold(&prefix, &Query::default()).unwrap();
-        let want: Vec<Vec<u8>> = (0..1 + 2 * crate::systems::NAMESPACES.len())
-            .map(|i| encode_section(&f.state, &f.cx.params, i).unwrap())
+        let want: Snapshot = (0..1 + 2 * crate::systems::NAMESPACES.len())
+            .map(|i| Some(encode_section(&f.state, &f.cx.params, i).unwrap()))
             .collect();
         // (Not assert_eq: a state is too many bytes to print.)
         assert!(sections == want, "snapshot at {n} is not the state there");

@@ -28,7 +28,10 @@
 //! or a void after `H` removes a record at or before it. Both are summed up by
 //! [`Ledger::cut_after`]: the earliest position the records after `H` touch.
 //! - An append deletes every checkpoint at or after its cut before the head
-//!   moves (deleting a cache entry is always safe).
+//!   moves (deleting a cache entry is always safe); or, when its records
+//!   change only some sections (late records of one rating system), makes
+//!   each of them again where it stands, bound to the new head, with those
+//!   sections new and the others kept as stored ([`again`]).
 //! - Using a checkpoint for a fold of the records `1..=U` checks it again:
 //!   the record at `H` is in the chain and still has the hash it had (a
 //!   checkpoint of an append that failed or was killed is bound to a chain
@@ -86,6 +89,7 @@
 //! an absent checkpoint. Unfinished `.tmp` files, and files whose header does
 //! not read, are deleted by the next append that drops checkpoints.
 
+mod again;
 mod file;
 mod frames;
 

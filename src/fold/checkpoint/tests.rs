@@ -41,7 +41,7 @@ fn kept_tournament_bytes_give_serde_bytes_at_every_checkpoint() {
         Ok(())
     };
     let sink = Sink {
-        every: 400,
+        marks: fold::Marks::Every(400),
         encode: encode_checked,
         put: &mut put,
     };

@@ -117,7 +117,14 @@ pub(super) fn key_of_file(name: &str) -> Option<[u8; 16]> {
 /// directory): at the end, an import's checkpoints would be written after
 /// the fold, in its wall time.
 pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>]) -> Result<()> {
-    let done = dir.join(file_name(h.pos));
+    write_unfinished(dir, h, stored)?;
+    finish(dir, h.pos)
+}
+
+/// [`write_file`] but for the rename: the file is left under its unfinished
+/// name ([`finish`] renames it into place; the next append that drops
+/// checkpoints deletes it if nothing does).
+pub(super) fn write_unfinished(dir: &Path, h: &Header, stored: &[Vec<u8>]) -> Result<()> {
     let path = dir.join(file_name(h.pos) + UNFINISHED);
     let io = |e| Error::io(path.display().to_string(), e);
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
@@ -126,15 +133,27 @@ pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>]) -> Result<(
         f.write_all(s).map_err(io)?;
     }
     let f = f.into_inner().map_err(|e| io(e.into_error()))?;
-    f.sync_data().map_err(io)?;
-    std::fs::rename(&path, &done).map_err(io)
+    f.sync_data().map_err(io)
 }
 
-/// Section `i` of the file of checkpoint `h`: `None` unless the file starts
-/// with `h`'s very header and is exactly as long as its sections add up to
-/// (a missing, cut or stale file is an absent checkpoint).
-pub(super) fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
+/// Rename the unfinished file of the checkpoint at `pos` into place.
+pub(super) fn finish(dir: &Path, pos: Pos) -> Result<()> {
+    let path = dir.join(file_name(pos) + UNFINISHED);
+    std::fs::rename(&path, dir.join(file_name(pos)))
+        .map_err(|e| Error::io(path.display().to_string(), e))
+}
+
+/// Delete the unfinished file of the checkpoint at `pos`, if there is one.
+pub(super) fn forget(dir: &Path, pos: Pos) {
+    // Left behind, it is deleted by the next append that drops checkpoints.
+    let _ = std::fs::remove_file(dir.join(file_name(pos) + UNFINISHED));
+}
+
+/// The file of checkpoint `h`, positioned after its header: `None` unless
+/// it starts with `h`'s very header and is exactly as long as its sections
+/// add up to (a missing, cut or stale file is an absent checkpoint).
+fn open_checked(dir: &Path, h: &Header) -> Option<std::fs::File> {
+    use std::io::Read;
     let mut f = std::fs::File::open(dir.join(file_name(h.pos))).ok()?;
     let want = encode_header(h);
     let total = h.stored_len()?.checked_add(want.len() as u64)?;
@@ -143,13 +162,32 @@ pub(super) fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<
     }
     let mut head = vec![0u8; want.len()];
     f.read_exact(&mut head).ok()?;
-    if head != want {
-        return None;
-    }
+    (head == want).then_some(f)
+}
+
+/// Section `i` of the file of checkpoint `h` ([`open_checked`]).
+pub(super) fn read_file_section(dir: &Path, h: &Header, i: usize) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = open_checked(dir, h)?;
     let before: u64 = h.sections.get(..i)?.iter().map(|s| s.stored).sum();
-    f.seek(SeekFrom::Start(want.len() as u64 + before)).ok()?;
+    f.seek(SeekFrom::Current(i64::try_from(before).ok()?))
+        .ok()?;
     let mut out = vec![0u8; usize::try_from(h.sections.get(i)?.stored).ok()?];
     f.read_exact(&mut out).ok()?;
+    Some(out)
+}
+
+/// Every section of the file of checkpoint `h`, as stored, in order
+/// ([`open_checked`]).
+pub(super) fn read_file_sections(dir: &Path, h: &Header) -> Option<Vec<Vec<u8>>> {
+    use std::io::Read;
+    let mut f = open_checked(dir, h)?;
+    let mut out = Vec::with_capacity(h.sections.len());
+    for s in &h.sections {
+        let mut b = vec![0u8; usize::try_from(s.stored).ok()?];
+        f.read_exact(&mut b).ok()?;
+        out.push(b);
+    }
     Some(out)
 }
 

@@ -1,0 +1,183 @@
+//! The check fold of late records of one rating system.
+//!
+//! An append whose records are all events of one system's namespace (a late
+//! result, its correction's replacement: no `ledger.*` record among them)
+//! changes that namespace's projection and players index from its cut on,
+//! and nothing else: every other namespace's state, and the rules in force,
+//! stay what they were at every position. So instead of folding every
+//! namespace from the latest checkpoint before the cut, its check fold:
+//! - folds that namespace alone, with its checks, from the latest checkpoint
+//!   before the cut that still serves it (its records after the cut are
+//!   checked again, as the fold of everything would);
+//! - makes each checkpoint at or after the cut again at its place, with that
+//!   namespace's two sections new and every other one kept as stored
+//!   (`ledger::checkpoint`'s `making_again`), bound to the new head;
+//! - takes the other namespaces' players indexes from the latest of those
+//!   checkpoints and folds them to the head (the players fold, no checks),
+//!   for the players check of the new records, which reads every index.
+//!
+//! Same checks, same errors, same checkpoints' contents as the fold of
+//! everything: only the positions of the checkpoints after the cut stay
+//! where they were instead of moving with the count. Used when at most
+//! [`LATE_MAX`] records are appended and a checkpoint stands at or after
+//! their cut; otherwise the check fold of everything runs.
+
+use super::{decode_state, disabled, just_before, params_of, players_section, Part, RULES};
+use super::{encode_section, Ledger};
+use crate::error::Result;
+use crate::fold::view::View;
+use crate::fold::{Folded, Marks, Query, Resume, Sink, Snapshot, Source, Start};
+use crate::ledger::checkpoint::{unpack, Header, Pos};
+use crate::ledger::Head;
+use crate::systems::{self, NAMESPACES};
+
+/// The most records an append may have for this path: reading their types
+/// costs about a microsecond each, and an append of more refolds as many
+/// records of its own anyway.
+const LATE_MAX: u64 = 10_000;
+
+impl Ledger {
+    /// The check fold of the records `old + 1 ..= new.seq`, whose cut is
+    /// `cut`, when they are late records of one namespace (see the module
+    /// docs): the players check's answer, or `None` when this path does not
+    /// apply (the caller folds everything). `store` as for
+    /// [`Ledger::check_fold`].
+    pub(super) fn late_fold(
+        &self,
+        old: u64,
+        new: Head,
+        cut: Pos,
+        store: bool,
+    ) -> Result<Option<Vec<String>>> {
+        if disabled() || new.seq - old > LATE_MAX {
+            return Ok(None);
+        }
+        let view = View::new(self, new.seq);
+        let Some(ns) = one_namespace(&view, old, new.seq) else {
+            return Ok(None);
+        };
+        let mut olds = Vec::new();
+        for h in self.checkpoints_from(cut)? {
+            if self.usable(&h, old)? {
+                olds.push(h);
+            }
+        }
+        let Some(last) = olds.last() else {
+            return Ok(None);
+        };
+        let Some(players) = self.players_at(last)? else {
+            return Ok(None);
+        };
+        let only = Part {
+            only: Some(NAMESPACES[ns]),
+            states: true,
+        };
+        let start = self.start_before(just_before(cut), new.seq, only, false)?;
+        let q = Query {
+            check: true,
+            only: only.only,
+            ..Query::default()
+        };
+        let start = start.map(|(s, _)| s);
+        // The players check runs before the checkpoints made again are put
+        // in place: a refused append leaves them as they were.
+        let checked = |folded: Result<Folded>| {
+            let f = folded.map_err(|e| self.players_problem_before(&view, old, new, e))?;
+            self.players_check(&view, f, ns, players, old)
+        };
+        let answer = match store {
+            false => checked(crate::fold::fold_from(&view, &q, start, None))?,
+            true => self.making_again(&olds, new, |put| {
+                let mut fresh = |pos, n, s: Snapshot| put(pos, n, sections_of(ns, s));
+                let sink = Sink {
+                    marks: Marks::At(olds.iter().map(|h| h.pos).collect()),
+                    encode: encode_section,
+                    put: &mut fresh,
+                };
+                checked(crate::fold::fold_from(&view, &q, start, Some(sink)))
+            })?,
+        };
+        if store {
+            // Those at or after the cut not made again (a file that no
+            // longer read) serve only the old head.
+            self.drop_checkpoints(|h| h.pos >= cut && h.head != new)?;
+        }
+        Ok(Some(answer))
+    }
+
+    /// The players check of the records after `old` ([`crate::players`]),
+    /// given `f`, the fold of namespace `ns`: its players index from it,
+    /// every other one folded to the head from `players`.
+    fn players_check(
+        &self,
+        view: &View,
+        mut f: Folded,
+        ns: usize,
+        players: Start,
+        old: u64,
+    ) -> Result<Vec<String>> {
+        let mine = std::mem::take(&mut f.state.players.0[ns]);
+        f.discard();
+        let q = Query {
+            players_only: true,
+            ..Query::default()
+        };
+        let mut p = crate::fold::fold_from(view, &q, Some(players), None)?;
+        let mut indexes = std::mem::take(&mut p.state.players);
+        indexes.0[ns] = mine;
+        p.discard();
+        crate::players::check_append(&indexes, old)
+    }
+
+    /// The start of a players fold from checkpoint `h`: every namespace's
+    /// players index and the rules in force there; `None` if a section is
+    /// missing or damaged.
+    fn players_at(&self, h: &Header) -> Result<Option<Start>> {
+        let part = Part {
+            only: None,
+            states: false,
+        };
+        let mut load = |name: &str| self.frames(h, name);
+        let Some((state, _)) = decode_state(&mut load, unpack, part, false)? else {
+            return Ok(None);
+        };
+        let Some(params) = self.raw_section(h, RULES)?.and_then(|b| params_of(&b)) else {
+            return Ok(None);
+        };
+        Ok(Some(Start {
+            state: Resume::Ready(Box::new(state)),
+            params,
+            after: h.pos,
+            folded: h.folded,
+        }))
+    }
+}
+
+/// The namespace (its place in `NAMESPACES`) of every record `old + 1
+/// ..= new`, if they share one that is a rating system's; `None` too if one
+/// does not read (the fold of everything reports it).
+fn one_namespace(view: &View, old: u64, new: u64) -> Option<usize> {
+    let seqs: Vec<u64> = (old + 1..=new).collect();
+    let mut seen: Option<Option<usize>> = None;
+    let mut one = true;
+    let read = view.records(&seqs, &mut |r| {
+        let ns = systems::ns_index(&r.event);
+        one &= ns.is_some() && seen.is_none_or(|s| s == ns);
+        seen = Some(ns);
+        Ok(())
+    });
+    read.ok().and(one.then_some(seen.flatten())).flatten()
+}
+
+/// The sections of namespace `ns` in snapshot `s`, by name: its projection
+/// and its players index.
+fn sections_of(ns: usize, mut s: Snapshot) -> Vec<(String, Vec<u8>)> {
+    let names = [NAMESPACES[ns].to_string(), players_section(NAMESPACES[ns])];
+    let places = [1 + ns, 1 + NAMESPACES.len() + ns];
+    let taken = places.map(|i| s.get_mut(i).and_then(Option::take));
+    names
+        .into_iter()
+        .zip(taken)
+        .filter_map(|(name, b)| Some((name, b?)))
+        .collect()
+}

@@ -1,0 +1,168 @@
+//! Checkpoints made again in place: after records that change only some of
+//! their sections (late records of one rating system), each checkpoint at or
+//! after their cut keeps its position, its parent and every other section's
+//! stored bytes, and takes the new bytes of the sections that changed.
+//!
+//! A kept section is still exactly what it was: a whole checkpoint's frame
+//! stands alone, and a delta's was compressed with its parent's section of
+//! the same name, which is kept too. A new section is a frame that stands
+//! alone, even in a delta: read back, it decompresses with the parent's
+//! section as prefix like any other and copies nothing from it. The parent
+//! link of a delta whose parent is made again names the parent's new header.
+//! Each file is written under a name of its own, and renamed over the old one
+//! only once the fold has checked every record (a refused append leaves the
+//! checkpoints as they were): a reader finds the old checkpoint (bound to the
+//! old head, which it may still be reading) or the new one (bound to a head
+//! it does not hold until the append publishes it), never a mix.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+
+use super::file::{finish, forget, read_file_sections, write_unfinished};
+use super::frames::compress;
+use super::{encode_header, key, link, Header, Pos, Section};
+use crate::error::{Error, Result};
+use crate::ledger::{Head, Ledger};
+
+/// A checkpoint to make again: its position, the records folded up to it,
+/// and the new bytes (uncompressed) of the sections that changed, by name.
+type Again = (Pos, u64, Vec<(String, Vec<u8>)>);
+
+impl Ledger {
+    /// The headers of the checkpoints at or after `cut`, in fold order
+    /// (those whose header does not read are left out).
+    pub(crate) fn checkpoints_from(&self, cut: Pos) -> Result<Vec<Header>> {
+        self.with_headers(|all| {
+            let read = |(k, v): (&[u8; 16], &Vec<u8>)| Header::read(v).filter(|h| key(h.pos) == *k);
+            all.range(key(cut)..).filter_map(read).collect()
+        })
+    }
+
+    /// Run `fold` with a `put` that makes each checkpoint of `olds` again at
+    /// its position, bound to the head `new`, with the sections `put` is
+    /// given and every other one kept (see the module docs), on a thread of
+    /// its own; a checkpoint whose file no longer reads is not made again.
+    /// Returns what `fold` does once every file is written.
+    pub(crate) fn making_again<T>(
+        &self,
+        olds: &[Header],
+        new: Head,
+        fold: impl FnOnce(&mut dyn FnMut(Pos, u64, Vec<(String, Vec<u8>)>) -> Result<()>) -> Result<T>,
+    ) -> Result<T> {
+        let dir = self.files_dir();
+        let by_key: BTreeMap<[u8; 16], &Header> = olds.iter().map(|h| (key(h.pos), h)).collect();
+        std::thread::scope(|scope| {
+            let (job_tx, job_rx) = sync_channel::<Again>(1);
+            let (made_tx, made_rx) = channel::<Result<Header>>();
+            let (dir, by_key) = (&dir, &by_key);
+            std::thread::Builder::new()
+                .name("checkpoints".into())
+                .spawn_scoped(scope, move || {
+                    writer(job_rx, made_tx, |job, relinked| {
+                        let old = by_key.get(&key(job.0)).copied();
+                        again(dir, old, new, job, relinked)
+                    })
+                })
+                .map_err(|e| Error::io("the checkpoint thread", e))?;
+            let mut made = Vec::new();
+            let mut note = |h: Result<Header>| h.map(|h| made.push(h));
+            let mut put = |pos: Pos, folded: u64, fresh: Vec<(String, Vec<u8>)>| {
+                if job_tx.send((pos, folded, fresh)).is_err() {
+                    let sent = made_rx.iter().try_for_each(&mut note);
+                    let gone = "checkpoint: the writing thread stopped";
+                    return sent.and(Err(Error::Storage(gone.into())));
+                }
+                made_rx.try_iter().try_for_each(&mut note)
+            };
+            let folded = fold(&mut put);
+            drop(job_tx);
+            let written = made_rx.iter().try_for_each(&mut note);
+            let done = folded.and_then(|v| written.map(|()| v));
+            self.put_in_place(&made, done.is_ok())?;
+            done
+        })
+    }
+
+    /// Rename the files of the checkpoints `made` into place and note their
+    /// headers, when the fold that made them `passed`; else delete them.
+    fn put_in_place(&self, made: &[Header], passed: bool) -> Result<()> {
+        let dir = self.files_dir();
+        for h in made {
+            match passed {
+                true => {
+                    finish(&dir, h.pos)?;
+                    self.with_headers(|all| drop(all.insert(key(h.pos), encode_header(h))))?;
+                }
+                false => forget(&dir, h.pos),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The checkpoint thread: makes each job's checkpoint (`make`, which is
+/// given the new header of every checkpoint made so far, by its key) and
+/// sends its header back; stops at its first failure, after sending it.
+fn writer(
+    jobs: Receiver<Again>,
+    made: Sender<Result<Header>>,
+    make: impl Fn(Again, &BTreeMap<[u8; 16], Header>) -> Result<Option<Header>>,
+) {
+    let mut relinked = BTreeMap::new();
+    for job in jobs {
+        let h = match make(job, &relinked) {
+            Ok(None) => continue,
+            Ok(Some(h)) => h,
+            Err(e) => {
+                let _ = made.send(Err(e));
+                return;
+            }
+        };
+        relinked.insert(key(h.pos), h.clone());
+        if made.send(Ok(h)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Make checkpoint `old` again (see [`Ledger::making_again`]); `None` if
+/// there is none at the job's position or its file no longer reads.
+fn again(
+    dir: &std::path::Path,
+    old: Option<&Header>,
+    new: Head,
+    (pos, folded, fresh): Again,
+    relinked: &BTreeMap<[u8; 16], Header>,
+) -> Result<Option<Header>> {
+    let Some(old) = old else {
+        return Ok(None);
+    };
+    let Some(mut stored) = read_file_sections(dir, old) else {
+        return Ok(None);
+    };
+    let mut sections = old.sections.clone();
+    for (name, bytes) in &fresh {
+        let Some(i) = old.index(name) else {
+            return Ok(None);
+        };
+        stored[i] = compress(bytes, None)?;
+        sections[i] = Section {
+            name: name.clone(),
+            stored: stored[i].len() as u64,
+            raw: bytes.len() as u64,
+        };
+    }
+    let parent = old.parent.map(|(pk, digest)| match relinked.get(&pk) {
+        Some(p) => link(p),
+        None => (pk, digest),
+    });
+    let h = Header {
+        head: new,
+        pos,
+        folded,
+        parent,
+        sections,
+    };
+    write_unfinished(dir, &h, &stored)?;
+    Ok(Some(h))
+}
