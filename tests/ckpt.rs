@@ -644,10 +644,13 @@ fn late_records_of_one_system_make_the_checkpoints_again_in_place() {
 
     let files = checkpoint_files(d);
     let again = late.replace("2000-06-01", "2000-07-01");
-    let out = cmd_in(d, &["append", "-"], false, &again);
-    assert_eq!(out.status.code(), Some(2));
+    let refused = cmd_in(d, &["append", "-"], false, &again);
+    assert_eq!(refused.status.code(), Some(2));
     assert!(
         checkpoint_files(d) == files,
         "a refused append changes no checkpoint"
     );
+    // The fold of everything (which drops them first) refuses it alike.
+    let full = cmd_in(d, &["append", "-"], true, &again);
+    assert_eq!(refused.stderr, full.stderr);
 }

@@ -163,21 +163,18 @@ fn run_within<C: Chunk>(
 /// After every position: the floor once every chunk is read.
 const END: Pos = (Micros::MAX, u64::MAX);
 
-/// Which of `spans` are read ahead: those whose floor is below the `at` of
-/// a record more than `ahead` records before them (from the summaries: the
-/// first chunk whose largest `at`, or an earlier one's, is above it).
+/// Which of `spans` are read ahead: those whose floor is below the floor of
+/// the chunk holding the record `ahead` records before their first (every
+/// record of that chunk, and as a rule of those between, would wait for
+/// them). A chunk holding one record dated far ahead (a rules change for
+/// next season) holds back nothing but itself.
 fn read_ahead(spans: &[&Span], ahead: u64) -> Vec<bool> {
-    let (mut top, mut tops) = (Micros::MIN, Vec::with_capacity(spans.len()));
-    for s in spans {
-        top = top.max(s.max_at);
-        tops.push(top);
-    }
-    (0..spans.len())
-        .map(|k| {
-            let held = tops[..k].partition_point(|&t| t <= spans[k].min_at);
-            held < k && spans[k].first.saturating_sub(spans[held].first) > ahead
-        })
-        .collect()
+    let behind = |s: &Span| {
+        let seq = s.first.checked_sub(ahead)?;
+        let j = spans.partition_point(|t| t.first <= seq).checked_sub(1)?;
+        Some(spans[j].min_at > s.min_at)
+    };
+    spans.iter().map(|s| behind(s).unwrap_or(false)).collect()
 }
 
 /// A chunk read must be the one its summary describes.
@@ -537,6 +534,24 @@ mod tests {
         let (got, loads) = streamed(&cs, &spans, &keep, (200, u64::MAX)).unwrap();
         assert_eq!(got, want);
         assert!(loads > cs.len() + cs.len() / 2, "{loads} reads");
+    }
+
+    /// A record dated far ahead (a rules change for next season) holds back
+    /// only its own chunk: nothing is read ahead for it.
+    #[test]
+    fn a_record_dated_far_ahead_makes_nothing_read_ahead() {
+        let mut cs = chunks(3000, 0);
+        cs[0].ats[0] = 10_000_000;
+        let spans: Vec<Span> = cs.iter().map(span).collect();
+        let refs: Vec<&Span> = spans.iter().collect();
+        assert!(read_ahead(&refs, 100).iter().all(|&early| !early));
+        let keep = Keep {
+            hi: Micros::MAX,
+            ..Keep::default()
+        };
+        let (got, loads) = streamed(&cs, &spans, &keep, (200, 100)).unwrap();
+        assert_eq!(got, planned(&cs, &keep));
+        assert_eq!(loads, cs.len());
     }
 
     #[test]

@@ -16,15 +16,18 @@
 //!   checkpoints and folds them to the head (the players fold, no checks),
 //!   for the players check of the new records, which reads every index.
 //!
-//! Same checks, same errors, same checkpoints' contents as the fold of
-//! everything: only the positions of the checkpoints after the cut stay
-//! where they were instead of moving with the count. Used when at most
-//! [`LATE_MAX`] records are appended and a checkpoint stands at or after
-//! their cut; otherwise the check fold of everything runs.
+//! The same checks of that namespace's records, the same errors, the same
+//! checkpoints' contents as the fold of everything: only the positions of
+//! the checkpoints after the cut stay where they were instead of moving with
+//! the count. The other namespaces' records, checked by the appends that
+//! brought them, are not decoded again (one damaged since, which `verify`
+//! finds, does not stop this append). Used when at most [`LATE_MAX`]
+//! records are appended and a checkpoint stands at or after their cut;
+//! otherwise the check fold of everything runs.
 
 use super::{decode_state, disabled, just_before, params_of, players_section, Part, RULES};
 use super::{encode_section, Ledger};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fold::view::View;
 use crate::fold::{Folded, Marks, Query, Resume, Sink, Snapshot, Source, Start};
 use crate::ledger::checkpoint::{unpack, Header, Pos};
@@ -80,7 +83,7 @@ impl Ledger {
         };
         let start = start.map(|(s, _)| s);
         // The players check runs before the checkpoints made again are put
-        // in place: a refused append leaves them as they were.
+        // in place: records the check fold refuses leave them as they were.
         let checked = |folded: Result<Folded>| {
             let f = folded.map_err(|e| self.players_problem_before(&view, old, new, e))?;
             self.players_check(&view, f, ns, players, old)
@@ -88,7 +91,7 @@ impl Ledger {
         let answer = match store {
             false => checked(crate::fold::fold_from(&view, &q, start, None))?,
             true => self.making_again(&olds, new, |put| {
-                let mut fresh = |pos, n, s: Snapshot| put(pos, n, sections_of(ns, s));
+                let mut fresh = |pos, n, s: Snapshot| put(pos, n, sections_of(ns, s)?);
                 let sink = Sink {
                     marks: Marks::At(olds.iter().map(|h| h.pos).collect()),
                     encode: encode_section,
@@ -170,14 +173,15 @@ fn one_namespace(view: &View, old: u64, new: u64) -> Option<usize> {
 }
 
 /// The sections of namespace `ns` in snapshot `s`, by name: its projection
-/// and its players index.
-fn sections_of(ns: usize, mut s: Snapshot) -> Vec<(String, Vec<u8>)> {
+/// and its players index (both there, or the checkpoint is not made).
+fn sections_of(ns: usize, mut s: Snapshot) -> Result<Vec<(String, Vec<u8>)>> {
     let names = [NAMESPACES[ns].to_string(), players_section(NAMESPACES[ns])];
     let places = [1 + ns, 1 + NAMESPACES.len() + ns];
-    let taken = places.map(|i| s.get_mut(i).and_then(Option::take));
+    let missing = || Error::Storage("checkpoint: a section is missing".into());
+    let taken = places.map(|i| s.get_mut(i).and_then(Option::take).ok_or_else(missing));
     names
         .into_iter()
         .zip(taken)
-        .filter_map(|(name, b)| Some((name, b?)))
+        .map(|(name, b)| Ok((name, b?)))
         .collect()
 }

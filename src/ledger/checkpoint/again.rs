@@ -9,11 +9,13 @@
 //! alone, even in a delta: read back, it decompresses with the parent's
 //! section as prefix like any other and copies nothing from it. The parent
 //! link of a delta whose parent is made again names the parent's new header.
-//! Each file is written under a name of its own, and renamed over the old one
-//! only once the fold has checked every record (a refused append leaves the
-//! checkpoints as they were): a reader finds the old checkpoint (bound to the
-//! old head, which it may still be reading) or the new one (bound to a head
-//! it does not hold until the append publishes it), never a mix.
+//! A delta whose parent, at or after the cut too, is not made again (its
+//! file no longer reads) is not made again either. Each file is written
+//! under a name of its own, and renamed over the old one only once the fold
+//! has checked every record (records it refuses leave the checkpoints as
+//! they were): a reader finds the old checkpoint (bound to the old head,
+//! which it may still be reading) or the new one (bound to a head it does
+//! not hold until the append publishes it), never a mix.
 
 use std::collections::BTreeMap;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
@@ -59,8 +61,18 @@ impl Ledger {
                 .name("checkpoints".into())
                 .spawn_scoped(scope, move || {
                     writer(job_rx, made_tx, |job, relinked| {
-                        let old = by_key.get(&key(job.0)).copied();
-                        again(dir, old, new, job, relinked)
+                        // A delta whose parent is one of `olds` but was not
+                        // made again: its parent is about to go.
+                        let orphan = |h: &&Header| {
+                            let gone = |pk: &[u8; 16]| {
+                                by_key.contains_key(pk) && !relinked.contains_key(pk)
+                            };
+                            h.parent.is_some_and(|(pk, _)| gone(&pk))
+                        };
+                        match by_key.get(&key(job.0)).filter(|h| !orphan(h)) {
+                            Some(old) => again(dir, old, new, job, relinked),
+                            None => Ok(None),
+                        }
                     })
                 })
                 .map_err(|e| Error::io("the checkpoint thread", e))?;
@@ -125,18 +137,15 @@ fn writer(
     }
 }
 
-/// Make checkpoint `old` again (see [`Ledger::making_again`]); `None` if
-/// there is none at the job's position or its file no longer reads.
+/// Make checkpoint `old` again at the job's position (see
+/// [`Ledger::making_again`]); `None` if its file no longer reads.
 fn again(
     dir: &std::path::Path,
-    old: Option<&Header>,
+    old: &Header,
     new: Head,
     (pos, folded, fresh): Again,
     relinked: &BTreeMap<[u8; 16], Header>,
 ) -> Result<Option<Header>> {
-    let Some(old) = old else {
-        return Ok(None);
-    };
     let Some(mut stored) = read_file_sections(dir, old) else {
         return Ok(None);
     };
