@@ -531,7 +531,7 @@ fn fold_ordered(
         .is_some_and(|s| matches!(s.marks, Marks::Every(_)));
     if counted && q.only.is_some() {
         return Err(Error::Storage(
-            "a checkpoint made anew needs every namespace folded".into(),
+            "checkpoints made by count need every namespace folded".into(),
         ));
     }
     parallel::fold(source, order, q, (out, n), sink, later)
