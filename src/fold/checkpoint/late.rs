@@ -55,10 +55,6 @@ impl Ledger {
         if disabled() || new.seq - old > LATE_MAX {
             return Ok(None);
         }
-        let view = View::new(self, new.seq);
-        let Some(ns) = one_namespace(&view, old, new.seq) else {
-            return Ok(None);
-        };
         let mut olds = Vec::new();
         for h in self.checkpoints_from(cut)? {
             if self.usable(&h, old)? {
@@ -66,6 +62,10 @@ impl Ledger {
             }
         }
         let Some(last) = olds.last() else {
+            return Ok(None);
+        };
+        let view = View::new(self, new.seq);
+        let Some(ns) = one_namespace(&view, old, new.seq) else {
             return Ok(None);
         };
         let Some(players) = self.players_at(last)? else {
