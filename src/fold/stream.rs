@@ -26,9 +26,9 @@
 //! planned fold reads them (so a ledger far out of order costs what a planned
 //! fold costs).
 //!
-//! **Read ahead.** A chunk whose floor lies before the `at` of records more
-//! than [`AHEAD`] records before it (a result appended years late, at the
-//! end of the log) would hold all of them back: every chunk between would
+//! **Read ahead.** A chunk whose floor lies below the floor of the chunk
+//! [`AHEAD`] records before it (a result appended years late, at the end of
+//! the log) would hold every record between back: each chunk between would
 //! be let go and read twice. Such a chunk is read first, before the others,
 //! and its records wait with the rest; the floors are those of the chunks
 //! still to be read, in seq order, without it.
