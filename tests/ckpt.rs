@@ -272,6 +272,46 @@ fn appends_killed_while_writing_checkpoints_leave_right_answers() {
     assert!(assert_same_answers(d, "after killed appends") > 100);
 }
 
+/// Appends of one late series, each killed at a random moment of its check
+/// fold of one system (which makes the later checkpoints again, renames
+/// them into place, then publishes the head): after each, `verify` passes,
+/// the append is all there or not at all, and answers from checkpoints
+/// equal the full replay's.
+#[test]
+fn late_appends_killed_while_making_checkpoints_again_leave_right_answers() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    append(d, &gen(3000, 5));
+    let late = |round: u64| {
+        let file = d.join(format!("late-{round}.jsonl"));
+        let series = format!(
+            r#"{{"type":"cfr.series_defined","at":"2000-06-{:02}","series":"late-{round}","format":"elimination"}}"#,
+            1 + round % 28
+        );
+        std::fs::write(&file, series).unwrap();
+        file
+    };
+    // How long an uninterrupted one takes.
+    let t = Instant::now();
+    assert!(append_killed_after(d, &late(0), Duration::from_secs(60)));
+    let window = t.elapsed();
+    let mut rng = Rng(0x1a7e);
+    for round in 1..9 {
+        let before = head(d).0;
+        let delay = window.mul_f64(0.1 + rng.below(1000) as f64 / 1000.0);
+        let done = append_killed_after(d, &late(round), delay);
+        laurel(d).arg("verify").assert().success();
+        let now = head(d).0;
+        assert!(now == before || now == before + 1, "round {round}: {now}");
+        assert!(!done || now == before + 1, "round {round}: acknowledged");
+        for args in [["standings", "cfr"], ["standings", "valar"]] {
+            let (fast, full) = (cmd(d, &args, false), cmd(d, &args, true));
+            assert_eq!(fast.stdout, full.stdout, "round {round}: {args:?}");
+        }
+    }
+    assert!(assert_same_answers(d, "after killed late appends") > 100);
+}
+
 /// The length of a checkpoint file's header (magic, value length, value,
 /// 16 bytes of check).
 fn header_len(bytes: &[u8]) -> usize {
