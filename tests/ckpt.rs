@@ -690,7 +690,26 @@ fn late_records_of_one_system_make_the_checkpoints_again_in_place() {
         checkpoint_files(d) == files,
         "a refused append changes no checkpoint"
     );
-    // The fold of everything (which drops them first) refuses it alike.
+
+    // A correction (a void and its replacement) takes the same path.
+    let seq = head(d).0.to_string();
+    let fixed = d.join("fixed.jsonl");
+    std::fs::write(&fixed, late.replace("2000-06-01", "2000-06-02")).unwrap();
+    let reason = ["--reason", "date"];
+    run_ok(
+        d,
+        &[&["correct", &seq, fixed.to_str().unwrap()][..], &reason].concat(),
+        "",
+    );
+    let corrected = headers(d);
+    assert_eq!(keys(&corrected), keys(&before), "the same places");
+    let now = head(d).0;
+    let remade = corrected.iter().filter(|(_, h)| h.head.seq == now).count();
+    assert!(remade >= 10, "{remade} made again");
+    assert!(assert_same_answers(d, "after a late correction") > 100);
+
+    // The fold of everything (which drops them first) refuses alike.
+    let refused = cmd_in(d, &["append", "-"], false, &again);
     let full = cmd_in(d, &["append", "-"], true, &again);
     assert_eq!(refused.stderr, full.stderr);
 }

@@ -435,9 +435,10 @@ impl Ledger {
 
     /// The headers of the checkpoints at or before `bound` usable for a fold
     /// of the records `1..=upto` ([`Ledger::usable`]), latest first: of
-    /// those the index does not already rule out (their position is at or
-    /// after [`Ledger::floor_after`] of the records between their head and
-    /// `upto`, a part of their cut), [`TRIES`] at most, each checked only
+    /// those the index does not already rule out (bound to a head beyond
+    /// the chain, or their position is at or after [`Ledger::floor_after`]
+    /// of the records between their head and `upto`, a part of their cut),
+    /// [`TRIES`] at most, each checked only
     /// when the caller goes on to it, so a query that takes the first reads
     /// nothing more.
     pub(crate) fn usable_before(
@@ -449,8 +450,12 @@ impl Ledger {
             let before = all.range(..=key(bound)).rev();
             before.map(|(k, v)| (*k, v.clone())).collect()
         })?;
+        // A checkpoint bound to a head beyond the chain (made by an append
+        // that has not published, or never will) is never usable: it is
+        // passed over, not counted among the tries.
+        let last = self.index.borrow().last().map_or(0, |e| e.summary.last_seq);
         let not_ruled_out = move |(k, v): ([u8; 16], Vec<u8>)| {
-            let h = Header::read(&v).filter(|h| key(h.pos) == k)?;
+            let h = Header::read(&v).filter(|h| key(h.pos) == k && h.head.seq <= last)?;
             let (lo, hi) = (h.head.seq.min(upto), h.head.seq.max(upto));
             let floor = self.floor_after(lo, hi);
             floor.is_none_or(|f| h.pos < f).then_some(h)

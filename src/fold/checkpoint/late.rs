@@ -1,10 +1,12 @@
 //! The check fold of late records of one rating system.
 //!
-//! An append whose records are all events of one system's namespace (a late
-//! result, its correction's replacement: no `ledger.*` record among them)
-//! changes that namespace's projection and players index from its cut on,
-//! and nothing else: every other namespace's state, and the rules in force,
-//! stay what they were at every position. So instead of folding every
+//! An append whose records are all events of one system's namespace and
+//! voids of records of it (a late result, a correction: a void and its
+//! replacement; no other `ledger.*` record) changes that namespace's
+//! projection and players index from its cut on, and nothing else: every
+//! other namespace's state, and the rules in force, stay what they were at
+//! every position (a void is folded by every namespace's worker, but only
+//! its target's namespace changes). So instead of folding every
 //! namespace from the latest checkpoint before the cut, its check fold:
 //! - folds that namespace alone, with its checks, from the latest checkpoint
 //!   before the cut that still serves it (its records after the cut are
@@ -25,14 +27,17 @@
 //! records are appended and a checkpoint stands at or after their cut;
 //! otherwise the check fold of everything runs.
 
+use std::collections::BTreeSet;
+
 use super::{decode_state, disabled, just_before, params_of, players_section, Part, RULES};
 use super::{encode_section, Ledger};
 use crate::error::{Error, Result};
+use crate::events::ledger;
 use crate::fold::view::View;
 use crate::fold::{Folded, Marks, Query, Resume, Sink, Snapshot, Source, Start};
 use crate::ledger::checkpoint::{unpack, Header, Pos};
 use crate::ledger::Head;
-use crate::systems::{self, NAMESPACES};
+use crate::systems::{self, Event, NAMESPACES};
 
 /// The most records an append may have for this path: reading their types
 /// costs about a microsecond each, and an append of more refolds as many
@@ -156,20 +161,31 @@ impl Ledger {
     }
 }
 
-/// The namespace (its place in `NAMESPACES`) of every record `old + 1
-/// ..= new`, if they share one that is a rating system's; `None` too if one
-/// does not read (the fold of everything reports it).
+/// The namespace (its place in `NAMESPACES`) of the records `old + 1 ..=
+/// new`, if they are events of one rating system's namespace and voids of
+/// records of it; `None` too if one does not read (the fold of everything
+/// reports it).
 fn one_namespace(view: &View, old: u64, new: u64) -> Option<usize> {
     let seqs: Vec<u64> = (old + 1..=new).collect();
-    let mut seen: Option<Option<usize>> = None;
-    let mut one = true;
-    let read = view.records(&seqs, &mut |r| {
-        let ns = systems::ns_index(&r.event);
-        one &= ns.is_some() && seen.is_none_or(|s| s == ns);
-        seen = Some(ns);
+    let (mut seen, mut targets) = (BTreeSet::new(), BTreeSet::new());
+    view.records(&seqs, &mut |r| {
+        match &r.event {
+            Event::Ledger(ledger::Event::Voided(v)) => targets.insert(v.target),
+            e => seen.insert(systems::ns_index(e)),
+        };
         Ok(())
-    });
-    read.ok().and(one.then_some(seen.flatten())).flatten()
+    })
+    .ok()?;
+    let targets: Vec<u64> = targets.into_iter().collect();
+    view.records(&targets, &mut |r| {
+        seen.insert(systems::ns_index(&r.event));
+        Ok(())
+    })
+    .ok()?;
+    match (seen.len(), seen.first()) {
+        (1, Some(&ns)) => ns,
+        _ => None,
+    }
 }
 
 /// The sections of namespace `ns` in snapshot `s`, by name: its projection
