@@ -218,7 +218,10 @@
 //! at least 10,000 apart): an append that brings the count folded to no new
 //! multiple writes none. Every fifth is whole, one zstd frame a section; the others are
 //! deltas on the latest whole one: each section compressed with the parent's as zstd
-//! prefix.
+//! prefix. An append of late records of one system (and voids of its records: a
+//! correction) folds that system alone from the checkpoint before its cut and makes
+//! each later checkpoint again where it stands, with that system's sections new and
+//! the others kept (`fold/checkpoint/late.rs`).
 //! A query with `--as-of`, a `--known-at` seq, both or neither starts from the latest
 //! checkpoint at or before the as-of that serves its cut (`fold/checkpoint.rs`) and
 //! decodes only its own namespace's section; a `--known-at` time, `--rules` and
@@ -226,7 +229,7 @@
 //! file sets parameters of, and takes the others from the ledger as it stands).
 //! `LAUREL_NO_CHECKPOINTS=1` forces the full fold,
 //! `LAUREL_CHECKPOINT_EVERY=N` sets the spacing, `LAUREL_CHECKPOINT_TRACE=1` prints where a
-//! fold started.
+//! fold started (and when an append's check fold is of one system alone).
 //!
 //! # Adding a rating system
 //!

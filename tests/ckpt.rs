@@ -660,7 +660,11 @@ fn late_records_of_one_system_make_the_checkpoints_again_in_place() {
     let checks = [false, true].map(|full| cmd_in(d, &["check", "-"], full, late));
     assert_eq!(checks[0].stdout, checks[1].stdout);
     assert!(checks[0].status.success());
-    append(d, late);
+    assert!(
+        alone(&checks[0]) && !alone(&checks[1]),
+        "the dry run's path"
+    );
+    assert!(alone(&ok(cmd_in(d, &["append", "-"], false, late))));
     let after = headers(d);
     let keys = |hs: &[(Vec<u8>, Header)]| hs.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
     assert_eq!(keys(&after), keys(&before), "the same places");
@@ -682,34 +686,62 @@ fn late_records_of_one_system_make_the_checkpoints_again_in_place() {
     assert!(remade >= 10, "{remade} made again");
     assert!(assert_same_answers(d, "after a late series") > 100);
 
-    let files = checkpoint_files(d);
-    let again = late.replace("2000-06-01", "2000-07-01");
-    let refused = cmd_in(d, &["append", "-"], false, &again);
-    assert_eq!(refused.status.code(), Some(2));
-    assert!(
-        checkpoint_files(d) == files,
-        "a refused append changes no checkpoint"
-    );
-
     // A correction (a void and its replacement) takes the same path.
     let seq = head(d).0.to_string();
     let fixed = d.join("fixed.jsonl");
     std::fs::write(&fixed, late.replace("2000-06-01", "2000-06-02")).unwrap();
-    let reason = ["--reason", "date"];
-    run_ok(
-        d,
-        &[&["correct", &seq, fixed.to_str().unwrap()][..], &reason].concat(),
-        "",
-    );
-    let corrected = headers(d);
-    assert_eq!(keys(&corrected), keys(&before), "the same places");
-    let now = head(d).0;
-    let remade = corrected.iter().filter(|(_, h)| h.head.seq == now).count();
-    assert!(remade >= 10, "{remade} made again");
+    let correct = ["correct", &seq, fixed.to_str().unwrap(), "--reason", "date"];
+    assert!(alone(&ok(cmd_in(d, &correct, false, ""))));
+    assert_eq!(keys(&headers(d)), keys(&before), "the same places");
     assert!(assert_same_answers(d, "after a late correction") > 100);
 
-    // The fold of everything (which drops them first) refuses alike.
-    let refused = cmd_in(d, &["append", "-"], false, &again);
-    let full = cmd_in(d, &["append", "-"], true, &again);
-    assert_eq!(refused.stderr, full.stderr);
+    // Refused on that path: checkpoints untouched, and the same message and
+    // exit code as the fold of everything (run last: it drops them first).
+    // A second series of that name; a void of what later races depend on.
+    let again = late.replace("2000-06-01", "2000-07-01");
+    let series = gen(3000, 5)
+        .lines()
+        .position(|l| l.contains("cfr.series_defined"));
+    let depended = (series.unwrap() + 1).to_string();
+    let refusals: [(&[&str], &str); 2] = [
+        (&["append", "-"], &again),
+        (&["void", &depended, "--reason", "test"], ""),
+    ];
+    let files = checkpoint_files(d);
+    let by_one: Vec<Output> = (refusals.iter())
+        .map(|(args, stdin)| cmd_in(d, args, false, stdin))
+        .collect();
+    assert!(
+        checkpoint_files(d) == files,
+        "a refused append changes no checkpoint"
+    );
+    for ((args, stdin), one) in refusals.iter().zip(by_one) {
+        let full = cmd_in(d, args, true, stdin);
+        assert!(alone(&one), "{args:?}: the path of one system");
+        assert_eq!(one.status.code(), Some(2), "{args:?}");
+        assert_eq!(full.status.code(), Some(2), "{args:?}");
+        assert_eq!(said(&one), said(&full), "{args:?}");
+    }
+}
+
+/// `out`, which must have succeeded.
+fn ok(out: Output) -> Output {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Did the check fold of one system alone run (the trace says so)?
+fn alone(out: &Output) -> bool {
+    String::from_utf8_lossy(&out.stderr).contains("checkpoint: check fold of cfr alone")
+}
+
+/// What a command said on stderr, but for the trace.
+fn said(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stderr);
+    let lines = text.lines().filter(|l| !l.starts_with("checkpoint: "));
+    lines.collect::<Vec<_>>().join("\n")
 }

@@ -86,7 +86,8 @@ fn storage_error(e: bincode::Error) -> Error {
 /// Set (to anything) to never start a fold from a checkpoint: tests and the
 /// bench compare against the full fold with it.
 pub const DISABLE_ENV: &str = "LAUREL_NO_CHECKPOINTS";
-/// Set (to anything) to have a query say on stderr where its fold started.
+/// Set (to anything) to have a query say on stderr where its fold started,
+/// and an append (or `check`) when its check fold is of one system alone.
 pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";
 
 /// Section `i`'s bytes ([`names`]): 0 the rules in force, `1 + ns` the projection of

@@ -5,8 +5,8 @@
 //! replacement; no other `ledger.*` record) changes that namespace's
 //! projection and players index from its cut on, and nothing else: every
 //! other namespace's state, and the rules in force, stay what they were at
-//! every position (a void is folded by every namespace's worker, but only
-//! its target's namespace changes). So instead of folding every
+//! every position (a void takes its target out of the fold before any
+//! worker sees it, and changes no state itself). So instead of folding every
 //! namespace from the latest checkpoint before the cut, its check fold:
 //! - folds that namespace alone, with its checks, from the latest checkpoint
 //!   before the cut that still serves it (its records after the cut are
@@ -30,7 +30,7 @@
 use std::collections::BTreeSet;
 
 use super::{decode_state, disabled, just_before, params_of, players_section, Part, RULES};
-use super::{encode_section, Ledger};
+use super::{encode_section, Ledger, TRACE_ENV};
 use crate::error::{Error, Result};
 use crate::events::ledger;
 use crate::fold::view::View;
@@ -76,6 +76,13 @@ impl Ledger {
         let Some(players) = self.players_at(last)? else {
             return Ok(None);
         };
+        if std::env::var_os(TRACE_ENV).is_some() {
+            let n = olds.len();
+            eprintln!(
+                "checkpoint: check fold of {} alone, {n} to make again",
+                NAMESPACES[ns]
+            );
+        }
         let only = Part {
             only: Some(NAMESPACES[ns]),
             states: true,
@@ -164,7 +171,7 @@ impl Ledger {
 /// The namespace (its place in `NAMESPACES`) of the records `old + 1 ..=
 /// new`, if they are events of one rating system's namespace and voids of
 /// records of it; `None` too if one does not read (the fold of everything
-/// reports it).
+/// then decides).
 fn one_namespace(view: &View, old: u64, new: u64) -> Option<usize> {
     let seqs: Vec<u64> = (old + 1..=new).collect();
     let (mut seen, mut targets) = (BTreeSet::new(), BTreeSet::new());
