@@ -94,7 +94,7 @@ mod file;
 mod frames;
 
 use std::path::PathBuf;
-use std::sync::mpsc::{channel, sync_channel};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 
 use crate::error::{Error, Result};
 use crate::time::Micros;
@@ -102,7 +102,7 @@ use crate::time::Micros;
 use super::published::Entry;
 use super::summary::Summary;
 use super::{Head, Ledger};
-use file::{compressor, read_file_section, Job};
+use file::{compressor, read_file_section};
 pub(crate) use frames::{unpack, Frames};
 
 /// Every checkpoint's header bytes, by key, as read from the start of its file.
@@ -305,6 +305,42 @@ fn link(h: &Header) -> ([u8; 16], [u8; 32]) {
     (key(h.pos), *blake3::hash(&encode_header(h)).as_bytes())
 }
 
+/// Run `fold` with a `send` that hands each job, in order, to `work`, run
+/// on a thread of its own (`checkpoints`: zstd and file writes on the thread
+/// that reads the records for the fold's workers would keep them waiting),
+/// which sends back the header of each checkpoint it writes, or its first
+/// failure, and stops there. `made` takes each header on the caller's
+/// thread, as they come and at the end; the fold's failure, then the
+/// thread's, is the one returned.
+pub(crate) fn on_checkpoint_thread<J: Send, T>(
+    work: impl FnOnce(Receiver<J>, Sender<Result<Header>>) + Send,
+    made: &mut dyn FnMut(Header) -> Result<()>,
+    fold: impl FnOnce(&mut dyn FnMut(J) -> Result<()>) -> Result<T>,
+) -> Result<T> {
+    std::thread::scope(|scope| {
+        let (job_tx, job_rx) = sync_channel::<J>(0);
+        let (made_tx, made_rx) = channel::<Result<Header>>();
+        std::thread::Builder::new()
+            .name("checkpoints".into())
+            .spawn_scoped(scope, move || work(job_rx, made_tx))
+            .map_err(|e| Error::io("the checkpoint thread", e))?;
+        let mut take = |h: Result<Header>| h.and_then(&mut *made);
+        let mut send = |job: J| {
+            if job_tx.send(job).is_err() {
+                // It stopped at a failure, which it sent.
+                let sent = made_rx.iter().try_for_each(&mut take);
+                let gone = "checkpoint: the checkpoint thread stopped";
+                return sent.and(Err(Error::Storage(gone.into())));
+            }
+            made_rx.try_iter().try_for_each(&mut take)
+        };
+        let folded = fold(&mut send);
+        drop(job_tx);
+        let written = made_rx.iter().try_for_each(&mut take);
+        folded.and_then(|v| written.map(|()| v))
+    })
+}
+
 impl Ledger {
     /// Run `fold` (a check fold) with a `put` that makes each snapshot it
     /// hands over (its sections, named by `names`, in order) a checkpoint
@@ -321,23 +357,14 @@ impl Ledger {
     ) -> Result<T> {
         let dir = self.files_dir();
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
-        std::thread::scope(|scope| {
-            let (job_tx, job_rx) = sync_channel::<Job>(0);
-            let (made_tx, made_rx) = channel::<Result<Header>>();
-            let dir = &dir;
-            std::thread::Builder::new()
-                .name("checkpoints".into())
-                .spawn_scoped(scope, move || {
-                    compressor(job_rx, made_tx, new, (dir, every))
-                })
-                .map_err(|e| Error::io("the checkpoint thread", e))?;
-            // Note the header of each checkpoint whose file is written.
-            let store = |made: Result<Header>| {
-                let h = made?;
-                self.with_headers(|all| drop(all.insert(key(h.pos), encode_header(&h))))
-            };
-            let mut parent = Some(parent);
-            let mut put = |pos: Pos, folded: u64, bytes: Vec<Vec<u8>>| {
+        let dir = &dir;
+        let work = move |jobs, made| compressor(jobs, made, new, (dir, every));
+        // Note the header of each checkpoint whose file is written.
+        let mut store =
+            |h: Header| self.with_headers(|all| drop(all.insert(key(h.pos), encode_header(&h))));
+        let mut parent = Some(parent);
+        on_checkpoint_thread(work, &mut store, |send| {
+            fold(&mut |pos: Pos, folded: u64, bytes: Vec<Vec<u8>>| {
                 if bytes.len() != names.len() {
                     return Err(Error::Storage(
                         "checkpoint: wrong number of sections".into(),
@@ -348,18 +375,8 @@ impl Ledger {
                     Some(of) => of()?.filter(small),
                     None => None,
                 };
-                if job_tx.send((pos, folded, named, first)).is_err() {
-                    // It stopped at a failure, which it sent.
-                    let sent = made_rx.iter().try_for_each(store);
-                    let gone = "checkpoint: the compressing thread stopped";
-                    return sent.and(Err(Error::Storage(gone.into())));
-                }
-                made_rx.try_iter().try_for_each(store)
-            };
-            let folded = fold(&mut put);
-            drop(job_tx);
-            let stored = made_rx.iter().try_for_each(store);
-            folded.and_then(|v| stored.map(|()| v))
+                send((pos, folded, named, first))
+            })
         })
     }
 

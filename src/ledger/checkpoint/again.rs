@@ -18,12 +18,12 @@
 //! not hold until the append publishes it), never a mix.
 
 use std::collections::BTreeMap;
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+use std::sync::mpsc::{Receiver, Sender};
 
 use super::file::{finish, forget, read_file_sections, write_unfinished};
 use super::frames::compress;
-use super::{encode_header, key, link, Header, Pos, Section};
-use crate::error::{Error, Result};
+use super::{encode_header, key, link, on_checkpoint_thread, Header, Pos, Section};
+use crate::error::Result;
 use crate::ledger::{Head, Ledger};
 
 /// A checkpoint to make again: its position, the records folded up to it,
@@ -53,46 +53,33 @@ impl Ledger {
     ) -> Result<T> {
         let dir = self.files_dir();
         let by_key: BTreeMap<[u8; 16], &Header> = olds.iter().map(|h| (key(h.pos), h)).collect();
-        std::thread::scope(|scope| {
-            let (job_tx, job_rx) = sync_channel::<Again>(1);
-            let (made_tx, made_rx) = channel::<Result<Header>>();
-            let (dir, by_key) = (&dir, &by_key);
-            std::thread::Builder::new()
-                .name("checkpoints".into())
-                .spawn_scoped(scope, move || {
-                    writer(job_rx, made_tx, |job, relinked| {
-                        // A delta whose parent is one of `olds` but was not
-                        // made again: its parent is about to go.
-                        let orphan = |h: &&Header| {
-                            let gone = |pk: &[u8; 16]| {
-                                by_key.contains_key(pk) && !relinked.contains_key(pk)
-                            };
-                            h.parent.is_some_and(|(pk, _)| gone(&pk))
-                        };
-                        match by_key.get(&key(job.0)).filter(|h| !orphan(h)) {
-                            Some(old) => again(dir, old, new, job, relinked),
-                            None => Ok(None),
-                        }
-                    })
-                })
-                .map_err(|e| Error::io("the checkpoint thread", e))?;
-            let mut made = Vec::new();
-            let mut note = |h: Result<Header>| h.map(|h| made.push(h));
-            let mut put = |pos: Pos, folded: u64, fresh: Vec<(String, Vec<u8>)>| {
-                if job_tx.send((pos, folded, fresh)).is_err() {
-                    let sent = made_rx.iter().try_for_each(&mut note);
-                    let gone = "checkpoint: the writing thread stopped";
-                    return sent.and(Err(Error::Storage(gone.into())));
+        let (dir_ref, by_key) = (&dir, &by_key);
+        let work = move |jobs, made| {
+            writer(jobs, made, |job, relinked| {
+                // A delta whose parent is one of `olds` but was not made
+                // again: its parent is about to go.
+                let orphan = |h: &&Header| {
+                    let gone =
+                        |pk: &[u8; 16]| by_key.contains_key(pk) && !relinked.contains_key(pk);
+                    h.parent.is_some_and(|(pk, _)| gone(&pk))
+                };
+                match by_key.get(&key(job.0)).filter(|h| !orphan(h)) {
+                    Some(old) => again(dir_ref, old, new, job, relinked),
+                    None => Ok(None),
                 }
-                made_rx.try_iter().try_for_each(&mut note)
-            };
-            let folded = fold(&mut put);
-            drop(job_tx);
-            let written = made_rx.iter().try_for_each(&mut note);
-            let done = folded.and_then(|v| written.map(|()| v));
-            self.put_in_place(&made, done.is_ok())?;
-            done
-        })
+            })
+        };
+        let mut made = Vec::new();
+        let done = on_checkpoint_thread(
+            work,
+            &mut |h| {
+                made.push(h);
+                Ok(())
+            },
+            |send| fold(&mut |pos, folded, fresh| send((pos, folded, fresh))),
+        );
+        self.put_in_place(&made, done.is_ok())?;
+        done
     }
 
     /// Rename the files of the checkpoints `made` into place and note their
