@@ -224,8 +224,10 @@
 //! the others kept (`fold/checkpoint/late.rs`).
 //! A query with `--as-of`, a `--known-at` seq, both or neither starts from the latest
 //! checkpoint at or before the as-of that serves its cut (`fold/checkpoint.rs`) and
-//! decodes only its own namespace's section; a `--known-at` time, `--rules` and
-//! `history` fold from nothing (`replay --rules` refolds only the namespaces the rules
+//! decodes only its own namespace's section. `history PLAYER` starts from the latest
+//! one before the player's first record (a player's values change only from it on), or
+//! from nothing when a grudge team shares the name; a `--known-at` time and `--rules`
+//! fold from nothing (`replay --rules` refolds only the namespaces the rules
 //! file sets parameters of, and takes the others from the ledger as it stands).
 //! `LAUREL_NO_CHECKPOINTS=1` forces the full fold,
 //! `LAUREL_CHECKPOINT_EVERY=N` sets the spacing, `LAUREL_CHECKPOINT_TRACE=1` prints where a

@@ -645,13 +645,15 @@ proptest! {
     /// Half the streams hold only Middle-earth events and voids of them (no
     /// rule change): every part dated before a checkpoint is then appended
     /// by the check fold of that one system, which makes the later
-    /// checkpoints again in place.
+    /// checkpoints again in place. A player's history folds from the
+    /// checkpoint before their first record.
     #[test]
     fn indexed_answers_equal_the_full_fold_with_late_events_and_voids(
         events in prop_oneof![streams(40), one_system(40)],
         cuts in prop::collection::vec(any::<usize>(), 1..4),
         day in 0..2000u32,
         n in 1..6usize,
+        player in any::<usize>(),
     ) {
         let dir = common::empty_ledger();
         for part in parts(&events, &cuts) {
@@ -684,6 +686,12 @@ proptest! {
                 let limited = answer(dir.path(), &cut, false);
                 prop_assert_eq!(limited, first_rows(full, n.parse().unwrap()), "{:?}", cut);
             }
+        }
+        let seed = format!("p{}", player % events.len());
+        for clock in [vec![], vec!["--as-of", as_of.as_str()]] {
+            let args: Vec<&str> = ["history", seed.as_str()].into_iter().chain(clock).collect();
+            let full = outcome(dir.path(), &args, true);
+            prop_assert_eq!(outcome(dir.path(), &args, false), full, "{:?}", args);
         }
     }
 }

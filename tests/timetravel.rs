@@ -378,3 +378,111 @@ fn history_of_the_dwarfs_player_shows_the_valar_formula_inputs() {
         .iter()
         .all(|r| r["seq"] != 30));
 }
+
+/// Teams A and B (2003-01-01), their grudge game (FP won, 2003-06-01), five
+/// monthly ticks; then, in 2010, a player registered as "Team A" and a game
+/// of new players `g2-fp1`..`g2-ds10`, won by DS.
+fn team_then_late_players() -> String {
+    let members = |t: &str| (1..=8).map(|i| format!("{t}{i}")).collect::<Vec<_>>();
+    let mut lines: Vec<Value> = [("Team A", "a"), ("Team B", "b")]
+        .iter()
+        .map(|(team, t)| {
+            json!({"type": "mepbm.grudge_team_registered", "at": "2003-01-01", "team": team,
+                "coordinator": format!("{t}1"), "members": members(t)})
+        })
+        .collect();
+    let positions = |game: &str, named: bool| {
+        let mut pos = Vec::new();
+        for (side, t) in [("FP", "a"), ("DS", "b")] {
+            for i in 1..=10 {
+                let player = match (named, i <= 7) {
+                    (true, true) => format!("{t}{i}"),
+                    (true, false) => format!("{t}x{i}"),
+                    (false, _) => format!("{game}-{}{i}", side.to_lowercase()),
+                };
+                pos.push(json!({"nation": format!("{side}{i}"), "player": player, "side": side}));
+            }
+        }
+        pos
+    };
+    let grudge = json!({"FP": "Team A", "DS": "Team B"});
+    lines.push(
+        json!({"type": "mepbm.game_started", "at": "2003-03-01", "game": "gg",
+        "scenario": "1650", "positions": positions("gg", true), "grudge": grudge}),
+    );
+    let end = |game: &str, at: &str, winner: &str| {
+        json!({"type": "mepbm.game_ended", "at": at, "game": game, "turn": 30,
+            "winner": winner, "nations": []})
+    };
+    lines.push(end("gg", "2003-06-01", "FP"));
+    for m in 6..=10 {
+        lines.push(
+            json!({"type": "mepbm.monthly_tick", "at": format!("2003-{:02}-01", m + 1),
+            "month": format!("2003-{m:02}")}),
+        );
+    }
+    lines.push(json!({"type": "ledger.player_registered", "at": "2010-01-01", "name": "Team A"}));
+    lines.push(
+        json!({"type": "mepbm.game_started", "at": "2010-02-01", "game": "g2",
+        "scenario": "1650", "positions": positions("g2", false)}),
+    );
+    lines.push(end("g2", "2010-05-01", "DS"));
+    (lines.iter().map(Value::to_string))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `laurel history NAME --format json` on ledger `d` (from the checkpoints,
+/// or from nothing with `full`), and what the checkpoint trace said.
+fn history_traced(d: &std::path::Path, name: &str, full: bool) -> (Value, String) {
+    let mut c = laurel(d);
+    c.args(["history", name, "--format", "json"])
+        .env("LAUREL_CHECKPOINT_TRACE", "1");
+    if full {
+        c.env("LAUREL_NO_CHECKPOINTS", "1");
+    }
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    (v, stderr(&out))
+}
+
+/// A player's values change only from their first record on, so their
+/// history folds from a checkpoint before it; a name a grudge team also
+/// bears is folded from the first record, the team's changes being older
+/// than the player's first date. Both equal the fold from nothing.
+#[test]
+fn history_starts_from_a_checkpoint_before_the_players_first_record() {
+    let dir = common::empty_ledger();
+    let d = dir.path();
+    laurel(d)
+        .args(["append", "-"])
+        .env("LAUREL_CHECKPOINT_EVERY", "2")
+        .write_stdin(team_then_late_players())
+        .assert()
+        .success();
+    let (late, trace) = history_traced(d, "g2-ds3", false);
+    assert_eq!(late, history_traced(d, "g2-ds3", true).0);
+    assert!(
+        late["rows"].as_array().is_some_and(|r| !r.is_empty()),
+        "{late}"
+    );
+    // The players fold, then the audit fold: both from a checkpoint.
+    assert_eq!(trace.matches("resumed after").count(), 2, "{trace}");
+    assert!(!trace.contains("from the start"), "{trace}");
+    let (team, trace) = history_traced(d, "Team A", false);
+    assert_eq!(team, history_traced(d, "Team A", true).0);
+    let ainur_2003 = |r: &Value| {
+        r["system"] == "ainur"
+            && r["at"]
+                .as_str()
+                .is_some_and(|a| a.starts_with("2003-06-01"))
+    };
+    assert!(
+        team["rows"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(ainur_2003)),
+        "{team}"
+    );
+    assert!(trace.contains("none, folded from the start"), "{trace}");
+}

@@ -106,7 +106,10 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 /// `PLAYER` may be any of a renamed player's names: the changes made under
 /// each are listed. A subject that is not a player (a nation of the Top
 /// nations table) has a history too; a name that is neither a player's nor
-/// any subject's is refused with the nearest players.
+/// any subject's is refused with the nearest players. A player's values
+/// change only from their first record on (under any of their names), so
+/// the fold starts from the latest checkpoint before it; a name a grudge
+/// team also bears, or no player's, folds from the first record.
 pub fn history(
     path: &Path,
     player: &str,
@@ -132,12 +135,10 @@ pub fn history(
     let voids = fold::voids(&source, &args.query()?)?;
     let (voided, last_voided) = voided_records(&source, &voids)?;
     let only = asked.or_else(|| one_namespace(&players, player, not_a_player.is_none(), voided));
-    // One subject's changes only: the whole trail of a 1M-event ledger is 15 GB.
-    let mut q = args.query()?;
-    q.audit = true;
-    q.audit_subject = Some(player.to_string());
-    q.only = only;
-    let (f, stamp) = fold_stamped(&ledger, args, q)?;
+    let since = (not_a_player.is_none())
+        .then(|| players.first_at_of(player))
+        .flatten();
+    let (f, stamp) = audit_fold(&ledger, args, (player, only), since)?;
     let mine = |c: &Change| c.subject == player && system.is_none_or(|s| s == c.system);
     let mut rows: Vec<(Change, Value)> =
         f.cx.changes()
@@ -168,6 +169,34 @@ pub fn history(
         extra: vec![],
     };
     write_answer(w, &ledger, args, report, &stamp, print)
+}
+
+/// The fold of `subject`'s changes, of namespace `only` or all: one
+/// subject's only (the whole trail of a 1M-event ledger is 15 GB). A
+/// player's values change only from their first record on (`since`, its
+/// date), so it starts from the latest checkpoint before it that serves;
+/// a grudge team of the same name may have changed earlier, and then it
+/// folds again from the first record.
+fn audit_fold(
+    ledger: &Ledger,
+    args: &QueryArgs,
+    (subject, only): (&str, Option<&'static str>),
+    since: Option<Micros>,
+) -> Result<(fold::Folded, output::Stamp)> {
+    let query = |since: Option<Micros>| -> Result<fold::Query> {
+        let mut q = args.query()?;
+        q.audit = true;
+        q.audit_subject = Some(subject.to_string());
+        q.only = only;
+        q.subject_since = since;
+        Ok(q)
+    };
+    let (f, stamp) = fold_stamped(ledger, args, query(since)?)?;
+    if since.is_none() || !f.state.rates_non_player(subject) {
+        return Ok((f, stamp));
+    }
+    f.discard();
+    fold_stamped(ledger, args, query(None)?)
 }
 
 /// The one namespace a player's history needs folded, when one is enough:

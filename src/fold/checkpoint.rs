@@ -8,8 +8,9 @@
 //! `State::checkpoint_of` and `State::restore_of`), then each namespace's
 //! players index under `players.<namespace>`
 //! ([`crate::systems::players::Index`]), read with its namespace. A query resumes from the latest checkpoint at or
-//! before its `--as-of` that serves its cut and folds the records after it;
-//! the check fold of an append resumes from the latest one still valid and
+//! before its `--as-of` that serves its cut and folds the records after it
+//! (one player's history: the latest before their first record, since no
+//! record dated earlier changes them); the check fold of an append resumes from the latest one still valid and
 //! stores new ones on the way, or, for late records of one rating system,
 //! folds that system alone and makes the checkpoints after their cut again
 //! in place (`late.rs`).
@@ -266,14 +267,28 @@ fn disabled() -> bool {
     std::env::var_os(DISABLE_ENV).is_some()
 }
 
-/// Can a checkpoint serve `q`? Only a plain fold: no known-at time (it need
+/// Can a checkpoint serve `q`? Only a fold with no known-at time (it need
 /// not cut a prefix of the seqs, [`super::known_seq`]), no pinned rules (a
-/// checkpoint folded the rules changes in force), no audit trail (it starts
-/// at the first record), voided records left out. A known-at seq can: which
-/// checkpoints serve it is [`Ledger::usable`]'s question.
+/// checkpoint folded the rules changes in force), voided records left out,
+/// and no audit trail unless it is one subject's since a known date
+/// ([`Query::subject_since`]: the checkpoint lies before every change to
+/// it). A known-at seq can: which checkpoints serve it is
+/// [`Ledger::usable`]'s question.
 fn resumable(q: &Query) -> bool {
     let by_time = matches!(q.known_at, Some(KnownAt::Time(_)));
-    !by_time && q.rules.is_none() && !q.audit && !q.keep_voided && !disabled()
+    let audit = q.audit && (q.audit_subject.is_none() || q.subject_since.is_none());
+    !by_time && q.rules.is_none() && !audit && !q.keep_voided && !disabled()
+}
+
+/// The latest position a checkpoint serving `q` may stand at: `--as-of`'s
+/// end, and before every record dated on or after an audited subject's
+/// first date.
+fn bound_of(q: &Query) -> Pos {
+    let as_of = (q.as_of.unwrap_or(Micros::MAX), u64::MAX);
+    match q.subject_since {
+        Some(since) if q.audit => as_of.min((since, 0)),
+        _ => as_of,
+    }
 }
 
 impl Ledger {
@@ -293,6 +308,10 @@ impl Ledger {
             (true, None) => eprintln!("checkpoint: none, folded from the start"),
         };
         let f = match (resumable(q), super::known_seq(q, head)) {
+            // An audit fold takes its state decoded (see `Resume::Later`).
+            (true, Some(upto)) if q.audit => {
+                self.fold_from_decoded(&view, q, (bound_of(q), upto), &said)
+            }
             (true, Some(upto)) => self.fold_resumed(&view, q, upto, &said),
             _ => {
                 said(None);
@@ -321,7 +340,7 @@ impl Ledger {
         upto: u64,
         said: &dyn Fn(Option<(Pos, u64)>),
     ) -> Result<super::Folded> {
-        let bound = (q.as_of.unwrap_or(Micros::MAX), u64::MAX);
+        let bound = bound_of(q);
         let Some((h, mut frames)) = self.stored_before(bound, upto, &refs(&needed(Part::of(q))))?
         else {
             // No checkpoint: start from the empty state before every position,
@@ -337,7 +356,7 @@ impl Ledger {
             .and_then(unpack)
             .and_then(|b| params_of(&b));
         let Some(params) = params else {
-            return self.fold_undecoded(view, q, (bound, upto), said);
+            return self.fold_from_decoded(view, q, (bound, upto), said);
         };
         // The records are read while another thread decodes the state: the
         // fold's workers wait for it.
@@ -363,15 +382,17 @@ impl Ledger {
             (decoding.join().unwrap_or(false), folded)
         });
         if !decoded {
-            return self.fold_undecoded(view, q, (bound, upto), said);
+            return self.fold_from_decoded(view, q, (bound, upto), said);
         }
         said(Some((h.pos, h.folded)));
         folded
     }
 
-    /// The fold of `q` when the latest checkpoint's sections could not be
-    /// decoded: from the latest one that can be, or from nothing.
-    fn fold_undecoded(
+    /// The fold of `q` from the latest checkpoint at or before `bound` whose
+    /// sections decode, decoded before the fold starts, or from nothing: an
+    /// audit fold's, and a plain one's when the latest checkpoint's sections
+    /// could not be decoded.
+    fn fold_from_decoded(
         &self,
         view: &View,
         q: &Query,

@@ -205,6 +205,15 @@ impl Players {
             .fold(0, |bits, b| bits | b)
     }
 
+    /// The earliest `at` of a record naming the player whose root is
+    /// `root`, under any of its names (registrations and renames included);
+    /// `None` for a name that is no player's.
+    pub fn first_at_of(&self, root: &str) -> Option<Micros> {
+        (self.names_from(root).iter())
+            .filter_map(|n| self.written.get(n).map(|w| w.seen.first_at))
+            .min()
+    }
+
     /// `root` and the names its player was renamed to, in order (a rename
     /// gives a name nobody had, so the chain ends).
     fn names_from(&self, root: &str) -> Vec<String> {

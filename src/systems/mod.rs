@@ -265,6 +265,13 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     fn names(event: &mut Self::Event, f: &mut dyn FnMut(&mut String));
     /// The standings table `table` (one of [`RatingSystem::TABLES`]).
     fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String>;
+    /// Whether it rates a subject named `name` that is not a player (a
+    /// grudge team): such a subject may change before any event names a
+    /// player of that name, so `history` of that name folds from the first
+    /// record. Every subject of a system that rates only players is one.
+    fn rates_non_player(&self, _name: &str) -> bool {
+        false
+    }
     /// The tournaments `--tournament` may name for its tables (`None`: its
     /// tables have no tournaments and take no `--tournament`).
     fn tournaments(&self) -> Option<Vec<String>> {
@@ -405,6 +412,12 @@ macro_rules! registry {
                 )*
                 debug_assert!(ns < i, "no namespace {ns}");
                 None
+            }
+
+            /// Whether a system rates a subject named `name` that is not a
+            /// player ([`RatingSystem::rates_non_player`]).
+            pub fn rates_non_player(&self, name: &str) -> bool {
+                false $(|| RatingSystem::rates_non_player(&self.$ns, name))*
             }
 
             /// The tournaments `--tournament` may name for table `table`

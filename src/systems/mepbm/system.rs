@@ -49,6 +49,13 @@ impl RatingSystem for State {
         }
     }
 
+    /// Grudge teams: registered, or rated in Ainur (a team's rating may be
+    /// seeded with `rating_seeded`, which names it as it names players).
+    fn rates_non_player(&self, name: &str) -> bool {
+        (self.names.get(name))
+            .is_some_and(|id| self.teams.contains_key(&id) || self.ainur.contains(id))
+    }
+
     fn checkpoint(&self) -> Result<Vec<u8>, String> {
         Ok(self.checkpoint_bytes())
     }
