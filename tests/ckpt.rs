@@ -296,6 +296,7 @@ fn late_appends_killed_while_making_checkpoints_again_leave_right_answers() {
     assert!(append_killed_after(d, &late(0), Duration::from_secs(60)));
     let window = t.elapsed();
     let mut rng = Rng(0x1a7e);
+    let mut killed_before_the_head_moved = 0;
     for round in 1..9 {
         let before = head(d).0;
         let delay = window.mul_f64(0.1 + rng.below(1000) as f64 / 1000.0);
@@ -304,11 +305,14 @@ fn late_appends_killed_while_making_checkpoints_again_leave_right_answers() {
         let now = head(d).0;
         assert!(now == before || now == before + 1, "round {round}: {now}");
         assert!(!done || now == before + 1, "round {round}: acknowledged");
+        killed_before_the_head_moved += usize::from(now == before);
         for args in [["standings", "cfr"], ["standings", "valar"]] {
             let (fast, full) = (cmd(d, &args, false), cmd(d, &args, true));
             assert_eq!(fast.stdout, full.stdout, "round {round}: {args:?}");
         }
     }
+    // Most delays fall well inside the window: some kill landed mid-append.
+    assert!(killed_before_the_head_moved > 0, "no append was cut short");
     assert!(assert_same_answers(d, "after killed late appends") > 100);
 }
 
