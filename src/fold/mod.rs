@@ -405,9 +405,11 @@ pub type Snapshot = Vec<Option<Vec<u8>>>;
 pub enum Marks {
     /// After every `n`th record (counted from the first record of the log).
     Every(u64),
-    /// After the records at these positions, ascending (the places of the
-    /// checkpoints a late record's fold makes again); a position the fold
-    /// does not reach gets none.
+    /// At these positions, ascending (the places of the checkpoints a late
+    /// record's fold makes again): the state of every record folded that
+    /// sorts at or before each, whether or not a record folded stands there
+    /// (one voided since). Of places with no record folded between them,
+    /// only the last gets a snapshot.
     At(Vec<Pos>),
 }
 

@@ -199,6 +199,7 @@ pub(super) fn fold(
         open: BTreeMap::new(),
         made: Vec::new(),
         next: 0,
+        last: None,
     });
     let encode = snapshots.as_ref().map(|s| s.sink.encode);
     let depth = if later.is_some() { AHEAD } else { 4 };
@@ -310,6 +311,8 @@ struct Snapshots<'a> {
     made: Vec<usize>,
     /// With [`Marks::At`], the place in it of the next position to mark.
     next: usize,
+    /// The count of the latest snapshot marked.
+    last: Option<u64>,
 }
 
 impl Snapshots<'_> {
@@ -318,9 +321,6 @@ impl Snapshots<'_> {
         match &self.sink.marks {
             Marks::Every(every) => n.is_multiple_of(*every),
             Marks::At(places) => {
-                while places.get(self.next).is_some_and(|&p| p < pos) {
-                    self.next += 1;
-                }
                 let due = places.get(self.next) == Some(&pos);
                 self.next += usize::from(due);
                 due
@@ -328,9 +328,32 @@ impl Snapshots<'_> {
         }
     }
 
-    fn mark(&mut self, n: u64, pos: Pos) {
+    /// With [`Marks::At`], before a record at `pos` (or at the end: `pos`
+    /// past every place): the latest place before it not marked yet, which
+    /// no record folded stands at. Any earlier one is passed over: nothing
+    /// was folded between them.
+    fn passed(&mut self, pos: Pos) -> Option<Pos> {
+        let Marks::At(places) = &self.sink.marks else {
+            return None;
+        };
+        let mut last = None;
+        while let Some(&p) = places.get(self.next).filter(|&&p| p < pos) {
+            last = Some(p);
+            self.next += 1;
+        }
+        last
+    }
+
+    /// Mark snapshot `n` at `pos`; `false` if the latest one has that count
+    /// (the same state: it stays the only one).
+    fn mark(&mut self, n: u64, pos: Pos) -> bool {
+        if self.last == Some(n) {
+            return false;
+        }
+        self.last = Some(n);
         self.open
             .insert(n, (pos, vec![None; 1 + 2 * NAMESPACES.len()]));
+        true
     }
 
     /// Take the sections sent so far; store every complete snapshot that no
@@ -405,12 +428,27 @@ impl Reader<'_, '_> {
                 Item::Decoded(rec) => (rec.at, rec.seq),
                 Item::Stored { seq, at, .. } => (*at, *seq),
             };
+            self.snapshot_before(index - 1, pos)?;
             route(item, index - 1, self.only, self.lanes)?;
             self.snapshot_after(index - 1, pos)
         };
         match order {
-            Order::Planned(seqs) => source.items(seqs, &mut each),
-            Order::Streamed(spans, keep) => source.items_in_order(spans, keep, &mut each),
+            Order::Planned(seqs) => source.items(seqs, &mut each)?,
+            Order::Streamed(spans, keep) => source.items_in_order(spans, keep, &mut each)?,
+        }
+        self.snapshot_before(index, (Micros::MAX, u64::MAX))
+    }
+
+    /// Before the record at `index` of `order` (at `pos`; after the last,
+    /// `pos` past every place): mark a snapshot at a place passed that no
+    /// record folded stands at ([`Snapshots::passed`]).
+    fn snapshot_before(&mut self, index: u64, pos: Pos) -> Result<()> {
+        let Some(s) = self.snapshots.as_deref_mut() else {
+            return Ok(());
+        };
+        match s.passed(pos) {
+            Some(place) => self.mark(index, self.folded + index, place),
+            None => Ok(()),
         }
     }
 
@@ -423,15 +461,29 @@ impl Reader<'_, '_> {
         };
         let n = self.folded + index + 1;
         if s.due(n, pos) {
-            s.mark(n, pos);
+            self.mark(index, n, pos)?;
+        }
+        match (
+            self.snapshots.as_deref_mut(),
+            index.is_multiple_of(BATCH as u64),
+        ) {
+            (Some(s), true) => s.collect(),
+            _ => Ok(()),
+        }
+    }
+
+    /// Mark snapshot `n` (the count of records folded) at `pos`, in every
+    /// lane after the record at `index`.
+    fn mark(&mut self, index: u64, n: u64, pos: Pos) -> Result<()> {
+        let Some(s) = self.snapshots.as_deref_mut() else {
+            return Ok(());
+        };
+        if s.mark(n, pos) {
             for lane in self.lanes.iter_mut() {
                 push(lane, index, Job::Mark(n), &[])?;
             }
         }
-        match index.is_multiple_of(BATCH as u64) {
-            true => s.collect(),
-            false => Ok(()),
-        }
+        Ok(())
     }
 }
 

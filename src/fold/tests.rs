@@ -254,6 +254,70 @@ fn snapshots_of_the_checked_fold_per_namespace_are_the_states_at_their_places() 
     }
 }
 
+/// With [`Marks::At`], the snapshot at a place holds the state of the
+/// records that sort at or before it, whether one stands there or not (a
+/// record voided since leaves its place bare); of places with nothing folded
+/// between them only the last gets one; a place past the last record gets
+/// its snapshot at the end.
+#[test]
+fn snapshots_at_places_hold_the_state_of_what_sorts_at_or_before_them() {
+    use super::checkpoint::encode_section;
+    let src = Stored::generated(3000);
+    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let mut at = std::collections::BTreeMap::new();
+    src.records(&order, &mut |r| {
+        at.insert(r.seq, r.at);
+        Ok(())
+    })
+    .unwrap();
+    let pos = |n: usize| (at[&order[n - 1]], order[n - 1]);
+    // The first record from `n` on dated at least 3 µs after the one before.
+    let gap = |n: usize| {
+        (n..order.len())
+            .find(|&k| pos(k).0 + 2 < pos(k + 1).0)
+            .unwrap()
+    };
+    let (bare, twice) = (gap(1400), gap(2100));
+    let places = vec![
+        pos(700),
+        (pos(bare + 1).0 - 1, 0),
+        (pos(twice + 1).0 - 2, 0),
+        (pos(twice + 1).0 - 1, 0),
+        (Micros::MAX - 1, 0),
+    ];
+    let mut stored = Vec::new();
+    let mut put = |pos: Pos, n: u64, s: Snapshot| {
+        stored.push((pos, n, s));
+        Ok(())
+    };
+    let sink = Sink {
+        marks: Marks::At(places.clone()),
+        encode: encode_section,
+        put: &mut put,
+    };
+    fold_from(&src, &Query::default(), None, Some(sink)).unwrap();
+    let got: Vec<(Pos, u64)> = stored.iter().map(|s| (s.0, s.1)).collect();
+    let n = |k: usize| k as u64;
+    let want = [
+        (places[0], 700),
+        (places[1], n(bare)),
+        (places[3], n(twice)),
+        (places[4], 3000),
+    ];
+    assert_eq!(got, want);
+    for (_, n, sections) in stored {
+        let prefix = Prefix {
+            src: &src,
+            keep: order[..n as usize].iter().copied().collect(),
+        };
+        let f = fold(&prefix, &Query::default()).unwrap();
+        let want: Snapshot = (0..1 + 2 * crate::systems::NAMESPACES.len())
+            .map(|i| Some(encode_section(&f.state, &f.cx.params, i).unwrap()))
+            .collect();
+        assert!(sections == want, "snapshot at {n} is not the state there");
+    }
+}
+
 /// The records of `src` with these seqs (a prefix of fold order).
 struct Prefix<'a> {
     src: &'a Stored,
