@@ -218,9 +218,10 @@
 //! at least 10,000 apart): an append that brings the count folded to no new
 //! multiple writes none. Every fifth is whole, one zstd frame a section; the others are
 //! deltas on the latest whole one: each section compressed with the parent's as zstd
-//! prefix. An append of late records of one system (and voids of its records: a
-//! correction) folds that system alone from the checkpoint before its cut and makes
-//! each later checkpoint again where it stands, with that system's sections new and
+//! prefix. An append of late records of one system (its events, rule changes of its
+//! parameters, voids of those: a correction) folds that system alone from the
+//! checkpoint before its cut and makes each later checkpoint again where it stands,
+//! with that system's sections (and the rules in force, after a rule change) new and
 //! the others kept (`fold/checkpoint/late.rs`).
 //! A query with `--as-of`, a `--known-at` seq, both or neither starts from the latest
 //! checkpoint at or before the as-of that serves its cut (`fold/checkpoint.rs`) and

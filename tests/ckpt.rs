@@ -669,25 +669,8 @@ fn late_records_of_one_system_make_the_checkpoints_again_in_place() {
         "the dry run's path"
     );
     assert!(alone(&ok(cmd_in(d, &["append", "-"], false, late))));
-    let after = headers(d);
-    let keys = |hs: &[(Vec<u8>, Header)]| hs.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
-    assert_eq!(keys(&after), keys(&before), "the same places");
-    let new_head = head(d).0;
-    let mut remade = 0;
-    for (((key, old), was), (_, new)) in before.iter().zip(&stored).zip(&after) {
-        if new.head.seq != new_head {
-            assert_eq!(new, old, "before the cut: as it was");
-            continue;
-        }
-        remade += 1;
-        assert_eq!(new.folded, old.folded + 1);
-        assert_eq!(new.parent.map(|p| p.0), old.parent.map(|p| p.0));
-        for ((name, a), (_, b)) in was.iter().zip(stored_sections(d, key, new)) {
-            let cfr = name == "cfr" || name == "players.cfr";
-            assert!(cfr || *a == b, "{name} kept");
-        }
-    }
-    assert!(remade >= 10, "{remade} made again");
+    let cfr = |name: &str| name == "cfr" || name == "players.cfr";
+    assert!(assert_made_again(d, &before, &stored, &cfr) >= 10);
     assert!(assert_same_answers(d, "after a late series") > 100);
 
     // A correction (a void and its replacement) takes the same path.
@@ -728,13 +711,74 @@ fn late_records_of_one_system_make_the_checkpoints_again_in_place() {
     }
 }
 
+/// The checkpoints' keys, in order.
+fn keys(hs: &[(Vec<u8>, Header)]) -> Vec<Vec<u8>> {
+    hs.iter().map(|(k, _)| k.clone()).collect()
+}
+
+/// After one late record: ledger `d`'s checkpoints stand where `before`
+/// stood; those bound to the new head were made again (one more record
+/// folded, the same parent, every section but those `changed` names
+/// byte-identical to `was`), the others are as they were. How many were
+/// made again.
+fn assert_made_again(
+    d: &Path,
+    before: &[(Vec<u8>, Header)],
+    was: &[Vec<(String, Vec<u8>)>],
+    changed: &dyn Fn(&str) -> bool,
+) -> usize {
+    let after = headers(d);
+    assert_eq!(keys(&after), keys(before), "the same places");
+    let new_head = head(d).0;
+    let mut remade = 0;
+    for (((key, old), was), (_, new)) in before.iter().zip(was).zip(&after) {
+        if new.head.seq != new_head {
+            assert_eq!(new, old, "before the cut: as it was");
+            continue;
+        }
+        remade += 1;
+        assert_eq!(new.folded, old.folded + 1);
+        assert_eq!(new.parent.map(|p| p.0), old.parent.map(|p| p.0));
+        for ((name, a), (_, b)) in was.iter().zip(stored_sections(d, key, new)) {
+            assert!(changed(name) || *a == b, "{name} kept");
+        }
+    }
+    remade
+}
+
+/// A rule change dated back takes the path of its system's late records:
+/// that system's sections and the rules in force are made again, the
+/// others kept, and every answer is the full fold's; so does its void.
+#[test]
+fn a_rule_change_dated_back_makes_its_systems_checkpoints_again_in_place() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    append(d, &gen(3000, 5));
+    let before = headers(d);
+    let sections = |hs: &[(Vec<u8>, Header)]| -> Vec<_> {
+        hs.iter().map(|(k, h)| stored_sections(d, k, h)).collect()
+    };
+    let stored = sections(&before);
+    let change =
+        r#"{"type":"ledger.rules_changed","at":"2000-06-01","system":"sbr","params":{"podium":2}}"#;
+    let out = ok(cmd_in(d, &["append", "-"], false, change));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("check fold of sbr alone"));
+    let sbr = |name: &str| ["sbr", "players.sbr", "ledger.rules"].contains(&name);
+    assert!(assert_made_again(d, &before, &stored, &sbr) >= 10);
+    let rules = |s: &[(String, Vec<u8>)]| s.iter().find(|(n, _)| n == "ledger.rules").cloned();
+    let (last, now) = (stored.last().unwrap(), sections(&headers(d)));
+    assert_ne!(rules(last), rules(now.last().unwrap()), "new rules");
+    assert!(assert_same_answers(d, "after a rule change dated back") > 100);
+    let seq = head(d).0.to_string();
+    let voided = ok(cmd_in(d, &["void", &seq, "--reason", "test"], false, ""));
+    assert!(String::from_utf8_lossy(&voided.stderr).contains("check fold of sbr alone"));
+    assert!(assert_same_answers(d, "after its void") > 100);
+}
+
 /// `out`, which must have succeeded.
 fn ok(out: Output) -> Output {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
     out
 }
 

@@ -124,12 +124,24 @@ fn streams(max: usize) -> impl Strategy<Value = Vec<Value>> {
     prop::collection::vec((op(), 0..2000u32), 1..max).prop_map(|ops| stream(&ops))
 }
 
-/// Streams of Middle-earth seeds and monthly ticks, and voids of them,
-/// dated anywhere.
+/// Streams of Middle-earth seeds, monthly ticks and changes of the monthly
+/// rules, and voids of them, dated anywhere.
 fn one_system(max: usize) -> impl Strategy<Value = Vec<Value>> {
     let seed = (0..4usize, 1000..2200i64).prop_map(|(system, value)| Op::Seed { system, value });
     let void = any::<usize>().prop_map(|pick| Op::Void { pick });
-    let op = prop_oneof![4 => seed, 1 => Just(Op::Tick), 1 => void];
+    // The places of the monthly adjustment's parameters (what moves the
+    // ratings of these streams) among every group's, as `stream` numbers them.
+    let monthly: Vec<usize> = (laurel::systems::PARAM_GROUPS.iter())
+        .flat_map(|g| g.params)
+        .enumerate()
+        .filter(|(_, d)| d.system == "monthly")
+        .map(|(i, _)| i)
+        .collect();
+    let rules = (any::<usize>(), 0..5i64).prop_map(move |(pick, bump)| Op::Rules {
+        param: monthly[pick % monthly.len()],
+        bump,
+    });
+    let op = prop_oneof![8 => seed, 2 => Just(Op::Tick), 1 => rules, 2 => void];
     prop::collection::vec((op, 0..2000u32), 1..max).prop_map(|ops| stream(&ops))
 }
 

@@ -1,18 +1,22 @@
 //! The check fold of late records of one rating system.
 //!
-//! An append whose records are all events of one system's namespace and
-//! voids of records of it (a late result, a correction: a void and its
-//! replacement; no other `ledger.*` record) changes that namespace's
-//! projection and players index from its cut on, and nothing else: every
-//! other namespace's state, and the rules in force, stay what they were at
+//! An append whose records are all events of one system's namespace, rule
+//! changes of that system's parameter groups, and voids of records of those
+//! (a late result; a correction: a void and its replacement; a rule change
+//! dated back; no other `ledger.*` record) changes that namespace's
+//! projection and players index from its cut on, and the rules in force if
+//! it holds a rule change, and nothing else: a system reads only its own
+//! parameter groups, so every other namespace's state stays what it was at
 //! every position (a void takes its target out of the fold before any
-//! worker sees it, and changes no state itself). So instead of folding every
-//! namespace from the latest checkpoint before the cut, its check fold:
+//! worker sees it, and changes no state itself; a rule change names no
+//! player). So instead of folding every namespace from the latest checkpoint
+//! before the cut, its check fold:
 //! - folds that namespace alone, with its checks, from the latest checkpoint
 //!   before the cut that still serves it (its records after the cut are
 //!   checked again, as the fold of everything would);
 //! - makes each checkpoint at or after the cut again at its place, with that
-//!   namespace's two sections new and every other one kept as stored
+//!   namespace's two sections new (and the rules in force, for a rule
+//!   change or a void of one) and every other one kept as stored
 //!   (`ledger::checkpoint`'s `making_again`), bound to the new head;
 //! - takes the other namespaces' players indexes from the latest of those
 //!   checkpoints and folds them to the head (the players fold, no checks),
@@ -70,7 +74,7 @@ impl Ledger {
             return Ok(None);
         };
         let view = View::new(self, new.seq);
-        let Some(ns) = one_namespace(&view, old, new.seq) else {
+        let Some((ns, rules)) = one_namespace(&view, old, new.seq) else {
             return Ok(None);
         };
         let Some(players) = self.players_at(last)? else {
@@ -103,7 +107,7 @@ impl Ledger {
         let answer = match store {
             false => checked(crate::fold::fold_from(&view, &q, start, None))?,
             true => self.making_again(&olds, new, |put| {
-                let mut fresh = |pos, n, s: Snapshot| put(pos, n, sections_of(ns, s)?);
+                let mut fresh = |pos, n, s: Snapshot| put(pos, n, sections_of(ns, rules, s)?);
                 let sink = Sink {
                     marks: Marks::At(olds.iter().map(|h| h.pos).collect()),
                     encode: encode_section,
@@ -169,42 +173,70 @@ impl Ledger {
 }
 
 /// The namespace (its place in `NAMESPACES`) of the records `old + 1 ..=
-/// new`, if they are events of one rating system's namespace and voids of
-/// records of it; `None` too if one does not read (the fold of everything
-/// then decides).
-fn one_namespace(view: &View, old: u64, new: u64) -> Option<usize> {
+/// new`, if they are events and rule changes of one rating system and voids
+/// of records of those, and whether a rule change is among them or their
+/// targets; `None` too if one does not read (the fold of everything then
+/// decides).
+fn one_namespace(view: &View, old: u64, new: u64) -> Option<(usize, bool)> {
     let seqs: Vec<u64> = (old + 1..=new).collect();
-    let (mut seen, mut targets) = (BTreeSet::new(), BTreeSet::new());
+    let (mut seen, mut targets, mut rules) = (BTreeSet::new(), BTreeSet::new(), false);
+    let mut note = |e: &Event| {
+        rules |= matches!(e, Event::Ledger(ledger::Event::RulesChanged(_)));
+        seen.insert(namespace_of(e));
+    };
     view.records(&seqs, &mut |r| {
         match &r.event {
-            Event::Ledger(ledger::Event::Voided(v)) => targets.insert(v.target),
-            e => seen.insert(systems::ns_index(e)),
-        };
+            Event::Ledger(ledger::Event::Voided(v)) => {
+                targets.insert(v.target);
+            }
+            e => note(e),
+        }
         Ok(())
     })
     .ok()?;
     let targets: Vec<u64> = targets.into_iter().collect();
     view.records(&targets, &mut |r| {
-        seen.insert(systems::ns_index(&r.event));
+        note(&r.event);
         Ok(())
     })
     .ok()?;
     match (seen.len(), seen.first()) {
-        (1, Some(&ns)) => ns,
+        (1, Some(&Some(ns))) => Some((ns, rules)),
         _ => None,
     }
 }
 
+/// The namespace of `e` on this path: a system's event's, or that of the
+/// parameter group a rule change sets; `None` for any other `ledger.*`
+/// event (a void, a player registered or renamed) or an unknown group.
+fn namespace_of(e: &Event) -> Option<usize> {
+    match e {
+        Event::Ledger(ledger::Event::RulesChanged(rc)) => {
+            let ns = systems::namespace_of_group(&rc.system)?;
+            NAMESPACES.iter().position(|n| *n == ns)
+        }
+        e => systems::ns_index(e),
+    }
+}
+
 /// The sections of namespace `ns` in snapshot `s`, by name: its projection
-/// and its players index (both there, or the checkpoint is not made).
-fn sections_of(ns: usize, mut s: Snapshot) -> Result<Vec<(String, Vec<u8>)>> {
-    let names = [NAMESPACES[ns].to_string(), players_section(NAMESPACES[ns])];
-    let places = [1 + ns, 1 + NAMESPACES.len() + ns];
+/// and its players index, and the rules in force when `rules` (each there,
+/// or the checkpoint is not made).
+fn sections_of(ns: usize, rules: bool, mut s: Snapshot) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut named = vec![
+        (NAMESPACES[ns].to_string(), 1 + ns),
+        (players_section(NAMESPACES[ns]), 1 + NAMESPACES.len() + ns),
+    ];
+    if rules {
+        named.push((RULES.to_string(), 0));
+    }
     let missing = || Error::Storage("checkpoint: a section is missing".into());
-    let taken = places.map(|i| s.get_mut(i).and_then(Option::take).ok_or_else(missing));
-    names
-        .into_iter()
-        .zip(taken)
-        .map(|(name, b)| Ok((name, b?)))
+    (named.into_iter())
+        .map(|(name, i)| {
+            Ok((
+                name,
+                s.get_mut(i).and_then(Option::take).ok_or_else(missing)?,
+            ))
+        })
         .collect()
 }
