@@ -242,6 +242,33 @@ fn the_old_name_is_refused_after_a_rename_with_the_new_one() {
     );
 }
 
+/// A late event naming a rename's new name, dated before the rename, would
+/// count as another player: refused, in a later append as in the rename's
+/// own; dated after it, the new name is the player's.
+#[test]
+fn a_late_event_naming_a_new_name_before_its_rename_is_refused() {
+    let dir = renamed();
+    let d = dir.path();
+    let before = head(d);
+    let seed = |at: &str| {
+        format!(
+            r#"{{"type":"mepbm.rating_seeded","at":"{at}","player":"Ada King","system":"valar","value":1600}}"#
+        )
+    };
+    let o = append_text(d, &format!("{}\n", seed("2023-12-01")));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(
+            r#""Ada King" is already a player's name (an event dated 2023-12-01 names it)"#
+        ),
+        "{err}"
+    );
+    assert_eq!(head(d), before, "nothing written");
+    let o = append_text(d, &format!("{}\n", seed("2024-02-01")));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+}
+
 #[test]
 fn history_of_a_name_that_is_no_player_suggests_the_nearest() {
     let dir = league();

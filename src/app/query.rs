@@ -104,8 +104,8 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 /// void that took them away, so a correction shows both the old and the new value.
 /// An unknown `--system` (not a standings table) is refused with the nearest one.
 /// `PLAYER` may be any of a renamed player's names: the changes made under
-/// each are listed. A subject that is not a player (a nation of the Top
-/// nations table) has a history too; a name that is neither a player's nor
+/// each are listed. A subject that is not a player (a grudge team) has a
+/// history too; a name that is neither a player's nor
 /// any subject's is refused with the nearest players. A player's values
 /// change only from their first record on (under any of their names), so
 /// the fold starts from the latest checkpoint before it; a name a grudge
@@ -203,7 +203,7 @@ fn audit_fold(
 /// every event naming the player (under any of their names, voided records
 /// included: `voided` holds the namespaces of every voided record) is
 /// Middle-earth's. Only Middle-earth's tables rate subjects that are not
-/// players (grudge teams, nations), which may share a player's name; every
+/// players (grudge teams), which may share a player's name; every
 /// other namespace's changes are about the players its events name. So a
 /// player of Middle-earth alone folds Middle-earth alone, and any other
 /// player (or a name that is no player's) folds every namespace.

@@ -167,9 +167,10 @@ pub struct Query {
     /// With `audit`: keep only the changes to this subject (`history` of one
     /// player); None keeps every change (`site`).
     pub audit_subject: Option<String>,
-    /// With `audit_subject`: the earliest `at` of a record naming the
-    /// subject. No record dated before it changes the subject, so the audit
-    /// fold may start from a checkpoint before it (`None`: from nothing).
+    /// With `audit_subject`: a date no record dated before changes the
+    /// subject (`history` gives a player's first date, when no grudge team
+    /// bears the name), so the audit fold may start from a checkpoint before
+    /// it (`None`: from nothing).
     pub subject_since: Option<Micros>,
     /// With `audit`: hand the trail to this sink as the fold goes (`site`):
     /// each worker hands its changes on after a batch of records, once it

@@ -241,17 +241,25 @@ fn snapshots_of_the_checked_fold_per_namespace_are_the_states_at_their_places() 
     for (pos, n, sections) in stored {
         let seq = order[n as usize - 1];
         assert_eq!(pos.1, seq);
-        let prefix = Prefix {
-            src: &src,
-            keep: order[..n as usize].iter().copied().collect(),
-        };
-        let f = fold(&prefix, &Query::default()).unwrap();
-        let want: Snapshot = (0..1 + 2 * crate::systems::NAMESPACES.len())
-            .map(|i| Some(encode_section(&f.state, &f.cx.params, i).unwrap()))
-            .collect();
         // (Not assert_eq: a state is too many bytes to print.)
-        assert!(sections == want, "snapshot at {n} is not the state there");
+        assert!(
+            sections == state_at(&src, &order, n),
+            "snapshot at {n} is not the state there"
+        );
     }
+}
+
+/// The snapshot of the fold of the first `n` records of `order`, fold
+/// order of `src`.
+fn state_at(src: &Stored, order: &[u64], n: u64) -> Snapshot {
+    let prefix = Prefix {
+        src,
+        keep: order[..n as usize].iter().copied().collect(),
+    };
+    let f = fold(&prefix, &Query::default()).unwrap();
+    (0..1 + 2 * crate::systems::NAMESPACES.len())
+        .map(|i| Some(super::checkpoint::encode_section(&f.state, &f.cx.params, i).unwrap()))
+        .collect()
 }
 
 /// With [`Marks::At`], the snapshot at a place holds the state of the
@@ -306,15 +314,10 @@ fn snapshots_at_places_hold_the_state_of_what_sorts_at_or_before_them() {
     ];
     assert_eq!(got, want);
     for (_, n, sections) in stored {
-        let prefix = Prefix {
-            src: &src,
-            keep: order[..n as usize].iter().copied().collect(),
-        };
-        let f = fold(&prefix, &Query::default()).unwrap();
-        let want: Snapshot = (0..1 + 2 * crate::systems::NAMESPACES.len())
-            .map(|i| Some(encode_section(&f.state, &f.cx.params, i).unwrap()))
-            .collect();
-        assert!(sections == want, "snapshot at {n} is not the state there");
+        assert!(
+            sections == state_at(&src, &order, n),
+            "snapshot at {n} is not the state there"
+        );
     }
 }
 

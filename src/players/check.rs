@@ -31,8 +31,17 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     if touched.is_empty() {
         return Ok(Vec::new());
     }
-    let p = Players::merge_of(indexes, &|n| touched.get(n).is_some());
-    for r in p.renames.iter().filter(|r| r.seq > old) {
+    // Every rename is checked, not only this append's: a late event naming
+    // an earlier rename's `to`, dated before it, would make that name
+    // another player's. Renames are few.
+    let renamed: BTreeSet<&str> = (indexes.0.iter())
+        .flat_map(|i| i.renames())
+        .flat_map(|r| [r.from.as_str(), r.to.as_str()])
+        .collect();
+    let p = Players::merge_of(indexes, &|n| {
+        touched.get(n).is_some() || renamed.contains(n)
+    });
+    for r in &p.renames {
         p.check_rename(r)?;
     }
     let mut order: Vec<(&String, &Written)> = (p.written.iter())
@@ -157,10 +166,15 @@ mod tests {
     use crate::systems::NAMESPACES;
 
     /// The check as an index over every name decides it: the whole ledger's
-    /// names merged and ordered, each new one looked up among all before it.
+    /// names merged and ordered, each new one looked up among all before it;
+    /// every rename checked, unless the append writes no name (the ledger
+    /// before it was valid, and nothing new can make a rename wrong).
     fn over_every_name(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
+        if written_after(indexes, old).is_empty() {
+            return Ok(Vec::new());
+        }
         let p = Players::merge(indexes);
-        for r in p.renames.iter().filter(|r| r.seq > old) {
+        for r in &p.renames {
             p.check_rename(r)?;
         }
         let mut order: Vec<(&String, &Written)> = p.written.iter().collect();

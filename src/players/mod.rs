@@ -26,7 +26,9 @@
 //! **Renames** are checked here too, against every event of the ledger:
 //! `from` must be a name in the ledger, and `to` must not be one before
 //! the rename (by seq, or by `at`: an event naming `to` earlier in fold
-//! order would count as another player).
+//! order would count as another player). Every append checks every rename
+//! again: a late event naming an earlier rename's `to`, dated before it, is
+//! refused.
 
 mod check;
 pub mod near;
@@ -39,7 +41,7 @@ use crate::error::{Error, Origin, Result};
 use crate::systems::compact::Interner;
 use crate::systems::players::{PerNamespace, Rename, Seen};
 use crate::systems::NAMESPACES;
-use crate::time::Micros;
+use crate::time::{format_short, Micros};
 
 /// How a name first appeared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -174,14 +176,18 @@ impl Players {
         if from.is_none_or(|w| w.seen.first_seq > r.seq) {
             return at_rename(format!("{:?} is not a player before this rename", r.from));
         }
-        let to = self.written.get(&r.to).map(|w| w.seen);
-        if to.is_some_and(|s| s.first_seq < r.seq || s.first_at < r.at) {
-            return at_rename(format!(
-                "{:?} is already a player's name; a rename gives a player a name nobody has",
-                r.to
-            ));
-        }
-        Ok(())
+        let Some(to) = self.written.get(&r.to).map(|w| w.seen) else {
+            return Ok(());
+        };
+        let named = match (to.first_seq < r.seq, to.first_at < r.at) {
+            (true, _) => String::new(),
+            (false, true) => format!(" (an event dated {} names it)", format_short(to.first_at)),
+            (false, false) => return Ok(()),
+        };
+        at_rename(format!(
+            "{:?} is already a player's name{named}; a rename gives a player a name nobody has",
+            r.to
+        ))
     }
 
     /// The root of `name` (the name the projections know its player by),
@@ -205,9 +211,10 @@ impl Players {
             .fold(0, |bits, b| bits | b)
     }
 
-    /// The earliest `at` of a record naming the player whose root is
-    /// `root`, under any of its names (registrations and renames included);
-    /// `None` for a name that is no player's.
+    /// The earliest `at` the index holds for the player whose root is
+    /// `root`, under any of its names: that of its events, or of its
+    /// registration or rename for a name no event names; `None` for a name
+    /// that is no player's.
     pub fn first_at_of(&self, root: &str) -> Option<Micros> {
         (self.names_from(root).iter())
             .filter_map(|n| self.written.get(n).map(|w| w.seen.first_at))
