@@ -579,3 +579,66 @@ fn a_points_race_in_tier_zero_is_rejected() {
         ],
     );
 }
+
+/// A series' cached scoring tables are keyed by a stamp of the process that
+/// folded them: a checkpoint read back by another process, whose stamps for
+/// other rules may be equal, scores later events under the rules in force.
+/// Here the later process takes the checkpoint (late rule changes fold cfr
+/// alone from it): each answer from checkpoints equals the fold from
+/// nothing, ev2 scored 100/90/80.
+#[test]
+fn checkpoints_read_back_score_under_the_rules_in_force_not_a_cached_table() {
+    let dir = common::empty_ledger();
+    let d = dir.path();
+    let seed = |i: u32| {
+        format!(
+            r#"{{"type":"mepbm.rating_seeded","at":"2010-03-{}","player":"p{i}","system":"valar","value":1500}}"#,
+            10 + i
+        )
+    };
+    let race = |at: &str, ev: &str, order: [&str; 3]| {
+        let results: Vec<Value> = (1..=3)
+            .zip(order)
+            .map(|(place, driver)| json!({"driver": driver, "place": place}))
+            .collect();
+        json!({"type": "cfr.event_completed", "at": at, "series": "pts", "event": ev,
+            "races": [{"tier": 1, "results": results}]})
+        .to_string()
+    };
+    let rules = |at: &str, params: Value| {
+        json!({"type": "ledger.rules_changed", "at": at, "system": "cfr", "params": params})
+            .to_string()
+    };
+    let series =
+        r#"{"type":"cfr.series_defined","at":"2010-01-01","series":"pts","format":"points"}"#;
+    let base: Vec<String> = std::iter::once(series.to_string())
+        .chain((0..8).map(seed))
+        .chain([race("2010-04-01", "ev2", ["Boris", "Celia", "Anna"])])
+        .collect();
+    let late = [
+        rules("2010-01-01T12:00:00Z", json!({"decimals": 2})),
+        rules("2010-01-02", json!({"race_points": [100, 10, 5]})),
+        race("2010-02-01", "ev1", ["Anna", "Boris", "Celia"]),
+        rules("2010-03-01", json!({"race_points": [100, 90, 80]})),
+    ];
+    for part in [base.join("\n"), late.join("\n")] {
+        laurel(d)
+            .args(["append", "-"])
+            .env("LAUREL_CHECKPOINT_EVERY", "4")
+            .write_stdin(part)
+            .assert()
+            .success();
+    }
+    let answer = |full: bool| {
+        let mut c = laurel(d);
+        c.args(["standings", "cfr", "--format", "json"]);
+        if full {
+            c.env("LAUREL_NO_CHECKPOINTS", "1");
+        }
+        serde_json::from_slice::<Value>(&c.output().unwrap().stdout).unwrap()
+    };
+    let from_checkpoints = answer(false);
+    assert_eq!(from_checkpoints, answer(true));
+    let celia = event_row(&from_checkpoints, "pts", "ev2", "Celia");
+    assert_eq!(celia["points"], json!(90.0));
+}

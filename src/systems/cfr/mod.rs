@@ -169,6 +169,10 @@ struct Series {
     /// The event names recorded, once there are more than [`SMALL`] events.
     event_ids: Option<Box<BTreeSet<u32>>>,
     /// The scoring tables last used: `(params stamp, id in State::tables)`.
+    /// A stamp is this process's ([`crate::systems::params::Params::stamp`]):
+    /// a checkpoint stores none, and one read back (stored by an older
+    /// laurel) is forgotten ([`State::from_checkpoint`]).
+    #[serde(serialize_with = "no_stamp")]
     tables: Option<(u64, u32)>,
 }
 
@@ -222,11 +226,25 @@ pub struct State {
     counting: Option<Box<Counting>>,
 }
 
+/// A series' cached tables as a checkpoint stores them: none.
+fn no_stamp<S: serde::Serializer>(_: &Option<(u64, u32)>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_none()
+}
+
 impl State {
     /// The checkpoint section: its bincode (varint).
     pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
         use bincode::Options;
         bincode::DefaultOptions::new().serialize(self)
+    }
+
+    /// The state of a checkpoint section; `None` if it is damaged. No
+    /// series keeps the tables it last used: their stamp was another
+    /// process's, which this one's may equal for other rules.
+    pub fn from_checkpoint(bytes: &[u8]) -> Option<State> {
+        let mut s: State = crate::systems::compact::from_section(bytes)?;
+        s.series.iter_mut().for_each(|x| x.tables = None);
+        Some(s)
     }
 }
 
