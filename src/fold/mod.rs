@@ -409,8 +409,8 @@ pub enum Marks {
     /// At these positions, ascending (the places of the checkpoints a late
     /// record's fold makes again): the state of every record folded that
     /// sorts at or before each, whether or not a record folded stands there
-    /// (one voided since). Of places with no record folded between them,
-    /// only the last gets a snapshot.
+    /// (one voided since); places with no record folded between them get
+    /// the same.
     At(Vec<Pos>),
 }
 

@@ -304,8 +304,9 @@ fn split(later: Receiver<State>, parts: Vec<(Vec<usize>, SyncSender<State>)>) {
 struct Snapshots<'a> {
     sink: Sink<'a>,
     rx: Receiver<Section>,
-    /// Snapshot `n` → its position and the sections come so far.
-    open: BTreeMap<u64, (Pos, Parts)>,
+    /// Snapshot `n` → its positions (one, or the places of [`Marks::At`]
+    /// with nothing folded between them) and the sections come so far.
+    open: BTreeMap<u64, (Vec<Pos>, Parts)>,
     /// The sections the workers make (every one unless the fold is of one
     /// namespace).
     made: Vec<usize>,
@@ -329,30 +330,33 @@ impl Snapshots<'_> {
     }
 
     /// With [`Marks::At`], before a record at `pos` (or at the end: `pos`
-    /// past every place): the latest place before it not marked yet, which
-    /// no record folded stands at. Any earlier one is passed over: nothing
-    /// was folded between them.
-    fn passed(&mut self, pos: Pos) -> Option<Pos> {
-        let Marks::At(places) = &self.sink.marks else {
-            return None;
-        };
-        let mut last = None;
-        while let Some(&p) = places.get(self.next).filter(|&&p| p < pos) {
-            last = Some(p);
-            self.next += 1;
+    /// past every place): the places before it not marked yet, which no
+    /// record folded stands at.
+    fn passed(&mut self, pos: Pos) -> Vec<Pos> {
+        let mut out = Vec::new();
+        if let Marks::At(places) = &self.sink.marks {
+            while let Some(&p) = places.get(self.next).filter(|&&p| p < pos) {
+                out.push(p);
+                self.next += 1;
+            }
         }
-        last
+        out
     }
 
-    /// Mark snapshot `n` at `pos`; `false` if the latest one has that count
-    /// (the same state: it stays the only one).
+    /// Mark snapshot `n` at `pos`; `false` if snapshot `n` is marked already
+    /// (the same state at an earlier place: it is put at this one too, unless
+    /// it was stored already, and then this place gets none).
     fn mark(&mut self, n: u64, pos: Pos) -> bool {
+        if let Some((places, _)) = self.open.get_mut(&n) {
+            places.push(pos);
+            return false;
+        }
         if self.last == Some(n) {
             return false;
         }
         self.last = Some(n);
         self.open
-            .insert(n, (pos, vec![None; 1 + 2 * NAMESPACES.len()]));
+            .insert(n, (vec![pos], vec![None; 1 + 2 * NAMESPACES.len()]));
         true
     }
 
@@ -369,8 +373,12 @@ impl Snapshots<'_> {
             if self.made.iter().any(|&i| slots[i].is_none()) {
                 break;
             }
-            let (n, (pos, sections)) = entry.remove_entry();
-            (self.sink.put)(pos, n, sections)?;
+            let (n, (mut places, sections)) = entry.remove_entry();
+            let last = places.pop().expect("a snapshot is marked at a place");
+            for pos in places {
+                (self.sink.put)(pos, n, sections.clone())?;
+            }
+            (self.sink.put)(last, n, sections)?;
         }
         Ok(())
     }
@@ -446,10 +454,10 @@ impl Reader<'_, '_> {
         let Some(s) = self.snapshots.as_deref_mut() else {
             return Ok(());
         };
-        match s.passed(pos) {
-            Some(place) => self.mark(index, self.folded + index, place),
-            None => Ok(()),
+        for place in s.passed(pos) {
+            self.mark(index, self.folded + index, place)?;
         }
+        Ok(())
     }
 
     /// After the record at `index` of `order` (at `pos`): mark a snapshot if

@@ -264,9 +264,9 @@ fn state_at(src: &Stored, order: &[u64], n: u64) -> Snapshot {
 
 /// With [`Marks::At`], the snapshot at a place holds the state of the
 /// records that sort at or before it, whether one stands there or not (a
-/// record voided since leaves its place bare); of places with nothing folded
-/// between them only the last gets one; a place past the last record gets
-/// its snapshot at the end.
+/// record voided since leaves its place bare); places with nothing folded
+/// between them get the same; a place past the last record gets its
+/// snapshot at the end.
 #[test]
 fn snapshots_at_places_hold_the_state_of_what_sorts_at_or_before_them() {
     use super::checkpoint::encode_section;
@@ -309,6 +309,7 @@ fn snapshots_at_places_hold_the_state_of_what_sorts_at_or_before_them() {
     let want = [
         (places[0], 700),
         (places[1], n(bare)),
+        (places[2], n(twice)),
         (places[3], n(twice)),
         (places[4], 3000),
     ];
