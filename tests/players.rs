@@ -267,6 +267,19 @@ fn a_late_event_naming_a_new_name_before_its_rename_is_refused() {
     assert_eq!(head(d), before, "nothing written");
     let o = append_text(d, &format!("{}\n", seed("2024-02-01")));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // An earlier rename's `from` is not checked again: voiding the event
+    // that named it leaves later appends free.
+    let dir = empty_ledger();
+    let d = dir.path();
+    let rename =
+        r#"{"type":"ledger.player_renamed","at":"2024-01-05","from":"Ada King","to":"Ada Queen"}"#;
+    let o = append_text(d, &format!("{}\n{rename}\n", seed("2023-12-01")));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let void = out(d, &["void", "1", "--reason", "test"]);
+    assert_eq!(void.status.code(), Some(0), "{}", text(&void.stderr));
+    let other = seed("2024-03-01").replace("Ada King", "Zed Zulu");
+    let o = append_text(d, &format!("{other}\n"));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
 }
 
 #[test]

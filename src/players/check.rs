@@ -31,8 +31,8 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     if touched.is_empty() {
         return Ok(Vec::new());
     }
-    // Every rename is checked, not only this append's: a late event naming
-    // an earlier rename's `to`, dated before it, would make that name
+    // This append's renames are checked, and every earlier one's `to`: a
+    // late event naming it, dated before the rename, would make that name
     // another player's. Renames are few.
     let renamed: BTreeSet<&str> = (indexes.0.iter())
         .flat_map(|i| i.renames())
@@ -42,7 +42,10 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
         touched.get(n).is_some() || renamed.contains(n)
     });
     for r in &p.renames {
-        p.check_rename(r)?;
+        match r.seq > old {
+            true => p.check_rename(r)?,
+            false => p.check_renamed_to(r, false)?,
+        }
     }
     let mut order: Vec<(&String, &Written)> = (p.written.iter())
         .filter(|(_, w)| w.seen.first_seq > old)
@@ -167,15 +170,18 @@ mod tests {
 
     /// The check as an index over every name decides it: the whole ledger's
     /// names merged and ordered, each new one looked up among all before it;
-    /// every rename checked, unless the append writes no name (the ledger
-    /// before it was valid, and nothing new can make a rename wrong).
+    /// the append's renames checked, and every earlier one's `to`, unless
+    /// the append writes no name (nothing new can name a `to`).
     fn over_every_name(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
         if written_after(indexes, old).is_empty() {
             return Ok(Vec::new());
         }
         let p = Players::merge(indexes);
         for r in &p.renames {
-            p.check_rename(r)?;
+            match r.seq > old {
+                true => p.check_rename(r)?,
+                false => p.check_renamed_to(r, false)?,
+            }
         }
         let mut order: Vec<(&String, &Written)> = p.written.iter().collect();
         order.sort_by_key(|(name, w)| rank(name, w));

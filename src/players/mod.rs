@@ -26,9 +26,9 @@
 //! **Renames** are checked here too, against every event of the ledger:
 //! `from` must be a name in the ledger, and `to` must not be one before
 //! the rename (by seq, or by `at`: an event naming `to` earlier in fold
-//! order would count as another player). Every append checks every rename
-//! again: a late event naming an earlier rename's `to`, dated before it, is
-//! refused.
+//! order would count as another player). Every append checks the `to` of
+//! every earlier rename again: a late event naming it, dated before the
+//! rename, is refused.
 
 mod check;
 pub mod near;
@@ -114,6 +114,16 @@ impl Merging {
     }
 }
 
+/// A problem of rename `r`, at its record.
+fn at_rename(r: &Rename, msg: String) -> Error {
+    let origin = Origin {
+        seq: Some(r.seq),
+        kind: Some("ledger.player_renamed".into()),
+        ..Origin::default()
+    };
+    Error::invalid(origin, msg)
+}
+
 impl Players {
     /// The namespaces' indexes merged.
     pub fn merge(indexes: &PerNamespace) -> Players {
@@ -163,30 +173,37 @@ impl Players {
         }
     }
 
+    /// A rename of this append: `from` is a player's name before it, and
+    /// [`Players::check_renamed_to`] by seq too.
     fn check_rename(&self, r: &Rename) -> Result<()> {
-        let at_rename = |msg: String| {
-            let origin = Origin {
-                seq: Some(r.seq),
-                kind: Some("ledger.player_renamed".into()),
-                ..Origin::default()
-            };
-            Err(Error::invalid(origin, msg))
-        };
         let from = self.written.get(&r.from);
         if from.is_none_or(|w| w.seen.first_seq > r.seq) {
-            return at_rename(format!("{:?} is not a player before this rename", r.from));
+            return Err(at_rename(
+                r,
+                format!("{:?} is not a player before this rename", r.from),
+            ));
         }
+        self.check_renamed_to(r, true)
+    }
+
+    /// `to` is no player's name before rename `r`: no event dated before it
+    /// names it (a late one would count as another player), nor, `by_seq`
+    /// (a rename of this append), any record before it.
+    fn check_renamed_to(&self, r: &Rename, by_seq: bool) -> Result<()> {
         let Some(to) = self.written.get(&r.to).map(|w| w.seen) else {
             return Ok(());
         };
-        let named = match (to.first_seq < r.seq, to.first_at < r.at) {
+        let named = match (by_seq && to.first_seq < r.seq, to.first_at < r.at) {
             (true, _) => String::new(),
             (false, true) => format!(" (an event dated {} names it)", format_short(to.first_at)),
             (false, false) => return Ok(()),
         };
-        at_rename(format!(
-            "{:?} is already a player's name{named}; a rename gives a player a name nobody has",
-            r.to
+        Err(at_rename(
+            r,
+            format!(
+                "{:?} is already a player's name{named}; a rename gives a player a name nobody has",
+                r.to
+            ),
         ))
     }
 
