@@ -105,11 +105,11 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 /// An unknown `--system` (not a standings table) is refused with the nearest one.
 /// `PLAYER` may be any of a renamed player's names: the changes made under
 /// each are listed. A subject that is not a player (a grudge team) has a
-/// history too; a name that is neither a player's nor
-/// any subject's is refused with the nearest players. A player's values
-/// change only from their first record on (under any of their names), so
-/// the fold starts from the latest checkpoint before it; a name a grudge
-/// team also bears, or no player's, folds from the first record.
+/// history too; a name that is neither a player's nor any subject's is
+/// refused with the nearest players. A player's values change only from
+/// their first record on (under any of their names), so the fold starts
+/// from the latest checkpoint before it; a name a grudge team also bears,
+/// or no player's, folds from the first record.
 pub fn history(
     path: &Path,
     player: &str,

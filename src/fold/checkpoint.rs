@@ -10,8 +10,8 @@
 //! ([`crate::systems::players::Index`]), read with its namespace. A query resumes from the latest checkpoint at or
 //! before its `--as-of` that serves its cut and folds the records after it
 //! (one player's history: the latest before their first record, since no
-//! record dated earlier changes them); the check fold of an append resumes from the latest one still valid and
-//! stores new ones on the way, or, for late records of one rating system,
+//! record dated earlier changes them); the check fold of an append resumes
+//! from the latest one still valid and stores new ones on the way, or, for late records of one rating system,
 //! folds that system alone and makes the checkpoints after their cut again
 //! in place (`late.rs`).
 //!

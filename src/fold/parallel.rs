@@ -480,8 +480,9 @@ impl Reader<'_, '_> {
         }
     }
 
-    /// Mark snapshot `n` (the count of records folded) at `pos`, in every
-    /// lane after the record at `index`.
+    /// Mark snapshot `n` (the count of records folded) at `pos`: in every
+    /// lane after the records handed out so far (`index`, the place in fold
+    /// order of the last, or of the next one, goes with the mark).
     fn mark(&mut self, index: u64, n: u64, pos: Pos) -> Result<()> {
         let Some(s) = self.snapshots.as_deref_mut() else {
             return Ok(());
