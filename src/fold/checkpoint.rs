@@ -7,11 +7,12 @@
 //! system (`RatingSystem::checkpoint` and `restore`, through
 //! `State::checkpoint_of` and `State::restore_of`), then each namespace's
 //! players index under `players.<namespace>`
-//! ([`crate::systems::players::Index`]), read with its namespace. A query resumes from the latest checkpoint at or
-//! before its `--as-of` that serves its cut and folds the records after it
-//! (one player's history: the latest before their first record, since no
-//! record dated earlier changes them); the check fold of an append resumes
-//! from the latest one still valid and stores new ones on the way, or, for late records of one rating system,
+//! ([`crate::systems::players::Index`]), read with its namespace. A query
+//! resumes from the latest checkpoint at or before its `--as-of` that serves
+//! its cut and folds the records after it (one player's history: the latest
+//! before their first record, since no record dated earlier changes them);
+//! the check fold of an append resumes from the latest one still valid and
+//! stores new ones on the way, or, for late records of one rating system,
 //! folds that system alone and makes the checkpoints after their cut again
 //! in place (`late.rs`).
 //!
@@ -261,6 +262,11 @@ fn from_nothing() -> Start {
         after: (Micros::MIN, 0),
         folded: 0,
     }
+}
+
+/// A section a checkpoint needs is not in the fold's snapshot.
+fn missing_section() -> Error {
+    Error::Storage("checkpoint: a section is missing".into())
 }
 
 fn disabled() -> bool {
@@ -518,7 +524,7 @@ impl Ledger {
             // Every namespace is folded: every section is there.
             let mut whole = |pos, n, s: super::Snapshot| match s.into_iter().collect() {
                 Some(sections) => put(pos, n, sections),
-                None => Err(Error::Storage("checkpoint: a section is missing".into())),
+                None => Err(missing_section()),
             };
             let sink = Sink {
                 marks: Marks::Every(every),

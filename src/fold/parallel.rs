@@ -41,7 +41,9 @@
 //!
 //! **Snapshots** (the check fold's checkpoints): after each record
 //! [`Sink::marks`] names (one that brings the count to a multiple, or one
-//! at a given position), the reader puts a mark in every lane; each worker
+//! at a given position; for a position no record folded stands at, before
+//! the first record past it, or at the end), the reader puts a mark in
+//! every lane; each worker
 //! encodes its projections' sections there, states and players indexes
 //! (the first lane also the rules in force) and sends them back. The reader
 //! puts a snapshot together once every section the lanes make has come, and
@@ -199,7 +201,6 @@ pub(super) fn fold(
         open: BTreeMap::new(),
         made: Vec::new(),
         next: 0,
-        last: None,
     });
     let encode = snapshots.as_ref().map(|s| s.sink.encode);
     let depth = if later.is_some() { AHEAD } else { 4 };
@@ -312,8 +313,6 @@ struct Snapshots<'a> {
     made: Vec<usize>,
     /// With [`Marks::At`], the place in it of the next position to mark.
     next: usize,
-    /// The count of the latest snapshot marked.
-    last: Option<u64>,
 }
 
 impl Snapshots<'_> {
@@ -344,17 +343,13 @@ impl Snapshots<'_> {
     }
 
     /// Mark snapshot `n` at `pos`; `false` if snapshot `n` is marked already
-    /// (the same state at an earlier place: it is put at this one too, unless
-    /// it was stored already, and then this place gets none).
+    /// (the same state at an earlier place, still open: it is put at this one
+    /// too).
     fn mark(&mut self, n: u64, pos: Pos) -> bool {
         if let Some((places, _)) = self.open.get_mut(&n) {
             places.push(pos);
             return false;
         }
-        if self.last == Some(n) {
-            return false;
-        }
-        self.last = Some(n);
         self.open
             .insert(n, (vec![pos], vec![None; 1 + 2 * NAMESPACES.len()]));
         true
@@ -373,12 +368,14 @@ impl Snapshots<'_> {
             if self.made.iter().any(|&i| slots[i].is_none()) {
                 break;
             }
-            let (n, (mut places, sections)) = entry.remove_entry();
-            let last = places.pop().expect("a snapshot is marked at a place");
-            for pos in places {
+            let (n, (places, sections)) = entry.remove_entry();
+            let (last, earlier) = places.split_last().unzip();
+            for &pos in earlier.into_iter().flatten() {
                 (self.sink.put)(pos, n, sections.clone())?;
             }
-            (self.sink.put)(last, n, sections)?;
+            if let Some(&pos) = last {
+                (self.sink.put)(pos, n, sections)?;
+            }
         }
         Ok(())
     }
@@ -460,23 +457,22 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
-    /// After the record at `index` of `order` (at `pos`): mark a snapshot if
-    /// the count is due, and store those complete (looked for once a batch:
-    /// sections come back a batch or more after their mark anyway).
+    /// After the record at `index` of `order` (at `pos`): store the
+    /// snapshots complete (looked for once a batch: sections come back a
+    /// batch or more after their mark anyway), then mark one if due. Stored
+    /// before the mark, so that a snapshot marked here is still open when a
+    /// place passed before the next record shares it.
     fn snapshot_after(&mut self, index: u64, pos: Pos) -> Result<()> {
         let Some(s) = self.snapshots.as_deref_mut() else {
             return Ok(());
         };
-        let n = self.folded + index + 1;
-        if s.due(n, pos) {
-            self.mark(index, n, pos)?;
+        if index.is_multiple_of(BATCH as u64) {
+            s.collect()?;
         }
-        match (
-            self.snapshots.as_deref_mut(),
-            index.is_multiple_of(BATCH as u64),
-        ) {
-            (Some(s), true) => s.collect(),
-            _ => Ok(()),
+        let n = self.folded + index + 1;
+        match s.due(n, pos) {
+            true => self.mark(index, n, pos),
+            false => Ok(()),
         }
     }
 

@@ -279,7 +279,7 @@ fn snapshots_at_places_hold_the_state_of_what_sorts_at_or_before_them() {
     })
     .unwrap();
     let pos = |n: usize| (at[&order[n - 1]], order[n - 1]);
-    // The first record from `n` on dated at least 3 µs after the one before.
+    // The first record from `n` on that the next one follows by 3 µs or more.
     let gap = |n: usize| {
         (n..order.len())
             .find(|&k| pos(k).0 + 2 < pos(k + 1).0)

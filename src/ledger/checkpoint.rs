@@ -455,9 +455,8 @@ impl Ledger {
     /// those the index does not already rule out (bound to a head beyond
     /// the chain, or their position is at or after [`Ledger::floor_after`]
     /// of the records between their head and `upto`, a part of their cut),
-    /// [`TRIES`] at most, each checked only
-    /// when the caller goes on to it, so a query that takes the first reads
-    /// nothing more.
+    /// [`TRIES`] at most, each checked only when the caller goes on to it,
+    /// so a query that takes the first reads nothing more.
     pub(crate) fn usable_before(
         &self,
         bound: Pos,

@@ -31,9 +31,8 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     if touched.is_empty() {
         return Ok(Vec::new());
     }
-    // This append's renames are checked, and every earlier one's `to`: a
-    // late event naming it, dated before the rename, would make that name
-    // another player's. Renames are few.
+    // The renames' names too, for their check ([`Players::check_renames`]):
+    // renames are few.
     let renamed: BTreeSet<&str> = (indexes.0.iter())
         .flat_map(|i| i.renames())
         .flat_map(|r| [r.from.as_str(), r.to.as_str()])
@@ -41,12 +40,7 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     let p = Players::merge_of(indexes, &|n| {
         touched.get(n).is_some() || renamed.contains(n)
     });
-    for r in &p.renames {
-        match r.seq > old {
-            true => p.check_rename(r)?,
-            false => p.check_renamed_to(r, false)?,
-        }
-    }
+    p.check_renames(old)?;
     let mut order: Vec<(&String, &Written)> = (p.written.iter())
         .filter(|(_, w)| w.seen.first_seq > old)
         .collect();
@@ -177,12 +171,7 @@ mod tests {
             return Ok(Vec::new());
         }
         let p = Players::merge(indexes);
-        for r in &p.renames {
-            match r.seq > old {
-                true => p.check_rename(r)?,
-                false => p.check_renamed_to(r, false)?,
-            }
-        }
+        p.check_renames(old)?;
         let mut order: Vec<(&String, &Written)> = p.written.iter().collect();
         order.sort_by_key(|(name, w)| rank(name, w));
         let near = Near::new(order.iter().map(|(name, _)| name.as_str()));

@@ -173,6 +173,19 @@ impl Players {
         }
     }
 
+    /// The renames after seq `old` (an append's) whole, and the `to` of
+    /// every earlier one: a late event naming it, dated before the rename,
+    /// would count as another player.
+    fn check_renames(&self, old: u64) -> Result<()> {
+        for r in &self.renames {
+            match r.seq > old {
+                true => self.check_rename(r)?,
+                false => self.check_renamed_to(r, false)?,
+            }
+        }
+        Ok(())
+    }
+
     /// A rename of this append: `from` is a player's name before it, and
     /// [`Players::check_renamed_to`] by seq too.
     fn check_rename(&self, r: &Rename) -> Result<()> {

@@ -33,9 +33,10 @@
 
 use std::collections::BTreeSet;
 
-use super::{decode_state, disabled, just_before, params_of, players_section, Part, RULES};
+use super::{decode_state, disabled, just_before, missing_section, params_of, players_section};
 use super::{encode_section, Ledger, TRACE_ENV};
-use crate::error::{Error, Result};
+use super::{Part, RULES};
+use crate::error::Result;
 use crate::events::ledger;
 use crate::fold::view::View;
 use crate::fold::{Folded, Marks, Query, Resume, Sink, Snapshot, Source, Start};
@@ -230,12 +231,13 @@ fn sections_of(ns: usize, rules: bool, mut s: Snapshot) -> Result<Vec<(String, V
     if rules {
         named.push((RULES.to_string(), 0));
     }
-    let missing = || Error::Storage("checkpoint: a section is missing".into());
     (named.into_iter())
         .map(|(name, i)| {
             Ok((
                 name,
-                s.get_mut(i).and_then(Option::take).ok_or_else(missing)?,
+                s.get_mut(i)
+                    .and_then(Option::take)
+                    .ok_or_else(missing_section)?,
             ))
         })
         .collect()
