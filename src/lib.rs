@@ -28,7 +28,8 @@
 //! ```
 //!
 //! An append writes on two threads: the parser thread reads the input and turns each line
-//! into canonical bytes and a content key; the chaining thread hashes, packs and stores.
+//! into canonical bytes, a content key and the first blocks of its record's hash; the
+//! chaining thread finishes each hash, packs and stores.
 //! The check fold then reads the new records back with the old ones, in fold order.
 //!
 //! # Code map

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use super::io;
 use crate::error::{Error, Result};
 use crate::ledger::canonical;
+use crate::ledger::lanes::Midstate;
 use crate::systems::gen;
 
 /// Generate `events` events of `seed` into `path` and fsync it: left dirty, the
@@ -43,6 +44,7 @@ pub(super) fn floor(jsonl: &Path, out: &Path) -> Result<Duration> {
     let mut w = BufWriter::with_capacity(256 * 1024, f);
     let mut prev = [0u8; 32];
     let recorded_at = crate::time::format(crate::time::now());
+    let (platform, mut record) = (blake3::platform::Platform::detect(), Vec::new());
     // The canonical form as `append` makes it (without its typed validation).
     let mut parser = crate::systems::LineParser::default();
     for (i, line) in r.split(b'\n').enumerate() {
@@ -53,7 +55,8 @@ pub(super) fn floor(jsonl: &Path, out: &Path) -> Result<Duration> {
         let c = parser
             .canonical(&line)
             .map_err(|e| Error::Usage(format!("line {}: {e}", i + 1)))?;
-        let h = canonical::record_hash(&c, &prev, &recorded_at, i as u64 + 1);
+        let (ev, at) = ((c.as_slice(), &prev), (recorded_at.as_str(), i as u64 + 1));
+        let h = canonical::record_hash(&Midstate::default(), &platform, ev, at, &mut record);
         w.write_all(&h).map_err(io("floor file"))?;
         w.write_all(&c).map_err(io("floor file"))?;
         prev = h;

@@ -11,7 +11,10 @@
 //! `{"event":E,"prev":"<hex>","recorded_at":"<rfc3339>","seq":N}` with `E` the
 //! event's canonical form; its hash is BLAKE3 of those bytes.
 
+use blake3::platform::Platform;
 use serde_json::Value;
+
+use super::lanes::{Lanes, Midstate, HEAD_BLOCKS};
 
 /// The canonical bytes of a float-free JSON value.
 pub fn to_vec(v: &Value) -> Vec<u8> {
@@ -71,44 +74,54 @@ pub(crate) fn write_str(s: &str, out: &mut Vec<u8>) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
-/// hash(n) = BLAKE3(JCS(record n)), fed to BLAKE3 piece by piece: the same bytes
-/// as [`push_record`] without building them: the append's chaining thread
-/// hashes each record here; `verify` hashes many across SIMD lanes
+/// The [`Midstate`] of each event's record, through the bytes it knows before
+/// the chain does (`{"event":E,"prev":"`): the parser thread hashes them for
+/// many records at once across SIMD lanes, so the chaining thread, which alone
+/// knows `prev`, compresses only the rest ([`record_hash`]). `scratch`
+/// holds those bytes.
+pub(crate) fn record_heads(
+    lanes: &mut Lanes,
+    events: &[&[u8]],
+    scratch: &mut Vec<u8>,
+    heads: &mut Vec<Midstate>,
+) {
+    const MOST: usize = HEAD_BLOCKS * 64;
+    scratch.clear();
+    let mut ends = Vec::with_capacity(events.len());
+    for event in events {
+        let start = scratch.len();
+        scratch.extend_from_slice(RECORD_HEAD);
+        scratch.extend_from_slice(event);
+        scratch.extend_from_slice(RECORD_MID);
+        scratch.truncate(start + MOST.min(scratch.len() - start));
+        ends.push(scratch.len());
+    }
+    let starts = std::iter::once(0).chain(ends.iter().copied());
+    let prefixes: Vec<&[u8]> = starts.zip(&ends).map(|(a, &b)| &scratch[a..b]).collect();
+    lanes.heads(&prefixes, heads);
+}
+
+/// hash(n) = BLAKE3(JCS(record n)), from the record's [`Midstate`]
+/// ([`record_heads`]; `Midstate::default()` hashes it all): its bytes are
+/// built in `buf` ([`push_record`]) and only the blocks after the midstate's
+/// are compressed. `verify` hashes many records at once across SIMD lanes
 /// (`ledger::lanes`), whose tests compare them with `blake3::hash`.
-pub fn record_hash(event: &[u8], prev: &[u8; 32], recorded_at: &str, seq: u64) -> [u8; 32] {
-    let mut h = blake3::Hasher::new();
-    h.update(RECORD_HEAD);
-    h.update(event);
-    h.update(RECORD_MID);
-    record_suffix(prev, recorded_at, seq, &mut |b| {
-        h.update(b);
-    });
-    *h.finalize().as_bytes()
+pub(crate) fn record_hash(
+    head: &Midstate,
+    platform: &Platform,
+    (event, prev): (&[u8], &[u8; 32]),
+    (recorded_at, seq): (&str, u64),
+    buf: &mut Vec<u8>,
+) -> [u8; 32] {
+    buf.clear();
+    push_record(buf, event, None, prev, recorded_at, seq);
+    head.hash(platform, buf)
 }
 
 /// What a record's canonical bytes hold before its event.
 const RECORD_HEAD: &[u8] = b"{\"event\":";
 /// What comes between a record's event and the hex of its `prev`.
 const RECORD_MID: &[u8] = b",\"prev\":\"";
-
-/// Hand `put` the record's bytes after [`RECORD_MID`], piece by piece:
-/// `<hex of prev>","recorded_at":<recorded_at>,"seq":<seq>}`.
-fn record_suffix(prev: &[u8; 32], recorded_at: &str, seq: u64, put: &mut impl FnMut(&[u8])) {
-    put(blake3::Hash::from(*prev).to_hex().as_bytes());
-    put(b"\",\"recorded_at\":");
-    if needs_escape(recorded_at) {
-        let mut ra = Vec::new();
-        write_str(recorded_at, &mut ra);
-        put(&ra);
-    } else {
-        put(b"\"");
-        put(recorded_at.as_bytes());
-        put(b"\"");
-    }
-    put(b",\"seq\":");
-    put(itoa(seq, &mut [0u8; 20]));
-    put(b"}");
-}
 
 /// The decimal digits of `n`, written at the end of `buf`.
 fn itoa(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
@@ -143,7 +156,12 @@ pub fn push_record(
         out.push(b'"');
     }
     out.extend_from_slice(RECORD_MID);
-    record_suffix(prev, recorded_at, seq, &mut |b| out.extend_from_slice(b));
+    out.extend_from_slice(blake3::Hash::from(*prev).to_hex().as_bytes());
+    out.extend_from_slice(b"\",\"recorded_at\":");
+    write_str(recorded_at, out);
+    out.extend_from_slice(b",\"seq\":");
+    out.extend_from_slice(itoa(seq, &mut [0u8; 20]));
+    out.push(b'}');
 }
 
 /// Lowercase hex of a hash.
@@ -188,8 +206,35 @@ mod tests {
         );
     }
 
+    /// Events of every length from empty to past one chunk: a midstate holds
+    /// from none to every block of the first chunk but its last, and a record
+    /// longer than a chunk is hashed whole.
     #[test]
-    fn streamed_record_hash_equals_the_hash_of_the_record_bytes() {
+    fn a_record_hash_finished_from_its_midstate_equals_blake3_of_the_record() {
+        let events: Vec<Vec<u8>> = (0..=1100)
+            .map(|n| format!("\"{}\"", "e".repeat(n)).into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = events.iter().map(Vec::as_slice).collect();
+        let mut lanes = Lanes::default();
+        let (mut scratch, mut heads, mut buf) = (Vec::new(), Vec::new(), Vec::new());
+        record_heads(&mut lanes, &refs, &mut scratch, &mut heads);
+        assert_eq!(heads.len(), refs.len());
+        assert!(heads.iter().any(|h| *h != Midstate::default()));
+        let platform = lanes.platform();
+        for (ev, head) in refs.iter().zip(&heads) {
+            for (ra, seq) in [("2026-01-01T00:00:00.000000Z", 1), ("odd \"\n", u64::MAX)] {
+                let want = *blake3::hash(&record_bytes(ev, &[9; 32], ra, seq)).as_bytes();
+                let got = record_hash(head, &platform, (ev, &[9; 32]), (ra, seq), &mut buf);
+                assert_eq!(got, want, "event of {} bytes, {ra:?} {seq}", ev.len());
+                let whole = Midstate::default();
+                let got = record_hash(&whole, &platform, (ev, &[9; 32]), (ra, seq), &mut buf);
+                assert_eq!(got, want, "event of {} bytes hashed whole", ev.len());
+            }
+        }
+    }
+
+    #[test]
+    fn record_bytes_escape_recorded_at_and_hash_to_blake3_of_them() {
         let ev = to_vec(&json!({"type": "t", "at": "2003-01-01", "s": "a\"b"}));
         for (ra, seq) in [
             ("2026-01-01T00:00:00.000000Z", 1),
@@ -201,7 +246,9 @@ mod tests {
             let rec = json!({"event": event, "prev": hex(&[9; 32]), "recorded_at": ra, "seq": seq});
             assert_eq!(bytes, to_vec(&rec), "{ra:?} {seq}");
             let want = *blake3::hash(&bytes).as_bytes();
-            assert_eq!(record_hash(&ev, &[9; 32], ra, seq), want, "{ra:?} {seq}");
+            let (whole, p) = (Midstate::default(), Platform::detect());
+            let got = record_hash(&whole, &p, (&ev, &[9; 32]), (ra, seq), &mut Vec::new());
+            assert_eq!(got, want, "{ra:?} {seq}");
         }
     }
 }

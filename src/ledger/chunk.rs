@@ -51,6 +51,10 @@
 //! forgery: whoever rewrites a chunk can rewrite its checksum, and only the
 //! hash chain, checked by `verify` against a published head, shows that.
 
+use blake3::platform::Platform;
+
+use super::canonical;
+use super::lanes::Midstate;
 use crate::error::Error;
 
 pub const MAGIC: &[u8; 4] = b"LRC1";
@@ -84,6 +88,15 @@ pub struct RecordView<'a> {
     pub event: &'a [u8],
 }
 
+/// What the parser thread hashed of an event: its idempotency and content
+/// keys, and the midstate of its record's hash.
+#[derive(Clone, Copy, Debug)]
+pub struct Keys {
+    pub idem: [u8; 16],
+    pub content: [u8; 16],
+    pub head: Midstate,
+}
+
 /// A chunk being filled by an append.
 #[derive(Debug)]
 pub struct ChunkWriter {
@@ -93,6 +106,10 @@ pub struct ChunkWriter {
     buf: Vec<u8>,
     recorded_at: String,
     recorded_at_micros: i64,
+    /// Where each record's canonical bytes are built to be hashed, and the
+    /// instruction set that finishes its hash.
+    record: Vec<u8>,
+    platform: Platform,
 }
 
 impl ChunkWriter {
@@ -112,20 +129,32 @@ impl ChunkWriter {
             buf,
             recorded_at: recorded_at.to_string(),
             recorded_at_micros,
+            record: Vec::with_capacity(1024),
+            platform: Platform::detect(),
         }
     }
 
-    /// Add the next record; returns its hash.
+    /// Add the next record, `head` the midstate of its canonical bytes
+    /// ([`canonical::record_heads`], or `Midstate::default()`); returns its hash.
     pub fn push(
         &mut self,
-        at: i64,
-        void_target: Option<u64>,
-        idem: [u8; 16],
-        content: [u8; 16],
+        (at, void_target): (i64, Option<u64>),
+        keys: Keys,
         event: &[u8],
     ) -> [u8; 32] {
+        let Keys {
+            idem,
+            content,
+            head,
+        } = keys;
         let seq = self.first_seq + u64::from(self.count);
-        let hash = super::canonical::record_hash(event, &self.last_hash, &self.recorded_at, seq);
+        let hash = canonical::record_hash(
+            &head,
+            &self.platform,
+            (event, &self.last_hash),
+            (&self.recorded_at, seq),
+            &mut self.record,
+        );
         self.buf.extend_from_slice(&hash);
         self.buf.extend_from_slice(&at.to_le_bytes());
         self.buf
@@ -336,6 +365,16 @@ pub fn content_key(event_hash: &[u8; 32]) -> [u8; 16] {
 mod tests {
     use super::*;
 
+    /// Keys without a midstate: the record's hash is computed whole.
+    fn keys(idem: [u8; 16], content: [u8; 16]) -> Keys {
+        let head = Midstate::default();
+        Keys {
+            idem,
+            content,
+            head,
+        }
+    }
+
     /// The stored value of `raw`, packed alone.
     fn pack(raw: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();
@@ -347,8 +386,8 @@ mod tests {
     #[test]
     fn round_trips_and_links_prev() {
         let mut w = ChunkWriter::new(5, [1; 32], 42, "2026-01-01T00:00:00.000000Z");
-        let h5 = w.push(10, None, [2; 16], [3; 16], b"{\"a\":1}");
-        let h6 = w.push(11, Some(2), [4; 16], [5; 16], b"{}");
+        let h5 = w.push((10, None), keys([2; 16], [3; 16]), b"{\"a\":1}");
+        let h6 = w.push((11, Some(2)), keys([4; 16], [5; 16]), b"{}");
         let bytes = w.finish();
         let c = decode(&bytes, 5).unwrap();
         assert_eq!(c.records.len(), 2);
@@ -367,7 +406,11 @@ mod tests {
         while !w.is_full() {
             let n = w.next_seq();
             let event = format!(r#"{{"at":"2001-01-01","id":"e{n}","type":"mepbm.monthly_tick"}}"#);
-            w.push(n as i64, None, [n as u8; 16], [1; 16], event.as_bytes());
+            w.push(
+                (n as i64, None),
+                keys([n as u8; 16], [1; 16]),
+                event.as_bytes(),
+            );
         }
         w.finish()
     }

@@ -5,7 +5,11 @@
 //! form and its event, for the content key). One short input is compressed a
 //! 64-byte block at a time on one lane, about half of `verify`'s CPU; across
 //! records the blocks are independent, and `hash_many` (the routine `Hasher`
-//! uses for whole chunks) compresses 4 to 16 of them per instruction.
+//! uses for whole chunks) compresses 4 to 16 of them per instruction. An
+//! append cannot hash its records so (each holds the hash of the one before),
+//! but a record's bytes up to that hash are known before it: its parser thread
+//! compresses their whole blocks across lanes ([`Lanes::heads`]), and the
+//! chaining thread finishes each record from that [`Midstate`].
 //!
 //! How: an input of up to [`MAX_LANE_CHUNKS`] chunks (1 KiB each) is split as
 //! BLAKE3 defines it. Every whole chunk but the last, and the whole blocks of the
@@ -36,6 +40,49 @@ const CHUNK_START: u8 = 1;
 const CHUNK_END: u8 = 2;
 const PARENT: u8 = 4;
 const ROOT: u8 = 8;
+
+/// BLAKE3 partway through an input's first chunk: the chaining value after
+/// its first `blocks` whole blocks, none of them the input's last ([`Lanes::heads`]
+/// computes many across lanes, [`Midstate::hash`] finishes one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Midstate {
+    cv: [u32; 8],
+    blocks: u8,
+}
+
+impl Default for Midstate {
+    /// Nothing compressed yet: [`Midstate::hash`] hashes its input whole.
+    fn default() -> Self {
+        Midstate { cv: IV, blocks: 0 }
+    }
+}
+
+/// The most blocks a [`Midstate`] holds: all of a first chunk but its last
+/// block, which is the chunk's end (flagged so) when the input goes on past it.
+pub const HEAD_BLOCKS: usize = CHUNK / BLOCK - 1;
+
+impl Midstate {
+    /// `blake3::hash(input)`, where `input` begins with the bytes this
+    /// midstate was made of: only the blocks after its own are compressed. An
+    /// input longer than one chunk is hashed whole by [`blake3::hash`].
+    pub fn hash(&self, platform: &Platform, input: &[u8]) -> [u8; 32] {
+        let done = usize::from(self.blocks);
+        if input.len() > CHUNK || input.len() <= done * BLOCK {
+            return *blake3::hash(input).as_bytes();
+        }
+        let mut cv = self.cv;
+        let whole = input.len().saturating_sub(1) / BLOCK;
+        for b in done..whole {
+            let block: &[u8; BLOCK] = input[b * BLOCK..(b + 1) * BLOCK]
+                .try_into()
+                .expect("a whole block");
+            let start = if b == 0 { CHUNK_START } else { 0 };
+            platform.compress_in_place(&mut cv, block, BLOCK as u8, 0, start);
+        }
+        let mut cvs = [cv];
+        finish(platform, input, &mut cvs)
+    }
+}
 
 /// Reusable state for hashing batch after batch without allocating again.
 pub struct Lanes {
@@ -96,6 +143,47 @@ impl Lanes {
             let cvs = &mut self.cvs[self.first[i]..self.first[i] + n];
             finish(&self.platform, input, cvs)
         }));
+    }
+
+    /// `heads` = for every input, in order, the [`Midstate`] after its whole
+    /// blocks, at most [`HEAD_BLOCKS`]: each input is the beginning of a
+    /// longer one (none of these blocks is its last).
+    pub fn heads(&mut self, inputs: &[&[u8]], heads: &mut Vec<Midstate>) {
+        let blocks_of = |input: &[u8]| (input.len() / BLOCK).min(HEAD_BLOCKS);
+        self.groups.iter_mut().flatten().for_each(Vec::clear);
+        if self.groups.is_empty() {
+            self.groups.push(vec![Vec::new(); CHUNK / BLOCK + 1]);
+        }
+        for (i, input) in inputs.iter().enumerate() {
+            self.groups[0][blocks_of(input)].push(i);
+        }
+        heads.clear();
+        heads.resize(inputs.len(), Midstate::default());
+        for blocks in 1..=HEAD_BLOCKS {
+            let group = &self.groups[0][blocks];
+            if group.is_empty() {
+                continue;
+            }
+            let slices: Vec<&[u8]> = group
+                .iter()
+                .map(|&i| &inputs[i][..blocks * BLOCK])
+                .collect();
+            self.out.clear();
+            self.out.resize(32 * slices.len(), 0);
+            many_blocks(&self.platform, blocks, &slices, (0, 0), &mut self.out);
+            for (&i, cv) in group.iter().zip(self.out.chunks_exact(32)) {
+                heads[i] = Midstate {
+                    cv: words(cv),
+                    blocks: blocks as u8,
+                };
+            }
+        }
+    }
+
+    /// The instruction set this hashes with (a [`Midstate`] finishes on it).
+    #[cfg(test)]
+    pub fn platform(&self) -> Platform {
+        self.platform
     }
 
     /// Put every input's pieces in their groups; CVs start as the IV.
@@ -297,6 +385,36 @@ mod tests {
             for (input, h) in inputs.iter().zip(&got) {
                 let want = blake3::hash(input);
                 assert_eq!(h, want.as_bytes(), "{platform:?}, length {}", input.len());
+            }
+        }
+    }
+
+    /// Inputs of every length to past one chunk, each begun by prefixes that
+    /// leave from one byte to more than a block after them.
+    #[test]
+    fn a_midstate_of_a_prefix_finishes_to_blake3_on_every_platform() {
+        let owned: Vec<Vec<u8>> = (1..=CHUNK + 70).map(|n| data(n, n as u8)).collect();
+        for platform in platforms() {
+            let mut lanes = Lanes::on(platform);
+            for after in [1, 63, 64, 65, 200] {
+                let fit: Vec<&Vec<u8>> = owned.iter().filter(|i| i.len() > after).collect();
+                let prefixes: Vec<&[u8]> = fit.iter().map(|i| &i[..i.len() - after]).collect();
+                let mut heads = Vec::new();
+                lanes.heads(&prefixes, &mut heads);
+                assert_eq!(heads.len(), fit.len());
+                for (input, head) in fit.iter().zip(&heads) {
+                    let want = blake3::hash(input);
+                    let len = input.len();
+                    let got = head.hash(&platform, input);
+                    assert_eq!(
+                        &got,
+                        want.as_bytes(),
+                        "{platform:?}, length {len}, {after} after"
+                    );
+                }
+                let longest = prefixes.iter().map(|p| p.len()).max().unwrap_or(0);
+                let most = heads.iter().map(|h| usize::from(h.blocks)).max();
+                assert_eq!(most, Some((longest / BLOCK).min(HEAD_BLOCKS)));
             }
         }
     }

@@ -1,10 +1,11 @@
 //! The parser thread of an append: inputs read and parsed in batches, with
-//! their content keys.
+//! their content keys and the midstates of their records' hashes.
 
 use std::sync::mpsc::SyncSender;
 
 use super::grammar::{Line, ParseLine};
-use super::{chunk, lanes, Input};
+use super::lanes::Midstate;
+use super::{canonical, chunk, lanes, Input};
 use crate::error::{Error, Origin, Result};
 use crate::input;
 use crate::time::Micros;
@@ -24,12 +25,12 @@ pub(super) enum Sent {
 }
 
 /// A batch of one input's lines, each parsed or refused (a refused one ends
-/// the batch and the reading), and the content keys of the parsed ones, in
-/// order.
+/// the batch and the reading), and the content key and record midstate of
+/// each parsed one, in order.
 pub(super) struct Parsed {
     pub(super) file: usize,
     pub(super) lines: Lines,
-    pub(super) keys: Vec<[u8; 16]>,
+    pub(super) keys: Vec<([u8; 16], Midstate)>,
 }
 
 /// The canonical events of a batch's parsed lines, in order.
@@ -54,7 +55,8 @@ pub(super) const IN_FLIGHT: usize = 8;
 
 /// One parsed input event and its keys, ready to be chained and stored: what
 /// the append's `Pending::add` needs of it, no more. The typed event is
-/// dropped on the parser thread, which also hashes its content key.
+/// dropped on the parser thread, which also hashes its content key and its
+/// record's midstate.
 pub(super) struct Incoming {
     /// Index of its input, and its line there.
     pub(super) file: usize,
@@ -67,10 +69,12 @@ pub(super) struct Incoming {
     pub(super) canonical: Vec<u8>,
     pub(super) content: [u8; 16],
     pub(super) idem: [u8; 16],
+    /// The midstate of its record's hash ([`canonical::record_heads`]).
+    pub(super) head: Midstate,
 }
 
 /// The parser thread: read every input in order, parse its events and send
-/// them in batches with their content keys ([`ContentKeys`]), until the end
+/// them in batches with their keys ([`ContentKeys`]), until the end
 /// or a problem (sent last), or until the writing thread hangs up (it stopped
 /// on a problem of its own).
 ///
@@ -165,23 +169,29 @@ impl Parsing {
     }
 }
 
-/// The content keys of a batch of events, hashed together across BLAKE3's SIMD
-/// lanes ([`lanes`]) rather than one event at a time, on the parser thread.
+/// The content keys of a batch of events and the midstates of their records'
+/// hashes, hashed together across BLAKE3's SIMD lanes ([`lanes`]) rather than
+/// one event at a time, on the parser thread.
 #[derive(Default)]
 pub(super) struct ContentKeys {
     lanes: lanes::Lanes,
     hashes: Vec<[u8; 32]>,
+    heads: Vec<Midstate>,
+    scratch: Vec<u8>,
 }
 
 impl ContentKeys {
-    pub(super) fn of(&mut self, lines: &Lines) -> Vec<[u8; 16]> {
-        self.lanes.hash(&canonical_events(lines), &mut self.hashes);
-        self.hashes.iter().map(chunk::content_key).collect()
+    pub(super) fn of(&mut self, lines: &Lines) -> Vec<([u8; 16], Midstate)> {
+        let events = canonical_events(lines);
+        self.lanes.hash(&events, &mut self.hashes);
+        canonical::record_heads(&mut self.lanes, &events, &mut self.scratch, &mut self.heads);
+        let keys = self.hashes.iter().map(chunk::content_key);
+        keys.zip(self.heads.iter().copied()).collect()
     }
 }
 
 /// A batch as the chaining thread takes it: each parsed line with its
-/// content key, in order.
+/// content key and record midstate, in order.
 pub(super) fn incoming(parsed: Parsed, names: &[String]) -> Batch {
     let Parsed { file, lines, keys } = parsed;
     let mut keys = keys.into_iter();
@@ -191,8 +201,8 @@ pub(super) fn incoming(parsed: Parsed, names: &[String]) -> Batch {
             let p = p.map_err(|m| Error::invalid(origin(&names[file], line), m))?;
             // One key per parsed event, in order.
             let missing = || Error::Storage("a content key is missing".into());
-            let k = keys.next().ok_or_else(missing)?;
-            Ok(Incoming::new(file, line, p, k))
+            let (k, head) = keys.next().ok_or_else(missing)?;
+            Ok(Incoming::new(file, line, p, (k, head)))
         })
         .collect()
 }
@@ -210,7 +220,7 @@ fn parser_gone() -> Error {
 }
 
 impl Incoming {
-    fn new(file: usize, line: u64, parsed: Line, content: [u8; 16]) -> Self {
+    fn new(file: usize, line: u64, parsed: Line, (content, head): ([u8; 16], Midstate)) -> Self {
         let idem = parsed
             .id
             .as_deref()
@@ -226,6 +236,7 @@ impl Incoming {
             canonical: parsed.canonical,
             content,
             idem,
+            head,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::RangeInclusive;
 use std::sync::mpsc::Receiver;
 
-use super::chunk::{self, ChunkWriter};
+use super::chunk::{self, ChunkWriter, Keys};
 use super::grammar::Grammar;
 use super::parse::{incoming, origin, Incoming, Sent};
 use super::{idem, segment, Head, Ledger};
@@ -146,7 +146,12 @@ impl Pending<'_> {
             self.voids.push((self.writer.next_seq(), target));
             self.voided.insert(target);
         }
-        (self.writer).push(inc.at, inc.void, inc.idem, inc.content, &inc.canonical);
+        let keys = Keys {
+            idem: inc.idem,
+            content: inc.content,
+            head: inc.head,
+        };
+        (self.writer).push((inc.at, inc.void), keys, &inc.canonical);
         self.current.push(Pushed {
             at: inc.at,
             void: inc.void,

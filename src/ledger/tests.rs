@@ -178,8 +178,9 @@ fn an_input_problem_comes_after_the_lines_before_it() {
 }
 
 /// The batch work of the parser thread gives what one event at a time gives:
-/// content keys hashed across SIMD lanes equal those of one event. A bad
-/// line ends the batch as an error naming its line.
+/// content keys hashed across SIMD lanes equal those of one event, and each
+/// record's hash finished from its midstate equals BLAKE3 of the record. A
+/// bad line ends the batch as an error naming its line.
 #[test]
 fn a_parsed_batch_has_the_content_keys_of_its_events_one_by_one() {
     let line = |n: u64| grammar::Line {
@@ -187,7 +188,7 @@ fn a_parsed_batch_has_the_content_keys_of_its_events_one_by_one() {
         at: 0,
         kind: "x.y".into(),
         void: None,
-        canonical: format!("{{\"n\":{n},\"pad\":\"{}\"}}", "p".repeat(n as usize)).into_bytes(),
+        canonical: format!("{{\"n\":{n},\"pad\":\"{}\"}}", "p".repeat(4 * n as usize)).into_bytes(),
     };
     let mut parsed: Vec<_> = (1..=300).map(|n| (n, Ok(line(n)))).collect();
     parsed.push((301, Err("bad".into())));
@@ -213,6 +214,13 @@ fn a_parsed_batch_has_the_content_keys_of_its_events_one_by_one() {
             inc.content,
             chunk::content_key(blake3::hash(want).as_bytes())
         );
+        let (prev, at, seq) = ([3; 32], "2026-11-29T10:00:00.000000Z", inc.line);
+        let mut record = Vec::new();
+        canonical::push_record(&mut record, want, None, &prev, at, seq);
+        let p = blake3::platform::Platform::detect();
+        let mut buf = Vec::new();
+        let got = canonical::record_hash(&inc.head, &p, (want, &prev), (at, seq), &mut buf);
+        assert_eq!(got, *blake3::hash(&record).as_bytes(), "line {}", inc.line);
     }
 }
 
