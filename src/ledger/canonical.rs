@@ -14,7 +14,7 @@
 use blake3::platform::Platform;
 use serde_json::Value;
 
-use super::lanes::{Lanes, Midstate, HEAD_BLOCKS};
+use super::lanes::{Lanes, Midstate};
 
 /// The canonical bytes of a float-free JSON value.
 pub fn to_vec(v: &Value) -> Vec<u8> {
@@ -74,26 +74,30 @@ pub(crate) fn write_str(s: &str, out: &mut Vec<u8>) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
-/// The [`Midstate`] of each event's record, through the bytes it knows before
-/// the chain does (`{"event":E,"prev":"`): the parser thread hashes them for
-/// many records at once across SIMD lanes, so the chaining thread, which alone
-/// knows `prev`, compresses only the rest ([`record_hash`]). `scratch`
-/// holds those bytes.
+/// The [`Midstate`] of each event's record, through the whole blocks of the
+/// bytes it knows before the chain does (`{"event":E,"prev":"`): the parser
+/// thread hashes them for many records at once across SIMD lanes, so the
+/// chaining thread, which alone knows `prev`, compresses only the rest
+/// ([`record_hash`]). A record longer than one chunk is hashed whole, so its
+/// event gets `Midstate::default()` without a byte copied. `scratch` holds
+/// the bytes hashed.
 pub(crate) fn record_heads(
     lanes: &mut Lanes,
     events: &[&[u8]],
     scratch: &mut Vec<u8>,
     heads: &mut Vec<Midstate>,
 ) {
-    const MOST: usize = HEAD_BLOCKS * 64;
     scratch.clear();
     let mut ends = Vec::with_capacity(events.len());
     for event in events {
         let start = scratch.len();
+        if RECORD_HEAD.len() + event.len() + RECORD_MID.len() + SUFFIX_MIN > CHUNK {
+            ends.push(start);
+            continue;
+        }
         scratch.extend_from_slice(RECORD_HEAD);
         scratch.extend_from_slice(event);
         scratch.extend_from_slice(RECORD_MID);
-        scratch.truncate(start + MOST.min(scratch.len() - start));
         ends.push(scratch.len());
     }
     let starts = std::iter::once(0).chain(ends.iter().copied());
@@ -104,7 +108,7 @@ pub(crate) fn record_heads(
 /// hash(n) = BLAKE3(JCS(record n)), from the record's [`Midstate`]
 /// ([`record_heads`]; `Midstate::default()` hashes it all): its bytes are
 /// built in `buf` ([`push_record`]) and only the blocks after the midstate's
-/// are compressed. `verify` hashes many records at once across SIMD lanes
+/// are compressed (all of them for a record longer than one chunk). `verify` hashes many records at once across SIMD lanes
 /// (`ledger::lanes`), whose tests compare them with `blake3::hash`.
 pub(crate) fn record_hash(
     head: &Midstate,
@@ -117,6 +121,12 @@ pub(crate) fn record_hash(
     push_record(buf, event, None, prev, recorded_at, seq);
     head.hash(platform, buf)
 }
+
+/// The bytes of a BLAKE3 chunk: a record longer than one is hashed whole.
+const CHUNK: usize = 1024;
+/// The fewest bytes a record holds after [`RECORD_MID`]: the hex of `prev`,
+/// `","recorded_at":""`, `,"seq":0` and `}`.
+const SUFFIX_MIN: usize = 64 + 18 + 8 + 1;
 
 /// What a record's canonical bytes hold before its event.
 const RECORD_HEAD: &[u8] = b"{\"event\":";

@@ -88,8 +88,9 @@ pub struct RecordView<'a> {
     pub event: &'a [u8],
 }
 
-/// What the parser thread hashed of an event: its idempotency and content
-/// keys, and the midstate of its record's hash.
+/// The keys of an event: its idempotency and content keys, and the
+/// midstate of its record's hash (made of this very event: another one's
+/// gives a wrong hash).
 #[derive(Clone, Copy, Debug)]
 pub struct Keys {
     pub idem: [u8; 16],

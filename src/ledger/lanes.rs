@@ -58,7 +58,8 @@ impl Default for Midstate {
 }
 
 /// The most blocks a [`Midstate`] holds: all of a first chunk but its last
-/// block, which is the chunk's end (flagged so) when the input goes on past it.
+/// block. A midstate serves inputs of one chunk, whose last block is the
+/// input's final one, compressed last with its own flags ([`Midstate::hash`]).
 pub const HEAD_BLOCKS: usize = CHUNK / BLOCK - 1;
 
 impl Midstate {
@@ -88,7 +89,8 @@ impl Midstate {
 pub struct Lanes {
     platform: Platform,
     /// `groups[counter][blocks]`: the inputs whose piece for one `hash_many`
-    /// call is chunk `counter`, `blocks` blocks long (16 = a whole non-final chunk).
+    /// call is chunk `counter`, `blocks` blocks long (16 = a whole non-final
+    /// chunk); [`Lanes::heads`] uses `groups[0]` alone.
     groups: Vec<Vec<Vec<usize>>>,
     /// Where each input's chunk CVs start in `cvs`.
     first: Vec<usize>,
