@@ -427,6 +427,9 @@ impl Ledger {
             if let Some(checked) = self.late_fold(old, new, cut, store)? {
                 return Ok(checked);
             }
+            if let Some(checked) = self.named_fold(old, new, cut, store)? {
+                return Ok(checked);
+            }
         }
         let mut bound = (Micros::MAX, u64::MAX);
         if let Some(cut) = cut {
@@ -606,5 +609,6 @@ fn just_before((at, seq): Pos) -> Pos {
 }
 
 mod late;
+mod named;
 #[cfg(test)]
 mod tests;

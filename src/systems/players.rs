@@ -183,6 +183,13 @@ impl Index {
         ids.zip(&self.seen).map(|(id, s)| (self.names.name(id), s))
     }
 
+    /// When events of this namespace named `name` as written (`None`: never).
+    pub fn seen(&self, name: &str) -> Option<&Seen> {
+        self.names
+            .get(name)
+            .and_then(|id| self.seen.get(id as usize))
+    }
+
     pub fn registered(&self) -> &BTreeMap<String, Seen> {
         &self.registered
     }

@@ -8,6 +8,7 @@ use std::process::Output;
 use assert_cmd::Command;
 use serde_json::Value;
 
+pub mod ckpt;
 pub mod packed;
 
 /// The repository's `events/` folder.

@@ -47,7 +47,7 @@ use crate::systems::{self, Event, NAMESPACES};
 /// The most records an append may have for this path: reading their types
 /// costs about a microsecond each, and an append of more refolds as many
 /// records of its own anyway.
-const LATE_MAX: u64 = 10_000;
+pub(super) const LATE_MAX: u64 = 10_000;
 
 impl Ledger {
     /// The check fold of the records `old + 1 ..= new.seq`, whose cut is
@@ -65,12 +65,7 @@ impl Ledger {
         if disabled() || new.seq - old > LATE_MAX {
             return Ok(None);
         }
-        let mut olds = Vec::new();
-        for h in self.checkpoints_from(cut)? {
-            if self.usable(&h, old)? {
-                olds.push(h);
-            }
-        }
+        let olds = self.usable_from(cut, old)?;
         let Some(last) = olds.last() else {
             return Ok(None);
         };
@@ -149,10 +144,22 @@ impl Ledger {
         crate::players::check_append(&indexes, old)
     }
 
+    /// The checkpoints at or after `cut` that serve the head `old`, in fold
+    /// order: those a late fold makes again.
+    pub(super) fn usable_from(&self, cut: Pos, old: u64) -> Result<Vec<Header>> {
+        let mut olds = Vec::new();
+        for h in self.checkpoints_from(cut)? {
+            if self.usable(&h, old)? {
+                olds.push(h);
+            }
+        }
+        Ok(olds)
+    }
+
     /// The start of a players fold from checkpoint `h`: every namespace's
     /// players index and the rules in force there; `None` if a section is
     /// missing or damaged.
-    fn players_at(&self, h: &Header) -> Result<Option<Start>> {
+    pub(super) fn players_at(&self, h: &Header) -> Result<Option<Start>> {
         let part = Part {
             only: None,
             states: false,
