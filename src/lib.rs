@@ -223,7 +223,8 @@
 //! parameters, voids of those: a correction) folds that system alone from the
 //! checkpoint before its cut and makes each later checkpoint again where it stands,
 //! with that system's sections (and the rules in force, after a rule change) new and
-//! the others kept (`fold/checkpoint/late.rs`).
+//! the others kept (`fold/checkpoint/late.rs`); one of players registered or renamed
+//! dated back makes only their players sections again (`fold/checkpoint/named.rs`).
 //! A query with `--as-of`, a `--known-at` seq, both or neither starts from the latest
 //! checkpoint at or before the as-of that serves its cut (`fold/checkpoint.rs`) and
 //! decodes only its own namespace's section. `history PLAYER` starts from the latest
@@ -233,7 +234,7 @@
 //! file sets parameters of, and takes the others from the ledger as it stands).
 //! `LAUREL_NO_CHECKPOINTS=1` forces the full fold,
 //! `LAUREL_CHECKPOINT_EVERY=N` sets the spacing, `LAUREL_CHECKPOINT_TRACE=1` prints where a
-//! fold started (and when an append's check fold is of one system alone).
+//! fold started (and when an append's check fold is of one system or of players alone).
 //!
 //! # Adding a rating system
 //!

@@ -2,7 +2,7 @@
 //! every standings table and `history` of a busy player (now, `--as-of` the
 //! middle of the history and `--known-at` the middle seq), `replay --rules
 //! --diff`, appending one event (dated after everything, and early in the
-//! history), and `site`.
+//! history) and one player registered early, and `site`.
 //!
 //! The tables are the fourteen of `laurel standings` plus one tournament each
 //! of `cards`, `sbr` and `carnage` (a diplomacy table), the first tournament
@@ -11,7 +11,8 @@
 //! with the most games in `valar` (the first of them on a tie), and, now only,
 //! the one the events of the most systems name. The appended
 //! event is a copy of the stream's first `diplomacy.game_ended` under a new id,
-//! dated a day after the last event or 1% into the history; each append runs
+//! dated a day after the last event or 1% into the history, and a
+//! `ledger.player_registered` dated 1% into the history; each append runs
 //! on its own synced copy of the ledger, made and removed outside the timing.
 //! Queries and appends are medians of [`RUNS`] runs; `site` runs once (at a
 //! million events it takes minutes and gigabytes) and its directory is removed
@@ -268,45 +269,67 @@ pub(super) fn replay(probe: &mut Probe, cx: &Ctx) -> Result<Row> {
     ))
 }
 
-/// Appending one event, dated after everything and early in the history.
+/// Appending one event, dated after everything and early in the history,
+/// and one player registered early (records about players take a path of
+/// their own).
 pub(super) fn appends(probe: &mut Probe, cx: &Ctx) -> Result<Vec<Row>> {
     let (lo, hi) = cx.range;
+    let early = lo + (hi - lo) / 100;
     let cases = [
         ("append one event dated last", "late", hi + 86_400),
-        (
-            "append one event dated early",
-            "early",
-            lo + (hi - lo) / 100,
-        ),
+        ("append one event dated early", "early", early),
     ];
-    let Some(game) = first_of_type(cx.jsonl, "diplomacy.game_ended")? else {
-        return Ok(cases
-            .iter()
-            .map(|c| Row::skipped(c.0, "≤ 1 s", "the stream has no diplomacy game"))
-            .collect());
-    };
+    let game = first_of_type(cx.jsonl, "diplomacy.game_ended")?;
     let mut rows = Vec::new();
     for (figure, tag, at) in cases {
+        let Some(game) = &game else {
+            rows.push(Row::skipped(
+                figure,
+                "≤ 1 s",
+                "the stream has no diplomacy game",
+            ));
+            continue;
+        };
         let mut ev = game.clone();
         let id = format!("bench-{tag}");
         ev["id"] = id.clone().into();
         ev["game"] = id.into();
         ev["at"] = gen::stamp(at).into();
-        let file = cx.dir.join(format!("append-{tag}.jsonl"));
-        std::fs::write(&file, format!("{ev}\n")).map_err(io("events file"))?;
-        let file = file.display().to_string();
-        let copy = cx.dir.join(format!("copy-{tag}"));
-        let command = format!("append ({tag})");
-        let t = probe.median_of(&command, |p| {
-            copy_dir(&p.ledger, &copy)?;
-            let r = p.once_on(&copy, &command, &["append", &file]);
-            std::fs::remove_dir_all(&copy).map_err(io("ledger copy"))?;
-            r
-        })?;
         let note = format!("diplomacy.game_ended at {}", gen::stamp(at));
-        rows.push(Row::timing(figure, &t, APPEND_MS, note));
+        rows.push(append_row(probe, cx, (figure, tag), &ev, note)?);
     }
+    let named = serde_json::json!({
+        "type": "ledger.player_registered",
+        "id": "bench-named",
+        "at": gen::stamp(early),
+        "name": "Bench Newcomer",
+    });
+    let note = format!("ledger.player_registered at {}", gen::stamp(early));
+    let figure = ("append one player registered early", "named");
+    rows.push(append_row(probe, cx, figure, &named, note)?);
     Ok(rows)
+}
+
+/// The median time of appending `ev` alone to a copy of the ledger.
+fn append_row(
+    probe: &mut Probe,
+    cx: &Ctx,
+    (figure, tag): (&str, &str),
+    ev: &serde_json::Value,
+    note: String,
+) -> Result<Row> {
+    let file = cx.dir.join(format!("append-{tag}.jsonl"));
+    std::fs::write(&file, format!("{ev}\n")).map_err(io("events file"))?;
+    let file = file.display().to_string();
+    let copy = cx.dir.join(format!("copy-{tag}"));
+    let command = format!("append ({tag})");
+    let t = probe.median_of(&command, |p| {
+        copy_dir(&p.ledger, &copy)?;
+        let r = p.once_on(&copy, &command, &["append", &file]);
+        std::fs::remove_dir_all(&copy).map_err(io("ledger copy"))?;
+        r
+    })?;
+    Ok(Row::timing(figure, &t, APPEND_MS, note))
 }
 
 /// A site row: `bytes` in MB against `bound` MB.

@@ -14,7 +14,8 @@
 //! the check fold of an append resumes from the latest one still valid and
 //! stores new ones on the way, or, for late records of one rating system,
 //! folds that system alone and makes the checkpoints after their cut again
-//! in place (`late.rs`).
+//! in place (`late.rs`), and for late records about players (registered,
+//! renamed) makes only their players sections again (`named.rs`).
 //!
 //! # Invariant: a checkpoint serves a cut
 //!
@@ -89,7 +90,8 @@ fn storage_error(e: bincode::Error) -> Error {
 /// bench compare against the full fold with it.
 pub const DISABLE_ENV: &str = "LAUREL_NO_CHECKPOINTS";
 /// Set (to anything) to have a query say on stderr where its fold started,
-/// and an append (or `check`) when its check fold is of one system alone.
+/// and an append (or `check`) when its check fold is of one system or of
+/// players records alone.
 pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";
 
 /// Section `i`'s bytes ([`names`]): 0 the rules in force, `1 + ns` the projection of
