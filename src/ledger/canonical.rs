@@ -108,7 +108,8 @@ pub(crate) fn record_heads(
 /// hash(n) = BLAKE3(JCS(record n)), from the record's [`Midstate`]
 /// ([`record_heads`]; `Midstate::default()` hashes it all): its bytes are
 /// built in `buf` ([`push_record`]) and only the blocks after the midstate's
-/// are compressed (all of them for a record longer than one chunk). `verify` hashes many records at once across SIMD lanes
+/// are compressed (all of them for a record longer than one chunk).
+/// `verify` hashes many records at once across SIMD lanes
 /// (`ledger::lanes`), whose tests compare them with `blake3::hash`.
 pub(crate) fn record_hash(
     head: &Midstate,

@@ -36,7 +36,7 @@ use crate::fold::view::View;
 use crate::fold::{Query, Resume, Source, Start};
 use crate::ledger::checkpoint::{Header, Pos};
 use crate::ledger::Head;
-use crate::systems::players::PerNamespace;
+use crate::systems::players::{PerNamespace, Rename};
 use crate::systems::{Cx, Event, Record, State, NAMESPACES};
 
 impl Ledger {
@@ -183,8 +183,8 @@ fn written_alike(head: &PerNamespace, records: &[Record], cut: Pos, old: u64) ->
     let Some(index) = head.0.first() else {
         return false;
     };
-    let earlier = index.renames().iter().filter(|r| r.seq <= old);
-    if earlier.clone().any(|r| (r.at, r.seq) >= cut) {
+    let after_cut = |r: &&Rename| r.seq <= old && (r.at, r.seq) >= cut;
+    if index.renames().iter().any(|r| after_cut(&r)) {
         return false;
     }
     records.iter().all(|r| match &r.event {
