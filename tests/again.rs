@@ -6,7 +6,7 @@
 mod common;
 
 use common::ckpt::*;
-use common::{empty_ledger, gen, head};
+use common::{gen, head};
 use laurel::ledger::checkpoint::Header;
 use std::path::Path;
 use std::process::Output;
@@ -19,9 +19,8 @@ use std::process::Output;
 /// file as it was.
 #[test]
 fn late_records_of_one_system_make_the_checkpoints_again_in_place() {
-    let dir = empty_ledger();
+    let dir = generated();
     let d = dir.path();
-    append(d, &gen(3000, 5));
     let before = headers(d);
     assert!(before.len() >= 15, "{} checkpoints", before.len());
     let stored = every_stored_section(d, &before);
@@ -111,9 +110,8 @@ fn assert_made_again(
 /// others kept, and every answer is the full fold's; so does its void.
 #[test]
 fn a_rule_change_dated_back_makes_its_systems_checkpoints_again_in_place() {
-    let dir = empty_ledger();
+    let dir = generated();
     let d = dir.path();
-    append(d, &gen(3000, 5));
     let before = headers(d);
     let stored = every_stored_section(d, &before);
     let change =
@@ -143,9 +141,8 @@ fn a_rule_change_dated_back_makes_its_systems_checkpoints_again_in_place() {
 /// is refused as the full fold refuses it.
 #[test]
 fn late_records_about_players_make_only_the_players_sections_again() {
-    let dir = empty_ledger();
+    let dir = generated();
     let d = dir.path();
-    append(d, &gen(3000, 5));
     let known = head(d).0.to_string();
     let rows = common::json(d, &["players", "--format", "json"])["rows"].clone();
     let last = |r: &serde_json::Value| r["last"].as_str().unwrap_or("").to_string();
@@ -205,9 +202,8 @@ fn late_records_about_players_make_only_the_players_sections_again() {
 /// answer the full replay's.
 #[test]
 fn a_damaged_checkpoint_does_not_stop_a_registration_dated_back() {
-    let dir = empty_ledger();
+    let dir = generated();
     let d = dir.path();
-    append(d, &gen(3000, 5));
     // A delta (a whole one's damage would stop its deltas too) that is
     // not the latest one's parent, which the path reads first.
     let hs = headers(d);

@@ -20,9 +20,8 @@ use laurel::ledger::checkpoint::Header;
 
 #[test]
 fn checkpointed_answers_equal_the_full_replay_through_invalidating_appends() {
-    let dir = empty_ledger();
+    let dir = generated();
     let d = dir.path();
-    append(d, &gen(3000, 5));
     assert!(
         assert_same_answers(d, "after gen") > 100,
         "checkpoints used"
@@ -182,9 +181,8 @@ fn appends_killed_while_writing_checkpoints_leave_right_answers() {
 /// equal the full replay's.
 #[test]
 fn late_appends_killed_while_making_checkpoints_again_leave_right_answers() {
-    let dir = empty_ledger();
+    let dir = generated();
     let d = dir.path();
-    append(d, &gen(3000, 5));
     let late = |round: u64| {
         let file = d.join(format!("late-{round}.jsonl"));
         let series = format!(

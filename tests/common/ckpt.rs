@@ -196,3 +196,11 @@ pub fn said(out: &Output) -> String {
     let lines = text.lines().filter(|l| !l.starts_with("checkpoint: "));
     lines.collect::<Vec<_>>().join("\n")
 }
+
+/// A ledger of `laurel gen --events 3000 --seed 5`, with a checkpoint every
+/// [`EVERY`] records.
+pub fn generated() -> tempfile::TempDir {
+    let dir = super::empty_ledger();
+    append(dir.path(), &super::gen(3000, 5));
+    dir
+}

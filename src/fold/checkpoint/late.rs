@@ -62,18 +62,14 @@ impl Ledger {
         cut: Pos,
         store: bool,
     ) -> Result<Option<Vec<String>>> {
-        if disabled() || new.seq - old > LATE_MAX {
-            return Ok(None);
-        }
-        let olds = self.usable_from(cut, old)?;
-        let Some(last) = olds.last() else {
+        let Some((last, olds)) = self.late_olds(old, new, cut)? else {
             return Ok(None);
         };
         let view = View::new(self, new.seq);
         let Some((ns, rules)) = one_namespace(&view, old, new.seq) else {
             return Ok(None);
         };
-        let Some(players) = self.players_at(last)? else {
+        let Some(players) = self.players_at(&last)? else {
             return Ok(None);
         };
         if std::env::var_os(TRACE_ENV).is_some() {
@@ -144,16 +140,26 @@ impl Ledger {
         crate::players::check_append(&indexes, old)
     }
 
-    /// The checkpoints at or after `cut` that serve the head `old`, in fold
-    /// order: those a late fold makes again.
-    pub(super) fn usable_from(&self, cut: Pos, old: u64) -> Result<Vec<Header>> {
+    /// The checkpoints a late fold of the records `old + 1 ..= new.seq`
+    /// makes again: those at or after their cut `cut` that serve the head
+    /// `old`, in fold order, and the latest of them; `None` when there are
+    /// none, more than [`LATE_MAX`] records, or checkpoints are off.
+    pub(super) fn late_olds(
+        &self,
+        old: u64,
+        new: Head,
+        cut: Pos,
+    ) -> Result<Option<(Header, Vec<Header>)>> {
+        if disabled() || new.seq - old > LATE_MAX {
+            return Ok(None);
+        }
         let mut olds = Vec::new();
         for h in self.checkpoints_from(cut)? {
             if self.usable(&h, old)? {
                 olds.push(h);
             }
         }
-        Ok(olds)
+        Ok(olds.last().cloned().map(|last| (last, olds)))
     }
 
     /// The start of a players fold from checkpoint `h`: every namespace's

@@ -22,13 +22,12 @@
 //!   sections with the records before it admitted, every other section kept
 //!   as stored (`ledger::checkpoint`'s `making_again`), bound to the new head.
 //!
-//! Used when at most [`LATE_MAX`] records are appended, all before the
+//! Used when at most [`LATE_MAX`](super::late::LATE_MAX) records are appended, all before the
 //! latest checkpoint (one after it folds from it anyway); otherwise, and for
 //! a record this path would refuse, the fold of everything runs and refuses
 //! it with its own message.
 
-use super::late::LATE_MAX;
-use super::{disabled, encode_section, players_section, Named};
+use super::{encode_section, players_section, Named};
 use super::{Ledger, TRACE_ENV};
 use crate::error::Result;
 use crate::events::ledger;
@@ -52,18 +51,14 @@ impl Ledger {
         cut: Pos,
         store: bool,
     ) -> Result<Option<Vec<String>>> {
-        if disabled() || new.seq - old > LATE_MAX {
-            return Ok(None);
-        }
-        let olds = self.usable_from(cut, old)?;
-        let Some(last) = olds.last() else {
+        let Some((last, olds)) = self.late_olds(old, new, cut)? else {
             return Ok(None);
         };
         let view = View::new(self, new.seq);
         let Some(records) = about_players(&view, old, new.seq, last.pos) else {
             return Ok(None);
         };
-        let Some(mut start) = self.players_at(last)? else {
+        let Some(mut start) = self.players_at(&last)? else {
             return Ok(None);
         };
         let Resume::Ready(state) = &mut start.state else {
