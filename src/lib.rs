@@ -100,8 +100,9 @@
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
 //!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`,
 //!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `timetravel.rs`, `players.rs`,
-//!   `cli.rs`, `params.rs`, `replay.rs`, `corrections.rs`, `check.rs`, `events.rs`, `ckpt.rs`, `crash.rs`, `corrupt.rs`,
-//!   `corpus.rs` with `tests/corpus/`, `props.rs`, `fuzz.rs`, `readers.rs`,
+//!   `cli.rs`, `params.rs`, `replay.rs`, `corrections.rs`, `check.rs`, `events.rs`,
+//!   `ckpt.rs` and `again.rs` (checkpoints), `crash.rs`, `corrupt.rs`, `corpus.rs` with
+//!   `tests/corpus/`, `props.rs`, `extremes.rs`, `fuzz.rs`, `readers.rs`,
 //!   `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,
 //!   `site_browser.rs`, `perf.rs`, `demo.rs`, `readme.rs` running the README's tour).
 //!   `snapshots/`:

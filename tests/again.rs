@@ -1,7 +1,8 @@
 //! Checkpoints made again in place: after late records that change some
 //! sections only (one system's records, a rule change of one system, records
-//! about players), each checkpoint at or after their cut keeps its place and
-//! its other sections' bytes, and every answer equals the full replay's.
+//! about players), each checkpoint at or after their cut that still reads
+//! keeps its place and its other sections' bytes, and every answer equals the
+//! full replay's.
 
 mod common;
 
@@ -223,7 +224,10 @@ fn a_damaged_checkpoint_does_not_stop_a_registration_dated_back() {
         false,
         register
     ))));
-    assert!(!checkpoint_files(d).iter().any(|(_, b)| *b == damaged));
+    assert!(
+        !keys(&headers(d)).contains(key),
+        "the damaged checkpoint goes"
+    );
     assert!(assert_same_answers(d, "after a registration past a damaged checkpoint") > 50);
 }
 

@@ -29,7 +29,8 @@
 //! [`Ledger::cut_after`]: the earliest position the records after `H` touch.
 //! - An append deletes every checkpoint at or after its cut before the head
 //!   moves (deleting a cache entry is always safe); or, when its records
-//!   change only some sections (late records of one rating system), makes
+//!   change only some sections (late records of one rating system, or about
+//!   players), makes
 //!   each of them again where it stands, bound to the new head, with those
 //!   sections new and the others kept as stored ([`again`]).
 //! - Using a checkpoint for a fold of the records `1..=U` checks it again:

@@ -1,7 +1,8 @@
 //! Checkpoints made again in place: after records that change only some of
-//! their sections (late records of one rating system), each checkpoint at or
-//! after their cut keeps its position, its parent and every other section's
-//! stored bytes, and takes the new bytes of the sections that changed.
+//! their sections (late records of one rating system, or about players),
+//! each checkpoint at or after their cut keeps its position, its parent and
+//! every other section's stored bytes, and takes the new bytes of the
+//! sections that changed.
 //!
 //! A kept section is still exactly what it was: a whole checkpoint's frame
 //! stands alone, and a delta's was compressed with its parent's section of
