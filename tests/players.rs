@@ -244,7 +244,8 @@ fn the_old_name_is_refused_after_a_rename_with_the_new_one() {
 
 /// A late event naming a rename's new name, dated before the rename, would
 /// count as another player: refused, in a later append as in the rename's
-/// own; dated after it, the new name is the player's.
+/// own, whether or not the new name was written since; dated after it, the
+/// new name is the player's.
 #[test]
 fn a_late_event_naming_a_new_name_before_its_rename_is_refused() {
     let dir = renamed();
@@ -267,6 +268,14 @@ fn a_late_event_naming_a_new_name_before_its_rename_is_refused() {
     assert_eq!(head(d), before, "nothing written");
     let o = append_text(d, &format!("{}\n", seed("2024-02-01")));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // Once the new name is written after the rename, a late event naming
+    // it before the rename brings no new name, and is refused all the same.
+    let before = head(d);
+    let o = append_text(d, &format!("{}\n", seed("2023-12-01")));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let named = r#""Ada King" is already a player's name (an event dated 2023-12-01 names it)"#;
+    assert!(text(&o.stderr).contains(named), "{}", text(&o.stderr));
+    assert_eq!(head(d), before, "nothing written");
     // An earlier rename's `from` is not checked again: voiding the event
     // that named it leaves later appends free.
     let dir = empty_ledger();

@@ -28,15 +28,16 @@ type Rank<'a> = (u64, First, &'a str);
 /// player), or the first refused, by seq.
 pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     let touched = written_after(indexes, old);
-    if touched.is_empty() {
-        return Ok(Vec::new());
-    }
     // The renames' names too, for their check ([`Players::check_renames`]):
-    // renames are few.
+    // renames are few. Checked even when the append brings no new name: a
+    // late event may name a rename's `to`, already written after it.
     let renamed: BTreeSet<&str> = (indexes.0.iter())
         .flat_map(|i| i.renames())
         .flat_map(|r| [r.from.as_str(), r.to.as_str()])
         .collect();
+    if touched.is_empty() && renamed.is_empty() {
+        return Ok(Vec::new());
+    }
     let p = Players::merge_of(indexes, &|n| {
         touched.get(n).is_some() || renamed.contains(n)
     });
@@ -167,9 +168,6 @@ mod tests {
     /// the append's renames checked, and every earlier one's `to`, unless
     /// the append writes no name (nothing new can name a `to`).
     fn over_every_name(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
-        if written_after(indexes, old).is_empty() {
-            return Ok(Vec::new());
-        }
         let p = Players::merge(indexes);
         p.check_renames(old)?;
         let mut order: Vec<(&String, &Written)> = p.written.iter().collect();
