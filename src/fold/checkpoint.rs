@@ -333,7 +333,8 @@ impl Ledger {
         f
     }
 
-    /// A resumable query's fold of the records `1..=upto`: from
+    /// A resumable query's fold of the records `1..=upto` (an audit's
+    /// takes its state decoded first: [`Ledger::fold_from_decoded`]): from
     /// the latest checkpoint at or before `q.as_of` that serves that cut,
     /// whose state sections are decompressed and decoded on a second thread
     /// while this one reads the records after it (one pass,
@@ -426,10 +427,7 @@ impl Ledger {
     pub(crate) fn check_fold(&self, old: u64, new: Head, store: bool) -> Result<Vec<String>> {
         let cut = self.cut_after(old, new.seq)?;
         if let Some(cut) = cut {
-            if let Some(checked) = self.late_fold(old, new, cut, store)? {
-                return Ok(checked);
-            }
-            if let Some(checked) = self.named_fold(old, new, cut, store)? {
+            if let Some(checked) = self.late_check((old, new), cut, store)? {
                 return Ok(checked);
             }
         }

@@ -67,10 +67,9 @@ pub(super) struct Incoming {
     /// The target of a `ledger.voided`.
     pub(super) void: Option<u64>,
     pub(super) canonical: Vec<u8>,
-    pub(super) content: [u8; 16],
-    pub(super) idem: [u8; 16],
-    /// The midstate of its record's hash ([`canonical::record_heads`]).
-    pub(super) head: Midstate,
+    /// Its idempotency and content keys, and the midstate of its record's
+    /// hash ([`canonical::record_heads`]).
+    pub(super) keys: chunk::Keys,
 }
 
 /// The parser thread: read every input in order, parse its events and send
@@ -234,9 +233,11 @@ impl Incoming {
             kind: parsed.kind,
             void: parsed.void,
             canonical: parsed.canonical,
-            content,
-            idem,
-            head,
+            keys: chunk::Keys {
+                idem,
+                content,
+                head,
+            },
         }
     }
 }

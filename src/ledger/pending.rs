@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::RangeInclusive;
 use std::sync::mpsc::Receiver;
 
-use super::chunk::{self, ChunkWriter, Keys};
+use super::chunk::{self, ChunkWriter};
 use super::grammar::Grammar;
 use super::parse::{incoming, origin, Incoming, Sent};
 use super::{idem, segment, Head, Ledger};
@@ -41,7 +41,7 @@ pub(super) fn take_batches(
             return batch.into_iter().try_for_each(|i| i.map(drop));
         };
         let keys = batch.iter().filter_map(|i| i.as_ref().ok());
-        index.warm(keys.map(|inc| idem::fingerprint(&inc.idem)));
+        index.warm(keys.map(|inc| idem::fingerprint(&inc.keys.idem)));
         for item in batch {
             pending.add(index, item?, names)?;
         }
@@ -110,7 +110,7 @@ impl Pending<'_> {
             kind: Some(inc.kind.clone()),
             ..Origin::default()
         };
-        let fp = idem::fingerprint(&inc.idem);
+        let fp = idem::fingerprint(&inc.keys.idem);
         match self.recorded(index, fp, &inc)? {
             Recorded::New => {}
             Recorded::Same { voided } => {
@@ -146,17 +146,12 @@ impl Pending<'_> {
             self.voids.push((self.writer.next_seq(), target));
             self.voided.insert(target);
         }
-        let keys = Keys {
-            idem: inc.idem,
-            content: inc.content,
-            head: inc.head,
-        };
-        (self.writer).push((inc.at, inc.void), keys, &inc.canonical);
+        (self.writer).push((inc.at, inc.void), inc.keys, &inc.canonical);
         self.current.push(Pushed {
             at: inc.at,
             void: inc.void,
-            idem: inc.idem,
-            content: inc.content,
+            idem: inc.keys.idem,
+            content: inc.keys.content,
         });
         self.origins.push(inc.file, inc.line);
         *self.kinds.entry(inc.kind).or_default() += 1;
@@ -226,11 +221,11 @@ impl Pending<'_> {
         let mut conflict = None;
         for seq in index.candidates(fp) {
             let (k, content) = self.keys_of(seq)?;
-            if k != inc.idem {
+            if k != inc.keys.idem {
                 continue;
             }
             let voided = self.voided.contains(&seq);
-            if content == inc.content {
+            if content == inc.keys.content {
                 return Ok(Recorded::Same { voided });
             }
             if !voided {

@@ -211,7 +211,7 @@ fn a_parsed_batch_has_the_content_keys_of_its_events_one_by_one() {
         let inc = inc.unwrap();
         assert_eq!(&inc.canonical, want);
         assert_eq!(
-            inc.content,
+            inc.keys.content,
             chunk::content_key(blake3::hash(want).as_bytes())
         );
         let (prev, at, seq) = ([3; 32], "2026-11-29T10:00:00.000000Z", inc.line);
@@ -219,7 +219,7 @@ fn a_parsed_batch_has_the_content_keys_of_its_events_one_by_one() {
         canonical::push_record(&mut record, want, None, &prev, at, seq);
         let p = blake3::platform::Platform::detect();
         let mut buf = Vec::new();
-        let got = canonical::record_hash(&inc.head, &p, (want, &prev), (at, seq), &mut buf);
+        let got = canonical::record_hash(&inc.keys.head, &p, (want, &prev), (at, seq), &mut buf);
         assert_eq!(got, *blake3::hash(&record).as_bytes(), "line {}", inc.line);
     }
 }

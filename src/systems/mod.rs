@@ -268,7 +268,8 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     /// Whether it rates a subject named `name` that is not a player (a
     /// grudge team): such a subject may change before any event names a
     /// player of that name, so `history` of that name folds from the first
-    /// record. Every subject of a system that rates only players is one.
+    /// record. By default `false`: every subject of a system that rates
+    /// only players is a player.
     fn rates_non_player(&self, _name: &str) -> bool {
         false
     }

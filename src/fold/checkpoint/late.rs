@@ -33,7 +33,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{decode_state, disabled, just_before, missing_section, params_of, players_section};
+use super::{decode_state, disabled, just_before, missing_section, names, params_of};
 use super::{encode_section, Ledger, TRACE_ENV};
 use super::{Part, RULES};
 use crate::error::Result;
@@ -42,7 +42,7 @@ use crate::fold::view::View;
 use crate::fold::{Folded, Marks, Query, Resume, Sink, Snapshot, Source, Start};
 use crate::ledger::checkpoint::{unpack, Header, Pos};
 use crate::ledger::Head;
-use crate::systems::{self, Event, NAMESPACES};
+use crate::systems::{self, Event, Record, NAMESPACES};
 
 /// The most records an append may have for this path: reading their types
 /// costs about a microsecond each, and an append of more refolds as many
@@ -50,26 +50,44 @@ use crate::systems::{self, Event, NAMESPACES};
 pub(super) const LATE_MAX: u64 = 10_000;
 
 impl Ledger {
-    /// The check fold of the records `old + 1 ..= new.seq`, whose cut is
-    /// `cut`, when they are late records of one namespace (see the module
-    /// docs): the players check's answer, or `None` when this path does not
-    /// apply (the caller folds everything). `store` as for
-    /// [`Ledger::check_fold`].
-    pub(super) fn late_fold(
+    /// The check fold of an append of late records on the path that fits
+    /// them, if one does: late records of one rating system (see the module
+    /// docs) or about players ([`super::named`]). The players check's answer,
+    /// or `None` when neither applies (the caller folds everything). `store`
+    /// as for [`Ledger::check_fold`]; the checkpoints at or after the cut that
+    /// were not made again (a file that no longer read) then go: they serve
+    /// only the old head.
+    pub(super) fn late_check(
         &self,
-        old: u64,
-        new: Head,
+        (old, new): (u64, Head),
         cut: Pos,
         store: bool,
     ) -> Result<Option<Vec<String>>> {
-        let Some((last, olds)) = self.late_olds(old, new, cut)? else {
+        let Some(late) = self.late(old, new, cut, store)? else {
             return Ok(None);
         };
-        let view = View::new(self, new.seq);
-        let Some((ns, rules)) = one_namespace(&view, old, new.seq) else {
+        let answer = match self.late_fold(&late)? {
+            Some(answer) => answer,
+            None => match self.named_fold(&late)? {
+                Some(answer) => answer,
+                None => return Ok(None),
+            },
+        };
+        if store {
+            self.drop_checkpoints(|h| h.pos >= cut && h.head != new)?;
+        }
+        Ok(Some(answer))
+    }
+
+    /// The check fold of `late` when its records are late records of one
+    /// namespace (see the module docs), or `None`.
+    fn late_fold(&self, late: &Late) -> Result<Option<Vec<String>>> {
+        let (old, new, cut) = (late.old, late.new, late.cut);
+        let (olds, view, records, last) = (&late.olds, &late.view, &late.records, late.last());
+        let Some((ns, rules)) = one_namespace(view, records) else {
             return Ok(None);
         };
-        let Some(players) = self.players_at(&last)? else {
+        let Some(players) = self.players_at(last)? else {
             return Ok(None);
         };
         if std::env::var_os(TRACE_ENV).is_some() {
@@ -93,26 +111,21 @@ impl Ledger {
         // The players check runs before the checkpoints made again are put
         // in place: records the check fold refuses leave them as they were.
         let checked = |folded: Result<Folded>| {
-            let f = folded.map_err(|e| self.players_problem_before(&view, old, new, e))?;
-            self.players_check(&view, f, ns, players, old)
+            let f = folded.map_err(|e| self.players_problem_before(view, old, new, e))?;
+            self.players_check(view, f, ns, players, old)
         };
-        let answer = match store {
-            false => checked(crate::fold::fold_from(&view, &q, start, None))?,
-            true => self.making_again(&olds, new, |put| {
+        let answer = match late.store {
+            false => checked(crate::fold::fold_from(view, &q, start, None))?,
+            true => self.making_again(olds, new, |put| {
                 let mut fresh = |pos, n, s: Snapshot| put(pos, n, sections_of(ns, rules, s)?);
                 let sink = Sink {
                     marks: Marks::At(olds.iter().map(|h| h.pos).collect()),
                     encode: encode_section,
                     put: &mut fresh,
                 };
-                checked(crate::fold::fold_from(&view, &q, start, Some(sink)))
+                checked(crate::fold::fold_from(view, &q, start, Some(sink)))
             })?,
         };
-        if store {
-            // Those at or after the cut not made again (a file that no
-            // longer read) serve only the old head.
-            self.drop_checkpoints(|h| h.pos >= cut && h.head != new)?;
-        }
         Ok(Some(answer))
     }
 
@@ -140,16 +153,11 @@ impl Ledger {
         crate::players::check_append(&indexes, old)
     }
 
-    /// The checkpoints a late fold of the records `old + 1 ..= new.seq`
-    /// makes again: those at or after their cut `cut` that serve the head
-    /// `old`, in fold order, and the latest of them; `None` when there are
-    /// none, more than [`LATE_MAX`] records, or checkpoints are off.
-    pub(super) fn late_olds(
-        &self,
-        old: u64,
-        new: Head,
-        cut: Pos,
-    ) -> Result<Option<(Header, Vec<Header>)>> {
+    /// The append of the records `old + 1 ..= new.seq`, whose cut is `cut`,
+    /// as the late paths see it; `None` when checkpoints are off, it has
+    /// more than [`LATE_MAX`] records, one does not read, or no checkpoint
+    /// at or after the cut serves the head `old`.
+    fn late(&self, old: u64, new: Head, cut: Pos, store: bool) -> Result<Option<Late<'_>>> {
         if disabled() || new.seq - old > LATE_MAX {
             return Ok(None);
         }
@@ -159,7 +167,29 @@ impl Ledger {
                 olds.push(h);
             }
         }
-        Ok(olds.last().cloned().map(|last| (last, olds)))
+        if olds.is_empty() {
+            return Ok(None);
+        }
+        let view = View::new(self, new.seq);
+        let seqs: Vec<u64> = (old + 1..=new.seq).collect();
+        let mut records = Vec::with_capacity(seqs.len());
+        let read = view.records(&seqs, &mut |r| {
+            records.push(r);
+            Ok(())
+        });
+        if read.is_err() || records.len() != seqs.len() {
+            return Ok(None);
+        }
+        records.sort_by_key(|r| (r.at, r.seq));
+        Ok(Some(Late {
+            old,
+            new,
+            cut,
+            store,
+            olds,
+            view,
+            records,
+        }))
     }
 
     /// The start of a players fold from checkpoint `h`: every namespace's
@@ -186,28 +216,45 @@ impl Ledger {
     }
 }
 
-/// The namespace (its place in `NAMESPACES`) of the records `old + 1 ..=
-/// new`, if they are events and rule changes of one rating system and voids
-/// of records of those, and whether a rule change is among them or their
-/// targets; `None` too if one does not read (the fold of everything then
-/// decides).
-fn one_namespace(view: &View, old: u64, new: u64) -> Option<(usize, bool)> {
-    let seqs: Vec<u64> = (old + 1..=new).collect();
+/// A late append as the late paths see it ([`Ledger::late_check`]).
+pub(super) struct Late<'l> {
+    pub(super) old: u64,
+    pub(super) new: Head,
+    pub(super) cut: Pos,
+    pub(super) store: bool,
+    /// The checkpoints at or after the cut that serve the head `old`, in
+    /// fold order: those a late path makes again (one at least).
+    pub(super) olds: Vec<Header>,
+    pub(super) view: View<'l>,
+    /// The appended records, in fold order.
+    pub(super) records: Vec<Record>,
+}
+
+impl Late<'_> {
+    /// The latest of `olds` (a late append has one at least).
+    pub(super) fn last(&self) -> &Header {
+        &self.olds[self.olds.len() - 1]
+    }
+}
+
+/// The namespace (its place in `NAMESPACES`) of `records`, if they are
+/// events and rule changes of one rating system and voids of records of
+/// those, and whether a rule change is among them or their targets; `None`
+/// too if a target does not read (the fold of everything then decides).
+fn one_namespace(view: &View, records: &[Record]) -> Option<(usize, bool)> {
     let (mut seen, mut targets, mut rules) = (BTreeSet::new(), BTreeSet::new(), false);
     let mut note = |e: &Event| {
         rules |= matches!(e, Event::Ledger(ledger::Event::RulesChanged(_)));
         seen.insert(namespace_of(e));
     };
-    view.records(&seqs, &mut |r| {
+    for r in records {
         match &r.event {
             Event::Ledger(ledger::Event::Voided(v)) => {
                 targets.insert(v.target);
             }
             e => note(e),
         }
-        Ok(())
-    })
-    .ok()?;
+    }
     let targets: Vec<u64> = targets.into_iter().collect();
     view.records(&targets, &mut |r| {
         note(&r.event);
@@ -237,21 +284,14 @@ fn namespace_of(e: &Event) -> Option<usize> {
 /// and its players index, and the rules in force when `rules` (each there,
 /// or the checkpoint is not made).
 fn sections_of(ns: usize, rules: bool, mut s: Snapshot) -> Result<Vec<(String, Vec<u8>)>> {
-    let mut named = vec![
-        (NAMESPACES[ns].to_string(), 1 + ns),
-        (players_section(NAMESPACES[ns]), 1 + NAMESPACES.len() + ns),
-    ];
-    if rules {
-        named.push((RULES.to_string(), 0));
-    }
-    (named.into_iter())
-        .map(|(name, i)| {
-            Ok((
-                name,
-                s.get_mut(i)
-                    .and_then(Option::take)
-                    .ok_or_else(missing_section)?,
-            ))
-        })
-        .collect()
+    let names = names();
+    let picked = [1 + ns, 1 + NAMESPACES.len() + ns]
+        .into_iter()
+        .chain(rules.then_some(0));
+    let mut take = |i: usize| {
+        s.get_mut(i)
+            .and_then(Option::take)
+            .ok_or_else(missing_section)
+    };
+    picked.map(|i| Ok((names[i].clone(), take(i)?))).collect()
 }

@@ -27,44 +27,32 @@
 //! a record this path would refuse, the fold of everything runs and refuses
 //! it with its own message.
 
+use super::late::Late;
 use super::{encode_section, players_section, Named};
 use super::{Ledger, TRACE_ENV};
 use crate::error::Result;
 use crate::events::ledger;
-use crate::fold::view::View;
-use crate::fold::{Query, Resume, Source, Start};
+use crate::fold::{Query, Resume, Start};
 use crate::ledger::checkpoint::{Header, Pos};
-use crate::ledger::Head;
 use crate::systems::players::{PerNamespace, Rename};
 use crate::systems::{Cx, Event, Record, State, NAMESPACES};
 
 impl Ledger {
-    /// The check fold of the records `old + 1 ..= new.seq`, whose cut is
-    /// `cut`, when they are late records about players (see the module
-    /// docs): the players check's answer, or `None` when this path does not
-    /// apply (the caller folds everything). `store` as for
-    /// [`Ledger::check_fold`].
-    pub(super) fn named_fold(
-        &self,
-        old: u64,
-        new: Head,
-        cut: Pos,
-        store: bool,
-    ) -> Result<Option<Vec<String>>> {
-        let Some((last, olds)) = self.late_olds(old, new, cut)? else {
+    /// The check fold of `late` when its records are about players (see the
+    /// module docs): the players check's answer, or `None`.
+    pub(super) fn named_fold(&self, late: &Late) -> Result<Option<Vec<String>>> {
+        let (old, new, cut) = (late.old, late.new, late.cut);
+        let (olds, view, records, last) = (&late.olds, &late.view, &late.records, late.last());
+        if !records.iter().all(|r| about_players(r, last.pos)) {
             return Ok(None);
-        };
-        let view = View::new(self, new.seq);
-        let Some(records) = about_players(&view, old, new.seq, last.pos) else {
-            return Ok(None);
-        };
-        let Some(mut start) = self.players_at(&last)? else {
+        }
+        let Some(mut start) = self.players_at(last)? else {
             return Ok(None);
         };
         let Resume::Ready(state) = &mut start.state else {
             return Ok(None);
         };
-        if admit(state, &records, last.pos, true).is_none() {
+        if admit(state, records, last.pos, true).is_none() {
             return Ok(None);
         }
         start.folded += records.len() as u64;
@@ -72,10 +60,10 @@ impl Ledger {
             players_only: true,
             ..Query::default()
         };
-        let mut f = crate::fold::fold_from(&view, &q, Some(start), None)?;
+        let mut f = crate::fold::fold_from(view, &q, Some(start), None)?;
         let head = std::mem::take(&mut f.state.players);
         f.discard();
-        if !written_alike(&head, &records, cut, old) {
+        if !written_alike(&head, records, cut, old) {
             return Ok(None);
         }
         if std::env::var_os(TRACE_ENV).is_some() {
@@ -85,16 +73,15 @@ impl Ledger {
             );
         }
         let answer = crate::players::check_append(&head, old)?;
-        if store {
-            self.making_again(&olds, new, |put| {
-                for h in &olds {
-                    if let Some((folded, sections)) = self.admitted_at(h, &records)? {
+        if late.store {
+            self.making_again(olds, new, |put| {
+                for h in olds {
+                    if let Some((folded, sections)) = self.admitted_at(h, records)? {
                         put(h.pos, folded, sections)?;
                     }
                 }
                 Ok(())
             })?;
-            self.drop_checkpoints(|h| h.pos >= cut && h.head != new)?;
         }
         Ok(Some(answer))
     }
@@ -128,29 +115,13 @@ impl Ledger {
     }
 }
 
-/// The records `old + 1 ..= new`, in fold order, if every one is a player
-/// registered or renamed and sorts before `before` (`None` too if one does
-/// not read).
-fn about_players(view: &View, old: u64, new: u64, before: Pos) -> Option<Vec<Record>> {
-    let seqs: Vec<u64> = (old + 1..=new).collect();
-    let mut records = Vec::with_capacity(seqs.len());
-    view.records(&seqs, &mut |r| {
-        records.push(r);
-        Ok(())
-    })
-    .ok()?;
-    let about = |r: &Record| {
-        let named = matches!(
-            r.event,
-            Event::Ledger(ledger::Event::PlayerRegistered(_) | ledger::Event::PlayerRenamed(_))
-        );
-        named && (r.at, r.seq) < before
-    };
-    if records.len() != seqs.len() || !records.iter().all(about) {
-        return None;
-    }
-    records.sort_by_key(|r| (r.at, r.seq));
-    Some(records)
+/// Is `r` a player registered or renamed that sorts before `before`?
+fn about_players(r: &Record, before: Pos) -> bool {
+    let named = matches!(
+        r.event,
+        Event::Ledger(ledger::Event::PlayerRegistered(_) | ledger::Event::PlayerRenamed(_))
+    );
+    named && (r.at, r.seq) < before
 }
 
 /// Admit the records of `records` (in fold order) that sort before `pos`

@@ -169,10 +169,10 @@ struct Series {
     /// The event names recorded, once there are more than [`SMALL`] events.
     event_ids: Option<Box<BTreeSet<u32>>>,
     /// The scoring tables last used: `(params stamp, id in State::tables)`.
-    /// A stamp is this process's ([`crate::systems::params::Params::stamp`]):
-    /// a checkpoint stores none, and one read back (stored by an older
-    /// laurel) is forgotten ([`State::from_checkpoint`]).
-    #[serde(serialize_with = "no_stamp")]
+    /// A stamp is this process's ([`crate::systems::params::Params::stamp`]),
+    /// which another's may equal for other rules: a checkpoint stores none,
+    /// and one read back (stored by an older laurel) is forgotten.
+    #[serde(serialize_with = "no_stamp", deserialize_with = "forget_stamp")]
     tables: Option<(u64, u32)>,
 }
 
@@ -231,20 +231,17 @@ fn no_stamp<S: serde::Serializer>(_: &Option<(u64, u32)>, s: S) -> Result<S::Ok,
     s.serialize_none()
 }
 
+/// A series' cached tables as a checkpoint is read back: none, whatever it
+/// stored.
+fn forget_stamp<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<(u64, u32)>, D::Error> {
+    <Option<(u64, u32)> as serde::Deserialize>::deserialize(d).map(|_| None)
+}
+
 impl State {
     /// The checkpoint section: its bincode (varint).
     pub fn checkpoint_bytes(&self) -> bincode::Result<Vec<u8>> {
         use bincode::Options;
         bincode::DefaultOptions::new().serialize(self)
-    }
-
-    /// The state of a checkpoint section; `None` if it is damaged. No
-    /// series keeps the tables it last used: their stamp was another
-    /// process's, which this one's may equal for other rules.
-    pub fn from_checkpoint(bytes: &[u8]) -> Option<State> {
-        let mut s: State = crate::systems::compact::from_section(bytes)?;
-        s.series.iter_mut().for_each(|x| x.tables = None);
-        Some(s)
     }
 }
 

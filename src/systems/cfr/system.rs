@@ -11,7 +11,7 @@ impl RatingSystem for State {
     const SAMPLES: &'static [(&'static str, &'static str)] =
         samples!["cfr_pbem.jsonl", "cfr_wbc.jsonl", "cfr_wbc_pbem.jsonl"];
     const WORKER: usize = 2;
-    system_items!();
+    system_items!(bincode);
 
     fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
         let events::Event::EventCompleted(e) = event else {
@@ -24,13 +24,5 @@ impl RatingSystem for State {
             .chain(finals)
             .chain(races)
             .for_each(|p| f(&mut p.driver));
-    }
-
-    fn checkpoint(&self) -> Result<Vec<u8>, String> {
-        self.checkpoint_bytes().map_err(|e| e.to_string())
-    }
-
-    fn restore(bytes: &[u8]) -> Option<Self> {
-        State::from_checkpoint(bytes)
     }
 }
