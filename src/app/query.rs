@@ -199,23 +199,24 @@ fn audit_fold(
     fold_stamped(ledger, args, query(None)?)
 }
 
-/// The one namespace a player's history needs folded, when one is enough:
-/// every event naming the player (under any of their names, voided records
-/// included: `voided` holds the namespaces of every voided record) is
-/// Middle-earth's. Only Middle-earth's tables rate subjects that are not
-/// players (grudge teams), which may share a player's name; every
-/// other namespace's changes are about the players its events name. So a
-/// player of Middle-earth alone folds Middle-earth alone, and any other
-/// player (or a name that is no player's) folds every namespace.
+/// The one namespace a player's history needs folded, when one is enough.
+/// A system's changes are about the players its events name, except in the
+/// systems that also rate subjects that are not players
+/// ([`systems::NON_PLAYER_NAMESPACES`]: grudge teams, which may share a
+/// player's name). So the namespaces naming the player (under any of their
+/// names, voided records included: `voided` holds the namespaces of every
+/// voided record) and those are all that can hold the player's changes; when
+/// that is one namespace, it alone is folded. A name that is no player's
+/// folds every namespace.
 fn one_namespace(
     players: &Players,
     root: &str,
     is_player: bool,
     voided: u32,
 ) -> Option<&'static str> {
-    let mepbm = systems::NAMESPACES.iter().position(|ns| *ns == "mepbm")?;
-    let named = players.namespaces_of(root) | voided;
-    (is_player && named == 1 << mepbm).then_some(systems::NAMESPACES[mepbm])
+    let named = players.namespaces_of(root) | voided | systems::NON_PLAYER_NAMESPACES;
+    let one = systems::NAMESPACES.get(named.trailing_zeros() as usize)?;
+    (is_player && named.count_ones() == 1).then_some(*one)
 }
 
 /// The namespaces of the records `voids` voids (voided seq → its void's),

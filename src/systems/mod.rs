@@ -265,11 +265,17 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     fn names(event: &mut Self::Event, f: &mut dyn FnMut(&mut String));
     /// The standings table `table` (one of [`RatingSystem::TABLES`]).
     fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String>;
+    /// Whether its tables may rate subjects that are not players (grudge
+    /// teams), which may bear a player's name: `history` of any name then
+    /// folds this namespace too ([`NON_PLAYER_NAMESPACES`]). A system that
+    /// sets it says which subjects in [`RatingSystem::rates_non_player`]. By
+    /// default `false`: every subject of its tables is a player its events
+    /// name.
+    const RATES_NON_PLAYERS: bool = false;
     /// Whether it rates a subject named `name` that is not a player (a
     /// grudge team): such a subject may change before any event names a
     /// player of that name, so `history` of that name folds from the first
-    /// record. By default `false`: every subject of a system that rates
-    /// only players is a player.
+    /// record. Always `false` unless [`RatingSystem::RATES_NON_PLAYERS`].
     fn rates_non_player(&self, _name: &str) -> bool {
         false
     }
@@ -305,6 +311,18 @@ const fn concat<T: Copy, const N: usize>(parts: &[&[T]], fill: T) -> [T; N] {
     out
 }
 
+/// A bit per `true` entry of `flags`, by index.
+const fn bits(flags: &[bool]) -> u32 {
+    let (mut out, mut i) = (0, 0);
+    while i < flags.len() {
+        if flags[i] {
+            out |= 1 << i;
+        }
+        i += 1;
+    }
+    out
+}
+
 /// The registry: from the list of systems (module and `Event` variant), the
 /// crate-wide [`State`], [`Event`], the dispatch of check, apply, standings
 /// and payload parsing, [`NAMESPACES`], [`TYPES`] and [`PARAM_GROUPS`]. The
@@ -316,6 +334,11 @@ macro_rules! registry {
         /// their sections in it.
         pub const NAMESPACES: [&str; [$(stringify!($ns)),*].len()] =
             [$(<$ns::State as RatingSystem>::NAME),*];
+
+        /// The namespaces whose tables may rate subjects that are not players
+        /// ([`RatingSystem::RATES_NON_PLAYERS`]): a bit per [`NAMESPACES`] entry.
+        pub const NON_PLAYER_NAMESPACES: u32 =
+            bits(&[$(<$ns::State as RatingSystem>::RATES_NON_PLAYERS),*]);
 
         /// Every projection, folded together.
         #[derive(Debug, Clone, Default)]

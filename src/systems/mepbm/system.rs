@@ -7,6 +7,8 @@ use crate::systems::RatingSystem;
 impl RatingSystem for State {
     const NAME: &'static str = "mepbm";
     const TABLES: &'static [&'static str] = TABLES;
+    /// Grudge teams are rated beside players.
+    const RATES_NON_PLAYERS: bool = true;
     const PARAM_GROUPS: &'static [GroupDef] = &[
         GroupDef::of::<params::Valar>(),
         GroupDef::of::<params::Maia>(),
