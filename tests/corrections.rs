@@ -459,6 +459,43 @@ fn history_shows_every_voided_change_up_to_the_latest_voided_record() {
 }
 
 #[test]
+fn history_shows_what_each_record_of_a_chain_of_corrections_changed() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    // Seq 4 (Boris 1) corrected by #10 into #11 (Boris 4), itself corrected
+    // by #12 into #13: Cleo 60, Ana -20, Boris -40, so Boris 0, then 3
+    // after round 2 match B (seq 8). Each voided record shows what it
+    // changed while it stood, though #11 and #4 result the same match.
+    let fix = write(d, "fix.jsonl", SWAPPED_R1A);
+    ok(d, &["correct", "4", &fix, "--reason", "scores swapped"]);
+    let third = SWAPPED_R1A
+        .replace(r#""Ana","score":-20"#, r#""Ana","score":X"#)
+        .replace(r#""Boris","score":60"#, r#""Boris","score":-40"#)
+        .replace(r#""Cleo","score":-40"#, r#""Cleo","score":60"#)
+        .replace("X", "-20");
+    let fix = write(d, "third.jsonl", &third);
+    ok(d, &["correct", "11", &fix, "--reason", "still wrong"]);
+    let live = |seq: u64, new: &str| (json!(seq), json!(new), Value::Null);
+    let chain = vec![
+        voided_row(4, "1", 10, "scores swapped"),
+        voided_row(11, "4", 12, "still wrong"),
+        live(13, "0"),
+        live(8, "3"),
+    ];
+    assert_eq!(history_rows(d, "Boris", &[]), chain);
+    // Known at 12, #13 is not recorded yet: the match has no result.
+    assert_eq!(
+        history_rows(d, "Boris", &["--known-at", "12"]),
+        vec![
+            chain[0].clone(),
+            chain[1].clone(),
+            (json!(8), json!("3"), Value::Null)
+        ]
+    );
+    verified(d);
+}
+
+#[test]
 fn history_shows_voided_records_that_share_the_latest_voided_at() {
     let dir = common::empty_ledger();
     let d = dir.path();

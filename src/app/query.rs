@@ -133,12 +133,14 @@ pub fn history(
     let player = root.as_str();
     let source = ledger.source()?;
     let voids = fold::voids(&source, &args.query()?)?;
-    let (voided, last_voided) = voided_records(&source, &voids)?;
-    let only = asked.or_else(|| one_namespace(&players, player, not_a_player.is_none(), voided));
+    let voided = voided_records(&source, &voids)?;
+    let only = asked
+        .or_else(|| one_namespace(&players, player, not_a_player.is_none(), voided.namespaces));
     let since = (not_a_player.is_none())
         .then(|| players.first_at_of(player))
         .flatten();
-    let (f, stamp) = audit_fold(&ledger, args, (player, only), since)?;
+    let subject = (player, only);
+    let (f, stamp) = audit_fold(&ledger, args, args.query()?, subject, since)?;
     let mine = |c: &Change| c.subject == player && system.is_none_or(|s| s == c.system);
     let mut rows: Vec<(Change, Value)> =
         f.cx.changes()
@@ -146,12 +148,14 @@ pub fn history(
             .filter(|c| mine(c))
             .map(|c| (c.clone(), Value::Null))
             .collect();
-    let voided = Voided {
-        voids,
-        only,
-        last_at: last_voided,
-    };
-    rows.extend(voided_changes(&source, args, player, &voided, &mine)?);
+    f.discard();
+    rows.extend(voided_changes(
+        &ledger,
+        args,
+        (subject, since),
+        &voided,
+        &mine,
+    )?);
     if let (true, Some(e)) = (rows.is_empty(), not_a_player) {
         return Err(e);
     }
@@ -171,32 +175,33 @@ pub fn history(
     write_answer(w, &ledger, args, report, &stamp, print)
 }
 
-/// The fold of `subject`'s changes, of namespace `only` or all: one
-/// subject's only (the whole trail of a 1M-event ledger is 15 GB). A
-/// player's values change only from their first record on (`since`, its
-/// date), so it starts from the latest checkpoint before it that serves;
-/// a grudge team of the same name may have changed earlier, and then it
-/// folds again from the first record.
+/// The fold of `subject`'s changes, of namespace `only` or all, at `base`'s
+/// clocks: one subject's only (the whole trail of a 1M-event ledger is
+/// 15 GB). A player's values change only from their first record on
+/// (`since`, its date), so it starts from the latest checkpoint before it
+/// that serves; a grudge team of the same name may have changed earlier,
+/// and then it folds again from the first record.
 fn audit_fold(
     ledger: &Ledger,
     args: &QueryArgs,
+    base: fold::Query,
     (subject, only): (&str, Option<&'static str>),
     since: Option<Micros>,
 ) -> Result<(fold::Folded, output::Stamp)> {
-    let query = |since: Option<Micros>| -> Result<fold::Query> {
-        let mut q = args.query()?;
+    let query = |since: Option<Micros>| -> fold::Query {
+        let mut q = base.clone();
         q.audit = true;
         q.audit_subject = Some(subject.to_string());
         q.only = only;
         q.subject_since = since;
-        Ok(q)
+        q
     };
-    let (f, stamp) = fold_stamped(ledger, args, query(since)?)?;
+    let (f, stamp) = fold_stamped(ledger, args, query(since))?;
     if since.is_none() || !f.state.rates_non_player(subject) {
         return Ok((f, stamp));
     }
     f.discard();
-    fold_stamped(ledger, args, query(None)?)
+    fold_stamped(ledger, args, query(None))
 }
 
 /// The one namespace a player's history needs folded, when one is enough.
@@ -219,70 +224,123 @@ fn one_namespace(
     (is_player && named.count_ones() == 1).then_some(*one)
 }
 
-/// The namespaces of the records `voids` voids (voided seq → its void's),
-/// a bit per [`systems::NAMESPACES`] entry, and the latest `at` among them.
-fn voided_records(source: &dyn Source, voids: &BTreeMap<u64, u64>) -> Result<(u32, Micros)> {
-    let targets: Vec<u64> = voids.keys().copied().collect();
-    let (mut bits, mut last) = (0, Micros::MIN);
-    source.records(&targets, &mut |r| {
-        bits |= systems::ns_index(&r.event).map_or(0, |i| 1 << i);
-        last = last.max(r.at);
-        Ok(())
-    })?;
-    Ok((bits, last))
-}
-
-/// The voids inside a history's clocks (voided seq → the seq of its void),
-/// the one namespace the history folds, if one, and the latest `at` of a
-/// voided record.
+/// The records voided within a history's clocks.
 struct Voided {
-    voids: BTreeMap<u64, u64>,
-    only: Option<&'static str>,
-    last_at: Micros,
+    /// Their namespaces, a bit per [`systems::NAMESPACES`] entry.
+    namespaces: u32,
+    /// Those of each append that voided some, in seq order.
+    appends: Vec<VoidAppend>,
+    /// Each void's reason, by the void's seq.
+    reasons: BTreeMap<u64, String>,
 }
 
-/// The changes voided records made (folded as if not voided), each with a note
-/// naming the void and its reason as `log` shows them: `voided by #10: reason "…"`.
-/// A change carries the record whose fold made it, so the fold stops after
-/// the latest voided record (`as_of` its `at`): what follows changes none of
-/// theirs.
-fn voided_changes(
-    source: &dyn Source,
-    args: &QueryArgs,
-    subject: &str,
-    voided: &Voided,
-    keep: &dyn Fn(&Change) -> bool,
-) -> Result<Vec<(Change, Value)>> {
-    let Voided {
-        voids,
-        only,
-        last_at,
-    } = voided;
-    if voids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut q = args.query()?;
+/// The records one append voided: what they changed is what a fold of the
+/// ledger as it stood before that append shows.
+#[derive(Default)]
+struct VoidAppend {
+    /// The seq of its first void; the ledger known before it is
+    /// `..first_void`.
+    first_void: u64,
+    /// When it was recorded.
+    recorded_at: Micros,
+    /// Voided seq → the seq of its void; each voided record's `at` and
+    /// namespace (`None` for a `ledger.*` record, which changes no value
+    /// itself).
+    targets: BTreeMap<u64, (u64, Micros, Option<usize>)>,
+}
+
+/// The records `voids` voids (voided seq → its void's), with their voids'
+/// reasons, grouped by the append of their voids. Voids recorded at the same
+/// instant, one after another, are one append's (as `laurel void` and
+/// `laurel correct` make them), unless a record they void was appended after
+/// the first of them.
+fn voided_records(source: &dyn Source, voids: &BTreeMap<u64, u64>) -> Result<Voided> {
     let mut reasons = BTreeMap::new();
+    let mut recorded = BTreeMap::new();
     let void_seqs: Vec<u64> = voids.values().copied().collect();
     source.records(&void_seqs, &mut |r| {
         if let Event::Ledger(ledger_events::Event::Voided(v)) = &r.event {
             reasons.insert(r.seq, v.reason.clone());
         }
+        recorded.insert(r.seq, r.recorded_at);
         Ok(())
     })?;
-    q.audit = true;
-    q.audit_subject = Some(subject.to_string());
-    q.keep_voided = true;
-    q.only = *only;
-    q.as_of = Some(q.as_of.map_or(*last_at, |a| a.min(*last_at)));
-    let all = fold::fold(source, &q)?;
-    let noted = all.cx.changes().iter().filter(|c| keep(c)).filter_map(|c| {
-        let v = voids.get(&c.seq)?;
-        let reason = reasons.get(v).cloned().unwrap_or_default();
-        let quoted = serde_json::to_string(&reason).unwrap_or_default();
-        Some((c.clone(), json!(format!("voided by #{v}: reason {quoted}"))))
-    });
-    Ok(noted.collect())
+    let mut targets = BTreeMap::new();
+    let target_seqs: Vec<u64> = voids.keys().copied().collect();
+    source.records(&target_seqs, &mut |r| {
+        targets.insert(r.seq, (r.at, systems::ns_index(&r.event)));
+        Ok(())
+    })?;
+    let by_void: BTreeMap<u64, u64> = voids.iter().map(|(t, v)| (*v, *t)).collect();
+    let mut appends: Vec<VoidAppend> = Vec::new();
+    let mut namespaces = 0;
+    for (void, target) in by_void {
+        let (at, ns) = targets.get(&target).copied().unwrap_or((Micros::MIN, None));
+        namespaces |= ns.map_or(0, |i| 1 << i);
+        let when = recorded.get(&void).copied().unwrap_or(Micros::MIN);
+        match appends.last_mut() {
+            Some(a) if a.recorded_at == when && target < a.first_void => {
+                a.targets.insert(target, (void, at, ns));
+            }
+            _ => appends.push(VoidAppend {
+                first_void: void,
+                recorded_at: when,
+                targets: BTreeMap::from([(target, (void, at, ns))]),
+            }),
+        }
+    }
+    Ok(Voided {
+        namespaces,
+        appends,
+        reasons,
+    })
+}
+
+/// The changes voided records made, each with a note naming the void and
+/// its reason as `log` shows them: `voided by #10: reason "…"`. What a
+/// voided record changed is what it changed while it stood: in the fold of
+/// the ledger as it was before the append that voided it (its records
+/// known up to that append's first void), one fold per such append. The
+/// fold stops after the latest record the append voided (`as_of` its
+/// `at`): what follows changes none of theirs; and it starts from a
+/// checkpoint before the earliest of them and the player's first date.
+fn voided_changes(
+    ledger: &Ledger,
+    args: &QueryArgs,
+    ((subject, only), since): ((&str, Option<&'static str>), Option<Micros>),
+    voided: &Voided,
+    keep: &dyn Fn(&Change) -> bool,
+) -> Result<Vec<(Change, Value)>> {
+    let folded =
+        |ns: Option<usize>| ns.is_some_and(|i| only.is_none_or(|o| systems::NAMESPACES[i] == o));
+    let mut out = Vec::new();
+    for append in &voided.appends {
+        let targets: BTreeMap<u64, (u64, Micros)> = (append.targets.iter())
+            .filter(|(_, (_, _, ns))| folded(*ns))
+            .map(|(t, (v, at, _))| (*t, (*v, *at)))
+            .collect();
+        let (Some(first), Some(last)) = (
+            targets.values().map(|(_, at)| *at).min(),
+            targets.values().map(|(_, at)| *at).max(),
+        ) else {
+            continue;
+        };
+        let mut q = args.query()?;
+        q.known_at = Some(fold::KnownAt::Seq(append.first_void - 1));
+        q.as_of = Some(q.as_of.map_or(last, |a| a.min(last)));
+        let since = since.map(|s| s.min(first));
+        let (f, _) = audit_fold(ledger, args, q, (subject, only), since)?;
+        for c in f.cx.changes().iter().filter(|c| keep(c)) {
+            let Some((v, _)) = targets.get(&c.seq) else {
+                continue;
+            };
+            let reason = voided.reasons.get(v).cloned().unwrap_or_default();
+            let quoted = serde_json::to_string(&reason).unwrap_or_default();
+            out.push((c.clone(), json!(format!("voided by #{v}: reason {quoted}"))));
+        }
+        f.discard();
+    }
+    Ok(out)
 }
 
 /// `laurel rules`: every parameter, its default, the value in force, its doc

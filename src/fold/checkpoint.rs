@@ -277,15 +277,14 @@ fn disabled() -> bool {
 
 /// Can a checkpoint serve `q`? Only a fold with no known-at time (it need
 /// not cut a prefix of the seqs, [`super::known_seq`]), no pinned rules (a
-/// checkpoint folded the rules changes in force), voided records left out,
-/// and no audit trail unless it is one subject's since a known date
-/// ([`Query::subject_since`]: the checkpoint lies before every change to
-/// it). A known-at seq can: which checkpoints serve it is
+/// checkpoint folded the rules changes in force), and no audit trail unless
+/// it is one subject's since a known date ([`Query::subject_since`]: the
+/// checkpoint lies before every change to it). A known-at seq can: which checkpoints serve it is
 /// [`Ledger::usable`]'s question.
 fn resumable(q: &Query) -> bool {
     let by_time = matches!(q.known_at, Some(KnownAt::Time(_)));
     let audit = q.audit && (q.audit_subject.is_none() || q.subject_since.is_none());
-    !by_time && q.rules.is_none() && !audit && !q.keep_voided && !disabled()
+    !by_time && q.rules.is_none() && !audit && !disabled()
 }
 
 /// The latest position a checkpoint serving `q` may stand at: `--as-of`'s

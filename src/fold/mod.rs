@@ -179,8 +179,6 @@ pub struct Query {
     pub trail: Option<Trail>,
     /// Check every record before applying it (append-time validation).
     pub check: bool,
-    /// Fold voided records too (`history` uses it to show what a void took away).
-    pub keep_voided: bool,
     /// Fold only this namespace's projection (plus `ledger.*`): a standings
     /// query needs no other, and skips decoding their records.
     pub only: Option<&'static str>,
@@ -273,9 +271,7 @@ pub fn plan(source: &dyn Source, q: &Query) -> Result<(Vec<u64>, u64)> {
         keys.push((e.at, e.seq));
         Ok(())
     })?;
-    keys.retain(|(at, seq)| {
-        (q.keep_voided || !voids.voided.contains(seq)) && q.as_of.is_none_or(|t| *at <= t)
-    });
+    keys.retain(|(at, seq)| !voids.voided.contains(seq) && q.as_of.is_none_or(|t| *at <= t));
     keys.sort_unstable();
     Ok((keys.into_iter().map(|(_, s)| s).collect(), known))
 }
@@ -357,7 +353,7 @@ pub fn plan_after(source: &dyn Source, q: &Query, after: Pos) -> Result<(Vec<u64
     let hi = q.as_of.unwrap_or(Micros::MAX);
     let mut keys: Vec<Pos> = Vec::new();
     source.entries_in(after.0, hi, &mut |e| {
-        let live = q.keep_voided || !voids.voided.contains(&e.seq);
+        let live = !voids.voided.contains(&e.seq);
         if (e.at, e.seq) > after && e.at <= hi && e.seq <= known && live {
             keys.push((e.at, e.seq));
         }
@@ -494,7 +490,6 @@ fn keep_of(spans: &[Span], q: &Query, after: Option<Pos>, known: u64) -> Result<
         hi: q.as_of.unwrap_or(Micros::MAX),
         known: Some(known),
         voided: voids.voided,
-        keep_voided: q.keep_voided,
     })
 }
 

@@ -69,7 +69,6 @@ pub struct Keep {
     /// Only records with a seq at or below this (`--known-at SEQ`).
     pub known: Option<u64>,
     pub voided: BTreeSet<u64>,
-    pub keep_voided: bool,
 }
 
 impl Keep {
@@ -77,7 +76,7 @@ impl Keep {
         at <= self.hi
             && self.known.is_none_or(|k| seq <= k)
             && self.after.is_none_or(|a| (at, seq) > a)
-            && (self.keep_voided || !self.voided.contains(&seq))
+            && !self.voided.contains(&seq)
     }
 
     /// May a record of `s` be kept? (Chunks that cannot are not read.)
@@ -479,7 +478,6 @@ mod tests {
                 Keep {
                     after: Some((9_000, 900)),
                     hi: 25_000,
-                    keep_voided: true,
                     ..Keep::default()
                 },
                 // A known-at cut in the middle of a chunk.
