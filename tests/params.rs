@@ -63,6 +63,27 @@ fn an_out_of_range_value_exits_2_naming_the_parameter_and_its_range() {
 }
 
 #[test]
+fn a_points_table_rising_with_place_or_without_a_positive_win_exits_2() {
+    // What a `cfr.series_defined` table may not be, a parameter may not either.
+    refused(
+        "cfr",
+        r#"{"race_points":[10,20]}"#,
+        "cfr.race_points: [10,20] is out of range; allowed: an array of 1 to 100 integers, \
+         each from 0 to 1000000, never rising from one place to the next, the first above 0",
+    );
+    refused(
+        "cfr",
+        r#"{"final_points":[0]}"#,
+        "cfr.final_points: [0] is out of range",
+    );
+    refused(
+        "cards",
+        r#"{"system1_one_positive":[0,1,5]}"#,
+        "cards.system1_one_positive: [0,1,5] is out of range",
+    );
+}
+
+#[test]
 fn a_misspelt_parameter_or_group_exits_2() {
     refused(
         "cfr",

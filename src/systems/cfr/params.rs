@@ -14,13 +14,13 @@ rule_params! {
     /// CFR event scores and the driver ranking.
     pub struct Cfr in "cfr" {
         /// elimination final points by place (WBC laurels rescaled to 100)
-        final_points: Vec<i64> = [100, 60, 40, 30, 20, 10], Range::ints(1..=TABLE_PLACES, POINTS.min..=POINTS.max);
+        final_points: Vec<i64> = [100, 60, 40, 30, 20, 10], Range::win_table(1..=TABLE_PLACES, POINTS.min..=POINTS.max);
         /// elimination heat points by place (half the final's, places 1-4)
-        heat_points: Vec<i64> = [50, 30, 20, 15], Range::ints(1..=TABLE_PLACES, POINTS.min..=POINTS.max);
+        heat_points: Vec<i64> = [50, 30, 20, 15], Range::win_table(1..=TABLE_PLACES, POINTS.min..=POINTS.max);
         /// weight of a driver's 2nd best heat (3rd best: squared, ...)
         heat_decay: Decimal = "0.5", Range::decimal("0"..="1");
         /// points-series race points by place; rescaled so that a win is 100
-        race_points: Vec<i64> = [100, 60, 40, 30, 20, 10], Range::ints(1..=TABLE_PLACES, POINTS.min..=POINTS.max);
+        race_points: Vec<i64> = [100, 60, 40, 30, 20, 10], Range::win_table(1..=TABLE_PLACES, POINTS.min..=POINTS.max);
         /// places added per tier below the first (a tier-2 win counts as a 2nd)
         tier_offset: i64 = 1, Range::int(TIER_OFFSET.min..=TIER_OFFSET.max);
         /// events per series that count (the newest by date)
@@ -62,8 +62,10 @@ mod tests {
         assert_eq!(
             refused(json!({"race_points": []})),
             "cfr.race_points: [] is out of range; allowed: an array of 1 to 100 integers, \
-             each from 0 to 1000000"
+             each from 0 to 1000000, never rising from one place to the next, the first above 0"
         );
+        assert!(refused(json!({"race_points": [10, 20]})).starts_with("cfr.race_points: [10,20]"));
+        assert!(refused(json!({"heat_points": [0]})).starts_with("cfr.heat_points: [0]"));
         assert!(refused(json!({"heat_decay": "1.01"})).starts_with("cfr.heat_decay: \"1.01\""));
         assert!(refused(json!({"decimals": 10})).contains("from 0 to 9"));
     }

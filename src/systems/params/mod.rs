@@ -126,12 +126,17 @@ pub enum Range {
         min: &'static str,
         max: &'static str,
     },
-    /// An array of `min_len` to `max_len` integers, each from `min` to `max`.
+    /// A points table by place: an array of `min_len` to `max_len`
+    /// integers, each from `min` to `max`, never rising from one place to
+    /// the next (a worse place never earns more than a better one, as the
+    /// tables events define must not either); with `positive_first`, the
+    /// first (a win) above 0.
     Ints {
         min_len: usize,
         max_len: usize,
         min: i64,
         max: i64,
+        positive_first: bool,
     },
     /// One of the given words (a JSON string).
     Choice(&'static [&'static str]),
@@ -160,13 +165,25 @@ impl Range {
         }
     }
 
-    /// `len` integers, each in `each`.
+    /// A points table of `len` places, each in `each`, never rising.
     pub const fn ints(len: RangeInclusive<usize>, each: RangeInclusive<i64>) -> Range {
         Range::Ints {
             min_len: *len.start(),
             max_len: *len.end(),
             min: *each.start(),
             max: *each.end(),
+            positive_first: false,
+        }
+    }
+
+    /// [`Range::ints`] whose first place (a win) earns more than 0.
+    pub const fn win_table(len: RangeInclusive<usize>, each: RangeInclusive<i64>) -> Range {
+        Range::Ints {
+            min_len: *len.start(),
+            max_len: *len.end(),
+            min: *each.start(),
+            max: *each.end(),
+            positive_first: true,
         }
     }
 
@@ -197,8 +214,13 @@ impl Range {
                 max_len,
                 min,
                 max,
+                positive_first,
             } => v.as_array().is_some_and(|a| {
-                (min_len..=max_len).contains(&a.len()) && a.iter().all(|x| int(x, min, max))
+                let n: Vec<Option<i64>> = a.iter().map(Value::as_i64).collect();
+                (min_len..=max_len).contains(&a.len())
+                    && a.iter().all(|x| int(x, min, max))
+                    && n.windows(2).all(|w| w[1] <= w[0])
+                    && (!positive_first || n.first().is_some_and(|&w| w > Some(0)))
             }),
             Range::Choice(words) => v.as_str().is_some_and(|w| words.contains(&w)),
         }
@@ -221,10 +243,18 @@ impl fmt::Display for Range {
                 max_len,
                 min,
                 max,
-            } => write!(
-                f,
-                "an array of {min_len} to {max_len} integers, each from {min} to {max}"
-            ),
+                positive_first,
+            } => {
+                write!(
+                    f,
+                    "an array of {min_len} to {max_len} integers, each from {min} to {max}, \
+                     never rising from one place to the next"
+                )?;
+                match positive_first {
+                    true => write!(f, ", the first above 0"),
+                    false => Ok(()),
+                }
+            }
             Range::Choice(words) => {
                 let quoted: Vec<String> = words.iter().map(|w| format!("{w:?}")).collect();
                 write!(f, "one of {}", quoted.join(", "))

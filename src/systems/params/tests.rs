@@ -72,15 +72,22 @@ fn every_range_fits_its_field_and_is_enforced() {
                 max_len,
                 min,
                 max,
-            } => (
-                vec![json!(vec![min; min_len.max(1)])],
-                vec![json!(vec![max; max_len])],
-                vec![
-                    json!(vec![min; max_len + 1]),
+                positive_first,
+            } => {
+                let mut low = vec![min; min_len.max(1)];
+                low[0] = if positive_first { min.max(1) } else { min };
+                let mut outs = vec![
+                    json!(vec![max; max_len + 1]),
                     json!(vec![min as i128 - 1; min_len.max(1)]),
                     json!(vec![max as i128 + 1; min_len.max(1)]),
-                ],
-            ),
+                    // Rising from one place to the next.
+                    json!([max - 1, max]),
+                ];
+                if positive_first {
+                    outs.push(json!(vec![0; min_len.max(1)]));
+                }
+                (vec![json!(low)], vec![json!(vec![max; max_len])], outs)
+            }
             Range::Choice(words) => (
                 vec![json!(words[0])],
                 vec![json!(words[words.len() - 1])],
@@ -114,7 +121,12 @@ fn ranges_read_as_text() {
     );
     assert_eq!(
         Range::ints(1..=3, 0..=5).to_string(),
-        "an array of 1 to 3 integers, each from 0 to 5"
+        "an array of 1 to 3 integers, each from 0 to 5, never rising from one place to the next"
+    );
+    assert_eq!(
+        Range::win_table(1..=3, 0..=5).to_string(),
+        "an array of 1 to 3 integers, each from 0 to 5, never rising from one place to the next, \
+         the first above 0"
     );
     assert_eq!(
         Range::choice(&["by_year", "tied"]).to_string(),
