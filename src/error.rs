@@ -64,9 +64,10 @@ pub enum Error {
     /// `init` on a path that already holds a ledger.
     #[error("a ledger already exists at {0}")]
     Exists(PathBuf),
-    /// The stored chain does not verify: a record was changed, removed or damaged.
-    /// `seq` is the first record found wrong; `msg` lists every problem found.
-    #[error("chain does not verify: {msg}")]
+    /// The stored chain does not verify (a record was changed, removed or
+    /// damaged), or does not hold the head `verify --expect` names. `seq` is
+    /// the first record found wrong; `msg` lists every problem found.
+    #[error("{msg}")]
     Tampered { seq: u64, msg: String },
     /// Stored bytes that cannot be decoded at all (damaged files).
     #[error("ledger storage is damaged: {0}")]

@@ -39,7 +39,7 @@ struct Clocks {
 /// How a table answer is printed.
 #[derive(Args, Clone, Default)]
 struct Out {
-    /// How to print: a text table, JSON or CSV (CSV: one table, see --table).
+    /// How to print: a text table, JSON or CSV (CSV prints one table: a command with several takes --table to name it).
     #[arg(long, value_enum, default_value_t)]
     format: Fmt,
     /// Only the first N rows of each table, or `all` (a text table says how many it left out). Text tables of `standings`, `players` and `replay` show 100 rows unless told.

@@ -421,3 +421,30 @@ fn json_answers_keep_their_stamp_and_no_state_line() {
     assert_eq!(v["rows"].as_array().unwrap().len(), 1);
     assert_eq!(v["known_at"], json!(common::head(dir.path()).0));
 }
+
+#[test]
+fn a_directory_given_to_append_or_an_empty_one_to_import_exits_2_saying_what_to_do() {
+    let dir = ledger_with(&[]);
+    let d = dir.path();
+    let before = common::head(d);
+    let inputs = d.join("inputs");
+    std::fs::create_dir(&inputs).unwrap();
+    let inputs = inputs.to_str().unwrap();
+    let (code, _, err) = run(d, &["append", inputs]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{inputs} is a directory: `laurel import {inputs}`"
+        )),
+        "{err}"
+    );
+    let (code, _, err) = run(d, &["import", inputs]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "no *.json or *.jsonl file directly under {inputs}"
+        )),
+        "{err}"
+    );
+    assert_eq!(common::head(d), before);
+}

@@ -317,7 +317,7 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
         if code != 0 {
             failed_verifies += 1;
             assert!(
-                stderr.contains("damaged") || stderr.contains("does not verify"),
+                stderr.contains("damaged") || stderr.contains("verification failed"),
                 "{name}: verify names the damage: {stderr}"
             );
         }

@@ -109,11 +109,12 @@ fn removed_last_record_fails_verify_expect_of_the_old_head() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1)); // ...but the published head is gone
-    assert!(
-        stderr(&out).contains(&format!("published head {seq}:")),
-        "{}",
-        stderr(&out)
+    let held = seq - 1;
+    let want = format!(
+        "verification failed: seq {seq}: published head {seq}:{hash} is not in this ledger: \
+         it holds {held} record(s): cut back since, or the head is another ledger's"
     );
+    assert!(stderr(&out).contains(&want), "{}", stderr(&out));
 }
 
 #[test]

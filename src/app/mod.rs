@@ -108,6 +108,10 @@ pub fn init(path: &Path) -> Result<String> {
 fn open_input(name: &str) -> Result<Input<'static>> {
     let reader: Box<dyn std::io::BufRead + Send> = if name == "-" {
         Box::new(BufReader::new(std::io::stdin()))
+    } else if Path::new(name).is_dir() {
+        return Err(Error::Usage(format!(
+            "{name} is a directory: `laurel import {name}` appends every *.json and *.jsonl file in it"
+        )));
     } else {
         let f = std::fs::File::open(name).map_err(|e| Error::io(name, e))?;
         let f = crate::input::DropBehind::new(f);
@@ -200,7 +204,14 @@ pub fn event_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// `laurel import DIR`: every file as one all-or-nothing append.
 pub fn import(path: &Path, dir: &Path) -> Result<String> {
     let ledger = Ledger::open(path)?;
-    let inputs = event_files(dir)?
+    let files = event_files(dir)?;
+    if files.is_empty() {
+        return Err(Error::Usage(format!(
+            "no *.json or *.jsonl file directly under {}: nothing to import",
+            dir.display()
+        )));
+    }
+    let inputs = files
         .iter()
         .map(|p| open_input(&p.display().to_string()))
         .collect::<Result<Vec<_>>>()?;

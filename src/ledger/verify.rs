@@ -226,9 +226,11 @@ impl<'l> Chain<'l> {
         let genesis = |&(s, h): &(u64, [u8; 32])| s == 0 && h == [0; 32];
         if let Some((s, h)) = expect.filter(|e| !self.expected_found && !genesis(e)) {
             let why = if s > records {
-                "the ledger has fewer records now"
+                format!(
+                    "it holds {records} record(s): cut back since, or the head is another ledger's"
+                )
             } else {
-                "the record at that seq has another hash"
+                "its record at that seq has another hash: rewritten since, or the head is another ledger's".into()
             };
             self.problems.push((
                 s,
