@@ -66,7 +66,7 @@ fn the_three_typos_of_known_names_are_refused_with_did_you_mean() {
             "the same but for case",
         ),
         (
-            "Claude  Shannon",
+            "ClaudeShannon",
             "Claude Shannon",
             "the same but for case, accents or spaces",
         ),
@@ -88,9 +88,45 @@ fn the_three_typos_of_known_names_are_refused_with_did_you_mean() {
 }
 
 #[test]
+fn a_name_with_whitespace_at_an_end_a_run_inside_or_an_invisible_character_is_refused() {
+    let dir = league();
+    let before = head(dir.path());
+    let ends = "begins or ends with whitespace: write";
+    let run = "whitespace other than one space between words: write";
+    for (name, want) in [
+        (" Ada", format!("{ends} \"Ada\"")),
+        ("Edsger Dijkstra ", format!("{ends} \"Edsger Dijkstra\"")),
+        ("Edsger  Dijkstra", format!("{run} \"Edsger Dijkstra\"")),
+        ("Edsger\u{a0}Dijkstra", format!("{run} \"Edsger Dijkstra\"")),
+        (
+            "Edsger\u{200b}",
+            "holds the invisible character U+200B".into(),
+        ),
+        ("\u{3164}", "holds the invisible character U+3164".into()),
+    ] {
+        let o = append_text(dir.path(), &round_2(name));
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        assert!(text(&o.stderr).contains(&want), "{}", text(&o.stderr));
+        let add = out(dir.path(), &["players", "add", name]);
+        assert_eq!(add.status.code(), Some(2), "{name:?}");
+        assert!(text(&add.stderr).contains(&want), "{}", text(&add.stderr));
+    }
+    // A zero-width joiner is left to the names that need it, but counts for
+    // nothing in the near-duplicate check: it is a typo of a known name.
+    let o = append_text(dir.path(), &round_2("Ada\u{200d} Lovelace"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("did you mean «Ada Lovelace»?"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(head(dir.path()), before);
+}
+
+#[test]
 fn a_registered_name_is_accepted_beside_its_near_duplicate() {
     let dir = league();
-    for typo in ["Ada Lovelce", "brian kernighan", "Claude  Shannon"] {
+    for typo in ["Ada Lovelce", "brian kernighan", "ClaudeShannon"] {
         let add = out(dir.path(), &["players", "add", typo]);
         assert!(add.status.success(), "{}", text(&add.stderr));
         assert!(text(&add.stdout).contains(&format!("1 new player: {typo}\n")));

@@ -63,7 +63,7 @@ pub use stream::{Keep, Span};
 use crate::error::{Error, Origin, Result};
 use crate::events::ledger;
 use crate::systems::params::{self, Params};
-use crate::systems::{Change, Cx, Event, Record, State};
+use crate::systems::{players, Change, Cx, Event, Record, State};
 use crate::time::Micros;
 
 /// The small per-record header the plan is built from.
@@ -551,9 +551,14 @@ fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
         Event::Ledger(ledger::Event::RulesChanged(rc)) => {
             params::check_system(&rc.system, &rc.params)
         }
-        Event::Ledger(ledger::Event::PlayerRegistered(r)) => crate::players::check_name(&r.name),
+        Event::Ledger(ledger::Event::PlayerRegistered(r)) => players::check_name(&r.name),
         Event::Ledger(ledger::Event::PlayerRenamed(r)) => {
-            crate::players::check_name(&r.from).and_then(|()| crate::players::check_name(&r.to))
+            // `from` as it was written (a rename may mend a name): only not empty.
+            let from = match r.from.trim().is_empty() {
+                true => Err("a player name must not be empty".into()),
+                false => Ok(()),
+            };
+            from.and_then(|()| players::check_name(&r.to))
         }
         _ => state.check(rec, cx),
     };

@@ -355,11 +355,3 @@ fn refused(name: &str, known: &str, seq: u64) -> Error {
         ),
     )
 }
-
-/// A player name in a `ledger.*` event: not empty, not only whitespace.
-pub fn check_name(name: &str) -> std::result::Result<(), String> {
-    match name.trim().is_empty() {
-        true => Err("a player name must not be empty".into()),
-        false => Ok(()),
-    }
-}

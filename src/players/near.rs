@@ -28,7 +28,9 @@ use unicode_normalization::UnicodeNormalization;
 pub const EDIT_MIN: usize = 6;
 
 /// The key of `name`: decomposed (NFD), combining marks dropped, whitespace
-/// dropped, lower case. "Zoë  Smith" and "zoe smith" share the key `zoesmith`.
+/// and the characters that show nothing dropped (the zero-width joiners and
+/// variation selectors too), lower case. "Zoë  Smith" and "zoe smith" share
+/// the key `zoesmith`.
 pub fn key(name: &str) -> String {
     let mut chars = Vec::new();
     key_chars(name, &mut chars);
@@ -45,9 +47,18 @@ fn key_chars(name: &str, out: &mut Vec<char>) {
         out.extend(kept.map(|c| c.to_ascii_lowercase()));
     } else {
         let decomposed = name.nfd();
-        let kept = decomposed.filter(|c| !is_combining_mark(*c) && !c.is_whitespace());
+        let kept = decomposed
+            .filter(|&c| !is_combining_mark(c) && !c.is_whitespace() && !shows_nothing(c));
         out.extend(kept.flat_map(char::to_lowercase));
     }
+}
+
+/// Characters a key leaves out besides whitespace and combining marks:
+/// those that show nothing ([`crate::systems::players::invisible`]), the
+/// zero-width joiners and the variation selectors.
+fn shows_nothing(c: char) -> bool {
+    crate::systems::players::invisible(c)
+        || matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
 }
 
 /// Names by key, each with an id: its place in the list it was built from.

@@ -19,6 +19,14 @@
 //!
 //! Every namespace's index holds the registrations and renames (they reach
 //! every worker), and only its own namespace's names.
+//!
+//! **Names as written.** A player name is not empty, has no whitespace at
+//! either end and no run of whitespace inside, and holds no invisible
+//! character ([`check_name`], [`invisible`]): `" Anna"`, `"Anna  Black"`
+//! and `"Bo\u{200B}"` are typos or impostors no community means, refused at
+//! append time naming the name to write instead. Each system refuses its
+//! empty names with its own context; the index checks the rest of every
+//! name it notes.
 
 use std::collections::BTreeMap;
 
@@ -103,6 +111,11 @@ impl Index {
         let renamed = !self.root.is_empty() || !self.retired.is_empty();
 
         super::names_of(&mut rec.event, &mut |name: &mut String| {
+            if check && !name.trim().is_empty() {
+                if let Err(e) = check_name(name) {
+                    refused.get_or_insert(e);
+                }
+            }
             if renamed {
                 if let (true, Some((to, _))) = (check, self.retired.get(name.as_str())) {
                     refused.get_or_insert_with(|| {
@@ -214,6 +227,58 @@ impl Index {
 }
 
 /// Note `name` seen at `(seq, at)`.
+/// A player name as written: not empty, no whitespace at either end, no run
+/// of whitespace inside (see the [module docs](self)).
+pub fn check_name(name: &str) -> Result<(), String> {
+    let trimmed = name.trim();
+    if trimmed.is_empty() {
+        return Err("a player name must not be empty".into());
+    }
+    let single: String = trimmed.split_whitespace().collect::<Vec<_>>().join(" ");
+    if trimmed != name {
+        return Err(format!(
+            "player name {name:?} begins or ends with whitespace: write {single:?}"
+        ));
+    }
+    if single != name {
+        return Err(format!(
+            "player name {name:?} has whitespace other than one space between words: write {single:?}"
+        ));
+    }
+    match name.chars().find(|&c| invisible(c)) {
+        Some(c) => Err(format!(
+            "player name {name:?} holds the invisible character U+{:04X}: a name must show \
+             every character it holds",
+            c as u32
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A character that shows nothing and joins nothing: zero-width spaces, the
+/// word joiner and its kin, the byte-order mark, the soft hyphen, the
+/// combining grapheme joiner, the Hangul fillers and the tag characters. Two
+/// names that differ by one look the same. (The zero-width joiners U+200C
+/// and U+200D are left: some scripts and emoji need them.)
+pub fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{AD}'
+            | '\u{34F}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180E}'
+            | '\u{200B}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{3164}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
+}
+
 fn note(names: &mut Interner, seen: &mut Vec<Seen>, name: &str, seq: u64, at: Micros) {
     let id = names.intern(name) as usize;
     match seen.get_mut(id) {
