@@ -192,6 +192,44 @@ fn a_site_is_not_written_over_a_directory_of_other_files() {
 }
 
 #[test]
+fn a_site_is_not_written_over_an_earlier_site_holding_anything_laurel_did_not_write() {
+    let ledger = common::ledger_with(&["cards_league.jsonl"]);
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("public");
+    assert!(site(ledger.path(), &dir).status.success());
+    // What a site holds is listed in it, and nothing else is there.
+    let listed = std::fs::read_to_string(dir.join(".laurel-site")).unwrap();
+    let mut listed: Vec<String> = listed.lines().map(str::to_string).collect();
+    listed.push(".laurel-site".into());
+    listed.sort();
+    assert_eq!(names_in(&dir), listed);
+    // A page of one's own, a dot file, a directory (a ledger): each refused
+    // by name, and left where it is with the site.
+    for (name, dir_of_its_own) in [
+        ("about.html", false),
+        (".htpasswd", false),
+        ("ledger.db", true),
+    ] {
+        let p = dir.join(name);
+        match dir_of_its_own {
+            true => std::fs::create_dir(&p).unwrap(),
+            false => std::fs::write(&p, "mine").unwrap(),
+        }
+        let before = names_in(&dir);
+        let o = site(ledger.path(), &dir);
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        let want = format!("holds {name:?}, which laurel did not write there");
+        assert!(stderr_of(&o).contains(&want), "{}", stderr_of(&o));
+        assert_eq!(names_in(&dir), before, "{name}");
+        match dir_of_its_own {
+            true => std::fs::remove_dir(&p).unwrap(),
+            false => std::fs::remove_file(&p).unwrap(),
+        }
+    }
+    assert!(site(ledger.path(), &dir).status.success());
+}
+
+#[test]
 fn a_killed_site_leaves_nothing_behind() {
     let ledger = empty_ledger();
     let events = common::gen(20_000, 3);

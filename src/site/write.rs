@@ -1,5 +1,11 @@
 //! Writing a site into its directory: built beside it and swapped in whole,
 //! pages whose bytes did not change kept as they were.
+//!
+//! A site lists what it holds in [`MANIFEST`], one file name a line. A
+//! directory is replaced only if it is new, empty, or a site holding nothing
+//! but the files its manifest lists: anything else in it (a ledger, a page of
+//! one's own, a subdirectory) makes `site` refuse and name it, so publishing
+//! never deletes what laurel did not write.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -7,6 +13,9 @@ use std::sync::mpsc::sync_channel;
 
 use super::{Groups, Put, Site, TableView};
 use crate::error::{Error, Result};
+
+/// The file of a site listing the files it holds, one name a line.
+pub const MANIFEST: &str = ".laurel-site";
 
 /// What [`write_staged`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -35,15 +44,20 @@ pub fn write_staged(
     groups: &mut Groups<'_>,
     export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<Written> {
-    let old = dir.join("index.html").is_file().then_some(dir);
+    let old = dir.join(MANIFEST).is_file().then_some(dir);
     build_beside(dir, |stage| {
         let stage = Stage {
             dir: stage,
             old,
             changed: 0,
+            names: Vec::new(),
         };
-        let (pages, stage) = on_writer(stage, |put| site.pages_staged(views, put, groups))?;
+        let (pages, mut stage) = on_writer(stage, |put| site.pages_staged(views, put, groups))?;
         write_export(stage.dir, export)?;
+        stage.names.push("export.jsonl".into());
+        let mut manifest = stage.names.join("\n");
+        manifest.push('\n');
+        stage.keep_or_write(MANIFEST, manifest.as_bytes())?;
         let removed = old.map_or(0, |old| gone(old, stage.dir));
         Ok(Written {
             pages,
@@ -87,20 +101,32 @@ struct Stage<'a> {
     old: Option<&'a Path>,
     /// Pages written (not linked).
     changed: usize,
+    /// Every page put, in order.
+    names: Vec<String>,
 }
 
 impl Stage<'_> {
     /// Page `name`: linked from the old site if its bytes are `html`'s
     /// (written where the link fails), else written.
     fn put(&mut self, name: &str, html: &str) -> Result<()> {
+        self.names.push(name.to_string());
+        if self.keep_or_write(name, html.as_bytes())? {
+            self.changed += 1;
+        }
+        Ok(())
+    }
+
+    /// File `name`: linked from the old site if its bytes are `bytes`
+    /// (written where the link fails), else written; whether it was written.
+    fn keep_or_write(&self, name: &str, bytes: &[u8]) -> Result<bool> {
         let p = self.dir.join(name);
         if let Some(old) = self.old.map(|o| o.join(name)) {
-            if same_bytes(&old, html.as_bytes()) && std::fs::hard_link(&old, &p).is_ok() {
-                return Ok(());
+            if same_bytes(&old, bytes) && std::fs::hard_link(&old, &p).is_ok() {
+                return Ok(false);
             }
         }
-        self.changed += 1;
-        std::fs::write(&p, html).map_err(|e| Error::io(p.display().to_string(), e))
+        std::fs::write(&p, bytes).map_err(|e| Error::io(p.display().to_string(), e))?;
+        Ok(true)
     }
 }
 
@@ -128,8 +154,8 @@ fn gone(old: &Path, new: &Path) -> usize {
 /// failed build removes its directory;
 /// a killed one's is removed by the next build beside the same `dir`.
 ///
-/// `dir` must be new, empty, or a site (it holds `index.html` and
-/// `export.jsonl`): any other directory is refused, not replaced.
+/// `dir` must be new, empty, or a site holding only what its [`MANIFEST`]
+/// lists: any other directory is refused, not replaced.
 fn build_beside<T>(dir: &Path, build: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
     let (parent, name) = target_parts(dir)?;
     remove_stale(&parent, &name);
@@ -177,15 +203,8 @@ fn target_parts(dir: &Path) -> Result<(std::path::PathBuf, String)> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    if let Ok(mut entries) = std::fs::read_dir(dir) {
-        let is_site = dir.join("index.html").is_file() && dir.join("export.jsonl").is_file();
-        if entries.next().is_some() && !is_site {
-            return Err(Error::Usage(format!(
-                "site: {} holds files and is not a laurel site (no index.html and \
-                 export.jsonl); give a new or empty directory",
-                dir.display()
-            )));
-        }
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        only_a_site(dir, entries)?;
     } else if dir.exists() {
         return Err(Error::Usage(format!(
             "site: {} is not a directory",
@@ -193,6 +212,39 @@ fn target_parts(dir: &Path) -> Result<(std::path::PathBuf, String)> {
         )));
     }
     Ok((parent, name))
+}
+
+/// Refuse `dir` (whose `entries` these are) unless it is empty or holds
+/// nothing but [`MANIFEST`] and the regular files it lists.
+fn only_a_site(dir: &Path, entries: std::fs::ReadDir) -> Result<()> {
+    let refused = |what: String| {
+        Error::Usage(format!(
+            "site: {} {what}; give a new or empty directory, or an earlier site",
+            dir.display()
+        ))
+    };
+    let mut entries = entries.peekable();
+    if entries.peek().is_none() {
+        return Ok(());
+    }
+    let listed = std::fs::read_to_string(dir.join(MANIFEST)).map_err(|_| {
+        refused(format!(
+            "holds files and is not a laurel site (no {MANIFEST} listing what laurel wrote)"
+        ))
+    })?;
+    let listed: std::collections::BTreeSet<&str> = listed.lines().collect();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir.display().to_string(), e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let file = entry.file_type().is_ok_and(|t| t.is_file());
+        if name != MANIFEST && !(file && listed.contains(name.as_ref())) {
+            return Err(refused(format!(
+                "holds {name:?}, which laurel did not write there (move it away)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Remove what killed builds beside `parent/name` left: `.NAME.building-PID`
