@@ -637,3 +637,50 @@ fn verify_reports_every_damaged_chunk_not_just_the_first() {
     );
     assert!(stderr.contains("stored hash does not match"), "{stderr}");
 }
+
+/// A FIFO, a device or an endless file in the place of a ledger file is
+/// damage: every command exits 1 or 2 at once (a FIFO would block the open,
+/// a device never end), verify naming the file; never a hang.
+#[test]
+fn a_fifo_or_device_in_the_place_of_a_ledger_file_is_damage_not_a_hang() {
+    let base = common::ledger_with(&["cards_league.jsonl"]);
+    let base_db = db_path(base.path());
+    let first_segment = segments(&base_db)[0].clone();
+    let segment = first_segment.strip_prefix(&base_db).unwrap().to_path_buf();
+    for name in [PathBuf::from("HEAD"), "index".into(), "fps".into(), segment] {
+        for kind in ["fifo", "device"] {
+            let work = tempfile::tempdir().unwrap();
+            let db = db_path(work.path());
+            copy_dir(&base_db, &db);
+            let file = db.join(&name);
+            std::fs::remove_file(&file).unwrap();
+            match kind {
+                "fifo" => assert!(std::process::Command::new("mkfifo")
+                    .arg(&file)
+                    .status()
+                    .unwrap()
+                    .success()),
+                _ => std::os::unix::fs::symlink("/dev/zero", &file).unwrap(),
+            }
+            let what = format!("{} as a {kind}", name.display());
+            let (code, stderr) = every_command_fails_cleanly(work.path(), &what);
+            assert_eq!(code, 1, "{what}: {stderr}");
+            assert!(stderr.contains("is not a regular file"), "{what}: {stderr}");
+        }
+    }
+    // A HEAD of a GiB (sparse) is read no further than a head record's size.
+    let work = tempfile::tempdir().unwrap();
+    let db = db_path(work.path());
+    copy_dir(&base_db, &db);
+    let head = std::fs::OpenOptions::new()
+        .write(true)
+        .open(db.join("HEAD"))
+        .unwrap();
+    head.set_len(1 << 30).unwrap();
+    let (code, stderr) = every_command_fails_cleanly(work.path(), "a HEAD of a GiB");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("head record has the wrong size"),
+        "{stderr}"
+    );
+}

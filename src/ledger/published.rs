@@ -73,6 +73,17 @@ fn damaged(file: &Path, what: &str) -> Error {
     Error::Corrupt(format!("{}: {what}", file.display()))
 }
 
+/// Open `file` for reading if it is a regular file. A FIFO, a device or a
+/// directory in the place of a ledger file is damage: it is refused before it
+/// is opened (opening a FIFO waits for a writer; a device never ends).
+pub(crate) fn open_regular(file: &Path) -> Result<std::fs::File> {
+    let io = |e| Error::io(file.display().to_string(), e);
+    if !std::fs::metadata(file).map_err(io)?.is_file() {
+        return Err(damaged(file, "is not a regular file"));
+    }
+    std::fs::File::open(file).map_err(io)
+}
+
 /// One chunk's entry: where it is stored and what it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Entry {
@@ -112,16 +123,17 @@ pub(crate) struct Published {
 /// All that `HEAD` says.
 pub(crate) fn read_published(dir: &Path) -> Result<Published> {
     let file = head_file(dir);
-    let b = match std::fs::read(&file) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Error::Corrupt(format!(
-                "not a laurel ledger (no {})",
-                file.display()
-            )))
-        }
-        Err(e) => return Err(Error::io(file.display().to_string(), e)),
-    };
+    if !file.exists() {
+        return Err(Error::Corrupt(format!(
+            "not a laurel ledger (no {})",
+            file.display()
+        )));
+    }
+    // One byte more than a head record: enough to tell one too long.
+    let mut b = Vec::with_capacity(HEAD_LEN + 1);
+    (open_regular(&file)?.take(HEAD_LEN as u64 + 1))
+        .read_to_end(&mut b)
+        .map_err(|e| Error::io(file.display().to_string(), e))?;
     if !b.starts_with(b"laurel-ledger-") {
         return Err(Error::Corrupt(format!(
             "not a laurel ledger (no format marker in {})",
@@ -179,7 +191,7 @@ pub(crate) fn read_index(dir: &Path, p: Published) -> Result<Vec<Entry>> {
     let (len, head) = (p.index_len, p.head.seq);
     let file = index_file(dir);
     let mut b = Vec::new();
-    let f = std::fs::File::open(&file).map_err(|e| Error::io(file.display().to_string(), e))?;
+    let f = open_regular(&file)?;
     f.take(len)
         .read_to_end(&mut b)
         .map_err(|e| Error::io(file.display().to_string(), e))?;
@@ -223,7 +235,7 @@ pub(crate) fn read_index(dir: &Path, p: Published) -> Result<Vec<Entry>> {
 /// `None` where the file ends before them.
 pub(crate) fn read_fps(dir: &Path, first: u64, last: u64) -> Result<Option<Vec<u8>>> {
     let file = fps_file(dir);
-    let f = std::fs::File::open(&file).map_err(|e| Error::io(file.display().to_string(), e))?;
+    let f = open_regular(&file)?;
     let mut b = vec![0u8; (8 * (last + 1).saturating_sub(first)) as usize];
     match f.read_exact_at(&mut b, 8 * first.saturating_sub(1)) {
         Ok(()) => Ok(Some(b)),

@@ -251,12 +251,10 @@ impl Reader {
         }
         if self.open.as_ref().map(|o| o.0) != Some(name) {
             let path = file_of(ledger, name);
-            let f = File::open(&path).map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => {
-                    damaged(key_seq, &format!("segment {name:020} is missing"))
-                }
-                _ => Error::io(path.display().to_string(), e),
-            })?;
+            if !path.exists() {
+                return Err(damaged(key_seq, &format!("segment {name:020} is missing")));
+            }
+            let f = super::published::open_regular(&path)?;
             self.open = Some((name, f));
         }
         Ok(&self.open.as_ref().expect("opened above").1)

@@ -72,8 +72,9 @@ pub(super) fn list(dir: &Path) -> Result<super::Headers> {
         let Some(k) = name.to_str().and_then(key_of_file) else {
             continue;
         };
-        // Gone since listed (a writer dropped it): not there.
-        if let Ok(f) = std::fs::File::open(entry.path()) {
+        // Gone since listed (a writer dropped it), or not a regular file:
+        // not there (a checkpoint is a cache).
+        if let Ok(f) = crate::ledger::published::open_regular(&entry.path()) {
             all.insert(k, read_header_bytes(f).map_err(io)?);
         }
     }
@@ -154,7 +155,7 @@ pub(super) fn forget(dir: &Path, pos: Pos) {
 /// add up to (a missing, cut or stale file is an absent checkpoint).
 fn open_checked(dir: &Path, h: &Header) -> Option<std::fs::File> {
     use std::io::Read;
-    let mut f = std::fs::File::open(dir.join(file_name(h.pos))).ok()?;
+    let mut f = crate::ledger::published::open_regular(&dir.join(file_name(h.pos))).ok()?;
     let want = encode_header(h);
     let total = h.stored_len()?.checked_add(want.len() as u64)?;
     if f.metadata().ok()?.len() != total {
