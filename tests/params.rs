@@ -116,6 +116,28 @@ fn a_rules_file_is_checked_against_the_ranges() {
 }
 
 #[test]
+fn a_rules_file_giving_a_system_or_parameter_twice_exits_2_naming_it() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let rules = dir.path().join("r.json");
+    for (text, key) in [
+        (r#"{"valar": {"base": 1, "base": 200}}"#, "valar.base"),
+        (
+            r#"{"valar": {"base": 200}, "valar": {"divisor": 150}}"#,
+            "valar",
+        ),
+    ] {
+        std::fs::write(&rules, text).unwrap();
+        let out = laurel(dir.path())
+            .args(["replay", "--rules", rules.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let want = format!("r.json: `{key}` appears twice");
+        assert!(stderr(&out).contains(&want), "{}", stderr(&out));
+    }
+}
+
+#[test]
 fn rules_lists_the_values_each_parameter_may_take() {
     let dir = empty_ledger();
     let v = json(dir.path(), &["rules", "--format", "json"]);

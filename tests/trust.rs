@@ -230,6 +230,27 @@ fn a_site_is_not_written_over_an_earlier_site_holding_anything_laurel_did_not_wr
 }
 
 #[test]
+fn a_site_title_with_a_control_character_is_refused_before_anything_is_written() {
+    let ledger = common::ledger_with(&["cards_league.jsonl"]);
+    let out = tempfile::tempdir().unwrap();
+    for title in ["T\u{1b}[31m", "T\u{7}", "T\u{202e}</title>"] {
+        let o = laurel(ledger.path())
+            .arg("site")
+            .arg(out.path().join("public"))
+            .args(["--title", title])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{title:?}");
+        assert!(
+            stderr_of(&o).contains("--title holds the control character U+"),
+            "{}",
+            stderr_of(&o)
+        );
+        assert!(names_in(out.path()).is_empty());
+    }
+}
+
+#[test]
 fn a_killed_site_leaves_nothing_behind() {
     let ledger = empty_ledger();
     let events = common::gen(20_000, 3);

@@ -92,6 +92,13 @@ fn read_rules(path: &Path) -> Result<Value> {
         std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| Error::Usage(format!("{}: invalid JSON: {e}", path.display())))?;
+    // As in events: a key given twice has no one meaning.
+    if let Some(key) = crate::events::first_duplicate(text.as_bytes()) {
+        return Err(Error::Usage(format!(
+            "{}: `{key}` appears twice: give each system and parameter once",
+            path.display()
+        )));
+    }
     crate::systems::params::check_rules(&v)
         .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
     Ok(v)

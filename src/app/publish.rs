@@ -82,6 +82,17 @@ impl fold::TrailSink for Chosen {
 /// chosen tables and their players, with the export and the head to verify
 /// it by (see [`crate::site`]).
 pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Result<String> {
+    // On every page: printable, as every event string must be.
+    if let Some(c) = opts
+        .title
+        .as_deref()
+        .and_then(crate::events::forbidden_char)
+    {
+        return Err(Error::Usage(format!(
+            "site: --title holds the control character U+{:04X}; a title must be printable",
+            c as u32
+        )));
+    }
     let tables = chosen_tables(&opts.systems)?;
     let ledger = Ledger::read(path)?;
     let mut q = args.query()?;

@@ -64,6 +64,7 @@
 //! are a public contract. Step 2 alone makes it show in `laurel events`.
 
 mod dupkeys;
+pub use dupkeys::first_duplicate;
 pub mod ledger;
 mod payload;
 mod scan;
