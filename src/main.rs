@@ -47,6 +47,11 @@ struct Out {
     limit: Option<Limit>,
 }
 
+/// `gen --events` and `bench --events`: at most [`laurel::systems::gen::MAX_EVENTS`].
+fn events_range() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(0..=laurel::systems::gen::MAX_EVENTS)
+}
+
 /// `--limit`: a number of rows, or every row.
 #[derive(Clone, Copy)]
 enum Limit {
@@ -256,8 +261,8 @@ enum Command {
     },
     /// Print a realistic synthetic event stream (JSON Lines) for load tests and benchmarks.
     Gen {
-        /// How many events.
-        #[arg(long, default_value_t = 10_000)]
+        /// How many events (at most 10,000,000).
+        #[arg(long, default_value_t = 10_000, value_parser = events_range())]
         events: u64,
         /// The seed: the same seed prints the same stream.
         #[arg(long, default_value_t = 1)]
@@ -269,8 +274,8 @@ enum Command {
     /// Generate events, then measure every performance figure (import, verify, every standings
     /// table, history, replay --diff, one appended event, site, memory, disk) beside its target.
     Bench {
-        /// How many events to generate.
-        #[arg(long, default_value_t = 1_000_000)]
+        /// How many events to generate (at most 10,000,000).
+        #[arg(long, default_value_t = 1_000_000, value_parser = events_range())]
         events: u64,
         /// The seed of the generated stream.
         #[arg(long, default_value_t = 1)]

@@ -448,3 +448,16 @@ fn a_directory_given_to_append_or_an_empty_one_to_import_exits_2_saying_what_to_
     );
     assert_eq!(common::head(d), before);
 }
+
+#[test]
+fn gen_and_bench_take_at_most_ten_million_events() {
+    let dir = tempfile::tempdir().unwrap();
+    for cmd in ["gen", "bench"] {
+        let (code, out, err) = run(dir.path(), &[cmd, "--events", "10000001"]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(
+            out.is_empty() && err.contains("10000001 is not in 0..=10000000"),
+            "{err}"
+        );
+    }
+}
