@@ -32,11 +32,25 @@ pub type Stop = crate::error::Error;
 /// for exactly what a line is, a key given twice included.
 pub type OnEvent<'f> = dyn FnMut(u64, &[u8]) -> Result<(), Stop> + 'f;
 
-/// Read every event of `r`, calling `f(line, item)` for each, in order.
+/// Read every event of `r`, calling `f(line, item)` for each, in order. A
+/// UTF-8 byte-order mark at the very start (what some editors save) is no
+/// part of JSON: refused, saying so, like any other stray byte.
 pub fn read_events<R: BufRead>(
     mut r: R,
     f: &mut OnEvent<'_>,
 ) -> Result<Result<(), InputError>, Stop> {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    if r.fill_buf()
+        .map_err(|e| Stop::io("input", e))?
+        .starts_with(BOM)
+    {
+        return Ok(Err(InputError {
+            line: 1,
+            msg: "invalid JSON: the input starts with a UTF-8 byte-order mark; \
+                  save it as UTF-8 without one"
+                .into(),
+        }));
+    }
     let first = loop {
         let buf = r.fill_buf().map_err(|e| Stop::io("input", e))?;
         match buf.iter().position(|b| !b.is_ascii_whitespace()) {

@@ -54,9 +54,10 @@ pub fn round_times_sqrt(a: Rational, t: i128) -> Option<i128> {
     Some(a.signum().to_integer() * n)
 }
 
-/// Parse a decimal string such as `"0.98"`, `"-1.5"` or `"45"` exactly.
+/// Parse a decimal string such as `"0.98"`, `"-1.5"` or `"45"` exactly,
+/// written one way only: no whitespace, no `+`, no leading zero before
+/// other digits (`"00.5"`), no bare `.` at either end, no `-0`.
 pub fn parse_decimal(s: &str) -> Option<Rational> {
-    let s = s.trim();
     let (neg, body) = match s.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, s),
@@ -66,10 +67,13 @@ pub fn parse_decimal(s: &str) -> Option<Rational> {
     if int.is_empty() || !digits_ok(int) || !digits_ok(frac) || frac.len() > 18 {
         return None;
     }
-    if body.contains('.') && frac.is_empty() {
+    if (body.contains('.') && frac.is_empty()) || (int.len() > 1 && int.starts_with('0')) {
         return None;
     }
     let whole: i128 = format!("{int}{frac}").parse().ok()?;
+    if neg && whole == 0 {
+        return None;
+    }
     let r = ratio(whole, 10i128.pow(frac.len() as u32));
     Some(if neg { -r } else { r })
 }
@@ -192,6 +196,11 @@ mod tests {
         assert_eq!(parse_decimal("1."), None);
         assert_eq!(parse_decimal("x"), None);
         assert_eq!(parse_decimal("1e3"), None);
+        for other_spelling in [" 0.5", "0.5 ", "00.5", "+0.5", ".5", "-0", "-0.0", "01"] {
+            assert_eq!(parse_decimal(other_spelling), None, "{other_spelling:?}");
+        }
+        assert_eq!(parse_decimal("0"), Some(Rational::from_integer(0)));
+        assert_eq!(parse_decimal("10.05"), Some(ratio(201, 20)));
     }
 
     #[test]

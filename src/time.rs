@@ -10,7 +10,9 @@ use chrono::{DateTime, NaiveDate, SecondsFormat, TimeZone, Utc};
 pub type Micros = i64;
 
 /// Parse a plain date (`YYYY-MM-DD`, ten characters: midnight UTC) or an
-/// RFC 3339 timestamp, as chrono reads them.
+/// RFC 3339 timestamp, as chrono reads them, to the microsecond: a finer
+/// fraction (`.000000999`) is refused rather than cut, which would put the
+/// instant before the one written.
 pub fn parse(s: &str) -> Option<Micros> {
     if s.len() == 10 {
         let d = NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
@@ -21,6 +23,7 @@ pub fn parse(s: &str) -> Option<Micros> {
     }
     DateTime::parse_from_rfc3339(s)
         .ok()
+        .filter(|t| t.timestamp_subsec_nanos() % 1_000 == 0)
         .map(|t| t.with_timezone(&Utc).timestamp_micros())
 }
 
@@ -104,6 +107,13 @@ mod tests {
             parse("2003-01-10T12:34:56.5Z"),
             Some(parse("2003-01-10T12:34:56Z").unwrap() + 500_000)
         );
+        // To the microsecond: zeros beyond it are the same instant, anything
+        // else is refused, never cut to an earlier instant.
+        assert_eq!(
+            parse("2003-01-10T12:34:56.000001000Z"),
+            Some(parse("2003-01-10T12:34:56Z").unwrap() + 1)
+        );
+        assert_eq!(parse("2003-01-10T12:34:56.000000999Z"), None);
         // chrono's `%Y` takes a signed year.
         assert_eq!(parse("+003-01-10"), parse("0003-01-10T00:00:00Z"));
         for bad in [

@@ -573,7 +573,10 @@ fn one_result_per_match() {
     rejected(
         dir.path(),
         &[first.clone(), again.clone()],
-        &[V1A, "already has a result (one result per match)"],
+        &[
+            V1A,
+            "already has a result (one result per match; to correct it",
+        ],
     );
     assert!(append_text(dir.path(), &first.to_string()).status.success());
     rejected(dir.path(), &[again], &[V1A, "already has a result"]);

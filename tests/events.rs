@@ -248,3 +248,23 @@ fn an_unknown_type_exits_2_with_the_nearest_one() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"));
 }
+
+#[test]
+fn an_appended_event_of_an_unknown_type_is_told_the_nearest_type_before_any_field() {
+    let dir = empty_ledger();
+    for (line, want) in [
+        (
+            r#"{"type":"cfr.event_complete"}"#,
+            r#"-:1: unknown event type "cfr.event_complete"; did you mean "cfr.event_completed"? (`laurel events` lists every type)"#,
+        ),
+        (
+            r#"{"type":"bogus"}"#,
+            r#"-:1: unknown event type "bogus" (`laurel events` lists every type)"#,
+        ),
+    ] {
+        let out = append_text(dir.path(), line);
+        assert_eq!(out.status.code(), Some(2), "{line}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{err}");
+    }
+}

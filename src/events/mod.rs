@@ -585,9 +585,13 @@ fn typed<E: Vocabulary>(value: Value) -> Result<(Option<String>, Micros, String,
         return Err("an event must be a JSON object".into());
     };
     let kind = take_string(&mut map, "type")?.ok_or("missing field `type`")?;
+    // The type first: the fields an event needs depend on it.
+    if !E::TYPES.contains(&kind.as_str()) {
+        return Err(unknown_type::<E>(&kind));
+    }
     let at_text = take_string(&mut map, "at")?.ok_or("missing field `at`")?;
     let at = time::parse(&at_text).ok_or_else(|| {
-        format!("field `at`: {at_text:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp")
+        format!("field `at`: {at_text:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp to the microsecond")
     })?;
     let id = take_string(&mut map, "id")?;
     if id.as_deref() == Some("") {
@@ -598,12 +602,14 @@ fn typed<E: Vocabulary>(value: Value) -> Result<(Option<String>, Micros, String,
 }
 
 fn parse_payload<E: Vocabulary>(kind: &str, map: Map<String, Value>) -> Result<E, String> {
-    dispatch(kind, Value::Object(map))?.ok_or_else(|| {
-        format!(
-            "unknown event type {kind:?} (known: {})",
-            E::TYPES.join(", ")
-        )
-    })
+    dispatch(kind, Value::Object(map))?.ok_or_else(|| unknown_type::<E>(kind))
+}
+
+/// The message for an event of type `kind`, which the vocabulary lacks: the
+/// nearest type, if one is near, and where to find them all.
+fn unknown_type<E: Vocabulary>(kind: &str) -> String {
+    let hint = did_you_mean(kind, E::TYPES.iter().copied());
+    format!("unknown event type {kind:?}{hint} (`laurel events` lists every type)")
 }
 
 fn take_string(map: &mut Map<String, Value>, key: &str) -> Result<Option<String>, String> {

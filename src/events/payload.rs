@@ -128,7 +128,7 @@ impl<'de> Deserialize<'de> for When {
         let s = String::deserialize(d)?;
         time::parse(&s).map(When).ok_or_else(|| {
             serde::de::Error::custom(format!(
-                "{s:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp"
+                "{s:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp to the microsecond"
             ))
         })
     }
@@ -185,11 +185,17 @@ impl<'de> Deserialize<'de> for Place {
             fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Place, E> {
                 match u32::try_from(n) {
                     Ok(p) if p >= 1 => Ok(Place::At(p)),
-                    _ => Err(E::custom(format!("place {n} is out of range (1 or more)"))),
+                    _ => Err(E::custom(format!(
+                        "place {n} is out of range (1 to {})",
+                        u32::MAX
+                    ))),
                 }
             }
             fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Place, E> {
-                Err(E::custom(format!("place {n} is out of range (1 or more)")))
+                Err(E::custom(format!(
+                    "place {n} is out of range (1 to {})",
+                    u32::MAX
+                )))
             }
         }
         d.deserialize_any(V)

@@ -55,6 +55,8 @@ pub fn write_staged(
         let (pages, mut stage) = on_writer(stage, |put| site.pages_staged(views, put, groups))?;
         write_export(stage.dir, export)?;
         stage.names.push("export.jsonl".into());
+        // Sorted: the same site, the same bytes, however its pages were put.
+        stage.names.sort_unstable();
         let mut manifest = stage.names.join("\n");
         manifest.push('\n');
         stage.keep_or_write(MANIFEST, manifest.as_bytes())?;

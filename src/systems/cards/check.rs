@@ -160,7 +160,8 @@ impl State {
         })?];
         if m.played {
             return Err(format!(
-                "{name} already has a result (one result per match)"
+                "{name} already has a result (one result per match; to correct it: \
+                 `laurel correct SEQ FILE`, SEQ being the result's as `laurel log` shows it)"
             ));
         }
         if at < round.starts || at > inclusive_end(round.ends) {

@@ -17,7 +17,7 @@ impl State {
         if let Some(seq) = self.store.recorded(&id.0) {
             return Err(format!(
                 "game {id} already has a result, recorded at seq {seq}; a game is recorded once \
-                 (to correct it, void that record and append the corrected result)"
+                 (to correct it: `laurel correct {seq} FILE`, FILE holding the corrected result)"
             ));
         }
         if g.powers.len() < MIN_POWERS {

@@ -278,7 +278,8 @@ impl State {
         let g = self.game(id)?;
         if let Some(t) = self.headers[g].ended {
             return Err(format!(
-                "game {id} already ended on {}: a game ends once",
+                "game {id} already ended on {}: a game ends once (to correct it: \
+                 `laurel correct SEQ FILE`, SEQ being its end's as `laurel log` shows it)",
                 time::format_short(t)
             ));
         }

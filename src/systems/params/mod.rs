@@ -201,7 +201,7 @@ impl Range {
             Range::OptInt { min, max } => v.is_null() || int(v, min, max),
             Range::Decimal { min, max } => {
                 let text = v.as_str().unwrap_or_default();
-                let places = text.trim().split_once('.').map_or(0, |(_, f)| f.len());
+                let places = text.split_once('.').map_or(0, |(_, f)| f.len());
                 match (parse_decimal(text), parse_decimal(min), parse_decimal(max)) {
                     (Some(x), Some(min), Some(max)) => {
                         places <= DECIMAL_PLACES && min <= x && x <= max
