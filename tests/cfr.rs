@@ -335,6 +335,8 @@ fn table_and_csv_formats_show_the_ranking() {
         text.contains("Bruce Rae") && text.contains("25.58"),
         "{text}"
     );
+    // Scores are shown with two decimals, whole ones too.
+    assert!(text.contains("wbc/2011: 80.00;"), "{text}");
     let out = laurel(dir.path())
         .args(["standings", "cfr", "--format", "csv"])
         .output()
@@ -345,7 +347,7 @@ fn table_and_csv_formats_show_the_ranking() {
         "{csv}"
     );
     assert!(
-        csv.contains("7,Bruce Rae,25.58,5,25.576,1.0,80.0,1st final,"),
+        csv.contains("7,Bruce Rae,25.58,5,25.576,1.00,80.00,1st final,"),
         "{csv}"
     );
     // One table: the ranking (the events and series tables with --table).

@@ -206,9 +206,15 @@ fn expected_diff(old: &Value, new: &Value) -> Vec<Value> {
         .map(|n| {
             let (o, w) = (a.get(n).unwrap_or(&none), b.get(n).unwrap_or(&none));
             let d = w.0.as_f64().unwrap_or(0.0) - o.0.as_f64().unwrap_or(0.0);
+            // Whole scores (or none) move by a whole number.
+            let whole = |v: &Value| v.is_null() || v.is_i64();
+            let delta = match whole(&o.0) && whole(&w.0) {
+                true => json!(w.0.as_i64().unwrap_or(0) - o.0.as_i64().unwrap_or(0)),
+                false => json!((d * 100.0).round() / 100.0),
+            };
             let row = json!({
                 "player": n, "old_score": o.0, "score": w.0,
-                "delta": (d * 100.0).round() / 100.0, "old_rank": o.1, "rank": w.1,
+                "delta": delta, "old_rank": o.1, "rank": w.1,
             });
             (d, row)
         })

@@ -300,7 +300,7 @@ fn replay_with_valar_base_50_gives_76_instead_of_71_and_diff_says_so() {
             hal["score"].clone(),
             hal["delta"].clone()
         ),
-        (json!(1771), json!(1776), json!(5.0))
+        (json!(1771), json!(1776), json!(5))
     );
     let ray = row(&d, "Ray Stone"); // the Blind Sorcerer: 1784 - 71 vs 1784 - 76
     assert_eq!(

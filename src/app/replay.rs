@@ -551,6 +551,7 @@ fn name<'s>((o, n): Pair<'s>) -> &'s str {
 /// built, the others counted as left out.
 fn diff_rows(table: &str, old: &[Score], new: &[Score], limit: Option<usize>) -> Report {
     let num = |r: Option<&Score>| r.and_then(|r| r.1.as_f64()).unwrap_or(0.0);
+    let int = |r: Option<&Score>| r.map_or(Some(0), |r| r.1.as_i64());
     let score = |r: Option<&Score>| r.map_or(Value::Null, |r| r.1.clone());
     let rank = |r: Option<&Score>| r.map_or(Value::Null, |r| r.2.clone());
     let mut lines: Vec<(f64, Pair)> = pairs(&by_name(old), &by_name(new))
@@ -566,7 +567,13 @@ fn diff_rows(table: &str, old: &[Score], new: &[Score], limit: Option<usize>) ->
                 json!(name((o, n))),
                 score(o),
                 score(n),
-                round2(delta),
+                // Whole scores move by whole numbers.
+                match (int(o), int(n)) {
+                    (Some(o), Some(n)) => {
+                        n.checked_sub(o).map_or_else(|| round2(delta), |d| json!(d))
+                    }
+                    _ => round2(delta),
+                },
                 rank(o),
                 rank(n),
             ]

@@ -130,6 +130,7 @@ impl<'a> Cell<'a> {
             Cell::Str(s) => out.extend_from_slice(s.as_bytes()),
             Cell::Array(items) => joined(out, &mut items.clone(), b"; "),
             Cell::Object(_) => joined(out, &mut self.entries().map(|(_, v)| v), b": "),
+            Cell::Float(x) => write_decimal(out, *x),
             // Serializing a scalar into a Vec cannot fail.
             other => serde_json::to_writer(out, other).unwrap_or_default(),
         }
@@ -142,6 +143,27 @@ impl<'a> Cell<'a> {
         // Strings are UTF-8 and JSON is written as UTF-8.
         String::from_utf8(out).unwrap_or_default()
     }
+}
+
+/// A decimal as text shows it: JSON's shortest digits, with at least two
+/// decimals (`80.00` beside `62.84`: the scores of a table read alike; the
+/// systems round to two places or more). An exponent form stays as it is.
+fn write_decimal(out: &mut Vec<u8>, x: f64) {
+    let start = out.len();
+    // Serializing a float into a Vec cannot fail.
+    serde_json::to_writer(&mut *out, &x).unwrap_or_default();
+    let written = &out[start..];
+    if written.contains(&b'e') || written.contains(&b'E') {
+        return;
+    }
+    let decimals = match written.iter().position(|&b| b == b'.') {
+        Some(dot) => written.len() - dot - 1,
+        None => {
+            out.push(b'.');
+            0
+        }
+    };
+    out.extend(std::iter::repeat_n(b'0', 2usize.saturating_sub(decimals)));
 }
 
 /// Serialized exactly as the `Value` it was pushed as.
@@ -482,7 +504,7 @@ mod tests {
     }
 
     #[test]
-    fn cell_text_is_the_values_text() {
+    fn cell_text_is_the_values_text_with_two_decimals_at_least() {
         let rows: Rows = [vec![
             json!(null),
             json!("a b"),
@@ -493,6 +515,9 @@ mod tests {
             json!([{"game": "g1", "score": 0.1}, {"game": "g2", "score": 0.05}]),
             json!({}),
             json!([]),
+            json!(80.0),
+            json!(47.2525),
+            json!(1e-7),
         ]]
         .into_iter()
         .collect();
@@ -509,13 +534,16 @@ mod tests {
             [
                 "",
                 "a b",
-                "2.5",
+                "2.50",
                 "-7",
                 "1",
                 "Ann, B; Bo",
-                "g1: 0.1; g2: 0.05",
+                "g1: 0.10; g2: 0.05",
                 "",
-                ""
+                "",
+                "80.00",
+                "47.2525",
+                "1e-7"
             ]
         );
     }
