@@ -167,23 +167,25 @@ impl Range {
 
     /// A points table of `len` places, each in `each`, never rising.
     pub const fn ints(len: RangeInclusive<usize>, each: RangeInclusive<i64>) -> Range {
-        Range::Ints {
-            min_len: *len.start(),
-            max_len: *len.end(),
-            min: *each.start(),
-            max: *each.end(),
-            positive_first: false,
-        }
+        Range::table(len, each, false)
     }
 
     /// [`Range::ints`] whose first place (a win) earns more than 0.
     pub const fn win_table(len: RangeInclusive<usize>, each: RangeInclusive<i64>) -> Range {
+        Range::table(len, each, true)
+    }
+
+    const fn table(
+        len: RangeInclusive<usize>,
+        each: RangeInclusive<i64>,
+        positive_first: bool,
+    ) -> Range {
         Range::Ints {
             min_len: *len.start(),
             max_len: *len.end(),
             min: *each.start(),
             max: *each.end(),
-            positive_first: true,
+            positive_first,
         }
     }
 
