@@ -54,10 +54,11 @@ pub fn round_times_sqrt(a: Rational, t: i128) -> Option<i128> {
     Some(a.signum().to_integer() * n)
 }
 
-/// Parse a decimal string such as `"0.98"`, `"-1.5"` or `"45"` exactly,
-/// written one way only: no whitespace, no `+`, no leading zero before
-/// other digits (`"00.5"`), no bare `.` at either end, no `-0`.
+/// Parse a decimal string such as `"0.98"`, `"-1.5"` or `"45"` exactly
+/// (what was stored is read as it was accepted: see [`spelled_once`] for
+/// what new input must look like).
 pub fn parse_decimal(s: &str) -> Option<Rational> {
+    let s = s.trim();
     let (neg, body) = match s.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, s),
@@ -67,15 +68,23 @@ pub fn parse_decimal(s: &str) -> Option<Rational> {
     if int.is_empty() || !digits_ok(int) || !digits_ok(frac) || frac.len() > 18 {
         return None;
     }
-    if (body.contains('.') && frac.is_empty()) || (int.len() > 1 && int.starts_with('0')) {
+    if body.contains('.') && frac.is_empty() {
         return None;
     }
     let whole: i128 = format!("{int}{frac}").parse().ok()?;
-    if neg && whole == 0 {
-        return None;
-    }
     let r = ratio(whole, 10i128.pow(frac.len() as u32));
     Some(if neg { -r } else { r })
+}
+
+/// Is decimal string `s` written the one way new input may write it: what
+/// [`parse_decimal`] reads, without whitespace, a leading zero before other
+/// digits (`"00.5"`) or a negative zero (`"-0"`)?
+pub fn spelled_once(s: &str) -> bool {
+    let body = s.strip_prefix('-').unwrap_or(s);
+    let int = body.split_once('.').map_or(body, |(i, _)| i);
+    s.trim() == s
+        && !(int.len() > 1 && int.starts_with('0'))
+        && parse_decimal(s).is_some_and(|r| !(s.starts_with('-') && r == ratio(0, 1)))
 }
 
 /// `r * 10^places` rounded half away from zero. With `r = n / d` and
@@ -196,11 +205,16 @@ mod tests {
         assert_eq!(parse_decimal("1."), None);
         assert_eq!(parse_decimal("x"), None);
         assert_eq!(parse_decimal("1e3"), None);
-        for other_spelling in [" 0.5", "0.5 ", "00.5", "+0.5", ".5", "-0", "-0.0", "01"] {
-            assert_eq!(parse_decimal(other_spelling), None, "{other_spelling:?}");
-        }
         assert_eq!(parse_decimal("0"), Some(Rational::from_integer(0)));
         assert_eq!(parse_decimal("10.05"), Some(ratio(201, 20)));
+        // New input has one spelling; what was stored still reads.
+        for other_spelling in [" 0.5", "0.5 ", "00.5", "+0.5", ".5", "-0", "-0.0", "01"] {
+            assert!(!spelled_once(other_spelling), "{other_spelling:?}");
+        }
+        assert_eq!(parse_decimal("00.5"), Some(ratio(1, 2)));
+        assert!(["0", "0.5", "-1.5", "45", "10.05"]
+            .iter()
+            .all(|s| spelled_once(s)));
     }
 
     #[test]

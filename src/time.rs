@@ -10,9 +10,9 @@ use chrono::{DateTime, NaiveDate, SecondsFormat, TimeZone, Utc};
 pub type Micros = i64;
 
 /// Parse a plain date (`YYYY-MM-DD`, ten characters: midnight UTC) or an
-/// RFC 3339 timestamp, as chrono reads them, to the microsecond: a finer
-/// fraction (`.000000999`) is refused rather than cut, which would put the
-/// instant before the one written.
+/// RFC 3339 timestamp, as chrono reads them (a fraction finer than a
+/// microsecond is cut: what was stored reads as it was accepted; new input
+/// goes through [`parse_input`]).
 pub fn parse(s: &str) -> Option<Micros> {
     if s.len() == 10 {
         let d = NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
@@ -23,8 +23,15 @@ pub fn parse(s: &str) -> Option<Micros> {
     }
     DateTime::parse_from_rfc3339(s)
         .ok()
-        .filter(|t| t.timestamp_subsec_nanos() % 1_000 == 0)
         .map(|t| t.with_timezone(&Utc).timestamp_micros())
+}
+
+/// [`parse`] for an event's `at` as given: to the microsecond, a finer
+/// fraction (`.000000999`) refused rather than cut to an earlier instant.
+pub fn parse_input(s: &str) -> Option<Micros> {
+    let finer = s.len() != 10
+        && DateTime::parse_from_rfc3339(s).is_ok_and(|t| t.timestamp_subsec_nanos() % 1_000 != 0);
+    (!finer).then(|| parse(s)).flatten()
 }
 
 /// Parse a query bound: a plain date means the *end* of that day, so
@@ -110,10 +117,14 @@ mod tests {
         // To the microsecond: zeros beyond it are the same instant, anything
         // else is refused, never cut to an earlier instant.
         assert_eq!(
-            parse("2003-01-10T12:34:56.000001000Z"),
+            parse_input("2003-01-10T12:34:56.000001000Z"),
             Some(parse("2003-01-10T12:34:56Z").unwrap() + 1)
         );
-        assert_eq!(parse("2003-01-10T12:34:56.000000999Z"), None);
+        assert_eq!(parse_input("2003-01-10T12:34:56.000000999Z"), None);
+        assert_eq!(
+            parse("2003-01-10T12:34:56.000000999Z"),
+            parse("2003-01-10T12:34:56Z")
+        );
         // chrono's `%Y` takes a signed year.
         assert_eq!(parse("+003-01-10"), parse("0003-01-10T00:00:00Z"));
         for bad in [

@@ -496,6 +496,22 @@ fn history_shows_what_each_record_of_a_chain_of_corrections_changed() {
 }
 
 #[test]
+fn history_shows_a_voided_record_whose_replacement_came_before_its_void_in_one_append() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    // One append: the replacement of round 1 match A (seq 10, under an id
+    // of its own), then the void of seq 4 (#11). Seq 4 stood until that
+    // append: Boris 1, as it showed then.
+    let fix = SWAPPED_R1A.replace("cards-league-r1-A", "cards-league-r1-A-fixed");
+    let void = r#"{"type":"ledger.voided","at":"2013-03-01","target":4,"reason":"scores swapped"}"#;
+    common::append_ok(d, &format!("{fix}\n{void}\n"));
+    assert_eq!(
+        history_rows(d, "Boris", &[])[0],
+        voided_row(4, "1", 11, "scores swapped")
+    );
+}
+
+#[test]
 fn history_shows_voided_records_that_share_the_latest_voided_at() {
     let dir = common::empty_ledger();
     let d = dir.path();

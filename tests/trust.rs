@@ -184,7 +184,7 @@ fn a_site_is_not_written_over_a_directory_of_other_files() {
     let o = site(ledger.path(), out.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr_of(&o).contains("is not a laurel site"),
+        stderr_of(&o).contains("holds files and no .laurel-site listing what laurel wrote there"),
         "{}",
         stderr_of(&o)
     );

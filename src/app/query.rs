@@ -133,7 +133,7 @@ pub fn history(
     let player = root.as_str();
     let source = ledger.source()?;
     let voids = fold::voids(&source, &args.query()?)?;
-    let voided = voided_records(&source, &voids)?;
+    let voided = voided_records(&ledger, &source, &voids, (&players, &root))?;
     let only = asked
         .or_else(|| one_namespace(&players, player, not_a_player.is_none(), voided.namespaces));
     let since = (not_a_player.is_none())
@@ -228,65 +228,58 @@ fn one_namespace(
 struct Voided {
     /// Their namespaces, a bit per [`systems::NAMESPACES`] entry.
     namespaces: u32,
-    /// Those of each append that voided some, in seq order.
-    appends: Vec<VoidAppend>,
+    /// Those of each append that voided some, by the append's first seq.
+    appends: BTreeMap<u64, VoidAppend>,
     /// Each void's reason, by the void's seq.
     reasons: BTreeMap<u64, String>,
 }
 
-/// The records one append voided: what they changed is what a fold of the
-/// ledger as it stood before that append shows.
-#[derive(Default)]
-struct VoidAppend {
-    /// The seq of its first void; the ledger known before it is
-    /// `..first_void`.
-    first_void: u64,
-    /// When it was recorded.
-    recorded_at: Micros,
-    /// Voided seq → the seq of its void; each voided record's `at` and
-    /// namespace (`None` for a `ledger.*` record, which changes no value
-    /// itself).
-    targets: BTreeMap<u64, (u64, Micros, Option<usize>)>,
-}
+/// The records one append voided (those that stood before it: an append
+/// may void its own), by seq: the seq of the void, the record's `at`, its
+/// namespace (`None` for a `ledger.*` record, which changes no value
+/// itself) and whether it names the subject.
+type VoidAppend = BTreeMap<u64, (u64, Micros, Option<usize>, bool)>;
 
 /// The records `voids` voids (voided seq → its void's), with their voids'
-/// reasons, grouped by the append of their voids. Voids recorded at the same
-/// instant, one after another, are one append's (as `laurel void` and
-/// `laurel correct` make them), unless a record they void was appended after
-/// the first of them.
-fn voided_records(source: &dyn Source, voids: &BTreeMap<u64, u64>) -> Result<Voided> {
+/// reasons, grouped by the append of their voids (a segment is one
+/// append's, [`Ledger::append_start`]). `root` is the subject: whether a
+/// record names it (under any of its names) is noted.
+fn voided_records(
+    ledger: &Ledger,
+    source: &dyn Source,
+    voids: &BTreeMap<u64, u64>,
+    (players, root): (&Players, &str),
+) -> Result<Voided> {
     let mut reasons = BTreeMap::new();
-    let mut recorded = BTreeMap::new();
     let void_seqs: Vec<u64> = voids.values().copied().collect();
     source.records(&void_seqs, &mut |r| {
         if let Event::Ledger(ledger_events::Event::Voided(v)) = &r.event {
             reasons.insert(r.seq, v.reason.clone());
         }
-        recorded.insert(r.seq, r.recorded_at);
         Ok(())
     })?;
     let mut targets = BTreeMap::new();
     let target_seqs: Vec<u64> = voids.keys().copied().collect();
-    source.records(&target_seqs, &mut |r| {
-        targets.insert(r.seq, (r.at, systems::ns_index(&r.event)));
+    source.records(&target_seqs, &mut |mut r| {
+        let mut names = false;
+        systems::names_of(&mut r.event, &mut |n: &mut String| {
+            names |= players.root_of(n).is_some_and(|r| r == root);
+        });
+        targets.insert(r.seq, (r.at, systems::ns_index(&r.event), names));
         Ok(())
     })?;
-    let by_void: BTreeMap<u64, u64> = voids.iter().map(|(t, v)| (*v, *t)).collect();
-    let mut appends: Vec<VoidAppend> = Vec::new();
+    let mut appends: BTreeMap<u64, VoidAppend> = BTreeMap::new();
     let mut namespaces = 0;
-    for (void, target) in by_void {
-        let (at, ns) = targets.get(&target).copied().unwrap_or((Micros::MIN, None));
+    for (target, void) in voids {
+        let (at, ns, names) = targets
+            .get(target)
+            .copied()
+            .unwrap_or((Micros::MIN, None, false));
         namespaces |= ns.map_or(0, |i| 1 << i);
-        let when = recorded.get(&void).copied().unwrap_or(Micros::MIN);
-        match appends.last_mut() {
-            Some(a) if a.recorded_at == when && target < a.first_void => {
-                a.targets.insert(target, (void, at, ns));
-            }
-            _ => appends.push(VoidAppend {
-                first_void: void,
-                recorded_at: when,
-                targets: BTreeMap::from([(target, (void, at, ns))]),
-            }),
+        let start = ledger.append_start(*void)?;
+        if *target < start {
+            let append = appends.entry(start).or_default();
+            append.insert(*target, (*void, at, ns, names));
         }
     }
     Ok(Voided {
@@ -299,11 +292,14 @@ fn voided_records(source: &dyn Source, voids: &BTreeMap<u64, u64>) -> Result<Voi
 /// The changes voided records made, each with a note naming the void and
 /// its reason as `log` shows them: `voided by #10: reason "…"`. What a
 /// voided record changed is what it changed while it stood: in the fold of
-/// the ledger as it was before the append that voided it (its records
-/// known up to that append's first void), one fold per such append. The
-/// fold stops after the latest record the append voided (`as_of` its
-/// `at`): what follows changes none of theirs; and it starts from a
-/// checkpoint before the earliest of them and the player's first date.
+/// the ledger as it was before the append that voided it, one fold per such
+/// append. Only the appends that may have changed the subject are folded:
+/// those voiding a record that names it, or one of a system whose records
+/// change subjects they do not name ([`systems::UNNAMED_NAMESPACES`]). The
+/// fold stops after the latest record the append voided (`as_of` its `at`):
+/// what follows changes none of theirs; and it starts from a checkpoint
+/// before the earliest of them and the player's first date, where one
+/// serves.
 fn voided_changes(
     ledger: &Ledger,
     args: &QueryArgs,
@@ -313,20 +309,26 @@ fn voided_changes(
 ) -> Result<Vec<(Change, Value)>> {
     let folded =
         |ns: Option<usize>| ns.is_some_and(|i| only.is_none_or(|o| systems::NAMESPACES[i] == o));
+    let unnamed =
+        |ns: Option<usize>| ns.is_some_and(|i| systems::UNNAMED_NAMESPACES & (1 << i) != 0);
     let mut out = Vec::new();
-    for append in &voided.appends {
-        let targets: BTreeMap<u64, (u64, Micros)> = (append.targets.iter())
-            .filter(|(_, (_, _, ns))| folded(*ns))
-            .map(|(t, (v, at, _))| (*t, (*v, *at)))
+    for (start, append) in &voided.appends {
+        let targets: BTreeMap<u64, (u64, Micros)> = (append.iter())
+            .filter(|(_, (_, _, ns, _))| folded(*ns))
+            .map(|(t, (v, at, _, _))| (*t, (*v, *at)))
             .collect();
-        let (Some(first), Some(last)) = (
+        let concerns = append
+            .values()
+            .any(|(_, _, ns, names)| *names || unnamed(*ns));
+        let (Some(first), Some(last), true) = (
             targets.values().map(|(_, at)| *at).min(),
             targets.values().map(|(_, at)| *at).max(),
+            concerns,
         ) else {
             continue;
         };
         let mut q = args.query()?;
-        q.known_at = Some(fold::KnownAt::Seq(append.first_void - 1));
+        q.known_at = Some(fold::KnownAt::Seq(start - 1));
         q.as_of = Some(q.as_of.map_or(last, |a| a.min(last)));
         let since = since.map(|s| s.min(first));
         let (f, _) = audit_fold(ledger, args, q, (subject, only), since)?;

@@ -255,7 +255,7 @@ impl<E: Vocabulary> LineParser<E> {
         let kind = text(env.kind?)?;
         // Borrowed, not copied into a `String` first: this is the parser
         // thread's hot loop.
-        let at = time::parse(&scan::str_at(&canonical[env.at?])?)?;
+        let at = time::parse_input(&scan::str_at(&canonical[env.at?])?)?;
         let id = match env.id {
             Some(r) if &canonical[r.clone()] != b"null" => Some(text(r)?),
             _ => None,
@@ -590,7 +590,7 @@ fn typed<E: Vocabulary>(value: Value) -> Result<(Option<String>, Micros, String,
         return Err(unknown_type::<E>(&kind));
     }
     let at_text = take_string(&mut map, "at")?.ok_or("missing field `at`")?;
-    let at = time::parse(&at_text).ok_or_else(|| {
+    let at = time::parse_input(&at_text).ok_or_else(|| {
         format!("field `at`: {at_text:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp to the microsecond")
     })?;
     let id = take_string(&mut map, "id")?;

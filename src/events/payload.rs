@@ -128,7 +128,7 @@ impl<'de> Deserialize<'de> for When {
         let s = String::deserialize(d)?;
         time::parse(&s).map(When).ok_or_else(|| {
             serde::de::Error::custom(format!(
-                "{s:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp to the microsecond"
+                "{s:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp"
             ))
         })
     }

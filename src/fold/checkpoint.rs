@@ -452,6 +452,7 @@ impl Ledger {
         if !store {
             let q = Query {
                 check: true,
+                fresh_from: old + 1,
                 ..Query::default()
             };
             let f = match super::fold_from(&view, &q, start, None) {
@@ -462,7 +463,7 @@ impl Ledger {
             f.discard();
             return checked;
         }
-        match self.fold_storing(&view, start, parent, new) {
+        match self.fold_storing(&view, start, parent, (old, new)) {
             Ok(indexes) => crate::players::check_append(&indexes, old),
             Err(e) => Err(self.players_problem_before(&view, old, new, e)),
         }
@@ -515,11 +516,12 @@ impl Ledger {
         view: &View,
         start: Option<Start>,
         parent: ParentOf<'_>,
-        new: Head,
+        (old, new): (u64, Head),
     ) -> Result<PerNamespace> {
         let every = every(new.seq);
         let q = Query {
             check: true,
+            fresh_from: old + 1,
             ..Query::default()
         };
         self.storing_checkpoints((parent, &refs(&names())), new, every, |put| {

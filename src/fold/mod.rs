@@ -63,7 +63,7 @@ pub use stream::{Keep, Span};
 use crate::error::{Error, Origin, Result};
 use crate::events::ledger;
 use crate::systems::params::{self, Params};
-use crate::systems::{players, Change, Cx, Event, Record, State};
+use crate::systems::{Change, Cx, Event, Record, State};
 use crate::time::Micros;
 
 /// The small per-record header the plan is built from.
@@ -179,6 +179,12 @@ pub struct Query {
     pub trail: Option<Trail>,
     /// Check every record before applying it (append-time validation).
     pub check: bool,
+    /// With `check`: the seq of the first record the append brings. Those
+    /// from it on are new input and meet its rules (a rules change's tables
+    /// and decimals as their ranges say); a stored record is checked as it
+    /// was accepted, so what a ledger holds never turns invalid under it.
+    /// 0: every record is new.
+    pub fresh_from: u64,
     /// Fold only this namespace's projection (plus `ledger.*`): a standings
     /// query needs no other, and skips decoding their records.
     pub only: Option<&'static str>,
@@ -546,23 +552,32 @@ fn pinned(q: &Query) -> Params {
     }
 }
 
-fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
+/// Check `rec` against `state`; `fresh`: it is new input ([`Query::fresh_from`]).
+fn check_record(state: &State, rec: &Record, cx: &Cx, fresh: bool) -> Result<()> {
     let verdict = match &rec.event {
+        Event::Ledger(ledger::Event::RulesChanged(rc)) if fresh => {
+            params::check_input(&rc.system, &rc.params)
+        }
         Event::Ledger(ledger::Event::RulesChanged(rc)) => {
             params::check_system(&rc.system, &rc.params)
         }
-        Event::Ledger(ledger::Event::PlayerRegistered(r)) => players::check_name(&r.name),
+        Event::Ledger(ledger::Event::PlayerRegistered(r)) => not_empty(&r.name),
         Event::Ledger(ledger::Event::PlayerRenamed(r)) => {
-            // `from` as it was written (a rename may mend a name): only not empty.
-            let from = match r.from.trim().is_empty() {
-                true => Err("a player name must not be empty".into()),
-                false => Ok(()),
-            };
-            from.and_then(|()| players::check_name(&r.to))
+            not_empty(&r.from).and_then(|()| not_empty(&r.to))
         }
         _ => state.check(rec, cx),
     };
     verdict.map_err(|msg| invalid_record(rec, msg))
+}
+
+/// A player name in a `ledger.*` event: not empty, not only whitespace (how
+/// a new name must be written is the players check's,
+/// [`crate::systems::players::check_name`]).
+fn not_empty(name: &str) -> std::result::Result<(), String> {
+    match name.trim().is_empty() {
+        true => Err("a player name must not be empty".into()),
+        false => Ok(()),
+    }
 }
 
 fn invalid_record(rec: &Record, msg: String) -> Error {

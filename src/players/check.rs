@@ -53,6 +53,13 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     let known = Known::of(indexes, old, &near);
     let mut new = Vec::new();
     for (i, (name, w)) in (0u32..).zip(&order) {
+        if let Err(msg) = crate::systems::players::check_name(name) {
+            let origin = crate::error::Origin {
+                seq: Some(w.seen.first_seq),
+                ..Default::default()
+            };
+            return Err(crate::error::Error::invalid(origin, msg));
+        }
         if w.first == First::Event {
             let mine = near
                 .find_before(name, i)
@@ -164,7 +171,8 @@ mod tests {
     use crate::systems::NAMESPACES;
 
     /// The check as an index over every name decides it: the whole ledger's
-    /// names merged and ordered, each new one looked up among all before it;
+    /// names merged and ordered, each new one written as a name must be and
+    /// looked up among all before it;
     /// the append's renames checked, and every earlier one's `to`, unless
     /// the append writes no name (nothing new can name a `to`).
     fn over_every_name(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
@@ -176,6 +184,13 @@ mod tests {
         let mut new = Vec::new();
         for (i, (name, w)) in (0u32..).zip(&order) {
             let fresh = w.seen.first_seq > old;
+            if let (true, Err(msg)) = (fresh, crate::systems::players::check_name(name)) {
+                let origin = crate::error::Origin {
+                    seq: Some(w.seen.first_seq),
+                    ..Default::default()
+                };
+                return Err(crate::error::Error::invalid(origin, msg));
+            }
             if fresh && w.first == First::Event {
                 if let Some(id) = near.find_before(name, i) {
                     return Err(refused(name, order[id as usize].0, w.seen.first_seq));

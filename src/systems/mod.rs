@@ -272,6 +272,11 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     /// default `false`: every subject of its tables is a player its events
     /// name.
     const RATES_NON_PLAYERS: bool = false;
+    /// Whether a record of it may change subjects it does not name (a
+    /// game's end changes the players its start seated; a monthly tick,
+    /// everyone): `history` then cannot tell from a voided record's names
+    /// whether it changed the player ([`UNNAMED_NAMESPACES`]).
+    const CHANGES_UNNAMED: bool = false;
     /// Whether it rates a subject named `name` that is not a player (a
     /// grudge team): such a subject may change before any event names a
     /// player of that name, so `history` of that name folds from the first
@@ -339,6 +344,11 @@ macro_rules! registry {
         /// ([`RatingSystem::RATES_NON_PLAYERS`]): a bit per [`NAMESPACES`] entry.
         pub const NON_PLAYER_NAMESPACES: u32 =
             bits(&[$(<$ns::State as RatingSystem>::RATES_NON_PLAYERS),*]);
+
+        /// The namespaces whose records may change subjects they do not
+        /// name ([`RatingSystem::CHANGES_UNNAMED`]): a bit per [`NAMESPACES`] entry.
+        pub const UNNAMED_NAMESPACES: u32 =
+            bits(&[$(<$ns::State as RatingSystem>::CHANGES_UNNAMED),*]);
 
         /// Every projection, folded together.
         #[derive(Debug, Clone, Default)]

@@ -20,13 +20,14 @@
 //! Every namespace's index holds the registrations and renames (they reach
 //! every worker), and only its own namespace's names.
 //!
-//! **Names as written.** A player name is not empty, has no whitespace at
-//! either end and no run of whitespace inside, and holds no invisible
-//! character ([`check_name`], [`invisible`]): `" Anna"`, `"Anna  Black"`
-//! and `"Bo\u{200B}"` are typos or impostors no community means, refused at
-//! append time naming the name to write instead. Each system refuses its
-//! empty names with its own context; the index checks the rest of every
-//! name it notes.
+//! **Names as written.** A new player name (first written by an append,
+//! in an event, a registration or as a rename's `to`) is not empty, has no
+//! whitespace at either end and no run of whitespace inside, and holds no
+//! invisible character ([`check_name`], [`invisible`]): `" Anna"`,
+//! `"Anna  Black"` and `"Bo\u{200B}"` are typos or impostors no community
+//! means, refused naming the name to write instead (the players check of an
+//! append, `crate::players`). A name a ledger already holds stays as it was
+//! accepted, and a rename may mend it.
 
 use std::collections::BTreeMap;
 
@@ -111,11 +112,6 @@ impl Index {
         let renamed = !self.root.is_empty() || !self.retired.is_empty();
 
         super::names_of(&mut rec.event, &mut |name: &mut String| {
-            if check && !name.trim().is_empty() {
-                if let Err(e) = check_name(name) {
-                    refused.get_or_insert(e);
-                }
-            }
             if renamed {
                 if let (true, Some((to, _))) = (check, self.retired.get(name.as_str())) {
                     refused.get_or_insert_with(|| {
@@ -226,7 +222,6 @@ impl Index {
     }
 }
 
-/// Note `name` seen at `(seq, at)`.
 /// A player name as written: not empty, no whitespace at either end, no run
 /// of whitespace inside (see the [module docs](self)).
 pub fn check_name(name: &str) -> Result<(), String> {
@@ -234,18 +229,35 @@ pub fn check_name(name: &str) -> Result<(), String> {
     if trimmed.is_empty() {
         return Err("a player name must not be empty".into());
     }
-    let single: String = trimmed.split_whitespace().collect::<Vec<_>>().join(" ");
-    if trimmed != name {
-        return Err(format!(
-            "player name {name:?} begins or ends with whitespace: write {single:?}"
-        ));
+    // One pass and no allocation for a name as it should be: every name of
+    // every event an append checks comes here.
+    let mut after_space = false;
+    let spaced = name.chars().all(|c| {
+        let fine = match c.is_whitespace() {
+            true => c == ' ' && !after_space,
+            false => true,
+        };
+        after_space = c.is_whitespace();
+        fine
+    });
+    if !spaced || trimmed.len() != name.len() {
+        let single = trimmed.split_whitespace().collect::<Vec<_>>().join(" ");
+        return Err(match trimmed.len() != name.len() {
+            true => {
+                format!("player name {name:?} begins or ends with whitespace: write {single:?}")
+            }
+            false => format!(
+                "player name {name:?} has whitespace other than one space between words: \
+                 write {single:?}"
+            ),
+        });
     }
-    if single != name {
-        return Err(format!(
-            "player name {name:?} has whitespace other than one space between words: write {single:?}"
-        ));
-    }
-    match name.chars().find(|&c| invisible(c)) {
+    // Every invisible character lies beyond ASCII.
+    let hidden = match name.is_ascii() {
+        true => None,
+        false => name.chars().find(|&c| invisible(c)),
+    };
+    match hidden {
         Some(c) => Err(format!(
             "player name {name:?} holds the invisible character U+{:04X}: a name must show \
              every character it holds",
@@ -279,6 +291,7 @@ pub fn invisible(c: char) -> bool {
     )
 }
 
+/// Note `name` seen at `(seq, at)`.
 fn note(names: &mut Interner, seen: &mut Vec<Seen>, name: &str, seq: u64, at: Micros) {
     let id = names.intern(name) as usize;
     match seen.get_mut(id) {

@@ -112,10 +112,11 @@ impl<'a> Cell<'a> {
     }
 
     /// The text of a cell in text and CSV output: nothing for `null`, a string
-    /// as it is, a number or boolean as JSON writes it; an array as its
-    /// elements' texts joined by `"; "`, an object (a labelled value such as
+    /// as it is, an integer or boolean as JSON writes it, a decimal with two
+    /// places at least ([`write_decimal`]); an array as its elements' texts
+    /// joined by `"; "`, an object (a labelled value such as
     /// `{"game": "g1", "score": 0.1}`) as its values' texts in key order joined
-    /// by `": "` (`g1: 0.1`).
+    /// by `": "` (`g1: 0.10`).
     pub fn write_text(&self, out: &mut Vec<u8>) {
         let joined = |out: &mut Vec<u8>, cells: &mut dyn Iterator<Item = Cell>, sep: &[u8]| {
             for (i, c) in cells.enumerate() {
@@ -146,8 +147,9 @@ impl<'a> Cell<'a> {
 }
 
 /// A decimal as text shows it: JSON's shortest digits, with at least two
-/// decimals (`80.00` beside `62.84`: the scores of a table read alike; the
-/// systems round to two places or more). An exponent form stays as it is.
+/// decimals (`80.00` beside `62.84`: a table's decimal scores read alike;
+/// the systems round them to two places or more, and a value a system keeps
+/// whole is an integer, shown as one). An exponent form stays as it is.
 fn write_decimal(out: &mut Vec<u8>, x: f64) {
     let start = out.len();
     // Serializing a float into a Vec cannot fail.

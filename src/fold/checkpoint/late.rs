@@ -104,6 +104,7 @@ impl Ledger {
         let start = self.start_before(just_before(cut), new.seq, only, false)?;
         let q = Query {
             check: true,
+            fresh_from: old + 1,
             only: only.only,
             ..Query::default()
         };

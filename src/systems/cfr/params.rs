@@ -38,7 +38,7 @@ rule_params! {
 mod tests {
     use serde_json::json;
 
-    use crate::systems::params::check_system;
+    use crate::systems::params::{check_input, check_system};
 
     use super::*;
 
@@ -54,7 +54,7 @@ mod tests {
     #[test]
     fn out_of_range_values_are_refused_with_the_range() {
         let refused =
-            |v: serde_json::Value| check_system("cfr", v.as_object().unwrap()).unwrap_err();
+            |v: serde_json::Value| check_input("cfr", v.as_object().unwrap()).unwrap_err();
         assert_eq!(
             refused(json!({"counted_events": 0})),
             "cfr.counted_events: 0 is out of range; allowed: an integer from 1 to 1000"
@@ -68,5 +68,9 @@ mod tests {
         assert!(refused(json!({"heat_points": [0]})).starts_with("cfr.heat_points: [0]"));
         assert!(refused(json!({"heat_decay": "1.01"})).starts_with("cfr.heat_decay: \"1.01\""));
         assert!(refused(json!({"decimals": 10})).contains("from 0 to 9"));
+        // A stored rules change is read as it was accepted.
+        let stored = json!({"race_points": [10, 20], "heat_decay": "00.5"});
+        assert!(check_system("cfr", stored.as_object().unwrap()).is_ok());
+        assert!(check_input("cfr", stored.as_object().unwrap()).is_err());
     }
 }

@@ -98,7 +98,7 @@ fn a_late_entered_event_takes_its_place_by_date() {
 }
 
 #[test]
-fn empty_tables_and_an_empty_window_are_refused() {
+fn empty_or_winless_tables_and_an_empty_window_are_refused() {
     // A table without a positive win is refused too: a race's perfect
     // score, its divisor, is a win's points.
     for params in [

@@ -9,6 +9,9 @@ impl RatingSystem for State {
     const TABLES: &'static [&'static str] = TABLES;
     /// Grudge teams are rated beside players.
     const RATES_NON_PLAYERS: bool = true;
+    /// A game's end changes the players its start seated; a monthly tick,
+    /// everyone.
+    const CHANGES_UNNAMED: bool = true;
     const PARAM_GROUPS: &'static [GroupDef] = &[
         GroupDef::of::<params::Valar>(),
         GroupDef::of::<params::Maia>(),

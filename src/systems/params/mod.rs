@@ -194,8 +194,12 @@ impl Range {
         Range::Choice(words)
     }
 
-    /// Whether `v`, of this range's kind, is within it.
-    fn contains(&self, v: &Value) -> bool {
+    /// Whether `v`, of this range's kind, is within it. New `input` must also
+    /// be written as the range says: a table never rising (from a positive
+    /// win), a decimal spelt one way ([`crate::num::spelled_once`]). What
+    /// was stored is read as it was accepted, so a ledger's meaning never
+    /// changes under it.
+    fn contains(&self, v: &Value, input: bool) -> bool {
         let int =
             |x: &Value, min: i64, max: i64| x.as_i64().is_some_and(|x| (min..=max).contains(&x));
         match *self {
@@ -206,7 +210,10 @@ impl Range {
                 let places = text.split_once('.').map_or(0, |(_, f)| f.len());
                 match (parse_decimal(text), parse_decimal(min), parse_decimal(max)) {
                     (Some(x), Some(min), Some(max)) => {
-                        places <= DECIMAL_PLACES && min <= x && x <= max
+                        places <= DECIMAL_PLACES
+                            && min <= x
+                            && x <= max
+                            && (!input || crate::num::spelled_once(text))
                     }
                     _ => false,
                 }
@@ -219,10 +226,11 @@ impl Range {
                 positive_first,
             } => v.as_array().is_some_and(|a| {
                 let n: Vec<Option<i64>> = a.iter().map(Value::as_i64).collect();
+                let shaped = n.windows(2).all(|w| w[1] <= w[0])
+                    && (!positive_first || n.first().is_some_and(|&w| w > Some(0)));
                 (min_len..=max_len).contains(&a.len())
                     && a.iter().all(|x| int(x, min, max))
-                    && n.windows(2).all(|w| w[1] <= w[0])
-                    && (!positive_first || n.first().is_some_and(|&w| w > Some(0)))
+                    && (!input || shaped)
             }),
             Range::Choice(words) => v.as_str().is_some_and(|w| words.contains(&w)),
         }
@@ -401,8 +409,9 @@ fn default_groups() -> &'static Arc<[Typed]> {
     })
 }
 
-/// Check one value against its definition: its kind, then its range.
-fn check_value(def: &ParamDef, v: &Value) -> Result<(), String> {
+/// Check one value against its definition: its kind, then its range (as
+/// new `input` must meet it, or as a stored value was accepted).
+fn check_value(def: &ParamDef, v: &Value, input: bool) -> Result<(), String> {
     let (of_kind, want) = match def.range {
         Range::Int { .. } => (v.as_i64().is_some(), "an integer"),
         Range::OptInt { .. } => (v.is_null() || v.as_i64().is_some(), "null or an integer"),
@@ -422,7 +431,7 @@ fn check_value(def: &ParamDef, v: &Value) -> Result<(), String> {
             def.system, def.name
         ));
     }
-    if !def.range.contains(v) {
+    if !def.range.contains(v, input) {
         return Err(format!(
             "{}.{}: {v} is out of range; allowed: {}",
             def.system, def.name, def.range
@@ -431,9 +440,20 @@ fn check_value(def: &ParamDef, v: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// Validate a flat parameter object for one group: every name known, every
-/// value of its kind and in its range, and together they build the group.
+/// Validate a flat parameter object for one group, as a stored rules change
+/// was accepted: every name known, every value of its kind and in its
+/// range, and together they build the group.
 pub fn check_system(system: &str, params: &Map<String, Value>) -> Result<(), String> {
+    check_group(system, params, false)
+}
+
+/// [`check_system`] for new input (a rules file, a rules change being
+/// appended): every value also written as its range says ([`Range`]).
+pub fn check_input(system: &str, params: &Map<String, Value>) -> Result<(), String> {
+    check_group(system, params, true)
+}
+
+fn check_group(system: &str, params: &Map<String, Value>, input: bool) -> Result<(), String> {
     let Some((_, g)) = group(system) else {
         let known: Vec<&str> = PARAM_GROUPS.iter().map(|g| g.name).collect();
         return Err(format!(
@@ -445,7 +465,7 @@ pub fn check_system(system: &str, params: &Map<String, Value>) -> Result<(), Str
         let def = g.params.iter().find(|d| d.name == name).ok_or_else(|| {
             format!("unknown parameter {system}.{name} (see `laurel rules` for the names)")
         })?;
-        check_value(def, v)?;
+        check_value(def, v, input)?;
     }
     (g.read)(params).map(drop)
 }
@@ -459,7 +479,7 @@ pub fn check_rules(rules: &Value) -> Result<(), String> {
         let params = params
             .as_object()
             .ok_or_else(|| format!("{system}: expected an object of parameters"))?;
-        check_system(system, params)?;
+        check_input(system, params)?;
     }
     Ok(())
 }

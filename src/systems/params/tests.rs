@@ -25,7 +25,7 @@ fn every_default_validates() {
     let fresh = Params::default();
     for d in all_defs() {
         let v: Value = serde_json::from_str(d.default).expect(d.name);
-        check_value(d, &v).unwrap();
+        check_value(d, &v, true).unwrap();
         assert_eq!(fresh.value(d.system, d.name), v, "{}.{}", d.system, d.name);
     }
     for g in PARAM_GROUPS {
@@ -96,11 +96,11 @@ fn every_range_fits_its_field_and_is_enforced() {
         };
         for v in lows.into_iter().chain(highs) {
             let m = json!({ d.name: v }).as_object().unwrap().clone();
-            check_system(d.system, &m).unwrap_or_else(|e| panic!("{v}: {e}"));
+            check_input(d.system, &m).unwrap_or_else(|e| panic!("{v}: {e}"));
         }
         for v in outs {
             let m = json!({ d.name: v }).as_object().unwrap().clone();
-            let e = check_system(d.system, &m).unwrap_err();
+            let e = check_input(d.system, &m).unwrap_err();
             let want = format!("{}.{}: ", d.system, d.name);
             assert!(e.starts_with(&want), "{e}");
             assert!(e.contains(&d.range.to_string()), "{e}");
