@@ -86,6 +86,14 @@ pub enum Error {
 }
 
 impl Error {
+    /// The seq an [`Error::Invalid`] names, if it names one.
+    pub fn origin_seq(&self) -> Option<u64> {
+        match self {
+            Error::Invalid { origin, .. } => origin.seq,
+            _ => None,
+        }
+    }
+
     /// The process exit code for this error: 1 when the chain fails to verify, 2 otherwise.
     pub fn exit_code(&self) -> i32 {
         match self {

@@ -511,6 +511,55 @@ fn history_shows_a_voided_record_whose_replacement_came_before_its_void_in_one_a
     );
 }
 
+/// A points race at `day` of February 2010 in series `s`: `first` wins,
+/// `second` is 2nd.
+fn race(day: u32, first: &str, second: &str) -> String {
+    format!(
+        r#"{{"type":"cfr.event_completed","at":"2010-02-{day:02}","series":"s","event":"e{day}","races":[{{"tier":1,"results":[{{"driver":"{first}","place":1}},{{"driver":"{second}","place":2}}]}}]}}"#
+    )
+}
+
+#[test]
+fn history_shows_a_voided_record_that_changed_a_player_it_does_not_name() {
+    let dir = common::empty_ledger();
+    let d = dir.path();
+    // Four events of one series (3 counted): the 4th (seq 5) pushes the
+    // 1st, Bobby's only one, out of the window without naming him.
+    let series =
+        r#"{"type":"cfr.series_defined","at":"2010-01-01","series":"s","format":"points"}"#;
+    let events = [
+        race(1, "Alice Able", "Bobby Brown"),
+        race(2, "Alice Able", "Carol Cole"),
+        race(3, "Alice Able", "Carol Cole"),
+        race(4, "Alice Able", "Carol Cole"),
+    ];
+    common::append_ok(d, &format!("{series}\n{}\n", events.join("\n")));
+    ok(d, &["void", "5", "--reason", "never raced"]);
+    let rows = history_rows(d, "Bobby Brown", &[]);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(
+        (rows[1].0.clone(), rows[1].2.clone()),
+        (json!(5), json!("voided by #6: reason \"never raced\""))
+    );
+}
+
+#[test]
+fn history_of_a_name_only_voided_records_hold_shows_what_they_changed() {
+    let dir = common::empty_ledger();
+    let d = dir.path();
+    // A seed under a mistyped name, voided: no player bears the name now,
+    // yet its history shows the voided change.
+    common::append_ok(
+        d,
+        r#"{"type":"mepbm.rating_seeded","at":"2003-01-05","player":"Zed Zulu","system":"valar","value":1600}"#,
+    );
+    ok(d, &["void", "1", "--reason", "typo"]);
+    assert_eq!(
+        history_rows(d, "Zed Zulu", &[]),
+        vec![voided_row(1, "1600", 2, "typo")]
+    );
+}
+
 #[test]
 fn history_shows_voided_records_that_share_the_latest_voided_at() {
     let dir = common::empty_ledger();

@@ -263,7 +263,8 @@ fn voided_records(
     source.records(&target_seqs, &mut |mut r| {
         let mut names = false;
         systems::names_of(&mut r.event, &mut |n: &mut String| {
-            names |= players.root_of(n).is_some_and(|r| r == root);
+            // A name only voided records hold is no player's: itself.
+            names |= players.root_of(n).map_or(n == root, |r| r == root);
         });
         targets.insert(r.seq, (r.at, systems::ns_index(&r.event), names));
         Ok(())

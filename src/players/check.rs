@@ -41,11 +41,11 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     let p = Players::merge_of(indexes, &|n| {
         touched.get(n).is_some() || renamed.contains(n)
     });
-    p.check_renames(old)?;
     let mut order: Vec<(&String, &Written)> = (p.written.iter())
         .filter(|(_, w)| w.seen.first_seq > old)
         .collect();
     order.sort_by_key(|(name, w)| rank(name, w));
+    spelling_and_renames(&p, &order, old)?;
     if order.is_empty() {
         return Ok(Vec::new());
     }
@@ -53,13 +53,6 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     let known = Known::of(indexes, old, &near);
     let mut new = Vec::new();
     for (i, (name, w)) in (0u32..).zip(&order) {
-        if let Err(msg) = crate::systems::players::check_name(name) {
-            let origin = crate::error::Origin {
-                seq: Some(w.seen.first_seq),
-                ..Default::default()
-            };
-            return Err(crate::error::Error::invalid(origin, msg));
-        }
         if w.first == First::Event {
             let mine = near
                 .find_before(name, i)
@@ -73,6 +66,25 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
         }
     }
     Ok(new)
+}
+
+/// The first of the new names (`new`, in order) written as no name may be
+/// ([`crate::systems::players::check_name`]) and the renames' first problem
+/// ([`Players::check_renames`]), whichever comes first in input order.
+fn spelling_and_renames(p: &Players, new: &[(&String, &Written)], old: u64) -> Result<()> {
+    let misspelt = new.iter().find_map(|(name, w)| {
+        let msg = crate::systems::players::check_name(name).err()?;
+        let origin = crate::error::Origin {
+            seq: Some(w.seen.first_seq),
+            ..Default::default()
+        };
+        Some(crate::error::Error::invalid(origin, msg))
+    });
+    match (p.check_renames(old), misspelt) {
+        (Err(e), Some(m)) if m.origin_seq() < e.origin_seq().or(Some(u64::MAX)) => Err(m),
+        (Err(e), _) | (Ok(()), Some(e)) => Err(e),
+        (Ok(()), None) => Ok(()),
+    }
 }
 
 /// A name's [`Rank`].
@@ -177,20 +189,16 @@ mod tests {
     /// the append writes no name (nothing new can name a `to`).
     fn over_every_name(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
         let p = Players::merge(indexes);
-        p.check_renames(old)?;
         let mut order: Vec<(&String, &Written)> = p.written.iter().collect();
         order.sort_by_key(|(name, w)| rank(name, w));
+        let fresh = |w: &Written| w.seen.first_seq > old;
+        let new: Vec<(&String, &Written)> =
+            order.iter().copied().filter(|(_, w)| fresh(w)).collect();
+        spelling_and_renames(&p, &new, old)?;
         let near = Near::new(order.iter().map(|(name, _)| name.as_str()));
         let mut new = Vec::new();
         for (i, (name, w)) in (0u32..).zip(&order) {
-            let fresh = w.seen.first_seq > old;
-            if let (true, Err(msg)) = (fresh, crate::systems::players::check_name(name)) {
-                let origin = crate::error::Origin {
-                    seq: Some(w.seen.first_seq),
-                    ..Default::default()
-                };
-                return Err(crate::error::Error::invalid(origin, msg));
-            }
+            let fresh = fresh(w);
             if fresh && w.first == First::Event {
                 if let Some(id) = near.find_before(name, i) {
                     return Err(refused(name, order[id as usize].0, w.seen.first_seq));

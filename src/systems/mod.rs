@@ -273,9 +273,10 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     /// name.
     const RATES_NON_PLAYERS: bool = false;
     /// Whether a record of it may change subjects it does not name (a
-    /// game's end changes the players its start seated; a monthly tick,
-    /// everyone): `history` then cannot tell from a voided record's names
-    /// whether it changed the player ([`UNNAMED_NAMESPACES`]).
+    /// Middle-earth game's end changes the players its start seated, a
+    /// monthly tick everyone; a CFR event pushes the drivers of an older one
+    /// out of the window): `history` then cannot tell from a voided record's
+    /// names whether it changed the player ([`UNNAMED_NAMESPACES`]).
     const CHANGES_UNNAMED: bool = false;
     /// Whether it rates a subject named `name` that is not a player (a
     /// grudge team): such a subject may change before any event names a

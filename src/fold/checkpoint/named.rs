@@ -13,8 +13,8 @@
 //! after the same renames as in that fold). So its check fold:
 //! - takes the players indexes of the latest checkpoint at or after the cut,
 //!   and admits the append's records into them with the checks of the fold of
-//!   everything (each name's form; a rename of a name renamed already, or to
-//!   a later name of a player);
+//!   everything (a rename of a name renamed already, or to a later name of
+//!   a player);
 //! - folds the players indexes from there to the head (no checks: those
 //!   records were checked when appended) and runs the players check of the
 //!   new records on them, as the fold of everything does;

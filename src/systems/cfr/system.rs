@@ -6,6 +6,9 @@ use crate::systems::RatingSystem;
 
 impl RatingSystem for State {
     const NAME: &'static str = "cfr";
+    /// An event pushes its series' oldest counted one out of the window,
+    /// changing drivers it does not name.
+    const CHANGES_UNNAMED: bool = true;
     const TABLES: &'static [&'static str] = TABLES;
     const PARAM_GROUPS: &'static [GroupDef] = &[GroupDef::of::<params::Cfr>()];
     const SAMPLES: &'static [(&'static str, &'static str)] =
