@@ -208,9 +208,9 @@ fn audit_fold(
 /// A system's changes are about the players its events name, except in the
 /// systems that also rate subjects that are not players
 /// ([`systems::NON_PLAYER_NAMESPACES`]: grudge teams, which may share a
-/// player's name). So the namespaces naming the player (under any of their
-/// names, voided records included: `voided` holds the namespaces of every
-/// voided record) and those are all that can hold the player's changes; when
+/// player's name). So only those and the namespaces naming the player
+/// (under any of their names, voided records included: `voided` holds the
+/// namespaces of every voided record) can hold the player's changes; when
 /// that is one namespace, it alone is folded. A name that is no player's
 /// folds every namespace.
 fn one_namespace(
