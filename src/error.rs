@@ -1,7 +1,9 @@
 //! The library's one error type: what broke and where (file, line, seq, event id).
 //!
 //! Exit codes are decided here, not in the binary, so that every front end agrees:
-//! 1 means "the chain does not verify" (tampering or corruption found by `verify`),
+//! 1 means "the chain does not verify" (tampering or corruption found by `verify`,
+//! or a head `verify --expect` names that the chain lacks) or stored data a command
+//! read is damaged,
 //! 2 means bad input, bad usage or an I/O / storage failure.
 
 use std::path::PathBuf;

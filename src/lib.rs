@@ -133,7 +133,9 @@
 //! - **Valid at every step.** An append is accepted only if the whole ledger, new events
 //!   included, folds in `(at, seq)` order with every check passing: a late event that
 //!   would break later ones is refused, and so is a void that others depend on. The first
-//!   problem in input order is the one reported.
+//!   problem in input order is the one reported. The rules of input (how a new player name
+//!   or a rules change's table is written) bind the append's own records: stored ones are
+//!   read as they were accepted.
 //! - **The published view agrees with its chunks.** Every chunk up to the head has
 //!   exactly one index entry (its place and summary) and one fingerprint per record,
 //!   written in the same append before the head moves and cut off with it; `verify`
@@ -250,7 +252,10 @@
 //!    (name, tables, parameter groups, samples, the parallel fold's worker,
 //!    `names`: every player name an event mentions, for the players index,
 //!    tournaments and whether `demo` shows a table per tournament
-//!    (`SHOWN_PER_TOURNAMENT`), its checkpoint section: `checkpoint` and `restore`, bincode of the
+//!    (`SHOWN_PER_TOURNAMENT`), whether it rates subjects that are not players
+//!    (`RATES_NON_PLAYERS`, `rates_non_player`) and whether a record may change players it
+//!    does not name (`CHANGES_UNNAMED`: say so, or `history` misses what a voided record
+//!    of it changed), its checkpoint section: `checkpoint` and `restore`, bincode of the
 //!    state as cfr, cards, diplomacy and sbr do). Its module docs define its events and state every decision its rules
 //!    leave open.
 //! 2. **Its samples.** Streams `events/ns_*.jsonl` with the worked examples, named in its
@@ -258,8 +263,9 @@
 //! 3. **Registration.** One line `ns: Ns` in the `registry!` of [`systems`]; the macro
 //!    generates the field of [`systems::State`], the variant of [`systems::Event`], the
 //!    dispatch of `check`, `apply`, `absorb`, `standings`, checkpoint sections and
-//!    payload parsing, [`systems::NAMESPACES`], [`systems::TYPES`] and
-//!    [`systems::PARAM_GROUPS`].
+//!    payload parsing, [`systems::NAMESPACES`], [`systems::TYPES`],
+//!    [`systems::PARAM_GROUPS`], [`systems::NON_PLAYER_NAMESPACES`] and
+//!    [`systems::UNNAMED_NAMESPACES`].
 //! 4. **Checkpoints.** Nothing to do: the state is one more checkpoint section, under
 //!    the system's name; checkpoints made before have no such section, and folds start
 //!    from a later one or from nothing (they are a cache).

@@ -1,5 +1,6 @@
 //! The `laurel` binary: parse the command line, call the library, map errors to
-//! exit codes (0 ok, 1 the chain does not verify, 2 bad input / usage / I/O).
+//! exit codes (0 ok, 1 the chain does not verify or stored data is damaged, 2 bad
+//! input / usage / I/O).
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -11,8 +11,9 @@ pub type Micros = i64;
 
 /// Parse a plain date (`YYYY-MM-DD`, ten characters: midnight UTC) or an
 /// RFC 3339 timestamp, as chrono reads them (a fraction finer than a
-/// microsecond is cut: what was stored reads as it was accepted; new input
-/// goes through [`parse_input`]).
+/// microsecond is cut: what was stored reads as it was accepted; an event's
+/// `at` as given goes through [`parse_input`], dates inside a payload
+/// through this).
 pub fn parse(s: &str) -> Option<Micros> {
     if s.len() == 10 {
         let d = NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;

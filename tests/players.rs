@@ -111,6 +111,22 @@ fn a_name_with_whitespace_at_an_end_a_run_inside_or_an_invisible_character_is_re
         assert_eq!(add.status.code(), Some(2), "{name:?}");
         assert!(text(&add.stderr).contains(&want), "{}", text(&add.stderr));
     }
+    // Problems are reported in input order: a typo on line 1 before a
+    // misspelt name on line 2, and the other way round.
+    let typo = round_2("Ada Lovelce");
+    let misspelt = r#"{"type":"ledger.player_registered","at":"2024-01-11","name":"Bart  Okafor"}"#;
+    let o = append_text(dir.path(), &format!("{typo}{misspelt}\n"));
+    assert!(
+        text(&o.stderr).contains("-:1: new player \"Ada Lovelce\""),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = append_text(dir.path(), &format!("{misspelt}\n{typo}"));
+    assert!(
+        text(&o.stderr).contains("-:1: player name \"Bart  Okafor\""),
+        "{}",
+        text(&o.stderr)
+    );
     // A zero-width joiner is left to the names that need it, but counts for
     // nothing in the near-duplicate check: it is a typo of a known name.
     let o = append_text(dir.path(), &round_2("Ada\u{200d} Lovelace"));

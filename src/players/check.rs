@@ -45,45 +45,55 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
         .filter(|(_, w)| w.seen.first_seq > old)
         .collect();
     order.sort_by_key(|(name, w)| rank(name, w));
-    spelling_and_renames(&p, &order, old)?;
+    let renames = p.check_renames(old).err();
     if order.is_empty() {
-        return Ok(Vec::new());
+        return renames.map_or(Ok(Vec::new()), Err);
     }
     let near = Near::new(order.iter().map(|(name, _)| name.as_str()));
     let known = Known::of(indexes, old, &near);
     let mut new = Vec::new();
+    let mut found = None;
     for (i, (name, w)) in (0u32..).zip(&order) {
+        if let Err(msg) = crate::systems::players::check_name(name) {
+            found = Some(misspelt(w.seen.first_seq, msg));
+            break;
+        }
         if w.first == First::Event {
             let mine = near
                 .find_before(name, i)
                 .map(|id| order[id as usize].0.as_str());
             if let Some(like) = known.nearest(i, name, mine) {
-                return Err(refused(name, like, w.seen.first_seq));
+                found = Some(refused(name, like, w.seen.first_seq));
+                break;
             }
         }
         if w.first != First::RenamedTo {
             new.push(name.to_string());
         }
     }
-    Ok(new)
+    earlier(renames, found).map_or(Ok(new), Err)
 }
 
-/// The first of the new names (`new`, in order) written as no name may be
-/// ([`crate::systems::players::check_name`]) and the renames' first problem
-/// ([`Players::check_renames`]), whichever comes first in input order.
-fn spelling_and_renames(p: &Players, new: &[(&String, &Written)], old: u64) -> Result<()> {
-    let misspelt = new.iter().find_map(|(name, w)| {
-        let msg = crate::systems::players::check_name(name).err()?;
-        let origin = crate::error::Origin {
-            seq: Some(w.seen.first_seq),
-            ..Default::default()
-        };
-        Some(crate::error::Error::invalid(origin, msg))
-    });
-    match (p.check_renames(old), misspelt) {
-        (Err(e), Some(m)) if m.origin_seq() < e.origin_seq().or(Some(u64::MAX)) => Err(m),
-        (Err(e), _) | (Ok(()), Some(e)) => Err(e),
-        (Ok(()), None) => Ok(()),
+/// The refusal of a new name first written at `seq` as no name may be
+/// ([`crate::systems::players::check_name`]'s `msg`).
+fn misspelt(seq: u64, msg: String) -> crate::error::Error {
+    let origin = crate::error::Origin {
+        seq: Some(seq),
+        ..Default::default()
+    };
+    crate::error::Error::invalid(origin, msg)
+}
+
+/// Of a renames' problem and a new name's, the one first in input order
+/// (the rename's at the same seq).
+fn earlier(
+    renames: Option<crate::error::Error>,
+    name: Option<crate::error::Error>,
+) -> Option<crate::error::Error> {
+    match (renames, name) {
+        (Some(r), Some(n)) if n.origin_seq() < r.origin_seq() => Some(n),
+        (Some(r), _) => Some(r),
+        (None, n) => n,
     }
 }
 
@@ -184,29 +194,36 @@ mod tests {
 
     /// The check as an index over every name decides it: the whole ledger's
     /// names merged and ordered, each new one written as a name must be and
-    /// looked up among all before it;
+    /// looked up among all before it, the first problem in input order;
     /// the append's renames checked, and every earlier one's `to`, unless
     /// the append writes no name (nothing new can name a `to`).
     fn over_every_name(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
         let p = Players::merge(indexes);
         let mut order: Vec<(&String, &Written)> = p.written.iter().collect();
         order.sort_by_key(|(name, w)| rank(name, w));
-        let fresh = |w: &Written| w.seen.first_seq > old;
-        let new: Vec<(&String, &Written)> =
-            order.iter().copied().filter(|(_, w)| fresh(w)).collect();
-        spelling_and_renames(&p, &new, old)?;
         let near = Near::new(order.iter().map(|(name, _)| name.as_str()));
+        let renames = p.check_renames(old).err();
         let mut new = Vec::new();
         for (i, (name, w)) in (0u32..).zip(&order) {
-            let fresh = fresh(w);
-            if fresh && w.first == First::Event {
-                if let Some(id) = near.find_before(name, i) {
-                    return Err(refused(name, order[id as usize].0, w.seen.first_seq));
-                }
+            if w.seen.first_seq <= old {
+                continue;
             }
-            if fresh && w.first != First::RenamedTo {
+            let problem = match crate::systems::players::check_name(name) {
+                Err(msg) => Some(misspelt(w.seen.first_seq, msg)),
+                Ok(()) if w.first == First::Event => near
+                    .find_before(name, i)
+                    .map(|id| refused(name, order[id as usize].0, w.seen.first_seq)),
+                Ok(()) => None,
+            };
+            if problem.is_some() {
+                return earlier(renames, problem).map_or(Ok(new), Err);
+            }
+            if w.first != First::RenamedTo {
                 new.push(name.to_string());
             }
+        }
+        if let Some(e) = renames {
+            return Err(e);
         }
         Ok(new)
     }

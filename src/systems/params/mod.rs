@@ -13,9 +13,11 @@
 //! and as written: [`Decimal`]), integer arrays and words (one of a list). [`check_system`] refuses an
 //! unknown group, an unknown parameter, a value of the wrong kind and a value
 //! outside its range, naming `group.name` (and, for a range, the values allowed),
-//! then builds the group's typed struct from the values; it runs when a
-//! `ledger.rules_changed` is appended and, through [`check_rules`], when a rules
-//! file is read. The bounds keep every parameter small (integers mostly within a
+//! then builds the group's typed struct from the values; it reads a stored
+//! `ledger.rules_changed` as it was accepted. New input (a rules change being
+//! appended, and through [`check_rules`] a rules file) goes through
+//! [`check_input`], which also wants tables never rising and decimals spelt
+//! one way. The bounds keep every parameter small (integers mostly within a
 //! million, decimals of at most [`DECIMAL_PLACES`] places), far from where the
 //! rule math's `i64` and `i128` products overflow. A `ledger.rules_changed` in the log that does not check (only one appended
 //! before its range existed can) changes nothing when folded.
