@@ -133,7 +133,7 @@ pub fn history(
     let player = root.as_str();
     let source = ledger.source()?;
     let voids = fold::voids(&source, &args.query()?)?;
-    let voided = voided_records(&ledger, &source, &voids, (&players, &root))?;
+    let voided = voided_records(&source, &voids, (&players, &root))?;
     let only = asked
         .or_else(|| one_namespace(&players, player, not_a_player.is_none(), voided.namespaces));
     let since = (not_a_player.is_none())
@@ -228,24 +228,25 @@ fn one_namespace(
 struct Voided {
     /// Their namespaces, a bit per [`systems::NAMESPACES`] entry.
     namespaces: u32,
-    /// Those of each append that voided some, by the append's first seq.
-    appends: BTreeMap<u64, VoidAppend>,
+    /// Those of each run of voids (one after another, as `laurel void` and
+    /// `laurel correct` write them), by the seq of its first void.
+    runs: BTreeMap<u64, VoidRun>,
     /// Each void's reason, by the void's seq.
     reasons: BTreeMap<u64, String>,
 }
 
-/// The records one append voided (those that stood before it: an append
-/// may void its own), by seq: the seq of the void, the record's `at`, its
-/// namespace (`None` for a `ledger.*` record, which changes no value
-/// itself) and whether it names the subject.
-type VoidAppend = BTreeMap<u64, (u64, Micros, Option<usize>, bool)>;
+/// The records one run of voids voided, by seq: the seq of the void, the
+/// record's `at`, its namespace (`None` for a `ledger.*` record, which
+/// changes no value itself) and whether it names the subject.
+type VoidRun = BTreeMap<u64, (u64, Micros, Option<usize>, bool)>;
 
 /// The records `voids` voids (voided seq → its void's), with their voids'
-/// reasons, grouped by the append of their voids (a segment is one
-/// append's, [`Ledger::append_start`]). `root` is the subject: whether a
-/// record names it (under any of its names) is noted.
+/// reasons, grouped by runs of voids with consecutive seqs. Runs, not
+/// appends: the same records give the same history however they were
+/// appended (a ledger and its export imported in one append answer alike).
+/// `root` is the subject: whether a record names it (under any of its names)
+/// is noted.
 fn voided_records(
-    ledger: &Ledger,
     source: &dyn Source,
     voids: &BTreeMap<u64, u64>,
     (players, root): (&Players, &str),
@@ -269,23 +270,27 @@ fn voided_records(
         targets.insert(r.seq, (r.at, systems::ns_index(&r.event), names));
         Ok(())
     })?;
-    let mut appends: BTreeMap<u64, VoidAppend> = BTreeMap::new();
-    let mut namespaces = 0;
-    for (target, void) in voids {
+    let by_void: BTreeMap<u64, u64> = voids.iter().map(|(t, v)| (*v, *t)).collect();
+    let mut runs: BTreeMap<u64, VoidRun> = BTreeMap::new();
+    let (mut namespaces, mut run) = (0, (0, 0));
+    for (void, target) in by_void {
         let (at, ns, names) = targets
-            .get(target)
+            .get(&target)
             .copied()
             .unwrap_or((Micros::MIN, None, false));
         namespaces |= ns.map_or(0, |i| 1 << i);
-        let start = ledger.append_start(*void)?;
-        if *target < start {
-            let append = appends.entry(start).or_default();
-            append.insert(*target, (*void, at, ns, names));
-        }
+        // (first void, last void) of the run this void continues or starts.
+        run = match void == run.1 + 1 {
+            true => (run.0, void),
+            false => (void, void),
+        };
+        runs.entry(run.0)
+            .or_default()
+            .insert(target, (void, at, ns, names));
     }
     Ok(Voided {
         namespaces,
-        appends,
+        runs,
         reasons,
     })
 }
@@ -293,11 +298,11 @@ fn voided_records(
 /// The changes voided records made, each with a note naming the void and
 /// its reason as `log` shows them: `voided by #10: reason "…"`. What a
 /// voided record changed is what it changed while it stood: in the fold of
-/// the ledger as it was before the append that voided it, one fold per such
-/// append. Only the appends that may have changed the subject are folded:
-/// those voiding a record that names it, or one of a system whose records
-/// change subjects they do not name ([`systems::UNNAMED_NAMESPACES`]). The
-/// fold stops after the latest record the append voided (`as_of` its `at`):
+/// the ledger known just before its run of voids, one fold per run. Only
+/// the runs that may have changed the subject are folded: those voiding a
+/// record that names it, or one of a system whose records change subjects
+/// they do not name ([`systems::UNNAMED_NAMESPACES`]). The fold stops after
+/// the latest record the run voided (`as_of` its `at`):
 /// what follows changes none of theirs; and it starts from a checkpoint
 /// before the earliest of them and the player's first date, where one
 /// serves.
@@ -313,12 +318,12 @@ fn voided_changes(
     let unnamed =
         |ns: Option<usize>| ns.is_some_and(|i| systems::UNNAMED_NAMESPACES & (1 << i) != 0);
     let mut out = Vec::new();
-    for (start, append) in &voided.appends {
-        let targets: BTreeMap<u64, (u64, Micros)> = (append.iter())
+    for (first_void, run) in &voided.runs {
+        let targets: BTreeMap<u64, (u64, Micros)> = (run.iter())
             .filter(|(_, (_, _, ns, _))| folded(*ns))
             .map(|(t, (v, at, _, _))| (*t, (*v, *at)))
             .collect();
-        let concerns = append
+        let concerns = run
             .values()
             .any(|(_, _, ns, names)| *names || unnamed(*ns));
         let (Some(first), Some(last), true) = (
@@ -329,7 +334,7 @@ fn voided_changes(
             continue;
         };
         let mut q = args.query()?;
-        q.known_at = Some(fold::KnownAt::Seq(start - 1));
+        q.known_at = Some(fold::KnownAt::Seq(first_void - 1));
         q.as_of = Some(q.as_of.map_or(last, |a| a.min(last)));
         let since = since.map(|s| s.min(first));
         let (f, _) = audit_fold(ledger, args, q, (subject, only), since)?;

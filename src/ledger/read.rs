@@ -163,17 +163,6 @@ impl Ledger {
         found
     }
 
-    /// The first seq of the append that recorded `seq`: the name of the
-    /// segment holding its chunk (a segment is one append's, [`segment`]).
-    pub fn append_start(&self, seq: u64) -> Result<u64> {
-        let index = self.index.borrow();
-        let i = index.partition_point(|e| e.first() <= seq);
-        let e = (i > 0)
-            .then(|| &index[i - 1])
-            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
-        Ok(segment::parse(&e.pointer, e.first())?.0)
-    }
-
     /// The stored chunk whose seq range starts at or before `seq`: (first seq,
     /// its LRC1 bytes, unpacked).
     pub(crate) fn chunk_holding(&self, seq: u64) -> Result<(u64, Vec<u8>)> {
