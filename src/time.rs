@@ -15,6 +15,18 @@ pub type Micros = i64;
 /// `at` as given goes through [`parse_input`], dates inside a payload
 /// through this).
 pub fn parse(s: &str) -> Option<Micros> {
+    parse_with(s, |_| true)
+}
+
+/// [`parse`] for an event's `at` as given: to the microsecond, a finer
+/// fraction (`.000000999`) refused rather than cut to an earlier instant.
+pub fn parse_input(s: &str) -> Option<Micros> {
+    parse_with(s, |nanos| nanos % 1_000 == 0)
+}
+
+/// [`parse`], a timestamp taken only if `fine` takes its fraction of a
+/// second in nanoseconds.
+fn parse_with(s: &str, fine: impl Fn(u32) -> bool) -> Option<Micros> {
     if s.len() == 10 {
         let d = NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()?;
         return Some(
@@ -24,15 +36,8 @@ pub fn parse(s: &str) -> Option<Micros> {
     }
     DateTime::parse_from_rfc3339(s)
         .ok()
+        .filter(|t| fine(t.timestamp_subsec_nanos()))
         .map(|t| t.with_timezone(&Utc).timestamp_micros())
-}
-
-/// [`parse`] for an event's `at` as given: to the microsecond, a finer
-/// fraction (`.000000999`) refused rather than cut to an earlier instant.
-pub fn parse_input(s: &str) -> Option<Micros> {
-    let finer = s.len() != 10
-        && DateTime::parse_from_rfc3339(s).is_ok_and(|t| t.timestamp_subsec_nanos() % 1_000 != 0);
-    (!finer).then(|| parse(s)).flatten()
 }
 
 /// Parse a query bound: a plain date means the *end* of that day, so

@@ -430,22 +430,20 @@ fn a_directory_given_to_append_or_an_empty_one_to_import_exits_2_saying_what_to_
     let inputs = d.join("inputs");
     std::fs::create_dir(&inputs).unwrap();
     let inputs = inputs.to_str().unwrap();
-    let (code, _, err) = run(d, &["append", inputs]);
-    assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains(&format!(
-            "{inputs} is a directory: `laurel import {inputs}`"
-        )),
-        "{err}"
-    );
-    let (code, _, err) = run(d, &["import", inputs]);
-    assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains(&format!(
-            "no *.json or *.jsonl file directly under {inputs}"
-        )),
-        "{err}"
-    );
+    for (cmd, want) in [
+        (
+            "append",
+            format!("{inputs} is a directory: `laurel import {inputs}`"),
+        ),
+        (
+            "import",
+            format!("no *.json or *.jsonl file directly under {inputs}"),
+        ),
+    ] {
+        let (code, _, err) = run(d, &[cmd, inputs]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(err.contains(&want), "{cmd}: {err}");
+    }
     assert_eq!(common::head(d), before);
 }
 

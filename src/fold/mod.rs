@@ -63,7 +63,7 @@ pub use stream::{Keep, Span};
 use crate::error::{Error, Origin, Result};
 use crate::events::ledger;
 use crate::systems::params::{self, Params};
-use crate::systems::{Change, Cx, Event, Record, State};
+use crate::systems::{players, Change, Cx, Event, Record, State};
 use crate::time::Micros;
 
 /// The small per-record header the plan is built from.
@@ -561,23 +561,15 @@ fn check_record(state: &State, rec: &Record, cx: &Cx, fresh: bool) -> Result<()>
         Event::Ledger(ledger::Event::RulesChanged(rc)) => {
             params::check_system(&rc.system, &rc.params)
         }
-        Event::Ledger(ledger::Event::PlayerRegistered(r)) => not_empty(&r.name),
+        // How a new name must be written is the players check's
+        // ([`crate::systems::players::check_name`]).
+        Event::Ledger(ledger::Event::PlayerRegistered(r)) => players::not_empty(&r.name),
         Event::Ledger(ledger::Event::PlayerRenamed(r)) => {
-            not_empty(&r.from).and_then(|()| not_empty(&r.to))
+            players::not_empty(&r.from).and_then(|()| players::not_empty(&r.to))
         }
         _ => state.check(rec, cx),
     };
     verdict.map_err(|msg| invalid_record(rec, msg))
-}
-
-/// A player name in a `ledger.*` event: not empty, not only whitespace (how
-/// a new name must be written is the players check's,
-/// [`crate::systems::players::check_name`]).
-fn not_empty(name: &str) -> std::result::Result<(), String> {
-    match name.trim().is_empty() {
-        true => Err("a player name must not be empty".into()),
-        false => Ok(()),
-    }
 }
 
 fn invalid_record(rec: &Record, msg: String) -> Error {

@@ -225,10 +225,8 @@ impl Index {
 /// A player name as written: not empty, no whitespace at either end, no run
 /// of whitespace inside (see the [module docs](self)).
 pub fn check_name(name: &str) -> Result<(), String> {
+    not_empty(name)?;
     let trimmed = name.trim();
-    if trimmed.is_empty() {
-        return Err("a player name must not be empty".into());
-    }
     // One pass and no allocation for a name as it should be: every name of
     // every event an append checks comes here.
     let mut after_space = false;
@@ -264,6 +262,15 @@ pub fn check_name(name: &str) -> Result<(), String> {
             c as u32
         )),
         None => Ok(()),
+    }
+}
+
+/// A player name not empty and not only whitespace: what every name of a
+/// record must be, stored or new.
+pub fn not_empty(name: &str) -> Result<(), String> {
+    match name.trim().is_empty() {
+        true => Err("a player name must not be empty".into()),
+        false => Ok(()),
     }
 }
 

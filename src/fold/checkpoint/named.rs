@@ -56,6 +56,12 @@ impl Ledger {
             return Ok(None);
         }
         start.folded += records.len() as u64;
+        // The latest checkpoint made again is this state: encoded now, before
+        // the fold takes it, rather than decoded and admitted into again.
+        let mut last_again = match late.store {
+            true => Some((start.folded, players_sections(state, &start.params)?)),
+            false => None,
+        };
         let q = Query {
             players_only: true,
             ..Query::default()
@@ -76,7 +82,10 @@ impl Ledger {
         if late.store {
             self.making_again(olds, new, |put| {
                 for h in olds {
-                    if let Some((folded, sections)) = self.admitted_at(h, records)? {
+                    if let (true, Some((folded, sections))) = (h.pos == last.pos, last_again.take())
+                    {
+                        put(h.pos, folded, sections)?;
+                    } else if let Some((folded, sections)) = self.admitted_at(h, records)? {
                         put(h.pos, folded, sections)?;
                     }
                 }
@@ -102,17 +111,17 @@ impl Ledger {
         let Some(n) = admit(&mut state, records, h.pos, false) else {
             return Ok(None);
         };
-        let players = |(i, ns): (usize, &&str)| -> Result<(String, Vec<u8>)> {
-            let bytes = encode_section(&state, &params, 1 + NAMESPACES.len() + i)?;
-            Ok((players_section(ns), bytes))
-        };
-        let sections = NAMESPACES
-            .iter()
-            .enumerate()
-            .map(players)
-            .collect::<Result<_>>()?;
-        Ok(Some((h.folded + n, sections)))
+        Ok(Some((h.folded + n, players_sections(&state, &params)?)))
     }
+}
+
+/// The players sections of `state`, by name, as a checkpoint stores them.
+fn players_sections(state: &State, params: &crate::systems::params::Params) -> Result<Named> {
+    let players = |(i, ns): (usize, &&str)| -> Result<(String, Vec<u8>)> {
+        let bytes = encode_section(state, params, 1 + NAMESPACES.len() + i)?;
+        Ok((players_section(ns), bytes))
+    };
+    NAMESPACES.iter().enumerate().map(players).collect()
 }
 
 /// Is `r` a player registered or renamed that sorts before `before`?
