@@ -323,9 +323,7 @@ fn voided_changes(
             .filter(|(_, (_, _, ns, _))| folded(*ns))
             .map(|(t, (v, at, _, _))| (*t, (*v, *at)))
             .collect();
-        let concerns = run
-            .values()
-            .any(|(_, _, ns, names)| *names || unnamed(*ns));
+        let concerns = run.values().any(|(_, _, ns, names)| *names || unnamed(*ns));
         let (Some(first), Some(last), true) = (
             targets.values().map(|(_, at)| *at).min(),
             targets.values().map(|(_, at)| *at).max(),
