@@ -11,6 +11,9 @@
 //!
 //! Cases too big for the repository (a 1 MiB string, a 200 MB line) are generated here.
 //!
+//! When the bad line gives a known `type` or an `id`, the message names them
+//! too, after the place: `FILE:LINE, TYPE, id "ID": …`.
+//!
 //! `laurel check` runs on every case first: it must exit with the same code and print
 //! the same stderr as the `append` that follows.
 
@@ -118,6 +121,41 @@ fn ledger_with_setup(setup: Option<&PathBuf>) -> Result<tempfile::TempDir, Strin
     Ok(dir)
 }
 
+/// What the refusal of `case` leaves out of the type and id its bad line
+/// gives: a known `type` must follow the place (`FILE:LINE, TYPE`), a string
+/// `id` must be named (`id "ID"`). A line that is not JSON (an array's
+/// syntax broken around it) is refused as input, not as an event.
+fn unnamed(case: &Case, stderr: &str) -> Vec<String> {
+    if stderr.contains(": invalid JSON") {
+        return vec![];
+    }
+    let text = std::fs::read_to_string(&case.file).unwrap_or_default();
+    let bad = text.lines().nth(case.line as usize - 1).unwrap_or_default();
+    let Ok(serde_json::Value::Object(event)) = serde_json::from_str(bad) else {
+        return vec![];
+    };
+    let text_of = |k: &str| {
+        event
+            .get(k)
+            .and_then(|v| v.as_str())
+            .filter(|s| !s.is_empty())
+    };
+    let mut wrong = vec![];
+    if let Some(kind) = text_of("type").filter(|k| laurel::systems::TYPES.contains(k)) {
+        let place = format!("{}.jsonl:{}, {kind}", case.name, case.line);
+        if !stderr.contains(&place) {
+            wrong.push(format!("no {place:?}"));
+        }
+    }
+    if let Some(id) = text_of("id") {
+        let named = format!("id {id:?}");
+        if !stderr.contains(&named) {
+            wrong.push(format!("no {named:?}"));
+        }
+    }
+    wrong
+}
+
 /// Run the cases; return the failures as messages (all are reported at once).
 ///
 /// Cases whose setups have the same bytes share one ledger (each case must leave
@@ -168,6 +206,7 @@ fn run(cases: &[Case]) -> Vec<String> {
             if !stderr.contains(&case.fragment) {
                 wrong.push(format!("no {:?}", case.fragment));
             }
+            wrong.extend(unnamed(case, &stderr));
             if head(dir) != before {
                 wrong.push("head moved".into());
                 ledger = None;

@@ -117,13 +117,13 @@ fn a_name_with_whitespace_at_an_end_a_run_inside_or_an_invisible_character_is_re
     let misspelt = r#"{"type":"ledger.player_registered","at":"2024-01-11","name":"Bart  Okafor"}"#;
     let o = append_text(dir.path(), &format!("{typo}{misspelt}\n"));
     assert!(
-        text(&o.stderr).contains("-:1: new player \"Ada Lovelce\""),
+        text(&o.stderr).contains("-:1, cards.round_scheduled: new player \"Ada Lovelce\""),
         "{}",
         text(&o.stderr)
     );
     let o = append_text(dir.path(), &format!("{misspelt}\n{typo}"));
     assert!(
-        text(&o.stderr).contains("-:1: player name \"Bart  Okafor\""),
+        text(&o.stderr).contains("-:1, ledger.player_registered: player name \"Bart  Okafor\""),
         "{}",
         text(&o.stderr)
     );

@@ -81,7 +81,7 @@ use serde::{de::DeserializeOwned, Deserialize};
 use serde_json::{Map, Value};
 
 use crate::input;
-use crate::ledger::grammar::{self, Header, Line, ParseLine};
+use crate::ledger::grammar::{self, Header, Line, ParseLine, Refusal};
 use crate::time::{self, Micros};
 
 /// Longest string accepted in any field, in bytes.
@@ -300,20 +300,61 @@ impl<E: Vocabulary + 'static> grammar::Grammar for EventGrammar<E> {
     fn header<'a>(&self, stored: &'a [u8]) -> Result<Header<'a>, String> {
         stored_header(stored)
     }
+
+    fn names(&self, stored: &[u8]) -> (Option<String>, Option<String>) {
+        named::<E>(stored)
+    }
 }
 
 impl<E: Vocabulary> ParseLine for LineParser<E> {
-    fn whole(&mut self, line: &[u8]) -> Result<Line, String> {
-        self.parse(line)
+    fn whole(&mut self, line: &[u8]) -> Result<Line, Refusal> {
+        let parsed = self.parse(line);
+        parsed
             .map(Screened::line)
-            .map_err(LineError::message)
+            .map_err(|e| refusal::<E>(line, e))
     }
 
-    fn screened(&mut self, line: &[u8]) -> Result<Line, String> {
-        self.screen(line)
+    fn screened(&mut self, line: &[u8]) -> Result<Line, Refusal> {
+        let screened = self.screen(line);
+        screened
             .map(Screened::line)
-            .map_err(LineError::message)
+            .map_err(|e| refusal::<E>(line, e))
     }
+}
+
+/// The refusal of `line` for `e`: its message, and the `type` and `id` the
+/// line gives when they can be read ([`named`]). The message then leaves
+/// out the type it would start with (a payload's `kind: field …`): the
+/// append names it beside the file and line.
+fn refusal<E: Vocabulary>(line: &[u8], e: LineError) -> Refusal {
+    let (kind, id) = named::<E>(line);
+    let msg = e.message();
+    let msg = match kind.as_deref().and_then(|k| msg.strip_prefix(k)) {
+        Some(rest) if rest.starts_with(": ") => rest[2..].to_string(),
+        _ => msg,
+    };
+    Refusal { msg, kind, id }
+}
+
+/// The `type` (one of `E`'s: an unknown type is the message's) and the
+/// non-empty string `id` of an event's bytes, each `None` where the bytes do
+/// not give one: read again, leniently, only for a refusal's message.
+fn named<E: Vocabulary>(bytes: &[u8]) -> (Option<String>, Option<String>) {
+    #[derive(Deserialize)]
+    struct Named {
+        #[serde(rename = "type")]
+        kind: Option<Value>,
+        id: Option<Value>,
+    }
+    let Ok(n) = serde_json::from_slice::<Named>(bytes) else {
+        return (None, None);
+    };
+    let text = |v: Option<Value>| match v {
+        Some(Value::String(s)) if !s.is_empty() => Some(s),
+        _ => None,
+    };
+    let kind = text(n.kind).filter(|k| E::TYPES.contains(&k.as_str()));
+    (kind, text(n.id))
 }
 
 impl<E: Vocabulary> Screened<E> {

@@ -233,6 +233,11 @@ impl Ledger {
             origin.file = Some(names[file].clone());
             origin.line = Some(line);
             origin.seq = None;
+            if origin.kind.is_none() || origin.id.is_none() {
+                let (kind, id) = pending.names_of(seq);
+                origin.kind = origin.kind.or(kind);
+                origin.id = origin.id.or(id);
+            }
             return Err(Error::Invalid { origin, msg });
         }
         let what = format!(

@@ -38,17 +38,27 @@ pub struct Header<'a> {
     pub void_target: Option<u64>,
 }
 
+/// Why an input line was refused: the message, and the event's `type` (a
+/// known one) and `id` when the line gives them, which the append reports
+/// beside its file and line (the message names neither).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Refusal {
+    pub msg: String,
+    pub kind: Option<String>,
+    pub id: Option<String>,
+}
+
 /// Reads an append's input lines, keeping scratch space between them (one
-/// per thread). A refused line's `Err` is the message the append reports,
-/// with its file and line.
+/// per thread). A refused line's `Err` is what the append reports, with its
+/// file and line.
 pub trait ParseLine: Send {
     /// The whole line, its payload decoded.
-    fn whole(&mut self, line: &[u8]) -> Result<Line, String>;
+    fn whole(&mut self, line: &[u8]) -> Result<Line, Refusal>;
     /// [`ParseLine::whole`] up to the payload, where the event layer leaves
     /// it to the check fold (which decodes it anyway): a line `whole`
     /// refuses either is refused here with the same message, or passes, and
     /// then `whole` of its canonical bytes gives that message.
-    fn screened(&mut self, line: &[u8]) -> Result<Line, String>;
+    fn screened(&mut self, line: &[u8]) -> Result<Line, Refusal>;
 }
 
 /// The event layer as storage sees it.
@@ -58,4 +68,7 @@ pub trait Grammar: Sync {
     /// The header fields of a stored event (its canonical bytes), or why
     /// they cannot be read.
     fn header<'a>(&self, stored: &'a [u8]) -> Result<Header<'a>, String>;
+    /// The `type` and `id` of a stored event, as far as they can be read:
+    /// what a refusal of its record names beside the message.
+    fn names(&self, stored: &[u8]) -> (Option<String>, Option<String>);
 }

@@ -3,7 +3,7 @@
 
 use std::sync::mpsc::SyncSender;
 
-use super::grammar::{Line, ParseLine};
+use super::grammar::{Line, ParseLine, Refusal};
 use super::lanes::Midstate;
 use super::{canonical, chunk, lanes, Input};
 use crate::error::{Error, Origin, Result};
@@ -15,7 +15,7 @@ use crate::time::Micros;
 type Batch = Vec<Result<Incoming>>;
 
 /// A batch's lines as the parser thread parsed them: `(line, event or why not)`.
-pub(super) type Lines = Vec<(u64, std::result::Result<Line, String>)>;
+pub(super) type Lines = Vec<(u64, std::result::Result<Line, Refusal>)>;
 
 /// What the parser thread sends: a batch of an input's parsed lines, or a
 /// problem of the input itself, which ends the reading.
@@ -197,7 +197,7 @@ pub(super) fn incoming(parsed: Parsed, names: &[String]) -> Batch {
     lines
         .into_iter()
         .map(|(line, p)| {
-            let p = p.map_err(|m| Error::invalid(origin(&names[file], line), m))?;
+            let p = p.map_err(|r| refused(&names[file], line, r))?;
             // One key per parsed event, in order.
             let missing = || Error::Storage("a content key is missing".into());
             let (k, head) = keys.next().ok_or_else(missing)?;
@@ -212,6 +212,16 @@ pub(super) fn origin(name: &str, line: u64) -> Origin {
         line: Some(line),
         ..Origin::default()
     }
+}
+
+/// The error of a line refused as `r` says, at `line` of input `name`.
+pub(super) fn refused(name: &str, line: u64, r: Refusal) -> Error {
+    let origin = Origin {
+        kind: r.kind,
+        id: r.id,
+        ..origin(name, line)
+    };
+    Error::invalid(origin, r.msg)
 }
 
 fn parser_gone() -> Error {

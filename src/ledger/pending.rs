@@ -9,7 +9,7 @@ use std::sync::mpsc::Receiver;
 
 use super::chunk::{self, ChunkWriter};
 use super::grammar::Grammar;
-use super::parse::{incoming, origin, Incoming, Sent};
+use super::parse::{incoming, refused, Incoming, Sent};
 use super::{idem, segment, Head, Ledger};
 use crate::error::{Error, Origin, Result};
 use crate::time::Micros;
@@ -121,11 +121,8 @@ impl Pending<'_> {
             Recorded::Conflict(seq) => {
                 // The line's own payload comes first (see `first_problem`).
                 // A screened line's payload may not be decoded yet: decode it.
-                if let Err(msg) = self.grammar.parser().whole(&inc.canonical) {
-                    return Err(Error::invalid(
-                        self::origin(&names[inc.file], inc.line),
-                        msg,
-                    ));
+                if let Err(r) = self.grammar.parser().whole(&inc.canonical) {
+                    return Err(refused(&names[inc.file], inc.line, r));
                 }
                 return Err(Error::IdConflict {
                     origin: Box::new(origin()),
@@ -196,17 +193,27 @@ impl Pending<'_> {
         let mut bad = None;
         self.ledger.walk_chunks(next, &mut |c| {
             for r in c?.records.iter().filter(|r| wanted(r.seq)) {
-                if let Err(msg) = parser.whole(r.event) {
-                    bad = Some((r.seq, msg));
+                if let Err(refusal) = parser.whole(r.event) {
+                    bad = Some((r.seq, refusal));
                     return Ok(false);
                 }
             }
             Ok(true)
         })?;
-        Ok(bad.map(|(seq, msg)| {
+        Ok(bad.map(|(seq, r)| {
             let (file, line) = self.origins.get(seq - self.first);
-            Error::invalid(origin(&names[file], line), msg)
+            refused(&names[file], line, r)
         }))
+    }
+
+    /// The `type` and `id` of record `seq`, this append's, as far as they
+    /// can be read: for a refusal of it that names neither.
+    pub(super) fn names_of(&self, seq: u64) -> (Option<String>, Option<String>) {
+        let seqs = BTreeSet::from([seq]);
+        let found = self
+            .ledger
+            .record_fields(&seqs, |r| self.grammar.names(r.event));
+        found.into_values().next().unwrap_or_default()
     }
 
     /// What the records already holding `inc`'s key say of it (see

@@ -191,7 +191,11 @@ fn a_parsed_batch_has_the_content_keys_of_its_events_one_by_one() {
         canonical: format!("{{\"n\":{n},\"pad\":\"{}\"}}", "p".repeat(4 * n as usize)).into_bytes(),
     };
     let mut parsed: Vec<_> = (1..=300).map(|n| (n, Ok(line(n)))).collect();
-    parsed.push((301, Err("bad".into())));
+    let bad = grammar::Refusal {
+        msg: "bad".into(),
+        ..Default::default()
+    };
+    parsed.push((301, Err(bad)));
     let wants: Vec<Vec<u8>> = parsed
         .iter()
         .filter_map(|(_, p)| p.as_ref().ok().map(|p| p.canonical.clone()))
