@@ -255,7 +255,8 @@
 //!    (`SHOWN_PER_TOURNAMENT`), whether it rates subjects that are not players
 //!    (`RATES_NON_PLAYERS`, `rates_non_player`) and whether a record may change players it
 //!    does not name (`CHANGES_UNNAMED`: say so, or `history` misses what a voided record
-//!    of it changed), its checkpoint section: `checkpoint` and `restore`, bincode of the
+//!    of it changed), what a rule change moves at once when its tables compute values as
+//!    they are shown (`audit_rules`: the CFR window), its checkpoint section: `checkpoint` and `restore`, bincode of the
 //!    state as cfr, cards, diplomacy and sbr do). Its module docs define its events and state every decision its rules
 //!    leave open.
 //! 2. **Its samples.** Streams `events/ns_*.jsonl` with the worked examples, named in its

@@ -300,6 +300,49 @@ fn drivers_of_an_event_leaving_the_window_get_a_history_line() {
 }
 
 #[test]
+fn history_lists_the_scores_a_rule_change_moves_and_keeps_them_once_voided() {
+    let dir = ledger_with(ALL);
+    let change = r#"{"type":"ledger.rules_changed","at":"2013-03-01","system":"cfr","params":{"one_event_factor":"1"}}"#;
+    let out = append_text(dir.path(), change);
+    assert!(out.status.success());
+    let seq = head(dir.path()).0;
+    let rows_of = |driver: &str| {
+        let v = common::json(dir.path(), &["history", driver, "--format", "json"]);
+        v["rows"].as_array().unwrap().clone()
+    };
+    // Turyko Suky's one event, 40, was halved; from the change on it counts whole.
+    let rows = rows_of("Turyko Suky");
+    let moved = rows.iter().find(|r| r["seq"] == json!(seq)).expect("a row");
+    assert_eq!(
+        (&moved["old"], &moved["new"]),
+        (&json!("20.00"), &json!("40.00"))
+    );
+    assert_eq!(
+        moved["formula"],
+        json!(r#"rules changed: cfr {"one_event_factor":"1"}; score 40.00 = (40) / 1"#)
+    );
+    // Bruce Rae's five events take no factor: nothing moved.
+    assert!(rows_of("Bruce Rae").iter().all(|r| r["seq"] != json!(seq)));
+    let void = laurel(dir.path())
+        .args(["void", &seq.to_string(), "--reason", "wrong"])
+        .output()
+        .unwrap();
+    assert!(void.status.success());
+    let rows = rows_of("Turyko Suky");
+    let moved = rows
+        .iter()
+        .find(|r| r["seq"] == json!(seq))
+        .expect("the voided row");
+    assert_eq!(moved["new"], json!("40.00"));
+    assert!(moved["voided"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("voided by #{}", seq + 1)));
+    let now = standings(dir.path(), &["cfr"]);
+    assert_eq!(row(&now, "Turyko Suky")["score"], json!(20.0));
+}
+
+#[test]
 fn rule_parameters_reach_the_ranking() {
     let dir = ledger_with(ALL);
     let rules = dir.path().join("rules.json");

@@ -236,8 +236,10 @@ struct Voided {
 }
 
 /// The records one run of voids voided, by seq: the seq of the void, the
-/// record's `at`, its namespace (`None` for a `ledger.*` record, which
-/// changes no value itself) and whether it names the subject.
+/// record's `at`, the namespace whose values it may change
+/// ([`systems::concerned_ns`]: a rule change's is its group's; `None` for
+/// another `ledger.*` record, which changes no value itself) and whether it
+/// names the subject.
 type VoidRun = BTreeMap<u64, (u64, Micros, Option<usize>, bool)>;
 
 /// The records `voids` voids (voided seq → its void's), with their voids'
@@ -267,7 +269,7 @@ fn voided_records(
             // A name only voided records hold is no player's: itself.
             names |= players.root_of(n).map_or(n == root, |r| r == root);
         });
-        targets.insert(r.seq, (r.at, systems::ns_index(&r.event), names));
+        targets.insert(r.seq, (r.at, systems::concerned_ns(&r.event), names));
         Ok(())
     })?;
     let by_void: BTreeMap<u64, u64> = voids.iter().map(|(t, v)| (*v, *t)).collect();

@@ -591,9 +591,16 @@ fn admit_record(state: &mut State, rec: &mut Record, check: bool) -> Result<()> 
         .map_err(|msg| invalid_record(rec, msg))
 }
 
+/// Apply `rec`; a rule change changes the rules in force, and with an audit
+/// trail, each system tells what it changed at once
+/// ([`State::audit_rules`]).
 fn apply_record(state: &mut State, rec: &Record, cx: &mut Cx) {
     if let Event::Ledger(ledger::Event::RulesChanged(rc)) = &rec.event {
+        let before = cx.auditing().then(|| cx.params.clone());
         cx.params.change(&rc.system, &rc.params);
+        if let Some(before) = before {
+            state.audit_rules(rec, &before, cx);
+        }
     }
     state.apply(rec, cx);
 }

@@ -228,6 +228,20 @@ impl Selector {
     }
 }
 
+/// The namespace (its index in [`NAMESPACES`]) whose values `e` may change:
+/// a system's event's, or that of the parameter group a rule change sets;
+/// `None` for any other `ledger.*` event (a void, a player registered or
+/// renamed) or an unknown group.
+pub fn concerned_ns(e: &Event) -> Option<usize> {
+    match e {
+        Event::Ledger(crate::events::ledger::Event::RulesChanged(rc)) => {
+            let ns = namespace_of_group(&rc.system)?;
+            NAMESPACES.iter().position(|n| *n == ns)
+        }
+        e => ns_index(e),
+    }
+}
+
 /// What the crate knows of one rating system, implemented by its `State` (the
 /// projection) in `src/systems/<ns>/system.rs`. The `registry!` line lists
 /// every implementor; everything outside a system's folder reaches the system
@@ -285,6 +299,12 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     fn rates_non_player(&self, _name: &str) -> bool {
         false
     }
+    /// The audit trail of a rule change (`rec`; `before`: the rules it
+    /// replaced, `cx` holds the new ones): the changes it makes at once to
+    /// values a table computes when shown (a CFR ranking reads its window
+    /// and factors then). By default none: a rule change reaches later
+    /// events only, which the audit explains as they come.
+    fn audit_rules(&mut self, _rec: &Record, _before: &params::Params, _cx: &mut Cx) {}
     /// The tournaments `--tournament` may name for its tables (`None`: its
     /// tables have no tournaments and take no `--tournament`).
     fn tournaments(&self) -> Option<Vec<String>> {
@@ -379,6 +399,11 @@ macro_rules! registry {
                     $(Event::$variant(_) => self.$ns.apply(rec, cx),)*
                     Event::Ledger(_) => {}
                 }
+            }
+
+            /// Every system's [`RatingSystem::audit_rules`] of rule change `rec`.
+            pub fn audit_rules(&mut self, rec: &Record, before: &params::Params, cx: &mut Cx) {
+                $(<$ns::State as RatingSystem>::audit_rules(&mut self.$ns, rec, before, cx);)*
             }
 
             /// Move the projection of namespace `NAMESPACES[ns]` from `part` into `self`.

@@ -246,7 +246,7 @@ fn one_namespace(view: &View, records: &[Record]) -> Option<(usize, bool)> {
     let (mut seen, mut targets, mut rules) = (BTreeSet::new(), BTreeSet::new(), false);
     let mut note = |e: &Event| {
         rules |= matches!(e, Event::Ledger(ledger::Event::RulesChanged(_)));
-        seen.insert(namespace_of(e));
+        seen.insert(systems::concerned_ns(e));
     };
     for r in records {
         match &r.event {
@@ -265,19 +265,6 @@ fn one_namespace(view: &View, records: &[Record]) -> Option<(usize, bool)> {
     match (seen.len(), seen.first()) {
         (1, Some(&Some(ns))) => Some((ns, rules)),
         _ => None,
-    }
-}
-
-/// The namespace of `e` on this path: a system's event's, or that of the
-/// parameter group a rule change sets; `None` for any other `ledger.*`
-/// event (a void, a player registered or renamed) or an unknown group.
-fn namespace_of(e: &Event) -> Option<usize> {
-    match e {
-        Event::Ledger(ledger::Event::RulesChanged(rc)) => {
-            let ns = systems::namespace_of_group(&rc.system)?;
-            NAMESPACES.iter().position(|n| *n == ns)
-        }
-        e => systems::ns_index(e),
     }
 }
 

@@ -6,9 +6,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
+use crate::events::ledger;
 use crate::num::{decimal_string, json_number, Rational};
+use crate::systems::params::Params;
 use crate::systems::table::{Report, Table};
-use crate::systems::Record;
+use crate::systems::{Event, Record};
 use crate::time::{format_short, Micros};
 
 use super::params::Cfr;
@@ -182,6 +184,60 @@ impl State {
         for c in changes {
             let subject = c.subject.clone();
             cx.audit(&subject, || c);
+        }
+    }
+
+    /// The audit trail of a CFR rule change (`before`: the rules it
+    /// replaced; `cx` holds the new ones). A ranking reads `counted_events`,
+    /// the factors and `decimals` when it is shown, so changing them moves
+    /// drivers' scores at once, by no event of theirs: a change for each
+    /// driver the audit keeps whose shown score moved, naming the rule
+    /// change. Event scores already scored keep the tables they were scored
+    /// with.
+    pub(super) fn audit_rules(&mut self, rec: &Record, before: &Params, cx: &mut Cx) {
+        let Event::Ledger(ledger::Event::RulesChanged(rc)) = &rec.event else {
+            return;
+        };
+        if rc.system != SYS || !cx.auditing() {
+            return;
+        }
+        let drivers: Vec<u32> = match cx.audit_subject() {
+            Some(s) => self.drivers.get(s).into_iter().collect(),
+            None => (0..self.drivers.len() as u32).collect(),
+        };
+        let lines = |cx: &Cx| -> Vec<(Option<Line>, u32)> {
+            let (c, f) = (self.count_all(counted_events(cx)), Factors::of(cx));
+            let line = |&d: &u32| (self.line_of(&c, d, &f), f.decimals);
+            drivers.iter().map(line).collect()
+        };
+        let old_rules = lines(&Cx::new(before.clone(), false));
+        let new_rules = lines(cx);
+        let what = serde_json::to_string(&rc.params).unwrap_or_default();
+        for ((&d, (was, places)), (is, new_places)) in drivers.iter().zip(old_rules).zip(new_rules)
+        {
+            let old = was.map(|l| decimal_string(l.score, places));
+            let (new, total) = match is {
+                Some(l) => {
+                    let new = decimal_string(l.score, new_places);
+                    let total = format!("score {new} = {}", l.formula());
+                    (new, total)
+                }
+                None if old.is_none() => continue,
+                None => ("unranked".to_string(), "no counted event".to_string()),
+            };
+            if old.as_ref() == Some(&new) {
+                continue;
+            }
+            let subject = self.drivers.name(d).to_string();
+            cx.audit(&subject.clone(), || Change {
+                seq: rec.seq,
+                at: rec.at,
+                system: SYS.into(),
+                subject,
+                old,
+                new,
+                formula: format!("rules changed: cfr {what}; {total}"),
+            });
         }
     }
 

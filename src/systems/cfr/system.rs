@@ -1,8 +1,8 @@
 //! `cfr` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
 use super::{events, params, State, TABLES};
-use crate::systems::params::GroupDef;
-use crate::systems::RatingSystem;
+use crate::systems::params::{GroupDef, Params};
+use crate::systems::{Cx, RatingSystem, Record};
 
 impl RatingSystem for State {
     const NAME: &'static str = "cfr";
@@ -15,6 +15,10 @@ impl RatingSystem for State {
         samples!["cfr_pbem.jsonl", "cfr_wbc.jsonl", "cfr_wbc_pbem.jsonl"];
     const WORKER: usize = 2;
     system_items!(bincode);
+
+    fn audit_rules(&mut self, rec: &Record, before: &Params, cx: &mut Cx) {
+        State::audit_rules(self, rec, before, cx);
+    }
 
     fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
         let events::Event::EventCompleted(e) = event else {
