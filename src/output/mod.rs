@@ -111,17 +111,19 @@ fn write_line<'c>(
     cells: impl Iterator<Item = (&'c str, bool)>,
     widths: &[usize],
 ) -> io::Result<()> {
-    use std::fmt::Write as _;
     line.clear();
     for (i, ((s, right), w)) in cells.zip(widths).enumerate() {
         if i > 0 {
             line.push_str("  ");
         }
-        // Writing to a String cannot fail.
-        let _ = match right {
-            true => write!(line, "{s:>w$}"),
-            false => write!(line, "{s:<w$}"),
-        };
+        // Padded by hand: `format!`'s widths stop at 65,535 (and panic
+        // beyond), and a formula may be longer.
+        let pad = w.saturating_sub(s.chars().count());
+        let spaces = std::iter::repeat_n(' ', pad);
+        match right {
+            true => line.extend(spaces.chain(s.chars())),
+            false => line.extend(s.chars().chain(spaces)),
+        }
     }
     w.write_all(line.trim_end().as_bytes())?;
     w.write_all(b"\n")
@@ -540,6 +542,23 @@ mod tests {
         assert_eq!(j["rows"][0]["score"], json!(1771));
         assert_eq!(j["known_at"], json!(3));
         assert!(render(&r, &stamp, Format::Json).starts_with('{'));
+    }
+
+    #[test]
+    fn a_cell_wider_than_format_widths_allow_is_padded_whole() {
+        let long = "x".repeat(70_000);
+        let mut t = Table::new("history", "History", &["seq", "formula"]);
+        t.push(vec![json!(1), json!(long)]);
+        t.push(vec![json!(22), json!("short")]);
+        let text = render_text(&t);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[2].ends_with(&long), "{}", &lines[2][..40]);
+        assert_eq!(lines[3], "    22  short");
+        assert!(
+            lines[1].starts_with("Record  Formula"),
+            "{}",
+            lines[1].trim_end()
+        );
     }
 
     #[test]
