@@ -304,3 +304,55 @@ fn a_tournament_game_names_its_round() {
         "game t1: round and board belong to a tournament",
     );
 }
+
+/// The largest draw one event holds (as many powers as fit in 64 KiB) is
+/// scored once per table, not once per player: Fibonacci's standings of its
+/// 1,400-odd players took 73 s when each player's total scored the board
+/// again, and `history` of one of them (a formula of 167,000 characters)
+/// panicked in the text output.
+#[test]
+fn the_largest_board_an_event_holds_renders_every_table_and_history() {
+    let powers = |n: usize| -> Value {
+        let p = |i: usize| json!({"power": i.to_string(), "player": format!("Q{i}"), "centers": 1 + i % 2});
+        Value::Array((0..n).map(p).collect())
+    };
+    let line = |n: usize| {
+        json!({"type": "diplomacy.game_ended", "at": "2024-03-09", "game": "big", "result": "draw",
+            "centers_total": 1_000_000, "powers": powers(n)})
+        .to_string()
+    };
+    let n = (100..)
+        .take_while(|&n| line(n).len() < 64 * 1024)
+        .last()
+        .unwrap();
+    assert!(n > 1_400, "{n}");
+    let dir = ledger_with(&[]);
+    let out = append_text(dir.path(), &line(n));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let start = std::time::Instant::now();
+    for table in ["fibonacci", "carnage", "dss", "sos"] {
+        let v = standings(dir.path(), &[table]);
+        assert_eq!(v["rows"].as_array().unwrap().len(), n, "{table}");
+    }
+    let history = common::laurel(dir.path())
+        .args(["history", "Q1", "--system", "fibonacci"])
+        .output()
+        .unwrap();
+    assert!(
+        history.status.success(),
+        "{}",
+        String::from_utf8_lossy(&history.stderr)
+    );
+    let text = String::from_utf8_lossy(&history.stdout);
+    assert!(
+        text.lines().nth(2).unwrap().len() > 100_000,
+        "{}",
+        &text[..200]
+    );
+    let took = start.elapsed();
+    assert!(took.as_secs() < 10, "{took:?}");
+}

@@ -2,12 +2,15 @@
 //! table is rendered, each player's exact total, and scores shown as text and
 //! JSON numbers.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
 use num_integer::Integer;
 use num_traits::{Signed, ToPrimitive};
 use serde_json::{json, Value};
 
 use super::exact::exact_sum;
-use super::math::{Exact, Score};
+use super::math::{self, Exact, Score};
 use super::order::{Entries, Ranked};
 use super::store::GameView;
 use super::{ranks_for, scores, State, System};
@@ -43,6 +46,10 @@ pub(super) fn text(score: &Score, places: u32) -> String {
     };
     decimal_trimmed(r, places)
 }
+
+/// The scores of the large boards a table has scored again, by game
+/// ([`State::player_scores`]).
+type LargeBoards = RefCell<BTreeMap<u32, Option<Vec<Exact>>>>;
 
 /// One table rendered from the store: standings, positions, refusals.
 pub(super) struct Rendered {
@@ -159,7 +166,8 @@ impl State {
     fn main_table(&self, sys: System, entries: &Entries, sel: &Selector) -> Table {
         let st = &self.store;
         let name = |id: u32| st.players.name(id);
-        let order = entries.order(name, |id| self.total(sys, entries, id));
+        let large = LargeBoards::default();
+        let order = entries.order(name, |id| self.total(sys, entries, id, &large));
         let mut t = Table::new(
             sys.name(),
             &format!("{} standings (sum over games)", sys.title()),
@@ -171,8 +179,8 @@ impl State {
         for (rank, r) in ranks(&keys).into_iter().zip(&order) {
             t.push_with(|| {
                 let per_game = entries.games_of(r.player);
-                let scores = self.player_scores(sys, &per_game);
-                let total = self.total(sys, entries, r.player);
+                let scores = self.player_scores(sys, &per_game, &large);
+                let total = self.total(sys, entries, r.player, &large);
                 let per_game = per_game.iter().zip(&scores).map(|(&(i, _), s)| {
                     let score = s.as_ref().map(|s| number(&s.big(), sys.places()));
                     let game = st.games.name(st.game(i as usize).name);
@@ -192,24 +200,40 @@ impl State {
 
     /// A player's exact total: the running one if it stayed in machine
     /// integers, else their games scored again and summed.
-    fn total(&self, sys: System, entries: &Entries, player: u32) -> Score {
+    fn total(&self, sys: System, entries: &Entries, player: u32, large: &LargeBoards) -> Score {
         entries.acc(player).total.exact().unwrap_or_else(|| {
-            let scores = self.player_scores(sys, &entries.games_of(player));
+            let scores = self.player_scores(sys, &entries.games_of(player), large);
             exact_sum(&scores.into_iter().flatten().collect::<Vec<_>>())
         })
     }
 
     /// The scores behind a player's `per_game` entries (`None`: a game the
     /// system refuses; a player's entries hold only games it scored, so
-    /// none is `None` and a total sums every one).
-    fn player_scores(&self, sys: System, per_game: &[(u32, u32)]) -> Vec<Option<Exact>> {
+    /// none is `None` and a total sums every one). A board of more than
+    /// [`math::FIB_SMALL`] powers is scored once per table however many of
+    /// its players ask (`large`): scored once per player, a board of N
+    /// powers would cost N times N big fractions.
+    fn player_scores(
+        &self,
+        sys: System,
+        per_game: &[(u32, u32)],
+        large: &LargeBoards,
+    ) -> Vec<Option<Exact>> {
         let st = &self.store;
+        let score = |i: u32| {
+            let g = st.game(i as usize);
+            scores(sys, &g, st.games.name(g.name)).ok()
+        };
         (per_game.iter())
             .map(|&(i, k)| {
-                let g = st.game(i as usize);
-                let mut scores = scores(sys, &g, st.games.name(g.name)).ok()?;
                 let k = k as usize;
-                (k < scores.len()).then(|| scores.swap_remove(k))
+                if st.game(i as usize).positions.len() <= math::FIB_SMALL {
+                    let mut scores = score(i)?;
+                    return (k < scores.len()).then(|| scores.swap_remove(k));
+                }
+                let mut large = large.borrow_mut();
+                let scores = large.entry(i).or_insert_with(|| score(i));
+                scores.as_ref()?.get(k).cloned()
             })
             .collect()
     }
