@@ -61,7 +61,8 @@
 //!   canonical bytes and header fields, a stored event's header read back).
 //! - [`fold`]: the engine: `(at, seq)` order, known-at, voids, as-of, rule changes,
 //!   append-time checks; `checkpoint.rs` resumes from a checkpoint and says what its
-//!   sections are (the rules, then each system's state); `view.rs` reads the ledger
+//!   sections are (the rules, then each system's state), and its `verify.rs` folds the
+//!   records again to check every stored checkpoint for `verify`; `view.rs` reads the ledger
 //!   as a [`fold::Source`]; `lend.rs` gives [`ledger::Ledger::append`] and
 //!   [`ledger::Ledger::verify`]: the ledger's append lent the event grammar of the
 //!   registry's vocabulary ([`systems::GRAMMAR`]) and the check fold, its verify
@@ -129,7 +130,9 @@
 //!   else in the ledger directory is opened or followed.
 //! - **Damage is never folded.** Every stored chunk carries a CRC-32 that every read
 //!   checks; a damaged chunk is an error naming its first seq (exit 1), in a query as in
-//!   `verify`. `verify` also recomputes every record's hash.
+//!   `verify`. `verify` also recomputes every record's hash, and folds the records again
+//!   to check that every checkpoint a fold may start from holds their fold (no hash
+//!   covers a checkpoint: one laurel did not write would change answers unseen).
 //! - **Valid at every step.** An append is accepted only if the whole ledger, new events
 //!   included, folds in `(at, seq)` order with every check passing: a late event that
 //!   would break later ones is refused, and so is a void that others depend on. The first

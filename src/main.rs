@@ -153,7 +153,7 @@ enum Command {
         /// The directory whose *.json and *.jsonl files are appended.
         dir: PathBuf,
     },
-    /// Recompute every hash of the chain; exit 1 if it does not verify.
+    /// Recompute every hash of the chain and fold the records again to check every checkpoint; exit 1 if either fails.
     Verify {
         /// A published head that must still be in the chain: SEQ:HASH, or
         /// SEQ HASH as `laurel head` prints it.

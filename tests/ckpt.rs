@@ -66,8 +66,69 @@ fn checkpointed_answers_equal_the_full_replay_through_invalidating_appends() {
     assert_eq!(msgs[0], msgs[1]);
     assert!(msgs[0].contains("-:1"), "{}", msgs[0]);
     assert_eq!(head(d), before);
-    laurel(d).arg("verify").assert().success();
+    let verified = laurel(d).arg("verify").output().unwrap();
+    assert!(verified.status.success());
+    let said = String::from_utf8_lossy(&verified.stdout);
+    let compared: usize = said
+        .split(", ")
+        .nth(2)
+        .and_then(|s| s.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(compared > 0, "{said}");
     assert!(assert_same_known_at(d, "after voids") > 10);
+}
+
+/// A checkpoint forged from another ledger's (one result changed), with a
+/// valid header bound to this chain's head: answers folded from it change
+/// while every hash of the chain holds, and only `verify`, which folds the
+/// records again, says so (exit 1, naming the checkpoint).
+#[test]
+fn verify_refuses_a_checkpoint_that_does_not_hold_the_fold_of_its_records() {
+    let stream = gen(1200, 5);
+    let flipped = match stream.find(r#""winner":"FP""#) {
+        Some(i) => format!("{}\"winner\":\"DS\"{}", &stream[..i], &stream[i + 13..]),
+        None => panic!("no FP win in the stream"),
+    };
+    let (real, other) = (empty_ledger(), empty_ledger());
+    append(real.path(), &stream);
+    append(other.path(), &flipped);
+    let mine: Vec<(Vec<u8>, Header)> = headers(real.path());
+    let mut forged = 0;
+    for (key, theirs) in headers(other.path()) {
+        let Some((_, h)) = mine.iter().find(|(k, h)| *k == key && h.parent.is_none()) else {
+            continue;
+        };
+        let bytes = std::fs::read(checkpoint_file(other.path(), &key)).unwrap();
+        let bound = Header {
+            head: h.head,
+            ..theirs
+        };
+        let mut file = laurel::ledger::checkpoint::encode_header(&bound);
+        file.extend_from_slice(&bytes[header_len(&bytes)..]);
+        std::fs::write(checkpoint_file(real.path(), &key), file).unwrap();
+        forged += 1;
+    }
+    assert!(forged > 0);
+    let table = ["standings", "valar", "--format", "json"];
+    let (fast, full) = (
+        cmd(real.path(), &table, false),
+        cmd(real.path(), &table, true),
+    );
+    assert_ne!(
+        fast.stdout, full.stdout,
+        "the forged checkpoint was not used"
+    );
+    let out = laurel(real.path()).arg("verify").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        msg.contains("does not hold the fold of the records before it (sections mepbm"),
+        "{msg}"
+    );
+    let untouched = laurel(other.path()).arg("verify").output().unwrap();
+    assert!(untouched.status.success());
 }
 
 /// Every table `--known-at K` for cuts across the ledger (within chunks and

@@ -298,6 +298,46 @@ fn the_old_name_is_refused_after_a_rename_with_the_new_one() {
 /// count as another player: refused, in a later append as in the rename's
 /// own, whether or not the new name was written since; dated after it, the
 /// new name is the player's.
+/// Without its rename, a renamed player's later results would quietly go
+/// to a new player of the new name; without its registration, the events
+/// naming a near-duplicate would be refused as typos. Such a void is refused
+/// (exit 2, nothing written) while events name the name, and taken with them.
+#[test]
+fn voiding_a_rename_or_registration_that_events_still_name_is_refused() {
+    let dir = renamed();
+    let before = head(dir.path());
+    let o = out(dir.path(), &["void", "4", "--reason", "wrong rename"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains(r#"voiding record 4 (ledger.player_renamed "Ada Lovelace" to "Ada King") is refused: cards events still name "Ada King""#),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(head(dir.path()), before);
+    let o = out(
+        dir.path(),
+        &["void", "4", "5", "6", "--reason", "all wrong"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+
+    let dir = league();
+    assert!(out(dir.path(), &["players", "add", "Ada Lovelce"])
+        .status
+        .success());
+    assert!(append_text(dir.path(), &round_2("Ada Lovelce"))
+        .status
+        .success());
+    let o = out(dir.path(), &["void", "4", "--reason", "no such player"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains(r#"(ledger.player_registered "Ada Lovelce") is refused: cards events still name "Ada Lovelce""#),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = out(dir.path(), &["void", "4", "5", "--reason", "both"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
 #[test]
 fn a_late_event_naming_a_new_name_before_its_rename_is_refused() {
     let dir = renamed();

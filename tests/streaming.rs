@@ -66,13 +66,14 @@ fn append_and_verify(bytes: u64, limit: Duration) -> (u64, u64, u64) {
 /// namespace workers, each with its own heap and sections in flight. How much of that
 /// is held at the peak depends on which threads run when: the same append peaks
 /// anywhere from about 200 to 260 MiB from one run to the next. The bounds pin that
-/// trade against regressions.
+/// trade against regressions. `verify` folds the records again to check the
+/// checkpoints: its peak is a fold's, the players' state (about 150 MiB here).
 #[test]
 fn appending_and_verifying_25_mb_stays_under_288_mib() {
     let (n, append, verify) = append_and_verify(25_000_000, Duration::from_secs(120));
     assert!(n >= 150_000);
     assert!(append < 288 << 20, "append peak RSS {append}");
-    assert!(verify < 128 << 20, "verify peak RSS {verify}");
+    assert!(verify < 192 << 20, "verify peak RSS {verify}");
 }
 
 #[test]
@@ -83,9 +84,8 @@ fn appending_and_verifying_1_gb_stays_bounded() {
     // (the bound holds for generated events too).
     let bound = (192 << 20) + 256 * n;
     assert!(append < bound, "append peak RSS {append} (bound {bound})");
-    // Verify does not grow with the ledger, but its peak varies from run to run of
-    // one ledger (mimalloc's page reuse decides; up to ~200 MiB): hence 256 MiB.
-    assert!(verify < 256 << 20, "verify peak RSS {verify}");
+    // Verify folds the records again (the checkpoints' check): the same bound.
+    assert!(verify < bound, "verify peak RSS {verify} (bound {bound})");
 }
 
 /// A memory cgroup (v1 or v2) limited to `limit` bytes, swap included, removed on drop.

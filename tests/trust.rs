@@ -73,7 +73,7 @@ fn a_key_given_twice_is_refused_naming_it() {
     let out = append_text(dir.path(), &array);
     assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
     assert!(
-        stderr_of(&out).contains(":3: `value` appears twice"),
+        stderr_of(&out).contains(":3, mepbm.rating_seeded: `value` appears twice"),
         "{}",
         stderr_of(&out)
     );

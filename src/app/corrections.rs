@@ -8,8 +8,9 @@
 //!   seq, in the order given, at the same `at`, with the same reason. A seq that
 //!   is not an earlier record, is already voided, is itself a void, or is named
 //!   twice (its two voids would be one event) refuses the whole command (exit 2, nothing written), and so does a
-//!   void that later records depend on (a round whose results are recorded), as
-//!   for a void appended from a file.
+//!   void that later records depend on (a round whose results are recorded; a
+//!   rename or registration whose name later events write: the fold's
+//!   `voided_players`), as for a void appended from a file.
 //! - **A void cannot be voided**: voids are final, so a wrong void is not undone;
 //!   the voided event is appended again instead, under a new id if its copy would
 //!   be an exact one (an exact copy of a record, voided or not, is "already

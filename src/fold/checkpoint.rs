@@ -424,6 +424,14 @@ impl Ledger {
     /// the new records ([`crate::players`]): the names the append brings for
     /// the first time, in order, or the error of the first one refused.
     pub(crate) fn check_fold(&self, old: u64, new: Head, store: bool) -> Result<Vec<String>> {
+        let names = self.check_fold_of(old, new, store)?;
+        self.check_voided_players(&View::new(self, new.seq), old)?;
+        Ok(names)
+    }
+
+    /// [`Ledger::check_fold`] but for its voids of registrations and renames
+    /// (`voided_players`).
+    fn check_fold_of(&self, old: u64, new: Head, store: bool) -> Result<Vec<String>> {
         let cut = self.cut_after(old, new.seq)?;
         if let Some(cut) = cut {
             if let Some(checked) = self.late_check((old, new), cut, store)? {
@@ -613,3 +621,5 @@ mod late;
 mod named;
 #[cfg(test)]
 mod tests;
+mod verify;
+mod voided_players;

@@ -43,7 +43,10 @@
 //!   checkpoint serves a cut*, `fold/checkpoint.rs`).
 //!
 //! A checkpoint is a cache: any damage or doubt means "not there", and the
-//! fold starts from nothing, which gives the same answer.
+//! fold starts from nothing, which gives the same answer. No hash of the
+//! chain covers its sections (the header's check finds damage, not
+//! forgery): `verify` folds the records again and compares every checkpoint
+//! a fold may use (the fold's `checkpoint::verify`).
 //!
 //! ```text
 //! key = position, 16 bytes, order-preserving:
@@ -558,6 +561,15 @@ impl Ledger {
         }
         let (lo, hi) = (h.head.seq.min(upto), h.head.seq.max(upto));
         Ok(self.cut_after(lo, hi)?.is_none_or(|cut| h.pos < cut))
+    }
+
+    /// Every stored checkpoint's header that reads (one that does not is
+    /// absent to every fold), in position order.
+    pub(crate) fn all_checkpoints(&self) -> Result<Vec<Header>> {
+        self.with_headers(|all| {
+            let read = |(k, v): (&[u8; 16], &Vec<u8>)| Header::read(v).filter(|h| key(h.pos) == *k);
+            all.iter().filter_map(read).collect()
+        })
     }
 
     /// `f` on the checkpoint headers, read from their files ([`file::list`])

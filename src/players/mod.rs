@@ -243,6 +243,12 @@ impl Players {
             .fold(0, |bits, b| bits | b)
     }
 
+    /// The namespaces whose events write `name` itself (not a later name of
+    /// its player written as it): a bit per [`NAMESPACES`] entry.
+    pub fn systems_naming(&self, name: &str) -> u32 {
+        self.written.get(name).map_or(0, |w| w.systems)
+    }
+
     /// The earliest `at` the index holds for the player whose root is
     /// `root`, under any of its names: that of its events, or of its
     /// registration or rename for a name no event names; `None` for a name

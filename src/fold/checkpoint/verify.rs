@@ -1,0 +1,123 @@
+//! `verify`'s check of the checkpoints.
+//!
+//! A checkpoint is a cache that no hash of the chain covers: its header
+//! names the head it was made at, and nothing but folding the records again
+//! shows that its sections hold their fold. A checkpoint written by anyone
+//! but laurel (a forged one, with a genuine head in its header) would change
+//! every answer folded from it while the chain verifies. So `verify` folds
+//! the records again, from nothing, and compares at each checkpoint a fold
+//! may start from: every section it stores must be, byte for byte, the
+//! section the fold encodes there (sections encode deterministically: the
+//! state's maps are ordered). A checkpoint that no fold can use (bound to
+//! records the chain no longer holds, or damaged: it reads as absent) is
+//! not compared.
+//!
+//! Which fold: a checkpoint usable by a fold of the whole ledger (what every
+//! append leaves behind) against the fold of the whole ledger; one bound to
+//! an earlier head and usable only by `--known-at` cuts against the fold of
+//! the records up to that head, one fold per such head.
+
+use std::collections::BTreeMap;
+
+use super::{encode_section, names, params_of, section_bytes};
+use crate::error::Result;
+use crate::fold::view::View;
+use crate::fold::{Marks, Pos, Query, Sink, Snapshot};
+use crate::ledger::checkpoint::Header;
+use crate::ledger::Ledger;
+use crate::systems::players::Index;
+use crate::systems::{State, NAMESPACES};
+
+impl Ledger {
+    /// Every checkpoint a fold may start from, compared with the fold of the
+    /// records it was made from (see the module docs): `(seq of its
+    /// position, what differs)` for each one that does not hold it, in
+    /// position order; how many were compared.
+    pub fn verify_checkpoints(&self) -> Result<(Vec<(u64, String)>, usize)> {
+        let head = self.head()?.seq;
+        let mut by_head: BTreeMap<u64, Vec<Header>> = BTreeMap::new();
+        for h in self.all_checkpoints()? {
+            let upto = match self.usable(&h, head)? {
+                true => head,
+                false if self.usable(&h, h.head.seq)? => h.head.seq,
+                false => continue,
+            };
+            by_head.entry(upto).or_default().push(h);
+        }
+        let mut problems = Vec::new();
+        let mut compared = 0;
+        for (upto, headers) in by_head {
+            compared += headers.len();
+            problems.extend(self.compare_with_fold(upto, headers)?);
+        }
+        problems.sort();
+        Ok((problems, compared))
+    }
+
+    /// Fold the records `1..=upto` from nothing and compare, at each of
+    /// `headers`' positions (ascending), the state with its stored sections.
+    fn compare_with_fold(&self, upto: u64, headers: Vec<Header>) -> Result<Vec<(u64, String)>> {
+        let names = names();
+        let mut problems = Vec::new();
+        let mut next = headers.iter().peekable();
+        let mut put = |pos: Pos, _folded: u64, made: Snapshot| -> Result<()> {
+            while let Some(h) = next.next_if(|h| h.pos <= pos) {
+                let differs = self.differing(h, &names, &made)?;
+                if !differs.is_empty() {
+                    let what = format!(
+                        "the checkpoint at seq {} does not hold the fold of the records before it (sections {}): laurel did not write it, or it was changed since; removing {} (a cache) gives every answer from the records alone, and the next append makes checkpoints anew",
+                        h.pos.1,
+                        differs.join(", "),
+                        self.files_dir().display()
+                    );
+                    problems.push((h.pos.1, what));
+                }
+            }
+            Ok(())
+        };
+        let sink = Sink {
+            marks: Marks::At(headers.iter().map(|h| h.pos).collect()),
+            encode: encode_section,
+            put: &mut put,
+        };
+        let view = View::new(self, upto);
+        super::super::fold_from(&view, &Query::default(), None, Some(sink))?.discard();
+        Ok(problems)
+    }
+
+    /// The names of `h`'s stored sections that do not hold the fold's
+    /// `made`: bytes that differ and, decoded and encoded again, still
+    /// differ (an older laurel may have laid out the same state otherwise).
+    /// A section the checkpoint lacks, or that does not read back or decode
+    /// (damage: a fold then does not use the checkpoint), is not compared.
+    fn differing(&self, h: &Header, names: &[String], made: &Snapshot) -> Result<Vec<String>> {
+        let mut differs = Vec::new();
+        for (i, (name, made)) in names.iter().zip(made).enumerate() {
+            let (Some(made), Some(_)) = (made, h.index(name)) else {
+                continue;
+            };
+            let Some(stored) = self.raw_section(h, name)? else {
+                continue;
+            };
+            if stored != *made && reencoded(i, &stored).is_some_and(|again| again != *made) {
+                differs.push(name.clone());
+            }
+        }
+        Ok(differs)
+    }
+}
+
+/// Section `i`'s bytes ([`names`]) decoded and encoded again as this laurel
+/// writes them; `None` if they do not decode.
+fn reencoded(i: usize, stored: &[u8]) -> Option<Vec<u8>> {
+    let n = NAMESPACES.len();
+    match i {
+        0 => section_bytes(&params_of(stored)?).ok(),
+        _ if i <= n => {
+            let mut state = State::default();
+            state.restore_of(i - 1, stored)?;
+            state.checkpoint_of(i - 1).ok()
+        }
+        _ => Index::restore(stored)?.checkpoint().ok(),
+    }
+}

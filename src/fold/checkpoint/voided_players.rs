@@ -1,0 +1,116 @@
+//! An append that voids a `ledger.player_registered` or a
+//! `ledger.player_renamed` while events still name the name it brought.
+//!
+//! Without a rename, the events after it that write its `to` are no longer
+//! its player's: they become a new player of that name, and the player's
+//! results after the rename quietly move to them. Without a registration,
+//! the events naming the registered name would be refused as a typo of a
+//! known player when appended anew. Either way the ledger would not
+//! validate as it stands without the record, so the void is refused (as a
+//! void that other records depend on is), naming the namespaces whose
+//! events name it: void those events in the same append, or leave the
+//! record (a wrong rename is mended by renaming back).
+
+use std::collections::BTreeMap;
+
+use super::{disabled, Part};
+use crate::error::{Error, Origin, Result};
+use crate::events::ledger;
+use crate::fold::view::View;
+use crate::fold::{self, Query, Source};
+use crate::ledger::Ledger;
+use crate::players::Players;
+use crate::systems::{Event, NAMESPACES};
+use crate::time::Micros;
+
+/// A voided record that brought a name: (void seq, its seq, how the
+/// message names it, the name).
+type Brought = (u64, u64, String, String);
+
+impl Ledger {
+    /// The refusal of the first void among the records `old + 1..=upto`
+    /// of `view` that takes away a registration or rename whose name events
+    /// still name (see the module docs); `Ok` when there is none. Folds the
+    /// players indexes only when such a void is there.
+    pub(super) fn check_voided_players(&self, view: &View, old: u64) -> Result<()> {
+        let voids = fold::voids(view, &Query::default())?;
+        let mine: BTreeMap<u64, u64> = voids.into_iter().filter(|(_, v)| *v > old).collect();
+        if mine.is_empty() {
+            return Ok(());
+        }
+        let brought = brought_names(view, &mine)?;
+        if brought.is_empty() {
+            return Ok(());
+        }
+        let players = self.players_of(view)?;
+        for (void, target, what, name) in brought {
+            let named = players.systems_naming(&name);
+            if named == 0 {
+                continue;
+            }
+            let systems: Vec<&str> = (NAMESPACES.iter().enumerate())
+                .filter(|(i, _)| named & (1 << i) != 0)
+                .map(|(_, ns)| *ns)
+                .collect();
+            let msg = format!(
+                "voiding record {target} ({what}) is refused: {} events still name {name:?}; void them in the same append, or keep the record (a wrong rename is mended by renaming back)",
+                systems.join(", ")
+            );
+            let origin = Origin {
+                seq: Some(void),
+                kind: Some("ledger.voided".into()),
+                ..Origin::default()
+            };
+            return Err(Error::invalid(origin, msg));
+        }
+        Ok(())
+    }
+
+    /// The players indexes of `view`'s records merged, folded from the
+    /// latest checkpoint that serves them.
+    fn players_of(&self, view: &View) -> Result<Players> {
+        let q = Query {
+            players_only: true,
+            ..Query::default()
+        };
+        let bound = (Micros::MAX, u64::MAX);
+        let start = match disabled() {
+            true => None,
+            false => {
+                (self.start_before(bound, view.last_seq(), Part::of(&q), false)?).map(|(s, _)| s)
+            }
+        };
+        let f = fold::fold_from(view, &q, start, None)?;
+        let players = Players::merge(&f.state.players);
+        f.discard();
+        Ok(players)
+    }
+}
+
+/// The registrations and renames among the voided records of `voided`
+/// (target → void), by void seq.
+fn brought_names(view: &View, voided: &BTreeMap<u64, u64>) -> Result<Vec<Brought>> {
+    let mut brought = Vec::new();
+    let targets: Vec<u64> = voided.keys().copied().collect();
+    view.records(&targets, &mut |r| {
+        let void = voided.get(&r.seq).copied().unwrap_or_default();
+        match &r.event {
+            Event::Ledger(ledger::Event::PlayerRegistered(p)) => brought.push((
+                void,
+                r.seq,
+                format!("ledger.player_registered {:?}", p.name),
+                p.name.clone(),
+            )),
+            Event::Ledger(ledger::Event::PlayerRenamed(p)) => brought.push((
+                void,
+                r.seq,
+                format!("ledger.player_renamed {:?} to {:?}", p.from, p.to),
+                p.to.clone(),
+            )),
+            _ => {}
+        }
+        Ok(())
+    })?;
+    brought.sort();
+    Ok(brought)
+}
