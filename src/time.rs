@@ -19,10 +19,18 @@ pub fn parse(s: &str) -> Option<Micros> {
 }
 
 /// [`parse`] for an event's `at` as given: to the microsecond, a finer
-/// fraction (`.000000999`) refused rather than cut to an earlier instant.
+/// fraction (`.000000999`) refused rather than cut to an earlier instant; a
+/// leap second (`23:59:60`, which would fold as the next day's first) and an
+/// instant outside the years 0000 to 9999 in UTC (`9999-12-31T23:59:59-01:00`,
+/// which no `--as-of` reaches) refused too.
 pub fn parse_input(s: &str) -> Option<Micros> {
-    parse_with(s, |nanos| nanos % 1_000 == 0)
+    let t = parse_with(s, |nanos| nanos % 1_000 == 0 && nanos < 1_000_000_000)?;
+    INPUT_YEARS.contains(&t).then_some(t)
 }
+
+/// The instants an event's `at` may be: 0000-01-01T00:00:00Z up to, not
+/// including, 10000-01-01T00:00:00Z.
+const INPUT_YEARS: std::ops::Range<Micros> = -62_167_219_200_000_000..253_402_300_800_000_000;
 
 /// [`parse`], a timestamp taken only if `fine` takes its fraction of a
 /// second in nanoseconds.
@@ -85,6 +93,26 @@ pub fn inclusive_end(t: Micros) -> Micros {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn input_instants_are_the_years_0000_to_9999_utc_without_leap_seconds() {
+        let at = |y: i32| {
+            Utc.with_ymd_and_hms(y, 1, 1, 0, 0, 0)
+                .unwrap()
+                .timestamp_micros()
+        };
+        assert_eq!(INPUT_YEARS, at(0)..at(10_000));
+        assert_eq!(parse_input("0000-01-01"), Some(at(0)));
+        assert_eq!(
+            parse_input("9999-12-31T23:59:59.999999Z"),
+            Some(at(10_000) - 1)
+        );
+        assert_eq!(parse_input("9999-12-31T23:59:59-01:00"), None);
+        assert_eq!(parse_input("0000-01-01T00:00:00+01:00"), None);
+        assert_eq!(parse_input("2024-01-01T23:59:60Z"), None);
+        // Stored records are read as they were accepted.
+        assert!(parse("9999-12-31T23:59:59-01:00").is_some());
+    }
 
     #[test]
     fn dates_are_midnight_utc_and_bounds_end_of_day() {

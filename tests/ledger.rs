@@ -409,6 +409,22 @@ fn missing_ledger_and_bad_usage_exit_2() {
     let dir = empty_ledger();
     let out = laurel(dir.path()).arg("init").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("a ledger already exists"));
+    // A ledger gets a directory of its own, not one holding other files
+    // (here: the directory holding the ledger).
+    let out = assert_cmd::Command::cargo_bin("laurel")
+        .unwrap()
+        .env_remove("LAUREL_LEDGER")
+        .args(["--ledger", dir.path().to_str().unwrap(), "init"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = stderr(&out);
+    assert!(
+        said.contains("is not empty: `laurel init` makes a ledger in a new or empty directory"),
+        "{said}"
+    );
+    assert!(!dir.path().join("HEAD").exists());
     let out = laurel(dir.path())
         .args(["verify", "--expect", "zz"])
         .output()

@@ -15,13 +15,36 @@ use crate::time::{self, Micros};
 pub(crate) fn payload<T: DeserializeOwned>(kind: &str, v: Value) -> Result<T, String> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner().to_string();
+        let inner = in_words(&e.into_inner().to_string());
         if path == "." || path.is_empty() {
             format!("{kind}: {inner}")
         } else {
             format!("{kind}: field `{path}`: {inner}")
         }
     })
+}
+
+/// serde's message with its Rust type names in words: `expected i64` is
+/// `expected an integer`, an unsigned one `expected an integer from 0`, and
+/// an enum's `expected string or map` the names `laurel events` lists.
+fn in_words(msg: &str) -> String {
+    let mut out = msg.to_string();
+    for (rust, words) in [
+        ("expected i64", "expected an integer"),
+        ("expected i32", "expected an integer"),
+        ("expected u64", "expected an integer from 0"),
+        ("expected u32", "expected an integer from 0"),
+        ("expected usize", "expected an integer from 0"),
+        (
+            "expected string or map",
+            "expected one of the names this field takes (`laurel events TYPE` lists them)",
+        ),
+    ] {
+        if let Some(head) = out.strip_suffix(rust) {
+            out = format!("{head}{words}");
+        }
+    }
+    out
 }
 
 /// The values an integer payload field may take, bounds included.

@@ -166,10 +166,22 @@ fn exists(path: &Path) -> bool {
 }
 
 impl Ledger {
-    /// Create a new, empty ledger at `path`, ready for appends.
+    /// Create a new, empty ledger at `path` (a new or empty directory), ready
+    /// for appends.
     pub fn init(path: &Path) -> Result<Ledger> {
         if exists(path) {
             return Err(Error::Exists(path.to_path_buf()));
+        }
+        // A ledger gets a directory of its own: one made among other files
+        // (another ledger's `segments/`, a home directory) would leave them
+        // beside files laurel writes and removes.
+        if let Ok(mut entries) = std::fs::read_dir(path) {
+            if entries.next().is_some() {
+                return Err(Error::Usage(format!(
+                    "{} is not empty: `laurel init` makes a ledger in a new or empty directory",
+                    path.display()
+                )));
+            }
         }
         let lock = lock(path)?;
         // Again under the lock: another `init` may have won the race.

@@ -124,6 +124,17 @@ impl Pending<'_> {
                 if let Err(r) = self.grammar.parser().whole(&inc.canonical) {
                     return Err(refused(&names[inc.file], inc.line, r));
                 }
+                // A record of this append: not recorded yet, so no seq to
+                // correct; its line is the other place to look.
+                if seq >= self.first {
+                    let (file, line) = self.origins.get(seq - self.first);
+                    let id = inc.id.clone().unwrap_or_default();
+                    let msg = format!(
+                        "id {id:?} is given twice in this append with different content (first at {}:{line}); give each event its own id",
+                        names[file]
+                    );
+                    return Err(Error::invalid(origin(), msg));
+                }
                 return Err(Error::IdConflict {
                     origin: Box::new(origin()),
                     id: inc.id.unwrap_or_default(),
