@@ -55,7 +55,7 @@ fn an_append_reports_the_players_it_names_first() {
 }
 
 #[test]
-fn the_three_typos_of_known_names_are_refused_with_did_you_mean() {
+fn typos_and_look_alikes_of_known_names_are_refused_with_did_you_mean() {
     let dir = league();
     let before = head(dir.path());
     for (typo, known, how) in [
@@ -68,8 +68,15 @@ fn the_three_typos_of_known_names_are_refused_with_did_you_mean() {
         (
             "ClaudeShannon",
             "Claude Shannon",
-            "the same but for case, accents or spaces",
+            "the same but for case, accents, spaces or look-alike letters",
         ),
+        // An impostor: Cyrillic "а" and "о" in place of the Latin letters.
+        (
+            "\u{410}da Lovel\u{430}ce",
+            "Ada Lovelace",
+            "the same but for case, accents, spaces or look-alike letters",
+        ),
+        ("Brian Kernigh\u{430}n", "Brian Kernighan", "look-alike"),
     ] {
         let file = dir.path().join("round2.jsonl");
         std::fs::write(&file, round_2(typo)).unwrap();

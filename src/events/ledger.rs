@@ -59,7 +59,8 @@ pub struct RulesChanged {
 ///
 /// `name` is a player of its own, whatever names it is close to: an append
 /// accepts it even if it looks like a typo of a known player's name
-/// (equal ignoring case, accents and whitespace, or one edit apart for names
+/// (equal ignoring case, accents, whitespace and letters of other scripts that
+/// look alike, or one edit apart for names
 /// of 6 characters or more, an edit of a digit aside). `laurel players add NAME` appends one.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -350,7 +350,7 @@ fn refused(name: &str, known: &str, seq: u64) -> Error {
         ..Origin::default()
     };
     let how = match near::key(name) == near::key(known) {
-        true => "the same but for case, accents or spaces",
+        true => "the same but for case, accents, spaces or look-alike letters",
         false => "one edit apart",
     };
     Error::invalid(

@@ -29,8 +29,10 @@ pub const EDIT_MIN: usize = 6;
 
 /// The key of `name`: decomposed (NFD), combining marks dropped, whitespace
 /// and the characters that show nothing dropped (the zero-width joiners and
-/// variation selectors too), lower case. "Zoë  Smith" and "zoe smith" share
-/// the key `zoesmith`.
+/// variation selectors too), each other character that is not ASCII written
+/// as the one it looks like ([`looks_like`]), lower case. "Zoë  Smith" and
+/// "zoe smith" share the key `zoesmith`, and so do "Bo" and "Bо" (a Cyrillic
+/// о): an impostor's name is a typo of the name it copies.
 pub fn key(name: &str) -> String {
     let mut chars = Vec::new();
     key_chars(name, &mut chars);
@@ -49,7 +51,31 @@ fn key_chars(name: &str, out: &mut Vec<char>) {
         let decomposed = name.nfd();
         let kept = decomposed
             .filter(|&c| !is_combining_mark(c) && !c.is_whitespace() && !shows_nothing(c));
-        out.extend(kept.flat_map(char::to_lowercase));
+        for c in kept {
+            looks_like(c, &mut |c| out.extend(c.to_lowercase()));
+        }
+    }
+}
+
+/// What `c` looks like: itself if ASCII, else its prototype in Unicode's
+/// confusables (UTS #39 skeleton: Cyrillic "о" and Greek "ο" are "o",
+/// fullwidth "Ａ" is "A"), its combining marks dropped, handed to `f`. ASCII characters
+/// keep themselves: the confusables would make "l" of "I" and "1", and
+/// "Ivan" a typo of "lvan".
+fn looks_like(c: char, f: &mut dyn FnMut(char)) {
+    if c.is_ascii() {
+        return f(c);
+    }
+    let mut buf = [0u8; 4];
+    let skeleton = unicode_security::confusable_detection::skeleton(c.encode_utf8(&mut buf));
+    let mut any = false;
+    for c in skeleton.filter(|&c| !is_combining_mark(c)) {
+        any = true;
+        f(c);
+    }
+    // A character whose prototype is all marks keeps itself.
+    if !any {
+        f(c);
     }
 }
 
@@ -247,6 +273,30 @@ mod tests {
         assert_eq!(key("brian kernighan"), key("Brian Kernighan"));
         assert_eq!(key("Zoë Smith"), "zoesmith");
         assert_ne!(key("Ada Lovelce"), key("Ada Lovelace"));
+    }
+
+    #[test]
+    fn keys_of_look_alike_letters_of_other_scripts_are_the_latin_ones() {
+        assert_eq!(key("B\u{43e}"), key("Bo"), "Cyrillic o");
+        assert_eq!(key("\u{392}\u{3bf}"), key("Bo"), "Greek Beta, omicron");
+        assert_eq!(key("\u{ff21}da"), key("Ada"), "fullwidth A");
+        assert_eq!(key("\u{130}van"), key("Ivan"), "I with a dot above");
+        // ASCII keeps itself, and a script that looks like no Latin does too.
+        assert_ne!(key("Ivan"), key("lvan"));
+        assert_ne!(
+            key("\u{5e9}\u{5dc}\u{5d5}\u{5dd}"),
+            key("\u{5e9}\u{5dc}\u{5d9}")
+        );
+        assert_eq!(
+            key("\u{5e9}\u{5dc}\u{5d5}\u{5dd}").chars().count(),
+            4,
+            "no letter lost"
+        );
+        assert_ne!(
+            key("\u{41c}\u{438}\u{440}"),
+            key("Mir"),
+            "Cyrillic и looks like no Latin letter"
+        );
     }
 
     #[test]
