@@ -39,11 +39,26 @@ impl std::fmt::Display for Origin {
             parts.push(kind.clone());
         }
         if let Some(id) = &self.id {
-            parts.push(format!("id {id:?}"));
+            parts.push(format!("id {}", quoted_id(id)));
         }
         write!(f, "{}", parts.join(", "))
     }
 }
+
+/// An event's id as a message names it: JSON-quoted (as the input wrote
+/// it), cut after [`ID_SHOWN`] characters (an id may be 4096 bytes).
+fn quoted_id(id: &str) -> String {
+    let mut chars = id.chars();
+    let shown: String = chars.by_ref().take(ID_SHOWN).collect();
+    let quoted = serde_json::to_string(&shown).unwrap_or_default();
+    match chars.next() {
+        None => quoted,
+        Some(_) => format!("{quoted}…"),
+    }
+}
+
+/// The characters of an id a message shows.
+const ID_SHOWN: usize = 80;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -127,3 +142,28 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_origin_names_the_id_json_quoted_and_cut_after_80_characters() {
+        let at = |id: &str| Origin {
+            file: Some("f.jsonl".into()),
+            line: Some(3),
+            kind: Some("mepbm.game_ended".into()),
+            id: Some(id.into()),
+            ..Origin::default()
+        };
+        assert_eq!(
+            at("a b\u{7}").to_string(),
+            r#"f.jsonl:3, mepbm.game_ended, id "a b\u0007""#
+        );
+        let long = at(&"x".repeat(60_000)).to_string();
+        assert!(
+            long.ends_with(&format!("id \"{}\"…", "x".repeat(80))),
+            "{long}"
+        );
+    }
+}

@@ -51,7 +51,7 @@ fn parse_with(s: &str, fine: impl Fn(u32) -> bool) -> Option<Micros> {
 /// Parse a query bound: a plain date means the *end* of that day, so
 /// `--as-of 2003-02-01` includes everything that happened on 1 February.
 pub fn parse_bound(s: &str) -> Option<Micros> {
-    let t = parse(s)?;
+    let t = parse_input(s)?;
     let is_date = s.len() == 10 && NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok();
     Some(if is_date { t + 86_400_000_000 - 1 } else { t })
 }

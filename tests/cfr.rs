@@ -323,6 +323,11 @@ fn history_lists_the_scores_a_rule_change_moves_and_keeps_them_once_voided() {
     );
     // Bruce Rae's five events take no factor: nothing moved.
     assert!(rows_of("Bruce Rae").iter().all(|r| r["seq"] != json!(seq)));
+    // Shown with three places, 40 is still 40: no row.
+    let places = r#"{"type":"ledger.rules_changed","at":"2013-03-02","system":"cfr","params":{"decimals":3}}"#;
+    assert!(append_text(dir.path(), places).status.success());
+    let rows = rows_of("Turyko Suky");
+    assert!(rows.iter().all(|r| r["seq"] != json!(seq + 1)), "{rows:?}");
     let void = laurel(dir.path())
         .args(["void", &seq.to_string(), "--reason", "wrong"])
         .output()
@@ -337,7 +342,7 @@ fn history_lists_the_scores_a_rule_change_moves_and_keeps_them_once_voided() {
     assert!(moved["voided"]
         .as_str()
         .unwrap()
-        .starts_with(&format!("voided by #{}", seq + 1)));
+        .starts_with(&format!("voided by #{}", seq + 2)));
     let now = standings(dir.path(), &["cfr"]);
     assert_eq!(row(&now, "Turyko Suky")["score"], json!(20.0));
 }

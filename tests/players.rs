@@ -290,6 +290,21 @@ fn the_old_name_is_refused_after_a_rename_with_the_new_one() {
         err.contains(r#"player "Ada Lovelace" was renamed to "Ada King"; write "Ada King""#),
         "{err}"
     );
+    // After a second rename, both point at the name the player has now.
+    let again =
+        r#"{"type":"ledger.player_renamed","at":"2024-01-15","from":"Ada King","to":"Ada Byron"}"#;
+    assert!(append_text(dir.path(), again).status.success());
+    let err = text(&append_text(dir.path(), &format!("{r3}\n")).stderr);
+    assert!(
+        err.contains(
+            r#"player "Ada Lovelace" was renamed to "Ada King", now "Ada Byron"; write "Ada Byron""#
+        ),
+        "{err}"
+    );
+    let rename =
+        r#"{"type":"ledger.player_renamed","at":"2024-02-01","from":"Ada Lovelace","to":"Ada L"}"#;
+    let err = text(&append_text(dir.path(), rename).stderr);
+    assert!(err.contains(r#"rename "Ada Byron""#), "{err}");
     // A rename to a name somebody has is refused too.
     let clash = r#"{"type":"ledger.player_renamed","at":"2024-02-01","from":"Brian Kernighan","to":"Claude Shannon"}"#;
     let o = append_text(dir.path(), &format!("{clash}\n"));
@@ -301,16 +316,14 @@ fn the_old_name_is_refused_after_a_rename_with_the_new_one() {
     );
 }
 
-/// A late event naming a rename's new name, dated before the rename, would
-/// count as another player: refused, in a later append as in the rename's
-/// own, whether or not the new name was written since; dated after it, the
-/// new name is the player's.
 /// Without its rename, a renamed player's later results would quietly go
-/// to a new player of the new name; without its registration, the events
-/// naming a near-duplicate would be refused as typos. Such a void is refused
-/// (exit 2, nothing written) while events name the name, and taken with them.
+/// to a new player of the new name, and a later rename of that name would
+/// rename no one; without its registration, the events naming a
+/// near-duplicate would be refused as typos. Such a void is refused (exit 2,
+/// nothing written) while records write the name, and taken with them; a
+/// registration of a name records already wrote brought nothing and goes.
 #[test]
-fn voiding_a_rename_or_registration_that_events_still_name_is_refused() {
+fn voiding_a_rename_or_registration_that_records_still_write_is_refused() {
     let dir = renamed();
     let before = head(dir.path());
     let o = out(dir.path(), &["void", "4", "--reason", "wrong rename"]);
@@ -321,16 +334,25 @@ fn voiding_a_rename_or_registration_that_events_still_name_is_refused() {
         text(&o.stderr)
     );
     assert_eq!(head(dir.path()), before);
-    let o = out(
-        dir.path(),
-        &["void", "4", "5", "6", "--reason", "all wrong"],
+    // A chain: Ada Lovelace, Ada King, Ada Byron. The first rename is what
+    // the second renames.
+    let chain =
+        r#"{"type":"ledger.player_renamed","at":"2024-01-12","from":"Ada King","to":"Ada Byron"}"#;
+    assert!(append_text(dir.path(), chain).status.success());
+    let all = ["void", "4", "5", "6", "--reason", "all wrong"];
+    let o = out(dir.path(), &all);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains(r#"is refused: record 7 renames "Ada King""#),
+        "{}",
+        text(&o.stderr)
     );
+    let o = out(dir.path(), &["void", "4", "5", "6", "7", "--reason", "all"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
 
     let dir = league();
-    assert!(out(dir.path(), &["players", "add", "Ada Lovelce"])
-        .status
-        .success());
+    let add = |name: &str| out(dir.path(), &["players", "add", name]);
+    assert!(add("Ada Lovelce").status.success());
     assert!(append_text(dir.path(), &round_2("Ada Lovelce"))
         .status
         .success());
@@ -343,8 +365,16 @@ fn voiding_a_rename_or_registration_that_events_still_name_is_refused() {
     );
     let o = out(dir.path(), &["void", "4", "5", "--reason", "both"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // Registering a name the league's events wrote already brought nothing.
+    assert!(add("Brian Kernighan").status.success());
+    let o = out(dir.path(), &["void", "8", "--reason", "not needed"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
 }
 
+/// A late event naming a rename's new name, dated before the rename, would
+/// count as another player: refused, in a later append as in the rename's
+/// own, whether or not the new name was written since; dated after it, the
+/// new name is the player's.
 #[test]
 fn a_late_event_naming_a_new_name_before_its_rename_is_refused() {
     let dir = renamed();

@@ -247,18 +247,9 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
             msg: all.join("; "),
         });
     }
-    // Only a verified chain is worth folding again.
-    let (problems, compared) = ledger.verify_checkpoints()?;
-    if let Some((seq, _)) = problems.first() {
-        let all: Vec<String> = problems.iter().map(|(_, m)| m.clone()).collect();
-        return Err(Error::Tampered {
-            seq: *seq,
-            msg: all.join("; "),
-        });
-    }
     let mut out = format!(
-        "ok: {} record(s), chain verified, {compared} checkpoint(s) hold its fold\nhead {}\n",
-        report.records, report.head
+        "ok: {} record(s), chain verified, {} checkpoint(s) hold its fold\nhead {}\n",
+        report.records, report.checkpoints, report.head
     );
     if let Some((s, h)) = expect {
         out.push_str(&format!(

@@ -632,7 +632,7 @@ fn typed<E: Vocabulary>(value: Value) -> Result<(Option<String>, Micros, String,
     }
     let at_text = take_string(&mut map, "at")?.ok_or("missing field `at`")?;
     let at = time::parse_input(&at_text).ok_or_else(|| {
-        format!("field `at`: {at_text:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp to the microsecond, in the years 0000 to 9999 (UTC)")
+        format!("field `at`: {at_text:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp to the microsecond, in the years 0000 to 9999 (UTC), without a leap second")
     })?;
     let id = take_string(&mut map, "id")?;
     if id.as_deref() == Some("") {

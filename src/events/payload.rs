@@ -15,7 +15,7 @@ use crate::time::{self, Micros};
 pub(crate) fn payload<T: DeserializeOwned>(kind: &str, v: Value) -> Result<T, String> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();
-        let inner = in_words(&e.into_inner().to_string());
+        let inner = in_words(&e.into_inner().to_string(), kind);
         if path == "." || path.is_empty() {
             format!("{kind}: {inner}")
         } else {
@@ -24,27 +24,31 @@ pub(crate) fn payload<T: DeserializeOwned>(kind: &str, v: Value) -> Result<T, St
     })
 }
 
-/// serde's message with its Rust type names in words: `expected i64` is
-/// `expected an integer`, an unsigned one `expected an integer from 0`, and
-/// an enum's `expected string or map` the names `laurel events` lists.
-fn in_words(msg: &str) -> String {
-    let mut out = msg.to_string();
-    for (rust, words) in [
-        ("expected i64", "expected an integer"),
-        ("expected i32", "expected an integer"),
-        ("expected u64", "expected an integer from 0"),
-        ("expected u32", "expected an integer from 0"),
-        ("expected usize", "expected an integer from 0"),
-        (
-            "expected string or map",
-            "expected one of the names this field takes (`laurel events TYPE` lists them)",
-        ),
-    ] {
-        if let Some(head) = out.strip_suffix(rust) {
-            out = format!("{head}{words}");
+/// serde's message about a field of event type `kind`, its Rust type names
+/// in words: `expected i64` is `expected an integer` (with its range when
+/// the value was an integer out of it), and an enum's `expected string or
+/// map` points at `laurel events KIND`, which lists the names it takes.
+fn in_words(msg: &str, kind: &str) -> String {
+    let range = |lo: i128, hi: i128| format!("expected an integer from {lo} to {hi}");
+    let out_of_range = msg.starts_with("invalid value: integer");
+    let words = |rust: &str| match (rust, out_of_range) {
+        ("i64", true) => range(i64::MIN.into(), i64::MAX.into()),
+        ("i32", true) => range(i32::MIN.into(), i32::MAX.into()),
+        ("u32", true) => range(0, u32::MAX.into()),
+        ("u64" | "usize", true) => range(0, u64::MAX.into()),
+        ("i64" | "i32", false) => "expected an integer".to_string(),
+        (_, false) => "expected an integer from 0".to_string(),
+        _ => format!("expected {rust}"),
+    };
+    for rust in ["i64", "i32", "u64", "u32", "usize"] {
+        if let Some(head) = msg.strip_suffix(&format!("expected {rust}")) {
+            return format!("{head}{}", words(rust));
         }
     }
-    out
+    match msg.strip_suffix("expected string or map") {
+        Some(head) => format!("{head}expected one of the names `laurel events {kind}` lists"),
+        None => msg.to_string(),
+    }
 }
 
 /// The values an integer payload field may take, bounds included.
@@ -277,3 +281,29 @@ macro_rules! payload_table {
     };
 }
 pub(crate) use payload_table;
+
+#[cfg(test)]
+mod tests {
+    use super::in_words;
+
+    #[test]
+    fn serde_type_names_read_as_words_with_the_range_an_integer_missed() {
+        let kind = "diplomacy.game_ended";
+        assert_eq!(
+            in_words("invalid type: string \"10\", expected i64", kind),
+            "invalid type: string \"10\", expected an integer"
+        );
+        assert_eq!(
+            in_words("invalid value: integer `-1`, expected u64", kind),
+            "invalid value: integer `-1`, expected an integer from 0 to 18446744073709551615"
+        );
+        assert_eq!(
+            in_words("invalid type: integer `3`, expected string or map", kind),
+            "invalid type: integer `3`, expected one of the names `laurel events diplomacy.game_ended` lists"
+        );
+        assert_eq!(
+            in_words("missing field `game`", kind),
+            "missing field `game`"
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! The ledger's operations that need what lies above storage, as the crate
 //! offers them: the append ([`Ledger::append_checked`]) lent the event
 //! grammar ([`GRAMMAR`]) and the check fold ([`Ledger::check_fold`]),
-//! and `verify` ([`Ledger::verify_lent`]) lent the grammar. Storage writes
+//! and `verify` ([`Ledger::verify_lent`]) lent the grammar, then the
+//! checkpoints checked against the fold. Storage writes
 //! the records beyond the head and commits them; how a line reads and whether
 //! the ledger is still valid with it are the event layer's and the fold's
 //! answers, so the ledger never calls either: they are lent here.
@@ -47,8 +48,16 @@ impl Ledger {
 
     /// Check the whole chain: every record's hash and header, the links
     /// between chunks, the published index and fingerprints; with `expect`,
-    /// that a published head (seq, hash) is still in it.
+    /// that a published head (seq, hash) is still in it. Then, if it
+    /// verifies, every checkpoint a fold may use against the fold of the
+    /// records ([`Ledger::verify_checkpoints`]).
     pub fn verify(&self, expect: Option<(u64, [u8; 32])>) -> Result<VerifyReport> {
-        self.verify_lent(expect, &GRAMMAR)
+        let mut report = self.verify_lent(expect, &GRAMMAR)?;
+        if report.problems.is_empty() {
+            let (problems, compared) = self.verify_checkpoints()?;
+            report.problems = problems;
+            report.checkpoints = compared;
+        }
+        Ok(report)
     }
 }

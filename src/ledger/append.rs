@@ -318,6 +318,7 @@ impl Ledger {
             file: Some(names[file].clone()),
             line: Some(line),
             kind: Some("ledger.voided".into()),
+            id: pending.names_of(void_seq).1,
             ..Origin::default()
         };
         Error::invalid(o, blame)

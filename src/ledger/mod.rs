@@ -93,6 +93,9 @@ pub struct VerifyReport {
     pub head: Head,
     /// `(seq, what is wrong)`, in seq order; empty when the chain verifies.
     pub problems: Vec<(u64, String)>,
+    /// How many checkpoints were compared with the fold of the records (none
+    /// when the chain does not verify): see the fold's `checkpoint::verify`.
+    pub checkpoints: usize,
 }
 
 /// An open ledger: the writer's (from [`Ledger::open`] or [`Ledger::init`],

@@ -128,10 +128,13 @@ impl Handles {
     }
 }
 
+/// The writer's lock file in the ledger directory.
+const LOCK: &str = "laurel.lock";
+
 /// Take `laurel.lock` in the ledger directory, exclusively, without waiting.
 fn lock(path: &Path) -> Result<std::fs::File> {
     std::fs::create_dir_all(path).map_err(|e| Error::io(path.display().to_string(), e))?;
-    let file = path.join("laurel.lock");
+    let file = path.join(LOCK);
     let f = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -175,8 +178,11 @@ impl Ledger {
         // A ledger gets a directory of its own: one made among other files
         // (another ledger's `segments/`, a home directory) would leave them
         // beside files laurel writes and removes.
-        if let Ok(mut entries) = std::fs::read_dir(path) {
-            if entries.next().is_some() {
+        // The lock an `init` killed before it wrote anything left is no file
+        // of another's.
+        if let Ok(entries) = std::fs::read_dir(path) {
+            let mut others = entries.filter(|e| e.as_ref().map_or(true, |e| e.file_name() != LOCK));
+            if others.next().is_some() {
                 return Err(Error::Usage(format!(
                     "{} is not empty: `laurel init` makes a ledger in a new or empty directory",
                     path.display()

@@ -244,6 +244,7 @@ impl<'l> Chain<'l> {
         VerifyReport {
             records,
             head,
+            checkpoints: 0,
             problems: self.problems,
         }
     }

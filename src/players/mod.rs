@@ -243,10 +243,18 @@ impl Players {
             .fold(0, |bits, b| bits | b)
     }
 
-    /// The namespaces whose events write `name` itself (not a later name of
-    /// its player written as it): a bit per [`NAMESPACES`] entry.
-    pub fn systems_naming(&self, name: &str) -> u32 {
-        self.written.get(name).map_or(0, |w| w.systems)
+    /// Who writes `name` itself (not a later name of its player written as
+    /// it): the namespaces whose events do (a bit per [`NAMESPACES`] entry),
+    /// the seq of the first record that writes it (an event, a registration
+    /// or a rename), and the seq of a rename that renames it, if one does.
+    pub fn writers_of(&self, name: &str) -> (u32, Option<u64>, Option<u64>) {
+        let w = self.written.get(name);
+        let renamed = self.renames.iter().find(|r| r.from == name);
+        (
+            w.map_or(0, |w| w.systems),
+            w.map(|w| w.seen.first_seq),
+            renamed.map(|r| r.seq),
+        )
     }
 
     /// The earliest `at` the index holds for the player whose root is

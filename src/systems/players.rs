@@ -114,8 +114,12 @@ impl Index {
         super::names_of(&mut rec.event, &mut |name: &mut String| {
             if renamed {
                 if let (true, Some((to, _))) = (check, self.retired.get(name.as_str())) {
-                    refused.get_or_insert_with(|| {
-                        format!("player {name:?} was renamed to {to:?}; write {to:?}")
+                    let now = self.current(to);
+                    refused.get_or_insert_with(|| match now == to {
+                        true => format!("player {name:?} was renamed to {to:?}; write {to:?}"),
+                        false => format!(
+                            "player {name:?} was renamed to {to:?}, now {now:?}; write {now:?}"
+                        ),
                     });
                 }
                 note(&mut self.names, &mut self.seen, name, seq, at);
@@ -161,15 +165,29 @@ impl Index {
         if from == to {
             return Err(format!("renames {from:?} to itself"));
         }
-        if let Some((now, _)) = self.retired.get(from) {
+        if let Some((to, _)) = self.retired.get(from) {
+            let now = self.current(to);
             return Err(format!(
-                "player {from:?} was already renamed to {now:?}; rename {now:?}"
+                "player {from:?} was already renamed to {to:?}; rename {now:?}"
             ));
         }
         if self.retired.contains_key(to) || self.root.contains_key(to) {
             return Err(format!("{to:?} is already a name of a player"));
         }
         Ok(())
+    }
+
+    /// The name a player bearing `name` bears now: `name` followed along
+    /// the renames (a rename gives a name nobody had, so the chain ends;
+    /// it is followed at most once per rename all the same).
+    fn current<'a>(&'a self, mut name: &'a str) -> &'a str {
+        for _ in 0..self.retired.len() {
+            match self.retired.get(name) {
+                Some((to, _)) => name = to,
+                None => break,
+            }
+        }
+        name
     }
 
     /// The root of `name` (itself when it is no later name).

@@ -44,29 +44,34 @@ impl Ledger {
             };
             by_head.entry(upto).or_default().push(h);
         }
-        let mut problems = Vec::new();
-        let mut compared = 0;
+        let (mut problems, mut compared) = (Vec::new(), 0);
         for (upto, headers) in by_head {
-            compared += headers.len();
-            problems.extend(self.compare_with_fold(upto, headers)?);
+            let (found, n) = self.compare_with_fold(upto, headers)?;
+            problems.extend(found);
+            compared += n;
         }
         problems.sort();
         Ok((problems, compared))
     }
 
     /// Fold the records `1..=upto` from nothing and compare, at each of
-    /// `headers`' positions (ascending), the state with its stored sections.
-    fn compare_with_fold(&self, upto: u64, headers: Vec<Header>) -> Result<Vec<(u64, String)>> {
+    /// `headers`' positions (ascending), the state with its stored sections:
+    /// the problems, and how many checkpoints had a section to compare.
+    fn compare_with_fold(
+        &self,
+        upto: u64,
+        headers: Vec<Header>,
+    ) -> Result<(Vec<(u64, String)>, usize)> {
         let names = names();
-        let mut problems = Vec::new();
+        let (mut problems, mut compared) = (Vec::new(), 0);
         let mut next = headers.iter().peekable();
         let mut put = |pos: Pos, _folded: u64, made: Snapshot| -> Result<()> {
             while let Some(h) = next.next_if(|h| h.pos <= pos) {
-                let differs = self.differing(h, &names, &made)?;
+                let (differs, any) = self.differing(h, &names, &made)?;
+                compared += usize::from(any);
                 if !differs.is_empty() {
                     let what = format!(
-                        "the checkpoint at seq {} does not hold the fold of the records before it (sections {}): laurel did not write it, or it was changed since; removing {} (a cache) gives every answer from the records alone, and the next append makes checkpoints anew",
-                        h.pos.1,
+                        "the checkpoint there does not hold the fold of the records before it (sections {}): laurel did not write it, or it was changed since; removing {} (a cache) gives every answer from the records alone, and the next append makes checkpoints anew",
                         differs.join(", "),
                         self.files_dir().display()
                     );
@@ -82,16 +87,22 @@ impl Ledger {
         };
         let view = View::new(self, upto);
         super::super::fold_from(&view, &Query::default(), None, Some(sink))?.discard();
-        Ok(problems)
+        Ok((problems, compared))
     }
 
     /// The names of `h`'s stored sections that do not hold the fold's
     /// `made`: bytes that differ and, decoded and encoded again, still
-    /// differ (an older laurel may have laid out the same state otherwise).
-    /// A section the checkpoint lacks, or that does not read back or decode
-    /// (damage: a fold then does not use the checkpoint), is not compared.
-    fn differing(&self, h: &Header, names: &[String], made: &Snapshot) -> Result<Vec<String>> {
-        let mut differs = Vec::new();
+    /// differ (an older laurel may have laid out the same state otherwise);
+    /// and whether any section was compared. A section the checkpoint
+    /// lacks, or that does not read back or decode (damage: a fold then does
+    /// not use the checkpoint), is not compared.
+    fn differing(
+        &self,
+        h: &Header,
+        names: &[String],
+        made: &Snapshot,
+    ) -> Result<(Vec<String>, bool)> {
+        let (mut differs, mut any) = (Vec::new(), false);
         for (i, (name, made)) in names.iter().zip(made).enumerate() {
             let (Some(made), Some(_)) = (made, h.index(name)) else {
                 continue;
@@ -99,11 +110,19 @@ impl Ledger {
             let Some(stored) = self.raw_section(h, name)? else {
                 continue;
             };
-            if stored != *made && reencoded(i, &stored).is_some_and(|again| again != *made) {
-                differs.push(name.clone());
+            let again = (stored != *made).then(|| reencoded(i, &stored));
+            match again {
+                None => any = true,
+                Some(None) => {}
+                Some(Some(again)) => {
+                    any = true;
+                    if again != *made {
+                        differs.push(name.clone());
+                    }
+                }
             }
         }
-        Ok(differs)
+        Ok((differs, any))
     }
 }
 

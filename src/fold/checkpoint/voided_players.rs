@@ -3,13 +3,15 @@
 //!
 //! Without a rename, the events after it that write its `to` are no longer
 //! its player's: they become a new player of that name, and the player's
-//! results after the rename quietly move to them. Without a registration,
-//! the events naming the registered name would be refused as a typo of a
-//! known player when appended anew. Either way the ledger would not
-//! validate as it stands without the record, so the void is refused (as a
-//! void that other records depend on is), naming the namespaces whose
-//! events name it: void those events in the same append, or leave the
-//! record (a wrong rename is mended by renaming back).
+//! results after the rename quietly move to them; a later rename of `to`
+//! would rename no player. Without a registration, the events naming the
+//! registered name would be refused as a typo of a known player when
+//! appended anew, and a rename of it would rename no player. Either way the
+//! ledger would not validate as it stands without the record, so the void is
+//! refused (as a void that other records depend on is), naming what still
+//! writes the name: void those records in the same append, or leave the
+//! record (a wrong rename is mended by renaming back). A record that brought
+//! nothing (a registration of a name records before it wrote) may be voided.
 
 use std::collections::BTreeMap;
 
@@ -44,17 +46,15 @@ impl Ledger {
         }
         let players = self.players_of(view)?;
         for (void, target, what, name) in brought {
-            let named = players.systems_naming(&name);
-            if named == 0 {
+            let Some(used) = still_used(&players, &name, target) else {
                 continue;
-            }
-            let systems: Vec<&str> = (NAMESPACES.iter().enumerate())
-                .filter(|(i, _)| named & (1 << i) != 0)
-                .map(|(_, ns)| *ns)
-                .collect();
+            };
+            let mend = match what.starts_with("ledger.player_renamed") {
+                true => "keep the rename (a wrong one is mended by renaming back)",
+                false => "keep the registration",
+            };
             let msg = format!(
-                "voiding record {target} ({what}) is refused: {} events still name {name:?}; void them in the same append, or keep the record (a wrong rename is mended by renaming back)",
-                systems.join(", ")
+                "voiding record {target} ({what}) is refused: {used}; void those records in the same append, or {mend}"
             );
             let origin = Origin {
                 seq: Some(void),
@@ -85,6 +85,25 @@ impl Ledger {
         f.discard();
         Ok(players)
     }
+}
+
+/// What still writes `name`, which the voided record `target` brought, once
+/// it is gone (`players`: the ledger without it), in words; `None` when
+/// nothing does, or when a record before `target` wrote the name already
+/// (a registration of a name events had named brought nothing).
+fn still_used(players: &Players, name: &str, target: u64) -> Option<String> {
+    let (systems, first, renamed) = players.writers_of(name);
+    if first.is_some_and(|first| first < target) {
+        return None;
+    }
+    if systems != 0 {
+        let names: Vec<&str> = (NAMESPACES.iter().enumerate())
+            .filter(|(i, _)| systems & (1 << i) != 0)
+            .map(|(_, ns)| *ns)
+            .collect();
+        return Some(format!("{} events still name {name:?}", names.join(", ")));
+    }
+    renamed.map(|seq| format!("record {seq} renames {name:?}"))
 }
 
 /// The registrations and renames among the voided records of `voided`

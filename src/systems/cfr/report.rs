@@ -215,6 +215,12 @@ impl State {
         let what = serde_json::to_string(&rc.params).unwrap_or_default();
         for ((&d, (was, places)), (is, new_places)) in drivers.iter().zip(old_rules).zip(new_rules)
         {
+            // A score shown with other places but the same value did not move.
+            if let (Some(was), Some(is)) = (&was, &is) {
+                if was.score == is.score {
+                    continue;
+                }
+            }
             let old = was.map(|l| decimal_string(l.score, places));
             let (new, total) = match is {
                 Some(l) => {
@@ -225,9 +231,6 @@ impl State {
                 None if old.is_none() => continue,
                 None => ("unranked".to_string(), "no counted event".to_string()),
             };
-            if old.as_ref() == Some(&new) {
-                continue;
-            }
             let subject = self.drivers.name(d).to_string();
             cx.audit(&subject.clone(), || Change {
                 seq: rec.seq,
