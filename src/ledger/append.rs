@@ -292,11 +292,25 @@ impl Ledger {
     ) -> Error {
         let place = |seq: u64| pending.origins.get(seq - old_head - 1);
         let Some(&(void_seq, target)) = pending.voids.first() else {
-            let first = Origin {
-                file: names.first().cloned(),
+            let Some((file, line, first)) = Self::first_dated_before(seq, old_head, pending) else {
+                let whole = Origin {
+                    file: names.first().cloned(),
+                    ..Origin::default()
+                };
+                return Error::invalid(whole, format!("this append is refused because {what}"));
+            };
+            let (kind, id) = pending.names_of(first);
+            let o = Origin {
+                file: Some(names[file].clone()),
+                line: Some(line),
+                kind,
+                id,
                 ..Origin::default()
             };
-            return Error::invalid(first, format!("this append is refused because {what}"));
+            let msg = format!(
+                "refused (the first record of this append dated before record {seq}): {what}"
+            );
+            return Error::invalid(o, msg);
         };
         let (file, line) = place(void_seq);
         let lines: Vec<String> = pending
@@ -322,6 +336,28 @@ impl Ledger {
             ..Origin::default()
         };
         Error::invalid(o, blame)
+    }
+
+    /// The first record of this append (seq, then its input and line) dated
+    /// before stored record `seq`: only such a record folds before it and
+    /// can have made it invalid (one of the same date folds after it).
+    /// Found from the chunk summaries, reading one chunk.
+    fn first_dated_before(seq: u64, old_head: u64, pending: &Pending) -> Option<(usize, u64, u64)> {
+        let ledger = pending.ledger;
+        let at = *ledger
+            .record_fields(&BTreeSet::from([seq]), |r| r.at)
+            .get(&seq)?;
+        let summaries = ledger.summaries_between(old_head + 1, u64::MAX).ok()?;
+        let chunk = summaries.iter().find(|s| s.min_at < at)?;
+        let mut first = None;
+        let next = |s: u64| (s <= chunk.first_seq).then_some(chunk.first_seq);
+        let walked = ledger.walk_chunks(next, &mut |c| {
+            first = c?.records.iter().find(|r| r.at < at).map(|r| r.seq);
+            Ok(false)
+        });
+        let first = first.filter(|_| walked.is_ok())?;
+        let (file, line) = pending.origins.get(first - old_head - 1);
+        Some((file, line, first))
     }
 
     /// The targets of every committed void, from the chunk summaries.

@@ -128,9 +128,8 @@ impl Pending<'_> {
                 // correct; its line is the other place to look.
                 if seq >= self.first {
                     let (file, line) = self.origins.get(seq - self.first);
-                    let id = inc.id.clone().unwrap_or_default();
                     let msg = format!(
-                        "id {id:?} is given twice in this append with different content (first at {}:{line}); give each event its own id",
+                        "this id is given twice in this append with different content (first at {}:{line}); give each event its own id",
                         names[file]
                     );
                     return Err(Error::invalid(origin(), msg));

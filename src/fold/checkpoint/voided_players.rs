@@ -1,5 +1,5 @@
 //! An append that voids a `ledger.player_registered` or a
-//! `ledger.player_renamed` while events still name the name it brought.
+//! `ledger.player_renamed` while records still write the name it brought.
 //!
 //! Without a rename, the events after it that write its `to` are no longer
 //! its player's: they become a new player of that name, and the player's
@@ -31,8 +31,8 @@ type Brought = (u64, u64, String, String);
 
 impl Ledger {
     /// The refusal of the first void among the records `old + 1..=upto`
-    /// of `view` that takes away a registration or rename whose name events
-    /// still name (see the module docs); `Ok` when there is none. Folds the
+    /// of `view` that takes away a registration or rename whose name records
+    /// still write (see the module docs); `Ok` when there is none. Folds the
     /// players indexes only when such a void is there.
     pub(super) fn check_voided_players(&self, view: &View, old: u64) -> Result<()> {
         let voids = fold::voids(view, &Query::default())?;
