@@ -137,8 +137,8 @@
 //!   included, folds in `(at, seq)` order with every check passing: a late event that
 //!   would break later ones is refused, and so is a void that others depend on. The first
 //!   problem in input order is the one reported. The rules of input (how a new player name
-//!   or a rules change's table is written) bind the append's own records: stored ones are
-//!   read as they were accepted.
+//!   or a rules change's table is written, a system's `check_input`: a board's size) bind
+//!   the append's own records: stored ones are read as they were accepted.
 //! - **The published view agrees with its chunks.** Every chunk up to the head has
 //!   exactly one index entry (its place and summary) and one fingerprint per record,
 //!   written in the same append before the head moves and cut off with it; `verify`
@@ -259,7 +259,8 @@
 //!    (`RATES_NON_PLAYERS`, `rates_non_player`) and whether a record may change players it
 //!    does not name (`CHANGES_UNNAMED`: say so, or `history` misses what a voided record
 //!    of it changed), what a rule change moves at once when its tables compute values as
-//!    they are shown (`audit_rules`: the CFR window), its checkpoint section: `checkpoint` and `restore`, bincode of the
+//!    they are shown (`audit_rules`: the CFR window), bounds that bind new input only
+//!    (`check_input`: Diplomacy's 150 powers), its checkpoint section: `checkpoint` and `restore`, bincode of the
 //!    state as cfr, cards, diplomacy and sbr do). Its module docs define its events and state every decision its rules
 //!    leave open.
 //! 2. **Its samples.** Streams `events/ns_*.jsonl` with the worked examples, named in its

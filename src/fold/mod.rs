@@ -567,6 +567,7 @@ fn check_record(state: &State, rec: &Record, cx: &Cx, fresh: bool) -> Result<()>
         Event::Ledger(ledger::Event::PlayerRenamed(r)) => {
             players::not_empty(&r.from).and_then(|()| players::not_empty(&r.to))
         }
+        _ if fresh => state.check(rec, cx).and_then(|()| state.check_input(rec)),
         _ => state.check(rec, cx),
     };
     verdict.map_err(|msg| invalid_record(rec, msg))

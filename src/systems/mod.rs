@@ -299,6 +299,13 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     fn rates_non_player(&self, _name: &str) -> bool {
         false
     }
+    /// Rules of input: bounds that bind only the records an append brings,
+    /// checked after [`Projection::check`] for those. Stored records are
+    /// read as they were accepted, so a bound tightened later holds for new
+    /// input only. By default none.
+    fn check_input(&self, _rec: &Record) -> Result<(), String> {
+        Ok(())
+    }
     /// The audit trail of a rule change (`rec`; `before`: the rules it
     /// replaced, `cx` holds the new ones): the changes it makes at once to
     /// values a table computes when shown (a CFR ranking reads its window
@@ -390,6 +397,14 @@ macro_rules! registry {
             pub fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
                 match &rec.event {
                     $(Event::$variant(_) => self.$ns.check(rec, cx),)*
+                    Event::Ledger(_) => Ok(()),
+                }
+            }
+
+            /// [`RatingSystem::check_input`] of `rec`'s system.
+            pub fn check_input(&self, rec: &Record) -> Result<(), String> {
+                match &rec.event {
+                    $(Event::$variant(_) => <$ns::State as RatingSystem>::check_input(&self.$ns, rec),)*
                     Event::Ledger(_) => Ok(()),
                 }
             }

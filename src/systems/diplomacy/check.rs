@@ -11,6 +11,24 @@ use crate::systems::Cx;
 /// Fewest powers any game may list (a structural bound, not a scoring rule).
 const MIN_POWERS: usize = 2;
 
+/// Most powers a new game may list: far beyond any board played, and the
+/// most whose scores stay in machine integers. A larger board's exact
+/// fractions grow with it, and so does what every table shown costs; one
+/// already stored is read and scored as accepted.
+pub(super) const MAX_POWERS: usize = super::math::FIB_SMALL;
+
+/// A new game's board is no larger than [`MAX_POWERS`] (an input rule:
+/// `RatingSystem::check_input`).
+pub(super) fn board_size(g: &GameEnded) -> Result<(), String> {
+    match g.powers.len() {
+        n if n > MAX_POWERS => Err(format!(
+            "game {} lists {n} powers; a game lists at most {MAX_POWERS}",
+            g.game
+        )),
+        _ => Ok(()),
+    }
+}
+
 impl State {
     pub(super) fn check_game(&self, g: &GameEnded, cx: &Cx) -> Result<(), String> {
         let id = &g.game;

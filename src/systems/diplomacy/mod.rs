@@ -15,7 +15,8 @@
 //! Checked at append, naming the field and the values allowed: `centers` 0 or
 //! more, all powers together at most the board's `centers_total`; `eliminated` a
 //! year from 1 to 9999 ([`events::ELIMINATED`]); `centers_total` 1 to 1,000,000
-//! ([`events::CENTERS_TOTAL`]).
+//! ([`events::CENTERS_TOTAL`]); a new game lists 2 to 150 powers (`check`'s
+//! `MAX_POWERS`: a game stored before that bound is read as it was accepted).
 //!
 //! # Rules
 //! Within a game, survivors rank by centers, eliminated powers after them by elimination

@@ -1,8 +1,8 @@
 //! `diplomacy` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
-use super::{events, params, State, TABLES};
+use super::{check, events, params, State, TABLES};
 use crate::systems::params::GroupDef;
-use crate::systems::RatingSystem;
+use crate::systems::{Event, RatingSystem, Record};
 
 impl RatingSystem for State {
     const NAME: &'static str = "diplomacy";
@@ -20,6 +20,14 @@ impl RatingSystem for State {
     const WORKER: usize = 1;
     const SHOWN_PER_TOURNAMENT: bool = false;
     system_items!(bincode);
+
+    /// A new game lists at most [`check::MAX_POWERS`] powers.
+    fn check_input(&self, rec: &Record) -> Result<(), String> {
+        match &rec.event {
+            Event::Diplomacy(events::Event::GameEnded(g)) => check::board_size(g),
+            _ => Ok(()),
+        }
+    }
 
     fn tournaments(&self) -> Option<Vec<String>> {
         Some(State::tournaments(self))
