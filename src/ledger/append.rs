@@ -212,7 +212,7 @@ impl Ledger {
     /// names it found for the first time, in order), as this append reports
     /// it: a payload that does not decode first, then a problem of a new
     /// record naming its file and line, or one of a recorded record blaming
-    /// this append's voids.
+    /// this append's voids or its records dated before it ([`Self::blame_voids`]).
     fn validate(
         folded: Result<Vec<String>>,
         (old_head, new): (u64, Head),
@@ -282,7 +282,8 @@ impl Ledger {
 
     /// A recorded event no longer validates (`what`, record `seq`): blame
     /// this append's voids if it has any (the usual cause), else the append
-    /// as a whole.
+    /// as a whole, naming the first of its records dated before `seq` (the
+    /// cause is one of those).
     fn blame_voids(
         what: &str,
         seq: u64,
@@ -292,25 +293,26 @@ impl Ledger {
     ) -> Error {
         let place = |seq: u64| pending.origins.get(seq - old_head - 1);
         let Some(&(void_seq, target)) = pending.voids.first() else {
-            let Some((file, line, first)) = Self::first_dated_before(seq, old_head, pending) else {
-                let whole = Origin {
-                    file: names.first().cloned(),
-                    ..Origin::default()
-                };
-                return Error::invalid(whole, format!("this append is refused because {what}"));
-            };
-            let (kind, id) = pending.names_of(first);
-            let o = Origin {
-                file: Some(names[file].clone()),
-                line: Some(line),
-                kind,
-                id,
+            let whole = Origin {
+                file: names.first().cloned(),
                 ..Origin::default()
             };
-            let msg = format!(
-                "refused (the first record of this append dated before record {seq}): {what}"
-            );
-            return Error::invalid(o, msg);
+            let mut msg = format!("this append is refused because {what}");
+            // Only a record dated before it folds before it: where to look.
+            if let Some((file, line, first)) = Self::first_dated_before(seq, old_head, pending) {
+                let (kind, id) = pending.names_of(first);
+                let at = Origin {
+                    file: Some(names[file].clone()),
+                    line: Some(line),
+                    kind,
+                    id,
+                    ..Origin::default()
+                };
+                msg.push_str(&format!(
+                    "; only its records dated before record {seq} fold before it, the first at {at}"
+                ));
+            }
+            return Error::invalid(whole, msg);
         };
         let (file, line) = place(void_seq);
         let lines: Vec<String> = pending

@@ -9,7 +9,7 @@ use crate::events::Ident;
 use crate::systems::Cx;
 
 /// Fewest powers any game may list (a structural bound, not a scoring rule).
-const MIN_POWERS: usize = 2;
+pub(super) const MIN_POWERS: usize = 2;
 
 /// Most powers a new game may list: far beyond any board played, and the
 /// most whose scores stay in machine integers. A larger board's exact

@@ -87,5 +87,6 @@ pub struct GameEnded {
     #[serde(default)]
     pub board: Option<Box<Ident>>,
     /// Every position on the board when the game ended.
+    #[schemars(length(min = super::check::MIN_POWERS, max = super::check::MAX_POWERS))]
     pub powers: Vec<PowerResult>,
 }
