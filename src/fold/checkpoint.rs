@@ -491,29 +491,35 @@ impl Ledger {
         let Some(failed) = failed else {
             return e;
         };
-        let q = Query {
-            players_only: true,
-            ..Query::default()
-        };
-        let start = match disabled() {
-            true => None,
-            false => (self
-                .start_before((Micros::MAX, u64::MAX), new.seq, Part::of(&q), false)
-                .ok())
-            .flatten()
-            .map(|(s, _)| s),
-        };
-        let Ok(f) = super::fold_from(view, &q, start, None) else {
+        let Ok(indexes) = self.players_indexes(view, new.seq) else {
             return e;
         };
-        let checked = crate::players::check_append(&f.state.players, old);
-        f.discard();
-        match checked {
+        match crate::players::check_append(&indexes, old) {
             Err(Error::Invalid { origin, msg }) if origin.seq.is_some_and(|s| s < failed) => {
                 Error::Invalid { origin, msg }
             }
             _ => e,
         }
+    }
+
+    /// The players indexes of `view`'s records (up to `upto`), folded alone
+    /// from the latest checkpoint that serves them.
+    fn players_indexes(&self, view: &View, upto: u64) -> Result<PerNamespace> {
+        let q = Query {
+            players_only: true,
+            ..Query::default()
+        };
+        let bound = (Micros::MAX, u64::MAX);
+        let start = match disabled() {
+            true => None,
+            false => (self.start_before(bound, upto, Part::of(&q), false).ok())
+                .flatten()
+                .map(|(s, _)| s),
+        };
+        let mut f = super::fold_from(view, &q, start, None)?;
+        let indexes = std::mem::take(&mut f.state.players);
+        f.discard();
+        Ok(indexes)
     }
 
     /// The check fold from `start`, storing a checkpoint every `every(new.seq)`

@@ -15,7 +15,6 @@
 
 use std::collections::BTreeMap;
 
-use super::{disabled, Part};
 use crate::error::{Error, Origin, Result};
 use crate::events::ledger;
 use crate::fold::view::View;
@@ -23,7 +22,6 @@ use crate::fold::{self, Query, Source};
 use crate::ledger::Ledger;
 use crate::players::Players;
 use crate::systems::{Event, NAMESPACES};
-use crate::time::Micros;
 
 /// A voided record that brought a name: (void seq, its seq, how the
 /// message names it, the name).
@@ -44,7 +42,7 @@ impl Ledger {
         if brought.is_empty() {
             return Ok(());
         }
-        let players = self.players_of(view)?;
+        let players = Players::merge(&self.players_indexes(view, view.last_seq())?);
         for (void, target, what, name) in brought {
             let Some(used) = still_used(&players, &name, target) else {
                 continue;
@@ -64,26 +62,6 @@ impl Ledger {
             return Err(Error::invalid(origin, msg));
         }
         Ok(())
-    }
-
-    /// The players indexes of `view`'s records merged, folded from the
-    /// latest checkpoint that serves them.
-    fn players_of(&self, view: &View) -> Result<Players> {
-        let q = Query {
-            players_only: true,
-            ..Query::default()
-        };
-        let bound = (Micros::MAX, u64::MAX);
-        let start = match disabled() {
-            true => None,
-            false => {
-                (self.start_before(bound, view.last_seq(), Part::of(&q), false)?).map(|(s, _)| s)
-            }
-        };
-        let f = fold::fold_from(view, &q, start, None)?;
-        let players = Players::merge(&f.state.players);
-        f.discard();
-        Ok(players)
     }
 }
 
