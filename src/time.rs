@@ -12,8 +12,8 @@ pub type Micros = i64;
 /// Parse a plain date (`YYYY-MM-DD`, ten characters: midnight UTC) or an
 /// RFC 3339 timestamp, as chrono reads them (a fraction finer than a
 /// microsecond is cut: what was stored reads as it was accepted; an event's
-/// `at` as given goes through [`parse_input`], dates inside a payload
-/// through this).
+/// `at` as given and a query's `--as-of` or `--known-at` time go through
+/// [`parse_input`], dates inside a payload through this).
 pub fn parse(s: &str) -> Option<Micros> {
     parse_with(s, |_| true)
 }

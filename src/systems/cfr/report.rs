@@ -231,12 +231,12 @@ impl State {
                 None if old.is_none() => continue,
                 None => ("unranked".to_string(), "no counted event".to_string()),
             };
-            let subject = self.drivers.name(d).to_string();
-            cx.audit(&subject.clone(), || Change {
+            let subject = self.drivers.name(d);
+            cx.audit(subject, || Change {
                 seq: rec.seq,
                 at: rec.at,
                 system: SYS.into(),
-                subject,
+                subject: subject.to_string(),
                 old,
                 new,
                 formula: format!("rules changed: cfr {what}; {total}"),
