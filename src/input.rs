@@ -27,7 +27,8 @@ pub struct InputError {
 pub type Stop = crate::error::Error;
 
 /// The callback [`read_events`] calls with each event's bytes (a JSON Lines
-/// line, or an array element's text as written) and its 1-based line. Both
+/// line, or an array element's text as written) and the 1-based line it
+/// starts on (an element written over several lines is named by its first). Both
 /// reach the same parser (`events::LineParser`), so an array element is refused
 /// for exactly what a line is, a key given twice included.
 pub type OnEvent<'f> = dyn FnMut(u64, &[u8]) -> Result<(), Stop> + 'f;
@@ -205,7 +206,10 @@ impl<'de> Visitor<'de> for Each<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         self.counter.since.set(0);
         while let Some(v) = seq.next_element::<Box<RawValue>>()? {
-            let line = self.counter.line.get() + 1;
+            // The element has just been read to its last byte: it starts as
+            // many lines up as it holds line breaks.
+            let breaks = v.get().bytes().filter(|&b| b == b'\n').count() as u64;
+            let line = self.counter.line.get() + 1 - breaks;
             self.counter.since.set(0);
             if let Err(e) = (self.f)(line, v.get().as_bytes()) {
                 *self.stopped = Some(e);
@@ -338,6 +342,12 @@ mod tests {
         assert!(res.is_ok(), "{res:?}");
         assert_eq!(got.len(), 2);
         assert_eq!(got[1].0, 3);
+        let (got, res) = collect("[\n  {\n    \"a\": 1\n  },\n  {\"a\": 2},\n  {\n\"a\":\n3}\n]\n");
+        assert!(res.is_ok(), "{res:?}");
+        assert_eq!(
+            got.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+            vec![2, 5, 6]
+        );
         let (_, res) = collect("[{\"a\":1}] x");
         assert!(res.is_err());
     }

@@ -322,11 +322,15 @@ enum Command {
 
 #[derive(Subcommand)]
 enum PlayersAction {
-    /// Register NAME (append a ledger.player_registered): appends then accept it even
-    /// if it looks like a typo of a known player's name.
+    /// Register NAME (append a ledger.player_registered), so that appends accept it
+    /// even if it looks like a typo of a known player's name. A name that is already
+    /// a player's is refused (exit 2) and nothing is appended.
     Add {
         /// The new player's name, exactly as events will write it.
         name: String,
+        /// The registration's date: YYYY-MM-DD or RFC 3339 (default: today, UTC).
+        #[arg(long)]
+        at: Option<String>,
     },
 }
 
@@ -385,9 +389,9 @@ fn run(cli: Cli) -> laurel::Result<()> {
             return app::rules(path, &query(clocks, None), &o.print(None), &mut out)
         }
         Command::Players {
-            action: Some(PlayersAction::Add { name }),
+            action: Some(PlayersAction::Add { name, at }),
             ..
-        } => app::players_add(path, &name)?,
+        } => app::players_add(path, &name, at.as_deref())?,
         Command::Players {
             action: None,
             clocks,

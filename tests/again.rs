@@ -156,7 +156,7 @@ fn late_records_about_players_make_only_the_players_sections_again() {
     let rename =
         format!(r#"{{"type":"ledger.player_renamed","at":"{at}","from":"{who}","to":"{now}"}}"#);
     let register =
-        r#"{"type":"ledger.player_registered","at":"2000-03-01","name":"Newcomer Early"}"#;
+        r#"{"type":"ledger.player_registered","at":"2000-03-01","player":"Newcomer Early"}"#;
     let players = |name: &str| name.starts_with("players.");
     for late in [register, &rename] {
         let checks = [false, true].map(|full| cmd_in(d, &["check", "-"], full, late));
@@ -217,7 +217,7 @@ fn a_damaged_checkpoint_does_not_stop_a_registration_dated_back() {
     damaged[n - 40..n - 32].fill(0xff);
     std::fs::write(&path, &damaged).unwrap();
     let register =
-        r#"{"type":"ledger.player_registered","at":"2000-03-01","name":"Newcomer Early"}"#;
+        r#"{"type":"ledger.player_registered","at":"2000-03-01","player":"Newcomer Early"}"#;
     assert!(by_players(&ok(cmd_in(
         d,
         &["append", "-"],

@@ -321,6 +321,13 @@ fn json_array_input_and_json_floats() {
  {"type":"mepbm.monthly_tick","at":"2003-03-01","month":"2003-02"}]"#;
     let out = append_text(dir.path(), arr);
     assert!(stdout(&out).contains("appended 2"), "{}", stderr(&out));
+    let pretty = "[\n  {\"type\": \"ledger.player_registered\", \"at\": \"2003-03-01\", \"player\": \"Ann\"},\n  {\n    \"type\": \"ledger.player_registered\",\n    \"at\": \"2003-03-01\",\n    \"player\": 5\n  }\n]\n";
+    let out = append_text(dir.path(), pretty);
+    assert!(
+        stderr(&out).contains(":3, ledger.player_registered: field `player`"),
+        "an element over several lines is named by its first: {}",
+        stderr(&out)
+    );
     let float = r#"{"type":"ledger.rules_changed","at":"2003-03-02","system":"valar","params":{"base":45.0}}"#;
     let out = append_text(dir.path(), float);
     assert_eq!(out.status.code(), Some(2));

@@ -121,7 +121,8 @@ fn a_name_with_whitespace_at_an_end_a_run_inside_or_an_invisible_character_is_re
     // Problems are reported in input order: a typo on line 1 before a
     // misspelt name on line 2, and the other way round.
     let typo = round_2("Ada Lovelce");
-    let misspelt = r#"{"type":"ledger.player_registered","at":"2024-01-11","name":"Bart  Okafor"}"#;
+    let misspelt =
+        r#"{"type":"ledger.player_registered","at":"2024-01-11","player":"Bart  Okafor"}"#;
     let o = append_text(dir.path(), &format!("{typo}{misspelt}\n"));
     assert!(
         text(&o.stderr).contains("-:1, cards.round_scheduled: new player \"Ada Lovelce\""),
@@ -157,10 +158,54 @@ fn a_registered_name_is_accepted_beside_its_near_duplicate() {
     let o = append_text(dir.path(), &round_2("Ada Lovelce"));
     assert!(o.status.success(), "{}", text(&o.stderr));
     // A registration in the same file, before the name is used, counts too.
-    let reg = r#"{"type":"ledger.player_registered","at":"2024-01-20","name":"Edsger Dijkstr"}"#;
+    let reg = r#"{"type":"ledger.player_registered","at":"2024-01-20","player":"Edsger Dijkstr"}"#;
     let round_3 = r#"{"type":"cards.round_scheduled","at":"2024-01-20","tournament":"spring","round":"3","starts":"2024-01-20","ends":"2024-01-29","matches":[{"match":"m1","players":["Edsger Dijkstr","Brian Kernighan","Claude Shannon"]}]}"#;
     let o = append_text(dir.path(), &format!("{reg}\n{round_3}\n"));
     assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+/// `players add` registers a name once, dated today unless `--at` says
+/// otherwise; a name that is already a player's is refused, nothing appended.
+/// A registration written with `name` (as older files do) reads as `player`.
+#[test]
+fn players_add_registers_a_new_name_once_and_refuses_a_known_one() {
+    let dir = league();
+    let d = dir.path();
+    let add = out(d, &["players", "add", "Zed Nova", "--at", "2024-02-01"]);
+    assert!(add.status.success(), "{}", text(&add.stderr));
+    for known in ["Zed Nova", "Ada Lovelace"] {
+        let before = head(d);
+        let again = out(d, &["players", "add", known]);
+        assert_eq!(again.status.code(), Some(2), "{known}");
+        let said = format!("players add: {known:?} is already a player's name (since 20");
+        assert!(
+            text(&again.stderr).contains(&said),
+            "{}",
+            text(&again.stderr)
+        );
+        assert_eq!(head(d), before, "nothing appended");
+    }
+    let v = json(d, &["players", "--format", "json"]);
+    let zed = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["player"] == "Zed Nova");
+    assert_eq!(zed.unwrap()["first"], "2024-02-01", "{v}");
+    let today = out(d, &["players", "add", "Yan Today"]);
+    assert!(today.status.success(), "{}", text(&today.stderr));
+    let v = json(d, &["players", "--format", "json"]);
+    let yan = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["player"] == "Yan Today");
+    let first = yan.unwrap()["first"].as_str().unwrap().to_string();
+    assert_eq!(first.len(), 10, "a date, not a time: {first}");
+    let older = r#"{"type":"ledger.player_registered","at":"2024-01-20","name":"Edsger Dijkstr"}"#;
+    let o = append_text(d, &format!("{older}\n"));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("1 new player: Edsger Dijkstr"));
 }
 
 #[test]
@@ -366,7 +411,11 @@ fn voiding_a_rename_or_registration_that_records_still_write_is_refused() {
     let o = out(dir.path(), &["void", "4", "5", "--reason", "both"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     // Registering a name the league's events wrote already brought nothing.
-    assert!(add("Brian Kernighan").status.success());
+    let known =
+        r#"{"type":"ledger.player_registered","at":"2024-01-20","player":"Brian Kernighan"}"#;
+    assert!(append_text(dir.path(), &format!("{known}\n"))
+        .status
+        .success());
     let o = out(dir.path(), &["void", "8", "--reason", "not needed"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
@@ -418,6 +467,49 @@ fn a_late_event_naming_a_new_name_before_its_rename_is_refused() {
     let other = seed("2024-03-01").replace("Ada King", "Zed Zulu");
     let o = append_text(d, &format!("{other}\n"));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+}
+
+/// A rename dated before anything gave its `from` is refused: a name is
+/// given from its registration or its first event, whichever is dated first.
+#[test]
+fn a_rename_dated_before_the_name_was_given_is_refused() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    let seed = |at: &str, player: &str| {
+        format!(
+            r#"{{"type":"mepbm.rating_seeded","at":"{at}","player":"{player}","system":"valar","value":1600}}"#
+        ) + "\n"
+    };
+    let rename = |at: &str, from: &str, to: &str| {
+        format!(r#"{{"type":"ledger.player_renamed","at":"{at}","from":"{from}","to":"{to}"}}"#)
+            + "\n"
+    };
+    let refused = |input: &str, said: &str| {
+        let before = head(d);
+        let o = append_text(d, input);
+        assert_eq!(o.status.code(), Some(2), "{input}");
+        assert!(text(&o.stderr).contains(said), "{}", text(&o.stderr));
+        assert_eq!(head(d), before, "nothing written");
+    };
+    let accepted = |input: &str| {
+        let o = append_text(d, input);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    };
+    let reg = r#"{"type":"ledger.player_registered","at":"2023-12-01","player":"Ada King"}"#;
+    accepted(&format!("{reg}\n"));
+    let dated = r#""Ada King" is first named on 2023-12-01, after this rename's `at`"#;
+    refused(&rename("2023-11-30", "Ada King", "Ada Queen"), dated);
+    // From its registration on the name is given, events or not.
+    accepted(&rename("2024-01-01", "Ada King", "Ada Queen"));
+    accepted(&seed("2024-03-01", "Ada Queen"));
+    // A name given by an event: a rename dated before it leaves that event
+    // writing a name renamed away, refused by the fold's own check.
+    accepted(&seed("2024-05-01", "Zed Zulu"));
+    refused(
+        &rename("2024-04-01", "Zed Zulu", "Zed Alpha"),
+        r#"player "Zed Zulu" was renamed to "Zed Alpha""#,
+    );
+    accepted(&rename("2024-05-01", "Zed Zulu", "Zed Alpha"));
 }
 
 #[test]

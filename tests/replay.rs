@@ -285,3 +285,46 @@ fn the_diff_rows_are_those_of_the_ledger_and_of_a_full_refold() {
     assert_eq!(valar.lines().count(), 1 + 1 + 1 + 100 + 1, "{valar}");
     assert!(valar.ends_with("more rows left out (--limit all shows every row)"));
 }
+
+/// A table shown per tournament is compared per tournament, each titled
+/// with it; `--system` of it without `--tournament` is refused, naming them.
+#[test]
+fn a_diff_of_a_table_shown_per_tournament_names_each_tournament() {
+    let dir = common::bundled();
+    let rules = dir.path().join("cards.json");
+    std::fs::write(&rules, r#"{"cards": {"score_clamp": 10}}"#).unwrap();
+    let rules = rules.display().to_string();
+    let (text, _) = traced(dir.path(), &["replay", "--rules", &rules, "--diff"]);
+    for t in ["cards-2013-league", "cards-2013-masters"] {
+        let title = format!("cards — tournament {t}: replay diff (old → new)");
+        assert_eq!(text.matches(&title).count(), 1, "{title}: {text}");
+    }
+    assert!(!text.contains("\nnull "), "{text}");
+    let out = laurel(dir.path())
+        .args(["replay", "--rules", &rules, "--diff", "--system", "cards"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("compares one tournament: add --tournament T (known: cards-2013-league, cards-2013-masters)"),
+        "{err}"
+    );
+    let (one, _) = traced(
+        dir.path(),
+        &[
+            "replay",
+            "--rules",
+            &rules,
+            "--diff",
+            "--system",
+            "cards",
+            "--tournament",
+            "cards-2013-masters",
+        ],
+    );
+    assert!(
+        one.contains("cards — tournament cards-2013-masters: replay diff"),
+        "{one}"
+    );
+}

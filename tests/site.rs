@@ -242,6 +242,48 @@ fn players_of(ledger: &Path, table: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// A renamed player has one page, under the name the tables show now, with
+/// the changes made under every name, and one line in the list of players.
+#[test]
+fn a_renamed_player_has_one_page_under_the_name_shown_now() {
+    let ledger = common::ledger_of(concat!(
+        r#"{"type":"mepbm.rating_seeded","at":"2024-01-01","player":"Ada King","system":"valar","value":1600}"#,
+        "\n",
+        r#"{"type":"mepbm.monthly_tick","at":"2024-02-01","month":"2024-01"}"#,
+        "\n",
+        r#"{"type":"ledger.player_renamed","at":"2024-02-15","from":"Ada King","to":"Ada Queen"}"#,
+        "\n",
+        r#"{"type":"mepbm.monthly_tick","at":"2024-03-01","month":"2024-02"}"#,
+        "\n",
+    ));
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("site");
+    site(ledger.path(), &dir, &[]);
+    let pages: Vec<(String, String)> = html_files(&dir)
+        .into_iter()
+        .filter(|(f, _)| f.starts_with("player-"))
+        .collect();
+    assert_eq!(
+        pages.len(),
+        1,
+        "{:?}",
+        pages.iter().map(|p| &p.0).collect::<Vec<_>>()
+    );
+    let (file, html) = &pages[0];
+    assert!(file.starts_with("player-ada-queen-"), "{file}");
+    assert_eq!(
+        html.matches("monthly adjustment 2024-0").count(),
+        2,
+        "both ticks"
+    );
+    assert!(html.contains("rank 1"), "its standing");
+    let list = std::fs::read_to_string(dir.join("players.html")).unwrap();
+    assert!(
+        list.contains("Ada Queen") && !list.contains("Ada King"),
+        "{list}"
+    );
+}
+
 /// `--title` and `--systems mepbm`: the title on every page, only the Middle-earth
 /// tables, and only their players (exactly those of the seven tables).
 #[test]

@@ -421,7 +421,7 @@ fn team_then_late_players() -> String {
             "month": format!("2003-{m:02}")}),
         );
     }
-    lines.push(json!({"type": "ledger.player_registered", "at": "2010-01-01", "name": "Team A"}));
+    lines.push(json!({"type": "ledger.player_registered", "at": "2010-01-01", "player": "Team A"}));
     lines.push(
         json!({"type": "mepbm.game_started", "at": "2010-02-01", "game": "g2",
         "scenario": "1650", "positions": positions("g2", false)}),

@@ -49,12 +49,23 @@ pub fn players(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) 
     super::write_answer(w, &ledger, args, report, &stamp, print)
 }
 
-/// `laurel players add NAME`: append a `ledger.player_registered`, so that
-/// `NAME` is accepted even if it looks like a typo of a known name.
-pub fn players_add(path: &Path, name: &str) -> Result<String> {
+/// `laurel players add NAME [--at DATE]`: append a `ledger.player_registered`
+/// dated `at` (today, UTC, by default), so that `NAME` is accepted even if it
+/// looks like a typo of a known name. A name that is already a player's
+/// (now or before a rename) is refused and nothing is appended: running the
+/// command twice registers once.
+pub fn players_add(path: &Path, name: &str, at: Option<&str>) -> Result<String> {
     let ledger = Ledger::open(path)?;
-    let ev =
-        json!({"type": "ledger.player_registered", "at": time::format(time::now()), "name": name});
+    let (players, _) = players_of(&ledger, &QueryArgs::default())?;
+    if let Some(since) = players.given_on(name) {
+        return Err(Error::Usage(format!(
+            "players add: {name:?} is already a player's name (since {}); nothing appended",
+            time::format_short(since)
+        )));
+    }
+    let today = || time::format_short(time::now() / time::DAY * time::DAY);
+    let at = at.map_or_else(today, str::to_string);
+    let ev = json!({"type": "ledger.player_registered", "at": at, "player": name});
     let line = ev.to_string();
     let input = Input {
         name: "laurel players add".into(),

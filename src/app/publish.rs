@@ -120,21 +120,32 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         .and_then(|m| m.into_inner().ok())
         .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
     let mut buckets = sink.spill.finish()?;
+    // The trail knows a renamed player by their first name, the tables by
+    // their name now: the site, like the tables, gives them their name now.
+    let shown = f.state.players.shown();
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
+    let now = |subject: &str| shown.get(subject).cloned();
     let site = crate::site::Site {
         title: opts.title.clone().unwrap_or_else(|| DEFAULT_TITLE.into()),
         updated: ledger.recorded_at(stamp.known_at)?,
         head_seq: head.seq,
         head_hash: canonical::hex(&head.hash),
         stamp,
-        spilled_subjects: std::mem::take(&mut buckets.subjects),
+        spilled_subjects: (std::mem::take(&mut buckets.subjects).into_iter())
+            .map(|s| now(&s).unwrap_or(s))
+            .collect(),
     };
     let views =
         |each: &mut dyn FnMut(&TableView) -> Result<()>| table_views(&ledger, args, &tables, each);
     let export_path = dir.join("export.jsonl").display().to_string();
     let mut export = |w: &mut dyn Write| ledger.export_to(w, &export_path);
-    let mut groups = |page: &mut dyn FnMut(&[Change]) -> Result<()>| read_ahead(&buckets, page);
+    let mut groups = |page: &mut dyn FnMut(&[Change]) -> Result<()>| {
+        read_ahead(&buckets, &mut |changes: &[Change]| match shown.is_empty() {
+            true => page(changes),
+            false => page(&renamed(changes, &now)),
+        })
+    };
     let w = crate::site::write_staged(dir, &site, views, &mut groups, &mut export)?;
     Ok(format!(
         "wrote {} page(s) and export.jsonl to {}: {} new or changed, {} unchanged, \
@@ -146,6 +157,20 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         w.removed,
         dir.join("index.html").display()
     ))
+}
+
+/// `changes` with each subject given its name now (`now`: `None` for a
+/// subject never renamed). Renames give names nobody had, so subjects stay
+/// distinct and each one's changes stay in one group.
+fn renamed(changes: &[Change], now: &dyn Fn(&str) -> Option<String>) -> Vec<Change> {
+    let name = |c: &Change| now(&c.subject).unwrap_or_else(|| c.subject.clone());
+    changes
+        .iter()
+        .map(|c| Change {
+            subject: name(c),
+            ..c.clone()
+        })
+        .collect()
 }
 
 /// Every bucket of `buckets` to `page`, in order, each read (decompressed and

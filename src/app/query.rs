@@ -87,7 +87,7 @@ pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Re
 }
 
 /// How many tournament names an unknown one's message lists at most.
-const LISTED: usize = 12;
+pub(super) const LISTED: usize = 12;
 
 /// `laurel fold` (hidden, for `bench`): fold every projection as the query asks
 /// and print how many records the ledger knew; what "full replay" measures.

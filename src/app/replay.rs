@@ -24,7 +24,10 @@
 //!   `player`, `score` and `rank` cells as the ledger stands and under the
 //!   file;
 //!   largest absolute moves first, ties by name; only the rows kept (`--limit`)
-//!   are built, the others counted. When nothing is refolded, the state the
+//!   are built, the others counted. A table shown per tournament (`cards`,
+//!   `sbr`) is compared per tournament, each titled with it; `--system` of
+//!   one needs its `--tournament` (without, the table lists tournaments and
+//!   scores no one). When nothing is refolded, the state the
 //!   answer names is that of a fold of the one table's namespace (whose
 //!   `--tournament` is checked), or of the ledger's own records (`ledger.*`).
 //! - `LAUREL_CHECKPOINT_TRACE` also has replay say on stderr which systems it
@@ -45,7 +48,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::query::{check_tournament, namespace};
+use super::query::{check_tournament, namespace, LISTED};
 use super::{buffered, folded_only, selectors, state_line, stdout_error, write_answer, QueryArgs};
 use crate::error::{Error, Result};
 use crate::fold::Folded;
@@ -237,7 +240,7 @@ impl Run<'_> {
             let ns = only.map(|(t, _)| systems::namespace_of(t).unwrap_or("ledger"));
             let (f, stamp) = folded_only(self.ledger, &live(self.args), ns.or(Some("ledger")))?;
             if let Some((table, sel)) = only {
-                check_tournament(&f.state, table, sel)?;
+                check_diff_of(&f.state, table, sel)?;
             }
             f.discard();
             return self.write_diffs(only, &stamp, None, w);
@@ -269,7 +272,7 @@ impl Run<'_> {
         };
         let (new, stamp) = refolded?;
         if let Some((table, sel)) = only {
-            check_tournament(&new.state, table, sel)?;
+            check_diff_of(&new.state, table, sel)?;
         }
         self.write_diffs(only, &stamp, Some((&new, &mut old)), w)
     }
@@ -325,7 +328,8 @@ impl Run<'_> {
                 return Err(Error::Usage(format!("replay: {table} was not folded")));
             };
             let new = main_scores(new, table, sel).map_err(Error::Usage)?;
-            Ok(diff_rows(table, &old.take(table, sel)?, &new, limit))
+            let of = (table, sel.tournament.as_deref());
+            Ok(diff_rows(of, &old.take(table, sel)?, &new, limit))
         };
         if let Some((table, sel)) = only {
             if !refolded(table) {
@@ -341,7 +345,7 @@ impl Run<'_> {
             for (table, sels) in &all {
                 let Some(sels) = sels else {
                     let ns = systems::namespace_of(table).unwrap_or_default();
-                    many.unchanged(&diff_table(table), &unchanged_reason(ns))
+                    many.unchanged(&diff_table(table, None), &unchanged_reason(ns))
                         .map_err(stdout_error)?;
                     continue;
                 };
@@ -358,7 +362,7 @@ impl Run<'_> {
     fn write_unchanged(&self, table: &str, stamp: &Stamp, w: &mut dyn Write) -> Result<()> {
         let empty = Report {
             system: table.to_string(),
-            main: diff_table(table),
+            main: diff_table(table, None),
             extra: vec![],
         };
         // `--table` is checked as for a diff.
@@ -375,6 +379,25 @@ impl Run<'_> {
                 _ => Ok(()),
             }
         })
+    }
+}
+
+/// [`check_tournament`], and for a diff of a table shown per tournament
+/// (`cards`, `sbr`, whose table without `--tournament` lists tournaments and
+/// scores no one) the tournament to compare.
+fn check_diff_of(state: &systems::State, table: &str, sel: &Selector) -> Result<()> {
+    check_tournament(state, table, sel)?;
+    match (state.shown_per(table), &sel.tournament) {
+        (Some(known), None) => Err(Error::Usage(format!(
+            "replay --diff --system {table} compares one tournament: add --tournament T \
+             (known: {}), or leave out --system to compare them all",
+            match known.len() {
+                0 => "none yet".to_string(),
+                n if n <= LISTED => known.join(", "),
+                n => format!("{n}: `laurel standings {table}` lists them"),
+            }
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -500,11 +523,15 @@ fn score_rows(main: &Table) -> Vec<Score> {
 /// A subject's name, score and rank.
 type Score = (String, Value, Value);
 
-/// The (empty) table of `table`'s diff.
-fn diff_table(table: &str) -> Table {
+/// The (empty) table of `table`'s diff, of one `tournament` or of none.
+fn diff_table(table: &str, tournament: Option<&str>) -> Table {
+    let of = match tournament {
+        Some(t) => format!("{table} — tournament {t}"),
+        None => table.to_string(),
+    };
     Table::new(
         table,
-        &format!("{table}: replay diff (old → new)"),
+        &format!("{of}: replay diff (old → new)"),
         &["player", "old_score", "score", "delta", "old_rank", "rank"],
     )
 }
@@ -549,7 +576,12 @@ fn name<'s>((o, n): Pair<'s>) -> &'s str {
 /// Old and new score and rank per subject ([`score_rows`] of each), largest
 /// absolute moves first (ties by name); only the first `limit` rows are
 /// built, the others counted as left out.
-fn diff_rows(table: &str, old: &[Score], new: &[Score], limit: Option<usize>) -> Report {
+fn diff_rows(
+    (table, tournament): (&str, Option<&str>),
+    old: &[Score],
+    new: &[Score],
+    limit: Option<usize>,
+) -> Report {
     let num = |r: Option<&Score>| r.and_then(|r| r.1.as_f64()).unwrap_or(0.0);
     let int = |r: Option<&Score>| r.map_or(Some(0), |r| r.1.as_i64());
     let score = |r: Option<&Score>| r.map_or(Value::Null, |r| r.1.clone());
@@ -559,7 +591,7 @@ fn diff_rows(table: &str, old: &[Score], new: &[Score], limit: Option<usize>) ->
         .map(|(o, n)| (num(n) - num(o), (o, n)))
         .collect();
     lines.sort_by(|x, y| (y.0.abs().total_cmp(&x.0.abs())).then_with(|| name(x.1).cmp(name(y.1))));
-    let mut t = diff_table(table);
+    let mut t = diff_table(table, tournament);
     t.limit = limit;
     for (delta, (o, n)) in lines {
         t.push_with(|| {

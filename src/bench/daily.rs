@@ -302,7 +302,7 @@ pub(super) fn appends(probe: &mut Probe, cx: &Ctx) -> Result<Vec<Row>> {
         "type": "ledger.player_registered",
         "id": "bench-named",
         "at": gen::stamp(early),
-        "name": "Bench Newcomer",
+        "player": "Bench Newcomer",
     });
     let note = format!("ledger.player_registered at {}", gen::stamp(early));
     let figure = ("append one player registered early", "named");

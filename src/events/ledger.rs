@@ -22,7 +22,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ),
     (
         "mepbm_valar.jsonl",
-        r#"{"type": "ledger.player_registered", "id": "valar-register-bea-care", "at": "2004-01-01", "name": "Bea Care"}"#,
+        r#"{"type": "ledger.player_registered", "id": "valar-register-bea-care", "at": "2004-01-01", "player": "Bea Care"}"#,
     ),
     (
         "mepbm_valar.jsonl",
@@ -57,7 +57,7 @@ pub struct RulesChanged {
 
 /// A new player registered by name.
 ///
-/// `name` is a player of its own, whatever names it is close to: an append
+/// `player` is a player of its own, whatever names it is close to: an append
 /// accepts it even if it looks like a typo of a known player's name
 /// (equal ignoring case, accents, whitespace and letters of other scripts that
 /// look alike, or one edit apart for names
@@ -65,8 +65,10 @@ pub struct RulesChanged {
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerRegistered {
-    /// The player's name, exactly as results will write it.
-    pub name: String,
+    /// The player's name, exactly as results will write it (`name` is read
+    /// as this field too).
+    #[serde(alias = "name")]
+    pub player: String,
 }
 
 /// A player's new name.

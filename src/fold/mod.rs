@@ -563,7 +563,7 @@ fn check_record(state: &State, rec: &Record, cx: &Cx, fresh: bool) -> Result<()>
         }
         // How a new name must be written is the players check's
         // ([`crate::systems::players::check_name`]).
-        Event::Ledger(ledger::Event::PlayerRegistered(r)) => players::not_empty(&r.name),
+        Event::Ledger(ledger::Event::PlayerRegistered(r)) => players::not_empty(&r.player),
         Event::Ledger(ledger::Event::PlayerRenamed(r)) => {
             players::not_empty(&r.from).and_then(|()| players::not_empty(&r.to))
         }

@@ -286,7 +286,7 @@ mod tests {
                 }
                 let json = match (r >> 20) % 6 {
                     0 => {
-                        serde_json::json!({"type": "ledger.player_registered", "at": at, "name": a})
+                        serde_json::json!({"type": "ledger.player_registered", "at": at, "player": a})
                     }
                     1 if !names.is_empty() => {
                         let from = names[(r >> 24) as usize % names.len()].clone();

@@ -58,6 +58,9 @@ enum First {
 struct Written {
     /// Its events' seqs and `at` range (registrations and renames included).
     seen: Seen,
+    /// The earliest `at` of a record giving the name: an event naming it,
+    /// its registration, or a rename to it.
+    since: Micros,
     /// The namespaces whose events name it (bits by index in `NAMESPACES`).
     systems: u32,
     first: First,
@@ -99,6 +102,7 @@ impl Merging {
         let Some(w) = self.written.get_mut(id) else {
             self.written.push(Written {
                 seen: *seen,
+                since: seen.first_at,
                 systems,
                 first: how,
             });
@@ -108,6 +112,7 @@ impl Merging {
         if earlier {
             w.first = how;
         }
+        w.since = w.since.min(seen.first_at);
         match (how, w.systems) {
             (First::Event, _) | (_, 0) => w.seen.merge(seen),
             _ => w.seen.first_seq = w.seen.first_seq.min(seen.first_seq),
@@ -188,14 +193,30 @@ impl Players {
         Ok(())
     }
 
-    /// A rename of this append: `from` is a player's name before it, and
+    /// A rename of this append: `from` is a player's name before it, both
+    /// by seq (a record before it gave the name) and by date (a record
+    /// giving it is dated at or before the rename: a player renamed before
+    /// anything named them never bore the name), and
     /// [`Players::check_renamed_to`] by seq too.
     fn check_rename(&self, r: &Rename) -> Result<()> {
-        let from = self.written.get(&r.from);
-        if from.is_none_or(|w| w.seen.first_seq > r.seq) {
+        let Some(from) = self
+            .written
+            .get(&r.from)
+            .filter(|w| w.seen.first_seq <= r.seq)
+        else {
             return Err(at_rename(
                 r,
                 format!("{:?} is not a player before this rename", r.from),
+            ));
+        };
+        if from.since > r.at {
+            return Err(at_rename(
+                r,
+                format!(
+                    "{:?} is first named on {}, after this rename's `at`: date the rename on or after it",
+                    r.from,
+                    format_short(from.since)
+                ),
             ));
         }
         self.check_renamed_to(r, true)
@@ -220,6 +241,12 @@ impl Players {
                 r.to
             ),
         ))
+    }
+
+    /// When `name` was first given (see [`Written::since`]), or `None`
+    /// when it is no player's name, now or earlier.
+    pub fn given_on(&self, name: &str) -> Option<Micros> {
+        self.written.get(name).map(|w| w.since)
     }
 
     /// The root of `name` (the name the projections know its player by),

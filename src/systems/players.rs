@@ -136,7 +136,7 @@ impl Index {
     fn ledger(&mut self, e: &LedgerEvent, seq: u64, at: Micros, check: bool) -> Result<(), String> {
         match e {
             LedgerEvent::PlayerRegistered(r) => {
-                let s = self.registered.entry(r.name.clone());
+                let s = self.registered.entry(r.player.clone());
                 s.and_modify(|s| s.add(seq, at))
                     .or_insert(Seen::new(seq, at));
             }
@@ -341,10 +341,7 @@ impl PerNamespace {
     /// every namespace's index). A cell that merely equals a renamed
     /// player's first name (a tournament named after them) is replaced too.
     pub fn show_renamed(&self, report: Report) -> Report {
-        let shown = (self.0.iter())
-            .find(|p| !p.renames.is_empty())
-            .map(Index::shown)
-            .unwrap_or_default();
+        let shown = self.shown();
         if shown.is_empty() {
             return report;
         }
@@ -363,6 +360,15 @@ impl PerNamespace {
             main: rename(report.main),
             extra: report.extra.into_iter().map(rename).collect(),
         }
+    }
+
+    /// Each renamed player's root → the name shown for it now ([`Index::shown`]:
+    /// every namespace's index holds every rename).
+    pub fn shown(&self) -> BTreeMap<String, String> {
+        (self.0.iter())
+            .find(|p| !p.renames.is_empty())
+            .map(Index::shown)
+            .unwrap_or_default()
     }
 
     /// Move namespace `ns`'s index from `part` into `self`.

@@ -95,8 +95,8 @@ fn brought_names(view: &View, voided: &BTreeMap<u64, u64>) -> Result<Vec<Brought
             Event::Ledger(ledger::Event::PlayerRegistered(p)) => brought.push((
                 void,
                 r.seq,
-                format!("ledger.player_registered {:?}", p.name),
-                p.name.clone(),
+                format!("ledger.player_registered {:?}", p.player),
+                p.player.clone(),
             )),
             Event::Ledger(ledger::Event::PlayerRenamed(p)) => brought.push((
                 void,
