@@ -152,14 +152,25 @@ fn read_line_limited<R: BufRead>(
     }
 }
 
-/// The message for a line that is not JSON.
+/// The message for a line that is not JSON. A line that ends inside its
+/// value (an event written over several lines) or is not JSON from its first
+/// characters (a CSV file, a YAML file) is told what laurel reads.
 pub fn invalid_json(e: &serde_json::Error) -> String {
-    format!("invalid JSON: {}", strip_position(e))
+    let hint = match e.is_eof() || e.column() <= 2 {
+        true => {
+            "; laurel reads JSON Lines (one event a line) or one JSON array of events \
+             (an event written over several lines belongs in an array)"
+        }
+        false => "",
+    };
+    format!("invalid JSON: {}{hint}", strip_position(e))
 }
 
 fn strip_position(e: &serde_json::Error) -> String {
     let s = e.to_string();
     match s.rfind(" at line ") {
+        // The end of the input has no column worth giving.
+        Some(i) if e.is_eof() => s[..i].to_string(),
         Some(i) => format!("{} (column {})", &s[..i], e.column()),
         None => s,
     }

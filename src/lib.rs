@@ -39,8 +39,9 @@
 //! - [`app`]: one function per command, over plain arguments.
 //! - [`input`]: the streaming reader of JSON Lines and JSON arrays, with the size limits.
 //! - [`events`]: the envelope, the `ledger.*` events, the payload toolkit every system's
-//!   `events.rs` uses (`payload.rs`), and [`events::parse_event`], the only way an event
-//!   enters the crate; generic in the vocabulary ([`events::Vocabulary`]), which the
+//!   `events.rs` uses (`payload.rs`), and [`events::parse_event`], which says what a
+//!   valid event is (the fast path below yields the same event or hands the line to it);
+//!   generic in the vocabulary ([`events::Vocabulary`]), which the
 //!   registry in [`systems`] implements ([`systems::Event`], [`systems::TYPES`]) and
 //!   which events never names. Stored events are decoded by serde alone
 //!   ([`events::decode_stored`]); `scan.rs` is the fast path of input lines (through
@@ -92,8 +93,9 @@
 //!   packed rows; the columns' readable titles, for text and the site ([`output::title`]); how a
 //!   command prints (`print.rs`: `--format`, `--limit`, `--table`, the state line, the
 //!   one CSV table).
-//! - [`site`]: the static site, pure functions from tables and changes to HTML and SVG
-//!   (maud templates, which escape every value);
+//! - [`site`]: the static site: its pages are pure functions from tables and changes
+//!   to HTML and SVG (maud templates, which escape every value), and `site/write.rs`
+//!   writes them into a staged directory swapped in whole;
 //!   [`spill`]: its audit trail on disk, in buckets by subject.
 //! - [`demo`]: the `events/` files compiled in and the stops of `laurel demo`'s tour;
 //!   [`systems::gen`] (`laurel gen`: the driver and its toolkit; each system's planner is
@@ -146,7 +148,8 @@
 //!   record's full key decides.
 //! - **Projections cannot fail.** [`systems::Projection::apply`] returns nothing: `check`
 //!   ran at append time, and a fold cut by as-of or known-at only drops a suffix of what
-//!   was checked.
+//!   was checked (an append's `recorded_at` is never before the head's, so a known-at
+//!   time cuts a prefix of the seqs, as a known-at seq does).
 //! - **An audit only watches.** A fold that keeps an audit trail, of everyone or of one
 //!   subject (`history PLAYER`), leaves the same state as a plain fold, and one subject's
 //!   trail is exactly the full trail's changes to it.
@@ -158,7 +161,7 @@
 //!   position or voids a record that does; otherwise, or if it is damaged, the fold
 //!   starts from nothing. Both answer the same.
 //! - **One writer, any number of readers, readers never wait.** A writer (`init`,
-//!   `append`, `import`, `void`, `correct`) holds an exclusive lock on `laurel.lock` in
+//!   `append`, `import`, `void`, `correct`, `players add`) holds an exclusive lock on `laurel.lock` in
 //!   the ledger directory (sled's own lock is behind it), also while it reopens sled; a second
 //!   writer gets "ledger is in use by another process" at once (exit 2). Every other
 //!   command is a reader: it takes no lock, never opens sled, opens every file read-only
@@ -172,8 +175,10 @@
 //!   The ledger imports neither the event layer nor the systems, and calls no fold:
 //!   an append is lent the event grammar and its check fold, `verify` the grammar
 //!   ([`ledger::grammar`]); it knows an event's header fields, never its payload.
-//! - Only [`events`] parses event JSON; systems see typed structs.
-//! - Only `src/main.rs` knows clap and the process; [`error`] decides the exit code.
+//! - Only [`events`] turns event JSON into typed events; systems see typed structs
+//!   (`app` reads stored JSON only to print it: `log`, `laurel events`' examples).
+//! - Only `src/main.rs` knows clap and exit codes ([`error`] decides them); the library
+//!   reads its `LAUREL_*` settings from the environment where they apply.
 //! - Systems know nothing of each other, the ledger or the clocks: they fold what the
 //!   engine hands them, which is why each namespace can fold on a thread of its own.
 //! - Systems fill tables ([`systems::table`]) and never print them: [`output`] and
@@ -213,14 +218,14 @@
 //! An append moves sled's head, then publishes; a writer that finds sled ahead of `HEAD`
 //! by one append (killed in between: never acknowledged) sets sled back, and cuts off
 //! bytes of `index` and `fps` beyond what `HEAD` commits; further ahead, `HEAD` is older
-//! than the ledger and is refused. sled 0.34 does not bound its cache for large
-//! values, so the writer counts the chunk bytes it moves through sled and reopens it past
-//! 32 MiB. Before opening sled, the writer deletes any `snap.*.generating` file a kill
+//! than the ledger and is refused. sled holds one small key per chunk (the chunks
+//! themselves live in segments), so its cache stays small. Before opening sled, the writer deletes any `snap.*.generating` file a kill
 //! left: sled 0.34.7 would take it for its latest snapshot and refuse the database as
 //! corrupt.
 //!
-//! **Checkpoints.** The check fold of every append stores the rules in force, every
-//! projection state and each namespace's players index (`players.<ns>`): a section each,
+//! **Checkpoints.** The check fold of every append stores the rules in force
+//! (`ledger.rules`), every projection state (under its system's name) and each
+//! namespace's players index (`players.<ns>`): a section each,
 //! named, every `N/20` records of fold order (in steps of 5,000,
 //! at least 10,000 apart): an append that brings the count folded to no new
 //! multiple writes none. Every fifth is whole, one zstd frame a section; the others are
@@ -233,7 +238,8 @@
 //! dated back makes only their players sections again (`fold/checkpoint/named.rs`).
 //! A query with `--as-of`, a `--known-at` seq, both or neither starts from the latest
 //! checkpoint at or before the as-of that serves its cut (`fold/checkpoint.rs`) and
-//! decodes only its own namespace's section. `history PLAYER` starts from the latest
+//! decodes only the sections it needs: the rules, its own namespace's state and
+//! players index. `history PLAYER` starts from the latest
 //! one before the player's first record (a player's values change only from it on), or
 //! from nothing when a grudge team shares the name; a `--known-at` time and `--rules`
 //! fold from nothing (`replay --rules` refolds only the namespaces the rules

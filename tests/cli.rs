@@ -98,6 +98,23 @@ fn unknown_systems_exit_2_with_did_you_mean_before_folding() {
             "{args:?}: {err}"
         );
     }
+    // A system's name is answered with its tables.
+    for args in [
+        vec!["history", "Ivy Jones", "--system", "mepbm"],
+        vec!["standings", "diplomacy"],
+    ] {
+        let (code, _, err) = run(dir.path(), &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains(r#"is a system, not a standings table: its tables are "#),
+            "{args:?}: {err}"
+        );
+    }
+    let (_, _, err) = run(dir.path(), &["standings", "mepbm"]);
+    assert!(
+        err.contains("its tables are valar, maia, istari, nations, ainur, council, nazgul"),
+        "{err}"
+    );
     // A known system still answers.
     let (code, out, _) = run(dir.path(), &["history", "Ivy Jones", "--system", "valar"]);
     assert_eq!(code, 0);

@@ -139,6 +139,10 @@ pub(crate) fn append_summary(r: &crate::ledger::AppendReport, dry: bool) -> Stri
         true => ("ok: would append", "nothing would be added for them"),
     };
     let mut s = format!("{did} {} event(s)", r.appended);
+    if r.appended == 0 && r.already_recorded == 0 {
+        // Most likely the wrong file: say so rather than look like success.
+        s.push_str(": the input holds no event");
+    }
     if r.already_recorded > 0 {
         s.push_str(&format!(
             "; {} already recorded ({kept})",
@@ -247,9 +251,13 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
             msg: all.join("; "),
         });
     }
+    let checkpoints = match report.checkpoints {
+        0 => "no checkpoint to check".to_string(),
+        n => format!("{n} checkpoint(s) equal to a fold of the records"),
+    };
     let mut out = format!(
-        "ok: {} record(s), chain verified, {} checkpoint(s) hold its fold\nhead {}\n",
-        report.records, report.checkpoints, report.head
+        "ok: {} record(s), chain verified, {checkpoints}\nhead {}\n",
+        report.records, report.head
     );
     if let Some((s, h)) = expect {
         out.push_str(&format!(

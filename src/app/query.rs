@@ -51,8 +51,18 @@ pub fn standings(
 }
 
 /// The namespace of standings table `table`, or a usage error naming the
-/// nearest table.
+/// nearest table (or, for a system's name, its tables).
 pub(super) fn namespace(table: &str) -> Result<&'static str> {
+    let of_system: Vec<&str> = (systems::tables().into_iter())
+        .filter(|(t, ns)| *ns == table && *t != table)
+        .map(|(t, _)| t)
+        .collect();
+    if !of_system.is_empty() {
+        return Err(Error::Usage(format!(
+            "{table:?} is a system, not a standings table: its tables are {}",
+            of_system.join(", ")
+        )));
+    }
     systems::namespace_of(table).ok_or_else(|| {
         let nothing = State::default().standings(table, &Selector::default(), &Cx::default());
         Error::Usage(nothing.err().unwrap_or_default())

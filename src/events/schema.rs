@@ -85,8 +85,7 @@ pub fn event_schema<E: Vocabulary>(kind: &str) -> Option<Value> {
         "at".into(),
         json!({"title": "date", "type": "string", "pattern": DATE_PATTERN, "description": AT_DOC}),
     );
-    let id =
-        json!({"title": "id", "type": ["string", "null"], "minLength": 1, "description": ID_DOC});
+    let id = json!({"title": "string", "type": ["string", "null"], "minLength": 1, "description": ID_DOC});
     props.insert("id".into(), id);
     let mut required = vec![json!("type"), json!("at")];
     if let Some(Value::Array(r)) = s.remove("required") {

@@ -156,7 +156,9 @@ impl Ledger {
         lent: Lent<'_>,
     ) -> Result<AppendReport> {
         let mut index = None;
-        let now = time::now();
+        // Never before the head's: a known-at time then cuts a prefix of the
+        // seqs, whatever the wall clock did between two appends.
+        let now = time::now().max(self.recorded_at_micros(head.seq)?.unwrap_or(i64::MIN));
         let segment = match dry {
             true => segment::Writer::aside(head.seq + 1),
             false => segment::Writer::new(head.seq + 1),
@@ -299,9 +301,10 @@ impl Ledger {
             };
             let mut msg = format!("this append is refused because {what}");
             // Only a record dated before it folds before it: where to look.
-            if let Some((file, line, first)) = Self::first_dated_before(seq, old_head, pending) {
+            if let Some((file, line, first, at)) = Self::first_dated_before(seq, old_head, pending)
+            {
                 let (kind, id) = pending.names_of(first);
-                let at = Origin {
+                let where_ = Origin {
                     file: Some(names[file].clone()),
                     line: Some(line),
                     kind,
@@ -309,7 +312,9 @@ impl Ledger {
                     ..Origin::default()
                 };
                 msg.push_str(&format!(
-                    "; only its records dated before record {seq} fold before it, the first at {at}"
+                    "; only its records dated before record {seq}'s {} fold before it, the first at \
+                     {where_}: dated on or after it, they would fold after it",
+                    time::format_short(at)
                 ));
             }
             return Error::invalid(whole, msg);
@@ -344,7 +349,11 @@ impl Ledger {
     /// before stored record `seq`: only such a record folds before it and
     /// can have made it invalid (one of the same date folds after it).
     /// Found from the chunk summaries, reading one chunk.
-    fn first_dated_before(seq: u64, old_head: u64, pending: &Pending) -> Option<(usize, u64, u64)> {
+    fn first_dated_before(
+        seq: u64,
+        old_head: u64,
+        pending: &Pending,
+    ) -> Option<(usize, u64, u64, time::Micros)> {
         let ledger = pending.ledger;
         let at = *ledger
             .record_fields(&BTreeSet::from([seq]), |r| r.at)
@@ -359,7 +368,7 @@ impl Ledger {
         });
         let first = first.filter(|_| walked.is_ok())?;
         let (file, line) = pending.origins.get(first - old_head - 1);
-        Some((file, line, first))
+        Some((file, line, first, at))
     }
 
     /// The targets of every committed void, from the chunk summaries.

@@ -104,11 +104,8 @@ pub struct VerifyReport {
 /// through `index`, the published entries up to the head (and, for the
 /// writer during an append, the entries of its pending chunks).
 pub struct Ledger {
-    /// sled's open handles: `None` for a reader, and for the moment of a
-    /// [`Ledger::recycle_if_due`].
+    /// sled's open handles: `None` for a reader.
     handles: RefCell<Option<Handles>>,
-    /// Chunk bytes written through the current handles.
-    moved: Cell<u64>,
     /// What `HEAD` says (the head, the lengths and checksum it commits), read
     /// once when the ledger was opened (a reader's is pinned for its whole
     /// command); the writer's moves with each append it publishes.

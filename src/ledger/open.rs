@@ -12,29 +12,6 @@ use crate::error::{Error, Result};
 /// sled's page cache; the default (1 GiB) would dominate memory use.
 const CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Reopen sled after the writer has put this many bytes into it.
-///
-/// Why: sled 0.34 keeps every node it reads or writes in memory. Its LRU counts a
-/// node stored as a blob by the size of the blob's pointer, and each of its 256
-/// shards looks at its accesses only after 64 of them, so `cache_capacity` does
-/// not bound it. Dropping the database frees its cache; reopening costs tens of
-/// milliseconds. The writer puts a 24-byte pointer a chunk into sled (the chunks
-/// themselves go to segments), so an append of a few million records stays
-/// below this; readers never open sled.
-const RECYCLE_BYTES: u64 = 32 * 1024 * 1024;
-
-/// [`RECYCLE_BYTES`], or `LAUREL_RECYCLE_BYTES` (tests set it tiny to reopen
-/// sled between every batch and check that nothing changes).
-pub(super) fn recycle_bytes() -> u64 {
-    static VALUE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *VALUE.get_or_init(|| {
-        std::env::var("LAUREL_RECYCLE_BYTES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(RECYCLE_BYTES)
-    })
-}
-
 /// Remove the snapshot sled was writing when a process died: `snap.<lsn>.generating`.
 ///
 /// Why: sled 0.34.7 writes its snapshot to that name and renames it when complete,
@@ -145,22 +122,6 @@ fn lock(path: &Path) -> Result<std::fs::File> {
         Ok(()) => Ok(f),
         Err(std::fs::TryLockError::WouldBlock) => Err(Error::Locked(path.to_path_buf())),
         Err(std::fs::TryLockError::Error(e)) => Err(Error::io(file.display().to_string(), e)),
-    }
-}
-
-/// Open sled again after dropping it. sled's background flusher lets go of the
-/// old instance's file lock a moment after the drop, so "locked" is retried for
-/// up to two seconds: no other process can hold it, since we hold `laurel.lock`.
-fn reopen_db(path: &Path) -> Result<sled::Db> {
-    let mut tries = 0;
-    loop {
-        match open_db(path) {
-            Err(Error::Locked(_)) if tries < 200 => {
-                tries += 1;
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-            other => return other,
-        }
     }
 }
 
@@ -297,7 +258,6 @@ impl Ledger {
     fn new(path: &Path, lock: Option<std::fs::File>, handles: Option<Handles>) -> Ledger {
         Ledger {
             handles: RefCell::new(handles),
-            moved: Cell::new(0),
             published: Cell::default(),
             index: RefCell::default(),
             checkpoints: RefCell::default(),
@@ -322,27 +282,6 @@ impl Ledger {
 
     pub(super) fn meta(&self) -> Result<sled::Tree> {
         self.with(|h| h.meta.clone())
-    }
-
-    /// Count `bytes` of chunks moved through sled.
-    pub(super) fn moved(&self, bytes: usize) {
-        self.moved.set(self.moved.get() + bytes as u64);
-    }
-
-    /// Drop and reopen sled once [`RECYCLE_BYTES`] have moved through it, to free
-    /// its cache. Callers hold no tree or iterator across this call (sled's file
-    /// lock belongs to the last handle: a live clone would make the reopen fail).
-    pub(super) fn recycle_if_due(&self) -> Result<()> {
-        if self.moved.get() < recycle_bytes() || self._lock.is_none() {
-            return Ok(());
-        }
-        self.moved.set(0);
-        let mut slot = self.handles.borrow_mut();
-        if let Some(old) = slot.take() {
-            old.db.flush().map_err(storage)?;
-        }
-        *slot = Some(Handles::of(reopen_db(&self.path)?)?);
-        Ok(())
     }
 
     pub fn path(&self) -> &Path {

@@ -285,8 +285,6 @@ impl Pending<'_> {
             let first = done.first_seq;
             let out = (&mut self.segment, &mut self.packed);
             (self.ledger).put_chunk(out, first, &done.finish(), &self.current)?;
-            self.ledger.moved(segment::POINTER_LEN);
-            self.ledger.recycle_if_due()?;
         }
         self.current.clear();
         Ok(head)

@@ -141,6 +141,15 @@ impl Ledger {
         }
     }
 
+    /// When record `seq` was recorded, in microseconds (`None` for seq 0).
+    pub(crate) fn recorded_at_micros(&self, seq: u64) -> Result<Option<i64>> {
+        if seq == 0 {
+            return Ok(None);
+        }
+        let (first, bytes) = self.chunk_holding(seq)?;
+        Ok(Some(chunk::decode(&bytes, first)?.recorded_at_micros))
+    }
+
     /// `field` of each stored record of `seqs`, reading each chunk once (an
     /// append may void thousands of its own records). A record that cannot be
     /// read is left out.

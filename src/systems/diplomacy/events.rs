@@ -54,8 +54,8 @@ pub struct PowerResult {
 ///
 /// A game is recorded once; someone survives. A solo or a concession names its `winner`, which survives and is held by a player (a solo's holds strictly more centres than any other power); a draw names none.
 ///
-/// The optional fields are boxed: most games give none of them, and a record
-/// stays small.
+// The optional fields are boxed: most games give none of them, and a record
+// stays small.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GameEnded {
