@@ -77,6 +77,12 @@ fn typos_and_look_alikes_of_known_names_are_refused_with_did_you_mean() {
             "the same but for case, accents, spaces or look-alike letters",
         ),
         ("Brian Kernigh\u{430}n", "Brian Kernighan", "look-alike"),
+        // A variation selector is allowed in a name, and shows nothing.
+        (
+            "Ada Lovelace\u{FE0F}",
+            "Ada Lovelace",
+            "the same but for case, accents, spaces or look-alike letters",
+        ),
     ] {
         let file = dir.path().join("round2.jsonl");
         std::fs::write(&file, round_2(typo)).unwrap();
@@ -87,7 +93,7 @@ fn typos_and_look_alikes_of_known_names_are_refused_with_did_you_mean() {
         assert!(err.contains(&format!("did you mean «{known}»?")), "{err}");
         assert!(err.contains(how), "{err}");
         assert!(
-            err.contains(&format!("laurel players add \"{}\"", typo)),
+            err.contains(&format!("laurel players add {typo:?}")),
             "{err}"
         );
         assert_eq!(head(dir.path()), before, "nothing written for {typo:?}");
@@ -110,6 +116,13 @@ fn a_name_with_whitespace_at_an_end_a_run_inside_or_an_invisible_character_is_re
             "holds the invisible character U+200B".into(),
         ),
         ("\u{3164}", "holds the invisible character U+3164".into()),
+        ("Bob\u{FFFB}", "holds the invisible character U+FFFB".into()),
+        (
+            "Bob\u{1D175}",
+            "holds the invisible character U+1D175".into(),
+        ),
+        ("Eve\u{206B}", "holds the invisible character U+206B".into()),
+        ("Eve\u{2028}", "holds the line separator U+2028".into()),
     ] {
         let o = append_text(dir.path(), &round_2(name));
         assert_eq!(o.status.code(), Some(2), "{name}");

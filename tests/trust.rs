@@ -83,19 +83,21 @@ fn a_key_given_twice_is_refused_naming_it() {
 #[test]
 fn control_characters_in_names_are_refused() {
     let dir = empty_ledger();
-    for name in [
-        r#""Zed\u001b[1A\r 1  Mallory 9999""#,
-        r#""Ann\nBob""#,
-        r#""Ann\u0000""#,
-        "\"Ann\u{0085}\"",
-        "\"Ann\u{202E}nnA\"",
-        r#""Ann\u2066""#,
+    let control = "control character";
+    let mark = "bidirectional mark";
+    for (name, what) in [
+        (r#""Zed\u001b[1A\r 1  Mallory 9999""#, control),
+        (r#""Ann\nBob""#, control),
+        (r#""Ann\u0000""#, control),
+        ("\"Ann\u{0085}\"", control),
+        ("\"Ann\u{202E}nnA\"", mark),
+        (r#""Ann\u2066""#, mark),
     ] {
         let out = append_text(dir.path(), &seed(name, "1500"));
         assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr_of(&out));
         let err = stderr_of(&out);
         assert!(
-            err.contains("field `player`: holds the control character U+"),
+            err.contains(&format!("field `player`: holds the {what} U+")),
             "{name}: {err}"
         );
         assert!(

@@ -452,7 +452,7 @@ fn envelope(members: &[Member], line: &[u8], body: usize, env: &mut Envelope) {
 /// or holding a [`super::forbidden_char`].
 fn string(s: Str<'_>, out: &mut Vec<u8>) -> Option<()> {
     if !s.escaped {
-        if s.raw.len() > MAX_STRING || maybe_forbidden(s.raw) {
+        if s.raw.len() > MAX_STRING || (maybe_forbidden(s.raw) && !printable(s.raw)) {
             return None;
         }
         out.push(b'"');
@@ -469,10 +469,22 @@ fn string(s: Str<'_>, out: &mut Vec<u8>) -> Option<()> {
 }
 
 /// Could unescaped string bytes hold a [`super::forbidden_char`]? Only if they
-/// hold DEL or the lead byte of a C1 control (0xC2), of U+061C (0xD8) or of a
-/// bidirectional mark (0xE2): then the slow path decides.
+/// hold DEL or the lead byte of one: a C1 control or U+00AD (0xC2), U+034F
+/// (0xCD), U+061C (0xD8), and those of the blocks of the other invisible
+/// characters and marks (0xE1, 0xE2, 0xE3, 0xEF, 0xF0, 0xF3).
 fn maybe_forbidden(raw: &[u8]) -> bool {
-    raw.iter().any(|&b| matches!(b, 0x7F | 0xC2 | 0xD8 | 0xE2))
+    raw.iter().any(|&b| {
+        matches!(
+            b,
+            0x7F | 0xC2 | 0xCD | 0xD8 | 0xE1 | 0xE2 | 0xE3 | 0xEF | 0xF0 | 0xF3
+        )
+    })
+}
+
+/// Are unescaped string bytes UTF-8 without a [`super::forbidden_char`]?
+/// (Not: the slow path words the refusal.)
+fn printable(raw: &[u8]) -> bool {
+    std::str::from_utf8(raw).is_ok_and(|t| super::forbidden_char(t).is_none())
 }
 
 /// The text of a JSON string token (`"..."`, escapes resolved); `None` if `b`

@@ -1,13 +1,57 @@
 //! What an event's text may hold: printable characters only.
 
 /// Is `c` a character no event string may hold? The C0 and C1 controls (a
-/// newline, ESC, NUL...) and the bidirectional marks and overrides, which let
-/// a name rewrite the terminal or the order of what is shown around it.
+/// newline, ESC, NUL...), the bidirectional marks and overrides, which let
+/// a name rewrite the terminal or the order of what is shown around it, the
+/// line and paragraph separators, and the [`invisible`] characters, which
+/// make two names or ids that look the same (`t1` and `t1` + U+200B).
 pub fn forbidden(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}')
-        || ('\u{202A}'..='\u{202E}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c)
+    c.is_control() || kind(c).is_some()
+}
+
+/// What a non-control forbidden character is, in words.
+fn kind(c: char) -> Option<&'static str> {
+    match c {
+        '\u{200E}'
+        | '\u{200F}'
+        | '\u{061C}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2066}'..='\u{2069}' => Some("bidirectional mark"),
+        '\u{2028}' | '\u{2029}' => Some("line separator"),
+        c if invisible(c) => Some("invisible character"),
+        _ => None,
+    }
+}
+
+/// A character that shows nothing and joins nothing: Unicode's default
+/// ignorable code points (zero-width spaces, the word joiner and its kin,
+/// the byte-order mark, the soft hyphen, the combining grapheme joiner, the
+/// Hangul fillers, the musical and shorthand format controls, the tag
+/// characters) and the interlinear annotation marks. Left out: the zero-width
+/// joiners U+200C and U+200D and the variation selectors, which some scripts,
+/// emoji and ideographs need (a player name's near-duplicate key ignores
+/// them).
+pub fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{AD}'
+            | '\u{34F}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFFB}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E00FF}'
+            | '\u{E01F0}'..='\u{E0FFF}'
+    )
 }
 
 /// The first [`forbidden`] character of `s`.
@@ -18,7 +62,8 @@ pub fn forbidden_char(s: &str) -> Option<char> {
 /// The message for a string at `what` holding [`forbidden_char`] `c`.
 pub(super) fn forbidden_message(what: &str, c: char) -> String {
     format!(
-        "{what}: holds the control character U+{:04X}; names and text must be printable",
+        "{what}: holds the {} U+{:04X}; names and text must be printable",
+        kind(c).unwrap_or("control character"),
         c as u32
     )
 }

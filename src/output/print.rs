@@ -26,6 +26,7 @@
 use std::io::{self, Write};
 
 use super::{cell_text, Format, Report, Stamp, Table};
+use crate::systems::rows::Cell;
 
 /// How an answer is printed: its format, `--limit` and `--table`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -128,6 +129,10 @@ pub(super) fn left_out_line(t: &Table) -> Option<String> {
 
 /// One RFC 4180 table: a header row of column keys, then a record per row
 /// (cells as [`crate::systems::rows::Cell::write_text`] gives them), CRLF line ends.
+/// A text cell that a spreadsheet would take for a formula (it begins with
+/// `=`, `+`, `-`, `@`, a tab or a carriage return: a player named
+/// `=HYPERLINK(…)`, a history formula `+71 = …`) is written with a leading
+/// `'`, which spreadsheets show as text; numbers are written as they are.
 pub fn write_csv(t: &Table, w: &mut dyn Write) -> io::Result<()> {
     let mut out = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
@@ -142,6 +147,10 @@ pub fn write_csv(t: &Table, w: &mut dyn Write) -> io::Result<()> {
             }
             // The buffer holds the cell's text afterwards.
             cell_text(&c, &mut fields[n]);
+            let number = matches!(c, Cell::UInt(_) | Cell::Neg(_) | Cell::Float(_));
+            if !number && fields[n].first().is_some_and(|b| FORMULA_START.contains(b)) {
+                fields[n].insert(0, b'\'');
+            }
             n += 1;
         }
         out.write_record(&fields[..n])?;
@@ -149,10 +158,34 @@ pub fn write_csv(t: &Table, w: &mut dyn Write) -> io::Result<()> {
     out.flush()
 }
 
+/// The first bytes that make a spreadsheet read a cell as a formula.
+const FORMULA_START: &[u8] = b"=+-@\t\r";
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn csv_text_cells_a_spreadsheet_would_run_begin_with_a_quote_and_numbers_do_not() {
+        let mut t = Table::new("t", "T", &["player", "score", "formula"]);
+        t.push(vec![
+            json!("=HYPERLINK(\"http://x\",\"y\")"),
+            json!(-2),
+            json!("+71 = round(45)"),
+        ]);
+        t.push(vec![json!("@SUM(A1)"), json!(-0.5), json!("-3 = x")]);
+        t.push(vec![json!("Ada"), json!(3), json!("a=b")]);
+        let mut out = Vec::new();
+        write_csv(&t, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "player,score,formula\r\n\
+             \"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",-2,'+71 = round(45)\r\n\
+             '@SUM(A1),-0.50,'-3 = x\r\n\
+             Ada,3,a=b\r\n"
+        );
+    }
 
     fn report() -> Report {
         let mut main = Table::new("cards", "Cards", &["rank", "player"]);

@@ -80,10 +80,10 @@ fn looks_like(c: char, f: &mut dyn FnMut(char)) {
 }
 
 /// Characters a key leaves out besides whitespace and combining marks:
-/// those that show nothing ([`crate::systems::players::invisible`]), the
+/// those that show nothing ([`crate::events::invisible`]), the
 /// zero-width joiners and the variation selectors.
 fn shows_nothing(c: char) -> bool {
-    crate::systems::players::invisible(c)
+    crate::events::invisible(c)
         || matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
 }
 

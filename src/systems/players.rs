@@ -22,12 +22,13 @@
 //!
 //! **Names as written.** A new player name (first written by an append,
 //! in an event, a registration or as a rename's `to`) is not empty, has no
-//! whitespace at either end and no run of whitespace inside, and holds no
-//! invisible character ([`check_name`], [`invisible`]): `" Anna"`,
-//! `"Anna  Black"` and `"Bo\u{200B}"` are typos or impostors no community
-//! means, refused naming the name to write instead (the players check of an
-//! append, `crate::players`). A name a ledger already holds stays as it was
-//! accepted, and a rename may mend it.
+//! whitespace at either end and no run of whitespace inside ([`check_name`]):
+//! `" Anna"` and `"Anna  Black"` are typos no community means, refused naming
+//! the name to write instead (the players check of an append,
+//! `crate::players`). Like every event string, it holds no invisible character
+//! (`"Bo\u{200B}"`, [`crate::events::invisible`]): the event layer refuses it.
+//! A name a ledger already holds stays as it was accepted, and a rename may
+//! mend it.
 
 use std::collections::BTreeMap;
 
@@ -268,19 +269,7 @@ pub fn check_name(name: &str) -> Result<(), String> {
             ),
         });
     }
-    // Every invisible character lies beyond ASCII.
-    let hidden = match name.is_ascii() {
-        true => None,
-        false => name.chars().find(|&c| invisible(c)),
-    };
-    match hidden {
-        Some(c) => Err(format!(
-            "player name {name:?} holds the invisible character U+{:04X}: a name must show \
-             every character it holds",
-            c as u32
-        )),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 /// A player name not empty and not only whitespace: what every name of a
@@ -290,30 +279,6 @@ pub fn not_empty(name: &str) -> Result<(), String> {
         true => Err("a player name must not be empty".into()),
         false => Ok(()),
     }
-}
-
-/// A character that shows nothing and joins nothing: zero-width spaces, the
-/// word joiner and its kin, the byte-order mark, the soft hyphen, the
-/// combining grapheme joiner, the Hangul fillers and the tag characters. Two
-/// names that differ by one look the same. (The zero-width joiners U+200C
-/// and U+200D are left: some scripts and emoji need them.)
-pub fn invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{AD}'
-            | '\u{34F}'
-            | '\u{115F}'
-            | '\u{1160}'
-            | '\u{17B4}'
-            | '\u{17B5}'
-            | '\u{180E}'
-            | '\u{200B}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{3164}'
-            | '\u{FEFF}'
-            | '\u{FFA0}'
-            | '\u{E0000}'..='\u{E007F}'
-    )
 }
 
 /// Note `name` seen at `(seq, at)`.
