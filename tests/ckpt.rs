@@ -284,6 +284,8 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     let d = dir.path();
     // 22 checkpoints of 150 records: whole ones are the 1st, 6th, 11th, 16th and 21st.
     append(d, &gen(3300, 5));
+    let out = laurel(d).arg("verify").output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("damaged"));
     let all = headers(d);
     let whole: Vec<&(Vec<u8>, Header)> = all.iter().filter(|(_, h)| h.parent.is_none()).collect();
     assert!(all.len() >= 15, "{} checkpoints", all.len());
@@ -304,6 +306,14 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     bytes[mid] ^= 0x55;
     std::fs::write(&file, bytes).unwrap();
     assert!(assert_same_answers(d, "with damaged parents") > 50);
+    // verify says what is damaged, and that no answer depends on it.
+    let out = laurel(d).arg("verify").output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("checkpoint file(s) damaged, which no fold uses"),
+        "{said}"
+    );
     // An append after it resumes from a checkpoint whose chain is intact.
     append(
         d,

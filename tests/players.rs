@@ -559,6 +559,25 @@ fn history_of_a_grudge_team_lists_its_ainur_changes() {
         !listed.to_string().contains("Grey Company"),
         "a team is no player"
     );
+    // Before their first change, a team and a player have an empty history;
+    // a name that is nothing's is refused whatever the clocks.
+    for (name, cut) in [
+        ("Grey Company", "2003-06-05"),
+        ("Sam Reed", "2003-06-05"),
+        ("Sam Reed", "2003-05-01"),
+    ] {
+        let v = json(
+            dir.path(),
+            &["history", name, "--as-of", cut, "--format", "json"],
+        );
+        assert_eq!(v["rows"], serde_json::json!([]), "{name} as of {cut}: {v}");
+    }
+    let o = out(
+        dir.path(),
+        &["history", "Nobody Atall", "--as-of", "2003-06-05"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("is not a player in this ledger"));
 }
 
 /// `history` of a player whom only Middle-earth's events name folds Middle-earth

@@ -251,10 +251,17 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
             msg: all.join("; "),
         });
     }
-    let checkpoints = match report.checkpoints {
+    let mut checkpoints = match report.checkpoints {
         0 => "no checkpoint to check".to_string(),
         n => format!("{n} checkpoint(s) equal to a fold of the records"),
     };
+    if report.damaged_checkpoints > 0 {
+        checkpoints.push_str(&format!(
+            "; {} checkpoint file(s) damaged, which no fold uses (a cache: the answers \
+             come from the records; removing them is safe)",
+            report.damaged_checkpoints
+        ));
+    }
     let mut out = format!(
         "ok: {} record(s), chain verified, {checkpoints}\nhead {}\n",
         report.records, report.head

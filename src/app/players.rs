@@ -75,6 +75,19 @@ pub fn players_add(path: &Path, name: &str, at: Option<&str>) -> Result<String> 
     Ok(append_summary(&report, false))
 }
 
+/// Is `name` a player's in the ledger as it stands, when `args`' clocks
+/// (which found no such player) cut something off? (No clocks: no.)
+pub(super) fn is_named_later(ledger: &Ledger, name: &str, args: &QueryArgs) -> Result<bool> {
+    if args.as_of.is_none() && args.known_at.is_none() {
+        return Ok(false);
+    }
+    let now = QueryArgs {
+        rules: args.rules.clone(),
+        ..QueryArgs::default()
+    };
+    Ok(players_of(ledger, &now)?.0.root_of(name).is_some())
+}
+
 /// The root of player `name` among `players` (the name the projections and
 /// their audit trails know the player by), or a usage error suggesting the
 /// nearest names.

@@ -110,6 +110,8 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 }
 
 /// `laurel history PLAYER [--system S]`: every change, oldest first, with formulas.
+/// A player or grudge team that the clocks cut off before any change has an
+/// empty history; only a name that is nothing's in the whole ledger is refused.
 /// Changes made by records that were later voided are listed too, marked with the
 /// void that took them away, so a correction shows both the old and the new value.
 /// An unknown `--system` (not a standings table) is refused with the nearest one.
@@ -151,6 +153,8 @@ pub fn history(
         .flatten();
     let subject = (player, only);
     let (f, stamp) = audit_fold(&ledger, args, args.query()?, subject, since)?;
+    // A grudge team at the clocks, with or without changes yet.
+    let rated = not_a_player.is_some() && f.state.rates_non_player(player);
     let mine = |c: &Change| c.subject == player && system.is_none_or(|s| s == c.system);
     let mut rows: Vec<(Change, Value)> =
         f.cx.changes()
@@ -167,7 +171,9 @@ pub fn history(
         &mine,
     )?);
     if let (true, Some(e)) = (rows.is_empty(), not_a_player) {
-        return Err(e);
+        if !rated && !super::players::is_named_later(&ledger, shown, args)? {
+            return Err(e);
+        }
     }
     rows.sort_by_key(|(c, _)| (c.at, c.seq));
     let columns = [&output::CHANGE_COLUMNS[..], &["voided"]].concat();

@@ -572,6 +572,11 @@ impl Ledger {
         })
     }
 
+    /// How many checkpoint files the ledger holds, their headers read or not.
+    pub(crate) fn listed_checkpoints(&self) -> Result<usize> {
+        self.with_headers(|all| all.len())
+    }
+
     /// `f` on the checkpoint headers, read from their files ([`file::list`])
     /// the first time.
     fn with_headers<T>(&self, f: impl FnOnce(&mut Headers) -> T) -> Result<T> {

@@ -96,6 +96,10 @@ pub struct VerifyReport {
     /// How many checkpoints were compared with the fold of the records (none
     /// when the chain does not verify): see the fold's `checkpoint::verify`.
     pub checkpoints: usize,
+    /// How many checkpoint files are damaged (a header or a section that does
+    /// not read back or decode): no fold uses them, so no answer depends on
+    /// them.
+    pub damaged_checkpoints: usize,
 }
 
 /// An open ledger: the writer's (from [`Ledger::open`] or [`Ledger::init`],

@@ -245,6 +245,7 @@ impl<'l> Chain<'l> {
             records,
             head,
             checkpoints: 0,
+            damaged_checkpoints: 0,
             problems: self.problems,
         }
     }

@@ -10,7 +10,8 @@
 //! section the fold encodes there (sections encode deterministically: the
 //! state's maps are ordered). A checkpoint that no fold can use (bound to
 //! records the chain no longer holds, or damaged: it reads as absent) is
-//! not compared.
+//! not compared; the damaged ones (a header or a section that does not read
+//! back or decode) are counted, for `verify` to say so.
 //!
 //! Which fold: a checkpoint usable by a fold of the whole ledger (what every
 //! append leaves behind) against the fold of the whole ledger; one bound to
@@ -32,11 +33,13 @@ impl Ledger {
     /// Every checkpoint a fold may start from, compared with the fold of the
     /// records it was made from (see the module docs): `(seq of its
     /// position, what differs)` for each one that does not hold it, in
-    /// position order; how many were compared.
-    pub fn verify_checkpoints(&self) -> Result<(Vec<(u64, String)>, usize)> {
+    /// position order; how many were compared; how many are damaged.
+    pub fn verify_checkpoints(&self) -> Result<(Vec<(u64, String)>, usize, usize)> {
         let head = self.head()?.seq;
         let mut by_head: BTreeMap<u64, Vec<Header>> = BTreeMap::new();
-        for h in self.all_checkpoints()? {
+        let all = self.all_checkpoints()?;
+        let mut damaged = self.listed_checkpoints()? - all.len();
+        for h in all {
             let upto = match self.usable(&h, head)? {
                 true => head,
                 false if self.usable(&h, h.head.seq)? => h.head.seq,
@@ -46,29 +49,32 @@ impl Ledger {
         }
         let (mut problems, mut compared) = (Vec::new(), 0);
         for (upto, headers) in by_head {
-            let (found, n) = self.compare_with_fold(upto, headers)?;
+            let (found, n, broken) = self.compare_with_fold(upto, headers)?;
             problems.extend(found);
             compared += n;
+            damaged += broken;
         }
         problems.sort();
-        Ok((problems, compared))
+        Ok((problems, compared, damaged))
     }
 
     /// Fold the records `1..=upto` from nothing and compare, at each of
     /// `headers`' positions (ascending), the state with its stored sections:
-    /// the problems, and how many checkpoints had a section to compare.
+    /// the problems, how many checkpoints had a section to compare and how
+    /// many have a damaged one.
     fn compare_with_fold(
         &self,
         upto: u64,
         headers: Vec<Header>,
-    ) -> Result<(Vec<(u64, String)>, usize)> {
+    ) -> Result<(Vec<(u64, String)>, usize, usize)> {
         let names = names();
-        let (mut problems, mut compared) = (Vec::new(), 0);
+        let (mut problems, mut compared, mut damaged) = (Vec::new(), 0, 0);
         let mut next = headers.iter().peekable();
         let mut put = |pos: Pos, _folded: u64, made: Snapshot| -> Result<()> {
             while let Some(h) = next.next_if(|h| h.pos <= pos) {
-                let (differs, any) = self.differing(h, &names, &made)?;
+                let (differs, any, broken) = self.differing(h, &names, &made)?;
                 compared += usize::from(any);
+                damaged += usize::from(broken);
                 if !differs.is_empty() {
                     let what = format!(
                         "the checkpoint there does not hold the fold of the records before it (sections {}): laurel did not write it, or it was changed since; removing {} (a cache) gives every answer from the records alone, and the next append makes checkpoints anew",
@@ -87,33 +93,34 @@ impl Ledger {
         };
         let view = View::new(self, upto);
         super::super::fold_from(&view, &Query::default(), None, Some(sink))?.discard();
-        Ok((problems, compared))
+        Ok((problems, compared, damaged))
     }
 
     /// The names of `h`'s stored sections that do not hold the fold's
     /// `made`: bytes that differ and, decoded and encoded again, still
     /// differ (an older laurel may have laid out the same state otherwise);
-    /// and whether any section was compared. A section the checkpoint
-    /// lacks, or that does not read back or decode (damage: a fold then does
-    /// not use the checkpoint), is not compared.
+    /// whether any section was compared; whether one is damaged. A section
+    /// the checkpoint lacks is not compared, nor one that does not read back
+    /// or decode (damage: a fold then does not use the checkpoint).
     fn differing(
         &self,
         h: &Header,
         names: &[String],
         made: &Snapshot,
-    ) -> Result<(Vec<String>, bool)> {
-        let (mut differs, mut any) = (Vec::new(), false);
+    ) -> Result<(Vec<String>, bool, bool)> {
+        let (mut differs, mut any, mut broken) = (Vec::new(), false, false);
         for (i, (name, made)) in names.iter().zip(made).enumerate() {
             let (Some(made), Some(_)) = (made, h.index(name)) else {
                 continue;
             };
             let Some(stored) = self.raw_section(h, name)? else {
+                broken = true;
                 continue;
             };
             let again = (stored != *made).then(|| reencoded(i, &stored));
             match again {
                 None => any = true,
-                Some(None) => {}
+                Some(None) => broken = true,
                 Some(Some(again)) => {
                     any = true;
                     if again != *made {
@@ -122,7 +129,7 @@ impl Ledger {
                 }
             }
         }
-        Ok((differs, any))
+        Ok((differs, any, broken))
     }
 }
 
