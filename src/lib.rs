@@ -192,8 +192,8 @@
 //! (one per checkpoint: its header, then its sections named by the fold; written beside and
 //! renamed into place). sled is the writer's store, two trees:
 //!
-//! - `meta`: `format`, the marker `laurel-ledger-6` (any other is refused), and `head`,
-//!   the last seq and its hash.
+//! - `meta`: `format`, the marker `laurel-ledger-6` (any other is refused), `head`,
+//!   the last seq and its hash, and `published`, the last seq `HEAD` was seen to name.
 //! - `chunks`: key the chunk's first seq (u64 big-endian), value a 24-byte pointer to the
 //!   chunk in a segment file ([`ledger::segment`]). A chunk holds up to 1024 records or
 //!   256 KiB, LZ4-packed with a CRC-32 that every read checks (a damaged chunk is an
@@ -215,10 +215,11 @@
 //!   `8 · (seq − 1)`, from which an append builds its index without reading chunks
 //!   ([`ledger::idem`]).
 //!
-//! An append moves sled's head, then publishes; a writer that finds sled ahead of `HEAD`
-//! by one append (killed in between: never acknowledged) sets sled back, and cuts off
-//! bytes of `index` and `fps` beyond what `HEAD` commits; further ahead, `HEAD` is older
-//! than the ledger and is refused. sled holds one small key per chunk (the chunks
+//! An append moves sled's head, then publishes, then marks it `published`; a writer
+//! that finds sled ahead of `HEAD` by one append never marked (killed in between: never
+//! acknowledged) sets sled back, and cuts off bytes of `index` and `fps` beyond what
+//! `HEAD` commits; further ahead, or past a mark, `HEAD` is an older copy and is
+//! refused. sled holds one small key per chunk (the chunks
 //! themselves live in segments), so its cache stays small. Before opening sled, the writer deletes any `snap.*.generating` file a kill
 //! left: sled 0.34.7 would take it for its latest snapshot and refuse the database as
 //! corrupt.

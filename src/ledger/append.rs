@@ -113,6 +113,9 @@ impl Ledger {
         let result = published::write_head(&self.path, p);
         if result.is_ok() || published::read_published(&self.path).is_ok_and(|r| r == p) {
             self.published.set(p);
+            // The append is committed whatever this does: a lost mark only
+            // leaves an older `HEAD` put back by hand undetected, as before.
+            let _ = self.mark_published(head.seq);
         }
         result
     }

@@ -215,11 +215,20 @@ impl Ledger {
     }
 
     /// Check that what sled holds beyond the published head `seq` is one
-    /// append's, all in segment `seq + 1`: an append killed between sled's
-    /// commit and `HEAD`'s rename, which the caller then sets back. More than
-    /// that means `HEAD` is older than the ledger (restored from a copy, say),
-    /// and setting sled back would drop acknowledged appends: refused.
+    /// append's, all in segment `seq + 1`, never published: an append killed
+    /// between sled's commit and `HEAD`'s rename, which the caller then sets
+    /// back. More than that, or an append sled marks published, means `HEAD`
+    /// is older than the ledger (restored from a copy, say), and setting
+    /// sled back would drop acknowledged appends: refused.
     fn one_unpublished_append(&self, seq: u64) -> Result<()> {
+        let mark = self.published_mark()?;
+        if mark > seq {
+            return Err(Error::Corrupt(format!(
+                "{} says {seq}, but the ledger published seq {mark} after it: \
+                 restore HEAD, index and fps with the rest of the directory",
+                published::head_file(&self.path).display()
+            )));
+        }
         for item in self.chunks()?.range(super::chunk::key(seq + 1)..) {
             let (k, v) = item.map_err(storage)?;
             let first = k.as_ref().try_into().map_or(0, u64::from_be_bytes);
@@ -305,6 +314,25 @@ impl Ledger {
             }),
             Some(_) => Err(Error::Corrupt("head record has the wrong size".into())),
         }
+    }
+
+    /// Note in sled (meta "published" = seq u64 LE) that `HEAD` named `seq`:
+    /// sled's head beyond a `HEAD` at or past this mark was published, so
+    /// that `HEAD` is an older copy put back, not an append killed before
+    /// its publication ([`Ledger::open`]).
+    pub(super) fn mark_published(&self, seq: u64) -> Result<()> {
+        self.meta()?
+            .insert("published", &seq.to_le_bytes())
+            .map_err(storage)?;
+        self.with(|h| h.db.flush())?.map_err(storage)?;
+        Ok(())
+    }
+
+    /// The last seq [`Ledger::mark_published`] noted (0 for none).
+    fn published_mark(&self) -> Result<u64> {
+        let v = self.meta()?.get("published").map_err(storage)?;
+        Ok(v.and_then(|v| v.as_ref().try_into().ok())
+            .map_or(0, u64::from_le_bytes))
     }
 
     /// Write sled's head.
