@@ -638,9 +638,10 @@ fn verify_reports_every_damaged_chunk_not_just_the_first() {
     assert!(stderr.contains("stored hash does not match"), "{stderr}");
 }
 
-/// A FIFO, a device or an endless file in the place of a ledger file is
-/// damage: every command exits 1 or 2 at once (a FIFO would block the open,
-/// a device never end), verify naming the file; never a hang.
+/// A FIFO, a device or an endless file in the place of a ledger file, or no
+/// file at all, is damage: every command exits 1 or 2 at once (a FIFO would
+/// block the open, a device never end), verify (exit 1) naming the file;
+/// never a hang.
 #[test]
 fn a_fifo_or_device_in_the_place_of_a_ledger_file_is_damage_not_a_hang() {
     let base = common::ledger_with(&["cards_league.jsonl"]);
@@ -648,24 +649,29 @@ fn a_fifo_or_device_in_the_place_of_a_ledger_file_is_damage_not_a_hang() {
     let first_segment = segments(&base_db)[0].clone();
     let segment = first_segment.strip_prefix(&base_db).unwrap().to_path_buf();
     for name in [PathBuf::from("HEAD"), "index".into(), "fps".into(), segment] {
-        for kind in ["fifo", "device"] {
+        for kind in ["fifo", "device", "missing"] {
             let work = tempfile::tempdir().unwrap();
             let db = db_path(work.path());
             copy_dir(&base_db, &db);
             let file = db.join(&name);
             std::fs::remove_file(&file).unwrap();
-            match kind {
-                "fifo" => assert!(std::process::Command::new("mkfifo")
-                    .arg(&file)
-                    .status()
-                    .unwrap()
-                    .success()),
-                _ => std::os::unix::fs::symlink("/dev/zero", &file).unwrap(),
-            }
+            let said = match kind {
+                "fifo" => {
+                    let made = std::process::Command::new("mkfifo").arg(&file).status();
+                    assert!(made.unwrap().success());
+                    "is not a regular file"
+                }
+                "device" => {
+                    std::os::unix::fs::symlink("/dev/zero", &file).unwrap();
+                    "is not a regular file"
+                }
+                _ if name == Path::new("HEAD") => "not a laurel ledger (no ",
+                _ => "is missing",
+            };
             let what = format!("{} as a {kind}", name.display());
             let (code, stderr) = every_command_fails_cleanly(work.path(), &what);
             assert_eq!(code, 1, "{what}: {stderr}");
-            assert!(stderr.contains("is not a regular file"), "{what}: {stderr}");
+            assert!(stderr.contains(said), "{what}: {stderr}");
         }
     }
     // A HEAD of a GiB (sparse) is read no further than a head record's size.

@@ -73,12 +73,19 @@ fn damaged(file: &Path, what: &str) -> Error {
     Error::Corrupt(format!("{}: {what}", file.display()))
 }
 
-/// Open `file` for reading if it is a regular file. A FIFO, a device or a
-/// directory in the place of a ledger file is damage: it is refused before it
-/// is opened (opening a FIFO waits for a writer; a device never ends).
+/// Open `file` for reading if it is a regular file. A missing file, or a
+/// FIFO, a device or a directory in the place of a ledger file, is damage:
+/// it is refused before it is opened (opening a FIFO waits for a writer; a
+/// device never ends).
 pub(crate) fn open_regular(file: &Path) -> Result<std::fs::File> {
     let io = |e| Error::io(file.display().to_string(), e);
-    if !std::fs::metadata(file).map_err(io)?.is_file() {
+    let meta = match std::fs::metadata(file) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(damaged(file, "is missing"));
+        }
+        other => other.map_err(io)?,
+    };
+    if !meta.is_file() {
         return Err(damaged(file, "is not a regular file"));
     }
     std::fs::File::open(file).map_err(io)
