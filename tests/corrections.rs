@@ -393,6 +393,31 @@ fn log_shows_each_voids_target_and_reason() {
     assert!(line(10).contains(r#"ledger.voided                #4 (cards.match_result cards-league-r1-A): reason "scores \"swapped\"""#), "{log}");
     assert!(line(4).ends_with("voided by #10"), "{log}");
     assert!(!line(11).contains("voided by"), "{log}");
+    // A void dated now keeps the columns of the records dated by day.
+    let column = |seq: u64| line(seq).find("  cards.").or(line(seq).find("  ledger."));
+    assert_eq!(column(10), column(4), "{log}");
+    // A registration, a rename and a rule change say what they say.
+    let more = [
+        r#"{"type":"ledger.player_registered","at":"2013-12-01","player":"Zed Nova"}"#,
+        r#"{"type":"ledger.player_renamed","at":"2013-12-02","from":"Zed Nova","to":"Zed Nov"}"#,
+        r#"{"type":"ledger.rules_changed","at":"2013-12-03","system":"cards","params":{"score_clamp":40}}"#,
+    ];
+    let file = write(d, "more.jsonl", &(more.join("\n") + "\n"));
+    ok(d, &["append", &file]);
+    let log = ok(d, &["log"]);
+    let tail: Vec<&str> = log.lines().rev().take(3).collect();
+    assert!(
+        tail[2].contains(r#"ledger.player_registered     "Zed Nova""#),
+        "{log}"
+    );
+    assert!(
+        tail[1].contains(r#"ledger.player_renamed        "Zed Nova" → "Zed Nov""#),
+        "{log}"
+    );
+    assert!(
+        tail[0].contains(r#"ledger.rules_changed         cards {"score_clamp":40}"#),
+        "{log}"
+    );
     verified(d);
 }
 

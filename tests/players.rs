@@ -335,6 +335,9 @@ fn history_follows_a_player_across_a_rename() {
         // Round 1's result (seq 3, under "Ada Lovelace") and round 2's (seq 6).
         assert_eq!(seqs, [3, 6], "history {name}");
     }
+    let text = |name: &str| text(&out(dir.path(), &["history", name]).stdout);
+    assert!(text("Ada Lovelace").contains("History of Ada Lovelace (now Ada King)\n"));
+    assert!(text("Ada King").contains("History of Ada King\n"));
 }
 
 #[test]

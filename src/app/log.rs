@@ -2,7 +2,8 @@
 //!
 //! A `ledger.voided` shows its target and reason where other records show
 //! their id: `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
-//! record ends with `voided by #10`. The targets come from the chunk summaries
+//! record ends with `voided by #10`. Registrations, renames and rule changes
+//! show what they say after their id (`"Ann" → "Anna"`, `valar {"base":50}`). The targets come from the chunk summaries
 //! before the walk, and a target always precedes its void, so one walk over the
 //! records suffices; what it keeps of targets is one short line per void.
 
@@ -47,9 +48,11 @@ pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
         if let Some(target) = r.void_target {
             let reason = decode::<Reason>(r)?.reason;
             label = void_label(&label, target, targets.get(&target), &reason);
+        } else if let Some(what) = ledger_content(&peek.kind, r)? {
+            label = [label, what].join(" ").trim_start().to_string();
         }
         let mut line = format!(
-            "{:>6}  {}  {:<28} {:<20} {}  (recorded {})",
+            "{:>6}  {:<20}  {:<28} {:<20} {}  (recorded {})",
             r.seq,
             time::format_short(r.at),
             peek.kind,
@@ -68,6 +71,22 @@ pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
         line.push('\n');
         w.write_all(line.as_bytes()).map_err(stdout_error)
     })
+}
+
+/// What a `ledger.*` record other than a void says, shown after its id: a
+/// registration's name, a rename's `from → to`, a rule change's system and
+/// parameters (they have no id of their own to tell them by).
+fn ledger_content(kind: &str, r: &RecordView<'_>) -> Result<Option<String>> {
+    let quoted = |v: &serde_json::Value| v.to_string();
+    let v: serde_json::Value = match kind {
+        "ledger.player_registered" | "ledger.player_renamed" | "ledger.rules_changed" => decode(r)?,
+        _ => return Ok(None),
+    };
+    Ok(Some(match kind {
+        "ledger.player_registered" => quoted(v.get("player").or(v.get("name")).unwrap_or(&v)),
+        "ledger.player_renamed" => format!("{} → {}", quoted(&v["from"]), quoted(&v["to"])),
+        _ => format!("{} {}", v["system"].as_str().unwrap_or("?"), v["params"]),
+    }))
 }
 
 fn decode<'a, T: serde::Deserialize<'a>>(r: &RecordView<'a>) -> Result<T> {

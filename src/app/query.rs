@@ -170,6 +170,11 @@ pub fn history(
         &voided,
         &mine,
     )?);
+    // The name the player goes by now, for the title.
+    let now = match not_a_player {
+        None => players.shown_name(player),
+        Some(_) => shown.to_string(),
+    };
     if let (true, Some(e)) = (rows.is_empty(), not_a_player) {
         if !rated && !super::players::is_named_later(&ledger, shown, args)? {
             return Err(e);
@@ -177,7 +182,11 @@ pub fn history(
     }
     rows.sort_by_key(|(c, _)| (c.at, c.seq));
     let columns = [&output::CHANGE_COLUMNS[..], &["voided"]].concat();
-    let mut t = Table::new("history", &format!("History of {shown}"), &columns);
+    let title = match now == shown || now.is_empty() {
+        true => format!("History of {shown}"),
+        false => format!("History of {shown} (now {now})"),
+    };
+    let mut t = Table::new("history", &title, &columns);
     for (c, note) in rows {
         let mut row = output::change_row(&c);
         row.push(note);

@@ -362,7 +362,7 @@ impl Players {
     }
 
     /// The name shown now for the player whose root is `root`.
-    fn shown_name(&self, root: &str) -> String {
+    pub fn shown_name(&self, root: &str) -> String {
         let mut names = self.names_from(root);
         names.pop().unwrap_or_default()
     }

@@ -122,11 +122,13 @@ pub fn event_completed(state: &State, e: &EventCompleted) -> Result<(), String> 
     // the messages below follow "cfr event SERIES/EVENT": built only on failure
     let label = || format!("{}/{}", e.series, e.event);
     let series = state.series_named(&e.series.0).ok_or_else(|| {
+        let known = state.by_name.keys().map(String::as_str);
         format!(
-            "cfr event {}: series {:?} is not defined (a cfr.series_defined must come \
+            "cfr event {}: series {:?} is not defined{} (a cfr.series_defined must come \
              before the event's date)",
             label(),
-            e.series.0
+            e.series.0,
+            crate::events::did_you_mean(&e.series.0, known)
         )
     })?;
     if let Some(prev) = state.find_event(series, &e.event.0) {

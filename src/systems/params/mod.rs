@@ -459,13 +459,15 @@ fn check_group(system: &str, params: &Map<String, Value>, input: bool) -> Result
     let Some((_, g)) = group(system) else {
         let known: Vec<&str> = PARAM_GROUPS.iter().map(|g| g.name).collect();
         return Err(format!(
-            "unknown rule system {system:?} (known: {})",
+            "unknown rule system {system:?}{} (known: {})",
+            crate::events::did_you_mean(system, known.iter().copied()),
             known.join(", ")
         ));
     };
     for (name, v) in params {
         let def = g.params.iter().find(|d| d.name == name).ok_or_else(|| {
-            format!("unknown parameter {system}.{name} (see `laurel rules` for the names)")
+            let hint = crate::events::did_you_mean(name, g.params.iter().map(|d| d.name));
+            format!("unknown parameter {system}.{name}{hint} (see `laurel rules` for the names)")
         })?;
         check_value(def, v, input)?;
     }

@@ -186,6 +186,16 @@ fn unknown_systems_and_parameters_are_errors() {
     let e = check_rules(&json!({first: {"zzz": 1}})).unwrap_err();
     assert!(e.contains("unknown parameter"), "{e}");
     assert!(check_rules(&json!([1])).is_err());
+    let e = check_rules(&json!({"cfr": {"counted_event": 2}})).unwrap_err();
+    assert!(
+        e.contains(r#"unknown parameter cfr.counted_event; did you mean "counted_events"?"#),
+        "{e}"
+    );
+    let e = check_rules(&json!({"valr": {}})).unwrap_err();
+    assert!(
+        e.contains(r#"unknown rule system "valr"; did you mean "valar"?"#),
+        "{e}"
+    );
 }
 
 /// A checkpoint's bytes read back to the same values, typed groups included.
