@@ -251,41 +251,59 @@
 //!
 //! # Adding a rating system
 //!
-//! Say its namespace is `ns`:
+//! Say its namespace is `ns` (and its state `Ns`):
 //!
-//! 1. **The folder.** `src/systems/ns/`: `events.rs`, a struct per event type (serde,
-//!    unknown fields denied) and one `payload_table!` naming them (`Event`, `TYPES`, `parse`); pure math first, then a
-//!    `State` implementing [`systems::Projection`] (`check` names the rule broken, `apply`
-//!    never fails) in `mod.rs`, with `TABLES` and `standings`; `params.rs` (every constant, as
-//!    typed groups declared with `systems::params::rule_params!` and read through `Cx::params`);
-//!    `system.rs`, its [`systems::RatingSystem`] impl
-//!    (name, tables, parameter groups, samples, the parallel fold's worker,
-//!    `names`: every player name an event mentions, for the players index,
-//!    tournaments and whether `demo` shows a table per tournament
-//!    (`SHOWN_PER_TOURNAMENT`), whether it rates subjects that are not players
-//!    (`RATES_NON_PLAYERS`, `rates_non_player`) and whether a record may change players it
-//!    does not name (`CHANGES_UNNAMED`: say so, or `history` misses what a voided record
-//!    of it changed), what a rule change moves at once when its tables compute values as
-//!    they are shown (`audit_rules`: the CFR window), bounds that bind new input only
-//!    (`check_input`: Diplomacy's 150 powers), its checkpoint section: `checkpoint` and `restore`, bincode of the
-//!    state as cfr, cards, diplomacy and sbr do). Its module docs define its events and state every decision its rules
-//!    leave open.
+//! 1. **The folder** `src/systems/ns/`, which holds everything about the system:
+//!    - `events.rs`, at the bottom: a struct per event type deriving `Debug, Clone,
+//!      PartialEq, Deserialize, JsonSchema` with `#[serde(deny_unknown_fields)]` (its doc
+//!      comments are what `laurel events TYPE` prints: first line, then the rules), and
+//!      one `payload_table!` naming them, which makes `Event`, `TYPES`, `parse` and
+//!      `schema`.
+//!    - the rules as pure functions (`math.rs`), then the validation (`check.rs`,
+//!      naming the rule broken) and `State` in `mod.rs`: `Debug + Default + Clone`,
+//!      implementing [`systems::Projection`] (`check`, and `apply`, which never fails),
+//!      with its `standings` and tables; for a bincode checkpoint section, `Serialize +
+//!      Deserialize` and an inherent `checkpoint_bytes() -> bincode::Result<Vec<u8>>`.
+//!    - `params.rs`: every constant, as typed groups declared with
+//!      `systems::params::rule_params!` and read through `Cx::params`. A group's name is
+//!      unique across all systems: [`systems::namespace_of_group`] takes the first.
+//!    - `system.rs`: `impl RatingSystem for State`, whose `system_items!(bincode)` (or
+//!      `system_items!()` and a `checkpoint`/`restore` of its own) writes `Event`,
+//!      `TYPES`, `parse`, `schema`, `standings` and the section; then `NAME`, `TABLES`,
+//!      `PARAM_GROUPS`, `SAMPLES` (`samples!`), `WORKER` (the fold thread it shares; see
+//!      `fold/parallel.rs`), `names` (every player name an event mentions, for the players
+//!      index) and, where they apply: `tournaments` and `SHOWN_PER_TOURNAMENT`;
+//!      `RATES_NON_PLAYERS` and `rates_non_player` (subjects that are not players);
+//!      `CHANGES_UNNAMED` (a record may change players it does not name: say so, or
+//!      `history` misses what a voided record of it changed); `audit_rules` (what a rule
+//!      change moves at once where tables compute values as shown: the CFR window);
+//!      `check_input` (bounds that bind new input only: Diplomacy's 150 powers).
+//!    - `gen.rs`: its planner for `laurel gen`.
+//!
+//!    Its module docs define its events and state every decision its rules leave open.
 //! 2. **Its samples.** Streams `events/ns_*.jsonl` with the worked examples, named in its
 //!    `SAMPLES` (so `laurel demo` appends them).
-//! 3. **Registration.** One line `ns: Ns` in the `registry!` of [`systems`]; the macro
-//!    generates the field of [`systems::State`], the variant of [`systems::Event`], the
-//!    dispatch of `check`, `apply`, `absorb`, `standings`, checkpoint sections and
-//!    payload parsing, [`systems::NAMESPACES`], [`systems::TYPES`],
-//!    [`systems::PARAM_GROUPS`], [`systems::NON_PLAYER_NAMESPACES`] and
-//!    [`systems::UNNAMED_NAMESPACES`].
-//! 4. **Checkpoints.** Nothing to do: the state is one more checkpoint section, under
+//! 3. **Registration.** `pub mod ns;` beside the others in [`systems`] and one line
+//!    `ns: Ns` in its `registry!`; the macro generates the field of [`systems::State`],
+//!    the variant of [`systems::Event`], the dispatch of `check`, `apply`, `absorb`,
+//!    `standings`, checkpoint sections and payload parsing, [`systems::NAMESPACES`],
+//!    [`systems::TYPES`], [`systems::PARAM_GROUPS`], [`systems::NON_PLAYER_NAMESPACES`]
+//!    and [`systems::UNNAMED_NAMESPACES`].
+//! 4. **The places that name systems by hand** (lists a person reads, or a driver's
+//!    mix): [`systems::gen`]'s `System` (a variant, `ALL`, `parse`, its share in `shape`,
+//!    which sum to 1, `plan`, and the per-system counters); a stop of `laurel demo`'s
+//!    tour (`STOPS` in `src/demo.rs`: one sentence on what its first table means; a test
+//!    asks for one per system); the tables named in the help of `standings` and
+//!    `history` (`src/main.rs`); its per-tournament tables in `bench/daily.rs`; its
+//!    columns' readable titles (`output/titles.rs`, optional); the README's systems
+//!    table.
+//! 5. **Checkpoints.** Nothing to do: the state is one more checkpoint section, under
 //!    the system's name; checkpoints made before have no such section, and folds start
 //!    from a later one or from nothing (they are a cache).
-//! 5. **Tests.** `tests/ns.rs` with insta snapshots of its tables;
-//!    `tests/corpus/systems/ns_<rule>.jsonl` breaking each rule once (with `.expect`, and
-//!    `.setup.jsonl` where needed), `ns` in `SYSTEMS` and a test of its own in
-//!    `tests/corpus.rs`; [`systems::gen`] for the benchmark's mix (a planner and an arm of `System`); the table names in the
-//!    `standings` help of `src/main.rs` and in the README.
+//! 6. **Tests.** `tests/ns.rs` with insta snapshots of its tables;
+//!    `tests/corpus/systems/ns_<rule>.jsonl` breaking each rule once (with `.expect`,
+//!    and `.setup.jsonl` where needed) and `ns` in `SYSTEMS` of `tests/corpus.rs`, with
+//!    a test of its own there. The demo's and the README tour's snapshots change.
 
 pub mod app;
 pub mod bench;

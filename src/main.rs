@@ -534,9 +534,9 @@ fn main() -> ExitCode {
 }
 
 /// mimalloc rather than glibc's malloc, which lets an import's freed chunk buffers
-/// fragment its heap (a 1M-event import then peaks near 700 MiB RSS); mimalloc
-/// returns memory promptly. It is built with `no_thp` (Cargo.toml): with transparent
-/// huge pages, memory it returned and touched again would be zeroed 2 MiB at a time,
-/// costing a fifth of a 1M-event fold's CPU and more memory in verify and replay.
+/// fragment its heap (a large import's peak memory then grows past the bound laurel
+/// keeps); mimalloc returns memory promptly. It is built with `no_thp` (Cargo.toml):
+/// with transparent huge pages, memory it returned and touched again would be zeroed
+/// 2 MiB at a time, a large share of a fold's CPU and more memory in verify and replay.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

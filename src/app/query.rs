@@ -77,8 +77,14 @@ pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Re
         return Ok(());
     };
     let Some(known) = state.tournaments(table) else {
+        let mut with: Vec<&str> = (systems::tables().into_iter())
+            .filter(|(t, _)| State::default().tournaments(t).is_some())
+            .map(|(_, ns)| ns)
+            .collect();
+        with.dedup();
         return Err(Error::Usage(format!(
-            "{table} takes no --tournament (got {t:?}): {table} has no tournaments; only cards, diplomacy and sbr tables do"
+            "{table} takes no --tournament (got {t:?}): {table} has no tournaments; only {} tables do",
+            with.join(", ")
         )));
     };
     if known.contains(t) {

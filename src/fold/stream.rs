@@ -1,7 +1,7 @@
 //! Pass 1 and pass 2 in one: the records of a fold in `(at, seq)` order, read
 //! chunk by chunk in seq order, without first planning from every record's
 //! header (which would read and decode every chunk one more time, on one core,
-//! before any worker starts: about a quarter of a full replay's wall time).
+//! before any worker starts).
 //!
 //! Each chunk's summary gives the smallest `at` of its records: with its
 //! first seq, its *floor*, a position no record of it sorts before. Reading
@@ -11,8 +11,7 @@
 //! takes: in a queue while they come in order, the others in a heap), and
 //! their chunks are held until their last record has gone. A late record (an
 //! `at` well before its neighbours') lowers its chunk's floor, so the records
-//! before it wait until it has been read: in generated streams up to 2,000
-//! records, a few dozen chunks.
+//! before it wait until it has been read.
 //!
 //! **Trust.** The floors come from the summaries, which `verify` checks
 //! against their chunks, as queries already trust them to skip chunks. Here

@@ -132,10 +132,9 @@ fn holding(index: &[Entry], from: u64, upto: u64) -> &[Entry] {
 /// Checkpoints per ledger: one every `N / PER_LEDGER` records of fold order
 /// (rounded up to a multiple of [`STEP`], at least [`MIN_EVERY`]), so a query
 /// folds at most that many records after its checkpoint. That fold is the
-/// largest part of a query (about 2 µs a record of fold order, on one core).
-/// Why not more: the import pays for every checkpoint (each encodes the whole
-/// state and writes what changed since its whole parent), and at `N / 20` a
-/// query stays well under its 100 ms target. A projection state grows with the log, so
+/// largest part of a query. Why not more: the import pays for every
+/// checkpoint (each encodes the whole state and writes what changed since
+/// its whole parent), and `N / 20` records folded keep a query interactive. A projection state grows with the log, so
 /// a whole checkpoint at `n` costs about `n` times the state's bytes per event:
 /// with a fixed spacing they would grow as `N²`; whole ones every `N / 4` cost
 /// about 1.6 final states whatever `N` (see [`WHOLE_AT`]), and the deltas between them what

@@ -39,9 +39,9 @@
 //!   12  ..  lz4 block    the LRC1 bytes above, LZ4 block format (no frame)
 //! ```
 //!
-//! Why LZ4: an import waits on its writes, and LZ4 shrinks chunks about 3x while
-//! it unpacks at about 3 GB/s on one core (zstd level 1 shrinks more, but
-//! unpacks at half that speed, which `verify` would feel).
+//! Why LZ4: an import waits on its writes, and LZ4 shrinks chunks severalfold
+//! while it unpacks faster than anything that shrinks them more (zstd unpacks
+//! at about half its speed, which `verify` and every query would feel).
 //!
 //! Why a checksum: every command reads records through [`unpack`], and only
 //! `verify` recomputes their hashes. The checksum makes every reader refuse a

@@ -131,10 +131,10 @@ impl Index {
     /// Load the first slot of each fingerprint's probe, all at once, so that
     /// the lookups that follow find them in cache.
     ///
-    /// Why: at 1M records the table is 32 MiB, so every lookup misses the
-    /// cache, one after another, with an event's work between them. These
-    /// loads do not depend on each other, so the core has many in flight at
-    /// once, and the lookups after them cost about a quarter as much.
+    /// Why: a large ledger's table is far larger than the cache, so every
+    /// lookup misses it, one after another, with an event's work between
+    /// them. These loads do not depend on each other, so the core has many in
+    /// flight at once, and the lookups after them hit the cache.
     pub fn warm(&self, fps: impl Iterator<Item = u64>) {
         let mask = self.slots.len().wrapping_sub(1);
         let acc = fps.fold(0u64, |acc, fp| {

@@ -37,8 +37,8 @@
 //! # Pagination
 //!
 //! A page holds at most [`ROWS`] (1,000) rows of each table of a report, so
-//! no page grows with the ledger: at 1M generated events the widest, CFR's,
-//! is about 0.5 MB, where the whole table on one page would be 320 MB. Page 1 is
+//! no page grows with the ledger (a whole table on one page would: CFR's has a
+//! row per event score). Page 1 is
 //! `table-cfr.html`, with the top of every table of the report (the standings'
 //! first 1,000 places, the first 1,000 event scores); page `n` is
 //! `table-cfr_n.html` ([`page_name`]: a slug never holds `_`), with rows
@@ -57,8 +57,8 @@
 //! the last among them, ending in a point at the latest value; and the latest
 //! [`HISTORY`] changes with their formulas. Each page is a few tens of KB
 //! whatever the history: a player's every change, each on its own line with
-//! its formula, would be 250 KB a player at 1M events (15 GB in all), and the
-//! whole history is in `export.jsonl` (`laurel history NAME` lists it).
+//! its formula, would grow with the log, and the whole history is in
+//! `export.jsonl` (`laurel history NAME` lists it).
 //!
 //! # Rebuilding
 //!
@@ -71,9 +71,9 @@
 //! `export.jsonl` is written every time. So that an append changes few pages,
 //! no page but the index shows what every append changes: the head, the last
 //! update, a table's length (a table page says which rows it holds, the index
-//! how many there are). A player seeded at the bottom of valar at 1M events
-//! changes 64 of 81,417 pages: the index, valar's last page, the new player's
-//! and the pages of the list of players from the new name on.
+//! how many there are). A player seeded at the bottom of valar changes the
+//! index, valar's last page, the new player's page and the pages of the list
+//! of players from the new name on.
 //!
 //! # File names
 //!

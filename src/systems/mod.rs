@@ -120,7 +120,7 @@ pub struct Cx {
     pub params: Params,
     audit: Option<Vec<Change>>,
     /// Keep only changes to this subject (`history` of one player). Without it an
-    /// audit keeps every change of every player: about 15 GB at 1M events.
+    /// audit keeps every change of every player, which grows with the log.
     audit_subject: Option<String>,
 }
 
