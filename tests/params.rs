@@ -88,9 +88,13 @@ fn a_misspelt_parameter_or_group_exits_2() {
     refused(
         "cfr",
         r#"{"counted_event":4}"#,
-        "unknown parameter cfr.counted_event (see `laurel rules` for the names)",
+        "unknown parameter cfr.counted_event; did you mean \"counted_events\"? (see `laurel rules` for the names)",
     );
-    refused("sbrr", r#"{"advance":1}"#, "unknown rule system \"sbrr\"");
+    refused(
+        "sbrr",
+        r#"{"advance":1}"#,
+        "unknown rule system \"sbrr\"; did you mean \"sbr\"?",
+    );
     refused(
         "sbr",
         r#"{"advance":"1"}"#,

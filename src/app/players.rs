@@ -75,15 +75,17 @@ pub fn players_add(path: &Path, name: &str, at: Option<&str>) -> Result<String> 
     Ok(append_summary(&report, false))
 }
 
-/// Is `name` a player's in the ledger as it stands, when `args`' clocks
-/// (which found no such player) cut something off? (No clocks: no.)
+/// Is `name` a player's in the ledger as known at `args`' known-at, though
+/// not by its `--as-of` (which found no such player)? (No `--as-of`: no.) A
+/// known-at cut answers as the ledger held then, so a name first recorded
+/// after it is no player's, as in a copy of the ledger cut there.
 pub(super) fn is_named_later(ledger: &Ledger, name: &str, args: &QueryArgs) -> Result<bool> {
-    if args.as_of.is_none() && args.known_at.is_none() {
+    if args.as_of.is_none() {
         return Ok(false);
     }
     let now = QueryArgs {
-        rules: args.rules.clone(),
-        ..QueryArgs::default()
+        as_of: None,
+        ..args.clone()
     };
     Ok(players_of(ledger, &now)?.0.root_of(name).is_some())
 }

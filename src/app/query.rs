@@ -116,8 +116,10 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 }
 
 /// `laurel history PLAYER [--system S]`: every change, oldest first, with formulas.
-/// A player or grudge team that the clocks cut off before any change has an
-/// empty history; only a name that is nothing's in the whole ledger is refused.
+/// A player or grudge team that `--as-of` cuts off before any change has an
+/// empty history; a name that is nothing's in the ledger as known at
+/// `--known-at` (all of it, without) is refused, as in a copy of the ledger
+/// cut there.
 /// Changes made by records that were later voided are listed too, marked with the
 /// void that took them away, so a correction shows both the old and the new value.
 /// An unknown `--system` (not a standings table) is refused with the nearest one.

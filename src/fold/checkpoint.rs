@@ -516,10 +516,7 @@ impl Ledger {
                 .flatten()
                 .map(|(s, _)| s),
         };
-        let mut f = super::fold_from(view, &q, start, None)?;
-        let indexes = std::mem::take(&mut f.state.players);
-        f.discard();
-        Ok(indexes)
+        players_from(view, start)
     }
 
     /// The check fold from `start`, storing a checkpoint every `every(new.seq)`
@@ -625,6 +622,19 @@ fn just_before((at, seq): Pos) -> Pos {
 
 mod late;
 mod named;
+/// The players indexes of `view`'s records, folded alone (no system applies
+/// a record) from `start`, or from nothing.
+fn players_from(view: &View, start: Option<Start>) -> Result<PerNamespace> {
+    let q = Query {
+        players_only: true,
+        ..Query::default()
+    };
+    let mut f = super::fold_from(view, &q, start, None)?;
+    let indexes = std::mem::take(&mut f.state.players);
+    f.discard();
+    Ok(indexes)
+}
+
 #[cfg(test)]
 mod tests;
 mod verify;

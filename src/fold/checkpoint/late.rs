@@ -143,14 +143,8 @@ impl Ledger {
     ) -> Result<Vec<String>> {
         let mine = std::mem::take(&mut f.state.players.0[ns]);
         f.discard();
-        let q = Query {
-            players_only: true,
-            ..Query::default()
-        };
-        let mut p = crate::fold::fold_from(view, &q, Some(players), None)?;
-        let mut indexes = std::mem::take(&mut p.state.players);
+        let mut indexes = super::players_from(view, Some(players))?;
         indexes.0[ns] = mine;
-        p.discard();
         crate::players::check_append(&indexes, old)
     }
 

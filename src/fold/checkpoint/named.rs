@@ -32,7 +32,7 @@ use super::{encode_section, players_section, Named};
 use super::{Ledger, TRACE_ENV};
 use crate::error::Result;
 use crate::events::ledger;
-use crate::fold::{Query, Resume, Start};
+use crate::fold::{Resume, Start};
 use crate::ledger::checkpoint::{Header, Pos};
 use crate::systems::players::{PerNamespace, Rename};
 use crate::systems::{Cx, Event, Record, State, NAMESPACES};
@@ -62,13 +62,7 @@ impl Ledger {
             true => Some((start.folded, players_sections(state, &start.params)?)),
             false => None,
         };
-        let q = Query {
-            players_only: true,
-            ..Query::default()
-        };
-        let mut f = crate::fold::fold_from(view, &q, Some(start), None)?;
-        let head = std::mem::take(&mut f.state.players);
-        f.discard();
+        let head = super::players_from(view, Some(start))?;
         if !written_alike(&head, records, cut, old) {
             return Ok(None);
         }
