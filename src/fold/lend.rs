@@ -54,10 +54,10 @@ impl Ledger {
     pub fn verify(&self, expect: Option<(u64, [u8; 32])>) -> Result<VerifyReport> {
         let mut report = self.verify_lent(expect, &GRAMMAR)?;
         if report.problems.is_empty() {
-            let (problems, compared, damaged) = self.verify_checkpoints()?;
-            report.problems = problems;
-            report.checkpoints = compared;
-            report.damaged_checkpoints = damaged;
+            let checked = self.verify_checkpoints()?;
+            report.problems = checked.problems;
+            report.checkpoints = checked.compared;
+            report.damaged_checkpoints = checked.damaged;
         }
         Ok(report)
     }

@@ -29,16 +29,23 @@ use crate::ledger::Ledger;
 use crate::systems::players::Index;
 use crate::systems::{State, NAMESPACES};
 
+/// What [`Ledger::verify_checkpoints`] found: `(seq of its position, what
+/// differs)` for each checkpoint that does not hold the fold, in position
+/// order; how many were compared; how many are damaged.
+pub struct Checked {
+    pub problems: Vec<(u64, String)>,
+    pub compared: usize,
+    pub damaged: usize,
+}
+
 impl Ledger {
     /// Every checkpoint a fold may start from, compared with the fold of the
-    /// records it was made from (see the module docs): `(seq of its
-    /// position, what differs)` for each one that does not hold it, in
-    /// position order; how many were compared; how many are damaged.
-    pub fn verify_checkpoints(&self) -> Result<(Vec<(u64, String)>, usize, usize)> {
+    /// records it was made from (see the module docs).
+    pub fn verify_checkpoints(&self) -> Result<Checked> {
         let head = self.head()?.seq;
         let mut by_head: BTreeMap<u64, Vec<Header>> = BTreeMap::new();
         let all = self.all_checkpoints()?;
-        let mut damaged = self.listed_checkpoints()? - all.len();
+        let damaged = self.listed_checkpoints()? - all.len();
         for h in all {
             let upto = match self.usable(&h, head)? {
                 true => head,
@@ -47,26 +54,26 @@ impl Ledger {
             };
             by_head.entry(upto).or_default().push(h);
         }
-        let (mut problems, mut compared) = (Vec::new(), 0);
+        let mut all = Checked {
+            problems: Vec::new(),
+            compared: 0,
+            damaged,
+        };
         for (upto, headers) in by_head {
-            let (found, n, broken) = self.compare_with_fold(upto, headers)?;
-            problems.extend(found);
-            compared += n;
-            damaged += broken;
+            let found = self.compare_with_fold(upto, headers)?;
+            all.problems.extend(found.problems);
+            all.compared += found.compared;
+            all.damaged += found.damaged;
         }
-        problems.sort();
-        Ok((problems, compared, damaged))
+        all.problems.sort();
+        Ok(all)
     }
 
     /// Fold the records `1..=upto` from nothing and compare, at each of
     /// `headers`' positions (ascending), the state with its stored sections:
     /// the problems, how many checkpoints had a section to compare and how
     /// many have a damaged one.
-    fn compare_with_fold(
-        &self,
-        upto: u64,
-        headers: Vec<Header>,
-    ) -> Result<(Vec<(u64, String)>, usize, usize)> {
+    fn compare_with_fold(&self, upto: u64, headers: Vec<Header>) -> Result<Checked> {
         let names = names();
         let (mut problems, mut compared, mut damaged) = (Vec::new(), 0, 0);
         let mut next = headers.iter().peekable();
@@ -93,7 +100,11 @@ impl Ledger {
         };
         let view = View::new(self, upto);
         super::super::fold_from(&view, &Query::default(), None, Some(sink))?.discard();
-        Ok((problems, compared, damaged))
+        Ok(Checked {
+            problems,
+            compared,
+            damaged,
+        })
     }
 
     /// The names of `h`'s stored sections that do not hold the fold's
