@@ -2,7 +2,7 @@
 
 use super::{events, params, State, TABLES};
 use crate::systems::params::GroupDef;
-use crate::systems::RatingSystem;
+use crate::systems::{Event, RatingSystem, Record};
 
 impl RatingSystem for State {
     const NAME: &'static str = "mepbm";
@@ -56,6 +56,22 @@ impl RatingSystem for State {
 
     /// Grudge teams: registered, or rated in Ainur (a team's rating may be
     /// seeded with `rating_seeded`, which names it as it names players).
+    /// A new grudge team takes a name no player of Middle-earth bears: its
+    /// Ainur rating would otherwise read as that player's (their history,
+    /// their site page). Stored teams are read as they were accepted.
+    fn check_input(&self, rec: &Record) -> Result<(), String> {
+        let Event::Mepbm(events::Event::GrudgeTeamRegistered(e)) = &rec.event else {
+            return Ok(());
+        };
+        match self.names.get(&e.team) {
+            Some(id) if !self.teams.contains_key(&id) && !self.ainur.contains(id) => Err(format!(
+                "grudge team {}: a player bears that name; a team needs a name of its own",
+                e.team
+            )),
+            _ => Ok(()),
+        }
+    }
+
     fn rates_non_player(&self, name: &str) -> bool {
         (self.names.get(name))
             .is_some_and(|id| self.teams.contains_key(&id) || self.ainur.contains(id))
