@@ -260,10 +260,10 @@ fn read_array<R: BufRead>(r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputE
 /// once, so keeping it cached only takes memory, and the pages it frees are
 /// the ones the append's own writes and state then take.
 ///
-/// Why: on these machines (virtual, with memory handed back to the host when
-/// idle) a page the system has not used lately costs microseconds of system
-/// CPU the first time it is written; dropping a large input as it is read
-/// roughly halves the system CPU of a 1M-event import.
+/// Why: on virtual machines that hand memory back to the host when idle, a
+/// page the system has not used lately costs system CPU the first time it is
+/// written; a large input dropped as it is read frees pages the append's own
+/// writes then reuse.
 ///
 /// Invariants: only whole pages already read are advised ([`drop_range`]),
 /// so nothing is read twice; the bytes are the file's, whatever the advice

@@ -148,8 +148,10 @@
 //!   record's full key decides.
 //! - **Projections cannot fail.** [`systems::Projection::apply`] returns nothing: `check`
 //!   ran at append time, and a fold cut by as-of or known-at only drops a suffix of what
-//!   was checked (an append's `recorded_at` is never before the head's, so a known-at
-//!   time cuts a prefix of the seqs, as a known-at seq does).
+//!   was checked. An append's `recorded_at` is never before the head's, so a known-at
+//!   time cuts a prefix of what laurel appended, as a known-at seq does; the fold still
+//!   reads a time cut record by record (`fold::known_seq`), since a ledger whose clock
+//!   once went back may hold its records otherwise.
 //! - **An audit only watches.** A fold that keeps an audit trail, of everyone or of one
 //!   subject (`history PLAYER`), leaves the same state as a plain fold, and one subject's
 //!   trail is exactly the full trail's changes to it.
@@ -162,7 +164,7 @@
 //!   starts from nothing. Both answer the same.
 //! - **One writer, any number of readers, readers never wait.** A writer (`init`,
 //!   `append`, `import`, `void`, `correct`, `players add`) holds an exclusive lock on `laurel.lock` in
-//!   the ledger directory (sled's own lock is behind it), also while it reopens sled; a second
+//!   the ledger directory (sled's own lock is behind it); a second
 //!   writer gets "ledger is in use by another process" at once (exit 2). Every other
 //!   command is a reader: it takes no lock, never opens sled, opens every file read-only
 //!   and writes nothing, and reads the head once, so it runs beside a writer and other

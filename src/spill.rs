@@ -3,7 +3,7 @@
 //!
 //! A site needs every player's whole trail, grouped by player, and the fold
 //! makes it in fold order, every player's interleaved (each monthly tick changes
-//! every rating). Kept whole, a 1M-event ledger's trail is tens of GB. Instead the
+//! every rating). Kept whole, the trail grows far past memory. Instead the
 //! fold's workers hand their changes to a [`Spill`] (a [`TrailSink`]) batch by
 //! batch, each change with the fold-order index of the record that made it;
 //! each change goes to one of [`BUCKETS`] buckets picked by a hash of its

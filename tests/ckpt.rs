@@ -311,7 +311,9 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{said}");
     assert!(
-        said.contains("checkpoint file(s) damaged, which no fold uses"),
+        said.contains(
+            "checkpoint(s) unusable, damaged or made on a damaged one: no fold uses them"
+        ),
         "{said}"
     );
     // An append after it resumes from a checkpoint whose chain is intact.

@@ -566,6 +566,7 @@ fn history_of_a_grudge_team_lists_its_ainur_changes() {
     // a name that is nothing's is refused whatever the clocks.
     for (name, cut) in [
         ("Grey Company", "2003-06-05"),
+        ("Grey Company", "2003-05-01"),
         ("Sam Reed", "2003-06-05"),
         ("Sam Reed", "2003-05-01"),
     ] {

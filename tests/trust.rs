@@ -244,7 +244,7 @@ fn a_site_title_with_a_control_character_is_refused_before_anything_is_written()
             .unwrap();
         assert_eq!(o.status.code(), Some(2), "{title:?}");
         assert!(
-            stderr_of(&o).contains("--title holds the control character U+"),
+            stderr_of(&o).contains("--title holds the character U+"),
             "{}",
             stderr_of(&o)
         );

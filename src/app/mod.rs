@@ -257,8 +257,8 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
     };
     if report.damaged_checkpoints > 0 {
         checkpoints.push_str(&format!(
-            "; {} checkpoint file(s) damaged, which no fold uses (a cache: the answers \
-             come from the records; removing them is safe)",
+            "; {} checkpoint(s) unusable, damaged or made on a damaged one: no fold \
+             uses them (a cache: the answers come from the records; removing them is safe)",
             report.damaged_checkpoints
         ));
     }

@@ -89,7 +89,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         .and_then(crate::events::forbidden_char)
     {
         return Err(Error::Usage(format!(
-            "site: --title holds the control character U+{:04X}; a title must be printable",
+            "site: --title holds the character U+{:04X} (a control, bidirectional or invisible one); a title must be printable",
             c as u32
         )));
     }
@@ -122,7 +122,10 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     let mut buckets = sink.spill.finish()?;
     // The trail knows a renamed player by their first name, the tables by
     // their name now: the site, like the tables, gives them their name now.
-    let shown = f.state.players.shown();
+    // Not where a grudge team bears either name: whose change is whose
+    // would then be a guess, and the trail's subjects are left as they are.
+    let mut shown = f.state.players.shown();
+    shown.retain(|root, now| !f.state.rates_non_player(root) && !f.state.rates_non_player(now));
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
     let now = |subject: &str| shown.get(subject).cloned();
@@ -141,9 +144,15 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     let export_path = dir.join("export.jsonl").display().to_string();
     let mut export = |w: &mut dyn Write| ledger.export_to(w, &export_path);
     let mut groups = |page: &mut dyn FnMut(&[Change]) -> Result<()>| {
-        read_ahead(&buckets, &mut |changes: &[Change]| match shown.is_empty() {
-            true => page(changes),
-            false => page(&renamed(changes, &now)),
+        read_ahead(&buckets, &mut |changes: &mut [Change]| {
+            // A rename gives a name no player had, and `shown` leaves out
+            // teams' names: subjects stay distinct, each in one group.
+            for c in changes.iter_mut() {
+                if let Some(name) = now(&c.subject) {
+                    c.subject = name;
+                }
+            }
+            page(changes)
         })
     };
     let w = crate::site::write_staged(dir, &site, views, &mut groups, &mut export)?;
@@ -159,26 +168,12 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     ))
 }
 
-/// `changes` with each subject given its name now (`now`: `None` for a
-/// subject never renamed). Renames give names nobody had, so subjects stay
-/// distinct and each one's changes stay in one group.
-fn renamed(changes: &[Change], now: &dyn Fn(&str) -> Option<String>) -> Vec<Change> {
-    let name = |c: &Change| now(&c.subject).unwrap_or_else(|| c.subject.clone());
-    changes
-        .iter()
-        .map(|c| Change {
-            subject: name(c),
-            ..c.clone()
-        })
-        .collect()
-}
-
 /// Every bucket of `buckets` to `page`, in order, each read (decompressed and
 /// decoded) on a thread of its own while `page` takes the one before: at most
 /// three buckets are held at once.
 fn read_ahead(
     buckets: &spill::Buckets,
-    page: &mut dyn FnMut(&[Change]) -> Result<()>,
+    page: &mut dyn FnMut(&mut [Change]) -> Result<()>,
 ) -> Result<()> {
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
@@ -194,7 +189,7 @@ fn read_ahead(
         });
         let mut read = 0;
         for bucket in rx {
-            page(&bucket?)?;
+            page(&mut bucket?)?;
             read += 1;
         }
         if read < spill::BUCKETS {

@@ -209,8 +209,7 @@ pub fn history(
 }
 
 /// The fold of `subject`'s changes, of namespace `only` or all, at `base`'s
-/// clocks: one subject's only (the whole trail of a 1M-event ledger is
-/// 15 GB). A player's values change only from their first record on
+/// clocks: one subject's only (the whole trail grows with the log). A player's values change only from their first record on
 /// (`since`, its date), so it starts from the latest checkpoint before it
 /// that serves; a grudge team of the same name may have changed earlier,
 /// and then it folds again from the first record.

@@ -504,6 +504,22 @@ pub(crate) fn str_at(b: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 mod tests {
     use super::plain_run;
 
+    /// The fast path looks closer only at strings holding one of
+    /// `maybe_forbidden`'s bytes: every forbidden character's UTF-8 starts
+    /// with one of them (but the C0 controls, which no JSON string holds
+    /// unescaped: the scanner refuses them).
+    #[test]
+    fn every_forbidden_character_starts_with_a_byte_the_fast_path_checks() {
+        let mut buf = [0u8; 4];
+        let forbidden = (0x20..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter(|&c| crate::events::forbidden(c));
+        for c in forbidden {
+            let lead = c.encode_utf8(&mut buf).as_bytes()[0];
+            assert!(super::maybe_forbidden(&[lead]), "U+{:04X}", c as u32);
+        }
+    }
+
     fn naive(b: &[u8]) -> usize {
         b.iter()
             .position(|&c| c == b'"' || c == b'\\' || c < 0x20)

@@ -144,7 +144,9 @@ pub enum KnownAt {
 
 /// The last seq a fold of `q` over records `1..=last` takes: `last`, or the
 /// known-at seq below it. `None` for a cut by time, which need not keep a
-/// prefix of the seqs (`recorded_at` is the wall clock's at each append).
+/// prefix of the seqs (`recorded_at` is the wall clock's at each append, kept
+/// from going back before the head's, but a ledger may hold older records
+/// written otherwise).
 pub fn known_seq(q: &Query, last: u64) -> Option<u64> {
     match q.known_at {
         None => Some(last),

@@ -113,8 +113,12 @@ impl Ledger {
         let result = published::write_head(&self.path, p);
         if result.is_ok() || published::read_published(&self.path).is_ok_and(|r| r == p) {
             self.published.set(p);
+        }
+        if result.is_ok() {
             // The append is committed whatever this does: a lost mark only
-            // leaves an older `HEAD` put back by hand undetected, as before.
+            // leaves an older `HEAD` put back by hand undetected. Not marked
+            // when the rename may not be durable (its directory's fsync
+            // failed): a crash may lose it, and the append is then set back.
             let _ = self.mark_published(head.seq);
         }
         result

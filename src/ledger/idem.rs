@@ -48,8 +48,8 @@ pub fn decode(first_seq: u64, b: &[u8]) -> Result<impl Iterator<Item = u64> + '_
         .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default())))
 }
 
-/// The regions [`Index::of_fingerprints`] fills one after the other: 128
-/// KiB each at 1M records, which a core's cache holds.
+/// The regions [`Index::of_fingerprints`] fills one after the other, each
+/// small enough for a core's cache at the sizes laurel is built for.
 const REGIONS: usize = 256;
 
 /// Fingerprint → seq, a multimap (see the module docs). Seq 0 marks an empty slot:
@@ -72,8 +72,9 @@ impl Index {
 
     /// The index of records `1..=fps.len()`, record `s` with fingerprint
     /// `fps[s - 1]`: the same table as inserting them one by one, filled
-    /// region by region. Why: at 1M records the table is 32 MiB, and
-    /// inserting in seq order touches it at random, a cache miss a record;
+    /// region by region. Why: a large ledger's table is far larger than the
+    /// cache, and inserting in seq order touches it at random, a cache miss a
+    /// record;
     /// sorted first by the region of their home slot (one counting pass,
     /// one scatter, [`REGIONS`] regions), the inserts of one region stay in
     /// cache.

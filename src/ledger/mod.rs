@@ -96,9 +96,9 @@ pub struct VerifyReport {
     /// How many checkpoints were compared with the fold of the records (none
     /// when the chain does not verify): see the fold's `checkpoint::verify`.
     pub checkpoints: usize,
-    /// How many checkpoint files are damaged (a header or a section that does
-    /// not read back or decode): no fold uses them, so no answer depends on
-    /// them.
+    /// How many checkpoints are unusable: a header or a section that does
+    /// not read back or decode, its own or its parent's. No fold uses them,
+    /// so no answer depends on them.
     pub damaged_checkpoints: usize,
 }
 
@@ -124,7 +124,7 @@ pub struct Ledger {
     /// The writer's: where an append's entries go.
     out: RefCell<Option<published::Out>>,
     /// The writer's exclusive lock on `laurel.lock`, held for the ledger's
-    /// lifetime, so no other writer can take the database while it is reopened.
+    /// lifetime, so no other writer can take the database.
     _lock: Option<std::fs::File>,
     path: PathBuf,
 }

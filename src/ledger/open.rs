@@ -1,7 +1,7 @@
 //! Opening a ledger: the writer's (its lock file, sled and its trees, the
 //! format marker, the published view brought in line with sled) and a
-//! reader's (the published view alone); reopening sled to free its cache;
-//! and making an append durable (fsync).
+//! reader's (the published view alone); and making an append durable
+//! (fsync).
 
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
@@ -279,9 +279,9 @@ impl Ledger {
 
     fn with<T>(&self, f: impl FnOnce(&Handles) -> T) -> Result<T> {
         let h = self.handles.borrow();
-        let h = h.as_ref().ok_or_else(|| {
-            Error::Storage("the ledger is open for reading, or sled could not be reopened".into())
-        })?;
+        let h = h
+            .as_ref()
+            .ok_or_else(|| Error::Storage("the ledger is open for reading".into()))?;
         Ok(f(h))
     }
 
@@ -316,10 +316,10 @@ impl Ledger {
         }
     }
 
-    /// Note in sled (meta "published" = seq u64 LE) that `HEAD` named `seq`:
-    /// sled's head beyond a `HEAD` at or past this mark was published, so
-    /// that `HEAD` is an older copy put back, not an append killed before
-    /// its publication ([`Ledger::open`]).
+    /// Note in sled (meta "published" = seq u64 LE) that `HEAD` durably named
+    /// `seq`: a `HEAD` below this mark is an older copy put back, not one
+    /// left behind by an append killed before its publication
+    /// ([`Ledger::open`]).
     pub(super) fn mark_published(&self, seq: u64) -> Result<()> {
         self.meta()?
             .insert("published", &seq.to_le_bytes())

@@ -130,24 +130,26 @@ impl Ledger {
     /// When record `seq` was recorded (its `recorded_at`, as `export` writes
     /// it); `None` for seq 0.
     pub fn recorded_at(&self, seq: u64) -> Result<Option<String>> {
+        Ok(self.recorded(seq)?.map(|(_, text)| text))
+    }
+
+    /// When record `seq` was recorded, in microseconds (`None` for seq 0).
+    pub(crate) fn recorded_at_micros(&self, seq: u64) -> Result<Option<i64>> {
+        Ok(self.recorded(seq)?.map(|(micros, _)| micros))
+    }
+
+    /// Record `seq`'s `recorded_at` as microseconds and as written (`None`
+    /// for seq 0); its chunk must hold it.
+    fn recorded(&self, seq: u64) -> Result<Option<(i64, String)>> {
         if seq == 0 {
             return Ok(None);
         }
         let (first, bytes) = self.chunk_holding(seq)?;
         let c = chunk::decode(&bytes, first)?;
         match c.records.iter().any(|r| r.seq == seq) {
-            true => Ok(Some(c.recorded_at.to_string())),
+            true => Ok(Some((c.recorded_at_micros, c.recorded_at.to_string()))),
             false => Err(Error::Corrupt(format!("record {seq} is missing"))),
         }
-    }
-
-    /// When record `seq` was recorded, in microseconds (`None` for seq 0).
-    pub(crate) fn recorded_at_micros(&self, seq: u64) -> Result<Option<i64>> {
-        if seq == 0 {
-            return Ok(None);
-        }
-        let (first, bytes) = self.chunk_holding(seq)?;
-        Ok(Some(chunk::decode(&bytes, first)?.recorded_at_micros))
     }
 
     /// `field` of each stored record of `seqs`, reading each chunk once (an

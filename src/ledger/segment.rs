@@ -6,8 +6,8 @@
 //! another, into one plain file per append. Why: given the 85 KiB values
 //! themselves, sled would copy each twice on the writing thread (into its
 //! `Arc`, then into its log buffer), write it again as its leaves split and
-//! consolidate, and keep it in a cache that only reopening sled frees. A
-//! plain file is written once.
+//! consolidate, and keep it in a cache it does not bound. A plain file is
+//! written once.
 //!
 //! ```text
 //! file "segments/<20 decimal digits>.lseg" in the ledger directory: the

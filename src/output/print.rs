@@ -130,9 +130,11 @@ pub(super) fn left_out_line(t: &Table) -> Option<String> {
 /// One RFC 4180 table: a header row of column keys, then a record per row
 /// (cells as [`crate::systems::rows::Cell::write_text`] gives them), CRLF line ends.
 /// A text cell that a spreadsheet would take for a formula (it begins with
-/// `=`, `+`, `-`, `@`, a tab or a carriage return: a player named
-/// `=HYPERLINK(…)`, a history formula `+71 = …`) is written with a leading
-/// `'`, which spreadsheets show as text; numbers are written as they are.
+/// `=`, `+`, `-` or `@`: a player named `=HYPERLINK(…)`, a history formula
+/// `+71 = …`) is written with a leading `'`, which spreadsheets show as
+/// text; numbers, and text that is a plain number (`-12`, a history's old
+/// value), are written as they are. (Tabs and line breaks never start a
+/// cell: [`cell_text`] writes them as `\u{..}`.)
 pub fn write_csv(t: &Table, w: &mut dyn Write) -> io::Result<()> {
     let mut out = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
@@ -147,8 +149,9 @@ pub fn write_csv(t: &Table, w: &mut dyn Write) -> io::Result<()> {
             }
             // The buffer holds the cell's text afterwards.
             cell_text(&c, &mut fields[n]);
-            let number = matches!(c, Cell::UInt(_) | Cell::Neg(_) | Cell::Float(_));
-            if !number && fields[n].first().is_some_and(|b| FORMULA_START.contains(b)) {
+            let text = !matches!(c, Cell::UInt(_) | Cell::Neg(_) | Cell::Float(_));
+            let formula = fields[n].first().is_some_and(|b| FORMULA_START.contains(b));
+            if text && formula && !plain_number(&fields[n]) {
                 fields[n].insert(0, b'\'');
             }
             n += 1;
@@ -159,7 +162,17 @@ pub fn write_csv(t: &Table, w: &mut dyn Write) -> io::Result<()> {
 }
 
 /// The first bytes that make a spreadsheet read a cell as a formula.
-const FORMULA_START: &[u8] = b"=+-@\t\r";
+const FORMULA_START: &[u8] = b"=+-@";
+
+/// Is `b` a plain decimal number: `-`, digits, at most one `.` among them?
+fn plain_number(b: &[u8]) -> bool {
+    let digits = b.strip_prefix(b"-").unwrap_or(b);
+    let dots = digits.iter().filter(|&&c| c == b'.').count();
+    digits.first().is_some_and(u8::is_ascii_digit)
+        && digits.last().is_some_and(u8::is_ascii_digit)
+        && dots <= 1
+        && digits.iter().all(|&c| c.is_ascii_digit() || c == b'.')
+}
 
 #[cfg(test)]
 mod tests {
@@ -176,6 +189,7 @@ mod tests {
         ]);
         t.push(vec![json!("@SUM(A1)"), json!(-0.5), json!("-3 = x")]);
         t.push(vec![json!("Ada"), json!(3), json!("a=b")]);
+        t.push(vec![json!("-12"), json!("-1.5"), json!("-")]);
         let mut out = Vec::new();
         write_csv(&t, &mut out).unwrap();
         assert_eq!(
@@ -183,7 +197,8 @@ mod tests {
             "player,score,formula\r\n\
              \"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",-2,'+71 = round(45)\r\n\
              '@SUM(A1),-0.50,'-3 = x\r\n\
-             Ada,3,a=b\r\n"
+             Ada,3,a=b\r\n\
+             -12,-1.5,'-\r\n"
         );
     }
 

@@ -11,8 +11,9 @@
 //! **The players check** runs after an append's check fold, in seq order
 //! (input order), over the names the append mentions for the first time.
 //! Such a name is refused when it is not written as a name must be (no
-//! whitespace at either end or run of it inside, nothing invisible:
-//! [`crate::systems::players::check_name`]), and when it nearly duplicates a name first seen before
+//! whitespace at either end or run of it inside:
+//! [`crate::systems::players::check_name`]; nothing invisible reaches it, the
+//! event layer refuses that), and when it nearly duplicates a name first seen before
 //! it, in the ledger or earlier in the same append: the same ignoring case,
 //! accents, whitespace and invisible characters, or (names of [`near::EDIT_MIN`] characters or
 //! more) one edit apart, an edit of a digit aside (numbered names such as

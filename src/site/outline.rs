@@ -84,7 +84,7 @@ pub(super) struct Listed {
 /// What the index, the links and the player pages need of the tables, gathered
 /// one table at a time ([`Outline::add`]), so that a table's report can be
 /// dropped once it is read: keeping every report (CFR's event table has a row
-/// per event score) would hold a 1M-event site near 890 MB.
+/// per event score) would hold memory that grows with the log.
 #[derive(Debug)]
 pub struct Outline {
     pub(super) tables: Vec<Listed>,

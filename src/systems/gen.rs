@@ -125,8 +125,8 @@ impl System {
 
 /// The most events a stream may have. The activities running at once grow
 /// with the stream (its span is capped at 9,000 days), and each is planned
-/// ahead: 15 MB of memory at a million events, 77 MB at ten million; far
-/// more would hold gigabytes before the first line is written.
+/// ahead, so memory grows with the stream: far more would hold gigabytes
+/// before the first line is written.
 pub const MAX_EVENTS: u64 = 10_000_000;
 
 /// What to generate.
