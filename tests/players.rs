@@ -198,23 +198,18 @@ fn players_add_registers_a_new_name_once_and_refuses_a_known_one() {
         );
         assert_eq!(head(d), before, "nothing appended");
     }
-    let v = json(d, &["players", "--format", "json"]);
-    let zed = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["player"] == "Zed Nova");
-    assert_eq!(zed.unwrap()["first"], "2024-02-01", "{v}");
+    // The `first` date `players` lists for `name`.
+    let first = |name: &str| {
+        let v = json(d, &["players", "--format", "json"]);
+        let rows = v["rows"].as_array().unwrap().clone();
+        let row = rows.into_iter().find(|r| r["player"] == name);
+        row.unwrap()["first"].as_str().unwrap().to_string()
+    };
+    assert_eq!(first("Zed Nova"), "2024-02-01");
     let today = out(d, &["players", "add", "Yan Today"]);
     assert!(today.status.success(), "{}", text(&today.stderr));
-    let v = json(d, &["players", "--format", "json"]);
-    let yan = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["player"] == "Yan Today");
-    let first = yan.unwrap()["first"].as_str().unwrap().to_string();
-    assert_eq!(first.len(), 10, "a date, not a time: {first}");
+    let day = first("Yan Today");
+    assert_eq!(day.len(), 10, "a date, not a time: {day}");
     let older = r#"{"type":"ledger.player_registered","at":"2024-01-20","name":"Edsger Dijkstr"}"#;
     let o = append_text(d, &format!("{older}\n"));
     assert!(o.status.success(), "{}", text(&o.stderr));
