@@ -147,9 +147,11 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         read_ahead(&buckets, &mut |changes: &mut [Change]| {
             // A rename gives a name no player had, and `shown` leaves out
             // teams' names: subjects stay distinct, each in one group.
-            for c in changes.iter_mut() {
-                if let Some(name) = now(&c.subject) {
-                    c.subject = name;
+            if !shown.is_empty() {
+                for c in changes.iter_mut() {
+                    if let Some(name) = now(&c.subject) {
+                        c.subject = name;
+                    }
                 }
             }
             page(changes)

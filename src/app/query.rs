@@ -91,19 +91,25 @@ pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Re
         return Ok(());
     }
     let hint = crate::events::did_you_mean(t, known.iter().map(String::as_str));
-    let listed = match known.len() {
-        0 => "none yet".to_string(),
-        n if n <= LISTED => known.join(", "),
-        n => format!("{n}: `laurel standings {table}` lists them"),
-    };
     let ns = systems::namespace_of(table).unwrap_or(table);
     Err(Error::Usage(format!(
-        "unknown {ns} tournament {t:?}{hint} (known: {listed})"
+        "unknown {ns} tournament {t:?}{hint} (known: {})",
+        listed(&known, table)
     )))
 }
 
+/// `table`'s tournaments `known` as a message lists them: every one, up to
+/// [`LISTED`]; past that, how many and where to see them.
+pub(super) fn listed(known: &[String], table: &str) -> String {
+    match known.len() {
+        0 => "none yet".to_string(),
+        n if n <= LISTED => known.join(", "),
+        n => format!("{n}: `laurel standings {table}` lists them"),
+    }
+}
+
 /// How many tournament names an unknown one's message lists at most.
-pub(super) const LISTED: usize = 12;
+const LISTED: usize = 12;
 
 /// `laurel fold` (hidden, for `bench`): fold every projection as the query asks
 /// and print how many records the ledger knew; what "full replay" measures.

@@ -48,7 +48,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::query::{check_tournament, namespace, LISTED};
+use super::query::{check_tournament, listed, namespace};
 use super::{buffered, folded_only, selectors, state_line, stdout_error, write_answer, QueryArgs};
 use crate::error::{Error, Result};
 use crate::fold::Folded;
@@ -391,11 +391,7 @@ fn check_diff_of(state: &systems::State, table: &str, sel: &Selector) -> Result<
         (Some(known), None) => Err(Error::Usage(format!(
             "replay --diff --system {table} compares one tournament: add --tournament T \
              (known: {}), or leave out --system to compare them all",
-            match known.len() {
-                0 => "none yet".to_string(),
-                n if n <= LISTED => known.join(", "),
-                n => format!("{n}: `laurel standings {table}` lists them"),
-            }
+            listed(&known, table)
         ))),
         _ => Ok(()),
     }
