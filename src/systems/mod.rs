@@ -300,10 +300,11 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
         false
     }
     /// Rules of input: bounds that bind only the records an append brings,
-    /// checked after [`Projection::check`] for those. Stored records are
-    /// read as they were accepted, so a bound tightened later holds for new
-    /// input only. By default none.
-    fn check_input(&self, _rec: &Record) -> Result<(), String> {
+    /// checked after [`Projection::check`] for those, knowing the system's
+    /// players index (its names, and every registration and rename). Stored
+    /// records are read as they were accepted, so a bound tightened later
+    /// holds for new input only. By default none.
+    fn check_input(&self, _rec: &Record, _players: &players::Index) -> Result<(), String> {
         Ok(())
     }
     /// The audit trail of a rule change (`rec`; `before`: the rules it
@@ -401,10 +402,19 @@ macro_rules! registry {
                 }
             }
 
-            /// [`RatingSystem::check_input`] of `rec`'s system.
+            /// [`RatingSystem::check_input`] of `rec`'s system, with its
+            /// players index.
             pub fn check_input(&self, rec: &Record) -> Result<(), String> {
+                let index = |ns: &str| NAMESPACES.iter().position(|n| *n == ns);
                 match &rec.event {
-                    $(Event::$variant(_) => <$ns::State as RatingSystem>::check_input(&self.$ns, rec),)*
+                    $(Event::$variant(_) => {
+                        let ns = index(<$ns::State as RatingSystem>::NAME);
+                        // Every namespace has an index (`PerNamespace`'s length).
+                        match ns.and_then(|i| self.players.0.get(i)) {
+                            Some(players) => <$ns::State as RatingSystem>::check_input(&self.$ns, rec, players),
+                            None => <$ns::State as RatingSystem>::check_input(&self.$ns, rec, &players::Index::default()),
+                        }
+                    })*
                     Event::Ledger(_) => Ok(()),
                 }
             }

@@ -191,6 +191,15 @@ impl Index {
         name
     }
 
+    /// Is `name` a player's here: written by this namespace's events,
+    /// registered, or given or given up by a rename?
+    pub fn bears(&self, name: &str) -> bool {
+        self.seen(name).is_some()
+            || self.registered.contains_key(name)
+            || self.root.contains_key(name)
+            || self.retired.contains_key(name)
+    }
+
     /// The root of `name` (itself when it is no later name).
     pub fn root_of<'s>(&'s self, name: &'s str) -> &'s str {
         self.root.get(name).map_or(name, String::as_str)

@@ -22,7 +22,7 @@ impl RatingSystem for State {
     system_items!(bincode);
 
     /// A new game lists at most [`check::MAX_POWERS`] powers.
-    fn check_input(&self, rec: &Record) -> Result<(), String> {
+    fn check_input(&self, rec: &Record, _: &crate::systems::players::Index) -> Result<(), String> {
         match &rec.event {
             Event::Diplomacy(events::Event::GameEnded(g)) => check::board_size(g),
             _ => Ok(()),

@@ -2,6 +2,7 @@
 
 use super::{events, params, State, TABLES};
 use crate::systems::params::GroupDef;
+use crate::systems::players::Index;
 use crate::systems::{Event, RatingSystem, Record};
 
 impl RatingSystem for State {
@@ -54,24 +55,28 @@ impl RatingSystem for State {
         }
     }
 
-    /// Grudge teams: registered, or rated in Ainur (a team's rating may be
-    /// seeded with `rating_seeded`, which names it as it names players).
-    /// A new grudge team takes a name no player of Middle-earth bears: its
-    /// Ainur rating would otherwise read as that player's (their history,
-    /// their site page). Stored teams are read as they were accepted.
-    fn check_input(&self, rec: &Record) -> Result<(), String> {
+    /// A new grudge team takes a name no player bears, now or before a
+    /// rename (`players`: the Middle-earth players index, which also holds
+    /// every registration and rename): its Ainur rating would otherwise read
+    /// as that player's (their history, their site page). A name its Ainur
+    /// rating was seeded under before it was registered is the team's.
+    /// Stored teams are read as they were accepted.
+    fn check_input(&self, rec: &Record, players: &Index) -> Result<(), String> {
         let Event::Mepbm(events::Event::GrudgeTeamRegistered(e)) = &rec.event else {
             return Ok(());
         };
-        match self.names.get(&e.team) {
-            Some(id) if !self.teams.contains_key(&id) && !self.ainur.contains(id) => Err(format!(
+        let seeded = (self.names.get(&e.team)).is_some_and(|id| self.ainur.contains(id));
+        match players.bears(&e.team) && !seeded {
+            true => Err(format!(
                 "grudge team {}: a player bears that name; a team needs a name of its own",
                 e.team
             )),
-            _ => Ok(()),
+            false => Ok(()),
         }
     }
 
+    /// Grudge teams: registered, or rated in Ainur (a team's rating may be
+    /// seeded with `rating_seeded`, which names it as it names players).
     fn rates_non_player(&self, name: &str) -> bool {
         (self.names.get(name))
             .is_some_and(|id| self.teams.contains_key(&id) || self.ainur.contains(id))
