@@ -32,6 +32,13 @@ pub fn parse_input(s: &str) -> Option<Micros> {
 /// including, 10000-01-01T00:00:00Z.
 const INPUT_YEARS: std::ops::Range<Micros> = -62_167_219_200_000_000..253_402_300_800_000_000;
 
+/// Is `t` within the years 0000 to 9999 in UTC, as an event's `at` must be?
+/// For the dates inside a new event's payload (a round's `starts`), which
+/// are read leniently ([`parse`]) so that stored ones read as accepted.
+pub fn in_input_years(t: Micros) -> bool {
+    INPUT_YEARS.contains(&t)
+}
+
 /// [`parse`], a timestamp taken only if `fine` takes its fraction of a
 /// second in nanoseconds.
 fn parse_with(s: &str, fine: impl Fn(u32) -> bool) -> Option<Micros> {

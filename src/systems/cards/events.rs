@@ -16,7 +16,7 @@ pub const POINT_SYSTEM: Bounds = Bounds::new("point_system", 1, 2);
 
 /// A tournament opens, with its point system and its dates.
 ///
-/// Tournament ids are unique; `ends` is not before `starts`.
+/// Tournament ids are unique; `ends` is not before `starts`; both lie in the years 0000 to 9999 (UTC).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TournamentCreated {
@@ -48,7 +48,7 @@ pub struct ScheduledMatch {
 
 /// A round is drawn: its interval and its matches.
 ///
-/// The round lies within its tournament's interval and is scheduled no later than its end; it has at least one match; round ids are unique in a tournament.
+/// The round lies within its tournament's interval (its `starts` and `ends` in the years 0000 to 9999, UTC) and is scheduled no later than its end; it has at least one match; round ids are unique in a tournament.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoundScheduled {

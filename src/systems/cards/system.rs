@@ -1,8 +1,10 @@
 //! `cards` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
 use super::{events, params, State, TABLES};
+use crate::events::When;
 use crate::systems::params::GroupDef;
-use crate::systems::RatingSystem;
+use crate::systems::players::Index;
+use crate::systems::{Event, RatingSystem, Record};
 
 impl RatingSystem for State {
     const NAME: &'static str = "cards";
@@ -27,5 +29,24 @@ impl RatingSystem for State {
 
     fn tournaments(&self) -> Option<Vec<String>> {
         Some(State::tournaments(self))
+    }
+
+    /// A new tournament's or round's `starts` and `ends` lie in the years
+    /// 0000 to 9999 (UTC), as every `at` does.
+    fn check_input(&self, rec: &Record, _: &Index) -> Result<(), String> {
+        let (starts, ends) = match &rec.event {
+            Event::Cards(events::Event::TournamentCreated(e)) => (e.starts, e.ends),
+            Event::Cards(events::Event::RoundScheduled(e)) => (e.starts, e.ends),
+            _ => return Ok(()),
+        };
+        for (field, When(t)) in [("starts", starts), ("ends", ends)] {
+            if !crate::time::in_input_years(t) {
+                return Err(format!(
+                    "field `{field}`: {} is outside the years 0000 to 9999 (UTC)",
+                    crate::time::format(t)
+                ));
+            }
+        }
+        Ok(())
     }
 }
