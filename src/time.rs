@@ -25,7 +25,7 @@ pub fn parse(s: &str) -> Option<Micros> {
 /// which no `--as-of` reaches) refused too.
 pub fn parse_input(s: &str) -> Option<Micros> {
     let t = parse_with(s, |nanos| nanos % 1_000 == 0 && nanos < 1_000_000_000)?;
-    INPUT_YEARS.contains(&t).then_some(t)
+    in_input_years(t).then_some(t)
 }
 
 /// The instants an event's `at` may be: 0000-01-01T00:00:00Z up to, not

@@ -3,9 +3,10 @@
 //! A `ledger.voided` shows its target and reason where other records show
 //! their id: `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
 //! record ends with `voided by #10`. Registrations, renames and rule changes
-//! show what they say after their id (`"Ann" → "Anna"`, `valar {"base":50}`). The targets come from the chunk summaries
-//! before the walk, and a target always precedes its void, so one walk over the
-//! records suffices; what it keeps of targets is one short line per void.
+//! show what they say after their id (`"Ann" → "Anna"`, `valar {"base":50}`).
+//! The targets come from the chunk summaries before the walk, and a target
+//! always precedes its void, so one walk over the records suffices; what it
+//! keeps of targets is one short line per void.
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -134,11 +134,11 @@ fn holding(index: &[Entry], from: u64, upto: u64) -> &[Entry] {
 /// folds at most that many records after its checkpoint. That fold is the
 /// largest part of a query. Why not more: the import pays for every
 /// checkpoint (each encodes the whole state and writes what changed since
-/// its whole parent), and `N / 20` records folded keep a query interactive. A projection state grows with the log, so
-/// a whole checkpoint at `n` costs about `n` times the state's bytes per event:
-/// with a fixed spacing they would grow as `N²`; whole ones every `N / 4` cost
-/// about 1.6 final states whatever `N` (see [`WHOLE_AT`]), and the deltas between them what
-/// changed.
+/// its whole parent), and `N / 20` records folded keep a query interactive.
+/// A projection state grows with the log, so a whole checkpoint at `n` costs
+/// about `n` times the state's bytes per event: with a fixed spacing they
+/// would grow as `N²`; whole ones every `N / 4` cost about 1.6 final states
+/// whatever `N` (see [`WHOLE_AT`]), and the deltas between them what changed.
 const PER_LEDGER: u64 = 20;
 /// Every `WHOLE_EVERY`th checkpoint of fold order (see [`WHOLE_AT`]) is
 /// whole, the rest are deltas: whole ones every `N / 4` (with [`PER_LEDGER`]

@@ -405,16 +405,13 @@ macro_rules! registry {
             /// [`RatingSystem::check_input`] of `rec`'s system, with its
             /// players index.
             pub fn check_input(&self, rec: &Record) -> Result<(), String> {
-                let index = |ns: &str| NAMESPACES.iter().position(|n| *n == ns);
+                // A `ledger.*` record has no system, and binds nothing here;
+                // every system has its index (`PerNamespace` holds one each).
+                let Some(players) = ns_index(&rec.event).and_then(|i| self.players.0.get(i)) else {
+                    return Ok(());
+                };
                 match &rec.event {
-                    $(Event::$variant(_) => {
-                        let ns = index(<$ns::State as RatingSystem>::NAME);
-                        // Every namespace has an index (`PerNamespace`'s length).
-                        match ns.and_then(|i| self.players.0.get(i)) {
-                            Some(players) => <$ns::State as RatingSystem>::check_input(&self.$ns, rec, players),
-                            None => <$ns::State as RatingSystem>::check_input(&self.$ns, rec, &players::Index::default()),
-                        }
-                    })*
+                    $(Event::$variant(_) => <$ns::State as RatingSystem>::check_input(&self.$ns, rec, players),)*
                     Event::Ledger(_) => Ok(()),
                 }
             }
