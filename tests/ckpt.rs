@@ -298,7 +298,10 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
     // changes: their deltas must not be read.
     std::fs::remove_file(checkpoint_file(d, &whole[0].0)).unwrap();
     let (key, header) = whole[1];
-    assert_eq!(header.sections[1].name, "mepbm");
+    assert_eq!(
+        header.sections[1].name,
+        format!("mepbm@{}", laurel::fold::LAYOUT)
+    );
     let len = |i: usize| header.sections[i].stored as usize;
     let file = checkpoint_file(d, key);
     let mut bytes = std::fs::read(&file).unwrap();
@@ -414,7 +417,7 @@ fn a_checkpoint_without_a_systems_section_serves_only_the_others() {
     let file = checkpoint_file(d, key);
     let bytes = std::fs::read(&file).unwrap();
     let start = header_len(&bytes);
-    let i = h.index("cfr").expect("a cfr section");
+    let i = (h.index(&format!("cfr@{}", laurel::fold::LAYOUT))).expect("a cfr section");
     let stored = |s: &[laurel::ledger::checkpoint::Section]| -> usize {
         s.iter().map(|s| s.stored as usize).sum()
     };

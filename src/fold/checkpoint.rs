@@ -7,7 +7,9 @@
 //! system (`RatingSystem::checkpoint` and `restore`, through
 //! `State::checkpoint_of` and `State::restore_of`), then each namespace's
 //! players index under `players.<namespace>`
-//! ([`crate::systems::players::Index`]), read with its namespace. A query
+//! ([`crate::systems::players::Index`]), read with its namespace. Each name
+//! ends in `@` and the sections' [`LAYOUT`] (`cfr@1`), so that no fold reads
+//! bytes written under another layout. A query
 //! resumes from the latest checkpoint at or before its `--as-of` that serves
 //! its cut and folds the records after it (one player's history: the latest
 //! before their first record, since no record dated earlier changes them);
@@ -53,23 +55,46 @@ use crate::systems::players::{Index, PerNamespace};
 use crate::systems::{State, NAMESPACES};
 use crate::time::Micros;
 
-/// The name of the section of the rules in force (no system's name has a dot).
-const RULES: &str = "ledger.rules";
+/// The version of what the sections hold: their bytes' layout, and the fold
+/// that computed the values in them. Every section's name ends in `@LAYOUT`,
+/// so a checkpoint written under another has none of the sections a fold
+/// reads, and no fold uses it (`verify` counts it as unusable). Raised with
+/// every change of a section's bytes for the same records: a field added,
+/// removed, reordered or retyped, another encoding, or a rule computed
+/// otherwise (a checkpoint holds values the old rule computed). The test
+/// `a_change_of_the_sections_bytes_comes_with_a_new_layout` fails until it is.
+pub const LAYOUT: u32 = 1;
+
+/// A section's name: `base` (no system's name has a dot or an `@`) and the
+/// layout.
+fn section(base: &str) -> String {
+    format!("{base}@{LAYOUT}")
+}
+
+/// The name of the section of the rules in force.
+fn rules_section() -> String {
+    section("ledger.rules")
+}
+
+/// The name of namespace `ns`'s projection section.
+fn state_section(ns: &str) -> String {
+    section(ns)
+}
 
 /// The sections' names, in the order a fold encodes them: the rules in
 /// force, then one per namespace, named by it, then one players index per
 /// namespace.
 fn names() -> Vec<String> {
     let players = NAMESPACES.iter().map(|ns| players_section(ns));
-    std::iter::once(RULES.to_string())
-        .chain(NAMESPACES.iter().map(|ns| ns.to_string()))
+    std::iter::once(rules_section())
+        .chain(NAMESPACES.iter().map(|ns| state_section(ns)))
         .chain(players)
         .collect()
 }
 
 /// The name of namespace `ns`'s players index section.
 fn players_section(ns: &str) -> String {
-    format!("players.{ns}")
+    section(&format!("players.{ns}"))
 }
 
 /// Borrowed names.
@@ -123,7 +148,9 @@ pub fn decode(
     let Some((state, _)) = decode_state(read, Some, Part { only, states: true }, false)? else {
         return Ok(None);
     };
-    Ok(read(RULES)?.and_then(|b| params_of(&b)).map(|p| (state, p)))
+    Ok(read(&rules_section())?
+        .and_then(|b| params_of(&b))
+        .map(|p| (state, p)))
 }
 
 /// The rules in force from their section's bytes; `None` if damaged.
@@ -188,7 +215,7 @@ fn decode_state<T: Send>(
     let mut loaded: Vec<Loaded<Option<T>>> = Vec::new();
     for (i, ns) in part.namespaces() {
         let s = match part.states {
-            true => load(ns)?,
+            true => load(&state_section(ns))?,
             false => None,
         };
         match (s, load(&players_section(ns))?) {
@@ -230,7 +257,7 @@ fn decode_state<T: Send>(
         state.absorb(&mut part, i);
         if keep {
             raw.extend([
-                (NAMESPACES[i].to_string(), s),
+                (state_section(NAMESPACES[i]), s),
                 (players_section(NAMESPACES[i]), p),
             ]);
         }
@@ -241,10 +268,10 @@ fn decode_state<T: Send>(
 /// The sections `part` reads, the rules first.
 fn needed(part: Part) -> Vec<String> {
     let states = part.namespaces().flat_map(|(_, ns)| {
-        let state = part.states.then(|| ns.to_string());
+        let state = part.states.then(|| state_section(ns));
         state.into_iter().chain([players_section(ns)])
     });
-    std::iter::once(RULES.to_string()).chain(states).collect()
+    std::iter::once(rules_section()).chain(states).collect()
 }
 
 /// What `part` reads of the frames of a checkpoint with header `h`
@@ -360,7 +387,7 @@ impl Ledger {
             return super::fold_from(view, q, Some(from_nothing()), None);
         };
         let params = h
-            .index(RULES)
+            .index(&rules_section())
             .and_then(|i| frames[i].take())
             .and_then(unpack)
             .and_then(|b| params_of(&b));
@@ -580,7 +607,7 @@ impl Ledger {
             let Some((state, kept)) = decode_state(&mut load, unpack, part, keep)? else {
                 continue;
             };
-            let rules = self.raw_section(&h, RULES)?;
+            let rules = self.raw_section(&h, &rules_section())?;
             let Some(params) = rules.as_deref().and_then(params_of) else {
                 continue;
             };
@@ -594,7 +621,7 @@ impl Ledger {
                 false => None,
                 true => {
                     let mut raw = vec![Vec::new(); h.sections.len()];
-                    let rules = rules.filter(|_| keep).map(|b| (RULES.to_string(), b));
+                    let rules = rules.filter(|_| keep).map(|b| (rules_section(), b));
                     for (name, b) in kept.into_iter().chain(rules) {
                         if let Some(i) = h.index(&name) {
                             raw[i] = b;

@@ -56,7 +56,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-pub use checkpoint::TRACE_ENV;
+pub use checkpoint::{LAYOUT, TRACE_ENV};
 pub use mem::MemSource;
 pub use stream::{Keep, Span};
 

@@ -74,8 +74,10 @@
 //! per rating system under its name; a query of one system reads only its
 //! own). A delta's sections have its parent's names, in the same order (a
 //! checkpoint after the sections changed is whole). A checkpoint without a
-//! section a fold needs (one made before a system was added) is not used by
-//! that fold: adding a system or a field changes no format.
+//! section a fold needs (one made before a system was added, or under
+//! another layout of the sections: the fold versions their names) is not
+//! used by that fold: adding a system or changing a section changes no
+//! format of the ledger's.
 //!
 //! A delta is read only if its parent's header still hashes to the BLAKE3 of its link (so
 //! the prefix is the exact bytes it was compressed with) and sorts before it;

@@ -35,7 +35,7 @@ use std::collections::BTreeSet;
 
 use super::{decode_state, disabled, just_before, missing_section, names, params_of};
 use super::{encode_section, Ledger, TRACE_ENV};
-use super::{Part, RULES};
+use super::{rules_section, Part};
 use crate::error::Result;
 use crate::events::ledger;
 use crate::fold::view::View;
@@ -199,7 +199,10 @@ impl Ledger {
         let Some((state, _)) = decode_state(&mut load, unpack, part, false)? else {
             return Ok(None);
         };
-        let Some(params) = self.raw_section(h, RULES)?.and_then(|b| params_of(&b)) else {
+        let Some(params) = self
+            .raw_section(h, &rules_section())?
+            .and_then(|b| params_of(&b))
+        else {
             return Ok(None);
         };
         Ok(Some(Start {

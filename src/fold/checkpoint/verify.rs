@@ -20,14 +20,12 @@
 
 use std::collections::BTreeMap;
 
-use super::{encode_section, names, params_of, section_bytes};
+use super::{encode_section, names};
 use crate::error::Result;
 use crate::fold::view::View;
 use crate::fold::{Marks, Pos, Query, Sink, Snapshot};
 use crate::ledger::checkpoint::Header;
 use crate::ledger::Ledger;
-use crate::systems::players::Index;
-use crate::systems::{State, NAMESPACES};
 
 /// What [`Ledger::verify_checkpoints`] found: `(seq of its position, what
 /// differs)` for each checkpoint that does not hold the fold, in position
@@ -107,12 +105,12 @@ impl Ledger {
         })
     }
 
-    /// The names of `h`'s stored sections that do not hold the fold's
-    /// `made`: bytes that differ and, decoded and encoded again, still
-    /// differ (an older laurel may have laid out the same state otherwise);
-    /// whether any section was compared; whether one is damaged. A section
-    /// the checkpoint lacks is not compared, nor one that does not read back
-    /// or decode (damage: a fold then does not use the checkpoint).
+    /// The names of `h`'s stored sections whose bytes differ from the fold's
+    /// `made` (a section's name carries the layout it was written under, so
+    /// equal names mean one layout: `super::LAYOUT`); whether any section was
+    /// compared; whether one is damaged. A section the checkpoint lacks is
+    /// not compared (one of another layout among them), nor one that does not
+    /// read back (damage: a fold then does not use the checkpoint).
     fn differing(
         &self,
         h: &Header,
@@ -120,7 +118,7 @@ impl Ledger {
         made: &Snapshot,
     ) -> Result<(Vec<String>, bool, bool)> {
         let (mut differs, mut any, mut broken) = (Vec::new(), false, false);
-        for (i, (name, made)) in names.iter().zip(made).enumerate() {
+        for (name, made) in names.iter().zip(made) {
             let (Some(made), Some(_)) = (made, h.index(name)) else {
                 continue;
             };
@@ -128,33 +126,11 @@ impl Ledger {
                 broken = true;
                 continue;
             };
-            let again = (stored != *made).then(|| reencoded(i, &stored));
-            match again {
-                None => any = true,
-                Some(None) => broken = true,
-                Some(Some(again)) => {
-                    any = true;
-                    if again != *made {
-                        differs.push(name.clone());
-                    }
-                }
+            any = true;
+            if stored != *made {
+                differs.push(name.clone());
             }
         }
         Ok((differs, any, broken))
-    }
-}
-
-/// Section `i`'s bytes ([`names`]) decoded and encoded again as this laurel
-/// writes them; `None` if they do not decode.
-fn reencoded(i: usize, stored: &[u8]) -> Option<Vec<u8>> {
-    let n = NAMESPACES.len();
-    match i {
-        0 => section_bytes(&params_of(stored)?).ok(),
-        _ if i <= n => {
-            let mut state = State::default();
-            state.restore_of(i - 1, stored)?;
-            state.checkpoint_of(i - 1).ok()
-        }
-        _ => Index::restore(stored)?.checkpoint().ok(),
     }
 }
