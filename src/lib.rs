@@ -229,7 +229,7 @@
 //! **Checkpoints.** The check fold of every append stores the rules in force
 //! (`ledger.rules`), every projection state (under its system's name) and each
 //! namespace's players index (`players.<ns>`): a section each,
-//! named with the sections' layout version (`cfr@1`: a checkpoint of
+//! named with the sections' layout version (`cfr@<layout>`: a checkpoint of
 //! another layout is read by no fold), every `N/20` records of fold order (in steps of 5,000,
 //! at least 10,000 apart): an append that brings the count folded to no new
 //! multiple writes none. Every fifth is whole, one zstd frame a section; the others are

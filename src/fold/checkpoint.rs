@@ -8,7 +8,7 @@
 //! `State::checkpoint_of` and `State::restore_of`), then each namespace's
 //! players index under `players.<namespace>`
 //! ([`crate::systems::players::Index`]), read with its namespace. Each name
-//! ends in `@` and the sections' [`LAYOUT`] (`cfr@1`), so that no fold reads
+//! ends in `@` and the sections' [`LAYOUT`] (`cfr@<LAYOUT>`), so that no fold reads
 //! bytes written under another layout. A query
 //! resumes from the latest checkpoint at or before its `--as-of` that serves
 //! its cut and folds the records after it (one player's history: the latest

@@ -101,11 +101,11 @@ fn sections_decode_back_and_damage_reads_as_absent() {
 }
 
 /// Every [`LAYOUT`] so far, oldest first, with the BLAKE3 of the sections a
-/// check fold of `gen::stream(3000, 7)` stores every 400 records (names and
-/// bytes). A new entry comes with each new layout; an entry never changes.
+/// check fold of `gen::stream(3000, 7)` stores every 400 records (names
+/// without the layout, and bytes). A new entry comes with each new layout; an entry never changes.
 const LAYOUTS: &[(u32, &str)] = &[(
     1,
-    "8cd5ac403a3dd73cf99b9f048a50f28b02de309c022a80dc7dce919cbbf7f907",
+    "9b8881b563b8c53b8464b5207f75ef00950849ccb99cf32649b802fa2ec936d9",
 )];
 
 /// The sections' bytes for the same records change only with [`LAYOUT`]:
@@ -123,7 +123,8 @@ fn a_change_of_the_sections_bytes_comes_with_a_new_layout() {
         hasher.update(&folded.to_le_bytes());
         for (name, bytes) in names.iter().zip(&sections) {
             let bytes = bytes.as_deref().unwrap_or_default();
-            hasher.update(name.as_bytes());
+            let base = name.split('@').next().unwrap_or_default();
+            hasher.update(base.as_bytes());
             hasher.update(&(bytes.len() as u64).to_le_bytes());
             hasher.update(bytes);
         }

@@ -44,6 +44,7 @@ impl State {
                 g.powers.len()
             ));
         }
+        self.check_board(g)?;
         check_powers(id, &g.powers)?;
         let board = match g.centers_total {
             Some(n) => Board::Given(
@@ -57,6 +58,23 @@ impl State {
         check_result(id, g)?;
         check_draw(id, g)?;
         check_grouping(id, g)
+    }
+
+    /// A board is played once a round: a second game at a tournament's
+    /// round and board (the same game under another id) is refused.
+    fn check_board(&self, g: &GameEnded) -> Result<(), String> {
+        let (Some(t), Some(r), Some(b)) = (&g.tournament, &g.round, &g.board) else {
+            return Ok(());
+        };
+        match self.store.at_board(&t.0, &r.0, &b.0) {
+            Some((other, seq)) => Err(format!(
+                "game {}: board {b} of round {r} of tournament {t} was played already, as game \
+                 {other} (seq {seq}); a board is played once a round (to correct that game: \
+                 `laurel correct {seq} FILE`)",
+                g.game
+            )),
+            None => Ok(()),
+        }
     }
 }
 

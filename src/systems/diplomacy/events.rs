@@ -37,7 +37,10 @@ pub struct PowerResult {
     /// The power's name, unique within the game (`"France"`).
     pub power: String,
     /// The player who held the power at the end; `null`: a surrendered
-    /// position that was never replaced.
+    /// position that was never replaced. Required: a power without it is
+    /// refused rather than read as surrendered.
+    #[serde(deserialize_with = "Option::deserialize")]
+    #[schemars(required, extend("type" = ["string", "null"]))]
     pub player: Option<String>,
     /// Supply centres held at the end: 0 or more, all powers together at most
     /// the board's `centers_total`.
@@ -52,7 +55,7 @@ pub struct PowerResult {
 
 /// A finished Diplomacy game, scored by Fibonacci-Diplo, Carnage, Draw-Size Scoring and Sum-of-Squares.
 ///
-/// A game is recorded once; someone survives. A solo or a concession names its `winner`, which survives and is held by a player (a solo's holds strictly more centres than any other power); a draw names none.
+/// A game is recorded once, and a tournament's board once a round; someone survives. A solo or a concession names its `winner`, which survives and is held by a player (a solo's holds strictly more centres than any other power); a draw names none.
 ///
 // The optional fields are boxed: most games give none of them, and a record
 // stays small.
@@ -83,7 +86,8 @@ pub struct GameEnded {
     /// The game's round within its `tournament`.
     #[serde(default)]
     pub round: Option<Box<Ident>>,
-    /// The game's board (table) within its round; shown beside its scores.
+    /// The game's board (table) within its round, played once a round;
+    /// shown beside its scores.
     #[serde(default)]
     pub board: Option<Box<Ident>>,
     /// Every position on the board when the game ended.

@@ -114,6 +114,9 @@ pub struct Store {
     partial_draws: BTreeMap<u32, Vec<u32>>,
     /// The distinct rule sets games were folded under (consecutive games share one).
     rules: Vec<Rules>,
+    /// `(tournament, round, board)` → the game played there, for games that
+    /// name all three: a board is played once a round.
+    boards: BTreeMap<(u32, u32, u32), u32>,
 }
 
 /// A game as given to [`Store::push`] (positions apart).
@@ -154,6 +157,15 @@ impl Store {
         self.games.get(name).map(|id| self.headers[id as usize].seq)
     }
 
+    /// The game recorded at board `board` of round `round` of tournament
+    /// `tournament`: its name and seq.
+    pub fn at_board(&self, tournament: &str, round: &str, board: &str) -> Option<(&str, u64)> {
+        let t = self.tournaments.get(tournament)?;
+        let (r, b) = (self.labels.get(round)?, self.labels.get(board)?);
+        let &i = self.boards.get(&(t, r, b))?;
+        Some((self.games.name(i), self.headers[i as usize].seq))
+    }
+
     /// Add a game not yet in the store.
     pub fn push<'a>(&mut self, g: NewGame, positions: impl Iterator<Item = NewPosition<'a>>) {
         let id = self.games.intern(g.name);
@@ -164,6 +176,9 @@ impl Store {
         let mut label = |l: Option<&str>| l.map_or(NONE, |l| self.labels.intern(l));
         let (round, board) = (label(g.round), label(g.board));
         let tournament = g.tournament.map_or(NONE, |t| self.tournaments.intern(t));
+        if [tournament, round, board].iter().all(|&x| x != NONE) {
+            self.boards.insert((tournament, round, board), id);
+        }
         if let Some(draw) = g.partial_draw {
             self.partial_draws.insert(id, draw);
         }
