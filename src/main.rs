@@ -248,7 +248,7 @@ enum Command {
     Correct {
         /// The seq of the record to replace (as `laurel log` shows it).
         seq: u64,
-        /// The replacement: JSON Lines or a JSON array (`-` for stdin); may reuse SEQ's ids.
+        /// The replacement, of SEQ's type: JSON Lines or a JSON array (`-` for stdin); may reuse SEQ's ids.
         file: String,
         /// Why: kept in the ledger with the void, shown by `log` and `history`.
         #[arg(long, value_parser = clap::builder::NonEmptyStringValueParser::new())]

@@ -254,6 +254,37 @@ fn a_replacement_that_adds_nothing_is_refused() {
     assert_eq!(published(d), before);
 }
 
+/// A correction replaces a record with one of its kind: a file of another
+/// type, or with an event of another system beside the right type, is
+/// refused and nothing is written.
+#[test]
+fn a_replacement_of_another_kind_is_refused() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let before = published(d);
+    let tick = r#"{"type":"mepbm.monthly_tick","at":"2013-02-01","month":"2013-01"}"#;
+    let other = write(d, "other.jsonl", tick);
+    refused(
+        d,
+        &["correct", "4", &other, "--reason", "x"],
+        "other.jsonl: not a replacement for record 4: it holds mepbm.monthly_tick (record 4 is a cards.match_result)",
+    );
+    let both = write(d, "both.jsonl", &format!("{SWAPPED_R1A}\n{tick}\n"));
+    refused(
+        d,
+        &["correct", "4", &both, "--reason", "x"],
+        "it holds mepbm.monthly_tick (record 4 is a cards.match_result)",
+    );
+    let round = r#"{"type":"cards.round_scheduled","at":"2013-03-01","tournament":"cards-2013-league","round":"9","starts":"2013-03-01","ends":"2013-03-31","matches":[{"match":"A","players":["Ana","Boris","Cleo"]}]}"#;
+    let same_system = write(d, "round.jsonl", round);
+    refused(
+        d,
+        &["correct", "4", &same_system, "--reason", "x"],
+        "it holds no cards.match_result, the type of record 4",
+    );
+    assert_eq!(published(d), before);
+}
+
 #[test]
 fn a_replacement_may_reuse_the_voided_records_ids() {
     let dir = ledger_with(&["cards_league.jsonl"]);

@@ -24,7 +24,12 @@
 //!   system (game, heat, match). The ledger is never without the result: the one
 //!   commit writes both or neither. A FILE that adds no new event (empty, or
 //!   every event already recorded, say an exact copy of SEQ) is refused, since
-//!   the void would stand alone. The replacement takes its own place in fold
+//!   the void would stand alone. A replacement is of SEQ's kind: FILE holds
+//!   an event of SEQ's type, and every event of it is of SEQ's system (a
+//!   Diplomacy result corrects a Diplomacy result; a game start may come with
+//!   its takeovers). Anything else is refused, since the command would say
+//!   "replaced" while SEQ's result is simply gone: to put another kind of
+//!   event in its place, void SEQ and append it. The replacement takes its own place in fold
 //!   order `(at, seq)`, after every earlier record with the same `at`: one that
 //!   such records depend on (a tournament created the day its rounds are
 //!   scheduled) is refused unless its `at` comes before theirs, and the message
@@ -38,6 +43,7 @@ use serde_json::json;
 
 use super::{append_summary, open_input};
 use crate::error::{Error, Origin, Result};
+use crate::events;
 use crate::ledger::{AppendReport, Input, Ledger};
 use crate::time;
 
@@ -100,11 +106,53 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
         voids_input("laurel correct", &[target], reason),
         open_input(file)?,
     ];
-    let accept = |r: &AppendReport| adds_something(r, target, file);
+    let kind = ledger
+        .record_fields(&[target].into(), |r| events::stored_kind(r.event))
+        .remove(&target)
+        .and_then(|k| k.ok());
+    let accept = |r: &AppendReport| {
+        adds_something(r, target, file)?;
+        match &kind {
+            Some(kind) => of_its_kind(r, target, kind, file),
+            // Not a record laurel can read: the void's own check refuses it.
+            None => Ok(()),
+        }
+    };
     let report = ledger.append_if(inputs, &accept)?;
     Ok(format!(
         "voided record {target} and appended its replacement\n{}",
         append_summary(&report, false)
+    ))
+}
+
+/// Refuse a correction whose FILE holds no event of SEQ's type (`kind`), or
+/// one of another system.
+fn of_its_kind(r: &AppendReport, target: u64, kind: &str, file: &str) -> Result<()> {
+    let system = |k: &str| k.split('.').next().unwrap_or_default().to_string();
+    let added = (r.kinds.iter()).filter(|(k, _)| k.as_str() != "ledger.voided");
+    let others: Vec<&str> = (added.clone())
+        .filter(|(k, _)| system(k) != system(kind))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let why = match (added.clone().any(|(k, _)| k == kind), others.is_empty()) {
+        (true, true) => return Ok(()),
+        (_, false) => format!(
+            "it holds {} (record {target} is a {kind})",
+            others.join(", ")
+        ),
+        (false, true) => format!("it holds no {kind}, the type of record {target}"),
+    };
+    let origin = Origin {
+        file: Some(file.to_string()),
+        ..Origin::default()
+    };
+    Err(Error::invalid(
+        origin,
+        format!(
+            "not a replacement for record {target}: {why}; a correction replaces a record with \
+             one of its kind; nothing is written (to put other events in its place: \
+             laurel void {target} --reason TEXT, then laurel append FILE)"
+        ),
     ))
 }
 
