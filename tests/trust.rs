@@ -178,6 +178,44 @@ fn a_site_published_again_is_replaced_whole() {
     assert_eq!(names_in(out.path()), vec!["public".to_string()]);
 }
 
+/// A site directory given as a symbolic link (a web server's document
+/// root): the directory it names gets the new site and the link stays; a
+/// link to nothing is refused and no build is left beside it.
+#[test]
+fn a_site_through_a_symbolic_link_replaces_the_directory_it_names() {
+    let ledger = common::ledger_with(&["cards_league.jsonl"]);
+    let out = tempfile::tempdir().unwrap();
+    let (real, link) = (out.path().join("real"), out.path().join("www"));
+    assert!(site(ledger.path(), &real).status.success());
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let more = common::ledger_with(&["cards_league.jsonl", "cards_masters.jsonl"]);
+    let o = site(more.path(), &link);
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let index = std::fs::read_to_string(real.join("index.html")).unwrap();
+    assert!(
+        index.contains("cards-2013-masters"),
+        "the new site is in real/"
+    );
+    assert_eq!(
+        names_in(out.path()),
+        vec!["real".to_string(), "www".to_string()]
+    );
+    let dangling = out.path().join("dl");
+    std::os::unix::fs::symlink(out.path().join("nowhere"), &dangling).unwrap();
+    let o = site(ledger.path(), &dangling);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr_of(&o).contains("is a symbolic link to nothing"),
+        "{}",
+        stderr_of(&o)
+    );
+    assert_eq!(names_in(out.path()), ["dl", "real", "www"]);
+}
+
 #[test]
 fn a_site_is_not_written_over_a_directory_of_other_files() {
     let ledger = common::ledger_with(&["cards_league.jsonl"]);

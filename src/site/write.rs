@@ -5,7 +5,9 @@
 //! directory is replaced only if it is new, empty, or a site holding nothing
 //! but the files its manifest lists: anything else in it (a ledger, a page of
 //! one's own, a subdirectory) makes `site` refuse and name it, so publishing
-//! never deletes what laurel did not write.
+//! never deletes what laurel did not write. A `DIR` that is a symbolic link
+//! stays one: the site replaces the directory it leads to. A failed build
+//! leaves nothing beside `DIR`.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -44,7 +46,8 @@ pub fn write_staged(
     groups: &mut Groups<'_>,
     export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<Written> {
-    let old = dir.join(MANIFEST).is_file().then_some(dir);
+    let dir = &followed(dir)?;
+    let old = dir.join(MANIFEST).is_file().then_some(dir.as_path());
     build_beside(dir, |stage| {
         let stage = Stage {
             dir: stage,
@@ -149,6 +152,22 @@ fn gone(old: &Path, new: &Path) -> usize {
         .count()
 }
 
+/// `dir`, or where it leads when it is a symbolic link (a web server's
+/// document root often is one): the site replaces the directory the link
+/// names, and the link stays. A link that leads nowhere is refused.
+fn followed(dir: &Path) -> Result<std::path::PathBuf> {
+    let link = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+    if !link {
+        return Ok(dir.to_path_buf());
+    }
+    std::fs::canonicalize(dir).map_err(|_| {
+        Error::Usage(format!(
+            "site: {} is a symbolic link to nothing; give a directory, or link to one",
+            dir.display()
+        ))
+    })
+}
+
 /// Run `build` on a new directory beside `dir` (`.NAME.building-PID` in the
 /// same parent, so a rename moves it), then put that directory in `dir`'s
 /// place: readers of `dir` see the old site or the new one, never a mix, and
@@ -163,33 +182,38 @@ fn build_beside<T>(dir: &Path, build: impl FnOnce(&Path) -> Result<T>) -> Result
     remove_stale(&parent, &name);
     let pid = std::process::id();
     let stage = parent.join(format!(".{name}.building-{pid}"));
-    let io = |p: &Path| {
-        let shown = p.display().to_string();
-        move |e| Error::io(shown, e)
-    };
     if stage.exists() {
         std::fs::remove_dir_all(&stage).map_err(io(&stage))?;
     }
     std::fs::create_dir_all(&stage).map_err(io(&stage))?;
-    let built = match build(&stage) {
-        Ok(t) => t,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&stage);
-            return Err(e);
-        }
-    };
-    if !dir.exists() {
-        std::fs::rename(&stage, dir).map_err(io(dir))?;
-        return Ok(built);
+    let built = build(&stage).and_then(|built| {
+        swap_in(&stage, dir, &parent.join(format!(".{name}.old-{pid}")))?;
+        Ok(built)
+    });
+    if built.is_err() {
+        let _ = std::fs::remove_dir_all(&stage);
     }
-    let old = parent.join(format!(".{name}.old-{pid}"));
-    std::fs::rename(dir, &old).map_err(io(dir))?;
-    if let Err(e) = std::fs::rename(&stage, dir) {
-        let _ = std::fs::rename(&old, dir);
+    built
+}
+
+/// An I/O error's conversion naming `p`.
+fn io(p: &Path) -> impl FnOnce(std::io::Error) -> Error {
+    let shown = p.display().to_string();
+    move |e| Error::io(shown, e)
+}
+
+/// Put the built `stage` in `dir`'s place, the old site moved to `old` and
+/// then removed; if the new one cannot go in, the old one is put back.
+fn swap_in(stage: &Path, dir: &Path, old: &Path) -> Result<()> {
+    if !dir.exists() {
+        return std::fs::rename(stage, dir).map_err(io(dir));
+    }
+    std::fs::rename(dir, old).map_err(io(dir))?;
+    if let Err(e) = std::fs::rename(stage, dir) {
+        let _ = std::fs::rename(old, dir);
         return Err(io(dir)(e));
     }
-    std::fs::remove_dir_all(&old).map_err(io(&old))?;
-    Ok(built)
+    std::fs::remove_dir_all(old).map_err(io(old))
 }
 
 /// `dir`'s parent and name, once `dir` is known to be new, empty or a site.
