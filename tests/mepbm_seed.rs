@@ -233,6 +233,53 @@ fn valar_min_change_0_keeps_winners_from_losing_points() {
     assert_eq!(score(&v, "Dog"), json!(1495));
 }
 
+/// With `valar.divisor` 1, Ann (one FP position) and Bob (100 DS
+/// positions) swap wins and the change grows about a hundredfold a game,
+/// until it passes what a rating holds: that game changes no one, and its
+/// history row says why (not that the divisor is 1).
+#[test]
+fn a_valar_change_past_the_range_of_ratings_changes_no_one_and_says_so() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    let mut text = r#"{"type":"ledger.rules_changed","at":"2000-01-01","system":"valar","params":{"divisor":1}}"#.to_string() + "\n";
+    let mut positions = vec![json!({"nation": "F", "player": "Ann", "side": "FP"})];
+    positions.extend(
+        (0..100).map(|i| json!({"nation": format!("D{i}"), "player": "Bob", "side": "DS"})),
+    );
+    for g in 0..12 {
+        let (start, end) = (
+            format!("2001-{:02}-01", g + 1),
+            format!("2001-{:02}-15", g + 1),
+        );
+        let winner = if g % 2 == 0 { "FP" } else { "DS" };
+        text += &(json!({"type": "mepbm.game_started", "at": start, "game": format!("g{g}"),
+            "scenario": "1000", "positions": positions})
+        .to_string()
+            + "\n");
+        text += &(json!({"type": "mepbm.game_ended", "at": end, "game": format!("g{g}"),
+            "turn": 10, "winner": winner, "nations": []})
+        .to_string()
+            + "\n");
+    }
+    accepts(d, &text);
+    let v = common::json(
+        d,
+        &["history", "Ann", "--system", "valar", "--format", "json"],
+    );
+    let formulas: Vec<&str> = (v["rows"].as_array().unwrap().iter())
+        .filter_map(|r| r["formula"].as_str())
+        .collect();
+    assert_eq!(formulas.len(), 12, "{formulas:?}");
+    let past: Vec<&&str> = (formulas.iter())
+        .filter(|f| f.contains("passes the range of ratings"))
+        .collect();
+    assert!(!past.is_empty(), "{formulas:?}");
+    assert!(
+        formulas.iter().all(|f| !f.contains("valar.divisor is")),
+        "{formulas:?}"
+    );
+}
+
 // ---------------------------------------------------------------- Fourth Age
 
 fn pos(nation: &str, player: &str, side: &str, category: &str) -> Value {

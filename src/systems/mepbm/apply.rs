@@ -268,7 +268,10 @@ impl State {
                         core = format!("max({m}, {core} = {f})  [valar.min_change]");
                     }
                     let formula = match change {
-                        None => format!("0: valar.divisor is {div}"),
+                        None if div <= 0 => format!("0: valar.divisor is {div}"),
+                        None => format!(
+                            "0: {core} passes the range of ratings (64-bit integers); no change"
+                        ),
                         Some(_) if won => format!("{delta:+} = {core}"),
                         Some(_) => format!("{delta:+} = -{core}"),
                     };
