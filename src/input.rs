@@ -1,7 +1,7 @@
 //! Reading events from files and stdin: JSON Lines or one JSON array, streamed.
 //!
 //! Limits (documented in the README): one event is at most [`MAX_EVENT_BYTES`]
-//! bytes (a JSON Lines line, or an array element), nested at most 128 deep
+//! bytes (a JSON Lines line, or an array element), nested at most 127 deep, itself one
 //! (serde_json's limit). An over-long line is refused as soon as the limit is
 //! passed, without buffering the rest of it, so memory stays bounded whatever
 //! the input.
@@ -82,9 +82,10 @@ fn read_lines<R: BufRead>(mut r: R, f: &mut OnEvent<'_>) -> Result<Result<(), In
         line_no += 1;
         let avail = r.fill_buf().map_err(|e| Stop::io("input", e))?;
         if let Some(end) = memchr::memchr(b'\n', avail) {
-            // The same limit as `read_line_limited`: the line with its `\n`
-            // at most `MAX_EVENT_BYTES + 1` bytes.
-            if end > MAX_EVENT_BYTES {
+            // The same limit as `read_line_limited`: the line before its
+            // `\n` or `\r\n` at most `MAX_EVENT_BYTES` bytes.
+            let cr = end > 0 && avail[end - 1] == b'\r';
+            if end - usize::from(cr) > MAX_EVENT_BYTES {
                 return Ok(Err(too_long(line_no)));
             }
             let line = &avail[..=end];
@@ -122,7 +123,8 @@ enum LineRead {
     Eof,
 }
 
-/// Read up to and including `\n`, refusing (without reading on) past `limit`.
+/// Read up to and including `\n`, refusing (without reading on) a line whose
+/// bytes before its `\n` or `\r\n` pass `limit`.
 fn read_line_limited<R: BufRead>(
     r: &mut R,
     out: &mut Vec<u8>,
@@ -131,10 +133,10 @@ fn read_line_limited<R: BufRead>(
     loop {
         let avail = r.fill_buf()?;
         if avail.is_empty() {
-            return Ok(if out.is_empty() {
-                LineRead::Eof
-            } else {
-                LineRead::Line
+            return Ok(match out.len() {
+                0 => LineRead::Eof,
+                n if n > limit => LineRead::TooLong,
+                _ => LineRead::Line,
             });
         }
         let (n, done) = match memchr::memchr(b'\n', avail) {
@@ -143,7 +145,13 @@ fn read_line_limited<R: BufRead>(
         };
         out.extend_from_slice(&avail[..n]);
         r.consume(n);
-        if out.len() > limit + 1 {
+        let ending = match (done, out.ends_with(b"\r\n")) {
+            (true, true) => 2,
+            (true, false) => 1,
+            (false, _) => 0,
+        };
+        // Not yet at its end, a line may still end in `\r\n`.
+        if out.len() > limit + ending.max(2 * usize::from(!done)) {
             return Ok(LineRead::TooLong);
         }
         if done {
@@ -176,6 +184,10 @@ fn strip_position(e: &serde_json::Error) -> String {
     }
 }
 
+fn element_too_long() -> String {
+    format!("array element is longer than the limit of {MAX_EVENT_BYTES} bytes")
+}
+
 /// Counts lines and the bytes of the current array element as serde_json reads.
 struct Counting<R> {
     inner: R,
@@ -194,10 +206,11 @@ impl<R: Read> Read for Counting<R> {
         let lines = buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
         self.state.line.set(self.state.line.get() + lines);
         self.state.since.set(self.state.since.get() + n);
+        // Stop reading an element that cannot be short enough (the exact
+        // limit, on the element's own bytes, is [`Each`]'s); the slack is the
+        // commas and whitespace between elements.
         if self.state.since.get() > MAX_EVENT_BYTES + 64 {
-            return Err(std::io::Error::other(format!(
-                "array element is longer than the limit of {MAX_EVENT_BYTES} bytes"
-            )));
+            return Err(std::io::Error::other(element_too_long()));
         }
         Ok(n)
     }
@@ -219,6 +232,9 @@ impl<'de> Visitor<'de> for Each<'_, '_> {
         while let Some(v) = seq.next_element::<Box<RawValue>>()? {
             // The element has just been read to its last byte: it starts as
             // many lines up as it holds line breaks.
+            if v.get().len() > MAX_EVENT_BYTES {
+                return Err(serde::de::Error::custom(element_too_long()));
+            }
             let breaks = v.get().bytes().filter(|&b| b == b'\n').count() as u64;
             let line = self.counter.line.get() + 1 - breaks;
             self.counter.since.set(0);
@@ -385,23 +401,46 @@ mod tests {
     fn lines_read_in_place_or_across_refills_are_the_same() {
         let at_limit = format!("{{\"a\":\"{}\"}}", "x".repeat(MAX_EVENT_BYTES - 8));
         assert_eq!(at_limit.len(), MAX_EVENT_BYTES);
-        let mut text = format!("{{\"a\":1}}\n \n\r\n{at_limit}\n").into_bytes();
+        let mut text = format!("{{\"a\":1}}\n \n\r\n{at_limit}\n{at_limit}\r\n").into_bytes();
         for i in 0..50 {
             text.extend_from_slice(format!("{{\"n\":{}}}\r\n", "7".repeat(i)).as_bytes());
         }
         text.extend_from_slice(b"{\"last\":true}");
         let (whole, res) = lines_through(&text, 1 << 20);
         assert!(res.is_ok(), "{res:?}");
-        assert_eq!(whole.len(), 53);
+        assert_eq!(whole.len(), 54);
         assert_eq!(whole[1], (4, format!("{at_limit}\n").into_bytes()));
-        assert_eq!(whole[52].1, b"{\"last\":true}");
+        assert_eq!(whole[2], (5, format!("{at_limit}\r\n").into_bytes()));
+        assert_eq!(whole[53].1, b"{\"last\":true}");
         for cap in [1, 7, 64, 4096, MAX_EVENT_BYTES, MAX_EVENT_BYTES + 1] {
             assert_eq!(lines_through(&text, cap), (whole.clone(), Ok(())), "{cap}");
         }
-        let over = format!("{{}}\n{at_limit}x\n{{}}\n").into_bytes();
-        for cap in [16, 1 << 20] {
-            let (got, res) = lines_through(&over, cap);
-            assert_eq!((got.len(), res.unwrap_err().line), (1, 2), "{cap}");
+        for over in [
+            format!("{{}}\n{at_limit}x\n{{}}\n"),
+            format!("{{}}\n{at_limit}x\r\n{{}}\n"),
+            format!("{{}}\n{at_limit}x"),
+        ] {
+            for cap in [16, 1 << 20] {
+                let (got, res) = lines_through(over.as_bytes(), cap);
+                assert_eq!((got.len(), res.unwrap_err().line), (1, 2), "{cap}");
+            }
+        }
+    }
+
+    /// An array element has the limit of a line: its own bytes, exactly.
+    #[test]
+    fn an_array_element_over_the_limit_is_refused_as_a_line_is() {
+        let event =
+            |extra: usize| format!("{{\"a\":\"{}\"}}", "x".repeat(MAX_EVENT_BYTES - 8 + extra));
+        let (got, res) = collect(&format!("[\n{},\n{{}}]", event(0)));
+        assert!(res.is_ok(), "{res:?}");
+        assert_eq!(got.len(), 2);
+        for extra in [1, 40] {
+            let (_, res) = collect(&format!("[\n{{}},\n{}\n]", event(extra)));
+            assert!(res
+                .unwrap_err()
+                .msg
+                .contains("array element is longer than the limit"));
         }
     }
 

@@ -18,7 +18,7 @@
 use super::MAX_STRING;
 use crate::ledger::canonical;
 
-/// Nesting the fast path handles; deeper input goes the slow way (which allows 128).
+/// Nesting the fast path handles; deeper input goes the slow way (which allows 127).
 const MAX_DEPTH: usize = 64;
 
 /// A cursor over JSON bytes.
