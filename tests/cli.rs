@@ -464,6 +464,52 @@ fn a_directory_given_to_append_or_an_empty_one_to_import_exits_2_saying_what_to_
     assert_eq!(common::head(d), before);
 }
 
+/// `import` takes `.JSON` as `.json`, and refuses, naming it, an event
+/// file it cannot read as one (a link to nothing, a FIFO, a directory, a
+/// name not in UTF-8) rather than importing less than the directory shows.
+#[test]
+fn import_takes_any_case_and_refuses_event_files_it_cannot_read() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = ledger_with(&[]);
+    let d = dir.path();
+    let inputs = d.join("inputs");
+    std::fs::create_dir(&inputs).unwrap();
+    let tick = r#"{"type":"mepbm.monthly_tick","at":"2001-02-01","month":"2001-01"}"#;
+    std::fs::write(inputs.join("a.JSON"), tick).unwrap();
+    let (code, out, err) = run(d, &["import", inputs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("appended 1"), "{out}");
+    let before = common::head(d);
+    let bad = d.join("bad");
+    for (name, make, want) in [
+        ("d.json", 0, "is a symbolic link to nothing"),
+        ("f.jsonl", 1, "is not a regular file"),
+        ("x.json", 2, "is not a regular file"),
+        ("e\u{fffd}.json", 3, "has a name that is not UTF-8"),
+    ] {
+        let _ = std::fs::remove_dir_all(&bad);
+        std::fs::create_dir(&bad).unwrap();
+        std::fs::write(bad.join("a.json"), tick).unwrap();
+        match make {
+            0 => std::os::unix::fs::symlink(bad.join("nowhere"), bad.join(name)).unwrap(),
+            1 => assert!(std::process::Command::new("mkfifo")
+                .arg(bad.join(name))
+                .status()
+                .unwrap()
+                .success()),
+            2 => std::fs::create_dir(bad.join(name)).unwrap(),
+            _ => {
+                let raw = std::ffi::OsStr::from_bytes(b"e\xff.json");
+                std::fs::write(bad.join(raw), tick).unwrap();
+            }
+        }
+        let (code, _, err) = run(d, &["import", bad.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        assert_eq!(common::head(d), before);
+    }
+}
+
 #[test]
 fn gen_and_bench_take_at_most_ten_million_events() {
     let dir = tempfile::tempdir().unwrap();

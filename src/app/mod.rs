@@ -194,20 +194,35 @@ pub fn append(path: &Path, file: &str) -> Result<String> {
     Ok(append_summary(&report, false))
 }
 
-/// The `*.json` / `*.jsonl` files directly under `dir`, in name order.
+/// The `*.json` / `*.jsonl` files directly under `dir` (the extension in
+/// any case), in name order. One of those names that is not a regular file
+/// (a directory, a FIFO, a link to nothing) or not UTF-8 refuses the import:
+/// skipping it would import less than the directory shows.
 pub fn event_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let io = |e| Error::io(dir.display().to_string(), e);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.is_file()
-                && matches!(
-                    p.extension().and_then(|e| e.to_str()),
-                    Some("json" | "jsonl")
-                )
-        })
-        .collect();
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let p = entry.map_err(io)?.path();
+        let ext = p.extension().map(|e| e.to_string_lossy().to_lowercase());
+        if !matches!(ext.as_deref(), Some("json" | "jsonl")) {
+            continue;
+        }
+        let refused = |what: &str| {
+            Err(Error::Usage(format!(
+                "import: {} {what}; nothing is imported",
+                p.display()
+            )))
+        };
+        if p.to_str().is_none() {
+            return refused("has a name that is not UTF-8: rename it");
+        }
+        match std::fs::metadata(&p) {
+            Err(_) if p.is_symlink() => return refused("is a symbolic link to nothing"),
+            Err(e) => return Err(Error::io(p.display().to_string(), e)),
+            Ok(m) if !m.is_file() => return refused("is not a regular file"),
+            Ok(_) => files.push(p),
+        }
+    }
     files.sort();
     Ok(files)
 }
