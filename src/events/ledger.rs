@@ -61,7 +61,10 @@ pub struct RulesChanged {
 /// accepts it even if it looks like a typo of a known player's name
 /// (equal ignoring case, accents, whitespace and letters of other scripts that
 /// look alike, or one edit apart for names
-/// of 6 characters or more, an edit of a digit aside). `laurel players add NAME` appends one.
+/// of 6 characters or more, an edit of a digit aside). It names a new
+/// player: a name an earlier record already gave (an event, a registration,
+/// a rename to it or away from it) is refused. `laurel players add NAME`
+/// appends one.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerRegistered {

@@ -137,6 +137,9 @@ impl Index {
     fn ledger(&mut self, e: &LedgerEvent, seq: u64, at: Micros, check: bool) -> Result<(), String> {
         match e {
             LedgerEvent::PlayerRegistered(r) => {
+                if check {
+                    self.check_registration(&r.player, seq)?;
+                }
                 let s = self.registered.entry(r.player.clone());
                 s.and_modify(|s| s.add(seq, at))
                     .or_insert(Seen::new(seq, at));
@@ -158,6 +161,30 @@ impl Index {
             _ => {}
         }
         Ok(())
+    }
+
+    /// A registration (record `seq`) names a new player: not a name that
+    /// an earlier record (by seq) folded before it gave, in this namespace's
+    /// events, a registration or a rename (to it, or away from it). A record
+    /// appended later and dated before it (an older result of the player's,
+    /// a rename whose own check then speaks) is not held against it.
+    fn check_registration(&self, name: &str, seq: u64) -> Result<(), String> {
+        let before = |s: &Seen| s.first_seq < seq;
+        if let Some((to, _)) = self.retired.get(name).filter(|(_, s)| *s < seq) {
+            let now = self.current(to);
+            return Err(format!(
+                "{name:?} was a player's name until renamed (now {now:?}); a registration names a new player"
+            ));
+        }
+        let given = self.seen(name).is_some_and(before)
+            || self.registered.get(name).is_some_and(before)
+            || (self.renames.iter()).any(|r| r.to == name && r.seq < seq);
+        match given {
+            true => Err(format!(
+                "{name:?} is already a player's name; a registration names a new player"
+            )),
+            false => Ok(()),
+        }
     }
 
     /// What a rename may not do, knowing the renames before it: rename a
