@@ -470,13 +470,22 @@ fn string(s: Str<'_>, out: &mut Vec<u8>) -> Option<()> {
 
 /// Could unescaped string bytes hold a [`super::forbidden_char`]? Only if they
 /// hold DEL or the lead byte of one: a C1 control or U+00AD (0xC2), U+034F
-/// (0xCD), U+061C (0xD8), and those of the blocks of the other invisible
-/// characters and marks (0xE1, 0xE2, 0xE3, 0xEF, 0xF0, 0xF3).
+/// (0xCD), U+061C and the number marks (0xD8, 0xDB, 0xDC), and those of the
+/// blocks of the other invisible characters, marks, noncharacters and
+/// private-use characters (0xE0 to 0xE3, 0xEE, 0xEF, 0xF0 to 0xF4).
 fn maybe_forbidden(raw: &[u8]) -> bool {
     raw.iter().any(|&b| {
         matches!(
             b,
-            0x7F | 0xC2 | 0xCD | 0xD8 | 0xE1 | 0xE2 | 0xE3 | 0xEF | 0xF0 | 0xF3
+            0x7F | 0xC2
+                | 0xCD
+                | 0xD8
+                | 0xDB
+                | 0xDC
+                | 0xE0..=0xE3
+                | 0xEE
+                | 0xEF
+                | 0xF0..=0xF4
         )
     })
 }

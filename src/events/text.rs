@@ -3,8 +3,12 @@
 /// Is `c` a character no event string may hold? The C0 and C1 controls (a
 /// newline, ESC, NUL...), the bidirectional marks and overrides, which let
 /// a name rewrite the terminal or the order of what is shown around it, the
-/// line and paragraph separators, and the [`invisible`] characters, which
-/// make two names or ids that look the same (`t1` and `t1` + U+200B).
+/// line and paragraph separators, the [`invisible`] characters, which
+/// make two names or ids that look the same (`t1` and `t1` + U+200B), the
+/// noncharacters and private-use characters (no font shows the same thing
+/// for everyone, if anything), and the prepended format marks (U+0600-0605,
+/// U+06DD, U+070F, U+0890-0891, U+08E2, U+110BD, U+110CD), which belong to
+/// the digits of a number, not to a name.
 pub fn forbidden(c: char) -> bool {
     c.is_control() || kind(c).is_some()
 }
@@ -19,6 +23,17 @@ fn kind(c: char) -> Option<&'static str> {
         | '\u{2066}'..='\u{2069}' => Some("bidirectional mark"),
         '\u{2028}' | '\u{2029}' => Some("line separator"),
         c if invisible(c) => Some("invisible character"),
+        '\u{FDD0}'..='\u{FDEF}' => Some("noncharacter"),
+        c if (c as u32) & 0xFFFE == 0xFFFE => Some("noncharacter"),
+        '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{10FFFF}' => Some("private-use character"),
+        '\u{600}'..='\u{605}'
+        | '\u{6DD}'
+        | '\u{70F}'
+        | '\u{890}'
+        | '\u{891}'
+        | '\u{8E2}'
+        | '\u{110BD}'
+        | '\u{110CD}' => Some("format mark"),
         _ => None,
     }
 }
@@ -27,7 +42,8 @@ fn kind(c: char) -> Option<&'static str> {
 /// ignorable code points (zero-width spaces, the word joiner and its kin,
 /// the byte-order mark, the soft hyphen, the combining grapheme joiner, the
 /// Hangul fillers, the musical and shorthand format controls, the tag
-/// characters) and the interlinear annotation marks. Left out: the zero-width
+/// characters), the interlinear annotation marks and the blank braille
+/// pattern U+2800. Left out: the zero-width
 /// joiners U+200C and U+200D and the variation selectors, which some scripts,
 /// emoji and ideographs need (a player name's near-duplicate key ignores
 /// them).
@@ -43,6 +59,7 @@ pub fn invisible(c: char) -> bool {
             | '\u{180E}'
             | '\u{200B}'
             | '\u{2060}'..='\u{206F}'
+            | '\u{2800}'
             | '\u{3164}'
             | '\u{FEFF}'
             | '\u{FFA0}'
