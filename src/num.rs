@@ -120,14 +120,15 @@ pub fn decimal_trimmed(r: Rational, places: u32) -> String {
 }
 
 /// A JSON number for `r` rounded to `places` decimals (for output only; events
-/// never carry floats): an integer for `places` 0, else the `f64` nearest the
+/// never carry floats): an integer for `places` 0 (within `i64`), else the `f64` nearest the
 /// decimal (Rust's parse is correctly rounded), which JSON prints as that
 /// decimal without its trailing zeros.
 pub fn json_number(r: Rational, places: u32) -> serde_json::Value {
     let text = decimal_string(r, places);
-    if places == 0 {
-        return serde_json::Value::from(text.parse::<i64>().unwrap_or_default());
+    if let (0, Ok(n)) = (places, text.parse::<i64>()) {
+        return serde_json::Value::from(n);
     }
+    // Past `i64`, the nearest float, never a wrong integer.
     text.parse::<f64>()
         .ok()
         .and_then(serde_json::Number::from_f64)

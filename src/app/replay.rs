@@ -579,7 +579,6 @@ fn diff_rows(
     limit: Option<usize>,
 ) -> Report {
     let num = |r: Option<&Score>| r.and_then(|r| r.1.as_f64()).unwrap_or(0.0);
-    let int = |r: Option<&Score>| r.map_or(Some(0), |r| r.1.as_i64());
     let score = |r: Option<&Score>| r.map_or(Value::Null, |r| r.1.clone());
     let rank = |r: Option<&Score>| r.map_or(Value::Null, |r| r.2.clone());
     let mut lines: Vec<(f64, Pair)> = pairs(&by_name(old), &by_name(new))
@@ -595,13 +594,7 @@ fn diff_rows(
                 json!(name((o, n))),
                 score(o),
                 score(n),
-                // Whole scores move by whole numbers.
-                match (int(o), int(n)) {
-                    (Some(o), Some(n)) => {
-                        n.checked_sub(o).map_or_else(|| round2(delta), |d| json!(d))
-                    }
-                    _ => round2(delta),
-                },
+                change(o, n).unwrap_or_else(|| round2(delta)),
                 rank(o),
                 rank(n),
             ]
@@ -614,6 +607,32 @@ fn diff_rows(
     }
 }
 
+/// The new score less the old, exactly, at the larger of their numbers of
+/// decimals (a side missing counts as 0): `0.1667` to `0.1429` moves by
+/// `-0.0238`, and `1.000` to `2.005` by `1.005`. `None` when a score is not
+/// a plain decimal (an exponent: the change is then rounded from floats).
+fn change(o: Option<&Score>, n: Option<&Score>) -> Option<Value> {
+    let exact = |r: Option<&Score>| -> Option<(crate::num::Rational, u32)> {
+        let Some(r) = r else {
+            return Some((crate::num::ratio(0, 1), 0));
+        };
+        let text = match &r.1 {
+            Value::Number(n) => n.to_string(),
+            Value::String(s) => s.clone(),
+            _ => return None,
+        };
+        let places = text.split_once('.').map_or(0, |(_, f)| f.len());
+        Some((
+            crate::num::parse_decimal(&text)?,
+            u32::try_from(places).ok()?,
+        ))
+    };
+    let ((old, p), (new, q)) = (exact(o)?, exact(n)?);
+    let diff = num_traits::CheckedSub::checked_sub(&new, &old)?;
+    Some(crate::num::json_number(diff, p.max(q)))
+}
+
+/// A change of scores that are not plain decimals, to two places.
 fn round2(x: f64) -> Value {
     serde_json::Number::from_f64((x * 100.0).round() / 100.0).map_or(Value::Null, Value::Number)
 }
@@ -622,5 +641,39 @@ fn cell(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::change;
+
+    fn moved(old: Value, new: Value) -> Value {
+        let (o, n) = (
+            ("p".to_string(), old, json!(1)),
+            ("p".to_string(), new, json!(1)),
+        );
+        change(Some(&o), Some(&n)).unwrap()
+    }
+
+    /// A change is the exact difference at the scores' own decimals: not
+    /// rounded to two places, nor from floats.
+    #[test]
+    fn a_change_is_exact_at_the_scores_decimals() {
+        assert_eq!(moved(json!(0.1667), json!(0.1429)), json!(-0.0238));
+        assert_eq!(moved(json!(0.2), json!(0.197)), json!(-0.003));
+        assert_eq!(moved(json!(1.0), json!(2.005)), json!(1.005));
+        assert_eq!(moved(json!(7012), json!(7013)), json!(1));
+        assert_eq!(
+            moved(json!(i64::MIN), json!(i64::MAX)),
+            json!(18446744073709551615.0)
+        );
+        let new = ("p".to_string(), json!(0.25), json!(1));
+        assert_eq!(change(None, Some(&new)), Some(json!(0.25)));
+        // An exponent is no plain decimal: the caller rounds floats then.
+        let big = ("p".to_string(), json!(1e300), json!(1));
+        assert_eq!(change(Some(&big), Some(&new)), None);
     }
 }
