@@ -318,10 +318,11 @@ impl Ledger {
                     id,
                     ..Origin::default()
                 };
+                let at = time::format_short(at);
                 msg.push_str(&format!(
-                    "; only its records dated before record {seq}'s {} fold before it, the first at \
-                     {where_}: dated on or after it, they would fold after it",
-                    time::format_short(at)
+                    "; the cause is one of this append's records dated before record {seq}'s \
+                     {at}, which fold before it; the first is {where_}: dated on or after {at}, \
+                     it would fold after record {seq}"
                 ));
             }
             return Error::invalid(whole, msg);
