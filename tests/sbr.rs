@@ -330,6 +330,43 @@ fn each_player_once_in_each_seat_and_the_same_players_all_match() {
     );
 }
 
+/// `group` is optional game by game: a later game of a match whose first
+/// game left it out may give it, when it is the players' group; a game may
+/// leave out the group another gave.
+#[test]
+fn a_later_game_may_give_the_group_the_first_left_out() {
+    let dir = small();
+    let seats = |g: &str| {
+        format!(
+            r#"{{"seat":"yellow","player":"ann","score":1}},{{"seat":"red","player":"bob","score":1}},{BOTS_GB}],"group":"{g}""#
+        )
+    };
+    let game2 = |g: &str| group_game(2, &seats(g)).replace("]}", "}");
+    rejected(
+        dir.path(),
+        &game2("2"),
+        &["group 2 is not the players' group: ann is in group 1"],
+    );
+    let out = append_text(dir.path(), &game2("1"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let game3 = group_game(
+        3,
+        &format!(
+            r#"{{"seat":"green","player":"ann","score":1}},{{"seat":"blue","player":"bob","score":1}},{{"seat":"red","player":null}},{{"seat":"yellow","player":null}}"#
+        ),
+    );
+    let out = append_text(dir.path(), &game3);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn a_game_is_recorded_once() {
     let dir = small();

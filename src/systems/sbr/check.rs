@@ -205,14 +205,21 @@ fn next_game(
     if m.stage != g.stage {
         return Err(format!("match {id} is a {} match", stage_name(m.stage)));
     }
-    let group = g.group.as_ref().map(|x| x.0.as_str());
-    let mine = m.group_name(names);
-    if mine != group {
-        return Err(format!(
-            "match {id} is in group {}, not {}",
-            mine.unwrap_or("(none)"),
-            group.unwrap_or("(none)")
-        ));
+    // `group` is optional: one game of the match may give it, another not;
+    // given, it is the match's (or, the match's first games having left it
+    // out, the players' group).
+    match (m.group_name(names), g.group.as_ref().map(|x| x.0.as_str())) {
+        (Some(mine), Some(given)) if mine != given => {
+            return Err(format!("match {id} is in group {mine}, not {given}"));
+        }
+        (None, Some(given)) if g.stage != Stage::Group => {
+            return Err(format!(
+                "match {id} is a {} match, in no group (not {given})",
+                stage_name(m.stage)
+            ));
+        }
+        (None, Some(_)) => same_group(t, g, players)?,
+        _ => {}
     }
     if m.nums.contains(&g.game) {
         return Err(format!("game {} of match {id} is already recorded", g.game));

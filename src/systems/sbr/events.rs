@@ -93,9 +93,10 @@ pub struct GamePlayed {
     pub game: i64,
     /// The four seats.
     pub seats: Vec<Seat>,
-    /// Optional: the group a group-stage match belongs to, its number (`"1"`,
-    /// `"2"`, …) as the groups are formed from the seeding; when given it must
-    /// be its players' group.
+    /// Optional, game by game: the group a group-stage match belongs to, its
+    /// number (`"1"`, `"2"`, …) as the groups are formed from the seeding;
+    /// when given it must be its players' group (and the match's, when an
+    /// earlier game of it gave one).
     #[serde(default)]
     pub group: Option<Ident>,
 }
