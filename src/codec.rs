@@ -6,7 +6,7 @@
 //! Why not bincode for these: a state is mostly long vectors of small records (a
 //! 1M-event ledger: 650,000 game positions, 60,000 players), which serde decodes
 //! field by field, growing each `Vec` by doubling (serde caps what it reserves
-//! ahead): about a quarter of a point-in-time query's CPU. Here every vector is
+//! ahead), a large share of a point-in-time query's CPU. Here every vector is
 //! written as its length and then its elements, so the
 //! reader allocates each `Vec` once, and integers are LEB128 varints (as bincode's
 //! varint encoding, so the bytes stay about as small and compress alike).

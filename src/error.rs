@@ -13,7 +13,7 @@ use std::path::PathBuf;
 pub struct Origin {
     /// Input file name (`-` for stdin), if the event came from a file.
     pub file: Option<String>,
-    /// 1-based line (JSON Lines) or the line an array element ends on.
+    /// 1-based line (JSON Lines) or the line an array element starts on.
     pub line: Option<u64>,
     /// The record's seq, if it has (or would have) one.
     pub seq: Option<u64>,

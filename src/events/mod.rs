@@ -2,8 +2,10 @@
 //!
 //! An event is one flat JSON object: `type`, `at`, an optional `id`, and the
 //! payload fields of its type. [`parse_event`] turns a parsed JSON value into a
-//! [`Screened`] event: the typed event plus its canonical bytes. That is the only
-//! way events enter the crate, so the envelope rules hold everywhere:
+//! [`Screened`] event: the typed event plus its canonical bytes. Every event
+//! enters the crate through it, or through the fast path of [`LineParser`],
+//! which takes only inputs it reads exactly as `parse_event` would and hands
+//! it every other (`scan.rs`), so the envelope rules hold everywhere:
 //!
 //! - `type` is one of the vocabulary's [`Vocabulary::TYPES`]; unknown types are rejected;
 //! - unknown, missing or mistyped payload fields are rejected, naming the field;
@@ -118,7 +120,8 @@ pub struct Record<E> {
     pub seq: u64,
     /// Domain time (`at`), microseconds UTC.
     pub at: Micros,
-    /// Wall clock at append, microseconds UTC.
+    /// When it was appended, microseconds UTC: the wall clock's, or the
+    /// head's `recorded_at` when that is later (it never goes back).
     pub recorded_at: Micros,
     pub id: Option<String>,
     /// The `type` string, e.g. `mepbm.game_ended`.

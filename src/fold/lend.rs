@@ -41,7 +41,8 @@ impl Ledger {
     /// What [`Ledger::append`] would do with `inputs`: the same report, or
     /// the same error, with nothing written (`laurel check`; see
     /// [`Ledger::dry_run_checked`]). The report's head is the one the append
-    /// would have made but for its `recorded_at`, which is the wall clock's.
+    /// would have made but for its `recorded_at`, which is taken when records
+    /// are written.
     pub fn dry_run(&self, inputs: Vec<Input<'_>>) -> Result<AppendReport> {
         self.dry_run_checked(inputs, LENT)
     }

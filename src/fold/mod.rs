@@ -244,8 +244,8 @@ pub struct Folded {
 
 impl Folded {
     /// Drop it on a thread of its own. Freeing a full fold's state, millions
-    /// of small allocations, takes tens of milliseconds at 1M events, on the
-    /// one thread left, after the answer is known. A caller that ends
+    /// of small allocations, takes a while on the one thread left, after the
+    /// answer is known. A caller that ends
     /// right after (the binary) does not wait for it: the process exits meanwhile.
     pub fn discard(self) {
         let freeing = std::thread::Builder::new().name("discard".into());

@@ -11,7 +11,8 @@
 //! namespaces' events), so each worker folds its namespaces' records in fold
 //! order and gets exactly the states of a sequential fold. `ledger.*` records
 //! (rules changes) go to every worker once, so each holds the rules in force at
-//! every step. Voids were applied by the plan.
+//! every step. Voided records never reach a worker: the reader leaves them
+//! out (`stream::Keep`).
 //!
 //! Decoding on the workers spreads the JSON work over the cores and frees each
 //! record on the thread that allocated it. A fold with one worker (one

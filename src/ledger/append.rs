@@ -86,7 +86,7 @@ impl Ledger {
     /// What [`Ledger::append_checked`] would do with `inputs`: the same
     /// report, or the same error, with nothing written (see the module docs).
     /// The report's head is the one the append would have made but for its
-    /// `recorded_at`, which is the wall clock's.
+    /// `recorded_at`, which is taken when records are written.
     pub(crate) fn dry_run_checked(
         &self,
         inputs: Vec<Input<'_>>,

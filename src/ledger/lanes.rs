@@ -3,7 +3,7 @@
 //!
 //! Why: `verify` hashes two short inputs per record (the record's canonical
 //! form and its event, for the content key). One short input is compressed a
-//! 64-byte block at a time on one lane, about half of `verify`'s CPU; across
+//! 64-byte block at a time on one lane, much of `verify`'s CPU; across
 //! records the blocks are independent, and `hash_many` (the routine `Hasher`
 //! uses for whole chunks) compresses 4 to 16 of them per instruction. An
 //! append cannot hash its records so (each holds the hash of the one before),
