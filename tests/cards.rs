@@ -573,13 +573,15 @@ fn one_result_per_match() {
     rejected(
         dir.path(),
         &[first.clone(), again.clone()],
-        &[
-            V1A,
-            "already has a result (one result per match; to correct it",
-        ],
+        &[V1A, "already has a result, recorded at seq "],
     );
     assert!(append_text(dir.path(), &first.to_string()).status.success());
-    rejected(dir.path(), &[again], &[V1A, "already has a result"]);
+    let seq = head(dir.path()).0;
+    let named = format!(
+        "already has a result, recorded at seq {seq} (one result per match; to correct it: \
+         `laurel correct {seq} FILE`)"
+    );
+    rejected(dir.path(), &[again], &[V1A, &named]);
 }
 
 #[test]

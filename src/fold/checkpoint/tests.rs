@@ -70,19 +70,19 @@ fn sections_decode_back_and_damage_reads_as_absent() {
     assert_ne!(p2.stamp(), 0, "changed rules get a fresh stamp");
     let mut cut = |name: &str| Ok(Some(b[at(name)][..b[at(name)].len() / 2].to_vec()));
     assert!(decode(&mut cut, None).unwrap().is_none());
-    let mut missing = |name: &str| Ok((name != "cards@1").then(|| b[at(name)].clone()));
+    let mut missing = |name: &str| Ok((name != "cards@2").then(|| b[at(name)].clone()));
     assert!(decode(&mut missing, None).unwrap().is_none());
     assert!(decode(&mut missing, Some("mepbm")).unwrap().is_some());
     let cfr = Part {
         only: Some("cfr"),
         states: true,
     };
-    assert_eq!(needed(cfr), ["ledger.rules@1", "cfr@1", "players.cfr@1"]);
+    assert_eq!(needed(cfr), ["ledger.rules@2", "cfr@2", "players.cfr@2"]);
     let players = Part {
         states: false,
         ..cfr
     };
-    assert_eq!(needed(players), ["ledger.rules@1", "players.cfr@1"]);
+    assert_eq!(needed(players), ["ledger.rules@2", "players.cfr@2"]);
     // The players indexes alone decode without any state section; the
     // states do not.
     let mut no_states = |name: &str| Ok(name.starts_with("players.").then(|| b[at(name)].clone()));
@@ -103,10 +103,16 @@ fn sections_decode_back_and_damage_reads_as_absent() {
 /// Every [`LAYOUT`] so far, oldest first, with the BLAKE3 of the sections a
 /// check fold of `gen::stream(3000, 7)` stores every 400 records (names
 /// without the layout, and bytes). A new entry comes with each new layout; an entry never changes.
-const LAYOUTS: &[(u32, &str)] = &[(
-    1,
-    "9b8881b563b8c53b8464b5207f75ef00950849ccb99cf32649b802fa2ec936d9",
-)];
+const LAYOUTS: &[(u32, &str)] = &[
+    (
+        1,
+        "9b8881b563b8c53b8464b5207f75ef00950849ccb99cf32649b802fa2ec936d9",
+    ),
+    (
+        2,
+        "1d9e2589e13955d68779dfa1502ab3b05c4db34166154be6e743ce064223b8e7",
+    ),
+];
 
 /// The sections' bytes for the same records change only with [`LAYOUT`]:
 /// a fold must never read a section written under another layout as its

@@ -158,10 +158,10 @@ impl State {
         let m = round.matches[m.ok_or_else(|| {
             format!("{name} is not in the round's schedule: results may only be entered for scheduled matches")
         })?];
-        if m.played {
+        if let Some(seq) = m.result {
             return Err(format!(
-                "{name} already has a result (one result per match; to correct it: \
-                 `laurel correct SEQ FILE`, SEQ being the result's as `laurel log` shows it)"
+                "{name} already has a result, recorded at seq {seq} (one result per match; \
+                 to correct it: `laurel correct {seq} FILE`)"
             ));
         }
         if at < round.starts || at > inclusive_end(round.ends) {

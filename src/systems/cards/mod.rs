@@ -132,8 +132,15 @@ struct Scheduled {
     first: u32,
     len: u32,
     strength: Option<i64>,
-    /// A result has been folded for it.
-    played: bool,
+    /// The seq of the result folded for it.
+    result: Option<u64>,
+}
+
+impl Scheduled {
+    /// Has a result been folded for it?
+    fn played(&self) -> bool {
+        self.result.is_some()
+    }
 }
 
 impl Round {
@@ -296,7 +303,7 @@ impl State {
                 first,
                 len: r.seats.len() as u32 - first,
                 strength: m.table_strength,
-                played: false,
+                result: None,
             });
         }
         t.rounds.insert(round, r);
@@ -324,10 +331,10 @@ impl State {
         let Some(players) = same_players(names, r.players(&m), e) else {
             return;
         };
-        if m.played {
+        if m.played() {
             return;
         }
-        r.matches[mi].played = true;
+        r.matches[mi].result = Some(rec.seq);
         let rules = cx.params.shared::<Rules>();
         let system = t.system;
         let scores: Vec<i64> = e.scores.iter().map(|s| s.score).collect();

@@ -62,7 +62,7 @@ impl State {
                 let played: usize = t
                     .rounds
                     .values()
-                    .map(|r| r.matches.iter().filter(|m| m.played).count())
+                    .map(|r| r.matches.iter().filter(|m| m.played()).count())
                     .sum();
                 let leader = order(&self.names, t).into_iter().next();
                 vec![
@@ -195,7 +195,7 @@ fn rounds_table(names: &Interner, t: &Tournament) -> Table {
             json!(format_short(r.starts)),
             json!(format_short(r.ends)),
             json!(r.matches.len()),
-            json!(r.matches.iter().filter(|m| m.played).count()),
+            json!(r.matches.iter().filter(|m| m.played()).count()),
         ]);
     }
     tab
