@@ -73,6 +73,13 @@ impl State {
         if self.tournaments.contains_key(&e.tournament.0) {
             return Err(format!("{t} already exists"));
         }
+        let known = self.tournaments.keys().map(String::as_str);
+        if let Some(twin) = crate::events::case_twin(&e.tournament.0, known) {
+            return Err(format!(
+                "{t}: tournament {twin:?} differs from it in case alone; ids are exact: \
+                 write {twin:?}, or give the new tournament an id of its own"
+            ));
+        }
         if !POINT_SYSTEM.contains(e.point_system) {
             return Err(format!(
                 "{t}: point_system must be 1 or 2, got {}",
@@ -93,8 +100,9 @@ impl State {
     fn tournament(&self, id: &str, at: Micros) -> Result<&Tournament, String> {
         self.tournaments.get(id).map(|t| &**t).ok_or_else(|| {
             format!(
-                "tournament {id:?} does not exist (no cards.tournament_created for it at or before {})",
-                format_short(at)
+                "tournament {id:?} does not exist (no cards.tournament_created for it at or before {}){}",
+                format_short(at),
+                crate::events::did_you_mean(id, self.tournaments.keys().map(String::as_str))
             )
         })
     }

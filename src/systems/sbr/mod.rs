@@ -377,20 +377,37 @@ fn seat_score(seat: &crate::systems::sbr::events::Seat, cx: &Cx) -> Option<i64> 
 impl Projection for State {
     fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
         match sbr_event(rec) {
-            Some(Event::TournamentCreated(t)) => match self.tournaments.get(&t.tournament.0) {
-                Some(_) => Err(format!(
-                    "tournament {} is already created (a tournament is created once)",
-                    t.tournament
-                )),
-                None => Ok(()),
-            },
+            Some(Event::TournamentCreated(t)) => {
+                let id = &t.tournament.0;
+                let known = self.tournaments.keys().map(String::as_str);
+                match (
+                    self.tournaments.get(id),
+                    crate::events::case_twin(id, known),
+                ) {
+                    (Some(_), _) => Err(format!(
+                        "tournament {id} is already created (a tournament is created once)"
+                    )),
+                    (None, Some(twin)) => Err(format!(
+                        "tournament {id}: tournament {twin} differs from it in case alone; ids are \
+                         exact: write {twin}, or give the new tournament an id of its own"
+                    )),
+                    (None, None) => Ok(()),
+                }
+            }
             Some(Event::GamePlayed(g)) => check::game(
                 self.tournaments
                     .get(&g.tournament.0)
                     .map(|t| View::new(t, &self.names, cx)),
                 g,
                 cx,
-            ),
+            )
+            .map_err(|e| match self.tournaments.contains_key(&g.tournament.0) {
+                true => e,
+                false => {
+                    let known = self.tournaments.keys().map(String::as_str);
+                    e + &crate::events::did_you_mean(&g.tournament.0, known)
+                }
+            }),
             None => Ok(()),
         }
     }
