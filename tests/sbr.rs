@@ -355,9 +355,7 @@ fn a_later_game_may_give_the_group_the_first_left_out() {
     );
     let game3 = group_game(
         3,
-        &format!(
-            r#"{{"seat":"green","player":"ann","score":1}},{{"seat":"blue","player":"bob","score":1}},{{"seat":"red","player":null}},{{"seat":"yellow","player":null}}"#
-        ),
+        r#"{"seat":"green","player":"ann","score":1},{"seat":"blue","player":"bob","score":1},{"seat":"red","player":null},{"seat":"yellow","player":null}"#,
     );
     let out = append_text(dir.path(), &game3);
     assert!(
