@@ -284,42 +284,6 @@ fn a_renamed_player_has_one_page_under_the_name_shown_now() {
     );
 }
 
-/// A renamed player whose first name a grudge team bears keeps the trail's
-/// subjects as they are: the team's Ainur changes never move to the
-/// player's new name.
-#[test]
-fn a_grudge_team_keeps_its_changes_when_a_player_of_its_name_is_renamed() {
-    let ledger = common::ledger_with(&["mepbm_ainur.jsonl"]);
-    let more = concat!(
-        r#"{"type":"mepbm.rating_seeded","at":"2003-05-01","player":"Grey Company","system":"valar","value":1600}"#,
-        "\n",
-        r#"{"type":"ledger.player_renamed","at":"2005-01-01","from":"Grey Company","to":"Grey Wanderer"}"#,
-        "\n",
-    );
-    let out = common::append_text(ledger.path(), more);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = tempfile::tempdir().unwrap();
-    site(ledger.path(), &out.path().join("site"), &[]);
-    let pages = html_files(&out.path().join("site"));
-    let page = |prefix: &str| {
-        pages
-            .iter()
-            .find(|(f, _)| f.starts_with(prefix))
-            .map(|(_, h)| h.as_str())
-    };
-    let team = page("player-grey-company-").expect("the team's page");
-    assert!(
-        team.contains("data-system=\"ainur\""),
-        "the team's Ainur chart"
-    );
-    let renamed = page("player-grey-wanderer-").unwrap_or_default();
-    assert!(!renamed.contains("data-system=\"ainur\""), "{renamed}");
-}
-
 /// `--title` and `--systems mepbm`: the title on every page, only the Middle-earth
 /// tables, and only their players (exactly those of the seven tables).
 #[test]

@@ -421,7 +421,6 @@ fn team_then_late_players() -> String {
             "month": format!("2003-{m:02}")}),
         );
     }
-    lines.push(json!({"type": "ledger.player_registered", "at": "2010-01-01", "player": "Team A"}));
     lines.push(
         json!({"type": "mepbm.game_started", "at": "2010-02-01", "game": "g2",
         "scenario": "1650", "positions": positions("g2", false)}),
@@ -448,9 +447,9 @@ fn history_traced(d: &std::path::Path, name: &str, full: bool) -> (Value, String
 }
 
 /// A player's values change only from their first record on, so their
-/// history folds from a checkpoint before it; a name a grudge team also
-/// bears is folded from the first record, the team's changes being older
-/// than the player's first date. Both equal the fold from nothing.
+/// history folds from a checkpoint before it; a grudge team's is folded
+/// from the first record, its changes having no player's first date to
+/// start from. Both equal the fold from nothing.
 #[test]
 fn history_starts_from_a_checkpoint_before_the_players_first_record() {
     let dir = common::empty_ledger();

@@ -121,11 +121,9 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
     let mut buckets = sink.spill.finish()?;
     // The trail knows a renamed player by their first name, the tables by
-    // their name now: the site, like the tables, gives them their name now.
-    // Not where a grudge team bears either name: whose change is whose
-    // would then be a guess, and the trail's subjects are left as they are.
-    let mut shown = f.state.players.shown();
-    shown.retain(|root, now| !f.state.rates_non_player(root) && !f.state.rates_non_player(now));
+    // their name now: the site, like the tables, gives them their name now
+    // (no team bears a player's name, earlier or now: the players check).
+    let shown = f.state.players.shown();
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
     let now = |subject: &str| shown.get(subject).cloned();

@@ -134,8 +134,8 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 /// history too; a name that is neither a player's nor any subject's is
 /// refused with the nearest players. A player's values change only from
 /// their first record on (under any of their names), so the fold starts
-/// from the latest checkpoint before it; a name a grudge team also bears,
-/// or no player's, folds from the first record.
+/// from the latest checkpoint before it; a grudge team's name, or no
+/// player's, folds from the first record.
 pub fn history(
     path: &Path,
     player: &str,

@@ -19,6 +19,7 @@ use super::{refused, First, Players, Written};
 use crate::error::Result;
 use crate::systems::compact::Interner;
 use crate::systems::players::PerNamespace;
+use crate::systems::NAMESPACES;
 
 /// A name's place in the order the check reads names in.
 type Rank<'a> = (u64, First, &'a str);
@@ -27,6 +28,9 @@ type Rank<'a> = (u64, First, &'a str);
 /// names its records mention first, in order (a rename's `to` is no new
 /// player), or the first refused, by seq.
 pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
+    if let Some(e) = team_clash(indexes, old) {
+        return Err(e);
+    }
     let touched = written_after(indexes, old);
     // The renames' names too, for their check ([`Players::check_renames`]):
     // renames are few. Checked even when the append brings no new name: a
@@ -72,6 +76,54 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
         }
     }
     earlier(renames, found).map_or(Ok(new), Err)
+}
+
+/// A team and a player bearing one name, the later of the two brought by
+/// this append (records after `old`), the earliest such: refused, since a
+/// team's changes would read as the player's (their history, their page).
+/// A player's name is one another namespace's events write, or one a
+/// registration or a rename gives or gives up; the team's own namespace
+/// judges its own events (a team's rating is seeded under its name).
+fn team_clash(indexes: &PerNamespace, old: u64) -> Option<crate::error::Error> {
+    let mut first: Option<(u64, String)> = None;
+    for (ns, own) in indexes.0.iter().enumerate() {
+        for (team, &team_seq) in own.teams() {
+            let others = (indexes.0.iter().enumerate())
+                .filter(|&(j, _)| j != ns)
+                .filter_map(|(j, i)| {
+                    (i.seen(team)).map(|s| (s.first_seq, format!("{} event", NAMESPACES[j])))
+                });
+            let registered = own.registered().get(team);
+            let given = (registered.map(|s| (s.first_seq, "registration".to_string())))
+                .into_iter()
+                .chain(
+                    (own.renames().iter())
+                        .filter(|r| r.to == *team || r.from == *team)
+                        .map(|r| (r.seq, "rename".to_string())),
+                );
+            let Some((player_seq, by)) = others.chain(given).min() else {
+                continue;
+            };
+            let at = player_seq.max(team_seq);
+            if at <= old || first.as_ref().is_some_and(|(s, _)| *s <= at) {
+                continue;
+            }
+            let msg = match team_seq > player_seq {
+                true => format!(
+                    "team {team:?} of {}: a player bears that name (its {by} at seq \
+                     {player_seq}); a team needs a name of its own",
+                    NAMESPACES[ns]
+                ),
+                false => format!(
+                    "{team:?} is the name of a team of {} (seq {team_seq}); a player needs a \
+                     name of its own",
+                    NAMESPACES[ns]
+                ),
+            };
+            first = Some((at, msg));
+        }
+    }
+    first.map(|(seq, msg)| misspelt(seq, msg))
 }
 
 /// The refusal of a new name first written at `seq` as no name may be

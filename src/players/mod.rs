@@ -26,6 +26,13 @@
 //! ([`check_append`]), so it costs the names' lengths, never names × names,
 //! and merges, sorts and files only the names the append brings.
 //!
+//! **Teams.** A player and a team (a subject a system rates that is not a
+//! player: a grudge team) never bear one name, or a team's changes would
+//! read as the player's: of the two, the one an append brings second is
+//! refused, whichever namespace writes the player's name, and whether it is
+//! written in an event, a registration or a rename (from or to it). The
+//! team's own namespace judges its own events (`RatingSystem::check_input`).
+//!
 //! **Renames** are checked here too, against every event of the ledger:
 //! `from` must be a name in the ledger, and `to` must not be one before
 //! the rename (by seq, or by `at`: an event naming `to` earlier in fold

@@ -277,6 +277,12 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     /// Team, game, nation and power names are not players; an empty seat
     /// (`null`) names no one.
     fn names(event: &mut Self::Event, f: &mut dyn FnMut(&mut String));
+    /// The team (a rated subject that is not a player: a grudge team) that
+    /// `event` registers, if any. A player and a team never bear one name
+    /// (the players check of an append). By default none.
+    fn team_of(_event: &Self::Event) -> Option<&str> {
+        None
+    }
     /// The standings table `table` (one of [`RatingSystem::TABLES`]).
     fn standings(&self, table: &str, sel: &Selector, cx: &Cx) -> Result<Report, String>;
     /// Whether its tables may rate subjects that are not players (grudge
@@ -606,6 +612,16 @@ macro_rules! registry {
                 i += 1;
             )*
             let _ = i;
+            None
+        }
+
+        /// The team a system's event registers ([`RatingSystem::team_of`]).
+        pub fn team_of(event: &Event) -> Option<&str> {
+            $(
+                if let Event::$variant(e) = event {
+                    return <$ns::State as RatingSystem>::team_of(e);
+                }
+            )*
             None
         }
 

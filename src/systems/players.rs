@@ -98,6 +98,9 @@ pub struct Index {
     root: BTreeMap<String, String>,
     /// A name renamed away → (the name it became, the rename's seq).
     retired: BTreeMap<String, (String, u64)>,
+    /// Teams this namespace's events register (subjects that are not
+    /// players: [`super::team_of`]) → the seq of the first registration.
+    teams: BTreeMap<String, u64>,
 }
 
 impl Index {
@@ -108,6 +111,9 @@ impl Index {
         let (seq, at) = (rec.seq, rec.at);
         if let super::Event::Ledger(e) = &rec.event {
             return self.ledger(e, seq, at, check);
+        }
+        if let Some(team) = super::team_of(&rec.event) {
+            self.teams.entry(team.to_string()).or_insert(seq);
         }
         let mut refused = None;
         let renamed = !self.root.is_empty() || !self.retired.is_empty();
@@ -260,6 +266,12 @@ impl Index {
 
     pub fn renames(&self) -> &[Rename] {
         &self.renames
+    }
+
+    /// The teams this namespace's events register, with the seq of each
+    /// one's first registration.
+    pub fn teams(&self) -> &BTreeMap<String, u64> {
+        &self.teams
     }
 
     /// The checkpoint section's bytes.

@@ -70,19 +70,19 @@ fn sections_decode_back_and_damage_reads_as_absent() {
     assert_ne!(p2.stamp(), 0, "changed rules get a fresh stamp");
     let mut cut = |name: &str| Ok(Some(b[at(name)][..b[at(name)].len() / 2].to_vec()));
     assert!(decode(&mut cut, None).unwrap().is_none());
-    let mut missing = |name: &str| Ok((name != "cards@2").then(|| b[at(name)].clone()));
+    let mut missing = |name: &str| Ok((name != "cards@3").then(|| b[at(name)].clone()));
     assert!(decode(&mut missing, None).unwrap().is_none());
     assert!(decode(&mut missing, Some("mepbm")).unwrap().is_some());
     let cfr = Part {
         only: Some("cfr"),
         states: true,
     };
-    assert_eq!(needed(cfr), ["ledger.rules@2", "cfr@2", "players.cfr@2"]);
+    assert_eq!(needed(cfr), ["ledger.rules@3", "cfr@3", "players.cfr@3"]);
     let players = Part {
         states: false,
         ..cfr
     };
-    assert_eq!(needed(players), ["ledger.rules@2", "players.cfr@2"]);
+    assert_eq!(needed(players), ["ledger.rules@3", "players.cfr@3"]);
     // The players indexes alone decode without any state section; the
     // states do not.
     let mut no_states = |name: &str| Ok(name.starts_with("players.").then(|| b[at(name)].clone()));
@@ -111,6 +111,10 @@ const LAYOUTS: &[(u32, &str)] = &[
     (
         2,
         "1d9e2589e13955d68779dfa1502ab3b05c4db34166154be6e743ce064223b8e7",
+    ),
+    (
+        3,
+        "74386ef4278f07198d7076269dac564788683a97d40db17c080bbe6b1abbed0c",
     ),
 ];
 

@@ -36,6 +36,13 @@ impl RatingSystem for State {
     const WORKER: usize = 0;
     system_items!();
 
+    fn team_of(event: &events::Event) -> Option<&str> {
+        match event {
+            events::Event::GrudgeTeamRegistered(e) => Some(&e.team),
+            _ => None,
+        }
+    }
+
     fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
         use events::Event as E;
         match event {
@@ -57,12 +64,35 @@ impl RatingSystem for State {
 
     /// A new grudge team takes a name no player bears, now or before a
     /// rename (`players`: the Middle-earth players index, which also holds
-    /// every registration and rename): its Ainur rating would otherwise read
-    /// as that player's (their history, their site page). A name its Ainur
-    /// rating was seeded under before it was registered is the team's.
-    /// Stored teams are read as they were accepted.
+    /// every registration and rename), and a player seated, taking over or
+    /// joining a team bears no team's name: a team's Ainur rating would
+    /// otherwise read as that player's (their history, their site page). A
+    /// name its Ainur rating was seeded under before it was registered is the
+    /// team's. Other systems' players are the players check's
+    /// (`crate::players`). Stored records are read as they were accepted.
     fn check_input(&self, rec: &Record, players: &Index) -> Result<(), String> {
-        let Event::Mepbm(events::Event::GrudgeTeamRegistered(e)) = &rec.event else {
+        let Event::Mepbm(event) = &rec.event else {
+            return Ok(());
+        };
+        let team = |p: &&String| {
+            !self.teams.is_empty()
+                && (self.names.get(p)).is_some_and(|id| self.teams.contains_key(&id))
+        };
+        let seated = match event {
+            events::Event::GameStarted(e) => e.positions.iter().map(|p| &p.player).find(team),
+            events::Event::NationTakenOver(e) => Some(&e.player).filter(team),
+            events::Event::GrudgeTeamRegistered(e) => {
+                e.members.iter().chain([&e.coordinator]).find(team)
+            }
+            events::Event::GrudgeRosterChanged(e) => e.added.iter().find(team),
+            _ => None,
+        };
+        if let Some(team) = seated {
+            return Err(format!(
+                "{team:?} is the name of a grudge team; a player needs a name of its own"
+            ));
+        }
+        let events::Event::GrudgeTeamRegistered(e) = event else {
             return Ok(());
         };
         let seeded = (self.names.get(&e.team)).is_some_and(|id| self.ainur.contains(id));
