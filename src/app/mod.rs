@@ -195,7 +195,8 @@ pub fn append(path: &Path, file: &str) -> Result<String> {
 }
 
 /// The `*.json` / `*.jsonl` files directly under `dir` (the extension in
-/// any case), in name order. One of those names that is not a regular file
+/// any case), in name order, but hidden ones (a name starting with `.`: an
+/// editor's lock or backup file). One of those names that is not a regular file
 /// (a directory, a FIFO, a link to nothing) or not UTF-8 refuses the import:
 /// skipping it would import less than the directory shows.
 pub fn event_files(dir: &Path) -> Result<Vec<PathBuf>> {
@@ -204,7 +205,10 @@ pub fn event_files(dir: &Path) -> Result<Vec<PathBuf>> {
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let p = entry.map_err(io)?.path();
         let ext = p.extension().map(|e| e.to_string_lossy().to_lowercase());
-        if !matches!(ext.as_deref(), Some("json" | "jsonl")) {
+        let hidden = p
+            .file_name()
+            .is_some_and(|n| n.as_encoded_bytes().starts_with(b"."));
+        if hidden || !matches!(ext.as_deref(), Some("json" | "jsonl")) {
             continue;
         }
         let refused = |what: &str| {

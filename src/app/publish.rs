@@ -89,7 +89,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         .and_then(crate::events::forbidden_char)
     {
         return Err(Error::Usage(format!(
-            "site: --title holds the character U+{:04X} (a control, bidirectional or invisible one); a title must be printable",
+            "site: --title holds the character U+{:04X}, which is not printable; a title must be",
             c as u32
         )));
     }
@@ -121,9 +121,12 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
     let mut buckets = sink.spill.finish()?;
     // The trail knows a renamed player by their first name, the tables by
-    // their name now: the site, like the tables, gives them their name now
-    // (no team bears a player's name, earlier or now: the players check).
-    let shown = f.state.players.shown();
+    // their name now: the site, like the tables, gives them their name now.
+    // Not where a grudge team bears either name (an append refuses that
+    // now; a ledger may hold it from before): whose change is whose would
+    // then be a guess, and the trail's subjects are left as they are.
+    let mut shown = f.state.players.shown();
+    shown.retain(|root, now| !f.state.rates_non_player(root) && !f.state.rates_non_player(now));
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
     let now = |subject: &str| shown.get(subject).cloned();

@@ -58,7 +58,7 @@ use crate::time::Micros;
 /// The version of what the sections hold: their bytes' layout, and the fold
 /// that computed the values in them. Every section's name ends in `@LAYOUT`,
 /// so a checkpoint written under another has none of the sections a fold
-/// reads, and no fold uses it (`verify` counts it as unusable). Raised with
+/// reads, and no fold uses it (nor does `verify` compare it). Raised with
 /// every change of a section's bytes for the same records: a field added,
 /// removed, reordered or retyped, another encoding, or a rule computed
 /// otherwise (a checkpoint holds values the old rule computed). The test

@@ -528,7 +528,9 @@ fn fold_ordered(
     }
     let out = Folded {
         state,
-        cx: Cx::new(params, q.audit).with_audit_subject(q.audit_subject.clone()),
+        cx: Cx::new(params, q.audit)
+            .with_audit_subject(q.audit_subject.clone())
+            .with_fresh_from(q.fresh_from),
         known_at,
     };
     if q.audit && sink.is_some() {
@@ -565,7 +567,11 @@ fn check_record(state: &State, rec: &Record, cx: &Cx, fresh: bool) -> Result<()>
         }
         // How a new name must be written is the players check's
         // ([`crate::systems::players::check_name`]).
-        Event::Ledger(ledger::Event::PlayerRegistered(r)) => players::not_empty(&r.player),
+        Event::Ledger(ledger::Event::PlayerRegistered(r)) => players::not_empty(&r.player)
+            .and_then(|()| match fresh {
+                true => state.players.check_registration(&r.player, rec.seq),
+                false => Ok(()),
+            }),
         Event::Ledger(ledger::Event::PlayerRenamed(r)) => {
             players::not_empty(&r.from).and_then(|()| players::not_empty(&r.to))
         }

@@ -122,6 +122,9 @@ pub struct Cx {
     /// Keep only changes to this subject (`history` of one player). Without it an
     /// audit keeps every change of every player, which grows with the log.
     audit_subject: Option<String>,
+    /// In an append's check fold, the seq of its first record (0: every
+    /// record is new): see [`Cx::brings`].
+    fresh_from: u64,
 }
 
 impl Cx {
@@ -130,7 +133,23 @@ impl Cx {
             params,
             audit: audit.then(Vec::new),
             audit_subject: None,
+            fresh_from: 0,
         }
+    }
+
+    /// Records from seq `fresh_from` on are what the append being checked
+    /// brings.
+    pub fn with_fresh_from(mut self, fresh_from: u64) -> Self {
+        self.fresh_from = fresh_from;
+        self
+    }
+
+    /// Does the append being checked bring record `seq`? A rule between two
+    /// records that a ledger written before the rule may break binds only
+    /// when the append brings one of them: what a ledger holds never turns
+    /// invalid, and a late record that would break it is refused all the same.
+    pub fn brings(&self, seq: u64) -> bool {
+        seq >= self.fresh_from
     }
 
     /// Audit only the changes to `subject` (None: every change).

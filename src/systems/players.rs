@@ -143,9 +143,6 @@ impl Index {
     fn ledger(&mut self, e: &LedgerEvent, seq: u64, at: Micros, check: bool) -> Result<(), String> {
         match e {
             LedgerEvent::PlayerRegistered(r) => {
-                if check {
-                    self.check_registration(&r.player, seq)?;
-                }
                 let s = self.registered.entry(r.player.clone());
                 s.and_modify(|s| s.add(seq, at))
                     .or_insert(Seen::new(seq, at));
@@ -169,12 +166,13 @@ impl Index {
         Ok(())
     }
 
-    /// A registration (record `seq`) names a new player: not a name that
-    /// an earlier record (by seq) folded before it gave, in this namespace's
-    /// events, a registration or a rename (to it, or away from it). A record
-    /// appended later and dated before it (an older result of the player's,
-    /// a rename whose own check then speaks) is not held against it.
-    fn check_registration(&self, name: &str, seq: u64) -> Result<(), String> {
+    /// A new registration (record `seq`) names a new player: not a name
+    /// that an earlier record (by seq) folded before it gave, in this
+    /// namespace's events, a registration or a rename (to it, or away from
+    /// it). A record appended later and dated before it (an older result of
+    /// the player's, a rename whose own check then speaks) is not held
+    /// against it; a stored registration is read as it was accepted.
+    pub fn check_registration(&self, name: &str, seq: u64) -> Result<(), String> {
         let before = |s: &Seen| s.first_seq < seq;
         if let Some((to, _)) = self.retired.get(name).filter(|(_, s)| *s < seq) {
             let now = self.current(to);
@@ -349,6 +347,12 @@ impl Default for PerNamespace {
 }
 
 impl PerNamespace {
+    /// [`Index::check_registration`] in every index (a fold worker holds
+    /// its own namespace's names; the others are empty there).
+    pub fn check_registration(&self, name: &str, seq: u64) -> Result<(), String> {
+        (self.0.iter()).try_for_each(|i| i.check_registration(name, seq))
+    }
+
     /// `report` with each renamed player's root shown as the player's name
     /// now: every text cell equal to a root is replaced (the renames are in
     /// every namespace's index). A cell that merely equals a renamed

@@ -134,9 +134,9 @@ fn admit(state: &mut State, records: &[Record], pos: Pos, check: bool) -> Option
     let mut n = 0;
     for r in records.iter().filter(|r| (r.at, r.seq) < pos) {
         let mut r = r.clone();
-        // A player record's own checks read neither projections nor rules.
-        if check && crate::fold::check_record(&State::default(), &r, &Cx::default(), true).is_err()
-        {
+        // A player record's own checks read no projection nor rule: the
+        // players indexes at most.
+        if check && crate::fold::check_record(state, &r, &Cx::default(), true).is_err() {
             return None;
         }
         state.admit(&mut r, check).ok()?;

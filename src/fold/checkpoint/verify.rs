@@ -10,8 +10,10 @@
 //! section the fold encodes there (sections encode deterministically: the
 //! state's maps are ordered). A checkpoint that no fold can use (bound to
 //! records the chain no longer holds, or damaged: it reads as absent) is
-//! not compared; the damaged ones (a header or a section that does not read
-//! back or decode) are counted, for `verify` to say so.
+//! not compared, nor one of another layout (its sections' names are not
+//! this laurel's); the damaged ones (a header or a section that does not
+//! read back) are counted, for `verify` to say so. A section that reads back
+//! but differs is a problem, whether or not it decodes.
 //!
 //! Which fold: a checkpoint usable by a fold of the whole ledger (what every
 //! append leaves behind) against the fold of the whole ledger; one bound to

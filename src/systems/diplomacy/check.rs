@@ -17,6 +17,20 @@ pub(super) const MIN_POWERS: usize = 2;
 /// already stored is read and scored as accepted.
 pub(super) const MAX_POWERS: usize = super::math::FIB_SMALL;
 
+/// Every power of a new game gives its `player` (`null` for a surrendered
+/// position): one left out is not read as surrendered (an input rule:
+/// `RatingSystem::check_input`).
+pub(super) fn players_given(g: &GameEnded) -> Result<(), String> {
+    match g.powers.iter().find(|p| p.player.is_none()) {
+        Some(p) => Err(format!(
+            "game {}: power {} has no `player` field; give its player, or null for a \
+             surrendered position",
+            g.game, p.power
+        )),
+        None => Ok(()),
+    }
+}
+
 /// A new game's board is no larger than [`MAX_POWERS`] (an input rule:
 /// `RatingSystem::check_input`).
 pub(super) fn board_size(g: &GameEnded) -> Result<(), String> {
@@ -30,7 +44,7 @@ pub(super) fn board_size(g: &GameEnded) -> Result<(), String> {
 }
 
 impl State {
-    pub(super) fn check_game(&self, g: &GameEnded, cx: &Cx) -> Result<(), String> {
+    pub(super) fn check_game(&self, seq: u64, g: &GameEnded, cx: &Cx) -> Result<(), String> {
         let id = &g.game;
         if let Some(seq) = self.store.recorded(&id.0) {
             return Err(format!(
@@ -44,7 +58,7 @@ impl State {
                 g.powers.len()
             ));
         }
-        self.check_board(g)?;
+        self.check_board(seq, g, cx)?;
         check_powers(id, &g.powers)?;
         let board = match g.centers_total {
             Some(n) => Board::Given(
@@ -60,21 +74,30 @@ impl State {
         check_grouping(id, g)
     }
 
-    /// A board is played once a round: a second game at a tournament's
-    /// round and board (the same game under another id) is refused.
-    fn check_board(&self, g: &GameEnded) -> Result<(), String> {
+    /// A board is played once a round: a second game (record `seq`) at a
+    /// tournament's round and board (the same game under another id) is
+    /// refused when the append brings either game ([`Cx::brings`]).
+    fn check_board(&self, seq: u64, g: &GameEnded, cx: &Cx) -> Result<(), String> {
         let (Some(t), Some(r), Some(b)) = (&g.tournament, &g.round, &g.board) else {
             return Ok(());
         };
-        match self.store.at_board(&t.0, &r.0, &b.0) {
-            Some((other, seq)) => Err(format!(
-                "game {}: board {b} of round {r} of tournament {t} was played already, as game \
-                 {other} (seq {seq}); a board is played once a round (to correct that game: \
-                 `laurel correct {seq} FILE`)",
-                g.game
-            )),
-            None => Ok(()),
-        }
+        let Some((other, at)) = self.store.at_board(&t.0, &r.0, &b.0) else {
+            return Ok(());
+        };
+        let hint = match (cx.brings(at), cx.brings(seq)) {
+            (false, false) => return Ok(()),
+            (false, true) => format!(" (to correct that game: `laurel correct {at} FILE`)"),
+            (true, _) => ", which this append brings, dated before it".to_string(),
+        };
+        Err(format!(
+            "game {}: board {b} of round {r} of tournament {t} was played already, as game \
+             {other}{}; a board is played once a round{hint}",
+            g.game,
+            match cx.brings(at) {
+                true => String::new(),
+                false => format!(" (seq {at})"),
+            }
+        ))
     }
 }
 
@@ -101,7 +124,7 @@ fn check_powers(id: &Ident, powers: &[PowerResult]) -> Result<(), String> {
                 "game {id}: power {power} is listed twice; power names are unique within a game"
             ));
         }
-        if let Some(player) = &p.player {
+        if let Some(player) = p.player() {
             if player.trim().is_empty() {
                 return Err(format!(
                     "game {id}: power {power}: player must be a name, or null for a surrendered position"
@@ -133,7 +156,7 @@ fn check_centers_and_year(id: &Ident, p: &PowerResult) -> Result<(), String> {
                  an eliminated power has no centers"
             ))
         }
-        (0, None) if p.player.is_some() => {
+        (0, None) if p.player().is_some() => {
             return Err(format!(
                 "game {id}: power {power} holds no centers but has no elimination year; \
                  give `eliminated` (the year it lost its last center) so it can be ranked"
@@ -197,7 +220,7 @@ fn check_result(id: &Ident, g: &GameEnded) -> Result<(), String> {
             "game {id}: {word} {winner} holds no centers; a winner survives the game"
         ));
     }
-    if w.player.is_none() {
+    if w.player().is_none() {
         return Err(format!(
             "game {id}: {word} {winner} is a surrendered position (player null); a winner needs a player"
         ));

@@ -33,15 +33,18 @@ pub const CENTERS_TOTAL: Bounds = Bounds::new("centers_total", 1, 1_000_000);
 /// One power at the game's end.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = player_required)]
 pub struct PowerResult {
     /// The power's name, unique within the game (`"France"`).
     pub power: String,
     /// The player who held the power at the end; `null`: a surrendered
-    /// position that was never replaced. Required: a power without it is
-    /// refused rather than read as surrendered.
-    #[serde(deserialize_with = "Option::deserialize")]
-    #[schemars(required, extend("type" = ["string", "null"]))]
-    pub player: Option<String>,
+    /// position that was never replaced. Required: a new power without it
+    /// is refused rather than read as surrendered (a stored one is read as
+    /// it was accepted: surrendered).
+    // `None`: left out (read through `PowerResult::player`).
+    #[serde(default, deserialize_with = "given")]
+    #[schemars(with = "Option<String>")]
+    pub player: Option<Option<String>>,
     /// Supply centres held at the end: 0 or more, all powers together at most
     /// the board's `centers_total`.
     #[schemars(range(min = 0))]
@@ -51,6 +54,26 @@ pub struct PowerResult {
     #[serde(default)]
     #[schemars(range(min = ELIMINATED.min, max = ELIMINATED.max))]
     pub eliminated: Option<i64>,
+}
+
+impl PowerResult {
+    /// Its player; `None` for a surrendered position.
+    pub fn player(&self) -> Option<&str> {
+        self.player.as_ref().and_then(|p| p.as_deref())
+    }
+}
+
+/// The schema's `required` names `player` too: serde reads a stored power
+/// without it, but new input gives it.
+fn player_required(schema: &mut schemars::Schema) {
+    if let Some(required) = schema.get_mut("required").and_then(|r| r.as_array_mut()) {
+        required.push("player".into());
+    }
+}
+
+/// A field given, `null` or not: `Some` (a field left out stays `None`).
+fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
 }
 
 /// A finished Diplomacy game, scored by Fibonacci-Diplo, Carnage, Draw-Size Scoring and Sum-of-Squares.

@@ -313,7 +313,7 @@ impl State {
 impl Projection for State {
     fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
         match &rec.event {
-            Event::Diplomacy(DipEvent::GameEnded(g)) => self.check_game(g, cx),
+            Event::Diplomacy(DipEvent::GameEnded(g)) => self.check_game(rec.seq, g, cx),
             _ => Ok(()),
         }
     }
@@ -342,7 +342,7 @@ impl Projection for State {
             at.sort_unstable();
             at
         });
-        let players = g.powers.iter().filter_map(|p| p.player.as_deref());
+        let players = g.powers.iter().filter_map(|p| p.player());
         self.store.players.prefetch(players);
         self.store.push(
             store::NewGame {
@@ -359,7 +359,7 @@ impl Projection for State {
             },
             g.powers.iter().map(|p| store::NewPosition {
                 power: &p.power,
-                player: p.player.as_deref(),
+                player: p.player(),
                 centers: p.centers,
                 eliminated: p.eliminated,
             }),

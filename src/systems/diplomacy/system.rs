@@ -21,10 +21,13 @@ impl RatingSystem for State {
     const SHOWN_PER_TOURNAMENT: bool = false;
     system_items!(bincode);
 
-    /// A new game lists at most [`check::MAX_POWERS`] powers.
+    /// A new game lists at most [`check::MAX_POWERS`] powers, each with its
+    /// `player` field.
     fn check_input(&self, rec: &Record, _: &crate::systems::players::Index) -> Result<(), String> {
         match &rec.event {
-            Event::Diplomacy(events::Event::GameEnded(g)) => check::board_size(g),
+            Event::Diplomacy(events::Event::GameEnded(g)) => {
+                check::board_size(g).and_then(|()| check::players_given(g))
+            }
             _ => Ok(()),
         }
     }
@@ -37,7 +40,7 @@ impl RatingSystem for State {
         let events::Event::GameEnded(e) = event;
         e.powers
             .iter_mut()
-            .filter_map(|p| p.player.as_mut())
+            .filter_map(|p| p.player.as_mut().and_then(Option::as_mut))
             .for_each(f);
     }
 }

@@ -64,8 +64,9 @@ impl RatingSystem for State {
 
     /// A new grudge team takes a name no player bears, now or before a
     /// rename (`players`: the Middle-earth players index, which also holds
-    /// every registration and rename), and a player seated, taking over or
-    /// joining a team bears no team's name: a team's Ainur rating would
+    /// every registration and rename), and a player seated, taking over,
+    /// joining a team, voting or voted for, or seeded in Valar, Maia or
+    /// Istari bears no team's name: a team's Ainur rating would
     /// otherwise read as that player's (their history, their site page). A
     /// name its Ainur rating was seeded under before it was registered is the
     /// team's. Other systems' players are the players check's
@@ -85,6 +86,13 @@ impl RatingSystem for State {
                 e.members.iter().chain([&e.coordinator]).find(team)
             }
             events::Event::GrudgeRosterChanged(e) => e.added.iter().find(team),
+            events::Event::VoteCast(e) => {
+                [&e.voter].into_iter().chain(&e.best_team_player).find(team)
+            }
+            // An Ainur seed rates a team: its name is the team's.
+            events::Event::RatingSeeded(e) if e.system != events::Rated::Ainur => {
+                Some(&e.player).filter(team)
+            }
             _ => None,
         };
         if let Some(team) = seated {

@@ -380,10 +380,9 @@ impl Projection for State {
             Some(Event::TournamentCreated(t)) => {
                 let id = &t.tournament.0;
                 let known = self.tournaments.keys().map(String::as_str);
-                match (
-                    self.tournaments.get(id),
-                    crate::events::case_twin(id, known),
-                ) {
+                // A stored twin is read as it was accepted.
+                let twin = crate::events::case_twin(id, known).filter(|_| cx.brings(rec.seq));
+                match (self.tournaments.get(id), twin) {
                     (Some(_), _) => Err(format!(
                         "tournament {id} is already created (a tournament is created once)"
                     )),

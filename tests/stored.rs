@@ -1,0 +1,85 @@
+//! A stored record is read as it was accepted: rules that bind new input
+//! (an append's records) refuse what an append brings, and never what a
+//! ledger already holds, so a ledger written before a rule still folds,
+//! and takes appends. Each case folds the same records twice with the
+//! append's checks: once as new input (refused), once as stored records
+//! (`fresh_from` after them: accepted).
+
+use laurel::fold::{fold, MemSource, Query};
+
+/// The check fold of `text` as an append bringing every record, and as
+/// one bringing none of them.
+fn as_new_and_as_stored(text: &str) -> (Result<(), String>, Result<(), String>) {
+    let src = MemSource::from_jsonl(text).expect("parses");
+    let run = |fresh_from: u64| {
+        let q = Query {
+            check: true,
+            fresh_from,
+            ..Query::default()
+        };
+        fold(&src, &q).map(drop).map_err(|e| e.to_string())
+    };
+    (run(0), run(u64::MAX))
+}
+
+fn refused_new_read_stored(text: &str, want: &str) {
+    let (new, stored) = as_new_and_as_stored(text);
+    let err = new.expect_err("refused as new input");
+    assert!(err.contains(want), "{err}");
+    stored.expect("read as accepted when stored");
+}
+
+const DRAW: &str = r#""result":"draw","powers":[{"power":"England","player":"Ann","centers":10},{"power":"France","player":"Bob","centers":8},{"power":"Germany","player":"Cat","centers":6},{"power":"Italy","player":"Dan","centers":5},{"power":"Austria","player":"Eve","centers":3}]"#;
+
+#[test]
+fn a_board_played_twice_in_a_round_is_read_as_stored() {
+    let game = |id: &str| {
+        format!(
+            r#"{{"type":"diplomacy.game_ended","at":"2005-05-01","game":"{id}","tournament":"wdc","round":"1","board":"A",{DRAW}}}"#
+        )
+    };
+    let text = format!("{}\n{}\n", game("a"), game("b"));
+    refused_new_read_stored(
+        &text,
+        "board A of round 1 of tournament wdc was played already",
+    );
+}
+
+#[test]
+fn a_power_without_its_player_field_is_read_as_surrendered_when_stored() {
+    let text = format!(
+        r#"{{"type":"diplomacy.game_ended","at":"2005-05-01","game":"g",{}}}"#,
+        DRAW.replace(r#""player":"Eve","#, "")
+    );
+    refused_new_read_stored(&text, "power Austria has no `player` field");
+}
+
+#[test]
+fn a_tournament_differing_from_another_in_case_alone_is_read_as_stored() {
+    let cards = |t: &str| {
+        format!(
+            r#"{{"type":"cards.tournament_created","at":"2010-01-01","tournament":"{t}","point_system":1,"starts":"2010-01-01","ends":"2010-03-31"}}"#
+        )
+    };
+    refused_new_read_stored(
+        &format!("{}\n{}\n", cards("spring"), cards("Spring")),
+        "differs from it in case alone",
+    );
+    let sbr = |t: &str| {
+        format!(r#"{{"type":"sbr.tournament_created","at":"2020-01-01","tournament":"{t}"}}"#)
+    };
+    refused_new_read_stored(
+        &format!("{}\n{}\n", sbr("sbr20"), sbr("SBR20")),
+        "differs from it in case alone",
+    );
+}
+
+#[test]
+fn a_registration_of_a_known_name_is_read_as_stored() {
+    let text = format!(
+        "{}\n{}\n",
+        format_args!(r#"{{"type":"diplomacy.game_ended","at":"2005-05-01","game":"g",{DRAW}}}"#),
+        r#"{"type":"ledger.player_registered","at":"2006-01-01","player":"Ann"}"#
+    );
+    refused_new_read_stored(&text, "\"Ann\" is already a player's name");
+}
