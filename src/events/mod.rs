@@ -90,7 +90,7 @@ use crate::time::{self, Micros};
 pub const MAX_STRING: usize = 4096;
 
 use text::forbidden_message;
-pub use text::{case_twin, closest, did_you_mean, forbidden, forbidden_char, invisible};
+pub use text::{closest, did_you_mean, forbidden, forbidden_char, invisible};
 
 /// The typed events the event layer parses and decodes: every system's payload
 /// types and `ledger.*`, as one enum. The registry's `systems::Event` is the

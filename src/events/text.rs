@@ -91,14 +91,6 @@ pub fn edits(a: &str, b: &str) -> usize {
     strsim::levenshtein(&a.to_lowercase(), &b.to_lowercase())
 }
 
-/// The one of `known` that differs from `word` in case alone (`Spring-25`
-/// and `spring-25`): a new id that would look like another one everywhere
-/// it is shown.
-pub fn case_twin<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let lower = word.to_lowercase();
-    (known.into_iter()).find(|k| *k != word && k.to_lowercase() == lower)
-}
-
 /// The one of `known` nearest to `word`, for a "did you mean": at most two
 /// edits away and fewer than half of `word`'s length (so a short word is
 /// not matched to anything), the first of equals in `known`'s order.

@@ -29,27 +29,36 @@ fn encode_checked(state: &State, params: &Params, i: usize) -> Result<Vec<u8>> {
     }
 }
 
-/// Cards and sbr reuse each unchanged tournament's bytes between
-/// checkpoints; their sections must stay exactly the serde encoding, at
-/// every checkpoint of a fold whose tournaments change between them.
-#[test]
-fn kept_tournament_bytes_give_serde_bytes_at_every_checkpoint() {
+/// A check fold of `gen::stream(3000, 7)` that makes a checkpoint every
+/// 400 records, each section encoded by `encode`, handed to `put`.
+fn generated_with_checkpoints(
+    encode: fn(&State, &Params, usize) -> Result<Vec<u8>>,
+    put: &mut dyn FnMut(Pos, u64, fold::Snapshot) -> Result<()>,
+) {
     let src = fold::MemSource::from_jsonl(&crate::systems::gen::stream(3000, 7)).unwrap();
-    let mut made = 0;
-    let mut put = |_: Pos, _: u64, _: fold::Snapshot| {
-        made += 1;
-        Ok(())
-    };
     let sink = Sink {
         marks: fold::Marks::Every(400),
-        encode: encode_checked,
-        put: &mut put,
+        encode,
+        put,
     };
     let q = Query {
         check: true,
         ..Query::default()
     };
     fold::fold_from(&src, &q, None, Some(sink)).unwrap();
+}
+
+/// Cards and sbr reuse each unchanged tournament's bytes between
+/// checkpoints; their sections must stay exactly the serde encoding, at
+/// every checkpoint of a fold whose tournaments change between them.
+#[test]
+fn kept_tournament_bytes_give_serde_bytes_at_every_checkpoint() {
+    let mut made = 0;
+    let mut put = |_: Pos, _: u64, _: fold::Snapshot| {
+        made += 1;
+        Ok(())
+    };
+    generated_with_checkpoints(encode_checked, &mut put);
     assert!(made >= 5, "{made} checkpoints");
     let compared = COMPARED.load(std::sync::atomic::Ordering::Relaxed);
     assert_eq!(compared, 4 * made);
@@ -127,7 +136,6 @@ const LAYOUTS: &[(u32, &str)] = &[
 /// old checkpoints, which no fold reads any more.
 #[test]
 fn a_change_of_the_sections_bytes_comes_with_a_new_layout() {
-    let src = fold::MemSource::from_jsonl(&crate::systems::gen::stream(3000, 7)).unwrap();
     let (names, mut hasher, mut made) = (names(), blake3::Hasher::new(), 0);
     let mut put = |_: Pos, folded: u64, sections: fold::Snapshot| {
         hasher.update(&folded.to_le_bytes());
@@ -141,16 +149,7 @@ fn a_change_of_the_sections_bytes_comes_with_a_new_layout() {
         made += 1;
         Ok(())
     };
-    let sink = Sink {
-        marks: fold::Marks::Every(400),
-        encode: encode_section,
-        put: &mut put,
-    };
-    let q = Query {
-        check: true,
-        ..Query::default()
-    };
-    fold::fold_from(&src, &q, None, Some(sink)).unwrap();
+    generated_with_checkpoints(encode_section, &mut put);
     assert!(made >= 5, "{made} checkpoints");
     let digest = hasher.finalize().to_hex().to_string();
     let numbers: Vec<u32> = LAYOUTS.iter().map(|(n, _)| *n).collect();

@@ -214,9 +214,9 @@ impl AwardRow {
 }
 
 impl Projection for State {
-    fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
+    fn check(&self, rec: &Record, _cx: &Cx) -> Result<(), String> {
         match &rec.event {
-            Event::Cards(ev) => self.check_event(rec.at, ev, cx.brings(rec.seq)),
+            Event::Cards(ev) => self.check_event(rec.at, ev),
             _ => Ok(()),
         }
     }

@@ -377,22 +377,13 @@ fn seat_score(seat: &crate::systems::sbr::events::Seat, cx: &Cx) -> Option<i64> 
 impl Projection for State {
     fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
         match sbr_event(rec) {
-            Some(Event::TournamentCreated(t)) => {
-                let id = &t.tournament.0;
-                let known = self.tournaments.keys().map(String::as_str);
-                // A stored twin is read as it was accepted.
-                let twin = crate::events::case_twin(id, known).filter(|_| cx.brings(rec.seq));
-                match (self.tournaments.get(id), twin) {
-                    (Some(_), _) => Err(format!(
-                        "tournament {id} is already created (a tournament is created once)"
-                    )),
-                    (None, Some(twin)) => Err(format!(
-                        "tournament {id}: tournament {twin} differs from it in case alone; ids are \
-                         exact: write {twin}, or give the new tournament an id of its own"
-                    )),
-                    (None, None) => Ok(()),
-                }
-            }
+            Some(Event::TournamentCreated(t)) => match self.tournaments.get(&t.tournament.0) {
+                Some(_) => Err(format!(
+                    "tournament {} is already created (a tournament is created once)",
+                    t.tournament
+                )),
+                None => Ok(()),
+            },
             Some(Event::GamePlayed(g)) => check::game(
                 self.tournaments
                     .get(&g.tournament.0)
