@@ -59,7 +59,7 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     let mut found = None;
     for (i, (name, w)) in (0u32..).zip(&order) {
         if let Err(msg) = crate::systems::players::check_name(name) {
-            found = Some(misspelt(w.seen.first_seq, msg));
+            found = Some(refused_at(w.seen.first_seq, msg));
             break;
         }
         if w.first == First::Event {
@@ -123,12 +123,13 @@ fn team_clash(indexes: &PerNamespace, old: u64) -> Option<crate::error::Error> {
             first = Some((at, msg));
         }
     }
-    first.map(|(seq, msg)| misspelt(seq, msg))
+    first.map(|(seq, msg)| refused_at(seq, msg))
 }
 
-/// The refusal of a new name first written at `seq` as no name may be
-/// ([`crate::systems::players::check_name`]'s `msg`).
-fn misspelt(seq: u64, msg: String) -> crate::error::Error {
+/// The refusal `msg` of record `seq`: a new name written as no name may
+/// be ([`crate::systems::players::check_name`]'s message), or a team's and
+/// a player's name clashing.
+fn refused_at(seq: u64, msg: String) -> crate::error::Error {
     let origin = crate::error::Origin {
         seq: Some(seq),
         ..Default::default()
@@ -261,7 +262,7 @@ mod tests {
                 continue;
             }
             let problem = match crate::systems::players::check_name(name) {
-                Err(msg) => Some(misspelt(w.seen.first_seq, msg)),
+                Err(msg) => Some(refused_at(w.seen.first_seq, msg)),
                 Ok(()) if w.first == First::Event => near
                     .find_before(name, i)
                     .map(|id| refused(name, order[id as usize].0, w.seen.first_seq)),

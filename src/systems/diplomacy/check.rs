@@ -87,7 +87,7 @@ impl State {
         let hint = match (cx.brings(at), cx.brings(seq)) {
             (false, false) => return Ok(()),
             (false, true) => format!(" (to correct that game: `laurel correct {at} FILE`)"),
-            (true, _) => ", which this append brings, dated before it".to_string(),
+            (true, _) => ", which this append brings".to_string(),
         };
         Err(format!(
             "game {}: board {b} of round {r} of tournament {t} was played already, as game \
