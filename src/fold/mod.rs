@@ -556,8 +556,10 @@ fn pinned(q: &Query) -> Params {
     }
 }
 
-/// Check `rec` against `state`; `fresh`: it is new input ([`Query::fresh_from`]).
-fn check_record(state: &State, rec: &Record, cx: &Cx, fresh: bool) -> Result<()> {
+/// Check `rec` against `state`, as new input if the append being checked
+/// brings it ([`Cx::brings`], from [`Query::fresh_from`]).
+fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
+    let fresh = cx.brings(rec.seq);
     let verdict = match &rec.event {
         Event::Ledger(ledger::Event::RulesChanged(rc)) if fresh => {
             params::check_input(&rc.system, &rc.params)

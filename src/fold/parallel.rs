@@ -121,8 +121,6 @@ type Done = std::result::Result<(State, Cx, Vec<u64>), Failed>;
 #[derive(Clone)]
 struct Duty {
     check: bool,
-    /// [`Query::fresh_from`].
-    fresh_from: u64,
     /// Only the players indexes ([`Query::players_only`]).
     players_only: bool,
     /// How to encode a section, and where to send `(n, section, bytes)`.
@@ -151,7 +149,6 @@ impl Duty {
             .collect();
         Duty {
             check: q.check,
-            fresh_from: q.fresh_from,
             players_only: q.players_only,
             snapshot,
             sections,
@@ -620,8 +617,7 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
                 continue;
             }
             if duty.check {
-                let fresh = rec.seq >= duty.fresh_from;
-                check_record(&state, &rec, &cx, fresh).map_err(failed)?;
+                check_record(&state, &rec, &cx).map_err(failed)?;
             }
             apply_record(&mut state, &rec, &mut cx);
             places.resize(cx.changes().len(), index);

@@ -136,7 +136,7 @@ fn admit(state: &mut State, records: &[Record], pos: Pos, check: bool) -> Option
         let mut r = r.clone();
         // A player record's own checks read no projection nor rule: the
         // players indexes at most.
-        if check && crate::fold::check_record(state, &r, &Cx::default(), true).is_err() {
+        if check && crate::fold::check_record(state, &r, &Cx::default()).is_err() {
             return None;
         }
         state.admit(&mut r, check).ok()?;

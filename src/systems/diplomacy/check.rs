@@ -84,19 +84,18 @@ impl State {
         let Some((other, at)) = self.store.at_board(&t.0, &r.0, &b.0) else {
             return Ok(());
         };
-        let hint = match (cx.brings(at), cx.brings(seq)) {
+        let (seq_of_other, hint) = match (cx.brings(at), cx.brings(seq)) {
             (false, false) => return Ok(()),
-            (false, true) => format!(" (to correct that game: `laurel correct {at} FILE`)"),
-            (true, _) => ", which this append brings".to_string(),
+            (false, true) => (
+                format!(" (seq {at})"),
+                format!(" (to correct that game: `laurel correct {at} FILE`)"),
+            ),
+            (true, _) => (String::new(), ", which this append brings".to_string()),
         };
         Err(format!(
             "game {}: board {b} of round {r} of tournament {t} was played already, as game \
-             {other}{}; a board is played once a round{hint}",
-            g.game,
-            match cx.brings(at) {
-                true => String::new(),
-                false => format!(" (seq {at})"),
-            }
+             {other}{seq_of_other}; a board is played once a round{hint}",
+            g.game
         ))
     }
 }
