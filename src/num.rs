@@ -16,13 +16,18 @@ pub fn ratio(n: i128, d: i128) -> Rational {
 /// Round to the nearest integer, halves away from zero: 2.5 → 3, -2.5 → -3.
 ///
 /// This is the one rounding helper of the crate: every rounding in the rules is
-/// to nearest, half away from zero.
-pub fn round_half_away(r: Rational) -> i128 {
-    round_quotient(*r.numer(), *r.denom()) // d > 0 always (Ratio normalises)
+/// to nearest, half away from zero. It is generic in the integer so that the
+/// formulas whose products pass `i128` (a CFR decay over many heats, the
+/// Diplomacy scores) round big rationals by the same rule; [`round_quotient`]
+/// and [`round_scaled`] are the same rounding of a quotient and of a scaled
+/// value, and every rounding in the crate goes through one of the three.
+pub fn round_half_away<T: Integer + Signed + Clone>(r: Ratio<T>) -> T {
+    let (n, d) = r.into_raw(); // d > 0 always (Ratio normalises)
+    round_quotient(n, d)
 }
 
 /// `n / d` (d > 0, any common factor) rounded as [`round_half_away`] rounds it.
-pub fn round_quotient(n: i128, d: i128) -> i128 {
+pub fn round_quotient<T: Integer + Signed + Clone>(n: T, d: T) -> T {
     let (q, rem) = n.div_rem(&d);
     // |rem| >= d - |rem| is |rem| * 2 >= d (the fractional part is at least one
     // half) without overflowing when d is near i128::MAX.
@@ -92,15 +97,15 @@ pub fn spelled_once(s: &str) -> bool {
 /// `m 10^places / d` rounded: no fraction is reduced (a gcd per score would
 /// dominate a table of a million CFR event scores), and the products fit `i128`
 /// whenever `d 10^places` and the result do.
-pub fn round_scaled(r: Rational, places: u32) -> i128 {
-    let scale = 10i128.pow(places);
+pub fn round_scaled<T: Integer + Signed + Clone + From<u8>>(r: &Ratio<T>, places: u32) -> T {
+    let scale = num_traits::pow(T::from(10), places as usize);
     let (q, m) = r.numer().div_rem(r.denom());
-    q * scale + round_quotient(m * scale, *r.denom())
+    q * scale.clone() + round_quotient(m * scale, r.denom().clone())
 }
 
 /// Render `r` with exactly `places` decimals, rounded half away from zero.
 pub fn decimal_string(r: Rational, places: u32) -> String {
-    let n = round_scaled(r, places);
+    let n = round_scaled(&r, places);
     if places == 0 {
         return n.to_string();
     }

@@ -46,6 +46,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;
 
+use num_traits::{CheckedSub, Signed, Zero};
 use serde_json::{json, Value};
 
 use super::query::{check_tournament, listed, namespace};
@@ -53,6 +54,7 @@ use super::{buffered, folded_only, selectors, state_line, stdout_error, write_an
 use crate::error::{Error, Result};
 use crate::fold::Folded;
 use crate::ledger::Ledger;
+use crate::num::{json_number, parse_decimal, Rational};
 use crate::output::{self, Format, Print, Stamp};
 use crate::systems::table::{Report, Table};
 use crate::systems::{self, Selector, NAMESPACES};
@@ -578,23 +580,23 @@ fn diff_rows(
     new: &[Score],
     limit: Option<usize>,
 ) -> Report {
-    let num = |r: Option<&Score>| r.and_then(|r| r.1.as_f64()).unwrap_or(0.0);
     let score = |r: Option<&Score>| r.map_or(Value::Null, |r| r.1.clone());
     let rank = |r: Option<&Score>| r.map_or(Value::Null, |r| r.2.clone());
-    let mut lines: Vec<(f64, Pair)> = pairs(&by_name(old), &by_name(new))
+    let mut lines: Vec<(Option<Move>, Pair)> = pairs(&by_name(old), &by_name(new))
         .into_iter()
-        .map(|(o, n)| (num(n) - num(o), (o, n)))
+        .map(|(o, n)| (change(o, n), (o, n)))
         .collect();
-    lines.sort_by(|x, y| (y.0.abs().total_cmp(&x.0.abs())).then_with(|| name(x.1).cmp(name(y.1))));
+    let size = |m: &Option<Move>| m.map_or(Rational::zero(), |(d, _)| d.abs());
+    lines.sort_by(|x, y| (size(&y.0).cmp(&size(&x.0))).then_with(|| name(x.1).cmp(name(y.1))));
     let mut t = diff_table(table, tournament);
     t.limit = limit;
-    for (delta, (o, n)) in lines {
+    for (moved, (o, n)) in lines {
         t.push_with(|| {
             vec![
                 json!(name((o, n))),
                 score(o),
                 score(n),
-                change(o, n).unwrap_or_else(|| round2(delta)),
+                moved.map_or(Value::Null, |(d, places)| json_number(d, places)),
                 rank(o),
                 rank(n),
             ]
@@ -608,34 +610,27 @@ fn diff_rows(
 }
 
 /// The new score less the old, exactly, at the larger of their numbers of
-/// decimals (a side missing counts as 0): `0.1667` to `0.1429` moves by
-/// `-0.0238`, and `1.000` to `2.005` by `1.005`. `None` when a score is not
-/// a plain decimal (an exponent: the change is then rounded from floats).
-fn change(o: Option<&Score>, n: Option<&Score>) -> Option<Value> {
-    let exact = |r: Option<&Score>| -> Option<(crate::num::Rational, u32)> {
-        let Some(r) = r else {
-            return Some((crate::num::ratio(0, 1), 0));
-        };
-        let text = match &r.1 {
-            Value::Number(n) => n.to_string(),
-            Value::String(s) => s.clone(),
-            _ => return None,
+/// decimals (a side missing, or without a score, counts as 0): `0.1667` to
+/// `0.1429` moves by `-0.0238`, and `1.000` to `2.005` by `1.005`. `None`
+/// when a score is not a plain decimal (the tables write none such: the
+/// change is then left blank rather than guessed).
+fn change(o: Option<&Score>, n: Option<&Score>) -> Option<Move> {
+    let exact = |r: Option<&Score>| -> Option<Move> {
+        let text = match r.map(|r| &r.1) {
+            None | Some(Value::Null) => return Some((Rational::zero(), 0)),
+            Some(Value::Number(n)) => n.to_string(),
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => return None,
         };
         let places = text.split_once('.').map_or(0, |(_, f)| f.len());
-        Some((
-            crate::num::parse_decimal(&text)?,
-            u32::try_from(places).ok()?,
-        ))
+        Some((parse_decimal(&text)?, u32::try_from(places).ok()?))
     };
     let ((old, p), (new, q)) = (exact(o)?, exact(n)?);
-    let diff = num_traits::CheckedSub::checked_sub(&new, &old)?;
-    Some(crate::num::json_number(diff, p.max(q)))
+    Some((new.checked_sub(&old)?, p.max(q)))
 }
 
-/// A change of scores that are not plain decimals, to two places.
-fn round2(x: f64) -> Value {
-    serde_json::Number::from_f64((x * 100.0).round() / 100.0).map_or(Value::Null, Value::Number)
-}
+/// A change of score: exact, and the decimals it is shown at.
+type Move = (Rational, u32);
 
 fn cell(v: &Value) -> String {
     match v {
@@ -655,7 +650,12 @@ mod tests {
             ("p".to_string(), old, json!(1)),
             ("p".to_string(), new, json!(1)),
         );
-        change(Some(&o), Some(&n)).unwrap()
+        shown(change(Some(&o), Some(&n)))
+    }
+
+    fn shown(m: Option<super::Move>) -> Value {
+        let (d, places) = m.unwrap();
+        crate::num::json_number(d, places)
     }
 
     /// A change is the exact difference at the scores' own decimals: not
@@ -671,8 +671,10 @@ mod tests {
             json!(18446744073709551615.0)
         );
         let new = ("p".to_string(), json!(0.25), json!(1));
-        assert_eq!(change(None, Some(&new)), Some(json!(0.25)));
-        // An exponent is no plain decimal: the caller rounds floats then.
+        assert_eq!(shown(change(None, Some(&new))), json!(0.25));
+        let unscored = ("p".to_string(), Value::Null, json!(1));
+        assert_eq!(shown(change(Some(&unscored), Some(&new))), json!(0.25));
+        // An exponent is no plain decimal: the change is left blank.
         let big = ("p".to_string(), json!(1e300), json!(1));
         assert_eq!(change(Some(&big), Some(&new)), None);
     }

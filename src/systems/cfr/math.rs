@@ -24,7 +24,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{CheckedAdd, CheckedMul, One, Zero};
 
-use crate::num::{round_quotient, round_scaled, Rational};
+use crate::num::{round_half_away, round_quotient, round_scaled, Rational};
 
 /// Points for `place` in `table`: 0 for a dnf or a place past the end of the table.
 pub fn table_points(table: &[i64], place: Option<u32>) -> i128 {
@@ -184,12 +184,12 @@ fn big_units(points: &BigRational, perfect: &BigRational, places: u32) -> i128 {
         return 0;
     }
     let places = places.min(SCORE_PLACES);
-    let scale = BigRational::from_integer(BigInt::from(10).pow(places));
-    let r = (BigRational::from_integer(100.into()) * points / perfect * scale).round();
+    let r = round_scaled(
+        &(BigRational::from_integer(100.into()) * points / perfect),
+        places,
+    );
     let rest = 10i128.pow(SCORE_PLACES - places);
-    narrow_int(r.to_integer())
-        .and_then(|n| n.checked_mul(rest))
-        .unwrap_or(0)
+    narrow_int(r).and_then(|n| n.checked_mul(rest)).unwrap_or(0)
 }
 
 /// A points event's score in [`UNIT`]s: `100 * points / perfect` rounded to
@@ -223,8 +223,9 @@ pub fn ranking_key(units: &[i128], one: Rational, two: Rational, places: u32) ->
         let big = |n: i128| BigRational::from_integer(n.into());
         let sum: BigRational = units.iter().map(|&u| big(u)).sum();
         let factor = big(*factor.numer()) / big(*factor.denom());
-        let r = (sum * factor * big(scale) / (big(n) * big(UNIT))).round();
-        narrow_int(r.to_integer())
+        narrow_int(round_half_away(
+            sum * factor * big(scale) / (big(n) * big(UNIT)),
+        ))
     })
 }
 
@@ -241,9 +242,7 @@ pub fn narrow(r: &BigRational) -> Rational {
     if let (Some(n), Some(d @ ..=NARROW_DENOM)) = exact {
         return Rational::new_raw(n, d);
     }
-    let n = (r * BigRational::from_integer(NARROW_DENOM.into()))
-        .round()
-        .to_integer();
+    let n = round_half_away(r * BigRational::from_integer(NARROW_DENOM.into()));
     Rational::new(narrow_int(n).unwrap_or_default(), NARROW_DENOM)
 }
 
@@ -262,7 +261,7 @@ pub fn tier_place(place: u32, tier: i64, offset: i64) -> u32 {
 /// `r` rounded to `decimals` places, half away from zero, kept as a rational.
 pub fn round_to(r: Rational, decimals: u32) -> Rational {
     let places = decimals.min(18);
-    Rational::new(round_scaled(r, places), 10i128.pow(places))
+    Rational::new(round_scaled(&r, places), 10i128.pow(places))
 }
 
 /// The factor for a driver with `n` counted events: halved with one, less 25%

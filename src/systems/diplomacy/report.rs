@@ -5,8 +5,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use num_integer::Integer;
-use num_traits::{Signed, ToPrimitive};
+use num_traits::ToPrimitive;
 use serde_json::{json, Value};
 
 use super::exact::exact_sum;
@@ -14,23 +13,15 @@ use super::math::{self, Exact, Score};
 use super::order::{Entries, Ranked};
 use super::store::GameView;
 use super::{ranks_for, scores, State, System};
-use crate::num::{decimal_trimmed, json_number, ratio};
+use crate::num::{decimal_trimmed, json_number, ratio, round_scaled};
 use crate::systems::table::{Report, Table};
 use crate::systems::{ranks, Cx, Selector};
 use crate::time;
 
 /// `score` rounded half away from zero to `places` decimals, as an exact rational.
-/// (`numer * 10^places / denom`, divided once: no gcd.)
 fn rounded(score: &Score, places: u32) -> Option<crate::num::Rational> {
-    let scale = 10u64.checked_pow(places)?;
-    let d = score.denom(); // > 0
-    let (q, m) = (score.numer() * scale).div_rem(d);
-    // The remainder has the numerator's sign: at least half of d rounds away.
-    let q = match m.magnitude() * 2u32 >= *d.magnitude() {
-        true => q + m.signum(),
-        false => q,
-    };
-    Some(ratio(q.to_i128()?, scale.into()))
+    let scale = 10i128.checked_pow(places)?;
+    Some(ratio(round_scaled(score, places).to_i128()?, scale))
 }
 
 /// A score as a JSON number: an integer when it is one, else `places` decimals.

@@ -72,7 +72,7 @@ proptest! {
         let (one, two) = (Rational::new(one, 1_000_000), Rational::new(two, 1_000_000));
         let scores: Vec<Rational> = units.iter().map(|&u| from_units(u)).collect();
         let (.., score) = driver_score(&scores, one, two).unwrap();
-        let want = round_scaled(score, places);
+        let want = round_scaled(&score, places);
         prop_assert_eq!(ranking_key(&units, one, two, places), Some(want));
     }
 }
