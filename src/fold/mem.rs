@@ -1,5 +1,5 @@
-//! A [`Source`] of records held in memory: a fold without a ledger (the
-//! unit and property tests fold streams this way). It has no chunk
+//! A [`Source`] of records held in memory, for the unit and property tests:
+//! a fold without a ledger. It has no chunk
 //! summaries, so a fold over it plans first.
 
 use serde_json::Value;
@@ -12,7 +12,7 @@ use crate::time::Micros;
 
 /// Records held in memory.
 #[derive(Debug, Clone, Default)]
-pub struct MemSource {
+pub(crate) struct MemSource {
     pub records: Vec<Record>,
 }
 

@@ -47,6 +47,7 @@
 
 mod checkpoint;
 mod lend;
+#[cfg(test)]
 mod mem;
 mod parallel;
 pub mod stream;
@@ -57,7 +58,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 pub use checkpoint::{LAYOUT, TRACE_ENV};
-pub use mem::MemSource;
+#[cfg(test)]
+pub(crate) use mem::MemSource;
 pub use stream::{Keep, Span};
 
 use crate::error::{Error, Origin, Result};
@@ -616,5 +618,7 @@ fn apply_record(state: &mut State, rec: &Record, cx: &mut Cx) {
     state.apply(rec, cx);
 }
 
+#[cfg(test)]
+mod stored;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@
 //! append's checks: once as new input (refused), once as stored records
 //! (`fresh_from` after them: accepted).
 
-use laurel::fold::{fold, MemSource, Query};
+use crate::fold::{fold, MemSource, Query};
 
 /// The check fold of `text` as an append bringing every record, and as
 /// one bringing none of them.
