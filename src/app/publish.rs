@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::{fold_stamped, folded_only, selectors, QueryArgs};
 use crate::error::{Error, Result};
 use crate::fold::{self, Placed};
-use crate::ledger::{canonical, Ledger};
+use crate::ledger::{canonical, Head, Ledger};
 use crate::output;
 use crate::site::TableView;
 use crate::spill::{self, Spill};
@@ -82,44 +82,11 @@ impl fold::TrailSink for Chosen {
 /// chosen tables and their players, with the export and the head to verify
 /// it by (see [`crate::site`]).
 pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Result<String> {
-    // On every page: printable, as every event string must be.
-    if let Some(c) = opts
-        .title
-        .as_deref()
-        .and_then(crate::events::forbidden_char)
-    {
-        return Err(Error::Usage(format!(
-            "site: --title holds the character U+{:04X}, which is not printable; a title must be",
-            c as u32
-        )));
-    }
+    check_title(opts.title.as_deref())?;
     let tables = chosen_tables(&opts.systems)?;
     let ledger = Ledger::read(path)?;
-    let mut q = args.query()?;
-    // Every player's trail (a page each), spilled to disk by subject as the fold
-    // goes and read back a bucket at a time (bounded memory, see `spill`).
-    q.audit = true;
-    // The trail of one system's tables needs only its projection folded.
-    let namespaces: BTreeSet<&'static str> = tables
-        .iter()
-        .filter_map(|t| systems::namespace_of(t))
-        .collect();
-    if namespaces.len() == 1 {
-        q.only = namespaces.first().copied();
-    }
-    let every = tables.len() == systems::tables().len();
-    let sink = Chosen {
-        spill: Spill::new()?,
-        tables: (!every).then(|| tables.iter().copied().collect()),
-    };
-    let sink = Arc::new(Mutex::new(sink));
-    q.trail = Some(fold::Trail(sink.clone()));
-    let (f, stamp) = fold_stamped(&ledger, args, q)?;
+    let (f, stamp, mut buckets) = trail(&ledger, args, &tables)?;
     let head = ledger.head()?;
-    let sink = Arc::into_inner(sink)
-        .and_then(|m| m.into_inner().ok())
-        .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
-    let mut buckets = sink.spill.finish()?;
     // The trail knows a renamed player by their first name, the tables by
     // their name now: the site, like the tables, gives them their name now.
     // Not where a grudge team bears either name (an append refuses that
@@ -159,7 +126,56 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         })
     };
     let w = crate::site::write_staged(dir, &site, views, &mut groups, &mut export)?;
-    Ok(format!(
+    Ok(wrote(&w, dir, &head))
+}
+
+/// A site's title is on every page: printable, as every event string must be.
+fn check_title(title: Option<&str>) -> Result<()> {
+    match title.and_then(crate::events::forbidden_char) {
+        None => Ok(()),
+        Some(c) => Err(Error::Usage(format!(
+            "site: --title holds the character U+{:04X}, which is not printable; a title must be",
+            c as u32
+        ))),
+    }
+}
+
+/// The audit trail of `tables`' systems at `args`' clocks, spilled to disk
+/// by subject as the fold goes, with the fold and its stamp.
+fn trail(
+    ledger: &Ledger,
+    args: &QueryArgs,
+    tables: &[&'static str],
+) -> Result<(fold::Folded, output::Stamp, spill::Buckets)> {
+    let mut q = args.query()?;
+    // Every player's trail (a page each), spilled to disk by subject as the fold
+    // goes and read back a bucket at a time (bounded memory, see `spill`).
+    q.audit = true;
+    // The trail of one system's tables needs only its projection folded.
+    let namespaces: BTreeSet<&'static str> = tables
+        .iter()
+        .filter_map(|t| systems::namespace_of(t))
+        .collect();
+    if namespaces.len() == 1 {
+        q.only = namespaces.first().copied();
+    }
+    let every = tables.len() == systems::tables().len();
+    let sink = Chosen {
+        spill: Spill::new()?,
+        tables: (!every).then(|| tables.iter().copied().collect()),
+    };
+    let sink = Arc::new(Mutex::new(sink));
+    q.trail = Some(fold::Trail(sink.clone()));
+    let (f, stamp) = fold_stamped(ledger, args, q)?;
+    let sink = Arc::into_inner(sink)
+        .and_then(|m| m.into_inner().ok())
+        .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
+    Ok((f, stamp, sink.spill.finish()?))
+}
+
+/// What `laurel site` says it did.
+fn wrote(w: &crate::site::Written, dir: &Path, head: &Head) -> String {
+    format!(
         "wrote {} page(s) and export.jsonl to {}: {} new or changed, {} unchanged, \
          {} removed\nhead {head}\nopen {}\n",
         w.pages,
@@ -168,7 +184,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         w.pages - w.changed,
         w.removed,
         dir.join("index.html").display()
-    ))
+    )
 }
 
 /// Every bucket of `buckets` to `page`, in order, each read (decompressed and
