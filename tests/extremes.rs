@@ -183,12 +183,10 @@ proptest! {
         let decay = ratio(decay, 1_000_000);
         // Non-increasing tables of 100 places, the win at the top.
         let table: Vec<i64> = (0..100).map(|i| win - win * i / 100).collect();
-        let perfect = cfr::elimination_perfect(&table, &table, decay, heats);
         let run = &places[..places.len().min(heats)];
-        let pts = cfr::elimination_points(&table, &table, decay, run, fin);
-        let units = cfr::elimination_units(&table, &table, decay, run, fin, heats, decimals);
-        let score = cfr::from_units(units);
-        let (p, q) = (cfr::narrow(&pts), cfr::narrow(&perfect));
+        let driver = cfr::Elimination::new((&table, &table), decay, run, fin, heats);
+        let score = cfr::from_units(driver.units(decimals));
+        let (p, q) = driver.shown();
         quick(start)?;
         prop_assert!(score >= ratio(0, 1) && score <= ratio(100, 1), "{score}");
         // Narrowed exactly, or to 18 places where the denominator passes 10^18.

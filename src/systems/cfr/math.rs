@@ -12,19 +12,28 @@
 //! integers, so a ranking adds and compares them without reducing fractions.
 //!
 //! Totality: a decayed heat sum has the denominator `b^(heats - 1)` for a decay
-//! `a / b` (`b` up to 10^6), past `i128` from a handful of heats, so the
-//! elimination sums are taken in `i128` over that denominator while every step
-//! fits and as [`BigRational`]s beyond (an event runs at most
-//! [`MAX_HEATS`](super::events::MAX_HEATS) heats); points scores and the
-//! ranking key likewise fall back to big rationals on any overflow. Points are
-//! within 10^6 a place, tables of at most 100 places, scores at most `100 *
+//! `a / b` (`b` up to 10^6), past `i128` from a handful of heats (an event runs
+//! at most [`MAX_HEATS`](super::events::MAX_HEATS)). Each formula is written
+//! once, generic in its integer ([`Int`]): taken in `i128` with every step
+//! checked, and again in big integers only when a step passes `i128`. Points
+//! are within 10^6 a place, tables of at most 100 places, scores at most `100 *
 //! 10^6` over at most 10^9 (nine decimals).
 
 use num_bigint::BigInt;
-use num_rational::BigRational;
-use num_traits::{CheckedAdd, CheckedMul, One, Zero};
+use num_integer::Integer;
+use num_rational::Ratio;
+use num_traits::{checked_pow, CheckedAdd, CheckedMul, One, Signed, ToPrimitive};
 
-use crate::num::{round_half_away, round_quotient, round_scaled, Rational};
+use crate::num::{round_quotient, round_scaled, Rational};
+
+/// An integer a score is computed in: `i128`, where a step past it is `None`,
+/// or `BigInt`, where no step fails.
+pub trait Int:
+    Clone + Integer + Signed + From<i128> + CheckedAdd + CheckedMul + ToPrimitive
+{
+}
+
+impl<T: Clone + Integer + Signed + From<i128> + CheckedAdd + CheckedMul + ToPrimitive> Int for T {}
 
 /// Points for `place` in `table`: 0 for a dnf or a place past the end of the table.
 pub fn table_points(table: &[i64], place: Option<u32>) -> i128 {
@@ -34,64 +43,113 @@ pub fn table_points(table: &[i64], place: Option<u32>) -> i128 {
         .map_or(0, |&v| i128::from(v))
 }
 
-/// `1, decay, decay², …` exactly: one product a weight.
-pub fn decay_weights(decay: Rational) -> impl Iterator<Item = BigRational> {
-    let d = big(decay);
-    std::iter::successors(Some(BigRational::one()), move |w| Some(w * &d))
-}
-
-/// `r` as a big rational.
-fn big(r: Rational) -> BigRational {
-    BigRational::new_raw(BigInt::from(*r.numer()), BigInt::from(*r.denom()))
-}
-
-/// Heat points of one driver: the best counts in full, the 2nd best times
-/// `decay`, the 3rd times `decay²`, ... Order of `points` does not matter.
-/// Summed as `p1 + decay * (p2 + decay * (p3 + ...))`: one product a heat.
-pub fn decayed_heat_points(points: &[i128], decay: Rational) -> BigRational {
-    let mut sorted = points.to_vec();
-    sorted.sort_unstable_by(|a, b| b.cmp(a));
-    let small = sorted.iter().rev().try_fold(Rational::zero(), |acc, &p| {
-        acc.checked_mul(&decay)?
-            .checked_add(&Rational::from_integer(p))
-    });
-    if let Some(sum) = small {
-        return big(sum);
-    }
-    let d = big(decay);
-    sorted.iter().rev().fold(BigRational::zero(), |acc, &p| {
-        BigRational::from_integer(BigInt::from(p)) + acc * &d
-    })
-}
-
-/// The perfect score of an elimination event that ran `heats` heats: a final
-/// win plus a heat win decayed over every heat (3 heats: 100+50+25+12.5 = 187.5).
-pub fn elimination_perfect(
-    final_points: &[i64],
-    heat_points: &[i64],
+/// One driver at an elimination event, as its score needs them.
+pub struct Elimination {
+    /// The driver's heat points, best first: the best counts in full, the 2nd
+    /// times `decay`, the 3rd times `decay²`, ...
+    mine: Vec<i128>,
+    /// The driver's final points (0 without a final).
+    fin: i128,
+    /// A final win's and a heat win's points: the perfect score is a final
+    /// win plus a heat win decayed over every heat.
+    win: (i128, i128),
     decay: Rational,
+    /// The heats the event ran.
     heats: usize,
-) -> BigRational {
-    let win = table_points(heat_points, Some(1));
-    let heat_part = decayed_heat_points(&vec![win; heats], decay);
-    BigRational::from_integer(table_points(final_points, Some(1)).into()) + heat_part
 }
 
-/// A driver's points at an elimination event: decayed heat points plus the final
-/// (`final_place` is `None` when the driver did not reach the final).
-pub fn elimination_points(
-    final_points: &[i64],
-    heat_points: &[i64],
-    decay: Rational,
-    heat_places: &[Option<u32>],
-    final_place: Option<Option<u32>>,
-) -> BigRational {
-    let heats: Vec<i128> = heat_places
-        .iter()
-        .map(|&p| table_points(heat_points, p))
-        .collect();
-    let fin = final_place.map_or(0, |p| table_points(final_points, p));
-    decayed_heat_points(&heats, decay) + BigRational::from_integer(fin.into())
+impl Elimination {
+    /// A driver's heat places and final place (`None`: no final reached) at
+    /// an event that ran `heats` heats.
+    pub fn new(
+        (final_points, heat_points): (&[i64], &[i64]),
+        decay: Rational,
+        heat_places: &[Option<u32>],
+        final_place: Option<Option<u32>>,
+        heats: usize,
+    ) -> Elimination {
+        let mut mine: Vec<i128> = heat_places
+            .iter()
+            .map(|&p| table_points(heat_points, p))
+            .collect();
+        mine.sort_unstable_by(|a, b| b.cmp(a));
+        Elimination {
+            mine,
+            fin: final_place.map_or(0, |p| table_points(final_points, p)),
+            win: (
+                table_points(final_points, Some(1)),
+                table_points(heat_points, Some(1)),
+            ),
+            decay,
+            heats,
+        }
+    }
+
+    /// The driver's points and the perfect, each times `b^(m - 1)` for the
+    /// decay `a / b` (`m`: the heats run, or the driver's heats if more),
+    /// where both are integers, and that denominator.
+    fn sums<T: Int>(&self) -> Option<(T, T, T)> {
+        let m = self.heats.max(self.mine.len());
+        let (a, b) = (T::from(*self.decay.numer()), T::from(*self.decay.denom()));
+        let whole = checked_pow(b.clone(), m.saturating_sub(1))?;
+        let fin = T::from(self.fin).checked_mul(&whole)?;
+        let points = scaled_heats(&self.mine, &a, &b, m)?.checked_add(&fin)?;
+        let win = T::from(self.win.0).checked_mul(&whole)?;
+        let perfect = scaled_heats(&vec![self.win.1; self.heats], &a, &b, m)?.checked_add(&win)?;
+        Some((points, perfect, whole))
+    }
+
+    /// The score in [`UNIT`]s: `100 * points / perfect` rounded to `places`
+    /// decimals (at most [`SCORE_PLACES`]) as [`round_to`] rounds, exactly; 0
+    /// for a perfect of 0, or a score past `i128`: one integer division.
+    pub fn units(&self, places: u32) -> i128 {
+        fn of<T: Int>(e: &Elimination, places: u32) -> Option<i128> {
+            let (points, perfect, _) = e.sums::<T>()?;
+            units(points, perfect, places)
+        }
+        of::<i128>(self, places)
+            .or_else(|| of::<BigInt>(self, places))
+            .unwrap_or(0)
+    }
+
+    /// The driver's points and the perfect, exact as the audit shows them
+    /// ([`shown`]).
+    pub fn shown(&self) -> (Rational, Rational) {
+        fn of<T: Int>(e: &Elimination) -> Option<(Rational, Rational)> {
+            let (points, perfect, whole) = e.sums::<T>()?;
+            Some((shown(points, whole.clone())?, shown(perfect, whole)?))
+        }
+        of::<i128>(self)
+            .or_else(|| of::<BigInt>(self))
+            .unwrap_or_default()
+    }
+}
+
+/// `Σ points[i] * a^i * b^(m - 1 - i)` for `points` best first (at most `m`
+/// of them): their decayed sum times `b^(m - 1)`.
+fn scaled_heats<T: Int>(points: &[i128], a: &T, b: &T, m: usize) -> Option<T> {
+    let (mut sum, mut weight) = (T::zero(), T::one());
+    for (i, &p) in points.iter().enumerate() {
+        if i > 0 {
+            weight = weight.checked_mul(a)?;
+        }
+        sum = sum
+            .checked_mul(b)?
+            .checked_add(&T::from(p).checked_mul(&weight)?)?;
+    }
+    sum.checked_mul(&checked_pow(b.clone(), m.checked_sub(points.len())?)?)
+}
+
+/// `decay^i` as the audit shows it ([`shown`]): the weight of a driver's
+/// `i + 1`-th best heat.
+pub fn decay_weight(decay: Rational, i: usize) -> Rational {
+    fn of<T: Int>(decay: Rational, i: usize) -> Option<Rational> {
+        let (a, b) = (T::from(*decay.numer()), T::from(*decay.denom()));
+        shown(checked_pow(a, i)?, checked_pow(b, i)?)
+    }
+    of::<i128>(decay, i)
+        .or_else(|| of::<BigInt>(decay, i))
+        .unwrap_or_default()
 }
 
 /// The most decimals an event score is rounded to: the `decimals`
@@ -108,97 +166,25 @@ pub fn from_units(units: i128) -> Rational {
     Rational::new(units, UNIT)
 }
 
-/// An elimination event's score in [`UNIT`]s: `100 * points / perfect`
-/// rounded to `places` decimals (at most [`SCORE_PLACES`]) as [`round_to`]
-/// rounds, exactly; 0 for a perfect of 0. Both sums are taken over the one
-/// denominator `b^(m - 1)` of a decay `a / b` (`m`: the heats run, or the
-/// driver's heats if more), where they are integers, so the score is one
-/// integer division; in `i128` while every step fits (a few heats at a decay
-/// of a few places), else in big rationals.
-pub fn elimination_units(
-    final_points: &[i64],
-    heat_points: &[i64],
-    decay: Rational,
-    heat_places: &[Option<u32>],
-    final_place: Option<Option<u32>>,
-    heats: usize,
-    places: u32,
-) -> i128 {
-    let places = places.min(SCORE_PLACES);
-    let mut pts: Vec<i128> = heat_places
-        .iter()
-        .map(|&p| table_points(heat_points, p))
-        .collect();
-    pts.sort_unstable_by(|a, b| b.cmp(a));
-    let fin = final_place.map_or(0, |p| table_points(final_points, p));
-    let win = (
-        table_points(final_points, Some(1)),
-        table_points(heat_points, Some(1)),
-    );
-    let small = || {
-        let m = heats.max(pts.len());
-        let (a, b) = (*decay.numer(), *decay.denom());
-        let whole = b.checked_pow(u32::try_from(m.saturating_sub(1)).ok()?)?;
-        let points = scaled_heats(&pts, a, b, m)?.checked_add(fin.checked_mul(whole)?)?;
-        let perfect =
-            scaled_heats(&vec![win.1; heats], a, b, m)?.checked_add(win.0.checked_mul(whole)?)?;
-        units(points, perfect, places)
-    };
-    small().unwrap_or_else(|| {
-        let points = elimination_points(final_points, heat_points, decay, heat_places, final_place);
-        let perfect = elimination_perfect(final_points, heat_points, decay, heats);
-        big_units(&points, &perfect, places)
-    })
-}
-
-/// `Σ points[i] * a^i * b^(m - 1 - i)` for `points` best first (at most `m`
-/// of them): their decayed sum times `b^(m - 1)`; `None` past `i128`.
-fn scaled_heats(points: &[i128], a: i128, b: i128, m: usize) -> Option<i128> {
-    let (mut sum, mut weight) = (0i128, 1i128);
-    for (i, &p) in points.iter().enumerate() {
-        if i > 0 {
-            weight = weight.checked_mul(a)?;
-        }
-        sum = sum.checked_mul(b)?.checked_add(p.checked_mul(weight)?)?;
-    }
-    let rest = u32::try_from(m.checked_sub(points.len())?).ok()?;
-    sum.checked_mul(b.checked_pow(rest)?)
-}
-
 /// `100 * points / perfect` rounded to `places` decimals (at most
 /// [`SCORE_PLACES`]), in [`UNIT`]s; 0 for a perfect of 0 or less; `None`
-/// when a product passes `i128`.
-pub fn units(points: i128, perfect: i128, places: u32) -> Option<i128> {
-    if perfect <= 0 {
+/// when a step passes `T`, or the score `i128`.
+fn units<T: Int>(points: T, perfect: T, places: u32) -> Option<i128> {
+    if !perfect.is_positive() {
         return Some(0);
     }
     let places = places.min(SCORE_PLACES);
-    let scaled = points.checked_mul(100)?.checked_mul(10i128.pow(places))?;
-    round_quotient(scaled, perfect).checked_mul(10i128.pow(SCORE_PLACES - places))
-}
-
-/// [`units`] of big rationals (the score is at most 100 for tables that never
-/// rise with place, far inside `i128`; a score past it counts 0).
-fn big_units(points: &BigRational, perfect: &BigRational, places: u32) -> i128 {
-    if *perfect <= BigRational::zero() {
-        return 0;
-    }
-    let places = places.min(SCORE_PLACES);
-    let r = round_scaled(
-        &(BigRational::from_integer(100.into()) * points / perfect),
-        places,
-    );
-    let rest = 10i128.pow(SCORE_PLACES - places);
-    narrow_int(r).and_then(|n| n.checked_mul(rest)).unwrap_or(0)
+    let scaled = points.checked_mul(&T::from(100 * 10i128.pow(places)))?;
+    let score = round_quotient(scaled, perfect).to_i128()?;
+    score.checked_mul(10i128.pow(SCORE_PLACES - places))
 }
 
 /// A points event's score in [`UNIT`]s: `100 * points / perfect` rounded to
 /// `places` decimals (at most [`SCORE_PLACES`]), exactly.
 pub fn points_units(points: i128, perfect: i128, places: u32) -> i128 {
-    units(points, perfect, places).unwrap_or_else(|| {
-        let big = |n: i128| BigRational::from_integer(n.into());
-        big_units(&big(points), &big(perfect), places)
-    })
+    units(points, perfect, places)
+        .or_else(|| units(BigInt::from(points), BigInt::from(perfect), places))
+        .unwrap_or(0)
 }
 
 /// A driver's ranking score times `10^places` (`places` at most 18), from
@@ -207,47 +193,42 @@ pub fn points_units(points: i128, perfect: i128, places: u32) -> i128 {
 /// of [`driver_score`]'s score. One integer division in `i128` while the
 /// products fit, else in big rationals. `None` without any score.
 pub fn ranking_key(units: &[i128], one: Rational, two: Rational, places: u32) -> Option<i128> {
+    fn of<T: Int>(units: &[i128], factor: Rational, places: u32) -> Option<i128> {
+        let sum = (units.iter()).try_fold(T::zero(), |s, &u| s.checked_add(&T::from(u)))?;
+        let scale = T::from(10i128.pow(places.min(18)));
+        let num = sum
+            .checked_mul(&T::from(*factor.numer()))?
+            .checked_mul(&scale)?;
+        let n = T::from(i128::try_from(units.len()).ok()?);
+        let den = n
+            .checked_mul(&T::from(*factor.denom()))?
+            .checked_mul(&T::from(UNIT))?;
+        round_quotient(num, den).to_i128()
+    }
     if units.is_empty() {
         return None;
     }
     let factor = few_events_factor(units.len(), one, two);
-    let scale = 10i128.pow(places.min(18));
-    let n = units.len() as i128;
-    let small = || {
-        let sum = units.iter().try_fold(0i128, |s, &u| s.checked_add(u))?;
-        let num = sum.checked_mul(*factor.numer())?.checked_mul(scale)?;
-        let den = n.checked_mul(*factor.denom())?.checked_mul(UNIT)?;
-        Some(round_quotient(num, den))
-    };
-    small().or_else(|| {
-        let big = |n: i128| BigRational::from_integer(n.into());
-        let sum: BigRational = units.iter().map(|&u| big(u)).sum();
-        let factor = big(*factor.numer()) / big(*factor.denom());
-        narrow_int(round_half_away(
-            sum * factor * big(scale) / (big(n) * big(UNIT)),
-        ))
-    })
+    of::<i128>(units, factor, places).or_else(|| of::<BigInt>(units, factor, places))
 }
 
-/// The largest denominator [`narrow`] keeps: a value over at most 10^18 is
+/// The largest denominator [`shown`] keeps: a value over at most 10^18 is
 /// shown at up to 18 places by [`round_scaled`] without passing `i128`.
 const NARROW_DENOM: i128 = 1_000_000_000_000_000_000;
 
-/// `r` as an `i128` rational for display: exactly when its denominator is at
-/// most 10^18 (always for the tables and decays the ranges admit and a few
-/// heats), else rounded to 18 decimal places (points and perfects are below
-/// 10^9, so that fits).
-pub fn narrow(r: &BigRational) -> Rational {
-    let exact = (narrow_int(r.numer().clone()), narrow_int(r.denom().clone()));
+/// `n / d` (`d > 0`) as the audit shows it, an `i128` rational: exactly when
+/// its denominator in lowest terms is at most 10^18 (always for the tables and
+/// decays the ranges admit and a few heats), else rounded to 18 decimal places
+/// (points and perfects are below 10^9, so that fits). `None` past `T` or `i128`.
+fn shown<T: Int>(n: T, d: T) -> Option<Rational> {
+    let r = Ratio::new(n, d);
+    let exact = (r.numer().to_i128(), r.denom().to_i128());
     if let (Some(n), Some(d @ ..=NARROW_DENOM)) = exact {
-        return Rational::new_raw(n, d);
+        return Some(Rational::new_raw(n, d));
     }
-    let n = round_half_away(r * BigRational::from_integer(NARROW_DENOM.into()));
-    Rational::new(narrow_int(n).unwrap_or_default(), NARROW_DENOM)
-}
-
-fn narrow_int(n: BigInt) -> Option<i128> {
-    i128::try_from(n).ok()
+    let scaled = r.numer().checked_mul(&T::from(NARROW_DENOM))?;
+    let n = round_quotient(scaled, r.denom().clone()).to_i128()?;
+    Some(Rational::new(n, NARROW_DENOM))
 }
 
 /// The place a result in tier `tier` counts as: `place + (tier - 1) * offset`
@@ -295,6 +276,8 @@ mod props;
 
 #[cfg(test)]
 mod tests {
+    use num_traits::Zero;
+
     use super::*;
     use crate::num::{decimal_string, ratio};
 
@@ -305,21 +288,22 @@ mod tests {
         ratio(1, 2)
     }
 
+    fn driver(heats: &[Option<u32>], fin: Option<Option<u32>>, n_heats: usize) -> Elimination {
+        Elimination::new((FINAL, HEAT), half(), heats, fin, n_heats)
+    }
+
     fn score(heats: &[Option<u32>], fin: Option<Option<u32>>, n_heats: usize) -> Rational {
-        from_units(elimination_units(
-            FINAL,
-            HEAT,
-            half(),
-            heats,
-            fin,
-            n_heats,
-            2,
-        ))
+        from_units(driver(heats, fin, n_heats).units(2))
+    }
+
+    /// A driver's points as the audit shows them.
+    fn points(heats: &[Option<u32>], fin: Option<Option<u32>>) -> Rational {
+        driver(heats, fin, heats.len()).shown().0
     }
 
     #[test]
     fn perfect_wbc_score_is_187_5_with_three_heats_and_175_with_two() {
-        let perfect = |n| narrow(&elimination_perfect(FINAL, HEAT, half(), n));
+        let perfect = |n| driver(&[], None, n).shown().1;
         assert_eq!(perfect(3), ratio(375, 2));
         assert_eq!(perfect(2), ratio(175, 1));
     }
@@ -329,50 +313,41 @@ mod tests {
     #[test]
     fn many_heats_at_a_fine_decay_stay_exact_and_bounded() {
         let decay = ratio(999_999, 1_000_000);
-        let perfect = elimination_perfect(FINAL, HEAT, decay, 100);
         let places = vec![Some(1); 100];
-        let pts = elimination_points(FINAL, HEAT, decay, &places, Some(Some(1)));
+        let all = Elimination::new((FINAL, HEAT), decay, &places, Some(Some(1)), 100);
+        assert!(all.sums::<i128>().is_none(), "past i128");
+        let (pts, perfect) = all.shown();
         assert_eq!(pts, perfect);
-        let all = elimination_units(FINAL, HEAT, decay, &places, Some(Some(1)), 100, 9);
-        assert_eq!(from_units(all), ratio(100, 1));
-        let p = narrow(&perfect);
-        assert!(p > ratio(5049, 1) && p < ratio(5100, 1), "{p}");
-        let s = from_units(elimination_units(
-            FINAL,
-            HEAT,
-            decay,
-            &[Some(2)],
-            None,
-            100,
-            2,
-        ));
+        assert_eq!(from_units(all.units(9)), ratio(100, 1));
+        assert!(
+            perfect > ratio(5049, 1) && perfect < ratio(5100, 1),
+            "{perfect}"
+        );
+        let second = Elimination::new((FINAL, HEAT), decay, &[Some(2)], None, 100);
+        let s = from_units(second.units(2));
         assert!(s > Rational::zero() && s < ratio(1, 1), "{s}");
     }
 
     /// Nine heats at a decay of 0.100896: the exact perfect has a denominator
-    /// near 10^36, which fits `i128` but not when shown to 6 places; narrowed
-    /// to 18 places it is shown as the exact value rounds.
+    /// past 10^18; narrowed to 18 places it is shown as the exact value rounds.
     #[test]
     fn a_perfect_with_a_denominator_past_10_18_is_shown_as_it_rounds() {
         let decay = ratio(100_896, 1_000_000);
         let table: Vec<i64> = vec![1; 100];
-        let exact = elimination_perfect(&table, &table, decay, 9);
-        assert!(i128::try_from(exact.denom()).is_ok_and(|d| d > NARROW_DENOM));
-        let p = narrow(&exact);
+        let e = Elimination::new((&table, &table), decay, &[], None, 9);
+        let (_, perfect, whole) = e.sums::<BigInt>().unwrap();
+        let exact = Ratio::new(perfect, whole);
+        assert!(*exact.denom() > BigInt::from(NARROW_DENOM));
+        let p = e.shown().1;
         assert!(*p.denom() <= NARROW_DENOM);
-        let shown = (exact * BigRational::from_integer(1_000_000.into())).round();
-        let want = format!(
-            "{}.{:06}",
-            shown.to_integer() / 1_000_000,
-            shown.to_integer() % 1_000_000
-        );
+        let shown = round_scaled(&exact, 6);
+        let want = format!("{}.{:06}", &shown / 1_000_000, &shown % 1_000_000);
         assert_eq!(decimal_string(p, 6), want);
     }
 
     #[test]
     fn bruce_rae_2012_heat_win_dnf_and_final_win_is_80() {
-        let pts = elimination_points(FINAL, HEAT, half(), &[Some(1), None], Some(Some(1)));
-        assert_eq!(narrow(&pts), ratio(150, 1));
+        assert_eq!(points(&[Some(1), None], Some(Some(1))), ratio(150, 1));
         assert_eq!(score(&[Some(1), None], Some(Some(1)), 3), ratio(80, 1));
     }
 
@@ -383,8 +358,7 @@ mod tests {
 
     #[test]
     fn turyko_suky_pbem_is_40_and_20_as_his_only_event() {
-        let pts = elimination_points(FINAL, HEAT, half(), &[Some(1), Some(7)], Some(Some(5)));
-        assert_eq!(narrow(&pts), ratio(70, 1));
+        assert_eq!(points(&[Some(1), Some(7)], Some(Some(5))), ratio(70, 1));
         let s = score(&[Some(1), Some(7)], Some(Some(5)), 2);
         assert_eq!(s, ratio(40, 1));
         let (_, factor, total) = driver_score(&[s], half(), ratio(3, 4)).unwrap();
@@ -394,9 +368,8 @@ mod tests {
     #[test]
     fn heat_results_decay_best_first_whatever_their_order() {
         // a 3rd (20) and a win (50): 50 + 20/2 = 60; a 4th in a third heat adds 15/4.
-        let heats = |p: &[i128]| narrow(&decayed_heat_points(p, half()));
-        assert_eq!(heats(&[20, 50]), ratio(60, 1));
-        assert_eq!(heats(&[15, 20, 50]), ratio(255, 4));
+        assert_eq!(points(&[Some(3), Some(1)], None), ratio(60, 1));
+        assert_eq!(points(&[Some(4), Some(3), Some(1)], None), ratio(255, 4));
         // a 5th or a dnf scores nothing in a heat; a 7th nothing in a final
         assert_eq!(table_points(HEAT, Some(5)), 0);
         assert_eq!(table_points(HEAT, None), 0);

@@ -145,7 +145,8 @@ fn elimination_entry(t: &Tables, log: &HeatLog, n_heats: usize, formulas: bool) 
     let heat_places: Vec<Option<u32>> = log.heats.iter().map(|&p| p.at()).collect();
     let fin = log.final_.map(Place::at);
     let (fp, hp) = (&t.final_points, &t.heat_points);
-    let units = math::elimination_units(fp, hp, t.decay, &heat_places, fin, n_heats, t.decimals);
+    let e = math::Elimination::new((fp, hp), t.decay, &heat_places, fin, n_heats);
+    let units = e.units(t.decimals);
     let finish = match fin.flatten() {
         Some(place) => Some(Finish {
             stage: Stage::Final,
@@ -157,8 +158,7 @@ fn elimination_entry(t: &Tables, log: &HeatLog, n_heats: usize, formulas: bool) 
         }),
     };
     let detail = formulas.then(|| {
-        let points = math::elimination_points(fp, hp, t.decay, &heat_places, fin);
-        let perfect = math::narrow(&math::elimination_perfect(fp, hp, t.decay, n_heats));
+        let (points, perfect) = e.shown();
         let final_term = log.final_.map_or(String::new(), |p| {
             let pts = math::table_points(fp, p.at());
             format!(" + final {pts} {}", place_text(p))
@@ -169,7 +169,7 @@ fn elimination_entry(t: &Tables, log: &HeatLog, n_heats: usize, formulas: bool) 
             num(perfect),
         );
         Detail {
-            points: math::narrow(&points),
+            points,
             perfect,
             formula,
         }
@@ -190,11 +190,10 @@ fn heat_terms(t: &Tables, places: &[Place]) -> String {
     pts.sort_unstable_by(|a, b| b.cmp(a));
     let terms: Vec<String> = pts
         .iter()
-        .zip(math::decay_weights(t.decay))
         .enumerate()
-        .map(|(i, (p, w))| match i {
+        .map(|(i, p)| match i {
             0 => p.to_string(),
-            _ => format!("{p}*{}", num(math::narrow(&w))),
+            _ => format!("{p}*{}", num(math::decay_weight(t.decay, i))),
         })
         .collect();
     let names: Vec<String> = places.iter().map(|&p| place_text(p)).collect();

@@ -3,7 +3,33 @@
 
 use proptest::prelude::*;
 
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::Zero;
+
 use super::*;
+
+/// A driver's decayed points in plain big rationals, as the rules say it:
+/// the best heat in full, the 2nd times `decay`, the 3rd times `decay²`, ...
+/// and the final on top.
+fn plain_points(
+    table: (&[i64], &[i64]),
+    decay: Rational,
+    heats: &[Option<u32>],
+    fin: Option<Option<u32>>,
+) -> BigRational {
+    let big = |n: i128| BigRational::from_integer(BigInt::from(n));
+    let d = BigRational::new(BigInt::from(*decay.numer()), BigInt::from(*decay.denom()));
+    let mut pts: Vec<i128> = heats.iter().map(|&p| table_points(table.1, p)).collect();
+    pts.sort_unstable_by(|a, b| b.cmp(a));
+    let mut weight = BigRational::one();
+    let mut sum = big(fin.map_or(0, |p| table_points(table.0, p)));
+    for p in pts {
+        sum += big(p) * &weight;
+        weight *= &d;
+    }
+    sum
+}
 
 /// `r` rounded half away from zero to `places` decimals, in [`UNIT`]s.
 fn exact_units(r: &BigRational, places: u32) -> i128 {
@@ -41,9 +67,10 @@ proptest! {
         places in 0u32..=SCORE_PLACES,
     ) {
         let mine = &mine[..mine.len().min(heats)];
-        let got = elimination_units(&fin_table, &heat_table, decay, mine, fin, heats, places);
-        let points = elimination_points(&fin_table, &heat_table, decay, mine, fin);
-        let perfect = elimination_perfect(&fin_table, &heat_table, decay, heats);
+        let tables = (&fin_table[..], &heat_table[..]);
+        let got = Elimination::new(tables, decay, mine, fin, heats).units(places);
+        let points = plain_points(tables, decay, mine, fin);
+        let perfect = plain_points(tables, decay, &vec![Some(1); heats], Some(Some(1)));
         // A perfect of 0 (both wins worth nothing) scores 0.
         let want = match perfect > BigRational::zero() {
             true => exact_units(&(BigRational::from_integer(100.into()) * points / perfect), places),
@@ -84,7 +111,7 @@ fn overflowing_products_fall_back_to_big_rationals() {
     let decay = Rational::new(999_999, 1_000_000);
     let t = [1_000_000; 100];
     let all = vec![Some(1); 100];
-    let got = elimination_units(&t, &t, decay, &all, Some(Some(1)), 100, 9);
+    let got = Elimination::new((&t, &t), decay, &all, Some(Some(1)), 100).units(9);
     assert_eq!(got, 100 * UNIT);
     let half = Rational::new(1, 2);
     let huge = vec![i128::MAX / 2; 4];
