@@ -55,6 +55,26 @@ fn a_power_without_its_player_field_is_read_as_surrendered_when_stored() {
 }
 
 #[test]
+fn a_tournament_differing_from_another_in_case_alone_is_read_as_stored() {
+    let cards = |t: &str| {
+        format!(
+            r#"{{"type":"cards.tournament_created","at":"2010-01-01","tournament":"{t}","point_system":1,"starts":"2010-01-01","ends":"2010-03-31"}}"#
+        )
+    };
+    refused_new_read_stored(
+        &format!("{}\n{}\n", cards("spring"), cards("Spring")),
+        "differs from it in case alone",
+    );
+    let sbr = |t: &str| {
+        format!(r#"{{"type":"sbr.tournament_created","at":"2020-01-01","tournament":"{t}"}}"#)
+    };
+    refused_new_read_stored(
+        &format!("{}\n{}\n", sbr("sbr20"), sbr("SBR20")),
+        "differs from it in case alone",
+    );
+}
+
+#[test]
 fn a_registration_of_a_known_name_is_read_as_stored() {
     let text = format!(
         "{}\n{}\n",

@@ -82,6 +82,7 @@ mod roundtrip;
 pub mod rows;
 pub mod sbr;
 pub mod table;
+pub mod twins;
 
 use crate::events::{self, PayloadInput, Vocabulary};
 use crate::systems::params::{GroupDef, Params};

@@ -90,6 +90,37 @@ fn sbr_state_round_trips_through_bincode() {
     check_round_trip("sbr_", "sbr", |c, s| c.sbr = through_bincode(&s.sbr));
 }
 
+/// The tournament ids by case are derived, never stored: a state read back
+/// from its checkpoint section knows them again, and refuses a new
+/// tournament whose id differs from a known one in case alone.
+#[test]
+fn tournament_ids_by_case_come_back_with_a_checkpoint() {
+    use super::RatingSystem;
+    let twins = [
+        (
+            "cards_",
+            r#"{"type":"cards.tournament_created","at":"2030-01-01","tournament":"Cards-2013-League","point_system":1,"starts":"2030-01-01","ends":"2030-03-31"}"#,
+        ),
+        (
+            "sbr_",
+            r#"{"type":"sbr.tournament_created","at":"2030-01-01","tournament":"MARS-2014"}"#,
+        ),
+    ];
+    for (prefix, line) in twins {
+        let (_, f) = folded(prefix);
+        let mut copy = f.state.clone();
+        let back = |bytes: Result<Vec<u8>, String>| bytes.expect("a section");
+        copy.cards = RatingSystem::restore(&back(f.state.cards.checkpoint())).expect("cards");
+        copy.sbr = RatingSystem::restore(&back(f.state.sbr.checkpoint())).expect("sbr");
+        let rec = &MemSource::from_jsonl(line).expect("parses").records[0];
+        let refused = copy.check(rec, &f.cx).expect_err(prefix);
+        assert!(
+            refused.contains("differs from it in case alone"),
+            "{refused}"
+        );
+    }
+}
+
 /// The mepbm state through its own checkpoint layout (`mepbm/store.rs`).
 fn through_checkpoint(s: &super::mepbm::State) -> super::mepbm::State {
     let bytes = s.checkpoint_bytes();

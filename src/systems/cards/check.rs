@@ -60,18 +60,27 @@ impl fmt::Display for Named<'_> {
 }
 
 impl State {
-    pub(super) fn check_event(&self, at: Micros, ev: &CardsEvent) -> Result<(), String> {
+    /// `ev` at `at`; `new`: the append being checked brings it.
+    pub(super) fn check_event(&self, at: Micros, ev: &CardsEvent, new: bool) -> Result<(), String> {
         match ev {
-            CardsEvent::TournamentCreated(e) => self.check_tournament(e),
+            CardsEvent::TournamentCreated(e) => self.check_tournament(e, new),
             CardsEvent::RoundScheduled(e) => self.check_round(at, e),
             CardsEvent::MatchResult(e) => self.check_result(at, e),
         }
     }
 
-    fn check_tournament(&self, e: &TournamentCreated) -> Result<(), String> {
+    /// A new tournament's id differs from every other in more than case
+    /// (a stored one is read as it was accepted).
+    fn check_tournament(&self, e: &TournamentCreated, new: bool) -> Result<(), String> {
         let t = Named::tournament(&e.tournament.0);
         if self.tournaments.contains_key(&e.tournament.0) {
             return Err(format!("{t} already exists"));
+        }
+        if let Some(twin) = self.twins.twin(&e.tournament.0).filter(|_| new) {
+            return Err(format!(
+                "{t}: tournament {twin:?} differs from it in case alone; ids are exact: \
+                 write {twin:?}, or give the new tournament an id of its own"
+            ));
         }
         if !POINT_SYSTEM.contains(e.point_system) {
             return Err(format!(

@@ -16,7 +16,7 @@ pub const POINT_SYSTEM: Bounds = Bounds::new("point_system", 1, 2);
 
 /// A tournament opens, with its point system and its dates.
 ///
-/// Tournament ids are unique; `ends` is not before `starts`; both lie in the years 0000 to 9999 (UTC).
+/// Tournament ids are unique, and do not differ from another in case alone; `ends` is not before `starts`; both lie in the years 0000 to 9999 (UTC).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TournamentCreated {

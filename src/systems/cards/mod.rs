@@ -78,6 +78,7 @@ use crate::systems::{Event, Record};
 use crate::time::{inclusive_end, Micros};
 
 use super::compact::{self, Interner};
+use super::twins::CaseTwins;
 use super::{Change, Cx, Projection};
 use crate::codec::Reader;
 use points::{Award, Rules};
@@ -93,10 +94,31 @@ const SYSTEM: &str = "cards";
 /// awards (the `matches` table) are varint rows. A result costs about 10 bytes
 /// per player, a scheduled match about 30 bytes plus 4 per seat.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(from = "Stored")]
 pub struct State {
     tournaments: BTreeMap<String, compact::Kept<Tournament>>,
     /// Player, round and match names.
     names: Interner,
+    /// The tournament ids by case (derived, never stored).
+    #[serde(skip)]
+    twins: CaseTwins,
+}
+
+/// [`State`] as its checkpoint stores it: without what is derived.
+#[derive(Deserialize)]
+struct Stored {
+    tournaments: BTreeMap<String, compact::Kept<Tournament>>,
+    names: Interner,
+}
+
+impl From<Stored> for State {
+    fn from(s: Stored) -> State {
+        State {
+            twins: CaseTwins::of(s.tournaments.keys().map(String::as_str)),
+            tournaments: s.tournaments,
+            names: s.names,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -214,9 +236,9 @@ impl AwardRow {
 }
 
 impl Projection for State {
-    fn check(&self, rec: &Record, _cx: &Cx) -> Result<(), String> {
+    fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
         match &rec.event {
-            Event::Cards(ev) => self.check_event(rec.at, ev),
+            Event::Cards(ev) => self.check_event(rec.at, ev, cx.brings(rec.seq)),
             _ => Ok(()),
         }
     }
@@ -254,6 +276,7 @@ impl State {
         if self.tournaments.contains_key(&e.tournament.0) {
             return;
         }
+        self.twins.add(&e.tournament.0);
         self.tournaments.insert(
             e.tournament.0.clone(),
             Tournament {
@@ -312,7 +335,9 @@ impl State {
     /// Fold a result: every player's award, totals and audit line. A result that
     /// does not fit its schedule (impossible after the append checks) is ignored.
     fn result(&mut self, rec: &Record, e: &MatchResult, cx: &mut Cx) {
-        let State { tournaments, names } = self;
+        let State {
+            tournaments, names, ..
+        } = self;
         let players = e.scores.iter().map(|s| s.player.as_str());
         names.prefetch(players.chain([e.round.0.as_str(), e.match_.0.as_str()]));
         let Some(t) = tournaments.get_mut(&e.tournament.0) else {

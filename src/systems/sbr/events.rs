@@ -12,7 +12,7 @@ payload_table! { "sbr", {
 
 /// A Space Base Race tournament opens.
 ///
-/// Tournament ids are unique.
+/// Tournament ids are unique, and do not differ from another in case alone.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TournamentCreated {

@@ -81,6 +81,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::systems::compact;
+use crate::systems::twins::CaseTwins;
 
 use crate::systems::sbr::events::{Color, Event, GamePlayed, Stage};
 use crate::systems::{Event as AnyEvent, Record};
@@ -334,9 +335,30 @@ impl Tournament {
 
 /// The Space Base Race projection: every tournament, by id.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(from = "Stored")]
 pub struct State {
     names: Names,
     tournaments: Tournaments,
+    /// The tournament ids by case (derived, never stored).
+    #[serde(skip)]
+    twins: CaseTwins,
+}
+
+/// [`State`] as its checkpoint stores it: without what is derived.
+#[derive(Deserialize)]
+struct Stored {
+    names: Names,
+    tournaments: Tournaments,
+}
+
+impl From<Stored> for State {
+    fn from(s: Stored) -> State {
+        State {
+            twins: CaseTwins::of(s.tournaments.keys().map(String::as_str)),
+            names: s.names,
+            tournaments: s.tournaments,
+        }
+    }
 }
 
 /// Tournaments by id, each with its checkpoint bytes kept while it does not
@@ -377,13 +399,21 @@ fn seat_score(seat: &crate::systems::sbr::events::Seat, cx: &Cx) -> Option<i64> 
 impl Projection for State {
     fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
         match sbr_event(rec) {
-            Some(Event::TournamentCreated(t)) => match self.tournaments.get(&t.tournament.0) {
-                Some(_) => Err(format!(
-                    "tournament {} is already created (a tournament is created once)",
-                    t.tournament
-                )),
-                None => Ok(()),
-            },
+            Some(Event::TournamentCreated(t)) => {
+                let id = &t.tournament.0;
+                // A stored twin is read as it was accepted.
+                let twin = self.twins.twin(id).filter(|_| cx.brings(rec.seq));
+                match (self.tournaments.get(id), twin) {
+                    (Some(_), _) => Err(format!(
+                        "tournament {id} is already created (a tournament is created once)"
+                    )),
+                    (None, Some(twin)) => Err(format!(
+                        "tournament {id}: tournament {twin} differs from it in case alone; ids \
+                         are exact: write {twin}, or give the new tournament an id of its own"
+                    )),
+                    (None, None) => Ok(()),
+                }
+            }
             Some(Event::GamePlayed(g)) => check::game(
                 self.tournaments
                     .get(&g.tournament.0)
@@ -405,6 +435,7 @@ impl Projection for State {
     fn apply(&mut self, rec: &Record, cx: &mut Cx) {
         match sbr_event(rec) {
             Some(Event::TournamentCreated(t)) => {
+                self.twins.add(&t.tournament.0);
                 self.tournaments
                     .entry(t.tournament.0.clone())
                     .or_insert_with(|| {
