@@ -73,7 +73,8 @@
 //! - [`systems`]: one folder per rating system (below), the registry that lists them
 //!   (the [`systems::RatingSystem`] trait and the `registry!` line that generates
 //!   [`systems::State`], [`systems::Event`] and their dispatch), and what their compact
-//!   states share ([`systems::compact`]: interners, kept bytes), and the tables a system
+//!   states share ([`systems::compact`]: interners, kept bytes; [`systems::twins`]: tournament
+//!   ids by case, derived, never stored), and the tables a system
 //!   fills ([`systems::table`]: a [`systems::table::Table`] of packed rows,
 //!   [`systems::rows`], holding only the rows asked for: [`systems::table::Table::keep`]
 //!   lets a system format no row that `--limit` or `--table` leaves out, and count

@@ -4,9 +4,9 @@
 //! A place is `Some(n)` for a classified finish `n` (1 = win) and `None` for a
 //! dnf. Points tables are indexed by place: `table[0]` is a win. All values are
 //! exact; nothing here rounds except [`round_to`], the event scores
-//! ([`elimination_units`], [`points_units`]) and the ranking key
-//! ([`ranking_key`]) (to the places shown) and [`narrow`] (past a denominator
-//! of 10^18).
+//! ([`Elimination::units`], [`points_units`]) and the ranking key
+//! ([`ranking_key`]) (to the places shown) and what the audit shows
+//! ([`Elimination::shown`], [`decay_weight`]: past a denominator of 10^18).
 //!
 //! Event scores are kept in [`UNIT`]s (10^-9, the finest `decimals` allowed):
 //! integers, so a ranking adds and compares them without reducing fractions.

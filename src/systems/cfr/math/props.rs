@@ -1,4 +1,4 @@
-//! The integer scores ([`elimination_units`], [`points_units`],
+//! The integer scores ([`Elimination::units`], [`points_units`],
 //! [`ranking_key`]) against the same numbers in plain big rationals.
 
 use proptest::prelude::*;
