@@ -4,11 +4,72 @@
 //! tournament whose id is another's but for case is refused; one a ledger
 //! already holds is read as it was accepted.
 //!
-//! The index is derived from the tournaments a state holds: never stored in
-//! a checkpoint, it is rebuilt when a state is read back (each system's
-//! `Stored` form) and grows as tournaments are created.
+//! A state keeps its tournaments in a [`ById`] map, which keeps their ids by
+//! case beside them: derived, never stored (the map serializes as the map
+//! alone, and rebuilds the index when it is read back), and grown by
+//! [`ById::insert`], the one way in.
 
 use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Values by id, with the ids by case ([`CaseTwins`]). Read it as the
+/// `BTreeMap` it derefs to; insert through [`ById::insert`].
+#[derive(Debug, Clone)]
+pub struct ById<T> {
+    map: BTreeMap<String, T>,
+    twins: CaseTwins,
+}
+
+impl<T> Default for ById<T> {
+    fn default() -> Self {
+        ById {
+            map: BTreeMap::new(),
+            twins: CaseTwins::default(),
+        }
+    }
+}
+
+impl<T> std::ops::Deref for ById<T> {
+    type Target = BTreeMap<String, T>;
+    fn deref(&self) -> &Self::Target {
+        &self.map
+    }
+}
+
+impl<T> ById<T> {
+    /// `value` under `id`, kept unless `id` is there already.
+    pub fn insert(&mut self, id: &str, value: impl FnOnce() -> T) {
+        if !self.map.contains_key(id) {
+            self.twins.add(id);
+            self.map.insert(id.to_string(), value());
+        }
+    }
+
+    /// The value under `id`, to change.
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut T> {
+        self.map.get_mut(id)
+    }
+
+    /// The known id that differs from `id` in case alone, if any.
+    pub fn twin(&self, id: &str) -> Option<&str> {
+        self.twins.twin(id)
+    }
+}
+
+impl<T: Serialize> Serialize for ById<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.map.serialize(s)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ById<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = BTreeMap::<String, T>::deserialize(d)?;
+        let twins = CaseTwins::of(map.keys().map(String::as_str));
+        Ok(ById { map, twins })
+    }
+}
 
 /// Known ids by their lowercase form (the first id of each form).
 #[derive(Debug, Clone, Default)]

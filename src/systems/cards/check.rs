@@ -76,7 +76,7 @@ impl State {
         if self.tournaments.contains_key(&e.tournament.0) {
             return Err(format!("{t} already exists"));
         }
-        if let Some(twin) = self.twins.twin(&e.tournament.0).filter(|_| new) {
+        if let Some(twin) = self.tournaments.twin(&e.tournament.0).filter(|_| new) {
             return Err(format!(
                 "{t}: tournament {twin:?} differs from it in case alone; ids are exact: \
                  write {twin:?}, or give the new tournament an id of its own"

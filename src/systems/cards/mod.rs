@@ -78,7 +78,7 @@ use crate::systems::{Event, Record};
 use crate::time::{inclusive_end, Micros};
 
 use super::compact::{self, Interner};
-use super::twins::CaseTwins;
+use super::twins::ById;
 use super::{Change, Cx, Projection};
 use crate::codec::Reader;
 use points::{Award, Rules};
@@ -94,31 +94,10 @@ const SYSTEM: &str = "cards";
 /// awards (the `matches` table) are varint rows. A result costs about 10 bytes
 /// per player, a scheduled match about 30 bytes plus 4 per seat.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(from = "Stored")]
 pub struct State {
-    tournaments: BTreeMap<String, compact::Kept<Tournament>>,
+    tournaments: ById<compact::Kept<Tournament>>,
     /// Player, round and match names.
     names: Interner,
-    /// The tournament ids by case (derived, never stored).
-    #[serde(skip)]
-    twins: CaseTwins,
-}
-
-/// [`State`] as its checkpoint stores it: without what is derived.
-#[derive(Deserialize)]
-struct Stored {
-    tournaments: BTreeMap<String, compact::Kept<Tournament>>,
-    names: Interner,
-}
-
-impl From<Stored> for State {
-    fn from(s: Stored) -> State {
-        State {
-            twins: CaseTwins::of(s.tournaments.keys().map(String::as_str)),
-            tournaments: s.tournaments,
-            names: s.names,
-        }
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -273,12 +252,7 @@ impl State {
     }
 
     fn create(&mut self, e: &TournamentCreated) {
-        if self.tournaments.contains_key(&e.tournament.0) {
-            return;
-        }
-        self.twins.add(&e.tournament.0);
-        self.tournaments.insert(
-            e.tournament.0.clone(),
+        self.tournaments.insert(&e.tournament.0, || {
             Tournament {
                 system: e.point_system,
                 starts: e.starts.0,
@@ -287,14 +261,12 @@ impl State {
                 lines: BTreeMap::new(),
                 awards: Vec::new(),
             }
-            .into(),
-        );
+            .into()
+        });
     }
 
     fn schedule(&mut self, e: &RoundScheduled) {
-        let State {
-            tournaments, names, ..
-        } = self;
+        let State { tournaments, names } = self;
         let Some(t) = tournaments.get_mut(&e.tournament.0) else {
             return;
         };
@@ -335,9 +307,7 @@ impl State {
     /// Fold a result: every player's award, totals and audit line. A result that
     /// does not fit its schedule (impossible after the append checks) is ignored.
     fn result(&mut self, rec: &Record, e: &MatchResult, cx: &mut Cx) {
-        let State {
-            tournaments, names, ..
-        } = self;
+        let State { tournaments, names } = self;
         let players = e.scores.iter().map(|s| s.player.as_str());
         names.prefetch(players.chain([e.round.0.as_str(), e.match_.0.as_str()]));
         let Some(t) = tournaments.get_mut(&e.tournament.0) else {

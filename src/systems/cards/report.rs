@@ -56,7 +56,7 @@ impl State {
             ],
         )
         .keep(sel);
-        for (id, t) in &self.tournaments {
+        for (id, t) in self.tournaments.iter() {
             tab.push_with(|| {
                 let scheduled: usize = t.rounds.values().map(|r| r.matches.len()).sum();
                 let played: usize = t

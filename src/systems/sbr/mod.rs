@@ -76,12 +76,10 @@ mod report;
 mod system;
 mod view;
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::systems::compact;
-use crate::systems::twins::CaseTwins;
+use crate::systems::twins::ById;
 
 use crate::systems::sbr::events::{Color, Event, GamePlayed, Stage};
 use crate::systems::{Event as AnyEvent, Record};
@@ -335,35 +333,14 @@ impl Tournament {
 
 /// The Space Base Race projection: every tournament, by id.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(from = "Stored")]
 pub struct State {
     names: Names,
     tournaments: Tournaments,
-    /// The tournament ids by case (derived, never stored).
-    #[serde(skip)]
-    twins: CaseTwins,
-}
-
-/// [`State`] as its checkpoint stores it: without what is derived.
-#[derive(Deserialize)]
-struct Stored {
-    names: Names,
-    tournaments: Tournaments,
-}
-
-impl From<Stored> for State {
-    fn from(s: Stored) -> State {
-        State {
-            twins: CaseTwins::of(s.tournaments.keys().map(String::as_str)),
-            names: s.names,
-            tournaments: s.tournaments,
-        }
-    }
 }
 
 /// Tournaments by id, each with its checkpoint bytes kept while it does not
 /// change ([`compact::Kept`]).
-pub(crate) type Tournaments = BTreeMap<String, compact::Kept<Tournament>>;
+pub(crate) type Tournaments = ById<compact::Kept<Tournament>>;
 
 impl State {
     /// The checkpoint section: the bincode of the state (as serde writes it),
@@ -402,7 +379,7 @@ impl Projection for State {
             Some(Event::TournamentCreated(t)) => {
                 let id = &t.tournament.0;
                 // A stored twin is read as it was accepted.
-                let twin = self.twins.twin(id).filter(|_| cx.brings(rec.seq));
+                let twin = self.tournaments.twin(id).filter(|_| cx.brings(rec.seq));
                 match (self.tournaments.get(id), twin) {
                     (Some(_), _) => Err(format!(
                         "tournament {id} is already created (a tournament is created once)"
@@ -435,17 +412,14 @@ impl Projection for State {
     fn apply(&mut self, rec: &Record, cx: &mut Cx) {
         match sbr_event(rec) {
             Some(Event::TournamentCreated(t)) => {
-                self.twins.add(&t.tournament.0);
-                self.tournaments
-                    .entry(t.tournament.0.clone())
-                    .or_insert_with(|| {
-                        Tournament {
-                            id: t.tournament.0.clone(),
-                            created: rec.at,
-                            ..Tournament::default()
-                        }
-                        .into()
-                    });
+                self.tournaments.insert(&t.tournament.0, || {
+                    Tournament {
+                        id: t.tournament.0.clone(),
+                        created: rec.at,
+                        ..Tournament::default()
+                    }
+                    .into()
+                });
             }
             Some(Event::GamePlayed(g)) => {
                 if let Some(t) = self.tournaments.get_mut(&g.tournament.0) {
