@@ -360,8 +360,7 @@ pub(super) fn render_table(
     let body = html! {
         h1 { (title) } "\n"
         (pager)
-        @for (i, (t, caption)) in tables.enumerate() {
-            @if i > 0 { h2 { (caption) } "\n" }
+        @for (t, caption) in tables {
             (page_of_table((t, caption), files, first, n))
         }
         (pager)
