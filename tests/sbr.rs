@@ -143,6 +143,39 @@ fn tie_on_score_and_best_game_is_broken_by_seed() {
     }
 }
 
+/// The list's rows name each tournament's champion as every table names a
+/// player and a score (`player`, `score`: the final's winner and their score
+/// in it, the final ranking's first row); none before the final.
+#[test]
+fn the_list_of_tournaments_names_the_champion_as_player_and_score() {
+    let dir = ledger_with(&[MARS]);
+    let list = standings(dir.path(), &["sbr"]);
+    let first = &mars()["rows"][0];
+    let row = &list["rows"][0];
+    assert_eq!(
+        (&row["player"], &row["score"]),
+        (&json!("Rosetta"), &json!(200))
+    );
+    assert_eq!(
+        (&first["player"], &first["score"]),
+        (&row["player"], &row["score"])
+    );
+    let text = common::laurel(dir.path())
+        .args(["standings", "sbr"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let header = text.lines().nth(2).unwrap();
+    assert!(header.ends_with("Matches  First place  Score"), "{header}");
+    let created = r#"{"type":"sbr.tournament_created","at":"2014-10-25","tournament":"t"}"#;
+    let dir = common::ledger_of(created);
+    let row = &standings(dir.path(), &["sbr"])["rows"][0];
+    assert_eq!(
+        (&row["player"], &row["score"]),
+        (&json!(null), &json!(null))
+    );
+}
+
 #[test]
 fn snapshots_of_every_table() {
     let dir = ledger_with(&[MARS]);

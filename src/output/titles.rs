@@ -34,6 +34,7 @@ const BY_TABLE: &[(&str, &str, &str)] = &[
     ("nations", "player", "Nation (scenario)"),
     ("nations", "score", "Par"),
     ("nazgul", "score", "Win %"),
+    ("tournaments", "player", "First place"),
     ("valar", "score", "Rating"),
 ];
 

@@ -66,6 +66,11 @@
 //!   they got (stage, then round), then place in their last match, score in it, best
 //!   game in it and seed rank. `score` is the player's score in their last match (the
 //!   seeding score for a player who only seeded).
+//! - **The list of tournaments** (`standings sbr` without `--tournament`, table
+//!   `tournaments`): `player` and `score` are the champion (shown as "First
+//!   place") and their score in the final, named as every table's player and
+//!   score are; none before the final is played. No `rank`: tournaments are
+//!   listed by id, not ranked.
 
 mod check;
 pub mod events;
