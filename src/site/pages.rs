@@ -157,8 +157,8 @@ fn html_table((t, caption): (&Table, &str), rows: Range<usize>, files: &Files) -
                 "\n"
                 @for i in rows.clone() {
                     tr;
-                    @for (col, v) in t.columns.iter().zip(t.rows.cells(i)) {
-                        @let text = v.text();
+                    @for (j, (col, v)) in t.columns.iter().zip(t.rows.cells(i)).enumerate() {
+                        @let text = v.text_at(t.places_at(j));
                         @match (col == "player").then(|| files.player(&text)).flatten() {
                             Some(f) => { td; a href=(f) { (text) } }
                             None => { td class=[v.is_number().then_some("n")]; (text) }
