@@ -19,6 +19,7 @@ const BY_KEY: &[(&str, &str)] = &[
     ("delta", "Change"),
     ("doc", "Meaning"),
     ("param", "Parameter"),
+    ("seed", "Seeding rank"),
     ("seq", "Record"),
     ("total_vp", "Total VP"),
 ];

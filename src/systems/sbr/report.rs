@@ -281,7 +281,13 @@ fn bracket_seeds_table(v: &View) -> Table {
 
 fn match_table(v: &View, m: &Match, is_final: bool, cx: &Cx) -> Table {
     let games = cx.params.get::<Sbr>().games_per_match;
-    let mut columns: Vec<String> = ["rank", "player", "score", "best_game", "seed"]
+    // The seed that breaks ties in the match: the seeding rank in a group,
+    // the bracket seed in the bracket (see the module docs).
+    let seed = match m.stage {
+        Stage::Bracket => "bracket_seed",
+        _ => "seed",
+    };
+    let mut columns: Vec<String> = ["rank", "player", "score", "best_game", seed]
         .map(String::from)
         .to_vec();
     columns.extend((1..=games).map(|g| format!("game_{g}")));
