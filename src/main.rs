@@ -32,7 +32,7 @@ struct Clocks {
     /// Fold only events that happened by then: YYYY-MM-DD (end of that day, UTC) or RFC 3339.
     #[arg(long)]
     as_of: Option<String>,
-    /// Fold only records the ledger held then: a seq, or a date/time compared with recorded_at.
+    /// Fold only records the ledger held then: a seq (up to the head's), or a date/time compared with recorded_at.
     #[arg(long)]
     known_at: Option<String>,
 }

@@ -193,6 +193,9 @@ fn as_of_shows_the_league_after_round_one() {
     assert_eq!(v["tables"]["matches"].as_array().unwrap().len(), 9);
 }
 
+/// The list's rows name each tournament's first place as every table names
+/// a player and a score (`player`, `score`: the first row of its standings,
+/// points as score); the text shows them under "First place" and "Score".
 #[test]
 fn standings_without_a_tournament_list_the_tournaments() {
     let dir = ledger_with(&["cards_league.jsonl", "cards_masters.jsonl"]);
@@ -204,8 +207,32 @@ fn standings_without_a_tournament_list_the_tournaments() {
     assert_eq!(rows[1]["point_system"], json!(2));
     assert_eq!(rows[1]["matches"], json!(16));
     assert_eq!(rows[1]["results"], json!(15));
-    assert_eq!(rows[1]["leader"], json!("Ana"));
-    assert_eq!(rows[1]["leader_points"], json!(223));
+    let first = &tournament_standings(dir.path(), MASTERS)["rows"][0];
+    assert_eq!(
+        (&rows[1]["player"], &rows[1]["score"]),
+        (&json!("Ana"), &json!(223))
+    );
+    assert_eq!(
+        (&first["player"], &first["score"]),
+        (&json!("Ana"), &json!(223))
+    );
+    let text = laurel(dir.path())
+        .args(["standings", "cards"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let header = text.lines().nth(2).unwrap();
+    assert!(header.ends_with("Players  First place  Score"), "{header}");
+    let empty = empty_ledger();
+    common::append_ok(
+        empty.path(),
+        r#"{"type":"cards.tournament_created","at":"2013-01-01","tournament":"t","point_system":1,"starts":"2013-01-01","ends":"2013-12-31"}"#,
+    );
+    let none = &standings(empty.path(), &["cards"])["rows"][0];
+    assert_eq!(
+        (&none["player"], &none["score"]),
+        (&json!(null), &json!(null))
+    );
 }
 
 #[test]

@@ -137,18 +137,7 @@ fn verify_refuses_a_checkpoint_that_does_not_hold_the_fold_of_its_records() {
 fn assert_same_known_at(dir: &Path, when: &str) -> usize {
     let last = head(dir).0;
     let mut resumed = 0;
-    for k in [
-        1,
-        700,
-        1024,
-        1025,
-        2048,
-        2049,
-        2900,
-        3001,
-        last - 1,
-        last + 5,
-    ] {
+    for k in [1, 700, 1024, 1025, 2048, 2049, 2900, 3001, last - 1, last] {
         for (t, _) in laurel::systems::tables() {
             let k = k.to_string();
             let args = ["standings", t, "--known-at", &k, "--format", "json"];

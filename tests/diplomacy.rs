@@ -658,9 +658,12 @@ fn history_shows_each_game_with_its_formula() {
     let tie = &f["rows"][1];
     assert_eq!(
         tie["formula"],
-        "+0.2 = (5 + 3) / 2 / 20 [game diplomacy-2024-r2, France: ranks 2-3 of 7, 7 centers]"
+        "+0.2000 = (5 + 3) / 2 / 20 [game diplomacy-2024-r2, France: ranks 2-3 of 7, 7 centers]"
     );
-    assert_eq!((&tie["old"], &tie["new"]), (&json!("0.05"), &json!("0.25")));
+    assert_eq!(
+        (&tie["old"], &tie["new"]),
+        (&json!("0.0500"), &json!("0.2500"))
+    );
 }
 
 #[test]

@@ -154,7 +154,7 @@ fn a_partial_draw_shares_dss_among_the_draw_only() {
     );
     assert_eq!(
         h["rows"][0]["formula"],
-        "+0 = 0 (left out of the 3-way draw) [tournament spring-cup, round 1, board A, \
+        "+0.0000 = 0 (left out of the 3-way draw) [tournament spring-cup, round 1, board A, \
          game cup-r1, Germany: rank 4 of 7, 5 centers]"
     );
 }
@@ -349,7 +349,7 @@ fn a_concession_is_scored_as_a_solo() {
     );
     assert_eq!(
         h["rows"][0]["formula"],
-        "+0 = 0 (conceded to France) [game conceded, England: rank 2 of 7, 6 centers]"
+        "+0.0000 = 0 (conceded to France) [game conceded, England: rank 2 of 7, 6 centers]"
     );
 }
 

@@ -357,3 +357,92 @@ fn the_largest_board_renders_every_table_and_a_larger_one_is_refused() {
     let took = start.elapsed();
     assert!(took.as_secs() < 10, "{took:?}");
 }
+
+/// `laurel ARGS --format csv` of `dir`: the values of `column` in every row,
+/// the numbers inside a `per_game` cell (`g1: 0.1000; g2: 1.0000`) each on
+/// its own.
+fn csv_values(dir: &std::path::Path, args: &[&str], column: &str) -> Vec<String> {
+    let out = common::laurel(dir)
+        .args(args)
+        .args(["--format", "csv", "--limit", "all"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut r = csv::Reader::from_reader(&out.stdout[..]);
+    let i = r
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == column)
+        .unwrap();
+    let cells: Vec<String> = r.records().map(|rec| rec.unwrap()[i].to_string()).collect();
+    let numbers = |c: &String| -> Vec<String> {
+        c.split("; ")
+            .map(|s| s.rsplit(": ").next().unwrap().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    };
+    cells.iter().flat_map(numbers).collect()
+}
+
+/// Has every value exactly `places` decimals?
+fn all_with(values: &[String], places: usize) -> bool {
+    !values.is_empty()
+        && values.iter().all(|v| match v.split_once('.') {
+            None => places == 0 && v.parse::<i64>().is_ok(),
+            Some((int, frac)) => {
+                int.parse::<i64>().is_ok()
+                    && frac.len() == places
+                    && frac.bytes().all(|b| b.is_ascii_digit())
+            }
+        })
+}
+
+/// A table's scores read alike: Fibonacci, DSS and SoS with 4 decimals
+/// (1.3 was `1.30` beside `1.0071`, a solo's 1 was `1`), in the ranking, its
+/// per-game scores, the games table and `history`; Carnage whole, or every
+/// score with 2 decimals in a table where a tie split a point.
+#[test]
+fn every_score_of_a_table_shows_one_number_of_decimals() {
+    let dir = ledger_with(&[
+        "diplomacy_draws.jsonl",
+        "diplomacy_small_boards.jsonl",
+        "diplomacy_solo_surrender.jsonl",
+    ]);
+    let d = dir.path();
+    for t in ["fibonacci", "dss", "sos"] {
+        for column in ["score", "per_game"] {
+            let v = csv_values(d, &["standings", t], column);
+            assert!(all_with(&v, 4), "{t} {column}: {v:?}");
+        }
+        let v = csv_values(d, &["standings", t, "--table", "games"], "score");
+        assert!(all_with(&v, 4), "{t} games: {v:?}");
+    }
+    let history = ["history", "Priya Raman", "--system", "fibonacci"];
+    let mut v = csv_values(d, &history, "new");
+    v.extend(csv_values(d, &history, "old"));
+    assert!(all_with(&v, 4), "history: {v:?}");
+    let v = csv_values(d, &["standings", "carnage"], "score");
+    assert!(all_with(&v, 0), "carnage: {v:?}");
+
+    let boards = dipvis_boards();
+    let rules = boards.path().join("centre.json");
+    let centre = json!({"carnage": {"rank_points": 1001, "centre_points": 500}});
+    std::fs::write(&rules, centre.to_string()).unwrap();
+    let r = rules.to_str().unwrap();
+    for (args, column) in [
+        (vec!["standings", "carnage", "--rules", r], "score"),
+        (vec!["standings", "carnage", "--rules", r], "per_game"),
+        (
+            vec!["standings", "carnage", "--rules", r, "--table", "games"],
+            "score",
+        ),
+    ] {
+        let v = csv_values(boards.path(), &args, column);
+        assert!(all_with(&v, 2), "{args:?} {column}: {v:?}");
+    }
+}

@@ -494,6 +494,7 @@ proptest! {
     ) {
         let dir = appended(&parts(&events, &cuts)).expect("a valid stream appends");
         let k = known % (events.len() + 2);
+        let past = k as u64 > common::head(dir.path()).0;
         // The ledger of the records up to K, in one append; a prefix that
         // would not be accepted alone is not compared with.
         let upto = events[..k.min(events.len())].to_vec();
@@ -512,7 +513,11 @@ proptest! {
             let known: Vec<&str> = args.iter().copied().chain(["--known-at", k.as_str()]).collect();
             let fast = outcome(dir.path(), &known, false);
             prop_assert_eq!(&fast, &outcome(dir.path(), &known, true), "{:?}", known);
-            if let Some(cut) = &cut_ledger {
+            if past {
+                // A seq past the head is no state the ledger was in: refused.
+                prop_assert_eq!(fast.0, Some(2), "{:?}", known);
+                prop_assert!(fast.1.contains("the ledger's last record is seq"), "{}", fast.1);
+            } else if let Some(cut) = &cut_ledger {
                 prop_assert_eq!(&fast, &outcome(cut.path(), &args, false), "{:?} of the cut ledger", args);
             }
         }

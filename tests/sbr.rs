@@ -143,6 +143,92 @@ fn tie_on_score_and_best_game_is_broken_by_seed() {
     }
 }
 
+/// A bracket match's tie-break seed is the bracket seed, a column of its
+/// own (`bracket_seed`, "Bracket seed"); `seed` ("Seeding rank") is the
+/// seeding rank wherever it is shown: Rosetta is seeding rank 5 and bracket
+/// seed 2, and both used to read "Seed".
+#[test]
+fn the_bracket_seed_and_the_seeding_rank_are_two_columns() {
+    let v = mars();
+    let rosetta = |rows: &Value| -> Value {
+        let rows = rows.as_array().unwrap();
+        rows.iter()
+            .find(|r| r["player"] == "Rosetta")
+            .unwrap()
+            .clone()
+    };
+    let fin = rosetta(&v["tables"]["match_final"]);
+    assert_eq!((&fin["bracket_seed"], fin.get("seed")), (&json!(2), None));
+    assert_eq!(rosetta(&v["rows"])["seed"], json!(5));
+    assert_eq!(rosetta(&v["tables"]["match_D"])["seed"], json!(5));
+    assert_eq!(rosetta(&v["tables"]["bracket_seeding"])["seed"], json!(5));
+    assert!(rosetta(&v["tables"]["match_D"])
+        .get("bracket_seed")
+        .is_none());
+    let dir = ledger_with(&[MARS]);
+    let text = |table: &str| {
+        let out = common::laurel(dir.path())
+            .args([
+                "standings",
+                "sbr",
+                "--tournament",
+                "mars-2014",
+                "--table",
+                table,
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines().nth(2).unwrap().to_string()
+    };
+    assert!(
+        text("match_final").contains("  Bracket seed  "),
+        "{}",
+        text("match_final")
+    );
+    assert!(!text("match_final").contains("Seeding rank"));
+    for table in ["sbr", "match_D", "bracket_seeding"] {
+        assert!(
+            text(table).contains("Seeding rank"),
+            "{table}: {}",
+            text(table)
+        );
+    }
+}
+
+/// The list's rows name each tournament's champion as every table names a
+/// player and a score (`player`, `score`: the final's winner and their score
+/// in it, the final ranking's first row); none before the final.
+#[test]
+fn the_list_of_tournaments_names_the_champion_as_player_and_score() {
+    let dir = ledger_with(&[MARS]);
+    let list = standings(dir.path(), &["sbr"]);
+    let first = &mars()["rows"][0];
+    let row = &list["rows"][0];
+    assert_eq!(
+        (&row["player"], &row["score"]),
+        (&json!("Rosetta"), &json!(200))
+    );
+    assert_eq!(
+        (&first["player"], &first["score"]),
+        (&row["player"], &row["score"])
+    );
+    let text = common::laurel(dir.path())
+        .args(["standings", "sbr"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let header = text.lines().nth(2).unwrap();
+    assert!(header.ends_with("Matches  First place  Score"), "{header}");
+    let created = r#"{"type":"sbr.tournament_created","at":"2014-10-25","tournament":"t"}"#;
+    let dir = common::ledger_of(created);
+    let row = &standings(dir.path(), &["sbr"])["rows"][0];
+    assert_eq!(
+        (&row["player"], &row["score"]),
+        (&json!(null), &json!(null))
+    );
+}
+
 #[test]
 fn snapshots_of_every_table() {
     let dir = ledger_with(&[MARS]);

@@ -444,6 +444,30 @@ fn titles_are_readable_and_the_index_shows_the_last_update_and_head() {
     assert!(index.contains(&format!("id=\"head-hash\">{hash}</code>")));
 }
 
+/// A table page titles each table once, by its caption: the CFR page's
+/// event scores and series tables are not headed by their caption again.
+#[test]
+fn each_table_is_titled_once_by_its_caption() {
+    let ledger = common::bundled();
+    let out = tempfile::tempdir().unwrap();
+    site(ledger.path(), out.path(), &[]);
+    let mut captions = 0;
+    for (name, html) in html_files(out.path()) {
+        for (caption, _, _) in tables_of(&html) {
+            captions += 1;
+            let shown = format!(">{caption}<");
+            assert_eq!(html.matches(&shown).count(), 1, "{name}: {caption}");
+        }
+    }
+    let cfr = std::fs::read_to_string(out.path().join("table-cfr.html")).unwrap();
+    assert_eq!(
+        tables_of(&cfr).len(),
+        3,
+        "the ranking, event scores, series"
+    );
+    assert!(captions > 20, "{captions}");
+}
+
 /// With `--known-at`, the last update is the `recorded_at` of the last record
 /// the tables include, not the head's.
 #[test]

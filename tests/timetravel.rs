@@ -80,6 +80,52 @@ fn known_at_a_time_uses_recorded_at() {
     assert_eq!(v["known_at"], json!(4));
 }
 
+#[test]
+fn known_at_past_the_head_is_refused_naming_the_head_by_every_command() {
+    let dir = ledger_with(&LATE);
+    let rules = dir.path().join("r.json");
+    std::fs::write(&rules, r#"{"valar": {"base": 50}}"#).unwrap();
+    let r = rules.to_str().unwrap();
+    let site = dir.path().join("site");
+    let s = site.to_str().unwrap();
+    let commands: [&[&str]; 7] = [
+        &["standings", "valar"],
+        &["history", "Petra Lind"],
+        &["players"],
+        &["rules"],
+        &["replay", "--rules", r],
+        &["replay", "--rules", r, "--diff", "--system", "valar"],
+        &["site", s],
+    ];
+    for args in commands {
+        let out = laurel(dir.path())
+            .args(args)
+            .args(["--known-at", "999999999"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("--known-at 999999999: the ledger's last record is seq 4"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    assert!(!site.exists(), "nothing written");
+    // The head itself is a state the ledger was in.
+    assert_eq!(
+        standings(dir.path(), &["valar", "--known-at", "4"])["known_at"],
+        json!(4)
+    );
+    let empty = common::empty_ledger();
+    let out = laurel(empty.path())
+        .args(["standings", "valar", "--known-at", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--known-at 1: the ledger holds no record yet"));
+}
+
 /// The events of `files` without the records whose id is in `drop`, as JSON Lines.
 fn stream_without(files: &[&str], drop: &[&str]) -> String {
     let mut out = String::new();

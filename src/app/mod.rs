@@ -13,6 +13,16 @@
 //! [`replay`](mod@replay) the what-if replay and its diff, [`demo`](mod@demo) the
 //! demo's tour, and [`publish`] what makes output beyond one table (site, gen,
 //! bench).
+//!
+//! Clocks: a `--known-at` seq past the ledger's head (`--known-at 9999` of a
+//! ledger whose last record is 42) is refused, exit 2, naming the head's
+//! seq, by every command that folds (standings, history, players, rules,
+//! replay, site): it names a state the ledger never was in, and answering
+//! with the head, whose seq the answer's stamp would show, reads as if it
+//! had been. A known-at *time* after the last append is taken as asked: the
+//! ledger known at any moment since its last record is all of it (the
+//! stamp's `known_at` names that record), as an `--as-of` after the last
+//! event is the world as it stands.
 
 mod check;
 mod corrections;
@@ -52,7 +62,7 @@ use crate::time;
 pub struct QueryArgs {
     /// `--as-of DATE|TIME`: a plain date means the end of that day (UTC).
     pub as_of: Option<String>,
-    /// `--known-at SEQ|TIME`.
+    /// `--known-at SEQ|TIME` (a seq past the head is refused: see the module docs).
     pub known_at: Option<String>,
     /// `--rules FILE` (standings, replay): pinned parameters.
     pub rules: Option<PathBuf>,
@@ -335,7 +345,7 @@ fn folded_only(
 }
 
 fn fold_stamped(ledger: &Ledger, args: &QueryArgs, q: Query) -> Result<(fold::Folded, Stamp)> {
-    let f = ledger.fold(&q)?;
+    let f = fold_known(ledger, &q)?;
     let hash = ledger.hash_at(f.known_at)?;
     let stamp = Stamp {
         as_of: args.as_of.clone(),
@@ -343,6 +353,20 @@ fn fold_stamped(ledger: &Ledger, args: &QueryArgs, q: Query) -> Result<(fold::Fo
         head: canonical::hex(&hash),
     };
     Ok((f, stamp))
+}
+
+/// `ledger`'s fold of `q`, whose known-at seq, if one is given, is not past
+/// the ledger's head (see the module docs).
+fn fold_known(ledger: &Ledger, q: &Query) -> Result<fold::Folded> {
+    let last = ledger.head()?.seq;
+    let holds = |n| match last {
+        0 => format!("--known-at {n}: the ledger holds no record yet"),
+        _ => format!("--known-at {n}: the ledger's last record is seq {last}"),
+    };
+    match q.known_at {
+        Some(KnownAt::Seq(n)) if n > last => Err(Error::Usage(holds(n))),
+        _ => ledger.fold(q),
+    }
 }
 
 /// Print one report as `print` asks: narrowed and cut ([`Print::shape`]), a

@@ -73,11 +73,12 @@ pub fn printable<'s>(s: &'s str, keep: &[char]) -> std::borrow::Cow<'s, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// The text of a cell (see [`Cell::write_text`]) in `buf`, replacing its
-/// content, [`printable`].
-fn cell_text<'b>(c: &Cell, buf: &'b mut Vec<u8>) -> &'b str {
+/// The text of a cell (see [`Cell::write_text_at`]: with its column's
+/// `places`, if the table fixes them) in `buf`, replacing its content,
+/// [`printable`].
+fn cell_text<'b>(c: &Cell, places: Option<u32>, buf: &'b mut Vec<u8>) -> &'b str {
     buf.clear();
-    c.write_text(buf);
+    c.write_text_at(buf, places);
     // Strings are UTF-8 and JSON is written as UTF-8.
     let text = std::str::from_utf8(buf).unwrap_or_default();
     if let std::borrow::Cow::Owned(safe) = printable(text, &[]) {
@@ -92,10 +93,10 @@ fn text_widths(t: &Table) -> Vec<usize> {
     let mut widths: Vec<usize> = titles.map(|c| c.chars().count()).collect();
     let mut buf = Vec::new();
     for row in t.rows.iter_cells() {
-        for (w, c) in widths.iter_mut().zip(row) {
+        for (i, (w, c)) in widths.iter_mut().zip(row).enumerate() {
             let n = match c {
                 Cell::Str(s) => printable(s, &[]).chars().count(),
-                other => cell_text(&other, &mut buf).chars().count(),
+                other => cell_text(&other, t.places_at(i), &mut buf).chars().count(),
             };
             *w = (*w).max(n);
         }
@@ -146,7 +147,7 @@ pub fn write_text(t: &Table, w: &mut dyn Write) -> io::Result<()> {
             if n == texts.len() {
                 texts.push((Vec::new(), false));
             }
-            cell_text(&c, &mut texts[n].0);
+            cell_text(&c, t.places_at(n), &mut texts[n].0);
             texts[n].1 = c.is_number();
             n += 1;
         }

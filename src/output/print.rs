@@ -148,7 +148,7 @@ pub fn write_csv(t: &Table, w: &mut dyn Write) -> io::Result<()> {
                 fields.push(Vec::new());
             }
             // The buffer holds the cell's text afterwards.
-            cell_text(&c, &mut fields[n]);
+            cell_text(&c, t.places_at(n), &mut fields[n]);
             let text = !matches!(c, Cell::UInt(_) | Cell::Neg(_) | Cell::Float(_));
             let formula = fields[n].first().is_some_and(|b| FORMULA_START.contains(b));
             if text && formula && !plain_number(&fields[n]) {

@@ -19,6 +19,7 @@ const BY_KEY: &[(&str, &str)] = &[
     ("delta", "Change"),
     ("doc", "Meaning"),
     ("param", "Parameter"),
+    ("seed", "Seeding rank"),
     ("seq", "Record"),
     ("total_vp", "Total VP"),
 ];
@@ -34,6 +35,7 @@ const BY_TABLE: &[(&str, &str, &str)] = &[
     ("nations", "player", "Nation (scenario)"),
     ("nations", "score", "Par"),
     ("nazgul", "score", "Win %"),
+    ("tournaments", "player", "First place"),
     ("valar", "score", "Rating"),
 ];
 

@@ -15,6 +15,9 @@
 //! last update: they change with every record appended, and a page whose
 //! content an append leaves alone keeps its bytes (see "Rebuilding" below).
 //! Tables show their columns' readable titles ([`crate::output::title`]).
+//! A table's title is its `<caption>`, once: the page's `<h1>` names the
+//! report, and no heading repeats a caption (a screen reader would read the
+//! title twice, and it showed twice), as text output prints each title once.
 //!
 //! - `index.html`: the title, the last update (see [`Site::updated`]), the
 //!   ledger head (seq and hash) that `export.jsonl` ends at, the clocks and the

@@ -148,8 +148,7 @@ impl Outline {
         let col = |name: &str| main.columns.iter().rposition(|c| c == name);
         let (player, rank, score) = (col("player"), col("rank"), col("score"));
         let text = |row: &[Cell], i: Option<usize>| {
-            i.and_then(|i| row.get(i))
-                .map(Cell::text)
+            i.and_then(|i| Some(row.get(i)?.text_at(main.places_at(i))))
                 .unwrap_or_default()
         };
         for (i, row) in main.rows.iter_cells().enumerate() {

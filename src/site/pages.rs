@@ -157,8 +157,8 @@ fn html_table((t, caption): (&Table, &str), rows: Range<usize>, files: &Files) -
                 "\n"
                 @for i in rows.clone() {
                     tr;
-                    @for (col, v) in t.columns.iter().zip(t.rows.cells(i)) {
-                        @let text = v.text();
+                    @for (j, (col, v)) in t.columns.iter().zip(t.rows.cells(i)).enumerate() {
+                        @let text = v.text_at(t.places_at(j));
                         @match (col == "player").then(|| files.player(&text)).flatten() {
                             Some(f) => { td; a href=(f) { (text) } }
                             None => { td class=[v.is_number().then_some("n")]; (text) }
@@ -360,8 +360,7 @@ pub(super) fn render_table(
     let body = html! {
         h1 { (title) } "\n"
         (pager)
-        @for (i, (t, caption)) in tables.enumerate() {
-            @if i > 0 { h2 { (caption) } "\n" }
+        @for (t, caption) in tables {
             (page_of_table((t, caption), files, first, n))
         }
         (pager)

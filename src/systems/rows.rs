@@ -118,32 +118,60 @@ impl<'a> Cell<'a> {
     /// `{"game": "g1", "score": 0.1}`) as its values' texts in key order joined
     /// by `": "` (`g1: 0.10`).
     pub fn write_text(&self, out: &mut Vec<u8>) {
+        self.write_text_at(out, None);
+    }
+
+    /// [`Cell::write_text`], every number (in arrays and objects too) with
+    /// exactly `places` decimals when given, rounded half away from zero
+    /// ([`crate::num::decimal_string`]) from the decimal JSON writes: `1`,
+    /// `0.1` and `1.0071` at 4 places are `1.0000`, `0.1000`, `1.0071`.
+    pub fn write_text_at(&self, out: &mut Vec<u8>, places: Option<u32>) {
         let joined = |out: &mut Vec<u8>, cells: &mut dyn Iterator<Item = Cell>, sep: &[u8]| {
             for (i, c) in cells.enumerate() {
                 if i > 0 {
                     out.extend_from_slice(sep);
                 }
-                c.write_text(out);
+                c.write_text_at(out, places);
             }
         };
-        match self {
-            Cell::Null => {}
-            Cell::Str(s) => out.extend_from_slice(s.as_bytes()),
-            Cell::Array(items) => joined(out, &mut items.clone(), b"; "),
-            Cell::Object(_) => joined(out, &mut self.entries().map(|(_, v)| v), b": "),
-            Cell::Float(x) => write_decimal(out, *x),
+        match (self, places) {
+            (Cell::Null, _) => {}
+            (Cell::Str(s), _) => out.extend_from_slice(s.as_bytes()),
+            (Cell::Array(items), _) => joined(out, &mut items.clone(), b"; "),
+            (Cell::Object(_), _) => joined(out, &mut self.entries().map(|(_, v)| v), b": "),
+            (number, Some(places)) if number.is_number() && write_fixed(out, number, places) => {}
+            (Cell::Float(x), _) => write_decimal(out, *x),
             // Serializing a scalar into a Vec cannot fail.
-            other => serde_json::to_writer(out, other).unwrap_or_default(),
+            (other, _) => serde_json::to_writer(out, other).unwrap_or_default(),
         }
     }
 
     /// [`Cell::write_text`] as a `String`.
     pub fn text(&self) -> String {
+        self.text_at(None)
+    }
+
+    /// [`Cell::write_text_at`] as a `String`.
+    pub fn text_at(&self, places: Option<u32>) -> String {
         let mut out = Vec::new();
-        self.write_text(&mut out);
+        self.write_text_at(&mut out, places);
         // Strings are UTF-8 and JSON is written as UTF-8.
         String::from_utf8(out).unwrap_or_default()
     }
+}
+
+/// Number cell `c` with exactly `places` decimals: the decimal JSON writes,
+/// read exactly and rounded by [`crate::num::decimal_string`]. False (and
+/// nothing written) for a number that is no plain decimal (an exponent form).
+fn write_fixed(out: &mut Vec<u8>, c: &Cell, places: u32) -> bool {
+    let Ok(json) = serde_json::to_string(c) else {
+        return false;
+    };
+    match crate::num::parse_decimal(&json) {
+        Some(r) => out.extend_from_slice(crate::num::decimal_string(r, places).as_bytes()),
+        None => return false,
+    }
+    true
 }
 
 /// A decimal as text shows it: JSON's shortest digits, with at least two

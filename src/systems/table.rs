@@ -25,6 +25,11 @@ pub struct Table {
     /// only counted in `left_out`, and [`Table::push_with`] does not even
     /// build them. `None`: every row.
     pub limit: Option<usize>,
+    /// Per column, the decimals its numbers (its arrays' and objects' too)
+    /// are shown with in text, CSV and the site ([`Table::with_places`]);
+    /// `None` as [`super::rows::Cell::write_text`] writes them. JSON keeps
+    /// the numbers.
+    pub places: Vec<Option<u32>>,
 }
 
 impl Table {
@@ -36,7 +41,25 @@ impl Table {
             rows: Rows::default(),
             left_out: 0,
             limit: None,
+            places: vec![None; columns.len()],
         }
+    }
+
+    /// The table, showing every number of `columns` with exactly `places`
+    /// decimals ([`super::rows::Cell::write_text_at`]): a score column
+    /// reads alike from row to row.
+    pub fn with_places(mut self, columns: &[&str], places: u32) -> Self {
+        for (c, p) in self.columns.iter().zip(&mut self.places) {
+            if columns.contains(&c.as_str()) {
+                *p = Some(places);
+            }
+        }
+        self
+    }
+
+    /// The decimals column `i`'s numbers are shown with, if the table fixes them.
+    pub fn places_at(&self, i: usize) -> Option<u32> {
+        self.places.get(i).copied().flatten()
     }
 
     /// The table, keeping only the rows `sel` asks for: its first

@@ -37,10 +37,11 @@ impl State {
         })
     }
 
-    /// One row per tournament: `standings cards` without `--tournament`.
+    /// One row per tournament: `standings cards` without `--tournament`, with
+    /// its first place (`player`, `score`: its standings' first row).
     fn listing(&self, sel: &Selector) -> Report {
         let mut tab = Table::new(
-            "cards",
+            "tournaments",
             "Card-game tournaments (standings: laurel standings cards --tournament T)",
             &[
                 "tournament",
@@ -51,8 +52,8 @@ impl State {
                 "matches",
                 "results",
                 "players",
-                "leader",
-                "leader_points",
+                "player",
+                "score",
             ],
         )
         .keep(sel);

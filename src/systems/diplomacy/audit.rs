@@ -91,18 +91,17 @@ impl State {
                 total.0 += &score;
                 total.1 += 1;
                 let new = &total.0;
-                let places = sys.places();
                 cx.audit(player, || Change {
                     seq: rec.seq,
                     at: rec.at,
                     system: sys.name().into(),
                     subject: player.to_string(),
-                    old: old.map(|o| text(&o, places)),
-                    new: text(new, places),
+                    old: old.map(|o| text(&o, sys)),
+                    new: text(new, sys),
                     formula: format!(
                         "{}{} = {}",
                         if score.is_negative() { "" } else { "+" },
-                        text(&score, places),
+                        text(&score, sys),
                         explain(sys, &board, i)
                     ),
                 });

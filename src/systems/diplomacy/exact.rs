@@ -48,6 +48,14 @@ impl Exact {
         }
     }
 
+    /// Is the score a whole number?
+    pub fn is_whole(&self) -> bool {
+        match self {
+            Exact::Small { n, d } => n % d == 0,
+            Exact::Big(b) => b.is_integer(),
+        }
+    }
+
     /// The score as a big rational in lowest terms.
     pub fn big(&self) -> BigRational {
         match self {

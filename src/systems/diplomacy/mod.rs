@@ -132,6 +132,14 @@
 //!   overflow goes on in big integers ([`exact`]).
 //! - **Display**: totals are exact; JSON shows Fibonacci, DSS and SoS to 4
 //!   decimals, Carnage as an integer (or to 2 decimals when a tie split a point).
+//!   Text, CSV and the site show every score of a table (a player's total,
+//!   their `per_game` scores, the `games` table's, a tournament's totals and
+//!   rounds) with one number of decimals, rounded half away from zero:
+//!   Fibonacci, DSS and SoS 4 (`1.3000` beside `1.0071`, `1.0000` for a
+//!   solo), Carnage none, or 2 in a table where a tie split a point (odd
+//!   `rank_points` split in two: `3503.50` beside `7010.00`). `history`
+//!   shows each value as its table would: 4 decimals, or a Carnage value
+//!   whole or with 2 (each change alone: a history may hold both).
 
 mod audit;
 mod check;
@@ -197,6 +205,17 @@ impl System {
         match self {
             System::Carnage => 2,
             _ => 4,
+        }
+    }
+
+    /// Decimals every score of a table is shown with as text, `whole` when
+    /// every score it holds is a whole number: [`System::places`], but
+    /// none for a Carnage table of whole scores (see "Display" in the
+    /// module docs).
+    fn shown_places(self, whole: bool) -> u32 {
+        match (self, whole) {
+            (System::Carnage, true) => 0,
+            _ => self.places(),
         }
     }
 }

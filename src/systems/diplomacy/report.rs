@@ -13,7 +13,7 @@ use super::math::{self, Exact, Score};
 use super::order::{Entries, Ranked};
 use super::store::GameView;
 use super::{ranks_for, scores, State, System};
-use crate::num::{decimal_trimmed, json_number, ratio, round_scaled};
+use crate::num::{decimal_string, json_number, ratio, round_scaled};
 use crate::systems::table::{Report, Table};
 use crate::systems::{ranks, Cx, Selector};
 use crate::time;
@@ -30,12 +30,15 @@ pub(super) fn number(score: &Score, places: u32) -> Value {
     rounded(score, places).map_or(Value::Null, |r| json_number(r, places))
 }
 
-/// A score as text without trailing zeros (`0.4`, `0.1667`, `28034`).
-pub(super) fn text(score: &Score, places: u32) -> String {
+/// A score of `sys` as text, as its table shows it: `0.4000`, `0.1667` (4
+/// decimals), a whole Carnage score `28034`, a split one `3503.50` (see
+/// [`System::shown_places`]).
+pub(super) fn text(score: &Score, sys: System) -> String {
+    let places = sys.shown_places(score.is_integer());
     let Some(r) = rounded(score, places) else {
         return score.to_string();
     };
-    decimal_trimmed(r, places)
+    decimal_string(r, places)
 }
 
 /// The scores of the large boards a table has scored again, by game
@@ -47,6 +50,8 @@ pub(super) struct Rendered {
     pub main: Table,
     pub games: Table,
     pub refused: Table,
+    /// Is every score of the games scored a whole number?
+    pub whole: bool,
     /// Each scored game's round and its players' scores (tournament view only).
     pub scored: Vec<Scored>,
 }
@@ -66,11 +71,13 @@ impl State {
             Some(t) => Some((t, self.tournament_id(table, t)?)),
         };
         let r = self.render(sys, only.map(|(_, id)| id), sel);
+        // Every score of the report with one number of decimals.
+        let places = sys.shown_places(r.whole);
         let main = match only {
-            None => r.main,
-            Some((t, _)) => self.tournament_table(sys, t, &r.scored),
+            None => r.main.with_places(&["score", "per_game"], places),
+            Some((t, _)) => self.tournament_table(sys, t, &r.scored, places),
         };
-        let mut extra = vec![r.games];
+        let mut extra = vec![r.games.with_places(&["score"], places)];
         if sys == System::Fibonacci {
             extra.push(r.refused);
         }
@@ -107,6 +114,7 @@ impl State {
             &["game", "at", "powers", "reason"],
         );
         let mut scored = Vec::new();
+        let mut whole = true;
         let mut entries = Entries::new(st.players.len(), st.positions());
         for i in 0..st.len() {
             let g = st.game(i);
@@ -126,6 +134,7 @@ impl State {
                     continue;
                 }
             };
+            whole &= scores.iter().all(Exact::is_whole);
             for (k, (p, score)) in g.positions.iter().zip(&scores).enumerate() {
                 if let Some(player) = p.player {
                     entries.add(player, i as u32, k as u32, score);
@@ -148,6 +157,7 @@ impl State {
             main: self.main_table(sys, &entries, sel),
             games,
             refused,
+            whole,
             scored,
         }
     }

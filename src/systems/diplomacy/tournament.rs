@@ -51,8 +51,14 @@ impl State {
     }
 
     /// The tournament's standings in `sys`: total of the counted rounds, then
-    /// more rounds played, then player.
-    pub(super) fn tournament_table(&self, sys: System, t: &str, scored: &[Scored]) -> Table {
+    /// more rounds played, then player; its scores shown with `places` decimals.
+    pub(super) fn tournament_table(
+        &self,
+        sys: System,
+        t: &str,
+        scored: &[Scored],
+        places: u32,
+    ) -> Table {
         let st = &self.store;
         let id = st.tournaments.get(t).unwrap_or(u32::MAX);
         let (rounds, best) = self.rounds_of(id);
@@ -101,6 +107,9 @@ impl State {
             ),
             &columns,
         );
+        let mut scores = vec!["score"];
+        scores.extend(names.iter().map(String::as_str));
+        tab = tab.with_places(&scores, places);
         let keys: Vec<_> = rows.iter().map(|r| (&r.1, r.3.rounds.len())).collect();
         for (rank, (player, total, counted, line)) in ranks(&keys).into_iter().zip(&rows) {
             let mut cells = vec![

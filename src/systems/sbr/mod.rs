@@ -54,7 +54,10 @@
 //! - **Bracket seeds** ("seeded by score in final match before brackets") rank the
 //!   qualifiers by their score in their last group match, then by seed rank. In the
 //!   bracket, that bracket seed is the seed tie-break; in the group stage it is the
-//!   seeding rank. Equal seeding scores share a seed rank.
+//!   seeding rank. Equal seeding scores share a seed rank. The two are two
+//!   columns: `seed` ("Seeding rank") is the seeding rank wherever it is shown
+//!   (the final ranking, the bracket seeds, a group match), `bracket_seed`
+//!   ("Bracket seed") a bracket match's tie-break.
 //! - **The final** is the completed bracket match that holds every qualifier not
 //!   eliminated in another bracket match. Once it is complete the tournament is over
 //!   and further games are rejected.
@@ -66,6 +69,11 @@
 //!   they got (stage, then round), then place in their last match, score in it, best
 //!   game in it and seed rank. `score` is the player's score in their last match (the
 //!   seeding score for a player who only seeded).
+//! - **The list of tournaments** (`standings sbr` without `--tournament`, table
+//!   `tournaments`): `player` and `score` are the champion (shown as "First
+//!   place") and their score in the final, named as every table's player and
+//!   score are; none before the final is played. No `rank`: tournaments are
+//!   listed by id, not ranked.
 
 mod check;
 pub mod events;

@@ -51,10 +51,11 @@ pub(super) fn standings(
     })
 }
 
-/// Without `--tournament`: one row per tournament.
+/// Without `--tournament`: one row per tournament, with its champion
+/// (`player`, `score`: see the module docs).
 fn listing(ts: &Tournaments, names: &Names, sel: &Selector, cx: &Cx) -> Report {
     let mut main = Table::new(
-        SYS,
+        "tournaments",
         "Space Base Race tournaments (show one with --tournament T)",
         &[
             "tournament",
@@ -62,7 +63,8 @@ fn listing(ts: &Tournaments, names: &Names, sel: &Selector, cx: &Cx) -> Report {
             "stage",
             "players",
             "matches",
-            "champion",
+            "player",
+            "score",
         ],
     )
     .keep(sel);
@@ -73,7 +75,7 @@ fn listing(ts: &Tournaments, names: &Names, sel: &Selector, cx: &Cx) -> Report {
                 v.ranked(m)
                     .into_iter()
                     .find(|(p, _)| *p == 1)
-                    .map(|(_, l)| l.player.0)
+                    .map(|(_, l)| (l.player.0, l.total))
             });
             vec![
                 json!(t.id),
@@ -81,7 +83,8 @@ fn listing(ts: &Tournaments, names: &Names, sel: &Selector, cx: &Cx) -> Report {
                 json!(t.stage.map_or("created", stage_name)),
                 json!(t.people.len()),
                 json!(t.matches.len()),
-                champion.map_or(Value::Null, Value::from),
+                champion.map_or(Value::Null, |(p, _)| json!(p)),
+                champion.map_or(Value::Null, |(_, score)| json!(score)),
             ]
         });
     }
@@ -278,7 +281,13 @@ fn bracket_seeds_table(v: &View) -> Table {
 
 fn match_table(v: &View, m: &Match, is_final: bool, cx: &Cx) -> Table {
     let games = cx.params.get::<Sbr>().games_per_match;
-    let mut columns: Vec<String> = ["rank", "player", "score", "best_game", "seed"]
+    // The seed that breaks ties in the match: the seeding rank in a group,
+    // the bracket seed in the bracket (see the module docs).
+    let seed = match m.stage {
+        Stage::Bracket => "bracket_seed",
+        _ => "seed",
+    };
+    let mut columns: Vec<String> = ["rank", "player", "score", "best_game", seed]
         .map(String::from)
         .to_vec();
     columns.extend((1..=games).map(|g| format!("game_{g}")));
