@@ -90,6 +90,10 @@ impl QueryArgs {
 fn read_rules(path: &Path) -> Result<Value> {
     let text =
         std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    if text.as_bytes().starts_with(crate::input::BOM) {
+        let msg = crate::input::BOM_REFUSED;
+        return Err(Error::Usage(format!("{}: {msg}", path.display())));
+    }
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| Error::Usage(format!("{}: invalid JSON: {e}", path.display())))?;
     // As in events: a key given twice has no one meaning.
