@@ -63,3 +63,17 @@ fn a_registration_of_a_known_name_is_read_as_stored() {
     );
     refused_new_read_stored(&text, "\"Ann\" is already a player's name");
 }
+
+#[test]
+fn a_decimal_spelt_otherwise_is_read_as_stored() {
+    let series = r#"{"type":"cfr.series_defined","at":"2012-01-01","series":"wbc","format":"elimination","heat_decay":"00.5"}"#;
+    refused_new_read_stored(
+        series,
+        "`heat_decay` \"00.5\" is not a decimal string: leading zeros are not allowed; write \"0.5\"",
+    );
+    let rules = r#"{"type":"ledger.rules_changed","at":"2012-01-01","system":"monthly","params":{"factor":" 0.9"}}"#;
+    refused_new_read_stored(
+        rules,
+        "monthly.factor: \" 0.9\" is not a decimal string: spaces are not allowed; write \"0.9\"",
+    );
+}

@@ -17,7 +17,9 @@
 //! `ledger.rules_changed` as it was accepted. New input (a rules change being
 //! appended, and through [`check_rules`] a rules file) goes through
 //! [`check_input`], which also wants tables never rising and decimals spelt
-//! one way. The bounds keep every parameter small (integers mostly within a
+//! one way ([`crate::num::spelled_once`]); a decimal spelt otherwise (`"00.5"`,
+//! `"+1"`, `".5"`) is told what is wrong with it and how to write it
+//! ([`crate::num::misspelt`]), not that it is out of range. The bounds keep every parameter small (integers mostly within a
 //! million, decimals of at most [`DECIMAL_PLACES`] places), far from where the
 //! rule math's `i64` and `i128` products overflow. A `ledger.rules_changed` in the log that does not check (only one appended
 //! before its range existed can) changes nothing when folded.
@@ -198,7 +200,7 @@ impl Range {
 
     /// Whether `v`, of this range's kind, is within it. New `input` must also
     /// be written as the range says: a table never rising (from a positive
-    /// win), a decimal spelt one way ([`crate::num::spelled_once`]). What
+    /// win); a decimal spelt one way is checked before ([`check_value`]). What
     /// was stored is read as it was accepted, so a ledger's meaning never
     /// changes under it.
     fn contains(&self, v: &Value, input: bool) -> bool {
@@ -212,10 +214,7 @@ impl Range {
                 let places = text.split_once('.').map_or(0, |(_, f)| f.len());
                 match (parse_decimal(text), parse_decimal(min), parse_decimal(max)) {
                     (Some(x), Some(min), Some(max)) => {
-                        places <= DECIMAL_PLACES
-                            && min <= x
-                            && x <= max
-                            && (!input || crate::num::spelled_once(text))
+                        places <= DECIMAL_PLACES && min <= x && x <= max
                     }
                     _ => false,
                 }
@@ -414,6 +413,14 @@ fn default_groups() -> &'static Arc<[Typed]> {
 /// Check one value against its definition: its kind, then its range (as
 /// new `input` must meet it, or as a stored value was accepted).
 fn check_value(def: &ParamDef, v: &Value, input: bool) -> Result<(), String> {
+    if let (Range::Decimal { .. }, Some(text), true) = (def.range, v.as_str(), input) {
+        if let Some(why) = crate::num::misspelt(text) {
+            let (system, name) = (def.system, def.name);
+            return Err(format!(
+                "{system}.{name}: {v} is not a decimal string: {why}"
+            ));
+        }
+    }
     let (of_kind, want) = match def.range {
         Range::Int { .. } => (v.as_i64().is_some(), "an integer"),
         Range::OptInt { .. } => (v.is_null() || v.as_i64().is_some(), "null or an integer"),
