@@ -115,7 +115,7 @@ const LISTED: usize = 12;
 /// and print how many records the ledger knew; what "full replay" measures.
 pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
     let ledger = Ledger::read(path)?;
-    let f = ledger.fold(&args.query()?)?;
+    let f = args.fold(&ledger, &args.query()?)?;
     let text = format!("folded every projection up to seq {}\n", f.known_at);
     f.discard();
     Ok(text)

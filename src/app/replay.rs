@@ -30,6 +30,15 @@
 //!   scores no one). When nothing is refolded, the state the
 //!   answer names is that of a fold of the one table's namespace (whose
 //!   `--tournament` is checked), or of the ledger's own records (`ledger.*`).
+//! - **Rules a stored record breaks are refused.** A refold (and `standings
+//!   --rules`) checks every record it folds under the file's parameters, as an
+//!   append checks a stored one (the rules of new input aside): a grudge game
+//!   with fewer nations than `ainur.min_nations`, a match of more games than
+//!   `sbr.games_per_match` has. The first such record in fold order is named,
+//!   with the rule, and nothing is printed (exit 2): an append of a rules
+//!   change dated before it is refused for the same record, and "as if the
+//!   rules had always been in force" cannot score what they would have
+//!   refused. A file that sets no parameter checks nothing.
 //! - `LAUREL_CHECKPOINT_TRACE` also has replay say on stderr which systems it
 //!   refolded and which it took as they stand.
 //!
