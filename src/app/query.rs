@@ -100,7 +100,7 @@ pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Re
 
 /// `table`'s tournaments `known` as a message lists them: every one, up to
 /// [`LISTED`]; past that, how many and where to see them.
-pub(super) fn listed(known: &[String], table: &str) -> String {
+fn listed(known: &[String], table: &str) -> String {
     match known.len() {
         0 => "none yet".to_string(),
         n if n <= LISTED => known.join(", "),
