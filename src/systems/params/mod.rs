@@ -21,8 +21,18 @@
 //! `"+1"`, `".5"`) is told what is wrong with it and how to write it
 //! ([`crate::num::misspelt`]), not that it is out of range. The bounds keep every parameter small (integers mostly within a
 //! million, decimals of at most [`DECIMAL_PLACES`] places), far from where the
-//! rule math's `i64` and `i128` products overflow. A `ledger.rules_changed` in the log that does not check (only one appended
-//! before its range existed can) changes nothing when folded.
+//! rule math's `i64` and `i128` products overflow.
+//!
+//! A stored `ledger.rules_changed` always checks, by construction: it was
+//! appended through [`check_input`], which asks all that [`check_system`]
+//! does, and the ranges stored values are read against only widen (a test
+//! pins them; a tighter bound binds new input, through [`check_input`]). So
+//! the fold cannot meet one that does not, but in a ledger written by a
+//! laurel whose ranges were wider. There, [`Params::change`] changes nothing
+//! for it (its values may be outside what the rule math is bounded for; the
+//! tables are those of the ledger with the change voided), and an append
+//! whose check fold reaches it is refused naming it, which `laurel void SEQ`
+//! answers. It is not refused in a query: a ledger stays readable.
 //!
 //! Rule code reads typed fields: `cx.params.get::<Valar>().base`. [`Params`] keeps
 //! the values given (rules changes, a rules file) as JSON, which is what a
@@ -650,8 +660,10 @@ impl Params {
         }
     }
 
-    /// Apply a `rules_changed` (checked by [`check_system`] when it was
-    /// appended; one that does not check changes nothing).
+    /// Apply a `rules_changed` (checked by [`check_input`] when it was
+    /// appended, so by [`check_system`] now; one that does not, which only a
+    /// ledger written with wider ranges holds, changes nothing: see the
+    /// module docs).
     pub fn change(&mut self, system: &str, params: &Map<String, Value>) {
         if check_system(system, params).is_err() {
             return;
