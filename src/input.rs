@@ -5,6 +5,12 @@
 //! (serde_json's limit). An over-long line is refused as soon as the limit is
 //! passed, without buffering the rest of it, so memory stays bounded whatever
 //! the input.
+//!
+//! A UTF-8 byte-order mark at the start of a file is refused, not skipped,
+//! in every file laurel reads (events here, a `--rules` file in `app`), with
+//! one message ([`BOM_REFUSED`]) that says how to fix it. The mark is no part
+//! of JSON (RFC 8259: a writer must not add it, a reader may ignore it); laurel
+//! takes the stricter side once, for every file, rather than skip it in some.
 
 use std::cell::Cell;
 use std::io::{BufRead, Read};
@@ -33,23 +39,28 @@ pub type Stop = crate::error::Error;
 /// for exactly what a line is, a key given twice included.
 pub type OnEvent<'f> = dyn FnMut(u64, &[u8]) -> Result<(), Stop> + 'f;
 
+/// The UTF-8 byte-order mark some editors write at the start of a file.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What a file starting with a [`BOM`] is told, an events file and a `--rules`
+/// file alike (see the module docs).
+pub const BOM_REFUSED: &str =
+    "invalid JSON: the input starts with a UTF-8 byte-order mark; save it as UTF-8 without one";
+
 /// Read every event of `r`, calling `f(line, item)` for each, in order. A
 /// UTF-8 byte-order mark at the very start (what some editors save) is no
-/// part of JSON: refused, saying so, like any other stray byte.
+/// part of JSON: refused, saying so ([`BOM_REFUSED`]), like any other stray byte.
 pub fn read_events<R: BufRead>(
     mut r: R,
     f: &mut OnEvent<'_>,
 ) -> Result<Result<(), InputError>, Stop> {
-    const BOM: &[u8] = b"\xEF\xBB\xBF";
     if r.fill_buf()
         .map_err(|e| Stop::io("input", e))?
         .starts_with(BOM)
     {
         return Ok(Err(InputError {
             line: 1,
-            msg: "invalid JSON: the input starts with a UTF-8 byte-order mark; \
-                  save it as UTF-8 without one"
-                .into(),
+            msg: BOM_REFUSED.into(),
         }));
     }
     let first = loop {

@@ -84,12 +84,95 @@ pub fn parse_decimal(s: &str) -> Option<Rational> {
 /// Is decimal string `s` written the one way new input may write it: what
 /// [`parse_decimal`] reads, without whitespace, a leading zero before other
 /// digits (`"00.5"`) or a negative zero (`"-0"`)?
+///
+/// That is `-?(0|[1-9][0-9]*)(\.[0-9]+)?`, not `-0`: no `+`, no exponent, a
+/// digit on each side of the point. Trailing zeros (`"0.50"`) are allowed:
+/// the text is kept and quoted as written, and a factor may be written to
+/// the places its community publishes; a leading zero, a sign or a space
+/// says nothing.
 pub fn spelled_once(s: &str) -> bool {
     let body = s.strip_prefix('-').unwrap_or(s);
     let int = body.split_once('.').map_or(body, |(i, _)| i);
     s.trim() == s
         && !(int.len() > 1 && int.starts_with('0'))
         && parse_decimal(s).is_some_and(|r| !(s.starts_with('-') && r == ratio(0, 1)))
+}
+
+/// How a decimal string is written, for messages.
+const DECIMAL_FORM: &str =
+    "digits, at most one \".\" between digits and an optional leading \"-\", such as \"0.98\"";
+
+/// What is wrong with decimal string `s` as new input ([`spelled_once`]),
+/// and how to write it (its one spelling, when there is one): `None` when
+/// nothing is. Every message about a malformed decimal says this, so `"00.5"`
+/// is told "leading zeros are not allowed; write \"0.5\"", never that it is
+/// out of range.
+pub fn misspelt(s: &str) -> Option<String> {
+    if spelled_once(s) {
+        return None;
+    }
+    let fault = decimal_fault(s);
+    let respelt = respell(s);
+    Some(
+        match s.contains(|c: char| c.is_ascii_digit()) && spelled_once(&respelt) {
+            true => format!("{fault}; write {respelt:?}"),
+            false => format!("{fault}; write {DECIMAL_FORM}"),
+        },
+    )
+}
+
+/// The first fault [`spelled_once`] finds in `s` (which it refuses).
+fn decimal_fault(s: &str) -> &'static str {
+    let body = s.strip_prefix('-').unwrap_or(s);
+    let int = body.split_once('.').map_or(body, |(i, _)| i);
+    if s.is_empty() {
+        "it is empty"
+    } else if s.trim() != s {
+        "spaces are not allowed"
+    } else if s.starts_with('+') {
+        "a plus sign is not allowed"
+    } else if s.contains(['e', 'E']) && s.chars().all(|c| c.is_ascii_digit() || ".eE+-".contains(c))
+    {
+        "an exponent is not allowed"
+    } else if body.contains(|c: char| !c.is_ascii_digit() && c != '.')
+        || body.matches('.').count() > 1
+    {
+        "it holds a character other than digits, one \".\" and a leading \"-\""
+    } else if !body.contains(|c: char| c.is_ascii_digit()) {
+        "it has no digits"
+    } else if int.is_empty() {
+        "a digit is needed before the \".\""
+    } else if body.ends_with('.') {
+        "a digit is needed after the \".\""
+    } else if int.len() > 1 && int.starts_with('0') {
+        "leading zeros are not allowed"
+    } else if parse_decimal(s).is_some_and(|r| r.is_zero()) {
+        "zero takes no minus sign"
+    } else {
+        "it has more digits than a decimal may (at most 18 after the \".\", 38 in all)"
+    }
+}
+
+/// `s` without what [`decimal_fault`] finds wrong with its form: trimmed,
+/// no `+`, a zero before a bare point, none after one, no leading zeros, no
+/// sign on zero. Not a decimal when `s` holds other faults (an exponent).
+fn respell(s: &str) -> String {
+    let s = s.trim();
+    let s = s.strip_prefix('+').unwrap_or(s);
+    let (neg, body) = s.strip_prefix('-').map_or((false, s), |b| (true, b));
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let int = match int.trim_start_matches('0') {
+        "" => "0",
+        int => int,
+    };
+    let unsigned = match frac {
+        "" => int.to_string(),
+        frac => format!("{int}.{frac}"),
+    };
+    match neg && !parse_decimal(&unsigned).is_some_and(|r| r.is_zero()) {
+        true => format!("-{unsigned}"),
+        false => unsigned,
+    }
 }
 
 /// `r * 10^places` rounded half away from zero. With `r = n / d` and
@@ -218,9 +301,47 @@ mod tests {
             assert!(!spelled_once(other_spelling), "{other_spelling:?}");
         }
         assert_eq!(parse_decimal("00.5"), Some(ratio(1, 2)));
-        assert!(["0", "0.5", "-1.5", "45", "10.05"]
+        assert!(["0", "0.5", "-1.5", "45", "10.05", "0.50"]
             .iter()
             .all(|s| spelled_once(s)));
+    }
+
+    #[test]
+    fn a_misspelt_decimal_is_told_what_is_wrong_and_how_to_write_it() {
+        let form = "digits, at most one \".\" between digits and an optional leading \"-\", \
+                    such as \"0.98\"";
+        let other = "it holds a character other than digits, one \".\" and a leading \"-\"";
+        for (text, fault, fix) in [
+            ("00.5", "leading zeros are not allowed", "\"0.5\""),
+            ("01", "leading zeros are not allowed", "\"1\""),
+            ("+1", "a plus sign is not allowed", "\"1\""),
+            (".5", "a digit is needed before the \".\"", "\"0.5\""),
+            ("-.5", "a digit is needed before the \".\"", "\"-0.5\""),
+            ("1.", "a digit is needed after the \".\"", "\"1\""),
+            ("1e3", "an exponent is not allowed", form),
+            ("1e", "an exponent is not allowed", form),
+            (" 1", "spaces are not allowed", "\"1\""),
+            ("0.5 ", "spaces are not allowed", "\"0.5\""),
+            ("-0", "zero takes no minus sign", "\"0\""),
+            ("-0.0", "zero takes no minus sign", "\"0.0\""),
+            ("", "it is empty", form),
+            ("-", "it has no digits", form),
+            ("1.2.3", other, form),
+            ("half", other, form),
+            ("ninety-eight", other, form),
+        ] {
+            let want = format!("{fault}; write {fix}");
+            assert_eq!(misspelt(text), Some(want), "{text:?}");
+        }
+        let long = format!("0.{}", "1".repeat(19));
+        let why = misspelt(&long).unwrap();
+        assert!(
+            why.starts_with("it has more digits than a decimal may"),
+            "{why}"
+        );
+        for fine in ["0", "0.5", "0.50", "-1.5", "45", "10.05"] {
+            assert_eq!(misspelt(fine), None, "{fine:?}");
+        }
     }
 
     #[test]

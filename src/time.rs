@@ -39,6 +39,16 @@ pub fn in_input_years(t: Micros) -> bool {
     INPUT_YEARS.contains(&t)
 }
 
+/// Midnight UTC on the first of `month` of `year`, any year chrono holds
+/// (10000-01-01 is where 9999-12 ends).
+pub fn first_of_month(year: i32, month: u32) -> Option<Micros> {
+    let d = NaiveDate::from_ymd_opt(year, month, 1)?;
+    Some(
+        Utc.from_utc_datetime(&d.and_hms_opt(0, 0, 0)?)
+            .timestamp_micros(),
+    )
+}
+
 /// [`parse`], a timestamp taken only if `fine` takes its fraction of a
 /// second in nanoseconds.
 fn parse_with(s: &str, fine: impl Fn(u32) -> bool) -> Option<Micros> {

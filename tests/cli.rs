@@ -1,7 +1,8 @@
 //! Command-line conventions, through the built binary: completions and the man
 //! page, "did you mean" for unknown tables and tournaments, `--limit`, the line
 //! naming the ledger state, CSV as one RFC 4180 table, JSON lists, a quiet
-//! stderr when it is not a terminal, `NO_COLOR`.
+//! stderr when it is not a terminal, `NO_COLOR`, a byte-order mark refused in
+//! every file read.
 
 mod common;
 
@@ -508,6 +509,47 @@ fn import_takes_any_case_and_refuses_event_files_it_cannot_read() {
         assert!(err.contains(want), "{name}: {err}");
         assert_eq!(common::head(d), before);
     }
+}
+
+/// A UTF-8 byte-order mark at the start of a file is refused, with one
+/// message naming the file and saying how to save it, whatever the file: a
+/// `--rules` file (replay, standings) as an events file (JSON Lines or a
+/// JSON array; append, check, import). Nothing is written.
+#[test]
+fn a_file_starting_with_a_byte_order_mark_is_refused_naming_it() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let d = dir.path();
+    let before = common::head(d);
+    let bom = |name: &str, text: &str| {
+        let path = d.join(name);
+        std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+        path.display().to_string()
+    };
+    let want = "invalid JSON: the input starts with a UTF-8 byte-order mark; \
+                save it as UTF-8 without one";
+    let rules = bom("rules.json", r#"{"valar": {"base": 50}}"#);
+    let tick = r#"{"type":"mepbm.monthly_tick","at":"2009-02-01","month":"2009-01"}"#;
+    let lines = bom("lines.jsonl", tick);
+    let array = bom("array.json", &format!("[{tick}]"));
+    let imports = d.join("imports");
+    std::fs::create_dir(&imports).unwrap();
+    std::fs::copy(&array, imports.join("a.json")).unwrap();
+    let imports = imports.display().to_string();
+    for (args, named) in [
+        (vec!["replay", "--rules", &rules], format!("{rules}: ")),
+        (
+            vec!["standings", "valar", "--rules", &rules],
+            format!("{rules}: "),
+        ),
+        (vec!["append", &lines], format!("{lines}:1: ")),
+        (vec!["check", &array], format!("{array}:1: ")),
+        (vec!["import", &imports], format!("{imports}/a.json:1: ")),
+    ] {
+        let (code, _, err) = run(d, &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(&format!("{named}{want}")), "{args:?}: {err}");
+    }
+    assert_eq!(common::head(d), before);
 }
 
 #[test]

@@ -117,6 +117,30 @@ fn a_skipped_month_is_ticked_late_in_order() {
     assert_eq!(score(&standings(d, &["valar"]), "Moira Finch"), json!(1836));
 }
 
+/// 9999-12 ends after the latest `at` an event may have: its tick is
+/// refused saying it never can be, and which month is the last that can.
+#[test]
+fn the_last_month_ticked_is_9999_11_and_a_tick_of_9999_12_says_why_not() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    accepts(d, &seed("Moira Finch", "valar", 1850));
+    rejects(
+        d,
+        &tick("9999-11-30", "9999-11"),
+        &["its tick comes at 9999-12-01 or later"],
+    );
+    accepts(d, &tick("9999-12-01", "9999-11"));
+    rejects(
+        d,
+        &tick("9999-12-31T23:59:59.999999Z", "9999-12"),
+        &[
+            "month 9999-12 ends with the year 9999, after the latest `at` an event may have \
+             (9999-12-31T23:59:59.999999Z): it can never be ticked; 9999-11 is the last month \
+             that can be, at 9999-12-01 or later",
+        ],
+    );
+}
+
 // ---------------------------------------------------------------- ballot deadline
 
 /// A two-nation game `g` ended at `ended`, Ann (FP, Woodmen) beating Bob (DS).

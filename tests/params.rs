@@ -62,6 +62,62 @@ fn an_out_of_range_value_exits_2_naming_the_parameter_and_its_range() {
     );
 }
 
+/// A decimal written otherwise than `-?(0|[1-9][0-9]*)(\.[0-9]+)?` is told
+/// what is wrong with it and how to write it, never that it is out of
+/// range: in a rules change, a `--rules` file and a series' `heat_decay`.
+/// Trailing zeros (`"0.50"`) are how a decimal may be written.
+#[test]
+fn a_misspelt_decimal_exits_2_saying_what_is_wrong_and_how_to_write_it() {
+    let form = "write digits, at most one \".\" between digits and an optional leading \"-\"";
+    let cases = [
+        (
+            "00.5",
+            "leading zeros are not allowed; write \"0.5\"".to_string(),
+        ),
+        ("+1", "a plus sign is not allowed; write \"1\"".into()),
+        (
+            ".5",
+            "a digit is needed before the \".\"; write \"0.5\"".into(),
+        ),
+        (
+            "1.",
+            "a digit is needed after the \".\"; write \"1\"".into(),
+        ),
+        ("1e3", format!("an exponent is not allowed; {form}")),
+        (" 1", "spaces are not allowed; write \"1\"".into()),
+        ("-0", "zero takes no minus sign; write \"0\"".into()),
+    ];
+    let dir = ledger_with(&[]);
+    let rules = dir.path().join("r.json");
+    for (text, why) in &cases {
+        let want = format!("monthly.factor: \"{text}\" is not a decimal string: {why}");
+        refused("monthly", &format!(r#"{{"factor":"{text}"}}"#), &want);
+        std::fs::write(&rules, format!(r#"{{"monthly": {{"factor": "{text}"}}}}"#)).unwrap();
+        let out = laurel(dir.path())
+            .args(["replay", "--rules", rules.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text:?}");
+        assert!(
+            stderr(&out).contains(&format!("r.json: {want}")),
+            "{}",
+            stderr(&out)
+        );
+        let series = format!(
+            r#"{{"type":"cfr.series_defined","at":"2012-01-01","series":"s","format":"elimination","heat_decay":"{text}"}}"#
+        );
+        let out = append_text(dir.path(), &series);
+        let want = format!("`heat_decay` \"{text}\" is not a decimal string: {why}");
+        assert_eq!(out.status.code(), Some(2), "{text:?}");
+        assert!(stderr(&out).contains(&want), "{}", stderr(&out));
+    }
+    let tick = r#"{"type":"mepbm.monthly_tick","at":"2003-02-01","month":"2003-01"}"#;
+    let fine = r#"{"type":"ledger.rules_changed","at":"2003-03-02","system":"monthly","params":{"factor":"0.50"}}"#;
+    let series = r#"{"type":"cfr.series_defined","at":"2012-01-01","series":"s","format":"elimination","heat_decay":"0.50"}"#;
+    let out = append_text(dir.path(), &format!("{tick}\n{fine}\n{series}\n"));
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 #[test]
 fn a_points_table_rising_with_place_or_without_a_positive_win_exits_2() {
     // What a `cfr.series_defined` table may not be, a parameter may not either.

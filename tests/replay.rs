@@ -287,7 +287,8 @@ fn the_diff_rows_are_those_of_the_ledger_and_of_a_full_refold() {
 }
 
 /// A table shown per tournament is compared per tournament, each titled
-/// with it; `--system` of it without `--tournament` is refused, naming them.
+/// with it; `--system` of it without `--tournament` is refused before
+/// anything is folded, saying where the tournaments are listed.
 #[test]
 fn a_diff_of_a_table_shown_per_tournament_names_each_tournament() {
     let dir = common::bundled();
@@ -300,16 +301,24 @@ fn a_diff_of_a_table_shown_per_tournament_names_each_tournament() {
         assert_eq!(text.matches(&title).count(), 1, "{title}: {text}");
     }
     assert!(!text.contains("\nnull "), "{text}");
-    let out = laurel(dir.path())
-        .args(["replay", "--rules", &rules, "--diff", "--system", "cards"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.contains("compares one tournament: add --tournament T (known: cards-2013-league, cards-2013-masters)"),
-        "{err}"
-    );
+    for rules in [&rules, &dir.path().join("valar.json").display().to_string()] {
+        std::fs::write(dir.path().join("valar.json"), r#"{"valar": {"base": 50}}"#).unwrap();
+        let out = laurel(dir.path())
+            .args(["replay", "--rules", rules, "--diff", "--system", "cards"])
+            .env("LAUREL_CHECKPOINT_TRACE", "1")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains(
+                "replay --diff --system cards compares one tournament: add --tournament T \
+                 (`laurel standings cards` lists them), or leave out --system to compare them all"
+            ),
+            "{err}"
+        );
+        assert_eq!(folds(&err), 0, "{err}");
+    }
     let (one, _) = traced(
         dir.path(),
         &[
@@ -327,4 +336,67 @@ fn a_diff_of_a_table_shown_per_tournament_names_each_tournament() {
         one.contains("cards — tournament cards-2013-masters: replay diff"),
         "{one}"
     );
+}
+
+/// Rules that a stored record breaks are refused, not scored: replay (with
+/// or without `--diff`, of every table or one) and `standings --rules`
+/// exit 2 naming the rules file, the first record in fold order they
+/// refuse and why, as an append of a rules change dated before it is
+/// refused. An `--as-of` before that record scores.
+#[test]
+fn rules_a_stored_record_breaks_exit_2_naming_the_first_record_and_why() {
+    let dir = common::ledger_with(&["mepbm_ainur.jsonl", "sbr_mars_2014.jsonl"]);
+    let d = dir.path();
+    let file = d.join("r.json");
+    let file = file.to_str().unwrap();
+    let cases = [
+        (
+            r#"{"ainur": {"min_nations": 20}}"#,
+            vec!["ainur"],
+            "record 4 (mepbm.game_started, id \"mepbm-ainur-251-start\") would not be valid \
+             under these rules: grudge game 251 needs at least 20 nations a side at start \
+             (FP 12, DS 12)",
+        ),
+        (
+            r#"{"sbr": {"games_per_match": 5}}"#,
+            vec!["sbr", "--tournament", "mars-2014"],
+            "(sbr.game_played, id \"sbr-mars-2014-E-g1\") would not be valid under these rules: \
+             tournament mars-2014, group match E, game 1: player Cassini is still playing match \
+             C (4 of 5 games recorded)",
+        ),
+    ];
+    let before = common::head(d);
+    for (rules, table, want) in &cases {
+        std::fs::write(file, rules).unwrap();
+        for args in [
+            vec!["replay", "--rules", file],
+            vec!["replay", "--rules", file, "--diff"],
+            [
+                &["replay", "--rules", file, "--diff", "--system"],
+                &table[..],
+            ]
+            .concat(),
+            [&["standings"], &table[..], &["--rules", file]].concat(),
+        ] {
+            let out = laurel(d).args(&args).output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(
+                err.contains(&format!("{file}: ")) && err.contains(want),
+                "{args:?}: {err}"
+            );
+            assert!(out.stdout.is_empty(), "{args:?}");
+        }
+    }
+    assert_eq!(common::head(d), before);
+    std::fs::write(file, cases[0].0).unwrap();
+    let args = [
+        "standings",
+        "ainur",
+        "--rules",
+        file,
+        "--as-of",
+        "2003-06-13",
+    ];
+    laurel(d).args(args).assert().success();
 }

@@ -49,7 +49,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Origin, Result};
 use crate::fold::{self, KnownAt, Query};
 use crate::ledger::{canonical, Input, Ledger};
 use crate::output::{self, Format, Print, Stamp};
@@ -88,18 +88,66 @@ impl QueryArgs {
             })
             .transpose()?;
         let rules = self.rules.as_deref().map(read_rules).transpose()?;
+        // Under a rules file that sets a parameter, every record is checked
+        // under it as stored (none is new input): see `fold`.
+        let check = rules.as_ref().is_some_and(sets_a_parameter);
         Ok(Query {
             as_of,
             known_at,
             rules,
+            check,
+            fresh_from: u64::MAX,
             ..Query::default()
         })
     }
+
+    /// The fold `q` asks for (made by [`QueryArgs::query`]). Under a rules
+    /// file that sets a parameter, a table is scored only if every record
+    /// folded is one those rules accept, as an append checks a stored record:
+    /// a rules change dated before a record that its rules refuse is refused
+    /// at append, so scoring it under those rules as if they had always been
+    /// in force would score what they forbid (a grudge game with too few
+    /// nations, a match of too many games). The first record in fold order
+    /// they refuse is named, with why (exit 2).
+    fn fold(&self, ledger: &Ledger, q: &Query) -> Result<fold::Folded> {
+        fold_known(ledger, q).map_err(|e| match (&self.rules, e) {
+            (Some(path), Error::Invalid { origin, msg }) if q.check && origin.seq.is_some() => {
+                let record = Origin {
+                    kind: origin.kind,
+                    id: origin.id,
+                    ..Origin::default()
+                };
+                let file = Origin {
+                    file: Some(path.display().to_string()),
+                    ..Origin::default()
+                };
+                let seq = origin.seq.unwrap_or_default();
+                Error::invalid(
+                    file,
+                    format!(
+                        "record {seq} ({record}) would not be valid under these rules: {msg}; \
+                         a table is scored under rules only if they accept every record it folds"
+                    ),
+                )
+            }
+            (_, e) => e,
+        })
+    }
+}
+
+/// Does rules file `rules` (checked) set at least one parameter?
+fn sets_a_parameter(rules: &Value) -> bool {
+    (rules.as_object().into_iter().flatten())
+        .any(|(_, params)| params.as_object().is_some_and(|p| !p.is_empty()))
 }
 
 fn read_rules(path: &Path) -> Result<Value> {
     let text =
         std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    if text.as_bytes().starts_with(crate::input::BOM) {
+        let msg = crate::input::BOM_REFUSED;
+        return Err(Error::Usage(format!("{}: {msg}", path.display())));
+    }
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| Error::Usage(format!("{}: invalid JSON: {e}", path.display())))?;
     // As in events: a key given twice has no one meaning.
@@ -345,7 +393,7 @@ fn folded_only(
 }
 
 fn fold_stamped(ledger: &Ledger, args: &QueryArgs, q: Query) -> Result<(fold::Folded, Stamp)> {
-    let f = fold_known(ledger, &q)?;
+    let f = args.fold(ledger, &q)?;
     let hash = ledger.hash_at(f.known_at)?;
     let stamp = Stamp {
         as_of: args.as_of.clone(),

@@ -100,7 +100,7 @@ pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Re
 
 /// `table`'s tournaments `known` as a message lists them: every one, up to
 /// [`LISTED`]; past that, how many and where to see them.
-pub(super) fn listed(known: &[String], table: &str) -> String {
+fn listed(known: &[String], table: &str) -> String {
     match known.len() {
         0 => "none yet".to_string(),
         n if n <= LISTED => known.join(", "),
@@ -115,7 +115,7 @@ const LISTED: usize = 12;
 /// and print how many records the ledger knew; what "full replay" measures.
 pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
     let ledger = Ledger::read(path)?;
-    let f = super::fold_known(&ledger, &args.query()?)?;
+    let f = args.fold(&ledger, &args.query()?)?;
     let text = format!("folded every projection up to seq {}\n", f.known_at);
     f.discard();
     Ok(text)

@@ -27,9 +27,19 @@
 //!   are built, the others counted. A table shown per tournament (`cards`,
 //!   `sbr`) is compared per tournament, each titled with it; `--system` of
 //!   one needs its `--tournament` (without, the table lists tournaments and
-//!   scores no one). When nothing is refolded, the state the
+//!   scores no one), which is refused before anything is folded (a refold
+//!   of a large ledger takes seconds). When nothing is refolded, the state the
 //!   answer names is that of a fold of the one table's namespace (whose
 //!   `--tournament` is checked), or of the ledger's own records (`ledger.*`).
+//! - **Rules a stored record breaks are refused.** A refold (and `standings
+//!   --rules`) checks every record it folds under the file's parameters, as an
+//!   append checks a stored one (the rules of new input aside): a grudge game
+//!   with fewer nations than `ainur.min_nations`, a match of more games than
+//!   `sbr.games_per_match` has. The first such record in fold order is named,
+//!   with the rule, and nothing is printed (exit 2): an append of a rules
+//!   change dated before it is refused for the same record, and "as if the
+//!   rules had always been in force" cannot score what they would have
+//!   refused. A file that sets no parameter checks nothing.
 //! - `LAUREL_CHECKPOINT_TRACE` also has replay say on stderr which systems it
 //!   refolded and which it took as they stand.
 //!
@@ -49,7 +59,7 @@ use std::path::Path;
 use num_traits::{CheckedSub, Signed, Zero};
 use serde_json::{json, Value};
 
-use super::query::{check_tournament, listed, namespace};
+use super::query::{check_tournament, namespace};
 use super::{buffered, folded_only, selectors, state_line, stdout_error, write_answer, QueryArgs};
 use crate::error::{Error, Result};
 use crate::fold::Folded;
@@ -86,6 +96,9 @@ pub fn replay(
     // An unknown table, a bad rules file or clock is refused before anything
     // is folded. One table needs only its namespace's projection.
     let ns = only.map(|(t, _)| namespace(t)).transpose()?;
+    if let (true, Some((table, sel))) = (diff, only) {
+        needs_tournament(table, sel)?;
+    }
     let q = args.query()?;
     let split = Split::of(q.rules.as_ref().unwrap_or(&Value::Null), ns);
     split.trace();
@@ -242,7 +255,7 @@ impl Run<'_> {
             let ns = only.map(|(t, _)| systems::namespace_of(t).unwrap_or("ledger"));
             let (f, stamp) = folded_only(self.ledger, &live(self.args), ns.or(Some("ledger")))?;
             if let Some((table, sel)) = only {
-                check_diff_of(&f.state, table, sel)?;
+                check_tournament(&f.state, table, sel)?;
             }
             f.discard();
             return self.write_diffs(only, &stamp, None, w);
@@ -274,7 +287,7 @@ impl Run<'_> {
         };
         let (new, stamp) = refolded?;
         if let Some((table, sel)) = only {
-            check_diff_of(&new.state, table, sel)?;
+            check_tournament(&new.state, table, sel)?;
         }
         self.write_diffs(only, &stamp, Some((&new, &mut old)), w)
     }
@@ -384,16 +397,18 @@ impl Run<'_> {
     }
 }
 
-/// [`check_tournament`], and for a diff of a table shown per tournament
-/// (`cards`, `sbr`, whose table without `--tournament` lists tournaments and
-/// scores no one) the tournament to compare.
-fn check_diff_of(state: &systems::State, table: &str, sel: &Selector) -> Result<()> {
-    check_tournament(state, table, sel)?;
-    match (state.shown_per(table), &sel.tournament) {
-        (Some(known), None) => Err(Error::Usage(format!(
+/// A diff of a table shown per tournament (`cards`, `sbr`, whose table
+/// without `--tournament` lists tournaments and scores no one) needs the
+/// tournament to compare. Whether a table is shown so is its system's,
+/// whatever the ledger holds (an empty state says it), so this is refused
+/// before anything is folded; the tournaments' names would need a fold, so
+/// the message says where to find them.
+fn needs_tournament(table: &str, sel: &Selector) -> Result<()> {
+    let per_tournament = systems::State::default().shown_per(table).is_some();
+    match (per_tournament, &sel.tournament) {
+        (true, None) => Err(Error::Usage(format!(
             "replay --diff --system {table} compares one tournament: add --tournament T \
-             (known: {}), or leave out --system to compare them all",
-            listed(&known, table)
+             (`laurel standings {table}` lists them), or leave out --system to compare them all"
         ))),
         _ => Ok(()),
     }

@@ -83,3 +83,46 @@ fn a_registration_of_a_known_name_is_read_as_stored() {
     );
     refused_new_read_stored(&text, "\"Ann\" is already a player's name");
 }
+
+#[test]
+fn a_decimal_spelt_otherwise_is_read_as_stored() {
+    let series = r#"{"type":"cfr.series_defined","at":"2012-01-01","series":"wbc","format":"elimination","heat_decay":"00.5"}"#;
+    refused_new_read_stored(
+        series,
+        "`heat_decay` \"00.5\" is not a decimal string: leading zeros are not allowed; write \"0.5\"",
+    );
+    let rules = r#"{"type":"ledger.rules_changed","at":"2012-01-01","system":"monthly","params":{"factor":" 0.9"}}"#;
+    refused_new_read_stored(
+        rules,
+        "monthly.factor: \" 0.9\" is not a decimal string: spaces are not allowed; write \"0.9\"",
+    );
+}
+
+/// A stored rules change that does not check (only a ledger written by a
+/// laurel whose ranges were wider holds one: every range a stored change is
+/// read against only widens) changes nothing in a query's fold, and an
+/// append's check fold that reaches it is refused naming it, so that
+/// `laurel void SEQ` sets it aside, to the tables queries already show.
+#[test]
+fn a_stored_rules_change_that_does_not_check_changes_nothing_and_is_named_at_append() {
+    let text = r#"{"type":"ledger.rules_changed","at":"2003-01-01","system":"valar","params":{"base":50,"divisor":0}}"#;
+    let (new, stored) = as_new_and_as_stored(text);
+    for refused in [new, stored] {
+        let err = refused.expect_err("refused by a check fold");
+        let want = "seq 1, ledger.rules_changed: valar.divisor: 0 is out of range";
+        assert!(err.starts_with(want), "{err}");
+    }
+    let src = MemSource::from_jsonl(text).expect("parses");
+    let folded = fold(&src, &Query::default()).expect("a query folds it");
+    let in_force = |name: &str| {
+        let listing = folded.cx.params.listing();
+        let found = listing
+            .iter()
+            .find(|(d, _)| d.system == "valar" && d.name == name);
+        found.map(|(_, v)| v.clone()).unwrap()
+    };
+    assert_eq!(
+        (in_force("base"), in_force("divisor")),
+        (45.into(), 150.into())
+    );
+}

@@ -54,6 +54,9 @@ pub fn series_defined(state: &State, d: &SeriesDefined) -> Result<(), String> {
         }
     }
     if let Some(text) = &d.heat_decay {
+        if parse_decimal(text).is_none() {
+            return heat_decay_spelt_once(d);
+        }
         let ok = parse_decimal(text)
             .is_some_and(|r| r >= Rational::from_integer(0) && r <= Rational::from_integer(1));
         if !ok {
@@ -80,6 +83,22 @@ pub fn series_defined(state: &State, d: &SeriesDefined) -> Result<(), String> {
             .map_err(|m| format!("cfr series {name:?}: {m}"))?;
     }
     Ok(())
+}
+
+/// A new `cfr.series_defined`'s `heat_decay` is a decimal spelt one way, as
+/// a decimal parameter is ([`crate::num::misspelt`] says what is wrong); a
+/// stored one is read as it was accepted.
+pub fn heat_decay_spelt_once(d: &SeriesDefined) -> Result<(), String> {
+    let Some(text) = &d.heat_decay else {
+        return Ok(());
+    };
+    match crate::num::misspelt(text) {
+        None => Ok(()),
+        Some(why) => Err(format!(
+            "cfr series {:?}: `heat_decay` {text:?} is not a decimal string: {why}",
+            d.series.0
+        )),
+    }
 }
 
 pub fn format_name(f: Format) -> &'static str {

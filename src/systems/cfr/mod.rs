@@ -14,7 +14,8 @@
 //! defines each): a points table (`final_points`, `heat_points`, `race_points`)
 //! has 1 to 100 places of 0 to 1,000,000 points, as the parameters do;
 //! `tier_offset` 0 to 1,000; `heat_decay` a decimal from 0 to 1 with at most 6
-//! places; an elimination event runs 1 to 100 heats; `tier` 1 to 1,000; `place`
+//! places, spelt as a decimal parameter is (`"0.5"`, not `"00.5"`, `"+0.5"` or
+//! `" 0.5"`: binding new input only, a stored one reads as accepted); an elimination event runs 1 to 100 heats; `tier` 1 to 1,000; `place`
 //! 1 to 10,000 ([`events::PLACE`]), gaps allowed. Event scores lie from 0 to 100 for
 //! tables that never rise with place.
 //!

@@ -2,7 +2,8 @@
 
 use super::{events, params, State, TABLES};
 use crate::systems::params::{GroupDef, Params};
-use crate::systems::{Cx, RatingSystem, Record};
+use crate::systems::players::Index;
+use crate::systems::{Cx, Event, RatingSystem, Record};
 
 impl RatingSystem for State {
     const NAME: &'static str = "cfr";
@@ -15,6 +16,14 @@ impl RatingSystem for State {
         samples!["cfr_pbem.jsonl", "cfr_wbc.jsonl", "cfr_wbc_pbem.jsonl"];
     const WORKER: usize = 2;
     system_items!(bincode);
+
+    /// A new series' `heat_decay` is spelt one way (`"0.5"`, not `"00.5"`).
+    fn check_input(&self, rec: &Record, _: &Index) -> Result<(), String> {
+        match &rec.event {
+            Event::Cfr(events::Event::SeriesDefined(d)) => super::check::heat_decay_spelt_once(d),
+            _ => Ok(()),
+        }
+    }
 
     fn audit_rules(&mut self, rec: &Record, before: &Params, cx: &mut Cx) {
         State::audit_rules(self, rec, before, cx);

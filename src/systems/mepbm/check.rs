@@ -525,26 +525,34 @@ impl State {
                 "month {m} comes before {last}, already ticked: months tick in calendar order"
             ));
         }
-        match month_end(m) {
-            Some(end) if at >= end => Ok(()),
-            end => Err(format!(
+        let end = month_end(m).ok_or_else(|| format!("monthly tick: no month {m}"))?;
+        if at >= end {
+            Ok(())
+        } else if !time::in_input_years(end) {
+            Err(format!(
+                "month {m} ends with the year 9999, after the latest `at` an event may have \
+                 (9999-12-31T23:59:59.999999Z): it can never be ticked; 9999-11 is the last \
+                 month that can be, at 9999-12-01 or later"
+            ))
+        } else {
+            Err(format!(
                 "month {m} has not ended at {}: its tick comes at {} or later",
                 time::format_short(at),
-                end.map_or_else(|| "never".into(), time::format_short)
-            )),
+                time::format_short(end)
+            ))
         }
     }
 }
 
 /// The first instant after month `m` (`YYYY-MM`, already checked): midnight
-/// UTC on the first of the next month; `None` past year 9999.
+/// UTC on the first of the next month (10000-01-01 after 9999-12, which no
+/// new `at` reaches: a tick of 9999-12 is refused saying so, one stored at a
+/// later instant reads as accepted).
 fn month_end(m: &str) -> Option<Micros> {
-    let year: u32 = m.get(..4)?.parse().ok()?;
+    let year: i32 = m.get(..4)?.parse().ok()?;
     let month: u32 = m.get(5..)?.parse().ok()?;
-    let (y, mo) = if month == 12 {
-        (year + 1, 1)
-    } else {
-        (year, month + 1)
-    };
-    (y <= 9999).then(|| time::parse(&format!("{y:04}-{mo:02}-01")))?
+    match month {
+        12 => time::first_of_month(year + 1, 1),
+        _ => time::first_of_month(year, month + 1),
+    }
 }

@@ -62,7 +62,9 @@
 //!   `round(0.98 * (R - 1500) + 1500)` (`monthly.factor`, `monthly.mean`): 1850 → 1843.
 //!   The rules adjust "after each month": a tick is for a month that has ended by its
 //!   `at`, months tick in calendar order, once each; a skipped month may be ticked
-//!   late, before any later month.
+//!   late, before any later month. 9999-12 ends after the latest `at` an event may
+//!   have (9999-12-31T23:59:59.999999Z), so its tick is refused saying so: 9999-11,
+//!   ticked at 9999-12-01 or later, is the last month adjusted.
 //!
 //! Layout: [`math`] holds the formulas, `check` the validation, `apply` the fold, `pars`
 //! what a par is kept for, `tables`

@@ -17,10 +17,22 @@
 //! `ledger.rules_changed` as it was accepted. New input (a rules change being
 //! appended, and through [`check_rules`] a rules file) goes through
 //! [`check_input`], which also wants tables never rising and decimals spelt
-//! one way. The bounds keep every parameter small (integers mostly within a
+//! one way ([`crate::num::spelled_once`]); a decimal spelt otherwise (`"00.5"`,
+//! `"+1"`, `".5"`) is told what is wrong with it and how to write it
+//! ([`crate::num::misspelt`]), not that it is out of range. The bounds keep every parameter small (integers mostly within a
 //! million, decimals of at most [`DECIMAL_PLACES`] places), far from where the
-//! rule math's `i64` and `i128` products overflow. A `ledger.rules_changed` in the log that does not check (only one appended
-//! before its range existed can) changes nothing when folded.
+//! rule math's `i64` and `i128` products overflow.
+//!
+//! A stored `ledger.rules_changed` always checks, by construction: it was
+//! appended through [`check_input`], which asks all that [`check_system`]
+//! does, and the ranges stored values are read against only widen (a test
+//! pins them; a tighter bound binds new input, through [`check_input`]). So
+//! the fold cannot meet one that does not, but in a ledger written by a
+//! laurel whose ranges were wider. There, [`Params::change`] changes nothing
+//! for it (its values may be outside what the rule math is bounded for; the
+//! tables are those of the ledger with the change voided), and an append
+//! whose check fold reaches it is refused naming it, which `laurel void SEQ`
+//! answers. It is not refused in a query: a ledger stays readable.
 //!
 //! Rule code reads typed fields: `cx.params.get::<Valar>().base`. [`Params`] keeps
 //! the values given (rules changes, a rules file) as JSON, which is what a
@@ -198,7 +210,7 @@ impl Range {
 
     /// Whether `v`, of this range's kind, is within it. New `input` must also
     /// be written as the range says: a table never rising (from a positive
-    /// win), a decimal spelt one way ([`crate::num::spelled_once`]). What
+    /// win); a decimal spelt one way is checked before ([`check_value`]). What
     /// was stored is read as it was accepted, so a ledger's meaning never
     /// changes under it.
     fn contains(&self, v: &Value, input: bool) -> bool {
@@ -212,10 +224,7 @@ impl Range {
                 let places = text.split_once('.').map_or(0, |(_, f)| f.len());
                 match (parse_decimal(text), parse_decimal(min), parse_decimal(max)) {
                     (Some(x), Some(min), Some(max)) => {
-                        places <= DECIMAL_PLACES
-                            && min <= x
-                            && x <= max
-                            && (!input || crate::num::spelled_once(text))
+                        places <= DECIMAL_PLACES && min <= x && x <= max
                     }
                     _ => false,
                 }
@@ -414,6 +423,14 @@ fn default_groups() -> &'static Arc<[Typed]> {
 /// Check one value against its definition: its kind, then its range (as
 /// new `input` must meet it, or as a stored value was accepted).
 fn check_value(def: &ParamDef, v: &Value, input: bool) -> Result<(), String> {
+    if let (Range::Decimal { .. }, Some(text), true) = (def.range, v.as_str(), input) {
+        if let Some(why) = crate::num::misspelt(text) {
+            let (system, name) = (def.system, def.name);
+            return Err(format!(
+                "{system}.{name}: {v} is not a decimal string: {why}"
+            ));
+        }
+    }
     let (of_kind, want) = match def.range {
         Range::Int { .. } => (v.as_i64().is_some(), "an integer"),
         Range::OptInt { .. } => (v.is_null() || v.as_i64().is_some(), "null or an integer"),
@@ -643,8 +660,10 @@ impl Params {
         }
     }
 
-    /// Apply a `rules_changed` (checked by [`check_system`] when it was
-    /// appended; one that does not check changes nothing).
+    /// Apply a `rules_changed` (checked by [`check_input`] when it was
+    /// appended, so by [`check_system`] now; one that does not, which only a
+    /// ledger written with wider ranges holds, changes nothing: see the
+    /// module docs).
     pub fn change(&mut self, system: &str, params: &Map<String, Value>) {
         if check_system(system, params).is_err() {
             return;

@@ -1,6 +1,7 @@
 //! Tests of the rule parameters: every default and range against its field, the
 //! ranges' text, the value in force (pinned, else changed, else the default),
-//! unknown names, and a checkpoint's round trip.
+//! unknown names, a checkpoint's round trip, and the ranges stored rules
+//! changes are read against, which only widen.
 
 use super::*;
 use serde_json::json;
@@ -210,4 +211,166 @@ fn params_round_trip_through_bincode() {
     assert_eq!(format!("{back:?}"), format!("{p:?}"));
     assert_eq!(back.value(d.system, d.name), json!("0.25"));
     assert_ne!(back.stamp(), 0);
+}
+
+/// The range every parameter's stored values are read against
+/// ([`check_system`]) in this ledger format: a stored `ledger.rules_changed`
+/// was appended through [`check_input`], so it checks as long as none of
+/// these narrows and no parameter goes. Widen one (or add a parameter) and
+/// add it here; a tighter bound binds new input only, through
+/// [`check_input`] (as a table's shape and a decimal's spelling do).
+const STORED_RANGES: &[(&str, &str, Range)] = &[
+    ("valar", "base", Range::int(0..=10_000)),
+    ("valar", "divisor", Range::int(1..=1_000_000)),
+    ("valar", "min_change", Range::opt_int(-10_000..=10_000)),
+    ("valar", "start", Range::int(0..=1_000_000)),
+    ("maia", "win", Range::int(0..=1_000)),
+    ("maia", "draw", Range::int(0..=1_000)),
+    ("maia", "loss", Range::int(0..=1_000)),
+    ("maia", "start", Range::int(1..=1_000_000)),
+    ("istari", "start", Range::int(0..=1_000_000)),
+    ("ainur", "base", Range::int(0..=10_000)),
+    ("ainur", "start", Range::int(1..=1_000_000)),
+    ("ainur", "min_nations", Range::int(0..=1_000)),
+    ("ainur", "min_members", Range::int(0..=1_000)),
+    ("small_game", "min_positions", Range::int(0..=1_000)),
+    ("small_game", "factor", Range::decimal("0"..="1")),
+    ("monthly", "factor", Range::decimal("0"..="1")),
+    ("monthly", "mean", Range::int(0..=1_000_000)),
+    ("council", "deadline_days", Range::int(0..=36_500)),
+    ("council", "points", Range::ints(1..=3, 0..=1_000)),
+    ("council", "enemy", Range::int(0..=1_000)),
+    ("cfr", "final_points", Range::ints(1..=100, 0..=1_000_000)),
+    ("cfr", "heat_points", Range::ints(1..=100, 0..=1_000_000)),
+    ("cfr", "heat_decay", Range::decimal("0"..="1")),
+    ("cfr", "race_points", Range::ints(1..=100, 0..=1_000_000)),
+    ("cfr", "tier_offset", Range::int(0..=1_000)),
+    ("cfr", "counted_events", Range::int(1..=1_000)),
+    ("cfr", "one_event_factor", Range::decimal("0"..="1")),
+    ("cfr", "two_event_factor", Range::decimal("0"..="1")),
+    ("cfr", "decimals", Range::int(0..=9)),
+    (
+        "cards",
+        "system1_one_positive",
+        Range::ints(1..=4, 0..=1_000_000),
+    ),
+    (
+        "cards",
+        "system1_otherwise",
+        Range::ints(1..=4, 0..=1_000_000),
+    ),
+    (
+        "cards",
+        "system2_three_one_positive",
+        Range::ints(1..=4, 0..=1_000_000),
+    ),
+    (
+        "cards",
+        "system2_three_otherwise",
+        Range::ints(1..=4, 0..=1_000_000),
+    ),
+    ("cards", "system2_four", Range::ints(1..=4, 0..=1_000_000)),
+    ("cards", "score_divisor", Range::int(1..=1_000_000)),
+    ("cards", "score_clamp", Range::int(0..=1_000_000)),
+    ("fibonacci", "base", Range::int(0..=1)),
+    ("fibonacci", "min_powers", Range::int(2..=1_000)),
+    ("carnage", "rank_points", Range::int(0..=1_000_000)),
+    ("carnage", "centers_total", Range::int(1..=1_000_000)),
+    ("carnage", "centre_points", Range::int(0..=1_000_000)),
+    ("carnage", "eliminated", Range::choice(&["by_year", "tied"])),
+    ("carnage", "leader_bonus", Range::int(0..=1_000_000)),
+    ("diplomacy_tournament", "best_rounds", Range::int(0..=1_000)),
+    ("sbr", "bonus_multiplier", Range::int(1..=1_000)),
+    ("sbr", "games_per_match", Range::int(1..=100)),
+    ("sbr", "advance", Range::int(0..=100)),
+    ("sbr", "podium", Range::int(0..=100)),
+    ("sbr", "group_size", Range::int(1..=10_000)),
+];
+
+/// Does `now` read every value `was` read, as a stored value is read (a
+/// table's shape, a decimal's spelling aside: those bind input)?
+fn reads_all_of(now: &Range, was: &Range) -> bool {
+    let dec = |t: &str| parse_decimal(t).expect("a decimal bound");
+    match (*now, *was) {
+        (Range::Int { min, max } | Range::OptInt { min, max }, Range::Int { min: a, max: b })
+        | (Range::OptInt { min, max }, Range::OptInt { min: a, max: b }) => min <= a && b <= max,
+        (Range::Decimal { min, max }, Range::Decimal { min: a, max: b }) => {
+            dec(min) <= dec(a) && dec(b) <= dec(max)
+        }
+        (
+            Range::Ints {
+                min_len,
+                max_len,
+                min,
+                max,
+                ..
+            },
+            Range::Ints {
+                min_len: la,
+                max_len: lb,
+                min: a,
+                max: b,
+                ..
+            },
+        ) => min_len <= la && lb <= max_len && min <= a && b <= max,
+        (Range::Choice(now), Range::Choice(was)) => was.iter().all(|w| now.contains(w)),
+        _ => false,
+    }
+}
+
+/// Every rules change a ledger of this format holds still checks: no
+/// parameter's stored range narrowed, none went, no decimal place was taken
+/// away. So [`Params::change`] never meets one that does not check but in a
+/// ledger written by a laurel of wider ranges (see the module docs).
+#[test]
+fn the_ranges_stored_rules_changes_are_read_against_only_widen() {
+    const { assert!(DECIMAL_PLACES >= 6) };
+    assert!(!reads_all_of(&Range::int(1..=9), &Range::int(0..=9)));
+    assert!(!reads_all_of(
+        &Range::decimal("0"..="0.9"),
+        &Range::decimal("0"..="1")
+    ));
+    assert!(!reads_all_of(
+        &Range::choice(&["a"]),
+        &Range::choice(&["a", "b"])
+    ));
+    assert!(reads_all_of(&Range::opt_int(0..=9), &Range::int(1..=9)));
+    for (system, name, was) in STORED_RANGES {
+        let now = all_defs().find(|d| d.system == *system && d.name == *name);
+        let now = now.unwrap_or_else(|| {
+            panic!("{system}.{name} went: stored changes of it no longer check")
+        });
+        assert!(
+            reads_all_of(&now.range, was),
+            "{system}.{name} narrowed from {was} to {}: stored changes may no longer check; bind the new bound to input (check_input)",
+            now.range
+        );
+    }
+    let pinned = |d: &&ParamDef| {
+        STORED_RANGES
+            .iter()
+            .any(|(s, n, _)| *s == d.system && *n == d.name)
+    };
+    let unpinned: Vec<String> = all_defs()
+        .filter(|d| !pinned(d))
+        .map(|d| format!("{}.{}", d.system, d.name))
+        .collect();
+    assert!(unpinned.is_empty(), "add to STORED_RANGES: {unpinned:?}");
+    // check_input asks all that check_system does: what an append accepted, a fold reads.
+    for d in all_defs() {
+        let v: Value = serde_json::from_str(d.default).unwrap();
+        for v in [
+            v,
+            json!("00.5"),
+            json!([2, 5]),
+            json!(0),
+            json!(-1),
+            json!(null),
+        ] {
+            let m = json!({ d.name: v }).as_object().unwrap().clone();
+            if check_input(d.system, &m).is_ok() {
+                check_system(d.system, &m).unwrap();
+            }
+        }
+    }
 }
