@@ -1,13 +1,17 @@
 //! Tournament ids that differ in case alone (`Spring-25` beside
 //! `spring-25`): a new one would look like the other wherever it is shown,
-//! and results typed under either would split one tournament in two. A new
-//! tournament whose id is another's but for case is refused; one a ledger
-//! already holds is read as it was accepted.
+//! and results typed under either would split one tournament in two. Of two
+//! such ids, the one an append brings is refused, whichever is dated first
+//! (folds run by date: when the new one is dated before a stored twin, the
+//! stored one's check names it). Twins a ledger already holds are read as
+//! they were accepted.
 //!
 //! A state keeps its tournaments in a [`ById`] map, which keeps their ids by
-//! case beside them: derived, never stored (the map serializes as the map
-//! alone, and rebuilds the index when it is read back), and grown by
-//! [`ById::insert`], the one way in.
+//! case beside them, each with the seq of the record that created it:
+//! derived, never stored (the map serializes as the map alone, and a map
+//! read back from a checkpoint indexes its ids again, as stored records: a
+//! checkpoint an append's check fold starts from lies before every record
+//! the append brings), and grown by [`ById::insert`], the one way in.
 
 use std::collections::BTreeMap;
 
@@ -38,10 +42,11 @@ impl<T> std::ops::Deref for ById<T> {
 }
 
 impl<T> ById<T> {
-    /// `value` under `id`, kept unless `id` is there already.
-    pub fn insert(&mut self, id: &str, value: impl FnOnce() -> T) {
+    /// `value` under `id`, created by record `seq`, kept unless `id` is
+    /// there already.
+    pub fn insert(&mut self, id: &str, seq: u64, value: impl FnOnce() -> T) {
         if !self.map.contains_key(id) {
-            self.twins.add(id);
+            self.twins.add(id, seq);
             self.map.insert(id.to_string(), value());
         }
     }
@@ -51,9 +56,33 @@ impl<T> ById<T> {
         self.map.get_mut(id)
     }
 
-    /// The known id that differs from `id` in case alone, if any.
-    pub fn twin(&self, id: &str) -> Option<&str> {
-        self.twins.twin(id)
+    /// The refusal of tournament `id`, created by record `seq`, when an id
+    /// known before it differs from it in case alone and the append being
+    /// checked brings either of the two (`brings`: [`super::Cx::brings`]).
+    /// Ids are shown as `shown` writes them.
+    pub fn check_twin(
+        &self,
+        (id, seq): (&str, u64),
+        brings: impl Fn(u64) -> bool,
+        shown: impl Fn(&str) -> String,
+    ) -> Result<(), String> {
+        let Some((twin, twin_seq)) = self.twins.twin(id, |s| brings(seq) || brings(s)) else {
+            return Ok(());
+        };
+        let (id, twin) = (shown(id), shown(twin));
+        let which = match brings(seq) {
+            true => "",
+            false => ", which this append brings,",
+        };
+        let (new, other) = match brings(seq) {
+            true => (id.as_str(), twin.as_str()),
+            false => (twin.as_str(), id.as_str()),
+        };
+        Err(format!(
+            "tournament {id}: tournament {twin} (seq {twin_seq}){which} differs from it in case \
+             alone; ids are exact: write {other} for {new}, or give the new tournament an id of \
+             its own"
+        ))
     }
 }
 
@@ -71,29 +100,34 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for ById<T> {
     }
 }
 
-/// Known ids by their lowercase form (the first id of each form).
+/// Known ids by their lowercase form, each with the seq of the record that
+/// created it, in id order.
 #[derive(Debug, Clone, Default)]
-pub struct CaseTwins(BTreeMap<String, String>);
+pub struct CaseTwins(BTreeMap<String, Vec<(String, u64)>>);
 
 impl CaseTwins {
-    /// The index of `ids`.
+    /// The index of `ids`, stored records all (seq 0).
     pub fn of<'a>(ids: impl IntoIterator<Item = &'a str>) -> CaseTwins {
         let mut twins = CaseTwins::default();
-        ids.into_iter().for_each(|id| twins.add(id));
+        ids.into_iter().for_each(|id| twins.add(id, 0));
         twins
     }
 
-    /// `id` is known from now on.
-    pub fn add(&mut self, id: &str) {
-        (self.0)
-            .entry(id.to_lowercase())
-            .or_insert_with(|| id.to_string());
+    /// `id`, created by record `seq`, is known from now on.
+    pub fn add(&mut self, id: &str, seq: u64) {
+        let form = self.0.entry(id.to_lowercase()).or_default();
+        if let Err(i) = form.binary_search_by(|(known, _)| known.as_str().cmp(id)) {
+            form.insert(i, (id.to_string(), seq));
+        }
     }
 
-    /// The known id that differs from `id` in case alone, if any.
-    pub fn twin(&self, id: &str) -> Option<&str> {
-        let known = self.0.get(&id.to_lowercase())?;
-        (known != id).then_some(known.as_str())
+    /// The first known id (in id order) that differs from `id` in case alone
+    /// and whose seq `counts`, with that seq.
+    pub fn twin(&self, id: &str, counts: impl Fn(u64) -> bool) -> Option<(&str, u64)> {
+        let form = self.0.get(&id.to_lowercase())?;
+        (form.iter())
+            .find(|(known, seq)| known != id && counts(*seq))
+            .map(|(known, seq)| (known.as_str(), *seq))
     }
 }
 
@@ -103,15 +137,30 @@ mod tests {
 
     #[test]
     fn an_id_differing_in_case_alone_has_a_twin_and_itself_has_none() {
+        let all = |_| true;
         let mut twins = CaseTwins::of(["Spring-25", "autumn"]);
-        assert_eq!(twins.twin("spring-25"), Some("Spring-25"));
-        assert_eq!(twins.twin("SPRING-25"), Some("Spring-25"));
-        assert_eq!(twins.twin("Spring-25"), None);
-        assert_eq!(twins.twin("Spring-26"), None);
-        twins.add("Winter");
-        assert_eq!(twins.twin("WINTER"), Some("Winter"));
+        assert_eq!(twins.twin("spring-25", all), Some(("Spring-25", 0)));
+        assert_eq!(twins.twin("SPRING-25", all), Some(("Spring-25", 0)));
+        assert_eq!(twins.twin("Spring-25", all), None);
+        assert_eq!(twins.twin("Spring-26", all), None);
+        twins.add("Winter", 7);
+        assert_eq!(twins.twin("WINTER", all), Some(("Winter", 7)));
+        assert_eq!(twins.twin("WINTER", |s| s >= 8), None);
         // Unicode case, not ASCII alone.
-        twins.add("Été");
-        assert_eq!(twins.twin("éTÉ"), Some("Été"));
+        twins.add("Été", 9);
+        assert_eq!(twins.twin("éTÉ", all), Some(("Été", 9)));
+    }
+
+    /// The twin named is the first in id order, however the ids came in
+    /// (folded one by one, or read back from a checkpoint).
+    #[test]
+    fn the_twin_named_does_not_depend_on_the_order_ids_came_in() {
+        let mut folded = CaseTwins::default();
+        folded.add("spring", 1);
+        folded.add("Spring", 2);
+        let read = CaseTwins::of(["Spring", "spring"]);
+        for twins in [folded, read] {
+            assert_eq!(twins.twin("SPRING", |_| true).map(|t| t.0), Some("Spring"));
+        }
     }
 }

@@ -8,6 +8,7 @@ use std::fmt;
 use crate::systems::cards::events::{
     Event as CardsEvent, MatchResult, RoundScheduled, TournamentCreated, POINT_SYSTEM, SCORE,
 };
+use crate::systems::Cx;
 use crate::time::{format_short, Micros};
 
 use super::{inclusive_end, State, Tournament};
@@ -61,27 +62,28 @@ impl fmt::Display for Named<'_> {
 
 impl State {
     /// `ev` at `at`; `new`: the append being checked brings it.
-    pub(super) fn check_event(&self, at: Micros, ev: &CardsEvent, new: bool) -> Result<(), String> {
+    pub(super) fn check_event(
+        &self,
+        (at, seq): (Micros, u64),
+        ev: &CardsEvent,
+        cx: &Cx,
+    ) -> Result<(), String> {
         match ev {
-            CardsEvent::TournamentCreated(e) => self.check_tournament(e, new),
+            CardsEvent::TournamentCreated(e) => self.check_tournament(e, seq, cx),
             CardsEvent::RoundScheduled(e) => self.check_round(at, e),
             CardsEvent::MatchResult(e) => self.check_result(at, e),
         }
     }
 
-    /// A new tournament's id differs from every other in more than case
-    /// (a stored one is read as it was accepted).
-    fn check_tournament(&self, e: &TournamentCreated, new: bool) -> Result<(), String> {
+    /// A tournament's id differs from every other in more than case, when
+    /// the append brings either (see [`crate::systems::twins`]).
+    fn check_tournament(&self, e: &TournamentCreated, seq: u64, cx: &Cx) -> Result<(), String> {
         let t = Named::tournament(&e.tournament.0);
         if self.tournaments.contains_key(&e.tournament.0) {
             return Err(format!("{t} already exists"));
         }
-        if let Some(twin) = self.tournaments.twin(&e.tournament.0).filter(|_| new) {
-            return Err(format!(
-                "{t}: tournament {twin:?} differs from it in case alone; ids are exact: \
-                 write {twin:?}, or give the new tournament an id of its own"
-            ));
-        }
+        let quoted = |id: &str| format!("{id:?}");
+        (self.tournaments).check_twin((&e.tournament.0, seq), |s| cx.brings(s), quoted)?;
         if !POINT_SYSTEM.contains(e.point_system) {
             return Err(format!(
                 "{t}: point_system must be 1 or 2, got {}",

@@ -223,7 +223,7 @@ impl AwardRow {
 impl Projection for State {
     fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
         match &rec.event {
-            Event::Cards(ev) => self.check_event(rec.at, ev, cx.brings(rec.seq)),
+            Event::Cards(ev) => self.check_event((rec.at, rec.seq), ev, cx),
             _ => Ok(()),
         }
     }
@@ -233,7 +233,7 @@ impl Projection for State {
             return;
         };
         match ev {
-            CardsEvent::TournamentCreated(e) => self.create(e),
+            CardsEvent::TournamentCreated(e) => self.create(e, rec.seq),
             CardsEvent::RoundScheduled(e) => self.schedule(e),
             CardsEvent::MatchResult(e) => self.result(rec, e, cx),
         }
@@ -257,8 +257,8 @@ impl State {
         self.tournaments.keys().cloned().collect()
     }
 
-    fn create(&mut self, e: &TournamentCreated) {
-        self.tournaments.insert(&e.tournament.0, || {
+    fn create(&mut self, e: &TournamentCreated, seq: u64) {
+        self.tournaments.insert(&e.tournament.0, seq, || {
             Tournament {
                 system: e.point_system,
                 starts: e.starts.0,

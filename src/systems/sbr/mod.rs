@@ -386,18 +386,13 @@ impl Projection for State {
         match sbr_event(rec) {
             Some(Event::TournamentCreated(t)) => {
                 let id = &t.tournament.0;
-                // A stored twin is read as it was accepted.
-                let twin = self.tournaments.twin(id).filter(|_| cx.brings(rec.seq));
-                match (self.tournaments.get(id), twin) {
-                    (Some(_), _) => Err(format!(
+                if self.tournaments.contains_key(id) {
+                    return Err(format!(
                         "tournament {id} is already created (a tournament is created once)"
-                    )),
-                    (None, Some(twin)) => Err(format!(
-                        "tournament {id}: tournament {twin} differs from it in case alone; ids \
-                         are exact: write {twin}, or give the new tournament an id of its own"
-                    )),
-                    (None, None) => Ok(()),
+                    ));
                 }
+                let quoted = |id: &str| format!("{id:?}");
+                (self.tournaments).check_twin((id, rec.seq), |s| cx.brings(s), quoted)
             }
             Some(Event::GamePlayed(g)) => check::game(
                 self.tournaments
@@ -420,7 +415,7 @@ impl Projection for State {
     fn apply(&mut self, rec: &Record, cx: &mut Cx) {
         match sbr_event(rec) {
             Some(Event::TournamentCreated(t)) => {
-                self.tournaments.insert(&t.tournament.0, || {
+                self.tournaments.insert(&t.tournament.0, rec.seq, || {
                     Tournament {
                         id: t.tournament.0.clone(),
                         created: rec.at,
