@@ -63,6 +63,8 @@ fn the_tour_is_short_and_visits_every_community() {
         assert!(!text.contains(key), "{key} in the tour");
     }
     assert!(text.contains("Best finish") && text.contains("Rating"));
+    // A table's scores keep the decimals it fixes (Fibonacci: 4) in the tour.
+    assert!(text.contains("1.3000") && text.contains("1.0071"), "{text}");
     for next in [
         "laurel history 'Ivy Jones'",
         "--as-of ",

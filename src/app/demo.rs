@@ -220,6 +220,8 @@ fn narrow_top(t: &Table) -> Table {
         .collect();
     let columns: Vec<&str> = keep.iter().map(|&i| t.columns[i].as_str()).collect();
     let mut top = Table::new(&t.name, "", &columns);
+    // Scores keep the decimals their table fixes.
+    top.places = keep.iter().map(|&i| t.places_at(i)).collect();
     for row in rows {
         top.push(keep.iter().filter_map(|&i| row.get(i).cloned()).collect());
     }
