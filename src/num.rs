@@ -20,7 +20,8 @@ pub fn ratio(n: i128, d: i128) -> Rational {
 /// formulas whose products pass `i128` (a CFR decay over many heats, the
 /// Diplomacy scores) round big rationals by the same rule; [`round_quotient`]
 /// and [`round_scaled`] are the same rounding of a quotient and of a scaled
-/// value, and every rounding in the crate goes through one of the three.
+/// value, and every rounding a rule makes, or a table shows, goes through one
+/// of the three (or [`round_times_sqrt`], the same rounding of `a * sqrt(t)`).
 pub fn round_half_away<T: Integer + Signed + Clone>(r: Ratio<T>) -> T {
     let (n, d) = r.into_raw(); // d > 0 always (Ratio normalises)
     round_quotient(n, d)

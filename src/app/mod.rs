@@ -112,6 +112,7 @@ impl QueryArgs {
     fn fold(&self, ledger: &Ledger, q: &Query) -> Result<fold::Folded> {
         fold_known(ledger, q).map_err(|e| match (&self.rules, e) {
             (Some(path), Error::Invalid { origin, msg }) if q.check && origin.seq.is_some() => {
+                let seq = origin.seq.unwrap_or_default();
                 let record = Origin {
                     kind: origin.kind,
                     id: origin.id,
@@ -121,7 +122,6 @@ impl QueryArgs {
                     file: Some(path.display().to_string()),
                     ..Origin::default()
                 };
-                let seq = origin.seq.unwrap_or_default();
                 Error::invalid(
                     file,
                     format!(

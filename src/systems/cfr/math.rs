@@ -191,7 +191,7 @@ pub fn points_units(points: i128, perfect: i128, places: u32) -> i128 {
 /// their counted event scores in [`UNIT`]s: the mean times the few-events
 /// factor, rounded half away from zero; the same number as [`round_scaled`]
 /// of [`driver_score`]'s score. One integer division in `i128` while the
-/// products fit, else in big rationals. `None` without any score.
+/// products fit, else in big integers. `None` without any score.
 pub fn ranking_key(units: &[i128], one: Rational, two: Rational, places: u32) -> Option<i128> {
     fn of<T: Int>(units: &[i128], factor: Rational, places: u32) -> Option<i128> {
         let sum = (units.iter()).try_fold(T::zero(), |s, &u| s.checked_add(&T::from(u)))?;

@@ -104,10 +104,10 @@ proptest! {
     }
 }
 
-/// Scores past `i128` in every product go through big rationals: a hundred
+/// Scores past `i128` in every product go through big integers: a hundred
 /// heats at a decay of six places, and units whose sum passes `i128`.
 #[test]
-fn overflowing_products_fall_back_to_big_rationals() {
+fn overflowing_products_fall_back_to_big_integers() {
     let decay = Rational::new(999_999, 1_000_000);
     let t = [1_000_000; 100];
     let all = vec![Some(1); 100];
