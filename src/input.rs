@@ -11,6 +11,9 @@
 //! one message ([`BOM_REFUSED`]) that says how to fix it. The mark is no part
 //! of JSON (RFC 8259: a writer must not add it, a reader may ignore it); laurel
 //! takes the stricter side once, for every file, rather than skip it in some.
+//! A file starting with a UTF-16 mark (what some editors save as "Unicode")
+//! is told that laurel reads UTF-8 ([`UTF16_REFUSED`]), where it would
+//! otherwise hear of a stray byte at column 1 ([`marked`] says which).
 
 use std::cell::Cell;
 use std::io::{BufRead, Read};
@@ -47,20 +50,31 @@ pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub const BOM_REFUSED: &str =
     "invalid JSON: the input starts with a UTF-8 byte-order mark; save it as UTF-8 without one";
 
+/// What a file starting with a UTF-16 byte-order mark is told.
+pub const UTF16_REFUSED: &str = "invalid JSON: the input is UTF-16 (it starts with its \
+     byte-order mark); laurel reads UTF-8: save it as UTF-8 without a byte-order mark";
+
+/// The refusal of input starting with `start`, when that is a byte-order
+/// mark: UTF-8's ([`BOM_REFUSED`]) or either of UTF-16's ([`UTF16_REFUSED`]).
+pub fn marked(start: &[u8]) -> Option<&'static str> {
+    match start {
+        [0xEF, 0xBB, 0xBF, ..] => Some(BOM_REFUSED),
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some(UTF16_REFUSED),
+        _ => None,
+    }
+}
+
 /// Read every event of `r`, calling `f(line, item)` for each, in order. A
-/// UTF-8 byte-order mark at the very start (what some editors save) is no
-/// part of JSON: refused, saying so ([`BOM_REFUSED`]), like any other stray byte.
+/// byte-order mark at the very start (what some editors save) is no part of
+/// JSON: refused, saying so ([`marked`]), like any other stray byte.
 pub fn read_events<R: BufRead>(
     mut r: R,
     f: &mut OnEvent<'_>,
 ) -> Result<Result<(), InputError>, Stop> {
-    if r.fill_buf()
-        .map_err(|e| Stop::io("input", e))?
-        .starts_with(BOM)
-    {
+    if let Some(msg) = marked(r.fill_buf().map_err(|e| Stop::io("input", e))?) {
         return Ok(Err(InputError {
             line: 1,
-            msg: BOM_REFUSED.into(),
+            msg: msg.into(),
         }));
     }
     let first = loop {

@@ -552,6 +552,49 @@ fn a_file_starting_with_a_byte_order_mark_is_refused_naming_it() {
     assert_eq!(common::head(d), before);
 }
 
+/// A file saved as UTF-16 (with its byte-order mark, either byte order) is
+/// told that laurel reads UTF-8, a rules file as an events file; a rules
+/// file that is not UTF-8 names the first byte that is not (from 1).
+#[test]
+fn a_utf16_file_is_told_laurel_reads_utf8() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let d = dir.path();
+    let before = common::head(d);
+    let utf16 = |name: &str, text: &str, big: bool| {
+        let path = d.join(name);
+        let units = std::iter::once(0xFEFF).chain(text.encode_utf16());
+        let bytes: Vec<u8> = units
+            .flat_map(|u: u16| {
+                if big {
+                    u.to_be_bytes()
+                } else {
+                    u.to_le_bytes()
+                }
+            })
+            .collect();
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    };
+    let want = "the input is UTF-16 (it starts with its byte-order mark); laurel reads UTF-8";
+    let rules = utf16("rules.json", r#"{"valar": {"base": 50}}"#, false);
+    let tick = r#"{"type":"mepbm.monthly_tick","at":"2009-02-01","month":"2009-01"}"#;
+    let lines = utf16("lines.jsonl", tick, true);
+    for args in [vec!["replay", "--rules", &rules], vec!["append", &lines]] {
+        let (code, _, err) = run(d, &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let latin1 = d.join("latin1.json");
+    std::fs::write(&latin1, b"{\"valar\": {\"base\": 50}} \xE9").unwrap();
+    let (code, _, err) = run(d, &["replay", "--rules", latin1.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("byte 25 is not UTF-8; laurel reads UTF-8"),
+        "{err}"
+    );
+    assert_eq!(common::head(d), before);
+}
+
 #[test]
 fn gen_and_bench_take_at_most_ten_million_events() {
     let dir = tempfile::tempdir().unwrap();

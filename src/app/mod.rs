@@ -142,12 +142,17 @@ fn sets_a_parameter(rules: &Value) -> bool {
 }
 
 fn read_rules(path: &Path) -> Result<Value> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
-    if text.as_bytes().starts_with(crate::input::BOM) {
-        let msg = crate::input::BOM_REFUSED;
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    if let Some(msg) = crate::input::marked(&bytes) {
         return Err(Error::Usage(format!("{}: {msg}", path.display())));
     }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to() + 1; // counted from 1
+        Error::Usage(format!(
+            "{}: invalid JSON: byte {at} is not UTF-8; laurel reads UTF-8",
+            path.display()
+        ))
+    })?;
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| Error::Usage(format!("{}: invalid JSON: {e}", path.display())))?;
     // As in events: a key given twice has no one meaning.
