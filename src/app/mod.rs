@@ -112,10 +112,11 @@ impl QueryArgs {
     fn fold(&self, ledger: &Ledger, q: &Query) -> Result<fold::Folded> {
         fold_known(ledger, q).map_err(|e| match (&self.rules, e) {
             (Some(path), Error::Invalid { origin, msg }) if q.check && origin.seq.is_some() => {
-                let seq = origin.seq.unwrap_or_default();
+                let Origin { seq, kind, id, .. } = *origin;
+                let seq = seq.unwrap_or_default(); // Some: the guard
                 let record = Origin {
-                    kind: origin.kind,
-                    id: origin.id,
+                    kind,
+                    id,
                     ..Origin::default()
                 };
                 let file = Origin {

@@ -59,14 +59,15 @@ impl<T> ById<T> {
     /// The refusal of tournament `id`, created by record `seq`, when an id
     /// known before it differs from it in case alone and the append being
     /// checked brings either of the two (`brings`: [`super::Cx::brings`]).
-    /// Ids are shown as `shown` writes them.
+    /// Ids are shown as `shown` writes them; not their seqs, which a state
+    /// read from a checkpoint does not know (the message is the same either way).
     pub fn check_twin(
         &self,
         (id, seq): (&str, u64),
         brings: impl Fn(u64) -> bool,
         shown: impl Fn(&str) -> String,
     ) -> Result<(), String> {
-        let Some((twin, twin_seq)) = self.twins.twin(id, |s| brings(seq) || brings(s)) else {
+        let Some((twin, _)) = self.twins.twin(id, |s| brings(seq) || brings(s)) else {
             return Ok(());
         };
         let (id, twin) = (shown(id), shown(twin));
@@ -79,7 +80,7 @@ impl<T> ById<T> {
             false => (twin.as_str(), id.as_str()),
         };
         Err(format!(
-            "tournament {id}: tournament {twin} (seq {twin_seq}){which} differs from it in case \
+            "tournament {id}: tournament {twin}{which} differs from it in case \
              alone; ids are exact: write {other} for {new}, or give the new tournament an id of \
              its own"
         ))

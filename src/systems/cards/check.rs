@@ -61,7 +61,7 @@ impl fmt::Display for Named<'_> {
 }
 
 impl State {
-    /// `ev` at `at`; `new`: the append being checked brings it.
+    /// `ev`, of record `seq` dated `at`, against the tournaments folded before it.
     pub(super) fn check_event(
         &self,
         (at, seq): (Micros, u64),
