@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// Values by id, with the ids by case ([`CaseTwins`]). Read it as the
+/// Values by id, with the ids by case. Read it as the
 /// `BTreeMap` it derefs to; insert through [`ById::insert`].
 #[derive(Debug, Clone)]
 pub struct ById<T> {
@@ -59,18 +59,17 @@ impl<T> ById<T> {
     /// The refusal of tournament `id`, created by record `seq`, when an id
     /// known before it differs from it in case alone and the append being
     /// checked brings either of the two (`brings`: [`super::Cx::brings`]).
-    /// Ids are shown as `shown` writes them; not their seqs, which a state
-    /// read from a checkpoint does not know (the message is the same either way).
+    /// Ids are shown quoted; not their seqs, which a state read from a
+    /// checkpoint does not know (the message is the same either way).
     pub fn check_twin(
         &self,
         (id, seq): (&str, u64),
         brings: impl Fn(u64) -> bool,
-        shown: impl Fn(&str) -> String,
     ) -> Result<(), String> {
         let Some((twin, _)) = self.twins.twin(id, |s| brings(seq) || brings(s)) else {
             return Ok(());
         };
-        let (id, twin) = (shown(id), shown(twin));
+        let (id, twin) = (format!("{id:?}"), format!("{twin:?}"));
         let which = match brings(seq) {
             true => "",
             false => ", which this append brings,",
@@ -104,18 +103,18 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for ById<T> {
 /// Known ids by their lowercase form, each with the seq of the record that
 /// created it, in id order.
 #[derive(Debug, Clone, Default)]
-pub struct CaseTwins(BTreeMap<String, Vec<(String, u64)>>);
+struct CaseTwins(BTreeMap<String, Vec<(String, u64)>>);
 
 impl CaseTwins {
     /// The index of `ids`, stored records all (seq 0).
-    pub fn of<'a>(ids: impl IntoIterator<Item = &'a str>) -> CaseTwins {
+    fn of<'a>(ids: impl IntoIterator<Item = &'a str>) -> CaseTwins {
         let mut twins = CaseTwins::default();
         ids.into_iter().for_each(|id| twins.add(id, 0));
         twins
     }
 
     /// `id`, created by record `seq`, is known from now on.
-    pub fn add(&mut self, id: &str, seq: u64) {
+    fn add(&mut self, id: &str, seq: u64) {
         let form = self.0.entry(id.to_lowercase()).or_default();
         if let Err(i) = form.binary_search_by(|(known, _)| known.as_str().cmp(id)) {
             form.insert(i, (id.to_string(), seq));
@@ -124,7 +123,7 @@ impl CaseTwins {
 
     /// The first known id (in id order) that differs from `id` in case alone
     /// and whose seq `counts`, with that seq.
-    pub fn twin(&self, id: &str, counts: impl Fn(u64) -> bool) -> Option<(&str, u64)> {
+    fn twin(&self, id: &str, counts: impl Fn(u64) -> bool) -> Option<(&str, u64)> {
         let form = self.0.get(&id.to_lowercase())?;
         (form.iter())
             .find(|(known, seq)| known != id && counts(*seq))

@@ -82,8 +82,7 @@ impl State {
         if self.tournaments.contains_key(&e.tournament.0) {
             return Err(format!("{t} already exists"));
         }
-        let quoted = |id: &str| format!("{id:?}");
-        (self.tournaments).check_twin((&e.tournament.0, seq), |s| cx.brings(s), quoted)?;
+        (self.tournaments).check_twin((&e.tournament.0, seq), |s| cx.brings(s))?;
         if !POINT_SYSTEM.contains(e.point_system) {
             return Err(format!(
                 "{t}: point_system must be 1 or 2, got {}",

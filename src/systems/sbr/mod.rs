@@ -391,8 +391,7 @@ impl Projection for State {
                         "tournament {id} is already created (a tournament is created once)"
                     ));
                 }
-                let quoted = |id: &str| format!("{id:?}");
-                (self.tournaments).check_twin((id, rec.seq), |s| cx.brings(s), quoted)
+                (self.tournaments).check_twin((id, rec.seq), |s| cx.brings(s))
             }
             Some(Event::GamePlayed(g)) => check::game(
                 self.tournaments
