@@ -39,14 +39,14 @@
 //! - [`app`]: one function per command, over plain arguments.
 //! - [`input`]: the streaming reader of JSON Lines and JSON arrays, with the size limits.
 //! - [`events`]: the envelope, the `ledger.*` events, the payload toolkit every system's
-//!   `events.rs` uses (`payload.rs`), and [`events::parse_event`], which says what a
-//!   valid event is (the fast path below yields the same event or hands the line to it);
+//!   `events.rs` uses (`payload.rs`), and [`events::LineParser`], which says what a
+//!   valid event is: one pass of serde_json's parser writes a line's canonical bytes
+//!   and notes its problems (`canon.rs`), and the payload is decoded from those bytes;
 //!   generic in the vocabulary ([`events::Vocabulary`]), which the
 //!   registry in [`systems`] implements ([`systems::Event`], [`systems::TYPES`]) and
-//!   which events never names. Stored events are decoded by serde alone
-//!   ([`events::decode_stored`]); `scan.rs` is the fast path of input lines (through
-//!   [`events::LineParser`]), which hands anything unusual to the serde path, whose
-//!   result or message stands, and reads a stored event's header for `verify`.
+//!   which events never names. Stored events are decoded by serde
+//!   ([`events::decode_stored`]); `scan.rs` reads a stored event's layout (where its
+//!   `type` lies, and its header for `verify`).
 //! - [`ledger`]: the only code that touches sled. [`ledger::chunk`] is the byte layout of
 //!   records, [`ledger::segment`] the files chunks are stored in, [`ledger::canonical`] the
 //!   canonical form and record hash, [`ledger::summary`] and [`ledger::idem`] what each

@@ -23,7 +23,7 @@ const SMALL: usize = 40;
 fn canonical(events: &[Value]) -> Vec<String> {
     events
         .iter()
-        .map(|e| String::from_utf8(laurel::ledger::canonical::to_vec(e)).expect("utf8"))
+        .map(|e| String::from_utf8(laurel::events::to_canonical(e)).expect("utf8"))
         .collect()
 }
 

@@ -14,7 +14,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use laurel::fold::{self, Query, Source};
-use laurel::ledger::{canonical, Input, Ledger};
+use laurel::ledger::{Input, Ledger};
 use laurel::systems::params::Range;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -234,12 +234,12 @@ proptest! {
 
     #[test]
     fn canonical_form_round_trips_sorted_and_equals_serde_json(v in json_value()) {
-        let bytes = canonical::to_vec(&v);
+        let bytes = laurel::events::to_canonical(&v);
         let text = std::str::from_utf8(&bytes).unwrap();
         prop_assert_eq!(text, serde_json::to_string(&v).unwrap());
         let back: Value = serde_json::from_slice(&bytes).unwrap();
         prop_assert_eq!(&back, &v);
-        prop_assert_eq!(canonical::to_vec(&back), bytes.clone());
+        prop_assert_eq!(laurel::events::to_canonical(&back), bytes.clone());
         prop_assert!(keys_sorted(&back));
         prop_assert!(!bytes.contains(&b'\n'), "no insignificant whitespace");
     }

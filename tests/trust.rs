@@ -448,7 +448,7 @@ fn every_numeric_field_beyond_its_range_is_refused_naming_field_and_range() {
         // In canonical form (keys sorted, no spaces), as an export writes it:
         // the same refusal.
         let value: serde_json::Value = serde_json::from_str(line).unwrap();
-        let canonical = String::from_utf8(laurel::ledger::canonical::to_vec(&value)).unwrap();
+        let canonical = String::from_utf8(laurel::events::to_canonical(&value)).unwrap();
         refused(dir.path(), &canonical, want);
     }
     // The ends themselves are admitted.

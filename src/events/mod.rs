@@ -1,11 +1,11 @@
 //! Events: the envelope, the payload toolkit, and the one parser.
 //!
 //! An event is one flat JSON object: `type`, `at`, an optional `id`, and the
-//! payload fields of its type. [`parse_event`] turns a parsed JSON value into a
+//! payload fields of its type. [`LineParser`] turns a line into a
 //! [`Screened`] event: the typed event plus its canonical bytes. Every event
-//! enters the crate through it, or through the fast path of [`LineParser`],
-//! which takes only inputs it reads exactly as `parse_event` would and hands
-//! it every other (`scan.rs`), so the envelope rules hold everywhere:
+//! enters the crate through it (one pass of serde_json's parser writes the
+//! canonical bytes and notes the line's problems, `canon.rs`; the payload is
+//! then decoded from those bytes), so the envelope rules hold everywhere:
 //!
 //! - `type` is one of the vocabulary's [`Vocabulary::TYPES`]; unknown types are rejected;
 //! - unknown, missing or mistyped payload fields are rejected, naming the field;
@@ -65,8 +65,7 @@
 //! A new field of an existing type is optional (`#[serde(default)]`): events
 //! are a public contract. Step 2 alone makes it show in `laurel events`.
 
-mod dupkeys;
-pub use dupkeys::first_duplicate;
+mod canon;
 pub mod ledger;
 mod payload;
 mod scan;
@@ -80,7 +79,7 @@ pub use payload::{Bounds, Ident, Place, When};
 use std::marker::PhantomData;
 
 use serde::{de::DeserializeOwned, Deserialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::input;
 use crate::ledger::grammar::{self, Header, Line, ParseLine, Refusal};
@@ -89,7 +88,6 @@ use crate::time::{self, Micros};
 /// Longest string accepted in any field, in bytes.
 pub const MAX_STRING: usize = 4096;
 
-use text::forbidden_message;
 pub use text::{closest, did_you_mean, forbidden, forbidden_char, invisible};
 
 /// The typed events the event layer parses and decodes: every system's payload
@@ -129,18 +127,23 @@ pub struct Record<E> {
     pub event: E,
 }
 
-/// Parse one event object. The error message names the field and the rule.
+/// Parse one event object built as a `serde_json::Value`: what
+/// [`LineParser::parse`] makes of its JSON text.
 pub fn parse_event<E: Vocabulary>(value: Value) -> Result<Screened<E>, String> {
-    check_values(&value, "")?;
-    let canonical = crate::ledger::canonical::to_vec(&value);
-    let (id, at, kind, event) = typed(value)?;
-    Ok(Screened {
-        id,
-        at,
-        kind,
-        event: Some(event),
-        canonical,
-    })
+    let c = canon::Reader::default().read(&value, 256);
+    let c = c.map_err(|e| e.to_string())?;
+    screened(c, false)
+}
+
+/// The canonical bytes of a JSON value: what an event with its content is
+/// stored and hashed as (read as [`LineParser`] reads a line). A float in
+/// it is written as `0`: an event holding one is refused.
+pub fn to_canonical(value: &Value) -> Vec<u8> {
+    match canon::Reader::default().read(value, 256) {
+        Ok(c) => c.bytes,
+        // A `Value` is a JSON value: it reads, whatever it holds.
+        Err(e) => unreachable!("a serde_json::Value did not read: {e}"),
+    }
 }
 
 /// A validated event before it is given a seq: envelope, values and
@@ -167,16 +170,19 @@ pub fn deferred<E: Vocabulary>(kind: &str) -> bool {
     !kind.starts_with("ledger.") && E::TYPES.contains(&kind)
 }
 
-/// Parse one input line through `serde_json::Value` and [`parse_event`],
-/// refusing a key given twice in one object (which `Value` would keep the
-/// last of).
+/// The first key given twice in one object of a JSON text, as a path
+/// (`payload.value`), or `None` (also for text that is not JSON: the
+/// caller's parse words that). Such a text's meaning depends on the
+/// reader (serde_json's `Value` keeps the last).
+pub fn first_duplicate(json: &[u8]) -> Option<String> {
+    read_line(&mut canon::Reader::default(), json)
+        .ok()?
+        .duplicate
+}
+
+/// Parse one input line: [`LineParser::parse`].
 pub fn parse_line<E: Vocabulary>(line: &[u8]) -> Result<Screened<E>, LineError> {
-    let value: Value = serde_json::from_slice(line).map_err(LineError::Json)?;
-    if let Some(key) = dupkeys::first_duplicate(line) {
-        let msg = format!("`{key}` appears twice: give each field once");
-        return Err(LineError::Event(msg));
-    }
-    parse_event(value).map_err(LineError::Event)
+    LineParser::default().parse(line)
 }
 
 /// Why one input line was refused.
@@ -184,26 +190,27 @@ pub fn parse_line<E: Vocabulary>(line: &[u8]) -> Result<Screened<E>, LineError> 
 pub enum LineError {
     /// Not JSON at all (the input reader words the message).
     Json(serde_json::Error),
-    /// JSON, but not a valid event: the message of [`parse_event`].
+    /// JSON, but not a valid event: the message names the field and the rule.
     Event(String),
 }
 
-/// Parses input lines into events, reusing scratch space between lines.
+/// Parses input lines into events.
 ///
-/// The fast path goes from the line's bytes straight to the canonical bytes and
-/// then to the typed event (as the fold decodes stored events), without a
-/// `serde_json::Value`. Anything it does not handle exactly, valid or not (see
-/// `scan`), goes through `serde_json::Value` and [`parse_event`]: so results and
-/// error messages are those of [`parse_event`] either way.
+/// One pass of serde_json's parser gives a line's canonical bytes, its
+/// envelope and the first problem of its values (`canon.rs`); the typed
+/// payload is then decoded from the canonical bytes, as the fold decodes a
+/// stored event. Problems are reported in this order: the line is not JSON;
+/// a key given twice; a value no event may hold; the envelope (`type`, `at`,
+/// `id`); the payload.
 pub struct LineParser<E> {
-    canon: scan::Canon,
+    reader: canon::Reader,
     vocabulary: PhantomData<fn() -> E>,
 }
 
 impl<E> Default for LineParser<E> {
     fn default() -> Self {
         LineParser {
-            canon: scan::Canon::default(),
+            reader: canon::Reader::default(),
             vocabulary: PhantomData,
         }
     }
@@ -212,7 +219,8 @@ impl<E> Default for LineParser<E> {
 impl<E: Vocabulary> LineParser<E> {
     /// Parse one event from a JSON Lines line (or an array element's bytes).
     pub fn parse(&mut self, line: &[u8]) -> Result<Screened<E>, LineError> {
-        self.fast(line, false).map_or_else(|| parse_line(line), Ok)
+        let c = read_line(&mut self.reader, line).map_err(LineError::Json)?;
+        screened(c, false).map_err(LineError::Event)
     }
 
     /// [`LineParser::parse`] up to the payload: a line whose type is
@@ -222,57 +230,94 @@ impl<E: Vocabulary> LineParser<E> {
     /// payload deferred, and then decoding its canonical bytes
     /// ([`LineParser::parse`] again) gives that message.
     pub fn screen(&mut self, line: &[u8]) -> Result<Screened<E>, LineError> {
-        self.fast(line, true).map_or_else(|| parse_line(line), Ok)
+        let c = read_line(&mut self.reader, line).map_err(LineError::Json)?;
+        screened(c, true).map_err(LineError::Event)
     }
 
     /// The canonical bytes of one line without the typed parse (the bench's floor).
     pub fn canonical(&mut self, line: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
-        let mut out = Vec::with_capacity(line.len());
-        if self.canon.object(line, &mut out).is_some() {
-            return Ok(out);
-        }
-        let value: Value = serde_json::from_slice(line)?;
-        Ok(crate::ledger::canonical::to_vec(&value))
+        read_line(&mut self.reader, line).map(|c| c.bytes)
     }
+}
 
-    /// The fast path, or `None` for the slow one; `defer`: a [`deferred`]
-    /// type's payload is left undecoded.
-    fn fast(&mut self, line: &[u8], defer: bool) -> Option<Screened<E>> {
-        let s = self.fast_envelope(line)?;
-        if defer && deferred::<E>(&s.kind) {
-            return Some(s);
-        }
-        let event = dispatch(&s.kind, Stored(&s.canonical)).ok().flatten();
-        Some(Screened {
-            event: Some(event?),
-            ..s
-        })
+/// One line's value, canonical, with nothing after it.
+/// A line is checked to be UTF-8 once, whole, so the parser need not check
+/// each string; one that is not is read by the byte parser, whose error
+/// names the place.
+fn read_line(
+    reader: &mut canon::Reader,
+    line: &[u8],
+) -> Result<canon::Canonical, serde_json::Error> {
+    fn whole<'de, R: serde_json::de::Read<'de>>(
+        reader: &mut canon::Reader,
+        mut de: serde_json::Deserializer<R>,
+        size: usize,
+    ) -> Result<canon::Canonical, serde_json::Error> {
+        let c = reader.read(&mut de, size)?;
+        de.end().map(|()| c)
     }
+    match std::str::from_utf8(line) {
+        Ok(text) => whole(reader, serde_json::Deserializer::from_str(text), line.len()),
+        Err(_) => whole(
+            reader,
+            serde_json::Deserializer::from_slice(line),
+            line.len(),
+        ),
+    }
+}
 
-    /// The fast path's canonical bytes and envelope (`event` left `None`), or
-    /// `None` for the slow path.
-    fn fast_envelope(&mut self, line: &[u8]) -> Option<Screened<E>> {
-        let mut canonical = Vec::with_capacity(line.len());
-        let env = self.canon.object(line, &mut canonical)?;
-        let text = |r: std::ops::Range<usize>| scan::string_at(&canonical[r]);
-        let kind = text(env.kind?)?;
-        // Borrowed, not copied into a `String` first: this is the parser
-        // thread's hot loop.
-        let at = time::parse_input(&scan::str_at(&canonical[env.at?])?)?;
-        let id = match env.id {
-            Some(r) if &canonical[r.clone()] != b"null" => Some(text(r)?),
-            _ => None,
-        };
-        if id.as_deref() == Some("") {
-            return None;
+/// The event of a value read canonical: its problems in the order
+/// [`LineParser`] gives; `defer`: a [`deferred`] type's payload is left
+/// undecoded.
+fn screened<E: Vocabulary>(c: canon::Canonical, defer: bool) -> Result<Screened<E>, String> {
+    if let Some(path) = c.duplicate {
+        return Err(format!("`{path}` appears twice: give each field once"));
+    }
+    if let Some(msg) = c.refused {
+        return Err(msg);
+    }
+    if !c.object {
+        return Err("an event must be a JSON object".into());
+    }
+    let env = c.envelope;
+    let kind = text_field("type", env.kind)?.ok_or("missing field `type`")?;
+    // The type first: the fields an event needs depend on it.
+    if !E::TYPES.contains(&kind.as_str()) {
+        return Err(unknown_type::<E>(&kind));
+    }
+    let at_text = text_field("at", env.at)?.ok_or("missing field `at`")?;
+    let at = time::parse_input(&at_text).ok_or_else(|| {
+        format!("field `at`: {at_text:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp to the microsecond, in the years 0000 to 9999 (UTC), without a leap second")
+    })?;
+    let id = match env.id {
+        Some(canon::Field::Null) | None => None,
+        other => text_field("id", other)?,
+    };
+    if id.as_deref() == Some("") {
+        return Err("field `id`: must not be empty".into());
+    }
+    let event = match defer && deferred::<E>(&kind) {
+        true => None,
+        false => Some(dispatch(&kind, Input(&c.bytes))?.ok_or_else(|| unknown_type::<E>(&kind))?),
+    };
+    Ok(Screened {
+        id,
+        at,
+        kind,
+        event,
+        canonical: c.bytes,
+    })
+}
+
+/// An envelope field's text; `None` when it is absent.
+fn text_field(key: &str, field: Option<canon::Field>) -> Result<Option<String>, String> {
+    match field {
+        None => Ok(None),
+        Some(canon::Field::Text(s)) => Ok(Some(s)),
+        Some(canon::Field::Null) => Err(format!("field `{key}`: expected a string, found null")),
+        Some(canon::Field::Other(what)) => {
+            Err(format!("field `{key}`: expected a string, found {what}"))
         }
-        Some(Screened {
-            id,
-            at,
-            kind,
-            event: None,
-            canonical,
-        })
     }
 }
 
@@ -571,15 +616,20 @@ fn dispatch<E: Vocabulary>(kind: &str, input: impl PayloadInput) -> Result<Optio
     }
 }
 
-/// Where a payload is deserialised from: a parsed object (input, with field
-/// paths in errors) or stored canonical bytes (the fold's fast path).
+/// Where a payload is deserialised from: an input event's canonical bytes
+/// (with field paths in errors) or a stored event's.
 pub trait PayloadInput {
     fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String>;
 }
 
-impl PayloadInput for Value {
+/// An input event's canonical bytes, decoded with the path of the field a
+/// message is about.
+struct Input<'a>(&'a [u8]);
+
+impl PayloadInput for Input<'_> {
     fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String> {
-        payload(kind, self)
+        let mut de = serde_json::Deserializer::from_slice(self.0);
+        payload(kind, skip::SkipEnvelope(&mut de, None))
     }
 }
 
@@ -623,119 +673,11 @@ fn capture<'de, R: serde_json::de::Read<'de>, T: DeserializeOwned>(
 
 mod skip;
 
-/// The envelope fields and the typed payload of an event object.
-fn typed<E: Vocabulary>(value: Value) -> Result<(Option<String>, Micros, String, E), String> {
-    let Value::Object(mut map) = value else {
-        return Err("an event must be a JSON object".into());
-    };
-    let kind = take_string(&mut map, "type")?.ok_or("missing field `type`")?;
-    // The type first: the fields an event needs depend on it.
-    if !E::TYPES.contains(&kind.as_str()) {
-        return Err(unknown_type::<E>(&kind));
-    }
-    let at_text = take_string(&mut map, "at")?.ok_or("missing field `at`")?;
-    let at = time::parse_input(&at_text).ok_or_else(|| {
-        format!("field `at`: {at_text:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp to the microsecond, in the years 0000 to 9999 (UTC), without a leap second")
-    })?;
-    let id = take_string(&mut map, "id")?;
-    if id.as_deref() == Some("") {
-        return Err("field `id`: must not be empty".into());
-    }
-    let event = parse_payload(&kind, map)?;
-    Ok((id, at, kind, event))
-}
-
-fn parse_payload<E: Vocabulary>(kind: &str, map: Map<String, Value>) -> Result<E, String> {
-    dispatch(kind, Value::Object(map))?.ok_or_else(|| unknown_type::<E>(kind))
-}
-
 /// The message for an event of type `kind`, which the vocabulary lacks: the
 /// nearest type, if one is near, and where to find them all.
 fn unknown_type<E: Vocabulary>(kind: &str) -> String {
     let hint = did_you_mean(kind, E::TYPES.iter().copied());
     format!("unknown event type {kind:?}{hint} (`laurel events` lists every type)")
-}
-
-fn take_string(map: &mut Map<String, Value>, key: &str) -> Result<Option<String>, String> {
-    match map.remove(key) {
-        None | Some(Value::Null) if key == "id" => Ok(None),
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(format!(
-            "field `{key}`: expected a string, found {}",
-            json_kind(&other)
-        )),
-    }
-}
-
-/// Reject floats, integers out of range, oversized strings and control
-/// characters anywhere in the event, naming the path.
-fn check_values(v: &Value, path: &str) -> Result<(), String> {
-    let at = |p: &str| {
-        if p.is_empty() {
-            "event".to_string()
-        } else {
-            format!("field `{p}`")
-        }
-    };
-    match v {
-        Value::Number(n) if n.as_f64().is_some_and(beyond_64_bits) && n.is_f64() => Err(format!(
-            "{}: integer out of range (about {:e}); integers must lie between {} and {}",
-            at(path),
-            n.as_f64().unwrap_or_default(),
-            i64::MIN,
-            u64::MAX
-        )),
-        Value::Number(n) if !(n.is_i64() || n.is_u64()) => Err(format!(
-            "{}: {n} is a floating-point number; laurel accepts only integers \
-             (write fractions as decimal strings, e.g. \"0.98\")",
-            at(path)
-        )),
-        Value::String(s) if s.len() > MAX_STRING => Err(format!(
-            "{}: string of {} bytes is longer than the limit of {MAX_STRING}",
-            at(path),
-            s.len()
-        )),
-        Value::String(s) => {
-            forbidden_char(s).map_or(Ok(()), |c| Err(forbidden_message(&at(path), c)))
-        }
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, item)| check_values(item, &format!("{path}[{i}]"))),
-        Value::Object(map) => map.iter().try_for_each(|(k, item)| {
-            if k.len() > MAX_STRING {
-                return Err(format!("{}: key longer than {MAX_STRING} bytes", at(path)));
-            }
-            if let Some(c) = forbidden_char(k) {
-                return Err(forbidden_message(&format!("{}: a key", at(path)), c));
-            }
-            let sub = if path.is_empty() {
-                k.clone()
-            } else {
-                format!("{path}.{k}")
-            };
-            check_values(item, &sub)
-        }),
-        _ => Ok(()),
-    }
-}
-
-/// Is `f` an integer too wide for 64 bits (what serde_json reads such a
-/// literal as), rather than a fraction?
-fn beyond_64_bits(f: f64) -> bool {
-    f.fract() == 0.0 && f.abs() >= 9.2e18
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

@@ -7,15 +7,22 @@ use std::borrow::Cow;
 
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{de::DeserializeOwned, Deserialize, Deserializer};
-use serde_json::Value;
 
 use crate::time::{self, Micros};
 
-/// Deserialize a payload into `T`, naming the offending field on error.
-pub(crate) fn payload<T: DeserializeOwned>(kind: &str, v: Value) -> Result<T, String> {
-    serde_path_to_error::deserialize(v).map_err(|e| {
+/// Deserialize a payload into `T`, naming the offending field on error
+/// (and not serde_json's place in the bytes: the field says where).
+pub(crate) fn payload<'de, T, D>(kind: &str, d: D) -> Result<T, String>
+where
+    T: DeserializeOwned,
+    D: Deserializer<'de, Error = serde_json::Error>,
+{
+    serde_path_to_error::deserialize(d).map_err(|e| {
         let path = e.path().to_string();
-        let inner = in_words(&e.into_inner().to_string(), kind);
+        let inner = e.into_inner();
+        let place = format!(" at line {} column {}", inner.line(), inner.column());
+        let msg = inner.to_string();
+        let inner = in_words(msg.strip_suffix(&place).unwrap_or(&msg), kind);
         if path == "." || path.is_empty() {
             format!("{kind}: {inner}")
         } else {

@@ -1,25 +1,14 @@
-//! A strict, allocation-light JSON scanner over bytes: the fast path of
-//! [`super::LineParser::parse`] (input line → canonical bytes), the check
-//! that a stored event's `type` was found at its end ([`super::guess_stored_kind`]),
-//! and `verify`'s read of a stored event's header ([`super::stored_header`],
-//! which refuses what is not laid out as laurel stores events).
-//!
-//! For input lines it never decides that an input is *invalid*: whenever it meets anything it
-//! does not handle exactly like `serde_json` + [`super::parse_event`] (escaped
-//! keys, duplicate keys, floats, `-0`, integers out of range, over-long
-//! strings, deep nesting, malformed JSON, invalid UTF-8), it returns `None` and
-//! the caller takes the slow, `serde_json::Value` path, which accepts or refuses
-//! with its usual message. So the fast path can only ever agree with the slow
-//! one; tests compare the two on generated and hand-made inputs.
-//!
-//! Canonical output is the form of `canonical::to_vec`: object keys sorted by
-//! their UTF-8 bytes, no whitespace, strings re-escaped as serde_json does.
+//! A strict, allocation-light scanner over the bytes of a stored event (laid
+//! out canonical: one object, keys sorted, each once, no whitespace): the
+//! check that a stored event's `type` was found at its end
+//! ([`super::guess_stored_kind`]), and `verify`'s read of a stored event's
+//! header ([`super::stored_header`], which refuses what is not laid out as
+//! laurel stores events). It reads only what those need; it never decides
+//! that a value is valid (the decode does), only that bytes are laid out so.
 
-use super::MAX_STRING;
-use crate::ledger::canonical;
-
-/// Nesting the fast path handles; deeper input goes the slow way (which allows 127).
-const MAX_DEPTH: usize = 64;
+/// Nesting the scanner follows; deeper bytes are not laid out as laurel
+/// stores events (serde_json refuses input nested over 127 deep).
+const MAX_DEPTH: usize = 128;
 
 /// A cursor over JSON bytes.
 pub(crate) struct Scanner<'a> {
@@ -34,8 +23,6 @@ pub(crate) struct Scanner<'a> {
 pub(crate) struct Str<'a> {
     pub raw: &'a [u8],
     pub escaped: bool,
-    /// Where `raw` starts in the scanned bytes.
-    start: usize,
 }
 
 impl<'a> Str<'a> {
@@ -136,11 +123,7 @@ impl<'a> Scanner<'a> {
         }
         let raw = self.b.get(start..self.pos)?;
         self.pos += 1;
-        Some(Str {
-            raw,
-            escaped,
-            start,
-        })
+        Some(Str { raw, escaped })
     }
 
     /// An integer serde_json reads as `u64` or `i64` (not `-0`, which it reads as
@@ -300,209 +283,8 @@ pub(crate) fn members_to_end(b: &[u8]) -> bool {
     s.eat(b'}').is_some() && s.at_end()
 }
 
-/// The top-level fields an event's envelope needs, as canonical value bytes.
-#[derive(Default)]
-pub(crate) struct Envelope {
-    pub kind: Option<std::ops::Range<usize>>,
-    pub at: Option<std::ops::Range<usize>>,
-    pub id: Option<std::ops::Range<usize>>,
-}
-
-/// A member of an object being canonicalised: its key's range in the input and
-/// the range of `"key":value` in the output.
-struct Member {
-    key: std::ops::Range<usize>,
-    span: std::ops::Range<usize>,
-}
-
-/// Canonicalises input bytes, reusing its scratch space between objects.
-#[derive(Default)]
-pub(crate) struct Canon {
-    members: Vec<Member>,
-    scratch: Vec<u8>,
-}
-
-impl Canon {
-    /// The canonical form of the JSON object `line` into `out` (cleared first),
-    /// with where its envelope fields are; `None`: use the slow path.
-    pub fn object(&mut self, line: &[u8], out: &mut Vec<u8>) -> Option<Envelope> {
-        std::str::from_utf8(line).ok()?;
-        out.clear();
-        let mut s = Scanner::new(line);
-        if s.peek()? != b'{' {
-            return None;
-        }
-        let mut env = Envelope::default();
-        self.obj(&mut s, out, 0, Some(&mut env))?;
-        if !s.at_end() {
-            return None;
-        }
-        Some(env)
-    }
-
-    fn value(&mut self, s: &mut Scanner<'_>, out: &mut Vec<u8>, depth: usize) -> Option<()> {
-        match s.peek()? {
-            b'{' | b'[' if depth >= MAX_DEPTH => None,
-            b'{' => self.obj(s, out, depth, None),
-            b'[' => {
-                out.push(b'[');
-                let mut first = true;
-                s.elements(|s| {
-                    if !std::mem::take(&mut first) {
-                        out.push(b',');
-                    }
-                    self.value(s, out, depth + 1)
-                })?;
-                out.push(b']');
-                Some(())
-            }
-            b'"' => string(s.string()?, out),
-            b't' | b'f' | b'n' => {
-                out.extend_from_slice(s.literal()?);
-                Some(())
-            }
-            _ => {
-                out.extend_from_slice(s.integer()?);
-                Some(())
-            }
-        }
-    }
-
-    /// Members are written in input order, then re-ordered in place if needed.
-    /// `env` (the top level's) gets where its envelope fields' values lie in
-    /// `out`, found as the members are placed, so the output is not scanned
-    /// a second time for them.
-    fn obj(
-        &mut self,
-        s: &mut Scanner<'_>,
-        out: &mut Vec<u8>,
-        depth: usize,
-        env: Option<&mut Envelope>,
-    ) -> Option<()> {
-        out.push(b'{');
-        let mark = self.members.len();
-        let body = out.len();
-        s.members(|s, key| {
-            if key.escaped || key.raw.len() > MAX_STRING {
-                return None;
-            }
-            if self.members.len() > mark {
-                out.push(b',');
-            }
-            let start = out.len();
-            string(key, out)?;
-            out.push(b':');
-            self.value(s, out, depth + 1)?;
-            self.members.push(Member {
-                key: key.start..key.start + key.raw.len(),
-                span: start..out.len(),
-            });
-            Some(())
-        })?;
-        let line = s.b;
-        let key = |m: &Member| &line[m.key.clone()];
-        let mine = &mut self.members[mark..];
-        if !mine.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
-            mine.sort_unstable_by(|a, b| key(a).cmp(key(b)));
-            if mine.windows(2).any(|w| key(&w[0]) == key(&w[1])) {
-                return None; // duplicate keys: serde_json keeps the last; go slow
-            }
-            self.scratch.clear();
-            self.scratch.extend_from_slice(&out[body..]);
-            out.truncate(body);
-            for (i, m) in mine.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                let span = m.span.start - body..m.span.end - body;
-                out.extend_from_slice(&self.scratch[span]);
-            }
-        }
-        if let Some(env) = env {
-            envelope(&self.members[mark..], line, body, env);
-        }
-        self.members.truncate(mark);
-        out.push(b'}');
-        Some(())
-    }
-}
-
-/// Where the values of `type`, `at` and `id` lie in the output, given an
-/// object's `members` in output order, written from `body` on with a comma
-/// between two. A key is unescaped (else the slow path), so it is written as
-/// its input bytes in quotes, then a colon: its value starts `len + 3` bytes
-/// into its member.
-fn envelope(members: &[Member], line: &[u8], body: usize, env: &mut Envelope) {
-    let mut at = body;
-    for m in members {
-        let key = &line[m.key.clone()];
-        let len = m.span.len();
-        let value = Some(at + key.len() + 3..at + len);
-        match key {
-            b"type" => env.kind = value,
-            b"at" => env.at = value,
-            b"id" => env.id = value,
-            _ => {}
-        }
-        at += len + 1;
-    }
-}
-
-/// A string in canonical form, refusing (to the slow path) one over the limit
-/// or holding a [`super::forbidden_char`].
-fn string(s: Str<'_>, out: &mut Vec<u8>) -> Option<()> {
-    if !s.escaped {
-        if s.raw.len() > MAX_STRING || (maybe_forbidden(s.raw) && !printable(s.raw)) {
-            return None;
-        }
-        out.push(b'"');
-        out.extend_from_slice(s.raw);
-        out.push(b'"');
-        return Some(());
-    }
-    let text = s.text()?;
-    if text.len() > MAX_STRING || super::forbidden_char(&text).is_some() {
-        return None;
-    }
-    canonical::write_str(&text, out);
-    Some(())
-}
-
-/// Could unescaped string bytes hold a [`super::forbidden_char`]? Only if they
-/// hold DEL or the lead byte of one: a C1 control or U+00AD (0xC2), U+034F
-/// (0xCD), U+061C and the number marks (0xD8, 0xDB, 0xDC), and those of the
-/// blocks of the other invisible characters, marks, noncharacters and
-/// private-use characters (0xE0 to 0xE3, 0xEE, 0xEF, 0xF0 to 0xF4).
-fn maybe_forbidden(raw: &[u8]) -> bool {
-    raw.iter().any(|&b| {
-        matches!(
-            b,
-            0x7F | 0xC2
-                | 0xCD
-                | 0xD8
-                | 0xDB
-                | 0xDC
-                | 0xE0..=0xE3
-                | 0xEE
-                | 0xEF
-                | 0xF0..=0xF4
-        )
-    })
-}
-
-/// Are unescaped string bytes UTF-8 without a [`super::forbidden_char`]?
-/// (Not: the slow path words the refusal.)
-fn printable(raw: &[u8]) -> bool {
-    std::str::from_utf8(raw).is_ok_and(|t| super::forbidden_char(t).is_none())
-}
-
-/// The text of a JSON string token (`"..."`, escapes resolved); `None` if `b`
-/// is not exactly one valid string.
-pub(crate) fn string_at(b: &[u8]) -> Option<String> {
-    str_at(b).map(std::borrow::Cow::into_owned)
-}
-
-/// [`string_at`], borrowed from `b` when the string has no escapes.
+/// The text of a JSON string token (`"..."`, escapes resolved), borrowed
+/// from `b` when it has no escapes; `None` if `b` is not exactly one valid string.
 pub(crate) fn str_at(b: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     let mut s = Scanner::new(b);
     let text = s.string()?.text()?;
@@ -512,22 +294,6 @@ pub(crate) fn str_at(b: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 #[cfg(test)]
 mod tests {
     use super::plain_run;
-
-    /// The fast path looks closer only at strings holding one of
-    /// `maybe_forbidden`'s bytes: every forbidden character's UTF-8 starts
-    /// with one of them (but the C0 controls, which no JSON string holds
-    /// unescaped: the scanner refuses them).
-    #[test]
-    fn every_forbidden_character_starts_with_a_byte_the_fast_path_checks() {
-        let mut buf = [0u8; 4];
-        let forbidden = (0x20..=0x10FFFF)
-            .filter_map(char::from_u32)
-            .filter(|&c| crate::events::forbidden(c));
-        for c in forbidden {
-            let lead = c.encode_utf8(&mut buf).as_bytes()[0];
-            assert!(super::maybe_forbidden(&[lead]), "U+{:04X}", c as u32);
-        }
-    }
 
     fn naive(b: &[u8]) -> usize {
         b.iter()

@@ -71,9 +71,36 @@ pub fn invisible(c: char) -> bool {
     )
 }
 
-/// The first [`forbidden`] character of `s`.
+/// The first [`forbidden`] character of `s`. Every string of every event
+/// passes here, so only a string holding the lead byte of a forbidden
+/// character ([`may_lead_forbidden`]) is read character by character.
 pub fn forbidden_char(s: &str) -> Option<char> {
+    if !s.bytes().any(may_lead_forbidden) {
+        return None;
+    }
     s.chars().find(|&c| forbidden(c))
+}
+
+/// Can a [`forbidden`] character's UTF-8 start with byte `b`? A C0 control
+/// or DEL, a C1 control or U+00AD (0xC2), U+034F (0xCD), U+061C and the
+/// number marks (0xD8, 0xDB, 0xDC), and those of the blocks of the other
+/// invisible characters, marks, noncharacters and private-use characters
+/// (0xE0 to 0xE3, 0xEE, 0xEF, 0xF0 to 0xF4).
+pub(super) const fn may_lead_forbidden(b: u8) -> bool {
+    matches!(
+        b,
+        0x00..=0x1F
+            | 0x7F
+            | 0xC2
+            | 0xCD
+            | 0xD8
+            | 0xDB
+            | 0xDC
+            | 0xE0..=0xE3
+            | 0xEE
+            | 0xEF
+            | 0xF0..=0xF4
+    )
 }
 
 /// The message for a string at `what` holding [`forbidden_char`] `c`.
@@ -113,6 +140,21 @@ pub fn did_you_mean<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) ->
 
 #[cfg(test)]
 mod tests {
+    /// The shortcut of `forbidden_char` skips no forbidden character: each
+    /// one's UTF-8 starts with a byte it looks closer at.
+    #[test]
+    fn every_forbidden_character_starts_with_a_byte_looked_at() {
+        let mut buf = [0u8; 4];
+        let forbidden = (0..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter(|&c| super::forbidden(c));
+        for c in forbidden {
+            let lead = c.encode_utf8(&mut buf).as_bytes()[0];
+            assert!(super::may_lead_forbidden(lead), "U+{:04X}", c as u32);
+            assert_eq!(super::forbidden_char(c.encode_utf8(&mut buf)), Some(c));
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -1,59 +1,15 @@
-//! The canonical form (RFC 8785 JCS for float-free JSON) and the record hash.
-//!
-//! Written by hand rather than trusting `serde_json::to_vec`: serde_json's map is
-//! only sorted while no dependency enables its `preserve_order` feature, and the
-//! hash chain must not change because a dependency did. Keys are sorted by their
-//! UTF-8 bytes, which equals Python's `sort_keys=True` (code-point order); it
-//! differs from JCS's UTF-16 order only for keys mixing characters above U+FFFF
-//! with U+E000–U+FFFF, which laurel's vocabulary never uses.
+//! The record's canonical form and its hash. An event reaches storage as
+//! its canonical bytes (RFC 8785 JCS for float-free JSON: keys sorted by
+//! their UTF-8 bytes, no whitespace, strings escaped as [`write_str`] does),
+//! made by the event layer, which uses [`write_str`] for every string.
 //!
 //! A record's canonical form is
 //! `{"event":E,"prev":"<hex>","recorded_at":"<rfc3339>","seq":N}` with `E` the
 //! event's canonical form; its hash is BLAKE3 of those bytes.
 
 use blake3::platform::Platform;
-use serde_json::Value;
 
 use super::lanes::{Lanes, Midstate};
-
-/// The canonical bytes of a float-free JSON value.
-pub fn to_vec(v: &Value) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256);
-    write(v, &mut out);
-    out
-}
-
-fn write(v: &Value, out: &mut Vec<u8>) {
-    match v {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_unstable();
-            out.push(b'{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_str(k, out);
-                out.push(b':');
-                write(&map[k], out);
-            }
-            out.push(b'}');
-        }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write(item, out);
-            }
-            out.push(b']');
-        }
-        Value::String(s) => write_str(s, out),
-        // Integers, booleans and null print the same in every JSON writer.
-        other => out.extend_from_slice(other.to_string().as_bytes()),
-    }
-}
 
 /// Whether JSON needs an escape for some byte of `s`.
 fn needs_escape(s: &str) -> bool {
@@ -198,22 +154,18 @@ mod tests {
     }
 
     #[test]
-    fn keys_sort_and_whitespace_goes() {
-        let v = json!({"b": [1, {"z": null, "a": true}], "a": "x\n\u{1}é"});
-        assert_eq!(
-            String::from_utf8(to_vec(&v)).unwrap(),
-            "{\"a\":\"x\\n\\u0001é\",\"b\":[1,{\"a\":true,\"z\":null}]}"
-        );
-    }
-
-    #[test]
     fn record_bytes_equal_the_generic_canonical_form() {
         let ev = json!({"type": "t", "at": "2003-01-01"});
         let prev = [7u8; 32];
         let rec = json!({"event": ev, "prev": hex(&prev), "recorded_at": "2026-01-01T00:00:00.000000Z", "seq": 3});
         assert_eq!(
-            record_bytes(&to_vec(&ev), &prev, "2026-01-01T00:00:00.000000Z", 3),
-            to_vec(&rec)
+            record_bytes(
+                &serde_json::to_vec(&ev).unwrap(),
+                &prev,
+                "2026-01-01T00:00:00.000000Z",
+                3
+            ),
+            serde_json::to_vec(&rec).unwrap()
         );
     }
 
@@ -246,7 +198,8 @@ mod tests {
 
     #[test]
     fn record_bytes_escape_recorded_at_and_hash_to_blake3_of_them() {
-        let ev = to_vec(&json!({"type": "t", "at": "2003-01-01", "s": "a\"b"}));
+        let ev =
+            serde_json::to_vec(&json!({"type": "t", "at": "2003-01-01", "s": "a\"b"})).unwrap();
         for (ra, seq) in [
             ("2026-01-01T00:00:00.000000Z", 1),
             ("odd \"\n", u64::MAX),
@@ -255,7 +208,7 @@ mod tests {
             let bytes = record_bytes(&ev, &[9; 32], ra, seq);
             let event: serde_json::Value = serde_json::from_slice(&ev).unwrap();
             let rec = json!({"event": event, "prev": hex(&[9; 32]), "recorded_at": ra, "seq": seq});
-            assert_eq!(bytes, to_vec(&rec), "{ra:?} {seq}");
+            assert_eq!(bytes, serde_json::to_vec(&rec).unwrap(), "{ra:?} {seq}");
             let want = *blake3::hash(&bytes).as_bytes();
             let (whole, p) = (Midstate::default(), Platform::detect());
             let got = record_hash(&whole, &p, (&ev, &[9; 32]), (ra, seq), &mut Vec::new());
