@@ -107,7 +107,9 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
         open_input(file)?,
     ];
     let kind = ledger
-        .record_fields(&[target].into(), |r| events::stored_kind(r.event))
+        .record_fields(&[target].into(), |r| {
+            events::stored_kind(r.event).map(str::to_string)
+        })
         .remove(&target)
         .and_then(|k| k.ok());
     let accept = |r: &AppendReport| {

@@ -435,46 +435,18 @@ impl LineError {
 }
 
 /// Decode a stored event (its canonical bytes, checked at append) into a
-/// [`Record`]; `at` comes from the record's header. One serde pass when its
-/// `type` is found from its end ([`guess_stored_kind`], every record laurel
-/// writes), else two: the envelope, then the payload.
+/// [`Record`]; `at` comes from the record's header. Its `type` is found from
+/// its end ([`guess_stored_kind`]; bytes where it is not are not laid out as
+/// laurel stores events), then one serde pass reads the payload and keeps
+/// `type` and `id` on the way ([`decode_stored_guessed`]).
 pub fn decode_stored<E: Vocabulary>(
     bytes: &[u8],
     seq: u64,
     at: Micros,
     recorded_at: Micros,
 ) -> Result<Record<E>, String> {
-    match guess_stored_kind(bytes) {
-        Some(kind) => decode_stored_guessed(bytes, kind, seq, at, recorded_at),
-        None => decode_stored_serde(bytes, seq, at, recorded_at),
-    }
-}
-
-/// [`decode_stored`] in two serde passes, whatever the order of the keys: the
-/// answer (record or message) of a record [`decode_stored_guessed`] cannot take.
-fn decode_stored_serde<E: Vocabulary>(
-    bytes: &[u8],
-    seq: u64,
-    at: Micros,
-    recorded_at: Micros,
-) -> Result<Record<E>, String> {
-    #[derive(Deserialize)]
-    struct Envelope<'a> {
-        #[serde(rename = "type", borrow)]
-        kind: std::borrow::Cow<'a, str>,
-        #[serde(default, borrow)]
-        id: Option<std::borrow::Cow<'a, str>>,
-    }
-    let env: Envelope = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-    let event = stored_payload(&env.kind, bytes)?;
-    Ok(Record {
-        seq,
-        at,
-        recorded_at,
-        id: env.id.map(|c| c.into_owned()),
-        kind: env.kind.into_owned(),
-        event,
-    })
+    let kind = guess_stored_kind(bytes).ok_or(NOT_CANONICAL)?;
+    decode_stored_guessed(bytes, kind, seq, at, recorded_at)
 }
 
 /// The `type` of a stored event, guessed from its end: canonical bytes sort
@@ -483,8 +455,7 @@ fn decode_stored_serde<E: Vocabulary>(
 /// members and the closing `}` (checked by `scan`): in a well-formed object
 /// that is the top-level `type` (a nested one would need a second closing
 /// bracket after it, and inside a string every `"` is escaped). A malformed
-/// object fails to decode whatever is guessed: [`decode_stored_guessed`] then
-/// gives exactly the two-pass decode's error.
+/// object fails to decode whatever is guessed ([`decode_stored_guessed`]).
 pub fn guess_stored_kind(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
     const KEY: &[u8] = b"\"type\":\"";
     let at = bytes.windows(KEY.len()).rposition(|w| w == KEY)?;
@@ -500,10 +471,10 @@ pub fn guess_stored_kind(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
 }
 
 /// Decode a stored event whose `type` [`guess_stored_kind`] found at `kind`,
-/// in one serde pass that keeps `type` and `id` on the way: the record, or the
-/// two-pass decode's error (it runs again when anything is off).
-/// A record whose `type` is not the guess (only a malformed one could be) is
-/// an error: the fold routed it by the guess.
+/// in one serde pass that keeps `type` and `id` on the way. A record whose
+/// `type` is not the guess (only a malformed one could be), or that gives
+/// `type` or `id` twice, is not laid out as laurel stores events: the fold
+/// routed it by the guess.
 pub fn decode_stored_guessed<E: Vocabulary>(
     bytes: &[u8],
     kind: std::ops::Range<usize>,
@@ -511,33 +482,30 @@ pub fn decode_stored_guessed<E: Vocabulary>(
     at: Micros,
     recorded_at: Micros,
 ) -> Result<Record<E>, String> {
-    let guess = std::str::from_utf8(&bytes[kind]).ok();
+    let guess = std::str::from_utf8(&bytes[kind]).map_err(|_| NOT_CANONICAL)?;
     let mut cap = skip::Capture::default();
-    let event = guess.map(|g| dispatch(g, Capturing(bytes, &mut cap)));
-    let id = match (cap.twice, cap.id) {
-        (false, None) => Some(None),
-        (false, Some(id)) => Some(id),
-        (true, _) => None,
+    let event = dispatch(guess, Capturing(bytes, &mut cap))?
+        .ok_or_else(|| format!("unknown event type {guess:?}"))?;
+    let kind = match (cap.kind, cap.twice) {
+        (Some(kind), false) => kind,
+        _ => return Err(NOT_CANONICAL.into()),
     };
-    let rec = match (event, cap.kind, id) {
-        (Some(Ok(Some(event))), Some(kind), Some(id)) if Some(kind.as_str()) == guess => Record {
-            seq,
-            at,
-            recorded_at,
-            id,
-            kind,
-            event,
-        },
-        _ => decode_stored_serde(bytes, seq, at, recorded_at)?,
-    };
-    match Some(rec.kind.as_str()) == guess {
-        true => Ok(rec),
-        false => Err(format!("its type {:?} is not where it was read", rec.kind)),
+    if kind != guess {
+        return Err(format!("its type {kind:?} is not where it was read"));
     }
+    Ok(Record {
+        seq,
+        at,
+        recorded_at,
+        id: cap.id.flatten(),
+        kind,
+        event,
+    })
 }
 
-/// How a stored event is laid out: what [`stored_header`] refuses otherwise.
-const NOT_CANONICAL: &str =
+/// How a stored event is laid out: what [`stored_header`] and the decode
+/// refuse otherwise.
+pub const NOT_CANONICAL: &str =
     "not laid out as laurel stores events (one object, keys sorted, each once, no whitespace)";
 
 /// Read only the envelope of a stored event (`type`, `at`, `id`, a void's
@@ -585,26 +553,11 @@ pub fn stored_header(bytes: &[u8]) -> Result<Header<'_>, String> {
     })
 }
 
-/// The `type` of a stored event, skipping everything else: found from its end
-/// ([`guess_stored_kind`]), else read by serde_json (for its result or its
-/// message). A one-namespace fold asks this of every record it cannot guess.
-pub fn stored_kind(bytes: &[u8]) -> Result<String, String> {
-    if let Some(kind) = guess_stored_kind(bytes) {
-        if let Ok(kind) = std::str::from_utf8(&bytes[kind]) {
-            return Ok(kind.to_owned());
-        }
-    }
-    #[derive(Deserialize)]
-    struct Kind<'a> {
-        #[serde(rename = "type", borrow)]
-        kind: std::borrow::Cow<'a, str>,
-    }
-    let k: Kind = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-    Ok(k.kind.into_owned())
-}
-
-fn stored_payload<E: Vocabulary>(kind: &str, bytes: &[u8]) -> Result<E, String> {
-    dispatch(kind, Stored(bytes))?.ok_or_else(|| format!("unknown event type {kind:?}"))
+/// The `type` of a stored event, skipping everything else: found from its
+/// end ([`guess_stored_kind`]).
+pub fn stored_kind(bytes: &[u8]) -> Result<&str, String> {
+    let kind = guess_stored_kind(bytes).ok_or(NOT_CANONICAL)?;
+    std::str::from_utf8(&bytes[kind]).map_err(|_| NOT_CANONICAL.into())
 }
 
 /// The payload parser of `kind`'s namespace; `None` for an unknown type.
@@ -633,26 +586,15 @@ impl PayloadInput for Input<'_> {
     }
 }
 
-/// A stored event's canonical bytes.
-pub(crate) struct Stored<'a>(&'a [u8]);
-
-impl PayloadInput for Stored<'_> {
-    fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String> {
-        let mut de = serde_json::Deserializer::from_slice(self.0);
-        let envelope = skip::SkipEnvelope(&mut de, None);
-        T::deserialize(envelope).map_err(|e| format!("{kind}: {e}"))
-    }
-}
-
 /// A stored event's canonical bytes, read to the end, keeping the envelope's
-/// `type` and `id` on the way (the one-pass decode of [`decode_stored_guessed`]).
+/// `type` and `id` on the way (the decode of [`decode_stored_guessed`]).
 struct Capturing<'a, 'c>(&'a [u8], &'c mut skip::Capture);
 
 impl PayloadInput for Capturing<'_, '_> {
     /// Stored bytes are UTF-8 (canonical JSON): checked once, whole, so the
     /// parser need not check each string; bytes that are not take the byte
-    /// parser, which checks the strings it reads (what it refuses, the
-    /// two-pass decode reports).
+    /// parser, which checks the strings it reads and names the first it
+    /// refuses.
     fn payload<T: DeserializeOwned>(self, kind: &str) -> Result<T, String> {
         let t = match std::str::from_utf8(self.0) {
             Ok(text) => capture(&mut serde_json::Deserializer::from_str(text), self.1),

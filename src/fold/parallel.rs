@@ -72,14 +72,14 @@ const BATCH: usize = 256;
 #[derive(Clone)]
 enum Job {
     Decoded(Record),
-    /// Stored bytes at `span` of the batch's buffer, and what the reader
-    /// found of their envelope.
+    /// Stored bytes at `span` of the batch's buffer, and where their `type`
+    /// lies (`env`).
     Stored {
         seq: u64,
         at: Micros,
         recorded_at: Micros,
         span: Range<usize>,
-        env: Option<Range<usize>>,
+        env: Range<usize>,
     },
     /// Encode this worker's sections of snapshot `n` (the count of records
     /// folded when it is taken).
@@ -510,8 +510,7 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
             recorded_at,
             bytes,
         } => {
-            let env = events::guess_stored_kind(bytes);
-            let kind = stored_kind(bytes, seq, &env)?;
+            let (env, kind) = stored_kind(bytes, seq)?;
             if !wanted(&kind, only) {
                 return Ok(());
             }
@@ -545,21 +544,19 @@ fn route(item: Item<'_>, index: u64, only: Option<&str>, lanes: &mut [Lane]) -> 
     }
 }
 
-/// The `type` a stored record is routed by: the one guessed from its end
-/// (`env`), borrowed from its bytes (no allocation per record), else serde's
-/// answer. A record routed by its guess is checked as it is decoded (by the
-/// reader with one worker, else by its worker): a malformed one fails to
-/// decode wherever it goes. A filtered fold skips the records its guess puts
-/// in another namespace without decoding them, as a query skips every chunk
-/// outside its `--as-of` range: a fold reads what it needs, and `verify` is
-/// what reads (and hashes) everything.
-fn stored_kind<'b>(bytes: &'b [u8], seq: u64, env: &Option<Range<usize>>) -> Result<Cow<'b, str>> {
-    match env {
-        Some(k) => Ok(String::from_utf8_lossy(&bytes[k.clone()])),
-        None => events::stored_kind(bytes)
-            .map(Cow::Owned)
-            .map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}"))),
-    }
+/// The `type` a stored record is routed by, found from its end (`env`, its
+/// range) and borrowed from its bytes (no allocation per record); a record
+/// where it is not is not laid out as laurel stores events. A record is
+/// checked as it is decoded (by the reader with one worker, else by its
+/// worker): a malformed one fails to decode wherever it goes. A filtered
+/// fold skips the records its `type` puts in another namespace without
+/// decoding them, as a query skips every chunk outside its `--as-of` range:
+/// a fold reads what it needs, and `verify` is what reads (and hashes)
+/// everything.
+fn stored_kind(bytes: &[u8], seq: u64) -> Result<(Range<usize>, Cow<'_, str>)> {
+    let corrupt = |e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}"));
+    let env = events::guess_stored_kind(bytes).ok_or_else(|| corrupt(events::NOT_CANONICAL))?;
+    Ok((env.clone(), String::from_utf8_lossy(&bytes[env])))
 }
 
 /// Add `job` to the lane's batch (a stored record's `bytes` copied to the
@@ -679,11 +676,8 @@ fn decode_stored(
     seq: u64,
     at: Micros,
     recorded_at: Micros,
-    env: Option<Range<usize>>,
+    env: Range<usize>,
 ) -> Result<Record> {
-    let decoded = match env {
-        Some(kind) => events::decode_stored_guessed(bytes, kind, seq, at, recorded_at),
-        None => events::decode_stored(bytes, seq, at, recorded_at),
-    };
+    let decoded = events::decode_stored_guessed(bytes, env, seq, at, recorded_at);
     decoded.map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
 }
