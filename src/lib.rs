@@ -48,8 +48,8 @@
 //!   ([`events::decode_stored`]); `scan.rs` reads a stored event's layout (where its
 //!   `type` lies, and its header for `verify`).
 //! - [`ledger`]: the only code that touches sled. [`ledger::chunk`] is the byte layout of
-//!   records, [`ledger::segment`] the files chunks are stored in, [`ledger::canonical`] the
-//!   canonical form and record hash, [`ledger::summary`] and [`ledger::idem`] what each
+//!   records, [`ledger::segment`] the files chunks are stored in, [`ledger::canonical`] a
+//!   record's canonical form and hash (an event's is `events/canon.rs`'s), [`ledger::summary`] and [`ledger::idem`] what each
 //!   chunk's index entry and fingerprints hold, `published.rs` the read view (`HEAD`,
 //!   `index`, `fps`) every reader goes through, [`ledger::checkpoint`] the checkpoints (named sections of bytes it
 //!   does not read); `verify.rs` is `verify` (a reading thread, two

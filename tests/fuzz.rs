@@ -6,9 +6,12 @@
 //! replaced by extreme ones, pieces of other lines spliced in. What must hold
 //! for every input:
 //!
-//! - parsing never panics, and the parser's answer (the event and its
-//!   canonical bytes, or the refusal's message) is the one `parse_line` gives;
-//! - an accepted event's canonical bytes parse to the same event and bytes;
+//! - parsing never panics, and a parser that has read other lines answers
+//!   (the event and its canonical bytes, or the refusal's message) as a
+//!   fresh one (`parse_line`) does;
+//! - an accepted event's canonical bytes hold the line's JSON, in the form
+//!   serde_json writes a `Value` (keys sorted, no whitespace), and parse to
+//!   the same event and bytes;
 //! - an append of a batch of such lines never panics; refused, it leaves the
 //!   head where it was; accepted, `verify` passes.
 //!
@@ -198,12 +201,22 @@ fn answer(r: Result<Screened, LineError>) -> Result<Screened, String> {
 fn check_line(parser: &mut LineParser, line: &[u8]) -> Result<(), String> {
     let got = catch_unwind(AssertUnwindSafe(|| answer(parser.parse(line))))
         .map_err(|_| "the parser panicked".to_string())?;
-    let reference = catch_unwind(|| answer(laurel::events::parse_line::<Event>(line)))
+    let fresh = catch_unwind(|| answer(laurel::events::parse_line::<Event>(line)))
         .map_err(|_| "parse_line panicked".to_string())?;
-    if got != reference {
-        return Err(format!("parse gave {got:?}, parse_line {reference:?}"));
+    if got != fresh {
+        return Err(format!("parse gave {got:?}, a fresh parser {fresh:?}"));
     }
     if let Ok(p) = got {
+        let value: serde_json::Value = serde_json::from_slice(line)
+            .map_err(|e| format!("an accepted line is not JSON to serde_json: {e}"))?;
+        let sorted = serde_json::to_vec(&value).map_err(|e| e.to_string())?;
+        if sorted != p.canonical {
+            let c = String::from_utf8_lossy(&p.canonical);
+            return Err(format!(
+                "canonical {c}, serde_json {}",
+                String::from_utf8_lossy(&sorted)
+            ));
+        }
         let again = answer(parser.parse(&p.canonical))?;
         if again != p {
             return Err(format!("its canonical form parses to {again:?}"));

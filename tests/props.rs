@@ -211,10 +211,30 @@ fn json_value() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(4, 48, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::btree_map("[a-zA-Z_é😀\u{1}]{0,6}", inner, 0..6)
+            prop::collection::btree_map("[a-zA-Z_é😀\u{1}\\\\\"]{0,6}", inner, 0..6)
                 .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
+}
+
+/// `v` as JSON text with every object's keys in reverse order and spaces
+/// around every token: what a person might write.
+fn loose_text(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let members: Vec<String> = m
+                .iter()
+                .rev()
+                .map(|(k, v)| format!(" {} : {} ", json!(k), loose_text(v)))
+                .collect();
+            format!("{{ {} }}", members.join(","))
+        }
+        Value::Array(a) => {
+            let items: Vec<String> = a.iter().map(loose_text).collect();
+            format!("[ {} ]", items.join(" , "))
+        }
+        other => other.to_string(),
+    }
 }
 
 fn keys_sorted(v: &Value) -> bool {
@@ -242,6 +262,15 @@ proptest! {
         prop_assert_eq!(laurel::events::to_canonical(&back), bytes.clone());
         prop_assert!(keys_sorted(&back));
         prop_assert!(!bytes.contains(&b'\n'), "no insignificant whitespace");
+    }
+
+    #[test]
+    fn text_with_keys_out_of_order_reads_to_the_canonical_form(v in json_value()) {
+        let text = loose_text(&v);
+        let mut parser = laurel::systems::LineParser::default();
+        let read = parser.canonical(text.as_bytes()).unwrap();
+        prop_assert_eq!(&read, &laurel::events::to_canonical(&v), "{}", text);
+        prop_assert_eq!(read, serde_json::to_vec(&v).unwrap());
     }
 
     #[test]

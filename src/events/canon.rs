@@ -23,7 +23,10 @@
 //! integers in decimal. It is written here, not left to `serde_json::to_vec`,
 //! because serde_json's map is sorted only while no dependency enables its
 //! `preserve_order` feature, and the hash chain must not change because a
-//! dependency did.
+//! dependency did. The visitor takes numbers as serde_json gives them
+//! without its `arbitrary_precision` feature (`u64`, `i64`, `f64`); with it
+//! they would come as maps, and every event with an integer would fail the
+//! tests.
 
 use std::fmt;
 use std::ops::Range;

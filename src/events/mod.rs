@@ -128,7 +128,8 @@ pub struct Record<E> {
 }
 
 /// Parse one event object built as a `serde_json::Value`: what
-/// [`LineParser::parse`] makes of its JSON text.
+/// [`LineParser::parse`] makes of its JSON text, but for a key given twice
+/// in that text, which the `Value` has already dropped.
 pub fn parse_event<E: Vocabulary>(value: Value) -> Result<Screened<E>, String> {
     let c = canon::Reader::default().read(&value, 256);
     let c = c.map_err(|e| e.to_string())?;
@@ -200,8 +201,8 @@ pub enum LineError {
 /// envelope and the first problem of its values (`canon.rs`); the typed
 /// payload is then decoded from the canonical bytes, as the fold decodes a
 /// stored event. Problems are reported in this order: the line is not JSON;
-/// a key given twice; a value no event may hold; the envelope (`type`, `at`,
-/// `id`); the payload.
+/// a key given twice; a value no event may hold; not an object; the
+/// envelope (`type`, `at`, `id`); the payload.
 pub struct LineParser<E> {
     reader: canon::Reader,
     vocabulary: PhantomData<fn() -> E>,
@@ -453,16 +454,32 @@ pub fn decode_stored<E: Vocabulary>(
 /// the keys, so `type` is mostly the last or near it. The last `"type":"` that
 /// follows `{` or `,`, with a string value without escapes, and after it only
 /// members and the closing `}` (checked by `scan`): in a well-formed object
-/// that is the top-level `type` (a nested one would need a second closing
-/// bracket after it, and inside a string every `"` is escaped). A malformed
-/// object fails to decode whatever is guessed ([`decode_stored_guessed`]).
+/// that is the top-level `type` (a nested one has a second closing bracket
+/// after it, and is passed over; inside a string every `"` is escaped). A
+/// malformed object fails to decode whatever is guessed
+/// ([`decode_stored_guessed`]).
 pub fn guess_stored_kind(bytes: &[u8]) -> Option<std::ops::Range<usize>> {
-    const KEY: &[u8] = b"\"type\":\"";
-    let at = bytes.windows(KEY.len()).rposition(|w| w == KEY)?;
+    let mut before = bytes.len();
+    while let Some(at) = bytes[..before]
+        .windows(TYPE_KEY.len())
+        .rposition(|w| w == TYPE_KEY)
+    {
+        before = at + TYPE_KEY.len() - 1;
+        if let Some(kind) = kind_at(bytes, at) {
+            return Some(kind);
+        }
+    }
+    None
+}
+
+const TYPE_KEY: &[u8] = b"\"type\":\"";
+
+/// The `type` whose key starts at `at`, if it is the top-level one.
+fn kind_at(bytes: &[u8], at: usize) -> Option<std::ops::Range<usize>> {
     if !matches!(bytes.get(at.checked_sub(1)?), Some(b'{' | b',')) {
         return None;
     }
-    let start = at + KEY.len();
+    let start = at + TYPE_KEY.len();
     let len = bytes[start..]
         .iter()
         .position(|&c| c == b'"' || c == b'\\')?;

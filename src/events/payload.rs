@@ -33,8 +33,10 @@ where
 
 /// serde's message about a field of event type `kind`, its Rust type names
 /// in words: `expected i64` is `expected an integer` (with its range when
-/// the value was an integer out of it), and an enum's `expected string or
-/// map` points at `laurel events KIND`, which lists the names it takes.
+/// the value was an integer out of it), and an enum given neither a string
+/// nor an object (serde_json says only `expected value`: the bytes read are
+/// canonical JSON, so nothing else says so) points at `laurel events KIND`,
+/// which lists the names it takes.
 fn in_words(msg: &str, kind: &str) -> String {
     let range = |lo: i128, hi: i128| format!("expected an integer from {lo} to {hi}");
     let out_of_range = msg.starts_with("invalid value: integer");
@@ -52,9 +54,9 @@ fn in_words(msg: &str, kind: &str) -> String {
             return format!("{head}{}", words(rust));
         }
     }
-    match msg.strip_suffix("expected string or map") {
-        Some(head) => format!("{head}expected one of the names `laurel events {kind}` lists"),
-        None => msg.to_string(),
+    match msg {
+        "expected value" => format!("expected one of the names `laurel events {kind}` lists"),
+        _ => msg.to_string(),
     }
 }
 
@@ -305,8 +307,8 @@ mod tests {
             "invalid value: integer `-1`, expected an integer from 0 to 18446744073709551615"
         );
         assert_eq!(
-            in_words("invalid type: integer `3`, expected string or map", kind),
-            "invalid type: integer `3`, expected one of the names `laurel events diplomacy.game_ended` lists"
+            in_words("expected value", kind),
+            "expected one of the names `laurel events diplomacy.game_ended` lists"
         );
         assert_eq!(
             in_words("missing field `game`", kind),

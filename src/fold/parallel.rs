@@ -3,8 +3,8 @@
 //! `site`'s audit and an append's check fold run.
 //!
 //! The caller's thread reads the records in fold order (a plan's, or the one
-//! pass of `fold::stream`) and finds each one's `type` by a byte scan
-//! (`events::guess_stored_kind`, else serde's answer); it hands the stored bytes,
+//! pass of `fold::stream`) and finds each one's `type` by a byte scan from
+//! its end (`events::guess_stored_kind`); it hands the stored bytes,
 //! batch by batch, to the worker of that namespace, which decodes and applies
 //! them to its own projections. The projections are independent: a system's
 //! `apply` reads only its own state and the rules in force (and ignores other

@@ -1,7 +1,7 @@
 //! The record's canonical form and its hash. An event reaches storage as
 //! its canonical bytes (RFC 8785 JCS for float-free JSON: keys sorted by
-//! their UTF-8 bytes, no whitespace, strings escaped as [`write_str`] does),
-//! made by the event layer, which uses [`write_str`] for every string.
+//! their UTF-8 bytes, no whitespace, strings escaped as [`write_str`]
+//! escapes them), made by the event layer (`events/canon.rs`).
 //!
 //! A record's canonical form is
 //! `{"event":E,"prev":"<hex>","recorded_at":"<rfc3339>","seq":N}` with `E` the
