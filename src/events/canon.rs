@@ -422,8 +422,12 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
     }
 }
 
-/// The message for a number serde_json read as a float, at `at`.
+/// The message for a number serde_json read as a float, at `at`. A
+/// negative zero (`-0`, `-0.0`) is told to write `0`.
 fn float_message(at: &str, f: f64) -> String {
+    if f == 0.0 && f.is_sign_negative() {
+        return format!("{at}: -0 is read as a floating-point number; write 0");
+    }
     if f.fract() == 0.0 && f.abs() >= 9.2e18 {
         return format!(
             "{at}: integer out of range (about {f:e}); integers must lie between {} and {}",

@@ -316,7 +316,7 @@ fn odd_and_bad_lines_get_these_answers() {
             "EV mepbm.game_ended: field `winner`: expected one of the names `laurel events mepbm.game_ended` lists".into()),
         (rules(r#"{"k":1.5}"#), format!("EV field `params.k`: 1.5 {float}")),
         (rules(r#"{"k":1e3}"#), format!("EV field `params.k`: 1000.0 {float}")),
-        (rules(r#"{"k":-0}"#), format!("EV field `params.k`: -0.0 {float}")),
+        (rules(r#"{"k":-0}"#), "EV field `params.k`: -0 is read as a floating-point number; write 0".into()),
         (rules(r#"{"k":18446744073709551616}"#),
             format!("EV field `params.k`: integer out of range (about 1.8446744073709552e19); {wide}")),
         (rules(r#"{"k":-9223372036854775809}"#),
