@@ -259,6 +259,9 @@ enum Command {
         /// Print every table (and every tournament) instead of the tour.
         #[arg(long)]
         all: bool,
+        /// Write the bundled event files (the tour's `events/`) into DIR instead.
+        #[arg(long, value_name = "DIR", conflicts_with = "all")]
+        write: Option<std::path::PathBuf>,
     },
     /// Print a realistic synthetic event stream (JSON Lines) for load tests and benchmarks.
     Gen {
@@ -413,7 +416,10 @@ fn run(cli: Cli) -> laurel::Result<()> {
         }
         Command::Void { seqs, reason } => app::void(path, &seqs, &reason)?,
         Command::Correct { seq, file, reason } => app::correct(path, seq, &file, &reason)?,
-        Command::Demo { all } => return app::demo(&mut out, all),
+        Command::Demo {
+            write: Some(dir), ..
+        } => app::write_samples(&dir)?,
+        Command::Demo { all, write: None } => return app::demo(&mut out, all),
         Command::Gen {
             events,
             seed,

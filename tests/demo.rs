@@ -92,3 +92,65 @@ fn demo_all_prints_every_table() {
     assert!(text.contains("== standings cards --tournament cards-2013-masters ==\n"));
     assert!(text.lines().count() > 500, "every row of every table");
 }
+
+/// `demo --write DIR` writes the tour's event files byte for byte (so the
+/// tour runs outside a clone); run again, it writes nothing and says so; a
+/// file there with other contents is refused (exit 2) before anything is
+/// written.
+#[test]
+fn demo_write_puts_the_tours_event_files_in_a_directory_and_overwrites_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("samples");
+    let write = || {
+        laurel(tmp.path())
+            .args(["demo", "--write"])
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    let out = write();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: Vec<_> = std::fs::read_dir(common::events_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(names.len() > 10, "{names:?}");
+    for name in &names {
+        let want = std::fs::read(common::events_dir().join(name)).unwrap();
+        assert_eq!(std::fs::read(dir.join(name)).unwrap(), want, "{name:?}");
+    }
+    let n = names.len();
+    let again = String::from_utf8(write().stdout).unwrap();
+    assert!(
+        again.starts_with(&format!("wrote 0 of the {n} sample file(s)")),
+        "{again}"
+    );
+    assert!(again.contains(&format!("({n} already there)")), "{again}");
+
+    std::fs::write(dir.join("mepbm_valar.jsonl"), "mine\n").unwrap();
+    std::fs::remove_file(dir.join("cards_league.jsonl")).unwrap();
+    let refused = write();
+    assert_eq!(refused.status.code(), Some(2));
+    let msg = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        msg.contains("mepbm_valar.jsonl: already there, with other contents"),
+        "{msg}"
+    );
+    assert!(!dir.join("cards_league.jsonl").exists(), "nothing written");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("mepbm_valar.jsonl")).unwrap(),
+        "mine\n"
+    );
+
+    laurel(tmp.path()).arg("init").assert().success();
+    let maia = dir.join("mepbm_maia.jsonl");
+    laurel(tmp.path())
+        .arg("append")
+        .arg(&maia)
+        .assert()
+        .success();
+}

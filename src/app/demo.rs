@@ -1,5 +1,7 @@
 //! `laurel demo [--all]`: the bundled events ([`crate::demo::BUNDLED`]) in a
-//! temporary ledger, then a short tour or every table.
+//! temporary ledger, then a short tour or every table. `laurel demo --write
+//! DIR` writes those files into DIR instead, so the README's tour runs
+//! anywhere, not only in a clone ([`write_samples`]).
 //!
 //! The tour visits each community ([`crate::demo::stops`]): its main table's
 //! title, the sentence saying what it means, its top [`TOP`] rows under
@@ -9,6 +11,7 @@
 //! tournament with rows; a community without any rows yet says so.
 
 use std::io::Write;
+use std::path::Path;
 
 use super::{folded_only, selectors, QueryArgs};
 use crate::error::{Error, Result};
@@ -55,6 +58,43 @@ pub fn demo(w: &mut dyn Write, all: bool) -> Result<()> {
     }
     w.write_all(out.as_bytes())
         .map_err(|e| Error::io("stdout", e))
+}
+
+/// `laurel demo --write DIR`: the bundled event files, written into `dir`
+/// (made if missing). A file already there holding the same bytes is left
+/// alone; one holding anything else is refused before any file is written
+/// (exit 2): laurel does not overwrite a file it did not write.
+pub fn write_samples(dir: &Path) -> Result<String> {
+    let bundled = &crate::demo::BUNDLED;
+    let mut fresh = Vec::new();
+    for (name, text) in bundled.iter() {
+        let path = dir.join(name);
+        match std::fs::read(&path) {
+            Ok(held) if held == text.as_bytes() => {}
+            Ok(_) => {
+                return Err(Error::Usage(format!(
+                    "{}: already there, with other contents; nothing written \
+                     (write the samples into an empty directory)",
+                    path.display()
+                )))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => fresh.push((path, text)),
+            Err(e) => return Err(Error::io(path.display().to_string(), e)),
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
+    for (path, text) in &fresh {
+        std::fs::write(path, text).map_err(|e| Error::io(path.display().to_string(), e))?;
+    }
+    Ok(format!(
+        "wrote {} of the {} sample file(s) into {} ({} already there)\n\
+         next: laurel append {}\n",
+        fresh.len(),
+        bundled.len(),
+        dir.display(),
+        bundled.len() - fresh.len(),
+        dir.join("mepbm_valar.jsonl").display()
+    ))
 }
 
 /// `demo --all`: every table, and every tournament of the tables shown per

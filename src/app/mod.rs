@@ -36,7 +36,7 @@ mod replay;
 
 pub use check::check;
 pub use corrections::{correct, void};
-pub use demo::demo;
+pub use demo::{demo, write_samples};
 pub use events::events;
 pub use log::log;
 pub use players::{players, players_add};
