@@ -118,12 +118,12 @@ enum Path<'p> {
 }
 
 impl Path<'_> {
-    /// `players[0].name`, its keys read from `keys`.
+    /// `players[0].name`, its keys read from `keys` ([`key_shown`]).
     fn render(&self, keys: &str) -> String {
         match self {
             Path::Root => String::new(),
-            Path::Key(Path::Root, k) => keys[k.clone()].to_string(),
-            Path::Key(up, k) => format!("{}.{}", up.render(keys), &keys[k.clone()]),
+            Path::Key(Path::Root, k) => key_shown(&keys[k.clone()]),
+            Path::Key(up, k) => format!("{}.{}", up.render(keys), key_shown(&keys[k.clone()])),
             Path::Index(up, i) => format!("{}[{i}]", up.render(keys)),
         }
     }
@@ -134,6 +134,27 @@ impl Path<'_> {
             Path::Root => "event".to_string(),
             p => format!("field `{}`", p.render(keys)),
         }
+    }
+}
+
+/// The characters of a key a message shows.
+const KEY_SHOWN: usize = 40;
+
+/// A key as a message shows it: as it is when it is a plain name (letters,
+/// digits, `_`, at most [`KEY_SHOWN`] characters), else JSON-quoted and cut
+/// after [`KEY_SHOWN`] characters, so that no key can break a message's line
+/// or make it long, and `a.b` is told from `a` then `b`.
+fn key_shown(k: &str) -> String {
+    let plain = |c: char| c.is_alphanumeric() || c == '_';
+    if !k.is_empty() && k.chars().count() <= KEY_SHOWN && k.chars().all(plain) {
+        return k.to_string();
+    }
+    let mut chars = k.chars();
+    let shown: String = chars.by_ref().take(KEY_SHOWN).collect();
+    let quoted = serde_json::to_string(&shown).unwrap_or_default();
+    match chars.next() {
+        None => quoted,
+        Some(_) => format!("{quoted}…"),
     }
 }
 
@@ -192,14 +213,16 @@ impl State {
         if plain(k, &mut self.out) {
             return;
         }
-        let (long, bad) = (k.len() > MAX_STRING, forbidden_char(k));
+        let (long, bad, shown) = (k.len() > MAX_STRING, forbidden_char(k), key_shown(k));
         write_str(k, &mut self.out);
         if long {
             self.refuse(path, |at| {
-                format!("{at}: key longer than {MAX_STRING} bytes")
+                format!("{at}: key {shown} is longer than the limit of {MAX_STRING} bytes")
             });
         } else if let Some(c) = bad {
-            self.refuse(path, |at| forbidden_message(&format!("{at}: a key"), c));
+            self.refuse(path, |at| {
+                forbidden_message(&format!("{at}: key {shown}"), c)
+            });
         }
     }
 
@@ -423,12 +446,16 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
 }
 
 /// The message for a number serde_json read as a float, at `at`. A
-/// negative zero (`-0`, `-0.0`) is told to write `0`.
+/// negative zero (`-0`, `-0.0`) is told to write `0`; a whole number at or
+/// beyond 2^64, or at or below -2^63 (where an integer literal out of range
+/// lands, rounded), is out of range; anything else was written as a float
+/// (`1.5`, `1e19`).
 fn float_message(at: &str, f: f64) -> String {
     if f == 0.0 && f.is_sign_negative() {
         return format!("{at}: -0 is read as a floating-point number; write 0");
     }
-    if f.fract() == 0.0 && f.abs() >= 9.2e18 {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.fract() == 0.0 && (f >= 2.0 * TWO_63 || f <= -TWO_63) {
         return format!(
             "{at}: integer out of range (about {f:e}); integers must lie between {} and {}",
             i64::MIN,

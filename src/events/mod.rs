@@ -72,8 +72,10 @@ mod scan;
 pub mod schema;
 mod text;
 
+pub(crate) use payload::names_from_strings;
 pub(crate) use payload::payload;
 pub(crate) use payload::payload_table;
+pub(crate) use payload::Name as EnumName;
 pub use payload::{Bounds, Ident, Place, When};
 
 use std::marker::PhantomData;
@@ -202,7 +204,9 @@ pub enum LineError {
 /// payload is then decoded from the canonical bytes, as the fold decodes a
 /// stored event. Problems are reported in this order: the line is not JSON;
 /// a key given twice; a value no event may hold; not an object; the
-/// envelope (`type`, `at`, `id`); the payload.
+/// envelope (`type`, `at`, `id`); the payload. Within the first three, the
+/// first in reading order; a payload's first problem in key order (it is
+/// decoded from the canonical bytes, keys sorted).
 pub struct LineParser<E> {
     reader: canon::Reader,
     vocabulary: PhantomData<fn() -> E>,

@@ -33,10 +33,9 @@ where
 
 /// serde's message about a field of event type `kind`, its Rust type names
 /// in words: `expected i64` is `expected an integer` (with its range when
-/// the value was an integer out of it), and an enum given neither a string
-/// nor an object (serde_json says only `expected value`: the bytes read are
-/// canonical JSON, so nothing else says so) points at `laurel events KIND`,
-/// which lists the names it takes.
+/// the value was an integer out of it), and an enum of names given anything
+/// but a string points at `laurel events KIND`, which lists the names it
+/// takes.
 fn in_words(msg: &str, kind: &str) -> String {
     let range = |lo: i128, hi: i128| format!("expected an integer from {lo} to {hi}");
     let out_of_range = msg.starts_with("invalid value: integer");
@@ -54,9 +53,9 @@ fn in_words(msg: &str, kind: &str) -> String {
             return format!("{head}{}", words(rust));
         }
     }
-    match msg {
-        "expected value" => format!("expected one of the names `laurel events {kind}` lists"),
-        _ => msg.to_string(),
+    match msg.strip_suffix(NAMES) {
+        Some(head) => format!("{head}one of the names `laurel events {kind}` lists"),
+        None => msg.to_string(),
     }
 }
 
@@ -255,6 +254,60 @@ impl JsonSchema for Place {
     }
 }
 
+/// The `Deserialize` of an enum of names (`Winner`, `Stage`...): a string
+/// alone. The enum derives `Deserialize` (and `Serialize`, with `serialize:`)
+/// with `#[serde(remote = "Self")]`, which makes the derived code an
+/// associated function; the trait impl written here reads a string and hands
+/// it to that code. serde's derive alone also reads the map form
+/// (`{"FP":null}`), which the schema (`"type":"string"`) does not allow and
+/// which would store one meaning as other bytes. Checkpoints (bincode, not
+/// self-describing) go to the derived code directly.
+macro_rules! names_from_strings {
+    ($($t:ty),* $(,)?) => {$(
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                if !d.is_human_readable() {
+                    return <$t>::deserialize(d);
+                }
+                let name = d.deserialize_str($crate::events::EnumName)?;
+                let name = serde::de::IntoDeserializer::<D::Error>::into_deserializer(name.as_str());
+                <$t>::deserialize(name)
+            }
+        }
+    )*};
+    (serialize: $($t:ty),* $(,)?) => {
+        $crate::events::names_from_strings!($($t),*);
+        $(
+            impl serde::Serialize for $t {
+                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    <$t>::serialize(self, s)
+                }
+            }
+        )*
+    };
+}
+pub(crate) use names_from_strings;
+
+/// The string an enum of names is read from ([`names_from_strings`]); any
+/// other value is refused, pointing at `laurel events` (which [`in_words`]
+/// makes `laurel events KIND`).
+pub(crate) struct Name;
+
+impl serde::de::Visitor<'_> for Name {
+    type Value = String;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(NAMES)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<String, E> {
+        Ok(s.to_string())
+    }
+}
+
+/// What a [`Name`] expects, in serde's messages.
+const NAMES: &str = "one of the names `laurel events` lists";
+
 /// A namespace's event vocabulary, each event named once (`"game_ended" =>
 /// GameEnded`, the payload struct of the same name as the variant): the
 /// `Event` enum, `TYPES` (`<ns>.<name>` in this order), `parse`, the payload
@@ -307,8 +360,8 @@ mod tests {
             "invalid value: integer `-1`, expected an integer from 0 to 18446744073709551615"
         );
         assert_eq!(
-            in_words("expected value", kind),
-            "expected one of the names `laurel events diplomacy.game_ended` lists"
+            in_words(&format!("invalid type: integer `3`, expected {}", super::NAMES), kind),
+            "invalid type: integer `3`, expected one of the names `laurel events diplomacy.game_ended` lists"
         );
         assert_eq!(
             in_words("missing field `game`", kind),

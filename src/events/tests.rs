@@ -266,7 +266,8 @@ fn answer(parser: &mut LineParser, line: &[u8]) -> String {
 /// Odd and bad lines, each with its answer. Of several problems, the first
 /// class in this order is named: not JSON, a key given twice, a value no
 /// event may hold, not an object, the envelope, the payload; within a
-/// class, the first in reading order.
+/// class, the first in reading order (the payload's, in key order: it is
+/// decoded from the canonical bytes).
 #[test]
 fn odd_and_bad_lines_get_these_answers() {
     let tick = r#""type":"mepbm.monthly_tick","at":"2003-01-01""#;
@@ -313,7 +314,11 @@ fn odd_and_bad_lines_get_these_answers() {
         (r#"{"a":1,"b":1,"b":2,"a":2}"#.into(), "EV `b` appears twice: give each field once".into()),
         (r#"{"l":[{"n":"a"},{"n":"b","n":"c"}]}"#.into(), "EV `l[1].n` appears twice: give each field once".into()),
         (r#"{"type":"mepbm.game_ended","at":"2003-01-01","game":"7","nations":[],"turn":1,"winner":5}"#.into(),
-            "EV mepbm.game_ended: field `winner`: expected one of the names `laurel events mepbm.game_ended` lists".into()),
+            "EV mepbm.game_ended: field `winner`: invalid type: integer `5`, expected one of the names `laurel events mepbm.game_ended` lists".into()),
+        (r#"{"type":"mepbm.game_ended","at":"2003-01-01","game":"7","nations":[],"turn":1,"winner":{"FP":null}}"#.into(),
+            "EV mepbm.game_ended: field `winner`: invalid type: map, expected one of the names `laurel events mepbm.game_ended` lists".into()),
+        (r#"{"type":"mepbm.game_ended","at":"2003-01-01","game":"7","nations":[],"turn":1,"winner":"XX"}"#.into(),
+            "EV mepbm.game_ended: field `winner`: unknown variant `XX`, expected one of `FP`, `DS`, `draw`".into()),
         (rules(r#"{"k":1.5}"#), format!("EV field `params.k`: 1.5 {float}")),
         (rules(r#"{"k":1e3}"#), format!("EV field `params.k`: 1000.0 {float}")),
         (rules(r#"{"k":-0}"#), "EV field `params.k`: -0 is read as a floating-point number; write 0".into()),
@@ -329,10 +334,14 @@ fn odd_and_bad_lines_get_these_answers() {
         (format!(r#"{{{tick},"month":"2003-01","id":"a​b"}}"#),
             format!("EV field `id`: holds the invisible character U+200B; {printable}")),
         (format!(r#"{{{tick},"month":"2003-01","x\u0001":1}}"#),
-            format!("EV event: a key: holds the control character U+0001; {printable}")),
+            format!("EV event: key \"x\\u0001\": holds the control character U+0001; {printable}")),
         (format!(r#"{{{tick},"month":"{}x"}}"#, "x".repeat(MAX_STRING)),
             "EV field `month`: string of 4097 bytes is longer than the limit of 4096".into()),
-        (format!(r#"{{{tick},"{}x":1}}"#, "x".repeat(MAX_STRING)), "EV event: key longer than 4096 bytes".into()),
+        (format!(r#"{{{tick},"{}x":1}}"#, "x".repeat(MAX_STRING)), format!("EV event: key \"{}\"… is longer than the limit of 4096 bytes", "x".repeat(40))),
+        (rules(r#"{"k":1e19}"#), format!("EV field `params.k`: 1e+19 {float}")),
+        (r#"{"type":"x","a\nok: fine\n":1,"a\nok: fine\n":2}"#.into(),
+            "EV `\"a\\nok: fine\\n\"` appears twice: give each field once".into()),
+        (r#"{"x":{"a.b":1,"a.b":2}}"#.into(), "EV `x.\"a.b\"` appears twice: give each field once".into()),
         (rules(r#"{"k":1E400}"#), "JSON number out of range at line 1 column 85".into()),
         (format!("{{\"a\":{}1{}}}", "[".repeat(130), "]".repeat(130)), "JSON recursion limit exceeded at line 1 column 132".into()),
         (format!(r#"{{{tick},"month":"2003-01",}}"#), "JSON trailing comma at line 1 column 66".into()),

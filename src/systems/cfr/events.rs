@@ -3,7 +3,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::events::{payload_table, Bounds, Ident, Place};
+use crate::events::{names_from_strings, payload_table, Bounds, Ident, Place};
+
+names_from_strings!(serialize: Format);
 
 payload_table! { "cfr", {
     "series_defined" => SeriesDefined,
@@ -13,6 +15,7 @@ payload_table! { "cfr", {
 /// How a series' events are run: qualifying heats then a final, or races (maybe in tiers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[serde(remote = "Self")]
 pub enum Format {
     Elimination,
     Points,

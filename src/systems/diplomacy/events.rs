@@ -3,7 +3,9 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::events::{payload_table, Bounds, Ident};
+use crate::events::{names_from_strings, payload_table, Bounds, Ident};
+
+names_from_strings!(Outcome);
 
 payload_table! { "diplomacy", {
     "game_ended" => GameEnded,
@@ -13,6 +15,7 @@ payload_table! { "diplomacy", {
 /// or the game was conceded to one power.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[serde(remote = "Self")]
 pub enum Outcome {
     /// `winner` took the board outright.
     Solo,

@@ -62,54 +62,11 @@ impl State {
         let st = &self.store;
         let id = st.tournaments.get(t).unwrap_or(u32::MAX);
         let (rounds, best) = self.rounds_of(id);
-        let column = |r: u32| rounds.iter().position(|&x| x == r).unwrap_or(0);
-        let mut lines: BTreeMap<&str, Line> = BTreeMap::new();
-        for game in scored {
-            for (player, score) in &game.scores {
-                let line = lines.entry(st.players.name(*player)).or_default();
-                let slot = line.rounds.entry(column(game.round));
-                let kept = slot.or_insert_with(|| score.clone());
-                if score > kept {
-                    *kept = score.clone();
-                }
-            }
-        }
+        let lines = self.lines(scored, &rounds);
         let best = usize::try_from(best).unwrap_or(0);
-        let mut rows: Vec<(&str, Score, Vec<usize>, &Line)> = (lines.iter())
-            .map(|(p, l)| {
-                let counted = l.counted(best);
-                let total = counted.iter().map(|r| &l.rounds[r]).sum();
-                (*p, total, counted, l)
-            })
-            .collect();
-        rows.sort_by(|a, b| {
-            (b.1.cmp(&a.1))
-                .then(b.3.rounds.len().cmp(&a.3.rounds.len()))
-                .then(a.0.cmp(b.0))
-        });
-        let names: Vec<String> = rounds
-            .iter()
-            .map(|&r| format!("round {}", st.labels.name(r)))
-            .collect();
-        let mut columns = vec!["rank", "player", "score", "rounds"];
-        columns.extend(names.iter().map(String::as_str));
-        columns.push("dropped");
-        let counting = match best {
-            0 => "every round".to_string(),
-            n => format!("best {n} rounds"),
-        };
-        let mut tab = Table::new(
-            sys.name(),
-            &format!(
-                "{} standings of tournament {t} ({counting} of {}; a player's best game of a round)",
-                sys.title(),
-                rounds.len()
-            ),
-            &columns,
-        );
-        let mut scores = vec!["score"];
-        scores.extend(names.iter().map(String::as_str));
-        tab = tab.with_places(&scores, places);
+        let rows = ranked(&lines, best);
+        let names: Vec<&str> = rounds.iter().map(|&r| st.labels.name(r)).collect();
+        let mut tab = head(sys, t, &names, best, places);
         let keys: Vec<_> = rows.iter().map(|r| (&r.1, r.3.rounds.len())).collect();
         for (rank, (player, total, counted, line)) in ranks(&keys).into_iter().zip(&rows) {
             let mut cells = vec![
@@ -125,11 +82,72 @@ impl State {
             }));
             let dropped: Vec<&str> = (line.rounds.keys())
                 .filter(|r| !counted.contains(r))
-                .map(|&r| st.labels.name(rounds[r]))
+                .map(|&r| names[r])
                 .collect();
             cells.push(json!(dropped.join(", ")));
             tab.push(cells);
         }
         tab
     }
+
+    /// Each player's line: their best score of each round (`rounds`, in
+    /// column order) among the `scored` games.
+    fn lines<'a>(&'a self, scored: &[Scored], rounds: &[u32]) -> BTreeMap<&'a str, Line> {
+        let column = |r: u32| rounds.iter().position(|&x| x == r).unwrap_or(0);
+        let mut lines: BTreeMap<&str, Line> = BTreeMap::new();
+        for game in scored {
+            for (player, score) in &game.scores {
+                let line = lines.entry(self.store.players.name(*player)).or_default();
+                let kept = line.rounds.entry(column(game.round));
+                let kept = kept.or_insert_with(|| score.clone());
+                if score > kept {
+                    *kept = score.clone();
+                }
+            }
+        }
+        lines
+    }
+}
+
+/// A tournament row: player, total of the counted rounds, those rounds, line.
+type Row<'a> = (&'a str, Score, Vec<usize>, &'a Line);
+
+/// The rows in standing order: total of the `best` counted rounds (0: all),
+/// then more rounds played, then player.
+fn ranked<'a>(lines: &'a BTreeMap<&'a str, Line>, best: usize) -> Vec<Row<'a>> {
+    let mut rows: Vec<Row> = (lines.iter())
+        .map(|(p, l)| {
+            let counted = l.counted(best);
+            let total = counted.iter().map(|r| &l.rounds[r]).sum();
+            (*p, total, counted, l)
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        (b.1.cmp(&a.1))
+            .then(b.3.rounds.len().cmp(&a.3.rounds.len()))
+            .then(a.0.cmp(b.0))
+    });
+    rows
+}
+
+/// The table's title and columns (a column per round, by its label), its
+/// scores shown with `places` decimals.
+fn head(sys: System, t: &str, rounds: &[&str], best: usize, places: u32) -> Table {
+    let names: Vec<String> = rounds.iter().map(|r| format!("round {r}")).collect();
+    let mut columns = vec!["rank", "player", "score", "rounds"];
+    columns.extend(names.iter().map(String::as_str));
+    columns.push("dropped");
+    let counting = match best {
+        0 => "every round".to_string(),
+        n => format!("best {n} rounds"),
+    };
+    let title = format!(
+        "{} standings of tournament {t} ({counting} of {}; a player's best game of a round)",
+        sys.title(),
+        rounds.len()
+    );
+    let tab = Table::new(sys.name(), &title, &columns);
+    let mut scores = vec!["score"];
+    scores.extend(names.iter().map(String::as_str));
+    tab.with_places(&scores, places)
 }

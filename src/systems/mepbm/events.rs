@@ -3,7 +3,10 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::events::{payload_table, Bounds, Ident};
+use crate::events::{names_from_strings, payload_table, Bounds, Ident};
+
+names_from_strings!(Rated, Aligned, Winner);
+names_from_strings!(serialize: Side);
 
 payload_table! { "mepbm", {
     "rating_seeded" => RatingSeeded,
@@ -20,6 +23,7 @@ payload_table! { "mepbm", {
 /// A rated system that can be seeded with an approximate starting value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[serde(remote = "Self")]
 pub enum Rated {
     Valar,
     Maia,
@@ -41,6 +45,7 @@ pub enum Rated {
     serde::Serialize,
     JsonSchema,
 )]
+#[serde(remote = "Self")]
 pub enum Side {
     #[serde(rename = "FP")]
     Fp,
@@ -52,6 +57,7 @@ pub enum Side {
 
 /// A side a neutral can join.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
 pub enum Aligned {
     #[serde(rename = "FP")]
     Fp,
@@ -61,6 +67,7 @@ pub enum Aligned {
 
 /// Who won a game: a side, or nobody.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
 pub enum Winner {
     #[serde(rename = "FP")]
     Fp,

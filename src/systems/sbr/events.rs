@@ -3,7 +3,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::events::{payload_table, Ident};
+use crate::events::{names_from_strings, payload_table, Ident};
+
+names_from_strings!(Color);
+names_from_strings!(serialize: Stage);
 
 payload_table! { "sbr", {
     "tournament_created" => TournamentCreated,
@@ -25,6 +28,7 @@ pub struct TournamentCreated {
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
+#[serde(remote = "Self")]
 pub enum Stage {
     Seeding,
     Group,
@@ -34,6 +38,7 @@ pub enum Stage {
 /// A seat at the board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[serde(remote = "Self")]
 pub enum Color {
     Red,
     Yellow,
