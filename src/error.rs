@@ -48,8 +48,15 @@ impl std::fmt::Display for Origin {
 /// An event's id as a message names it: JSON-quoted (as the input wrote
 /// it), cut after [`ID_SHOWN`] characters (an id may be 4096 bytes).
 fn quoted_id(id: &str) -> String {
-    let mut chars = id.chars();
-    let shown: String = chars.by_ref().take(ID_SHOWN).collect();
+    quoted_cut(id, ID_SHOWN)
+}
+
+/// Text from the input as a message shows it: JSON-quoted (no character
+/// can break the message's line or rewrite the terminal), cut after `max`
+/// characters with `…`.
+pub(crate) fn quoted_cut(text: &str, max: usize) -> String {
+    let mut chars = text.chars();
+    let shown: String = chars.by_ref().take(max).collect();
     let quoted = serde_json::to_string(&shown).unwrap_or_default();
     match chars.next() {
         None => quoted,

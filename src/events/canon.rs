@@ -149,13 +149,7 @@ fn key_shown(k: &str) -> String {
     if !k.is_empty() && k.chars().count() <= KEY_SHOWN && k.chars().all(plain) {
         return k.to_string();
     }
-    let mut chars = k.chars();
-    let shown: String = chars.by_ref().take(KEY_SHOWN).collect();
-    let quoted = serde_json::to_string(&shown).unwrap_or_default();
-    match chars.next() {
-        None => quoted,
-        Some(_) => format!("{quoted}…"),
-    }
+    crate::error::quoted_cut(k, KEY_SHOWN)
 }
 
 /// A member of an object being read: its key's range in `State::keys`, the
