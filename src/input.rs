@@ -232,9 +232,10 @@ impl<R: Read> Read for Counting<R> {
         self.state.line.set(self.state.line.get() + lines);
         self.state.since.set(self.state.since.get() + n);
         // Stop reading an element that cannot be short enough (the exact
-        // limit, on the element's own bytes, is [`Each`]'s); the slack is the
-        // commas and whitespace between elements.
-        if self.state.since.get() > MAX_EVENT_BYTES + 64 {
+        // limit, on the element's own bytes, is [`Each`]'s); the slack, as
+        // much again, is the commas and whitespace between elements, which
+        // serde_json skips without keeping (so memory stays bounded).
+        if self.state.since.get() > 2 * MAX_EVENT_BYTES {
             return Err(std::io::Error::other(element_too_long()));
         }
         Ok(n)
@@ -460,6 +461,10 @@ mod tests {
         let (got, res) = collect(&format!("[\n{},\n{{}}]", event(0)));
         assert!(res.is_ok(), "{res:?}");
         assert_eq!(got.len(), 2);
+        // Blank lines between elements are not the element's bytes.
+        let spaced = format!("[{{}},{}{}]", "\n".repeat(200), event(0));
+        let (got, res) = collect(&spaced);
+        assert!(res.is_ok() && got.len() == 2, "{res:?}");
         for extra in [1, 40] {
             let (_, res) = collect(&format!("[\n{{}},\n{}\n]", event(extra)));
             assert!(res
