@@ -51,9 +51,10 @@ fn quoted_id(id: &str) -> String {
     quoted_cut(id, ID_SHOWN)
 }
 
-/// Text from the input as a message shows it: JSON-quoted (no character
-/// can break the message's line or rewrite the terminal), cut after `max`
-/// characters with `…`.
+/// Text from the input as a message shows it: JSON-quoted (no control
+/// character below U+0020 can break the message's line; the binary prints
+/// every message through `output::printable`, which escapes the rest that
+/// could rewrite a terminal), cut after `max` characters with `…`.
 pub(crate) fn quoted_cut(text: &str, max: usize) -> String {
     let mut chars = text.chars();
     let shown: String = chars.by_ref().take(max).collect();

@@ -254,12 +254,12 @@ enum Command {
         #[arg(long, value_parser = clap::builder::NonEmptyStringValueParser::new())]
         reason: String,
     },
-    /// Load the bundled events/ into a temporary ledger and print a short tour of them.
+    /// Load the bundled events/ into a temporary ledger and print a short tour of them (or write them out: --write).
     Demo {
         /// Print every table (and every tournament) instead of the tour.
         #[arg(long)]
         all: bool,
-        /// Write the bundled event files (the tour's `events/`) into DIR instead.
+        /// Write the bundled event files (the tour's `events/`) into DIR instead: DIR is made if missing; a file there with other contents is refused, nothing written.
         #[arg(long, value_name = "DIR", conflicts_with = "all")]
         write: Option<std::path::PathBuf>,
     },

@@ -153,4 +153,12 @@ fn demo_write_puts_the_tours_event_files_in_a_directory_and_overwrites_nothing()
         .arg(&maia)
         .assert()
         .success();
+
+    // A file where the directory should be is named as such.
+    let out = (laurel(tmp.path()).args(["demo", "--write"]).arg(&maia))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(msg.contains("mepbm_maia.jsonl: not a directory"), "{msg}");
 }

@@ -63,38 +63,66 @@ pub fn demo(w: &mut dyn Write, all: bool) -> Result<()> {
 /// `laurel demo --write DIR`: the bundled event files, written into `dir`
 /// (made if missing). A file already there holding the same bytes is left
 /// alone; one holding anything else is refused before any file is written
-/// (exit 2): laurel does not overwrite a file it did not write.
+/// (exit 2): laurel does not overwrite a file it did not write. Each file is
+/// created new (never through a link, never over a file that appeared since
+/// the check), and one whose write fails is removed, so a run again finds
+/// only whole files.
 pub fn write_samples(dir: &Path) -> Result<String> {
+    if dir.exists() && !dir.is_dir() {
+        let msg = format!("{}: not a directory; give one to write into", dir.display());
+        return Err(Error::Usage(msg));
+    }
     let bundled = &crate::demo::BUNDLED;
     let mut fresh = Vec::new();
     for (name, text) in bundled.iter() {
         let path = dir.join(name);
         match std::fs::read(&path) {
             Ok(held) if held == text.as_bytes() => {}
-            Ok(_) => {
-                return Err(Error::Usage(format!(
-                    "{}: already there, with other contents; nothing written \
-                     (write the samples into an empty directory)",
-                    path.display()
-                )))
-            }
+            Ok(_) => return Err(taken(&path)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => fresh.push((path, text)),
             Err(e) => return Err(Error::io(path.display().to_string(), e)),
         }
     }
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
     for (path, text) in &fresh {
-        std::fs::write(path, text).map_err(|e| Error::io(path.display().to_string(), e))?;
+        create_new(path, text.as_bytes())?;
     }
     Ok(format!(
         "wrote {} of the {} sample file(s) into {} ({} already there)\n\
-         next: laurel append {}\n",
+         next: laurel init && laurel import {}\n",
         fresh.len(),
         bundled.len(),
         dir.display(),
         bundled.len() - fresh.len(),
-        dir.join("mepbm_valar.jsonl").display()
+        dir.display()
     ))
+}
+
+/// The refusal of a sample file's place that holds something else.
+fn taken(path: &Path) -> Error {
+    Error::Usage(format!(
+        "{}: already there, with other contents; nothing written \
+         (write the samples into an empty directory)",
+        path.display()
+    ))
+}
+
+/// Write `bytes` to `path`, a file that must not exist yet; removed if the
+/// write fails.
+fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    let io = |e| Error::io(path.display().to_string(), e);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path);
+    let mut file = file.map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => taken(path),
+        _ => io(e),
+    })?;
+    file.write_all(bytes).map_err(|e| {
+        let _ = std::fs::remove_file(path);
+        io(e)
+    })
 }
 
 /// `demo --all`: every table, and every tournament of the tables shown per
@@ -139,7 +167,7 @@ fn tour(f: &fold::Folded, out: &mut String) {
     let go = [
         (
             "laurel init && laurel import events",
-            "the same events in ./laurel.db (in a clone of laurel)",
+            "the same events in ./laurel.db (`laurel demo --write events` writes them)",
         ),
         (
             "laurel standings valar",

@@ -144,8 +144,8 @@ const KEY_SHOWN: usize = 40;
 /// digits, `_`, at most [`KEY_SHOWN`] characters), else JSON-quoted and cut
 /// after [`KEY_SHOWN`] characters, so that no key can break a message's line
 /// or make it long, and `a.b` is told from `a` then `b`.
-fn key_shown(k: &str) -> String {
-    let plain = |c: char| c.is_alphanumeric() || c == '_';
+pub(super) fn key_shown(k: &str) -> String {
+    let plain = |c: char| (c.is_alphanumeric() || c == '_') && !super::forbidden(c);
     if !k.is_empty() && k.chars().count() <= KEY_SHOWN && k.chars().all(plain) {
         return k.to_string();
     }
@@ -207,8 +207,12 @@ impl State {
         if plain(k, &mut self.out) {
             return;
         }
-        let (long, bad, shown) = (k.len() > MAX_STRING, forbidden_char(k), key_shown(k));
+        let (long, bad) = (k.len() > MAX_STRING, forbidden_char(k));
         write_str(k, &mut self.out);
+        if !long && bad.is_none() {
+            return;
+        }
+        let shown = key_shown(k);
         if long {
             self.refuse(path, |at| {
                 format!("{at}: key {shown} is longer than the limit of {MAX_STRING} bytes")
@@ -442,8 +446,8 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
 /// The message for a number serde_json read as a float, at `at`. A
 /// negative zero (`-0`, `-0.0`) is told to write `0`; a whole number at or
 /// beyond 2^64, or at or below -2^63 (where an integer literal out of range
-/// lands, rounded), is out of range; anything else was written as a float
-/// (`1.5`, `1e19`).
+/// lands, rounded), is out of range, however it was written (`2e19` too);
+/// anything else was written as a float (`1.5`, `1e19`).
 fn float_message(at: &str, f: f64) -> String {
     if f == 0.0 && f.is_sign_negative() {
         return format!("{at}: -0 is read as a floating-point number; write 0");

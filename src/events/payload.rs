@@ -18,17 +18,63 @@ where
     D: Deserializer<'de, Error = serde_json::Error>,
 {
     serde_path_to_error::deserialize(d).map_err(|e| {
-        let path = e.path().to_string();
+        let path = path_shown(e.path());
         let inner = e.into_inner();
         let place = format!(" at line {} column {}", inner.line(), inner.column());
         let msg = inner.to_string();
         let inner = in_words(msg.strip_suffix(&place).unwrap_or(&msg), kind);
-        if path == "." || path.is_empty() {
+        let inner = unknown_field_shown(&inner);
+        if path.is_empty() {
             format!("{kind}: {inner}")
         } else {
             format!("{kind}: field `{path}`: {inner}")
         }
     })
+}
+
+/// A payload field's path as a message shows it (`nations[0].nation`), each
+/// key as [`super::canon::key_shown`] shows it.
+fn path_shown(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for seg in path.iter() {
+        match seg {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&super::canon::key_shown(key));
+            }
+            Segment::Unknown => out.push_str(if out.is_empty() { "?" } else { ".?" }),
+        }
+    }
+    out
+}
+
+/// serde's ``unknown field `K`, …`` with the key as
+/// [`super::canon::key_shown`] shows it (a key may be 4096 bytes).
+fn unknown_field_shown(msg: &str) -> String {
+    const HEAD: &str = "unknown field `";
+    let Some(rest) = msg.strip_prefix(HEAD) else {
+        return msg.to_string();
+    };
+    let end = ["`, expected", "`, there are no fields"]
+        .iter()
+        .find_map(|tail| rest.rfind(tail));
+    match end {
+        Some(end) => {
+            let key = &rest[..end];
+            let shown = super::canon::key_shown(key);
+            let shown = if shown == key {
+                format!("`{key}`")
+            } else {
+                shown
+            };
+            format!("unknown field {shown}{}", &rest[end + 1..])
+        }
+        None => msg.to_string(),
+    }
 }
 
 /// serde's message about a field of event type `kind`, its Rust type names
@@ -261,7 +307,10 @@ impl JsonSchema for Place {
 /// it to that code. serde's derive alone also reads the map form
 /// (`{"FP":null}`), which the schema (`"type":"string"`) does not allow and
 /// which would store one meaning as other bytes. Checkpoints (bincode, not
-/// self-describing) go to the derived code directly.
+/// self-describing) go to the derived code directly. The enum also needs
+/// `#[schemars(rename = "Name")]` (schemars names a remote type by its
+/// path, `Self`). Call `serde::Deserialize::deserialize`, never the
+/// derived associated `Name::deserialize`, which still reads the map form.
 macro_rules! names_from_strings {
     ($($t:ty),* $(,)?) => {$(
         impl<'de> serde::Deserialize<'de> for $t {

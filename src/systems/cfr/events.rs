@@ -16,6 +16,7 @@ payload_table! { "cfr", {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[serde(remote = "Self")]
+#[schemars(rename = "Format")]
 pub enum Format {
     Elimination,
     Points,

@@ -16,6 +16,7 @@ payload_table! { "diplomacy", {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[serde(remote = "Self")]
+#[schemars(rename = "Outcome")]
 pub enum Outcome {
     /// `winner` took the board outright.
     Solo,

@@ -24,6 +24,7 @@ payload_table! { "mepbm", {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[serde(remote = "Self")]
+#[schemars(rename = "Rated")]
 pub enum Rated {
     Valar,
     Maia,
@@ -46,6 +47,7 @@ pub enum Rated {
     JsonSchema,
 )]
 #[serde(remote = "Self")]
+#[schemars(rename = "Side")]
 pub enum Side {
     #[serde(rename = "FP")]
     Fp,
@@ -58,6 +60,7 @@ pub enum Side {
 /// A side a neutral can join.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
 #[serde(remote = "Self")]
+#[schemars(rename = "Aligned")]
 pub enum Aligned {
     #[serde(rename = "FP")]
     Fp,
@@ -68,6 +71,7 @@ pub enum Aligned {
 /// Who won a game: a side, or nobody.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
 #[serde(remote = "Self")]
+#[schemars(rename = "Winner")]
 pub enum Winner {
     #[serde(rename = "FP")]
     Fp,

@@ -29,6 +29,7 @@ pub struct TournamentCreated {
 )]
 #[serde(rename_all = "lowercase")]
 #[serde(remote = "Self")]
+#[schemars(rename = "Stage")]
 pub enum Stage {
     Seeding,
     Group,
@@ -39,6 +40,7 @@ pub enum Stage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[serde(remote = "Self")]
+#[schemars(rename = "Color")]
 pub enum Color {
     Red,
     Yellow,
