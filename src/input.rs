@@ -42,11 +42,9 @@ pub type Stop = crate::error::Error;
 /// for exactly what a line is, a key given twice included.
 pub type OnEvent<'f> = dyn FnMut(u64, &[u8]) -> Result<(), Stop> + 'f;
 
-/// The UTF-8 byte-order mark some editors write at the start of a file.
-pub const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// What a file starting with a [`BOM`] is told, an events file and a `--rules`
-/// file alike (see the module docs).
+/// What a file starting with the UTF-8 byte-order mark (which some editors
+/// write) is told, an events file and a `--rules` file alike (see the module
+/// docs).
 pub const BOM_REFUSED: &str =
     "invalid JSON: the input starts with a UTF-8 byte-order mark; save it as UTF-8 without one";
 

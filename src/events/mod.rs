@@ -129,10 +129,11 @@ pub struct Record<E> {
     pub event: E,
 }
 
-/// Parse one event object built as a `serde_json::Value`: what
-/// [`LineParser::parse`] makes of its JSON text, but for a key given twice
-/// in that text, which the `Value` has already dropped.
-pub fn parse_event<E: Vocabulary>(value: Value) -> Result<Screened<E>, String> {
+/// Parse one event object built as a `serde_json::Value` (the crate's tests
+/// build events so): what [`LineParser::parse`] makes of its JSON text, but
+/// for a key given twice in that text, which the `Value` has already dropped.
+#[cfg(test)]
+pub(crate) fn parse_event<E: Vocabulary>(value: Value) -> Result<Screened<E>, String> {
     let c = canon::Reader::default().read(&value, 256);
     let c = c.map_err(|e| e.to_string())?;
     screened(c, false)
