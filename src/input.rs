@@ -183,10 +183,12 @@ fn read_line_limited<R: BufRead>(
     }
 }
 
-/// The message for a line that is not JSON. A line that ends inside its
-/// value (an event written over several lines) or is not JSON from its first
-/// characters (a CSV file, a YAML file) is told what laurel reads.
-pub fn invalid_json(e: &serde_json::Error) -> String {
+/// The message for a line that is not JSON, naming the member or element
+/// the parser stopped in (`place`, ``field `players[2]` ``) unless the line
+/// ended first. A line that ends inside its value (an event written over
+/// several lines) or is not JSON from its first characters (a CSV file, a
+/// YAML file) is told what laurel reads.
+pub fn invalid_json(e: &serde_json::Error, place: Option<&str>) -> String {
     let hint = match e.is_eof() || e.column() <= 2 {
         true => {
             "; laurel reads JSON Lines (one event a line) or one JSON array of events \
@@ -194,11 +196,32 @@ pub fn invalid_json(e: &serde_json::Error) -> String {
         }
         false => "",
     };
-    format!("invalid JSON: {}{hint}", strip_position(e))
+    let place = match place {
+        Some(p) if !e.is_eof() => format!(" in {p}"),
+        _ => String::new(),
+    };
+    format!("invalid JSON{place}: {}{hint}", strip_position(e))
 }
 
+/// serde_json's message without its line (the caller names the line), the
+/// column kept; its words for a lone UTF-16 surrogate escape (`"\ud800"`)
+/// and a number beyond every integer say what is wrong.
 fn strip_position(e: &serde_json::Error) -> String {
-    let s = e.to_string();
+    let mut s = e.to_string();
+    let out_of_range = format!(
+        "number out of range; integers must lie between {} and {}",
+        i64::MIN,
+        u64::MAX
+    );
+    for (theirs, ours) in [
+        ("unexpected end of hex escape", LONE_SURROGATE),
+        ("lone leading surrogate in hex escape", LONE_SURROGATE),
+        ("number out of range", out_of_range.as_str()),
+    ] {
+        if s.starts_with(theirs) {
+            s = s.replacen(theirs, ours, 1);
+        }
+    }
     match s.rfind(" at line ") {
         // The end of the input has no column worth giving.
         Some(i) if e.is_eof() => s[..i].to_string(),
@@ -206,6 +229,11 @@ fn strip_position(e: &serde_json::Error) -> String {
         None => s,
     }
 }
+
+/// What a `\uD800`-`\uDBFF` escape not followed by a `\uDC00`-`\uDFFF`
+/// one is told.
+const LONE_SURROGATE: &str = "a lone UTF-16 surrogate escape: a high one (\\uD800 to \\uDBFF) \
+    must be followed by a low one (\\uDC00 to \\uDFFF), the two writing one character";
 
 fn element_too_long() -> String {
     format!("array element is longer than the limit of {MAX_EVENT_BYTES} bytes")
@@ -368,7 +396,7 @@ mod tests {
                 Err(e) => {
                     bad.get_or_insert(InputError {
                         line: l,
-                        msg: invalid_json(&e),
+                        msg: invalid_json(&e, None),
                     });
                 }
             }

@@ -133,10 +133,11 @@ enum Command {
         /// The events: a JSON Lines file, a file holding one JSON array, or `-` for stdin.
         file: String,
     },
-    /// Check FILE as `append` would (same validation, messages and exit codes) and say
-    /// what it would append; nothing is written.
+    /// Check FILE as `append` would, or DIR as `import` would (same validation, messages
+    /// and exit codes), and say what it would append; nothing is written.
     Check {
-        /// The events: a JSON Lines file, a file holding one JSON array, or `-` for stdin.
+        /// The events: a JSON Lines file, a file holding one JSON array, `-` for stdin, or a
+        /// directory (its *.json and *.jsonl files, as `import` reads them).
         file: String,
     },
     /// The event types and their fields, ranges, rules and examples (JSON Schema with --format json).
@@ -241,7 +242,7 @@ enum Command {
         #[arg(required = true, num_args = 1..)]
         seqs: Vec<u64>,
         /// Why: kept in the ledger with each void, shown by `log` and `history`.
-        #[arg(long, value_parser = clap::builder::NonEmptyStringValueParser::new())]
+        #[arg(long)]
         reason: String,
     },
     /// Void record SEQ and append FILE's replacement event(s) in one all-or-nothing append.
@@ -251,7 +252,7 @@ enum Command {
         /// The replacement, of SEQ's type: JSON Lines or a JSON array (`-` for stdin); may reuse SEQ's ids.
         file: String,
         /// Why: kept in the ledger with the void, shown by `log` and `history`.
-        #[arg(long, value_parser = clap::builder::NonEmptyStringValueParser::new())]
+        #[arg(long)]
         reason: String,
     },
     /// Load the bundled events/ into a temporary ledger and print a short tour of them (or write them out: --write).

@@ -255,13 +255,13 @@ fn one_result_per_match() {
     rejected(
         dir.path(),
         &[first.clone(), again.clone()],
-        &[V1A, "already has a result, recorded at seq "],
+        &[V1A, "has a result in another event of this append"],
     );
     assert!(append_text(dir.path(), &first.to_string()).status.success());
     let seq = head(dir.path()).0;
     let named = format!(
-        "already has a result, recorded at seq {seq} (one result per match; to correct it: \
-         `laurel correct {seq} FILE`)"
+        "already has a result, recorded at seq {seq}; a match has one result (to correct it: \
+         `laurel correct {seq} FILE`, FILE holding the corrected result)"
     );
     rejected(dir.path(), &[again], &[V1A, &named]);
 }

@@ -402,6 +402,49 @@ fn table_and_csv_formats_show_the_ranking() {
     assert!(!csv.contains("series,format"), "{csv}");
 }
 
+/// With `decimals` 3 from a rules file, every score of the ranking and of
+/// the events table shows three places, whole ones too; the answer says it
+/// is a what-if, in text and JSON.
+#[test]
+fn scores_show_the_decimals_in_force_and_a_rules_file_marks_a_what_if() {
+    let dir = ledger_with(ALL);
+    let rules = dir.path().join("three.json");
+    std::fs::write(&rules, r#"{"cfr": {"decimals": 3}}"#).unwrap();
+    let rules = rules.to_str().unwrap();
+    let text = |args: &[&str]| {
+        let out = laurel(dir.path()).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let ranking = text(&["standings", "cfr", "--rules", rules]);
+    let first = ranking.lines().next().unwrap();
+    assert!(
+        first.ends_with(&format!(" · what-if: rules of {rules}, not the ledger's")),
+        "{first}"
+    );
+    let bruce = ranking.lines().find(|l| l.contains("Bruce Rae")).unwrap();
+    assert!(
+        bruce.contains(" 80.000  1st final ")
+            && bruce.contains("wbc/2010: 0.000; wbc/2011: 16.000; wbc/2012: 80.000;"),
+        "{bruce}"
+    );
+    let events = text(&["standings", "cfr", "--rules", rules, "--table", "events"]);
+    let row = events
+        .lines()
+        .find(|l| l.contains("2009") && l.contains("Eli Marsh"));
+    assert!(
+        row.is_some_and(|r| r.contains(" 80.000  150.00 ")),
+        "{events}"
+    );
+    let json = standings(dir.path(), &["cfr", "--rules", rules]);
+    assert_eq!(json["rules"], json!(rules));
+    assert!(standings(dir.path(), &["cfr"]).get("rules").is_none());
+}
+
 #[test]
 fn no_tournament_selector_for_cfr() {
     let dir = ledger_with(&["cfr_wbc.jsonl"]);

@@ -457,12 +457,45 @@ fn a_directory_given_to_append_or_an_empty_one_to_import_exits_2_saying_what_to_
             "import",
             format!("no *.json or *.jsonl file directly under {inputs}"),
         ),
+        (
+            "check",
+            format!("no *.json or *.jsonl file directly under {inputs}"),
+        ),
     ] {
         let (code, _, err) = run(d, &[cmd, inputs]);
         assert_eq!(code, 2, "{cmd}: {err}");
         assert!(err.contains(&want), "{cmd}: {err}");
     }
     assert_eq!(common::head(d), before);
+}
+
+/// `check DIR` is the dry run of `import DIR`: the same files, the same
+/// report, nothing written.
+#[test]
+fn check_of_a_directory_says_what_import_would_append() {
+    let dir = ledger_with(&[]);
+    let d = dir.path();
+    let inputs = d.join("inputs");
+    std::fs::create_dir(&inputs).unwrap();
+    for f in ["cards_league.jsonl", "cfr_wbc.jsonl"] {
+        std::fs::copy(common::events_dir().join(f), inputs.join(f)).unwrap();
+    }
+    let inputs = inputs.to_str().unwrap();
+    let before = common::head(d);
+    let (code, checked, err) = run(d, &["check", inputs]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        checked.starts_with("2 file(s): ok: would append "),
+        "{checked}"
+    );
+    assert_eq!(common::head(d), before);
+    let (code, imported, err) = run(d, &["import", inputs]);
+    assert_eq!(code, 0, "{err}");
+    let said = |s: &str| {
+        let first = s.lines().next().unwrap();
+        first.replace("ok: would append", "appended")
+    };
+    assert_eq!(said(&checked), said(&imported));
 }
 
 /// `import` takes `.JSON` as `.json`, and refuses, naming it, an event

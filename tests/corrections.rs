@@ -163,15 +163,24 @@ fn a_void_with_one_bad_seq_writes_nothing() {
 }
 
 #[test]
-fn a_reason_is_required_and_not_empty() {
+fn a_reason_is_required_printable_and_not_blank() {
     let dir = ledger_with(&["cards_league.jsonl"]);
     let d = dir.path();
     assert_eq!(run(d, &["void", "4"]).status.code(), Some(2));
-    assert_eq!(
-        run(d, &["void", "4", "--reason", ""]).status.code(),
-        Some(2)
-    );
     assert_eq!(run(d, &["void", "--reason", "x"]).status.code(), Some(2));
+    let fix = write(d, "fix.jsonl", SWAPPED_R1A);
+    let blank = "laurel: error: --reason is empty or only whitespace: say why the record is voided; nothing is written\n";
+    let newline = "laurel: error: --reason: holds the control character U+000A; names and text must be printable; nothing is written\n";
+    for (reason, said) in [("", blank), (" \t ", blank), ("a\nb", newline)] {
+        for args in [
+            vec!["void", "4", "--reason", reason],
+            vec!["correct", "4", &fix, "--reason", reason],
+        ] {
+            let out = run(d, &args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert_eq!(String::from_utf8_lossy(&out.stderr), said, "{args:?}");
+        }
+    }
     assert_eq!(head(d).0, 9);
 }
 

@@ -457,12 +457,24 @@ fn a_player_holds_one_power_and_has_a_name() {
 #[test]
 fn a_game_is_recorded_once() {
     let two = list(&[p("X", "a", 9), p("Y", "b", 9)]);
-    // Already in the ledger (the draws file), even with an earlier `at`.
+    // Already in the ledger (the draws file: record 1, dated 2024-03-09).
+    refused(
+        &game("diplomacy-2024-r1", "2024-05-01", "draw", None, &two),
+        &[
+            "game diplomacy-2024-r1 already has a result, recorded at seq 1; a game is \
+             recorded once (to correct it: `laurel correct 1 FILE`",
+        ],
+    );
+    // Dated earlier, the new result folds first: record 1 is the one to
+    // correct, and no seq the refused append would have used is named.
     refused(
         &game("diplomacy-2024-r1", "2024-01-01", "draw", None, &two),
         &[
-            "game diplomacy-2024-r1 already has a result",
-            "a game is recorded once",
+            "record 1 (diplomacy.game_ended) would no longer be valid: game \
+             diplomacy-2024-r1 is given a result again by this append, in an event dated \
+             before this record's; a game is recorded once: leave that event out, or \
+             correct this record with `laurel correct 1 FILE`",
+            "which fold before it: the first is -:1, diplomacy.game_ended",
         ],
     );
     // Twice in one append: nothing of it is written.
@@ -473,7 +485,10 @@ fn a_game_is_recorded_once() {
         game("dip-v11", "2024-06-01", "draw", None, &two),
         game("dip-v11", "2024-06-02", "draw", None, &two)
     );
-    refused(&text, &["game dip-v11 already has a result"]);
+    refused(
+        &text,
+        &["game dip-v11 has a result in another event of this append, dated at or before this one; a game is recorded once"],
+    );
 }
 
 #[test]

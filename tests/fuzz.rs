@@ -192,7 +192,7 @@ fn window(streams: &[Vec<Vec<u8>>], corpus: &[Vec<u8>], rng: &mut Rng) -> Vec<Ve
 /// A parse's answer in a form two answers can be compared by.
 fn answer(r: Result<Screened, LineError>) -> Result<Screened, String> {
     r.map_err(|e| match e {
-        LineError::Json(e) => format!("json: {e}"),
+        LineError::Json(e, _) => format!("json: {e}"),
         LineError::Event(m) => format!("event: {m}"),
     })
 }

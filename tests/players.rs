@@ -330,6 +330,15 @@ fn history_follows_a_player_across_a_rename() {
         // Round 1's result (seq 3, under "Ada Lovelace") and round 2's (seq 6).
         assert_eq!(seqs, [3, 6], "history {name}");
     }
+    // As of a date before the rename, the name she has now still names her.
+    for name in ["Ada King", "Ada Lovelace"] {
+        let args = ["history", name, "--as-of", "2024-01-04", "--format", "json"];
+        let v = json(dir.path(), &args);
+        let seqs: Vec<u64> = (v["rows"].as_array().unwrap().iter())
+            .map(|r| r["seq"].as_u64().unwrap())
+            .collect();
+        assert_eq!(seqs, [3], "history {name} as of 2024-01-04");
+    }
     let text = |name: &str| text(&out(dir.path(), &["history", name]).stdout);
     assert!(text("Ada Lovelace").contains("History of Ada Lovelace (now Ada King)\n"));
     assert!(text("Ada King").contains("History of Ada King\n"));
@@ -520,7 +529,9 @@ fn a_rename_dated_before_the_name_was_given_is_refused() {
     accepted(&seed("2024-05-01", "Zed Zulu"));
     refused(
         &rename("2024-04-01", "Zed Zulu", "Zed Alpha"),
-        r#"player "Zed Zulu" was renamed to "Zed Alpha""#,
+        "record 4 (mepbm.rating_seeded) would no longer be valid: player \"Zed Zulu\" is \
+         renamed to \"Zed Alpha\" by a later record dated before this one; from a rename's \
+         date on, the old name is refused: date the rename after this record",
     );
     accepted(&rename("2024-05-01", "Zed Zulu", "Zed Alpha"));
 }

@@ -316,7 +316,7 @@ fn reading_commands_work_when_no_file_may_grow() {
     let out = capped(&["append".into(), events.display().to_string()]);
     assert!(!out.status.success(), "an append cannot grow a file");
     for (args, answer) in READERS.iter().zip(&answers) {
-        let out = capped(&with_rules(rules_dir.path(), args));
+        let out = capped(&with_rules(dir.path(), args));
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
         assert_eq!(&out.stdout, answer, "{args:?}");
     }

@@ -379,6 +379,7 @@ fn sample() -> (Site, Vec<TableView>, Vec<Change>) {
             as_of: Some("2003-06-30".into()),
             known_at: 42,
             head: "5e".repeat(32),
+            rules: None,
         },
         spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
     };

@@ -1,4 +1,5 @@
-//! `laurel check FILE|-`: a dry run of `laurel append FILE|-`.
+//! `laurel check FILE|-`: a dry run of `laurel append FILE|-`; `laurel
+//! check DIR`, of `laurel import DIR` (the same files, in the same order).
 //!
 //! The append itself in its dry-run mode ([`Ledger::dry_run`]): the same
 //! parser, idempotency index and check fold against the ledger as it
@@ -14,13 +15,22 @@
 
 use std::path::Path;
 
-use super::{append_summary, open_input};
+use super::{append_summary, import_inputs, open_input};
 use crate::error::Result;
 use crate::ledger::Ledger;
 
-/// `laurel check FILE|-`.
+/// `laurel check FILE|DIR|-`.
 pub fn check(path: &Path, file: &str) -> Result<String> {
     let ledger = Ledger::read(path)?;
-    let report = ledger.dry_run(vec![open_input(file)?])?;
-    Ok(append_summary(&report, true))
+    let dir = Path::new(file);
+    let (inputs, files) = match file != "-" && dir.is_dir() {
+        true => {
+            let inputs = import_inputs(dir)?;
+            let n = inputs.len();
+            (inputs, format!("{n} file(s): "))
+        }
+        false => (vec![open_input(file)?], String::new()),
+    };
+    let report = ledger.dry_run(inputs)?;
+    Ok(format!("{files}{}", append_summary(&report, true)))
 }

@@ -36,6 +36,9 @@
 //!   says so.
 //! - **The reason** is kept in each `ledger.voided`; `log` shows it beside the
 //!   void and its target, `history` beside every change the voided record made.
+//!   It must say something: one that is empty or only whitespace, or holds a
+//!   character no event text may (a newline), is refused before anything is
+//!   read, naming `--reason`.
 
 use std::path::Path;
 
@@ -64,6 +67,23 @@ fn voids_input(name: &str, targets: &[u64], reason: &str) -> Input<'static> {
     }
 }
 
+/// `--reason` as every void keeps it: some printable text.
+fn check_reason(reason: &str) -> Result<()> {
+    if reason.trim().is_empty() {
+        return Err(Error::Usage(
+            "--reason is empty or only whitespace: say why the record is voided; nothing is written"
+                .into(),
+        ));
+    }
+    match events::forbidden_char(reason) {
+        Some(c) => Err(Error::Usage(format!(
+            "{}; nothing is written",
+            events::forbidden_message("--reason", c)
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// "4, 7 and 9".
 fn seq_list(targets: &[u64]) -> String {
     let all: Vec<String> = targets.iter().map(u64::to_string).collect();
@@ -78,6 +98,7 @@ pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
     if targets.is_empty() {
         return Err(Error::Usage("void: name at least one seq".into()));
     }
+    check_reason(reason)?;
     let mut seen = std::collections::BTreeSet::new();
     if let Some(twice) = targets.iter().find(|t| !seen.insert(**t)) {
         return Err(Error::Usage(format!(
@@ -101,6 +122,7 @@ pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
 /// `laurel correct SEQ FILE --reason TEXT`: void SEQ and append FILE's events
 /// in one append (see the module docs).
 pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<String> {
+    check_reason(reason)?;
     let ledger = Ledger::open(path)?;
     let inputs = vec![
         voids_input("laurel correct", &[target], reason),

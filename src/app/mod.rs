@@ -181,7 +181,8 @@ fn open_input(name: &str) -> Result<Input<'static>> {
         Box::new(BufReader::new(std::io::stdin()))
     } else if Path::new(name).is_dir() {
         return Err(Error::Usage(format!(
-            "{name} is a directory: `laurel import {name}` appends every *.json and *.jsonl file in it"
+            "{name} is a directory: `laurel import {name}` appends every *.json and *.jsonl file \
+             in it (`laurel check {name}` checks them, writing nothing)"
         )));
     } else {
         let f = std::fs::File::open(name).map_err(|e| Error::io(name, e))?;
@@ -298,6 +299,15 @@ pub fn event_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// `laurel import DIR`: every file as one all-or-nothing append.
 pub fn import(path: &Path, dir: &Path) -> Result<String> {
     let ledger = Ledger::open(path)?;
+    let inputs = import_inputs(dir)?;
+    let n = inputs.len();
+    let report = ledger.append(inputs)?;
+    Ok(format!("{n} file(s): {}", append_summary(&report, false)))
+}
+
+/// The inputs `laurel import DIR` appends (and `laurel check DIR` checks):
+/// its event files, in name order.
+fn import_inputs(dir: &Path) -> Result<Vec<Input<'static>>> {
     let files = event_files(dir)?;
     if files.is_empty() {
         return Err(Error::Usage(format!(
@@ -305,17 +315,17 @@ pub fn import(path: &Path, dir: &Path) -> Result<String> {
             dir.display()
         )));
     }
-    let inputs = files
+    files
         .iter()
         .map(|p| open_input(&p.display().to_string()))
-        .collect::<Result<Vec<_>>>()?;
-    let n = inputs.len();
-    let report = ledger.append(inputs)?;
-    Ok(format!("{n} file(s): {}", append_summary(&report, false)))
+        .collect()
 }
 
 /// `laurel verify [--expect HEAD]`: HEAD as `SEQ:HASH`, or as `head` prints
-/// it (`SEQ HASH`), or as `verify` prints it (`head SEQ HASH`).
+/// it (`SEQ HASH`), or as `verify` prints it (`head SEQ HASH`). After the
+/// chain, the writer's store is looked at as a reader can (its files
+/// there, whole where they carry a checksum): a ledger that verifies but
+/// cannot take its next append is reported damaged (exit 1).
 pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
     let expect = match expect {
         None => None,
@@ -333,6 +343,12 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
             seq: *seq,
             msg: all.join("; "),
         });
+    }
+    if let Some(damage) = ledger.writer_store_damage() {
+        return Err(Error::Corrupt(format!(
+            "the chain verifies ({} record(s), head {}), but {damage}",
+            report.records, report.head
+        )));
     }
     let mut checkpoints = match report.checkpoints {
         0 => "no checkpoint to check".to_string(),
@@ -405,6 +421,7 @@ fn fold_stamped(ledger: &Ledger, args: &QueryArgs, q: Query) -> Result<(fold::Fo
         as_of: args.as_of.clone(),
         known_at: f.known_at,
         head: canonical::hex(&hash),
+        rules: args.rules.as_ref().map(|p| p.display().to_string()),
     };
     Ok((f, stamp))
 }

@@ -129,8 +129,8 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 /// Changes made by records that were later voided are listed too, marked with the
 /// void that took them away, so a correction shows both the old and the new value.
 /// An unknown `--system` (not a standings table) is refused with the nearest one.
-/// `PLAYER` may be any of a renamed player's names: the changes made under
-/// each are listed. A subject that is not a player (a grudge team) has a
+/// `PLAYER` may be any of a renamed player's names, given before or after
+/// `--as-of`: the changes made under each are listed. A subject that is not a player (a grudge team) has a
 /// history too; a name that is neither a player's nor any subject's is
 /// refused with the nearest players. A player's values change only from
 /// their first record on (under any of their names), so the fold starts
@@ -147,11 +147,17 @@ pub fn history(
     let asked = system.map(namespace).transpose()?;
     let ledger = Ledger::read(path)?;
     let shown = player;
-    // Who the name is comes from the players indexes alone, folded at the
-    // same clocks (from a checkpoint where one serves): the audit fold then
-    // gathers the changes of the player's first name, under which the
-    // projections know every later one.
-    let players = super::players::players_of(&ledger, args)?.0;
+    // Who the name is comes from the players indexes alone, as the ledger
+    // knew them at `--known-at`, whatever `--as-of` says (from a checkpoint
+    // where one serves): a name a player was given later still names them
+    // (the name asked for is usually the one they go by now). The audit
+    // fold then gathers the changes of the player's first name, under which
+    // the projections know every later one.
+    let known = QueryArgs {
+        as_of: None,
+        ..args.clone()
+    };
+    let players = super::players::players_of(&ledger, &known)?.0;
     let (root, not_a_player) = match super::players::resolve(&players, player) {
         Ok(root) => (root, None),
         Err(e) => (player.to_string(), Some(e)),

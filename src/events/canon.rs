@@ -76,14 +76,15 @@ pub(crate) struct Reader {
 
 impl Reader {
     /// Read one value from `d`: its canonical bytes and notes, or `d`'s
-    /// error. A caller reading a line's bytes checks that nothing follows
+    /// error and the innermost member or element it stopped in (``field
+    /// `players[2]` ``), if not the value itself. A caller reading a line's bytes checks that nothing follows
     /// it (`Deserializer::end`). `size`: the bytes expected (the output's
     /// first capacity).
     pub fn read<'de, D: Deserializer<'de>>(
         &mut self,
         d: D,
         size: usize,
-    ) -> Result<Canonical, D::Error> {
+    ) -> Result<Canonical, (D::Error, Option<String>)> {
         let st = &mut self.st;
         st.out = Vec::with_capacity(size);
         st.keys.clear();
@@ -93,12 +94,13 @@ impl Reader {
         st.envelope = Envelope::default();
         st.duplicate = None;
         st.refused = None;
+        st.broken = None;
         let walk = Walk {
             st: &mut *st,
             path: &Path::Root,
             field: None,
         };
-        let object = walk.deserialize(d)?;
+        let object = walk.deserialize(d).map_err(|e| (e, st.broken.take()))?;
         Ok(Canonical {
             bytes: std::mem::take(&mut st.out),
             object,
@@ -137,6 +139,9 @@ impl Path<'_> {
     }
 }
 
+/// The characters of a path where a read stopped a message shows.
+const PATH_SHOWN: usize = 80;
+
 /// The characters of a key a message shows.
 const KEY_SHOWN: usize = 40;
 
@@ -174,6 +179,8 @@ struct State {
     /// The first duplicate: the reading ordinal of its second occurrence, and its path.
     duplicate: Option<(usize, String)>,
     refused: Option<String>,
+    /// The innermost value a failed read stopped in, as a path.
+    broken: Option<String>,
 }
 
 impl State {
@@ -181,6 +188,20 @@ impl State {
     fn refuse(&mut self, path: &Path, msg: impl FnOnce(String) -> String) {
         if self.refused.is_none() {
             self.refused = Some(msg(path.at(&self.keys)));
+        }
+    }
+
+    /// Note `path` as where a read stopped when it `failed` there and not
+    /// inside (the innermost value is noted first, as the error rises). A
+    /// path deeper than a message line holds (128 nested arrays) is cut.
+    fn stopped_in(&mut self, path: &Path, failed: bool) {
+        if failed && self.broken.is_none() {
+            let mut at = path.at(&self.keys);
+            if let Some((cut, _)) = at.char_indices().nth(PATH_SHOWN) {
+                at.truncate(cut);
+                at.push_str("…`");
+            }
+            self.broken = Some(at);
         }
     }
 
@@ -404,11 +425,13 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
                 _ => None,
             };
             let path = Path::Key(self.path, key.clone());
-            map.next_value_seed(Walk {
+            let read = map.next_value_seed(Walk {
                 st: &mut *st,
                 path: &path,
                 field,
-            })?;
+            });
+            st.stopped_in(&path, read.is_err());
+            read?;
             let span = start..st.out.len();
             st.members.push(Member { key, span, ordinal });
         }
@@ -433,7 +456,9 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
                 path: &path,
                 field: None,
             };
-            if seq.next_element_seed(walk)?.is_none() {
+            let read = seq.next_element_seed(walk);
+            self.st.stopped_in(&path, read.is_err());
+            if read?.is_none() {
                 self.st.out.truncate(open);
                 break;
             }

@@ -90,7 +90,7 @@ use crate::time::{self, Micros};
 /// Longest string accepted in any field, in bytes.
 pub const MAX_STRING: usize = 4096;
 
-pub use text::{closest, did_you_mean, forbidden, forbidden_char, invisible};
+pub use text::{closest, did_you_mean, forbidden, forbidden_char, forbidden_message, invisible};
 
 /// The typed events the event layer parses and decodes: every system's payload
 /// types and `ledger.*`, as one enum. The registry's `systems::Event` is the
@@ -135,7 +135,7 @@ pub struct Record<E> {
 #[cfg(test)]
 pub(crate) fn parse_event<E: Vocabulary>(value: Value) -> Result<Screened<E>, String> {
     let c = canon::Reader::default().read(&value, 256);
-    let c = c.map_err(|e| e.to_string())?;
+    let c = c.map_err(|(e, _)| e.to_string())?;
     screened(c, false)
 }
 
@@ -146,7 +146,7 @@ pub fn to_canonical(value: &Value) -> Vec<u8> {
     match canon::Reader::default().read(value, 256) {
         Ok(c) => c.bytes,
         // A `Value` is a JSON value: it reads, whatever it holds.
-        Err(e) => unreachable!("a serde_json::Value did not read: {e}"),
+        Err((e, _)) => unreachable!("a serde_json::Value did not read: {e}"),
     }
 }
 
@@ -192,8 +192,9 @@ pub fn parse_line<E: Vocabulary>(line: &[u8]) -> Result<Screened<E>, LineError> 
 /// Why one input line was refused.
 #[derive(Debug)]
 pub enum LineError {
-    /// Not JSON at all (the input reader words the message).
-    Json(serde_json::Error),
+    /// Not JSON at all (the input reader words the message), and the
+    /// member or element it stopped in (``field `players[2]` ``), if any.
+    Json(serde_json::Error, Option<String>),
     /// JSON, but not a valid event: the message names the field and the rule.
     Event(String),
 }
@@ -225,7 +226,7 @@ impl<E> Default for LineParser<E> {
 impl<E: Vocabulary> LineParser<E> {
     /// Parse one event from a JSON Lines line (or an array element's bytes).
     pub fn parse(&mut self, line: &[u8]) -> Result<Screened<E>, LineError> {
-        let c = read_line(&mut self.reader, line).map_err(LineError::Json)?;
+        let c = read_line(&mut self.reader, line).map_err(|(e, p)| LineError::Json(e, p))?;
         screened(c, false).map_err(LineError::Event)
     }
 
@@ -236,31 +237,33 @@ impl<E: Vocabulary> LineParser<E> {
     /// payload deferred, and then decoding its canonical bytes
     /// ([`LineParser::parse`] again) gives that message.
     pub fn screen(&mut self, line: &[u8]) -> Result<Screened<E>, LineError> {
-        let c = read_line(&mut self.reader, line).map_err(LineError::Json)?;
+        let c = read_line(&mut self.reader, line).map_err(|(e, p)| LineError::Json(e, p))?;
         screened(c, true).map_err(LineError::Event)
     }
 
     /// The canonical bytes of one line without the typed parse (the bench's floor).
     pub fn canonical(&mut self, line: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
-        read_line(&mut self.reader, line).map(|c| c.bytes)
+        read_line(&mut self.reader, line)
+            .map(|c| c.bytes)
+            .map_err(|(e, _)| e)
     }
 }
+
+/// serde_json's error and the member or element it stopped in.
+type Broken = (serde_json::Error, Option<String>);
 
 /// One line's value, canonical, with nothing after it.
 /// A line is checked to be UTF-8 once, whole, so the parser need not check
 /// each string; one that is not is read by the byte parser, whose error
 /// names the place.
-fn read_line(
-    reader: &mut canon::Reader,
-    line: &[u8],
-) -> Result<canon::Canonical, serde_json::Error> {
+fn read_line(reader: &mut canon::Reader, line: &[u8]) -> Result<canon::Canonical, Broken> {
     fn whole<'de, R: serde_json::de::Read<'de>>(
         reader: &mut canon::Reader,
         mut de: serde_json::Deserializer<R>,
         size: usize,
-    ) -> Result<canon::Canonical, serde_json::Error> {
+    ) -> Result<canon::Canonical, Broken> {
         let c = reader.read(&mut de, size)?;
-        de.end().map(|()| c)
+        de.end().map(|()| c).map_err(|e| (e, None))
     }
     match std::str::from_utf8(line) {
         Ok(text) => whole(reader, serde_json::Deserializer::from_str(text), line.len()),
@@ -299,8 +302,8 @@ fn screened<E: Vocabulary>(c: canon::Canonical, defer: bool) -> Result<Screened<
         Some(canon::Field::Null) | None => None,
         other => text_field("id", other)?,
     };
-    if id.as_deref() == Some("") {
-        return Err("field `id`: must not be empty".into());
+    if let Some(id) = &id {
+        text::unpadded("field `id`:", id)?;
     }
     let event = match defer && deferred::<E>(&kind) {
         true => None,
@@ -434,7 +437,7 @@ impl LineError {
     /// The message a refused line is reported with.
     pub fn message(self) -> String {
         match self {
-            LineError::Json(e) => input::invalid_json(&e),
+            LineError::Json(e, place) => input::invalid_json(&e, place.as_deref()),
             LineError::Event(m) => m,
         }
     }

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{de::DeserializeOwned, Deserialize, Deserializer};
 
+use super::text;
 use crate::time::{self, Micros};
 
 /// Deserialize a payload into `T`, naming the offending field on error
@@ -143,6 +144,8 @@ impl Bounds {
 
 /// An identifier written as a string or a non-negative integer (`"101"` or `101`).
 /// Both spellings name the same thing; the canonical form keeps what was written.
+/// A string is [`text::unpadded`]: an id of spaces, or one with a space at an
+/// end, would look like another in every table.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Ident(pub String);
 
@@ -165,9 +168,7 @@ impl<'de> Deserialize<'de> for Ident {
                 f.write_str("a non-empty string or a non-negative integer")
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Ident, E> {
-                if s.is_empty() {
-                    return Err(E::custom("identifier must not be empty"));
-                }
+                text::unpadded("identifier", s).map_err(E::custom)?;
                 Ok(Ident(s.to_string()))
             }
             fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Ident, E> {
@@ -192,7 +193,7 @@ impl JsonSchema for Ident {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "title": "id",
-            "description": "An identifier: a non-empty string or a non-negative integer (\"101\" and 101 name the same thing).",
+            "description": "An identifier: a string, not empty and without whitespace at either end, or a non-negative integer (\"101\" and 101 name the same thing).",
             "type": ["string", "integer"],
             "minLength": 1,
             "minimum": 0
@@ -230,7 +231,9 @@ impl JsonSchema for When {
     }
 }
 
-/// A finishing place: a positive integer, or `"dnf"`.
+/// A finishing place: 1 to [`Place::MAX`], or `"dnf"`. A place beyond
+/// the largest is read (the system's check names it with its heat or race)
+/// up to `u32::MAX`; a larger number is refused here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Place {
     At(u32),
@@ -238,6 +241,9 @@ pub enum Place {
 }
 
 impl Place {
+    /// The largest place: a field of 10,000 finishers.
+    pub const MAX: u32 = 10_000;
+
     /// The place's number; `None` for a dnf.
     pub fn at(self) -> Option<u32> {
         match self {
@@ -249,6 +255,12 @@ impl Place {
 
 impl<'de> Deserialize<'de> for Place {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        fn out_of_range<E: serde::de::Error>(n: impl std::fmt::Display) -> E {
+            E::custom(format!(
+                "{n} is out of range; allowed: a place from 1 to {} or \"dnf\"",
+                Place::MAX
+            ))
+        }
         struct V;
         impl serde::de::Visitor<'_> for V {
             type Value = Place;
@@ -266,17 +278,11 @@ impl<'de> Deserialize<'de> for Place {
             fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Place, E> {
                 match u32::try_from(n) {
                     Ok(p) if p >= 1 => Ok(Place::At(p)),
-                    _ => Err(E::custom(format!(
-                        "place {n} is out of range (1 to {})",
-                        u32::MAX
-                    ))),
+                    _ => Err(out_of_range(n)),
                 }
             }
             fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Place, E> {
-                Err(E::custom(format!(
-                    "place {n} is out of range (1 to {})",
-                    u32::MAX
-                )))
+                Err(out_of_range(n))
             }
         }
         d.deserialize_any(V)
@@ -291,9 +297,9 @@ impl JsonSchema for Place {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "title": "place",
-            "description": "A finishing place: 1, 2, 3 ... or \"dnf\" (did not finish).",
+            "description": "A finishing place: 1, 2, 3 ... up to 10000, or \"dnf\" (did not finish).",
             "anyOf": [
-                {"type": "integer", "minimum": 1, "maximum": u32::MAX},
+                {"type": "integer", "minimum": 1, "maximum": Place::MAX},
                 {"const": "dnf"}
             ]
         })

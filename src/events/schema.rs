@@ -43,7 +43,8 @@ const TYPE_DOC: &str = "The event type.";
 const AT_DOC: &str = "When it happened: a date (YYYY-MM-DD, midnight UTC) or an RFC 3339 \
     timestamp. Events fold in the order of `at`, then of recording.";
 const ID_DOC: &str = "Optional idempotency key, unique in the ledger: the same event \
-    appended again is skipped, other content under a recorded id is refused.";
+    appended again is skipped, other content under a recorded id is refused. Not empty, \
+    no whitespace at either end.";
 
 /// The generator's settings: 2020-12, every subschema inlined.
 fn generator() -> SchemaGenerator {

@@ -197,7 +197,7 @@ fn damaged_records_are_answered_and_bad_values_refused() {
 /// payload) from parsing the canonical bytes it keeps.
 fn screen_agrees(parser: &mut LineParser, line: &[u8]) {
     let msg = |e: LineError| match e {
-        LineError::Json(e) => format!("json: {e}"),
+        LineError::Json(e, _) => format!("json: {e}"),
         LineError::Event(m) => m,
     };
     let want = parser.parse(line).map_err(msg);
@@ -253,13 +253,19 @@ fn every_sample_and_generated_line_parses_to_a_canonical_form_of_itself() {
     }
 }
 
+/// The hint a line that ends inside its value is given.
+const EOF_HINT: &str = "; laurel reads JSON Lines (one event a line) or one JSON array of events \
+    (an event written over several lines belongs in an array)";
+
 /// What a line's parse gives: `OK` and its canonical form, `EV` and the
-/// event's refusal, `JSON` and serde_json's.
+/// event's refusal, `JSON` and the message for serde_json's.
 fn answer(parser: &mut LineParser, line: &[u8]) -> String {
     match parser.parse(line) {
         Ok(s) => format!("OK {}", String::from_utf8_lossy(&s.canonical)),
         Err(LineError::Event(m)) => format!("EV {m}"),
-        Err(LineError::Json(e)) => format!("JSON {e}"),
+        Err(LineError::Json(e, place)) => {
+            format!("JSON {}", input::invalid_json(&e, place.as_deref()))
+        }
     }
 }
 
@@ -290,7 +296,9 @@ fn odd_and_bad_lines_get_these_answers() {
             r#"OK {"at":"2003-01-01","month":"2003-01","type":"mepbm.monthly_tick"}"#.into()),
         (rules(r#"{"k":18446744073709551615,"m":-9223372036854775808}"#),
             r#"OK {"at":"2003-01-01","params":{"k":18446744073709551615,"m":-9223372036854775808},"system":"valar","type":"ledger.rules_changed"}"#.into()),
-        (format!(r#"{{{tick},"month":"2003-01","id":""}}"#), "EV field `id`: must not be empty".into()),
+        (format!(r#"{{{tick},"month":"2003-01","id":""}}"#), "EV field `id`: must not be empty or only whitespace".into()),
+        (format!(r#"{{{tick},"month":"2003-01","id":" \u3000 "}}"#), "EV field `id`: must not be empty or only whitespace".into()),
+        (format!(r#"{{{tick},"month":"2003-01","id":" t1"}}"#), r#"EV field `id`: " t1" begins or ends with whitespace: write "t1""#.into()),
         (format!(r#"{{{tick},"month":"2003-01","id":5}}"#), "EV field `id`: expected a string, found a number".into()),
         (format!(r#"{{{tick},"month":"2003-01","id":[1]}}"#), "EV field `id`: expected a string, found an array".into()),
         (r#"{"type":null,"at":"2003-01-01"}"#.into(), "EV field `type`: expected a string, found null".into()),
@@ -349,11 +357,13 @@ fn odd_and_bad_lines_get_these_answers() {
         // An invisible letter (U+3164) keeps a key from passing as a plain name.
         ("{\"x\":{\"a\u{3164}\":1,\"a\u{3164}\":2}}".into(),
             "EV `x.\"a\u{3164}\"` appears twice: give each field once".into()),
-        (rules(r#"{"k":1E400}"#), "JSON number out of range at line 1 column 85".into()),
-        (format!("{{\"a\":{}1{}}}", "[".repeat(130), "]".repeat(130)), "JSON recursion limit exceeded at line 1 column 132".into()),
-        (format!(r#"{{{tick},"month":"2003-01",}}"#), "JSON trailing comma at line 1 column 66".into()),
-        (format!(r#"{{{tick},"month":"2003-01"}} x"#), "JSON trailing characters at line 1 column 67".into()),
-        (r#"{"z":1.5,"a":"#.into(), "JSON EOF while parsing a value at line 1 column 13".into()),
+        (rules(r#"{"k":1E400}"#), format!("JSON invalid JSON in field `params.k`: number out of range; {wide} (column 85)")),
+        (r#"{"players":[{"a":1 "b":2}]}"#.into(), "JSON invalid JSON in field `players[0]`: expected `,` or `}` (column 20)".into()),
+        (format!("{{\"a\":{}1{}}}", "[".repeat(130), "]".repeat(130)),
+            format!("JSON invalid JSON in field `a{}…`: recursion limit exceeded (column 132)", "[0]".repeat(24))),
+        (format!(r#"{{{tick},"month":"2003-01",}}"#), "JSON invalid JSON: trailing comma (column 66)".into()),
+        (format!(r#"{{{tick},"month":"2003-01"}} x"#), "JSON invalid JSON: trailing characters (column 67)".into()),
+        (r#"{"z":1.5,"a":"#.into(), format!("JSON invalid JSON: EOF while parsing a value{EOF_HINT}")),
     ];
     let mut parser = LineParser::default();
     for (line, want) in &cases {
@@ -363,7 +373,7 @@ fn odd_and_bad_lines_get_these_answers() {
     let not_utf8 = answer(&mut parser, b"{\"a\":\"\xff\"}");
     assert_eq!(
         not_utf8,
-        "JSON invalid unicode code point at line 1 column 7"
+        "JSON invalid JSON in field `a`: invalid unicode code point (column 7)"
     );
 }
 
@@ -469,7 +479,10 @@ fn a_line_refused_half_way_leaves_nothing_for_the_next() {
     let mut parser = LineParser::default();
     let half = br#"{"id":"stale","o":{"a":1,"a":2},"type":"x","x":1.5,"#;
     let half = answer(&mut parser, half);
-    assert!(half.starts_with("JSON EOF while parsing"), "{half}");
+    assert!(
+        half.starts_with("JSON invalid JSON: EOF while parsing"),
+        "{half}"
+    );
     let next = br#"{"type":"mepbm.monthly_tick","at":"2003-01-01","month":"2003-01"}"#;
     let ok = r#"OK {"at":"2003-01-01","month":"2003-01","type":"mepbm.monthly_tick"}"#;
     assert_eq!(answer(&mut parser, next), ok);

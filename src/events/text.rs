@@ -104,12 +104,28 @@ pub(super) const fn may_lead_forbidden(b: u8) -> bool {
 }
 
 /// The message for a string at `what` holding [`forbidden_char`] `c`.
-pub(super) fn forbidden_message(what: &str, c: char) -> String {
+pub fn forbidden_message(what: &str, c: char) -> String {
     format!(
         "{what}: holds the {} U+{:04X}; names and text must be printable",
         kind(c).unwrap_or("control character"),
         c as u32
     )
+}
+
+/// An identifier or name as written: not empty, not only whitespace, and no
+/// whitespace at either end (`"t1 "` and `"t1"` would look the same in every
+/// table and message, yet name two things). `what` opens the message.
+pub fn unpadded(what: &str, s: &str) -> Result<(), String> {
+    let trimmed = s.trim();
+    if trimmed.is_empty() {
+        return Err(format!("{what} must not be empty or only whitespace"));
+    }
+    match trimmed.len() == s.len() {
+        true => Ok(()),
+        false => Err(format!(
+            "{what} {s:?} begins or ends with whitespace: write {trimmed:?}"
+        )),
+    }
 }
 
 /// How many single-character insertions, deletions or substitutions make `a`

@@ -320,9 +320,8 @@ impl Ledger {
                 };
                 let at = time::format_short(at);
                 msg.push_str(&format!(
-                    "; the cause is one of this append's records dated before record {seq}'s \
-                     {at}, which fold before it; the first is {where_}: dated on or after {at}, \
-                     it would fold after record {seq}"
+                    "; the cause is one of this append's records dated before {at}, record \
+                     {seq}'s date, which fold before it: the first is {where_}"
                 ));
             }
             return Error::invalid(whole, msg);

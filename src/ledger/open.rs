@@ -67,12 +67,39 @@ fn open_db(path: &Path) -> Result<sled::Db> {
 /// sled 0.34.7 ends `conf` with a CRC-32 of the bytes before it, and each
 /// `snap.*` with its length and a CRC-32 of the bytes before those 12.
 fn sled_damage(path: &Path, err: &sled::Error) -> String {
+    // sled's own words for corruption hold its internal state (file offsets
+    // as Rust debug text, an empty backtrace): not for the operator.
+    let said = match err {
+        sled::Error::Corruption { .. } => "it reads corrupted data".to_string(),
+        other => other.to_string(),
+    };
+    let what = sled_files_damage(path)
+        .unwrap_or_else(|| format!("sled cannot read its files in {} ({said})", path.display()));
+    format!("{what}; the ledger cannot be opened: {RESTORE}")
+}
+
+/// What to do about a damaged ledger directory.
+const RESTORE: &str = "restore its directory from a backup, then check it with \
+    `laurel verify --expect` and the head you last published";
+
+/// What is wrong with sled's files in the ledger at `path`, as far as can be
+/// told without opening sled (which writes): `db` (its log) missing or
+/// empty, `conf` missing, or `conf` or a `snap.*` failing its checksum.
+fn sled_files_damage(path: &Path) -> Option<String> {
     let ends_with_crc = |b: &[u8], tail: usize| {
         b.len() > tail && {
             let (body, rest) = b.split_at(b.len() - tail);
             crc32fast::hash(body).to_le_bytes() == rest[rest.len() - 4..]
         }
     };
+    for name in ["conf", "db"] {
+        let f = path.join(name);
+        match std::fs::metadata(&f) {
+            Err(_) => return Some(format!("sled's file {} is missing", f.display())),
+            Ok(m) if m.len() == 0 => return Some(format!("sled's file {} is empty", f.display())),
+            Ok(_) => {}
+        }
+    }
     let mut files = vec![(path.join("conf"), 4)];
     if let Ok(dir) = std::fs::read_dir(path) {
         let snaps = dir.flatten().map(|e| e.path()).filter(|p| {
@@ -85,14 +112,7 @@ fn sled_damage(path: &Path, err: &sled::Error) -> String {
     let bad = files
         .iter()
         .find(|(f, tail)| std::fs::read(f).is_ok_and(|b| !ends_with_crc(&b, *tail)));
-    let what = match bad {
-        Some((f, _)) => format!("sled's file {} fails its checksum", f.display()),
-        None => format!("sled cannot read its files in {} ({err})", path.display()),
-    };
-    format!(
-        "{what}; the ledger cannot be opened: restore its directory from a backup, then \
-         check it with `laurel verify --expect` and the head you last published"
-    )
+    bad.map(|(f, _)| format!("sled's file {} fails its checksum", f.display()))
 }
 
 impl Handles {
@@ -242,6 +262,14 @@ impl Ledger {
             }
         }
         Ok(())
+    }
+
+    /// What is wrong with the writer's store (sled's files), as far as a
+    /// reader can tell without opening it: a ledger whose chain verifies but
+    /// whose next append would fail to open it is damaged all the same.
+    pub fn writer_store_damage(&self) -> Option<String> {
+        sled_files_damage(&self.path)
+            .map(|what| format!("{what}: the next append cannot open the ledger; {RESTORE}"))
     }
 
     /// Open an existing ledger for reading: its published head, pinned, and

@@ -28,6 +28,9 @@ pub struct Stamp {
     pub as_of: Option<String>,
     pub known_at: u64,
     pub head: String,
+    /// The rules file that pinned the fold's parameters (`--rules`): the
+    /// answer is a what-if, not the ledger's own, and says so.
+    pub rules: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -173,7 +176,7 @@ fn to_string(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
 }
 
 /// The JSON object of a query (`system`, `as_of`, `known_at`, `head`, `rows`,
-/// `tables`), serialized straight from the report: keys in sorted order, as a
+/// `tables`, and `rules` when a rules file pinned the fold), serialized straight from the report: keys in sorted order, as a
 /// `serde_json::Map` (a `BTreeMap`) keeps them, the last of duplicate keys.
 struct JsonReport<'a> {
     r: &'a Report,
@@ -185,11 +188,15 @@ impl Serialize for JsonReport<'_> {
         let (r, stamp) = (self.r, self.stamp);
         let extra = !r.extra.is_empty();
         // The keys in sorted order.
-        let mut m = s.serialize_map(Some(5 + usize::from(extra)))?;
+        let rules = usize::from(stamp.rules.is_some());
+        let mut m = s.serialize_map(Some(5 + usize::from(extra) + rules))?;
         m.serialize_entry("as_of", &stamp.as_of)?;
         m.serialize_entry("head", &stamp.head)?;
         m.serialize_entry("known_at", &stamp.known_at)?;
         m.serialize_entry("rows", &JsonRows(&r.main))?;
+        if let Some(rules) = &stamp.rules {
+            m.serialize_entry("rules", rules)?;
+        }
         m.serialize_entry("system", &r.system)?;
         if extra {
             m.serialize_entry("tables", &JsonTables(&r.extra))?;
@@ -336,11 +343,14 @@ impl Serialize for JsonUnchanged<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let stamp = self.stamp;
         // The keys in sorted order.
-        let mut m = s.serialize_map(Some(6))?;
+        let mut m = s.serialize_map(Some(6 + usize::from(stamp.rules.is_some())))?;
         m.serialize_entry("as_of", &stamp.as_of)?;
         m.serialize_entry("head", &stamp.head)?;
         m.serialize_entry("known_at", &stamp.known_at)?;
         m.serialize_entry("rows", &[] as &[Value])?;
+        if let Some(rules) = &stamp.rules {
+            m.serialize_entry("rules", rules)?;
+        }
         m.serialize_entry("system", &self.t.name)?;
         m.serialize_entry("unchanged", &true)?;
         m.end()
@@ -484,7 +494,12 @@ fn json_head(w: &mut dyn Write, stamp: &Stamp) -> io::Result<()> {
     json_scalar(w, &stamp.as_of)?;
     w.write_all(b",\n  \"head\": ")?;
     json_scalar(w, &stamp.head)?;
-    write!(w, ",\n  \"known_at\": {},\n  \"tables\": [", stamp.known_at)
+    write!(w, ",\n  \"known_at\": {}", stamp.known_at)?;
+    if let Some(rules) = &stamp.rules {
+        w.write_all(b",\n  \"rules\": ")?;
+        json_scalar(w, rules)?;
+    }
+    w.write_all(b",\n  \"tables\": [")
 }
 
 #[cfg(test)]
@@ -510,6 +525,9 @@ mod tests {
         );
         obj.insert("known_at".into(), stamp.known_at.into());
         obj.insert("head".into(), stamp.head.clone().into());
+        if let Some(rules) = &stamp.rules {
+            obj.insert("rules".into(), rules.clone().into());
+        }
         obj.insert("rows".into(), Value::Array(r.main.json_rows()));
         if !r.extra.is_empty() {
             let tables: Map<String, Value> = r
@@ -535,6 +553,7 @@ mod tests {
             as_of: None,
             known_at: 3,
             head: "ab".into(),
+            rules: None,
         };
         assert_eq!(render_csv(&t), "rank,player,score\r\n1,\"Ann, B\",1771\r\n");
         // Text shows the columns' titles (Valar's score is its rating); CSV the keys.
@@ -569,6 +588,7 @@ mod tests {
             as_of: None,
             known_at: 7,
             head: "ab".into(),
+            rules: None,
         };
         let r = Report {
             system: "valar".into(),
@@ -623,11 +643,17 @@ mod tests {
                 extra: vec![main, dup, empty],
             },
         ];
-        for as_of in [None, Some("2020-01-01".to_string())] {
+        let clocks = [
+            (None, None),
+            (Some("2020-01-01".to_string()), None),
+            (None, Some("what \"if\".json".to_string())),
+        ];
+        for (as_of, rules) in clocks {
             let stamp = Stamp {
                 as_of,
                 known_at: u64::MAX,
                 head: "ab".into(),
+                rules,
             };
             for r in &reports {
                 let want = serde_json::to_string_pretty(&report_json(r, &stamp)).unwrap() + "\n";
@@ -640,12 +666,15 @@ mod tests {
                     .iter()
                     .map(|r| report_json(r, &stamp))
                     .collect();
-                let want = json!({
+                let mut want = json!({
                     "as_of": stamp.as_of,
                     "head": stamp.head,
                     "known_at": stamp.known_at,
                     "tables": all,
                 });
+                if let Some(rules) = &stamp.rules {
+                    want["rules"] = json!(rules);
+                }
                 let want = serde_json::to_string_pretty(&want).unwrap() + "\n";
                 let got = to_string(|w| {
                     let mut many = Many::new(w, &stamp, Format::Json);

@@ -21,7 +21,11 @@
 //!   quote or a line break.
 //! - The state line names the head the query read (its seq and the first 8
 //!   hex digits of its hash), then only the clocks the query was given:
-//!   `ledger at seq 1234 (3fa2b1c0…) · as of 2003-06-30 · known at seq 1200`.
+//!   `ledger at seq 1234 (3fa2b1c0…) · as of 2003-06-30 · known at seq 1200`;
+//!   an answer folded with a rules file's parameters (`--rules`) ends it with
+//!   `· what-if: rules of FILE, not the ledger's`, and its JSON holds
+//!   `"rules": "FILE"`, so that a what-if table is never taken for the
+//!   ledger's own.
 
 use std::io::{self, Write};
 
@@ -111,6 +115,12 @@ pub fn state_line(head_seq: u64, head_hash: &str, stamp: &Stamp, known_at_given:
             " · known at seq {} ({}…)",
             stamp.known_at,
             prefix(&stamp.head)
+        ));
+    }
+    if let Some(rules) = &stamp.rules {
+        line.push_str(&format!(
+            " · what-if: rules of {}, not the ledger's",
+            super::printable(rules, &[])
         ));
     }
     line
@@ -272,6 +282,7 @@ mod tests {
             as_of: None,
             known_at: 12,
             head: "ab".repeat(32),
+            rules: None,
         };
         let head = "3fa2b1c0".repeat(8);
         assert_eq!(
@@ -282,6 +293,11 @@ mod tests {
         assert_eq!(
             state_line(1234, &head, &stamp, true),
             "ledger at seq 1234 (3fa2b1c0…) · as of 2003-06-30 · known at seq 12 (abababab…)"
+        );
+        stamp.rules = Some("what-if.json".into());
+        assert_eq!(
+            state_line(1234, &head, &stamp, false),
+            "ledger at seq 1234 (3fa2b1c0…) · as of 2003-06-30 · what-if: rules of what-if.json, not the ledger's"
         );
     }
 }

@@ -97,6 +97,7 @@ fn sample() -> Sample {
             as_of: Some("2003-03-01".into()),
             known_at: 6,
             head: "cd".repeat(32),
+            rules: None,
         },
         spilled_subjects: BTreeSet::new(),
     };

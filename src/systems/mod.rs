@@ -153,6 +153,30 @@ impl Cx {
         seq >= self.fresh_from
     }
 
+    /// The refusal of a second result for `what` (``game "g1"``), found
+    /// checking record `seq`, the first being record `first` (before it in
+    /// the fold's order); `once` is the rule broken. Worded by which of the
+    /// two the append brings: a record it brings has no seq yet to name or
+    /// correct, and a recorded result that a new one dated before it
+    /// displaces is the one to correct.
+    pub fn second_result(&self, what: &str, once: &str, (seq, first): (u64, u64)) -> String {
+        match (self.brings(seq), self.brings(first)) {
+            (_, false) => format!(
+                "{what} already has a result, recorded at seq {first}; {once} \
+                 (to correct it: `laurel correct {first} FILE`, FILE holding the corrected result)"
+            ),
+            (true, true) => format!(
+                "{what} has a result in another event of this append, dated at or before \
+                 this one; {once}"
+            ),
+            (false, true) => format!(
+                "{what} is given a result again by this append, in an event dated before \
+                 this record's; {once}: leave that event out, or correct this record with \
+                 `laurel correct {seq} FILE`, FILE holding the corrected result"
+            ),
+        }
+    }
+
     /// Audit only the changes to `subject` (None: every change).
     pub fn with_audit_subject(mut self, subject: Option<String>) -> Self {
         self.audit_subject = subject;

@@ -120,11 +120,19 @@ impl Index {
 
         super::names_of(&mut rec.event, &mut |name: &mut String| {
             if renamed {
-                if let (true, Some((to, _))) = (check, self.retired.get(name.as_str())) {
+                if let (true, Some((to, by))) = (check, self.retired.get(name.as_str())) {
                     let now = self.current(to);
-                    refused.get_or_insert_with(|| match now == to {
-                        true => format!("player {name:?} was renamed to {to:?}; write {to:?}"),
-                        false => format!(
+                    refused.get_or_insert_with(|| match (now == to, *by > seq) {
+                        // A rename recorded after this record, dated before it.
+                        (_, true) => format!(
+                            "player {name:?} is renamed to {to:?} by a later record dated \
+                             before this one; from a rename's date on, the old name is \
+                             refused: date the rename after this record"
+                        ),
+                        (true, false) => {
+                            format!("player {name:?} was renamed to {to:?}; write {to:?}")
+                        }
+                        (false, false) => format!(
                             "player {name:?} was renamed to {to:?}, now {now:?}; write {now:?}"
                         ),
                     });

@@ -71,7 +71,7 @@ impl State {
         match ev {
             CardsEvent::TournamentCreated(e) => self.check_tournament(e, seq, cx),
             CardsEvent::RoundScheduled(e) => self.check_round(at, e),
-            CardsEvent::MatchResult(e) => self.check_result(at, e),
+            CardsEvent::MatchResult(e) => self.check_result((at, seq), e, cx),
         }
     }
 
@@ -154,7 +154,12 @@ impl State {
         Ok(())
     }
 
-    fn check_result(&self, at: Micros, e: &MatchResult) -> Result<(), String> {
+    fn check_result(
+        &self,
+        (at, seq): (Micros, u64),
+        e: &MatchResult,
+        cx: &Cx,
+    ) -> Result<(), String> {
         let t = self.tournament(&e.tournament.0, at)?;
         let rname = Named::tournament(&e.tournament.0).with_round(&e.round.0);
         let round = self.names.get(&e.round.0).and_then(|r| t.rounds.get(&r));
@@ -169,11 +174,9 @@ impl State {
         let m = round.matches[m.ok_or_else(|| {
             format!("{name} is not in the round's schedule: results may only be entered for scheduled matches")
         })?];
-        if let Some(seq) = m.result {
-            return Err(format!(
-                "{name} already has a result, recorded at seq {seq} (one result per match; \
-                 to correct it: `laurel correct {seq} FILE`)"
-            ));
+        if let Some(first) = m.result {
+            let once = "a match has one result";
+            return Err(cx.second_result(&name.to_string(), once, (seq, first)));
         }
         if at < round.starts || at > inclusive_end(round.ends) {
             return Err(format!(

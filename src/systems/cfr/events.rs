@@ -39,7 +39,7 @@ pub const MAX_HEATS: usize = 100;
 /// A driver's `place` in a heat, final or race: 1 to 10,000. Places may skip
 /// (a historic result may list only its top finishers), but two drivers never
 /// share one.
-pub const PLACE: Bounds = Bounds::new("place", 1, 10_000);
+pub const PLACE: Bounds = Bounds::new("place", 1, Place::MAX as i64);
 
 /// `races[].tier`: tiers are numbered from 1, up to 1,000.
 pub const TIER: Bounds = Bounds::new("tier", 1, 1_000);
@@ -85,7 +85,7 @@ pub struct SeriesDefined {
 pub struct Placing {
     /// The driver.
     pub driver: String,
-    /// 1, 2, 3 ... or `"dnf"` (did not finish); places may skip (1, 2, 5),
+    /// 1, 2, 3 ... up to 10000, or `"dnf"` (did not finish); places may skip (1, 2, 5),
     /// two drivers never share one, any number may be dnf.
     pub place: Place,
 }

@@ -436,6 +436,7 @@ impl State {
                 "scores",
             ],
         )
+        .with_places(&["score", "best_event", "scores"], d)
         .keep(sel);
         for (i, (driver, _)) in lines.order.iter().enumerate() {
             main.push_with(|| {
@@ -479,6 +480,7 @@ impl State {
                 "finish", "formula",
             ],
         )
+        .with_places(&["score"], d)
         .keep(sel);
         let mut all: Vec<(&Series, &Ev, u32, bool)> = Vec::new();
         for &si in self.by_name.values() {

@@ -46,11 +46,9 @@ pub(super) fn board_size(g: &GameEnded) -> Result<(), String> {
 impl State {
     pub(super) fn check_game(&self, seq: u64, g: &GameEnded, cx: &Cx) -> Result<(), String> {
         let id = &g.game;
-        if let Some(seq) = self.store.recorded(&id.0) {
-            return Err(format!(
-                "game {id} already has a result, recorded at seq {seq}; a game is recorded once \
-                 (to correct it: `laurel correct {seq} FILE`, FILE holding the corrected result)"
-            ));
+        if let Some(first) = self.store.recorded(&id.0) {
+            let once = "a game is recorded once";
+            return Err(cx.second_result(&format!("game {id}"), once, (seq, first)));
         }
         if g.powers.len() < MIN_POWERS {
             return Err(format!(
