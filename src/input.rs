@@ -13,7 +13,9 @@
 //! takes the stricter side once, for every file, rather than skip it in some.
 //! A file starting with a UTF-16 mark (what some editors save as "Unicode")
 //! is told that laurel reads UTF-8 ([`UTF16_REFUSED`]), where it would
-//! otherwise hear of a stray byte at column 1 ([`marked`] says which).
+//! otherwise hear of a stray byte at column 1 ([`marked`] says which); so is
+//! UTF-32, and UTF-16 without a mark, told by the NUL bytes beside its
+//! first character.
 
 use std::cell::Cell;
 use std::io::{BufRead, Read};
@@ -52,12 +54,23 @@ pub const BOM_REFUSED: &str =
 pub const UTF16_REFUSED: &str = "invalid JSON: the input is UTF-16 (it starts with its \
      byte-order mark); laurel reads UTF-8: save it as UTF-8 without a byte-order mark";
 
+/// What a file in UTF-32, or in UTF-16 without a byte-order mark, is told:
+/// its first character is one byte beside NUL bytes, which UTF-8 JSON never
+/// holds.
+const WIDE_REFUSED: &str = "invalid JSON: the input is UTF-16 or UTF-32 (NUL bytes beside \
+     its first character); laurel reads UTF-8: save it as UTF-8 without a byte-order mark";
+
 /// The refusal of input starting with `start`, when that is a byte-order
-/// mark: UTF-8's ([`BOM_REFUSED`]) or either of UTF-16's ([`UTF16_REFUSED`]).
+/// mark (UTF-8's: [`BOM_REFUSED`], UTF-16's: [`UTF16_REFUSED`]) or the
+/// first character of UTF-16 or UTF-32 text ([`WIDE_REFUSED`]: a NUL byte
+/// before or after it, as RFC 4627 tells the encodings apart).
 pub fn marked(start: &[u8]) -> Option<&'static str> {
     match start {
         [0xEF, 0xBB, 0xBF, ..] => Some(BOM_REFUSED),
+        [0xFF, 0xFE, 0, 0, ..] | [0, 0, 0xFE, 0xFF, ..] => Some(WIDE_REFUSED),
         [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some(UTF16_REFUSED),
+        [0, a, ..] | [a, 0, ..] if *a != 0 => Some(WIDE_REFUSED),
+        [0, 0, 0, a, ..] if *a != 0 => Some(WIDE_REFUSED),
         _ => None,
     }
 }

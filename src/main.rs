@@ -3,7 +3,7 @@
 //! input / usage / I/O).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
@@ -359,8 +359,47 @@ fn run(cli: Cli) -> laurel::Result<()> {
         Command::Import { dir } => app::import(path, &dir)?,
         Command::Verify { expect } => app::verify(path, expect.as_deref())?,
         Command::Head => app::head(path)?,
-        Command::Log => return app::log(path, &mut out),
-        Command::Export => return app::export(path, &mut out),
+        Command::Players {
+            action: Some(PlayersAction::Add { name, at }),
+            ..
+        } => app::players_add(path, &name, at.as_deref())?,
+        Command::Void { seqs, reason } => app::void(path, &seqs, &reason)?,
+        Command::Correct { seq, file, reason } => app::correct(path, seq, &file, &reason)?,
+        Command::Demo {
+            write: Some(dir), ..
+        } => app::write_samples(&dir)?,
+        Command::Site {
+            dir,
+            title,
+            systems,
+            clocks,
+        } => {
+            let opts = app::SiteArgs { title, systems };
+            app::site(path, &dir, &query(clocks, None), &opts)?
+        }
+        Command::Fold { clocks, rules } => app::fold_all(path, &query(clocks, rules))?,
+        Command::Completions { shell } => completions(shell),
+        Command::Man => man_page()?,
+        streamed @ (Command::Log
+        | Command::Export
+        | Command::Standings { .. }
+        | Command::History { .. }
+        | Command::Rules { .. }
+        | Command::Players { .. }
+        | Command::Replay { .. }
+        | Command::Demo { .. }
+        | Command::Gen { .. }
+        | Command::Bench { .. }) => return stream(streamed, path, &mut out),
+    };
+    out.write_all(text.as_bytes())
+        .map_err(|e| laurel::Error::io("stdout", e))
+}
+
+/// The commands that write their answer to `out` as they make it.
+fn stream(command: Command, path: &Path, out: &mut dyn Write) -> laurel::Result<()> {
+    match command {
+        Command::Log => app::log(path, out),
+        Command::Export => app::export(path, out),
         Command::Standings {
             table,
             tournament,
@@ -371,7 +410,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
         } => {
             let sel = Selector::of(tournament);
             let q = query(clocks, rules);
-            return app::standings(path, &table, &sel, &q, &o.listing(only), &mut out);
+            app::standings(path, &table, &sel, &q, &o.listing(only), out)
         }
         Command::History {
             player,
@@ -380,27 +419,14 @@ fn run(cli: Cli) -> laurel::Result<()> {
             out: o,
         } => {
             let q = query(clocks, None);
-            return app::history(
-                path,
-                &player,
-                system.as_deref(),
-                &q,
-                &o.print(None),
-                &mut out,
-            );
+            app::history(path, &player, system.as_deref(), &q, &o.print(None), out)
         }
         Command::Rules { clocks, out: o } => {
-            return app::rules(path, &query(clocks, None), &o.print(None), &mut out)
+            app::rules(path, &query(clocks, None), &o.print(None), out)
         }
-        Command::Players {
-            action: Some(PlayersAction::Add { name, at }),
-            ..
-        } => app::players_add(path, &name, at.as_deref())?,
-        Command::Players {
-            action: None,
-            clocks,
-            out: o,
-        } => return app::players(path, &query(clocks, None), &o.listing(None), &mut out),
+        Command::Players { clocks, out: o, .. } => {
+            app::players(path, &query(clocks, None), &o.listing(None), out)
+        }
         Command::Replay {
             rules,
             diff,
@@ -413,19 +439,14 @@ fn run(cli: Cli) -> laurel::Result<()> {
             let sel = Selector::of(tournament);
             let only = system.as_deref().map(|t| (t, &sel));
             let q = query(clocks, Some(rules));
-            return app::replay(path, &q, diff, only, &o.listing(table), &mut out);
+            app::replay(path, &q, diff, only, &o.listing(table), out)
         }
-        Command::Void { seqs, reason } => app::void(path, &seqs, &reason)?,
-        Command::Correct { seq, file, reason } => app::correct(path, seq, &file, &reason)?,
-        Command::Demo {
-            write: Some(dir), ..
-        } => app::write_samples(&dir)?,
-        Command::Demo { all, write: None } => return app::demo(&mut out, all),
+        Command::Demo { all, .. } => app::demo(out, all),
         Command::Gen {
             events,
             seed,
             systems,
-        } => return app::gen(events, seed, &systems, &mut out),
+        } => app::gen(events, seed, &systems, out),
         Command::Bench {
             events,
             seed,
@@ -441,23 +462,10 @@ fn run(cli: Cli) -> laurel::Result<()> {
                 keep,
                 skip_site,
             };
-            return app::bench(&opts, &mut out);
+            app::bench(&opts, out)
         }
-        Command::Site {
-            dir,
-            title,
-            systems,
-            clocks,
-        } => {
-            let opts = app::SiteArgs { title, systems };
-            app::site(path, &dir, &query(clocks, None), &opts)?
-        }
-        Command::Fold { clocks, rules } => app::fold_all(path, &query(clocks, rules))?,
-        Command::Completions { shell } => completions(shell),
-        Command::Man => man_page()?,
-    };
-    out.write_all(text.as_bytes())
-        .map_err(|e| laurel::Error::io("stdout", e))
+        _ => unreachable!("`run` answers every other command itself"),
+    }
 }
 
 /// The shell completion script for `shell`.

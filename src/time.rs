@@ -90,6 +90,16 @@ pub fn format_short(t: Micros) -> String {
     }
 }
 
+/// The last instant of an interval (an [`inclusive_end`]) as a message
+/// shows it: `the end of YYYY-MM-DD` (a UTC day) for a day's last microsecond,
+/// which [`format_short`] would show a second early, else that.
+pub fn format_end(t: Micros) -> String {
+    match t.checked_add(1).filter(|n| n.rem_euclid(DAY) == 0) {
+        Some(_) => format!("the end of {}", format_short(t + 1 - DAY)),
+        None => format_short(t),
+    }
+}
+
 /// The wall clock now.
 pub fn now() -> Micros {
     Utc::now().timestamp_micros()
@@ -139,6 +149,8 @@ mod tests {
         assert_eq!(parse("2003-01-10T01:00:00+01:00").unwrap(), d);
         assert_eq!(parse("2003-13-10"), None);
         assert_eq!(format_short(d), "2003-01-10");
+        assert_eq!(format_end(inclusive_end(d)), "the end of 2003-01-10");
+        assert_eq!(format_end(d + 3_600_000_000), "2003-01-10T01:00:00Z");
     }
 
     /// Dates and timestamps at the edges of what is read: leap days, the

@@ -585,8 +585,9 @@ fn a_file_starting_with_a_byte_order_mark_is_refused_naming_it() {
     assert_eq!(common::head(d), before);
 }
 
-/// A file saved as UTF-16 (with its byte-order mark, either byte order) is
-/// told that laurel reads UTF-8, a rules file as an events file; a rules
+/// A file saved as UTF-16 (with its byte-order mark or without, either byte
+/// order) or UTF-32 is told that laurel reads UTF-8, a rules file as an
+/// events file; a rules
 /// file that is not UTF-8 names the first byte that is not (from 1).
 #[test]
 fn a_utf16_file_is_told_laurel_reads_utf8() {
@@ -616,6 +617,36 @@ fn a_utf16_file_is_told_laurel_reads_utf8() {
         let (code, _, err) = run(d, &args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
+    }
+    // UTF-16 without its mark, and UTF-32 with or without one: told by the
+    // NUL bytes beside the first character.
+    let wide = |name: &str, text: &str, width: usize, big: bool, bom: bool| {
+        let path = d.join(name);
+        let chars = bom.then_some('\u{FEFF}').into_iter().chain(text.chars());
+        let mut bytes = Vec::new();
+        for c in chars {
+            let unit = (c as u32).to_be_bytes();
+            let mut unit = unit[4 - width..].to_vec();
+            if !big {
+                unit.reverse();
+            }
+            bytes.extend(unit);
+        }
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    };
+    let want =
+        "the input is UTF-16 or UTF-32 (NUL bytes beside its first character); laurel reads UTF-8";
+    for (width, bom) in [(2, false), (4, false), (4, true)] {
+        for big in [false, true] {
+            let rules = wide("wide.json", r#"{"valar": {"base": 50}}"#, width, big, bom);
+            let lines = wide("wide.jsonl", tick, width, big, bom);
+            for args in [vec!["replay", "--rules", &rules], vec!["append", &lines]] {
+                let (code, _, err) = run(d, &args);
+                assert_eq!(code, 2, "{width} {big} {bom} {args:?}: {err}");
+                assert!(err.contains(want), "{width} {big} {bom} {args:?}: {err}");
+            }
+        }
     }
     let latin1 = d.join("latin1.json");
     std::fs::write(&latin1, b"{\"valar\": {\"base\": 50}} \xE9").unwrap();

@@ -204,6 +204,39 @@ fn tournament_standings_sum_rounds_with_a_column_each() {
     common::insta_settings().bind(|| insta::assert_json_snapshot!("spring_cup_fibonacci", v));
 }
 
+/// The site publishes each scoring table whole and, after it, each of its
+/// tournaments on a page of its own, linked from the index; a tournament's
+/// page holds its standings.
+#[test]
+fn the_site_has_a_page_per_tournament_of_each_scoring_table() {
+    let dir = ledger(&spring_cup());
+    let out = dir.path().join("site");
+    let done = common::laurel(dir.path())
+        .arg("site")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for table in ["fibonacci", "carnage", "dss", "sos"] {
+        let whole = format!("table-{table}.html");
+        let cup = format!("table-{table}--spring-cup.html");
+        assert!(index.contains(&format!("href=\"{whole}\"")), "{table}");
+        assert!(index.contains(&format!("href=\"{cup}\"")), "{table}");
+        let page = std::fs::read_to_string(out.join(&cup)).unwrap();
+        assert!(
+            page.contains(">Round 2</th>"),
+            "{cup}: the tournament's round columns"
+        );
+    }
+    let page = std::fs::read_to_string(out.join("table-fibonacci--spring-cup.html")).unwrap();
+    assert!(page.contains("0.575"), "b's tournament total");
+}
+
 #[test]
 fn best_rounds_counts_each_players_best_n() {
     let dir = ledger(&spring_cup());

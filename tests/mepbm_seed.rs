@@ -175,7 +175,7 @@ fn a_ballot_deadline_counts_from_the_end_of_a_plain_dates_day() {
         &ann_ballot("2003-03-16T00:00:00Z"),
         &[
             "ballot of Ann for game g is late",
-            "deadline 2003-03-15T23:59:59Z",
+            "deadline the end of 2003-03-15",
         ],
     );
     accepts(d, &ann_ballot("2003-03-15T00:00:01Z"));

@@ -101,7 +101,8 @@ fn typos_and_look_alikes_of_known_names_are_refused_with_did_you_mean() {
 }
 
 #[test]
-fn a_name_with_whitespace_at_an_end_a_run_inside_or_an_invisible_character_is_refused() {
+fn a_name_with_whitespace_at_an_end_a_run_inside_an_invisible_character_or_nothing_shown_is_refused(
+) {
     let dir = league();
     let before = head(dir.path());
     let ends = "begins or ends with whitespace: write";
@@ -123,6 +124,14 @@ fn a_name_with_whitespace_at_an_end_a_run_inside_or_an_invisible_character_is_re
         ),
         ("Eve\u{206B}", "holds the invisible character U+206B".into()),
         ("Eve\u{2028}", "holds the line separator U+2028".into()),
+        (
+            "\u{301}",
+            "shows nothing: it holds only combining marks".into(),
+        ),
+        (
+            "\u{301}\u{200D}\u{FE0F}",
+            "shows nothing: it holds only combining marks".into(),
+        ),
     ] {
         let o = append_text(dir.path(), &round_2(name));
         assert_eq!(o.status.code(), Some(2), "{name}");

@@ -13,7 +13,7 @@ use crate::ledger::{canonical, Head, Ledger};
 use crate::output;
 use crate::site::TableView;
 use crate::spill::{self, Spill};
-use crate::systems::{self, Change};
+use crate::systems::{self, Change, Selector};
 
 /// What `laurel site` publishes beyond the clocks.
 #[derive(Debug, Clone, Default)]
@@ -244,7 +244,9 @@ fn table_views(
 }
 
 /// `table` from `f`, or one per tournament for the tables shown per tournament
-/// (a table without any tournament yet is listed with that error).
+/// (a table without any tournament yet is listed with that error); a table
+/// shown whole that also has tournaments (Diplomacy's scoring tables) is
+/// followed by a view per tournament, so each has its page.
 fn views_of(
     f: &fold::Folded,
     table: &str,
@@ -258,7 +260,13 @@ fn views_of(
             standings: Err(format!("standings {table}: no tournament recorded yet")),
         })?;
     }
-    for sel in sels {
+    let whole = sels.len() == 1 && sels[0].tournament.is_none();
+    let also = match whole {
+        true => f.state.tournaments(table).unwrap_or_default(),
+        false => Vec::new(),
+    };
+    let also = also.into_iter().map(|t| Selector::of(Some(t)));
+    for sel in sels.into_iter().chain(also) {
         each(&TableView {
             table: table.into(),
             tournament: sel.tournament.clone(),

@@ -79,7 +79,8 @@ fn unknown_field_shown(msg: &str) -> String {
 }
 
 /// serde's message about a field of event type `kind`, its Rust type names
-/// in words: `expected i64` is `expected an integer` (with its range when
+/// in words, and a field given under two of its names (`player` and its
+/// alias `name`: a key given twice is refused before decoding) said so: `expected i64` is `expected an integer` (with its range when
 /// the value was an integer out of it), and an enum of names given anything
 /// but a string points at `laurel events KIND`, which lists the names it
 /// takes.
@@ -99,6 +100,12 @@ fn in_words(msg: &str, kind: &str) -> String {
         if let Some(head) = msg.strip_suffix(&format!("expected {rust}")) {
             return format!("{head}{}", words(rust));
         }
+    }
+    if let Some(field) = msg.strip_prefix("duplicate field ") {
+        return format!(
+            "{field} is given twice, under two of its names (`laurel events {kind}` \
+             lists them): give it once"
+        );
     }
     match msg.strip_suffix(NAMES) {
         Some(head) => format!("{head}one of the names `laurel events {kind}` lists"),

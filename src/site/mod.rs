@@ -31,7 +31,8 @@
 //! - `export.jsonl`: the same bytes as `laurel export` (the whole ledger, whatever
 //!   the clocks say: the head above is its digest).
 //! - `table-<table>.html`, and `table-<table>--<tournament>.html` for tables shown
-//!   per tournament (`cards`, `sbr`): the standings and the system's extra
+//!   per tournament (`cards`, `sbr`) and for each tournament of a table that has
+//!   them besides (Diplomacy's): the standings and the system's extra
 //!   tables, over as many pages as they need (see "Pagination"); every
 //!   `player` cell links to the player's page.
 //! - `player-<name>.html`: one per subject that appears in any table's `player`

@@ -24,7 +24,9 @@
 //! in an event, a registration or as a rename's `to`) is not empty, has no
 //! whitespace at either end and no run of whitespace inside ([`check_name`]):
 //! `" Anna"` and `"Anna  Black"` are typos no community means, refused naming
-//! the name to write instead (the players check of an append,
+//! the name to write instead; and it shows something: a name of combining
+//! marks, joiners and variation selectors alone (`"\u{301}"`) shows as
+//! nothing in a table (the players check of an append,
 //! `crate::players`). Like every event string, it holds no invisible character
 //! (`"Bo\u{200B}"`, [`crate::events::invisible`]): the event layer refuses it.
 //! A name a ledger already holds stays as it was accepted, and a rename may
@@ -296,7 +298,7 @@ impl Index {
 }
 
 /// A player name as written: not empty, no whitespace at either end, no run
-/// of whitespace inside (see the [module docs](self)).
+/// of whitespace inside, something that shows (see the [module docs](self)).
 pub fn check_name(name: &str) -> Result<(), String> {
     not_empty(name)?;
     let trimmed = name.trim();
@@ -323,7 +325,21 @@ pub fn check_name(name: &str) -> Result<(), String> {
             ),
         });
     }
+    if !name.chars().any(shows) {
+        return Err(format!(
+            "player name {name:?} shows nothing: it holds only combining marks, joiners or \
+             variation selectors; a name needs a letter, digit or symbol of its own"
+        ));
+    }
     Ok(())
+}
+
+/// Does `c` show on its own: not whitespace, a combining mark (an accent
+/// over nothing), a zero-width joiner or non-joiner, or a variation selector?
+fn shows(c: char) -> bool {
+    !(c.is_whitespace()
+        || unicode_normalization::char::is_combining_mark(c)
+        || matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}'))
 }
 
 /// A player name not empty and not only whitespace: what every name of a

@@ -322,7 +322,7 @@ impl State {
                 "ballot of {} for game {id} is late: cast {}, deadline {} ({days} days after the end on {})",
                 e.voter,
                 time::format_short(at),
-                time::format_short(deadline),
+                time::format_end(deadline),
                 time::format_short(ended)
             ));
         }
