@@ -386,10 +386,30 @@ fn run(cli: Cli) -> laurel::Result<()> {
         | Command::History { .. }
         | Command::Rules { .. }
         | Command::Players { .. }
-        | Command::Replay { .. }
-        | Command::Demo { .. }
-        | Command::Gen { .. }
-        | Command::Bench { .. }) => return stream(streamed, path, &mut out),
+        | Command::Replay { .. }) => return stream(streamed, path, &mut out),
+        Command::Demo { all, .. } => return app::demo(&mut out, all),
+        Command::Gen {
+            events,
+            seed,
+            systems,
+        } => return app::gen(events, seed, &systems, &mut out),
+        Command::Bench {
+            events,
+            seed,
+            keep,
+            skip_site,
+        } => {
+            let exe = std::env::current_exe()
+                .map_err(|e| laurel::Error::Usage(format!("current executable: {e}")))?;
+            let opts = laurel::bench::Options {
+                events,
+                seed,
+                exe,
+                keep,
+                skip_site,
+            };
+            return app::bench(&opts, &mut out);
+        }
     };
     out.write_all(text.as_bytes())
         .map_err(|e| laurel::Error::io("stdout", e))
@@ -441,30 +461,23 @@ fn stream(command: Command, path: &Path, out: &mut dyn Write) -> laurel::Result<
             let q = query(clocks, Some(rules));
             app::replay(path, &q, diff, only, &o.listing(table), out)
         }
-        Command::Demo { all, .. } => app::demo(out, all),
-        Command::Gen {
-            events,
-            seed,
-            systems,
-        } => app::gen(events, seed, &systems, out),
-        Command::Bench {
-            events,
-            seed,
-            keep,
-            skip_site,
-        } => {
-            let exe = std::env::current_exe()
-                .map_err(|e| laurel::Error::Usage(format!("current executable: {e}")))?;
-            let opts = laurel::bench::Options {
-                events,
-                seed,
-                exe,
-                keep,
-                skip_site,
-            };
-            app::bench(&opts, out)
-        }
-        _ => unreachable!("`run` answers every other command itself"),
+        // Listed, not `_`: a new command must be placed in one match or the other.
+        Command::Init
+        | Command::Append { .. }
+        | Command::Check { .. }
+        | Command::Events { .. }
+        | Command::Import { .. }
+        | Command::Verify { .. }
+        | Command::Head
+        | Command::Void { .. }
+        | Command::Correct { .. }
+        | Command::Site { .. }
+        | Command::Fold { .. }
+        | Command::Completions { .. }
+        | Command::Man
+        | Command::Demo { .. }
+        | Command::Gen { .. }
+        | Command::Bench { .. } => unreachable!("`run` answers it"),
     }
 }
 
@@ -518,6 +531,11 @@ fn spinner(command: &Command) -> Option<indicatif::ProgressBar> {
 }
 
 fn main() -> ExitCode {
+    // An empty LAUREL_LEDGER (how a script unsets it) is no ledger given:
+    // clap would take it for `--ledger` with its value missing.
+    if std::env::var_os("LAUREL_LEDGER").is_some_and(|v| v.is_empty()) {
+        std::env::remove_var("LAUREL_LEDGER");
+    }
     let cli = Cli::parse();
     let bar = spinner(&cli.command);
     let result = run(cli);

@@ -629,10 +629,17 @@ fn a_final_without_heats_is_rejected() {
 
 #[test]
 fn an_event_recorded_twice_is_rejected() {
-    rejected(
-        &elim("wbc", "2012", "2012-08-05", &format!("[{HEAT}]"), HEAT),
-        &["cfr event wbc/2012", "already recorded"],
-    );
+    // Dated after the recorded one or before it (then it folds first): the
+    // new line is refused, naming the recorded one (seq 7).
+    for at in ["2012-08-05", "2009-08-01"] {
+        rejected(
+            &elim("wbc", "2012", at, &format!("[{HEAT}]"), HEAT),
+            &[
+                "-:1, cfr.event_completed: cfr event wbc/2012 already has a result, recorded at \
+               seq 7; an event is recorded once (to correct it: `laurel correct 7 FILE`",
+            ],
+        );
+    }
 }
 
 #[test]

@@ -441,7 +441,7 @@ fn json_answers_keep_their_stamp_and_no_state_line() {
 }
 
 #[test]
-fn a_directory_given_to_append_or_an_empty_one_to_import_exits_2_saying_what_to_do() {
+fn a_directory_given_to_append_or_a_file_or_an_empty_one_to_import_exits_2_saying_what_to_do() {
     let dir = ledger_with(&[]);
     let d = dir.path();
     let before = common::head(d);
@@ -466,6 +466,15 @@ fn a_directory_given_to_append_or_an_empty_one_to_import_exits_2_saying_what_to_
         assert_eq!(code, 2, "{cmd}: {err}");
         assert!(err.contains(&want), "{cmd}: {err}");
     }
+    let file = d.join("one.jsonl");
+    std::fs::write(&file, "").unwrap();
+    let file = file.to_str().unwrap();
+    let (code, _, err) = run(d, &["import", file]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{file} is a file: `laurel append {file}`")),
+        "{err}"
+    );
     assert_eq!(common::head(d), before);
 }
 
@@ -670,4 +679,33 @@ fn gen_and_bench_take_at_most_ten_million_events() {
             "{err}"
         );
     }
+}
+
+/// `LAUREL_LEDGER` names the ledger when `--ledger` is not given; set but
+/// empty (a script's way to unset it), it names none: `laurel.db` in the
+/// working directory, as when unset.
+#[test]
+fn an_empty_laurel_ledger_is_unset_and_a_set_one_is_the_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let bare = |env: &str, args: &[&str]| {
+        let out = assert_cmd::Command::cargo_bin("laurel")
+            .unwrap()
+            .current_dir(dir.path())
+            .env("LAUREL_LEDGER", env)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = bare("", &["init"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(dir.path().join("laurel.db").join("HEAD").exists());
+    let (code, err) = bare("elsewhere.db", &["init"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(dir.path().join("elsewhere.db").join("HEAD").exists());
+    let (code, err) = bare("", &["head"]);
+    assert_eq!(code, Some(0), "{err}");
 }

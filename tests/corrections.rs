@@ -171,7 +171,14 @@ fn a_reason_is_required_printable_and_not_blank() {
     let fix = write(d, "fix.jsonl", SWAPPED_R1A);
     let blank = "laurel: error: --reason is empty or only whitespace: say why the record is voided; nothing is written\n";
     let newline = "laurel: error: --reason: holds the control character U+000A; names and text must be printable; nothing is written\n";
-    for (reason, said) in [("", blank), (" \t ", blank), ("a\nb", newline)] {
+    let long = "x".repeat(4097);
+    let too_long = "laurel: error: --reason is 4097 bytes, longer than the limit of 4096 (every event text's); nothing is written\n";
+    for (reason, said) in [
+        ("", blank),
+        (" \t ", blank),
+        ("a\nb", newline),
+        (&long, too_long),
+    ] {
         for args in [
             vec!["void", "4", "--reason", reason],
             vec!["correct", "4", &fix, "--reason", reason],

@@ -121,8 +121,8 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
     // sled's files are the writer's: readers (verify among them) read the
     // published view and segments only, so damage to sled must fail cleanly
     // but need not fail verify, except what verify sees without opening
-    // sled: `db` or `conf` missing or empty, `conf` or a snapshot failing
-    // its checksum.
+    // sled: `db` missing, empty or no file, `conf` or a snapshot failing its
+    // checksum.
     let mut cases: Vec<(String, Damage, bool)> = vec![
         (
             "HEAD deleted".into(),
@@ -248,14 +248,28 @@ fn damaged_sled_files_give_exit_1_or_2_never_a_panic_or_hang() {
             }),
             true,
         ),
+        // sled writes a missing `conf`, or one of 8 bytes or fewer, anew.
+        (
+            "conf replaced by 8 bytes of garbage".into(),
+            Box::new(|d: &Path| std::fs::write(d.join("conf"), b"garbage\n").unwrap()),
+            false,
+        ),
         (
             "conf replaced by garbage".into(),
-            Box::new(|d: &Path| std::fs::write(d.join("conf"), b"garbage\n").unwrap()),
+            Box::new(|d: &Path| std::fs::write(d.join("conf"), b"not sled's conf\n").unwrap()),
             true,
         ),
         (
             "conf deleted".into(),
             Box::new(|d: &Path| std::fs::remove_file(d.join("conf")).unwrap()),
+            false,
+        ),
+        (
+            "db a directory".into(),
+            Box::new(|d: &Path| {
+                std::fs::remove_file(d.join("db")).unwrap();
+                std::fs::create_dir(d.join("db")).unwrap();
+            }),
             true,
         ),
         (

@@ -220,11 +220,7 @@ fn four_powers_are_refused_by_fibonacci_but_scored_by_the_others() {
 fn a_four_power_game_appends_on_its_own() {
     let dir = common::empty_ledger();
     let out = append_text(dir.path(), FOUR);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let f = standings(dir.path(), &["fibonacci"]);
     assert_eq!(f["rows"], json!([]));
     assert_eq!(f["tables"]["refused"][0]["game"], "dip-test-four");
@@ -248,6 +244,12 @@ fn p(power: &str, player: &str, centers: i64) -> String {
 
 fn list(items: &[String]) -> String {
     format!("[{}]", items.join(","))
+}
+
+/// Panics with its stderr unless `out` is a success.
+fn succeeded(out: &std::process::Output) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
 }
 
 /// Appending `text` to a ledger holding the draws file fails with exit 2, a
@@ -457,37 +459,29 @@ fn a_player_holds_one_power_and_has_a_name() {
 #[test]
 fn a_game_is_recorded_once() {
     let two = list(&[p("X", "a", 9), p("Y", "b", 9)]);
-    // Already in the ledger (the draws file: record 1, dated 2024-03-09).
-    refused(
-        &game("diplomacy-2024-r1", "2024-05-01", "draw", None, &two),
-        &[
-            "game diplomacy-2024-r1 already has a result, recorded at seq 1; a game is \
-             recorded once (to correct it: `laurel correct 1 FILE`",
-        ],
-    );
-    // Dated earlier, the new result folds first: record 1 is the one to
-    // correct, and no seq the refused append would have used is named.
-    refused(
-        &game("diplomacy-2024-r1", "2024-01-01", "draw", None, &two),
-        &[
-            "record 1 (diplomacy.game_ended) would no longer be valid: game \
-             diplomacy-2024-r1 is given a result again by this append, in an event dated \
-             before this record's; a game is recorded once: leave that event out, or \
-             correct this record with `laurel correct 1 FILE`",
-            "which fold before it: the first is -:1, diplomacy.game_ended",
-        ],
-    );
+    // Already in the ledger (the draws file: record 1, dated 2024-03-09),
+    // given again dated after it or before (then it folds first): the new
+    // line is refused by its place, naming record 1.
+    let reg = r#"{"type":"ledger.player_registered","at":"2001-01-01","player":"Zed Quill"}"#;
+    for at in ["2024-05-01", "2024-01-01"] {
+        let again = game("diplomacy-2024-r1", at, "draw", None, &two);
+        refused(
+            &format!("{reg}\n{again}\n"),
+            &[
+                "-:2, diplomacy.game_ended: game diplomacy-2024-r1 already has a result, \
+               recorded at seq 1; a game is recorded once (to correct it: `laurel correct 1 FILE`",
+            ],
+        );
+    }
     // Twice in one append: nothing of it is written.
-    let text = format!(
-        "{}
-{}
-",
-        game("dip-v11", "2024-06-01", "draw", None, &two),
-        game("dip-v11", "2024-06-02", "draw", None, &two)
-    );
+    let v1 = game("dip-v11", "2024-06-01", "draw", None, &two);
+    let v2 = game("dip-v11", "2024-06-02", "draw", None, &two);
     refused(
-        &text,
-        &["game dip-v11 has a result in another event of this append, dated at or before this one; a game is recorded once"],
+        &format!("{v1}\n{v2}\n"),
+        &[
+            "-:2, diplomacy.game_ended: game dip-v11 has a result in another event of this \
+           append, dated at or before this one; a game is recorded once",
+        ],
     );
 }
 
@@ -515,11 +509,7 @@ fn a_corrected_game_is_a_void_plus_the_new_result() {
         ]),
     );
     let out = append_text(dir.path(), &fixed);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let v = standings(dir.path(), &["fibonacci"]);
     assert_eq!(
         common::row(&v, "Ines Carvalho")["per_game"],
@@ -535,11 +525,7 @@ fn base_one_applies_from_its_rules_change_on() {
     let dir = ledger_with(&["diplomacy_draws.jsonl"]);
     let rules = r#"{"type":"ledger.rules_changed","at":"2024-03-09T12:00:00Z","system":"fibonacci","params":{"base":1}}"#;
     let out = append_text(dir.path(), rules);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let v = standings(dir.path(), &["fibonacci"]);
     // Round 1 keeps base 0 (8/20); round 2 uses 1, 1, 2, 3, 5, 8, 13 = 33: 13/33.
     assert_eq!(scores_by_power(&v, "diplomacy-2024-r1")[0].1, json!(0.4));
@@ -749,11 +735,7 @@ fn more_games_break_an_equal_total() {
 ",
     );
     let out = append_text(dir.path(), &text);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let v = standings(dir.path(), &["dss"]);
     let top: Vec<(Value, Value)> = v["rows"].as_array().unwrap()[..2]
         .iter()

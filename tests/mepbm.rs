@@ -577,7 +577,7 @@ fn rejects_bad_ballots() {
         &ballot("Alan Birch", "2003-03-30", t.clone(), n.clone(), e.clone()),
         &[
             "ballot of Alan Birch for game 224 is late",
-            "deadline 2003-03-29",
+            "deadline the end of 2003-03-29",
         ],
     );
     append_refused(

@@ -540,7 +540,8 @@ fn a_rename_dated_before_the_name_was_given_is_refused() {
         &rename("2024-04-01", "Zed Zulu", "Zed Alpha"),
         "record 4 (mepbm.rating_seeded) would no longer be valid: player \"Zed Zulu\" is \
          renamed to \"Zed Alpha\" by a later record dated before this one; from a rename's \
-         date on, the old name is refused: date the rename after this record",
+         date on, the old name is refused: date the rename after every record naming \
+         \"Zed Zulu\" (the last one's date is the player's `last` in `laurel players`)",
     );
     accepted(&rename("2024-05-01", "Zed Zulu", "Zed Alpha"));
 }

@@ -285,20 +285,21 @@ fn replay_under_default_rules_reproduces_live_standings_byte_for_byte() {
     let rules = dir.path().join("defaults.json");
     std::fs::write(&rules, "{}").unwrap();
     let run = |args: &[&str]| laurel(dir.path()).args(args).output().unwrap().stdout;
-    // A rules file marks the answer of `standings` a what-if (text and
-    // JSON; CSV has no stamp; `replay` prints a table FILE sets nothing of
-    // as the ledger's own): that mark aside, the bytes are the live answer's.
+    // A rules file marks the answer of `standings` a what-if once (text and
+    // JSON; CSV has no stamp), not `replay`'s of a table FILE sets nothing
+    // of, which is the ledger's own: that mark aside, the bytes are the
+    // live answer's.
     let path = rules.to_str().unwrap();
     let text_mark = format!(" · what-if: rules of {path}, not the ledger's");
     let json_mark = format!("\n  \"rules\": \"{path}\",");
-    let marked = |fmt: &str, out: Vec<u8>| {
+    let marked = |fmt: &str, marks: usize, out: Vec<u8>| {
         let out = String::from_utf8(out).unwrap();
         let mark = match fmt {
             "json" => &json_mark,
             "table" => &text_mark,
             _ => return out,
         };
-        assert!(out.matches(mark.as_str()).count() <= 1, "{out}");
+        assert_eq!(out.matches(mark.as_str()).count(), marks, "{out}");
         out.replacen(mark.as_str(), "", 1)
     };
     let mut compared = 0;
@@ -315,6 +316,7 @@ fn replay_under_default_rules_reproduces_live_standings_byte_for_byte() {
             assert_eq!(
                 marked(
                     fmt,
+                    0,
                     run(&[
                         "replay",
                         "--rules",
@@ -331,6 +333,7 @@ fn replay_under_default_rules_reproduces_live_standings_byte_for_byte() {
             assert_eq!(
                 marked(
                     fmt,
+                    1,
                     run(&[
                         "standings",
                         table,

@@ -11,7 +11,9 @@
 //! so it runs beside an append, on a read-only copy and on a full disk, and
 //! answers for the head it read when it started. An append committed while
 //! it runs is not seen; the append that follows a check validates again
-//! anyway, so nothing depends on the check's answer staying true.
+//! anyway, so nothing depends on the check's answer staying true. Damage to
+//! the writer's store that the append's open would meet and a reader can
+//! see ([`Ledger::writer_store_damage`]) is reported as the append would.
 
 use std::path::Path;
 
@@ -22,6 +24,10 @@ use crate::ledger::Ledger;
 /// `laurel check FILE|DIR|-`.
 pub fn check(path: &Path, file: &str) -> Result<String> {
     let ledger = Ledger::read(path)?;
+    // What the append's open would refuse, as far as a reader can tell.
+    if let Some(damage) = ledger.writer_store_damage() {
+        return Err(crate::error::Error::Corrupt(damage));
+    }
     let dir = Path::new(file);
     let (inputs, files) = match file != "-" && dir.is_dir() {
         true => {

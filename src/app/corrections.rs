@@ -36,9 +36,9 @@
 //!   says so.
 //! - **The reason** is kept in each `ledger.voided`; `log` shows it beside the
 //!   void and its target, `history` beside every change the voided record made.
-//!   It must say something: one that is empty or only whitespace, or holds a
-//!   character no event text may (a newline), is refused before anything is
-//!   read, naming `--reason`.
+//!   It must say something: one that is empty or only whitespace, longer than
+//!   any event text may be, or holding a character no event text may (a
+//!   newline), is refused before anything is read, naming `--reason`.
 
 use std::path::Path;
 
@@ -74,6 +74,14 @@ fn check_reason(reason: &str) -> Result<()> {
             "--reason is empty or only whitespace: say why the record is voided; nothing is written"
                 .into(),
         ));
+    }
+    if reason.len() > events::MAX_STRING {
+        return Err(Error::Usage(format!(
+            "--reason is {} bytes, longer than the limit of {} (every event text's); nothing \
+             is written",
+            reason.len(),
+            events::MAX_STRING
+        )));
     }
     match events::forbidden_char(reason) {
         Some(c) => Err(Error::Usage(format!(

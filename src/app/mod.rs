@@ -308,6 +308,13 @@ pub fn import(path: &Path, dir: &Path) -> Result<String> {
 /// The inputs `laurel import DIR` appends (and `laurel check DIR` checks):
 /// its event files, in name order.
 fn import_inputs(dir: &Path) -> Result<Vec<Input<'static>>> {
+    if dir.is_file() {
+        let name = dir.display();
+        return Err(Error::Usage(format!(
+            "{name} is a file: `laurel append {name}` appends it (`laurel import` takes a \
+             directory of event files)"
+        )));
+    }
     let files = event_files(dir)?;
     if files.is_empty() {
         return Err(Error::Usage(format!(

@@ -75,13 +75,13 @@ pub fn players_add(path: &Path, name: &str, at: Option<&str>) -> Result<String> 
     Ok(append_summary(&report, false))
 }
 
-/// Is `name` a player's or a rated subject's (a grudge team) in the ledger
-/// as known at `args`' known-at, though not by its `--as-of` (which found no
-/// such one)? (No `--as-of`: no.) A known-at cut answers as the ledger held
-/// then, so a name first recorded after it is nothing's, as in a copy of
-/// the ledger cut there. Only a refusal comes here: the fold of every
-/// projection it may take is the cost of a name nothing bears.
-pub(super) fn is_named_later(ledger: &Ledger, name: &str, args: &QueryArgs) -> Result<bool> {
+/// Is `name`, no player's, a rated subject's (a grudge team) in the ledger
+/// as known at `args`' known-at, though not by its `--as-of`? (No
+/// `--as-of`: no.) A known-at cut answers as the ledger held then, so a
+/// name first recorded after it is nothing's, as in a copy of the ledger
+/// cut there. Only a refusal comes here: the fold of every projection it
+/// may take is the cost of a name nothing bears.
+pub(super) fn is_rated_later(ledger: &Ledger, name: &str, args: &QueryArgs) -> Result<bool> {
     if args.as_of.is_none() {
         return Ok(false);
     }
@@ -89,9 +89,6 @@ pub(super) fn is_named_later(ledger: &Ledger, name: &str, args: &QueryArgs) -> R
         as_of: None,
         ..args.clone()
     };
-    if players_of(ledger, &now)?.0.root_of(name).is_some() {
-        return Ok(true);
-    }
     let (f, _) = super::folded_only(ledger, &now, None)?;
     let rated = f.state.rates_non_player(name);
     f.discard();

@@ -147,21 +147,7 @@ pub fn history(
     let asked = system.map(namespace).transpose()?;
     let ledger = Ledger::read(path)?;
     let shown = player;
-    // Who the name is comes from the players indexes alone, as the ledger
-    // knew them at `--known-at`, whatever `--as-of` says (from a checkpoint
-    // where one serves): a name a player was given later still names them
-    // (the name asked for is usually the one they go by now). The audit
-    // fold then gathers the changes of the player's first name, under which
-    // the projections know every later one.
-    let known = QueryArgs {
-        as_of: None,
-        ..args.clone()
-    };
-    let players = super::players::players_of(&ledger, &known)?.0;
-    let (root, not_a_player) = match super::players::resolve(&players, player) {
-        Ok(root) => (root, None),
-        Err(e) => (player.to_string(), Some(e)),
-    };
+    let (players, root, not_a_player) = who(&ledger, player, args)?;
     let player = root.as_str();
     let source = ledger.source()?;
     let voids = fold::voids(&source, &args.query()?)?;
@@ -196,7 +182,7 @@ pub fn history(
         Some(_) => shown.to_string(),
     };
     if let (true, Some(e)) = (rows.is_empty(), not_a_player) {
-        if !rated && !super::players::is_named_later(&ledger, shown, args)? {
+        if !rated && !super::players::is_rated_later(&ledger, shown, args)? {
             return Err(e);
         }
     }
@@ -218,6 +204,24 @@ pub fn history(
         extra: vec![],
     };
     write_answer(w, &ledger, args, report, &stamp, print)
+}
+
+/// Who `name` is: the players indexes alone, as the ledger knew them at
+/// `--known-at`, whatever `--as-of` says (from a checkpoint where one
+/// serves), since a name a player was given later still names them (the
+/// name asked for is usually the one they go by now); the player's root
+/// (their first name, under which the projections know every later one),
+/// or `name` itself and why it is no player's.
+fn who(ledger: &Ledger, name: &str, args: &QueryArgs) -> Result<(Players, String, Option<Error>)> {
+    let known = QueryArgs {
+        as_of: None,
+        ..args.clone()
+    };
+    let players = super::players::players_of(ledger, &known)?.0;
+    Ok(match super::players::resolve(&players, name) {
+        Ok(root) => (players, root, None),
+        Err(e) => (players, name.to_string(), Some(e)),
+    })
 }
 
 /// The fold of `subject`'s changes, of namespace `only` or all, at `base`'s

@@ -457,7 +457,14 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
                 field: None,
             };
             let read = seq.next_element_seed(walk);
-            self.st.stopped_in(&path, read.is_err());
+            if read.is_err() {
+                // An element begun (an object or array, written in part) is
+                // where reading stopped; else the array is (a separator, or
+                // a scalar that did not read: no element to name).
+                let begun = self.st.out.len() > open + usize::from(i > 0);
+                let at = if begun { &path } else { self.path };
+                self.st.stopped_in(at, !matches!(at, Path::Root));
+            }
             if read?.is_none() {
                 self.st.out.truncate(open);
                 break;

@@ -8,7 +8,6 @@ use std::borrow::Cow;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{de::DeserializeOwned, Deserialize, Deserializer};
 
-use super::text;
 use crate::time::{self, Micros};
 
 /// Deserialize a payload into `T`, naming the offending field on error
@@ -79,11 +78,11 @@ fn unknown_field_shown(msg: &str) -> String {
 }
 
 /// serde's message about a field of event type `kind`, its Rust type names
-/// in words, and a field given under two of its names (`player` and its
-/// alias `name`: a key given twice is refused before decoding) said so: `expected i64` is `expected an integer` (with its range when
+/// in words: `expected i64` is `expected an integer` (with its range when
 /// the value was an integer out of it), and an enum of names given anything
 /// but a string points at `laurel events KIND`, which lists the names it
-/// takes.
+/// takes. A field given under two of its names (`player` and its alias
+/// `name`; a key given twice is refused before decoding) is said to be so.
 fn in_words(msg: &str, kind: &str) -> String {
     let range = |lo: i128, hi: i128| format!("expected an integer from {lo} to {hi}");
     let out_of_range = msg.starts_with("invalid value: integer");
@@ -151,8 +150,8 @@ impl Bounds {
 
 /// An identifier written as a string or a non-negative integer (`"101"` or `101`).
 /// Both spellings name the same thing; the canonical form keeps what was written.
-/// A string is [`text::unpadded`]: an id of spaces, or one with a space at an
-/// end, would look like another in every table.
+/// Stored events are decoded by the same code, so what it refuses, a ledger
+/// can never hold: only the empty string.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Ident(pub String);
 
@@ -175,7 +174,9 @@ impl<'de> Deserialize<'de> for Ident {
                 f.write_str("a non-empty string or a non-negative integer")
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Ident, E> {
-                text::unpadded("identifier", s).map_err(E::custom)?;
+                if s.is_empty() {
+                    return Err(E::custom("identifier must not be empty"));
+                }
                 Ok(Ident(s.to_string()))
             }
             fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Ident, E> {
@@ -200,7 +201,7 @@ impl JsonSchema for Ident {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "title": "id",
-            "description": "An identifier: a string, not empty and without whitespace at either end, or a non-negative integer (\"101\" and 101 name the same thing).",
+            "description": "An identifier: a non-empty string or a non-negative integer (\"101\" and 101 name the same thing).",
             "type": ["string", "integer"],
             "minLength": 1,
             "minimum": 0

@@ -361,6 +361,8 @@ fn odd_and_bad_lines_get_these_answers() {
             "EV `x.\"a\u{3164}\"` appears twice: give each field once".into()),
         (rules(r#"{"k":1E400}"#), format!("JSON invalid JSON in field `params.k`: number out of range; {wide} (column 85)")),
         (r#"{"players":[{"a":1 "b":2}]}"#.into(), "JSON invalid JSON in field `players[0]`: expected `,` or `}` (column 20)".into()),
+        (r#"{"x":[1,2}"#.into(), "JSON invalid JSON in field `x`: expected `,` or `]` (column 10)".into()),
+        (r#"{"x":[[1],1e400]}"#.into(), format!("JSON invalid JSON in field `x`: number out of range; {wide} (column 15)")),
         (format!("{{\"a\":{}1{}}}", "[".repeat(130), "]".repeat(130)),
             format!("JSON invalid JSON in field `a{}…`: recursion limit exceeded (column 132)", "[0]".repeat(24))),
         (format!(r#"{{{tick},"month":"2003-01",}}"#), "JSON invalid JSON: trailing comma (column 66)".into()),

@@ -582,7 +582,17 @@ fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
         _ if fresh => state.check(rec, cx).and_then(|()| state.check_input(rec)),
         _ => state.check(rec, cx),
     };
-    verdict.map_err(|msg| invalid_record(rec, msg))
+    verdict.map_err(|msg| match cx.take_blamed() {
+        // Another record's refusal: the append names it by its file and line.
+        Some(seq) => Error::invalid(
+            Origin {
+                seq: Some(seq),
+                ..Origin::default()
+            },
+            msg,
+        ),
+        None => invalid_record(rec, msg),
+    })
 }
 
 fn invalid_record(rec: &Record, msg: String) -> Error {

@@ -83,8 +83,10 @@ const RESTORE: &str = "restore its directory from a backup, then check it with \
     `laurel verify --expect` and the head you last published";
 
 /// What is wrong with sled's files in the ledger at `path`, as far as can be
-/// told without opening sled (which writes): `db` (its log) missing or
-/// empty, `conf` missing, or `conf` or a `snap.*` failing its checksum.
+/// told without opening sled (which writes): `db` (its log) missing, empty
+/// or not a file; `conf` not a file; `conf` or a `snap.*` failing its
+/// checksum. A `conf` missing or of 8 bytes or fewer is none: sled 0.34.7
+/// writes it anew.
 fn sled_files_damage(path: &Path) -> Option<String> {
     let ends_with_crc = |b: &[u8], tail: usize| {
         b.len() > tail && {
@@ -92,15 +94,21 @@ fn sled_files_damage(path: &Path) -> Option<String> {
             crc32fast::hash(body).to_le_bytes() == rest[rest.len() - 4..]
         }
     };
-    for name in ["conf", "db"] {
-        let f = path.join(name);
-        match std::fs::metadata(&f) {
-            Err(_) => return Some(format!("sled's file {} is missing", f.display())),
-            Ok(m) if m.len() == 0 => return Some(format!("sled's file {} is empty", f.display())),
-            Ok(_) => {}
-        }
+    let shown = |name: &str| path.join(name).display().to_string();
+    match std::fs::metadata(path.join("db")) {
+        Err(_) => return Some(format!("sled's file {} is missing", shown("db"))),
+        Ok(m) if !m.is_file() => return Some(format!("sled's {} is not a file", shown("db"))),
+        Ok(m) if m.len() == 0 => return Some(format!("sled's file {} is empty", shown("db"))),
+        Ok(_) => {}
     }
-    let mut files = vec![(path.join("conf"), 4)];
+    let conf = std::fs::metadata(path.join("conf"));
+    if conf.as_ref().is_ok_and(|m| !m.is_file()) {
+        return Some(format!("sled's {} is not a file", shown("conf")));
+    }
+    let mut files = Vec::new();
+    if conf.is_ok_and(|m| m.len() > 8) {
+        files.push((path.join("conf"), 4));
+    }
     if let Ok(dir) = std::fs::read_dir(path) {
         let snaps = dir.flatten().map(|e| e.path()).filter(|p| {
             p.file_name()
@@ -199,6 +207,12 @@ impl Ledger {
         }
         let lock = lock(path)?;
         remove_unfinished_snapshots(path)?;
+        // sled would make a missing `db` anew, empty, and then refuse it.
+        if let Some(what) = sled_files_damage(path) {
+            return Err(Error::Corrupt(format!(
+                "{what}; the ledger cannot be opened: {RESTORE}"
+            )));
+        }
         let ledger = Self::writer(path, lock, open_db(path)?)?;
         match ledger.meta()?.get("format").map_err(storage)? {
             Some(f) if f.as_ref() == published::FORMAT => {}

@@ -126,6 +126,9 @@ pub struct Cx {
     /// In an append's check fold, the seq of its first record (0: every
     /// record is new): see [`Cx::brings`].
     fresh_from: u64,
+    /// The record a check's refusal is about when that is not the record
+    /// checked ([`Cx::second_result`]).
+    blamed: std::cell::Cell<Option<u64>>,
 }
 
 impl Cx {
@@ -135,6 +138,7 @@ impl Cx {
             audit: audit.then(Vec::new),
             audit_subject: None,
             fresh_from: 0,
+            blamed: std::cell::Cell::new(None),
         }
     }
 
@@ -157,24 +161,33 @@ impl Cx {
     /// checking record `seq`, the first being record `first` (before it in
     /// the fold's order); `once` is the rule broken. Worded by which of the
     /// two the append brings: a record it brings has no seq yet to name or
-    /// correct, and a recorded result that a new one dated before it
-    /// displaces is the one to correct.
+    /// correct. A recorded result displaced by a new one dated before it is
+    /// the one already recorded: the refusal is the new one's
+    /// ([`Cx::take_blamed`]), as when it is dated after.
     pub fn second_result(&self, what: &str, once: &str, (seq, first): (u64, u64)) -> String {
+        let recorded = |at: u64| {
+            format!(
+                "{what} already has a result, recorded at seq {at}; {once} \
+                 (to correct it: `laurel correct {at} FILE`, FILE holding the corrected result)"
+            )
+        };
         match (self.brings(seq), self.brings(first)) {
-            (_, false) => format!(
-                "{what} already has a result, recorded at seq {first}; {once} \
-                 (to correct it: `laurel correct {first} FILE`, FILE holding the corrected result)"
-            ),
+            (_, false) => recorded(first),
             (true, true) => format!(
                 "{what} has a result in another event of this append, dated at or before \
                  this one; {once}"
             ),
-            (false, true) => format!(
-                "{what} is given a result again by this append, in an event dated before \
-                 this record's; {once}: leave that event out, or correct this record with \
-                 `laurel correct {seq} FILE`, FILE holding the corrected result"
-            ),
+            (false, true) => {
+                self.blamed.set(Some(first));
+                recorded(seq)
+            }
         }
+    }
+
+    /// The record the last refusal is about, when not the record checked:
+    /// taken, so that it is reported once.
+    pub fn take_blamed(&self) -> Option<u64> {
+        self.blamed.take()
     }
 
     /// Audit only the changes to `subject` (None: every change).

@@ -129,7 +129,8 @@ impl Index {
                         (_, true) => format!(
                             "player {name:?} is renamed to {to:?} by a later record dated \
                              before this one; from a rename's date on, the old name is \
-                             refused: date the rename after this record"
+                             refused: date the rename after every record naming {name:?} \
+                             (the last one's date is the player's `last` in `laurel players`)"
                         ),
                         (true, false) => {
                             format!("player {name:?} was renamed to {to:?}; write {to:?}")

@@ -13,6 +13,7 @@ use crate::systems::params::DECIMAL_PLACES;
 use crate::time::format_short;
 
 use super::State;
+use crate::systems::Cx;
 
 /// `cfr.series_defined`: defined once, with tables that fit its format.
 pub fn series_defined(state: &State, d: &SeriesDefined) -> Result<(), String> {
@@ -137,7 +138,11 @@ fn points_table(series: &str, field: &str, t: &[i64]) -> Result<(), String> {
 }
 
 /// `cfr.event_completed`: a defined series, its format, once, well-formed results.
-pub fn event_completed(state: &State, e: &EventCompleted) -> Result<(), String> {
+pub fn event_completed(
+    state: &State,
+    e: &EventCompleted,
+    (seq, cx): (u64, &Cx),
+) -> Result<(), String> {
     // the messages below follow "cfr event SERIES/EVENT": built only on failure
     let label = || format!("{}/{}", e.series, e.event);
     let series = state.series_named(&e.series.0).ok_or_else(|| {
@@ -151,12 +156,9 @@ pub fn event_completed(state: &State, e: &EventCompleted) -> Result<(), String> 
         )
     })?;
     if let Some(prev) = state.find_event(series, &e.event.0) {
-        return Err(format!(
-            "cfr event {}: already recorded (seq {}, {}); an event is recorded once",
-            label(),
-            prev.seq,
-            format_short(prev.at)
-        ));
+        let what = format!("cfr event {}", label());
+        let once = "an event is recorded once";
+        return Err(cx.second_result(&what, once, (seq, prev.seq)));
     }
     match series.def.format {
         Format::Elimination => elimination(e),

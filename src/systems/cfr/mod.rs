@@ -247,10 +247,12 @@ impl State {
 }
 
 impl Projection for State {
-    fn check(&self, rec: &Record, _cx: &Cx) -> Result<(), String> {
+    fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
         match &rec.event {
             Event::Cfr(ev::Event::SeriesDefined(d)) => check::series_defined(self, d),
-            Event::Cfr(ev::Event::EventCompleted(e)) => check::event_completed(self, e),
+            Event::Cfr(ev::Event::EventCompleted(e)) => {
+                check::event_completed(self, e, (rec.seq, cx))
+            }
             _ => Ok(()),
         }
     }
