@@ -131,7 +131,7 @@ fn a_void_with_one_bad_seq_writes_nothing() {
     refused(
         d,
         &["void", "5", "999", "--reason", "x"],
-        "laurel void:2, ledger.voided: void target 999 is not an earlier record",
+        "laurel void, ledger.voided: void target 999 is not an earlier record",
     );
     // Named twice: its two voids would be one and the same event.
     refused(
@@ -242,7 +242,7 @@ fn a_bad_replacement_leaves_the_ledger_byte_identical() {
     refused(
         d,
         &["correct", "99", &fix, "--reason", "typo"],
-        "laurel correct:1, ledger.voided: void target 99 is not an earlier record",
+        "laurel correct, ledger.voided: void target 99 is not an earlier record",
     );
     assert_eq!(published(d), before);
     verified(d);

@@ -159,7 +159,7 @@ fn voiding_a_game_restores_the_ratings_as_if_it_never_happened() {
     );
     let err = stderr(&out);
     assert!(
-        err.contains("laurel void:1, ledger.voided: voiding record 35 is refused"),
+        err.contains("laurel void, ledger.voided: voiding record 35 is refused"),
         "{err}"
     );
     assert!(

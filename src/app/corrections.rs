@@ -44,7 +44,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::{append_summary, open_input};
+use super::{append_summary, of_command, open_input};
 use crate::error::{Error, Origin, Result};
 use crate::events;
 use crate::ledger::{AppendReport, Input, Ledger};
@@ -114,7 +114,8 @@ pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
         )));
     }
     let ledger = Ledger::open(path)?;
-    let report = ledger.append(vec![voids_input("laurel void", targets, reason)])?;
+    let report = (ledger.append(vec![voids_input("laurel void", targets, reason)]))
+        .map_err(of_command("laurel void"))?;
     let noun = if targets.len() == 1 {
         "record"
     } else {
@@ -150,7 +151,7 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
             None => Ok(()),
         }
     };
-    let report = ledger.append_if(inputs, &accept)?;
+    let report = (ledger.append_if(inputs, &accept)).map_err(of_command("laurel correct"))?;
     Ok(format!(
         "voided record {target} and appended its replacement\n{}",
         append_summary(&report, false)

@@ -195,6 +195,20 @@ fn open_input(name: &str) -> Result<Input<'static>> {
     })
 }
 
+/// `e` as the user of a command that writes its own input (`laurel void`,
+/// named `name` in messages) reads it: a refusal of one of that input's
+/// lines names the command, not a line of a file the user never wrote
+/// (`laurel void, ledger.voided: record 4 is already voided`).
+pub(crate) fn of_command(name: &str) -> impl Fn(Error) -> Error + '_ {
+    move |e| match e {
+        Error::Invalid { mut origin, msg } if origin.file.as_deref() == Some(name) => {
+            origin.line = None;
+            Error::Invalid { origin, msg }
+        }
+        other => other,
+    }
+}
+
 /// What an append did, or a dry run found it would do: the one rendering of
 /// [`crate::ledger::AppendReport`], for `append`, `import`, `void` and `check`.
 /// `dry`: the report of a dry run (`laurel check`), whose head is not moved.

@@ -71,7 +71,8 @@ pub fn players_add(path: &Path, name: &str, at: Option<&str>) -> Result<String> 
         name: "laurel players add".into(),
         reader: Box::new(line.as_bytes()),
     };
-    let report = ledger.append(vec![input])?;
+    let name = "laurel players add";
+    let report = (ledger.append(vec![input])).map_err(super::of_command(name))?;
     Ok(append_summary(&report, false))
 }
 

@@ -130,8 +130,8 @@ pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
 /// void that took them away, so a correction shows both the old and the new value.
 /// An unknown `--system` (not a standings table) is refused with the nearest one.
 /// `PLAYER` may be any of a renamed player's names, given before or after
-/// `--as-of`: the changes made under each are listed. A subject that is not a player (a grudge team) has a
-/// history too; a name that is neither a player's nor any subject's is
+/// `--as-of`: the changes made under each are listed. A subject that is not
+/// a player (a grudge team) has a history too; a name that is neither a player's nor any subject's is
 /// refused with the nearest players. A player's values change only from
 /// their first record on (under any of their names), so the fold starts
 /// from the latest checkpoint before it; a grudge team's name, or no

@@ -176,7 +176,8 @@ fn to_string(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
 }
 
 /// The JSON object of a query (`system`, `as_of`, `known_at`, `head`, `rows`,
-/// `tables`, and `rules` when a rules file pinned the fold), serialized straight from the report: keys in sorted order, as a
+/// `tables`, and `rules` when a rules file pinned the fold), serialized
+/// straight from the report: keys in sorted order, as a
 /// `serde_json::Map` (a `BTreeMap`) keeps them, the last of duplicate keys.
 struct JsonReport<'a> {
     r: &'a Report,
