@@ -276,7 +276,8 @@
 //!      `TYPES`, `parse`, `schema`, `standings` and the section; then `NAME`, `TABLES`,
 //!      `PARAM_GROUPS`, `SAMPLES` (`samples!`), `WORKER` (the fold thread it shares; see
 //!      `fold/parallel.rs`), `names` (every player name an event mentions, for the players
-//!      index) and, where they apply: `tournaments` and `SHOWN_PER_TOURNAMENT`;
+//!      index), `idents` (every identifier, which an append refuses padded) and, where
+//!      they apply: `tournaments` and `SHOWN_PER_TOURNAMENT`;
 //!      `RATES_NON_PLAYERS` and `rates_non_player` (subjects that are not players);
 //!      `CHANGES_UNNAMED` (a record may change players it does not name: say so, or
 //!      `history` misses what a voided record of it changed); `audit_rules` (what a rule

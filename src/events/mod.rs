@@ -76,7 +76,7 @@ pub(crate) use payload::names_from_strings;
 pub(crate) use payload::payload;
 pub(crate) use payload::payload_table;
 pub(crate) use payload::Name as EnumName;
-pub use payload::{Bounds, Ident, Place, When};
+pub use payload::{ident_written, Bounds, Ident, Place, When};
 
 use std::marker::PhantomData;
 

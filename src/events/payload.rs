@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{de::DeserializeOwned, Deserialize, Deserializer};
 
+use super::text;
 use crate::time::{self, Micros};
 
 /// Deserialize a payload into `T`, naming the offending field on error
@@ -151,9 +152,18 @@ impl Bounds {
 /// An identifier written as a string or a non-negative integer (`"101"` or `101`).
 /// Both spellings name the same thing; the canonical form keeps what was written.
 /// Stored events are decoded by the same code, so what it refuses, a ledger
-/// can never hold: only the empty string.
+/// can never hold: only the empty string. A new one is held to more by the
+/// append ([`ident_written`]).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Ident(pub String);
+
+/// A new identifier (of field `field`) as written: not only whitespace and
+/// no whitespace at either end, which would read as another in every table
+/// ([`text::unpadded`]). Checked on the records an append brings only: what
+/// a ledger holds is read as it was accepted.
+pub fn ident_written(field: &str, id: &Ident) -> Result<(), String> {
+    text::unpadded(&format!("field `{field}`: identifier"), &id.0)
+}
 
 impl std::fmt::Display for Ident {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -201,7 +211,7 @@ impl JsonSchema for Ident {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "title": "id",
-            "description": "An identifier: a non-empty string or a non-negative integer (\"101\" and 101 name the same thing).",
+            "description": "An identifier: a string, not empty and without whitespace at either end, or a non-negative integer (\"101\" and 101 name the same thing).",
             "type": ["string", "integer"],
             "minLength": 1,
             "minimum": 0

@@ -53,6 +53,26 @@ fn decode(bytes: &[u8]) -> Result<Record, String> {
     decode_stored(bytes, 3, 7, 9)
 }
 
+/// An identifier with a space at an end (which earlier builds accepted, and
+/// an append now refuses: the registry's `idents_written`) reads back as
+/// stored: what a ledger holds stays readable.
+#[test]
+fn a_stored_identifier_with_a_space_at_an_end_reads_as_it_was_accepted() {
+    let stored = br#"{"at":"2003-01-01","game":"177 ","nation":"Noldo Elves","player":"Elrond","type":"mepbm.nation_taken_over"}"#;
+    let rec = decode(stored).unwrap();
+    let crate::systems::Event::Mepbm(crate::systems::mepbm::events::Event::NationTakenOver(e)) =
+        &rec.event
+    else {
+        panic!("{:?}", rec.event);
+    };
+    assert_eq!(e.game.0, "177 ");
+    let written = crate::systems::State::idents_written(&rec);
+    assert_eq!(
+        written.unwrap_err(),
+        r#"field `game`: identifier "177 " begins or ends with whitespace: write "177""#
+    );
+}
+
 #[test]
 fn odd_records_decode_only_with_one_plain_type_found_from_their_end() {
     let gen = crate::systems::gen::stream(400, 3);

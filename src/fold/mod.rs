@@ -579,7 +579,9 @@ fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
         Event::Ledger(ledger::Event::PlayerRenamed(r)) => {
             players::not_empty(&r.from).and_then(|()| players::not_empty(&r.to))
         }
-        _ if fresh => state.check(rec, cx).and_then(|()| state.check_input(rec)),
+        _ if fresh => State::idents_written(rec)
+            .and_then(|()| state.check(rec, cx))
+            .and_then(|()| state.check_input(rec)),
         _ => state.check(rec, cx),
     };
     verdict.map_err(|msg| match cx.take_blamed() {

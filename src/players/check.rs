@@ -28,7 +28,7 @@ type Rank<'a> = (u64, First, &'a str);
 /// names its records mention first, in order (a rename's `to` is no new
 /// player), or the first refused, by seq.
 pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
-    if let Some(e) = team_clash(indexes, old) {
+    if let Some(e) = team_clash(indexes, old).or_else(|| team_names(indexes, old)) {
         return Err(e);
     }
     let touched = written_after(indexes, old);
@@ -124,6 +124,19 @@ fn team_clash(indexes: &PerNamespace, old: u64) -> Option<crate::error::Error> {
         }
     }
     first.map(|(seq, msg)| refused_at(seq, msg))
+}
+
+/// The first team this append names (after `old`) whose name is written as
+/// no name may be ([`crate::systems::players::check_team_name`]), by seq.
+fn team_names(indexes: &PerNamespace, old: u64) -> Option<crate::error::Error> {
+    let new = (indexes.0.iter())
+        .flat_map(|own| own.teams())
+        .filter(|(_, &seq)| seq > old);
+    let refused = new.filter_map(|(team, &seq)| {
+        let msg = crate::systems::players::check_team_name(team).err()?;
+        Some((seq, msg))
+    });
+    refused.min().map(|(seq, msg)| refused_at(seq, msg))
 }
 
 /// The refusal `msg` of record `seq`: a new name written as no name may

@@ -84,7 +84,7 @@ pub mod sbr;
 pub mod table;
 pub mod twins;
 
-use crate::events::{self, PayloadInput, Vocabulary};
+use crate::events::{self, Ident, PayloadInput, Vocabulary};
 use crate::systems::params::{GroupDef, Params};
 use crate::systems::table::Report;
 use crate::time::Micros;
@@ -334,6 +334,10 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     /// Team, game, nation and power names are not players; an empty seat
     /// (`null`) names no one.
     fn names(event: &mut Self::Event, f: &mut dyn FnMut(&mut String));
+    /// Hand `f` every identifier `event` holds (a game's, a tournament's,
+    /// a match's...) with its field's name: a new one is written as an
+    /// identifier must be ([`crate::events::ident_written`]).
+    fn idents(event: &Self::Event, f: &mut dyn FnMut(&'static str, &Ident));
     /// The team (a rated subject that is not a player: a grudge team) that
     /// `event` registers, if any. A player and a team never bear one name
     /// (the players check of an append). By default none.
@@ -463,6 +467,22 @@ macro_rules! registry {
                     $(Event::$variant(_) => self.$ns.check(rec, cx),)*
                     Event::Ledger(_) => Ok(()),
                 }
+            }
+
+            /// Every identifier of `rec` written as a new one must be
+            /// ([`RatingSystem::idents`]): the first that is not, refused.
+            pub fn idents_written(rec: &Record) -> Result<(), String> {
+                let mut written = Ok(());
+                let mut each = |field: &'static str, id: &Ident| {
+                    if written.is_ok() {
+                        written = crate::events::ident_written(field, id);
+                    }
+                };
+                match &rec.event {
+                    $(Event::$variant(e) => <$ns::State as RatingSystem>::idents(e, &mut each),)*
+                    Event::Ledger(_) => {}
+                }
+                written
             }
 
             /// [`RatingSystem::check_input`] of `rec`'s system, with its

@@ -27,7 +27,8 @@
 //! the name to write instead; and it shows something: a name of combining
 //! marks, joiners and variation selectors alone (`"\u{301}"`) shows as
 //! nothing in a table (the players check of an append,
-//! `crate::players`). Like every event string, it holds no invisible character
+//! `crate::players`); a new grudge team's name is held to the same rules
+//! ([`check_team_name`]). Like every event string, it holds no invisible character
 //! (`"Bo\u{200B}"`, [`crate::events::invisible`]): the event layer refuses it.
 //! A name a ledger already holds stays as it was accepted, and a rename may
 //! mend it.
@@ -301,7 +302,20 @@ impl Index {
 /// A player name as written: not empty, no whitespace at either end, no run
 /// of whitespace inside, something that shows (see the [module docs](self)).
 pub fn check_name(name: &str) -> Result<(), String> {
-    not_empty(name)?;
+    written_as("player name", name)
+}
+
+/// A grudge team's new name, held to the rules of a player's
+/// ([`check_name`]): it stands in the same tables.
+pub fn check_team_name(name: &str) -> Result<(), String> {
+    written_as("team name", name)
+}
+
+/// A new name (`noun`: "player name") as written: see [`check_name`].
+fn written_as(noun: &str, name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        return Err(format!("a {noun} must not be empty"));
+    }
     let trimmed = name.trim();
     // One pass and no allocation for a name as it should be: every name of
     // every event an append checks comes here.
@@ -317,18 +331,16 @@ pub fn check_name(name: &str) -> Result<(), String> {
     if !spaced || trimmed.len() != name.len() {
         let single = trimmed.split_whitespace().collect::<Vec<_>>().join(" ");
         return Err(match trimmed.len() != name.len() {
-            true => {
-                format!("player name {name:?} begins or ends with whitespace: write {single:?}")
-            }
+            true => format!("{noun} {name:?} begins or ends with whitespace: write {single:?}"),
             false => format!(
-                "player name {name:?} has whitespace other than one space between words: \
+                "{noun} {name:?} has whitespace other than one space between words: \
                  write {single:?}"
             ),
         });
     }
     if !name.chars().any(shows) {
         return Err(format!(
-            "player name {name:?} shows nothing: it holds only combining marks, joiners or \
+            "{noun} {name:?} shows nothing: it holds only combining marks, joiners or \
              variation selectors; a name needs a letter, digit or symbol of its own"
         ));
     }

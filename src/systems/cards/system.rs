@@ -1,7 +1,7 @@
 //! `cards` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
 use super::{events, params, State, TABLES};
-use crate::events::When;
+use crate::events::{Ident, When};
 use crate::systems::params::GroupDef;
 use crate::systems::players::Index;
 use crate::systems::{Event, RatingSystem, Record};
@@ -14,6 +14,24 @@ impl RatingSystem for State {
         samples!["cards_league.jsonl", "cards_masters.jsonl"];
     const WORKER: usize = 1;
     system_items!(bincode);
+
+    fn idents(event: &events::Event, f: &mut dyn FnMut(&'static str, &Ident)) {
+        match event {
+            events::Event::TournamentCreated(e) => f("tournament", &e.tournament),
+            events::Event::RoundScheduled(e) => {
+                f("tournament", &e.tournament);
+                f("round", &e.round);
+                e.matches
+                    .iter()
+                    .for_each(|m| f("matches[].match", &m.match_));
+            }
+            events::Event::MatchResult(e) => {
+                f("tournament", &e.tournament);
+                f("round", &e.round);
+                f("match", &e.match_);
+            }
+        }
+    }
 
     fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
         match event {

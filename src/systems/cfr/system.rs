@@ -1,6 +1,7 @@
 //! `cfr` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
 use super::{events, params, State, TABLES};
+use crate::events::Ident;
 use crate::systems::params::{GroupDef, Params};
 use crate::systems::players::Index;
 use crate::systems::{Cx, Event, RatingSystem, Record};
@@ -27,6 +28,16 @@ impl RatingSystem for State {
 
     fn audit_rules(&mut self, rec: &Record, before: &Params, cx: &mut Cx) {
         State::audit_rules(self, rec, before, cx);
+    }
+
+    fn idents(event: &events::Event, f: &mut dyn FnMut(&'static str, &Ident)) {
+        match event {
+            events::Event::SeriesDefined(d) => f("series", &d.series),
+            events::Event::EventCompleted(e) => {
+                f("series", &e.series);
+                f("event", &e.event);
+            }
+        }
     }
 
     fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {

@@ -1,6 +1,7 @@
 //! `diplomacy` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
 use super::{check, events, params, State, TABLES};
+use crate::events::Ident;
 use crate::systems::params::GroupDef;
 use crate::systems::{Event, RatingSystem, Record};
 
@@ -34,6 +35,19 @@ impl RatingSystem for State {
 
     fn tournaments(&self) -> Option<Vec<String>> {
         Some(State::tournaments(self))
+    }
+
+    fn idents(event: &events::Event, f: &mut dyn FnMut(&'static str, &Ident)) {
+        let events::Event::GameEnded(e) = event;
+        f("game", &e.game);
+        let optional = [
+            ("tournament", &e.tournament),
+            ("round", &e.round),
+            ("board", &e.board),
+        ];
+        for (field, id) in optional {
+            id.iter().for_each(|id| f(field, id));
+        }
     }
 
     fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {

@@ -1,6 +1,7 @@
 //! `mepbm` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
 use super::{events, params, State, TABLES};
+use crate::events::Ident;
 use crate::systems::params::GroupDef;
 use crate::systems::players::Index;
 use crate::systems::{Event, RatingSystem, Record};
@@ -40,6 +41,21 @@ impl RatingSystem for State {
         match event {
             events::Event::GrudgeTeamRegistered(e) => Some(&e.team),
             _ => None,
+        }
+    }
+
+    fn idents(event: &events::Event, f: &mut dyn FnMut(&'static str, &Ident)) {
+        use events::Event as E;
+        match event {
+            E::GameStarted(e) => f("game", &e.game),
+            E::NationTakenOver(e) => f("game", &e.game),
+            E::AllegianceChanged(e) => f("game", &e.game),
+            E::GameEnded(e) => f("game", &e.game),
+            E::VoteCast(e) => f("game", &e.game),
+            E::RatingSeeded(_)
+            | E::GrudgeTeamRegistered(_)
+            | E::GrudgeRosterChanged(_)
+            | E::MonthlyTick(_) => {}
         }
     }
 

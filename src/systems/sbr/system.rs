@@ -1,6 +1,7 @@
 //! `sbr` in the registry of rating systems ([`crate::systems::RatingSystem`]).
 
 use super::{events, params, State, TABLES};
+use crate::events::Ident;
 use crate::systems::params::GroupDef;
 use crate::systems::RatingSystem;
 
@@ -11,6 +12,17 @@ impl RatingSystem for State {
     const SAMPLES: &'static [(&'static str, &'static str)] = samples!["sbr_mars_2014.jsonl"];
     const WORKER: usize = 2;
     system_items!(bincode);
+
+    fn idents(event: &events::Event, f: &mut dyn FnMut(&'static str, &Ident)) {
+        match event {
+            events::Event::TournamentCreated(e) => f("tournament", &e.tournament),
+            events::Event::GamePlayed(e) => {
+                f("tournament", &e.tournament);
+                f("match", &e.match_);
+                e.group.iter().for_each(|g| f("group", g));
+            }
+        }
+    }
 
     fn names(event: &mut events::Event, f: &mut dyn FnMut(&mut String)) {
         if let events::Event::GamePlayed(e) = event {
