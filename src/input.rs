@@ -78,16 +78,22 @@ pub fn marked(start: &[u8]) -> Option<&'static str> {
 /// Read every event of `r`, calling `f(line, item)` for each, in order. A
 /// byte-order mark at the very start (what some editors save) is no part of
 /// JSON: refused, saying so ([`marked`]), like any other stray byte.
-pub fn read_events<R: BufRead>(
-    mut r: R,
-    f: &mut OnEvent<'_>,
-) -> Result<Result<(), InputError>, Stop> {
-    if let Some(msg) = marked(r.fill_buf().map_err(|e| Stop::io("input", e))?) {
+pub fn read_events<R: BufRead>(r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputError>, Stop> {
+    // The first 4 bytes whole (a pipe may hand over fewer at first), then
+    // read again ahead of the rest.
+    let mut start = Vec::with_capacity(4);
+    let mut r = r;
+    (&mut r)
+        .take(4)
+        .read_to_end(&mut start)
+        .map_err(|e| Stop::io("input", e))?;
+    if let Some(msg) = marked(&start) {
         return Ok(Err(InputError {
             line: 1,
             msg: msg.into(),
         }));
     }
+    let mut r = std::io::Cursor::new(start).chain(r);
     let first = loop {
         let buf = r.fill_buf().map_err(|e| Stop::io("input", e))?;
         match buf.iter().position(|b| !b.is_ascii_whitespace()) {
@@ -417,6 +423,30 @@ mod tests {
         })
         .unwrap();
         (got, bad.map_or(res, Err))
+    }
+
+    /// A reader handing over one byte at a time (a slow pipe) is told of
+    /// its UTF-16 as a whole file is, and UTF-8 from it reads whole.
+    #[test]
+    fn the_first_bytes_are_judged_whole_however_the_reader_hands_them_over() {
+        let utf16: Vec<u8> = "{\"a\":1}\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let slow = std::io::BufReader::with_capacity(1, utf16.as_slice());
+        let said = read_events(slow, &mut |_, _| Ok(())).unwrap();
+        assert_eq!(said.unwrap_err().msg, WIDE_REFUSED);
+        let mut lines = Vec::new();
+        let text = "{\"a\":1}\n{\"a\":2}\n";
+        let slow = std::io::BufReader::with_capacity(1, text.as_bytes());
+        read_events(slow, &mut |l, b| {
+            lines.push((l, b.to_vec()));
+            Ok(())
+        })
+        .unwrap()
+        .unwrap();
+        let want = [(1, b"{\"a\":1}\n".to_vec()), (2, b"{\"a\":2}\n".to_vec())];
+        assert_eq!(lines, want);
     }
 
     #[test]

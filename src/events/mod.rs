@@ -90,7 +90,9 @@ use crate::time::{self, Micros};
 /// Longest string accepted in any field, in bytes.
 pub const MAX_STRING: usize = 4096;
 
-pub use text::{closest, did_you_mean, forbidden, forbidden_char, forbidden_message, invisible};
+pub use text::{
+    closest, did_you_mean, forbidden, forbidden_char, forbidden_message, invisible, shows,
+};
 
 /// The typed events the event layer parses and decodes: every system's payload
 /// types and `ledger.*`, as one enum. The registry's `systems::Event` is the

@@ -112,20 +112,36 @@ pub fn forbidden_message(what: &str, c: char) -> String {
     )
 }
 
-/// An identifier or name as written: not empty, not only whitespace, and no
-/// whitespace at either end (`"t1 "` and `"t1"` would look the same in every
-/// table and message, yet name two things). `what` opens the message.
+/// An identifier as written: not empty, not only whitespace, no whitespace
+/// at either end (`"t1 "` and `"t1"` would look the same in every table and
+/// message, yet name two things), and something that [`shows`]. `what`
+/// opens the message.
 pub fn unpadded(what: &str, s: &str) -> Result<(), String> {
     let trimmed = s.trim();
     if trimmed.is_empty() {
         return Err(format!("{what} must not be empty or only whitespace"));
     }
-    match trimmed.len() == s.len() {
+    if trimmed.len() != s.len() {
+        return Err(format!(
+            "{what} {s:?} begins or ends with whitespace: write {trimmed:?}"
+        ));
+    }
+    match s.chars().any(shows) {
         true => Ok(()),
         false => Err(format!(
-            "{what} {s:?} begins or ends with whitespace: write {trimmed:?}"
+            "{what} {s:?} shows nothing: it holds only combining marks, joiners or \
+             variation selectors"
         )),
     }
+}
+
+/// Does `c` show on its own: not whitespace, a combining mark (an accent
+/// over nothing), a zero-width joiner or non-joiner, or a variation
+/// selector? A name or identifier needs one such character.
+pub fn shows(c: char) -> bool {
+    !(c.is_whitespace()
+        || unicode_normalization::char::is_combining_mark(c)
+        || matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}'))
 }
 
 /// How many single-character insertions, deletions or substitutions make `a`

@@ -338,21 +338,13 @@ fn written_as(noun: &str, name: &str) -> Result<(), String> {
             ),
         });
     }
-    if !name.chars().any(shows) {
+    if !name.chars().any(crate::events::shows) {
         return Err(format!(
             "{noun} {name:?} shows nothing: it holds only combining marks, joiners or \
              variation selectors; a name needs a letter, digit or symbol of its own"
         ));
     }
     Ok(())
-}
-
-/// Does `c` show on its own: not whitespace, a combining mark (an accent
-/// over nothing), a zero-width joiner or non-joiner, or a variation selector?
-fn shows(c: char) -> bool {
-    !(c.is_whitespace()
-        || unicode_normalization::char::is_combining_mark(c)
-        || matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}'))
 }
 
 /// A player name not empty and not only whitespace: what every name of a
