@@ -78,11 +78,13 @@ pub fn marked(start: &[u8]) -> Option<&'static str> {
 /// Read every event of `r`, calling `f(line, item)` for each, in order. A
 /// byte-order mark at the very start (what some editors save) is no part of
 /// JSON: refused, saying so ([`marked`]), like any other stray byte.
-pub fn read_events<R: BufRead>(r: R, f: &mut OnEvent<'_>) -> Result<Result<(), InputError>, Stop> {
+pub fn read_events<R: BufRead>(
+    mut r: R,
+    f: &mut OnEvent<'_>,
+) -> Result<Result<(), InputError>, Stop> {
     // The first 4 bytes whole (a pipe may hand over fewer at first), then
     // read again ahead of the rest.
     let mut start = Vec::with_capacity(4);
-    let mut r = r;
     (&mut r)
         .take(4)
         .read_to_end(&mut start)

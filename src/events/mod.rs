@@ -305,7 +305,7 @@ fn screened<E: Vocabulary>(c: canon::Canonical, defer: bool) -> Result<Screened<
         other => text_field("id", other)?,
     };
     if let Some(id) = &id {
-        text::unpadded("field `id`:", id)?;
+        text::unpadded(|| "field `id`:".into(), id)?;
     }
     let event = match defer && deferred::<E>(&kind) {
         true => None,

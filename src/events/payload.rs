@@ -157,12 +157,12 @@ impl Bounds {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Ident(pub String);
 
-/// A new identifier (of field `field`) as written: not only whitespace and
-/// no whitespace at either end, which would read as another in every table
-/// ([`text::unpadded`]). Checked on the records an append brings only: what
-/// a ledger holds is read as it was accepted.
+/// A new identifier (of field `field`) as written: not only whitespace, no
+/// whitespace at either end (it would read as another in every table) and
+/// something that shows ([`text::unpadded`]). Checked on the records an
+/// append brings only: what a ledger holds is read as it was accepted.
 pub fn ident_written(field: &str, id: &Ident) -> Result<(), String> {
-    text::unpadded(&format!("field `{field}`: identifier"), &id.0)
+    text::unpadded(|| format!("field `{field}`: identifier"), &id.0)
 }
 
 impl std::fmt::Display for Ident {

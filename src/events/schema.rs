@@ -44,7 +44,7 @@ const AT_DOC: &str = "When it happened: a date (YYYY-MM-DD, midnight UTC) or an 
     timestamp. Events fold in the order of `at`, then of recording.";
 const ID_DOC: &str = "Optional idempotency key, unique in the ledger: the same event \
     appended again is skipped, other content under a recorded id is refused. Not empty, \
-    no whitespace at either end.";
+    no whitespace at either end, something that shows.";
 
 /// The generator's settings: 2020-12, every subschema inlined.
 fn generator() -> SchemaGenerator {

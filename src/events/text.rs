@@ -114,23 +114,25 @@ pub fn forbidden_message(what: &str, c: char) -> String {
 
 /// An identifier as written: not empty, not only whitespace, no whitespace
 /// at either end (`"t1 "` and `"t1"` would look the same in every table and
-/// message, yet name two things), and something that [`shows`]. `what`
-/// opens the message.
-pub fn unpadded(what: &str, s: &str) -> Result<(), String> {
+/// message, yet name two things), and something that [`shows`]. `what()`
+/// opens the message (made only for one).
+pub fn unpadded(what: impl Fn() -> String, s: &str) -> Result<(), String> {
     let trimmed = s.trim();
     if trimmed.is_empty() {
-        return Err(format!("{what} must not be empty or only whitespace"));
+        return Err(format!("{} must not be empty or only whitespace", what()));
     }
     if trimmed.len() != s.len() {
         return Err(format!(
-            "{what} {s:?} begins or ends with whitespace: write {trimmed:?}"
+            "{} {s:?} begins or ends with whitespace: write {trimmed:?}",
+            what()
         ));
     }
     match s.chars().any(shows) {
         true => Ok(()),
         false => Err(format!(
-            "{what} {s:?} shows nothing: it holds only combining marks, joiners or \
-             variation selectors"
+            "{} {s:?} shows nothing: it holds only combining marks, joiners or \
+             variation selectors",
+            what()
         )),
     }
 }
