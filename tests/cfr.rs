@@ -411,15 +411,7 @@ fn scores_show_the_decimals_in_force_and_a_rules_file_marks_a_what_if() {
     let rules = dir.path().join("three.json");
     std::fs::write(&rules, r#"{"cfr": {"decimals": 3}}"#).unwrap();
     let rules = rules.to_str().unwrap();
-    let text = |args: &[&str]| {
-        let out = laurel(dir.path()).args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let text = |args: &[&str]| common::ok(dir.path(), args);
     let ranking = text(&["standings", "cfr", "--rules", rules]);
     let first = ranking.lines().next().unwrap();
     assert!(

@@ -219,8 +219,7 @@ fn four_powers_are_refused_by_fibonacci_but_scored_by_the_others() {
 #[test]
 fn a_four_power_game_appends_on_its_own() {
     let dir = common::empty_ledger();
-    let out = append_text(dir.path(), FOUR);
-    succeeded(&out);
+    common::append_ok(dir.path(), FOUR);
     let f = standings(dir.path(), &["fibonacci"]);
     assert_eq!(f["rows"], json!([]));
     assert_eq!(f["tables"]["refused"][0]["game"], "dip-test-four");
@@ -244,12 +243,6 @@ fn p(power: &str, player: &str, centers: i64) -> String {
 
 fn list(items: &[String]) -> String {
     format!("[{}]", items.join(","))
-}
-
-/// Panics with its stderr unless `out` is a success.
-fn succeeded(out: &std::process::Output) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
 }
 
 /// Appending `text` to a ledger holding the draws file fails with exit 2, a
@@ -508,8 +501,7 @@ fn a_corrected_game_is_a_void_plus_the_new_result() {
             r#"{"power":"Turkey","player":"Dmitri Volkov","centers":0,"eliminated":1907}"#.into(),
         ]),
     );
-    let out = append_text(dir.path(), &fixed);
-    succeeded(&out);
+    common::append_ok(dir.path(), &fixed);
     let v = standings(dir.path(), &["fibonacci"]);
     assert_eq!(
         common::row(&v, "Ines Carvalho")["per_game"],
@@ -524,8 +516,7 @@ fn a_corrected_game_is_a_void_plus_the_new_result() {
 fn base_one_applies_from_its_rules_change_on() {
     let dir = ledger_with(&["diplomacy_draws.jsonl"]);
     let rules = r#"{"type":"ledger.rules_changed","at":"2024-03-09T12:00:00Z","system":"fibonacci","params":{"base":1}}"#;
-    let out = append_text(dir.path(), rules);
-    succeeded(&out);
+    common::append_ok(dir.path(), rules);
     let v = standings(dir.path(), &["fibonacci"]);
     // Round 1 keeps base 0 (8/20); round 2 uses 1, 1, 2, 3, 5, 8, 13 = 33: 13/33.
     assert_eq!(scores_by_power(&v, "diplomacy-2024-r1")[0].1, json!(0.4));
@@ -734,8 +725,7 @@ fn more_games_break_an_equal_total() {
         "
 ",
     );
-    let out = append_text(dir.path(), &text);
-    succeeded(&out);
+    common::append_ok(dir.path(), &text);
     let v = standings(dir.path(), &["dss"]);
     let top: Vec<(Value, Value)> = v["rows"].as_array().unwrap()[..2]
         .iter()

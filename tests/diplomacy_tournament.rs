@@ -211,16 +211,7 @@ fn tournament_standings_sum_rounds_with_a_column_each() {
 fn the_site_has_a_page_per_tournament_of_each_scoring_table() {
     let dir = ledger(&spring_cup());
     let out = dir.path().join("site");
-    let done = common::laurel(dir.path())
-        .arg("site")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    common::ok(dir.path(), &["site", out.to_str().unwrap()]);
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
     for table in ["fibonacci", "carnage", "dss", "sos"] {
         let whole = format!("table-{table}.html");

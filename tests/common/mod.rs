@@ -64,6 +64,15 @@ pub fn ledger_of(text: &str) -> tempfile::TempDir {
     dir
 }
 
+/// Run laurel with `args` on the ledger in `dir`: its stdout; panics with
+/// laurel's message if it fails.
+pub fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = laurel(dir).args(args).output().expect("ran");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "laurel {args:?} failed: {err}");
+    String::from_utf8(out.stdout).expect("utf8")
+}
+
 /// Append `text` (JSON Lines); panics with laurel's message if it fails.
 pub fn append_ok(dir: &Path, text: &str) {
     let out = append_text(dir, text);
