@@ -395,7 +395,7 @@ fn table_and_csv_formats_show_the_ranking() {
         "{csv}"
     );
     assert!(
-        csv.contains("7,Bruce Rae,25.58,5,25.576,1.00,80.00,1st final,"),
+        csv.contains("7,Bruce Rae,25.58,5,25.5760,1.00,80.00,1st final,"),
         "{csv}"
     );
     // One table: the ranking (the events and series tables with --table).
@@ -403,8 +403,9 @@ fn table_and_csv_formats_show_the_ranking() {
 }
 
 /// With `decimals` 3 from a rules file, every score of the ranking and of
-/// the events table shows three places, whole ones too; the answer says it
-/// is a what-if, in text and JSON.
+/// the events table shows three places, whole ones too, and the mean of
+/// the scores two more; the answer says it is a what-if, in text and JSON,
+/// but not a table of a system the file sets nothing of.
 #[test]
 fn scores_show_the_decimals_in_force_and_a_rules_file_marks_a_what_if() {
     let dir = ledger_with(ALL);
@@ -421,6 +422,7 @@ fn scores_show_the_decimals_in_force_and_a_rules_file_marks_a_what_if() {
     let bruce = ranking.lines().find(|l| l.contains("Bruce Rae")).unwrap();
     assert!(
         bruce.contains(" 80.000  1st final ")
+            && bruce.contains(" 25.57500 ")
             && bruce.contains("wbc/2010: 0.000; wbc/2011: 16.000; wbc/2012: 80.000;"),
         "{bruce}"
     );
@@ -435,6 +437,11 @@ fn scores_show_the_decimals_in_force_and_a_rules_file_marks_a_what_if() {
     let json = standings(dir.path(), &["cfr", "--rules", rules]);
     assert_eq!(json["rules"], json!(rules));
     assert!(standings(dir.path(), &["cfr"]).get("rules").is_none());
+    // A table the file sets nothing of is the ledger's own: no mark.
+    let valar = text(&["standings", "valar", "--rules", rules]);
+    assert!(!valar.contains("what-if"), "{valar}");
+    let json = standings(dir.path(), &["valar", "--rules", rules]);
+    assert!(json.get("rules").is_none(), "{json}");
 }
 
 #[test]

@@ -44,6 +44,7 @@ pub use publish::{bench, gen, site, SiteArgs, DEFAULT_TITLE};
 pub use query::{fold_all, history, rules, standings};
 pub use replay::replay;
 
+use std::collections::BTreeSet;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -138,8 +139,16 @@ impl QueryArgs {
 
 /// Does rules file `rules` (checked) set at least one parameter?
 fn sets_a_parameter(rules: &Value) -> bool {
+    !touched(rules).is_empty()
+}
+
+/// The namespaces whose parameters rules file `rules` (checked) sets: a
+/// fold of the others answers as the ledger's own rules do.
+fn touched(rules: &Value) -> BTreeSet<&'static str> {
     (rules.as_object().into_iter().flatten())
-        .any(|(_, params)| params.as_object().is_some_and(|p| !p.is_empty()))
+        .filter(|(_, params)| params.as_object().is_some_and(|p| !p.is_empty()))
+        .filter_map(|(group, _)| systems::namespace_of_group(group))
+        .collect()
 }
 
 fn read_rules(path: &Path) -> Result<Value> {
@@ -442,9 +451,23 @@ fn fold_stamped(ledger: &Ledger, args: &QueryArgs, q: Query) -> Result<(fold::Fo
         as_of: args.as_of.clone(),
         known_at: f.known_at,
         head: canonical::hex(&hash),
-        rules: args.rules.as_ref().map(|p| p.display().to_string()),
+        rules: args
+            .rules
+            .as_ref()
+            .filter(|_| is_what_if(&q))
+            .map(|p| p.display().to_string()),
     };
     Ok((f, stamp))
+}
+
+/// Does `q`'s rules file set a parameter of what it folds (namespace
+/// `q.only`, or any)? Only then is its answer a what-if, marked as one
+/// ([`Stamp::rules`]); a table the file sets nothing of is the ledger's own.
+fn is_what_if(q: &Query) -> bool {
+    let Some(rules) = &q.rules else { return false };
+    let touched = touched(rules);
+    q.only
+        .map_or(!touched.is_empty(), |ns| touched.contains(ns))
 }
 
 /// `ledger`'s fold of `q`, whose known-at seq, if one is given, is not past

@@ -52,7 +52,7 @@
 //! checked before anything is written (a standings error for a table and
 //! selector the state lists cannot happen).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -128,10 +128,7 @@ impl Split {
     /// The namespaces shown (`ns`, or every one), split by whether `rules`
     /// pins a parameter of theirs.
     fn of(rules: &Value, ns: Option<&'static str>) -> Split {
-        let touched: BTreeSet<&'static str> = (rules.as_object().into_iter().flatten())
-            .filter(|(_, params)| params.as_object().is_some_and(|p| !p.is_empty()))
-            .filter_map(|(group, _)| systems::namespace_of_group(group))
-            .collect();
+        let touched = super::touched(rules);
         let shown = NAMESPACES.iter().filter(|n| ns.is_none_or(|o| o == **n));
         let (refold, kept) = shown.partition(|n| touched.contains(*n));
         Split { refold, kept }

@@ -437,6 +437,7 @@ impl State {
             ],
         )
         .with_places(&["score", "best_event", "scores"], d)
+        .with_places(&["mean"], d + 2)
         .keep(sel);
         for (i, (driver, _)) in lines.order.iter().enumerate() {
             main.push_with(|| {
