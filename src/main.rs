@@ -69,6 +69,13 @@ fn parse_limit(s: &str) -> Result<Limit, String> {
         .map_err(|_| "a number of rows (1 or more), or `all`".into())
 }
 
+/// A record's seq as `void` and `correct` take it: 1 or more.
+fn parse_seq(s: &str) -> Result<u64, String> {
+    (s.parse::<std::num::NonZeroU64>())
+        .map(std::num::NonZeroU64::get)
+        .map_err(|_| "a record's seq: a whole number from 1 (as `laurel log` shows it)".into())
+}
+
 /// The rows a text listing (`standings`, `players`, `replay`) shows without `--limit`:
 /// a 1M-event ledger ranks tens of thousands of players and has a row per
 /// CFR event score, more than a terminal is for and more than can be
@@ -239,7 +246,7 @@ enum Command {
     /// Void records (append a ledger.voided for each, all or nothing): projections ignore them from now on.
     Void {
         /// The seqs of the records to void (as `laurel log` shows them).
-        #[arg(required = true, num_args = 1..)]
+        #[arg(required = true, num_args = 1.., value_parser = parse_seq)]
         seqs: Vec<u64>,
         /// Why: kept in the ledger with each void, shown by `log` and `history`.
         #[arg(long)]
@@ -248,6 +255,7 @@ enum Command {
     /// Void record SEQ and append FILE's replacement event(s) in one all-or-nothing append.
     Correct {
         /// The seq of the record to replace (as `laurel log` shows it).
+        #[arg(value_parser = parse_seq)]
         seq: u64,
         /// The replacement, of SEQ's type: JSON Lines or a JSON array (`-` for stdin); may reuse SEQ's ids.
         file: String,

@@ -478,6 +478,48 @@ fn a_directory_given_to_append_or_a_file_or_an_empty_one_to_import_exits_2_sayin
     assert_eq!(common::head(d), before);
 }
 
+/// A seq that is no number, or 0, a directory as `--rules`, and a file as
+/// the ledger of `init` are told what is wanted, not Rust's or the OS's
+/// words ("invalid digit found in string", "os error 21").
+#[test]
+fn a_bad_seq_a_rules_directory_and_a_file_to_init_say_what_is_wanted() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let before = common::head(d);
+    let seq = "a record's seq: a whole number from 1 (as `laurel log` shows it)";
+    for args in [
+        &["void", "abc", "--reason", "x"][..],
+        &["void", "99999999999999999999999", "--reason", "x"],
+        &["correct", "0", "-", "--reason", "x"],
+    ] {
+        let (code, _, err) = run(d, args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(seq), "{args:?}: {err}");
+    }
+    let here = d.to_str().unwrap();
+    let (code, _, err) = run(d, &["standings", "cards", "--rules", here]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("--rules {here}: a directory; give a JSON file of")),
+        "{err}"
+    );
+    let file = d.join("notes.txt");
+    std::fs::write(&file, "x").unwrap();
+    let out = assert_cmd::Command::cargo_bin("laurel")
+        .unwrap()
+        .env("LAUREL_LEDGER", &file)
+        .arg("init")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is a file: `laurel init` makes a ledger"),
+        "{err}"
+    );
+    assert_eq!(common::head(d), before);
+}
+
 /// `check DIR` is the dry run of `import DIR`: the same files, the same
 /// report, nothing written.
 #[test]

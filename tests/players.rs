@@ -228,6 +228,55 @@ fn players_add_registers_a_new_name_once_and_refuses_a_known_one() {
     assert!(text(&o.stdout).contains("1 new player: Edsger Dijkstr"));
 }
 
+/// `history NAME --known-at N` of a name the ledger first held after record
+/// N says so, naming that record, rather than that the name is no player's.
+#[test]
+fn history_known_at_before_a_name_was_given_names_the_record_that_gave_it() {
+    let dir = league();
+    let d = dir.path();
+    assert!(
+        out(d, &["players", "add", "Zed Nova", "--at", "2024-02-01"])
+            .status
+            .success()
+    );
+    let given = head(d).0;
+    let o = out(d, &["history", "Zed Nova", "--known-at", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    let said = format!(
+        "\"Zed Nova\" was not yet a player's name at --known-at 2: the ledger first holds it at record {given}"
+    );
+    assert!(err.contains(&said), "{err}");
+    let o = out(d, &["history", "Nobody Atall", "--known-at", "2"]);
+    assert!(text(&o.stderr).contains("is not a player in this ledger"));
+}
+
+/// A registration voided, then added again with the same date, would be an
+/// exact copy of a voided record, which an append adds nothing for: the
+/// command is refused (exit 2), pointing at `--at`, not "0 event(s)", exit 0.
+#[test]
+fn players_add_again_after_its_registration_was_voided_asks_for_another_date() {
+    let dir = league();
+    let d = dir.path();
+    let add = ["players", "add", "Zed Nova", "--at", "2024-02-01"];
+    assert!(out(d, &add).status.success());
+    let seq = head(d).0.to_string();
+    let void = out(d, &["void", &seq, "--reason", "not a real player"]);
+    assert!(void.status.success(), "{}", text(&void.stderr));
+    let before = head(d);
+    let again = out(d, &add);
+    assert_eq!(again.status.code(), Some(2));
+    let err = text(&again.stderr);
+    assert!(
+        err.contains("the registration of \"Zed Nova\" dated 2024-02-01 was voided")
+            && err.contains("(`--at`)"),
+        "{err}"
+    );
+    assert_eq!(head(d), before, "nothing appended");
+    let other = ["players", "add", "Zed Nova", "--at", "2024-02-02"];
+    assert!(out(d, &other).status.success());
+}
+
 #[test]
 fn two_new_names_of_one_file_that_nearly_match_are_refused_at_the_second() {
     let dir = empty_ledger();

@@ -152,6 +152,13 @@ fn touched(rules: &Value) -> BTreeSet<&'static str> {
 }
 
 fn read_rules(path: &Path) -> Result<Value> {
+    if path.is_dir() {
+        return Err(Error::Usage(format!(
+            "--rules {}: a directory; give a JSON file of {{system: {{parameter: value}}}} \
+             (`laurel rules` lists the parameters)",
+            path.display()
+        )));
+    }
     let bytes = std::fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))?;
     if let Some(msg) = crate::input::marked(&bytes) {
         return Err(Error::Usage(format!("{}: {msg}", path.display())));

@@ -71,8 +71,19 @@ pub fn players_add(path: &Path, name: &str, at: Option<&str>) -> Result<String> 
         name: "laurel players add".into(),
         reader: Box::new(line.as_bytes()),
     };
-    let name = "laurel players add";
-    let report = (ledger.append(vec![input])).map_err(super::of_command(name))?;
+    // An exact copy of a voided registration adds nothing (a re-import never
+    // brings a voided event back): the player would not be registered.
+    let not_a_copy = |r: &crate::ledger::AppendReport| match r.already_voided {
+        0 => Ok(()),
+        _ => Err(Error::Usage(format!(
+            "players add: the registration of {name:?} dated {at} was voided, and an exact \
+             copy of a voided record is not appended again; register the player with another \
+             date (`--at`); nothing appended"
+        ))),
+    };
+    let command = "laurel players add";
+    let report =
+        (ledger.append_if(vec![input], &not_a_copy)).map_err(super::of_command(command))?;
     Ok(append_summary(&report, false))
 }
 

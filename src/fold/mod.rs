@@ -564,7 +564,15 @@ fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
     let fresh = cx.brings(rec.seq);
     let verdict = match &rec.event {
         Event::Ledger(ledger::Event::RulesChanged(rc)) if fresh => {
-            params::check_input(&rc.system, &rc.params)
+            params::check_input(&rc.system, &rc.params).and_then(|()| match rc.params.is_empty() {
+                // It would change nothing, and say in the log that it did.
+                true => Err(format!(
+                    "field `params`: empty; a rule change sets at least one parameter of \
+                     {:?} (`laurel rules` lists them)",
+                    rc.system
+                )),
+                false => Ok(()),
+            })
         }
         Event::Ledger(ledger::Event::RulesChanged(rc)) => {
             params::check_system(&rc.system, &rc.params)

@@ -164,6 +164,12 @@ impl Ledger {
         if exists(path) {
             return Err(Error::Exists(path.to_path_buf()));
         }
+        if path.exists() && !path.is_dir() {
+            return Err(Error::Usage(format!(
+                "{} is a file: `laurel init` makes a ledger in a new or empty directory",
+                path.display()
+            )));
+        }
         // A ledger gets a directory of its own: one made among other files
         // (another ledger's `segments/`, a home directory) would leave them
         // beside files laurel writes and removes.
