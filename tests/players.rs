@@ -442,6 +442,32 @@ fn the_old_name_is_refused_after_a_rename_with_the_new_one() {
     );
 }
 
+/// A rename's new name gets the typo check against other players' names
+/// (results misspelt for them would go to the renamed player), not against
+/// the player's own: mending a misspelt name is what a rename is for.
+#[test]
+fn a_rename_to_a_near_copy_of_another_players_name_is_refused_not_of_its_own() {
+    let dir = league();
+    let d = dir.path();
+    let before = head(d);
+    for to in ["Claude Shanon", "CLAUDE SHANNON", "Сlaude Shannon"] {
+        let rename = format!(
+            r#"{{"type":"ledger.player_renamed","at":"2024-02-01","from":"Brian Kernighan","to":"{to}"}}"#
+        );
+        let o = append_text(d, &format!("{rename}\n"));
+        assert_eq!(o.status.code(), Some(2), "{to}");
+        let err = text(&o.stderr);
+        let said = format!(
+            "a rename to {to:?} is refused: it looks like the name of another player, «Claude Shannon»"
+        );
+        assert!(err.contains(&said), "{err}");
+        assert_eq!(head(d), before);
+    }
+    let mend = r#"{"type":"ledger.player_renamed","at":"2024-02-01","from":"Ada Lovelace","to":"Ada Lovelacee"}"#;
+    let o = append_text(d, &format!("{mend}\n"));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
 /// Without its rename, a renamed player's later results would quietly go
 /// to a new player of the new name, and a later rename of that name would
 /// rename no one; without its registration, the events naming a

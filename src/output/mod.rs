@@ -90,21 +90,29 @@ fn cell_text<'b>(c: &Cell, places: Option<u32>, buf: &'b mut Vec<u8>) -> &'b str
     std::str::from_utf8(buf).unwrap_or_default()
 }
 
-/// Every column's width in characters: its title's or its widest cell's.
+/// Every column's width in terminal columns ([`shown_width`]): its title's or
+/// its widest cell's.
 fn text_widths(t: &Table) -> Vec<usize> {
     let titles = t.columns.iter().map(|c| title(&t.name, c));
-    let mut widths: Vec<usize> = titles.map(|c| c.chars().count()).collect();
+    let mut widths: Vec<usize> = titles.map(|c| shown_width(&c)).collect();
     let mut buf = Vec::new();
     for row in t.rows.iter_cells() {
         for (i, (w, c)) in widths.iter_mut().zip(row).enumerate() {
             let n = match c {
-                Cell::Str(s) => printable(s, &[]).chars().count(),
-                other => cell_text(&other, t.places_at(i), &mut buf).chars().count(),
+                Cell::Str(s) => shown_width(&printable(s, &[])),
+                other => shown_width(cell_text(&other, t.places_at(i), &mut buf)),
             };
             *w = (*w).max(n);
         }
     }
     widths
+}
+
+/// How many terminal columns `s` takes: two for a wide character (CJK,
+/// most emoji), none for a combining mark, so that names of any script line
+/// up in a text table.
+fn shown_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
 }
 
 /// One text line: cells padded to `widths` (numbers right-aligned) and joined
@@ -122,7 +130,7 @@ fn write_line<'c>(
         }
         // Padded by hand: `format!`'s widths stop at 65,535 (and panic
         // beyond), and a formula may be longer.
-        let pad = w.saturating_sub(s.chars().count());
+        let pad = w.saturating_sub(shown_width(s));
         let spaces = std::iter::repeat_n(' ', pad);
         match right {
             true => line.extend(spaces.chain(s.chars())),
@@ -580,6 +588,21 @@ mod tests {
             "{}",
             lines[1].trim_end()
         );
+    }
+
+    /// A name of wide characters (two terminal columns each) or with a
+    /// combining mark (none) is padded by the columns it takes, so the
+    /// next column starts at one place on every line.
+    #[test]
+    fn names_of_any_script_line_up_by_the_columns_they_take() {
+        let mut t = Table::new("valar", "Valar", &["player", "score"]);
+        for name in ["Ann", "名字", "Zoe\u{301}", "🎲 Dice"] {
+            t.push(vec![json!(name), json!(1700)]);
+        }
+        let text = render_text(&t);
+        // The header and each row end with the right-aligned score column.
+        let ends: Vec<usize> = text.lines().skip(1).map(shown_width).collect();
+        assert_eq!(ends, [15; 5], "{text}");
     }
 
     #[test]

@@ -62,12 +62,13 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
             found = Some(refused_at(w.seen.first_seq, msg));
             break;
         }
-        if w.first == First::Event {
+        if w.first != First::Registered {
             let mine = near
                 .find_before(name, i)
                 .map(|id| order[id as usize].0.as_str());
-            if let Some(like) = known.nearest(i, name, mine) {
-                found = Some(refused(name, like, w.seen.first_seq));
+            let like = known.nearest(i, name, mine);
+            if let Some(e) = like.and_then(|like| typo_of(&p, (name, w), like)) {
+                found = Some(e);
                 break;
             }
         }
@@ -76,6 +77,22 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
         }
     }
     earlier(renames, found).map_or(Ok(new), Err)
+}
+
+/// The refusal of new name `name`, written first as `w` says, that nearly
+/// duplicates the earlier name `like`: a name an event brings is a typo
+/// unless registered; a rename's new name is refused only when `like` is
+/// another player's (a rename mending a misspelt name of one's own is what
+/// renames are for): results misspelt for `like` would go to the renamed
+/// player.
+fn typo_of(p: &Players, (name, w): (&str, &Written), like: &str) -> Option<crate::error::Error> {
+    match w.first {
+        First::Event => Some(refused(name, like, w.seen.first_seq)),
+        First::RenamedTo if p.root_of(name) != p.root_of(like) => {
+            Some(super::refused_rename(name, like, w.seen.first_seq))
+        }
+        First::RenamedTo | First::Registered => None,
+    }
 }
 
 /// A team and a player bearing one name, the later of the two brought by
@@ -276,10 +293,9 @@ mod tests {
             }
             let problem = match crate::systems::players::check_name(name) {
                 Err(msg) => Some(refused_at(w.seen.first_seq, msg)),
-                Ok(()) if w.first == First::Event => near
+                Ok(()) => near
                     .find_before(name, i)
-                    .map(|id| refused(name, order[id as usize].0, w.seen.first_seq)),
-                Ok(()) => None,
+                    .and_then(|id| typo_of(&p, (name, w), order[id as usize].0)),
             };
             if problem.is_some() {
                 return earlier(renames, problem).map_or(Ok(new), Err);

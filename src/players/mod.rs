@@ -19,8 +19,11 @@
 //! more) one edit apart, an edit of a digit aside (numbered names such as
 //! "Table 1" and "Table 2" are distinct players). Two new names of one file that nearly duplicate
 //! each other are refused at the second. A name whose first appearance is a
-//! `ledger.player_registered` (`laurel players add`) or the `to` of a
-//! `ledger.player_renamed` is exempt: the administrator said it is meant.
+//! `ledger.player_registered` (`laurel players add`) is exempt: the
+//! administrator said it is meant. The `to` of a `ledger.player_renamed` is
+//! exempt from the player's own names (a rename mends a misspelt name), not
+//! from another player's: results misspelt for that player would go to the
+//! renamed one, so it is refused (a rename cannot be registered first).
 //! The check files each new name once (by its key and one-character
 //! deletions, see [`near`]) and probes each known name against them once
 //! ([`check_append`]), so it costs the names' lengths, never names × names,
@@ -92,6 +95,10 @@ pub struct Players {
     written: BTreeMap<String, Written>,
     /// In seq order.
     renames: Vec<Rename>,
+    /// Each rename's `to` → its `from`, and `from` → `to` (of the first
+    /// rename in seq order naming it): the links a name's chain follows.
+    back: BTreeMap<String, String>,
+    ahead: BTreeMap<String, String>,
 }
 
 /// Names being merged ([`Players::merge_of`]): each [`Written`] by the
@@ -182,10 +189,32 @@ impl Players {
         let written = (0u32..)
             .zip(m.written)
             .map(|(id, w)| (names.name(id).to_string(), w));
+        let (mut back, mut ahead) = (BTreeMap::new(), BTreeMap::new());
+        for r in &renames {
+            back.entry(r.to.clone()).or_insert_with(|| r.from.clone());
+            ahead.entry(r.from.clone()).or_insert_with(|| r.to.clone());
+        }
         Players {
             written: written.collect(),
             renames,
+            back,
+            ahead,
         }
+    }
+
+    /// `start` and the names the links of `step` ([`Players::back`] or
+    /// [`Players::ahead`]) lead to from it, in order. A rename gives a name
+    /// nobody had, so a chain ends; it is followed at most one link per
+    /// rename all the same (the renames of an append being checked are not
+    /// known to be sound yet).
+    fn chain<'a>(&'a self, start: &'a str, step: &'a BTreeMap<String, String>) -> Vec<&'a str> {
+        let mut out = vec![start];
+        let mut at = start;
+        while let (Some(next), true) = (step.get(at), out.len() <= self.renames.len()) {
+            out.push(next);
+            at = next;
+        }
+        out
     }
 
     /// The renames after seq `old` (an append's) whole, and the `to` of
@@ -263,11 +292,7 @@ impl Players {
         if !self.written.contains_key(name) {
             return None;
         }
-        let mut root = name.to_string();
-        while let Some(r) = self.renames.iter().find(|r| r.to == root) {
-            root.clone_from(&r.from);
-        }
-        Some(root)
+        (self.chain(name, &self.back).last()).map(|root| root.to_string())
     }
 
     /// The namespaces whose events name the player whose root is `root`,
@@ -305,11 +330,8 @@ impl Players {
     /// `root` and the names its player was renamed to, in order (a rename
     /// gives a name nobody had, so the chain ends).
     fn names_from(&self, root: &str) -> Vec<String> {
-        let mut names = vec![root.to_string()];
-        while let Some(r) = (self.renames.iter()).find(|r| Some(&r.from) == names.last()) {
-            names.push(r.to.clone());
-        }
-        names
+        let names = self.chain(root, &self.ahead);
+        names.into_iter().map(str::to_string).collect()
     }
 
     /// The names nearest to `name`, for a "did you mean": those sharing its
@@ -377,25 +399,14 @@ impl Players {
 
     /// The names `name`'s player had, oldest first, `name` last.
     fn chain_to(&self, name: &str) -> Vec<String> {
-        let mut chain = vec![name.to_string()];
-        while let Some(r) = self.renames.iter().find(|r| Some(&r.to) == chain.last()) {
-            chain.push(r.from.clone());
-        }
-        chain.reverse();
-        chain
+        let chain = self.chain(name, &self.back);
+        chain.into_iter().rev().map(str::to_string).collect()
     }
 }
 
 /// A name that nearly duplicates `known`, refused at `seq`.
 fn refused(name: &str, known: &str, seq: u64) -> Error {
-    let origin = Origin {
-        seq: Some(seq),
-        ..Origin::default()
-    };
-    let how = match near::key(name) == near::key(known) {
-        true => "the same but for case, accents, spaces or look-alike letters",
-        false => "one edit apart",
-    };
+    let (origin, how) = (at_seq(seq), how_near(name, known));
     Error::invalid(
         origin,
         format!(
@@ -405,4 +416,33 @@ fn refused(name: &str, known: &str, seq: u64) -> Error {
              `laurel players add {name:?}` (or a `ledger.player_registered` event before this line)"
         ),
     )
+}
+
+/// The refusal of a rename to `name`, which nearly duplicates another
+/// player's name `known`.
+fn refused_rename(name: &str, known: &str, seq: u64) -> Error {
+    let (origin, how) = (at_seq(seq), how_near(name, known));
+    Error::invalid(
+        origin,
+        format!(
+            "a rename to {name:?} is refused: it looks like the name of another player, \
+             «{known}» ({how}), and results misspelt for «{known}» would go to the renamed \
+             player; a rename gives a name that no other player's is this close to"
+        ),
+    )
+}
+
+fn at_seq(seq: u64) -> Origin {
+    Origin {
+        seq: Some(seq),
+        ..Origin::default()
+    }
+}
+
+/// How `name` nearly duplicates `known`, in words.
+fn how_near(name: &str, known: &str) -> &'static str {
+    match near::key(name) == near::key(known) {
+        true => "the same but for case, accents, spaces or look-alike letters",
+        false => "one edit apart",
+    }
 }
