@@ -73,6 +73,15 @@ pub enum Error {
     /// An event (or the input stream) broke a rule; nothing was written.
     #[error("{origin}: {msg}")]
     Invalid { origin: Box<Origin>, msg: String },
+    /// A void an append brings takes away what stored record `record`
+    /// needs: without the voided record it is no longer valid. Nothing was
+    /// written.
+    #[error("{origin}: {msg}")]
+    Dependent {
+        origin: Box<Origin>,
+        msg: String,
+        record: u64,
+    },
     /// An event with this `id` is already in the ledger, not voided, with other content.
     #[error("{origin}: id {id:?} is already recorded at seq {seq} with different content (to replace that record: laurel correct {seq} FILE --reason TEXT)")]
     IdConflict {

@@ -122,6 +122,32 @@ fn void_takes_several_seqs_in_one_append() {
     verified(d);
 }
 
+/// A void that stored records depend on is refused naming every one of
+/// them, directly or through another (a game's start: its allegiances,
+/// takeover, end and ballots), with the command that voids them together,
+/// which then succeeds: not one dependent per attempt.
+#[test]
+fn a_refused_void_names_every_record_that_depends_on_it_and_the_command() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let d = dir.path();
+    let before = head(d);
+    let all = "24 25 26 27 28 29 30 31 32 33 34";
+    refused(
+        d,
+        &["void", "24", "--reason", "never played"],
+        &format!(
+            "in all, records 25, 26, 27, 28, 29, 30, 31, 32, 33 and 34 depend on what it \
+             voids: `laurel void {all} --reason TEXT` voids them together"
+        ),
+    );
+    assert_eq!(head(d), before);
+    let mut args: Vec<&str> = vec!["void"];
+    args.extend(all.split(' '));
+    args.extend(["--reason", "never played"]);
+    ok(d, &args);
+    verified(d);
+}
+
 #[test]
 fn a_void_with_one_bad_seq_writes_nothing() {
     let dir = ledger_with(&["cards_league.jsonl"]);

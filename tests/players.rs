@@ -481,7 +481,15 @@ fn voiding_a_rename_or_registration_that_records_still_write_is_refused() {
     let o = out(dir.path(), &["void", "4", "--reason", "wrong rename"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains(r#"voiding record 4 (ledger.player_renamed "Ada Lovelace" to "Ada King") is refused: cards events still name "Ada King""#),
+        text(&o.stderr).contains(r#"voiding record 4 (ledger.player_renamed "Ada Lovelace" to "Ada King") is refused: cards events still name "Ada King" (the first: record 5)"#),
+        "{}",
+        text(&o.stderr)
+    );
+    // Every record that writes the name, and the one command that voids all.
+    assert!(
+        text(&o.stderr).contains(
+            "in all, records 5 and 6 depend on what it voids: `laurel void 4 5 6 --reason TEXT`"
+        ),
         "{}",
         text(&o.stderr)
     );

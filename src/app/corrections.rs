@@ -10,7 +10,10 @@
 //!   twice (its two voids would be one event) refuses the whole command (exit 2, nothing written), and so does a
 //!   void that later records depend on (a round whose results are recorded; a
 //!   rename or registration whose name later events write: the fold's
-//!   `voided_players`), as for a void appended from a file.
+//!   `voided_players`), as for a void appended from a file. `void` then names
+//!   every record that depends on what it voids, directly or through another
+//!   (up to 50, one dry run each), and the command that voids them together,
+//!   rather than one dependent per attempt.
 //! - **A void cannot be voided**: voids are final, so a wrong void is not undone;
 //!   the voided event is appended again instead, under a new id if its copy would
 //!   be an exact one (an exact copy of a record, voided or not, is "already
@@ -114,8 +117,11 @@ pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
         )));
     }
     let ledger = Ledger::open(path)?;
-    let report = (ledger.append(vec![voids_input("laurel void", targets, reason)]))
-        .map_err(of_command("laurel void"))?;
+    let report = match ledger.append(vec![voids_input("laurel void", targets, reason)]) {
+        Err(e @ Error::Dependent { .. }) => Err(every_dependent(&ledger, targets, e)),
+        other => other,
+    }
+    .map_err(of_command("laurel void"))?;
     let noun = if targets.len() == 1 {
         "record"
     } else {
@@ -126,6 +132,59 @@ pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
         seq_list(targets),
         append_summary(&report, false)
     ))
+}
+
+/// The most records [`every_dependent`] looks for: each costs a dry run.
+const DEPENDENTS_SOUGHT: usize = 50;
+
+/// `refused`, a refusal of voiding `targets` because a stored record
+/// depends on one of them, with every record that does, directly or through
+/// another (up to [`DEPENDENTS_SOUGHT`]), and the command that voids them
+/// together: found by voiding the record each dry run blames along with the
+/// targets and running it again, until one passes. A dependent that cannot be
+/// voided (another refusal) ends the search.
+fn every_dependent(ledger: &Ledger, targets: &[u64], refused: Error) -> Error {
+    let Error::Dependent {
+        origin,
+        mut msg,
+        record,
+    } = refused
+    else {
+        return refused;
+    };
+    let mut all = targets.to_vec();
+    let mut seq = record;
+    let complete = loop {
+        if all.len() - targets.len() == DEPENDENTS_SOUGHT || all.contains(&seq) {
+            break false;
+        }
+        all.push(seq);
+        match ledger.dry_run(vec![voids_input("laurel void", &all, "dependents")]) {
+            Ok(_) => break true,
+            Err(Error::Dependent { record, .. }) => seq = record,
+            Err(_) => break false,
+        }
+    };
+    let found = match &all[targets.len()..] {
+        [one] => format!("record {one} depends"),
+        more => format!("records {} depend", seq_list(more)),
+    };
+    msg.push_str(&match complete {
+        true => {
+            let seqs: Vec<String> = all.iter().map(u64::to_string).collect();
+            format!(
+                "; in all, {found} on what it voids: `laurel void {} --reason TEXT` voids \
+                 them together",
+                seqs.join(" ")
+            )
+        }
+        false => format!("; {found} on what it voids, and maybe more"),
+    });
+    Error::Dependent {
+        origin,
+        msg,
+        record,
+    }
 }
 
 /// `laurel correct SEQ FILE --reason TEXT`: void SEQ and append FILE's events

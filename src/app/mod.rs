@@ -221,6 +221,18 @@ pub(crate) fn of_command(name: &str) -> impl Fn(Error) -> Error + '_ {
             origin.line = None;
             Error::Invalid { origin, msg }
         }
+        Error::Dependent {
+            mut origin,
+            msg,
+            record,
+        } if origin.file.as_deref() == Some(name) => {
+            origin.line = None;
+            Error::Dependent {
+                origin,
+                msg,
+                record,
+            }
+        }
         other => other,
     }
 }

@@ -231,9 +231,14 @@ impl Ledger {
         if let Some(e) = Self::bad_payload_first(&folded, (old_head, new), pending, names)? {
             return Err(e);
         }
-        let (mut origin, msg) = match folded {
+        let (mut origin, msg, dependent) = match folded {
             Ok(new_names) => return Ok(new_names),
-            Err(Error::Invalid { origin, msg }) => (origin, msg),
+            Err(Error::Invalid { origin, msg }) => (origin, msg, None),
+            Err(Error::Dependent {
+                origin,
+                msg,
+                record,
+            }) => (origin, msg, Some(record)),
             Err(e) => return Err(e),
         };
         let seq = origin.seq.unwrap_or(0);
@@ -247,7 +252,14 @@ impl Ledger {
                 origin.kind = origin.kind.or(kind);
                 origin.id = origin.id.or(id);
             }
-            return Err(Error::Invalid { origin, msg });
+            return Err(match dependent {
+                Some(record) => Error::Dependent {
+                    origin,
+                    msg,
+                    record,
+                },
+                None => Error::Invalid { origin, msg },
+            });
         }
         let what = format!(
             "record {seq} ({}) would no longer be valid: {msg}",
@@ -349,7 +361,11 @@ impl Ledger {
             id: pending.names_of(void_seq).1,
             ..Origin::default()
         };
-        Error::invalid(o, blame)
+        Error::Dependent {
+            origin: Box::new(o),
+            msg: blame,
+            record: seq,
+        }
     }
 
     /// The first record of this append (seq, then its input and line) dated

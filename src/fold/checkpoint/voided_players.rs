@@ -8,10 +8,11 @@
 //! registered name would be refused as a typo of a known player when
 //! appended anew, and a rename of it would rename no player. Either way the
 //! ledger would not validate as it stands without the record, so the void is
-//! refused (as a void that other records depend on is), naming what still
-//! writes the name: void those records in the same append, or leave the
-//! record (a wrong rename is mended by renaming back). A record that brought
-//! nothing (a registration of a name records before it wrote) may be voided.
+//! refused as a void that other records depend on is, naming the first
+//! record that still writes the name (`laurel void` then names them all):
+//! void those records in the same append (and append them again with the
+//! right name), or leave the record. A record that brought nothing (a
+//! registration of a name records before it wrote) may be voided.
 
 use std::collections::BTreeMap;
 
@@ -44,44 +45,56 @@ impl Ledger {
         }
         let players = Players::merge(&self.players_indexes(view, view.last_seq())?);
         for (void, target, what, name) in brought {
-            let Some(used) = still_used(&players, &name, target) else {
+            let Some((used, record)) = still_used(&players, &name, target) else {
                 continue;
             };
-            let mend = match what.starts_with("ledger.player_renamed") {
-                true => "keep the rename (a wrong one is mended by renaming back)",
+            let keep = match what.starts_with("ledger.player_renamed") {
+                true => "keep the rename",
                 false => "keep the registration",
             };
             let msg = format!(
-                "voiding record {target} ({what}) is refused: {used}; void those records in the same append, or {mend}"
+                "voiding record {target} ({what}) is refused: {used}; void those records in \
+                 the same append (and append them again naming the right player), or {keep}"
             );
             let origin = Origin {
                 seq: Some(void),
                 kind: Some("ledger.voided".into()),
                 ..Origin::default()
             };
-            return Err(Error::invalid(origin, msg));
+            return Err(Error::Dependent {
+                origin: Box::new(origin),
+                msg,
+                record,
+            });
         }
         Ok(())
     }
 }
 
 /// What still writes `name`, which the voided record `target` brought, once
-/// it is gone (`players`: the ledger without it), in words; `None` when
-/// nothing does, or when a record before `target` wrote the name already
-/// (a registration of a name events had named brought nothing).
-fn still_used(players: &Players, name: &str, target: u64) -> Option<String> {
+/// it is gone (`players`: the ledger without it), in words, and the first
+/// record that does; `None` when nothing does, or when a record before
+/// `target` wrote the name already (a registration of a name events had
+/// named brought nothing).
+fn still_used(players: &Players, name: &str, target: u64) -> Option<(String, u64)> {
     let (systems, first, renamed) = players.writers_of(name);
     if first.is_some_and(|first| first < target) {
         return None;
     }
-    if systems != 0 {
-        let names: Vec<&str> = (NAMESPACES.iter().enumerate())
-            .filter(|(i, _)| systems & (1 << i) != 0)
-            .map(|(_, ns)| *ns)
-            .collect();
-        return Some(format!("{} events still name {name:?}", names.join(", ")));
+    match (systems, first) {
+        (0, _) | (_, None) => renamed.map(|seq| (format!("record {seq} renames {name:?}"), seq)),
+        (_, Some(first)) => {
+            let names: Vec<&str> = (NAMESPACES.iter().enumerate())
+                .filter(|(i, _)| systems & (1 << i) != 0)
+                .map(|(_, ns)| *ns)
+                .collect();
+            let said = format!(
+                "{} events still name {name:?} (the first: record {first})",
+                names.join(", ")
+            );
+            Some((said, first))
+        }
     }
-    renamed.map(|seq| format!("record {seq} renames {name:?}"))
 }
 
 /// The registrations and renames among the voided records of `voided`
