@@ -228,29 +228,6 @@ fn players_add_registers_a_new_name_once_and_refuses_a_known_one() {
     assert!(text(&o.stdout).contains("1 new player: Edsger Dijkstr"));
 }
 
-/// `history NAME --known-at N` of a name the ledger first held after record
-/// N says so, naming that record, rather than that the name is no player's.
-#[test]
-fn history_known_at_before_a_name_was_given_names_the_record_that_gave_it() {
-    let dir = league();
-    let d = dir.path();
-    assert!(
-        out(d, &["players", "add", "Zed Nova", "--at", "2024-02-01"])
-            .status
-            .success()
-    );
-    let given = head(d).0;
-    let o = out(d, &["history", "Zed Nova", "--known-at", "2"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = text(&o.stderr);
-    let said = format!(
-        "\"Zed Nova\" was not yet a player's name at --known-at 2: the ledger first holds it at record {given}"
-    );
-    assert!(err.contains(&said), "{err}");
-    let o = out(d, &["history", "Nobody Atall", "--known-at", "2"]);
-    assert!(text(&o.stderr).contains("is not a player in this ledger"));
-}
-
 /// A registration voided, then added again with the same date, would be an
 /// exact copy of a voided record, which an append adds nothing for: the
 /// command is refused (exit 2), pointing at `--at`, not "0 event(s)", exit 0.
@@ -440,6 +417,27 @@ fn the_old_name_is_refused_after_a_rename_with_the_new_one() {
         "{}",
         text(&o.stderr)
     );
+}
+
+/// A registration is meant, but not of a name that looks exactly like a
+/// known one (a Cyrillic "о" for an "o"): no table could tell the two
+/// players apart. Case and spaces show, and stay registrable.
+#[test]
+fn a_registration_of_a_look_alike_of_a_known_name_is_refused() {
+    let dir = league();
+    let d = dir.path();
+    let before = head(d);
+    let o = out(d, &["players", "add", "Ada Lovelacе"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(
+            "new player \"Ada Lovelacе\" looks exactly like the known player «Ada Lovelace»"
+        ),
+        "{err}"
+    );
+    assert_eq!(head(d), before);
+    assert!(out(d, &["players", "add", "ada lovelace"]).status.success());
 }
 
 /// A rename's new name gets the typo check against other players' names

@@ -211,7 +211,9 @@ pub fn history(
 /// serves), since a name a player was given later still names them (the
 /// name asked for is usually the one they go by now); the player's root
 /// (their first name, under which the projections know every later one),
-/// or `name` itself and why it is no player's.
+/// or `name` itself and why it is no player's. A name given after the
+/// known-at cut is refused as a copy of the ledger cut there refuses it,
+/// word for word: an answer at a cut tells nothing of later records.
 fn who(ledger: &Ledger, name: &str, args: &QueryArgs) -> Result<(Players, String, Option<Error>)> {
     let known = QueryArgs {
         as_of: None,
@@ -220,25 +222,8 @@ fn who(ledger: &Ledger, name: &str, args: &QueryArgs) -> Result<(Players, String
     let players = super::players::players_of(ledger, &known)?.0;
     Ok(match super::players::resolve(&players, name) {
         Ok(root) => (players, root, None),
-        Err(e) => {
-            let e = match (&args.known_at, later_player(ledger, name)?) {
-                (Some(k), Some(first)) => Error::Usage(format!(
-                    "{name:?} was not yet a player's name at --known-at {k}: the ledger \
-                     first holds it at record {first}"
-                )),
-                _ => e,
-            };
-            (players, name.to_string(), Some(e))
-        }
+        Err(e) => (players, name.to_string(), Some(e)),
     })
-}
-
-/// The first record of the whole ledger that gives `name` to a player,
-/// when it is a player's name at the head: for a name asked for at a
-/// known-at cut before it.
-fn later_player(ledger: &Ledger, name: &str) -> Result<Option<u64>> {
-    let head = super::players::players_of(ledger, &QueryArgs::default())?.0;
-    Ok(head.writers_of(name).1)
 }
 
 /// The fold of `subject`'s changes, of namespace `only` or all, at `base`'s

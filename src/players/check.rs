@@ -62,15 +62,13 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
             found = Some(refused_at(w.seen.first_seq, msg));
             break;
         }
-        if w.first != First::Registered {
-            let mine = near
-                .find_before(name, i)
-                .map(|id| order[id as usize].0.as_str());
-            let like = known.nearest(i, name, mine);
-            if let Some(e) = like.and_then(|like| typo_of(&p, (name, w), like)) {
-                found = Some(e);
-                break;
-            }
+        let mine = near
+            .find_before(name, i)
+            .map(|id| order[id as usize].0.as_str());
+        let like = known.nearest(i, name, mine);
+        if let Some(e) = like.and_then(|like| typo_of(&p, (name, w), like)) {
+            found = Some(e);
+            break;
         }
         if w.first != First::RenamedTo {
             new.push(name.to_string());
@@ -84,12 +82,17 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
 /// unless registered; a rename's new name is refused only when `like` is
 /// another player's (a rename mending a misspelt name of one's own is what
 /// renames are for): results misspelt for `like` would go to the renamed
-/// player.
+/// player; a registered name only when it looks exactly like `like`.
 fn typo_of(p: &Players, (name, w): (&str, &Written), like: &str) -> Option<crate::error::Error> {
+    let seq = w.seen.first_seq;
     match w.first {
-        First::Event => Some(refused(name, like, w.seen.first_seq)),
+        First::Event => Some(refused(name, like, seq)),
         First::RenamedTo if p.root_of(name) != p.root_of(like) => {
-            Some(super::refused_rename(name, like, w.seen.first_seq))
+            Some(super::refused_rename(name, like, seq))
+        }
+        // Said to be meant, but no table could tell the two apart.
+        First::Registered if near::look_alike(name, like) => {
+            Some(super::refused_look_alike(name, like, seq))
         }
         First::RenamedTo | First::Registered => None,
     }

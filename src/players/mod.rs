@@ -20,7 +20,9 @@
 //! "Table 1" and "Table 2" are distinct players). Two new names of one file that nearly duplicate
 //! each other are refused at the second. A name whose first appearance is a
 //! `ledger.player_registered` (`laurel players add`) is exempt: the
-//! administrator said it is meant. The `to` of a `ledger.player_renamed` is
+//! administrator said it is meant; but not from a name it looks exactly like
+//! (a Cyrillic "о" for an "o": [`near::look_alike`]), which no table could
+//! tell apart from it. The `to` of a `ledger.player_renamed` is
 //! exempt from the player's own names (a rename mends a misspelt name), not
 //! from another player's: results misspelt for that player would go to the
 //! renamed one, so it is refused (a rename cannot be registered first).
@@ -428,6 +430,19 @@ fn refused_rename(name: &str, known: &str, seq: u64) -> Error {
             "a rename to {name:?} is refused: it looks like the name of another player, \
              «{known}» ({how}), and results misspelt for «{known}» would go to the renamed \
              player; a rename gives a name that no other player's is this close to"
+        ),
+    )
+}
+
+/// The refusal of a registration of `name`, which looks exactly like the
+/// known name `known` ([`near::look_alike`]).
+fn refused_look_alike(name: &str, known: &str, seq: u64) -> Error {
+    Error::invalid(
+        at_seq(seq),
+        format!(
+            "new player {name:?} looks exactly like the known player «{known}» (a letter of \
+             another script that looks the same): no table could tell the two apart, so even \
+             a registration is refused; give a name that shows differently"
         ),
     )
 }

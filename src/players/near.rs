@@ -22,6 +22,7 @@
 
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
+use unicode_security::confusable_detection::skeleton;
 
 /// Names shorter than this (in characters of their key) are matched only
 /// when their keys are equal, never one edit apart.
@@ -57,6 +58,25 @@ fn key_chars(name: &str, out: &mut Vec<char>) {
     }
 }
 
+/// Do `a` and `b` differ only by characters that look alike (a Cyrillic
+/// "о" for a Latin "o", a fullwidth "Ａ" for "A"), each character of either
+/// taken as its prototype in Unicode's confusables, ASCII as itself? Then
+/// a table shows the two names the same. Case, spaces and accents show, so
+/// they do not count.
+pub fn look_alike(a: &str, b: &str) -> bool {
+    let shown = |s: &str| -> String {
+        let mut out = String::with_capacity(s.len());
+        for c in s.chars() {
+            match c.is_ascii() {
+                true => out.push(c),
+                false => out.extend(skeleton(c.encode_utf8(&mut [0u8; 4]))),
+            }
+        }
+        out
+    };
+    a != b && shown(a) == shown(b)
+}
+
 /// What `c` looks like: itself if ASCII, else its prototype in Unicode's
 /// confusables (UTS #39 skeleton: Cyrillic "о" and Greek "ο" are "o",
 /// fullwidth "Ａ" is "A"), its combining marks dropped, handed to `f`. ASCII characters
@@ -67,9 +87,8 @@ fn looks_like(c: char, f: &mut dyn FnMut(char)) {
         return f(c);
     }
     let mut buf = [0u8; 4];
-    let skeleton = unicode_security::confusable_detection::skeleton(c.encode_utf8(&mut buf));
     let mut any = false;
-    for c in skeleton.filter(|&c| !is_combining_mark(c)) {
+    for c in skeleton(c.encode_utf8(&mut buf)).filter(|&c| !is_combining_mark(c)) {
         any = true;
         f(c);
     }
