@@ -73,6 +73,20 @@ pub fn parse_bound(s: &str) -> Option<Micros> {
     Some(if is_date { t + 86_400_000_000 - 1 } else { t })
 }
 
+/// A query bound as answers show it: a plain date as given (the end of
+/// that day), a time in UTC, `Z`, with the fraction it has (`2003-02-01T10:00:00+02:00`
+/// is `2003-02-01T08:00:00Z`); `s` itself if it is neither.
+pub fn shown_bound(s: &str) -> String {
+    let is_date = s.len() == 10 && NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok();
+    match (
+        is_date,
+        parse_input(s).and_then(DateTime::<Utc>::from_timestamp_micros),
+    ) {
+        (false, Some(t)) => t.to_rfc3339_opts(SecondsFormat::AutoSi, true),
+        _ => s.to_string(),
+    }
+}
+
 /// RFC 3339, UTC, microsecond precision: the form `recorded_at` is written in.
 pub fn format(t: Micros) -> String {
     match DateTime::<Utc>::from_timestamp_micros(t) {
@@ -151,6 +165,21 @@ mod tests {
         assert_eq!(format_short(d), "2003-01-10");
         assert_eq!(format_end(inclusive_end(d)), "the end of 2003-01-10");
         assert_eq!(format_end(d + 3_600_000_000), "2003-01-10T01:00:00Z");
+    }
+
+    /// A bound is shown as one form of one instant, whatever the spelling.
+    #[test]
+    fn bounds_show_as_a_date_or_a_utc_time() {
+        assert_eq!(shown_bound("2003-01-10"), "2003-01-10");
+        assert_eq!(
+            shown_bound("2003-01-10t10:00:00+02:00"),
+            "2003-01-10T08:00:00Z"
+        );
+        assert_eq!(
+            shown_bound("2003-01-10T00:00:00.5z"),
+            "2003-01-10T00:00:00.500Z"
+        );
+        assert_eq!(shown_bound("not a time"), "not a time");
     }
 
     /// Dates and timestamps at the edges of what is read: leap days, the

@@ -496,6 +496,18 @@ fn the_last_update_follows_known_at() {
         );
         assert!(index.contains(&want), "--known-at {known_at}");
     }
+    // Cut before the first record: no update yet, no record used, and the
+    // ledger is not called empty.
+    let out = tempfile::tempdir().unwrap();
+    site(ledger.path(), out.path(), &["--known-at", "0"]);
+    let index = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    assert!(
+        index.contains("Last updated: never (no record by the known-at cut-off).")
+            && index.contains("Tables computed from no record (known-at cut-off).")
+            && index.contains("The tables used no record.")
+            && !index.contains("1–0"),
+        "{index}"
+    );
 }
 
 /// A ledger of `n` events of `laurel gen` (seed `seed`).

@@ -285,10 +285,9 @@ fn replay_under_default_rules_reproduces_live_standings_byte_for_byte() {
     let rules = dir.path().join("defaults.json");
     std::fs::write(&rules, "{}").unwrap();
     let run = |args: &[&str]| laurel(dir.path()).args(args).output().unwrap().stdout;
-    // A rules file marks the answer of `standings` a what-if once (text and
-    // JSON; CSV has no stamp), not `replay`'s of a table FILE sets nothing
-    // of, which is the ledger's own: that mark aside, the bytes are the
-    // live answer's.
+    // A rules file that sets nothing marks no answer a what-if (the mark is
+    // once in text and JSON; CSV has no stamp), neither `replay`'s nor
+    // `standings`': each is the ledger's own, byte for byte.
     let path = rules.to_str().unwrap();
     let text_mark = format!(" · what-if: rules of {path}, not the ledger's");
     let json_mark = format!("\n  \"rules\": \"{path}\",");
@@ -333,7 +332,7 @@ fn replay_under_default_rules_reproduces_live_standings_byte_for_byte() {
             assert_eq!(
                 marked(
                     fmt,
-                    1,
+                    0,
                     run(&[
                         "standings",
                         table,

@@ -467,7 +467,7 @@ fn fold_stamped(ledger: &Ledger, args: &QueryArgs, q: Query) -> Result<(fold::Fo
     let f = args.fold(ledger, &q)?;
     let hash = ledger.hash_at(f.known_at)?;
     let stamp = Stamp {
-        as_of: args.as_of.clone(),
+        as_of: args.as_of.as_deref().map(time::shown_bound),
         known_at: f.known_at,
         head: canonical::hex(&hash),
         rules: args

@@ -117,13 +117,24 @@ fn page(title: &str, site: &Site, body: Markup) -> String {
 /// showing the minute in UTC, or "never" for an empty ledger.
 fn updated(site: &Site) -> Markup {
     let Some(at) = &site.updated else {
-        return html! { "never (the ledger is empty)" };
+        return match site.head_seq {
+            0 => html! { "never (the ledger is empty)" },
+            _ => html! { "never (no record by the known-at cut-off)" },
+        };
     };
     let shown = match (at.get(..10), at.get(11..16)) {
         (Some(day), Some(minute)) => format!("{day} {minute} UTC"),
         _ => at.clone(),
     };
     html! { time #updated datetime=(at) { (shown) } }
+}
+
+/// The records `1..=k` a known-at cut leaves, in words.
+fn records_used(k: u64) -> String {
+    match k {
+        0 => "no record".into(),
+        k => format!("records 1–{k}"),
+    }
 }
 
 /// The clocks the tables were computed with: `--as-of`, and `--known-at`
@@ -135,7 +146,7 @@ fn clocks(site: &Site) -> Markup {
             None => { "Tables with every event (no as-of cut-off)" }
         }
         @if site.stamp.known_at < site.head_seq {
-            ", from records 1–" (site.stamp.known_at) " (known-at cut-off)"
+            ", from " (records_used(site.stamp.known_at)) " (known-at cut-off)"
         }
     }
 }
@@ -193,8 +204,9 @@ pub(super) fn render_index(site: &Site, outline: &Outline) -> String {
                 Some(a) => { strong #as-of { (a) } }
                 None => { strong #as-of { "no cut-off" } " (every event)" }
             }
-            ". Tables computed from records 1–" (k) @if cut { " (known-at cut-off)" }
-            "; record " (k) " has hash " code.hash { (site.stamp.head) } "."
+            ". Tables computed from " (records_used(k)) @if cut { " (known-at cut-off)" }
+            @if k > 0 { "; record " (k) " has hash " code.hash { (site.stamp.head) } }
+            "."
         } "\n"
         h2 #tables { "Standings" } "\n"
         @if outline.tables.is_empty() {
@@ -232,10 +244,12 @@ fn verify(site: &Site) -> Markup {
         pre { code { (VERIFY_SCRIPT) } } "\n"
         p {
             code { "python3 verify.py export.jsonl" } " must print "
-            code.hash { (s) " " (site.head_hash) } ".\nThe tables used records 1–" (k)
-            ": line " (k) " of the export carries the hash\n"
-            code.hash { (site.stamp.head) }
-            " given above. Whoever holds the ledger can also run\n"
+            code.hash { (s) " " (site.head_hash) } ".\nThe tables used " (records_used(k))
+            @if k > 0 {
+                ": line " (k) " of the export carries the hash\n"
+                code.hash { (site.stamp.head) } " given above"
+            }
+            ". Whoever holds the ledger can also run\n"
             code { "laurel verify --expect " (s) ":" (site.head_hash) }
             " to check that this published head is\nstill in the chain, later records included."
         } "\n"
