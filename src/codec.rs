@@ -102,6 +102,11 @@ impl<'a> Reader<'a> {
         self.data.is_empty()
     }
 
+    /// The bytes left to read.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
     #[inline]
     pub fn u(&mut self) -> Option<u64> {
         // Most values are below 128: one byte, one branch.

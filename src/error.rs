@@ -117,6 +117,11 @@ pub enum Error {
     },
     #[error("storage error: {0}")]
     Storage(String),
+    /// Something laurel's own code should never do (a fold asked for what
+    /// it cannot give, a worker thread gone): a bug, not the user's input
+    /// nor the disk.
+    #[error("internal error (a bug of laurel: please report it with the command): {0}")]
+    Internal(String),
 }
 
 impl Error {

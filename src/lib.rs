@@ -100,11 +100,12 @@
 //!   [`spill`]: its audit trail on disk, in buckets by subject.
 //! - [`demo`]: the `events/` files compiled in and the stops of `laurel demo`'s tour;
 //!   [`systems::gen`] (`laurel gen`: the driver and its toolkit; each system's planner is
-//!   its folder's `gen.rs`) and [`bench`](mod@bench) (`laurel bench`); [`sysinfo`]: peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
+//!   its folder's `gen.rs`) and [`bench`](mod@bench) (`laurel bench`); [`sysinfo`]: the environment's switches (on unless unset, empty or `0`) and peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
 //!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`,
 //!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `timetravel.rs`, `players.rs`,
-//!   `cli.rs`, `params.rs`, `replay.rs`, `corrections.rs`, `check.rs`, `events.rs`,
+//!   `cards_rules.rs`, `cli.rs`, `params.rs`, `replay.rs`, `corrections.rs`, `check.rs`,
+//!   `events.rs`,
 //!   `ckpt.rs` and `again.rs` (checkpoints), `crash.rs`, `corrupt.rs`, `corpus.rs` with
 //!   `tests/corpus/`, `props.rs`, `extremes.rs`, `fuzz.rs`, `readers.rs`,
 //!   `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,
@@ -274,11 +275,13 @@
 //!    - `system.rs`: `impl RatingSystem for State`, whose `system_items!(bincode)` (or
 //!      `system_items!()` and a `checkpoint`/`restore` of its own) writes `Event`,
 //!      `TYPES`, `parse`, `schema`, `standings` and the section; then `NAME`, `TABLES`,
-//!      `PARAM_GROUPS`, `SAMPLES` (`samples!`), `WORKER` (the fold thread it shares; see
+//!      `PARAM_GROUPS`, `SAMPLES` (`samples!`), `EXAMPLES` (event types no sample shows,
+//!      for `laurel events TYPE`), `WORKER` (the fold thread it shares; see
 //!      `fold/parallel.rs`), `names` (every player name an event mentions, for the players
 //!      index), `idents` (every identifier, which an append refuses padded) and, where
 //!      they apply: `tournaments` and `SHOWN_PER_TOURNAMENT`;
-//!      `RATES_NON_PLAYERS` and `rates_non_player` (subjects that are not players);
+//!      `RATES_NON_PLAYERS`, `rates_non_player` and `team_of` (subjects that are not
+//!      players, and the event that registers one);
 //!      `CHANGES_UNNAMED` (a record may change players it does not name: say so, or
 //!      `history` misses what a voided record of it changed); `audit_rules` (what a rule
 //!      change moves at once where tables compute values as shown: the CFR window);

@@ -551,7 +551,7 @@ fn main() -> ExitCode {
         bar.finish_and_clear();
     }
     // LAUREL_PEAK_RSS=1: report peak memory on stderr (used by tests and `bench`).
-    if std::env::var_os("LAUREL_PEAK_RSS").is_some() {
+    if laurel::sysinfo::switch_on("LAUREL_PEAK_RSS") {
         eprintln!(
             "peak_rss_bytes {}",
             laurel::sysinfo::peak_rss_bytes().unwrap_or(0)

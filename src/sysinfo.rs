@@ -1,4 +1,15 @@
-//! What the process knows about itself, for `bench` and memory tests.
+//! What the process knows about itself: the switches of its environment,
+//! and its memory, for `bench` and memory tests.
+
+/// Is the switch `name` on: set to anything but nothing or `0`? (So
+/// `LAUREL_CHECKPOINT_TRACE=0` turns the trace off, as it reads.)
+pub fn switch_on(name: &str) -> bool {
+    is_on(std::env::var_os(name).as_deref())
+}
+
+fn is_on(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0")
+}
 
 /// Peak resident set size of this process in bytes (`VmHWM` of /proc/self/status),
 /// or None where /proc is not available.
@@ -11,6 +22,21 @@ pub fn peak_rss_bytes() -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_switch_is_on_unless_unset_empty_or_0() {
+        let at = |v: Option<&str>| super::is_on(v.map(std::ffi::OsStr::new));
+        assert_eq!(
+            [
+                at(None),
+                at(Some("")),
+                at(Some("0")),
+                at(Some("1")),
+                at(Some("yes"))
+            ],
+            [false, false, false, true, true]
+        );
+    }
+
     #[test]
     fn peak_rss_is_positive_on_linux() {
         if cfg!(target_os = "linux") {

@@ -164,7 +164,10 @@ proptest! {
     ) {
         let m = mepbm::monthly(r, f, mean);
         prop_assert!(m >= r.min(mean) && m <= r.max(mean), "{m}");
-        prop_assert!(mepbm::roster_cost(added, removed) >= 0);
+        // The larger count squared, or i64::MAX once that does not fit.
+        let c = u128::try_from(added.max(removed)).unwrap();
+        let want = c.checked_mul(c).map_or(i64::MAX, |sq| i64::try_from(sq).unwrap_or(i64::MAX));
+        prop_assert_eq!(mepbm::roster_cost(added, removed), want);
     }
 
     /// CFR elimination events up to the most heats an event may run, at

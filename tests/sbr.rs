@@ -146,7 +146,7 @@ fn tie_on_score_and_best_game_is_broken_by_seed() {
 /// A bracket match's tie-break seed is the bracket seed, a column of its
 /// own (`bracket_seed`, "Bracket seed"); `seed` ("Seeding rank") is the
 /// seeding rank wherever it is shown: Rosetta is seeding rank 5 and bracket
-/// seed 2, and both used to read "Seed".
+/// seed 2, under two titles.
 #[test]
 fn the_bracket_seed_and_the_seeding_rank_are_two_columns() {
     let v = mars();

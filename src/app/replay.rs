@@ -140,7 +140,7 @@ impl Split {
 
     /// `LAUREL_CHECKPOINT_TRACE`: which namespaces are refolded, which kept.
     fn trace(&self) {
-        if std::env::var_os(crate::fold::TRACE_ENV).is_none() {
+        if !crate::sysinfo::switch_on(crate::fold::TRACE_ENV) {
             return;
         }
         let list = |v: &[&str]| match v.is_empty() {

@@ -152,11 +152,17 @@ pub fn edits(a: &str, b: &str) -> usize {
     strsim::levenshtein(&a.to_lowercase(), &b.to_lowercase())
 }
 
-/// The one of `known` nearest to `word`, for a "did you mean": at most two
-/// edits away and fewer than half of `word`'s length (so a short word is
-/// not matched to anything), the first of equals in `known`'s order.
+/// The most edits a "did you mean" reaches from a word of `len`
+/// characters: two, and fewer than half its length (so a short word is not
+/// matched to anything).
+pub fn edit_limit(len: usize) -> usize {
+    2.min(len.saturating_sub(1) / 2)
+}
+
+/// The one of `known` nearest to `word`, for a "did you mean": at most
+/// [`edit_limit`] edits away, the first of equals in `known`'s order.
 pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = 2.min(word.chars().count().saturating_sub(1) / 2);
+    let limit = edit_limit(word.chars().count());
     let scored = known.into_iter().map(|k| (edits(word, k), k));
     scored
         .filter(|&(d, _)| d <= limit)

@@ -296,11 +296,11 @@ fn from_nothing() -> Start {
 
 /// A section a checkpoint needs is not in the fold's snapshot.
 fn missing_section() -> Error {
-    Error::Storage("checkpoint: a section is missing".into())
+    Error::Internal("checkpoint: a section is missing".into())
 }
 
 fn disabled() -> bool {
-    std::env::var_os(DISABLE_ENV).is_some()
+    crate::sysinfo::switch_on(DISABLE_ENV)
 }
 
 /// Can a checkpoint serve `q`? Only a fold with no known-at time (it need
@@ -333,7 +333,7 @@ impl Ledger {
         let head = self.head()?.seq;
         let view = View::new(self, head);
         let t0 = std::time::Instant::now();
-        let trace = std::env::var_os(TRACE_ENV).is_some();
+        let trace = crate::sysinfo::switch_on(TRACE_ENV);
         let said = |start: Option<(Pos, u64)>| match (trace, start) {
             (false, _) => {}
             (true, Some((after, folded))) => eprintln!(

@@ -117,7 +117,7 @@ impl<T: Simple> Source for T {
         _: &Keep,
         _: &mut dyn FnMut(Item<'_>) -> Result<()>,
     ) -> Result<()> {
-        Err(Error::Storage(
+        Err(Error::Internal(
             "this source has no chunks to read in one pass".into(),
         ))
     }

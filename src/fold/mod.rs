@@ -377,7 +377,7 @@ pub fn plan_after(source: &dyn Source, q: &Query, after: Pos) -> Result<(Vec<u64
 /// known-at time, which only a fold from nothing honours.
 fn resumed_cut(source: &dyn Source, q: &Query) -> Result<u64> {
     known_seq(q, source.last_seq())
-        .ok_or_else(|| Error::Storage("a fold with a known-at time starts from nothing".into()))
+        .ok_or_else(|| Error::Internal("a fold with a known-at time starts from nothing".into()))
 }
 
 /// A fold resumed from a checkpoint: the state folded up to and including `after`.
@@ -524,7 +524,7 @@ fn fold_ordered(
         None => (State::default(), None, pinned(q), 0),
     };
     if later.is_some() && (q.audit || q.trail.is_some() || sink.is_some()) {
-        return Err(Error::Storage(
+        return Err(Error::Internal(
             "only a plain query folds from a state still decoding".into(),
         ));
     }
@@ -536,7 +536,7 @@ fn fold_ordered(
         known_at,
     };
     if q.audit && sink.is_some() {
-        return Err(Error::Storage(
+        return Err(Error::Internal(
             "a fold with an audit trail stores no snapshots".into(),
         ));
     }
@@ -544,7 +544,7 @@ fn fold_ordered(
         .as_ref()
         .is_some_and(|s| matches!(s.marks, Marks::Every(_)));
     if counted && q.only.is_some() {
-        return Err(Error::Storage(
+        return Err(Error::Internal(
             "checkpoints made by count need every namespace folded".into(),
         ));
     }

@@ -393,7 +393,7 @@ fn gather(
     let (mut first, mut cx): (Option<Failed>, Option<Cx>) = (None, None);
     let mut trail: Vec<(u64, Change)> = Vec::new();
     for (group, done) in joined {
-        let done = done.map_err(|_| (0, Error::Storage("a fold worker thread failed".into())))?;
+        let done = done.map_err(|_| (0, Error::Internal("a fold worker thread failed".into())))?;
         match done {
             Ok((mut part, mut wcx, places)) => {
                 group.iter().for_each(|&ns| state.absorb(&mut part, ns));
@@ -587,7 +587,7 @@ fn send(tx: &SyncSender<Batch>, batch: Batch) -> Result<()> {
         return Ok(());
     }
     tx.send(batch)
-        .map_err(|_| Error::Storage("the fold stopped".into()))
+        .map_err(|_| Error::Internal("the fold stopped".into()))
 }
 
 /// A worker: decode (unless the reader did), check (if asked) and apply its
@@ -596,7 +596,7 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
     let mut state = match part {
         Part::Ready(state) => *state,
         Part::Later(part) => part.recv().map_err(|_| {
-            let e = Error::Storage("the state to resume from could not be decoded".into());
+            let e = Error::Internal("the state to resume from could not be decoded".into());
             (0, e)
         })?,
     };
@@ -659,7 +659,9 @@ impl Duty {
 fn decode(bytes: &[u8], job: Job) -> Result<Record> {
     match job {
         Job::Decoded(rec) => Ok(rec),
-        Job::Mark(n) => Err(Error::Storage(format!("snapshot mark {n} is not a record"))),
+        Job::Mark(n) => Err(Error::Internal(format!(
+            "snapshot mark {n} is not a record"
+        ))),
         Job::Stored {
             seq,
             at,

@@ -234,15 +234,17 @@ impl View<'_> {
     fn load(&self, seq: u64) -> Result<Cached> {
         let (key_seq, v) = self.ledger.chunk_holding(seq)?;
         let c = chunk::decode(&v, key_seq)?;
+        // Each event as a range of `v`, which `decode` borrows them from;
+        // a range outside it would be a decoder that copies (a bug).
         let base = v.as_ptr() as usize;
-        let events = c
-            .records
-            .iter()
+        let events = (c.records.iter())
             .map(|r| {
-                let start = r.event.as_ptr() as usize - base;
-                (start, start + r.event.len(), r.at)
+                let start = (r.event.as_ptr() as usize).checked_sub(base)?;
+                let end = start.checked_add(r.event.len()).filter(|&e| e <= v.len())?;
+                Some((start, end, r.at))
             })
-            .collect();
+            .collect::<Option<_>>()
+            .ok_or_else(|| Error::Internal("a decoded chunk's event lies outside it".into()))?;
         let voids = (c.records.iter())
             .filter_map(|r| Some((r.seq, r.void_target?)))
             .collect();

@@ -67,9 +67,8 @@ pub const PACKED_HEADER: usize = 12;
 /// larger length is damage, and must not allocate.
 pub const MAX_RAW: usize = 1024 * 1024;
 pub const MAX_RECORDS: usize = 1024;
-/// The raw bytes at which a chunk is full (packed, a full chunk is about
-/// 85 KiB). A chunk's sled key (its pointer) and index entry are paid once
-/// for all its records.
+/// The raw bytes at which a chunk is full. A chunk's sled key (its pointer)
+/// and index entry are paid once for all its records.
 pub const MAX_BYTES: usize = 256 * 1024;
 const HEADER: usize = 58;
 

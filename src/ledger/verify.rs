@@ -20,11 +20,11 @@ use super::grammar::Grammar;
 use super::{canonical, idem, lanes, published, summary, Ledger, Result, VerifyReport};
 use crate::error::Error;
 
-/// Chunks per unit of work: up to 256 KiB, hundreds to thousands of hashes, so
+/// Chunks per unit of work: up to 1 MiB raw, hundreds to thousands of hashes, so
 /// each `hash_many` group fills the lanes. A worker's buffers grow with it (about
 /// 0.6 KiB per record: canonical forms, views, hashes), hence not more.
 const UNIT: usize = 4;
-/// Units read ahead of the workers (up to 256 KiB each), and the bytes read at a
+/// Units read ahead of the workers (up to four chunks each), and the bytes read at a
 /// time: the chunks held are at most one batch plus the units waiting, so the
 /// 16 MiB batches of one thread that reads then checks would double memory here.
 const IN_FLIGHT: usize = 16;

@@ -337,7 +337,8 @@ impl Players {
     }
 
     /// The names nearest to `name`, for a "did you mean": those sharing its
-    /// key or one edit from it, else the closest few (at most two edits).
+    /// key or one edit from it, else the closest few (at most
+    /// [`crate::events::edit_limit`] edits, as every "did you mean").
     pub fn nearest(&self, name: &str) -> Vec<String> {
         let k: Vec<char> = near::key(name).chars().collect();
         let keyed: Vec<(Vec<char>, &String)> = (self.written.keys())
@@ -357,7 +358,7 @@ impl Players {
                     *n,
                 )
             })
-            .filter(|(d, _)| *d <= 2 && *d < k.len() / 2)
+            .filter(|(d, _)| *d <= crate::events::edit_limit(k.len()))
             .collect();
         scored.sort();
         scored.into_iter().take(3).map(|(_, n)| n.clone()).collect()

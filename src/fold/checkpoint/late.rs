@@ -90,7 +90,7 @@ impl Ledger {
         let Some(players) = self.players_at(last)? else {
             return Ok(None);
         };
-        if std::env::var_os(TRACE_ENV).is_some() {
+        if crate::sysinfo::switch_on(TRACE_ENV) {
             let n = olds.len();
             eprintln!(
                 "checkpoint: check fold of {} alone, {n} to make again",

@@ -66,7 +66,7 @@ impl Ledger {
         if !written_alike(&head, records, cut, old) {
             return Ok(None);
         }
-        if std::env::var_os(TRACE_ENV).is_some() {
+        if crate::sysinfo::switch_on(TRACE_ENV) {
             eprintln!(
                 "checkpoint: check fold of players records alone, {} to make again",
                 olds.len()

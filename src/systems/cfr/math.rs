@@ -3,9 +3,9 @@
 //!
 //! A place is `Some(n)` for a classified finish `n` (1 = win) and `None` for a
 //! dnf. Points tables are indexed by place: `table[0]` is a win. All values are
-//! exact; nothing here rounds except [`round_to`], the event scores
+//! exact; nothing here rounds except the event scores
 //! ([`Elimination::units`], [`points_units`]) and the ranking key
-//! ([`ranking_key`]) (to the places shown) and what the audit shows
+//! ([`ranking_key`], which is also the score shown) to the places shown, and what the audit shows
 //! ([`Elimination::shown`], [`decay_weight`]: past a denominator of 10^18).
 //!
 //! Event scores are kept in [`UNIT`]s (10^-9, the finest `decimals` allowed):
@@ -24,7 +24,7 @@ use num_integer::Integer;
 use num_rational::Ratio;
 use num_traits::{checked_pow, CheckedAdd, CheckedMul, One, Signed, ToPrimitive};
 
-use crate::num::{round_quotient, round_scaled, Rational};
+use crate::num::{round_quotient, Rational};
 
 /// An integer a score is computed in: `i128`, where a step past it is `None`,
 /// or `BigInt`, where no step fails.
@@ -100,7 +100,7 @@ impl Elimination {
     }
 
     /// The score in [`UNIT`]s: `100 * points / perfect` rounded to `places`
-    /// decimals (at most [`SCORE_PLACES`]) as [`round_to`] rounds, exactly; 0
+    /// decimals (at most [`SCORE_PLACES`]), half away from zero, exactly; 0
     /// for a perfect of 0, or a score past `i128`: one integer division.
     pub fn units(&self, places: u32) -> i128 {
         fn of<T: Int>(e: &Elimination, places: u32) -> Option<i128> {
@@ -239,12 +239,6 @@ pub fn tier_place(place: u32, tier: i64, offset: i64) -> u32 {
     u32::try_from(shifted).unwrap_or(u32::MAX)
 }
 
-/// `r` rounded to `decimals` places, half away from zero, kept as a rational.
-pub fn round_to(r: Rational, decimals: u32) -> Rational {
-    let places = decimals.min(18);
-    Rational::new(round_scaled(&r, places), 10i128.pow(places))
-}
-
 /// The factor for a driver with `n` counted events: halved with one, less 25%
 /// with two (`one`, `two`), in full from three on.
 pub fn few_events_factor(n: usize, one: Rational, two: Rational) -> Rational {
@@ -279,7 +273,7 @@ mod tests {
     use num_traits::Zero;
 
     use super::*;
-    use crate::num::{decimal_string, ratio};
+    use crate::num::{decimal_string, ratio, round_scaled};
 
     const FINAL: &[i64] = &[100, 60, 40, 30, 20, 10];
     const HEAT: &[i64] = &[50, 30, 20, 15];

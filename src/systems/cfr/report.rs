@@ -25,6 +25,8 @@ struct Counted {
     series: u32,
     at: Micros,
     seq: u64,
+    /// The event score in [`math::UNIT`]s, and as a number.
+    units: i128,
     score: Rational,
     finish: Option<Finish>,
 }
@@ -142,6 +144,7 @@ impl State {
             series: si,
             at: e.at,
             seq: e.seq,
+            units,
             score: math::from_units(units),
             finish,
         }
@@ -596,14 +599,17 @@ impl Factors {
 fn make_line(mut events: Vec<Counted>, f: &Factors) -> Option<Line> {
     events.sort_by_key(|c| (c.at, c.seq));
     let scores: Vec<Rational> = events.iter().map(|c| c.score).collect();
-    let (mean, factor, score) = math::driver_score(&scores, f.one, f.two)?;
+    let (mean, factor, _) = math::driver_score(&scores, f.one, f.two)?;
+    // The score shown is the one ranked: the ranking key over its scale.
+    let units: Vec<i128> = events.iter().map(|c| c.units).collect();
+    let key = math::ranking_key(&units, f.one, f.two, f.decimals)?;
     let best = scores.iter().copied().max()?;
     let finish = events.iter().fold(None, |b, c| best_finish(b, c.finish));
     Some(Line {
         events,
         mean,
         factor,
-        score: math::round_to(score, f.decimals),
+        score: Rational::new(key, 10i128.pow(f.decimals.min(18))),
         best,
         finish,
     })

@@ -296,12 +296,12 @@ impl State {
         match s.def.format {
             Format::Elimination => {
                 // The heats, then the final.
-                for _ in 0..=r.u() {
+                for _ in 0..=r.count() {
                     r.list(&mut one);
                 }
             }
             Format::Points => {
-                for _ in 0..r.u() {
+                for _ in 0..r.count() {
                     r.i(); // the tier
                     r.list(&mut one);
                 }
@@ -339,7 +339,7 @@ impl State {
         let mut slot = vec![u32::MAX; s.drivers.len()];
         let scored: Vec<(u32, Entry)> = match s.def.format {
             Format::Elimination => {
-                let heats = r.u() as usize;
+                let heats = r.count();
                 let mut logs: Vec<(u32, HeatLog)> = Vec::new();
                 for _ in 0..heats {
                     r.list(|d, p| log_of(&mut logs, &mut slot, d).heats.push(p));
@@ -350,7 +350,7 @@ impl State {
                     .collect()
             }
             Format::Points => {
-                let races = r.u() as usize;
+                let races = r.count();
                 let mut per_tier: BTreeMap<i64, usize> = BTreeMap::new();
                 let mut logs: Vec<(u32, RaceLog)> = Vec::new();
                 for i in 0..races {

@@ -92,10 +92,18 @@ impl<'a> Reader<'a> {
         self.0.i().unwrap_or(0)
     }
 
+    /// A count of things still to read, each at least one byte: at most the
+    /// bytes left, so that bytes laurel did not write (a checkpoint forged
+    /// with a valid checksum) cannot make a loop run for ages.
+    pub fn count(&mut self) -> usize {
+        let n = self.u();
+        usize::try_from(n).map_or(0, |n| n.min(self.0.len()))
+    }
+
     /// One list of results: `f(driver, place)` for each.
     pub fn list(&mut self, mut f: impl FnMut(u32, Place)) {
         let head = self.u();
-        let n = head >> 1;
+        let n = (head >> 1).min(self.0.len() as u64);
         if head & 1 == 1 {
             for _ in 0..n {
                 let d = self.u() as u32;
@@ -111,7 +119,7 @@ impl<'a> Reader<'a> {
             let d = self.u() as u32;
             f(d, Place::At(k as u32 + 1));
         }
-        for _ in 0..self.u() {
+        for _ in 0..self.count() {
             let d = self.u() as u32;
             f(d, Place::Dnf);
         }

@@ -8,6 +8,7 @@ use num_rational::BigRational;
 use num_traits::Zero;
 
 use super::*;
+use crate::num::round_scaled;
 
 /// A driver's decayed points in plain big rationals, as the rules say it:
 /// the best heat in full, the 2nd times `decay`, the 3rd times `decay²`, ...
