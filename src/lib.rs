@@ -142,7 +142,9 @@
 //!   would break later ones is refused, and so is a void that others depend on. The first
 //!   problem in input order is the one reported. The rules of input (how a new player name
 //!   or a rules change's table is written, a system's `check_input`: a board's size) bind
-//!   the append's own records: stored ones are read as they were accepted.
+//!   the append's own records: stored ones are read as they were accepted. So a release
+//!   may tighten them, or narrow a parameter's range, and no ledger becomes unreadable: a
+//!   stored rules change outside the range it is read against changes nothing.
 //! - **The published view agrees with its chunks.** Every chunk up to the head has
 //!   exactly one index entry (its place and summary) and one fingerprint per record,
 //!   written in the same append before the head moves and cut off with it; `verify`

@@ -53,9 +53,9 @@ fn decode(bytes: &[u8]) -> Result<Record, String> {
     decode_stored(bytes, 3, 7, 9)
 }
 
-/// An identifier with a space at an end (which earlier builds accepted, and
-/// an append now refuses: the registry's `idents_written`) reads back as
-/// stored: what a ledger holds stays readable.
+/// An identifier with a space at an end (which an append refuses: the
+/// registry's `idents_written`) reads back as stored: rules of input may
+/// tighten, and what a ledger holds stays readable.
 #[test]
 fn a_stored_identifier_with_a_space_at_an_end_reads_as_it_was_accepted() {
     let stored = br#"{"at":"2003-01-01","game":"177 ","nation":"Noldo Elves","player":"Elrond","type":"mepbm.nation_taken_over"}"#;

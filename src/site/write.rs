@@ -256,7 +256,7 @@ fn only_a_site(dir: &Path, entries: std::fs::ReadDir) -> Result<()> {
     let listed = std::fs::read_to_string(dir.join(MANIFEST)).map_err(|_| {
         refused(format!(
             "holds files and no {MANIFEST} listing what laurel wrote there (not a site, or \
-             one an older laurel wrote: remove it)"
+             one written before laurel listed its files: remove it)"
         ))
     })?;
     let listed: std::collections::BTreeSet<&str> = listed.lines().collect();

@@ -189,7 +189,7 @@ pub fn points_units(points: i128, perfect: i128, places: u32) -> i128 {
 
 /// A driver's ranking score times `10^places` (`places` at most 18), from
 /// their counted event scores in [`UNIT`]s: the mean times the few-events
-/// factor, rounded half away from zero; the same number as [`round_scaled`]
+/// factor, rounded half away from zero; the same number as [`round_scaled`](crate::num::round_scaled)
 /// of [`driver_score`]'s score. One integer division in `i128` while the
 /// products fit, else in big integers. `None` without any score.
 pub fn ranking_key(units: &[i128], one: Rational, two: Rational, places: u32) -> Option<i128> {
@@ -213,7 +213,7 @@ pub fn ranking_key(units: &[i128], one: Rational, two: Rational, places: u32) ->
 }
 
 /// The largest denominator [`shown`] keeps: a value over at most 10^18 is
-/// shown at up to 18 places by [`round_scaled`] without passing `i128`.
+/// shown at up to 18 places by [`round_scaled`](crate::num::round_scaled) without passing `i128`.
 const NARROW_DENOM: i128 = 1_000_000_000_000_000_000;
 
 /// `n / d` (`d > 0`) as the audit shows it, an `i128` rational: exactly when

@@ -172,7 +172,7 @@ struct Series {
     /// The scoring tables last used: `(params stamp, id in State::tables)`.
     /// A stamp is this process's ([`crate::systems::params::Params::stamp`]),
     /// which another's may equal for other rules: a checkpoint stores none,
-    /// and one read back (stored by an older laurel) is forgotten.
+    /// and whatever one holds there is forgotten when read back.
     #[serde(serialize_with = "no_stamp", deserialize_with = "forget_stamp")]
     tables: Option<(u64, u32)>,
 }
