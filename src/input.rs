@@ -224,16 +224,19 @@ pub fn invalid_json(e: &serde_json::Error, place: Option<&str>) -> String {
     format!("invalid JSON{place}: {}{hint}", strip_position(e))
 }
 
+/// The largest integer input may hold, either sign: 2^53 − 1, the largest
+/// every JSON reader keeps exact (RFC 7493, I-JSON). RFC 8785's canonical
+/// form writes numbers as doubles, so a verifier of the chain in another
+/// language would rewrite a larger one and find every hash after it wrong.
+pub const MAX_EXACT: u64 = (1 << 53) - 1;
+
 /// serde_json's message without its line (the caller names the line), the
 /// column kept; its words for a lone UTF-16 surrogate escape (`"\ud800"`)
 /// and a number beyond every integer say what is wrong.
 fn strip_position(e: &serde_json::Error) -> String {
     let mut s = e.to_string();
-    let out_of_range = format!(
-        "number out of range; integers must lie between {} and {}",
-        i64::MIN,
-        u64::MAX
-    );
+    let out_of_range =
+        format!("number out of range; integers must lie between -{MAX_EXACT} and {MAX_EXACT}");
     for (theirs, ours) in [
         ("unexpected end of hex escape", LONE_SURROGATE),
         ("lone leading surrogate in hex escape", LONE_SURROGATE),

@@ -91,13 +91,15 @@ fn published(dir: &Path) -> (BTreeMap<String, Vec<u8>>, String) {
     (files, ok(dir, &["export"]))
 }
 
+/// `void 4 7` is one append of two voids, and says which records went (by
+/// type and id: a seq from another ledger's file names another record).
 #[test]
 fn void_takes_several_seqs_in_one_append() {
     let dir = ledger_with(&["cards_league.jsonl"]);
     let d = dir.path();
     let out = ok(d, &["void", "4", "7", "--reason", "wrong table"]);
     assert!(
-        out.starts_with("voided records 4 and 7\nappended 2 event(s)\n  2 ledger.voided\nhead 11 "),
+        out.starts_with("voided records 4 (cards.match_result cards-league-r1-A) and 7 (cards.match_result cards-league-r2-A)\nappended 2 event(s)\n  2 ledger.voided\nhead 11 "),
         "{out}"
     );
     // Round 1 match A and round 2 match A are gone: Ana has no result left,
@@ -536,6 +538,34 @@ fn history_shows_the_reason_beside_the_change_it_undid() {
         text.contains("voided by #10: reason \"scores swapped\""),
         "{text}"
     );
+}
+
+/// A voided rule change made no change itself, but every later value of
+/// its system was computed under it while it stood: those rows are listed
+/// beside the live ones, noted, where they differ.
+#[test]
+fn history_shows_the_values_a_voided_rule_change_computed() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let d = dir.path();
+    let rule = r#"{"type":"ledger.rules_changed","at":"2003-01-01","system":"valar","params":{"base":60}}"#;
+    let rule = write(d, "rule.jsonl", &format!("{rule}\n"));
+    ok(d, &["append", &rule]);
+    let (ruled, _) = head(d);
+    ok(
+        d,
+        &["void", &ruled.to_string(), "--reason", "vote not passed"],
+    );
+    let rows = history_rows(d, "Ivy Jones", &["--system", "valar"]);
+    let note = format!(
+        "computed under the rule change #{ruled}, voided by #{}: reason \"vote not passed\"",
+        ruled + 1
+    );
+    let under: Vec<_> = rows.iter().filter(|r| r.2 == json!(note)).collect();
+    assert!(!under.is_empty(), "{rows:?}");
+    for (seq, new, _) in under {
+        let live = rows.iter().find(|r| r.0 == *seq && r.2.is_null());
+        assert!(live.is_some_and(|l| l.1 != *new), "{seq}: {rows:?}");
+    }
 }
 
 #[test]

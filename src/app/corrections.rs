@@ -96,8 +96,8 @@ fn check_reason(reason: &str) -> Result<()> {
 }
 
 /// "4, 7 and 9".
-fn seq_list(targets: &[u64]) -> String {
-    let all: Vec<String> = targets.iter().map(u64::to_string).collect();
+fn seq_list(targets: &[impl ToString]) -> String {
+    let all: Vec<String> = targets.iter().map(ToString::to_string).collect();
     match all.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => all.concat(),
@@ -129,9 +129,29 @@ pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
     };
     Ok(format!(
         "voided {noun} {}\n{}",
-        seq_list(targets),
+        seq_list(&what_they_were(&ledger, targets)),
         append_summary(&report, false)
     ))
+}
+
+/// Each of `targets` as `4 (cards.match_result r1-A)`: its type and id, so
+/// that whoever voided by seq sees which records went.
+fn what_they_were(ledger: &Ledger, targets: &[u64]) -> Vec<String> {
+    let seqs = targets.iter().copied().collect();
+    let found = ledger.record_fields(&seqs, |r| {
+        let kind = events::stored_kind(r.event).unwrap_or_default().to_string();
+        let header = events::stored_header(r.event).ok();
+        match header.and_then(|h| h.id) {
+            Some(id) => format!("{kind} {id}"),
+            None => kind,
+        }
+    });
+    (targets.iter())
+        .map(|t| match found.get(t) {
+            Some(what) => format!("{t} ({what})"),
+            None => t.to_string(),
+        })
+        .collect()
 }
 
 /// The most records [`every_dependent`] looks for: each costs a dry run.

@@ -169,13 +169,8 @@ pub fn history(
             .map(|c| (c.clone(), Value::Null))
             .collect();
     f.discard();
-    rows.extend(voided_changes(
-        &ledger,
-        args,
-        (subject, since),
-        &voided,
-        &mine,
-    )?);
+    let noted = voided_changes(&ledger, args, (subject, since), &voided, &mine)?;
+    rows.extend(not_listed(&rows, noted));
     // The name the player goes by now, for the title.
     let now = match not_a_player {
         None => players.shown_name(player),
@@ -204,6 +199,26 @@ pub fn history(
         extra: vec![],
     };
     write_answer(w, &ledger, args, report, &stamp, print)
+}
+
+/// The changes of `noted` that no row of `rows` shows already: a value
+/// computed under a voided rule change that came out the same without it
+/// is the live row.
+fn not_listed(rows: &[(Change, Value)], noted: Vec<(Change, Value)>) -> Vec<(Change, Value)> {
+    let key = |c: &Change| {
+        (
+            c.seq,
+            c.system.clone(),
+            c.old.clone(),
+            c.new.clone(),
+            c.formula.clone(),
+        )
+    };
+    let shown: std::collections::BTreeSet<_> = rows.iter().map(|(c, _)| key(c)).collect();
+    noted
+        .into_iter()
+        .filter(|(c, _)| !shown.contains(&key(c)))
+        .collect()
 }
 
 /// Who `name` is: the players indexes alone, as the ledger knew them at
@@ -285,12 +300,25 @@ struct Voided {
     reasons: BTreeMap<u64, String>,
 }
 
-/// The records one run of voids voided, by seq: the seq of the void, the
-/// record's `at`, the namespace whose values it may change
-/// ([`systems::concerned_ns`]: a rule change's is its group's; `None` for
-/// another `ledger.*` record, which changes no value itself) and whether it
-/// names the subject.
-type VoidRun = BTreeMap<u64, (u64, Micros, Option<usize>, bool)>;
+/// The records one run of voids voided, by seq.
+type VoidRun = BTreeMap<u64, VoidedRecord>;
+
+/// A record a void voided, as a history reads it.
+#[derive(Clone, Copy)]
+struct VoidedRecord {
+    /// The seq of its void.
+    void: u64,
+    at: Micros,
+    /// The namespace whose values it may change ([`systems::concerned_ns`]:
+    /// a rule change's is its group's; `None` for another `ledger.*` record,
+    /// which changes no value itself).
+    ns: Option<usize>,
+    /// Does it name the subject?
+    names: bool,
+    /// Is it a rule change? Every later value of its namespace was
+    /// computed under it while it stood.
+    rule: bool,
+}
 
 /// The records `voids` voids (voided seq → its void's), with their voids'
 /// reasons, grouped by runs of voids with consecutive seqs. Runs, not
@@ -319,26 +347,38 @@ fn voided_records(
             // A name only voided records hold is no player's: itself.
             names |= players.root_of(n).map_or(n == root, |r| r == root);
         });
-        targets.insert(r.seq, (r.at, systems::concerned_ns(&r.event), names));
+        let rule = matches!(
+            r.event,
+            Event::Ledger(ledger_events::Event::RulesChanged(_))
+        );
+        targets.insert(r.seq, (r.at, systems::concerned_ns(&r.event), names, rule));
         Ok(())
     })?;
     let by_void: BTreeMap<u64, u64> = voids.iter().map(|(t, v)| (*v, *t)).collect();
     let mut runs: BTreeMap<u64, VoidRun> = BTreeMap::new();
     let (mut namespaces, mut run) = (0, (0, 0));
     for (void, target) in by_void {
-        let (at, ns, names) = targets
-            .get(&target)
-            .copied()
-            .unwrap_or((Micros::MIN, None, false));
+        let (at, ns, names, rule) =
+            targets
+                .get(&target)
+                .copied()
+                .unwrap_or((Micros::MIN, None, false, false));
         namespaces |= ns.map_or(0, |i| 1 << i);
         // (first void, last void) of the run this void continues or starts.
         run = match void == run.1 + 1 {
             true => (run.0, void),
             false => (void, void),
         };
-        runs.entry(run.0)
-            .or_default()
-            .insert(target, (void, at, ns, names));
+        runs.entry(run.0).or_default().insert(
+            target,
+            VoidedRecord {
+                void,
+                at,
+                ns,
+                names,
+                rule,
+            },
+        );
     }
     Ok(Voided {
         namespaces,
@@ -357,7 +397,12 @@ fn voided_records(
 /// the latest record the run voided (`as_of` its `at`):
 /// what follows changes none of theirs; and it starts from a checkpoint
 /// before the earliest of them and the player's first date, where one
-/// serves.
+/// serves. A voided rule change made no change itself (but where a system
+/// audits what one moves at once: the CFR window), yet every value of its
+/// namespace from its `at` on was computed under it while it stood: those
+/// are listed too, to the end (as of the query's `--as-of`), noted
+/// `computed under the rule change #N, voided by #V: reason "…"`, but for
+/// the ones that came out the same without it.
 fn voided_changes(
     ledger: &Ledger,
     args: &QueryArgs,
@@ -371,30 +416,41 @@ fn voided_changes(
         |ns: Option<usize>| ns.is_some_and(|i| systems::UNNAMED_NAMESPACES & (1 << i) != 0);
     let mut out = Vec::new();
     for (first_void, run) in &voided.runs {
-        let targets: BTreeMap<u64, (u64, Micros)> = (run.iter())
-            .filter(|(_, (_, _, ns, _))| folded(*ns))
-            .map(|(t, (v, at, _, _))| (*t, (*v, *at)))
+        let targets: BTreeMap<u64, VoidedRecord> = (run.iter())
+            .filter(|(_, r)| folded(r.ns))
+            .map(|(t, r)| (*t, *r))
             .collect();
-        let concerns = run.values().any(|(_, _, ns, names)| *names || unnamed(*ns));
+        let concerns = run.values().any(|r| r.names || r.rule || unnamed(r.ns));
         let (Some(first), Some(last), true) = (
-            targets.values().map(|(_, at)| *at).min(),
-            targets.values().map(|(_, at)| *at).max(),
+            targets.values().map(|r| r.at).min(),
+            targets.values().map(|r| r.at).max(),
             concerns,
         ) else {
             continue;
         };
+        // A voided rule change changed every later value while it stood.
+        let rule = targets.iter().find(|(_, r)| r.rule);
         let mut q = args.query()?;
         q.known_at = Some(fold::KnownAt::Seq(first_void - 1));
-        q.as_of = Some(q.as_of.map_or(last, |a| a.min(last)));
+        if rule.is_none() {
+            q.as_of = Some(q.as_of.map_or(last, |a| a.min(last)));
+        }
         let since = since.map(|s| s.min(first));
         let (f, _) = audit_fold(ledger, args, q, (subject, only), since)?;
-        for c in f.cx.changes().iter().filter(|c| keep(c)) {
-            let Some((v, _)) = targets.get(&c.seq) else {
-                continue;
-            };
-            let reason = voided.reasons.get(v).cloned().unwrap_or_default();
+        let note = |r: &VoidedRecord| {
+            let reason = voided.reasons.get(&r.void).cloned().unwrap_or_default();
             let quoted = serde_json::to_string(&reason).unwrap_or_default();
-            out.push((c.clone(), json!(format!("voided by #{v}: reason {quoted}"))));
+            format!("voided by #{}: reason {quoted}", r.void)
+        };
+        for c in f.cx.changes().iter().filter(|c| keep(c)) {
+            let said = match (targets.get(&c.seq), rule) {
+                (Some(r), _) => note(r),
+                (None, Some((seq, r))) if c.at >= r.at => {
+                    format!("computed under the rule change #{seq}, {}", note(r))
+                }
+                _ => continue,
+            };
+            out.push((c.clone(), json!(said)));
         }
         f.discard();
     }

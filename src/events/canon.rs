@@ -9,7 +9,8 @@
 //!   whose meaning depends on the reader (serde_json's `Value` keeps the
 //!   last), so an event holding one is refused, naming the key;
 //! - the first value no event may hold, in reading order: a floating-point
-//!   number, an integer beyond 64 bits, a string or key over [`MAX_STRING`]
+//!   number, an integer beyond ±(2^53 − 1) ([`MAX_EXACT`]: what RFC 8785's
+//!   numbers, doubles, keep exact), a string or key over [`MAX_STRING`]
 //!   bytes, a string or key holding a [`forbidden_char`].
 //!
 //! JSON syntax, UTF-8 and nesting depth are serde_json's: its error is the
@@ -35,6 +36,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 use super::text::{forbidden_char, forbidden_message, may_lead_forbidden};
 use super::MAX_STRING;
+use crate::input::MAX_EXACT;
 use crate::ledger::canonical::write_str;
 
 /// What a top-level envelope field held.
@@ -344,8 +346,12 @@ impl Walk<'_, '_> {
         false
     }
 
-    fn integer(mut self, n: impl serde::Serialize) -> bool {
+    fn integer(mut self, n: impl serde::Serialize + Into<i128> + Copy) -> bool {
         self.note(|| Field::Other("a number"));
+        if n.into().unsigned_abs() > u128::from(MAX_EXACT) {
+            self.st
+                .refuse(self.path, |at| inexact_message(&at, n.into()));
+        }
         // Writing an integer into a Vec cannot fail.
         let _ = serde_json::to_writer(&mut self.st.out, &n);
         false
@@ -475,11 +481,21 @@ impl<'de> Visitor<'de> for Walk<'_, '_> {
     }
 }
 
+/// The message for an integer beyond [`MAX_EXACT`], at `at`.
+fn inexact_message(at: &str, n: i128) -> String {
+    format!(
+        "{at}: {n} is beyond ±{MAX_EXACT}, the largest integer every JSON reader keeps \
+         exact (RFC 8785 hashes numbers as doubles); an identifier this large is written \
+         as a string"
+    )
+}
+
 /// The message for a number serde_json read as a float, at `at`. A
 /// negative zero (`-0`, `-0.0`) is told to write `0`; a whole number at or
-/// beyond 2^64, or at or below -2^63 (where an integer literal out of range
-/// lands, rounded), is out of range, however it was written (`2e19` too);
-/// anything else was written as a float (`1.5`, `1e19`).
+/// beyond 2^64, or at or below -2^63 (where an integer literal out of 64
+/// bits lands, rounded), is out of range, however it was written (`2e19`
+/// too), and the range said is [`MAX_EXACT`]'s; anything else was written
+/// as a float (`1.5`, `1e19`).
 fn float_message(at: &str, f: f64) -> String {
     if f == 0.0 && f.is_sign_negative() {
         return format!("{at}: -0 is read as a floating-point number; write 0");
@@ -487,9 +503,8 @@ fn float_message(at: &str, f: f64) -> String {
     const TWO_63: f64 = 9_223_372_036_854_775_808.0;
     if f.fract() == 0.0 && (f >= 2.0 * TWO_63 || f <= -TWO_63) {
         return format!(
-            "{at}: integer out of range (about {f:e}); integers must lie between {} and {}",
-            i64::MIN,
-            u64::MAX
+            "{at}: integer out of range (about {f:e}); integers must lie between -{MAX_EXACT} \
+             and {MAX_EXACT}"
         );
     }
     let n = serde_json::Number::from_f64(f).map_or_else(|| f.to_string(), |n| n.to_string());

@@ -87,11 +87,13 @@ fn unknown_field_shown(msg: &str) -> String {
 fn in_words(msg: &str, kind: &str) -> String {
     let range = |lo: i128, hi: i128| format!("expected an integer from {lo} to {hi}");
     let out_of_range = msg.starts_with("invalid value: integer");
+    // Input holds no integer beyond ±MAX_EXACT (the canonical form's doubles).
+    let exact = i128::from(crate::input::MAX_EXACT);
     let words = |rust: &str| match (rust, out_of_range) {
-        ("i64", true) => range(i64::MIN.into(), i64::MAX.into()),
+        ("i64", true) => range(-exact, exact),
         ("i32", true) => range(i32::MIN.into(), i32::MAX.into()),
         ("u32", true) => range(0, u32::MAX.into()),
-        ("u64" | "usize", true) => range(0, u64::MAX.into()),
+        ("u64" | "usize", true) => range(0, exact),
         ("i64" | "i32", false) => "expected an integer".to_string(),
         (_, false) => "expected an integer from 0".to_string(),
         _ => format!("expected {rust}"),
@@ -430,7 +432,7 @@ mod tests {
         );
         assert_eq!(
             in_words("invalid value: integer `-1`, expected u64", kind),
-            "invalid value: integer `-1`, expected an integer from 0 to 18446744073709551615"
+            "invalid value: integer `-1`, expected an integer from 0 to 9007199254740991"
         );
         assert_eq!(
             in_words(&format!("invalid type: integer `3`, expected {}", super::NAMES), kind),
