@@ -335,8 +335,8 @@ enum Command {
 #[derive(Subcommand)]
 enum PlayersAction {
     /// Register NAME (append a ledger.player_registered), so that appends accept it
-    /// even if it looks like a typo of a known player's name. A name that is already
-    /// a player's is refused (exit 2) and nothing is appended.
+    /// even if it looks like a typo of a known player's name (not one it looks exactly
+    /// like). A name that is already a player's is refused (exit 2) and nothing is appended.
     Add {
         /// The new player's name, exactly as events will write it.
         name: String,

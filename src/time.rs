@@ -69,17 +69,24 @@ fn parse_with(s: &str, fine: impl Fn(u32) -> bool) -> Option<Micros> {
 /// `--as-of 2003-02-01` includes everything that happened on 1 February.
 pub fn parse_bound(s: &str) -> Option<Micros> {
     let t = parse_input(s)?;
-    let is_date = s.len() == 10 && NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok();
-    Some(if is_date { t + 86_400_000_000 - 1 } else { t })
+    Some(if is_date(s) {
+        t + 86_400_000_000 - 1
+    } else {
+        t
+    })
+}
+
+/// Is `s` a plain date, `YYYY-MM-DD` (which a bound reads as its whole day)?
+fn is_date(s: &str) -> bool {
+    s.len() == 10 && NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok()
 }
 
 /// A query bound as answers show it: a plain date as given (the end of
 /// that day), a time in UTC, `Z`, with the fraction it has (`2003-02-01T10:00:00+02:00`
 /// is `2003-02-01T08:00:00Z`); `s` itself if it is neither.
 pub fn shown_bound(s: &str) -> String {
-    let is_date = s.len() == 10 && NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok();
     match (
-        is_date,
+        is_date(s),
         parse_input(s).and_then(DateTime::<Utc>::from_timestamp_micros),
     ) {
         (false, Some(t)) => t.to_rfc3339_opts(SecondsFormat::AutoSi, true),

@@ -520,6 +520,25 @@ fn a_bad_seq_a_rules_directory_and_a_file_to_init_say_what_is_wanted() {
     assert_eq!(common::head(d), before);
 }
 
+/// `log` pads its label column by the columns a terminal gives it: a name
+/// of wide characters keeps the hash column in place.
+#[test]
+fn log_keeps_its_columns_beside_wide_names() {
+    use unicode_width::UnicodeWidthStr;
+    let dir = ledger_with(&[]);
+    let d = dir.path();
+    for name in ["Ann Lee", "名字"] {
+        let (code, _, err) = run(d, &["players", "add", name, "--at", "2024-01-01"]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (_, log, _) = run(d, &["log"]);
+    let ends: Vec<usize> = (log.lines())
+        .filter_map(|l| l.find("  (recorded").map(|at| l[..at].width()))
+        .collect();
+    assert_eq!(ends.len(), 2, "{log}");
+    assert_eq!(ends[0], ends[1], "{log}");
+}
+
 /// `check DIR` is the dry run of `import DIR`: the same files, the same
 /// report, nothing written.
 #[test]

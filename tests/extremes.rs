@@ -159,8 +159,8 @@ proptest! {
         r in rating(),
         mean in within(0, 1_000_000),
         f in factor(),
-        added in any::<usize>(),
-        removed in any::<usize>(),
+        added in prop_oneof![0..100_000usize, any::<usize>()],
+        removed in prop_oneof![0..100_000usize, any::<usize>()],
     ) {
         let m = mepbm::monthly(r, f, mean);
         prop_assert!(m >= r.min(mean) && m <= r.max(mean), "{m}");

@@ -52,12 +52,13 @@ pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
         } else if let Some(what) = ledger_content(&peek.kind, r)? {
             label = [label, what].join(" ").trim_start().to_string();
         }
+        // Padded by the columns it takes on a terminal: it may hold names.
+        let pad = " ".repeat(20usize.saturating_sub(crate::output::shown_width(&label)));
         let mut line = format!(
-            "{:>6}  {:<20}  {:<28} {:<20} {}  (recorded {})",
+            "{:>6}  {:<20}  {:<28} {label}{pad} {}  (recorded {})",
             r.seq,
             time::format_short(r.at),
             peek.kind,
-            label,
             &canonical::hex(&r.hash)[..16],
             recorded_at
         );

@@ -463,7 +463,12 @@ fn folded_only(
     fold_stamped(ledger, args, q)
 }
 
-fn fold_stamped(ledger: &Ledger, args: &QueryArgs, q: Query) -> Result<(fold::Folded, Stamp)> {
+fn fold_stamped(ledger: &Ledger, args: &QueryArgs, mut q: Query) -> Result<(fold::Folded, Stamp)> {
+    let what_if = is_what_if(&q);
+    if !what_if {
+        // The ledger's own answer, from its checkpoints like any other.
+        (q.rules, q.check) = (None, false);
+    }
     let f = args.fold(ledger, &q)?;
     let hash = ledger.hash_at(f.known_at)?;
     let stamp = Stamp {
@@ -473,7 +478,7 @@ fn fold_stamped(ledger: &Ledger, args: &QueryArgs, q: Query) -> Result<(fold::Fo
         rules: args
             .rules
             .as_ref()
-            .filter(|_| is_what_if(&q))
+            .filter(|_| what_if)
             .map(|p| p.display().to_string()),
     };
     Ok((f, stamp))

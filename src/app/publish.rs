@@ -169,7 +169,7 @@ fn trail(
     let (f, stamp) = fold_stamped(ledger, args, q)?;
     let sink = Arc::into_inner(sink)
         .and_then(|m| m.into_inner().ok())
-        .ok_or_else(|| Error::Storage("the audit trail's sink failed".into()))?;
+        .ok_or_else(|| Error::Internal("the audit trail's sink failed".into()))?;
     Ok((f, stamp, sink.spill.finish()?))
 }
 

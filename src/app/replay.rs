@@ -274,7 +274,7 @@ impl Run<'_> {
             });
             let refolded = folded_only(self.ledger, self.args, refold);
             let beside = beside.join().map_err(|_| {
-                Error::Storage("replay: the thread folding the old scores failed".into())
+                Error::Internal("replay: the thread folding the old scores failed".into())
             });
             (beside, refolded)
         });

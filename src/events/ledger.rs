@@ -43,7 +43,8 @@ pub struct Voided {
     pub reason: String,
 }
 
-/// A rule change: from its `at` on, `system` folds with `params`.
+/// A rule change: from its `at` on, `system` folds with `params`, which sets
+/// at least one parameter.
 ///
 /// `laurel rules` lists every system's parameters, their defaults and ranges.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -59,9 +60,10 @@ pub struct RulesChanged {
 ///
 /// `player` is a player of its own, whatever names it is close to: an append
 /// accepts it even if it looks like a typo of a known player's name
-/// (equal ignoring case, accents, whitespace and letters of other scripts that
-/// look alike, or one edit apart for names
-/// of 6 characters or more, an edit of a digit aside). It names a new
+/// (equal ignoring case, accents and whitespace, or one edit apart for names
+/// of 6 characters or more, an edit of a digit aside), but not when it looks
+/// exactly like one (a Cyrillic "о" for an "o"): no table could tell the two
+/// apart. It names a new
 /// player: a name an earlier record already gave (an event, a registration,
 /// a rename to it or away from it) is refused. `laurel players add NAME`
 /// appends one.
@@ -78,7 +80,10 @@ pub struct PlayerRegistered {
 ///
 /// From its `at` on, the player called `from` is called `to`: tables show
 /// `to`, `history` of either name follows the player, and events after it
-/// must write `to`.
+/// must write `to`. `to` is a name nobody had, and not one that nearly
+/// duplicates another player's (results misspelt for them would go to the
+/// renamed player); close to the player's own names is fine (a rename mends
+/// a misspelt name).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerRenamed {

@@ -112,10 +112,10 @@ fn storage_error(e: bincode::Error) -> Error {
     Error::Storage(format!("checkpoint: {e}"))
 }
 
-/// Set (to anything) to never start a fold from a checkpoint: tests and the
+/// Set (to anything but `0`) to never start a fold from a checkpoint: tests and the
 /// bench compare against the full fold with it.
 pub const DISABLE_ENV: &str = "LAUREL_NO_CHECKPOINTS";
-/// Set (to anything) to have a query say on stderr where its fold started,
+/// Set (to anything but `0`) to have a query say on stderr where its fold started,
 /// and an append (or `check`) when its check fold is of one system or of
 /// players records alone.
 pub const TRACE_ENV: &str = "LAUREL_CHECKPOINT_TRACE";

@@ -226,7 +226,7 @@ impl Trail {
         let mut sink = self
             .0
             .lock()
-            .map_err(|_| Error::Storage("the audit trail's sink failed".into()))?;
+            .map_err(|_| Error::Internal("the audit trail's sink failed".into()))?;
         sink.take(changes)
     }
 }

@@ -67,7 +67,7 @@ impl Ledger {
                     let unit = batch.by_ref().take(UNIT).collect();
                     work_tx
                         .send((order.sent, unit))
-                        .map_err(|_| Error::Storage("verify's workers stopped".into()))?;
+                        .map_err(|_| Error::Internal("verify's workers stopped".into()))?;
                     order.sent += 1;
                 }
                 order.take(done_rx.try_iter(), &mut chain);

@@ -111,7 +111,7 @@ fn text_widths(t: &Table) -> Vec<usize> {
 /// How many terminal columns `s` takes: two for a wide character (CJK,
 /// most emoji), none for a combining mark, so that names of any script line
 /// up in a text table.
-fn shown_width(s: &str) -> usize {
+pub fn shown_width(s: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(s)
 }
 

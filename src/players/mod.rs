@@ -441,9 +441,10 @@ fn refused_look_alike(name: &str, known: &str, seq: u64) -> Error {
     Error::invalid(
         at_seq(seq),
         format!(
-            "new player {name:?} looks exactly like the known player «{known}» (a letter of \
-             another script that looks the same): no table could tell the two apart, so even \
-             a registration is refused; give a name that shows differently"
+            "new player {name:?} looks exactly like the known player «{known}» (letters \
+             that look the same, as a Cyrillic «о» an «o», or a dotless «ı» an «i»): no table \
+             could tell the two apart, so even a registration is refused; give a name that \
+             shows differently"
         ),
     )
 }

@@ -185,7 +185,7 @@ pub struct Site {
     pub title: String,
     /// When the ledger last changed, as far as the tables go: the
     /// `recorded_at` of the last record they were computed from (record
-    /// `stamp.known_at`; `None` for an empty ledger). Not the latest event's
+    /// `stamp.known_at`; `None` for an empty ledger or a cut at known-at 0). Not the latest event's
     /// `at`: a result entered late, a correction or a rule change alters the
     /// tables without a later `at`, and the site was updated then.
     pub updated: Option<String>,

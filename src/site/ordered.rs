@@ -57,7 +57,7 @@ pub(super) fn in_order(
         for i in 0..n {
             let page = rxs[i % 2]
                 .recv()
-                .map_err(|_| Error::Storage("a page's rendering thread failed".into()))?;
+                .map_err(|_| Error::Internal("a page's rendering thread failed".into()))?;
             hand(page)?;
         }
         Ok(())

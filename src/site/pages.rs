@@ -114,7 +114,8 @@ fn page(title: &str, site: &Site, body: Markup) -> String {
 }
 
 /// When the ledger last changed ([`Site::updated`]): a `<time id="updated">`
-/// showing the minute in UTC, or "never" for an empty ledger.
+/// showing the minute in UTC, or "never" for an empty ledger or a cut
+/// before its first record.
 fn updated(site: &Site) -> Markup {
     let Some(at) = &site.updated else {
         return match site.head_seq {
