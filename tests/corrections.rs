@@ -150,6 +150,25 @@ fn a_refused_void_names_every_record_that_depends_on_it_and_the_command() {
     verified(d);
 }
 
+/// `correct` of a record others depend on cannot void them too (it takes
+/// one seq): its refusal points at `void`, which names them all.
+#[test]
+fn a_refused_correct_points_at_void_for_the_records_that_depend_on_it() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let d = dir.path();
+    let start = std::fs::read_to_string(common::events_dir().join("mepbm_valar.jsonl")).unwrap();
+    let start = start.lines().nth(23).unwrap().replace("\"224\"", "\"225\"");
+    let file = write(d, "start.jsonl", &format!("{start}\n"));
+    let before = head(d);
+    refused(
+        d,
+        &["correct", "24", &file, "--reason", "wrong game"],
+        "; `laurel correct` replaces one record: `laurel void 24 --reason TEXT` names every \
+         record that depends on it",
+    );
+    assert_eq!(head(d), before);
+}
+
 #[test]
 fn a_void_with_one_bad_seq_writes_nothing() {
     let dir = ledger_with(&["cards_league.jsonl"]);

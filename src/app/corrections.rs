@@ -230,7 +230,28 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
             None => Ok(()),
         }
     };
-    let report = (ledger.append_if(inputs, &accept)).map_err(of_command("laurel correct"))?;
+    let report = (ledger.append_if(inputs, &accept))
+        .map_err(|e| match e {
+            // `correct` takes one seq: the way is `void`, which names them all.
+            Error::Dependent {
+                origin,
+                mut msg,
+                record,
+            } => {
+                msg.push_str(&format!(
+                    "; `laurel correct` replaces one record: `laurel void {target} --reason TEXT` \
+                     names every record that depends on it, to void with it before appending \
+                     the replacement"
+                ));
+                Error::Dependent {
+                    origin,
+                    msg,
+                    record,
+                }
+            }
+            other => other,
+        })
+        .map_err(of_command("laurel correct"))?;
     Ok(format!(
         "voided record {target} and appended its replacement\n{}",
         append_summary(&report, false)
