@@ -278,6 +278,12 @@ fn read_line(reader: &mut canon::Reader, line: &[u8]) -> Result<canon::Canonical
     }
 }
 
+/// What a line of `laurel export` (a record: its event, hash, prev,
+/// recorded_at and seq) is told when given as an event.
+const EXPORTED: &str = "missing field `type`: this is a record of `laurel export`, whose \
+    event is its `event` member; an append takes events (`jq -c .event FILE` gives them; \
+    appended anew, they get a new `recorded_at`, so the head differs from the exported one's)";
+
 /// The event of a value read canonical: its problems in the order
 /// [`LineParser`] gives; `defer`: a [`deferred`] type's payload is left
 /// undecoded.
@@ -292,7 +298,16 @@ fn screened<E: Vocabulary>(c: canon::Canonical, defer: bool) -> Result<Screened<
         return Err("an event must be a JSON object".into());
     }
     let env = c.envelope;
-    let kind = text_field("type", env.kind)?.ok_or("missing field `type`")?;
+    let kind = match text_field("type", env.kind)? {
+        Some(kind) => kind,
+        // Keys sorted: `event` comes first, then `hash`, `prev`, ...
+        None if c.bytes.starts_with(br#"{"event":{"#)
+            && c.bytes.windows(8).any(|w| w == br#","hash":"#) =>
+        {
+            return Err(EXPORTED.into())
+        }
+        None => return Err("missing field `type`".into()),
+    };
     // The type first: the fields an event needs depend on it.
     if !E::TYPES.contains(&kind.as_str()) {
         return Err(unknown_type::<E>(&kind));

@@ -328,6 +328,8 @@ fn odd_and_bad_lines_get_these_answers() {
         (format!(r#"{{{tick},"month":"2003-01","id":[1]}}"#), "EV field `id`: expected a string, found an array".into()),
         (r#"{"type":null,"at":"2003-01-01"}"#.into(), "EV field `type`: expected a string, found null".into()),
         (r#"{"at":"2003-01-01"}"#.into(), "EV missing field `type`".into()),
+        (r#"{"seq":1,"prev":"00","hash":"ab","recorded_at":"2024-01-01T00:00:00Z","event":{"type":"mepbm.monthly_tick","at":"2003-01-01","month":"2003-01"}}"#.into(),
+            format!("EV {}", super::EXPORTED)),
         (r#"{"type":"ledger.player_registered","at":"2003-01-01","player":"A","name":"A"}"#.into(),
             "EV ledger.player_registered: `player` is given twice, under two of its names (`laurel events ledger.player_registered` lists them): give it once".into()),
         (r#"{"type":"mepbm.monthly_tick","month":"2003-01"}"#.to_string(), "EV missing field `at`".into()),
