@@ -125,10 +125,25 @@ pub enum Error {
 }
 
 impl Error {
-    /// The seq an [`Error::Invalid`] names, if it names one.
+    /// The seq an [`Error::Invalid`] or [`Error::Dependent`] names, if it
+    /// names one.
     pub fn origin_seq(&self) -> Option<u64> {
+        self.origin().and_then(|o| o.seq)
+    }
+
+    /// Where an [`Error::Invalid`] or [`Error::Dependent`] happened.
+    pub fn origin(&self) -> Option<&Origin> {
         match self {
-            Error::Invalid { origin, .. } => origin.seq,
+            Error::Invalid { origin, .. } | Error::Dependent { origin, .. } => Some(origin),
+            _ => None,
+        }
+    }
+
+    /// [`Error::origin`], to say more precisely where (a file and line for
+    /// a seq, no line for a command's own input).
+    pub fn origin_mut(&mut self) -> Option<&mut Origin> {
+        match self {
+            Error::Invalid { origin, .. } | Error::Dependent { origin, .. } => Some(origin),
             _ => None,
         }
     }

@@ -163,17 +163,12 @@ const DEPENDENTS_SOUGHT: usize = 50;
 /// together: found by voiding the record each dry run blames along with the
 /// targets and running it again, until one passes. A dependent that cannot be
 /// voided (another refusal) ends the search.
-fn every_dependent(ledger: &Ledger, targets: &[u64], refused: Error) -> Error {
-    let Error::Dependent {
-        origin,
-        mut msg,
-        record,
-    } = refused
-    else {
+fn every_dependent(ledger: &Ledger, targets: &[u64], mut refused: Error) -> Error {
+    let Error::Dependent { msg, record, .. } = &mut refused else {
         return refused;
     };
     let mut all = targets.to_vec();
-    let mut seq = record;
+    let mut seq = *record;
     let complete = loop {
         if all.len() - targets.len() == DEPENDENTS_SOUGHT || all.contains(&seq) {
             break false;
@@ -200,11 +195,7 @@ fn every_dependent(ledger: &Ledger, targets: &[u64], refused: Error) -> Error {
         }
         false => format!("; {found} on what it voids, and maybe more"),
     });
-    Error::Dependent {
-        origin,
-        msg,
-        record,
-    }
+    refused
 }
 
 /// `laurel correct SEQ FILE --reason TEXT`: void SEQ and append FILE's events
@@ -231,25 +222,16 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
         }
     };
     let report = (ledger.append_if(inputs, &accept))
-        .map_err(|e| match e {
+        .map_err(|mut e| {
             // `correct` takes one seq: the way is `void`, which names them all.
-            Error::Dependent {
-                origin,
-                mut msg,
-                record,
-            } => {
+            if let Error::Dependent { msg, .. } = &mut e {
                 msg.push_str(&format!(
                     "; `laurel correct` replaces one record: `laurel void {target} --reason TEXT` \
                      names every record that depends on it, to void with it before appending \
                      the replacement"
                 ));
-                Error::Dependent {
-                    origin,
-                    msg,
-                    record,
-                }
             }
-            other => other,
+            e
         })
         .map_err(of_command("laurel correct"))?;
     Ok(format!(

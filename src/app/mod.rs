@@ -216,24 +216,11 @@ fn open_input(name: &str) -> Result<Input<'static>> {
 /// lines names the command, not a line of a file the user never wrote
 /// (`laurel void, ledger.voided: record 4 is already voided`).
 pub(crate) fn of_command(name: &str) -> impl Fn(Error) -> Error + '_ {
-    move |e| match e {
-        Error::Invalid { mut origin, msg } if origin.file.as_deref() == Some(name) => {
+    move |mut e| {
+        if let Some(origin) = e.origin_mut().filter(|o| o.file.as_deref() == Some(name)) {
             origin.line = None;
-            Error::Invalid { origin, msg }
         }
-        Error::Dependent {
-            mut origin,
-            msg,
-            record,
-        } if origin.file.as_deref() == Some(name) => {
-            origin.line = None;
-            Error::Dependent {
-                origin,
-                msg,
-                record,
-            }
-        }
-        other => other,
+        e
     }
 }
 

@@ -351,34 +351,37 @@ fn voided_records(
             r.event,
             Event::Ledger(ledger_events::Event::RulesChanged(_))
         );
-        targets.insert(r.seq, (r.at, systems::concerned_ns(&r.event), names, rule));
+        let record = VoidedRecord {
+            void: 0, // its void's, below
+            at: r.at,
+            ns: systems::concerned_ns(&r.event),
+            names,
+            rule,
+        };
+        targets.insert(r.seq, record);
         Ok(())
     })?;
     let by_void: BTreeMap<u64, u64> = voids.iter().map(|(t, v)| (*v, *t)).collect();
     let mut runs: BTreeMap<u64, VoidRun> = BTreeMap::new();
     let (mut namespaces, mut run) = (0, (0, 0));
     for (void, target) in by_void {
-        let (at, ns, names, rule) =
-            targets
-                .get(&target)
-                .copied()
-                .unwrap_or((Micros::MIN, None, false, false));
-        namespaces |= ns.map_or(0, |i| 1 << i);
+        let unread = VoidedRecord {
+            void,
+            at: Micros::MIN,
+            ns: None,
+            names: false,
+            rule: false,
+        };
+        let record = targets
+            .get(&target)
+            .map_or(unread, |r| VoidedRecord { void, ..*r });
+        namespaces |= record.ns.map_or(0, |i| 1 << i);
         // (first void, last void) of the run this void continues or starts.
         run = match void == run.1 + 1 {
             true => (run.0, void),
             false => (void, void),
         };
-        runs.entry(run.0).or_default().insert(
-            target,
-            VoidedRecord {
-                void,
-                at,
-                ns,
-                names,
-                rule,
-            },
-        );
+        runs.entry(run.0).or_default().insert(target, record);
     }
     Ok(Voided {
         namespaces,

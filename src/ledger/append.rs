@@ -231,15 +231,12 @@ impl Ledger {
         if let Some(e) = Self::bad_payload_first(&folded, (old_head, new), pending, names)? {
             return Err(e);
         }
-        let (mut origin, msg, dependent) = match folded {
+        let mut e = match folded {
             Ok(new_names) => return Ok(new_names),
-            Err(Error::Invalid { origin, msg }) => (origin, msg, None),
-            Err(Error::Dependent {
-                origin,
-                msg,
-                record,
-            }) => (origin, msg, Some(record)),
-            Err(e) => return Err(e),
+            Err(e) => e,
+        };
+        let Some(origin) = e.origin_mut() else {
+            return Err(e);
         };
         let seq = origin.seq.unwrap_or(0);
         if seq > old_head {
@@ -249,18 +246,14 @@ impl Ledger {
             origin.seq = None;
             if origin.kind.is_none() || origin.id.is_none() {
                 let (kind, id) = pending.names_of(seq);
-                origin.kind = origin.kind.or(kind);
-                origin.id = origin.id.or(id);
+                origin.kind = origin.kind.take().or(kind);
+                origin.id = origin.id.take().or(id);
             }
-            return Err(match dependent {
-                Some(record) => Error::Dependent {
-                    origin,
-                    msg,
-                    record,
-                },
-                None => Error::Invalid { origin, msg },
-            });
+            return Err(e);
         }
+        let Error::Invalid { origin, msg } = e else {
+            return Err(e);
+        };
         let what = format!(
             "record {seq} ({}) would no longer be valid: {msg}",
             origin.kind.clone().unwrap_or_default()
