@@ -121,7 +121,9 @@
 //! - **Hash chain.** Record n's hash is BLAKE3 of its canonical form,
 //!   `{"event":…,"prev":hash(n-1),"recorded_at":…,"seq":n}` (RFC 8785), the `prev` of
 //!   record 1 being 64 zeros; `verify` recomputes every hash, the links between chunks and
-//!   the head.
+//!   the head. The export's lines are those forms with their hashes, so a ledger made
+//!   of them (`laurel restore`: each run of one `recorded_at` appended again at that
+//!   time) has the same chain and head.
 //! - **All or nothing.** An append writes its chunks beyond the head, into a segment file
 //!   named after its first seq; only the final write of the head publishes them. A failed
 //!   append gives back what it wrote (segment and checkpoint files first, then sled's

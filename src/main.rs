@@ -174,6 +174,12 @@ enum Command {
     Log,
     /// Records, one canonical JSON line each (JCS plus "hash"), for outside verification.
     Export,
+    /// A new ledger rebuilt from FILE, the lines of `laurel export`, record for record
+    /// (the same seqs, times recorded and hashes: the same head), all or nothing.
+    Restore {
+        /// The lines `laurel export` printed.
+        file: PathBuf,
+    },
     /// A standings table: valar maia istari nations ainur council nazgul | cfr | cards | fibonacci carnage dss sos | sbr.
     Standings {
         /// The table (one of the names above).
@@ -365,6 +371,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
             app::events(kind.as_deref(), matches!(format, DocFmt::Json))?
         }
         Command::Import { dir } => app::import(path, &dir)?,
+        Command::Restore { file } => app::restore(path, &file)?,
         Command::Verify { expect } => app::verify(path, expect.as_deref())?,
         Command::Head => app::head(path)?,
         Command::Players {
@@ -475,6 +482,7 @@ fn stream(command: Command, path: &Path, out: &mut dyn Write) -> laurel::Result<
         | Command::Check { .. }
         | Command::Events { .. }
         | Command::Import { .. }
+        | Command::Restore { .. }
         | Command::Verify { .. }
         | Command::Head
         | Command::Void { .. }
@@ -516,6 +524,7 @@ fn spinner(command: &Command) -> Option<indicatif::ProgressBar> {
     let what = match command {
         Command::Append { .. } => "appending",
         Command::Import { .. } => "importing",
+        Command::Restore { .. } => "restoring",
         Command::Replay { .. } => "replaying",
         Command::Site { .. } => "building the site",
         _ => return None,

@@ -367,6 +367,26 @@ proptest! {
         let out = common::append_text(again.path(), &text);
         prop_assert!(String::from_utf8_lossy(&out.stdout).contains("appended 0 event(s)"));
     }
+
+    #[test]
+    fn restore_of_an_export_gives_every_record_back_byte_for_byte(
+        events in streams(30),
+        cuts in prop::collection::vec(any::<usize>(), 0..4),
+    ) {
+        let first = common::empty_ledger();
+        for part in parts(&events, &cuts).iter().filter(|p| !p.is_empty()) {
+            let out = common::append_text(first.path(), &common::jsonl(part));
+            prop_assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        }
+        let export = common::ok(first.path(), &["export"]);
+        let file = first.path().join("export.jsonl");
+        std::fs::write(&file, &export).unwrap();
+        let again = tempfile::tempdir().unwrap();
+        let out = common::laurel(again.path()).arg("restore").arg(&file).output().unwrap();
+        prop_assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        prop_assert_eq!(common::ok(again.path(), &["export"]), export);
+        prop_assert_eq!(standings_or_error(again.path()), standings_or_error(first.path()));
+    }
 }
 
 // Indexed answers: what a query answers from a checkpoint, and the first rows

@@ -10,7 +10,8 @@
 //! event vocabulary; [`players`](mod@players) the players list, `players add`
 //! and the names queries resolve; [`corrections`] holds `void` and `correct`, [`log`](mod@log)
 //! the log; [`query`] holds the read-only queries (standings, history, rules, fold),
-//! [`replay`](mod@replay) the what-if replay and its diff, [`demo`](mod@demo) the
+//! [`replay`](mod@replay) the what-if replay and its diff, [`restore`](mod@restore)
+//! a ledger rebuilt from its export, [`demo`](mod@demo) the
 //! demo's tour, and [`publish`] what makes output beyond one table (site, gen,
 //! bench).
 //!
@@ -33,6 +34,7 @@ mod players;
 mod publish;
 mod query;
 mod replay;
+mod restore;
 
 pub use check::check;
 pub use corrections::{correct, void};
@@ -43,6 +45,7 @@ pub use players::{players, players_add};
 pub use publish::{bench, gen, site, SiteArgs, DEFAULT_TITLE};
 pub use query::{fold_all, history, rules, standings};
 pub use replay::replay;
+pub use restore::restore;
 
 use std::collections::BTreeSet;
 use std::io::{BufReader, Write};

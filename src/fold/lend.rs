@@ -35,7 +35,18 @@ impl Ledger {
         inputs: Vec<Input<'_>>,
         accept: &dyn Fn(&AppendReport) -> Result<()>,
     ) -> Result<AppendReport> {
-        self.append_checked(inputs, accept, LENT)
+        self.append_checked(inputs, accept, LENT, None)
+    }
+
+    /// [`Ledger::append`] with every record recorded at `recorded_at` (not
+    /// before the head's) instead of now: how `laurel restore` writes each
+    /// append of an export again, record for record.
+    pub fn append_recorded(
+        &self,
+        inputs: Vec<Input<'_>>,
+        recorded_at: crate::time::Micros,
+    ) -> Result<AppendReport> {
+        self.append_checked(inputs, &|_| Ok(()), LENT, Some(recorded_at))
     }
 
     /// What [`Ledger::append`] would do with `inputs`: the same report, or

@@ -54,16 +54,23 @@ impl Ledger {
     /// first error is the one reported, and the next append (which begins with
     /// the same clean-up) finishes it; readers never see the leftovers, which
     /// lie beyond the head.
+    ///
+    /// Its records are recorded now (the wall clock, never before the
+    /// head's `recorded_at`), or at `recorded_at` when given: how a restore
+    /// writes each append of an export as it was written. A time before
+    /// the head's is refused: a known-at time cuts a prefix of the seqs.
     pub(crate) fn append_checked(
         &self,
         inputs: Vec<Input<'_>>,
         accept: &dyn Fn(&AppendReport) -> Result<()>,
         lent: Lent<'_>,
+        recorded_at: Option<time::Micros>,
     ) -> Result<AppendReport> {
         let head = self.head()?;
         self.drop_beyond(head.seq)?;
         let moved = std::cell::Cell::new(false);
-        let written = self.write_pending(head, inputs, false, lent);
+        let now = self.recorded_now(head.seq, recorded_at);
+        let written = now.and_then(|now| self.write_pending(head, inputs, (now, false), lent));
         let result = written.and_then(|report| {
             accept(&report)?;
             if report.appended > 0 {
@@ -93,13 +100,30 @@ impl Ledger {
         lent: Lent<'_>,
     ) -> Result<AppendReport> {
         let head = self.head()?;
-        let result = self.write_pending(head, inputs, true, lent);
+        let now = self.recorded_now(head.seq, None)?;
+        let result = self.write_pending(head, inputs, (now, true), lent);
         self.index.borrow_mut().retain(|e| e.first() <= head.seq);
         self.segments.borrow_mut().drop_aside();
         result.map_err(|e| match e {
             Error::Storage(msg) => Error::Storage(format!("{}: {msg}", self.path.display())),
             e => e,
         })
+    }
+
+    /// The `recorded_at` of records appended after seq `head`: `given`, or
+    /// the wall clock; never before the head's, so that a known-at time cuts
+    /// a prefix of the seqs, whatever the wall clock did between two appends.
+    fn recorded_now(&self, head: u64, given: Option<time::Micros>) -> Result<time::Micros> {
+        let last = self.recorded_at_micros(head)?.unwrap_or(i64::MIN);
+        match given {
+            None => Ok(time::now().max(last)),
+            Some(t) if t >= last => Ok(t),
+            Some(t) => Err(Error::Usage(format!(
+                "records cannot be recorded at {}, before the head's {}",
+                time::format(t),
+                time::format(last)
+            ))),
+        }
     }
 
     /// Replace `HEAD` with `head`: the commit point ([`super::published`]).
@@ -154,18 +178,16 @@ impl Ledger {
     /// ([`ParseLine::screened`](super::grammar::ParseLine::screened)): the
     /// check fold decodes them, and every error path here and there reports a
     /// payload that does not decode first if it comes first in input order
-    /// ([`Pending::first_problem`]). `dry`: a dry run's (see the module docs).
+    /// ([`Pending::first_problem`]). `now`: the records' `recorded_at`;
+    /// `dry`: a dry run's (see the module docs).
     fn write_pending(
         &self,
         head: Head,
         inputs: Vec<Input<'_>>,
-        dry: bool,
+        (now, dry): (time::Micros, bool),
         lent: Lent<'_>,
     ) -> Result<AppendReport> {
         let mut index = None;
-        // Never before the head's: a known-at time then cuts a prefix of the
-        // seqs, whatever the wall clock did between two appends.
-        let now = time::now().max(self.recorded_at_micros(head.seq)?.unwrap_or(i64::MIN));
         let segment = match dry {
             true => segment::Writer::aside(head.seq + 1),
             false => segment::Writer::new(head.seq + 1),

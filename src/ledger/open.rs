@@ -79,8 +79,9 @@ fn sled_damage(path: &Path, err: &sled::Error) -> String {
 }
 
 /// What to do about a damaged ledger directory.
-const RESTORE: &str = "restore its directory from a backup, then check it with \
-    `laurel verify --expect` and the head you last published";
+const RESTORE: &str = "restore its directory from a backup (or make a new ledger of an \
+    export with `laurel restore FILE`), then check it with `laurel verify --expect` and the \
+    head you last published";
 
 /// What is wrong with sled's files in the ledger at `path`, as far as can be
 /// told without opening sled (which writes): `db` (its log) missing, empty
