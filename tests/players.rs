@@ -466,6 +466,47 @@ fn a_rename_to_a_near_copy_of_another_players_name_is_refused_not_of_its_own() {
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
 
+/// With two near names known ("jose garcia" and "Jose Garcia", both
+/// registered), a new name is judged against both, whichever came first: a
+/// rename of one to a near copy of the other, and a look-alike of either,
+/// are refused in both orders.
+#[test]
+fn a_name_near_two_known_ones_is_judged_against_both_whichever_came_first() {
+    for (first, second) in [
+        ("jose garcia", "Jose Garcia"),
+        ("Jose Garcia", "jose garcia"),
+    ] {
+        let dir = empty_ledger();
+        let d = dir.path();
+        for (name, at) in [(first, "2020-01-01"), (second, "2020-01-02")] {
+            assert!(out(d, &["players", "add", name, "--at", at])
+                .status
+                .success());
+        }
+        let before = head(d);
+        for from in [first, second] {
+            let other = if from == first { second } else { first };
+            let rename = format!(
+                r#"{{"type":"ledger.player_renamed","at":"2020-02-01","from":"{from}","to":"José García"}}"#
+            );
+            let o = append_text(d, &format!("{rename}\n"));
+            assert_eq!(o.status.code(), Some(2), "{from} first {first}");
+            let said = format!("the name of another player, «{other}»");
+            assert!(text(&o.stderr).contains(&said), "{}", text(&o.stderr));
+        }
+        for look_alike in ["J\u{43e}se Garcia", "j\u{43e}se garcia"] {
+            let o = out(d, &["players", "add", look_alike]);
+            assert_eq!(o.status.code(), Some(2), "{look_alike} after {first}");
+            assert!(
+                text(&o.stderr).contains("looks exactly like"),
+                "{}",
+                text(&o.stderr)
+            );
+        }
+        assert_eq!(head(d), before);
+    }
+}
+
 /// Without its rename, a renamed player's later results would quietly go
 /// to a new player of the new name, and a later rename of that name would
 /// rename no one; without its registration, the events naming a

@@ -9,8 +9,11 @@
 //! ([`Near::matching`]), which costs a key per known name and no sort, no
 //! map of every name. The answer is the one an index over every name gives:
 //! the names are ordered by first seq (then how they first appeared, then
-//! the name), every known name comes before every new one, and the earliest
-//! name with the same key wins over the earliest one edit apart.
+//! the name), every known name comes before every new one, and a new name
+//! is judged against every earlier name it nearly duplicates, those with the
+//! same key first, then those one edit apart: a refusal cites the first that
+//! refuses it, whichever of two near names ("jose garcia", "Jose Garcia")
+//! came first.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -62,11 +65,11 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
             found = Some(refused_at(w.seen.first_seq, msg));
             break;
         }
-        let mine = near
-            .find_before(name, i)
-            .map(|id| order[id as usize].0.as_str());
-        let like = known.nearest(i, name, mine);
-        if let Some(e) = like.and_then(|like| typo_of(&p, (name, w), like)) {
+        let mine: Vec<&str> = (near.near_before(name, i).into_iter())
+            .map(|id| order[id as usize].0.as_str())
+            .collect();
+        let like = known.near_names(i, name, &mine);
+        if let Some(e) = like.iter().find_map(|like| typo_of(&p, (name, w), like)) {
             found = Some(e);
             break;
         }
@@ -78,7 +81,9 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
 }
 
 /// The refusal of new name `name`, written first as `w` says, that nearly
-/// duplicates the earlier name `like`: a name an event brings is a typo
+/// duplicates the earlier name `like` (the check asks of every one it
+/// nearly duplicates, so the answer does not hang on which came first): a
+/// name an event brings is a typo
 /// unless registered; a rename's new name is refused only when `like` is
 /// another player's (a rename mending a misspelt name of one's own is what
 /// renames are for): results misspelt for `like` would go to the renamed
@@ -213,10 +218,10 @@ fn written_after(indexes: &PerNamespace, old: u64) -> Interner {
 
 /// The known names (first written at or before the old head) that nearly
 /// duplicate a new one: for each new name's id in the check's order, the
-/// earliest known one with the same key and the earliest one edit apart.
+/// known ones with the same key and those one edit apart, each in that order.
 struct Known {
-    same: BTreeMap<u32, String>,
-    typo: BTreeMap<u32, String>,
+    same: BTreeMap<u32, Vec<String>>,
+    typo: BTreeMap<u32, Vec<String>>,
 }
 
 impl Known {
@@ -239,35 +244,33 @@ impl Known {
         near.matching(known, &mut |id, same, name| hits.push((id, same, name)));
         let wanted: BTreeSet<&str> = hits.iter().map(|h| h.2).collect();
         let p = Players::merge_of(indexes, &|n| wanted.contains(n));
-        let mut best: BTreeMap<(u32, bool), Rank> = BTreeMap::new();
+        let mut found: BTreeMap<(u32, bool), BTreeSet<Rank>> = BTreeMap::new();
         for (id, same, name) in hits {
-            let Some(r) = p.written.get(name).map(|w| rank(name, w)) else {
-                continue;
-            };
-            let slot = best.entry((id, same)).or_insert(r);
-            *slot = (*slot).min(r);
+            if let Some(w) = p.written.get(name) {
+                found.entry((id, same)).or_default().insert(rank(name, w));
+            }
         }
         let (mut same, mut typo) = (BTreeMap::new(), BTreeMap::new());
-        for ((id, is_same), (_, _, name)) in best {
+        for ((id, is_same), ranks) in found {
             let to = if is_same { &mut same } else { &mut typo };
-            to.insert(id, name.to_string());
+            to.insert(id, ranks.into_iter().map(|r| r.2.to_string()).collect());
         }
         Known { same, typo }
     }
 
-    /// The name new name `name` (id `id`) nearly duplicates, if any: among
-    /// every name before it, the earliest with the same key, else the
-    /// earliest one edit apart (known names all come first). `mine`: the
-    /// answer among the new names before it ([`Near::find_before`]).
-    fn nearest<'a>(&'a self, id: u32, name: &str, mine: Option<&'a str>) -> Option<&'a str> {
-        let same_key = |other: &str| near::key(other) == near::key(name);
-        if let Some(k) = self.same.get(&id) {
-            return Some(k);
-        }
-        if mine.is_some_and(same_key) {
-            return mine;
-        }
-        self.typo.get(&id).map(String::as_str).or(mine)
+    /// Every name new name `name` (id `id`) nearly duplicates among the
+    /// names before it, as an index over every name lists them (known names
+    /// all come first): those with the same key, then those one edit apart.
+    /// `mine`: those among the new names before it ([`Near::near_before`]).
+    fn near_names<'a>(&'a self, id: u32, name: &str, mine: &[&'a str]) -> Vec<&'a str> {
+        let key = near::key(name);
+        let (same, typo): (Vec<&str>, Vec<&str>) =
+            mine.iter().copied().partition(|m| near::key(m) == key);
+        let known = |m: &'a BTreeMap<u32, Vec<String>>| {
+            (m.get(&id).into_iter().flatten()).map(String::as_str)
+        };
+        let known_same = known(&self.same);
+        (known_same.chain(same).chain(known(&self.typo)).chain(typo)).collect()
     }
 }
 
@@ -296,9 +299,8 @@ mod tests {
             }
             let problem = match crate::systems::players::check_name(name) {
                 Err(msg) => Some(refused_at(w.seen.first_seq, msg)),
-                Ok(()) => near
-                    .find_before(name, i)
-                    .and_then(|id| typo_of(&p, (name, w), order[id as usize].0)),
+                Ok(()) => (near.near_before(name, i).into_iter())
+                    .find_map(|id| typo_of(&p, (name, w), order[id as usize].0)),
             };
             if problem.is_some() {
                 return earlier(renames, problem).map_or(Ok(new), Err);

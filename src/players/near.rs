@@ -167,28 +167,35 @@ impl Near {
             .map(|&(_, id)| id)
     }
 
-    /// The earliest id below `before` whose name `name` nearly duplicates:
-    /// the same key, or (for a key of [`EDIT_MIN`] characters or more) one
-    /// edit of a letter or sign from it (an edit of a digit does not count).
-    pub fn find_before(&self, name: &str, before: u32) -> Option<u32> {
+    /// The ids below `before` whose names `name` nearly duplicates, those
+    /// of the same key first, then (for a key of [`EDIT_MIN`] characters or
+    /// more) those one edit of a letter or sign from it (an edit of a digit
+    /// does not count), each group in id order.
+    pub fn near_before(&self, name: &str, before: u32) -> Vec<u32> {
         let mut chars = Vec::new();
         key_chars(name, &mut chars);
         let key_of = |id: u32| &*self.keys[id as usize];
-        let same = self
+        let mut same: Vec<u32> = self
             .under(hash(&chars, chars.len()))
             .filter(|&id| id < before && key_of(id) == chars.as_slice())
-            .min();
-        if same.is_some() || chars.len() < EDIT_MIN {
+            .collect();
+        same.sort_unstable();
+        if chars.len() < EDIT_MIN {
             return same;
         }
-        variants(&chars)
+        let mut typo: Vec<u32> = variants(&chars)
             .flat_map(|h| self.under(h))
-            .filter(|&id| id < before && one_typo(&chars, key_of(id)))
-            .min()
+            .filter(|&id| id < before && key_of(id) != chars.as_slice())
+            .filter(|&id| one_typo(&chars, key_of(id)))
+            .collect();
+        typo.sort_unstable();
+        typo.dedup();
+        same.extend(typo);
+        same
     }
 
     /// Every id whose name nearly duplicates one of `names` as
-    /// [`Near::find_before`] decides it, the other way round: each of
+    /// [`Near::near_before`] decides it, the other way round: each of
     /// `names` probed under the hashes it would be filed under, each id found
     /// handed to `f` with that name and whether their keys are equal (else
     /// they are one edit apart, and the filed key has [`EDIT_MIN`]
@@ -219,7 +226,7 @@ impl Near {
 }
 
 /// Whether key `a` is one edit of a letter or sign from key `b` and long
-/// enough for that to count ([`EDIT_MIN`]): the test [`Near::find_before`]
+/// enough for that to count ([`EDIT_MIN`]): the test [`Near::near_before`]
 /// applies to its candidates, for callers that scan a few names directly.
 pub fn one_edit(a: &[char], b: &[char]) -> bool {
     a.len() >= EDIT_MIN && one_typo(a, b)
@@ -280,9 +287,9 @@ mod tests {
     use super::*;
 
     impl Near {
-        /// [`Near::find_before`] among every name.
+        /// The earliest of [`Near::near_before`] among every name.
         fn find(&self, name: &str) -> Option<u32> {
-            self.find_before(name, u32::MAX)
+            self.near_before(name, u32::MAX).first().copied()
         }
     }
 
@@ -338,8 +345,22 @@ mod tests {
         );
         assert_eq!(n.find("Charles Babbage"), None);
         assert_eq!(n.find("Ada Lovelaec"), None, "a transposition is two edits");
-        assert_eq!(n.find_before("ada lovelace", 0), None, "only earlier ids");
-        assert_eq!(n.find_before("ada lovelace", 1), Some(0));
+        assert!(
+            n.near_before("ada lovelace", 0).is_empty(),
+            "only earlier ids"
+        );
+        assert_eq!(n.near_before("ada lovelace", 1), [0]);
+        let n = Near::new([
+            "Ada Lovelace",
+            "ada lovelace",
+            "Ada Lovelac",
+            "Ada Lovelace",
+        ]);
+        assert_eq!(
+            n.near_before("ADA LOVELACE", 4),
+            [0, 1, 3, 2],
+            "every one: the same key first"
+        );
     }
 
     /// Names that often nearly duplicate each other: numbered ones with
@@ -365,23 +386,27 @@ mod tests {
     }
 
     /// The index (its buckets, the deletions filed once a run) answers as a
-    /// scan of every earlier name does: the earliest with the same key, else,
-    /// for a key of `EDIT_MIN` characters or more, the earliest one edit apart.
+    /// scan of every earlier name does: those with the same key, then, for a
+    /// key of `EDIT_MIN` characters or more, those one edit apart.
     #[test]
-    fn find_before_answers_as_a_scan_of_every_earlier_name() {
+    fn near_before_answers_as_a_scan_of_every_earlier_name() {
         let names = names(3000);
         let keys: Vec<Vec<char>> = names.iter().map(|n| key(n).chars().collect()).collect();
         let near = Near::new(names.iter().map(String::as_str));
         let (mut same, mut typo) = (0, 0);
         for (i, name) in names.iter().enumerate() {
             let k = &keys[i];
-            let scan = (keys[..i].iter().position(|o| o == k)).or_else(|| {
-                let far = k.len() < EDIT_MIN;
-                (!far).then(|| keys[..i].iter().position(|o| one_typo(k, o)))?
-            });
-            let got = near.find_before(name, i as u32).map(|id| id as usize);
+            let earlier = || keys[..i].iter().enumerate();
+            let mut scan: Vec<usize> = earlier().filter(|(_, o)| *o == k).map(|(j, _)| j).collect();
+            if k.len() >= EDIT_MIN {
+                let typo = earlier().filter(|(_, o)| *o != k && one_typo(k, o));
+                scan.extend(typo.map(|(j, _)| j));
+            }
+            let got: Vec<usize> = (near.near_before(name, i as u32).into_iter())
+                .map(|id| id as usize)
+                .collect();
             assert_eq!(got, scan, "{name:?} (id {i})");
-            match scan.map(|j| keys[j] == *k) {
+            match scan.first().map(|&j| keys[j] == *k) {
                 Some(true) => same += 1,
                 Some(false) => typo += 1,
                 None => {}

@@ -445,7 +445,10 @@ mod tests {
         let names: Vec<String> = players.chain((0..120_000).map(|n| name('m', n))).collect();
         let near = crate::players::near::Near::new(names.iter().map(String::as_str));
         for (i, n) in (0u32..).zip(&names) {
-            assert_eq!(near.find_before(n, i), None, "{n} is near an earlier name");
+            assert!(
+                near.near_before(n, i).is_empty(),
+                "{n} is near an earlier name"
+            );
         }
         assert_eq!(name('p', 1), "p00001g", "digits 1, five of them, p: 6");
         assert_eq!(
