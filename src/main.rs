@@ -325,8 +325,12 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff): `laurel man | man -l -`.
-    Man,
+    /// Print the man page (roff): `laurel man | man -l -`; `laurel man COMMAND` a command's.
+    Man {
+        /// A command (e.g. `append`, or `players add`): its own page, which the main page lists
+        /// as laurel-COMMAND(1).
+        command: Vec<String>,
+    },
     /// Fold every projection and print the seq folded to (used by `bench` for "full replay").
     #[command(hide = true)]
     Fold {
@@ -394,7 +398,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
         }
         Command::Fold { clocks, rules } => app::fold_all(path, &query(clocks, rules))?,
         Command::Completions { shell } => completions(shell),
-        Command::Man => man_page()?,
+        Command::Man { command } => man_page(&command)?,
         streamed @ (Command::Log
         | Command::Export
         | Command::Standings { .. }
@@ -490,7 +494,7 @@ fn stream(command: Command, path: &Path, out: &mut dyn Write) -> laurel::Result<
         | Command::Site { .. }
         | Command::Fold { .. }
         | Command::Completions { .. }
-        | Command::Man
+        | Command::Man { .. }
         | Command::Demo { .. }
         | Command::Gen { .. }
         | Command::Bench { .. } => unreachable!("`run` answers it"),
@@ -504,10 +508,40 @@ fn completions(shell: clap_complete::Shell) -> String {
     String::from_utf8_lossy(&script).into_owned()
 }
 
-/// The man page, in roff.
-fn man_page() -> laurel::Result<String> {
+/// The man page, in roff: laurel's, or that of the (sub)command `path` names
+/// (titled `laurel-init`, `laurel-players-add`, as the main page lists them).
+fn man_page(path: &[String]) -> laurel::Result<String> {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut title = "laurel".to_string();
+    for (i, name) in path.iter().enumerate() {
+        let known: Vec<String> = (cmd.get_subcommands())
+            .filter(|c| !c.is_hide_set())
+            .map(|c| c.get_name().to_string())
+            .collect();
+        let Some(sub) = cmd.find_subcommand(name).filter(|c| !c.is_hide_set()) else {
+            let command = ["laurel"]
+                .into_iter()
+                .chain(path[..i].iter().map(String::as_str));
+            let command = command.collect::<Vec<_>>().join(" ");
+            return Err(laurel::Error::Usage(match known.is_empty() {
+                true => format!(
+                    "`{command}` has no subcommands: `laurel man {}` prints its page",
+                    path[..i].join(" ")
+                ),
+                false => format!(
+                    "`{command}` has no command {name:?}: it has {}",
+                    known.join(", ")
+                ),
+            }));
+        };
+        title = format!("{title}-{name}");
+        cmd = sub.clone();
+    }
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command())
+    let source = format!("laurel {}", env!("CARGO_PKG_VERSION"));
+    clap_mangen::Man::new(cmd.display_name(title))
+        .source(source)
         .render(&mut page)
         .map_err(|e| laurel::Error::io("man page", e))?;
     Ok(String::from_utf8_lossy(&page).into_owned())

@@ -82,6 +82,40 @@ fn man_page_is_roff_with_a_title_and_every_subcommand() {
     }
 }
 
+/// Every page the main page lists as laurel-COMMAND(1) is printed by
+/// `laurel man COMMAND`, and `players`' own list by `laurel man players add`;
+/// a command laurel does not have is refused naming those it has.
+#[test]
+fn man_prints_the_page_of_every_subcommand_the_main_page_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    for c in subcommands(dir.path()) {
+        let (code, page, err) = run(dir.path(), &["man", &c]);
+        assert_eq!(code, 0, "{c}: {err}");
+        assert!(page.contains(&format!(".TH laurel-{c} 1 ")), "{page}");
+        assert!(
+            page.contains(&format!("\\fBlaurel {c}\\fR")),
+            "{c}'s synopsis: {page}"
+        );
+    }
+    let (_, players, _) = run(dir.path(), &["man", "players"]);
+    assert!(players.contains("laurel\\-players\\-add(1)"), "{players}");
+    let (code, page, _) = run(dir.path(), &["man", "players", "add"]);
+    assert_eq!(code, 0);
+    assert!(page.contains(".TH laurel-players-add 1 "), "{page}");
+    let (code, _, err) = run(dir.path(), &["man", "apend"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("`laurel` has no command \"apend\": it has init, append"),
+        "{err}"
+    );
+    let (code, _, err) = run(dir.path(), &["man", "players", "add", "x"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("`laurel players add` has no subcommands"),
+        "{err}"
+    );
+}
+
 #[test]
 fn unknown_systems_exit_2_with_did_you_mean_before_folding() {
     let dir = ledger_with(&["mepbm_valar.jsonl"]);
