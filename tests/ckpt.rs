@@ -548,3 +548,36 @@ fn a_known_at_query_resumes_from_the_latest_checkpoint_its_cut_leaves_alone() {
     let t = known_at_trace(d, "602");
     assert!(t.contains("resumed after"), "{t}");
 }
+
+/// A refused append leaves every checkpoint as it was, those its records
+/// would have invalidated too (they serve the old head, which stays): a
+/// mistyped late result must not leave every later query folding from
+/// further back. Both check folds: of late records of one system, and of
+/// everything (a registration beside them).
+#[test]
+fn a_refused_late_append_leaves_every_checkpoint_in_place() {
+    let dir = generated();
+    let d = dir.path();
+    let before = (head(d), checkpoint_files(d));
+    assert!(before.1.len() > 10, "{} checkpoints", before.1.len());
+    let twice = concat!(
+        r#"{"type":"cfr.series_defined","at":"2000-06-01","series":"twice","format":"elimination"}"#,
+        "\n",
+        r#"{"type":"cfr.series_defined","at":"2000-07-01","series":"twice","format":"elimination"}"#,
+        "\n"
+    );
+    let registered =
+        r#"{"type":"ledger.player_registered","at":"2000-05-01","player":"Late Comer"}"#;
+    for text in [twice.to_string(), format!("{registered}\n{twice}")] {
+        let out = cmd_in(d, &["append", "-"], false, &text);
+        assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+        assert!(said(&out).contains("twice"), "{}", said(&out));
+        assert_eq!((head(d), checkpoint_files(d)), before, "after {text}");
+    }
+    // An accepted one drops those it invalidates and makes them again.
+    let once =
+        r#"{"type":"cfr.series_defined","at":"2000-06-01","series":"once","format":"elimination"}"#;
+    append(d, &format!("{registered}\n{once}\n"));
+    assert_ne!(checkpoint_files(d), before.1);
+    assert!(assert_same_answers(d, "after a late append") > 100);
+}

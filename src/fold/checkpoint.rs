@@ -444,35 +444,40 @@ impl Ledger {
     }
 
     /// The check fold of an append whose records are `old + 1 ..= new.seq`:
-    /// resumes from the latest checkpoint still valid and, when `store`,
-    /// drops the checkpoints the new records invalidate and stores new ones
-    /// (bound to `new`) on the way. A dry run (`store` false) leaves the
-    /// checkpoints as they are and starts before the earliest position the
-    /// new records change, where the append would. Then the players check of
-    /// the new records ([`crate::players`]): the names the append brings for
-    /// the first time, in order, or the error of the first one refused.
+    /// resumes from the latest checkpoint before the earliest position the
+    /// new records change and, when `store`, stores new ones (bound to `new`)
+    /// on the way. Then the players check of the new records
+    /// ([`crate::players`]): the names the append brings for the first time,
+    /// in order, or the error of the first one refused. Only once every
+    /// check passed are the checkpoints the new records invalidate dropped
+    /// (when `store`): a refused append leaves them serving the old head, so
+    /// a mistyped late result does not slow every query after it. A dry run
+    /// (`store` false) leaves the checkpoints as they are.
     pub(crate) fn check_fold(&self, old: u64, new: Head, store: bool) -> Result<Vec<String>> {
-        let names = self.check_fold_of(old, new, store)?;
+        let cut = self.cut_after(old, new.seq)?;
+        let names = self.check_fold_of((old, new), cut, store)?;
         self.check_voided_players(&View::new(self, new.seq), old)?;
+        if let (Some(cut), true) = (cut, store) {
+            self.drop_checkpoints(|h| h.pos >= cut && h.head != new)?;
+        }
         Ok(names)
     }
 
     /// [`Ledger::check_fold`] but for its voids of registrations and renames
-    /// (`voided_players`).
-    fn check_fold_of(&self, old: u64, new: Head, store: bool) -> Result<Vec<String>> {
-        let cut = self.cut_after(old, new.seq)?;
+    /// (`voided_players`) and the checkpoints it drops; `cut`: the earliest
+    /// position the new records change ([`Ledger::cut_after`]).
+    fn check_fold_of(
+        &self,
+        (old, new): (u64, Head),
+        cut: Option<Pos>,
+        store: bool,
+    ) -> Result<Vec<String>> {
         if let Some(cut) = cut {
             if let Some(checked) = self.late_check((old, new), cut, store)? {
                 return Ok(checked);
             }
         }
-        let mut bound = (Micros::MAX, u64::MAX);
-        if let Some(cut) = cut {
-            match store {
-                true => self.drop_checkpoints(|h| h.pos >= cut)?,
-                false => bound = just_before(cut),
-            }
-        }
+        let bound = cut.map_or((Micros::MAX, u64::MAX), just_before);
         let view = View::new(self, new.seq);
         let (start, whole) = match disabled() {
             true => (None, None),

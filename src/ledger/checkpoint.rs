@@ -27,8 +27,9 @@
 //! once a record after `H` sorts before it (its `at` < `at_c`: its seq is larger)
 //! or a void after `H` removes a record at or before it. Both are summed up by
 //! [`Ledger::cut_after`]: the earliest position the records after `H` touch.
-//! - An append deletes every checkpoint at or after its cut before the head
-//!   moves (deleting a cache entry is always safe); or, when its records
+//! - An append whose checks pass deletes every checkpoint at or after its
+//!   cut before the head moves (deleting a cache entry is always safe; a
+//!   refused append leaves them, serving the head that stays); or, when its records
 //!   change only some sections (late records of one rating system, or about
 //!   players), makes
 //!   each of them again where it stands, bound to the new head, with those

@@ -54,9 +54,9 @@ impl Ledger {
     /// them, if one does: late records of one rating system (see the module
     /// docs) or about players ([`super::named`]). The players check's answer,
     /// or `None` when neither applies (the caller folds everything). `store`
-    /// as for [`Ledger::check_fold`]; the checkpoints at or after the cut that
-    /// were not made again (a file that no longer read) then go: they serve
-    /// only the old head.
+    /// as for [`Ledger::check_fold`], which then drops the checkpoints at or
+    /// after the cut that were not made again (a file that no longer read):
+    /// they serve only the old head.
     pub(super) fn late_check(
         &self,
         (old, new): (u64, Head),
@@ -73,9 +73,6 @@ impl Ledger {
                 None => return Ok(None),
             },
         };
-        if store {
-            self.drop_checkpoints(|h| h.pos >= cut && h.head != new)?;
-        }
         Ok(Some(answer))
     }
 
