@@ -382,6 +382,7 @@ fn sample() -> (Site, Vec<TableView>, Vec<Change>) {
             rules: None,
         },
         spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
+        players: changes.iter().map(|c| c.subject.clone()).collect(),
     };
     let tables = vec![
         TableView {

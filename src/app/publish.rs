@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::fold::{self, Placed};
 use crate::ledger::{canonical, Head, Ledger};
 use crate::output;
+use crate::players::Players;
 use crate::site::TableView;
 use crate::spill::{self, Spill};
 use crate::systems::{self, Change, Selector};
@@ -94,6 +95,9 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     // then be a guess, and the trail's subjects are left as they are.
     let mut shown = f.state.players.shown();
     shown.retain(|root, now| !f.state.rates_non_player(root) && !f.state.rates_non_player(now));
+    let players = (Players::merge(&f.state.players).list().into_iter())
+        .flat_map(|l| std::iter::once(l.name).chain(l.earlier))
+        .collect();
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
     let now = |subject: &str| shown.get(subject).cloned();
@@ -106,6 +110,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
         spilled_subjects: (std::mem::take(&mut buckets.subjects).into_iter())
             .map(|s| now(&s).unwrap_or(s))
             .collect(),
+        players,
     };
     let views =
         |each: &mut dyn FnMut(&TableView) -> Result<()>| table_views(&ledger, args, &tables, each);
@@ -366,6 +371,7 @@ mod tests {
             head_hash: canonical::hex(&head.hash),
             stamp,
             spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
+            players: changes.iter().map(|c| c.subject.clone()).collect(),
         };
         let per_tournament = tables.iter().filter(|t| t.tournament.is_some());
         assert!(per_tournament.count() >= 2, "a tournament table or two");

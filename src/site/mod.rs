@@ -27,7 +27,9 @@
 //!   site lists what it plays) with its rows and pages, and links to the
 //!   pages of the list of players.
 //! - `players.html`, `players_2.html`, ...: every player, linked to their page,
-//!   in name order, [`ROWS`] a page (none when there is no player).
+//!   in name order, then every other subject with a page (grudge teams,
+//!   nations: [`Site::players`]) under "Teams and nations", [`ROWS`] a page
+//!   (none when there is no subject).
 //! - `export.jsonl`: the same bytes as `laurel export` (the whole ledger, whatever
 //!   the clocks say: the head above is its digest).
 //! - `table-<table>.html`, and `table-<table>--<tournament>.html` for tables shown
@@ -149,7 +151,7 @@ use chart::chart;
 pub use chart::POINTS;
 pub use outline::{slug, Files, Outline};
 pub(crate) use pages::render_player;
-use pages::{render_index, render_players, render_table, table_pages, PLAYERS};
+use pages::{listed, render_index, render_players, render_table, table_pages, PLAYERS};
 pub use pages::{HISTORY, VERIFY_SCRIPT};
 use paging::page_count;
 pub use paging::{page_name, ROWS};
@@ -198,6 +200,11 @@ pub struct Site {
     /// come to [`Site::pages_staged`] in groups: `laurel site` reads them back
     /// from a [`crate::spill`]).
     pub spilled_subjects: BTreeSet<String>,
+    /// Every name a player went by. The other subjects of the tables and
+    /// the trail (a grudge team, a nation) have pages too, and are listed
+    /// after the players, under a heading of their own: no list calls them
+    /// players.
+    pub players: BTreeSet<String>,
 }
 
 /// Where pages go: `put(file name, HTML)`, a whole page at a time.
@@ -238,13 +245,15 @@ impl Site {
             Ok(())
         })?;
         drop(views);
-        put("index.html".into(), render_index(self, &outline))?;
-        let count = page_count(outline.files.players.len());
-        for k in 1..=count.min(outline.files.players.len()) {
-            let html = render_players(self, &outline.files, (k, count));
+        let listed = listed(self, &outline.files);
+        put("index.html".into(), render_index(self, &outline, &listed))?;
+        let count = page_count(listed.0.len());
+        for k in 1..=count.min(listed.0.len()) {
+            let html = render_players(self, &listed, (k, count));
             put(page_name(PLAYERS, k), html)?;
             n += 1;
         }
+        drop(listed);
         Ok(n + self.player_pages(&mut outline, put, groups)?)
     }
 

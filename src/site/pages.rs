@@ -188,9 +188,10 @@ fn html_table((t, caption): (&Table, &str), rows: Range<usize>, files: &Files) -
 }
 
 /// `index.html`.
-pub(super) fn render_index(site: &Site, outline: &Outline) -> String {
-    let files = &outline.files;
-    let players = files.players.len();
+/// `listed`: the subjects the list of players lists ([`listed`]).
+pub(super) fn render_index(site: &Site, outline: &Outline, listed: &Listed) -> String {
+    let (listed, players) = (&listed.0, listed.1);
+    let others = listed.len() - players;
     let (k, cut) = (site.stamp.known_at, site.stamp.known_at < site.head_seq);
     let body = html! {
         h1 { (site.title) } "\n"
@@ -216,10 +217,10 @@ pub(super) fn render_index(site: &Site, outline: &Outline) -> String {
             (index_tables(outline))
         }
         h2 #players { "Players (" (players) ")" } "\n"
-        @if players == 0 {
+        @if listed.is_empty() {
             p { "No player appears in any table or change yet." } "\n"
         } @else {
-            (index_players(files))
+            (index_players(listed, others))
         }
         (verify(site))
     };
@@ -260,12 +261,32 @@ fn verify(site: &Site) -> Markup {
 /// The first page of the list of players.
 pub const PLAYERS: &str = "players.html";
 
-/// The index's links to the pages of the list of players, each with the
-/// first and last name it holds.
-fn index_players(files: &Files) -> Markup {
-    let names: Vec<&str> = files.players().map(|(p, _)| p).collect();
+/// The subjects with a page as the list of players lists them, each with
+/// its page: the players in name order, then the others ([`Site::players`]);
+/// and how many are players.
+pub(super) type Listed<'a> = (Vec<(&'a str, &'a str)>, usize);
+
+/// The subjects of `files` as the list of players lists them ([`Listed`]).
+pub(super) fn listed<'a>(site: &Site, files: &'a Files) -> Listed<'a> {
+    let (mut players, others): (Vec<_>, Vec<_>) = files
+        .players()
+        .partition(|(p, _)| site.players.contains(*p));
+    let n = players.len();
+    players.extend(others);
+    (players, n)
+}
+
+/// The index's links to the pages of the list of players (`listed`, of
+/// which `others` are not players), each with the first and last name it
+/// holds.
+fn index_players(listed: &[(&str, &str)], others: usize) -> Markup {
+    let names: Vec<&str> = listed.iter().map(|(p, _)| *p).collect();
     html! {
-        p { "Every player, in name order, " (ROWS) " a page:" } "\n"
+        p {
+            "Every player, in name order"
+            @if others > 0 { ", then the teams and nations (" (others) ")" }
+            ", " (ROWS) " a page:"
+        } "\n"
         ul.players {
             "\n"
             @for (n, chunk) in names.chunks(ROWS).enumerate() {
@@ -282,20 +303,36 @@ fn index_players(files: &Files) -> Markup {
 }
 
 /// Page `n` of the `count` pages of the list of players: each linked to their
-/// page, [`ROWS`] a page, in name order.
-pub(super) fn render_players(site: &Site, files: &Files, (n, count): (usize, usize)) -> String {
+/// page, [`ROWS`] a page, in name order, then the other subjects under a
+/// heading of their own (see [`listed`]).
+pub(super) fn render_players(site: &Site, listed: &Listed, (n, count): (usize, usize)) -> String {
     let title = match count {
         1 => "Players".to_string(),
         _ => format!("Players, page {n} of {count}"),
     };
     let pager = pager(PLAYERS, n, count);
+    let (listed, players) = (&listed.0, listed.1);
+    let first = (n - 1) * ROWS;
+    let page_of = |range: std::ops::Range<usize>| {
+        let (from, to) = (range.start.max(first), range.end.min(first + ROWS));
+        listed.get(from..to.max(from)).unwrap_or_default()
+    };
+    let (mine, others) = (page_of(0..players), page_of(players..listed.len()));
     let body = html! {
         h1 { (title) } "\n"
         (pager)
-        ul.players {
-            "\n"
-            @for (p, f) in files.players().skip((n - 1) * ROWS).take(ROWS) {
-                li { a href=(f) { (p) } } "\n"
+        @if !mine.is_empty() {
+            ul.players {
+                "\n"
+                @for (p, f) in mine { li { a href=(f) { (p) } } "\n" }
+            }
+        }
+        @if !others.is_empty() {
+            h2 #others { "Teams and nations" } "\n"
+            p { "Rated in a table, but not players." } "\n"
+            ul.players {
+                "\n"
+                @for (p, f) in others { li { a href=(f) { (p) } } "\n" }
             }
         }
         "\n"

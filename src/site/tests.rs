@@ -100,6 +100,9 @@ fn sample() -> Sample {
             rules: None,
         },
         spilled_subjects: BTreeSet::new(),
+        players: [NASTY, "Ann Smith", "Only In Audit", "ann"]
+            .map(str::to_string)
+            .into(),
     };
     let tables = vec![
         TableView {
@@ -367,6 +370,38 @@ fn a_name_spelling_a_hashed_slug_gets_a_page_of_its_own() {
     assert_ne!(a, b);
     assert_eq!(a, format!("player-{literal}.html"));
     assert_eq!(b, format!("player-{}.html", slug(&literal)));
+}
+
+/// A subject that is no player (a grudge team, a nation) is listed after
+/// the players, under a heading of its own, and the index says how many.
+#[test]
+fn the_list_of_players_lists_teams_and_nations_after_them_under_their_own_heading() {
+    let mut site = sample();
+    site.site.players.remove("Ann Smith");
+    let pages = site.pages();
+    let list = &pages.iter().find(|(n, _)| n == "players.html").unwrap().1;
+    let at = |text: &str| {
+        list.find(text)
+            .unwrap_or_else(|| panic!("{text} in {list}"))
+    };
+    assert!(at("Only In Audit</a>") < at("<h2 id=\"others\">Teams and nations</h2>"));
+    assert!(at("<h2 id=\"others\">") < at("Ann Smith</a>"));
+    assert_eq!(list.matches("<h2").count(), 1);
+    let index = index_of(&pages);
+    assert!(index.contains("Players (3)"), "{index}");
+    assert!(index.contains("then the teams and nations (1)"), "{index}");
+    assert!(
+        index.contains("– Ann Smith</a>"),
+        "the last listed: {index}"
+    );
+    // Without one, no such heading.
+    let list = &sample()
+        .pages()
+        .into_iter()
+        .find(|(n, _)| n == "players.html")
+        .unwrap()
+        .1;
+    assert!(!list.contains("Teams and nations"));
 }
 
 #[test]
