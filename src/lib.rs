@@ -96,7 +96,8 @@
 //!   one CSV table).
 //! - [`site`]: the static site: its pages are pure functions from tables and changes
 //!   to HTML and SVG (maud templates, which escape every value), and `site/write.rs`
-//!   writes them into a staged directory swapped in whole;
+//!   writes them into a directory built beside `DIR` and swapped in whole
+//!   ([`beside`], which `laurel restore` builds its ledger with too);
 //!   [`spill`]: its audit trail on disk, in buckets by subject.
 //! - [`demo`]: the `events/` files compiled in and the stops of `laurel demo`'s tour;
 //!   [`systems::gen`] (`laurel gen`: the driver and its toolkit; each system's planner is
@@ -104,8 +105,8 @@
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
 //!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`,
 //!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `timetravel.rs`, `players.rs`,
-//!   `cards_rules.rs`, `cli.rs`, `params.rs`, `replay.rs`, `corrections.rs`, `check.rs`,
-//!   `events.rs`,
+//!   `cards_rules.rs`, `cli.rs`, `shell.rs`, `params.rs`, `replay.rs`, `corrections.rs`,
+//!   `check.rs`, `events.rs`, `restore.rs`,
 //!   `ckpt.rs` and `again.rs` (checkpoints), `crash.rs`, `corrupt.rs`, `corpus.rs` with
 //!   `tests/corpus/`, `props.rs`, `extremes.rs`, `fuzz.rs`, `readers.rs`,
 //!   `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,
@@ -319,6 +320,7 @@
 
 pub mod app;
 pub mod bench;
+pub mod beside;
 pub mod codec;
 pub mod demo;
 pub mod error;

@@ -171,7 +171,15 @@ enum Command {
     /// Print the head: "SEQ HASH".
     Head,
     /// Records, one human line each.
-    Log,
+    Log {
+        /// Only records from this seq on (e.g. the head a table was published at, plus one).
+        #[arg(long, value_parser = parse_seq)]
+        from: Option<u64>,
+        /// Only records of this event type (e.g. cards.match_result) or namespace (cards,
+        /// ledger); the voids of such records are `ledger.voided`.
+        #[arg(long = "type", value_name = "TYPE")]
+        kind: Option<String>,
+    },
     /// Records, one canonical JSON line each (JCS plus "hash"), for outside verification.
     Export,
     /// A new ledger rebuilt from FILE, the lines of `laurel export`, record for record
@@ -179,6 +187,10 @@ enum Command {
     Restore {
         /// The lines `laurel export` printed.
         file: PathBuf,
+        /// A published head the export must hold (SEQ:HASH, or SEQ HASH as `laurel head`
+        /// prints it): a cut or forged export is refused, exit 1, before anything is built.
+        #[arg(long)]
+        expect: Option<String>,
     },
     /// A standings table: valar maia istari nations ainur council nazgul | cfr | cards | fibonacci carnage dss sos | sbr.
     Standings {
@@ -375,7 +387,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
             app::events(kind.as_deref(), matches!(format, DocFmt::Json))?
         }
         Command::Import { dir } => app::import(path, &dir)?,
-        Command::Restore { file } => app::restore(path, &file)?,
+        Command::Restore { file, expect } => app::restore(path, &file, expect.as_deref())?,
         Command::Verify { expect } => app::verify(path, expect.as_deref())?,
         Command::Head => app::head(path)?,
         Command::Players {
@@ -399,7 +411,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
         Command::Fold { clocks, rules } => app::fold_all(path, &query(clocks, rules))?,
         Command::Completions { shell } => completions(shell),
         Command::Man { command } => man_page(&command)?,
-        streamed @ (Command::Log
+        streamed @ (Command::Log { .. }
         | Command::Export
         | Command::Standings { .. }
         | Command::History { .. }
@@ -437,7 +449,7 @@ fn run(cli: Cli) -> laurel::Result<()> {
 /// The commands that write their answer to `out` as they make it.
 fn stream(command: Command, path: &Path, out: &mut dyn Write) -> laurel::Result<()> {
     match command {
-        Command::Log => app::log(path, out),
+        Command::Log { from, kind } => app::log(path, (from, kind.as_deref()), out),
         Command::Export => app::export(path, out),
         Command::Standings {
             table,

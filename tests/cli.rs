@@ -1,5 +1,5 @@
-//! Command-line conventions, through the built binary: completions and the man
-//! page, "did you mean" for unknown tables and tournaments, `--limit`, the line
+//! Command-line conventions, through the built binary: "did you mean" for
+//! unknown tables and tournaments, `--limit`, the line
 //! naming the ledger state, CSV as one RFC 4180 table, JSON lists, a quiet
 //! stderr when it is not a terminal, `NO_COLOR`, a byte-order mark refused in
 //! every file read.
@@ -24,96 +24,10 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// The subcommands `laurel --help` lists.
-fn subcommands(dir: &Path) -> Vec<String> {
-    let (_, help, _) = run(dir, &["--help"]);
-    let listed = help.split("Commands:").nth(1).expect("a Commands: section");
-    let listed = listed.split("\n\n").next().unwrap_or_default();
-    listed
-        .lines()
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .filter(|c| c != "help")
-        .collect()
-}
-
 fn rules_file(dir: &Path) -> String {
     let path = dir.join("rules.json");
     std::fs::write(&path, r#"{"valar": {"base": 50}}"#).unwrap();
     path.display().to_string()
-}
-
-#[test]
-fn bash_completions_mention_every_subcommand() {
-    let dir = tempfile::tempdir().unwrap();
-    let commands = subcommands(dir.path());
-    assert!(commands.len() >= 15, "{commands:?}");
-    assert!(commands.iter().any(|c| c == "standings"), "{commands:?}");
-    let (code, script, err) = run(dir.path(), &["completions", "bash"]);
-    assert_eq!((code, err.as_str()), (0, ""));
-    for c in &commands {
-        assert!(
-            script.contains(&format!("laurel__subcmd__{c})")),
-            "no {c} in the script"
-        );
-    }
-    // Flags too: --limit is offered after `standings`.
-    assert!(script.contains("--limit"));
-    let (code, _, err) = run(dir.path(), &["completions", "tcsh"]);
-    assert_eq!(code, 2, "{err}");
-}
-
-#[test]
-fn man_page_is_roff_with_a_title_and_every_subcommand() {
-    let dir = tempfile::tempdir().unwrap();
-    let (code, page, _) = run(dir.path(), &["man"]);
-    assert_eq!(code, 0);
-    // clap_mangen first defines the \*(Aq string, then the title.
-    let first_macro = page
-        .lines()
-        .find(|l| !l.starts_with(".ie") && !l.starts_with(".el"))
-        .unwrap();
-    assert!(first_macro.starts_with(".TH laurel 1 "), "{first_macro}");
-    assert!(page.contains("\n.SH NAME\n"), "{page}");
-    for c in subcommands(dir.path()) {
-        assert!(
-            page.contains(&format!("laurel\\-{c}")),
-            "no {c} in the page"
-        );
-    }
-}
-
-/// Every page the main page lists as laurel-COMMAND(1) is printed by
-/// `laurel man COMMAND`, and `players`' own list by `laurel man players add`;
-/// a command laurel does not have is refused naming those it has.
-#[test]
-fn man_prints_the_page_of_every_subcommand_the_main_page_lists() {
-    let dir = tempfile::tempdir().unwrap();
-    for c in subcommands(dir.path()) {
-        let (code, page, err) = run(dir.path(), &["man", &c]);
-        assert_eq!(code, 0, "{c}: {err}");
-        assert!(page.contains(&format!(".TH laurel-{c} 1 ")), "{page}");
-        assert!(
-            page.contains(&format!("\\fBlaurel {c}\\fR")),
-            "{c}'s synopsis: {page}"
-        );
-    }
-    let (_, players, _) = run(dir.path(), &["man", "players"]);
-    assert!(players.contains("laurel\\-players\\-add(1)"), "{players}");
-    let (code, page, _) = run(dir.path(), &["man", "players", "add"]);
-    assert_eq!(code, 0);
-    assert!(page.contains(".TH laurel-players-add 1 "), "{page}");
-    let (code, _, err) = run(dir.path(), &["man", "apend"]);
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("`laurel` has no command \"apend\": it has init, append"),
-        "{err}"
-    );
-    let (code, _, err) = run(dir.path(), &["man", "players", "add", "x"]);
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("`laurel players add` has no subcommands"),
-        "{err}"
-    );
 }
 
 #[test]
@@ -803,4 +717,52 @@ fn an_empty_laurel_ledger_is_unset_and_a_set_one_is_the_default() {
     assert!(dir.path().join("elsewhere.db").join("HEAD").exists());
     let (code, err) = bare("", &["head"]);
     assert_eq!(code, Some(0), "{err}");
+}
+
+/// `log --from SEQ` shows the records from SEQ on (a void of an earlier
+/// record still names it), `--type` those of a type or namespace; a seq
+/// past the head and an unknown type are refused, exit 2.
+#[test]
+fn log_from_a_seq_and_of_a_type_shows_only_those_records() {
+    let dir = common::bundled();
+    let d = dir.path();
+    let (head, _) = common::head(d);
+    common::ok(d, &["void", "5", "--reason", "entered twice"]);
+    let seqs = |args: &[&str]| -> Vec<u64> {
+        let (code, out, err) = run(d, args);
+        assert_eq!(code, 0, "{err}");
+        (out.lines())
+            .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+            .collect()
+    };
+    let from = head.to_string();
+    assert_eq!(seqs(&["log", "--from", &from]), [head, head + 1]);
+    let (_, out, _) = run(d, &["log", "--from", &from]);
+    let all = run(d, &["log"]).1;
+    let fifth: Vec<&str> = all.lines().nth(4).unwrap().split_whitespace().collect();
+    let (kind, id) = (fifth[2], fifth[3]);
+    assert!(out.contains(&format!("#5 ({kind} {id}): reason")), "{out}");
+    let cards = seqs(&["log", "--type", "cards"]);
+    assert!(!cards.is_empty());
+    let (_, out, _) = run(d, &["log", "--type", "cards"]);
+    assert!(out.lines().all(|l| l.contains(" cards.")), "{out}");
+    assert_eq!(seqs(&["log", "--type", "ledger.voided"]), [head + 1]);
+    assert_eq!(
+        seqs(&["log", "--type", "cards.match_result", "--from", &from]),
+        Vec::<u64>::new()
+    );
+    for (args, said) in [
+        (
+            vec!["log", "--from", "99999"],
+            format!("--from 99999: the ledger's last record is seq {}", head + 1),
+        ),
+        (
+            vec!["log", "--type", "cardz"],
+            "--type \"cardz\": no event type or namespace; did you mean \"cards\"?".to_string(),
+        ),
+    ] {
+        let (code, _, err) = run(d, &args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(&said), "{err}");
+    }
 }

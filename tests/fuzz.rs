@@ -235,6 +235,7 @@ fn check_append(ledger: &Ledger, lines: &[Vec<u8>]) -> Result<bool, String> {
     let input = Input {
         name: "fuzz".into(),
         reader: Box::new(Cursor::new(text)),
+        first_line: 1,
     };
     let result = catch_unwind(AssertUnwindSafe(|| ledger.append(vec![input])))
         .map_err(|_| "the append panicked".to_string())?;

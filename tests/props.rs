@@ -182,6 +182,7 @@ fn append_lib(ledger: &Ledger, events: &[Value]) {
     let input = Input {
         name: "part".into(),
         reader: Box::new(std::io::Cursor::new(text.into_bytes())),
+        first_line: 1,
     };
     ledger.append(vec![input]).unwrap();
 }
@@ -190,7 +191,7 @@ fn append_lib(ledger: &Ledger, events: &[Value]) {
 fn records(ledger: &Ledger) -> Vec<(u64, Vec<u8>)> {
     let mut out = Vec::new();
     ledger
-        .for_each_record(&mut |r, _| {
+        .for_each_record(1, &mut |r, _| {
             out.push((r.seq, r.event.to_vec()));
             Ok(())
         })

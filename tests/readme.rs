@@ -78,6 +78,12 @@ fn the_readme_tour_runs_as_written() {
     let export = std::fs::read_to_string(clone.path().join("ledger.jsonl")).unwrap();
     assert_eq!(export.lines().count() as u64, seq);
     assert!(export.lines().last().unwrap().contains(&hash));
+    let copy = run(clone.path(), "laurel --ledger copy.db head");
+    assert_eq!(
+        String::from_utf8_lossy(&copy.stdout),
+        format!("{seq} {hash}\n"),
+        "restored"
+    );
     let index = std::fs::read_to_string(clone.path().join("site/index.html")).unwrap();
     assert!(index.contains("<h1>Valar ratings</h1>"), "{index}");
 }

@@ -136,6 +136,16 @@ fn restore_of_an_empty_export_is_an_empty_ledger() {
     assert_eq!(head(dir.path()).0, 0);
 }
 
+/// The names in directory `d`.
+fn entries(d: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn restore_refuses_an_existing_ledger_a_file_and_a_directory_not_empty() {
     let first = many_appends();
@@ -148,33 +158,74 @@ fn restore_refuses_an_existing_ledger_a_file_and_a_directory_not_empty() {
     assert_eq!(head(first.path()), before);
     let other = tempfile::tempdir().unwrap();
     let ledger = other.path().join("laurel.db");
-    for (make, said) in [
-        (
-            &|p: &Path| std::fs::write(p, "x").unwrap() as _,
-            "is a file",
-        ),
-        (
-            &|p: &Path| {
-                std::fs::create_dir(p).unwrap();
-                std::fs::write(p.join("notes.txt"), "x").unwrap();
-            },
-            "is not empty",
-        ),
-    ] as [(&dyn Fn(&Path), &str); 2]
-    {
-        let _ = std::fs::remove_file(&ledger);
-        make(&ledger);
-        let out = restore(other.path(), &file);
-        assert_eq!(out.status.code(), Some(2));
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(said), "{err}");
-        assert!(!other.path().join(".laurel.db.restoring").exists());
-    }
-    // An empty directory is taken.
-    std::fs::remove_dir_all(&ledger).unwrap();
+    std::fs::write(&ledger, "x").unwrap();
+    let out = restore(other.path(), &file);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("is a file: `laurel restore` makes a ledger in a new or empty directory"),
+        "{err}"
+    );
+    std::fs::remove_file(&ledger).unwrap();
     std::fs::create_dir(&ledger).unwrap();
+    std::fs::write(ledger.join("notes.txt"), "x").unwrap();
+    let out = restore(other.path(), &file);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not empty"));
+    assert_eq!(
+        entries(other.path()),
+        ["laurel.db"],
+        "nothing built beside it"
+    );
+    assert_eq!(entries(&ledger), ["notes.txt"]);
+}
+
+/// An empty directory (its permissions kept), one holding only the lock a
+/// killed `init` left, and a symbolic link to an empty directory (the link
+/// stays, the ledger goes where it leads) take a restore, as they take an
+/// `init`. A build directory a killed restore left goes; a live one's stays.
+#[cfg(unix)]
+#[test]
+fn restore_takes_the_places_init_takes_and_clears_what_a_killed_one_left() {
+    use std::os::unix::fs::PermissionsExt;
+    let first = many_appends();
+    let file = first.path().join("export.jsonl");
+    std::fs::write(&file, export_of(first.path())).unwrap();
+    let before = head(first.path());
+    let other = tempfile::tempdir().unwrap();
+    let ledger = other.path().join("laurel.db");
+    std::fs::create_dir(&ledger).unwrap();
+    std::fs::set_permissions(&ledger, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let dead = other.path().join(".laurel.db.building-4000000");
+    let live = other
+        .path()
+        .join(format!(".laurel.db.building-{}", std::process::id()));
+    for d in [&dead, &live] {
+        std::fs::create_dir(d).unwrap();
+    }
     assert!(restore(other.path(), &file).status.success());
     assert_eq!(head(other.path()), before);
+    let mode = std::fs::metadata(&ledger).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700);
+    assert!(!dead.exists() && live.exists());
+
+    let locked = tempfile::tempdir().unwrap();
+    std::fs::create_dir(locked.path().join("laurel.db")).unwrap();
+    std::fs::write(locked.path().join("laurel.db/laurel.lock"), "").unwrap();
+    assert!(restore(locked.path(), &file).status.success());
+    assert_eq!(head(locked.path()), before);
+
+    let linked = tempfile::tempdir().unwrap();
+    let target = linked.path().join("real");
+    std::fs::create_dir(&target).unwrap();
+    std::os::unix::fs::symlink(&target, linked.path().join("laurel.db")).unwrap();
+    assert!(restore(linked.path(), &file).status.success());
+    assert!(std::fs::symlink_metadata(linked.path().join("laurel.db"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(target.join("HEAD").exists());
+    assert_eq!(head(linked.path()), before);
 }
 
 #[test]
@@ -233,10 +284,12 @@ fn restore_refuses_a_rechained_export_whose_chain_laurel_would_not_make() {
         &[
             &format!("export.jsonl:{line}, "),
             "\"not a date\" is not a date",
+            "(the export has it recorded at 20",
+            "if laurel accepted it then, its rules of input have since become stricter",
         ],
     );
-    // An event in another form than laurel writes (keys out of order),
-    // hashed as it stands: the chain rebuilt differs from the export's.
+    // An event hashed in another form than its canonical one (keys out of
+    // order): refused at its line.
     let first: Value = serde_json::from_str(export.lines().next().unwrap()).unwrap();
     let event = first["event"].as_object().unwrap();
     let fields: Vec<String> = (event.iter().rev())
@@ -251,6 +304,158 @@ fn restore_refuses_a_rechained_export_whose_chain_laurel_would_not_make() {
     );
     refused(
         &line,
-        &["export.jsonl:1, seq 1: the records 1–1 give another chain than the export's"],
+        &["export.jsonl:1: record 1: its hash is not the hash of its contents"],
     );
+    // The hash is of the event's canonical form, whatever form the line
+    // writes it in (the outside verifier's rule): one with a space restores.
+    let spaced = export.replace("{\"event\":{", "{\"event\": { ");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("export.jsonl");
+    std::fs::write(&file, &spaced).unwrap();
+    let out = restore(dir.path(), &file);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(export_of(dir.path()), export);
+}
+
+/// Messages name the export's lines, those an append writes in its text
+/// too; a time recorded after now is refused (every later append would be
+/// recorded at it); blank lines are skipped and counted.
+#[test]
+fn restore_names_the_exports_lines_refuses_a_future_time_and_skips_blank_lines() {
+    let export = export_of(many_appends().path());
+    let n = export.lines().count();
+    // The last file's last two records: one append; the second given the
+    // first's id.
+    let (a, b) = (n - 3, n - 2);
+    let first_id = {
+        let v: Value = serde_json::from_str(export.lines().nth(a - 1).unwrap()).unwrap();
+        v["event"]["id"].as_str().unwrap().to_string()
+    };
+    let twice = rechained(&export, &|i, r| {
+        if i == b {
+            r["event"]["id"] = first_id.clone().into();
+        }
+    });
+    refused(&twice, &[&format!("export.jsonl:{b}, "), "(first at "]);
+    let said = {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("export.jsonl");
+        std::fs::write(&file, &twice).unwrap();
+        String::from_utf8_lossy(&restore(dir.path(), &file).stderr).into_owned()
+    };
+    assert!(said.contains(&format!("export.jsonl:{a})")), "{said}");
+    let future = rechained(&export, &|i, r| {
+        if i == n {
+            r["recorded_at"] = "2999-01-01T00:00:00.000000Z".into();
+        }
+    });
+    refused(
+        &future,
+        &[&format!(
+            "export.jsonl:{n}, seq {n}: recorded_at 2999-01-01T00:00:00.000000Z is after now"
+        )],
+    );
+    // Blank lines, one inside an append and one at the end, and an error
+    // after them at its own line.
+    let mut lines: Vec<&str> = export.lines().collect();
+    lines.insert(b - 1, "");
+    let blank = lines.join("\n") + "\n\n";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("export.jsonl");
+    std::fs::write(&file, &blank).unwrap();
+    assert!(restore(dir.path(), &file).status.success());
+    assert_eq!(export_of(dir.path()), export);
+    let mut lines: Vec<String> = twice.lines().map(str::to_string).collect();
+    lines.insert(b - 1, String::new());
+    refused(
+        &(lines.join("\n") + "\n"),
+        &[&format!("export.jsonl:{}, ", b + 1)],
+    );
+}
+
+/// A file that is no export of a ledger is refused as `append` refuses it,
+/// or saying what restore needs.
+#[test]
+fn restore_refuses_a_bom_stdin_and_a_directory_saying_what_it_needs() {
+    let export = export_of(many_appends().path());
+    refused(
+        &format!("\u{feff}{export}"),
+        &["export.jsonl:1: invalid JSON: the input starts with a UTF-8 byte-order mark"],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for (file, said) in [
+        ("-", "is stdin: restore reads its file twice"),
+        (".", "is a directory"),
+        ("/dev/null", "is not a regular file"),
+    ] {
+        let out = laurel(dir.path())
+            .arg("restore")
+            .arg(file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(said),
+            "{file}"
+        );
+    }
+    assert!(entries(dir.path()).is_empty());
+}
+
+/// `--expect HEAD`: an export that holds the published head (the last
+/// record, or an earlier one) restores; one cut short or of another ledger
+/// is refused, exit 1 as `verify --expect`, with nothing built.
+#[test]
+fn restore_expect_refuses_an_export_without_the_published_head() {
+    let first = many_appends();
+    let export = export_of(first.path());
+    let (seq, hash) = head(first.path());
+    let published = format!("{seq} {hash}");
+    let record_10: Value = serde_json::from_str(export.lines().nth(9).unwrap()).unwrap();
+    let earlier = format!("10:{}", record_10["hash"].as_str().unwrap());
+    let cut: String = export.lines().take(100).map(|l| format!("{l}\n")).collect();
+    let other = format!("{seq}:{}", "0".repeat(64));
+    for (text, expect, said) in [
+        (&export, &published, None),
+        (&export, &earlier, None),
+        (
+            &cut,
+            &published,
+            Some(format!(
+                "the export ends at record 100: the published head {seq} is not in it"
+            )),
+        ),
+        (
+            &export,
+            &other,
+            Some(format!(
+                "the export's record {seq} has hash {hash}, not the published"
+            )),
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("export.jsonl");
+        std::fs::write(&file, text).unwrap();
+        let out = laurel(dir.path())
+            .args(["restore", "--expect", expect])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        match said {
+            None => {
+                assert!(out.status.success(), "{expect}: {err}");
+                assert_eq!(head(dir.path()), (seq, hash.clone()));
+            }
+            Some(said) => {
+                assert_eq!(out.status.code(), Some(1), "{expect}: {err}");
+                assert!(err.contains(&said), "{err}");
+                assert_eq!(entries(dir.path()), ["export.jsonl"]);
+            }
+        }
+    }
 }

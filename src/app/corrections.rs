@@ -67,6 +67,7 @@ fn voids_input(name: &str, targets: &[u64], reason: &str) -> Input<'static> {
     Input {
         name: name.into(),
         reader: Box::new(std::io::Cursor::new(lines.into_bytes())),
+        first_line: 1,
     }
 }
 

@@ -42,6 +42,7 @@ pub fn demo(w: &mut dyn Write, all: bool) -> Result<()> {
         .map(|(name, text)| Input {
             name: format!("events/{name}"),
             reader: Box::new(text.as_bytes()),
+            first_line: 1,
         })
         .collect();
     let report = ledger.append(inputs)?;

@@ -1,4 +1,7 @@
-//! `laurel log`: one human line per record, in seq order.
+//! `laurel log [--from SEQ] [--type TYPE]`: one human line per record, in
+//! seq order; from seq `SEQ` on (a seq past the head is refused, as a
+//! `--known-at` one is: no record is there), of event type or namespace
+//! `TYPE` (an unknown one is refused with the nearest).
 //!
 //! A `ledger.voided` shows its target and reason where other records show
 //! their id: `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
@@ -6,7 +9,8 @@
 //! show what they say after their id (`"Ann" → "Anna"`, `valar {"base":50}`).
 //! The targets come from the chunk summaries before the walk, and a target
 //! always precedes its void, so one walk over the records suffices; what it
-//! keeps of targets is one short line per void.
+//! keeps of targets is one short line per void. With `--from`, the targets
+//! before it of the voids it shows are read first, by seq.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -16,6 +20,7 @@ use super::stdout_error;
 use crate::error::{Error, Result};
 use crate::fold::Source;
 use crate::ledger::{canonical, chunk::RecordView, Ledger};
+use crate::systems::TYPES;
 use crate::time;
 
 /// The envelope fields a log line shows.
@@ -32,19 +37,40 @@ struct Reason {
     reason: String,
 }
 
-/// `laurel log`, written to `w`.
-pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
+/// `laurel log`, from seq `from` (all: 1), of type or namespace `kind`
+/// (all: `None`), written to `w`.
+pub fn log(
+    path: &Path,
+    (from, kind): (Option<u64>, Option<&str>),
+    w: &mut dyn Write,
+) -> Result<()> {
     let ledger = Ledger::read(path)?;
+    let wanted = kind.map(known_kind).transpose()?;
+    let from = from.unwrap_or(1);
+    let last = ledger.head()?.seq;
+    if from > last.max(1) {
+        return Err(Error::Usage(format!(
+            "--from {from}: the ledger's last record is seq {last}"
+        )));
+    }
     // Voided seq → the seq of its void.
     let mut voided_by = BTreeMap::new();
-    ledger.source()?.void_pairs(&mut |seq, target| {
+    let source = ledger.source()?;
+    source.void_pairs(&mut |seq, target| {
         voided_by.insert(target, seq);
         Ok(())
     })?;
-    // Each target's "kind id", kept as the walk passes it.
-    let mut targets: BTreeMap<u64, String> = BTreeMap::new();
-    ledger.for_each_record(&mut |r, recorded_at| {
+    // Each target's "kind id", kept as the walk passes it, those before
+    // `from` of the voids after it first.
+    let mut targets = targets_before(&source, &voided_by, from)?;
+    ledger.for_each_record(from, &mut |r, recorded_at| {
         let peek: Peek = decode(r)?;
+        if voided_by.contains_key(&r.seq) {
+            targets.insert(r.seq, what_it_was(&peek));
+        }
+        if wanted.is_some_and(|t| !of_kind(&peek.kind, t)) {
+            return Ok(());
+        }
         let mut label = peek.id.clone().unwrap_or_default();
         if let Some(target) = r.void_target {
             let reason = decode::<Reason>(r)?.reason;
@@ -63,16 +89,63 @@ pub fn log(path: &Path, w: &mut dyn Write) -> Result<()> {
             recorded_at
         );
         if let Some(v) = voided_by.get(&r.seq) {
-            let what = match &peek.id {
-                Some(id) => format!("{} {id}", peek.kind),
-                None => peek.kind.clone(),
-            };
-            targets.insert(r.seq, what);
             line.push_str(&format!("  voided by #{v}"));
         }
         line.push('\n');
         w.write_all(line.as_bytes()).map_err(stdout_error)
     })
+}
+
+/// `kind` as `--type` names records: an event type, or a namespace
+/// (`cards`, `ledger`); else a usage error naming the nearest.
+fn known_kind(kind: &str) -> Result<&str> {
+    let of_ns = |t: &&str| t.split_once('.').is_some_and(|(ns, _)| ns == kind);
+    if TYPES.contains(&kind) || TYPES.iter().any(of_ns) {
+        return Ok(kind);
+    }
+    let namespaces = TYPES
+        .iter()
+        .filter_map(|t| t.split_once('.').map(|(ns, _)| ns));
+    let hint = crate::events::did_you_mean(kind, TYPES.iter().copied().chain(namespaces));
+    Err(Error::Usage(format!(
+        "--type {kind:?}: no event type or namespace{hint} (`laurel events` lists them)"
+    )))
+}
+
+/// Is an event of type `kind` one `--type wanted` shows?
+fn of_kind(kind: &str, wanted: &str) -> bool {
+    kind == wanted || kind.split_once('.').is_some_and(|(ns, _)| ns == wanted)
+}
+
+/// A voided record as its void's line names it: `kind id`.
+fn what_it_was(peek: &Peek) -> String {
+    match &peek.id {
+        Some(id) => format!("{} {id}", peek.kind),
+        None => peek.kind.clone(),
+    }
+}
+
+/// The voided records before seq `from` whose voids are at or after it,
+/// as their voids' lines name them, by seq.
+fn targets_before(
+    source: &dyn Source,
+    voided_by: &BTreeMap<u64, u64>,
+    from: u64,
+) -> Result<BTreeMap<u64, String>> {
+    let seqs: Vec<u64> = (voided_by.iter())
+        .filter(|(t, v)| **t < from && **v >= from)
+        .map(|(t, _)| *t)
+        .collect();
+    let mut out = BTreeMap::new();
+    source.records(&seqs, &mut |r| {
+        let peek = Peek {
+            kind: r.kind.clone(),
+            id: r.id.clone(),
+        };
+        out.insert(r.seq, what_it_was(&peek));
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// What a `ledger.*` record other than a void says, shown after its id: a

@@ -211,6 +211,7 @@ fn open_input(name: &str) -> Result<Input<'static>> {
     Ok(Input {
         name: name.to_string(),
         reader,
+        first_line: 1,
     })
 }
 
@@ -413,7 +414,8 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
     Ok(out)
 }
 
-fn parse_expect(s: &str) -> Result<(u64, [u8; 32])> {
+/// A published head as `--expect` takes it (see [`verify`]).
+pub(super) fn parse_expect(s: &str) -> Result<(u64, [u8; 32])> {
     let bad = || {
         Error::Usage(format!(
             "--expect {s:?}: expected SEQ:HASH or SEQ HASH (64 hex digits), as `laurel head` prints it"

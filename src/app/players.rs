@@ -70,6 +70,7 @@ pub fn players_add(path: &Path, name: &str, at: Option<&str>) -> Result<String> 
     let input = Input {
         name: "laurel players add".into(),
         reader: Box::new(line.as_bytes()),
+        first_line: 1,
     };
     // An exact copy of a voided registration adds nothing (a re-import never
     // brings a voided event back): the player would not be registered.

@@ -79,6 +79,13 @@ impl fold::TrailSink for Chosen {
     }
 }
 
+/// Every name a player of `indexes` went by ([`crate::site::Site::players`]).
+fn player_names(indexes: &crate::systems::players::PerNamespace) -> BTreeSet<String> {
+    (Players::merge(indexes).list().into_iter())
+        .flat_map(|l| std::iter::once(l.name).chain(l.earlier))
+        .collect()
+}
+
 /// `laurel site DIR [--title T] [--systems LIST]`: a static website of the
 /// chosen tables and their players, with the export and the head to verify
 /// it by (see [`crate::site`]).
@@ -95,9 +102,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     // then be a guess, and the trail's subjects are left as they are.
     let mut shown = f.state.players.shown();
     shown.retain(|root, now| !f.state.rates_non_player(root) && !f.state.rates_non_player(now));
-    let players = (Players::merge(&f.state.players).list().into_iter())
-        .flat_map(|l| std::iter::once(l.name).chain(l.earlier))
-        .collect();
+    let players = player_names(&f.state.players);
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
     let now = |subject: &str| shown.get(subject).cloned();
@@ -338,6 +343,7 @@ mod tests {
         let input = Input {
             name: "gen".into(),
             reader: Box::new(text.as_bytes()),
+            first_line: 1,
         };
         ledger.append(vec![input]).unwrap();
         drop(ledger);
@@ -371,7 +377,7 @@ mod tests {
             head_hash: canonical::hex(&head.hash),
             stamp,
             spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
-            players: changes.iter().map(|c| c.subject.clone()).collect(),
+            players: player_names(&f.state.players),
         };
         let per_tournament = tables.iter().filter(|t| t.tournament.is_some());
         assert!(per_tournament.count() >= 2, "a tournament table or two");

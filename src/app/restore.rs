@@ -5,44 +5,64 @@
 //!
 //! How: the export is read twice. First every line is checked as the
 //! README's outside verifier checks it (seqs from 1 without a gap, each
-//! `prev` the hash before, each `hash` BLAKE3 of the record without it),
-//! and its `recorded_at` must be laurel's form of a time (RFC 3339, UTC,
-//! microseconds) and never before the line above's. The records sharing a
-//! `recorded_at` were one append; then each of those runs is appended
-//! again, in order, recorded at its time ([`Ledger::append_recorded`]), with
-//! every check an append makes: an export is input like any other, and a
-//! record that today's rules refuse stops the restore with the append's
-//! message, placed at the export's line. After each run the new head must
-//! be the export's hash of its last record.
+//! `prev` the hash before, each `hash` BLAKE3 of the record without it, its
+//! event in canonical form whatever form the line writes it in), and more:
+//! its `recorded_at` must be laurel's form of a time (RFC 3339, UTC,
+//! microseconds, the text hashed), not before the line above's nor after
+//! now (a later append would be recorded then too). Blank lines are skipped;
+//! the file must be a regular file (it is read twice). Then each run of
+//! records sharing a `recorded_at` (one append, or appends the clock did not tell apart,
+//! checked again together) is appended again, in order, recorded at its time
+//! ([`Ledger::append_recorded`]), with every check an append makes: an
+//! export is input like any other, and a record that today's rules refuse
+//! stops the restore with the append's message, at the export's line, and a
+//! word on when the export says it was recorded (a release may have
+//! accepted it then: the rules of input may tighten, and a ledger holding
+//! such a record is restored by the release that wrote it). After each run
+//! the new head must be the export's hash of its last record.
 //!
-//! All or nothing: the ledger is built in a directory beside the one asked
-//! for (`.NAME.restoring`) and renamed into place only once every record is
-//! in; a refused restore removes it, and readers never see half a ledger.
-//! The ledger asked for must not exist yet, or be an empty directory.
+//! All or nothing: the ledger is built beside the place asked for and moved
+//! into it only once every record is in ([`crate::beside`]); a refused
+//! restore removes what it built, and readers never see half a ledger. The
+//! place must be new or an empty directory, as for `laurel init`.
+//!
+//! Cost: every append of the export is made again, each with its check fold
+//! (from the checkpoint before its records): the export of one import of a
+//! million events restores in about the import's time, and one of many small
+//! appends in their number times an append's.
 
 use std::io::{BufRead, BufReader, Read, Seek};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::beside;
 use crate::error::{Error, Origin, Result};
 use crate::input::MAX_EVENT_BYTES;
 use crate::ledger::{canonical, Input, Ledger};
 use crate::time::{self, Micros};
 
-/// `laurel restore FILE` into a new ledger at `path`.
-pub fn restore(path: &Path, file: &Path) -> Result<String> {
-    let runs = read_runs(file)?;
-    let aside = aside_of(path)?;
-    let built = rebuild(&aside, file, &runs);
-    let renamed = built.and_then(|()| {
-        std::fs::rename(&aside, path).map_err(|e| Error::io(path.display().to_string(), e))
-    });
-    if let Err(e) = renamed {
-        let _ = std::fs::remove_dir_all(&aside);
-        return Err(e);
+/// `laurel restore FILE [--expect HEAD]` into a new ledger at `path`: with
+/// `expect` (a published head, as `verify --expect` takes it), the export
+/// must hold that record with that hash, or nothing is built (exit 1, as
+/// `verify --expect` of a chain without it): an export cut short, or made
+/// of another ledger, restores no ledger that head was published from.
+pub fn restore(path: &Path, file: &Path, expect: Option<&str>) -> Result<String> {
+    let expect = expect.map(super::parse_expect).transpose()?;
+    let (runs, found) = read_runs(file, expect.map(|e| e.0))?;
+    if let Some(e) = expect {
+        holds(
+            e,
+            found,
+            runs.last().map_or(0, |r| r.first_seq + r.count - 1),
+        )?;
     }
+    let place = beside::followed(path, "restore")?;
+    let new_place = |p: &Path| Ledger::check_new_place(p, "restore");
+    beside::build_beside(&place, "restore", &new_place, |stage| {
+        rebuild(stage, file, &runs)
+    })?;
     let records = runs.last().map_or(0, |r| r.first_seq + r.count - 1);
     let head = runs.last().map_or([0; 32], |r| r.last_hash);
     Ok(format!(
@@ -80,16 +100,71 @@ struct Run {
 /// The longest export line read: the longest event and the record around it.
 const MAX_LINE: usize = MAX_EVENT_BYTES + 1024;
 
-/// The export's runs of records, every line checked (see the module docs).
-fn read_runs(file: &Path) -> Result<Vec<Run>> {
+/// Whether the export holds the published head `(seq, hash)`: `found`,
+/// the hash it gives record `seq`, if it has one; `last`, its last seq.
+fn holds((seq, hash): (u64, [u8; 32]), found: Option<[u8; 32]>, last: u64) -> Result<()> {
+    let msg = match found {
+        Some(h) if h == hash => return Ok(()),
+        Some(h) => format!(
+            "the export's record {seq} has hash {}, not the published {}: it is not of the \
+             ledger that head was published from",
+            canonical::hex(&h),
+            canonical::hex(&hash)
+        ),
+        None => format!(
+            "the export ends at record {last}: the published head {seq} is not in it (an export \
+             cut short?)"
+        ),
+    };
+    Err(Error::Tampered {
+        seq: seq.min(last + 1),
+        msg,
+    })
+}
+
+/// The export at `file`, opened to be read from its start (twice: stdin
+/// cannot be), or why not.
+fn open(file: &Path) -> Result<BufReader<std::fs::File>> {
     let name = file.display().to_string();
+    let refused = |why: &str| Err(Error::Usage(format!("restore: {name} {why}")));
+    if name == "-" {
+        return refused("is stdin: restore reads its file twice; save the export to a file");
+    }
+    if file.is_dir() {
+        return refused("is a directory: give the file `laurel export` wrote");
+    }
+    if std::fs::metadata(file).is_ok_and(|m| !m.is_file()) {
+        return refused("is not a regular file (a pipe?): restore reads its file twice; save the export to a file");
+    }
     let f = std::fs::File::open(file).map_err(|e| Error::io(&name, e))?;
-    let mut r = BufReader::with_capacity(256 * 1024, f);
+    Ok(BufReader::with_capacity(256 * 1024, f))
+}
+
+/// The export's runs of records, every line checked (see the module docs),
+/// and the hash it gives record `want`, if it has one.
+fn read_runs(file: &Path, want: Option<u64>) -> Result<(Vec<Run>, Option<[u8; 32]>)> {
+    let name = file.display().to_string();
+    let mut r = open(file)?;
+    let start = r.fill_buf().map_err(|e| Error::io(&name, e))?;
+    if let Some(msg) = crate::input::marked(start) {
+        let origin = Origin {
+            file: Some(name.clone()),
+            line: Some(1),
+            ..Origin::default()
+        };
+        return Err(Error::invalid(origin, msg));
+    }
     let (mut runs, mut buf, mut record) = (Vec::<Run>::new(), Vec::new(), Vec::new());
-    let (mut offset, mut line_no, mut prev) = (0u64, 0u64, [0u8; 32]);
-    let mut last_at: Option<(String, Micros)> = None;
+    let (mut offset, mut line_no, mut seq, mut prev) = (0u64, 0u64, 0u64, [0u8; 32]);
+    let (mut last_at, mut found): (Option<(String, Micros)>, _) = (None, None);
+    let now = time::now();
     while next_line(&mut r, &mut buf, &name, line_no + 1)? {
         line_no += 1;
+        offset += buf.len() as u64;
+        if trimmed(&buf).iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        seq += 1;
         let at_line = |seq: Option<u64>, msg: String| {
             let origin = Origin {
                 file: Some(name.clone()),
@@ -103,18 +178,16 @@ fn read_runs(file: &Path) -> Result<Vec<Run>> {
             let msg = format!("not a line of `laurel export` ({e})");
             at_line(None, msg)
         })?;
-        let expected = (line_no, prev);
-        let hash = check_record(&line, expected, &mut record).map_err(|m| at_line(None, m))?;
-        let seq = line.seq;
-        let at = recorded_time(&line.recorded_at, last_at.as_ref().map(|l| l.1))
-            .map_err(|m| at_line(Some(seq), m))?;
+        let hash = check_record(&line, (seq, prev), &mut record).map_err(|m| at_line(None, m))?;
+        let bounds = (last_at.as_ref().map(|l| l.1), now);
+        let at = recorded_time(&line.recorded_at, bounds).map_err(|m| at_line(Some(seq), m))?;
         match runs.last_mut() {
             Some(run) if last_at.as_ref().is_some_and(|l| l.0 == line.recorded_at) => {
                 run.count += 1;
                 run.last_hash = hash;
             }
             _ => runs.push(Run {
-                offset,
+                offset: offset - buf.len() as u64,
                 first_line: line_no,
                 first_seq: seq,
                 count: 1,
@@ -122,10 +195,12 @@ fn read_runs(file: &Path) -> Result<Vec<Run>> {
                 last_hash: hash,
             }),
         }
+        if want == Some(seq) {
+            found = Some(hash);
+        }
         (prev, last_at) = (hash, Some((line.recorded_at, at)));
-        offset += buf.len() as u64;
     }
-    Ok(runs)
+    Ok((runs, found))
 }
 
 /// The next line of `r` into `buf` (with its line end); false at the end.
@@ -155,14 +230,14 @@ fn trimmed(line: &[u8]) -> &[u8] {
 
 /// The hash of `line`, the record `seq` whose `prev` is the hash of the
 /// record before (all zeros before the first): its seq that one, its
-/// `prev` that hash, its `hash` that of its contents. `record` holds the
-/// bytes hashed.
+/// `prev` that hash, its `hash` that of its contents, the event in canonical
+/// form. `record` holds the bytes hashed.
 fn check_record(
     line: &Line,
     (seq, prev): (u64, [u8; 32]),
     record: &mut Vec<u8>,
 ) -> std::result::Result<[u8; 32], String> {
-    let want = |field: &str, v: &str| format!("{field} is {v:?}, not 64 lowercase hex digits");
+    let want = |field: &str, v: &str| format!("{field} is {v:?}, not 64 hex digits");
     let hash = canonical::parse_hex(&line.hash).ok_or_else(|| want("hash", &line.hash))?;
     let given_prev = canonical::parse_hex(&line.prev).ok_or_else(|| want("prev", &line.prev))?;
     if line.seq != seq {
@@ -180,9 +255,10 @@ fn check_record(
             line.prev
         ));
     }
+    let event = serde_json::from_str(line.event.get()).map(|v| crate::events::to_canonical(&v));
+    let event = event.map_err(|e| format!("record {seq}: its event does not read ({e})"))?;
     record.clear();
-    let event = line.event.get().as_bytes();
-    canonical::push_record(record, event, None, &prev, &line.recorded_at, line.seq);
+    canonical::push_record(record, &event, None, &prev, &line.recorded_at, line.seq);
     if *blake3::hash(record).as_bytes() != hash {
         return Err(format!(
             "record {}: its hash is not the hash of its contents (it was changed after export)",
@@ -194,8 +270,11 @@ fn check_record(
 
 /// The instant `text` names, as laurel records it (RFC 3339, UTC, to the
 /// microsecond, its own form: what is hashed is the text), not before the
-/// line above's, `last`.
-fn recorded_time(text: &str, last: Option<Micros>) -> std::result::Result<Micros, String> {
+/// line above's, `last`, nor after `now`.
+fn recorded_time(
+    text: &str,
+    (last, now): (Option<Micros>, Micros),
+) -> std::result::Result<Micros, String> {
     let form = "laurel's form, RFC 3339 in UTC to the microsecond (2026-01-31T09:30:00.000000Z)";
     let t = time::parse(text)
         .filter(|t| time::format(*t) == text)
@@ -205,53 +284,26 @@ fn recorded_time(text: &str, last: Option<Micros>) -> std::result::Result<Micros
             "recorded_at {text} is before the line above's, {}: records are recorded in order",
             time::format(before)
         )),
+        _ if t > now => Err(format!(
+            "recorded_at {text} is after now ({}): no ledger recorded it yet, and every later \
+             append would be recorded at it too",
+            time::format(now)
+        )),
         _ => Ok(t),
     }
 }
 
-/// Where the ledger at `path` is built: `.NAME.restoring` beside it. `path`
-/// must be new or an empty directory; a directory left by a restore that
-/// was stopped is removed (it holds a ledger or nothing).
-fn aside_of(path: &Path) -> Result<PathBuf> {
-    let refused = |why: &str| {
-        Err(Error::Usage(format!(
-            "{} {why}: `laurel restore` makes a new ledger in a new or empty directory",
-            path.display()
-        )))
-    };
-    if path.is_file() {
-        return refused("is a file");
-    }
-    if let Ok(mut entries) = std::fs::read_dir(path) {
-        if ["conf", "db", "HEAD"].iter().any(|f| path.join(f).exists()) {
-            return Err(Error::Exists(path.to_path_buf()));
-        }
-        if entries.next().is_some() {
-            return refused("is not empty");
-        }
-    }
-    let absolute =
-        std::path::absolute(path).map_err(|e| Error::io(path.display().to_string(), e))?;
-    let (Some(parent), Some(name)) = (absolute.parent(), absolute.file_name()) else {
-        return refused("names no directory a ledger can be made in");
-    };
-    let aside = parent.join(format!(".{}.restoring", name.to_string_lossy()));
-    if aside.exists() {
-        std::fs::remove_dir_all(&aside).map_err(|e| Error::io(aside.display().to_string(), e))?;
-    }
-    Ok(aside)
-}
-
-/// The ledger at `aside`, each run of `runs` appended from `file` in turn.
-fn rebuild(aside: &Path, file: &Path, runs: &[Run]) -> Result<()> {
+/// The ledger at `dir`, each run of `runs` appended from `file` in turn.
+fn rebuild(dir: &Path, file: &Path, runs: &[Run]) -> Result<()> {
     let name = file.display().to_string();
-    let ledger = Ledger::init(aside)?;
+    let ledger = Ledger::init(dir)?;
     for run in runs {
-        let mut f = std::fs::File::open(file).map_err(|e| Error::io(&name, e))?;
-        f.seek(std::io::SeekFrom::Start(run.offset))
+        let mut lines = open(file)?;
+        lines
+            .seek(std::io::SeekFrom::Start(run.offset))
             .map_err(|e| Error::io(&name, e))?;
         let events = Events {
-            lines: BufReader::with_capacity(256 * 1024, f),
+            lines,
             left: run.count,
             line: Vec::new(),
             out: Vec::new(),
@@ -260,9 +312,10 @@ fn rebuild(aside: &Path, file: &Path, runs: &[Run]) -> Result<()> {
         let input = Input {
             name: name.clone(),
             reader: Box::new(BufReader::new(events)),
+            first_line: run.first_line,
         };
         let report = (ledger.append_recorded(vec![input], run.recorded_at))
-            .map_err(|e| at_export_line(e, run.first_line))?;
+            .map_err(|e| recorded_then(e, run.recorded_at))?;
         let last = run.first_seq + run.count - 1;
         if report.head.seq != last || report.head.hash != run.last_hash {
             let origin = Origin {
@@ -285,19 +338,25 @@ fn rebuild(aside: &Path, file: &Path, runs: &[Run]) -> Result<()> {
     Ok(())
 }
 
-/// An append's error placed at the export's line: the append counts the
-/// lines of the run it was given from 1.
-fn at_export_line(mut e: Error, first_line: u64) -> Error {
-    if let Some(line) = e.origin_mut().and_then(|o| o.line.as_mut()) {
-        *line += first_line - 1;
+/// `e`, a refusal of a record of a run recorded at `at`, with a word on
+/// what that may mean: a release accepted it then (see the module docs).
+fn recorded_then(mut e: Error, at: Micros) -> Error {
+    if let Error::Invalid { msg, .. } | Error::Dependent { msg, .. } = &mut e {
+        msg.push_str(&format!(
+            " (the export has it recorded at {}: if laurel accepted it then, its rules of \
+             input have since become stricter; restore the export with the release that \
+             recorded it, or correct the record there and export again)",
+            time::format(at)
+        ));
     }
     e
 }
 
-/// The events of a run's export lines, one JSON line each: what its append reads.
+/// The events of a run's export lines, one JSON line each (a blank line
+/// stays one, so that lines keep their numbers): what its append reads.
 struct Events {
     lines: BufReader<std::fs::File>,
-    /// The lines still to read.
+    /// The records still to read.
     left: u64,
     line: Vec<u8>,
     /// The current event's line, and how much of it was read.
@@ -311,16 +370,23 @@ impl Read for Events {
             if self.left == 0 {
                 return Ok(0);
             }
-            self.left -= 1;
             self.line.clear();
             (&mut self.lines)
                 .take(MAX_LINE as u64 + 1)
                 .read_until(b'\n', &mut self.line)?;
-            let line: Line = serde_json::from_slice(trimmed(&self.line)).map_err(|e| {
-                std::io::Error::other(format!("the export changed while it was restored ({e})"))
-            })?;
+            if self.line.is_empty() {
+                let msg = "the export changed while it was restored (it ends early)";
+                return Err(std::io::Error::other(msg));
+            }
             self.out.clear();
-            self.out.extend_from_slice(line.event.get().as_bytes());
+            let text = trimmed(&self.line);
+            if !text.iter().all(u8::is_ascii_whitespace) {
+                self.left -= 1;
+                let line: Line = serde_json::from_slice(text).map_err(|e| {
+                    std::io::Error::other(format!("the export changed while it was restored ({e})"))
+                })?;
+                self.out.extend_from_slice(line.event.get().as_bytes());
+            }
             self.out.push(b'\n');
             self.pos = 0;
         }

@@ -78,7 +78,7 @@ impl Source for View<'_> {
 
     fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
         self.ledger
-            .for_each_chunk(self.upto, &mut |c| self.chunk_entries(c, f))
+            .for_each_chunk((1, self.upto), &mut |c| self.chunk_entries(c, f))
     }
 
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {

@@ -67,6 +67,9 @@ pub struct Input<'a> {
     pub name: String,
     /// `Send`: the append reads it on its parser thread.
     pub reader: Box<dyn BufRead + Send + 'a>,
+    /// The number messages give its first line: 1, but for a part of a
+    /// file (each run of `laurel restore`), whose lines are the file's.
+    pub first_line: u64,
 }
 
 /// What an append did.

@@ -159,32 +159,38 @@ fn exists(path: &Path) -> bool {
 }
 
 impl Ledger {
-    /// Create a new, empty ledger at `path` (a new or empty directory), ready
-    /// for appends.
-    pub fn init(path: &Path) -> Result<Ledger> {
+    /// Whether `path` may take a new ledger (`laurel COMMAND` makes one
+    /// there): a new or empty directory, no ledger nor file. A ledger gets a
+    /// directory of its own: one made among other files (another ledger's
+    /// `segments/`, a home directory) would leave them beside files laurel
+    /// writes and removes. The lock an `init` killed before it wrote
+    /// anything left is no file of another's.
+    pub fn check_new_place(path: &Path, command: &str) -> Result<()> {
         if exists(path) {
             return Err(Error::Exists(path.to_path_buf()));
         }
-        if path.exists() && !path.is_dir() {
-            return Err(Error::Usage(format!(
-                "{} is a file: `laurel init` makes a ledger in a new or empty directory",
+        let refused = |what: &str| {
+            Err(Error::Usage(format!(
+                "{} {what}: `laurel {command}` makes a ledger in a new or empty directory",
                 path.display()
-            )));
+            )))
+        };
+        if path.exists() && !path.is_dir() {
+            return refused("is a file");
         }
-        // A ledger gets a directory of its own: one made among other files
-        // (another ledger's `segments/`, a home directory) would leave them
-        // beside files laurel writes and removes.
-        // The lock an `init` killed before it wrote anything left is no file
-        // of another's.
         if let Ok(entries) = std::fs::read_dir(path) {
             let mut others = entries.filter(|e| e.as_ref().map_or(true, |e| e.file_name() != LOCK));
             if others.next().is_some() {
-                return Err(Error::Usage(format!(
-                    "{} is not empty: `laurel init` makes a ledger in a new or empty directory",
-                    path.display()
-                )));
+                return refused("is not empty");
             }
         }
+        Ok(())
+    }
+
+    /// Create a new, empty ledger at `path` (a new or empty directory), ready
+    /// for appends.
+    pub fn init(path: &Path) -> Result<Ledger> {
+        Ledger::check_new_place(path, "init")?;
         let lock = lock(path)?;
         // Again under the lock: another `init` may have won the race.
         if exists(path) {

@@ -97,10 +97,16 @@ pub(super) fn read_and_parse(
     };
     for (file, input) in inputs.into_iter().enumerate() {
         out.file = file;
-        let read = input::read_events(input.reader, &mut |line, item| out.take(line, item));
+        let before = input.first_line.saturating_sub(1);
+        let read = input::read_events(input.reader, &mut |line, item| {
+            out.take(line + before, item)
+        });
         let problem = match read {
             Ok(Ok(())) => None,
-            Ok(Err(bad)) => Some(Error::invalid(origin(&names[file], bad.line), bad.msg)),
+            Ok(Err(bad)) => {
+                let line = bad.line + before;
+                Some(Error::invalid(origin(&names[file], line), bad.msg))
+            }
             Err(_) if out.stopped => return,
             Err(e) => Some(e),
         };

@@ -13,10 +13,10 @@ impl Ledger {
     /// Every stored chunk up to `upto`, decoded, in seq order.
     pub(crate) fn for_each_chunk(
         &self,
-        upto: u64,
+        (from, upto): (u64, u64),
         f: &mut dyn FnMut(&chunk::ChunkView) -> Result<()>,
     ) -> Result<()> {
-        self.batches_of(16 * 1024 * 1024, upto, &mut |batch| {
+        self.batches_of(16 * 1024 * 1024, (from, upto), &mut |batch| {
             batch.iter().try_for_each(|(key_seq, v)| match key_seq {
                 0 => Err(Error::Corrupt("bad chunk key".into())),
                 _ => f(&chunk::decode(&chunk::unpack(v, *key_seq)?, *key_seq)?),
@@ -24,18 +24,21 @@ impl Ledger {
         })
     }
 
-    /// Every stored chunk starting at or before `upto`, as (first seq,
-    /// bytes), in seq order, in batches of about `bytes_max` bytes.
+    /// Every stored chunk starting at or before `upto`, from the one
+    /// holding seq `from` on, as (first seq, bytes), in seq order, in batches
+    /// of about `bytes_max` bytes.
     pub(super) fn batches_of(
         &self,
         bytes_max: usize,
-        upto: u64,
+        (from, upto): (u64, u64),
         f: &mut dyn FnMut(ChunkBatch) -> Result<()>,
     ) -> Result<()> {
-        let places: Vec<(u64, [u8; segment::POINTER_LEN])> = (self.index.borrow().iter())
+        let mut places: Vec<(u64, [u8; segment::POINTER_LEN])> = (self.index.borrow().iter())
             .take_while(|e| e.first() <= upto)
             .map(|e| (e.first(), e.pointer))
             .collect();
+        let before = places.partition_point(|p| p.0 <= from).saturating_sub(1);
+        places.drain(..before);
         let mut batch = Vec::new();
         let mut bytes = 0;
         for (first, pointer) in places {
@@ -53,16 +56,17 @@ impl Ledger {
         }
     }
 
-    /// Every committed record, in seq order.
+    /// Every committed record from seq `from` on, in seq order.
     pub fn for_each_record(
         &self,
+        from: u64,
         f: &mut dyn FnMut(&RecordView, &str) -> Result<()>,
     ) -> Result<()> {
         let head = self.head()?.seq;
-        self.for_each_chunk(head, &mut |c| {
+        self.for_each_chunk((from, head), &mut |c| {
             c.records
                 .iter()
-                .filter(|r| r.seq <= head)
+                .filter(|r| (from..=head).contains(&r.seq))
                 .try_for_each(|r| f(r, c.recorded_at))
         })
     }
@@ -105,7 +109,7 @@ impl Ledger {
     /// `hash`) to `w`, which a write error names `name`.
     pub fn export_to(&self, w: &mut dyn Write, name: &str) -> Result<()> {
         let mut line = Vec::new();
-        self.for_each_record(&mut |r, ra| {
+        self.for_each_record(1, &mut |r, ra| {
             line.clear();
             canonical::push_record(&mut line, r.event, Some(&r.hash), &r.prev, ra, r.seq);
             line.push(b'\n');

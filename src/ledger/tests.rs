@@ -51,6 +51,7 @@ fn input(text: &str) -> Vec<Input<'_>> {
     vec![Input {
         name: "in".into(),
         reader: Box::new(text.as_bytes()),
+        first_line: 1,
     }]
 }
 
@@ -124,10 +125,12 @@ fn an_input_problem_comes_after_the_lines_before_it() {
             Input {
                 name: "a".into(),
                 reader: Box::new(std::io::Cursor::new(first)),
+                first_line: 1,
             },
             Input {
                 name: "b".into(),
                 reader: Box::new(std::io::Cursor::new(second.clone())),
+                first_line: 1,
             },
         ]
     };
@@ -152,10 +155,12 @@ fn an_input_problem_comes_after_the_lines_before_it() {
         Input {
             name: "a".into(),
             reader: Box::new(std::io::Cursor::new(tick.to_string())),
+            first_line: 1,
         },
         Input {
             name: "b".into(),
             reader: Box::new(std::io::Cursor::new(second)),
+            first_line: 1,
         },
     ];
     let err = ledger.append(inputs).unwrap_err();
@@ -171,6 +176,7 @@ fn an_input_problem_comes_after_the_lines_before_it() {
     let failing = Input {
         name: "f".into(),
         reader: Box::new(std::io::BufReader::new(Failing(text.as_bytes()))),
+        first_line: 1,
     };
     let err = ledger.append(vec![failing]).unwrap_err();
     assert!(

@@ -61,7 +61,7 @@ impl Ledger {
             }
             drop((done_tx, work_rx));
             let mut order = Reorder::default();
-            let read = self.batches_of(BATCH_BYTES, head.seq, &mut |batch| {
+            let read = self.batches_of(BATCH_BYTES, (1, head.seq), &mut |batch| {
                 let mut batch = batch.into_iter().peekable();
                 while batch.peek().is_some() {
                     let unit = batch.by_ref().take(UNIT).collect();

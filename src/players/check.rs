@@ -263,9 +263,9 @@ impl Known {
     /// all come first): those with the same key, then those one edit apart.
     /// `mine`: those among the new names before it ([`Near::near_before`]).
     fn near_names<'a>(&'a self, id: u32, name: &str, mine: &[&'a str]) -> Vec<&'a str> {
-        let key = near::key(name);
+        let key = (!mine.is_empty()).then(|| near::key(name));
         let (same, typo): (Vec<&str>, Vec<&str>) =
-            mine.iter().copied().partition(|m| near::key(m) == key);
+            (mine.iter().copied()).partition(|m| key.as_deref() == Some(&near::key(m)));
         let known = |m: &'a BTreeMap<u32, Vec<String>>| {
             (m.get(&id).into_iter().flatten()).map(String::as_str)
         };

@@ -5,9 +5,9 @@
 //! directory is replaced only if it is new, empty, or a site holding nothing
 //! but the files its manifest lists: anything else in it (a ledger, a page of
 //! one's own, a subdirectory) makes `site` refuse and name it, so publishing
-//! never deletes what laurel did not write. A `DIR` that is a symbolic link
-//! stays one: the site replaces the directory it leads to. A failed build
-//! leaves nothing beside `DIR`.
+//! never deletes what laurel did not write. The site is built beside `DIR`
+//! and swapped in whole ([`crate::beside`]): a `DIR` that is a symbolic link
+//! stays one, and a failed build leaves nothing beside it.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -33,7 +33,7 @@ pub struct Written {
 
 /// Write every page (see [`Site::pages_staged`]) and `export.jsonl` (what
 /// `export` writes to it: the bytes of `laurel export`) into `dir` (see
-/// [`build_beside`]). Each page is written, on a thread of its own
+/// [`crate::beside::build_beside`]). Each page is written, on a thread of its own
 /// ([`on_writer`]), as soon as it is rendered and the pages before it are written; one whose
 /// bytes equal those of the same file of the site in `dir` is not written but
 /// hard-linked from it: it keeps its modification time (and inode), so a
@@ -46,9 +46,9 @@ pub fn write_staged(
     groups: &mut Groups<'_>,
     export: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<Written> {
-    let dir = &followed(dir)?;
+    let dir = &crate::beside::followed(dir, "site")?;
     let old = dir.join(MANIFEST).is_file().then_some(dir.as_path());
-    build_beside(dir, |stage| {
+    crate::beside::build_beside(dir, "site", &only_a_site_or_nothing, |stage| {
         let stage = Stage {
             dir: stage,
             old,
@@ -152,92 +152,19 @@ fn gone(old: &Path, new: &Path) -> usize {
         .count()
 }
 
-/// `dir`, or where it leads when it is a symbolic link (a web server's
-/// document root often is one): the site replaces the directory the link
-/// names, and the link stays. A link that leads nowhere is refused.
-fn followed(dir: &Path) -> Result<std::path::PathBuf> {
-    let link = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
-    if !link {
-        return Ok(dir.to_path_buf());
-    }
-    std::fs::canonicalize(dir).map_err(|_| {
-        Error::Usage(format!(
-            "site: {} is a symbolic link to nothing; give a directory, or link to one",
-            dir.display()
-        ))
-    })
-}
-
-/// Run `build` on a new directory beside `dir` (`.NAME.building-PID` in the
-/// same parent, so a rename moves it), then put that directory in `dir`'s
-/// place: readers of `dir` see the old site or the new one, never a mix, and
-/// no file of the old one survives but those `build` links into the new one. A
-/// failed build removes its directory;
-/// a killed one's is removed by the next build beside the same `dir`.
-///
-/// `dir` must be new, empty, or a site holding only what its [`MANIFEST`]
-/// lists: any other directory is refused, not replaced.
-fn build_beside<T>(dir: &Path, build: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
-    let (parent, name) = target_parts(dir)?;
-    remove_stale(&parent, &name);
-    let pid = std::process::id();
-    let stage = parent.join(format!(".{name}.building-{pid}"));
-    if stage.exists() {
-        std::fs::remove_dir_all(&stage).map_err(io(&stage))?;
-    }
-    std::fs::create_dir_all(&stage).map_err(io(&stage))?;
-    let built = build(&stage).and_then(|built| {
-        swap_in(&stage, dir, &parent.join(format!(".{name}.old-{pid}")))?;
-        Ok(built)
-    });
-    if built.is_err() {
-        let _ = std::fs::remove_dir_all(&stage);
-    }
-    built
-}
-
-/// An I/O error's conversion naming `p`.
-fn io(p: &Path) -> impl FnOnce(std::io::Error) -> Error {
-    let shown = p.display().to_string();
-    move |e| Error::io(shown, e)
-}
-
-/// Put the built `stage` in `dir`'s place, the old site moved to `old` and
-/// then removed; if the new one cannot go in, the old one is put back.
-fn swap_in(stage: &Path, dir: &Path, old: &Path) -> Result<()> {
-    if !dir.exists() {
-        return std::fs::rename(stage, dir).map_err(io(dir));
-    }
-    std::fs::rename(dir, old).map_err(io(dir))?;
-    if let Err(e) = std::fs::rename(stage, dir) {
-        let _ = std::fs::rename(old, dir);
-        return Err(io(dir)(e));
-    }
-    std::fs::remove_dir_all(old).map_err(io(old))
-}
-
-/// `dir`'s parent and name, once `dir` is known to be new, empty or a site.
-fn target_parts(dir: &Path) -> Result<(std::path::PathBuf, String)> {
-    let name = dir.file_name().and_then(|n| n.to_str()).map(str::to_string);
-    let Some(name) = name.filter(|n| n != "." && n != "..") else {
-        return Err(Error::Usage(format!(
-            "site: {} is not a directory name; give one, e.g. `laurel site public`",
-            dir.display()
-        )));
-    };
-    let parent = match dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
+/// What a site may replace: nothing, an empty directory, or a site holding
+/// only what its [`MANIFEST`] lists.
+fn only_a_site_or_nothing(dir: &Path) -> Result<()> {
     if let Ok(entries) = std::fs::read_dir(dir) {
-        only_a_site(dir, entries)?;
-    } else if dir.exists() {
+        return only_a_site(dir, entries);
+    }
+    if dir.exists() {
         return Err(Error::Usage(format!(
             "site: {} is not a directory",
             dir.display()
         )));
     }
-    Ok((parent, name))
+    Ok(())
 }
 
 /// Refuse `dir` (whose `entries` these are) unless it is empty or holds
@@ -272,35 +199,6 @@ fn only_a_site(dir: &Path, entries: std::fs::ReadDir) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Remove what killed builds beside `parent/name` left: `.NAME.building-PID`
-/// and `.NAME.old-PID` directories whose process is gone (on systems without
-/// `/proc` nothing is removed: a live build's directory must not be).
-fn remove_stale(parent: &Path, name: &str) {
-    let Ok(entries) = std::fs::read_dir(parent) else {
-        return;
-    };
-    let proc_fs = Path::new("/proc/self").exists();
-    for entry in entries.flatten() {
-        let file = entry.file_name();
-        let Some(rest) = file
-            .to_str()
-            .and_then(|f| f.strip_prefix(&format!(".{name}.")))
-        else {
-            continue;
-        };
-        let pid = rest
-            .strip_prefix("building-")
-            .or_else(|| rest.strip_prefix("old-"))
-            .and_then(|p| p.parse::<u32>().ok());
-        let gone = pid.is_some_and(|p| {
-            proc_fs && p != std::process::id() && !Path::new(&format!("/proc/{p}")).exists()
-        });
-        if gone {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
 }
 
 fn write_export(
