@@ -1,7 +1,8 @@
 //! A directory built beside its place, then put in it whole: how `laurel
 //! site` publishes and `laurel restore` makes a ledger, so that readers of
-//! the place see what was there or the finished new one, never a mix, and a
-//! failed build leaves nothing.
+//! the place see what was there or the finished new one, never a mix of the
+//! two (where something is replaced, for the moment between two renames,
+//! nothing), and a failed build leaves nothing.
 //!
 //! The build goes into `.NAME.building-PID` in the same parent (a rename
 //! then moves it), named after its process so that two builds beside one
@@ -75,18 +76,22 @@ fn io(p: &Path) -> impl FnOnce(std::io::Error) -> Error {
     move |e| Error::io(shown, e)
 }
 
-/// Put the built `stage` in `dir`'s place, what was there moved to `old` and
-/// then removed; if the new one cannot go in, the old one is put back.
+/// Put the built `stage` in `dir`'s place: at once where `dir` is new or an
+/// empty directory (one rename replaces it); else what is there is moved to
+/// `old`, the new one put in, and `old` removed (left to the next build if
+/// that fails: the new one is in place). If the new one cannot go in, the
+/// old one is put back.
 fn swap_in(stage: &Path, dir: &Path, old: &Path) -> Result<()> {
-    if !dir.exists() {
-        return std::fs::rename(stage, dir).map_err(io(dir));
+    if std::fs::rename(stage, dir).is_ok() {
+        return Ok(());
     }
     std::fs::rename(dir, old).map_err(io(dir))?;
     if let Err(e) = std::fs::rename(stage, dir) {
         let _ = std::fs::rename(old, dir);
         return Err(io(dir)(e));
     }
-    std::fs::remove_dir_all(old).map_err(io(old))
+    let _ = std::fs::remove_dir_all(old);
+    Ok(())
 }
 
 /// `dir`'s parent and name.

@@ -188,7 +188,8 @@ enum Command {
         /// The lines `laurel export` printed.
         file: PathBuf,
         /// A published head the export must hold (SEQ:HASH, or SEQ HASH as `laurel head`
-        /// prints it): a cut or forged export is refused, exit 1, before anything is built.
+        /// prints it): an export cut short or of another ledger is refused, exit 1, before
+        /// anything is built (a line changed after export is refused as bad input, exit 2).
         #[arg(long)]
         expect: Option<String>,
     },

@@ -581,3 +581,41 @@ fn a_refused_late_append_leaves_every_checkpoint_in_place() {
     assert_ne!(checkpoint_files(d), before.1);
     assert!(assert_same_answers(d, "after a late append") > 100);
 }
+
+/// Refused after its check fold (by the check of voided registrations),
+/// an append that made checkpoints again at the old ones' places leaves the
+/// old ones: the new are put in place only once every check passed.
+#[test]
+fn an_append_refused_after_its_check_fold_leaves_the_checkpoints_in_place() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    let every2 = |args: &[&str], stdin: &str| {
+        laurel(d)
+            .args(args)
+            .env("LAUREL_CHECKPOINT_EVERY", "2")
+            .write_stdin(stdin.to_string())
+            .output()
+            .unwrap()
+    };
+    let ana = r#"{"type":"ledger.player_registered","at":"2012-12-01","player":"Ana"}"#;
+    assert!(every2(&["append", "-"], ana).status.success());
+    let league = common::events_dir().join("cards_league.jsonl");
+    let league = std::fs::read_to_string(league).unwrap();
+    assert!(every2(&["append", "-"], &league).status.success());
+    let before = checkpoint_files(d);
+    assert!(before.len() >= 4, "{} checkpoints", before.len());
+    let refused = concat!(
+        r#"{"type":"ledger.player_registered","at":"2012-12-02","player":"Zed"}"#,
+        "\n",
+        r#"{"type":"ledger.voided","at":"2012-12-03","target":1,"reason":"x"}"#,
+        "\n"
+    );
+    let out = every2(&["append", "-"], refused);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        said(&out).contains("cards events still name \"Ana\""),
+        "{}",
+        said(&out)
+    );
+    assert_eq!(checkpoint_files(d), before);
+}

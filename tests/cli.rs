@@ -8,21 +8,10 @@ mod common;
 
 use std::path::Path;
 
-use common::{laurel, ledger_with};
+use common::{laurel, ledger_with, run};
 use serde_json::{json, Value};
 
 const LEAGUE: &str = "cards-2013-league";
-
-/// Run laurel; (exit code, stdout, stderr).
-fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = laurel(dir).args(args).output().expect("ran");
-    let text = |b: Vec<u8>| String::from_utf8(b).expect("utf8");
-    (
-        out.status.code().unwrap_or(-1),
-        text(out.stdout),
-        text(out.stderr),
-    )
-}
 
 fn rules_file(dir: &Path) -> String {
     let path = dir.join("rules.json");
@@ -751,6 +740,23 @@ fn log_from_a_seq_and_of_a_type_shows_only_those_records() {
         seqs(&["log", "--type", "cards.match_result", "--from", &from]),
         Vec::<u64>::new()
     );
+    // A ledger of several appends (a chunk each at least): from any seq, in
+    // the first chunk, inside one, at one's start, at the last record.
+    let files = [
+        "cards_league.jsonl",
+        "cfr_pbem.jsonl",
+        "sbr_mars_2014.jsonl",
+    ];
+    let several = ledger_with(&files);
+    let last = common::head(several.path()).0;
+    for from in [1, 2, last / 2, last - 48, last] {
+        let (code, out, _) = run(several.path(), &["log", "--from", &from.to_string()]);
+        assert_eq!(code, 0);
+        let got: Vec<u64> = (out.lines())
+            .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(got, (from..=last).collect::<Vec<_>>(), "--from {from}");
+    }
     for (args, said) in [
         (
             vec!["log", "--from", "99999"],

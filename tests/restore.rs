@@ -419,7 +419,9 @@ fn restore_expect_refuses_an_export_without_the_published_head() {
     let earlier = format!("10:{}", record_10["hash"].as_str().unwrap());
     let cut: String = export.lines().take(100).map(|l| format!("{l}\n")).collect();
     let other = format!("{seq}:{}", "0".repeat(64));
+    let genesis = format!("0:{}", "0".repeat(64));
     for (text, expect, said) in [
+        (&export, &genesis, None),
         (&export, &published, None),
         (&export, &earlier, None),
         (

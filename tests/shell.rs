@@ -5,18 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::laurel;
-
-/// Run laurel; (exit code, stdout, stderr).
-fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = laurel(dir).args(args).output().expect("ran");
-    let text = |b: Vec<u8>| String::from_utf8(b).expect("utf8");
-    (
-        out.status.code().unwrap_or(-1),
-        text(out.stdout),
-        text(out.stderr),
-    )
-}
+use common::run;
 
 /// The subcommands `laurel --help` lists.
 fn subcommands(dir: &Path) -> Vec<String> {

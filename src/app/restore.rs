@@ -50,16 +50,14 @@ use crate::time::{self, Micros};
 /// of another ledger, restores no ledger that head was published from.
 pub fn restore(path: &Path, file: &Path, expect: Option<&str>) -> Result<String> {
     let expect = expect.map(super::parse_expect).transpose()?;
-    let (runs, found) = read_runs(file, expect.map(|e| e.0))?;
-    if let Some(e) = expect {
-        holds(
-            e,
-            found,
-            runs.last().map_or(0, |r| r.first_seq + r.count - 1),
-        )?;
-    }
     let place = beside::followed(path, "restore")?;
     let new_place = |p: &Path| Ledger::check_new_place(p, "restore");
+    new_place(&place)?;
+    let (runs, found) = read_runs(file, expect.map(|e| e.0))?;
+    if let Some(e) = expect {
+        let last = runs.last().map_or(0, |r| r.first_seq + r.count - 1);
+        holds(e, found, last)?;
+    }
     beside::build_beside(&place, "restore", &new_place, |stage| {
         rebuild(stage, file, &runs)
     })?;
@@ -102,7 +100,12 @@ const MAX_LINE: usize = MAX_EVENT_BYTES + 1024;
 
 /// Whether the export holds the published head `(seq, hash)`: `found`,
 /// the hash it gives record `seq`, if it has one; `last`, its last seq.
+/// Head 0 (64 zeros: a ledger before its first record) every export holds.
 fn holds((seq, hash): (u64, [u8; 32]), found: Option<[u8; 32]>, last: u64) -> Result<()> {
+    let found = match seq {
+        0 => Some([0; 32]),
+        _ => found,
+    };
     let msg = match found {
         Some(h) if h == hash => return Ok(()),
         Some(h) => format!(

@@ -449,14 +449,19 @@ impl Ledger {
     /// on the way. Then the players check of the new records
     /// ([`crate::players`]): the names the append brings for the first time,
     /// in order, or the error of the first one refused. Only once every
-    /// check passed are the checkpoints the new records invalidate dropped
-    /// (when `store`): a refused append leaves them serving the old head, so
-    /// a mistyped late result does not slow every query after it. A dry run
-    /// (`store` false) leaves the checkpoints as they are.
+    /// check passed are the new checkpoints put in place and those the new
+    /// records invalidate dropped (when `store`): a refused append leaves
+    /// them serving the old head, so a mistyped late result does not slow
+    /// every query after it. A dry run (`store` false) leaves the
+    /// checkpoints as they are.
     pub(crate) fn check_fold(&self, old: u64, new: Head, store: bool) -> Result<Vec<String>> {
         let cut = self.cut_after(old, new.seq)?;
-        let names = self.check_fold_of((old, new), cut, store)?;
-        self.check_voided_players(&View::new(self, new.seq), old)?;
+        let checked = (self.check_fold_of((old, new), cut, store)).and_then(|names| {
+            self.check_voided_players(&View::new(self, new.seq), old)?;
+            Ok(names)
+        });
+        self.settle_checkpoints(checked.is_ok())?;
+        let names = checked?;
         if let (Some(cut), true) = (cut, store) {
             self.drop_checkpoints(|h| h.pos >= cut && h.head != new)?;
         }

@@ -353,7 +353,8 @@ impl Ledger {
     /// bound to the head `new`, one every `every` records: each a delta from
     /// the one before (the first from what `parent` gives, asked for only
     /// then: a fold that makes no checkpoint reads no parent), compressed and
-    /// written on the [`compressor`] thread, its header stored here.
+    /// written on the [`compressor`] thread, unfinished until
+    /// [`Ledger::settle_checkpoints`].
     pub(crate) fn storing_checkpoints<T>(
         &self,
         (parent, names): (ParentOf<'_>, &[&str]),
@@ -365,9 +366,11 @@ impl Ledger {
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
         let dir = &dir;
         let work = move |jobs, made| compressor(jobs, made, new, (dir, every));
-        // Note the header of each checkpoint whose file is written.
-        let mut store =
-            |h: Header| self.with_headers(|all| drop(all.insert(key(h.pos), encode_header(&h))));
+        // Each checkpoint whose file is written waits for the append's checks.
+        let mut store = |h: Header| {
+            self.unfinished.borrow_mut().push(h);
+            Ok(())
+        };
         let mut parent = Some(parent);
         on_checkpoint_thread(work, &mut store, |send| {
             fold(&mut |pos: Pos, folded: u64, bytes: Vec<Vec<u8>>| {

@@ -122,6 +122,11 @@ pub struct Ledger {
     index: RefCell<Vec<published::Entry>>,
     /// Checkpoint headers by key, read from their files when first wanted.
     checkpoints: RefCell<Option<checkpoint::Headers>>,
+    /// The checkpoints an append's check fold made, their files written
+    /// under their unfinished names: put in place once every check of the
+    /// append passed, else deleted ([`Ledger::settle_checkpoints`]), so a
+    /// refused append replaces no checkpoint of the old head.
+    unfinished: RefCell<Vec<checkpoint::Header>>,
     /// Reads chunks out of their segment files.
     segments: RefCell<segment::Reader>,
     /// The writer's: where an append's entries go.

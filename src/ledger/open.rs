@@ -325,6 +325,7 @@ impl Ledger {
             published: Cell::default(),
             index: RefCell::default(),
             checkpoints: RefCell::default(),
+            unfinished: RefCell::default(),
             segments: RefCell::default(),
             out: RefCell::default(),
             _lock: lock,

@@ -25,6 +25,17 @@ pub fn laurel(dir: &Path) -> Command {
     cmd
 }
 
+/// Run laurel; (exit code, stdout, stderr).
+pub fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = laurel(dir).args(args).output().expect("ran");
+    let text = |b: Vec<u8>| String::from_utf8(b).expect("utf8");
+    (
+        out.status.code().unwrap_or(-1),
+        text(out.stdout),
+        text(out.stderr),
+    )
+}
+
 /// A fresh, initialised ledger in a temporary directory.
 pub fn empty_ledger() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -79,15 +79,18 @@ impl Ledger {
             },
             |send| fold(&mut |pos, folded, fresh| send((pos, folded, fresh))),
         );
-        self.put_in_place(&made, done.is_ok())?;
+        self.unfinished.borrow_mut().extend(made);
         done
     }
 
-    /// Rename the files of the checkpoints `made` into place and note their
-    /// headers, when the fold that made them `passed`; else delete them.
-    fn put_in_place(&self, made: &[Header], passed: bool) -> Result<()> {
+    /// Rename the files of the checkpoints the append's check fold made
+    /// ([`Ledger::storing_checkpoints`], [`Ledger::making_again`]) into
+    /// place and note their headers, when every check of the append
+    /// `passed`; else delete them: the checkpoints of the old head stay.
+    pub(crate) fn settle_checkpoints(&self, passed: bool) -> Result<()> {
         let dir = self.files_dir();
-        for h in made {
+        let made = std::mem::take(&mut *self.unfinished.borrow_mut());
+        for h in &made {
             match passed {
                 true => {
                     finish(&dir, h.pos)?;

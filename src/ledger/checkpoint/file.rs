@@ -30,7 +30,7 @@ pub(super) fn compressor(
         parent = first.or(parent);
         let next = next_checkpoint(new, (pos, folded), raw, parent.take(), every).and_then(
             |(h, stored, next)| {
-                write_file(dir, &h, &stored)?;
+                write_unfinished(dir, &h, &stored)?;
                 parent = next;
                 Ok(h)
             },
@@ -111,20 +111,13 @@ pub(super) fn key_of_file(name: &str) -> Option<[u8; 16]> {
 }
 
 /// Write the file of the checkpoint `h`: its header's bytes, then its stored
-/// sections in order (layout in the module doc), under a name of its own,
-/// then renamed into place, so a reader never sees a file half written or
-/// rewritten. Synced here, on the checkpoint thread, while the fold goes
-/// on, and only here (the append's final `durable` fsyncs only their
-/// directory): at the end, an import's checkpoints would be written after
-/// the fold, in its wall time.
-pub(super) fn write_file(dir: &Path, h: &Header, stored: &[Vec<u8>]) -> Result<()> {
-    write_unfinished(dir, h, stored)?;
-    finish(dir, h.pos)
-}
-
-/// [`write_file`] but for the rename: the file is left under its unfinished
-/// name ([`finish`] renames it into place; the next append that drops
-/// checkpoints deletes it if nothing does).
+/// sections in order (layout in the module doc), under its unfinished name
+/// ([`finish`] renames it into place once the append's checks pass, so a
+/// reader never sees a file half written or rewritten; the next append that
+/// drops checkpoints deletes it if nothing does). Synced here, on the
+/// checkpoint thread, while the fold goes on, and only here (the append's
+/// final `durable` fsyncs only their directory): at the end, an import's
+/// checkpoints would be written after the fold, in its wall time.
 pub(super) fn write_unfinished(dir: &Path, h: &Header, stored: &[Vec<u8>]) -> Result<()> {
     let path = dir.join(file_name(h.pos) + UNFINISHED);
     let io = |e| Error::io(path.display().to_string(), e);

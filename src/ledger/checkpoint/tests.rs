@@ -1,4 +1,4 @@
-use super::file::{file_name, key_of_file, next_checkpoint, write_file};
+use super::file::{file_name, finish, key_of_file, next_checkpoint, write_unfinished};
 use super::frames::compress;
 use super::*;
 
@@ -134,7 +134,8 @@ fn a_checkpoint_file_is_read_only_under_its_own_header() {
     let d = dir.path();
     let h = sample_header([3, 0, 5, 0, 0, 1]);
     let stored = [b"abc", &b""[..], b"defgh", b"", b"", b"i"].map(<[u8]>::to_vec);
-    write_file(d, &h, &stored).unwrap();
+    write_unfinished(d, &h, &stored).unwrap();
+    finish(d, h.pos).unwrap();
     for (i, want) in stored.iter().enumerate() {
         assert_eq!(read_file_section(d, &h, i).as_ref(), Some(want), "{i}");
     }
