@@ -28,6 +28,14 @@ fn many_appends() -> tempfile::TempDir {
     dir
 }
 
+/// A ledger of [`many_appends`] and its export, `export.jsonl` beside it.
+fn exported() -> (tempfile::TempDir, std::path::PathBuf) {
+    let first = many_appends();
+    let file = first.path().join("export.jsonl");
+    std::fs::write(&file, export_of(first.path())).unwrap();
+    (first, file)
+}
+
 /// `laurel restore FILE` into the ledger of `dir`.
 fn restore(dir: &Path, file: &Path) -> std::process::Output {
     laurel(dir).arg("restore").arg(file).output().unwrap()
@@ -148,9 +156,7 @@ fn entries(d: &Path) -> Vec<String> {
 
 #[test]
 fn restore_refuses_an_existing_ledger_a_file_and_a_directory_not_empty() {
-    let first = many_appends();
-    let file = first.path().join("export.jsonl");
-    std::fs::write(&file, export_of(first.path())).unwrap();
+    let (first, file) = exported();
     let before = head(first.path());
     let out = restore(first.path(), &file);
     assert_eq!(out.status.code(), Some(2));
@@ -188,9 +194,7 @@ fn restore_refuses_an_existing_ledger_a_file_and_a_directory_not_empty() {
 #[test]
 fn restore_takes_the_places_init_takes_and_clears_what_a_killed_one_left() {
     use std::os::unix::fs::PermissionsExt;
-    let first = many_appends();
-    let file = first.path().join("export.jsonl");
-    std::fs::write(&file, export_of(first.path())).unwrap();
+    let (first, file) = exported();
     let before = head(first.path());
     let other = tempfile::tempdir().unwrap();
     let ledger = other.path().join("laurel.db");

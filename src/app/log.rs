@@ -99,8 +99,7 @@ pub fn log(
 /// `kind` as `--type` names records: an event type, or a namespace
 /// (`cards`, `ledger`); else a usage error naming the nearest.
 fn known_kind(kind: &str) -> Result<&str> {
-    let of_ns = |t: &&str| t.split_once('.').is_some_and(|(ns, _)| ns == kind);
-    if TYPES.contains(&kind) || TYPES.iter().any(of_ns) {
+    if TYPES.iter().any(|t| of_kind(t, kind)) {
         return Ok(kind);
     }
     let namespaces = TYPES

@@ -55,13 +55,12 @@ pub fn restore(path: &Path, file: &Path, expect: Option<&str>) -> Result<String>
     new_place(&place)?;
     let (runs, found) = read_runs(file, expect.map(|e| e.0))?;
     if let Some(e) = expect {
-        let last = runs.last().map_or(0, |r| r.first_seq + r.count - 1);
-        holds(e, found, last)?;
+        holds(e, found, last_seq(&runs))?;
     }
     beside::build_beside(&place, "restore", &new_place, |stage| {
         rebuild(stage, file, &runs)
     })?;
-    let records = runs.last().map_or(0, |r| r.first_seq + r.count - 1);
+    let records = last_seq(&runs);
     let head = runs.last().map_or([0; 32], |r| r.last_hash);
     Ok(format!(
         "restored {records} record(s), {} append(s), into {}\nhead {records} {}\n",
@@ -93,6 +92,18 @@ struct Run {
     recorded_at: Micros,
     /// The export's hash of its last record.
     last_hash: [u8; 32],
+}
+
+impl Run {
+    /// The seq of its last record.
+    fn last(&self) -> u64 {
+        self.first_seq + self.count - 1
+    }
+}
+
+/// The seq of the last record of `runs` (0: none).
+fn last_seq(runs: &[Run]) -> u64 {
+    runs.last().map_or(0, Run::last)
 }
 
 /// The longest export line read: the longest event and the record around it.
@@ -319,7 +330,7 @@ fn rebuild(dir: &Path, file: &Path, runs: &[Run]) -> Result<()> {
         };
         let report = (ledger.append_recorded(vec![input], run.recorded_at))
             .map_err(|e| recorded_then(e, run.recorded_at))?;
-        let last = run.first_seq + run.count - 1;
+        let last = run.last();
         if report.head.seq != last || report.head.hash != run.last_hash {
             let origin = Origin {
                 file: Some(name.clone()),
