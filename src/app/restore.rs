@@ -1,7 +1,8 @@
 //! `laurel restore FILE`: a new ledger rebuilt from the lines of `laurel
 //! export`, record for record: the same seqs, events, times recorded and
-//! hashes, so the same head. An export is then a backup that any later
-//! release reads (the directory's bytes are one release's storage format).
+//! hashes, so the same head. An export is then a backup that outlives the
+//! storage format (the directory's bytes are one release's): a later release
+//! restores it as long as its rules of input take every record (below).
 //!
 //! How: the export is read twice. First every line is checked as the
 //! README's outside verifier checks it (seqs from 1 without a gap, each
