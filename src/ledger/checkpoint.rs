@@ -109,7 +109,7 @@ use crate::time::Micros;
 use super::published::Entry;
 use super::summary::Summary;
 use super::{Head, Ledger};
-use file::{compressor, read_file_section};
+use file::{compressor, finish, forget, read_file_section};
 pub(crate) use frames::{unpack, Frames};
 
 /// Every checkpoint's header bytes, by key, as read from the start of its file.
@@ -387,6 +387,25 @@ impl Ledger {
                 send((pos, folded, named, first))
             })
         })
+    }
+
+    /// Rename the files of the checkpoints the append's check fold made
+    /// ([`Ledger::storing_checkpoints`], [`Ledger::making_again`]) into
+    /// place and note their headers, when every check of the append
+    /// `passed`; else delete them: the checkpoints of the old head stay.
+    pub(crate) fn settle_checkpoints(&self, passed: bool) -> Result<()> {
+        let dir = self.files_dir();
+        let made = std::mem::take(&mut *self.unfinished.borrow_mut());
+        for h in &made {
+            match passed {
+                true => {
+                    finish(&dir, h.pos)?;
+                    self.with_headers(|all| drop(all.insert(key(h.pos), encode_header(h))))?;
+                }
+                false => forget(&dir, h.pos),
+            }
+        }
+        Ok(())
     }
 
     /// The earliest fold position that the records `after + 1 ..= upto` can

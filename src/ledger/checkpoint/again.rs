@@ -21,9 +21,9 @@
 use std::collections::BTreeMap;
 use std::sync::mpsc::{Receiver, Sender};
 
-use super::file::{finish, forget, read_file_sections, write_unfinished};
+use super::file::{read_file_sections, write_unfinished};
 use super::frames::compress;
-use super::{encode_header, key, link, on_checkpoint_thread, Header, Pos, Section};
+use super::{key, link, on_checkpoint_thread, Header, Pos, Section};
 use crate::error::Result;
 use crate::ledger::{Head, Ledger};
 
@@ -70,36 +70,14 @@ impl Ledger {
                 }
             })
         };
-        let mut made = Vec::new();
-        let done = on_checkpoint_thread(
-            work,
-            &mut |h| {
-                made.push(h);
-                Ok(())
-            },
-            |send| fold(&mut |pos, folded, fresh| send((pos, folded, fresh))),
-        );
-        self.unfinished.borrow_mut().extend(made);
-        done
-    }
-
-    /// Rename the files of the checkpoints the append's check fold made
-    /// ([`Ledger::storing_checkpoints`], [`Ledger::making_again`]) into
-    /// place and note their headers, when every check of the append
-    /// `passed`; else delete them: the checkpoints of the old head stay.
-    pub(crate) fn settle_checkpoints(&self, passed: bool) -> Result<()> {
-        let dir = self.files_dir();
-        let made = std::mem::take(&mut *self.unfinished.borrow_mut());
-        for h in &made {
-            match passed {
-                true => {
-                    finish(&dir, h.pos)?;
-                    self.with_headers(|all| drop(all.insert(key(h.pos), encode_header(h))))?;
-                }
-                false => forget(&dir, h.pos),
-            }
-        }
-        Ok(())
+        // Each checkpoint made again waits for the append's checks.
+        let mut made = |h| {
+            self.unfinished.borrow_mut().push(h);
+            Ok(())
+        };
+        on_checkpoint_thread(work, &mut made, |send| {
+            fold(&mut |pos, folded, fresh| send((pos, folded, fresh)))
+        })
     }
 }
 
