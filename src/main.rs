@@ -367,6 +367,22 @@ enum PlayersAction {
         #[arg(long)]
         at: Option<String>,
     },
+    /// Rename a player (append a ledger.player_renamed): from its date on, tables show TO and
+    /// events must write TO. TO may be close to the player's own names (mending a misspelt
+    /// name); one close to another player's is refused unless --distinct says it is meant.
+    Rename {
+        /// The player's name until now.
+        from: String,
+        /// The player's new name.
+        to: String,
+        /// The rename's date: YYYY-MM-DD or RFC 3339 (default: today, UTC).
+        #[arg(long)]
+        at: Option<String>,
+        /// TO is meant as written though it looks like a typo of another player's name (not
+        /// one it looks exactly like).
+        #[arg(long)]
+        distinct: bool,
+    },
 }
 
 fn query(clocks: Clocks, rules: Option<PathBuf>) -> QueryArgs {
@@ -395,6 +411,16 @@ fn run(cli: Cli) -> laurel::Result<()> {
             action: Some(PlayersAction::Add { name, at }),
             ..
         } => app::players_add(path, &name, at.as_deref())?,
+        Command::Players {
+            action:
+                Some(PlayersAction::Rename {
+                    from,
+                    to,
+                    at,
+                    distinct,
+                }),
+            ..
+        } => app::players_rename(path, (&from, &to), at.as_deref(), distinct)?,
         Command::Void { seqs, reason } => app::void(path, &seqs, &reason)?,
         Command::Correct { seq, file, reason } => app::correct(path, seq, &file, &reason)?,
         Command::Demo {

@@ -174,11 +174,11 @@ fn a_void_with_one_bad_seq_writes_nothing() {
     let dir = ledger_with(&["cards_league.jsonl"]);
     let d = dir.path();
     let before = published(d);
-    // 999 is no record: its void (line 2, seq 11) is refused, and so is 5's.
+    // 999 is no record: refused before anything is checked, and so is 5's.
     refused(
         d,
         &["void", "5", "999", "--reason", "x"],
-        "laurel void, ledger.voided: void target 999 is not an earlier record",
+        "void: there is no record 999: the ledger's records are 1 to 9 (`laurel log` lists them)",
     );
     // Named twice: its two voids would be one and the same event.
     refused(
@@ -280,7 +280,8 @@ fn a_bad_replacement_leaves_the_ledger_byte_identical() {
         &["correct", "4", &broken, "--reason", "typo"],
         "broken.jsonl:1",
     );
-    // A target that cannot be voided: the replacement alone is not written either.
+    // A target that is no record, refused before the replacement is judged:
+    // the replacement alone is not written either.
     let fix = write(
         d,
         "fix.jsonl",
@@ -289,7 +290,7 @@ fn a_bad_replacement_leaves_the_ledger_byte_identical() {
     refused(
         d,
         &["correct", "99", &fix, "--reason", "typo"],
-        "laurel correct, ledger.voided: void target 99 is not an earlier record",
+        "correct: there is no record 99: the ledger's records are 1 to",
     );
     assert_eq!(published(d), before);
     verified(d);

@@ -593,12 +593,12 @@ fn a_late_event_naming_a_new_name_before_its_rename_is_refused() {
     let o = append_text(d, &format!("{}\n", seed("2023-12-01")));
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
-    assert!(
-        err.contains(
-            r#""Ada King" is already a player's name (an event dated 2023-12-01 names it)"#
-        ),
-        "{err}"
-    );
+    for said in [
+        r#""Ada King" is the name "Ada Lovelace" took on 2024-01-05, and an event dated 2023-12-01, before the rename, writes it"#,
+        r#"writes the name the player had then, "Ada Lovelace""#,
+    ] {
+        assert!(err.contains(said), "{err}");
+    }
     assert_eq!(head(d), before, "nothing written");
     let o = append_text(d, &format!("{}\n", seed("2024-02-01")));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
@@ -607,7 +607,7 @@ fn a_late_event_naming_a_new_name_before_its_rename_is_refused() {
     let before = head(d);
     let o = append_text(d, &format!("{}\n", seed("2023-12-01")));
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
-    let named = r#""Ada King" is already a player's name (an event dated 2023-12-01 names it)"#;
+    let named = r#""Ada King" is the name "Ada Lovelace" took on 2024-01-05, and an event dated 2023-12-01"#;
     assert!(text(&o.stderr).contains(named), "{}", text(&o.stderr));
     assert_eq!(head(d), before, "nothing written");
     // An earlier rename's `from` is not checked again: voiding the event

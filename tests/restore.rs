@@ -68,12 +68,23 @@ fn rechained(export: &str, change: &dyn Fn(usize, &mut Value)) -> String {
 /// Restoring `text` into a new ledger fails with exit 2 and every needle,
 /// leaving neither the ledger nor its work directory.
 fn refused(text: &str, needles: &[&str]) {
+    refused_with(2, text, needles);
+}
+
+/// [`refused`] of an export whose chain breaks: exit 1, as `verify` of it.
+fn broken(text: &str, needles: &[&str]) {
+    refused_with(1, text, needles);
+}
+
+/// `text` restored as export.jsonl: exit `code`, stderr holding each of
+/// `needles`, nothing left in the directory but the export.
+fn refused_with(code: i32, text: &str, needles: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("export.jsonl");
     std::fs::write(&file, text).unwrap();
     let out = restore(dir.path(), &file);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(out.status.code(), Some(code), "{err}");
     for n in needles {
         assert!(err.contains(n), "{err:?} lacks {n:?}");
     }
@@ -232,6 +243,8 @@ fn restore_takes_the_places_init_takes_and_clears_what_a_killed_one_left() {
     assert_eq!(head(linked.path()), before);
 }
 
+/// A changed or missing record breaks the chain: exit 1, as `verify` of it;
+/// a line that is no export's is bad input: exit 2.
 #[test]
 fn restore_refuses_a_changed_missing_or_foreign_line_naming_it() {
     let export = export_of(many_appends().path());
@@ -239,14 +252,14 @@ fn restore_refuses_a_changed_missing_or_foreign_line_naming_it() {
     let line = export.lines().position(|l| l.contains("\"Ana\"")).unwrap() + 1;
     let at =
         format!("export.jsonl:{line}: record {line}: its hash is not the hash of its contents");
-    refused(&changed, &[&at]);
+    broken(&changed, &[&at]);
     let missing: Vec<&str> = export
         .lines()
         .enumerate()
         .filter(|(i, _)| *i != 2)
         .map(|(_, l)| l)
         .collect();
-    refused(
+    broken(
         &(missing.join("\n") + "\n"),
         &["export.jsonl:3: record 4 where record 3 comes"],
     );
@@ -306,7 +319,7 @@ fn restore_refuses_a_rechained_export_whose_chain_laurel_would_not_make() {
     let line = format!(
         r#"{{"event":{event},"hash":"{hash}","prev":"{prev}","recorded_at":"{at}","seq":1}}"#
     );
-    refused(
+    broken(
         &line,
         &["export.jsonl:1: record 1: its hash is not the hash of its contents"],
     );

@@ -71,6 +71,22 @@ fn voids_input(name: &str, targets: &[u64], reason: &str) -> Input<'static> {
     }
 }
 
+/// Refuse a seq of `targets` that names no record of a ledger whose last is
+/// `last`, before anything else is checked: the replacement or the void
+/// would otherwise be judged first, and refused for something else.
+fn recorded(command: &str, targets: &[u64], last: u64) -> Result<()> {
+    let Some(t) = targets.iter().find(|&&t| t == 0 || t > last) else {
+        return Ok(());
+    };
+    let held = match last {
+        0 => "the ledger holds no record yet".to_string(),
+        _ => format!("the ledger's records are 1 to {last} (`laurel log` lists them)"),
+    };
+    Err(Error::Usage(format!(
+        "{command}: there is no record {t}: {held}; nothing is written"
+    )))
+}
+
 /// `--reason` as every void keeps it: some printable text.
 fn check_reason(reason: &str) -> Result<()> {
     if reason.trim().is_empty() {
@@ -118,6 +134,7 @@ pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
         )));
     }
     let ledger = Ledger::open(path)?;
+    recorded("void", targets, ledger.head()?.seq)?;
     let report = match ledger.append(vec![voids_input("laurel void", targets, reason)]) {
         Err(e @ Error::Dependent { .. }) => Err(every_dependent(&ledger, targets, e)),
         other => other,
@@ -204,6 +221,7 @@ fn every_dependent(ledger: &Ledger, targets: &[u64], mut refused: Error) -> Erro
 pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<String> {
     check_reason(reason)?;
     let ledger = Ledger::open(path)?;
+    recorded("correct", &[target], ledger.head()?.seq)?;
     let inputs = vec![
         voids_input("laurel correct", &[target], reason),
         open_input(file)?,

@@ -41,7 +41,7 @@ pub use corrections::{correct, void};
 pub use demo::{demo, write_samples};
 pub use events::events;
 pub use log::log;
-pub use players::{players, players_add};
+pub use players::{players, players_add, players_rename};
 pub use publish::{bench, gen, site, SiteArgs, DEFAULT_TITLE};
 pub use query::{fold_all, history, rules, standings};
 pub use replay::replay;

@@ -63,28 +63,64 @@ pub fn players_add(path: &Path, name: &str, at: Option<&str>) -> Result<String> 
             time::format_short(since)
         )));
     }
-    let today = || time::format_short(time::now() / time::DAY * time::DAY);
-    let at = at.map_or_else(today, str::to_string);
+    let at = day_or_today(at);
     let ev = json!({"type": "ledger.player_registered", "at": at, "player": name});
+    let what = format!("the registration of {name:?}");
+    append_one(&ledger, "players add", &ev, &what)
+}
+
+/// `laurel players rename FROM TO [--at DATE] [--distinct]`: append a
+/// `ledger.player_renamed` dated `at` (today, UTC, by default); `distinct`
+/// says `TO` is meant though it nearly duplicates another player's name.
+/// The append's checks judge it (`FROM` a player's, `TO` nobody's).
+pub fn players_rename(
+    path: &Path,
+    names: (&str, &str),
+    at: Option<&str>,
+    distinct: bool,
+) -> Result<String> {
+    let ledger = Ledger::open(path)?;
+    let ((from, to), at) = (names, day_or_today(at));
+    let mut ev = json!({"type": "ledger.player_renamed", "at": at, "from": from, "to": to});
+    if distinct {
+        ev["distinct"] = json!(true);
+    }
+    let what = format!("the rename of {from:?} to {to:?}");
+    append_one(&ledger, "players rename", &ev, &what)
+}
+
+/// `at` as given, or today (UTC) as a date.
+fn day_or_today(at: Option<&str>) -> String {
+    let today = || time::format_short(time::now() / time::DAY * time::DAY);
+    at.map_or_else(today, str::to_string)
+}
+
+/// Append the one event `ev` a `laurel players` command (`command`) writes,
+/// `what` naming it in a refusal.
+fn append_one(
+    ledger: &Ledger,
+    command: &str,
+    ev: &serde_json::Value,
+    what: &str,
+) -> Result<String> {
     let line = ev.to_string();
     let input = Input {
-        name: "laurel players add".into(),
+        name: format!("laurel {command}"),
         reader: Box::new(line.as_bytes()),
         first_line: 1,
     };
-    // An exact copy of a voided registration adds nothing (a re-import never
-    // brings a voided event back): the player would not be registered.
+    // An exact copy of a voided record adds nothing (a re-import never
+    // brings a voided event back): the command would have done nothing.
     let not_a_copy = |r: &crate::ledger::AppendReport| match r.already_voided {
         0 => Ok(()),
         _ => Err(Error::Usage(format!(
-            "players add: the registration of {name:?} dated {at} was voided, and an exact \
-             copy of a voided record is not appended again; register the player with another \
-             date (`--at`); nothing appended"
+            "{command}: {what} dated {} was voided, and an exact copy of a voided record is \
+             not appended again; give another date (`--at`); nothing appended",
+            ev["at"].as_str().unwrap_or_default()
         ))),
     };
-    let command = "laurel players add";
-    let report =
-        (ledger.append_if(vec![input], &not_a_copy)).map_err(super::of_command(command))?;
+    let report = (ledger.append_if(vec![input], &not_a_copy))
+        .map_err(super::of_command(&format!("laurel {command}")))?;
     Ok(append_summary(&report, false))
 }
 

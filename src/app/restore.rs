@@ -10,7 +10,9 @@
 //! event in canonical form whatever form the line writes it in), and more:
 //! its `recorded_at` must be laurel's form of a time (RFC 3339, UTC,
 //! microseconds, the text hashed), not before the line above's nor after
-//! now (a later append would be recorded then too). Blank lines are skipped;
+//! now (a later append would be recorded then too). A line the chain breaks
+//! at (a record missing, changed or out of place) exits 1, as `verify` of
+//! such a chain does; one not written as an export's are exits 2. Blank lines are skipped;
 //! the file must be a regular file (it is read twice). Then each run of
 //! records sharing a `recorded_at` (one append, or appends the clock did not tell apart,
 //! checked again together) is appended again, in order, recorded at its time
@@ -193,7 +195,13 @@ fn read_runs(file: &Path, want: Option<u64>) -> Result<(Vec<Run>, Option<[u8; 32
             let msg = format!("not a line of `laurel export` ({e})");
             at_line(None, msg)
         })?;
-        let hash = check_record(&line, (seq, prev), &mut record).map_err(|m| at_line(None, m))?;
+        let hash = check_record(&line, (seq, prev), &mut record).map_err(|e| match e {
+            Broken::Chain(msg) => Error::Tampered {
+                seq,
+                msg: format!("{name}:{line_no}: {msg}"),
+            },
+            Broken::Form(msg) => at_line(None, msg),
+        })?;
         let bounds = (last_at.as_ref().map(|l| l.1), now);
         let at = recorded_time(&line.recorded_at, bounds).map_err(|m| at_line(Some(seq), m))?;
         match runs.last_mut() {
@@ -243,6 +251,15 @@ fn trimmed(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// What is wrong with an export line.
+enum Broken {
+    /// The chain does not verify there (a record missing, changed or out of
+    /// place): exit 1, as `verify` of such a chain.
+    Chain(String),
+    /// The line is not written as an export's are: exit 2, bad input.
+    Form(String),
+}
+
 /// The hash of `line`, the record `seq` whose `prev` is the hash of the
 /// record before (all zeros before the first): its seq that one, its
 /// `prev` that hash, its `hash` that of its contents, the event in canonical
@@ -251,34 +268,35 @@ fn check_record(
     line: &Line,
     (seq, prev): (u64, [u8; 32]),
     record: &mut Vec<u8>,
-) -> std::result::Result<[u8; 32], String> {
-    let want = |field: &str, v: &str| format!("{field} is {v:?}, not 64 hex digits");
+) -> std::result::Result<[u8; 32], Broken> {
+    let want = |field: &str, v: &str| Broken::Form(format!("{field} is {v:?}, not 64 hex digits"));
     let hash = canonical::parse_hex(&line.hash).ok_or_else(|| want("hash", &line.hash))?;
     let given_prev = canonical::parse_hex(&line.prev).ok_or_else(|| want("prev", &line.prev))?;
     if line.seq != seq {
-        return Err(format!(
+        return Err(Broken::Chain(format!(
             "record {} where record {seq} comes: records are exported from seq 1, one a line, \
              without a gap",
             line.seq
-        ));
+        )));
     }
     if given_prev != prev {
-        return Err(format!(
+        return Err(Broken::Chain(format!(
             "record {seq} follows the record whose hash is {}, not {}: the chain is broken \
              here (a record before it is missing or changed)",
             canonical::hex(&prev),
             line.prev
-        ));
+        )));
     }
     let event = serde_json::from_str(line.event.get()).map(|v| crate::events::to_canonical(&v));
-    let event = event.map_err(|e| format!("record {seq}: its event does not read ({e})"))?;
+    let event =
+        event.map_err(|e| Broken::Form(format!("record {seq}: its event does not read ({e})")))?;
     record.clear();
     canonical::push_record(record, &event, None, &prev, &line.recorded_at, line.seq);
     if *blake3::hash(record).as_bytes() != hash {
-        return Err(format!(
+        return Err(Broken::Chain(format!(
             "record {}: its hash is not the hash of its contents (it was changed after export)",
             line.seq
-        ));
+        )));
     }
     Ok(hash)
 }

@@ -82,8 +82,8 @@ pub struct PlayerRegistered {
 /// `to`, `history` of either name follows the player, and events after it
 /// must write `to`. `to` is a name nobody had, and not one that nearly
 /// duplicates another player's (results misspelt for them would go to the
-/// renamed player); close to the player's own names is fine (a rename mends
-/// a misspelt name).
+/// renamed player) unless the rename says `distinct`; close to the player's
+/// own names is fine (a rename mends a misspelt name).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlayerRenamed {
@@ -91,4 +91,10 @@ pub struct PlayerRenamed {
     pub from: String,
     /// The name tables show from the rename's `at` on, and later events write.
     pub to: String,
+    /// `true`: `to` is meant as written even though it nearly duplicates
+    /// another player's name (the renamed player's real name is close to
+    /// someone else's), as a registration is; still refused when it looks
+    /// exactly like one. `laurel players rename FROM TO --distinct` writes it.
+    #[serde(default)]
+    pub distinct: bool,
 }

@@ -63,7 +63,7 @@ use crate::time::Micros;
 /// removed, reordered or retyped, another encoding, or a rule computed
 /// otherwise (a checkpoint holds values the old rule computed). The test
 /// `a_change_of_the_sections_bytes_comes_with_a_new_layout` fails until it is.
-pub const LAYOUT: u32 = 3;
+pub const LAYOUT: u32 = 4;
 
 /// A section's name: `base` (no system's name has a dot or an `@`) and the
 /// layout.

@@ -73,7 +73,7 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
             found = Some(e);
             break;
         }
-        if w.first != First::RenamedTo {
+        if !w.first.is_rename() {
             new.push(name.to_string());
         }
     }
@@ -87,19 +87,20 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
 /// unless registered; a rename's new name is refused only when `like` is
 /// another player's (a rename mending a misspelt name of one's own is what
 /// renames are for): results misspelt for `like` would go to the renamed
-/// player; a registered name only when it looks exactly like `like`.
+/// player; a registered name, or one a rename says is `distinct`, only when
+/// it looks exactly like `like`.
 fn typo_of(p: &Players, (name, w): (&str, &Written), like: &str) -> Option<crate::error::Error> {
     let seq = w.seen.first_seq;
     match w.first {
         First::Event => Some(refused(name, like, seq)),
-        First::RenamedTo if p.root_of(name) != p.root_of(like) => {
-            Some(super::refused_rename(name, like, seq))
-        }
+        // A rename mending the player's own name is what renames are for.
+        First::RenamedTo | First::RenamedToDistinct if p.root_of(name) == p.root_of(like) => None,
+        First::RenamedTo => Some(super::refused_rename(name, like, seq)),
         // Said to be meant, but no table could tell the two apart.
-        First::Registered if near::look_alike(name, like) => {
+        First::Registered | First::RenamedToDistinct if near::look_alike(name, like) => {
             Some(super::refused_look_alike(name, like, seq))
         }
-        First::RenamedTo | First::Registered => None,
+        First::Registered | First::RenamedToDistinct => None,
     }
 }
 
@@ -305,7 +306,7 @@ mod tests {
             if problem.is_some() {
                 return earlier(renames, problem).map_or(Ok(new), Err);
             }
-            if w.first != First::RenamedTo {
+            if !w.first.is_rename() {
                 new.push(name.to_string());
             }
         }

@@ -25,7 +25,9 @@
 //! tell apart from it. The `to` of a `ledger.player_renamed` is
 //! exempt from the player's own names (a rename mends a misspelt name), not
 //! from another player's: results misspelt for that player would go to the
-//! renamed one, so it is refused (a rename cannot be registered first).
+//! renamed one, so it is refused (a rename cannot be registered first),
+//! unless the rename says `"distinct": true` (`laurel players rename FROM TO
+//! --distinct`): then, as a registration, only a look-alike is.
 //! The check files each new name once (by its key and one-character
 //! deletions, see [`near`]) and probes each known name against them once
 //! ([`check_append`]), so it costs the names' lengths, never names × names,
@@ -64,6 +66,15 @@ enum First {
     Event,
     Registered,
     RenamedTo,
+    /// By a rename that says the name is meant (`distinct`).
+    RenamedToDistinct,
+}
+
+impl First {
+    /// Given by a rename: the renamed player's, no new player.
+    fn is_rename(self) -> bool {
+        matches!(self, First::RenamedTo | First::RenamedToDistinct)
+    }
 }
 
 /// One name as written anywhere in the ledger.
@@ -185,7 +196,11 @@ impl Players {
                 first_at: r.at,
                 last_at: r.at,
             };
-            m.add(&r.to, &seen, 0, First::RenamedTo);
+            let how = match r.distinct {
+                true => First::RenamedToDistinct,
+                false => First::RenamedTo,
+            };
+            m.add(&r.to, &seen, 0, how);
         }
         let names = &m.names;
         let written = (0u32..)
@@ -263,13 +278,28 @@ impl Players {
 
     /// `to` is no player's name before rename `r`: no event dated before it
     /// names it (a late one would count as another player), nor, `by_seq`
-    /// (a rename of this append), any record before it.
+    /// (a rename of this append), any record before it. A stored rename
+    /// whose new name a late event writes says which name that event
+    /// should write: most often the administrator typed the name the player
+    /// has now for a result from before the rename.
     fn check_renamed_to(&self, r: &Rename, by_seq: bool) -> Result<()> {
         let Some(to) = self.written.get(&r.to).map(|w| w.seen) else {
             return Ok(());
         };
         let named = match (by_seq && to.first_seq < r.seq, to.first_at < r.at) {
             (true, _) => String::new(),
+            (false, true) if !by_seq => {
+                let (first, on) = (format_short(to.first_at), format_short(r.at));
+                return Err(at_rename(
+                    r,
+                    format!(
+                        "{:?} is the name {:?} took on {on}, and an event dated {first}, \
+                         before the rename, writes it: it would count as another player; an \
+                         event dated before the rename writes the name the player had then, {:?}",
+                        r.to, r.from, r.from
+                    ),
+                ));
+            }
             (false, true) => format!(" (an event dated {} names it)", format_short(to.first_at)),
             (false, false) => return Ok(()),
         };
@@ -430,7 +460,8 @@ fn refused_rename(name: &str, known: &str, seq: u64) -> Error {
         format!(
             "a rename to {name:?} is refused: it looks like the name of another player, \
              «{known}» ({how}), and results misspelt for «{known}» would go to the renamed \
-             player; a rename gives a name that no other player's is this close to"
+             player; if {name:?} is right as written, say so: add \"distinct\": true to the \
+             rename (`laurel players rename FROM TO --distinct` writes one)"
         ),
     )
 }
@@ -443,8 +474,8 @@ fn refused_look_alike(name: &str, known: &str, seq: u64) -> Error {
         format!(
             "new player {name:?} looks exactly like the known player «{known}» (letters \
              that look the same, as a Cyrillic «о» an «o», or a dotless «ı» an «i»): no table \
-             could tell the two apart, so even a registration is refused; give a name that \
-             shows differently"
+             could tell the two apart, so even a registration (or a rename saying \"distinct\") \
+             is refused; give a name that shows differently"
         ),
     )
 }

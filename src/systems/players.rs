@@ -84,6 +84,8 @@ pub struct Rename {
     pub at: Micros,
     pub from: String,
     pub to: String,
+    /// The rename says `to` is meant though close to another player's name.
+    pub distinct: bool,
 }
 
 /// One namespace's players index (see the module docs).
@@ -171,6 +173,7 @@ impl Index {
                     at,
                     from: r.from.clone(),
                     to: r.to.clone(),
+                    distinct: r.distinct,
                 });
             }
             _ => {}

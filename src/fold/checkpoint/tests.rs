@@ -35,7 +35,14 @@ fn generated_with_checkpoints(
     encode: fn(&State, &Params, usize) -> Result<Vec<u8>>,
     put: &mut dyn FnMut(Pos, u64, fold::Snapshot) -> Result<()>,
 ) {
-    let src = fold::MemSource::from_jsonl(&crate::systems::gen::stream(3000, 7)).unwrap();
+    // The generator writes no registration or rename: two dated before its
+    // first event follow it, so that every checkpoint's players sections
+    // hold a rename.
+    let players = r#"{"type":"ledger.player_registered","at":"2000-01-01","player":"Layout Probe"}
+{"type":"ledger.player_renamed","at":"2000-01-01T00:00:01Z","from":"Layout Probe","to":"Layout Probes","distinct":true}
+"#;
+    let stream = crate::systems::gen::stream(3000, 7) + players;
+    let src = fold::MemSource::from_jsonl(&stream).unwrap();
     let sink = Sink {
         marks: fold::Marks::Every(400),
         encode,
@@ -79,19 +86,19 @@ fn sections_decode_back_and_damage_reads_as_absent() {
     assert_ne!(p2.stamp(), 0, "changed rules get a fresh stamp");
     let mut cut = |name: &str| Ok(Some(b[at(name)][..b[at(name)].len() / 2].to_vec()));
     assert!(decode(&mut cut, None).unwrap().is_none());
-    let mut missing = |name: &str| Ok((name != "cards@3").then(|| b[at(name)].clone()));
+    let mut missing = |name: &str| Ok((name != "cards@4").then(|| b[at(name)].clone()));
     assert!(decode(&mut missing, None).unwrap().is_none());
     assert!(decode(&mut missing, Some("mepbm")).unwrap().is_some());
     let cfr = Part {
         only: Some("cfr"),
         states: true,
     };
-    assert_eq!(needed(cfr), ["ledger.rules@3", "cfr@3", "players.cfr@3"]);
+    assert_eq!(needed(cfr), ["ledger.rules@4", "cfr@4", "players.cfr@4"]);
     let players = Part {
         states: false,
         ..cfr
     };
-    assert_eq!(needed(players), ["ledger.rules@3", "players.cfr@3"]);
+    assert_eq!(needed(players), ["ledger.rules@4", "players.cfr@4"]);
     // The players indexes alone decode without any state section; the
     // states do not.
     let mut no_states = |name: &str| Ok(name.starts_with("players.").then(|| b[at(name)].clone()));
@@ -124,6 +131,10 @@ const LAYOUTS: &[(u32, &str)] = &[
     (
         3,
         "74386ef4278f07198d7076269dac564788683a97d40db17c080bbe6b1abbed0c",
+    ),
+    (
+        4,
+        "0dbcbf6c5728e6cf3aaa4839af2d43439e2d34ec16e2f32994ca730e2f33a5c2",
     ),
 ];
 

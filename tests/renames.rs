@@ -1,0 +1,122 @@
+//! `laurel players rename`, through the binary: it appends a
+//! `ledger.player_renamed` that the append's checks judge; a new name close to
+//! another player's is refused with the way through, `--distinct` (the rename's
+//! `"distinct": true`), which lets it in unless it looks exactly like that name.
+
+mod common;
+
+use common::{empty_ledger, exported_events, head, json, run};
+use std::path::Path;
+
+/// A ledger with "Joan Smith" and "Jon Smith" registered (one edit apart: the
+/// second is accepted because it is registered).
+fn smiths() -> tempfile::TempDir {
+    let dir = empty_ledger();
+    for (name, at) in [("Joan Smith", "2020-01-01"), ("Jon Smith", "2020-01-02")] {
+        let (code, _, err) = run(dir.path(), &["players", "add", name, "--at", at]);
+        assert_eq!(code, 0, "{err}");
+    }
+    dir
+}
+
+/// The players list's row of `name`.
+fn player(dir: &Path, name: &str) -> serde_json::Value {
+    let v = json(dir, &["players", "--format", "json"]);
+    let rows = v["rows"].as_array().expect("rows").clone();
+    (rows.into_iter())
+        .find(|r| r["player"] == name)
+        .unwrap_or_else(|| panic!("no row of {name} in {v}"))
+}
+
+#[test]
+fn a_rename_close_to_another_players_name_is_refused_then_accepted_when_said_distinct() {
+    let dir = smiths();
+    let d = dir.path();
+    let before = head(d);
+    let rename = [
+        "players",
+        "rename",
+        "Jon Smith",
+        "John Smith",
+        "--at",
+        "2020-02-01",
+    ];
+    let (code, _, err) = run(d, &rename);
+    assert_eq!(code, 2, "{err}");
+    for said in [
+        "a rename to \"John Smith\" is refused: it looks like the name of another player, «Joan Smith»",
+        "add \"distinct\": true to the rename",
+        "`laurel players rename FROM TO --distinct`",
+    ] {
+        assert!(err.contains(said), "{said} in {err}");
+    }
+    assert_eq!(head(d), before, "nothing appended");
+
+    let (code, out, err) = run(d, &[&rename[..], &["--distinct"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 event"), "{out}");
+    let row = player(d, "John Smith");
+    assert_eq!(
+        row["earlier_names"],
+        serde_json::json!(["Jon Smith"]),
+        "{row}"
+    );
+    let events = exported_events(d);
+    let rename = r#"{"at":"2020-02-01","distinct":true,"from":"Jon Smith","to":"John Smith","type":"ledger.player_renamed"}"#;
+    assert_eq!(events.last().map(String::as_str), Some(rename));
+}
+
+#[test]
+fn a_distinct_rename_to_a_look_alike_of_another_players_name_is_still_refused() {
+    let dir = smiths();
+    let d = dir.path();
+    let before = head(d);
+    // A Cyrillic "а" for the Latin "a": no table could tell the two apart.
+    let look_alike = "Jo\u{430}n Smith";
+    let args = ["players", "rename", "Jon Smith", look_alike, "--distinct"];
+    let (code, _, err) = run(d, &args);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("looks exactly like the known player «Joan Smith»")
+            && err.contains("or a rename saying \"distinct\""),
+        "{err}"
+    );
+    assert_eq!(head(d), before);
+}
+
+#[test]
+fn a_rename_mending_a_players_own_name_needs_no_distinct() {
+    let dir = smiths();
+    let d = dir.path();
+    let (code, _, err) = run(d, &["players", "rename", "Joan Smith", "Joann Smith"]);
+    assert_eq!(code, 0, "{err}");
+    let row = player(d, "Joann Smith");
+    assert_eq!(
+        row["earlier_names"],
+        serde_json::json!(["Joan Smith"]),
+        "{row}"
+    );
+}
+
+#[test]
+fn players_rename_of_no_player_or_to_a_taken_name_is_refused_and_appends_nothing() {
+    let dir = smiths();
+    let d = dir.path();
+    let before = head(d);
+    let cases = [
+        (
+            ["players", "rename", "Nobody Here", "Somebody Else"],
+            "laurel players rename",
+        ),
+        (
+            ["players", "rename", "Jon Smith", "Joan Smith"],
+            "laurel players rename",
+        ),
+    ];
+    for (args, by) in cases {
+        let (code, _, err) = run(d, &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(by), "{err}");
+        assert_eq!(head(d), before, "{args:?}");
+    }
+}
