@@ -104,7 +104,7 @@
 //!   its folder's `gen.rs`) and [`bench`](mod@bench) (`laurel bench`); [`sysinfo`]: the environment's switches (on unless unset, empty or `0`) and peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
 //!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`,
-//!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `timetravel.rs`, `players.rs`,
+//!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `timetravel.rs`, `players.rs`, `names.rs`,
 //!   `cards_rules.rs`, `cli.rs`, `shell.rs`, `params.rs`, `replay.rs`, `corrections.rs`,
 //!   `check.rs`, `events.rs`, `restore.rs`,
 //!   `ckpt.rs` and `again.rs` (checkpoints), `crash.rs`, `corrupt.rs`, `corpus.rs` with

@@ -30,10 +30,13 @@ pub const EDIT_MIN: usize = 6;
 
 /// The key of `name`: decomposed (NFD), combining marks dropped, whitespace
 /// and the characters that show nothing dropped (the zero-width joiners and
-/// variation selectors too), each other character that is not ASCII written
-/// as the one it looks like ([`looks_like`]), lower case. "Zoë  Smith" and
-/// "zoe smith" share the key `zoesmith`, and so do "Bo" and "Bо" (a Cyrillic
-/// о): an impostor's name is a typo of the name it copies.
+/// variation selectors too), each character that is not ASCII written as
+/// the one its capital looks like ([`looks_like`]), lower case. "Zoë  Smith"
+/// and "zoe smith" share the key `zoesmith`, "ИВАН" and "Иван" share one
+/// (`иbah`: Cyrillic "В" looks like a "B", its small "в" like no Latin
+/// letter, so the capitals are compared), "Strauß" and "Strauss" one ("ß" is
+/// "SS"), and so do "Bo" and "Bо" (a Cyrillic о): an impostor's name is a
+/// typo of the name it copies.
 pub fn key(name: &str) -> String {
     let mut chars = Vec::new();
     key_chars(name, &mut chars);
@@ -52,50 +55,61 @@ fn key_chars(name: &str, out: &mut Vec<char>) {
         let decomposed = name.nfd();
         let kept = decomposed
             .filter(|&c| !is_combining_mark(c) && !c.is_whitespace() && !shows_nothing(c));
-        for c in kept {
+        for c in kept.flat_map(char::to_uppercase) {
             looks_like(c, &mut |c| out.extend(c.to_lowercase()));
         }
     }
 }
 
 /// Do `a` and `b` differ only by characters that look alike (a Cyrillic
-/// "о" for a Latin "o", a fullwidth "Ａ" for "A"), each character of either
-/// taken as its prototype in Unicode's confusables, ASCII as itself? Then
-/// a table shows the two names the same. Case, spaces and accents show, so
+/// "о" for a Latin "o", a fullwidth "Ａ" for "A", a Greek "Ι" for an "I",
+/// a Roman numeral "ⅿ" for an "m")? When either is not ASCII, both are
+/// taken as their skeletons in Unicode's confusables (UTS #39), ASCII
+/// included: the impostor's letters are compared with what the name it
+/// copies looks like. Two ASCII names are told apart by their letters ("l"
+/// and "I" are not the same player's). Case, spaces and accents show, so
 /// they do not count.
 pub fn look_alike(a: &str, b: &str) -> bool {
-    let shown = |s: &str| -> String {
-        let mut out = String::with_capacity(s.len());
-        for c in s.chars() {
-            match c.is_ascii() {
-                true => out.push(c),
-                false => out.extend(skeleton(c.encode_utf8(&mut [0u8; 4]))),
-            }
-        }
-        out
-    };
-    a != b && shown(a) == shown(b)
+    let shown = |s: &str| skeleton(s).collect::<String>();
+    a != b && !(a.is_ascii() && b.is_ascii()) && shown(a) == shown(b)
 }
 
-/// What `c` looks like: itself if ASCII, else its prototype in Unicode's
-/// confusables (UTS #39 skeleton: Cyrillic "о" and Greek "ο" are "o",
-/// fullwidth "Ａ" is "A"), its combining marks dropped, handed to `f`. ASCII characters
-/// keep themselves: the confusables would make "l" of "I" and "1", and
-/// "Ivan" a typo of "lvan".
+/// What `c` (a capital, where it has one) looks like: itself if ASCII, else
+/// its prototype in Unicode's confusables (UTS #39 skeleton: Cyrillic "О"
+/// and Greek "Ο" are "O", fullwidth "Ａ" is "A", the Roman numeral "Ⅿ" is
+/// "M"), its combining marks dropped, handed to `f`; a prototype that is
+/// an ASCII capital's is that capital (Greek "Ι" and Latin "I" share the
+/// prototype "l"). ASCII characters keep themselves: the confusables would
+/// make "l" of "I" and "1", and "Ivan" a typo of "lvan".
 fn looks_like(c: char, f: &mut dyn FnMut(char)) {
     if c.is_ascii() {
         return f(c);
     }
     let mut buf = [0u8; 4];
-    let mut any = false;
-    for c in skeleton(c.encode_utf8(&mut buf)).filter(|&c| !is_combining_mark(c)) {
-        any = true;
-        f(c);
+    let shape: Vec<char> = (skeleton(c.encode_utf8(&mut buf)))
+        .filter(|&c| !is_combining_mark(c))
+        .collect();
+    match (shape.is_empty(), capital_of_shape(&shape)) {
+        // A character whose prototype is all marks keeps itself.
+        (true, _) => f(c),
+        (false, Some(capital)) => f(capital),
+        (false, None) => shape.into_iter().for_each(f),
     }
-    // A character whose prototype is all marks keeps itself.
-    if !any {
-        f(c);
-    }
+}
+
+/// The ASCII capital whose confusables prototype is `shape`, when that is
+/// not the capital itself ("l" of "I").
+fn capital_of_shape(shape: &[char]) -> Option<char> {
+    type Shapes = Vec<(Vec<char>, char)>;
+    static SHAPES: std::sync::OnceLock<Shapes> = std::sync::OnceLock::new();
+    let shapes = SHAPES.get_or_init(|| {
+        (b'A'..=b'Z')
+            .map(char::from)
+            .map(|c| (skeleton(c.encode_utf8(&mut [0u8; 4])).collect(), c))
+            .filter(|(s, c): &(Vec<char>, char)| s.as_slice() != [*c])
+            .collect()
+    });
+    (shapes.iter()).find_map(|(s, c)| (s.as_slice() == shape).then_some(*c))
 }
 
 /// Characters a key leaves out besides whitespace and combining marks:
@@ -323,6 +337,34 @@ mod tests {
             key("Mir"),
             "Cyrillic и looks like no Latin letter"
         );
+    }
+
+    #[test]
+    fn keys_compare_capitals_in_every_script() {
+        assert_eq!(key("Иван"), "иbah");
+        for (a, b) in [
+            ("Иван", "ИВАН"),
+            ("Ολγα", "ΟΛΓΑ"),
+            ("Александр Петров", "АЛЕКСАНДР ПЕТРОВ"),
+            ("Γιώργος Παπαδόπουλος", "ΓΙΏΡΓΟΣ ΠΑΠΑΔΌΠΟΥΛΟΣ"),
+            ("Strauss", "Strauß"),
+            ("Oscar", "O\u{17f}car"),
+            ("Ivan", "\u{399}van"),
+            ("Sam", "Sa\u{217f}"),
+            ("William Smith", "William S\u{217f}ith"),
+        ] {
+            assert_eq!(key(a), key(b), "{a} / {b}");
+        }
+    }
+
+    #[test]
+    fn a_name_of_other_scripts_looks_alike_an_ascii_one_by_both_skeletons() {
+        assert!(look_alike("Ingrid", "\u{399}ngrid"), "Greek Iota");
+        assert!(look_alike("Jim", "Ji\u{217f}"), "Roman numeral m");
+        assert!(look_alike("Bo", "B\u{43e}"), "Cyrillic o");
+        assert!(!look_alike("Ivan", "lvan"), "two ASCII names");
+        assert!(!look_alike("ivan", "\u{399}van"), "case shows");
+        assert!(!look_alike("Ivan", "Ivan"));
     }
 
     #[test]

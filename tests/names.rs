@@ -1,11 +1,14 @@
-//! `laurel players rename`, through the binary: it appends a
+//! Names, through the binary: `laurel players rename` appends a
 //! `ledger.player_renamed` that the append's checks judge; a new name close to
 //! another player's is refused with the way through, `--distinct` (the rename's
-//! `"distinct": true`), which lets it in unless it looks exactly like that name.
+//! `"distinct": true`), which lets it in unless it looks exactly like that name;
+//! names of every script are near when their capitals are ("ИВАН" and "Иван",
+//! "Strauß" and "Strauss"), and look alike when their confusables skeletons
+//! are (a Greek "Ι" for an "I", a Roman numeral "ⅿ" for an "m").
 
 mod common;
 
-use common::{empty_ledger, exported_events, head, json, run};
+use common::{append_text, empty_ledger, exported_events, head, json, run};
 use std::path::Path;
 
 /// A ledger with "Joan Smith" and "Jon Smith" registered (one edit apart: the
@@ -118,5 +121,57 @@ fn players_rename_of_no_player_or_to_a_taken_name_is_refused_and_appends_nothing
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(by), "{err}");
         assert_eq!(head(d), before, "{args:?}");
+    }
+}
+
+/// A seed of `name` in valar, as one line.
+fn seeded(name: &str) -> String {
+    format!(
+        r#"{{"type":"mepbm.rating_seeded","at":"2001-01-01","player":"{name}","system":"valar","value":1500}}"#
+    ) + "\n"
+}
+
+#[test]
+fn a_name_equal_to_a_known_one_but_for_case_in_any_script_is_a_typo() {
+    for (known, typo) in [
+        ("Иван", "ИВАН"),
+        ("Ολγα", "ΟΛΓΑ"),
+        ("Александр Петров", "АЛЕКСАНДР ПЕТРОВ"),
+        ("Johann Strauss", "Johann Strauß"),
+        ("Oscar", "O\u{17f}car"),
+    ] {
+        let dir = empty_ledger();
+        let d = dir.path();
+        let o = append_text(d, &seeded(known));
+        assert!(o.status.success(), "{known}");
+        let before = head(d);
+        let o = append_text(d, &seeded(typo));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{typo}: {err}");
+        let said = format!("looks like a typo of the known player «{known}»");
+        assert!(err.contains(&said), "{typo}: {err}");
+        assert_eq!(head(d), before, "{typo}");
+    }
+}
+
+#[test]
+fn a_registration_or_distinct_rename_looking_exactly_like_a_known_name_is_refused() {
+    for (known, look_alike) in [("Ingrid", "\u{399}ngrid"), ("Jim", "Ji\u{217f}")] {
+        let dir = empty_ledger();
+        let d = dir.path();
+        let (code, _, err) = run(d, &["players", "add", known, "--at", "2020-01-01"]);
+        assert_eq!(code, 0, "{err}");
+        let before = head(d);
+        let (code, _, err) = run(d, &["players", "add", look_alike, "--at", "2020-01-02"]);
+        assert_eq!(code, 2, "{look_alike}: {err}");
+        let said = format!("looks exactly like the known player «{known}»");
+        assert!(err.contains(&said), "{look_alike}: {err}");
+        let (code, _, err) = run(d, &["players", "add", "Oscar Wilde", "--at", "2020-01-02"]);
+        assert_eq!(code, 0, "{err}");
+        let rename = ["players", "rename", "Oscar Wilde", look_alike, "--distinct"];
+        let (code, _, err) = run(d, &rename);
+        assert_eq!(code, 2, "{look_alike}: {err}");
+        assert!(err.contains(&said), "{look_alike}: {err}");
+        assert_ne!(head(d), before, "Oscar Wilde was registered");
     }
 }
