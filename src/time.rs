@@ -18,14 +18,32 @@ pub fn parse(s: &str) -> Option<Micros> {
     parse_with(s, |_| true)
 }
 
-/// [`parse`] for an event's `at` as given: to the microsecond, a finer
-/// fraction (`.000000999`) refused rather than cut to an earlier instant; a
-/// leap second (`23:59:60`, which would fold as the next day's first) and an
-/// instant outside the years 0000 to 9999 in UTC (`9999-12-31T23:59:59-01:00`,
+/// [`parse`] for an event's `at` as given: the year four ASCII digits (the
+/// parser would take `+999-01-05`, a second spelling of `0999-01-05` with
+/// another idempotency key); to the microsecond, a finer fraction
+/// (`.000000999`, `.0000010009`: every digit after the sixth must be 0)
+/// refused rather than cut to an earlier instant; a leap second
+/// (`23:59:60`, which would fold as the next day's first) and an instant
+/// outside the years 0000 to 9999 in UTC (`9999-12-31T23:59:59-01:00`,
 /// which no `--as-of` reaches) refused too.
 pub fn parse_input(s: &str) -> Option<Micros> {
+    let b = s.as_bytes();
+    let year = b.get(..4).is_some_and(|y| y.iter().all(u8::is_ascii_digit));
+    if !year || b.get(4) != Some(&b'-') || !to_the_microsecond(s) {
+        return None;
+    }
     let t = parse_with(s, |nanos| nanos % 1_000 == 0 && nanos < 1_000_000_000)?;
     in_input_years(t).then_some(t)
+}
+
+/// Is every digit of `s`'s fraction of a second after the sixth a 0? (The
+/// parser reads nine digits and drops the rest.)
+fn to_the_microsecond(s: &str) -> bool {
+    let Some(dot) = s.find('.') else {
+        return true;
+    };
+    let fraction = s[dot + 1..].bytes().take_while(u8::is_ascii_digit);
+    fraction.skip(6).all(|d| d == b'0')
 }
 
 /// The instants an event's `at` may be: 0000-01-01T00:00:00Z up to, not
@@ -220,12 +238,26 @@ mod tests {
             Some(parse("2003-01-10T12:34:56Z").unwrap() + 1)
         );
         assert_eq!(parse_input("2003-01-10T12:34:56.000000999Z"), None);
+        // Past the ninth digit too, which the parser drops.
+        assert_eq!(parse_input("2003-01-05T00:00:00.0000010009Z"), None);
+        assert_eq!(
+            parse_input("2003-01-05T00:00:00.000000000000000000000001Z"),
+            None
+        );
+        assert_eq!(
+            parse_input("2003-01-05T00:00:00.0000010000000Z"),
+            Some(parse("2003-01-05T00:00:00Z").unwrap() + 1)
+        );
         assert_eq!(
             parse("2003-01-10T12:34:56.000000999Z"),
             parse("2003-01-10T12:34:56Z")
         );
-        // chrono's `%Y` takes a signed year.
+        // chrono's `%Y` takes a signed year: a stored one reads, a new one
+        // is refused (a second spelling of one instant).
         assert_eq!(parse("+003-01-10"), parse("0003-01-10T00:00:00Z"));
+        for signed in ["+003-01-10", "+999-01-05", "-000-01-01", "+000-01-01"] {
+            assert_eq!(parse_input(signed), None, "{signed}");
+        }
         for bad in [
             "2003-02-29",
             "2003-13-10",

@@ -308,6 +308,26 @@ fn deltas_whose_parent_is_gone_or_damaged_are_not_used() {
         ),
         "{said}"
     );
+    // Each checkpoint is counted once, equal or damaged: never more than
+    // there are files.
+    let count = |after: &str| -> usize {
+        let before = said.split(after).next().unwrap_or_default();
+        let n = before
+            .rsplit(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap_or_default();
+        n.parse()
+            .unwrap_or_else(|_| panic!("no count before {after:?} in {said}"))
+    };
+    let files = checkpoint_files(d).len();
+    let (equal, damaged) = (
+        count(" checkpoint(s) equal"),
+        count(" checkpoint(s) unusable"),
+    );
+    assert!(
+        equal + damaged <= files,
+        "{equal} + {damaged} > {files} files: {said}"
+    );
     // An append after it resumes from a checkpoint whose chain is intact.
     append(
         d,

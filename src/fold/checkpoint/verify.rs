@@ -31,7 +31,8 @@ use crate::ledger::Ledger;
 
 /// What [`Ledger::verify_checkpoints`] found: `(seq of its position, what
 /// differs)` for each checkpoint that does not hold the fold, in position
-/// order; how many were compared; how many are damaged.
+/// order; how many were compared whole (none of their sections damaged); how
+/// many are damaged.
 pub struct Checked {
     pub problems: Vec<(u64, String)>,
     pub compared: usize,
@@ -80,7 +81,9 @@ impl Ledger {
         let mut put = |pos: Pos, _folded: u64, made: Snapshot| -> Result<()> {
             while let Some(h) = next.next_if(|h| h.pos <= pos) {
                 let (differs, any, broken) = self.differing(h, &names, &made)?;
-                compared += usize::from(any);
+                // A damaged one is counted once, as damaged, however many
+                // of its sections read back.
+                compared += usize::from(any && !broken);
                 damaged += usize::from(broken);
                 if !differs.is_empty() {
                     let what = format!(

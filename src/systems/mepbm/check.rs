@@ -508,6 +508,8 @@ impl State {
     }
 
     pub(super) fn check_tick(&self, e: &MonthlyTick, at: Micros) -> Result<(), String> {
+        // A new tick's month is also written exactly as `YYYY-MM`
+        // (`month_written`, a rule of input): months are ordered as text.
         let m = &e.month;
         let ok = m.len() == 7
             && time::parse(&format!("{m}-01")).is_some()
@@ -554,5 +556,22 @@ fn month_end(m: &str) -> Option<Micros> {
     match month {
         12 => time::first_of_month(year + 1, 1),
         _ => time::first_of_month(year, month + 1),
+    }
+}
+
+/// A new tick's `month` is written `YYYY-MM`: four ASCII digits, a hyphen,
+/// two digits. Months are ordered by their text, so a signed year
+/// (`+003-01`, which the date parser takes) would sort before every month
+/// and let a month tick twice. A rule of input: a stored tick is read as
+/// it was accepted.
+pub(super) fn month_written(m: &str) -> Result<(), String> {
+    let b = m.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    match b.len() == 7 && digits(0..4) && b[4] == b'-' && digits(5..7) {
+        true => Ok(()),
+        false => Err(format!(
+            "monthly tick: month must be YYYY-MM (four digits, a hyphen, two digits), got {m:?}"
+        )),
     }
 }

@@ -91,6 +91,9 @@ impl RatingSystem for State {
         let Event::Mepbm(event) = &rec.event else {
             return Ok(());
         };
+        if let events::Event::MonthlyTick(e) = event {
+            super::check::month_written(&e.month)?;
+        }
         let team = |p: &&String| {
             !self.teams.is_empty()
                 && (self.names.get(p)).is_some_and(|id| self.teams.contains_key(&id))
