@@ -153,6 +153,10 @@
 //!   written in the same append before the head moves and cut off with it; `verify`
 //!   recomputes both from the chunk. A fingerprint match is only a candidate: the stored
 //!   record's full key decides.
+//! - **Recorded once it happened.** An appended event's `at` is at most
+//!   [`time::AHEAD`] (14 hours, for dates east of UTC) after its record's
+//!   `recorded_at`: a mistyped year would count in every table at once. A
+//!   rule of input, checked as records are chained (`ledger/pending.rs`).
 //! - **Projections cannot fail.** [`systems::Projection::apply`] returns nothing: `check`
 //!   ran at append time, and a fold cut by as-of or known-at only drops a suffix of what
 //!   was checked. An append's `recorded_at` is never before the head's, so a known-at

@@ -146,6 +146,13 @@ pub fn now() -> Micros {
 
 pub const DAY: Micros = 86_400_000_000;
 
+/// How far after the time it is recorded an event's `at` may be: 14 hours,
+/// the most a local date runs ahead of UTC's (a date is midnight UTC, and
+/// an administrator east of UTC records the day's results before it). An
+/// event is recorded once it has happened: a later `at` is a mistyped
+/// year or month, which would count in every table at once.
+pub const AHEAD: Micros = 14 * 3_600_000_000;
+
 /// The last instant a time `t` covers as the end of an interval: a plain date
 /// (midnight UTC, what `"2003-03-01"` parses to) covers its whole day.
 pub fn inclusive_end(t: Micros) -> Micros {

@@ -193,7 +193,7 @@ fn check_of_a_late_event_and_of_a_breaking_void_answers_as_append_without_touchi
         (
             "void",
             2,
-            r#"{"type":"ledger.voided","at":"2030-01-01","target":24,"reason":"test"}"#,
+            r#"{"type":"ledger.voided","at":"2020-01-01","target":24,"reason":"test"}"#,
         ),
     ];
     for (name, code, line) in cases {

@@ -349,7 +349,7 @@ fn every_delta_is_made_on_a_whole_checkpoint_across_appends() {
     let later: String = (0..300)
         .map(|k| {
             format!(
-                r#"{{"type":"ledger.rules_changed","at":"2040-01-01T{:02}:{:02}:00Z","system":"valar","params":{{"base":{}}}}}"#,
+                r#"{{"type":"ledger.rules_changed","at":"2025-01-01T{:02}:{:02}:00Z","system":"valar","params":{{"base":{}}}}}"#,
                 k / 60,
                 k % 60,
                 40 + k % 7
@@ -460,7 +460,7 @@ fn late_seeds(from: usize, n: usize) -> String {
     (from..from + n)
         .map(|k| {
             format!(
-                r#"{{"type":"mepbm.rating_seeded","at":"2040-01-01T00:00:00Z","player":"late-player-{k}","system":"valar","value":1600}}"#
+                r#"{{"type":"mepbm.rating_seeded","at":"2025-01-01T00:00:00Z","player":"late-player-{k}","system":"valar","value":1600}}"#
             ) + "\n"
         })
         .collect()

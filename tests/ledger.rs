@@ -212,8 +212,8 @@ fn the_first_of_many_voided_bad_payloads_across_chunks_is_refused() {
     const { assert!(laurel::ledger::chunk::MAX_BYTES >= 1024 * 200) };
     let tick = |i: u32, extra: &str| {
         // Month i is ticked on the 2nd of month i + 1.
-        let (y, m) = (2100 + i / 12, 1 + i % 12);
-        let (ny, nm) = (2100 + (i + 1) / 12, 1 + (i + 1) % 12);
+        let (y, m) = (1500 + i / 12, 1 + i % 12);
+        let (ny, nm) = (1500 + (i + 1) / 12, 1 + (i + 1) % 12);
         format!(
             r#"{{"type":"mepbm.monthly_tick","at":"{ny}-{nm:02}-02","month":"{y}-{m:02}"{extra}}}"#
         )
@@ -226,7 +226,7 @@ fn the_first_of_many_voided_bad_payloads_across_chunks_is_refused() {
     }
     for target in [4500, 10, 3073, 2500, 2000] {
         text += &format!(
-            r#"{{"type":"ledger.voided","at":"2600-01-01","target":{target},"reason":"r"}}"#
+            r#"{{"type":"ledger.voided","at":"2000-01-01","target":{target},"reason":"r"}}"#
         );
         text.push('\n');
     }
@@ -529,4 +529,48 @@ fn a_line_refused_at_parse_is_refused_before_the_ledger_is_read() {
     let out = append_text(dir.path(), good);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("fingerprints"), "{}", stderr(&out));
+}
+
+/// An event is recorded once it has happened: an `at` more than 14 hours
+/// after the append's time (a mistyped year) is refused, exit 2, nothing
+/// written, in `check` as in `append`; today's date, and one 13 hours
+/// ahead, are taken.
+#[test]
+fn an_event_dated_after_the_time_it_is_recorded_is_refused() {
+    let seed = |at: &str, player: &str| {
+        format!(
+            r#"{{"type":"mepbm.rating_seeded","at":"{at}","player":"{player}","system":"valar","value":1500}}"#
+        ) + "\n"
+    };
+    let now = laurel::time::now();
+    let hours = |h: i64| laurel::time::format(now + h * 3_600_000_000);
+    let dir = empty_ledger();
+    let d = dir.path();
+    for (at, name) in [
+        (hours(15), "Later Lee"),
+        ("2062-11-21".to_string(), "Typo Tom"),
+    ] {
+        let line = seed(&at, name);
+        let file = d.join("ahead.jsonl");
+        std::fs::write(&file, &line).unwrap();
+        let checked = laurel(d).arg("check").arg(&file).output().unwrap();
+        let out = append_text(d, &line);
+        for o in [&checked, &out] {
+            assert_eq!(o.status.code(), Some(2), "{at}: {}", stderr(o));
+            assert!(
+                stderr(o).contains("is after the time it is recorded")
+                    && stderr(o).contains("(is the year right?)"),
+                "{}",
+                stderr(o)
+            );
+        }
+        assert_eq!(head(d).0, 0, "{at}: nothing written");
+    }
+    let today = laurel::time::format_short(now / laurel::time::DAY * laurel::time::DAY);
+    let out = append_text(
+        d,
+        &(seed(&today, "Today Tess") + &seed(&hours(13), "Soon Sam")),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(head(d).0, 2);
 }

@@ -95,7 +95,7 @@ fn readers_succeed_while_an_append_is_running() {
     let dir = sample();
     let before = head(dir.path());
     let answers: Vec<String> = READERS.iter().map(|a| read(dir.path(), a)).collect();
-    let (writer, stdin) = held_append(dir.path(), &rule_changes(1000, 2040));
+    let (writer, stdin) = held_append(dir.path(), &rule_changes(1000, 2020));
     for (args, answer) in READERS.iter().zip(&answers) {
         let started = Instant::now();
         assert_eq!(&read(dir.path(), args), answer, "{args:?} beside a writer");
@@ -192,7 +192,7 @@ fn reading_commands_leave_the_ledger_untouched() {
     let dir = sample();
     // An append killed mid-way leaves chunks beyond the head for the next
     // writer to drop: readers leave them too.
-    let (mut writer, stdin) = held_append(dir.path(), &rule_changes(1000, 2041));
+    let (mut writer, stdin) = held_append(dir.path(), &rule_changes(1000, 2021));
     writer.kill().unwrap();
     writer.wait().unwrap();
     drop(stdin);
@@ -312,7 +312,7 @@ fn reading_commands_work_when_no_file_may_grow() {
         .collect();
     let before = head(dir.path());
     let events = rules_dir.path().join("more.jsonl");
-    std::fs::write(&events, rule_changes(500, 2042)).unwrap();
+    std::fs::write(&events, rule_changes(500, 2022)).unwrap();
     let out = capped(&["append".into(), events.display().to_string()]);
     assert!(!out.status.success(), "an append cannot grow a file");
     for (args, answer) in READERS.iter().zip(&answers) {
@@ -418,7 +418,7 @@ fn readers_during_an_import_see_only_committed_heads() {
     let dir = sample();
     let before = head(dir.path());
     let file = dir.path().join("more.jsonl");
-    std::fs::write(&file, rule_changes(20_000, 2043)).unwrap();
+    std::fs::write(&file, rule_changes(20_000, 2023)).unwrap();
     let mut import = laurel_std(dir.path(), &["append", file.to_str().unwrap()])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -714,7 +714,7 @@ fn a_rebuild_rewrites_only_the_pages_that_changed() {
 
     common::append_ok(
         ledger.path(),
-        r#"{"at":"2030-01-01T00:00:00Z","id":"seed-newcomer","player":"newcomer","system":"valar","type":"mepbm.rating_seeded","value":1}"#,
+        r#"{"at":"2025-01-01T00:00:00Z","id":"seed-newcomer","player":"newcomer","system":"valar","type":"mepbm.rating_seeded","value":1}"#,
     );
     let fresh = out.path().join("fresh");
     site_said(ledger.path(), &fresh);

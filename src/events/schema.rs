@@ -41,7 +41,8 @@ pub fn envelope() -> String {
 
 const TYPE_DOC: &str = "The event type.";
 const AT_DOC: &str = "When it happened: a date (YYYY-MM-DD, midnight UTC) or an RFC 3339 \
-    timestamp. Events fold in the order of `at`, then of recording.";
+    timestamp, not after the time it is recorded (up to 14 hours ahead, for a date east of \
+    UTC). Events fold in the order of `at`, then of recording.";
 const ID_DOC: &str = "Optional idempotency key, unique in the ledger: the same event \
     appended again is skipped, other content under a recorded id is refused. Not empty, \
     no whitespace at either end, something that shows.";

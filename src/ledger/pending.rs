@@ -12,7 +12,7 @@ use super::grammar::Grammar;
 use super::parse::{incoming, refused, Incoming, Sent};
 use super::{idem, segment, Head, Ledger};
 use crate::error::{Error, Origin, Result};
-use crate::time::Micros;
+use crate::time::{self, Micros};
 
 /// The writing side of an append: add every parsed batch, in order, until the
 /// parser thread is done or an item is a problem. The idempotency index
@@ -56,6 +56,8 @@ pub(super) struct Pending<'l> {
     pub(super) grammar: &'l dyn Grammar,
     /// The seq of this append's first record.
     pub(super) first: u64,
+    /// The `recorded_at` of this append's records.
+    pub(super) now: Micros,
     pub(super) writer: ChunkWriter,
     /// Where this append's chunks go.
     pub(super) segment: segment::Writer,
@@ -77,6 +79,17 @@ pub(super) struct Pending<'l> {
     pub(super) already_voided: u64,
     /// How many new records of each type.
     pub(super) kinds: BTreeMap<String, u64>,
+}
+
+/// The refusal of an event dated `at`, after the append's `now` by more than
+/// [`time::AHEAD`].
+fn ahead(at: Micros, now: Micros) -> String {
+    format!(
+        "`at` {} is after the time it is recorded, {}: an event is recorded once it has \
+         happened (is the year right?); `at` may be up to 14 hours ahead, for a date east of UTC",
+        time::format_short(at),
+        time::format(now)
+    )
 }
 
 /// What the records holding an incoming event's idempotency key say of it.
@@ -140,6 +153,9 @@ impl Pending<'_> {
                     seq,
                 });
             }
+        }
+        if inc.at > self.now.saturating_add(time::AHEAD) {
+            return Err(Error::invalid(origin(), ahead(inc.at, self.now)));
         }
         // Target 0 would be stored as "not a void" (chunk.rs), so refuse it here.
         if inc.void == Some(0) {
