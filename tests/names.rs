@@ -139,6 +139,7 @@ fn a_name_equal_to_a_known_one_but_for_case_in_any_script_is_a_typo() {
         ("Александр Петров", "АЛЕКСАНДР ПЕТРОВ"),
         ("Johann Strauss", "Johann Strauß"),
         ("Oscar", "O\u{17f}car"),
+        ("Weiß", "WEI\u{1e9e}"),
     ] {
         let dir = empty_ledger();
         let d = dir.path();
@@ -174,4 +175,93 @@ fn a_registration_or_distinct_rename_looking_exactly_like_a_known_name_is_refuse
         assert!(err.contains(&said), "{look_alike}: {err}");
         assert_ne!(head(d), before, "Oscar Wilde was registered");
     }
+}
+
+/// `history NAME --known-at` before NAME was given says so, with the name
+/// the player had then, not that the ledger has no such player.
+#[test]
+fn history_of_a_name_given_after_the_known_at_cut_names_the_player_then() {
+    let dir = smiths();
+    let d = dir.path();
+    let rename = ["players", "rename", "Jon Smith", "John Smith", "--distinct"];
+    let (code, _, err) = run(d, &rename);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(d, &["players", "add", "Zed Zulu"]);
+    assert_eq!(code, 0, "{err}");
+    let cases = [
+        (
+            "John Smith",
+            "\"John Smith\" is a name given after the known-at cut: the ledger knew this player then as «Jon Smith»",
+        ),
+        (
+            "Zed Zulu",
+            "\"Zed Zulu\" is a player first recorded after the known-at cut",
+        ),
+    ];
+    for (name, said) in cases {
+        let (code, _, err) = run(d, &["history", name, "--known-at", "2"]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(said), "{name}: {err}");
+    }
+    let (code, out, err) = run(d, &["history", "Jon Smith", "--known-at", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("History of Jon Smith"), "{out}");
+}
+
+/// Different names of another script are not typos of each other because
+/// their letters look like Latin ones: "Боба" is no "Вова" (Б looks like a b
+/// with a macron, В like a B).
+#[test]
+fn different_cyrillic_names_whose_letters_look_like_latin_ones_are_two_players() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    for name in ["Вова", "Боба"] {
+        let o = append_text(d, &seeded(name));
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    assert_eq!(head(d).0, 2);
+}
+
+/// A late event writing the name a player took in a later rename names the
+/// name the player had at the event's date, through every rename.
+#[test]
+fn a_late_event_writing_a_later_name_is_told_the_name_at_its_date() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    let steps: [&[&str]; 3] = [
+        &["players", "add", "Ann Lee", "--at", "2002-01-01"],
+        &[
+            "players",
+            "rename",
+            "Ann Lee",
+            "Ann Smith",
+            "--at",
+            "2004-01-01",
+        ],
+        &[
+            "players",
+            "rename",
+            "Ann Smith",
+            "Ann Jones",
+            "--at",
+            "2005-01-01",
+        ],
+    ];
+    for args in steps {
+        let (code, _, err) = run(d, args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+    }
+    for (at, then) in [("2003-01-01", "Ann Lee"), ("2004-06-01", "Ann Smith")] {
+        let line = seeded("Ann Jones").replace("2001-01-01", at);
+        let o = append_text(d, &line);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{at}: {err}");
+        let said = format!("writes the name the player had then, {then:?}");
+        assert!(err.contains(&said), "{at}: {err}");
+    }
+    assert_eq!(head(d).0, 3);
 }

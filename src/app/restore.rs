@@ -377,8 +377,8 @@ fn recorded_then(mut e: Error, at: Micros) -> Error {
     if let Error::Invalid { msg, .. } | Error::Dependent { msg, .. } = &mut e {
         msg.push_str(&format!(
             " (the export has it recorded at {}: if laurel accepted it then, its rules of \
-             input have since become stricter; restore the export with the release that \
-             recorded it, or correct the record there and export again)",
+             input have since become stricter, and they judge every record of an export, a \
+             voided one too; restore the export with the release that recorded it)",
             time::format(at)
         ));
     }

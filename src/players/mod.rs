@@ -290,13 +290,14 @@ impl Players {
             (true, _) => String::new(),
             (false, true) if !by_seq => {
                 let (first, on) = (format_short(to.first_at), format_short(r.at));
+                let then = self.name_on(&r.from, to.first_at);
                 return Err(at_rename(
                     r,
                     format!(
                         "{:?} is the name {:?} took on {on}, and an event dated {first}, \
                          before the rename, writes it: it would count as another player; an \
-                         event dated before the rename writes the name the player had then, {:?}",
-                        r.to, r.from, r.from
+                         event dated before the rename writes the name the player had then, {then:?}",
+                        r.to, r.from
                     ),
                 ));
             }
@@ -310,6 +311,18 @@ impl Players {
                 r.to
             ),
         ))
+    }
+
+    /// The name the player called `name` (any of their names) had at `t`:
+    /// the `to` of the latest of their renames dated at or before it, or
+    /// their first name.
+    fn name_on(&self, name: &str, t: Micros) -> String {
+        let root = self.root_of(name).unwrap_or_else(|| name.to_string());
+        let theirs = |r: &&Rename| self.root_of(&r.from).as_deref() == Some(root.as_str());
+        (self.renames.iter().filter(theirs))
+            .filter(|r| r.at <= t)
+            .max_by_key(|r| (r.at, r.seq))
+            .map_or(root.clone(), |r| r.to.clone())
     }
 
     /// When `name` was first given (see [`Written::since`]), or `None`

@@ -55,7 +55,12 @@ fn key_chars(name: &str, out: &mut Vec<char>) {
         let decomposed = name.nfd();
         let kept = decomposed
             .filter(|&c| !is_combining_mark(c) && !c.is_whitespace() && !shows_nothing(c));
-        for c in kept.flat_map(char::to_uppercase) {
+        // Small then capital: "ẞ" has no capital form of its own but "ß"'s,
+        // "SS", as "ß" has.
+        let capitals = kept
+            .flat_map(char::to_lowercase)
+            .flat_map(char::to_uppercase);
+        for c in capitals {
             looks_like(c, &mut |c| out.extend(c.to_lowercase()));
         }
     }
@@ -77,7 +82,7 @@ pub fn look_alike(a: &str, b: &str) -> bool {
 /// What `c` (a capital, where it has one) looks like: itself if ASCII, else
 /// its prototype in Unicode's confusables (UTS #39 skeleton: Cyrillic "О"
 /// and Greek "Ο" are "O", fullwidth "Ａ" is "A", the Roman numeral "Ⅿ" is
-/// "M"), its combining marks dropped, handed to `f`; a prototype that is
+/// "M"), a Latin letter's without its marks ([`is_latin`]), handed to `f`; a prototype that is
 /// an ASCII capital's is that capital (Greek "Ι" and Latin "I" share the
 /// prototype "l"). ASCII characters keep themselves: the confusables would
 /// make "l" of "I" and "1", and "Ivan" a typo of "lvan".
@@ -86,8 +91,9 @@ fn looks_like(c: char, f: &mut dyn FnMut(char)) {
         return f(c);
     }
     let mut buf = [0u8; 4];
+    let latin = is_latin(c);
     let shape: Vec<char> = (skeleton(c.encode_utf8(&mut buf)))
-        .filter(|&c| !is_combining_mark(c))
+        .filter(|&m| !(latin && is_combining_mark(m)))
         .collect();
     match (shape.is_empty(), capital_of_shape(&shape)) {
         // A character whose prototype is all marks keeps itself.
@@ -95,6 +101,21 @@ fn looks_like(c: char, f: &mut dyn FnMut(char)) {
         (false, Some(capital)) => f(capital),
         (false, None) => shape.into_iter().for_each(f),
     }
+}
+
+/// Is `c` a letter of the Latin script (its blocks: Latin-1, Extended A to
+/// E, Additional, fullwidth)? Its prototype's marks are accents, which a
+/// key ignores ("Ø" is "O"); another script's letter keeps them, or
+/// Cyrillic "Б" (prototype "b" with a macron) would be "В" (prototype "B").
+fn is_latin(c: char) -> bool {
+    matches!(c,
+        '\u{00C0}'..='\u{024F}'
+        | '\u{1E00}'..='\u{1EFF}'
+        | '\u{2C60}'..='\u{2C7F}'
+        | '\u{A720}'..='\u{A7FF}'
+        | '\u{AB30}'..='\u{AB6F}'
+        | '\u{FF21}'..='\u{FF3A}'
+        | '\u{FF41}'..='\u{FF5A}')
 }
 
 /// The ASCII capital whose confusables prototype is `shape`, when that is
@@ -342,6 +363,16 @@ mod tests {
     #[test]
     fn keys_compare_capitals_in_every_script() {
         assert_eq!(key("Иван"), "иbah");
+        assert_eq!(
+            key("Søren"),
+            key("Soren"),
+            "a Latin letter's marks are accents"
+        );
+        assert_ne!(
+            key("Вова"),
+            key("Боба"),
+            "Б looks like a b with a macron, В like a B"
+        );
         for (a, b) in [
             ("Иван", "ИВАН"),
             ("Ολγα", "ΟΛΓΑ"),
@@ -352,6 +383,9 @@ mod tests {
             ("Ivan", "\u{399}van"),
             ("Sam", "Sa\u{217f}"),
             ("William Smith", "William S\u{217f}ith"),
+            ("Weiß", "WEI\u{1e9e}"),
+            ("Johann Strauß", "JOHANN STRAU\u{1e9e}"),
+            ("Søren", "SØREN"),
         ] {
             assert_eq!(key(a), key(b), "{a} / {b}");
         }

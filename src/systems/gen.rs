@@ -124,7 +124,7 @@ impl System {
 }
 
 /// The most events a stream may have. The activities running at once grow
-/// with the stream (its span is capped at 7,000 days), and each is planned
+/// with the stream (its span is capped at 9,000 days), and each is planned
 /// ahead, so memory grows with the stream: far more would hold gigabytes
 /// before the first line is written.
 pub const MAX_EVENTS: u64 = 10_000_000;
@@ -139,8 +139,33 @@ pub struct Options {
 
 pub(crate) const DAY: i64 = 86_400;
 pub(crate) const HOUR: i64 = 3_600;
-/// 2000-01-01T00:00:00Z.
-pub(crate) const START: i64 = 946_684_800;
+/// 2000-01-01T00:00:00Z: where a stream starts, unless it is long.
+const START: i64 = 946_684_800;
+/// 2024-01-01T00:00:00Z: every stream ends before it.
+const END_BY: i64 = 1_704_067_200;
+
+/// The days a stream of `n` events is planned over: about one per 110
+/// events, from 2 to about 25 years.
+fn span_days(n: u64) -> f64 {
+    (n as f64 / 110.0).clamp(730.0, 9_000.0)
+}
+
+/// Where a stream of `n` events starts: 2000-01-01, or the first of a year
+/// as much earlier as a long stream needs to end before 2024 (the
+/// activities running at its end stretch its planned span by up to about
+/// 30%; a million events start in 1991): an append refuses an event dated
+/// after the time it is recorded, so a generated stream must lie in the
+/// past. The first of a year, as the monthly tick expects: it ticks the
+/// month before its `at`.
+pub(crate) fn start_of(n: u64) -> i64 {
+    use chrono::Datelike;
+    let latest = END_BY - (1.3 * span_days(n)) as i64 * DAY;
+    let year = chrono::DateTime::from_timestamp(latest, 0).map_or(2000, |d| d.year());
+    let first = chrono::NaiveDate::from_ymd_opt(year, 1, 1)
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map_or(START, |d| d.and_utc().timestamp());
+    START.min(first)
+}
 
 /// `YYYY-MM-DDTHH:MM:SSZ` (or a plain date at midnight) of `secs` since 1970.
 pub fn stamp(secs: i64) -> String {
@@ -199,6 +224,8 @@ pub(crate) struct World {
     pub(crate) teams: Vec<Team>,
     pub(crate) next_member: u64,
     pub(crate) counters: [u64; 5],
+    /// The stream's first instant ([`start_of`]).
+    pub(crate) start: i64,
 }
 
 impl World {
@@ -295,6 +322,7 @@ pub fn generate(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
         teams: Vec::new(),
         next_member: 0,
         counters: [0; 5],
+        start: start_of(n),
     };
     let mut queue = Queue::default();
     if systems.contains(&System::Mepbm) {
@@ -313,12 +341,11 @@ impl World {
     /// Every system's activities, each a slot that restarts once its
     /// activity's last event is written: as many as keep the system's share
     /// of the `n` events over the stream's span (about one day per 110
-    /// events, between 2 and 19 years, which the activities' own lengths
-    /// stretch: a million events run from 2000 to 2023, so that every stream
-    /// ends before today, as an append requires of an event's `at`). Each
-    /// slot's first activity is queued.
+    /// events, between 2 and 25 years, which the activities' own lengths
+    /// stretch by about a quarter: see [`start_of`]). Each slot's first
+    /// activity is queued.
     fn start_slots(&mut self, systems: &[System], n: u64, queue: &mut Queue) -> Vec<Slot> {
-        let span_days = (n as f64 / 110.0).clamp(730.0, 7_000.0);
+        let span_days = span_days(n);
         let rate = n as f64 / span_days;
         let share_total: f64 = systems.iter().map(|s| s.shape().0).sum();
         let mut slots: Vec<Slot> = Vec::new();
@@ -331,7 +358,7 @@ impl World {
             for _ in 0..count {
                 let i = slots.len();
                 slots.push(Slot { system: s, gap });
-                let first = START
+                let first = self.start
                     + DAY
                     + (self.rng.below(1_000_000) as f64 / 1e6 * cycle * DAY as f64) as i64;
                 let plan = self.plan(s, first);
@@ -440,6 +467,20 @@ mod tests {
         let mut c = Vec::new();
         generate(&other, &mut c).unwrap();
         assert_ne!(a, c);
+    }
+
+    /// Streams up to the longest planned span start on 2000-01-01; longer
+    /// ones on the first of an earlier year, far enough back that the
+    /// stretched span ends before 2024 (a million events: 1991 to 2020).
+    #[test]
+    fn long_streams_start_early_enough_to_end_before_2024() {
+        assert_eq!(start_of(3_000), START);
+        assert_eq!(start_of(700_000), START);
+        let first = |n: u64| crate::time::format_short(start_of(n) * 1_000_000);
+        assert_eq!(first(1_000_000), "1991-01-01");
+        assert_eq!(first(MAX_EVENTS), "1991-01-01");
+        let stretched = (1.3 * span_days(MAX_EVENTS)) as i64 * DAY;
+        assert!(start_of(MAX_EVENTS) + stretched < END_BY);
     }
 
     #[test]

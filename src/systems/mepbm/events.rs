@@ -219,7 +219,9 @@ pub struct GameEnded {
     pub turn: i64,
     /// `FP`, `DS` or `draw`.
     pub winner: Winner,
-    /// The nations scored by Istari, in this order.
+    /// The nations scored by Istari, in this order, each once. A nation of
+    /// the game left out gets no Istari change and counts as not eliminated
+    /// for Ainur (a result that lists only some nations is accepted as such).
     pub nations: Vec<NationResult>,
 }
 

@@ -2,9 +2,7 @@
 //! grudge games between registered teams with their roster changes, and the
 //! monthly tick.
 
-use crate::systems::gen::{
-    name, plain, result, stamp, Planned, System, Team, World, DAY, HOUR, START,
-};
+use crate::systems::gen::{name, plain, result, stamp, Planned, System, Team, World, DAY, HOUR};
 use serde_json::{json, Value};
 
 /// Each scenario's nations, by side; a game draws from its scenario's lists so
@@ -167,9 +165,9 @@ impl World {
                 coordinator: members[0].clone(),
                 original: members.clone(),
                 members,
-                free_at: START,
+                free_at: self.start,
             };
-            let at = START + 60 * (i as i64 + 1);
+            let at = self.start + 60 * (i as i64 + 1);
             setup.push(plain(
                 at,
                 json!({"type": "mepbm.grudge_team_registered", "id": format!("reg-{}", team.name),
@@ -180,7 +178,7 @@ impl World {
         }
         let seeded = (self.players / 25).min(400);
         for k in 0..seeded {
-            let at = START + 2 * HOUR + k as i64;
+            let at = self.start + 2 * HOUR + k as i64;
             let system = *self.rng.pick(&["valar", "maia", "istari"]);
             let value = self.rng.range(1350, 1800);
             setup.push(plain(
@@ -189,7 +187,7 @@ impl World {
                     "at": stamp(at), "player": name('p', k), "system": system, "value": value}),
             ));
         }
-        let at = START + 31 * DAY;
+        let at = self.start + 31 * DAY;
         setup.push(plain(at, tick(at)));
         setup
     }
