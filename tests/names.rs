@@ -177,37 +177,6 @@ fn a_registration_or_distinct_rename_looking_exactly_like_a_known_name_is_refuse
     }
 }
 
-/// `history NAME --known-at` before NAME was given says so, with the name
-/// the player had then, not that the ledger has no such player.
-#[test]
-fn history_of_a_name_given_after_the_known_at_cut_names_the_player_then() {
-    let dir = smiths();
-    let d = dir.path();
-    let rename = ["players", "rename", "Jon Smith", "John Smith", "--distinct"];
-    let (code, _, err) = run(d, &rename);
-    assert_eq!(code, 0, "{err}");
-    let (code, _, err) = run(d, &["players", "add", "Zed Zulu"]);
-    assert_eq!(code, 0, "{err}");
-    let cases = [
-        (
-            "John Smith",
-            "\"John Smith\" is a name given after the known-at cut: the ledger knew this player then as «Jon Smith»",
-        ),
-        (
-            "Zed Zulu",
-            "\"Zed Zulu\" is a player first recorded after the known-at cut",
-        ),
-    ];
-    for (name, said) in cases {
-        let (code, _, err) = run(d, &["history", name, "--known-at", "2"]);
-        assert_eq!(code, 2, "{name}: {err}");
-        assert!(err.contains(said), "{name}: {err}");
-    }
-    let (code, out, err) = run(d, &["history", "Jon Smith", "--known-at", "2"]);
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("History of Jon Smith"), "{out}");
-}
-
 /// Different names of another script are not typos of each other because
 /// their letters look like Latin ones: "Боба" is no "Вова" (Б looks like a b
 /// with a macron, В like a B).

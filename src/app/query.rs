@@ -237,49 +237,8 @@ fn who(ledger: &Ledger, name: &str, args: &QueryArgs) -> Result<(Players, String
     let players = super::players::players_of(ledger, &known)?.0;
     Ok(match super::players::resolve(&players, name) {
         Ok(root) => (players, root, None),
-        Err(e) => {
-            let later = match args.known_at {
-                Some(_) => given_later(ledger, name, args, &players)?,
-                None => None,
-            };
-            (players, name.to_string(), Some(later.unwrap_or(e)))
-        }
+        Err(e) => (players, name.to_string(), Some(e)),
     })
-}
-
-/// Under a `--known-at` cut, `name` (no player's then, `then` the players
-/// as the ledger knew them) may be a name given since, by a rename or a
-/// first record: the refusal says so, and the name the player had then,
-/// rather than that the ledger has no such player.
-fn given_later(
-    ledger: &Ledger,
-    name: &str,
-    args: &QueryArgs,
-    then: &Players,
-) -> Result<Option<Error>> {
-    let all = QueryArgs {
-        as_of: None,
-        known_at: None,
-        ..args.clone()
-    };
-    let now = super::players::players_of(ledger, &all)?.0;
-    let Some(root) = now.root_of(name) else {
-        return Ok(None);
-    };
-    let msg = match then.root_of(&root) {
-        Some(_) => {
-            let was = then.shown_name(&root);
-            format!(
-                "{name:?} is a name given after the known-at cut: the ledger knew this player \
-                 then as «{was}» (`laurel history {was:?}` with the same --known-at)"
-            )
-        }
-        None => format!(
-            "{name:?} is a player first recorded after the known-at cut: the ledger knew \
-             nothing of them then"
-        ),
-    };
-    Ok(Some(Error::Usage(msg)))
 }
 
 /// The fold of `subject`'s changes, of namespace `only` or all, at `base`'s
