@@ -196,7 +196,6 @@ impl Ledger {
             ledger: self,
             grammar: lent.grammar,
             first: head.seq + 1,
-            now,
             writer: ChunkWriter::new(head.seq + 1, head.hash, now, &time::format(now)),
             segment,
             packed: Vec::new(),

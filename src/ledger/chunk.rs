@@ -134,6 +134,11 @@ impl ChunkWriter {
         }
     }
 
+    /// The `recorded_at` of the records it chains, microseconds UTC.
+    pub fn recorded_at(&self) -> i64 {
+        self.recorded_at_micros
+    }
+
     /// Add the next record, `head` the midstate of its canonical bytes
     /// ([`canonical::record_heads`], or `Midstate::default()`); returns its hash.
     pub fn push(

@@ -56,8 +56,6 @@ pub(super) struct Pending<'l> {
     pub(super) grammar: &'l dyn Grammar,
     /// The seq of this append's first record.
     pub(super) first: u64,
-    /// The `recorded_at` of this append's records.
-    pub(super) now: Micros,
     pub(super) writer: ChunkWriter,
     /// Where this append's chunks go.
     pub(super) segment: segment::Writer,
@@ -154,8 +152,9 @@ impl Pending<'_> {
                 });
             }
         }
-        if inc.at > self.now.saturating_add(time::AHEAD) {
-            return Err(Error::invalid(origin(), ahead(inc.at, self.now)));
+        let now = self.writer.recorded_at();
+        if inc.at > now.saturating_add(time::AHEAD) {
+            return Err(Error::invalid(origin(), ahead(inc.at, now)));
         }
         // Target 0 would be stored as "not a void" (chunk.rs), so refuse it here.
         if inc.void == Some(0) {
