@@ -66,10 +66,12 @@
 //! are a public contract. Step 2 alone makes it show in `laurel events`.
 
 mod canon;
+pub mod key;
 pub mod ledger;
 mod payload;
 mod scan;
 pub mod schema;
+mod skip;
 mod text;
 
 pub(crate) use payload::names_from_strings;
@@ -655,8 +657,6 @@ fn capture<'de, R: serde_json::de::Read<'de>, T: DeserializeOwned>(
     let t = T::deserialize(skip::SkipEnvelope(&mut *de, Some(cap)))?;
     de.end().map(|()| t)
 }
-
-mod skip;
 
 /// The message for an event of type `kind`, which the vocabulary lacks: the
 /// nearest type, if one is near, and where to find them all.

@@ -17,9 +17,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::near::{self, Near};
+use super::near::Near;
 use super::{refused, First, Players, Written};
 use crate::error::Result;
+use crate::events::key;
 use crate::systems::compact::Interner;
 use crate::systems::players::PerNamespace;
 use crate::systems::NAMESPACES;
@@ -97,7 +98,7 @@ fn typo_of(p: &Players, (name, w): (&str, &Written), like: &str) -> Option<crate
         First::RenamedTo | First::RenamedToDistinct if p.root_of(name) == p.root_of(like) => None,
         First::RenamedTo => Some(super::refused_rename(name, like, seq)),
         // Said to be meant, but no table could tell the two apart.
-        First::Registered | First::RenamedToDistinct if near::look_alike(name, like) => {
+        First::Registered | First::RenamedToDistinct if key::look_alike(name, like) => {
             Some(super::refused_look_alike(name, like, seq))
         }
         First::Registered | First::RenamedToDistinct => None,
@@ -264,9 +265,9 @@ impl Known {
     /// all come first): those with the same key, then those one edit apart.
     /// `mine`: those among the new names before it ([`Near::near_before`]).
     fn near_names<'a>(&'a self, id: u32, name: &str, mine: &[&'a str]) -> Vec<&'a str> {
-        let key = (!mine.is_empty()).then(|| near::key(name));
+        let key = (!mine.is_empty()).then(|| key::key(name));
         let (same, typo): (Vec<&str>, Vec<&str>) =
-            (mine.iter().copied()).partition(|m| key.as_deref() == Some(&near::key(m)));
+            (mine.iter().copied()).partition(|m| key.as_deref() == Some(&key::key(m)));
         let known = |m: &'a BTreeMap<u32, Vec<String>>| {
             (m.get(&id).into_iter().flatten()).map(String::as_str)
         };

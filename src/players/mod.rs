@@ -21,7 +21,7 @@
 //! each other are refused at the second. A name whose first appearance is a
 //! `ledger.player_registered` (`laurel players add`) is exempt: the
 //! administrator said it is meant; but not from a name it looks exactly like
-//! (a Cyrillic "о" for an "o": [`near::look_alike`]), which no table could
+//! (a Cyrillic "о" for an "o": [`crate::events::key::look_alike`]), which no table could
 //! tell apart from it. The `to` of a `ledger.player_renamed` is
 //! exempt from the player's own names (a rename mends a misspelt name), not
 //! from another player's: results misspelt for that player would go to the
@@ -55,6 +55,7 @@ pub use check::check_append;
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Origin, Result};
+use crate::events::key;
 use crate::systems::compact::Interner;
 use crate::systems::players::{PerNamespace, Rename, Seen};
 use crate::systems::NAMESPACES;
@@ -383,9 +384,9 @@ impl Players {
     /// key or one edit from it, else the closest few (at most
     /// [`crate::events::edit_limit`] edits, as every "did you mean").
     pub fn nearest(&self, name: &str) -> Vec<String> {
-        let k: Vec<char> = near::key(name).chars().collect();
+        let k: Vec<char> = key::key(name).chars().collect();
         let keyed: Vec<(Vec<char>, &String)> = (self.written.keys())
-            .map(|n| (near::key(n).chars().collect(), n))
+            .map(|n| (key::key(n).chars().collect(), n))
             .collect();
         let same = keyed.iter().find(|(nk, _)| *nk == k);
         let typo = || keyed.iter().find(|(nk, _)| near::one_edit(&k, nk));
@@ -480,7 +481,7 @@ fn refused_rename(name: &str, known: &str, seq: u64) -> Error {
 }
 
 /// The refusal of a registration of `name`, which looks exactly like the
-/// known name `known` ([`near::look_alike`]).
+/// known name `known` ([`crate::events::key::look_alike`]).
 fn refused_look_alike(name: &str, known: &str, seq: u64) -> Error {
     Error::invalid(
         at_seq(seq),
@@ -502,7 +503,7 @@ fn at_seq(seq: u64) -> Origin {
 
 /// How `name` nearly duplicates `known`, in words.
 fn how_near(name: &str, known: &str) -> &'static str {
-    match near::key(name) == near::key(known) {
+    match key::key(name) == key::key(known) {
         true => "the same but for case, accents, spaces or look-alike letters",
         false => "one edit apart",
     }

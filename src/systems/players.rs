@@ -314,6 +314,12 @@ pub fn check_team_name(name: &str) -> Result<(), String> {
     written_as("team name", name)
 }
 
+/// A Diplomacy power's name, held to the rules of a player's
+/// ([`check_name`]): a `winner` or `draw` names it exactly as listed.
+pub fn check_power_name(name: &str) -> Result<(), String> {
+    written_as("power name", name)
+}
+
 /// A new name (`noun`: "player name") as written: see [`check_name`].
 fn written_as(noun: &str, name: &str) -> Result<(), String> {
     if name.trim().is_empty() {

@@ -5,7 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::events::{GameEnded, Outcome, PowerResult, CENTERS_TOTAL, ELIMINATED};
 use super::{params, State};
+use crate::events::key::key;
 use crate::events::Ident;
+use crate::systems::players::check_power_name;
 use crate::systems::Cx;
 
 /// Fewest powers any game may list (a structural bound, not a scoring rule).
@@ -107,19 +109,30 @@ enum Board {
     Param(i64),
 }
 
-/// Names, players, centers and elimination years, power by power.
+/// Names, players, centers and elimination years, power by power. Two
+/// powers' names are one name when their keys are equal ([`key`]: case,
+/// accents, spacing and letters of another script that look alike do not
+/// count), so "Austria", "austria" and a Cyrillic "Аustria" are one power
+/// listed three times, not three powers.
 fn check_powers(id: &Ident, powers: &[PowerResult]) -> Result<(), String> {
-    let mut names = BTreeSet::new();
+    let mut names: BTreeMap<String, &str> = BTreeMap::new();
     let mut players: BTreeMap<&str, &str> = BTreeMap::new();
     for p in powers {
         let power = &p.power;
-        if power.trim().is_empty() {
-            return Err(format!("game {id}: a power needs a name"));
-        }
-        if !names.insert(power.as_str()) {
-            return Err(format!(
-                "game {id}: power {power} is listed twice; power names are unique within a game"
-            ));
+        check_power_name(power).map_err(|m| format!("game {id}: {m}"))?;
+        match names.insert(key(power), power) {
+            Some(other) if other == power.as_str() => {
+                return Err(format!(
+                    "game {id}: power {power} is listed twice; power names are unique within a game"
+                ))
+            }
+            Some(other) => {
+                return Err(format!(
+                    "game {id}: powers {other:?} and {power:?} are one name written two ways \
+                     (case, accents, spacing or look-alike letters); list each power once"
+                ))
+            }
+            None => {}
         }
         if let Some(player) = p.player() {
             if player.trim().is_empty() {

@@ -39,7 +39,9 @@ pub const CENTERS_TOTAL: Bounds = Bounds::new("centers_total", 1, 1_000_000);
 #[serde(deny_unknown_fields)]
 #[schemars(transform = player_required)]
 pub struct PowerResult {
-    /// The power's name, unique within the game (`"France"`).
+    /// The power's name (`"France"`), written as a player's is (no space at
+    /// either end), unique within the game: two names that differ only in
+    /// case, accents, spacing or look-alike letters are one power.
     pub power: String,
     /// The player who held the power at the end; `null`: a surrendered
     /// position that was never replaced. Required: a new power without it
