@@ -3,8 +3,8 @@
 //! mepbm state: `systems/mepbm/store.rs`) and packed in-memory buffers (a table's rows, a site
 //! player's places, tournament rows of cards and cfr).
 //!
-//! Why not bincode for these: a state is mostly long vectors of small records (a
-//! 1M-event ledger: 650,000 game positions, 60,000 players), which serde decodes
+//! Why not bincode for these: a state is mostly long vectors of small records
+//! (game positions, players: hundreds of thousands in a large ledger), which serde decodes
 //! field by field, growing each `Vec` by doubling (serde caps what it reserves
 //! ahead), a large share of a point-in-time query's CPU. Here every vector is
 //! written as its length and then its elements, so the
@@ -37,24 +37,6 @@ pub fn put(out: &mut Vec<u8>, mut n: u64) {
         n >>= 7;
     }
     out.push(n as u8);
-}
-
-/// Read a varint from the front of `bytes`, advancing past it. The buffers
-/// hold only what [`put`] wrote; a cut-off varint reads as the bits it has,
-/// and bits past the 64th are dropped.
-pub fn take(bytes: &mut &[u8]) -> u64 {
-    let (mut n, mut shift) = (0u64, 0);
-    while let Some((&b, rest)) = bytes.split_first() {
-        *bytes = rest;
-        if shift < 64 {
-            n |= u64::from(b & 0x7f) << shift;
-        }
-        shift += 7;
-        if b < 0x80 {
-            break;
-        }
-    }
-    n
 }
 
 /// Zigzag: small signed values as small unsigned ones (0, -1, 1, -2 → 0, 1, 2, 3).
@@ -105,6 +87,11 @@ impl<'a> Reader<'a> {
     /// The bytes left to read.
     pub fn len(&self) -> usize {
         self.data.len()
+    }
+
+    /// The bytes not read yet.
+    pub fn rest(&self) -> &'a [u8] {
+        self.data
     }
 
     #[inline]
@@ -226,13 +213,13 @@ mod tests {
         }
         assert_eq!(out.len(), all.iter().map(|&n| len(n)).sum::<usize>());
         assert_eq!(len(u64::MAX), 10);
-        let mut rest = out.as_slice();
+        let mut r = Reader::new(&out);
         for n in all {
-            assert_eq!(take(&mut rest), n);
+            assert_eq!(r.u(), Some(n));
         }
-        assert!(rest.is_empty());
-        // Cut off: the bits it has; nothing at all reads as 0.
-        assert_eq!(take(&mut &[0x80 | 5][..]), 5);
-        assert_eq!(take(&mut &[][..]), 0);
+        assert!(r.is_empty());
+        // Cut off, or nothing at all: no value.
+        assert_eq!(Reader::new(&[0x80 | 5]).u(), None);
+        assert_eq!(Reader::new(&[]).u(), None);
     }
 }

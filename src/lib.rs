@@ -46,7 +46,10 @@
 //!   registry in [`systems`] implements ([`systems::Event`], [`systems::TYPES`]) and
 //!   which events never names. Stored events are decoded by serde
 //!   ([`events::decode_stored`]); `scan.rs` reads a stored event's layout (where its
-//!   `type` lies, and its header for `verify`).
+//!   `type` lies, and its header for `verify`), `skip.rs` hides the envelope's
+//!   fields from a payload's decoding. `text.rs` says what an event's text may hold, [`events::key`]
+//!   what two spellings of one name share (players', a game's powers), and
+//!   [`events::schema`] derives each type's JSON Schema for `laurel events`.
 //! - [`ledger`]: the only code that touches sled. [`ledger::chunk`] is the byte layout of
 //!   records, [`ledger::segment`] the files chunks are stored in, [`ledger::canonical`] a
 //!   record's canonical form and hash (an event's is `events/canon.rs`'s), [`ledger::summary`] and [`ledger::idem`] what each
@@ -154,7 +157,7 @@
 //!   recomputes both from the chunk. A fingerprint match is only a candidate: the stored
 //!   record's full key decides.
 //! - **Recorded once it happened.** An appended event's `at` is at most
-//!   [`time::AHEAD`] (14 hours, for dates east of UTC) after its record's
+//!   [`time::AHEAD_MAX`] (14 hours, for dates east of UTC) after its record's
 //!   `recorded_at`: a mistyped year would count in every table at once. A
 //!   rule of input, checked as records are chained (`ledger/pending.rs`).
 //! - **Projections cannot fail.** [`systems::Projection::apply`] returns nothing: `check`
@@ -174,7 +177,8 @@
 //!   position or voids a record that does; otherwise, or if it is damaged, the fold
 //!   starts from nothing. Both answer the same.
 //! - **One writer, any number of readers, readers never wait.** A writer (`init`,
-//!   `append`, `import`, `void`, `correct`, `players add`) holds an exclusive lock on `laurel.lock` in
+//!   `append`, `import`, `void`, `correct`, `players add`, `players rename`)
+//!   holds an exclusive lock on `laurel.lock` in
 //!   the ledger directory (sled's own lock is behind it); a second
 //!   writer gets "ledger is in use by another process" at once (exit 2). Every other
 //!   command is a reader: it takes no lock, never opens sled, opens every file read-only
@@ -208,8 +212,8 @@
 //! - `meta`: `format`, the marker `laurel-ledger-6` (any other is refused), `head`,
 //!   the last seq and its hash, and `published`, the last seq `HEAD` was seen to name.
 //! - `chunks`: key the chunk's first seq (u64 big-endian), value a 24-byte pointer to the
-//!   chunk in a segment file ([`ledger::segment`]). A chunk holds up to 1024 records or
-//!   256 KiB, LZ4-packed with a CRC-32 that every read checks (a damaged chunk is an
+//!   chunk in a segment file ([`ledger::segment`]). A chunk holds up to 1024 records, closed
+//!   at the first record that takes it to 256 KiB or more, LZ4-packed with a CRC-32 that every read checks (a damaged chunk is an
 //!   error naming its seq, never a table); its layout is in [`ledger::chunk`]. Records share chunks because
 //!   sled costs tens of microseconds a key; each stores its hash, `at`, void target,
 //!   idempotency key and content hash beside the event's canonical bytes, so fold plans
@@ -273,7 +277,7 @@
 //!      comments are what `laurel events TYPE` prints: first line, then the rules), and
 //!      one `payload_table!` naming them, which makes `Event`, `TYPES`, `parse` and
 //!      `schema`.
-//!    - the rules as pure functions (`math.rs`), then the validation (`check.rs`,
+//!    - the rules as pure functions (`math.rs`; the card league's `points.rs`), then the validation (`check.rs`,
 //!      naming the rule broken) and `State` in `mod.rs`: `Debug + Default + Clone`,
 //!      implementing [`systems::Projection`] (`check`, and `apply`, which never fails),
 //!      with its `standings` and tables; for a bincode checkpoint section, `Serialize +

@@ -151,7 +151,7 @@ pub const DAY: Micros = 86_400_000_000;
 /// an administrator east of UTC records the day's results before it). An
 /// event is recorded once it has happened: a later `at` is a mistyped
 /// year or month, which would count in every table at once.
-pub const AHEAD: Micros = 14 * 3_600_000_000;
+pub const AHEAD_MAX: Micros = 14 * 3_600_000_000;
 
 /// The last instant a time `t` covers as the end of an interval: a plain date
 /// (midnight UTC, what `"2003-03-01"` parses to) covers its whole day.

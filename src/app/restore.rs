@@ -290,9 +290,8 @@ fn check_record(
     let event = serde_json::from_str(line.event.get()).map(|v| crate::events::to_canonical(&v));
     let event =
         event.map_err(|e| Broken::Form(format!("record {seq}: its event does not read ({e})")))?;
-    record.clear();
-    canonical::push_record(record, &event, None, &prev, &line.recorded_at, line.seq);
-    if *blake3::hash(record).as_bytes() != hash {
+    let recorded = (line.recorded_at.as_str(), line.seq);
+    if canonical::hash_of_record((&event, &prev), recorded, record) != hash {
         return Err(Broken::Chain(format!(
             "record {}: its hash is not the hash of its contents (it was changed after export)",
             line.seq

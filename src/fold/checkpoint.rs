@@ -17,7 +17,9 @@
 //! stores new ones on the way, or, for late records of one rating system,
 //! folds that system alone and makes the checkpoints after their cut again
 //! in place (`late.rs`), and for late records about players (registered,
-//! renamed) makes only their players sections again (`named.rs`).
+//! renamed) makes only their players sections again (`named.rs`); a void of
+//! the record that brought a name other records still write is refused
+//! (`voided_players.rs`).
 //!
 //! # Invariant: a checkpoint serves a cut
 //!

@@ -181,7 +181,7 @@ fn groups(only: Option<&str>) -> Vec<Vec<usize>> {
 /// Fold `order` with one worker per group of namespaces (see the module docs);
 /// `out` holds the state after `folded` records of fold order, or `later`
 /// will (a checkpoint still being decoded: the reader runs ahead meanwhile,
-/// [`AHEAD`] batches a lane, and each worker waits for its part).
+/// [`BATCHES_AHEAD`] batches a lane, and each worker waits for its part).
 pub(super) fn fold(
     source: &dyn Source,
     order: Order<'_>,
@@ -204,7 +204,7 @@ pub(super) fn fold(
         next: 0,
     });
     let encode = snapshots.as_ref().map(|s| s.sink.encode);
-    let depth = if later.is_some() { AHEAD } else { 4 };
+    let depth = if later.is_some() { BATCHES_AHEAD } else { 4 };
     std::thread::scope(|scope| {
         let (mut lanes, mut workers, mut parts_tx) = (Vec::new(), Vec::new(), Vec::new());
         for group in groups(q.only) {
@@ -278,7 +278,7 @@ pub(super) fn fold(
 /// namespaces at 1M) while the checkpoint decodes. A lane holds only its
 /// records (their bytes, or decoded with one worker), so the bound costs
 /// nothing unless it is reached.
-const AHEAD: usize = 64;
+const BATCHES_AHEAD: usize = 64;
 
 /// Where a worker's projections come from.
 enum Part {

@@ -26,7 +26,7 @@
 //! fold costs).
 //!
 //! **Read ahead.** A chunk whose floor lies below the floor of the chunk
-//! [`AHEAD`] records before it (a result appended years late, at the end of
+//! [`RECORDS_AHEAD`] records before it (a result appended years late, at the end of
 //! the log) would hold every record between back: each chunk between would
 //! be let go and read twice. Such a chunk is read first, before the others,
 //! and its records wait with the rest; the floors are those of the chunks
@@ -45,7 +45,7 @@ const HOLD: usize = 16 * 1024 * 1024;
 
 /// Records (about 16 MiB of chunks: [`HOLD`]) a chunk's floor may hold back
 /// before it is read ahead of them (see the module docs).
-const AHEAD: u64 = 32 * 1024;
+const RECORDS_AHEAD: u64 = 32 * 1024;
 
 /// A chunk as its summary describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,7 +109,7 @@ pub fn run<C: Chunk>(
     load: &mut dyn FnMut(u64) -> Result<C>,
     f: &mut dyn FnMut(Item<'_>) -> Result<()>,
 ) -> Result<()> {
-    run_within((HOLD, AHEAD), spans, keep, load, f)
+    run_within((HOLD, RECORDS_AHEAD), spans, keep, load, f)
 }
 
 /// [`run`], holding at most `limit` bytes of chunks and reading ahead the

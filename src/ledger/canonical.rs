@@ -79,6 +79,24 @@ pub(crate) fn record_hash(
     head.hash(platform, buf)
 }
 
+/// The hash of one record, its canonical bytes built in `buf`: [`record_hash`]
+/// from the start, for a caller hashing records one at a time (`restore`
+/// checking an export's lines).
+pub fn hash_of_record(
+    (event, prev): (&[u8], &[u8; 32]),
+    (recorded_at, seq): (&str, u64),
+    buf: &mut Vec<u8>,
+) -> [u8; 32] {
+    let platform = Platform::detect();
+    record_hash(
+        &Midstate::default(),
+        &platform,
+        (event, prev),
+        (recorded_at, seq),
+        buf,
+    )
+}
+
 /// The bytes of a BLAKE3 chunk: a record longer than one is hashed whole.
 const CHUNK: usize = 1024;
 /// The fewest bytes a record holds after [`RECORD_MID`]: the hex of `prev`,

@@ -1,8 +1,9 @@
 //! The on-disk byte layout of records.
 //!
 //! sled costs tens of microseconds per key, so records are not one key each:
-//! an append packs its records into *chunks* of up to [`MAX_RECORDS`] records or
-//! [`MAX_BYTES`] bytes, one sled key each, keyed by the chunk's first seq. The
+//! an append packs its records into *chunks* of up to [`MAX_RECORDS`] records,
+//! closed at the first record that takes one to [`MAX_BYTES`] bytes or more,
+//! one sled key each, keyed by the chunk's first seq. The
 //! key's value is a pointer into the append's segment file, where the chunk's
 //! stored bytes are ([`super::segment`]).
 //!
@@ -41,7 +42,7 @@
 //!
 //! Why LZ4: an import waits on its writes, and LZ4 shrinks chunks severalfold
 //! while it unpacks faster than anything that shrinks them more (zstd unpacks
-//! at about half its speed, which `verify` and every query would feel).
+//! more slowly, which `verify` and every query would feel).
 //!
 //! Why a checksum: every command reads records through [`unpack`], and only
 //! `verify` recomputes their hashes. The checksum makes every reader refuse a

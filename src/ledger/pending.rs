@@ -80,7 +80,7 @@ pub(super) struct Pending<'l> {
 }
 
 /// The refusal of an event dated `at`, after the append's `now` by more than
-/// [`time::AHEAD`].
+/// [`time::AHEAD_MAX`].
 fn ahead(at: Micros, now: Micros) -> String {
     format!(
         "`at` {} is after the time it is recorded, {}: an event is recorded once it has \
@@ -153,7 +153,7 @@ impl Pending<'_> {
             }
         }
         let now = self.writer.recorded_at();
-        if inc.at > now.saturating_add(time::AHEAD) {
+        if inc.at > now.saturating_add(time::AHEAD_MAX) {
             return Err(Error::invalid(origin(), ahead(inc.at, now)));
         }
         // Target 0 would be stored as "not a void" (chunk.rs), so refuse it here.

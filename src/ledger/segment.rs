@@ -3,8 +3,8 @@
 //! sled (and the chunk's index entry, [`super::published`]) stores each
 //! chunk's *place* (a 24-byte pointer, below) under the chunk's key; the
 //! packed bytes ([`super::chunk::pack_into`]) go, one after
-//! another, into one plain file per append. Why: given the 85 KiB values
-//! themselves, sled would copy each twice on the writing thread (into its
+//! another, into one plain file per append. Why: given the chunks' values
+//! themselves (tens of KiB each), sled would copy each twice on the writing thread (into its
 //! `Arc`, then into its log buffer), write it again as its leaves split and
 //! consolidate, and keep it in a cache it does not bound. A plain file is
 //! written once.

@@ -6,8 +6,8 @@
 //! on. Rendering is a pure function of the page's index, so which thread
 //! renders a page changes nothing in it, and the order pages reach [`Put`]
 //! (and so the files and what the site reports) is the list's. Each helper
-//! renders at most [`AHEAD`] pages before the calling thread takes them,
-//! and holds one more while it waits: at most `2 · (AHEAD + 1)` pages wait in
+//! renders at most [`PAGES_AHEAD`] pages before the calling thread takes them,
+//! and holds one more while it waits: at most `2 · (PAGES_AHEAD + 1)` pages wait in
 //! memory. A list of one page is rendered on
 //! the calling thread.
 
@@ -17,7 +17,7 @@ use super::Put;
 use crate::error::{Error, Result};
 
 /// Pages each helper thread renders before the calling thread takes them.
-const AHEAD: usize = 2;
+const PAGES_AHEAD: usize = 2;
 
 /// A rendered page: its file name and HTML; `None` where the item makes no page.
 pub(super) type Page = Option<(String, String)>;
@@ -43,7 +43,7 @@ pub(super) fn in_order(
     }
     std::thread::scope(|scope| {
         let rxs = [0, 1].map(|first| {
-            let (tx, rx) = sync_channel::<Page>(AHEAD);
+            let (tx, rx) = sync_channel::<Page>(PAGES_AHEAD);
             scope.spawn(move || {
                 for i in (first..n).step_by(2) {
                     // The calling thread stopped (its `put` failed): so does this one.

@@ -406,13 +406,19 @@ impl<'a> Cells<'a> {
         head
     }
 
+    /// A varint; a malformed one (never written by [`Rows`]) ends
+    /// the cells.
     fn varint(&mut self) -> u64 {
-        codec::take(&mut self.bytes)
+        let mut r = codec::Reader::new(self.bytes);
+        let v = r.u();
+        self.bytes = if v.is_some() { r.rest() } else { &[] };
+        v.unwrap_or(0)
     }
 
     fn u64_le(&mut self) -> u64 {
         let mut a = [0u8; 8];
-        a.copy_from_slice(self.take(8));
+        let got = self.take(8);
+        a[..got.len()].copy_from_slice(got);
         u64::from_le_bytes(a)
     }
 

@@ -48,14 +48,11 @@ fn ranked<K: Ord, T>(
         rows.truncate(kept);
     }
     rows.sort_unstable_by(order);
-    let mut out: Vec<(usize, &str, K, T)> = Vec::with_capacity(kept);
-    for (i, (_, name, k, t)) in rows.into_iter().enumerate() {
-        let rank = match out.last() {
-            Some(last) if last.2 == k => last.0,
-            _ => i + 1,
-        };
-        out.push((rank, name, k, t));
-    }
+    let keys: Vec<&K> = rows.iter().map(|r| &r.2).collect();
+    let places = ranks(&keys);
+    let out = (places.into_iter().zip(rows))
+        .map(|(rank, (_, name, k, t))| (rank, name, k, t))
+        .collect();
     (out, left_out)
 }
 
