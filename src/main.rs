@@ -235,6 +235,9 @@ enum Command {
     },
     /// Every rule parameter: its default and the value in force.
     Rules {
+        /// Print the values in force as a rules file for `replay --rules` (edit one, replay).
+        #[arg(long, conflicts_with_all = ["format", "limit"])]
+        template: bool,
         #[command(flatten)]
         clocks: Clocks,
         #[command(flatten)]
@@ -499,7 +502,12 @@ fn stream(command: Command, path: &Path, out: &mut dyn Write) -> laurel::Result<
             let q = query(clocks, None);
             app::history(path, &player, system.as_deref(), &q, &o.print(None), out)
         }
-        Command::Rules { clocks, out: o } => {
+        Command::Rules {
+            template: true,
+            clocks,
+            ..
+        } => app::rules_template(path, &query(clocks, None), out),
+        Command::Rules { clocks, out: o, .. } => {
             app::rules(path, &query(clocks, None), &o.print(None), out)
         }
         Command::Players { clocks, out: o, .. } => {

@@ -293,6 +293,23 @@ fn an_unknown_tournament_is_a_usage_error() {
     );
 }
 
+/// Before its creation a tournament is no tournament of the answer: the
+/// message says it is unknown by that `--as-of`, not unknown at all.
+#[test]
+fn a_tournament_asked_before_its_creation_is_unknown_by_that_as_of() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let out = laurel(dir.path())
+        .args(["standings", "cards", "--tournament", "cards-2013-league"])
+        .args(["--as-of", "2012-01-01"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let want =
+        r#"unknown cards tournament "cards-2013-league" (known by --as-of 2012-01-01: none yet)"#;
+    assert!(err.contains(want), "{err}");
+}
+
 #[test]
 fn a_void_and_a_corrected_result_recompute_the_standings() {
     let dir = ledger_with(&["cards_league.jsonl"]);

@@ -457,23 +457,34 @@ fn a_bad_seq_a_rules_directory_and_a_file_to_init_say_what_is_wanted() {
     assert_eq!(common::head(d), before);
 }
 
-/// `log` pads its label column by the columns a terminal gives it: a name
-/// of wide characters keeps the hash column in place.
+/// `log`'s fixed columns come first: names of wide characters and a void's
+/// reason, after them, never push the hash or the recording time out of line.
 #[test]
-fn log_keeps_its_columns_beside_wide_names() {
+fn log_keeps_its_columns_beside_wide_names_and_voids() {
     use unicode_width::UnicodeWidthStr;
-    let dir = ledger_with(&[]);
+    let dir = ledger_with(&["cards_league.jsonl"]);
     let d = dir.path();
     for name in ["Ann Lee", "名字"] {
         let (code, _, err) = run(d, &["players", "add", name, "--at", "2024-01-01"]);
         assert_eq!(code, 0, "{err}");
     }
+    let (code, _, err) = run(
+        d,
+        &["void", "4", "--reason", "a long reason, entered twice"],
+    );
+    assert_eq!(code, 0, "{err}");
     let (_, log, _) = run(d, &["log"]);
-    let ends: Vec<usize> = (log.lines())
-        .filter_map(|l| l.find("  (recorded").map(|at| l[..at].width()))
+    // seq, date, type, hash, "recorded", recorded_at: no space inside any.
+    let columns: Vec<(usize, usize)> = (log.lines())
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let at = |w: &str| l[..l.find(w).unwrap()].width();
+            (at(words[3]), at(words[5]))
+        })
         .collect();
-    assert_eq!(ends.len(), 2, "{log}");
-    assert_eq!(ends[0], ends[1], "{log}");
+    assert!(columns.len() > 10, "{log}");
+    assert!(columns.iter().all(|c| *c == columns[0]), "{log}");
+    assert!(log.lines().any(|l| l.ends_with("  \"名字\"")), "{log}");
 }
 
 /// `check DIR` is the dry run of `import DIR`: the same files, the same
@@ -729,7 +740,7 @@ fn log_from_a_seq_and_of_a_type_shows_only_those_records() {
     let (_, out, _) = run(d, &["log", "--from", &from]);
     let all = run(d, &["log"]).1;
     let fifth: Vec<&str> = all.lines().nth(4).unwrap().split_whitespace().collect();
-    let (kind, id) = (fifth[2], fifth[3]);
+    let (kind, id) = (fifth[2], fifth[6]);
     assert!(out.contains(&format!("#5 ({kind} {id}): reason")), "{out}");
     let cards = seqs(&["log", "--type", "cards"]);
     assert!(!cards.is_empty());

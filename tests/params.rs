@@ -1,7 +1,8 @@
 //! Rule parameters through the binary: a `ledger.rules_changed` or a `--rules`
 //! file with a value out of its range, or a misspelt parameter, exits 2 naming
 //! `group.name` (and the values allowed) and appends nothing; `laurel rules`
-//! lists every parameter's range.
+//! lists every parameter's range, and `rules --template` writes the values in
+//! force as a rules file.
 
 mod common;
 
@@ -208,4 +209,80 @@ fn rules_lists_the_values_each_parameter_may_take() {
         .unwrap();
     assert_eq!(base["allowed"], "an integer from 0 to 1");
     assert!(rows.iter().all(|r| r["allowed"].as_str().is_some()));
+}
+
+#[test]
+fn rules_template_holds_every_value_in_force_and_replays_to_no_change() {
+    let dir = ledger_with(&[
+        "mepbm_valar.jsonl",
+        "cfr_wbc.jsonl",
+        "diplomacy_draws.jsonl",
+    ]);
+    let change = r#"{"type":"ledger.rules_changed","at":"2003-03-02","system":"valar","params":{"base":46}}"#;
+    assert!(append_text(dir.path(), change).status.success());
+    let out = laurel(dir.path())
+        .args(["rules", "--template"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let template: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        template["valar"]["base"], 46,
+        "the value in force, not the default"
+    );
+    let listed = json(dir.path(), &["rules", "--format", "json"]);
+    for row in listed["rows"].as_array().unwrap() {
+        let (system, param) = (
+            row["system"].as_str().unwrap(),
+            row["param"].as_str().unwrap(),
+        );
+        assert_eq!(template[system][param], row["in_force"], "{system}.{param}");
+    }
+    let file = dir.path().join("template.json");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let diff = json(
+        dir.path(),
+        &[
+            "replay",
+            "--rules",
+            file.to_str().unwrap(),
+            "--diff",
+            "--format",
+            "json",
+        ],
+    );
+    let tables = diff["tables"].as_array().unwrap();
+    let rows: Vec<&serde_json::Value> = tables
+        .iter()
+        .flat_map(|t| t["rows"].as_array().unwrap())
+        .collect();
+    assert!(rows.len() > 100, "{} rows", rows.len());
+    for r in rows {
+        assert_eq!(
+            (&r["old_score"], &r["old_rank"]),
+            (&r["score"], &r["rank"]),
+            "{r}"
+        );
+    }
+}
+
+#[test]
+fn rules_json_output_given_as_a_rules_file_is_refused_naming_the_template() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let out = laurel(dir.path())
+        .args(["rules", "--format", "json"])
+        .output()
+        .unwrap();
+    let file = dir.path().join("listing.json");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let out = laurel(dir.path())
+        .args(["replay", "--rules", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("as `laurel rules --template` prints"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -3,8 +3,11 @@
 //! `--known-at` one is: no record is there), of event type or namespace
 //! `TYPE` (an unknown one is refused with the nearest).
 //!
-//! A `ledger.voided` shows its target and reason where other records show
-//! their id: `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
+//! A line is the record's seq, `at`, type, hash (its first 16 hex digits)
+//! and `recorded_at`, columns of fixed width, then its id and what it says,
+//! which may be long or hold names of any width, so nothing follows them but
+//! `voided by`. A `ledger.voided` shows its target and reason where other
+//! records show their id: `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
 //! record ends with `voided by #10`. Registrations, renames and rule changes
 //! show what they say after their id (`"Ann" → "Anna"`, `valar {"base":50}`).
 //! The targets come from the chunk summaries before the walk, and a target
@@ -78,15 +81,12 @@ pub fn log(
         } else if let Some(what) = ledger_content(&peek.kind, r)? {
             label = [label, what].join(" ").trim_start().to_string();
         }
-        // Padded by the columns it takes on a terminal: it may hold names.
-        let pad = " ".repeat(20usize.saturating_sub(crate::output::shown_width(&label)));
         let mut line = format!(
-            "{:>6}  {:<20}  {:<28} {label}{pad} {}  (recorded {})",
+            "{:>6}  {:<20}  {:<28}  {}  recorded {recorded_at}  {label}",
             r.seq,
             time::format_short(r.at),
             peek.kind,
             &canonical::hex(&r.hash)[..16],
-            recorded_at
         );
         if let Some(v) = voided_by.get(&r.seq) {
             line.push_str(&format!("  voided by #{v}"));

@@ -43,7 +43,7 @@ pub use events::events;
 pub use log::log;
 pub use players::{players, players_add, players_rename};
 pub use publish::{bench, gen, site, SiteArgs, DEFAULT_TITLE};
-pub use query::{fold_all, history, rules, standings};
+pub use query::{fold_all, history, rules, rules_template, standings};
 pub use replay::replay;
 pub use restore::restore;
 

@@ -33,7 +33,7 @@ pub fn standings(
     let ns = namespace(table)?;
     // From the latest valid checkpoint at or before --as-of when one can serve.
     let (f, stamp) = folded_only(&ledger, args, Some(ns))?;
-    check_tournament(&f.state, table, sel)?;
+    check_tournament(&f.state, table, sel, args)?;
     // Only the rows printed are built: the tables of a large ledger cost far
     // more to format than to fold.
     let sel = Selector {
@@ -71,8 +71,14 @@ pub(super) fn namespace(table: &str) -> Result<&'static str> {
 
 /// A `--tournament` must name one of `table`'s tournaments; a table without
 /// tournaments takes none. Refused with the nearest names (at most
-/// [`LISTED`] known ones are listed).
-pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Result<()> {
+/// [`LISTED`] known ones are listed), known by `--as-of` when one is given: a
+/// tournament created after it is not one yet.
+pub(super) fn check_tournament(
+    state: &State,
+    table: &str,
+    sel: &Selector,
+    args: &QueryArgs,
+) -> Result<()> {
     let Some(t) = &sel.tournament else {
         return Ok(());
     };
@@ -92,8 +98,9 @@ pub(super) fn check_tournament(state: &State, table: &str, sel: &Selector) -> Re
     }
     let hint = crate::events::did_you_mean(t, known.iter().map(String::as_str));
     let ns = systems::namespace_of(table).unwrap_or(table);
+    let then = (args.as_of.as_deref()).map_or(String::new(), |d| format!(" by --as-of {d}"));
     Err(Error::Usage(format!(
-        "unknown {ns} tournament {t:?}{hint} (known: {})",
+        "unknown {ns} tournament {t:?}{hint} (known{then}: {})",
         listed(&known, table)
     )))
 }
@@ -462,6 +469,23 @@ fn voided_changes(
 
 /// `laurel rules`: every parameter, its default, the value in force, its doc
 /// line and the values it may take.
+/// `laurel rules --template`: the values in force as a rules file,
+/// `{system: {param: value}}`, which `replay --rules` reads back unchanged (a
+/// replay of it moves nothing); a person edits the values to ask a what-if.
+pub fn rules_template(path: &Path, args: &QueryArgs, w: &mut dyn Write) -> Result<()> {
+    let ledger = Ledger::read(path)?;
+    let (f, _) = folded_only(&ledger, args, None)?;
+    let mut file = serde_json::Map::new();
+    for (d, v) in f.cx.params.listing() {
+        let group = file.entry(d.system).or_insert_with(|| json!({}));
+        if let Some(group) = group.as_object_mut() {
+            group.insert(d.name.to_string(), v);
+        }
+    }
+    let text = serde_json::to_string_pretty(&Value::Object(file)).unwrap_or_default();
+    writeln!(w, "{text}").map_err(super::stdout_error)
+}
+
 pub fn rules(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) -> Result<()> {
     let ledger = Ledger::read(path)?;
     let (f, stamp) = folded_only(&ledger, args, None)?;

@@ -220,7 +220,7 @@ impl Run<'_> {
             f.state.standings(table, &sel, &f.cx).map_err(Error::Usage)
         };
         if let Some((table, sel)) = only {
-            check_tournament(&side(table)?.state, table, sel)?;
+            check_tournament(&side(table)?.state, table, sel, self.args)?;
             let r = one(table, sel)?;
             return write_answer(w, self.ledger, self.args, r, &stamp, self.print);
         }
@@ -252,7 +252,7 @@ impl Run<'_> {
             let ns = only.map(|(t, _)| systems::namespace_of(t).unwrap_or("ledger"));
             let (f, stamp) = folded_only(self.ledger, &live(self.args), ns.or(Some("ledger")))?;
             if let Some((table, sel)) = only {
-                check_tournament(&f.state, table, sel)?;
+                check_tournament(&f.state, table, sel, self.args)?;
             }
             f.discard();
             return self.write_diffs(only, &stamp, None, w);
@@ -284,7 +284,7 @@ impl Run<'_> {
         };
         let (new, stamp) = refolded?;
         if let Some((table, sel)) = only {
-            check_tournament(&new.state, table, sel)?;
+            check_tournament(&new.state, table, sel, self.args)?;
         }
         self.write_diffs(only, &stamp, Some((&new, &mut old)), w)
     }

@@ -317,7 +317,11 @@ impl Voids {
         let msg = if target == 0 || target >= seq {
             format!("void target {target} is not an earlier record")
         } else if self.void_seqs.contains(&target) {
-            format!("record {target} is itself a void; voids cannot be voided")
+            format!(
+                "record {target} is itself a void; voids cannot be voided: to bring its \
+                 target back, append that event again (under a new `id` if it would be an \
+                 exact copy)"
+            )
         } else if self.voided.contains(&target) {
             format!("record {target} is already voided")
         } else {

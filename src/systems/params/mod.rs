@@ -497,9 +497,12 @@ pub fn check_rules(rules: &Value) -> Result<(), String> {
         .as_object()
         .ok_or("a rules file is one JSON object keyed by system")?;
     for (system, params) in obj {
-        let params = params
-            .as_object()
-            .ok_or_else(|| format!("{system}: expected an object of parameters"))?;
+        let params = params.as_object().ok_or_else(|| {
+            format!(
+                "{system}: expected an object of parameters: a rules file is \
+                     {{\"system\": {{\"param\": value}}}}, as `laurel rules --template` prints"
+            )
+        })?;
         check_input(system, params)?;
     }
     Ok(())
