@@ -36,9 +36,9 @@
 //! A query may also resume from a state still being decoded ([`Resume::Later`]):
 //! the records are read meanwhile, and each worker waits for its part.
 //!
-//! **One pass** (`stream`): a fold without a known-at time and without a
-//! [`Trail`], from nothing or resumed, over a source with chunk summaries
-//! (the ledger) makes no plan ([`fold_from`]): it reads the
+//! **One pass** (`stream`): a fold without a known-at time, from nothing or
+//! resumed, over a source with chunk summaries (the ledger; the in-memory
+//! sources of the unit tests have none) makes no plan ([`fold_from`]): it reads the
 //! chunks once, in seq order, and hands records on as soon as no chunk still
 //! to be read can hold one before them (the summaries' smallest `at`). Same
 //! records, same order, same void checks (from the summaries, in seq order,
@@ -483,10 +483,9 @@ enum Order<'a> {
 
 /// The chunks of a fold that needs no plan (see the module docs), or `None`.
 fn one_pass(source: &dyn Source, q: &Query) -> Result<Option<Vec<Span>>> {
-    let by_time = matches!(q.known_at, Some(KnownAt::Time(_)));
-    match by_time || q.trail.is_some() {
-        true => Ok(None),
-        false => source.spans(),
+    match q.known_at {
+        Some(KnownAt::Time(_)) => Ok(None),
+        _ => source.spans(),
     }
 }
 

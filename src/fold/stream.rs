@@ -17,8 +17,11 @@
 //! against their chunks, as queries already trust them to skip chunks. Here
 //! every chunk read is checked against its summary as well (first seq, count,
 //! every `at` within the summary's range, the voids), so a damaged summary
-//! fails the fold instead of misordering it. A source whose summaries are
-//! missing, unreadable or not contiguous is folded the two-pass way.
+//! fails the fold instead of misordering it. A ledger refuses to open when
+//! its index of summaries is damaged, has a gap or stops short of the head,
+//! so its folds come here but for a known-at time's, which the two-pass way
+//! folds (as it does the unit tests' in-memory sources, which have no
+//! summaries).
 //!
 //! **Memory.** The chunks held are bounded by [`HOLD`] bytes: past it the
 //! oldest are let go and read again when their records come due, as the
