@@ -162,10 +162,9 @@
 //!   rule of input, checked as records are chained (`ledger/pending.rs`).
 //! - **Projections cannot fail.** [`systems::Projection::apply`] returns nothing: `check`
 //!   ran at append time, and a fold cut by as-of or known-at only drops a suffix of what
-//!   was checked. An append's `recorded_at` is never before the head's, so a known-at
-//!   time cuts a prefix of what laurel appended, as a known-at seq does; the fold still
-//!   reads a time cut record by record (`fold::known_seq`), since a ledger whose clock
-//!   once went back may hold its records otherwise.
+//!   was checked. An append's `recorded_at` is never before the head's (`verify` checks
+//!   it), so a known-at time is the last seq recorded by then
+//!   ([`ledger::Ledger::seq_recorded_by`]): the fold knows only seqs.
 //! - **An audit only watches.** A fold that keeps an audit trail, of everyone or of one
 //!   subject (`history PLAYER`), leaves the same state as a plain fold, and one subject's
 //!   trail is exactly the full trail's changes to it.

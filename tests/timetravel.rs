@@ -80,6 +80,48 @@ fn known_at_a_time_uses_recorded_at() {
     assert_eq!(v["known_at"], json!(4));
 }
 
+/// A known-at time is the last record recorded by then: the time an append
+/// recorded its records at takes them and every record before, and no later
+/// one, whichever chunk it falls in.
+#[test]
+fn known_at_the_time_of_each_append_is_the_seq_of_its_last_record() {
+    let dir = common::empty_ledger();
+    let d = dir.path();
+    for month in 1..=6 {
+        let tick = format!(
+            r#"{{"type":"mepbm.monthly_tick","at":"2003-{:02}-02","month":"2003-{month:02}"}}"#,
+            month + 1
+        );
+        assert!(append_text(d, &tick).status.success());
+    }
+    let export = laurel(d).arg("export").output().unwrap().stdout;
+    let recorded: Vec<String> = (String::from_utf8(export).unwrap().lines())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["recorded_at"].to_string())
+        .collect();
+    assert_eq!(recorded.len(), 6);
+    for (k, at) in recorded.iter().enumerate() {
+        let at = at.trim_matches('"');
+        let v = json(
+            d,
+            &["standings", "valar", "--known-at", at, "--format", "json"],
+        );
+        assert_eq!(v["known_at"], json!(k + 1), "--known-at {at}");
+        let by_seq = (k + 1).to_string();
+        let w = json(
+            d,
+            &[
+                "standings",
+                "valar",
+                "--known-at",
+                &by_seq,
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(v, w, "--known-at {at} and {by_seq}");
+    }
+}
+
 #[test]
 fn known_at_past_the_head_is_refused_naming_the_head_by_every_command() {
     let dir = ledger_with(&LATE);

@@ -54,7 +54,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::{Error, Origin, Result};
-use crate::fold::{self, KnownAt, Query};
+use crate::fold::{self, Query};
 use crate::ledger::{canonical, Input, Ledger};
 use crate::output::{self, Format, Print, Stamp};
 use crate::systems::table::Report;
@@ -73,7 +73,9 @@ pub struct QueryArgs {
 }
 
 impl QueryArgs {
-    fn query(&self) -> Result<Query> {
+    /// The fold the arguments ask of `ledger`: a known-at time is the last
+    /// seq recorded by then ([`Ledger::seq_recorded_by`]).
+    fn query(&self, ledger: &Ledger) -> Result<Query> {
         let as_of = (self.as_of.as_ref())
             .map(|s| {
                 time::parse_bound(s).ok_or_else(|| {
@@ -85,10 +87,13 @@ impl QueryArgs {
             .transpose()?;
         let known_at = (self.known_at.as_ref())
             .map(|s| match s.parse::<u64>() {
-                Ok(n) => Ok(KnownAt::Seq(n)),
-                Err(_) => time::parse_bound(s).map(KnownAt::Time).ok_or_else(|| {
-                    Error::Usage(format!("--known-at {s:?}: expected a seq or a date/time"))
-                }),
+                Ok(n) => Ok(n),
+                Err(_) => match time::parse_bound(s) {
+                    Some(t) => ledger.seq_recorded_by(t),
+                    None => Err(Error::Usage(format!(
+                        "--known-at {s:?}: expected a seq or a date/time"
+                    ))),
+                },
             })
             .transpose()?;
         let rules = self.rules.as_deref().map(read_rules).transpose()?;
@@ -450,7 +455,7 @@ fn folded_only(
     args: &QueryArgs,
     only: Option<&'static str>,
 ) -> Result<(fold::Folded, Stamp)> {
-    let mut q = args.query()?;
+    let mut q = args.query(ledger)?;
     q.only = only;
     fold_stamped(ledger, args, q)
 }
@@ -495,7 +500,7 @@ fn fold_known(ledger: &Ledger, q: &Query) -> Result<fold::Folded> {
         _ => format!("--known-at {n}: the ledger's last record is seq {last}"),
     };
     match q.known_at {
-        Some(KnownAt::Seq(n)) if n > last => Err(Error::Usage(holds(n))),
+        Some(n) if n > last => Err(Error::Usage(holds(n))),
         _ => ledger.fold(q),
     }
 }

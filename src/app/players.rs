@@ -17,7 +17,7 @@ use crate::time;
 /// The ledger's players as `args` folds them (the players indexes alone: no
 /// system applies a record), with the stamp of that fold.
 pub(super) fn players_of(ledger: &Ledger, args: &QueryArgs) -> Result<(Players, Stamp)> {
-    let mut q = args.query()?;
+    let mut q = args.query(ledger)?;
     q.players_only = true;
     let (f, stamp) = fold_stamped(ledger, args, q)?;
     let players = Players::merge(&f.state.players);

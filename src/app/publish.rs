@@ -157,7 +157,7 @@ fn trail(
     args: &QueryArgs,
     tables: &[&'static str],
 ) -> Result<(fold::Folded, output::Stamp, spill::Buckets)> {
-    let mut q = args.query()?;
+    let mut q = args.query(ledger)?;
     // Every player's trail (a page each), spilled to disk by subject as the fold
     // goes and read back a bucket at a time (bounded memory, see `spill`).
     q.audit = true;
@@ -357,7 +357,7 @@ mod tests {
         .unwrap();
 
         let ledger = Ledger::read(&path).unwrap();
-        let mut q = args.query().unwrap();
+        let mut q = args.query(&ledger).unwrap();
         q.audit = true;
         let (mut f, stamp) = fold_stamped(&ledger, &args, q).unwrap();
         let mut tables = Vec::new();

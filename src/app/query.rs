@@ -122,7 +122,7 @@ const LISTED: usize = 12;
 /// and print how many records the ledger knew; what "full replay" measures.
 pub fn fold_all(path: &Path, args: &QueryArgs) -> Result<String> {
     let ledger = Ledger::read(path)?;
-    let f = args.fold(&ledger, &args.query()?)?;
+    let f = args.fold(&ledger, &args.query(&ledger)?)?;
     let text = format!("folded every projection up to seq {}\n", f.known_at);
     f.discard();
     Ok(text)
@@ -157,7 +157,7 @@ pub fn history(
     let (players, root, not_a_player) = who(&ledger, player, args)?;
     let player = root.as_str();
     let source = ledger.source()?;
-    let voids = fold::voids(&source, &args.query()?)?;
+    let voids = fold::voids(&source, &args.query(&ledger)?)?;
     let voided = voided_records(&source, &voids, (&players, &root))?;
     let only = asked
         .or_else(|| one_namespace(&players, player, not_a_player.is_none(), voided.namespaces));
@@ -165,7 +165,7 @@ pub fn history(
         .then(|| players.first_at_of(player))
         .flatten();
     let subject = (player, only);
-    let (f, stamp) = audit_fold(&ledger, args, args.query()?, subject, since)?;
+    let (f, stamp) = audit_fold(&ledger, args, args.query(&ledger)?, subject, since)?;
     // A grudge team at the clocks, with or without changes yet.
     let rated = not_a_player.is_some() && f.state.rates_non_player(player);
     let mine = |c: &Change| c.subject == player && system.is_none_or(|s| s == c.system);
@@ -440,8 +440,8 @@ fn voided_changes(
         };
         // A voided rule change changed every later value while it stood.
         let rule = targets.iter().find(|(_, r)| r.rule);
-        let mut q = args.query()?;
-        q.known_at = Some(fold::KnownAt::Seq(first_void - 1));
+        let mut q = args.query(ledger)?;
+        q.known_at = Some(first_void - 1);
         if rule.is_none() {
             q.as_of = Some(q.as_of.map_or(last, |a| a.min(last)));
         }

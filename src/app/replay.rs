@@ -99,11 +99,11 @@ pub fn replay(
     if let (true, Some((table, sel))) = (diff, only) {
         needs_tournament(table, sel)?;
     }
-    let q = args.query()?;
-    let split = Split::of(q.rules.as_ref().unwrap_or(&Value::Null), ns);
-    split.trace();
     // One ledger, one head, for the state as it stands and the refold.
     let ledger = Ledger::read(path)?;
+    let q = args.query(&ledger)?;
+    let split = Split::of(q.rules.as_ref().unwrap_or(&Value::Null), ns);
+    split.trace();
     let run = Run {
         path,
         ledger: &ledger,

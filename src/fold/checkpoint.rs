@@ -48,7 +48,7 @@ use bincode::Options;
 use serde::Serialize;
 
 use super::view::View;
-use super::{KnownAt, Marks, Pos, Query, Resume, Sink, Start};
+use super::{Marks, Pos, Query, Resume, Sink, Start};
 use crate::error::{Error, Result};
 use crate::ledger::checkpoint::{every, small_header, unpack, Frames, Header, ParentOf};
 use crate::ledger::{Head, Ledger};
@@ -305,16 +305,14 @@ fn disabled() -> bool {
     crate::sysinfo::switch_on(DISABLE_ENV)
 }
 
-/// Can a checkpoint serve `q`? Only a fold with no known-at time (it need
-/// not cut a prefix of the seqs, [`super::known_seq`]), no pinned rules (a
+/// Can a checkpoint serve `q`? Only a fold with no pinned rules (a
 /// checkpoint folded the rules changes in force), and no audit trail unless
 /// it is one subject's since a known date ([`Query::subject_since`]: the
 /// checkpoint lies before every change to it). A known-at seq can: which checkpoints serve it is
 /// [`Ledger::usable`]'s question.
 fn resumable(q: &Query) -> bool {
-    let by_time = matches!(q.known_at, Some(KnownAt::Time(_)));
     let audit = q.audit && (q.audit_subject.is_none() || q.subject_since.is_none());
-    !by_time && q.rules.is_none() && !audit && !disabled()
+    q.rules.is_none() && !audit && !disabled()
 }
 
 /// The latest position a checkpoint serving `q` may stand at: `--as-of`'s
@@ -344,13 +342,12 @@ impl Ledger {
             ),
             (true, None) => eprintln!("checkpoint: none, folded from the start"),
         };
-        let f = match (resumable(q), super::known_seq(q, head)) {
+        let upto = super::known_seq(q, head);
+        let f = match resumable(q) {
             // An audit fold takes its state decoded (see `Resume::Later`).
-            (true, Some(upto)) if q.audit => {
-                self.fold_from_decoded(&view, q, (bound_of(q), upto), &said)
-            }
-            (true, Some(upto)) => self.fold_resumed(&view, q, upto, &said),
-            _ => {
+            true if q.audit => self.fold_from_decoded(&view, q, (bound_of(q), upto), &said),
+            true => self.fold_resumed(&view, q, upto, &said),
+            false => {
                 said(None);
                 super::fold_from(&view, q, None, None)
             }
@@ -381,10 +378,7 @@ impl Ledger {
         let bound = bound_of(q);
         let Some((h, mut frames)) = self.stored_before(bound, upto, &refs(&needed(Part::of(q))))?
         else {
-            // No checkpoint: start from the empty state before every position,
-            // which plans from the chunk summaries (only the chunks whose `at`
-            // range reaches back to --as-of are read) rather than every
-            // record's header as a full plan does. Same records, same order.
+            // No checkpoint: start from the empty state before every position.
             said(None);
             return super::fold_from(view, q, Some(from_nothing()), None);
         };

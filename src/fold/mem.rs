@@ -1,10 +1,11 @@
 //! A [`Source`] of records held in memory, for the unit and property tests:
-//! a fold without a ledger. It has no chunk
-//! summaries, so a fold over it plans first.
+//! a fold without a ledger. Each record is a chunk of its own, so the one
+//! pass of `stream` reads them as it reads a ledger's chunks.
 
 use serde_json::Value;
 
-use super::{Entry, Item, Keep, Source, Span};
+use super::stream::{self, Chunk};
+use super::{Item, Keep, Source, Span};
 use crate::error::{Error, Result};
 use crate::events::ledger;
 use crate::systems::{Event, Record};
@@ -52,7 +53,6 @@ impl Simple for MemSource {
             f(Entry {
                 seq: r.seq,
                 at: r.at,
-                recorded_at: r.recorded_at,
                 void_target,
             })?;
         }
@@ -73,31 +73,71 @@ impl Simple for MemSource {
     }
 }
 
-/// A test source: entries and records, the rest of [`Source`] read from them
-/// (no chunk summaries: a fold plans first).
+/// A record's header: what a test source's spans are made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub seq: u64,
+    pub at: Micros,
+    /// For a `ledger.voided` record, the seq it voids.
+    pub void_target: Option<u64>,
+}
+
+/// A test source: entries and records, the rest of [`Source`] read from
+/// them, each record a chunk of its own.
 pub(crate) trait Simple {
+    /// Every entry, in seq order.
     fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()>;
     fn last_seq(&self) -> u64;
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
-    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
-        Simple::records(self, seqs, &mut |rec| f(Item::Decoded(rec)))
+    /// Record `seq` as stored bytes and its `recorded_at`, for a source
+    /// that hands them out undecoded, as a ledger does (the fold's workers
+    /// decode them); `None`: handed out decoded.
+    fn stored(&self, _seq: u64) -> Option<(Vec<u8>, Micros)> {
+        None
+    }
+}
+
+/// One record as a chunk: decoded, or its stored bytes.
+struct One {
+    entry: Entry,
+    voids: Vec<(u64, u64)>,
+    record: Option<Record>,
+    bytes: Vec<u8>,
+    recorded_at: Micros,
+}
+
+impl Chunk for One {
+    fn first(&self) -> u64 {
+        self.entry.seq
+    }
+    fn count(&self) -> usize {
+        1
+    }
+    fn at(&self, _: usize) -> Micros {
+        self.entry.at
+    }
+    fn voids(&self) -> &[(u64, u64)] {
+        &self.voids
+    }
+    fn bytes(&self) -> usize {
+        1
+    }
+    fn item(&self, seq: u64) -> Result<Item<'_>> {
+        Ok(match &self.record {
+            Some(r) => Item::Decoded(r.clone()),
+            None => Item::Stored {
+                seq,
+                at: self.entry.at,
+                recorded_at: self.recorded_at,
+                bytes: &self.bytes,
+            },
+        })
     }
 }
 
 impl<T: Simple> Source for T {
-    fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
-        Simple::entries(self, f)
-    }
     fn last_seq(&self) -> u64 {
         Simple::last_seq(self)
-    }
-    fn entries_in(
-        &self,
-        _: Micros,
-        _: Micros,
-        f: &mut dyn FnMut(Entry) -> Result<()>,
-    ) -> Result<()> {
-        Simple::entries(self, f)
     }
     fn void_pairs(&self, f: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<()> {
         Simple::entries(self, &mut |e| e.void_target.map_or(Ok(()), |t| f(e.seq, t)))
@@ -105,20 +145,59 @@ impl<T: Simple> Source for T {
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
         Simple::records(self, seqs, f)
     }
-    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
-        Simple::items(self, seqs, f)
-    }
-    fn spans(&self) -> Result<Option<Vec<Span>>> {
-        Ok(None)
+    fn spans(&self) -> Result<Vec<Span>> {
+        let mut spans = Vec::new();
+        Simple::entries(self, &mut |e| {
+            spans.push(Span {
+                first: e.seq,
+                last: e.seq,
+                min_at: e.at,
+                max_at: e.at,
+                voids: voids_of(&e),
+            });
+            Ok(())
+        })?;
+        Ok(spans)
     }
     fn items_in_order(
         &self,
-        _: &[Span],
-        _: &Keep,
-        _: &mut dyn FnMut(Item<'_>) -> Result<()>,
+        spans: &[Span],
+        keep: &Keep,
+        f: &mut dyn FnMut(Item<'_>) -> Result<()>,
     ) -> Result<()> {
-        Err(Error::Internal(
-            "this source has no chunks to read in one pass".into(),
-        ))
+        let mut entries = std::collections::BTreeMap::new();
+        Simple::entries(self, &mut |e| {
+            entries.insert(e.seq, e);
+            Ok(())
+        })?;
+        let mut load = |seq: u64| {
+            let missing = || Error::Corrupt(format!("record {seq} is missing"));
+            let entry = *entries.get(&seq).ok_or_else(missing)?;
+            let (record, bytes, recorded_at) = match Simple::stored(self, seq) {
+                Some((bytes, recorded_at)) => (None, bytes, recorded_at),
+                None => {
+                    let mut one = None;
+                    Simple::records(self, &[seq], &mut |r| {
+                        one = Some(r);
+                        Ok(())
+                    })?;
+                    (Some(one.ok_or_else(missing)?), Vec::new(), 0)
+                }
+            };
+            let voids = voids_of(&entry);
+            Ok(One {
+                entry,
+                voids,
+                record,
+                bytes,
+                recorded_at,
+            })
+        };
+        stream::run(spans, keep, &mut load, f)
     }
+}
+
+/// `(seq, target)` of the record of `e`, if it is a void.
+fn voids_of(e: &Entry) -> Vec<(u64, u64)> {
+    e.void_target.map(|t| (e.seq, t)).into_iter().collect()
 }

@@ -3,17 +3,18 @@
 //! Invariants:
 //! - **Fold order** is `(at, seq)`: a late result with an earlier `at` takes its
 //!   place in history, and everything after it is recomputed.
-//! - **known-at** cuts by seq (or by `recorded_at`): only records the ledger held then.
+//! - **known-at** cuts by seq: only records the ledger held then (a time is the
+//!   last seq recorded by then: `recorded_at` never goes back).
 //! - **Voids** are knowledge, not domain time: a `ledger.voided` within the known-at
 //!   cut removes its target from every fold, whatever `--as-of` says.
 //! - **as-of** cuts by `at`, after ordering.
 //! - **Rules** start at their `at` (a `ledger.rules_changed` folds like any event);
 //!   parameters pinned by a rules file override them for the whole fold.
 //!
-//! Two passes keep memory bounded: pass 1 reads only each record's small header
-//! (seq, at, recorded_at, void target) into a plan of 16 bytes a record; pass 2
-//! reads the records in plan order from the [`Source`] and folds them, with a
-//! thread per group of namespaces (`parallel`): replay, queries, and an append's
+//! **One pass** (`stream`): the fold reads the chunks once, in seq order, and
+//! hands records on in fold order as soon as no chunk still to be read can
+//! hold one before them (the chunk summaries' smallest `at`), to a thread per
+//! group of namespaces (`parallel`): replay, queries, and an append's
 //! check fold, whose workers also check each record and encode their sections
 //! of the checkpoint snapshots, and `history`'s fold, whose workers keep
 //! their changes for one merged trail, or hand them on as they go, each with
@@ -27,8 +28,7 @@
 //! serves a cut**: no record between the head the state was folded at and the
 //! fold's last seq sorts at or before the position or voids a record that
 //! does). A fold with a known-at seq resumes like any other, and takes only
-//! the records and voids at or below that seq after the position; a known-at
-//! time, which need not cut a prefix of the seqs ([`known_seq`]), and pinned
+//! the records and voids at or below that seq after the position; pinned
 //! rules (the state folded the rules changes in force) never resume. Void
 //! checks still see every void, in seq order, so a
 //! resumed check fold refuses exactly what a full one does, with the same error:
@@ -36,13 +36,8 @@
 //! A query may also resume from a state still being decoded ([`Resume::Later`]):
 //! the records are read meanwhile, and each worker waits for its part.
 //!
-//! **One pass** (`stream`): a fold without a known-at time, from nothing or
-//! resumed, over a source with chunk summaries (the ledger; the in-memory
-//! sources of the unit tests have none) makes no plan ([`fold_from`]): it reads the
-//! chunks once, in seq order, and hands records on as soon as no chunk still
-//! to be read can hold one before them (the summaries' smallest `at`). Same
-//! records, same order, same void checks (from the summaries, in seq order,
-//! as `plan_after` makes them). A known-at seq stops it at the chunk holding
+//! The voids are checked from the summaries, in seq order, before any record
+//! is folded ([`keep_of`]). A known-at seq stops the read at the chunk holding
 //! that seq, whose later records, and every later void, it leaves out.
 
 mod checkpoint;
@@ -68,48 +63,24 @@ use crate::systems::params::{self, Params};
 use crate::systems::{players, Change, Cx, Event, Record, State};
 use crate::time::Micros;
 
-/// The small per-record header the plan is built from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Entry {
-    pub seq: u64,
-    pub at: Micros,
-    pub recorded_at: Micros,
-    /// For a `ledger.voided` record, the seq it voids.
-    pub void_target: Option<u64>,
-}
-
 /// A position in fold order: `(at, seq)`.
 pub type Pos = (Micros, u64);
 
 /// Where records come from: the ledger, or memory in tests.
 pub trait Source {
-    /// Every entry, in seq order.
-    fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()>;
     /// The last seq (0 for none).
     fn last_seq(&self) -> u64;
-    /// The entries of every record whose `at` may lie in `lo..=hi`, in seq order.
-    /// A source may skip records it knows lie outside; the caller filters the rest.
-    fn entries_in(
-        &self,
-        lo: Micros,
-        hi: Micros,
-        f: &mut dyn FnMut(Entry) -> Result<()>,
-    ) -> Result<()>;
     /// `(seq, target)` of every `ledger.voided`, in seq order.
     fn void_pairs(&self, f: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<()>;
     /// The records with these seqs, in exactly this order.
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
-    /// [`Source::records`], but handing out the stored bytes undecoded where the
-    /// source has them: the parallel fold decodes them on its workers.
-    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()>;
     /// Every chunk up to [`Source::last_seq`] as its summary describes it, in
-    /// seq order and covering seqs `1..=last_seq`, for the one-pass fold
-    /// (`stream`); `None` when the source has no such summaries (the fold
-    /// then plans first).
-    fn spans(&self) -> Result<Option<Vec<Span>>>;
+    /// seq order (the ledger's cover seqs `1..=last_seq`), for the one-pass
+    /// fold (`stream`).
+    fn spans(&self) -> Result<Vec<Span>>;
     /// The records of `spans`' chunks that `keep` takes, in fold order, read
-    /// in one pass (`stream::run`). Only called when [`Source::spans`] gave
-    /// `spans`.
+    /// in one pass (`stream::run`), the stored bytes undecoded where the
+    /// source has them: the parallel fold decodes them on its workers.
     fn items_in_order(
         &self,
         spans: &[Span],
@@ -118,7 +89,7 @@ pub trait Source {
     ) -> Result<()>;
 }
 
-/// One record of [`Source::items`].
+/// One record of [`Source::items_in_order`].
 pub enum Item<'a> {
     Decoded(Record),
     /// A stored event's bytes, with the record's header fields.
@@ -137,24 +108,10 @@ pub fn wanted(kind: &str, only: Option<&str>) -> bool {
     only.is_none_or(|o| ns == o || ns == "ledger")
 }
 
-/// `--known-at`: a seq, or a wall-clock time compared with `recorded_at`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KnownAt {
-    Seq(u64),
-    Time(Micros),
-}
-
 /// The last seq a fold of `q` over records `1..=last` takes: `last`, or the
-/// known-at seq below it. `None` for a cut by time, which need not keep a
-/// prefix of the seqs (`recorded_at` is the wall clock's at each append, kept
-/// from going back before the head's, but a ledger may hold older records
-/// written otherwise).
-pub fn known_seq(q: &Query, last: u64) -> Option<u64> {
-    match q.known_at {
-        None => Some(last),
-        Some(KnownAt::Seq(n)) => Some(n.min(last)),
-        Some(KnownAt::Time(_)) => None,
-    }
+/// known-at seq below it.
+pub fn known_seq(q: &Query, last: u64) -> u64 {
+    q.known_at.map_or(last, |n| n.min(last))
 }
 
 /// What to fold.
@@ -162,8 +119,10 @@ pub fn known_seq(q: &Query, last: u64) -> Option<u64> {
 pub struct Query {
     /// Fold only events with `at <= as_of`.
     pub as_of: Option<Micros>,
-    /// Fold only records known then.
-    pub known_at: Option<KnownAt>,
+    /// Fold only the records up to this seq: what the ledger knew then (a
+    /// `--known-at` time is the last seq recorded by then,
+    /// [`crate::ledger::Ledger::seq_recorded_by`]).
+    pub known_at: Option<u64>,
     /// A validated rules file to pin (`replay --rules`).
     pub rules: Option<Value>,
     /// Keep the audit trail of every change (for `history`).
@@ -256,38 +215,8 @@ impl Folded {
     }
 }
 
-/// Is the record of `e` inside the query's known-at cut?
-fn is_known(q: &Query, e: &Entry) -> bool {
-    match q.known_at {
-        None => true,
-        Some(KnownAt::Seq(n)) => e.seq <= n,
-        Some(KnownAt::Time(t)) => e.recorded_at <= t,
-    }
-}
-
-/// Pass 1: the seqs to fold, in `(at, seq)` order, and the known-at seq.
-pub fn plan(source: &dyn Source, q: &Query) -> Result<(Vec<u64>, u64)> {
-    let mut keys: Vec<(Micros, u64)> = Vec::new();
-    let mut voids = Voids::default();
-    let mut known = 0;
-    source.entries(&mut |e| {
-        if !is_known(q, &e) {
-            return Ok(());
-        }
-        known = e.seq;
-        if let Some(target) = e.void_target {
-            voids.add(e.seq, target, q.check)?;
-        }
-        keys.push((e.at, e.seq));
-        Ok(())
-    })?;
-    keys.retain(|(at, seq)| !voids.voided.contains(seq) && q.as_of.is_none_or(|t| *at <= t));
-    keys.sort_unstable();
-    Ok((keys.into_iter().map(|(_, s)| s).collect(), known))
-}
-
-/// The voids seen so far, in seq order: what every pass 1 (`plan`,
-/// `plan_after`, the one pass's `keep_of`) collects and, when checking, checks.
+/// The voids seen so far, in seq order: what [`keep_of`] collects and, when
+/// checking, checks.
 #[derive(Default)]
 struct Voids {
     /// Records voided.
@@ -331,57 +260,19 @@ impl Voids {
     }
 }
 
-/// The voids inside `q`'s known-at cut: voided seq → the seq of its `ledger.voided`.
-/// A cut by seq (or none) keeps a prefix of the seqs, so the voids' pairs
-/// say it alone (from the chunk summaries, no record read); a cut by time
-/// reads every record's entry.
+/// The voids inside `q`'s known-at cut: voided seq → the seq of its
+/// `ledger.voided`. The cut keeps a prefix of the seqs, so the voids' pairs
+/// say it alone (from the chunk summaries, no record read).
 pub fn voids(source: &dyn Source, q: &Query) -> Result<std::collections::BTreeMap<u64, u64>> {
     let mut out = std::collections::BTreeMap::new();
-    match known_seq(q, source.last_seq()) {
-        Some(known) => source.void_pairs(&mut |seq, target| {
-            if seq <= known {
-                out.insert(target, seq);
-            }
-            Ok(())
-        })?,
-        None => source.entries(&mut |e| {
-            if let (true, Some(target)) = (is_known(q, &e), e.void_target) {
-                out.insert(target, e.seq);
-            }
-            Ok(())
-        })?,
-    }
-    Ok(out)
-}
-
-/// Pass 1 of a fold resumed after position `after` (no cut, or a known-at
-/// seq): the seqs after it in `(at, seq)` order, and the last seq taken.
-/// Checks every void when `q.check`, as [`plan`] does.
-pub fn plan_after(source: &dyn Source, q: &Query, after: Pos) -> Result<(Vec<u64>, u64)> {
-    let known = resumed_cut(source, q)?;
-    let mut voids = Voids::default();
-    source.void_pairs(&mut |seq, target| match seq <= known {
-        true => voids.add(seq, target, q.check),
-        false => Ok(()),
-    })?;
-    let hi = q.as_of.unwrap_or(Micros::MAX);
-    let mut keys: Vec<Pos> = Vec::new();
-    source.entries_in(after.0, hi, &mut |e| {
-        let live = !voids.voided.contains(&e.seq);
-        if (e.at, e.seq) > after && e.at <= hi && e.seq <= known && live {
-            keys.push((e.at, e.seq));
+    let known = known_seq(q, source.last_seq());
+    source.void_pairs(&mut |seq, target| {
+        if seq <= known {
+            out.insert(target, seq);
         }
         Ok(())
     })?;
-    keys.sort_unstable();
-    Ok((keys.into_iter().map(|(_, s)| s).collect(), known))
-}
-
-/// The last seq a resumed fold of `q` takes ([`known_seq`]); an error for a
-/// known-at time, which only a fold from nothing honours.
-fn resumed_cut(source: &dyn Source, q: &Query) -> Result<u64> {
-    known_seq(q, source.last_seq())
-        .ok_or_else(|| Error::Internal("a fold with a known-at time starts from nothing".into()))
+    Ok(out)
 }
 
 /// A fold resumed from a checkpoint: the state folded up to and including `after`.
@@ -451,46 +342,26 @@ pub fn fold_from(
     start: Option<Start>,
     sink: Option<Sink<'_>>,
 ) -> Result<Folded> {
-    if start.is_some() {
-        // Only a fold from nothing honours a known-at time (`known_seq`).
-        resumed_cut(source, q)?;
-    }
-    if let Some(spans) = one_pass(source, q)? {
-        let known_at = resumed_cut(source, q)?;
-        let keep = keep_of(&spans, q, start.as_ref().map(|s| s.after), known_at)?;
-        return fold_ordered(
-            source,
-            q,
-            start,
-            (Order::Streamed(&spans, &keep), known_at),
-            sink,
-        );
-    }
-    let (order, known_at) = match &start {
-        Some(s) => plan_after(source, q, s.after)?,
-        None => plan(source, q)?,
+    let spans = source.spans()?;
+    let known_at = known_seq(q, source.last_seq());
+    let keep = keep_of(&spans, q, start.as_ref().map(|s| s.after), known_at)?;
+    let order = Order {
+        spans: &spans,
+        keep: &keep,
     };
-    fold_ordered(source, q, start, (Order::Planned(&order), known_at), sink)
+    fold_ordered(source, q, start, (order, known_at), sink)
 }
 
-/// The records pass 2 folds: a plan's seqs, or what a [`Keep`] takes of the
-/// chunks of [`Span`]s, in one pass.
+/// The records a fold takes: what a [`Keep`] takes of the chunks of
+/// [`Span`]s, in one pass.
 #[derive(Clone, Copy)]
-enum Order<'a> {
-    Planned(&'a [u64]),
-    Streamed(&'a [Span], &'a Keep),
+struct Order<'a> {
+    spans: &'a [Span],
+    keep: &'a Keep,
 }
 
-/// The chunks of a fold that needs no plan (see the module docs), or `None`.
-fn one_pass(source: &dyn Source, q: &Query) -> Result<Option<Vec<Span>>> {
-    match q.known_at {
-        Some(KnownAt::Time(_)) => Ok(None),
-        _ => source.spans(),
-    }
-}
-
-/// What a one-pass fold keeps of `spans` (as `plan_after` would, or `plan`
-/// from nothing): the records up to seq `known` and the voids among them,
+/// What a fold keeps of `spans`: the records after `after` (a resumed fold),
+/// at or before `--as-of`, up to seq `known`, and the voids among those,
 /// from the summaries, checked in seq order when `q.check`.
 fn keep_of(spans: &[Span], q: &Query, after: Option<Pos>, known: u64) -> Result<Keep> {
     let mut voids = Voids::default();
@@ -506,7 +377,7 @@ fn keep_of(spans: &[Span], q: &Query, after: Option<Pos>, known: u64) -> Result<
     })
 }
 
-/// Pass 2 of a planned fold, or the one pass.
+/// Fold the records of `order`.
 fn fold_ordered(
     source: &dyn Source,
     q: &Query,

@@ -1,9 +1,9 @@
-//! Pass 2 of a fold, with a worker thread per group of namespaces
+//! A fold, with a worker thread per group of namespaces
 //! ([`groups`]): what a full replay (`laurel fold`), a query, `history`,
 //! `site`'s audit and an append's check fold run.
 //!
-//! The caller's thread reads the records in fold order (a plan's, or the one
-//! pass of `fold::stream`) and finds each one's `type` by a byte scan from
+//! The caller's thread reads the records in fold order (`fold::stream`)
+//! and finds each one's `type` by a byte scan from
 //! its end (`events::guess_stored_kind`); it hands the stored bytes,
 //! batch by batch, to the worker of that namespace, which decodes and applies
 //! them to its own projections. The projections are independent: a system's
@@ -438,10 +438,7 @@ impl Reader<'_, '_> {
             route(item, index - 1, self.only, self.lanes)?;
             self.snapshot_after(index - 1, pos)
         };
-        match order {
-            Order::Planned(seqs) => source.items(seqs, &mut each)?,
-            Order::Streamed(spans, keep) => source.items_in_order(spans, keep, &mut each)?,
-        }
+        source.items_in_order(order.spans, order.keep, &mut each)?;
         self.snapshot_before(index, (Micros::MAX, u64::MAX))
     }
 

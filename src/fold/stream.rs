@@ -1,14 +1,14 @@
-//! Pass 1 and pass 2 in one: the records of a fold in `(at, seq)` order, read
-//! chunk by chunk in seq order, without first planning from every record's
-//! header (which would read and decode every chunk one more time, on one core,
-//! before any worker starts).
+//! The records of a fold in `(at, seq)` order, read chunk by chunk in seq
+//! order, once: no pass over every record's header first (which would read
+//! and decode every chunk one more time, on one core, before any worker
+//! starts).
 //!
 //! Each chunk's summary gives the smallest `at` of its records: with its
 //! first seq, its *floor*, a position no record of it sorts before. Reading
 //! chunks in seq order, a record `(at, seq)` read so far is due once it
 //! sorts before the floor of every chunk not read yet: every record still to
-//! come sorts after. Records read but not yet due wait (16 bytes each, what a plan
-//! takes: in a queue while they come in order, the others in a heap), and
+//! come sorts after. Records read but not yet due wait (16 bytes each: in a
+//! queue while they come in order, the others in a heap), and
 //! their chunks are held until their last record has gone. A late record (an
 //! `at` well before its neighbours') lowers its chunk's floor, so the records
 //! before it wait until it has been read.
@@ -18,15 +18,13 @@
 //! every chunk read is checked against its summary as well (first seq, count,
 //! every `at` within the summary's range, the voids), so a damaged summary
 //! fails the fold instead of misordering it. A ledger refuses to open when
-//! its index of summaries is damaged, has a gap or stops short of the head,
-//! so its folds come here but for a known-at time's, which the two-pass way
-//! folds (as it does the unit tests' in-memory sources, which have no
-//! summaries).
+//! its index of summaries is damaged, has a gap or stops short of the head.
+//! Every fold reads its records here; the unit tests' in-memory sources are
+//! one chunk a record.
 //!
 //! **Memory.** The chunks held are bounded by [`HOLD`] bytes: past it the
-//! oldest are let go and read again when their records come due, as the
-//! planned fold reads them (so a ledger far out of order costs what a planned
-//! fold costs).
+//! oldest are let go and read again when their records come due (so a
+//! ledger far out of order reads some chunks more than once).
 //!
 //! **Read ahead.** A chunk whose floor lies below the floor of the chunk
 //! [`RECORDS_AHEAD`] records before it (a result appended years late, at the end of
@@ -61,7 +59,7 @@ pub struct Span {
     pub voids: Vec<(u64, u64)>,
 }
 
-/// Which records a fold takes (what `plan` / `plan_after` would have kept).
+/// Which records a fold takes.
 #[derive(Debug, Clone, Default)]
 pub struct Keep {
     /// Only records after this position (a resumed fold).
@@ -447,8 +445,8 @@ mod tests {
         Ok((got, loads))
     }
 
-    /// What a plan keeps, sorted.
-    fn planned(cs: &[Mem], keep: &Keep) -> Vec<Pos> {
+    /// What `keep` takes, sorted: the fold order.
+    fn sorted(cs: &[Mem], keep: &Keep) -> Vec<Pos> {
         let mut all: Vec<Pos> = cs
             .iter()
             .flat_map(|c| (0..c.count()).map(move |i| (c.ats[i], c.first + i as u64)))
@@ -459,7 +457,7 @@ mod tests {
     }
 
     #[test]
-    fn one_pass_hands_out_what_the_plan_keeps_in_its_order() {
+    fn one_pass_hands_out_what_keep_takes_in_at_seq_order() {
         for late in [0, 3, 40, 2000] {
             let cs = chunks(3000, late);
             let spans: Vec<Span> = cs.iter().map(span).collect();
@@ -491,7 +489,7 @@ mod tests {
                 },
             ];
             for keep in &keeps {
-                let want = planned(&cs, keep);
+                let want = sorted(&cs, keep);
                 assert!(want.len() > 1000, "{late}");
                 // Plenty of room: each chunk read once at most.
                 let (got, loads) = streamed(&cs, &spans, keep, (usize::MAX, u64::MAX)).unwrap();
@@ -527,7 +525,7 @@ mod tests {
             hi: Micros::MAX,
             ..Keep::default()
         };
-        let want = planned(&cs, &keep);
+        let want = sorted(&cs, &keep);
         let (got, loads) = streamed(&cs, &spans, &keep, (200, 100)).unwrap();
         assert_eq!(got, want);
         assert_eq!(loads, cs.len());
@@ -550,7 +548,7 @@ mod tests {
             ..Keep::default()
         };
         let (got, loads) = streamed(&cs, &spans, &keep, (200, 100)).unwrap();
-        assert_eq!(got, planned(&cs, &keep));
+        assert_eq!(got, sorted(&cs, &keep));
         assert_eq!(loads, cs.len());
     }
 

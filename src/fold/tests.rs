@@ -1,4 +1,4 @@
-//! Unit tests of the fold engine over in-memory sources: plan order under both
+//! Unit tests of the fold engine over in-memory sources: fold order under both
 //! clocks, voids, resuming (from a position, from a state sent later), the
 //! checkpoint snapshots of a checked fold, audit trails (of one subject, merged
 //! from the workers) and the errors of failed checks and undecodable records.
@@ -64,64 +64,68 @@ const LOG: &str = r#"
 {"type":"mepbm.monthly_tick","at":"2003-02-01","month":"2003-01"}
 "#;
 
+/// The seqs a fold of `q` from `start` folds, in its order, and its known-at
+/// seq: what its sink sees after every record.
+fn fold_order(src: &dyn Source, q: &Query, start: Option<Start>) -> (Vec<u64>, u64) {
+    let mut seqs = Vec::new();
+    let mut put = |pos: Pos, _: u64, _: Snapshot| {
+        seqs.push(pos.1);
+        Ok(())
+    };
+    let sink = Sink {
+        marks: Marks::Every(1),
+        encode: |_, _, _| Ok(Vec::new()),
+        put: &mut put,
+    };
+    let known = fold_from(src, q, start, Some(sink)).unwrap().known_at;
+    (seqs, known)
+}
+
 #[test]
-fn plan_orders_by_at_then_seq_and_honours_both_clocks() {
+fn a_fold_orders_by_at_then_seq_and_honours_both_clocks() {
     let src = MemSource::from_jsonl(LOG).unwrap();
-    let all = plan(&src, &Query::default()).unwrap();
+    let all = fold_order(&src, &Query::default(), None);
     assert_eq!(all, (vec![2, 4, 3], 4));
     let known = Query {
-        known_at: Some(KnownAt::Seq(2)),
+        known_at: Some(2),
         ..Query::default()
     };
-    assert_eq!(plan(&src, &known).unwrap(), (vec![2, 1], 2));
+    assert_eq!(fold_order(&src, &known, None), (vec![2, 1], 2));
     let as_of = Query {
         as_of: crate::time::parse_bound("2003-01-31"),
         ..Query::default()
     };
-    assert_eq!(plan(&src, &as_of).unwrap().0, vec![2]);
+    assert_eq!(fold_order(&src, &as_of, None).0, vec![2]);
 }
 
 #[test]
-fn a_resumed_plan_takes_what_follows_the_position_within_the_known_at_cut_and_a_sink_sees_every_step(
+fn a_resumed_fold_takes_what_follows_the_position_within_the_known_at_cut_and_a_sink_sees_every_step(
 ) {
     let src = MemSource::from_jsonl(LOG).unwrap();
     let at = |seq: usize| src.records[seq - 1].at;
+    let start = || {
+        Some(Start {
+            state: Resume::Ready(Box::default()),
+            params: Params::default(),
+            after: (at(2), 2),
+            folded: 1,
+        })
+    };
     let q = Query::default();
-    assert_eq!(plan_after(&src, &q, (at(2), 2)).unwrap(), (vec![4, 3], 4));
+    assert_eq!(fold_order(&src, &q, start()), (vec![4, 3], 4));
     let as_of = Query {
         as_of: crate::time::parse_bound("2003-02-15"),
         ..Query::default()
     };
-    assert_eq!(plan_after(&src, &as_of, (at(2), 2)).unwrap().0, vec![4]);
+    assert_eq!(fold_order(&src, &as_of, start()).0, vec![4]);
     // A known-at seq: only the records and voids at or below it.
     let known = |n| Query {
-        known_at: Some(KnownAt::Seq(n)),
+        known_at: Some(n),
         ..Query::default()
     };
-    assert_eq!(
-        plan_after(&src, &known(2), (at(2), 2)).unwrap(),
-        (vec![1], 2)
-    );
-    assert_eq!(
-        plan_after(&src, &known(3), (at(2), 2)).unwrap(),
-        (vec![3], 3)
-    );
-    assert_eq!(
-        plan_after(&src, &known(9), (at(2), 2)).unwrap(),
-        (vec![4, 3], 4)
-    );
-    // A known-at time only from nothing: it need not cut a prefix of the seqs.
-    let by_time = Query {
-        known_at: Some(KnownAt::Time(0)),
-        ..Query::default()
-    };
-    let start = Start {
-        state: Resume::Ready(Box::default()),
-        params: Params::default(),
-        after: (at(2), 2),
-        folded: 1,
-    };
-    assert!(fold_from(&src, &by_time, Some(start), None).is_err());
+    assert_eq!(fold_order(&src, &known(2), start()), (vec![1], 2));
+    assert_eq!(fold_order(&src, &known(3), start()), (vec![3], 3));
+    assert_eq!(fold_order(&src, &known(9), start()), (vec![4, 3], 4));
     let mut seen = Vec::new();
     let mut put = |pos: Pos, n: u64, _: Snapshot| {
         seen.push((pos, n));
@@ -150,7 +154,7 @@ fn voids_must_target_an_earlier_live_record() {
         check: true,
         ..Query::default()
     };
-    let e = plan(&src, &q).unwrap_err().to_string();
+    let e = fold(&src, &q).unwrap_err().to_string();
     assert!(e.contains("already voided") && e.contains("seq 5"), "{e}");
 }
 
@@ -179,8 +183,8 @@ impl Stored {
 }
 
 impl mem::Simple for Stored {
-    fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
-        Source::entries(&self.mem, f)
+    fn entries(&self, f: &mut dyn FnMut(mem::Entry) -> Result<()>) -> Result<()> {
+        mem::Simple::entries(&self.mem, f)
     }
     fn last_seq(&self) -> u64 {
         Source::last_seq(&self.mem)
@@ -196,17 +200,9 @@ impl mem::Simple for Stored {
         }
         Ok(())
     }
-    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
-        for &seq in seqs {
-            let r = &self.mem.records[seq as usize - 1];
-            f(Item::Stored {
-                seq,
-                at: r.at,
-                recorded_at: r.recorded_at,
-                bytes: &self.bytes[seq as usize - 1],
-            })?;
-        }
-        Ok(())
+    fn stored(&self, seq: u64) -> Option<(Vec<u8>, Micros)> {
+        let r = self.mem.records.get(seq as usize - 1)?;
+        Some((self.bytes[seq as usize - 1].clone(), r.recorded_at))
     }
 }
 
@@ -216,7 +212,7 @@ impl mem::Simple for Stored {
 fn snapshots_of_the_checked_fold_per_namespace_are_the_states_at_their_places() {
     use super::checkpoint::encode_section;
     let src = Stored::generated(3000);
-    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let (order, _) = fold_order(&src, &Query::default(), None);
     let mut stored = Vec::new();
     let mut put = |pos: Pos, n: u64, s: Snapshot| {
         stored.push((pos, n, s));
@@ -271,7 +267,7 @@ fn state_at(src: &Stored, order: &[u64], n: u64) -> Snapshot {
 fn snapshots_at_places_hold_the_state_of_what_sorts_at_or_before_them() {
     use super::checkpoint::encode_section;
     let src = Stored::generated(3000);
-    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let (order, _) = fold_order(&src, &Query::default(), None);
     let mut at = std::collections::BTreeMap::new();
     src.records(&order, &mut |r| {
         at.insert(r.seq, r.at);
@@ -329,8 +325,8 @@ struct Prefix<'a> {
 }
 
 impl mem::Simple for Prefix<'_> {
-    fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
-        Source::entries(self.src, &mut |e| match self.keep.contains(&e.seq) {
+    fn entries(&self, f: &mut dyn FnMut(mem::Entry) -> Result<()>) -> Result<()> {
+        mem::Simple::entries(self.src, &mut |e| match self.keep.contains(&e.seq) {
             true => f(e),
             false => Ok(()),
         })
@@ -408,7 +404,7 @@ fn an_audit_of_one_subject_is_the_full_trail_filtered_and_changes_no_state() {
 #[test]
 fn a_fold_from_a_state_sent_later_equals_one_from_the_state_and_fails_without_it() {
     let src = Stored::generated(3000);
-    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let (order, _) = fold_order(&src, &Query::default(), None);
     let at = src.mem.records[order[1500] as usize - 1].at;
     let head = Query {
         as_of: Some(at),
@@ -511,7 +507,7 @@ fn a_fold_handing_its_trail_on_equals_a_plain_one_and_the_first_bad_record_wins(
     assert_eq!(params(&plain), params(&handed));
     // Break two records of different namespaces: whichever comes first in
     // fold order is the error, the same with the trail handed on.
-    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let (order, _) = fold_order(&src, &Query::default(), None);
     let ns = |src: &Stored, seq: u64| {
         let kind = &src.mem.records[seq as usize - 1].kind;
         kind.split_once('.').unwrap().0.to_string()
@@ -566,7 +562,7 @@ fn a_fold_of_one_namespace_equals_the_full_one_and_names_its_first_bad_record() 
             assert_eq!(shown(&one, t), shown(&plain, t), "{t}");
         }
     }
-    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let (order, _) = fold_order(&src, &Query::default(), None);
     let kind = |seq: u64| src.mem.records[seq as usize - 1].kind.clone();
     let at = 1000
         + order[1000..]
@@ -614,7 +610,7 @@ impl TrailSink for Refuse {
 #[test]
 fn an_undecodable_record_comes_before_a_trail_that_fails_at_the_end() {
     let src = Stored::generated(3000);
-    let (order, _) = plan(&src, &Query::default()).unwrap();
+    let (order, _) = fold_order(&src, &Query::default(), None);
     let kind = |seq: u64| src.mem.records[seq as usize - 1].kind.clone();
     let mut mepbm = order.iter().filter(|&&s| kind(s).starts_with("mepbm."));
     let bad = *mepbm.nth(5).unwrap();

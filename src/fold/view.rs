@@ -1,9 +1,10 @@
-//! The ledger's records up to a seq as a fold [`Source`]: entries, records
-//! and items read chunk by chunk through the ledger's index, a few chunks
-//! cached. The fold reads the ledger; the ledger knows nothing of folds.
+//! The ledger's records up to a seq as a fold [`Source`]: the chunk
+//! summaries, and records read chunk by chunk through the ledger's index (a
+//! few chunks cached) or in fold order in one pass. The fold reads the
+//! ledger; the ledger knows nothing of folds.
 
-use super::stream::{self, Chunk as _};
-use super::{Entry, Item, Keep, Source, Span};
+use super::stream;
+use super::{Item, Keep, Source, Span};
 use crate::error::{Error, Result};
 use crate::events;
 use crate::ledger::{chunk, summary, Ledger};
@@ -14,8 +15,8 @@ use crate::time::Micros;
 pub(crate) struct View<'l> {
     ledger: &'l Ledger,
     upto: u64,
-    /// Every chunk's summary up to `upto`, read once: a resumed plan wants
-    /// them twice (voids, then `at` ranges).
+    /// Every chunk's summary up to `upto`, read once: a fold wants them for
+    /// its spans, `history` for its voids too.
     summaries: std::cell::OnceCell<Vec<summary::Summary>>,
 }
 
@@ -49,23 +50,6 @@ impl Source for View<'_> {
         self.upto
     }
 
-    /// Reads only the chunks whose summary's `at` range meets `lo..=hi`.
-    fn entries_in(
-        &self,
-        lo: Micros,
-        hi: Micros,
-        f: &mut dyn FnMut(Entry) -> Result<()>,
-    ) -> Result<()> {
-        for s in self.summaries()? {
-            if s.max_at < lo || s.min_at > hi {
-                continue;
-            }
-            let (first, bytes) = self.ledger.chunk_holding(s.first_seq)?;
-            self.chunk_entries(&chunk::decode(&bytes, first)?, f)?;
-        }
-        Ok(())
-    }
-
     /// From the summaries alone.
     fn void_pairs(&self, f: &mut dyn FnMut(u64, u64) -> Result<()>) -> Result<()> {
         for s in self.summaries()? {
@@ -76,26 +60,24 @@ impl Source for View<'_> {
         Ok(())
     }
 
-    fn entries(&self, f: &mut dyn FnMut(Entry) -> Result<()>) -> Result<()> {
-        self.ledger
-            .for_each_chunk((1, self.upto), &mut |c| self.chunk_entries(c, f))
-    }
-
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
         self.each_cached(seqs, &mut |c, seq| f(c.record(seq)?))
     }
 
-    /// From the summaries, when they are readable and cover `1..=upto`
-    /// without a gap (else the fold plans from the chunks).
-    fn spans(&self) -> Result<Option<Vec<Span>>> {
-        let Ok(all) = self.summaries() else {
-            return Ok(None);
-        };
+    /// From the summaries, which must cover `1..=upto` without a gap (the
+    /// ledger's index is checked as it is read, so only damage breaks this).
+    fn spans(&self) -> Result<Vec<Span>> {
+        let all = self.summaries()?;
         let mut next = 1;
         let mut spans = Vec::with_capacity(all.len());
+        let broken = |seq: u64| {
+            Error::Corrupt(format!(
+                "the chunk summaries do not cover the records from seq {seq} on"
+            ))
+        };
         for s in all {
             if s.first_seq != next || s.last_seq < s.first_seq || s.last_seq > self.upto {
-                return Ok(None);
+                return Err(broken(next));
             }
             next = s.last_seq + 1;
             spans.push(Span {
@@ -106,7 +88,10 @@ impl Source for View<'_> {
                 voids: s.voids.clone(),
             });
         }
-        Ok((next == self.upto + 1).then_some(spans))
+        match next == self.upto + 1 {
+            true => Ok(spans),
+            false => Err(broken(next)),
+        }
     }
 
     fn items_in_order(
@@ -116,10 +101,6 @@ impl Source for View<'_> {
         f: &mut dyn FnMut(Item<'_>) -> Result<()>,
     ) -> Result<()> {
         stream::run(spans, keep, &mut |first| self.load(first), f)
-    }
-
-    fn items(&self, seqs: &[u64], f: &mut dyn FnMut(Item<'_>) -> Result<()>) -> Result<()> {
-        self.each_cached(seqs, &mut |c, seq| f(c.item(seq)?))
     }
 }
 
@@ -210,23 +191,6 @@ impl View<'_> {
                 }
             };
             f(&cache[i], seq)?;
-        }
-        Ok(())
-    }
-
-    /// The entries of chunk `c` that lie within the view.
-    fn chunk_entries(
-        &self,
-        c: &chunk::ChunkView,
-        f: &mut dyn FnMut(Entry) -> Result<()>,
-    ) -> Result<()> {
-        for r in c.records.iter().filter(|r| r.seq <= self.upto) {
-            f(Entry {
-                seq: r.seq,
-                at: r.at,
-                recorded_at: c.recorded_at_micros,
-                void_target: r.void_target,
-            })?;
         }
         Ok(())
     }

@@ -19,7 +19,7 @@
 //!   58  ..  recorded_at  RFC 3339 text, exactly as hashed
 //!   then `count` records, each:
 //!     32  hash      BLAKE3 of the record's canonical form (see canonical.rs)
-//!     8   at        i64 microseconds UTC (domain time, for the fold plan)
+//!     8   at        i64 microseconds UTC (domain time, for the fold order)
 //!     8   void      u64 target seq of a ledger.voided, else 0
 //!     16  idem      idempotency key: BLAKE3("id\0" + id)[..16], or content[..16]
 //!     16  content   BLAKE3(event canonical bytes)[..16]

@@ -156,6 +156,30 @@ impl Ledger {
         }
     }
 
+    /// The last seq recorded at or before `t` (0: none), up to the head:
+    /// what a `--known-at` time cuts at. `recorded_at` never goes back from
+    /// one record to the next (an append records at the later of the wall
+    /// clock and the head's time, `restore` refuses a line recorded before
+    /// the one before it, and `verify` checks it), so the records recorded by
+    /// `t` are the seqs up to it, and every record of a chunk shares one
+    /// time: a binary search reads about log2(chunks) chunks.
+    pub fn seq_recorded_by(&self, t: i64) -> Result<u64> {
+        let head = self.head()?.seq;
+        let firsts: Vec<u64> = (self.index.borrow().iter())
+            .map(|e| e.first())
+            .take_while(|&first| first <= head)
+            .collect();
+        let (mut lo, mut hi) = (0, firsts.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.recorded_at_micros(firsts[mid])? {
+                Some(at) if at > t => hi = mid,
+                _ => lo = mid + 1,
+            }
+        }
+        Ok(firsts.get(lo).map_or(head, |first| first - 1))
+    }
+
     /// `field` of each stored record of `seqs`, reading each chunk once (an
     /// append may void thousands of its own records). A record that cannot be
     /// read is left out.

@@ -1,9 +1,11 @@
-//! Chunk summaries: what a plan needs to know about a chunk without reading it.
+//! Chunk summaries: what a fold needs to know about a chunk without reading it.
 //!
 //! A point-in-time query that starts from a checkpoint needs only the records
 //! after the checkpoint's `(at, seq)` position with `at <= as_of`, and the set
 //! of voids. The summary of a chunk says which `at` range its records span and
-//! which voids it holds, so a plan reads only the chunks that can matter.
+//! which voids it holds, so a fold reads only the chunks that can matter, and
+//! knows, before it reads a chunk, that none of its records sorts before its
+//! smallest `at` (the fold's one pass, `fold::stream`).
 //!
 //! ```text
 //! the summary in a chunk's entry of the index (`super::published`), after

@@ -163,6 +163,8 @@ struct Chain<'l> {
     problems: Vec<(u64, String)>,
     next: u64,
     last: [u8; 32],
+    /// The `recorded_at` of the last chunk linked, as microseconds.
+    recorded_at: i64,
     expected_found: bool,
 }
 
@@ -173,6 +175,7 @@ impl<'l> Chain<'l> {
             problems: Vec::new(),
             next: 1,
             last: [0; 32],
+            recorded_at: i64::MIN,
             expected_found: false,
         }
     }
@@ -196,7 +199,17 @@ impl<'l> Chain<'l> {
         } else if c.prev != self.last {
             let what = format!("prev does not match the hash of record {}", next - 1);
             self.problems.push((c.first_seq, what));
+        } else if c.recorded_at < self.recorded_at {
+            // A known-at time cuts the records recorded by then as a prefix
+            // of the seqs (`Ledger::seq_recorded_by`).
+            let what = format!(
+                "recorded at {}, before record {} was (`recorded_at` never goes back)",
+                crate::time::format(c.recorded_at),
+                next - 1
+            );
+            self.problems.push((c.first_seq, what));
         }
+        self.recorded_at = self.recorded_at.max(c.recorded_at);
         match self.ledger.published_differs(&c) {
             Ok(None) => {}
             Ok(Some(why)) => self.problems.push((c.first_seq, why)),
@@ -259,6 +272,8 @@ struct ChunkCheck {
     prev: [u8; 32],
     /// The hash of its last record.
     last: Option<[u8; 32]>,
+    /// Its records' `recorded_at`, as microseconds.
+    recorded_at: i64,
     problems: Vec<(u64, String)>,
     expected_found: bool,
     /// Its summary and its records' key fingerprints, as the index and `fps`
@@ -358,6 +373,7 @@ fn check_records<'h>(
         count: c.records.len() as u64,
         prev: c.prev,
         last: c.records.last().map(|r| r.hash),
+        recorded_at: c.recorded_at_micros,
         problems,
         expected_found,
         summary: summary::Summary::of(c).encode(),
@@ -382,4 +398,41 @@ fn header_mismatch(r: &RecordView, event_hash: &[u8; 32], grammar: &dyn Grammar)
         return Some("record header (at, void target or keys) does not match its event".into());
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chunk of one record, seq `first`, linked by hashes `[first - 1; 32]`
+    /// to `[first; 32]`, recorded at `recorded_at`.
+    fn one(first: u8, recorded_at: i64) -> ChunkCheck {
+        ChunkCheck {
+            first_seq: u64::from(first),
+            count: 1,
+            prev: [first - 1; 32],
+            last: Some([first; 32]),
+            recorded_at,
+            problems: Vec::new(),
+            expected_found: false,
+            summary: Vec::new(),
+            fps: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_chunk_recorded_before_the_one_before_it_is_a_problem() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::init(&dir.path().join("l")).unwrap();
+        let mut chain = Chain::new(&ledger);
+        chain.link(1, Ok(one(1, 2_000)));
+        chain.link(2, Ok(one(2, 1_000)));
+        chain.link(3, Ok(one(3, 2_000)));
+        chain.link(4, Ok(one(4, 1_500)));
+        let back: Vec<u64> = (chain.problems.iter())
+            .filter(|(_, why)| why.contains("`recorded_at` never goes back"))
+            .map(|(seq, _)| *seq)
+            .collect();
+        assert_eq!(back, [2, 4], "{:?}", chain.problems);
+    }
 }
