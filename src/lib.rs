@@ -215,8 +215,8 @@
 //!   at the first record that takes it to 256 KiB or more, LZ4-packed with a CRC-32 that every read checks (a damaged chunk is an
 //!   error naming its seq, never a table); its layout is in [`ledger::chunk`]. Records share chunks because
 //!   sled costs tens of microseconds a key; each stores its hash, `at`, void target,
-//!   idempotency key and content hash beside the event's canonical bytes, so fold plans
-//!   and the idempotency index need no JSON.
+//!   idempotency key and content hash beside the event's canonical bytes, so the fold's
+//!   order, its voids and the idempotency index need no JSON.
 //!
 //! The published view is what readers read, and what the writer reads its chunks
 //! through ([`ledger::published`]):
@@ -259,8 +259,8 @@
 //! decodes only the sections it needs: the rules, its own namespace's state and
 //! players index. `history PLAYER` starts from the latest
 //! one before the player's first record (a player's values change only from it on), or
-//! from nothing when a grudge team shares the name; a `--known-at` time and `--rules`
-//! fold from nothing (`replay --rules` refolds only the namespaces the rules
+//! from nothing when a grudge team shares the name; `--rules`
+//! folds from nothing (`replay --rules` refolds only the namespaces the rules
 //! file sets parameters of, and takes the others from the ledger as it stands).
 //! `LAUREL_NO_CHECKPOINTS=1` forces the full fold,
 //! `LAUREL_CHECKPOINT_EVERY=N` sets the spacing, `LAUREL_CHECKPOINT_TRACE=1` prints where a

@@ -211,46 +211,33 @@ fn rules_lists_the_values_each_parameter_may_take() {
     assert!(rows.iter().all(|r| r["allowed"].as_str().is_some()));
 }
 
+/// `rules --template` as a file: what `laurel rules` lists as in force.
+fn template(dir: &std::path::Path) -> serde_json::Value {
+    let out = laurel(dir).args(["rules", "--template"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let file: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed = json(dir, &["rules", "--format", "json"]);
+    for row in listed["rows"].as_array().unwrap() {
+        let (system, param) = (row["system"].as_str(), row["param"].as_str());
+        let (system, param) = (system.unwrap(), param.unwrap());
+        assert_eq!(file[system][param], row["in_force"], "{system}.{param}");
+    }
+    file
+}
+
+/// In a ledger whose rules never changed, replaying the template moves
+/// nothing; after a change, it holds the value in force, not the default.
 #[test]
-fn rules_template_holds_every_value_in_force_and_replays_to_no_change() {
+fn rules_template_holds_every_value_in_force_and_replays_unchanged_rules_to_no_change() {
     let dir = ledger_with(&[
         "mepbm_valar.jsonl",
         "cfr_wbc.jsonl",
         "diplomacy_draws.jsonl",
     ]);
-    let change = r#"{"type":"ledger.rules_changed","at":"2003-03-02","system":"valar","params":{"base":46}}"#;
-    assert!(append_text(dir.path(), change).status.success());
-    let out = laurel(dir.path())
-        .args(["rules", "--template"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let template: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        template["valar"]["base"], 46,
-        "the value in force, not the default"
-    );
-    let listed = json(dir.path(), &["rules", "--format", "json"]);
-    for row in listed["rows"].as_array().unwrap() {
-        let (system, param) = (
-            row["system"].as_str().unwrap(),
-            row["param"].as_str().unwrap(),
-        );
-        assert_eq!(template[system][param], row["in_force"], "{system}.{param}");
-    }
     let file = dir.path().join("template.json");
-    std::fs::write(&file, &out.stdout).unwrap();
-    let diff = json(
-        dir.path(),
-        &[
-            "replay",
-            "--rules",
-            file.to_str().unwrap(),
-            "--diff",
-            "--format",
-            "json",
-        ],
-    );
+    std::fs::write(&file, template(dir.path()).to_string()).unwrap();
+    let args = ["replay", "--rules", file.to_str().unwrap(), "--diff"];
+    let diff = json(dir.path(), &[&args[..], &["--format", "json"]].concat());
     let tables = diff["tables"].as_array().unwrap();
     let rows: Vec<&serde_json::Value> = tables
         .iter()
@@ -264,6 +251,9 @@ fn rules_template_holds_every_value_in_force_and_replays_to_no_change() {
             "{r}"
         );
     }
+    let change = r#"{"type":"ledger.rules_changed","at":"2003-03-02","system":"valar","params":{"base":46}}"#;
+    assert!(append_text(dir.path(), change).status.success());
+    assert_eq!(template(dir.path())["valar"]["base"], 46);
 }
 
 #[test]

@@ -49,6 +49,8 @@ pub fn log(
 ) -> Result<()> {
     let ledger = Ledger::read(path)?;
     let wanted = kind.map(known_kind).transpose()?;
+    // The type column is as wide as the longest type.
+    let kinds = TYPES.iter().map(|t| t.len()).max().unwrap_or(0);
     let from = from.unwrap_or(1);
     let last = ledger.head()?.seq;
     if from > last.max(1) {
@@ -82,7 +84,7 @@ pub fn log(
             label = [label, what].join(" ").trim_start().to_string();
         }
         let mut line = format!(
-            "{:>6}  {:<20}  {:<28}  {}  recorded {recorded_at}  {label}",
+            "{:>6}  {:<20}  {:<kinds$}  {}  recorded {recorded_at}  {label}",
             r.seq,
             time::format_short(r.at),
             peek.kind,

@@ -189,7 +189,9 @@ pub fn history(
         }
     }
     rows.sort_by_key(|(c, _)| (c.at, c.seq));
-    let columns = [&output::CHANGE_COLUMNS[..], &["voided"]].concat();
+    // The formula, the widest, last: the voided note is beside the values.
+    let (before, formula) = output::CHANGE_COLUMNS.split_at(5);
+    let columns = [before, &["voided"], formula].concat();
     let title = match now == shown || now.is_empty() {
         true => format!("History of {shown}"),
         false => format!("History of {shown} (now {now})"),
@@ -197,7 +199,7 @@ pub fn history(
     let mut t = Table::new("history", &title, &columns);
     for (c, note) in rows {
         let mut row = output::change_row(&c);
-        row.push(note);
+        row.insert(5, note);
         t.push(row);
     }
     let report = Report {
@@ -467,11 +469,12 @@ fn voided_changes(
     Ok(out)
 }
 
-/// `laurel rules`: every parameter, its default, the value in force, its doc
-/// line and the values it may take.
-/// `laurel rules --template`: the values in force as a rules file,
-/// `{system: {param: value}}`, which `replay --rules` reads back unchanged (a
-/// replay of it moves nothing); a person edits the values to ask a what-if.
+/// `laurel rules --template`: the values in force (at the head, or the
+/// clocks asked) as a rules file, `{system: {param: value}}`, which `replay
+/// --rules` reads; a person edits a value to ask a what-if. A replay pins
+/// the file's values for the whole history, so in a ledger whose rules
+/// changed it rescores what came before the change with the values after it;
+/// in one whose rules never changed, it moves nothing.
 pub fn rules_template(path: &Path, args: &QueryArgs, w: &mut dyn Write) -> Result<()> {
     let ledger = Ledger::read(path)?;
     let (f, _) = folded_only(&ledger, args, None)?;
@@ -486,13 +489,15 @@ pub fn rules_template(path: &Path, args: &QueryArgs, w: &mut dyn Write) -> Resul
     writeln!(w, "{text}").map_err(super::stdout_error)
 }
 
+/// `laurel rules`: every parameter, its default, the value in force, its doc
+/// line and the values it may take.
 pub fn rules(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) -> Result<()> {
     let ledger = Ledger::read(path)?;
     let (f, stamp) = folded_only(&ledger, args, None)?;
     let mut t = Table::new(
         "rules",
         "Rule parameters",
-        &["system", "param", "default", "in_force", "doc", "allowed"],
+        &["system", "param", "default", "in_force", "allowed", "doc"],
     );
     for (d, v) in f.cx.params.listing() {
         let default: Value = serde_json::from_str(d.default).unwrap_or(Value::Null);
@@ -501,8 +506,8 @@ pub fn rules(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) ->
             json!(d.name),
             default,
             v,
-            json!(d.doc),
             json!(d.range.to_string()),
+            json!(d.doc),
         ]);
     }
     let report = Report {

@@ -39,10 +39,9 @@
 //! smallest `at` of each chunk holding such records, the `at` of each
 //! record voided: [`Ledger::cut_after`]), which may only say no too often,
 //! never yes wrongly; the record at `H` must also still have the hash it
-//! had. A known-at time never resumes: `recorded_at` is the wall clock's at
-//! each append (never before the head's, but a ledger whose clock once went
-//! back may hold it otherwise), so a time need not cut a prefix of the seqs. `LAUREL_CHECKPOINT_TRACE`
-//! shows which checkpoint a query took.
+//! had. A known-at time is its seq ([`Ledger::seq_recorded_by`]) and resumes
+//! as that seq does. `LAUREL_CHECKPOINT_TRACE` shows which checkpoint a query
+//! took.
 
 use bincode::Options;
 use serde::Serialize;

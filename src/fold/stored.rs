@@ -55,6 +55,20 @@ fn a_power_without_its_player_field_is_read_as_surrendered_when_stored() {
 }
 
 #[test]
+fn power_names_written_with_a_space_or_two_ways_are_read_as_stored() {
+    let game = |draw: String| {
+        format!(r#"{{"type":"diplomacy.game_ended","at":"2005-05-01","game":"g",{draw}}}"#)
+    };
+    let padded = game(DRAW.replace(r#""power":"Italy""#, r#""power":"Italy ""#));
+    refused_new_read_stored(
+        &padded,
+        r#"power name "Italy " begins or ends with whitespace"#,
+    );
+    let twice = game(DRAW.replace(r#""power":"Italy""#, r#""power":"england""#));
+    refused_new_read_stored(&twice, r#"powers "England" and "england" are one name"#);
+}
+
+#[test]
 fn a_tournament_differing_from_another_in_case_alone_is_read_as_stored() {
     let cards = |t: &str| {
         format!(

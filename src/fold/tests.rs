@@ -189,7 +189,8 @@ impl mem::Simple for Stored {
     fn last_seq(&self) -> u64 {
         Source::last_seq(&self.mem)
     }
-    /// Decoded as a ledger decodes them (the two-thread fold reads these).
+    /// Decoded as a ledger decodes them (`Source::records`; the fold reads
+    /// [`mem::Simple::stored`]'s bytes).
     fn records(&self, seqs: &[u64], f: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
         for &seq in seqs {
             let r = &self.mem.records[seq as usize - 1];
@@ -206,6 +207,23 @@ impl mem::Simple for Stored {
     }
 }
 
+/// The seqs of the records of `src` no void targets, in `(at, seq)` order:
+/// the fold order, as a model gives it.
+fn live_in_at_seq_order(src: &MemSource) -> Vec<u64> {
+    let voided: std::collections::BTreeSet<u64> = (src.records.iter())
+        .filter_map(|r| match &r.event {
+            Event::Ledger(ledger::Event::Voided(v)) => Some(v.target),
+            _ => None,
+        })
+        .collect();
+    let mut live: Vec<Pos> = (src.records.iter())
+        .filter(|r| !voided.contains(&r.seq))
+        .map(|r| (r.at, r.seq))
+        .collect();
+    live.sort_unstable();
+    live.into_iter().map(|(_, seq)| seq).collect()
+}
+
 /// Snapshots of a checked fold, one section from each namespace's worker,
 /// equal the state of a plain fold of the records before them.
 #[test]
@@ -213,6 +231,7 @@ fn snapshots_of_the_checked_fold_per_namespace_are_the_states_at_their_places() 
     use super::checkpoint::encode_section;
     let src = Stored::generated(3000);
     let (order, _) = fold_order(&src, &Query::default(), None);
+    assert_eq!(order, live_in_at_seq_order(&src.mem));
     let mut stored = Vec::new();
     let mut put = |pos: Pos, n: u64, s: Snapshot| {
         stored.push((pos, n, s));

@@ -163,8 +163,9 @@ struct Chain<'l> {
     problems: Vec<(u64, String)>,
     next: u64,
     last: [u8; 32],
-    /// The `recorded_at` of the last chunk linked, as microseconds.
-    recorded_at: i64,
+    /// The latest `recorded_at` linked so far, as microseconds, and the
+    /// last seq of the chunk that holds it.
+    recorded_at: (i64, u64),
     expected_found: bool,
 }
 
@@ -175,7 +176,7 @@ impl<'l> Chain<'l> {
             problems: Vec::new(),
             next: 1,
             last: [0; 32],
-            recorded_at: i64::MIN,
+            recorded_at: (i64::MIN, 0),
             expected_found: false,
         }
     }
@@ -199,17 +200,19 @@ impl<'l> Chain<'l> {
         } else if c.prev != self.last {
             let what = format!("prev does not match the hash of record {}", next - 1);
             self.problems.push((c.first_seq, what));
-        } else if c.recorded_at < self.recorded_at {
+        } else if c.recorded_at < self.recorded_at.0 {
             // A known-at time cuts the records recorded by then as a prefix
             // of the seqs (`Ledger::seq_recorded_by`).
             let what = format!(
                 "recorded at {}, before record {} was (`recorded_at` never goes back)",
                 crate::time::format(c.recorded_at),
-                next - 1
+                self.recorded_at.1
             );
             self.problems.push((c.first_seq, what));
         }
-        self.recorded_at = self.recorded_at.max(c.recorded_at);
+        if c.recorded_at >= self.recorded_at.0 {
+            self.recorded_at = (c.recorded_at, c.first_seq + c.count.saturating_sub(1));
+        }
         match self.ledger.published_differs(&c) {
             Ok(None) => {}
             Ok(Some(why)) => self.problems.push((c.first_seq, why)),
@@ -429,10 +432,15 @@ mod tests {
         chain.link(2, Ok(one(2, 1_000)));
         chain.link(3, Ok(one(3, 2_000)));
         chain.link(4, Ok(one(4, 1_500)));
-        let back: Vec<u64> = (chain.problems.iter())
+        let back: Vec<(u64, &str)> = (chain.problems.iter())
             .filter(|(_, why)| why.contains("`recorded_at` never goes back"))
-            .map(|(seq, _)| *seq)
+            .map(|(seq, why)| (*seq, why.as_str()))
             .collect();
-        assert_eq!(back, [2, 4], "{:?}", chain.problems);
+        assert_eq!(back.len(), 2, "{:?}", chain.problems);
+        assert_eq!(back[0].0, 2);
+        assert_eq!(back[1].0, 4);
+        // Each names the latest record before it: record 1, then record 3.
+        assert!(back[0].1.contains("before record 1 was"), "{}", back[0].1);
+        assert!(back[1].1.contains("before record 3 was"), "{}", back[1].1);
     }
 }

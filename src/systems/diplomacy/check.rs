@@ -109,30 +109,41 @@ enum Board {
     Param(i64),
 }
 
-/// Names, players, centers and elimination years, power by power. Two
-/// powers' names are one name when their keys are equal ([`key`]: case,
-/// accents, spacing and letters of another script that look alike do not
-/// count), so "Austria", "austria" and a Cyrillic "Аustria" are one power
-/// listed three times, not three powers.
-fn check_powers(id: &Ident, powers: &[PowerResult]) -> Result<(), String> {
+/// A new game's power names are written as a player's are (no space at
+/// either end, [`check_power_name`]), and two names whose keys are equal
+/// ([`key`]: case, accents, spacing and letters of another script that look
+/// alike do not count) are one power listed twice: "Austria", "austria" and
+/// a Cyrillic "Аustria" are not three powers (an input rule:
+/// `RatingSystem::check_input`; a game stored before is read as accepted).
+pub(super) fn power_names(g: &GameEnded) -> Result<(), String> {
+    let id = &g.game;
     let mut names: BTreeMap<String, &str> = BTreeMap::new();
+    for p in &g.powers {
+        let power = p.power.as_str();
+        check_power_name(power).map_err(|m| format!("game {id}: {m}"))?;
+        if let Some(other) = names.insert(key(power), power) {
+            return Err(format!(
+                "game {id}: powers {other:?} and {power:?} are one name written two ways \
+                 (case, accents, spacing or look-alike letters); list each power once"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Names, players, centers and elimination years, power by power.
+fn check_powers(id: &Ident, powers: &[PowerResult]) -> Result<(), String> {
+    let mut names = BTreeSet::new();
     let mut players: BTreeMap<&str, &str> = BTreeMap::new();
     for p in powers {
         let power = &p.power;
-        check_power_name(power).map_err(|m| format!("game {id}: {m}"))?;
-        match names.insert(key(power), power) {
-            Some(other) if other == power.as_str() => {
-                return Err(format!(
-                    "game {id}: power {power} is listed twice; power names are unique within a game"
-                ))
-            }
-            Some(other) => {
-                return Err(format!(
-                    "game {id}: powers {other:?} and {power:?} are one name written two ways \
-                     (case, accents, spacing or look-alike letters); list each power once"
-                ))
-            }
-            None => {}
+        if power.trim().is_empty() {
+            return Err(format!("game {id}: a power name must not be empty"));
+        }
+        if !names.insert(power.as_str()) {
+            return Err(format!(
+                "game {id}: power {power} is listed twice; power names are unique within a game"
+            ));
         }
         if let Some(player) = p.player() {
             if player.trim().is_empty() {

@@ -23,12 +23,12 @@ impl RatingSystem for State {
     system_items!(bincode);
 
     /// A new game lists at most [`check::MAX_POWERS`] powers, each with its
-    /// `player` field.
+    /// `player` field, their names each written once ([`check::power_names`]).
     fn check_input(&self, rec: &Record, _: &crate::systems::players::Index) -> Result<(), String> {
         match &rec.event {
-            Event::Diplomacy(events::Event::GameEnded(g)) => {
-                check::board_size(g).and_then(|()| check::players_given(g))
-            }
+            Event::Diplomacy(events::Event::GameEnded(g)) => check::board_size(g)
+                .and_then(|()| check::players_given(g))
+                .and_then(|()| check::power_names(g)),
             _ => Ok(()),
         }
     }

@@ -498,9 +498,13 @@ pub fn check_rules(rules: &Value) -> Result<(), String> {
         .ok_or("a rules file is one JSON object keyed by system")?;
     for (system, params) in obj {
         let params = params.as_object().ok_or_else(|| {
+            let what = match group(system) {
+                Some(_) => format!("{system}: expected an object of parameters"),
+                None => format!("{system:?} is not a rule system"),
+            };
             format!(
-                "{system}: expected an object of parameters: a rules file is \
-                     {{\"system\": {{\"param\": value}}}}, as `laurel rules --template` prints"
+                "{what}: a rules file is {{\"system\": {{\"param\": value}}}}, as \
+                 `laurel rules --template` prints"
             )
         })?;
         check_input(system, params)?;
