@@ -489,6 +489,11 @@ fn damaged_records_give_exit_1_or_2_and_verify_names_them() {
             "not UTF-8",
         ),
         (
+            "recorded_at's microseconds changed",
+            edit_chunk(1, |b| b[48] ^= 1),
+            "recorded_at's microseconds do not match its text",
+        ),
+        (
             "header seq differs from key",
             edit_chunk(1, |b| b[4] ^= 1),
             "header says it starts at seq",

@@ -316,6 +316,14 @@ pub fn decode(bytes: &[u8], key_seq: u64) -> Result<ChunkView<'_>, Error> {
     let ra_len = u16::from_le_bytes(arr(take(bytes, &mut pos, 2, key_seq)?)) as usize;
     let recorded_at = std::str::from_utf8(take(bytes, &mut pos, ra_len, key_seq)?)
         .map_err(|_| corrupt(key_seq, "recorded_at is not UTF-8"))?;
+    // Reads compare the microseconds (a known-at time, `verify`'s order of
+    // appends); the hash covers the text: the two must say one time.
+    if crate::time::parse(recorded_at) != Some(recorded_at_micros) {
+        return Err(corrupt(
+            key_seq,
+            "recorded_at's microseconds do not match its text",
+        ));
+    }
     debug_assert!(pos == HEADER + ra_len);
     // A damaged count must not allocate: no more records than the bytes can hold.
     let mut records = Vec::with_capacity((count as usize).min(bytes.len() / REC_HEADER));
