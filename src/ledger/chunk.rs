@@ -399,7 +399,8 @@ mod tests {
 
     #[test]
     fn round_trips_and_links_prev() {
-        let mut w = ChunkWriter::new(5, [1; 32], 42, "2026-01-01T00:00:00.000000Z");
+        let at = "2026-01-01T00:00:00.000042Z";
+        let mut w = ChunkWriter::new(5, [1; 32], crate::time::parse(at).unwrap(), at);
         let h5 = w.push((10, None), keys([2; 16], [3; 16]), b"{\"a\":1}");
         let h6 = w.push((11, Some(2)), keys([4; 16], [5; 16]), b"{}");
         let bytes = w.finish();
@@ -412,11 +413,17 @@ mod tests {
         assert_eq!(c.records[1].event, b"{}");
         assert!(decode(&bytes[..bytes.len() - 1], 5).is_err());
         assert!(decode(&bytes, 6).is_err());
+        // The microseconds must say the time the hashed text says.
+        let mut moved = bytes.clone();
+        moved[48] ^= 1;
+        let e = decode(&moved, 5).unwrap_err().to_string();
+        assert!(e.contains("microseconds do not match its text"), "{e}");
     }
 
     /// A full chunk of JSON events, as an append writes it.
     fn full_chunk() -> Vec<u8> {
-        let mut w = ChunkWriter::new(1, [0; 32], 7, "2026-11-22T00:00:00.000000Z");
+        let at = "2026-11-22T00:00:00.000007Z";
+        let mut w = ChunkWriter::new(1, [0; 32], crate::time::parse(at).unwrap(), at);
         while !w.is_full() {
             let n = w.next_seq();
             let event = format!(r#"{{"at":"2001-01-01","id":"e{n}","type":"mepbm.monthly_tick"}}"#);
