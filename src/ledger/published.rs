@@ -215,15 +215,26 @@ pub(crate) fn read_index(dir: &Path, p: Published) -> Result<Vec<Entry>> {
             .ok_or_else(|| bad("is cut short"))?;
         let end = at + 4 + n;
         let whole = b.get(at..end + CHECK).ok_or_else(|| bad("is cut short"))?;
-        if check(&whole[..4 + n]) != whole[4 + n..] || n < 8 + segment::POINTER_LEN {
+        if check(&whole[..4 + n]) != whole[4 + n..] {
             return Err(bad("is damaged (checksum)"));
+        }
+        if n < 8 + segment::POINTER_LEN {
+            return Err(bad(&format!(
+                "holds {n} bytes, too few for a seq and a pointer"
+            )));
         }
         let first = u64::from_le_bytes(whole[4..12].try_into().expect("8"));
         let pointer = whole[12..12 + segment::POINTER_LEN].try_into().expect("24");
         let summary = Summary::decode(first, &whole[12 + segment::POINTER_LEN..4 + n])?;
         let next = entries.last().map_or(1, |e| e.summary.last_seq + 1);
-        if first != next || summary.last_seq < first {
+        if first != next {
             return Err(bad(&format!("starts at seq {first}, not {next}")));
+        }
+        if summary.last_seq < first {
+            let last = summary.last_seq;
+            return Err(bad(&format!(
+                "ends at seq {last}, before it starts ({first})"
+            )));
         }
         entries.push(Entry { pointer, summary });
         at = end + CHECK;

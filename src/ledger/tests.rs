@@ -336,6 +336,16 @@ fn the_published_index_must_cover_exactly_the_head_and_fps_may_not_be_short() {
         .to_string();
     assert!(err.contains("starts at seq 4, not 1"), "{err}");
     std::fs::write(published::index_file(&path), &bytes).unwrap();
+    // An entry that ends before it starts, its checksum whole.
+    let mut backwards = published::read_index(&path, p).unwrap().swap_remove(0);
+    backwards.summary.last_seq = 0;
+    let one = backwards.encode();
+    std::fs::write(published::index_file(&path), &one).unwrap();
+    let err = published::read_index(&path, with(5, one.len() as u64))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("ends at seq 0, before it starts (1)"), "{err}");
+    std::fs::write(published::index_file(&path), &bytes).unwrap();
     // A short `fps` is damage, not zeros to fill in.
     let fps = published::fps_file(&path);
     let f = std::fs::OpenOptions::new().write(true).open(&fps).unwrap();
