@@ -14,10 +14,14 @@ fn is_on(value: Option<&std::ffi::OsStr>) -> bool {
 /// Peak resident set size of this process in bytes (`VmHWM` of /proc/self/status),
 /// or None where /proc is not available.
 pub fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    vm_hwm(&std::fs::read_to_string("/proc/self/status").ok()?)
+}
+
+/// The `VmHWM` line of a /proc status text, in bytes.
+fn vm_hwm(status: &str) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    kib.checked_mul(1024)
 }
 
 #[cfg(test)]
@@ -38,9 +42,16 @@ mod tests {
     }
 
     #[test]
+    fn vm_hwm_reads_kib_as_bytes_and_nothing_else() {
+        let status = "Name:\tlaurel\nVmPeak:\t  9000 kB\nVmHWM:\t  1234 kB\nVmRSS:\t 1000 kB\n";
+        assert_eq!(super::vm_hwm(status), Some(1234 * 1024));
+        assert_eq!(super::vm_hwm("VmRSS:\t 1000 kB\n"), None);
+        assert_eq!(super::vm_hwm("VmHWM:\t lots kB\n"), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
     fn peak_rss_is_positive_on_linux() {
-        if cfg!(target_os = "linux") {
-            assert!(super::peak_rss_bytes().unwrap() > 0);
-        }
+        assert!(super::peak_rss_bytes().is_some_and(|b| b > 0));
     }
 }
