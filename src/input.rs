@@ -6,15 +6,15 @@
 //! passed, without buffering the rest of it, so memory stays bounded whatever
 //! the input.
 //!
-//! A UTF-8 byte-order mark at the start of a file is refused, not skipped,
-//! in every file laurel reads (events here, a `--rules` file in `app`), with
-//! one message ([`BOM_REFUSED`]) that says how to fix it. The mark is no part
-//! of JSON (RFC 8259: a writer must not add it, a reader may ignore it); laurel
-//! takes the stricter side once, for every file, rather than skip it in some.
-//! A file starting with a UTF-16 mark (what some editors save as "Unicode")
-//! is told that laurel reads UTF-8 ([`UTF16_REFUSED`]), where it would
-//! otherwise hear of a stray byte at column 1 ([`marked`] says which); so is
-//! UTF-32, and UTF-16 without a mark, told by the NUL bytes beside its
+//! A UTF-8 byte-order mark at the start of an events file or a `--rules`
+//! file is skipped ([`without_bom`]): some editors save one, it says only that
+//! the text is UTF-8, and RFC 8259 lets a reader ignore it. One anywhere else
+//! is a stray character, refused where it stands. (`laurel restore` refuses
+//! one: an export is read as `laurel export` wrote it, byte for byte.)
+//! A file starting with a UTF-16 byte-order mark (what some editors save as
+//! "Unicode") is told that laurel reads UTF-8 ([`UTF16_REFUSED`]), where it
+//! would otherwise hear of a stray byte at column 1 ([`marked`] says which); so
+//! is UTF-32, and UTF-16 without a mark, told by the NUL bytes beside its
 //! first character.
 
 use std::cell::Cell;
@@ -44,11 +44,18 @@ pub type Stop = crate::error::Error;
 /// for exactly what a line is, a key given twice included.
 pub type OnEvent<'f> = dyn FnMut(u64, &[u8]) -> Result<(), Stop> + 'f;
 
-/// What a file starting with the UTF-8 byte-order mark (which some editors
-/// write) is told, an events file and a `--rules` file alike (see the module
-/// docs).
-pub const BOM_REFUSED: &str =
-    "invalid JSON: the input starts with a UTF-8 byte-order mark; save it as UTF-8 without one";
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What an export starting with the UTF-8 byte-order mark is told by
+/// `laurel restore`, which reads an export as written (see the module docs).
+pub const BOM_REFUSED: &str = "invalid JSON: the input starts with a UTF-8 byte-order mark, \
+     which `laurel export` never writes: give the export as it was written";
+
+/// `bytes` without the UTF-8 byte-order mark it starts with, if any.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
 
 /// What a file starting with a UTF-16 byte-order mark is told.
 pub const UTF16_REFUSED: &str = "invalid JSON: the input is UTF-16 (it starts with its \
@@ -76,8 +83,8 @@ pub fn marked(start: &[u8]) -> Option<&'static str> {
 }
 
 /// Read every event of `r`, calling `f(line, item)` for each, in order. A
-/// byte-order mark at the very start (what some editors save) is no part of
-/// JSON: refused, saying so ([`marked`]), like any other stray byte.
+/// UTF-8 byte-order mark at the very start is skipped; another encoding's
+/// mark or its NUL bytes are refused, saying so ([`marked`]).
 pub fn read_events<R: BufRead>(
     mut r: R,
     f: &mut OnEvent<'_>,
@@ -89,6 +96,7 @@ pub fn read_events<R: BufRead>(
         .take(4)
         .read_to_end(&mut start)
         .map_err(|e| Stop::io("input", e))?;
+    let start = without_bom(&start).to_vec();
     if let Some(msg) = marked(&start) {
         return Ok(Err(InputError {
             line: 1,

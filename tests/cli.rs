@@ -1,8 +1,8 @@
 //! Command-line conventions, through the built binary: "did you mean" for
 //! unknown tables and tournaments, `--limit`, the line
 //! naming the ledger state, CSV as one RFC 4180 table, JSON lists, a quiet
-//! stderr when it is not a terminal, `NO_COLOR`, a byte-order mark refused in
-//! every file read.
+//! stderr when it is not a terminal, `NO_COLOR`, a byte-order mark skipped at
+//! the start of every file read.
 
 mod common;
 
@@ -487,6 +487,42 @@ fn log_keeps_its_columns_beside_wide_names_and_voids() {
     assert!(log.lines().any(|l| l.ends_with("  \"名字\"")), "{log}");
 }
 
+/// A record written without an `id` is named in `log` by its identifiers
+/// (those of its lists left out), so `correct SEQ` can be aimed at it.
+#[test]
+fn log_names_a_record_without_an_id_by_its_identifiers() {
+    let dir = ledger_with(&[]);
+    let d = dir.path();
+    let text = std::fs::read_to_string(common::events_dir().join("cards_league.jsonl")).unwrap();
+    let without: Vec<String> = (text.lines().take(4))
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v.as_object_mut().unwrap().remove("id");
+            v.to_string()
+        })
+        .collect();
+    let out = common::append_text(d, &without.join("\n"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, log, _) = run(d, &["log"]);
+    let ends: Vec<&str> = (log.lines())
+        .map(|l| l.rsplit("Z  ").next().unwrap())
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            "tournament=cards-2013-league",
+            "tournament=cards-2013-league round=1",
+            "tournament=cards-2013-league round=2",
+            "tournament=cards-2013-league round=1 match=A",
+        ],
+        "{log}"
+    );
+}
+
 /// `check DIR` is the dry run of `import DIR`: the same files, the same
 /// report, nothing written.
 #[test]
@@ -562,44 +598,64 @@ fn import_takes_any_case_and_refuses_event_files_it_cannot_read() {
     }
 }
 
-/// A UTF-8 byte-order mark at the start of a file is refused, with one
-/// message naming the file and saying how to save it, whatever the file: a
-/// `--rules` file (replay, standings) as an events file (JSON Lines or a
-/// JSON array; append, check, import). Nothing is written.
+/// A UTF-8 byte-order mark at the start of a file (what some editors save)
+/// is skipped, whatever the file: a `--rules` file (replay, standings) answers
+/// as the same file without it, an events file (JSON Lines or a JSON array;
+/// check, append, import) appends what it would without it. One further in
+/// is a stray character, refused naming its line, and nothing is written.
 #[test]
-fn a_file_starting_with_a_byte_order_mark_is_refused_naming_it() {
+fn a_byte_order_mark_starting_a_file_is_skipped_and_one_further_in_refused() {
     let dir = ledger_with(&["mepbm_valar.jsonl"]);
     let d = dir.path();
-    let before = common::head(d);
-    let bom = |name: &str, text: &str| {
+    let write = |name: &str, text: &str| {
         let path = d.join(name);
-        std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+        std::fs::write(&path, text).unwrap();
         path.display().to_string()
     };
-    let want = "invalid JSON: the input starts with a UTF-8 byte-order mark; \
-                save it as UTF-8 without one";
-    let rules = bom("rules.json", r#"{"valar": {"base": 50}}"#);
-    let tick = r#"{"type":"mepbm.monthly_tick","at":"2009-02-01","month":"2009-01"}"#;
-    let lines = bom("lines.jsonl", tick);
-    let array = bom("array.json", &format!("[{tick}]"));
+    let rules = r#"{"valar": {"base": 50}}"#;
+    let (plain, marked) = (
+        write("plain.json", rules),
+        write("rules.json", &format!("\u{feff}{rules}")),
+    );
+    for args in [
+        vec!["replay", "--rules"],
+        vec!["standings", "valar", "--rules"],
+    ] {
+        let with = |file: &str| run(d, &[args.as_slice(), &[file]].concat());
+        let (code, out, err) = with(&marked);
+        assert_eq!(
+            (code, out.as_str()),
+            (0, with(&plain).1.as_str()),
+            "{args:?}: {err}"
+        );
+    }
+    let tick = |month: &str| {
+        format!(r#"{{"type":"mepbm.monthly_tick","at":"{month}-01","month":"{month}"}}"#)
+    };
+    let lines = write("lines.jsonl", &format!("\u{feff}{}\n", tick("2009-01")));
     let imports = d.join("imports");
     std::fs::create_dir(&imports).unwrap();
-    std::fs::copy(&array, imports.join("a.json")).unwrap();
+    let array = format!("\u{feff}[{}]", tick("2009-02"));
+    std::fs::write(imports.join("a.json"), &array).unwrap();
     let imports = imports.display().to_string();
-    for (args, named) in [
-        (vec!["replay", "--rules", &rules], format!("{rules}: ")),
-        (
-            vec!["standings", "valar", "--rules", &rules],
-            format!("{rules}: "),
-        ),
-        (vec!["append", &lines], format!("{lines}:1: ")),
-        (vec!["check", &array], format!("{array}:1: ")),
-        (vec!["import", &imports], format!("{imports}/a.json:1: ")),
+    let (seq, _) = common::head(d);
+    for (args, added) in [
+        (vec!["check", &lines], 0),
+        (vec!["append", &lines], 1),
+        (vec!["import", &imports], 2),
     ] {
         let (code, _, err) = run(d, &args);
-        assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.contains(&format!("{named}{want}")), "{args:?}: {err}");
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_eq!(common::head(d).0, seq + added, "{args:?}");
     }
+    let before = common::head(d);
+    let inside = write(
+        "inside.jsonl",
+        &format!("{}\n\u{feff}{}\n", tick("2009-03"), tick("2009-04")),
+    );
+    let (code, _, err) = run(d, &["append", &inside]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("{inside}:2: ")), "{err}");
     assert_eq!(common::head(d), before);
 }
 

@@ -167,18 +167,19 @@ fn read_rules(path: &Path) -> Result<Value> {
             path.display()
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))?;
-    if let Some(msg) = crate::input::marked(&bytes) {
+    let read = std::fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let bytes = crate::input::without_bom(&read);
+    if let Some(msg) = crate::input::marked(bytes) {
         return Err(Error::Usage(format!("{}: {msg}", path.display())));
     }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to() + 1; // counted from 1
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let at = read.len() - bytes.len() + e.valid_up_to() + 1; // counted from 1
         Error::Usage(format!(
             "{}: invalid JSON: byte {at} is not UTF-8; laurel reads UTF-8",
             path.display()
         ))
     })?;
-    let v: Value = serde_json::from_str(&text)
+    let v: Value = serde_json::from_str(text)
         .map_err(|e| Error::Usage(format!("{}: invalid JSON: {e}", path.display())))?;
     // As in events: a key given twice has no one meaning.
     if let Some(key) = crate::events::first_duplicate(text.as_bytes()) {
