@@ -413,6 +413,30 @@ fn missing_and_unnamed_checkpoint_files_change_no_answer_and_strays_go() {
     assert!(assert_same_answers(d, "after an append with files missing") > 50);
 }
 
+/// Checkpoints are a cache: a `checkpoints` that is a file, not a directory,
+/// holds none, so every query answers as the full replay (from nothing)
+/// rather than fail; an append, which writes checkpoints there, fails naming
+/// it and writes nothing. Once it is a directory again, folds resume.
+#[test]
+fn a_checkpoints_path_that_is_a_file_holds_none_and_changes_no_answer() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    append(d, &gen(3000, 9));
+    let ckdir = common::db_path(d).join("checkpoints");
+    std::fs::remove_dir_all(&ckdir).unwrap();
+    std::fs::write(&ckdir, b"not a directory").unwrap();
+    assert_eq!(assert_same_answers(d, "checkpoints a file"), 0);
+    let before = head(d);
+    let tick = r#"{"type":"mepbm.monthly_tick","at":"2020-01-01","month":"2019-12"}"#;
+    let out = cmd_in(d, &["append", "-"], false, tick);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("checkpoints"), "{}", said(&out));
+    assert_eq!(head(d), before);
+    std::fs::remove_file(&ckdir).unwrap();
+    append(d, tick);
+    assert!(assert_same_answers(d, "checkpoints a directory again") > 50);
+}
+
 /// A checkpoint without a system's section (one made before that system was
 /// added) still serves the other systems' queries; a query of that system
 /// starts from an older checkpoint instead, with the full replay's answer.

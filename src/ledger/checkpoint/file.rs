@@ -57,28 +57,29 @@ const UNFINISHED: &str = ".tmp";
 
 /// The header bytes (prefix and value) of every checkpoint file in `dir`, by
 /// the key its name gives (those of a file too short or of another format
-/// are what the file starts with, and read as no header); nothing if `dir`
-/// does not exist. Files of other names are not laurel's checkpoints.
-pub(super) fn list(dir: &Path) -> Result<super::Headers> {
-    let io = |e| Error::io(dir.display().to_string(), e);
+/// are what the file starts with, and read as no header). Files of other
+/// names are not laurel's checkpoints. Checkpoints are a cache: a `dir` that
+/// does not exist, is no directory or cannot be listed holds none, and a file
+/// that cannot be read is not there, so a fold starts from nothing rather than
+/// fail (a writer then fails creating its checkpoints, naming `dir`).
+pub(super) fn list(dir: &Path) -> super::Headers {
     let mut all = super::Headers::new();
-    let entries = match std::fs::read_dir(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(all),
-        other => other.map_err(io)?,
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return all;
     };
-    for entry in entries {
-        let entry = entry.map_err(io)?;
+    for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(k) = name.to_str().and_then(key_of_file) else {
             continue;
         };
         // Gone since listed (a writer dropped it), or not a regular file:
-        // not there (a checkpoint is a cache).
-        if let Ok(f) = crate::ledger::published::open_regular(&entry.path()) {
-            all.insert(k, read_header_bytes(f).map_err(io)?);
+        // not there.
+        let file = crate::ledger::published::open_regular(&entry.path());
+        if let Some(header) = file.ok().and_then(|f| read_header_bytes(f).ok()) {
+            all.insert(k, header);
         }
     }
-    Ok(all)
+    all
 }
 
 /// The header bytes a checkpoint file starts with: its prefix, then as many
