@@ -111,8 +111,9 @@ impl<'a> Cell<'a> {
         })
     }
 
-    /// The text of a cell in text and CSV output: nothing for `null`, a string
-    /// as it is, an integer or boolean as JSON writes it, a decimal with two
+    /// The text of a cell in text, CSV and the site: nothing for `null`, a
+    /// string as it is, a boolean as `yes` or `no` (CFR's "Counted": a person
+    /// reads the column, JSON keeps `true`), an integer as JSON writes it, a decimal with two
     /// places at least ([`write_decimal`]); an array as its elements' texts
     /// joined by `"; "`, an object (a labelled value such as
     /// `{"game": "g1", "score": 0.1}`) as its values' texts in key order joined
@@ -141,6 +142,7 @@ impl<'a> Cell<'a> {
             (Cell::Object(_), _) => joined(out, &mut self.entries().map(|(_, v)| v), b": "),
             (number, Some(places)) if number.is_number() && write_fixed(out, number, places) => {}
             (Cell::Float(x), _) => write_decimal(out, *x),
+            (Cell::Bool(b), _) => out.extend_from_slice(if *b { b"yes" } else { b"no" }),
             // Serializing a scalar into a Vec cannot fail.
             (other, _) => serde_json::to_writer(out, other).unwrap_or_default(),
         }
