@@ -298,9 +298,13 @@ fn entitled(t: &View, g: &GamePlayed, p: &str) -> Result<(), String> {
     let person = names.get(p).and_then(|n| t.t.person(n));
     match g.stage {
         Stage::Group if !person.is_some_and(|x| t.t.people[x as usize].seeded()) => {
+            let seeded = (0..t.t.people.len() as u32)
+                .filter(|&x| t.t.people[x as usize].seeded())
+                .map(|x| t.player(x));
             return Err(format!(
-                "player {p} has no seeding game; only seeded players play the group stage"
-            ))
+                "player {p} has no seeding game; only seeded players play the group stage{}",
+                crate::events::did_you_mean(p, seeded)
+            ));
         }
         Stage::Bracket if !person.is_some_and(|x| t.is_qualifier(x)) => {
             let group = person.and_then(|x| t.group_of(x));
@@ -319,15 +323,6 @@ fn entitled(t: &View, g: &GamePlayed, p: &str) -> Result<(), String> {
     let Some(last) = t.t.last_match(g.stage, person) else {
         return Ok(());
     };
-    let group = g.group.as_ref().map(|x| x.0.as_str());
-    let mine = last.group_name(names);
-    if mine != group {
-        return Err(format!(
-            "player {p} plays in group {}, not {} (a player stays in one group)",
-            mine.unwrap_or("(none)"),
-            group.unwrap_or("(none)")
-        ));
-    }
     match t.standing_in(last, person) {
         Standing::Playing => Err(format!(
             "player {p} is still playing match {} ({} of {} games recorded)",

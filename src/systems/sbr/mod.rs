@@ -25,7 +25,9 @@
 //!   group passed over once it holds its `n - 16 (k - 1)` players; bots fill its seats
 //!   ([`math::snake_groups`]). 20 players: group 1 seeds 1, 4, 5, 8, 9–20, group 2
 //!   seeds 2, 3, 6, 7 and bots. A group match's players are of one group; its `group`,
-//!   when given, names it (`"1"`, `"2"`, …).
+//!   when given, names it (`"1"`, `"2"`, …), game by game: one game may give it and
+//!   the next not, and a player's matches need not agree. A seeding or bracket game
+//!   names none.
 //! - **Group and bracket**: a match is `games_per_match` (4) games between the same
 //!   players, each once in each seat; the match score is the sum of its games. Ties are
 //!   broken by the highest single game of the match, then by seed rank; the top
@@ -65,9 +67,13 @@
 //!   score. A named player's seat needs `bases` or `score` (or both, agreeing).
 //! - **Unbreakable ties** (equal score, best game and seed rank) share a place; a tie at
 //!   the advancement cut lets every tied player through.
-//! - **Final ranking** (the main table): podium first, then everyone else by how far
-//!   they got (stage, then round), then place in their last match, score in it, best
-//!   game in it and seed rank. `score` is the player's score in their last match (the
+//! - **Final ranking** (the main table): podium first (its title says how many
+//!   places the final gave: as many as it had players, up to `podium`), then everyone
+//!   else by how far they got: the bracket (by round), then a group's qualifiers not
+//!   yet in it, then the group stage by how near their group's last match so far they
+//!   got (a group played down in fewer rounds is as far on at each), then the
+//!   seeding; then place in their last match, score in it, best game in it and seed
+//!   rank. `score` is the player's score in their last match (the
 //!   seeding score for a player who only seeded).
 //! - **The list of tournaments** (`standings sbr` without `--tournament`, table
 //!   `tournaments`): `player` and `score` are the champion (shown as "First

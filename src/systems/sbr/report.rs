@@ -3,6 +3,7 @@
 //! and every match's table.
 
 use std::cmp::Reverse;
+use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
@@ -97,13 +98,29 @@ fn listing(ts: &Tournaments, names: &Names, sel: &Selector, cx: &Cx) -> Report {
 
 /// One row of the final ranking, with its sort key.
 struct Entry {
-    /// (stage reached, round reached, place, score, best game, tie-break seed):
-    /// larger is better, so places and seeds are reversed.
-    key: (u8, u32, Reverse<u32>, i64, i64, Reverse<u32>),
+    /// (how far: seeding 0, group stage 1, a group's qualifier 2, bracket 3;
+    /// how near the end of that stage: the bracket's round, a group's rounds
+    /// still to play after the match reversed; place, score, best game,
+    /// tie-break seed): larger is better, so places and seeds are reversed.
+    key: (u8, Reverse<u32>, Reverse<u32>, i64, i64, Reverse<u32>),
     cells: Vec<Value>,
 }
 
-fn entry(v: &View, p: u32, fin: Option<&Match>, cx: &Cx) -> Entry {
+/// How many rounds of the group stage each group (by [`View::group_of`] of
+/// its players) has played so far: its last match's round.
+fn group_rounds(v: &View) -> BTreeMap<u32, u32> {
+    let mut rounds = BTreeMap::new();
+    let group_matches = v.t.matches.iter().filter(|m| m.stage == Stage::Group);
+    for m in group_matches {
+        if let Some(g) = m.players.first().and_then(|&p| v.group_of(p)) {
+            let r = rounds.entry(g).or_insert(0);
+            *r = m.round.max(*r);
+        }
+    }
+    rounds
+}
+
+fn entry(v: &View, p: u32, fin: Option<&Match>, rounds: &BTreeMap<u32, u32>, cx: &Cx) -> Entry {
     let t = v.t;
     let seed = t.seed_rank(p);
     let last = [Stage::Bracket, Stage::Group]
@@ -119,7 +136,7 @@ fn entry(v: &View, p: u32, fin: Option<&Match>, cx: &Cx) -> Entry {
         return Entry {
             key: (
                 0,
-                0,
+                Reverse(0),
                 Reverse(0),
                 score,
                 score,
@@ -145,11 +162,20 @@ fn entry(v: &View, p: u32, fin: Option<&Match>, cx: &Cx) -> Entry {
             (place, l.total, l.best, l.seed)
         });
     let result = result_text(v, m, p, place, fin.is_some_and(|f| f.id == m.id), cx);
-    let level = if m.stage == Stage::Bracket { 2 } else { 1 };
+    // A bracket's rounds are everyone's; a group's are its own, so a group
+    // played down in fewer rounds is as far on at each.
+    let (level, to_play) = match m.stage {
+        Stage::Bracket => (3, u32::MAX - m.round),
+        _ if v.is_qualifier(p) => (2, 0),
+        _ => {
+            let last = v.group_of(p).and_then(|g| rounds.get(&g).copied());
+            (1, last.unwrap_or(m.round).saturating_sub(m.round))
+        }
+    };
     Entry {
         key: (
             level,
-            m.round,
+            Reverse(to_play),
             Reverse(place),
             total,
             best,
@@ -187,16 +213,18 @@ fn result_text(v: &View, m: &Match, p: u32, place: u32, is_final: bool, cx: &Cx)
 fn ranking(v: &View, cx: &Cx) -> Table {
     let t = v.t;
     let fin = v.final_match();
+    let rounds = group_rounds(v);
     let mut entries: Vec<(&str, Entry)> = (0..t.people.len() as u32)
-        .map(|p| (v.player(p), entry(v, p, fin, cx)))
+        .map(|p| (v.player(p), entry(v, p, fin, &rounds, cx)))
         .collect();
     entries.sort_by(|a, b| b.1.key.cmp(&a.1.key).then_with(|| a.0.cmp(b.0)));
     let keys: Vec<_> = entries.iter().map(|(_, e)| e.key).collect();
     let title = match fin {
         Some(f) => format!(
-            "Tournament {}: final ranking (podium from final match {})",
+            "Tournament {}: final ranking (podium from final match {}: places 1 to {})",
             t.id,
-            v.names.name(f.id)
+            v.names.name(f.id),
+            (f.players.len() as i64).min(cx.params.get::<Sbr>().podium)
         ),
         None => format!("Tournament {}: ranking so far (no final yet)", t.id),
     };
