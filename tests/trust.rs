@@ -290,6 +290,67 @@ fn a_site_title_with_a_control_character_is_refused_before_anything_is_written()
     }
 }
 
+/// A title longer than 200 characters (every page repeats it) is refused
+/// before anything is written; one of 200 is a title.
+#[test]
+fn a_site_title_over_200_characters_is_refused_before_anything_is_written() {
+    let ledger = common::ledger_with(&["cards_league.jsonl"]);
+    let out = tempfile::tempdir().unwrap();
+    let public = out.path().join("public");
+    let o = laurel(ledger.path())
+        .arg("site")
+        .arg(&public)
+        .args(["--title", &"é".repeat(201)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr_of(&o).contains("--title has 201 characters; a title has at most 200"),
+        "{}",
+        stderr_of(&o)
+    );
+    assert!(names_in(out.path()).is_empty());
+    let o = laurel(ledger.path())
+        .arg("site")
+        .arg(&public)
+        .args(["--title", &"é".repeat(200)])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr_of(&o));
+}
+
+/// A site is never written inside its ledger's directory, where a new or
+/// empty `segments/` or `checkpoints/` would otherwise be taken for a place
+/// to write and swapped in: refused, reached directly or through a symbolic
+/// link, the ledger directory itself too, and the ledger is left as it was.
+#[test]
+fn a_site_inside_the_ledger_directory_is_refused() {
+    let ledger = common::empty_ledger();
+    let db = common::db_path(ledger.path());
+    let out = tempfile::tempdir().unwrap();
+    let link = out.path().join("link");
+    std::os::unix::fs::symlink(&db, &link).unwrap();
+    let before = names_in(&db);
+    for dir in [
+        db.join("segments"),
+        db.join("checkpoints"),
+        link.join("segments"),
+        db.clone(),
+    ] {
+        let o = site(ledger.path(), &dir);
+        assert_eq!(o.status.code(), Some(2), "{}", dir.display());
+        assert!(
+            stderr_of(&o).contains("is inside the ledger directory"),
+            "{}",
+            stderr_of(&o)
+        );
+        assert_eq!(names_in(&db), before);
+    }
+    assert!(site(ledger.path(), &out.path().join("public"))
+        .status
+        .success());
+}
+
 #[test]
 fn a_killed_site_leaves_nothing_behind() {
     let ledger = empty_ledger();

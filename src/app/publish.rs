@@ -93,6 +93,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     check_title(opts.title.as_deref())?;
     let tables = chosen_tables(&opts.systems)?;
     let ledger = Ledger::read(path)?;
+    outside_ledger(path, dir)?;
     let (f, stamp, mut buckets) = trail(&ledger, args, &tables)?;
     let head = ledger.head()?;
     // The trail knows a renamed player by their first name, the tables by
@@ -141,12 +142,52 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
 
 /// A site's title is on every page: printable, as every event string must be.
 fn check_title(title: Option<&str>) -> Result<()> {
-    match title.and_then(crate::events::forbidden_char) {
-        None => Ok(()),
-        Some(c) => Err(Error::Usage(format!(
-            "site: --title holds the character U+{:04X}, which is not printable; a title must be",
+    let Some(title) = title else {
+        return Ok(());
+    };
+    if let Some(c) = crate::events::forbidden_char(title) {
+        return Err(Error::Usage(format!(
+            "site: --title holds the character U+{:04X}, which is not printable; \
+             a title is printable text",
             c as u32
+        )));
+    }
+    let chars = title.chars().count();
+    if chars > TITLE_MAX_CHARS {
+        return Err(Error::Usage(format!(
+            "site: --title has {chars} characters; a title has at most {TITLE_MAX_CHARS} \
+             (every page repeats it)"
+        )));
+    }
+    Ok(())
+}
+
+/// The longest `--title`, in characters: every page repeats it.
+const TITLE_MAX_CHARS: usize = 200;
+
+/// Refuse a site `dir` inside the ledger directory at `ledger`: its
+/// `segments/` and `checkpoints/` may be empty, which a site would
+/// otherwise take for its own and replace. `dir` need not exist yet: its
+/// nearest existing ancestor says where it would be.
+fn outside_ledger(ledger: &Path, dir: &Path) -> Result<()> {
+    let Ok(ledger) = ledger.canonicalize() else {
+        return Ok(());
+    };
+    let existing = dir.ancestors().find_map(|p| {
+        let p = if p.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            p
+        };
+        p.canonicalize().ok()
+    });
+    match existing {
+        Some(real) if real.starts_with(&ledger) => Err(Error::Usage(format!(
+            "site: {} is inside the ledger directory {}; give a directory outside it",
+            dir.display(),
+            ledger.display()
         ))),
+        _ => Ok(()),
     }
 }
 
