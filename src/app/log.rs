@@ -6,7 +6,8 @@
 //! A line is the record's seq, `at`, type, hash (its first 16 hex digits)
 //! and `recorded_at`, columns of fixed width, then its id and what it says,
 //! which may be long or hold names of any width, so nothing follows them but
-//! `voided by`. A `ledger.voided` shows its target and reason where other
+//! `voided by`. A record without an id shows its identifiers instead
+//! (`tournament=fall-2026 round=2`: what a `correct SEQ` is aimed by). A `ledger.voided` shows its target and reason where other
 //! records show their id: `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
 //! record ends with `voided by #10`. Registrations, renames and rule changes
 //! show what they say after their id (`"Ann" → "Anna"`, `valar {"base":50}`).
@@ -82,6 +83,8 @@ pub fn log(
             label = void_label(&label, target, targets.get(&target), &reason);
         } else if let Some(what) = ledger_content(&peek.kind, r)? {
             label = [label, what].join(" ").trim_start().to_string();
+        } else if label.is_empty() {
+            label = idents_of(r)?;
         }
         let mut line = format!(
             "{:>6}  {:<20}  {:<kinds$}  {}  recorded {recorded_at}  {label}",
@@ -96,6 +99,14 @@ pub fn log(
         line.push('\n');
         w.write_all(line.as_bytes()).map_err(stdout_error)
     })
+}
+
+/// What names a record without an `id`: its identifiers, `field=value`
+/// (`tournament=fall-2026 round=2`), so that `correct SEQ` can be aimed.
+fn idents_of(r: &RecordView) -> Result<String> {
+    let rec: crate::systems::Record = crate::events::decode_stored(r.event, r.seq, r.at, r.at)
+        .map_err(|e| Error::Corrupt(format!("record {}: {e}", r.seq)))?;
+    Ok(crate::systems::State::idents_text(&rec.event))
 }
 
 /// `kind` as `--type` names records: an event type, or a namespace

@@ -485,6 +485,24 @@ macro_rules! registry {
                 written
             }
 
+            /// The identifiers of `event` ([`RatingSystem::idents`]) as
+            /// `field=value`, space-separated, in the order its system gives
+            /// them, those in lists (`matches[].match`) left out: what names
+            /// a record that has no `id` (`laurel log`).
+            pub fn idents_text(event: &Event) -> String {
+                let mut out = Vec::new();
+                let mut each = |field: &'static str, id: &Ident| {
+                    if !field.contains("[]") {
+                        out.push(format!("{field}={}", id.0));
+                    }
+                };
+                match event {
+                    $(Event::$variant(e) => <$ns::State as RatingSystem>::idents(e, &mut each),)*
+                    Event::Ledger(_) => {}
+                }
+                out.join(" ")
+            }
+
             /// [`RatingSystem::check_input`] of `rec`'s system, with its
             /// players index.
             pub fn check_input(&self, rec: &Record) -> Result<(), String> {
