@@ -362,7 +362,7 @@ fn rules_a_stored_record_breaks_exit_2_naming_the_first_record_and_why() {
             vec!["sbr", "--tournament", "mars-2014"],
             "(sbr.game_played, id \"sbr-mars-2014-E-g1\") would not be valid under these rules: \
              tournament mars-2014, group match E, game 1: player Cassini is still playing match \
-             C (4 of 5 games recorded)",
+             C (4 of 5 games recorded at or before this game's `at`)",
         ),
     ];
     let before = common::head(d);

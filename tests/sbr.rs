@@ -576,8 +576,8 @@ fn a_group_label_given_in_some_matches_only_and_none_in_the_bracket() {
 /// A group's qualifiers rank above every player eliminated in a group, and
 /// a group played down in fewer rounds is as far on: with groups of 6, eight
 /// players make group 1 (seeds 1, 4-8: two rounds) and group 2 (seeds 2
-/// and 3: one match); group 2's pair ranks with group 1's, and group 1's
-/// last-round losers above its first-round ones.
+/// and 3: one match), as the seeding table shows; group 2's pair ranks with
+/// group 1's, and group 1's last-round losers above its first-round ones.
 #[test]
 fn qualifiers_rank_above_the_eliminated_whatever_their_groups_rounds() {
     let dir = common::empty_ledger();
@@ -627,6 +627,14 @@ fn qualifiers_rank_above_the_eliminated_whatever_their_groups_rounds() {
         .map(|r| r["player"].as_str().unwrap())
         .collect();
     assert_eq!(order, ["p1", "p2", "p4", "p3", "p6", "p7", "p5", "p8"]);
+    // The seeding table gives the draw: seeds 2 and 3 in group 2.
+    let groups: Vec<(&str, i64)> = (v["tables"]["seeding"].as_array().unwrap().iter())
+        .map(|r| (r["player"].as_str().unwrap(), r["group"].as_i64().unwrap()))
+        .collect();
+    let want = [1, 2, 2, 1, 1, 1, 1, 1].map(|g| g as i64);
+    let names: Vec<String> = (1..=8).map(|i| format!("p{i}")).collect();
+    let want: Vec<(&str, i64)> = names.iter().map(String::as_str).zip(want).collect();
+    assert_eq!(groups, want);
 }
 
 #[test]
@@ -680,7 +688,7 @@ fn stages_in_order_and_entitled_players_only() {
     rejected(
         dir.path(),
         &busy,
-        &["player bob is still playing match m1 (1 of 4 games recorded)"],
+        &["player bob is still playing match m1 (1 of 4 games recorded at or before this game's `at`)"],
     );
 }
 

@@ -325,7 +325,8 @@ fn entitled(t: &View, g: &GamePlayed, p: &str) -> Result<(), String> {
     };
     match t.standing_in(last, person) {
         Standing::Playing => Err(format!(
-            "player {p} is still playing match {} ({} of {} games recorded)",
+            "player {p} is still playing match {} ({} of {} games recorded at or before \
+             this game's `at`)",
             names.name(last.id),
             last.games(),
             t.games_per_match()

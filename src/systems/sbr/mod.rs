@@ -75,6 +75,10 @@
 //!   seeding; then place in their last match, score in it, best game in it and seed
 //!   rank. `score` is the player's score in their last match (the
 //!   seeding score for a player who only seeded).
+//! - **The seeding table** gives each seeded player's group as the seeding stands:
+//!   the draw a director schedules group matches by, settled once the group stage
+//!   begins (no seeding game comes after it). A final's `advanced` column is blank:
+//!   nobody advances from it.
 //! - **The list of tournaments** (`standings sbr` without `--tournament`, table
 //!   `tournaments`): `player` and `score` are the champion (shown as "First
 //!   place") and their score in the final, named as every table's player and

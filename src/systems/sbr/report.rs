@@ -261,10 +261,10 @@ fn seeding_table(v: &View) -> Table {
     let mut table = Table::new(
         "seeding",
         &format!(
-            "Tournament {}: seeding (one game in red against three bots)",
+            "Tournament {}: seeding (one game in red against three bots; groups as the seeding stands)",
             t.id
         ),
-        &["rank", "player", "score", "match"],
+        &["rank", "player", "score", "group", "match"],
     );
     for (r, name, p) in rows {
         let s = &t.people[p as usize];
@@ -272,6 +272,7 @@ fn seeding_table(v: &View) -> Table {
             json!(r),
             json!(name),
             json!(s.seed_score),
+            json!(v.group_of(p)),
             json!(v.names.name(s.seed_match)),
         ]);
     }
@@ -346,7 +347,8 @@ fn match_table(v: &View, m: &Match, is_final: bool, cx: &Cx) -> Table {
         ];
         row.extend((1..=games).map(|g| m.game_score(g, p).map_or(Value::Null, Value::from)));
         let result = result_text(v, m, p, place, is_final, cx);
-        let advanced = !is_final && v.complete(m) && advances(place, advance);
+        // Nobody advances from the final: its column is left blank.
+        let advanced = (!is_final).then(|| v.complete(m) && advances(place, advance));
         row.extend([json!(result), json!(advanced)]);
         table.push(row);
     }

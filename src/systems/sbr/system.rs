@@ -12,6 +12,8 @@ impl RatingSystem for State {
     const SAMPLES: &'static [(&'static str, &'static str)] = samples!["sbr_mars_2014.jsonl"];
     const WORKER: usize = 2;
     system_items!(bincode);
+    /// A match score starts again each match.
+    const CHARTED: bool = false;
 
     fn idents(event: &events::Event, f: &mut dyn FnMut(&'static str, &Ident)) {
         match event {

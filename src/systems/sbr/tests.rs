@@ -253,7 +253,7 @@ fn a_player_cannot_start_a_match_while_one_is_unfinished() {
     ev.push(game("group", "g2", 1, &["a", "c"], &[10, 20], 13));
     let e = run(&ev).unwrap_err();
     assert!(
-        e.contains("player a is still playing match g1 (1 of 4 games recorded)"),
+        e.contains("player a is still playing match g1 (1 of 4 games recorded at or before this game's `at`)"),
         "{e}"
     );
 }
