@@ -297,7 +297,8 @@
 //!      `CHANGES_UNNAMED` (a record may change players it does not name: say so, or
 //!      `history` misses what a voided record of it changed); `audit_rules` (what a rule
 //!      change moves at once where tables compute values as shown: the CFR window);
-//!      `check_input` (bounds that bind new input only: Diplomacy's 150 powers).
+//!      `check_input` (bounds that bind new input only: Diplomacy's 150 powers);
+//!      `CHARTED` (`false` where a value starts again, so the site charts none).
 //!    - `gen.rs`: its planner for `laurel gen`.
 //!
 //!    Its module docs define its events and state every decision its rules leave open.
@@ -307,8 +308,8 @@
 //!    `ns: Ns` in its `registry!`; the macro generates the field of [`systems::State`],
 //!    the variant of [`systems::Event`], the dispatch of `check`, `apply`, `absorb`,
 //!    `standings`, checkpoint sections and payload parsing, [`systems::NAMESPACES`],
-//!    [`systems::TYPES`], [`systems::PARAM_GROUPS`], [`systems::NON_PLAYER_NAMESPACES`]
-//!    and [`systems::UNNAMED_NAMESPACES`].
+//!    [`systems::TYPES`], [`systems::PARAM_GROUPS`], [`systems::NON_PLAYER_NAMESPACES`],
+//!    [`systems::UNNAMED_NAMESPACES`] and [`systems::UNCHARTED_NAMESPACES`].
 //! 4. **The places that name systems by hand** (lists a person reads, or a driver's
 //!    mix): [`systems::gen`]'s `System` (a variant, `ALL`, `parse`, its share in `shape`,
 //!    which sum to 1, `plan`, and the per-system counters); a stop of `laurel demo`'s

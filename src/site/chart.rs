@@ -97,17 +97,27 @@ pub(super) fn fmt_num(x: f64, step: f64) -> String {
 /// axis, labelled under the last. Coordinates are whole units (of 640 across).
 pub(crate) fn chart(name: &str, changes: &[&Change]) -> Markup {
     let mut series: BTreeMap<&str, Vec<(i64, f64, &Change)>> = BTreeMap::new();
-    let mut skipped = 0;
+    let (mut skipped, mut uncharted) = (0, 0);
     for c in changes {
+        if !crate::systems::charted(&c.system) {
+            uncharted += 1;
+            continue;
+        }
         match trimmed(&c.new).parse::<f64>() {
             Ok(y) if y.is_finite() => series.entry(&c.system).or_default().push((c.at, y, c)),
             _ => skipped += 1,
         }
     }
     if series.is_empty() {
-        return match changes.is_empty() {
-            true => html! { p { "No rating changes recorded." } "\n" },
-            false => html! { p { "No numeric values to chart; see the history below." } "\n" },
+        return match (changes.is_empty(), uncharted == changes.len()) {
+            (true, _) => html! { p { "No rating changes recorded." } "\n" },
+            (false, true) => html! {
+                p { "Scores that start again each match are not charted; see the history below." }
+                "\n"
+            },
+            (false, false) => {
+                html! { p { "No numeric values to chart; see the history below." } "\n" }
+            }
         };
     }
     let (mut x0, mut x1) = (i64::MAX, i64::MIN);
@@ -164,6 +174,10 @@ pub(crate) fn chart(name: &str, changes: &[&Change]) -> Markup {
                  (hover it for the value and record). " (desc) "."
                 @if skipped > 0 {
                     " " (skipped) " change(s) with a non-numeric value are in the history only."
+                }
+                @if uncharted > 0 {
+                    " " (uncharted) " change(s) of scores that start again each match are in \
+                     the history only."
                 }
             }
             "\n"

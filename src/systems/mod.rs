@@ -359,6 +359,12 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     /// out of the window): `history` then cannot tell from a voided record's
     /// names whether it changed the player ([`UNNAMED_NAMESPACES`]).
     const CHANGES_UNNAMED: bool = false;
+    /// Whether its changes are one value a chart can follow over time (a
+    /// rating, a season's total). `false` where a value starts again (a
+    /// Space Base Race match score, each match): the site charts none of its
+    /// changes ([`UNCHARTED_NAMESPACES`]), which its history lists. By
+    /// default `true`.
+    const CHARTED: bool = true;
     /// Whether it rates a subject named `name` that is not a player (a
     /// grudge team): such a subject may change before any event names a
     /// player of that name, so `history` of that name folds from the first
@@ -445,6 +451,11 @@ macro_rules! registry {
         /// name ([`RatingSystem::CHANGES_UNNAMED`]): a bit per [`NAMESPACES`] entry.
         pub const UNNAMED_NAMESPACES: u32 =
             bits(&[$(<$ns::State as RatingSystem>::CHANGES_UNNAMED),*]);
+
+        /// The namespaces whose changes the site does not chart
+        /// ([`RatingSystem::CHARTED`]): a bit per [`NAMESPACES`] entry.
+        pub const UNCHARTED_NAMESPACES: u32 =
+            bits(&[$(!<$ns::State as RatingSystem>::CHARTED),*]);
 
         /// Every projection, folded together.
         #[derive(Debug, Clone, Default)]
@@ -791,6 +802,12 @@ pub fn shared_places<K: PartialOrd>(keys: &[K]) -> Vec<(usize, usize)> {
             (above, above + equal - 1)
         })
         .collect()
+}
+
+/// Whether the site charts the changes of `table` ([`RatingSystem::CHARTED`]).
+pub fn charted(table: &str) -> bool {
+    let ns = namespace_of(table).and_then(|ns| NAMESPACES.iter().position(|n| *n == ns));
+    ns.is_none_or(|i| UNCHARTED_NAMESPACES & (1 << i) == 0)
 }
 
 /// The namespace whose events a table is folded from.
