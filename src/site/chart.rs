@@ -89,7 +89,8 @@ pub(super) fn fmt_num(x: f64, step: f64) -> String {
 }
 
 /// The inline SVG line chart of `changes` (one subject's, oldest first): one
-/// series per system, a line through its changes whose new value is a number
+/// series per charted system ([`crate::systems::charted`]; the caption counts
+/// the changes left out), a line through its changes whose new value is a number
 /// (at most [`POINTS`] of them, see [`thinned`]), ending in a point
 /// (`circle.pt`, with a `<title>`) at its latest value. Systems have their own
 /// scales (a rating near 1500 and points near 10), so each series gets its own

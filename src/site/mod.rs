@@ -58,7 +58,9 @@
 //!
 //! Where the player stands in each table (rank and score, linked to the page
 //! holding the row); an SVG line chart of their values over time, one panel
-//! per system (x = a change's date, y = its new value), each line through at
+//! per charted system ([`crate::systems::charted`]: not a Space Base Race
+//! match score, which starts again each match; x = a change's date, y = its
+//! new value), each line through at
 //! most [`POINTS`] of the system's changes, evenly spaced, the first and
 //! the last among them, ending in a point at the latest value; and the latest
 //! [`HISTORY`] changes with their formulas. Each page is a few tens of KB
