@@ -59,13 +59,13 @@ pub fn without_bom(bytes: &[u8]) -> &[u8] {
 
 /// What a file starting with a UTF-16 byte-order mark is told.
 pub const UTF16_REFUSED: &str = "invalid JSON: the input is UTF-16 (it starts with its \
-     byte-order mark); laurel reads UTF-8: save it as UTF-8 without a byte-order mark";
+     byte-order mark); laurel reads UTF-8: save it as UTF-8";
 
 /// What a file in UTF-32, or in UTF-16 without a byte-order mark, is told:
 /// its first character is one byte beside NUL bytes, which UTF-8 JSON never
 /// holds.
 const WIDE_REFUSED: &str = "invalid JSON: the input is UTF-16 or UTF-32 (NUL bytes beside \
-     its first character); laurel reads UTF-8: save it as UTF-8 without a byte-order mark";
+     its first character); laurel reads UTF-8: save it as UTF-8";
 
 /// The refusal of input starting with `start`, when that is a byte-order
 /// mark (UTF-8's: [`BOM_REFUSED`], UTF-16's: [`UTF16_REFUSED`]) or the
@@ -89,14 +89,20 @@ pub fn read_events<R: BufRead>(
     mut r: R,
     f: &mut OnEvent<'_>,
 ) -> Result<Result<(), InputError>, Stop> {
-    // The first 4 bytes whole (a pipe may hand over fewer at first), then
-    // read again ahead of the rest.
-    let mut start = Vec::with_capacity(4);
-    (&mut r)
-        .take(4)
-        .read_to_end(&mut start)
-        .map_err(|e| Stop::io("input", e))?;
-    let start = without_bom(&start).to_vec();
+    // The first 4 bytes after a UTF-8 mark whole (a pipe may hand over
+    // fewer at first), then read again ahead of the rest.
+    let mut start = Vec::with_capacity(7);
+    let mut read = |n: u64, start: &mut Vec<u8>| {
+        (&mut r)
+            .take(n)
+            .read_to_end(start)
+            .map_err(|e| Stop::io("input", e))
+    };
+    read(4, &mut start)?;
+    if start.starts_with(BOM) {
+        start.drain(..BOM.len());
+        read(3, &mut start)?;
+    }
     if let Some(msg) = marked(&start) {
         return Ok(Err(InputError {
             line: 1,

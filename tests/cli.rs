@@ -662,8 +662,8 @@ fn a_byte_order_mark_starting_a_file_is_skipped_and_one_further_in_refused() {
 }
 
 /// A file saved as UTF-16 (with its byte-order mark or without, either byte
-/// order) or UTF-32 is told that laurel reads UTF-8, a rules file as an
-/// events file; a rules
+/// order, after a UTF-8 mark or not) or UTF-32 is told that laurel reads
+/// UTF-8, a rules file as an events file; a rules
 /// file that is not UTF-8 names the first byte that is not (from 1).
 #[test]
 fn a_utf16_file_is_told_laurel_reads_utf8() {
@@ -689,7 +689,20 @@ fn a_utf16_file_is_told_laurel_reads_utf8() {
     let rules = utf16("rules.json", r#"{"valar": {"base": 50}}"#, false);
     let tick = r#"{"type":"mepbm.monthly_tick","at":"2009-02-01","month":"2009-01"}"#;
     let lines = utf16("lines.jsonl", tick, true);
-    for args in [vec!["replay", "--rules", &rules], vec!["append", &lines]] {
+    // After a UTF-8 mark (skipped), a UTF-16 one is told the same.
+    let after_mark = |path: &str| {
+        let bytes = [&b"\xEF\xBB\xBF"[..], &std::fs::read(path).unwrap()].concat();
+        let marked = format!("{path}.marked");
+        std::fs::write(&marked, bytes).unwrap();
+        marked
+    };
+    let (rules_marked, lines_marked) = (after_mark(&rules), after_mark(&lines));
+    for args in [
+        vec!["replay", "--rules", &rules],
+        vec!["append", &lines],
+        vec!["replay", "--rules", &rules_marked],
+        vec!["append", &lines_marked],
+    ] {
         let (code, _, err) = run(d, &args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
