@@ -76,7 +76,8 @@
 //! - [`systems`]: one folder per rating system (below), the registry that lists them
 //!   (the [`systems::RatingSystem`] trait and the `registry!` line that generates
 //!   [`systems::State`], [`systems::Event`] and their dispatch), and what their compact
-//!   states share ([`systems::compact`]: interners, kept bytes; [`systems::twins`]: tournament
+//!   states share ([`systems::compact`]: interners, kept bytes; `places.rs`: ranks and
+//!   places shared by equal keys; [`systems::twins`]: tournament
 //!   ids by case, derived, never stored), and the tables a system
 //!   fills ([`systems::table`]: a [`systems::table::Table`] of packed rows,
 //!   [`systems::rows`], holding only the rows asked for: [`systems::table::Table::keep`]
@@ -107,9 +108,9 @@
 //!   its folder's `gen.rs`) and [`bench`](mod@bench) (`laurel bench`); [`sysinfo`]: the environment's switches (on unless unset, empty or `0`) and peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
 //! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
 //!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`,
-//!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `timetravel.rs`, `players.rs`, `names.rs`,
+//!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `sbr_groups.rs`, `timetravel.rs`, `players.rs`, `names.rs`,
 //!   `cards_rules.rs`, `cli.rs`, `shell.rs`, `params.rs`, `replay.rs`, `corrections.rs`,
-//!   `check.rs`, `events.rs`, `restore.rs`,
+//!   `check.rs`, `events.rs`, `log.rs`, `restore.rs`,
 //!   `ckpt.rs` and `again.rs` (checkpoints), `crash.rs`, `corrupt.rs`, `corpus.rs` with
 //!   `tests/corpus/`, `props.rs`, `extremes.rs`, `fuzz.rs`, `readers.rs`,
 //!   `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,

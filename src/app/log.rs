@@ -6,8 +6,9 @@
 //! A line is the record's seq, `at`, type, hash (its first 16 hex digits)
 //! and `recorded_at`, columns of fixed width, then its id and what it says,
 //! which may be long or hold names of any width, so nothing follows them but
-//! `voided by`. A record without an id shows its identifiers instead
-//! (`tournament=fall-2026 round=2`: what a `correct SEQ` is aimed by). A `ledger.voided` shows its target and reason where other
+//! `voided by`. A record without an id shows instead its event's fields
+//! that hold a string or a number (`match=A round=1 tournament=fall-2026`,
+//! `month=2009-01`): what a `correct SEQ` is aimed by. A `ledger.voided` shows its target and reason where other
 //! records show their id: `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
 //! record ends with `voided by #10`. Registrations, renames and rule changes
 //! show what they say after their id (`"Ann" → "Anna"`, `valar {"base":50}`).
@@ -84,7 +85,7 @@ pub fn log(
         } else if let Some(what) = ledger_content(&peek.kind, r)? {
             label = [label, what].join(" ").trim_start().to_string();
         } else if label.is_empty() {
-            label = idents_of(r)?;
+            label = fields_of(r)?;
         }
         let mut line = format!(
             "{:>6}  {:<20}  {:<kinds$}  {}  recorded {recorded_at}  {label}",
@@ -101,12 +102,24 @@ pub fn log(
     })
 }
 
-/// What names a record without an `id`: its identifiers, `field=value`
-/// (`tournament=fall-2026 round=2`), so that `correct SEQ` can be aimed.
-fn idents_of(r: &RecordView) -> Result<String> {
-    let rec: crate::systems::Record = crate::events::decode_stored(r.event, r.seq, r.at, r.at)
-        .map_err(|e| Error::Corrupt(format!("record {}: {e}", r.seq)))?;
-    Ok(crate::systems::State::idents_text(&rec.event))
+/// What names a record without an `id`: its event's fields that hold one
+/// string or number, `field=value` in canonical (key) order, `type` and `at`
+/// left out (`match=A round=1 tournament=fall-2026`, `month=2009-01`), so
+/// that `correct SEQ` can be aimed.
+fn fields_of(r: &RecordView) -> Result<String> {
+    let event: serde_json::Map<String, serde_json::Value> = decode(r)?;
+    let shown = event
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "type" | "at"));
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let fields: Vec<String> = shown
+        .filter_map(|(k, v)| Some(format!("{k}={}", text(v)?)))
+        .collect();
+    Ok(fields.join(" "))
 }
 
 /// `kind` as `--type` names records: an event type, or a namespace

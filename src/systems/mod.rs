@@ -76,6 +76,7 @@ pub mod diplomacy;
 pub mod gen;
 pub mod mepbm;
 pub mod params;
+mod places;
 pub mod players;
 #[cfg(test)]
 mod roundtrip;
@@ -83,6 +84,9 @@ pub mod rows;
 pub mod sbr;
 pub mod table;
 pub mod twins;
+
+pub(crate) use places::ranks;
+pub use places::shared_places;
 
 use crate::events::{self, Ident, PayloadInput, Vocabulary};
 use crate::systems::params::{GroupDef, Params};
@@ -496,24 +500,6 @@ macro_rules! registry {
                 written
             }
 
-            /// The identifiers of `event` ([`RatingSystem::idents`]) as
-            /// `field=value`, space-separated, in the order its system gives
-            /// them, those in lists (`matches[].match`) left out: what names
-            /// a record that has no `id` (`laurel log`).
-            pub fn idents_text(event: &Event) -> String {
-                let mut out = Vec::new();
-                let mut each = |field: &'static str, id: &Ident| {
-                    if !field.contains("[]") {
-                        out.push(format!("{field}={}", id.0));
-                    }
-                };
-                match event {
-                    $(Event::$variant(e) => <$ns::State as RatingSystem>::idents(e, &mut each),)*
-                    Event::Ledger(_) => {}
-                }
-                out.join(" ")
-            }
-
             /// [`RatingSystem::check_input`] of `rec`'s system, with its
             /// players index.
             pub fn check_input(&self, rec: &Record) -> Result<(), String> {
@@ -779,29 +765,6 @@ registry! {
     cards: Cards,
     diplomacy: Diplomacy,
     sbr: Sbr,
-}
-
-/// Competition ranks (1, 2, 2, 4) of rows already sorted by `keys`: equal
-/// keys share a rank.
-pub(crate) fn ranks<K: PartialEq>(keys: &[K]) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::with_capacity(keys.len());
-    for (i, k) in keys.iter().enumerate() {
-        let shared = i > 0 && keys[i - 1] == *k;
-        out.push(if shared { out[i - 1] } else { i + 1 });
-    }
-    out
-}
-
-/// The 0-based places `(first, last)` each key occupies, greatest first, ties
-/// sharing a range. Invariant: `first <= last < keys.len()`.
-pub fn shared_places<K: PartialOrd>(keys: &[K]) -> Vec<(usize, usize)> {
-    keys.iter()
-        .map(|k| {
-            let above = keys.iter().filter(|o| *o > k).count();
-            let equal = keys.iter().filter(|o| *o == k).count();
-            (above, above + equal - 1)
-        })
-        .collect()
 }
 
 /// Whether the site charts the changes of `table` ([`RatingSystem::CHARTED`]).
