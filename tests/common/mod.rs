@@ -10,6 +10,7 @@ use serde_json::Value;
 
 pub mod ckpt;
 pub mod packed;
+pub mod sbr;
 
 /// The repository's `events/` folder.
 pub fn events_dir() -> PathBuf {

@@ -220,12 +220,16 @@ fn ranking(v: &View, cx: &Cx) -> Table {
     entries.sort_by(|a, b| b.1.key.cmp(&a.1.key).then_with(|| a.0.cmp(b.0)));
     let keys: Vec<_> = entries.iter().map(|(_, e)| e.key).collect();
     let title = match fin {
-        Some(f) => format!(
-            "Tournament {}: final ranking (podium from final match {}: places 1 to {})",
-            t.id,
-            v.names.name(f.id),
-            (f.players.len() as i64).min(cx.params.get::<Sbr>().podium)
-        ),
+        Some(f) => {
+            let places = match (f.players.len() as i64).min(cx.params.get::<Sbr>().podium) {
+                0 => "no podium".to_string(),
+                n => format!(
+                    "podium from final match {}: places 1 to {n}",
+                    v.names.name(f.id)
+                ),
+            };
+            format!("Tournament {}: final ranking ({places})", t.id)
+        }
         None => format!("Tournament {}: ranking so far (no final yet)", t.id),
     };
     let mut table = Table::new(
@@ -347,8 +351,9 @@ fn match_table(v: &View, m: &Match, is_final: bool, cx: &Cx) -> Table {
         ];
         row.extend((1..=games).map(|g| m.game_score(g, p).map_or(Value::Null, Value::from)));
         let result = result_text(v, m, p, place, is_final, cx);
-        // Nobody advances from the final: its column is left blank.
-        let advanced = (!is_final).then(|| v.complete(m) && advances(place, advance));
+        // Blank until the match is complete, and in the final, from which
+        // nobody advances.
+        let advanced = (!is_final && v.complete(m)).then(|| advances(place, advance));
         row.extend([json!(result), json!(advanced)]);
         table.push(row);
     }
