@@ -415,8 +415,9 @@ fn missing_and_unnamed_checkpoint_files_change_no_answer_and_strays_go() {
 
 /// Checkpoints are a cache: a `checkpoints` that is a file, not a directory,
 /// holds none, so every query answers as the full replay (from nothing)
-/// rather than fail; an append, which writes checkpoints there, fails naming
-/// it and writes nothing. Once it is a directory again, folds resume.
+/// rather than fail, and `verify` says why; an append, which writes
+/// checkpoints there, fails naming it and writes nothing. Once it is a
+/// directory again, folds resume.
 #[test]
 fn a_checkpoints_path_that_is_a_file_holds_none_and_changes_no_answer() {
     let dir = empty_ledger();
@@ -426,6 +427,10 @@ fn a_checkpoints_path_that_is_a_file_holds_none_and_changes_no_answer() {
     std::fs::remove_dir_all(&ckdir).unwrap();
     std::fs::write(&ckdir, b"not a directory").unwrap();
     assert_eq!(assert_same_answers(d, "checkpoints a file"), 0);
+    let verified = ok(cmd(d, &["verify"], false));
+    let report = String::from_utf8_lossy(&verified.stdout).into_owned();
+    assert!(report.contains("checkpoints: Not a directory"), "{report}");
+    assert!(report.contains("every fold starts from nothing"), "{report}");
     let before = head(d);
     let tick = r#"{"type":"mepbm.monthly_tick","at":"2020-01-01","month":"2019-12"}"#;
     let out = cmd_in(d, &["append", "-"], false, tick);

@@ -297,12 +297,13 @@ fn a_site_title_over_200_characters_is_refused_before_anything_is_written() {
     let ledger = common::ledger_with(&["cards_league.jsonl"]);
     let out = tempfile::tempdir().unwrap();
     let public = out.path().join("public");
-    let o = laurel(ledger.path())
-        .arg("site")
-        .arg(&public)
-        .args(["--title", &"é".repeat(201)])
-        .output()
-        .unwrap();
+    let titled = |n: usize| {
+        let title = "é".repeat(n);
+        let mut site = laurel(ledger.path());
+        site.arg("site").arg(&public).args(["--title", &title]);
+        site.output().unwrap()
+    };
+    let o = titled(201);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr_of(&o).contains("--title has 201 characters; a title has at most 200"),
@@ -310,12 +311,7 @@ fn a_site_title_over_200_characters_is_refused_before_anything_is_written() {
         stderr_of(&o)
     );
     assert!(names_in(out.path()).is_empty());
-    let o = laurel(ledger.path())
-        .arg("site")
-        .arg(&public)
-        .args(["--title", &"é".repeat(200)])
-        .output()
-        .unwrap();
+    let o = titled(200);
     assert!(o.status.success(), "{}", stderr_of(&o));
 }
 

@@ -400,6 +400,12 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
         0 => "no checkpoint to check".to_string(),
         n => format!("{n} checkpoint(s) equal to a fold of the records"),
     };
+    if let Some(why) = ledger.checkpoints_unlisted() {
+        checkpoints.push_str(&format!(
+            " ({why}: every fold starts from nothing; remove it, and the next append \
+             writes checkpoints again)"
+        ));
+    }
     if report.damaged_checkpoints > 0 {
         checkpoints.push_str(&format!(
             "; {} checkpoint(s) unusable, damaged or made on a damaged one: no fold \

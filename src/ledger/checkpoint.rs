@@ -611,6 +611,19 @@ impl Ledger {
         Ok(f(all.as_mut().expect("listed above")))
     }
 
+    /// Why the directory of checkpoint files, there, cannot be listed (a
+    /// file, a symbolic link loop, no permission), if it cannot: every fold
+    /// then starts from nothing ([`file::list`]), which `verify` says.
+    pub fn checkpoints_unlisted(&self) -> Option<String> {
+        let dir = self.files_dir();
+        match std::fs::read_dir(&dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Some(format!("{}: {e}", dir.display()))
+            }
+            _ => None,
+        }
+    }
+
     /// The directory of checkpoint files ([`DIR`]); it may not exist.
     pub(crate) fn files_dir(&self) -> PathBuf {
         self.path.join(DIR)
