@@ -419,6 +419,30 @@ fn a_later_game_may_give_the_group_the_first_left_out() {
     );
 }
 
+/// A match's Advanced is blank (null) until the match is complete; with a
+/// podium of 0 the final ranking's title says there is none.
+#[test]
+fn advanced_is_blank_until_a_match_is_complete_and_a_podium_of_0_says_none() {
+    let dir = small();
+    let v = standings(dir.path(), &["sbr", "--tournament", "t"]);
+    let rows = v["tables"]["match_m1"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r["advanced"].is_null()), "{rows:?}");
+    let mars = ledger_with(&[MARS]);
+    let rules = mars.path().join("podium0.json");
+    std::fs::write(&rules, r#"{"sbr": {"podium": 0}}"#).unwrap();
+    let out = common::laurel(mars.path())
+        .args(["standings", "sbr", "--tournament", "mars-2014", "--rules"])
+        .arg(&rules)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Tournament mars-2014: final ranking (no podium)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_game_is_recorded_once() {
     let dir = small();
