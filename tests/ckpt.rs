@@ -430,7 +430,10 @@ fn a_checkpoints_path_that_is_a_file_holds_none_and_changes_no_answer() {
     let verified = ok(cmd(d, &["verify"], false));
     let report = String::from_utf8_lossy(&verified.stdout).into_owned();
     assert!(report.contains("checkpoints: Not a directory"), "{report}");
-    assert!(report.contains("every fold starts from nothing"), "{report}");
+    assert!(
+        report.contains("every fold starts from nothing"),
+        "{report}"
+    );
     let before = head(d);
     let tick = r#"{"type":"mepbm.monthly_tick","at":"2020-01-01","month":"2019-12"}"#;
     let out = cmd_in(d, &["append", "-"], false, tick);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::sbr::{adv, match_rows, rejected};
+use common::sbr::{adv, full_match, match_game, match_rows, rejected, seed_line};
 use common::{append_text, head, ledger_with, standings};
 use serde_json::{json, Value};
 
@@ -544,52 +544,6 @@ fn no_game_after_the_final() {
         late,
         &["tournament mars-2014, bracket match final2, game 1: the tournament is over: its final match final is complete"],
     );
-}
-
-/// A seeding game of `player` scoring `score`, at minute `i` past 10:00.
-fn seed_line(t: &str, i: usize, player: &str, score: i64) -> String {
-    format!(
-        r#"{{"type":"sbr.game_played","at":"2015-03-01T10:{i:02}:00Z","tournament":"{t}","stage":"seeding","match":"s{i}","game":1,"seats":[{{"seat":"red","player":"{player}","score":{score}}},{{"seat":"yellow","player":null}},{{"seat":"green","player":null}},{{"seat":"blue","player":null}}]}}"#
-    )
-}
-
-/// Game `game` of match `m` (stage `stage`) at hour `h`: `players` in seats
-/// rotated by the game number, each scoring as given; bots fill the rest.
-fn match_game(
-    t: &str,
-    stage: &str,
-    m: &str,
-    h: u32,
-    game: usize,
-    players: &[(&str, i64)],
-) -> String {
-    let colors = ["red", "yellow", "green", "blue"];
-    let mut seats = vec![String::new(); 4];
-    for (i, seat) in seats.iter_mut().enumerate() {
-        *seat = format!(
-            r#"{{"seat":"{}","player":null}}"#,
-            colors[(i + game - 1) % 4]
-        );
-    }
-    for (i, (p, s)) in players.iter().enumerate() {
-        seats[i] = format!(
-            r#"{{"seat":"{}","player":"{p}","score":{s}}}"#,
-            colors[(i + game - 1) % 4]
-        );
-    }
-    format!(
-        r#"{{"type":"sbr.game_played","at":"2015-03-0{}T{h:02}:{:02}:00Z","tournament":"{t}","stage":"{stage}","match":"{m}","game":{game},"seats":[{}]}}"#,
-        if stage == "bracket" { 3 } else { 2 },
-        game * 10,
-        seats.join(",")
-    )
-}
-
-/// All four games of a match: player `k` scores `scores[k]` in each game.
-fn full_match(t: &str, stage: &str, m: &str, h: u32, players: &[(&str, i64)]) -> String {
-    (1..=4)
-        .map(|g| match_game(t, stage, m, h, g, players) + "\n")
-        .collect()
 }
 
 /// 20 seeded players p01 (100) … p20 (81), and p21 tied with p20 at 81.

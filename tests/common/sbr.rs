@@ -1,5 +1,5 @@
 //! Space Base Race helpers shared by its test files: a match table's rows,
-//! a refused append, the games of a whole match.
+//! a refused append, seeding games and the games of a match.
 
 use std::path::Path;
 
@@ -41,38 +41,57 @@ pub fn rejected(dir: &Path, line: &str, needles: &[&str]) {
     assert_eq!(head(dir), before);
 }
 
-/// The 4 games of match `m` of stage `stage` between `players` (name,
-/// score each game), each once in each seat, bots in the seats left;
-/// `label(game)` is the `group` a game gives, if any.
-pub fn match_games(
-    m: &str,
+/// A seeding game of `player` scoring `score`, at minute `i` past 10:00.
+pub fn seed_line(t: &str, i: usize, player: &str, score: i64) -> String {
+    format!(
+        r#"{{"type":"sbr.game_played","at":"2015-03-01T10:{i:02}:00Z","tournament":"{t}","stage":"seeding","match":"s{i}","game":1,"seats":[{{"seat":"red","player":"{player}","score":{score}}},{{"seat":"yellow","player":null}},{{"seat":"green","player":null}},{{"seat":"blue","player":null}}]}}"#
+    )
+}
+
+/// Game `game` of match `m` (stage `stage`) at hour `h`: `players` in seats
+/// rotated by the game number, each scoring as given; bots fill the rest.
+pub fn match_game(
+    t: &str,
     stage: &str,
-    hour: u32,
-    players: &[(&str, u32)],
-    label: impl Fn(u32) -> Option<&'static str>,
+    m: &str,
+    h: u32,
+    game: usize,
+    players: &[(&str, i64)],
 ) -> String {
     let colors = ["red", "yellow", "green", "blue"];
-    (1..=4u32)
-        .map(|game| {
-            let seats: Vec<String> = (0..4)
-                .map(|seat| {
-                    let who = players.iter().enumerate().find(|(i, _)| (i + game as usize) % 4 == seat);
-                    match who {
-                        Some((_, (p, score))) => format!(
-                            r#"{{"seat":"{}","player":"{p}","score":{score}}}"#,
-                            colors[seat]
-                        ),
-                        None => format!(r#"{{"seat":"{}","player":null}}"#, colors[seat]),
-                    }
-                })
-                .collect();
-            let group = label(game).map_or(String::new(), |g| format!(r#","group":"{g}""#));
-            format!(
-                r#"{{"type":"sbr.game_played","at":"2015-03-01T{hour:02}:{:02}:00Z","tournament":"t","stage":"{stage}","match":"{m}","game":{game}{group},"seats":[{}]}}"#,
-                game * 10,
-                seats.join(",")
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut seats = vec![String::new(); 4];
+    for (i, seat) in seats.iter_mut().enumerate() {
+        *seat = format!(
+            r#"{{"seat":"{}","player":null}}"#,
+            colors[(i + game - 1) % 4]
+        );
+    }
+    for (i, (p, s)) in players.iter().enumerate() {
+        seats[i] = format!(
+            r#"{{"seat":"{}","player":"{p}","score":{s}}}"#,
+            colors[(i + game - 1) % 4]
+        );
+    }
+    format!(
+        r#"{{"type":"sbr.game_played","at":"2015-03-0{}T{h:02}:{:02}:00Z","tournament":"{t}","stage":"{stage}","match":"{m}","game":{game},"seats":[{}]}}"#,
+        if stage == "bracket" { 3 } else { 2 },
+        game * 10,
+        seats.join(",")
+    )
+}
+
+/// All four games of a match: player `k` scores `scores[k]` in each game.
+pub fn full_match(t: &str, stage: &str, m: &str, h: u32, players: &[(&str, i64)]) -> String {
+    (1..=4)
+        .map(|g| match_game(t, stage, m, h, g, players) + "\n")
+        .collect()
+}
+
+/// Game line `line` giving `group`.
+pub fn with_group(line: &str, group: &str) -> String {
+    line.replacen(
+        r#","seats":"#,
+        &format!(r#","group":"{group}","seats":"#),
+        1,
+    )
 }
