@@ -66,6 +66,9 @@ fn six_after_round_one() -> tempfile::TempDir {
 fn a_group_label_given_in_some_matches_only_and_none_in_the_bracket() {
     let dir = six_after_round_one();
     let d = dir.path();
+    // Round 1 left four in the group: no qualifiers, no bracket seeds yet.
+    let v = standings(d, &["sbr", "--tournament", "t"]);
+    assert!(v["tables"]["bracket_seeding"].is_null());
     let last = [("anna", 30), ("bert", 20), ("dora", 10), ("emil", 5)];
     let c = full_match("t", "group", "C", 13, &last);
     appended(d, &labelled(&c, |game| game == 1));
@@ -97,7 +100,8 @@ fn a_typod_name_in_a_group_match_hears_of_the_nearest_seeded_one() {
 /// a group played down in fewer rounds is as far on: with groups of 6, eight
 /// players make group 1 (seeds 1, 4-8: two rounds) and group 2 (seeds 2
 /// and 3: one match), as the seeding table shows; group 2's pair ranks with
-/// group 1's, and group 1's last-round losers above its first-round ones.
+/// group 1's, and group 1's last-round losers above its first-round ones;
+/// with both groups played down, the bracket seeds are shown.
 #[test]
 fn qualifiers_rank_above_the_eliminated_whatever_their_groups_rounds() {
     let dir = common::empty_ledger();
@@ -132,6 +136,12 @@ fn qualifiers_rank_above_the_eliminated_whatever_their_groups_rounds() {
         .map(|r| r["player"].as_str().unwrap())
         .collect();
     assert_eq!(order, ["p1", "p2", "p4", "p3", "p6", "p7", "p5", "p8"]);
+    // Every group has sent its qualifiers: the bracket seeds are shown before
+    // the bracket begins (score in the last group match, then seed).
+    let seeds: Vec<&str> = (v["tables"]["bracket_seeding"].as_array().unwrap().iter())
+        .map(|r| r["player"].as_str().unwrap())
+        .collect();
+    assert_eq!(seeds, ["p1", "p2", "p4", "p3"]);
     // The seeding table gives the draw: seeds 2 and 3 in group 2.
     let groups: Vec<(String, i64)> = (v["tables"]["seeding"].as_array().unwrap().iter())
         .map(|r| {

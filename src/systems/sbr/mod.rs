@@ -77,7 +77,9 @@
 //!   seeding score for a player who only seeded).
 //! - **The seeding table** gives each seeded player's group as the seeding stands:
 //!   the draw a director schedules group matches by, settled once the group stage
-//!   begins (no seeding game comes after it). A match's `advanced` column is blank
+//!   begins (no seeding game comes after it). The bracket seeds table shows once
+//!   every group has sent its qualifiers, before the first bracket game: the draw
+//!   of the bracket. A match's `advanced` column is blank
 //!   until the match is complete, and in the final, from which nobody advances.
 //! - **The list of tournaments** (`standings sbr` without `--tournament`, table
 //!   `tournaments`): `player` and `score` are the champion (shown as "First

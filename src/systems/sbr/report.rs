@@ -36,7 +36,7 @@ pub(super) fn standings(
     })?;
     let v = View::new(t, names, cx);
     let mut extra = vec![seeding_table(&v)];
-    if t.stage == Some(Stage::Bracket) {
+    if t.stage == Some(Stage::Bracket) || v.every_group_qualified() {
         extra.push(bracket_seeds_table(&v));
     }
     let fin = v.final_match().map(|m| m.id);

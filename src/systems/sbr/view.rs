@@ -4,6 +4,7 @@
 
 use std::cell::OnceCell;
 use std::cmp::Reverse;
+use std::collections::BTreeSet;
 
 use super::events::Stage;
 
@@ -151,6 +152,17 @@ impl<'a> View<'a> {
     /// The 1st and 2nd of each group: the bracket's entrants, by name.
     pub fn qualifiers(&self) -> &[u32] {
         &self.bracket().qualifiers
+    }
+
+    /// Has every group sent its qualifiers (each played down to one
+    /// complete match): the bracket's entrants are known, as the groups stand.
+    pub fn every_group_qualified(&self) -> bool {
+        let people = 0..self.t.people.len() as u32;
+        let groups: BTreeSet<u32> = people.filter_map(|p| self.group_of(p)).collect();
+        let sent: BTreeSet<u32> = (self.qualifiers().iter())
+            .filter_map(|&q| self.group_of(q))
+            .collect();
+        !groups.is_empty() && groups == sent
     }
 
     pub fn is_qualifier(&self, p: u32) -> bool {
