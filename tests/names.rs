@@ -4,7 +4,8 @@
 //! `"distinct": true`), which lets it in unless it looks exactly like that name;
 //! names of every script are near when their capitals are ("ИВАН" and "Иван",
 //! "Strauß" and "Strauss"), and look alike when their confusables skeletons
-//! are (a Greek "Ι" for an "I", a Roman numeral "ⅿ" for an "m").
+//! are (a Greek "Ι" for an "I", a Roman numeral "ⅿ" for an "m"); a correction
+//! names as new only the players its replacement brings.
 
 mod common;
 
@@ -233,4 +234,35 @@ fn a_late_event_writing_a_later_name_is_told_the_name_at_its_date() {
         assert!(err.contains(&said), "{at}: {err}");
     }
     assert_eq!(head(d).0, 3);
+}
+
+/// A player only the corrected record named is no new player of the
+/// correction (the players index, which reads no voided record, dates them
+/// from the replacement); one only its replacement names is.
+#[test]
+fn correct_reports_as_new_only_players_the_corrected_record_did_not_name() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    let file = |name: &str, text: String| {
+        let path = d.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let (code, _, err) = run(d, &["append", &file("seed.jsonl", seeded("Moira Finch"))]);
+    assert_eq!(code, 0, "{err}");
+    let again = seeded("Moira Finch").replace("1500", "1750");
+    let fix = ["correct", "1", &file("a.jsonl", again), "--reason", "typo"];
+    let (code, out, err) = run(d, &fix);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("new player"), "{out}");
+    let other = [
+        "correct",
+        "3",
+        &file("b.jsonl", seeded("Hugo Pratt")),
+        "--reason",
+        "who",
+    ];
+    let (code, out, err) = run(d, &other);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 new player: Hugo Pratt\n"), "{out}");
 }

@@ -42,7 +42,12 @@
 //!   It must say something: one that is empty or only whitespace, longer than
 //!   any event text may be, or holding a character no event text may (a
 //!   newline), is refused before anything is read, naming `--reason`.
+//! - **New players** of a correction are those its replacement names that SEQ
+//!   did not: a player SEQ alone named was the ledger's before the correction,
+//!   though the players index, which reads no voided record, dates them from
+//!   the replacement.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::json;
@@ -52,6 +57,21 @@ use crate::error::{Error, Origin, Result};
 use crate::events;
 use crate::ledger::{AppendReport, Input, Ledger};
 use crate::time;
+
+/// The player names record `seq` writes (none if it cannot be read: the
+/// void's own check refuses it).
+fn names_of(ledger: &Ledger, seq: u64) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    let decoded = ledger.record_fields(&[seq].into(), |r| {
+        events::decode_stored::<crate::systems::Event>(r.event, r.seq, r.at, r.at).ok()
+    });
+    if let Some(Some(mut rec)) = decoded.into_values().next() {
+        crate::systems::names_of(&mut rec.event, &mut |n| {
+            named.insert(n.clone());
+        });
+    }
+    named
+}
 
 /// The input of one `ledger.voided` per target, in order, named `name` in
 /// messages (its line `k` voids the `k`-th target).
@@ -232,6 +252,7 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
         })
         .remove(&target)
         .and_then(|k| k.ok());
+    let named = names_of(&ledger, target);
     let accept = |r: &AppendReport| {
         adds_something(r, target, file)?;
         match &kind {
@@ -253,6 +274,9 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
             e
         })
         .map_err(of_command("laurel correct"))?;
+    // The players SEQ named were the ledger's before: no new players.
+    let mut report = report;
+    report.new_players.retain(|n| !named.contains(n));
     Ok(format!(
         "voided record {target} and appended its replacement\n{}",
         append_summary(&report, false)
