@@ -238,19 +238,17 @@ fn rules_template_holds_every_value_in_force_and_replays_unchanged_rules_to_no_c
     std::fs::write(&file, template(dir.path()).to_string()).unwrap();
     let args = ["replay", "--rules", file.to_str().unwrap(), "--diff"];
     let diff = json(dir.path(), &[&args[..], &["--format", "json"]].concat());
+    // Every table refolded (the template sets every system's parameters),
+    // and every one reported unchanged: no row moves.
     let tables = diff["tables"].as_array().unwrap();
-    let rows: Vec<&serde_json::Value> = tables
-        .iter()
-        .flat_map(|t| t["rows"].as_array().unwrap())
-        .collect();
-    assert!(rows.len() > 100, "{} rows", rows.len());
-    for r in rows {
-        assert_eq!(
-            (&r["old_score"], &r["old_rank"]),
-            (&r["score"], &r["rank"]),
-            "{r}"
-        );
+    assert!(tables.len() > 10, "{} tables", tables.len());
+    for t in tables {
+        assert_eq!(t["unchanged"], true, "{t}");
     }
+    let text = laurel(dir.path()).args(args).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let said = "unchanged: no row moves under the rules file";
+    assert_eq!(text.matches(said).count(), tables.len(), "{text}");
     let change = r#"{"type":"ledger.rules_changed","at":"2003-03-02","system":"valar","params":{"base":46}}"#;
     assert!(append_text(dir.path(), change).status.success());
     assert_eq!(template(dir.path())["valar"]["base"], 46);

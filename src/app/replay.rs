@@ -19,8 +19,12 @@
 //! - **With `--diff`** a table of a system the file does not touch is reported
 //!   once (not per tournament) as unchanged: text,
 //!   its title and `unchanged: the rules file sets no parameter of NS`;
-//!   JSON, its object with no rows and `"unchanged": true`; CSV, the header. A
-//!   refolded system's tables are compared per subject: the main table's
+//!   JSON, its object with no rows and `"unchanged": true`; CSV, the header.
+//!   So is a refolded table (of a tournament) in which no row moves: every
+//!   subject on both sides with its score and rank (`unchanged: no row moves
+//!   under the rules file`), where a list of zeros would bury the tables that
+//!   moved (`valar.base` leaves maia's, istari's, nations' and nazgul's as
+//!   they were). A refolded system's tables are compared per subject: the main table's
 //!   `player`, `score` and `rank` cells as the ledger stands and under the
 //!   file;
 //!   largest absolute moves first, ties by name; only the rows kept (`--limit`)
@@ -335,7 +339,7 @@ impl Run<'_> {
         if let Some((_, old)) = folds.as_mut() {
             old.check(self.ledger, &all)?;
         }
-        let mut one = |table: &str, sel: &Selector| -> Result<Report> {
+        let mut one = |table: &str, sel: &Selector| -> Result<(Report, bool)> {
             let Some((new, old)) = folds.as_mut() else {
                 return Err(Error::Usage(format!("replay: {table} was not folded")));
             };
@@ -344,10 +348,15 @@ impl Run<'_> {
             Ok(diff_rows(of, &old.take(table, sel)?, &new, limit))
         };
         if let Some((table, sel)) = only {
+            let ns = systems::namespace_of(table).unwrap_or_default();
             if !refolded(table) {
-                return self.write_unchanged(table, stamp, w);
+                return self.write_unchanged(table, None, &unchanged_reason(ns), stamp, w);
             }
-            let r = one(table, sel)?;
+            let (r, moved) = one(table, sel)?;
+            if !moved {
+                let of = sel.tournament.as_deref();
+                return self.write_unchanged(table, of, NOTHING_MOVES, stamp, w);
+            }
             return write_answer(w, self.ledger, self.args, r, stamp, self.print);
         }
         let line = state_line(self.ledger, self.args, stamp, self.print.format)?;
@@ -362,7 +371,13 @@ impl Run<'_> {
                     continue;
                 };
                 for sel in sels {
-                    let r = self.print.shape(one(table, sel)?).map_err(Error::Usage)?;
+                    let (r, moved) = one(table, sel)?;
+                    if !moved {
+                        let t = diff_table(table, sel.tournament.as_deref());
+                        many.unchanged(&t, NOTHING_MOVES).map_err(stdout_error)?;
+                        continue;
+                    }
+                    let r = self.print.shape(r).map_err(Error::Usage)?;
                     many.write(&r).map_err(stdout_error)?;
                 }
             }
@@ -370,22 +385,28 @@ impl Run<'_> {
         })
     }
 
-    /// `--system TABLE --diff` of a table the rules file does not touch.
-    fn write_unchanged(&self, table: &str, stamp: &Stamp, w: &mut dyn Write) -> Result<()> {
+    /// `--system TABLE --diff` of a table (of `tournament`) unchanged, for
+    /// `reason`.
+    fn write_unchanged(
+        &self,
+        table: &str,
+        tournament: Option<&str>,
+        reason: &str,
+        stamp: &Stamp,
+        w: &mut dyn Write,
+    ) -> Result<()> {
         let empty = Report {
             system: table.to_string(),
-            main: diff_table(table, None),
+            main: diff_table(table, tournament),
             extra: vec![],
         };
         // `--table` is checked as for a diff.
         let t = self.print.shape(empty).map_err(Error::Usage)?.main;
-        let ns = systems::namespace_of(table).unwrap_or_default();
         let line = state_line(self.ledger, self.args, stamp, self.print.format)?;
         let format = self.print.format;
         buffered(w, |w| {
             w.write_all(line.as_bytes()).map_err(stdout_error)?;
-            output::write_unchanged(w, &t, &unchanged_reason(ns), stamp, (format, 0))
-                .map_err(stdout_error)?;
+            output::write_unchanged(w, &t, reason, stamp, (format, 0)).map_err(stdout_error)?;
             match format {
                 Format::Json => w.write_all(b"\n").map_err(stdout_error),
                 _ => Ok(()),
@@ -410,6 +431,10 @@ fn needs_tournament(table: &str, sel: &Selector) -> Result<()> {
         _ => Ok(()),
     }
 }
+
+/// Why a refolded table is reported unchanged: every row has the score and
+/// rank it had.
+const NOTHING_MOVES: &str = "no row moves under the rules file (every score and rank as before)";
 
 /// Why a table of namespace `ns` is unchanged.
 fn unchanged_reason(ns: &str) -> String {
@@ -591,7 +616,7 @@ fn diff_rows(
     old: &[Score],
     new: &[Score],
     limit: Option<usize>,
-) -> Report {
+) -> (Report, bool) {
     let score = |r: Option<&Score>| r.map_or(Value::Null, |r| r.1.clone());
     let rank = |r: Option<&Score>| r.map_or(Value::Null, |r| r.2.clone());
     let mut lines: Vec<(Option<Move>, Pair)> = pairs(&by_name(old), &by_name(new))
@@ -600,6 +625,11 @@ fn diff_rows(
         .collect();
     let size = |m: &Option<Move>| m.map_or(Rational::zero(), |(d, _)| d.abs());
     lines.sort_by(|x, y| (size(&y.0).cmp(&size(&x.0))).then_with(|| name(x.1).cmp(name(y.1))));
+    // A row moves when its score or rank does, or it is on one side only.
+    let still = |(m, (o, n)): &(Option<Move>, Pair)| {
+        m.is_some_and(|(d, _)| d.is_zero()) && o.is_some() && n.is_some() && rank(*o) == rank(*n)
+    };
+    let moved = !lines.iter().all(still);
     let mut t = diff_table(table, tournament);
     t.limit = limit;
     for (moved, (o, n)) in lines {
@@ -614,11 +644,12 @@ fn diff_rows(
             ]
         });
     }
-    Report {
+    let report = Report {
         system: table.to_string(),
         main: t,
         extra: vec![],
-    }
+    };
+    (report, moved)
 }
 
 /// The new score less the old, exactly, at the larger of their numbers of
