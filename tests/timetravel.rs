@@ -78,6 +78,22 @@ fn known_at_a_time_uses_recorded_at() {
     );
     let v = standings(dir.path(), &["valar", "--known-at", "2999-01-01T00:00:00Z"]);
     assert_eq!(v["known_at"], json!(4));
+    // In text, a time before the first record says that nothing was
+    // recorded by then, and when record 1 was.
+    let text = laurel(dir.path())
+        .args(["standings", "valar", "--known-at", "2000-01-01"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains(" · known at seq 0 (00000000…) · nothing was recorded by then (record 1 was recorded at 20"),
+        "{first}"
+    );
+    assert!(
+        first.ends_with("--as-of cuts by when events happened)"),
+        "{first}"
+    );
 }
 
 /// A known-at time is the last record recorded by then: the time an append

@@ -539,7 +539,18 @@ fn state_line(ledger: &Ledger, args: &QueryArgs, stamp: &Stamp, format: Format) 
     let head = ledger.head()?;
     let hash = canonical::hex(&head.hash);
     let given = args.known_at.is_some();
-    Ok(output::state_line(head.seq, &hash, stamp, given) + "\n")
+    let mut line = output::state_line(head.seq, &hash, stamp, given);
+    // A known-at before the first record: an empty answer that is no
+    // empty ledger (`--as-of` is the clock of when events happened).
+    if given && stamp.known_at == 0 && head.seq > 0 {
+        if let Some(first) = ledger.recorded_at(1)? {
+            line.push_str(&format!(
+                " · nothing was recorded by then (record 1 was recorded at {first}; \
+                 --as-of cuts by when events happened)"
+            ));
+        }
+    }
+    Ok(line + "\n")
 }
 
 /// Run `f` on `w` through a buffer (stdout is line-buffered), then flush.
