@@ -20,11 +20,13 @@ where
 {
     serde_path_to_error::deserialize(d).map_err(|e| {
         let path = path_shown(e.path());
+        // One segment: a field of the event itself, beside the envelope's.
+        let top = e.path().iter().count() == 1;
         let inner = e.into_inner();
         let place = format!(" at line {} column {}", inner.line(), inner.column());
         let msg = inner.to_string();
         let inner = in_words(msg.strip_suffix(&place).unwrap_or(&msg), kind);
-        let inner = unknown_field_shown(&inner);
+        let inner = unknown_field_shown(&inner, top);
         if path.is_empty() {
             format!("{kind}: {inner}")
         } else {
@@ -54,8 +56,11 @@ fn path_shown(path: &serde_path_to_error::Path) -> String {
 }
 
 /// serde's ``unknown field `K`, …`` with the key as
-/// [`super::canon::key_shown`] shows it (a key may be 4096 bytes).
-fn unknown_field_shown(msg: &str) -> String {
+/// [`super::canon::key_shown`] shows it (a key may be 4096 bytes); of the
+/// event itself (`top`), the envelope's fields are named beside the
+/// payload's serde lists (`type`, `at`, `id` are read before it), and the
+/// nearest of them all, letter case aside, is suggested: `ID` hears of `id`.
+fn unknown_field_shown(msg: &str, top: bool) -> String {
     const HEAD: &str = "unknown field `";
     let Some(rest) = msg.strip_prefix(HEAD) else {
         return msg.to_string();
@@ -72,7 +77,17 @@ fn unknown_field_shown(msg: &str) -> String {
             } else {
                 shown
             };
-            format!("unknown field {shown}{}", &rest[end + 1..])
+            let tail = &rest[end + 1..];
+            if !top {
+                return format!("unknown field {shown}{tail}");
+            }
+            let mut known: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
+            known.extend(["type", "at", "id"]);
+            let near = text::closest(&key.to_lowercase(), known.iter().copied());
+            let hint = near
+                .map(|k| format!("; did you mean `{k}`?"))
+                .unwrap_or_default();
+            format!("unknown field {shown}{tail} (or the envelope's `type`, `at`, `id`){hint}")
         }
         None => msg.to_string(),
     }

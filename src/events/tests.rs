@@ -296,6 +296,7 @@ fn answer(parser: &mut LineParser, line: &[u8]) -> String {
 /// decoded from the canonical bytes).
 #[test]
 fn odd_and_bad_lines_get_these_answers() {
+    const ENV: &str = " (or the envelope's `type`, `at`, `id`)";
     let tick = r#""type":"mepbm.monthly_tick","at":"2003-01-01""#;
     let rules = |p: &str| {
         format!(
@@ -336,11 +337,15 @@ fn odd_and_bad_lines_get_these_answers() {
         (r#"{"type":"mepbm.monthly_tick","at":5,"month":"2003-01"}"#.to_string(), "EV field `at`: expected a string, found a number".into()),
         (r#"[1,2]"#.into(), "EV an event must be a JSON object".into()),
         (format!(r#"{{{tick},"month":"2003-01","{}":1}}"#, "k".repeat(4000)),
-            format!("EV mepbm.monthly_tick: field `\"{k}\"…`: unknown field \"{k}\"…, expected `month`", k = "k".repeat(40))),
+            format!("EV mepbm.monthly_tick: field `\"{k}\"…`: unknown field \"{k}\"…, expected `month`{ENV}", k = "k".repeat(40))),
         (format!(r#"{{{tick},"month":"2003-01","a.b":1}}"#),
-            "EV mepbm.monthly_tick: field `\"a.b\"`: unknown field \"a.b\", expected `month`".into()),
+            format!("EV mepbm.monthly_tick: field `\"a.b\"`: unknown field \"a.b\", expected `month`{ENV}")),
         (format!(r#"{{{tick},"month":"2003-01","factor":"0.9"}}"#),
-            "EV mepbm.monthly_tick: field `factor`: unknown field `factor`, expected `month`".into()),
+            format!("EV mepbm.monthly_tick: field `factor`: unknown field `factor`, expected `month`{ENV}")),
+        (format!(r#"{{{tick},"month":"2003-01","ID":"t1"}}"#),
+            format!("EV mepbm.monthly_tick: field `ID`: unknown field `ID`, expected `month`{ENV}; did you mean `id`?")),
+        (format!(r#"{{{tick},"mnth":"2003-01"}}"#),
+            format!("EV mepbm.monthly_tick: field `mnth`: unknown field `mnth`, expected `month`{ENV}; did you mean `month`?")),
         (format!(r#"{{{tick},"month":5}}"#),
             "EV mepbm.monthly_tick: field `month`: invalid type: integer `5`, expected a string".into()),
         (r#"{"type":"mepbm.game_ended","at":"2003-01-01","game":"7","nations":[{"nation":5}],"turn":1}"#.into(),
