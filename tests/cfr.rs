@@ -154,44 +154,6 @@ fn bruce_rae_80_16_0_0_31_88_averages_25_58() {
     );
 }
 
-/// "Counted" reads as yes or no in text and CSV, where a person reads it;
-/// JSON keeps its booleans.
-#[test]
-fn counted_reads_yes_or_no_in_text_and_csv() {
-    let dir = ledger_with(&["cfr_wbc.jsonl"]);
-    let d = dir.path();
-    let out = |format: &str| {
-        let args = ["standings", "cfr", "--table", "events", "--limit", "all"];
-        let out = laurel(d).args(args).args(["--format", format]).output();
-        String::from_utf8(out.unwrap().stdout).unwrap()
-    };
-    let text = out("table");
-    let mut lines = text.lines().skip_while(|l| !l.starts_with("Series"));
-    let at = lines
-        .next()
-        .and_then(|h| h.find("Counted"))
-        .expect("Counted");
-    let cell = |l: &str| Some(l.get(at..)?.split_whitespace().next()?.to_string());
-    let shown: Vec<String> = lines.filter_map(cell).collect();
-    let csv = out("csv");
-    let mut rows = csv::Reader::from_reader(csv.as_bytes());
-    let at = rows.headers().unwrap().iter().position(|h| h == "counted");
-    let written: Vec<String> = (rows.records())
-        .map(|r| r.unwrap()[at.expect("counted")].to_string())
-        .collect();
-    for cells in [&shown, &written] {
-        assert!(cells.len() > 10, "{cells:?}");
-        assert!(cells.iter().any(|c| c == "yes"), "{cells:?}");
-        assert!(cells.iter().any(|c| c == "no"), "{cells:?}");
-        assert!(cells.iter().all(|c| c == "yes" || c == "no"), "{cells:?}");
-    }
-    let v = standings(d, &["cfr"]);
-    assert_eq!(
-        event_row(&v, "wbc", "2009", "Bruce Rae")["counted"],
-        json!(false)
-    );
-}
-
 #[test]
 fn a_series_with_four_events_counts_only_the_newest_three() {
     let dir = ledger_with(&["cfr_wbc.jsonl"]);
@@ -661,6 +623,30 @@ fn a_final_without_heats_is_rejected() {
             r#"{{"type":"cfr.event_completed","at":"2013-08-03","series":"wbc","event":"2013","heats":[{HEAT}]}}"#
         ),
         &["cfr event wbc/2013", "needs its `final`"],
+    );
+}
+
+/// A formula of an event of one heat says "over 1 heat".
+#[test]
+fn one_heat_is_one_heat_in_the_formula() {
+    let dir = ledger_with(ALL);
+    let out = append_text(
+        dir.path(),
+        &elim("wbc", "2013", "2013-08-03", &format!("[{HEAT}]"), HEAT),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = standings(dir.path(), &["cfr"]);
+    let formula = event_row(&v, "wbc", "2013", "A")["formula"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        formula.ends_with("(perfect: final win + heat win over 1 heat)"),
+        "{formula}"
     );
 }
 

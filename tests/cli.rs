@@ -682,6 +682,45 @@ fn a_utf16_file_is_told_laurel_reads_utf8() {
     assert_eq!(common::head(d), before);
 }
 
+/// A boolean cell (CFR's "Counted") reads as yes or no in text and CSV,
+/// where a person reads it; JSON keeps its booleans.
+#[test]
+fn counted_reads_yes_or_no_in_text_and_csv() {
+    let dir = ledger_with(&["cfr_wbc.jsonl"]);
+    let d = dir.path();
+    let out = |format: &str| {
+        let args = ["standings", "cfr", "--table", "events", "--limit", "all"];
+        let out = laurel(d).args(args).args(["--format", format]).output();
+        String::from_utf8(out.unwrap().stdout).unwrap()
+    };
+    let text = out("table");
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("Series"));
+    let at = lines
+        .next()
+        .and_then(|h| h.find("Counted"))
+        .expect("Counted");
+    let cell = |l: &str| Some(l.get(at..)?.split_whitespace().next()?.to_string());
+    let shown: Vec<String> = lines.filter_map(cell).collect();
+    let csv = out("csv");
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    let at = rows.headers().unwrap().iter().position(|h| h == "counted");
+    let written: Vec<String> = (rows.records())
+        .map(|r| r.unwrap()[at.expect("counted")].to_string())
+        .collect();
+    for cells in [&shown, &written] {
+        assert!(cells.len() > 10, "{cells:?}");
+        assert!(cells.iter().any(|c| c == "yes"), "{cells:?}");
+        assert!(cells.iter().any(|c| c == "no"), "{cells:?}");
+        assert!(cells.iter().all(|c| c == "yes" || c == "no"), "{cells:?}");
+    }
+    let v = common::standings(d, &["cfr"]);
+    let events = v["tables"]["events"].as_array().unwrap();
+    assert!(
+        events.iter().all(|r| r["counted"].is_boolean()),
+        "{events:?}"
+    );
+}
+
 #[test]
 fn gen_and_bench_take_at_most_ten_million_events() {
     let dir = tempfile::tempdir().unwrap();

@@ -163,8 +163,12 @@ fn elimination_entry(t: &Tables, log: &HeatLog, n_heats: usize, formulas: bool) 
             let pts = math::table_points(fp, p.at());
             format!(" + final {pts} {}", place_text(p))
         });
+        let heats = match n_heats {
+            1 => "1 heat".to_string(),
+            n => format!("{n} heats"),
+        };
         let formula = format!(
-            "100 * ({}{final_term}) / {} (perfect: final win + heat win over {n_heats} heats)",
+            "100 * ({}{final_term}) / {} (perfect: final win + heat win over {heats})",
             heat_terms(t, &log.heats),
             num(perfect),
         );
