@@ -211,7 +211,7 @@ enum Command {
         #[command(flatten)]
         out: Out,
     },
-    /// Every player: the systems they appear in, first and last dates, earlier names.
+    /// Every player: the systems they appear in, the first and last dates an event names them, earlier names.
     Players {
         #[command(subcommand)]
         action: Option<PlayersAction>,

@@ -35,6 +35,10 @@ const BY_TABLE: &[(&str, &str, &str)] = &[
     ("nations", "player", "Nation (scenario)"),
     ("nations", "score", "Par"),
     ("nazgul", "score", "Win %"),
+    // Dates of the events that name the player: a Middle-earth game's end
+    // names nations, so a player's last game may end after their "Last named".
+    ("players", "first", "First named"),
+    ("players", "last", "Last named"),
     ("tournaments", "player", "First place"),
     ("valar", "score", "Rating"),
 ];
@@ -83,6 +87,7 @@ mod tests {
     fn a_table_s_own_title_comes_first_then_the_key_s_then_the_humanised_key() {
         assert_eq!(title("valar", "score"), "Rating");
         assert_eq!(title("cards", "score"), "Score");
+        assert_eq!(title("players", "last"), "Last named");
         assert_eq!(title("nations", "total_vp"), "Total VP");
         assert_eq!(title("cfr", "best_finish"), "Best finish");
         assert_eq!(title("match_4", "game_1"), "Game 1");
