@@ -4,7 +4,7 @@
 //! midnight UTC). Internally they are `i64` microseconds so that the fold order
 //! `(at, seq)` is a plain integer comparison.
 
-use chrono::{DateTime, NaiveDate, SecondsFormat, TimeZone, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, SecondsFormat, TimeZone, Utc};
 
 /// Microseconds since 1970-01-01T00:00:00Z.
 pub type Micros = i64;
@@ -65,6 +65,41 @@ pub fn first_of_month(year: i32, month: u32) -> Option<Micros> {
         Utc.from_utc_datetime(&d.and_hms_opt(0, 0, 0)?)
             .timestamp_micros(),
     )
+}
+
+/// Why `s`, which starts like a date (`YYYY-MM-DD`, then nothing or a
+/// time), names no day, when its month is one and its day is not in it:
+/// `2024-02-30` is "February 2024 has 29 days". `None` otherwise.
+pub fn no_such_day(s: &str) -> Option<String> {
+    let (date, rest) = s.split_at_checked(10)?;
+    if !(rest.is_empty() || rest.starts_with('T')) {
+        return None;
+    }
+    let b = date.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if !(digits(0..4) && b[4] == b'-' && digits(5..7) && b[7] == b'-' && digits(8..10)) {
+        return None;
+    }
+    let (year, month, day) = (
+        date[..4].parse().ok()?,
+        date[5..7].parse().ok()?,
+        date[8..].parse::<u32>().ok()?,
+    );
+    let first = NaiveDate::from_ymd_opt(year, month, 1)?;
+    let days = first
+        .with_day(1)?
+        .checked_add_months(chrono::Months::new(1))?
+        .pred_opt()?
+        .day();
+    (day == 0 || day > days).then(|| format!("{} has {days} days", first.format("%B %Y")))
+}
+
+/// [`no_such_day`] as the end of a message (`: February 2024 has 29 days`),
+/// or nothing.
+pub fn why_no_day(s: &str) -> String {
+    no_such_day(s)
+        .map(|why| format!(": {why}"))
+        .unwrap_or_default()
 }
 
 /// [`parse`], a timestamp taken only if `fine` takes its fraction of a
@@ -165,6 +200,44 @@ pub fn inclusive_end(t: Micros) -> Micros {
 
 #[cfg(test)]
 mod tests {
+
+    /// A date whose month is one and day is not says how many days the
+    /// month has; anything else (a good day, another shape, month 13) says
+    /// nothing.
+    #[test]
+    fn no_such_day_names_the_days_of_its_month() {
+        assert_eq!(
+            no_such_day("2024-02-30").as_deref(),
+            Some("February 2024 has 29 days")
+        );
+        assert_eq!(
+            no_such_day("2023-02-29").as_deref(),
+            Some("February 2023 has 28 days")
+        );
+        assert_eq!(
+            no_such_day("2024-04-31T10:00:00Z").as_deref(),
+            Some("April 2024 has 30 days")
+        );
+        assert_eq!(
+            no_such_day("2024-01-00").as_deref(),
+            Some("January 2024 has 31 days")
+        );
+        assert_eq!(
+            no_such_day("9999-12-32").as_deref(),
+            Some("December 9999 has 31 days")
+        );
+        for fine_or_other in [
+            "2024-02-29",
+            "2024-13-01",
+            "24-02-30",
+            "2024/02/30",
+            "2024-02-30x",
+            "",
+        ] {
+            assert_eq!(no_such_day(fine_or_other), None, "{fine_or_other}");
+        }
+        assert_eq!(why_no_day("2024-02-30"), ": February 2024 has 29 days");
+    }
     use super::*;
 
     #[test]

@@ -80,7 +80,8 @@ impl QueryArgs {
             .map(|s| {
                 time::parse_bound(s).ok_or_else(|| {
                     Error::Usage(format!(
-                        "--as-of {s:?}: expected YYYY-MM-DD or an RFC 3339 timestamp"
+                        "--as-of {s:?}: expected YYYY-MM-DD or an RFC 3339 timestamp{}",
+                        time::why_no_day(s)
                     ))
                 })
             })
@@ -91,7 +92,8 @@ impl QueryArgs {
                 Err(_) => match time::parse_bound(s) {
                     Some(t) => ledger.seq_recorded_by(t),
                     None => Err(Error::Usage(format!(
-                        "--known-at {s:?}: expected a seq or a date/time"
+                        "--known-at {s:?}: expected a seq or a date/time{}",
+                        time::why_no_day(s)
                     ))),
                 },
             })

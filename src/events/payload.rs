@@ -245,7 +245,8 @@ impl<'de> Deserialize<'de> for When {
         let s = String::deserialize(d)?;
         time::parse(&s).map(When).ok_or_else(|| {
             serde::de::Error::custom(format!(
-                "{s:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp"
+                "{s:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp{}",
+                time::why_no_day(&s)
             ))
         })
     }
