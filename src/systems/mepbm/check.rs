@@ -69,7 +69,7 @@ impl State {
         let slots = self.slots_of(g);
         self.find_nation(slots, nation)
             .map(|i| &slots[i])
-            .ok_or_else(|| format!("nation {nation} is not in game {id}"))
+            .ok_or_else(|| self.not_in_game(slots, nation, id))
     }
 
     pub(super) fn check_seeded(&self, e: &RatingSeeded) -> Result<(), String> {
@@ -408,7 +408,7 @@ impl State {
             let pos = self
                 .find_nation(slots, n)
                 .map(|i| &slots[i])
-                .ok_or_else(|| format!("{}: nation {n} is not in game {id}", ctx()))?;
+                .ok_or_else(|| format!("{}: {}", ctx(), self.not_in_game(slots, n, id)))?;
             if pos.side() != side {
                 return Err(format!(
                     "{}: best played nation {n} is {}, not the voter's side {s}",
@@ -427,7 +427,7 @@ impl State {
             let pos = self
                 .find_nation(slots, n)
                 .map(|i| &slots[i])
-                .ok_or_else(|| format!("{}: nation {n} is not in game {id}", ctx()))?;
+                .ok_or_else(|| format!("{}: {}", ctx(), self.not_in_game(slots, n, id)))?;
             if pos.side() == side || pos.side() == Side::Neutral {
                 return Err(format!(
                     "{}: best enemy nation {n} is {}, not the side opposing {s}",

@@ -261,6 +261,13 @@ impl State {
         slots.iter().position(|s| s.nation == id)
     }
 
+    /// "Not in game `id`" for `nation`, with the nearest nation of `slots`.
+    fn not_in_game(&self, slots: &[Slot], nation: &str, id: &str) -> String {
+        let names = slots.iter().map(|s| self.places.name(s.nation));
+        let hint = crate::events::did_you_mean(nation, names);
+        format!("nation {nation} is not in game {id}{hint}")
+    }
+
     /// The side `player` is counted on in `slots` (None: controls nothing).
     fn side_in(&self, slots: &[Slot], player: &str) -> Option<Side> {
         let id = self.names.get(player)?;
