@@ -265,4 +265,19 @@ fn correct_reports_as_new_only_players_the_corrected_record_did_not_name() {
     let (code, out, err) = run(d, &other);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("1 new player: Hugo Pratt\n"), "{out}");
+    // A registration corrected (its date) registers no new player either.
+    let (code, _, err) = run(d, &["players", "add", "Zed Ray", "--at", "2002-01-01"]);
+    assert_eq!(code, 0, "{err}");
+    let seq = head(d).0.to_string();
+    let again = r#"{"type":"ledger.player_registered","at":"2002-02-01","player":"Zed Ray"}"#;
+    let fix = [
+        "correct",
+        &seq,
+        &file("c.jsonl", again.into()),
+        "--reason",
+        "date",
+    ];
+    let (code, out, err) = run(d, &fix);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("new player"), "{out}");
 }

@@ -58,19 +58,35 @@ use crate::events;
 use crate::ledger::{AppendReport, Input, Ledger};
 use crate::time;
 
-/// The player names record `seq` writes (none if it cannot be read: the
-/// void's own check refuses it).
-fn names_of(ledger: &Ledger, seq: u64) -> BTreeSet<String> {
-    let mut named = BTreeSet::new();
-    let decoded = ledger.record_fields(&[seq].into(), |r| {
-        events::decode_stored::<crate::systems::Event>(r.event, r.seq, r.at, r.at).ok()
+/// Record `seq` as `correct` reads it: its type, and the player names it
+/// writes (a system's event's, a registration's, a rename's new name); none
+/// if it cannot be read (the void's own check refuses it).
+fn kind_and_names(ledger: &Ledger, seq: u64) -> (Option<String>, BTreeSet<String>) {
+    use crate::events::ledger::Event as LedgerEvent;
+    let read = ledger.record_fields(&[seq].into(), |r| {
+        let kind = events::stored_kind(r.event).ok().map(str::to_string);
+        let rec = events::decode_stored::<crate::systems::Event>(r.event, r.seq, r.at, r.at);
+        (kind, rec.ok())
     });
-    if let Some(Some(mut rec)) = decoded.into_values().next() {
-        crate::systems::names_of(&mut rec.event, &mut |n| {
-            named.insert(n.clone());
-        });
+    let Some((kind, rec)) = read.into_values().next() else {
+        return (None, BTreeSet::new());
+    };
+    let mut named = BTreeSet::new();
+    match rec.map(|r| r.event) {
+        Some(crate::systems::Event::Ledger(LedgerEvent::PlayerRegistered(r))) => {
+            named.insert(r.player);
+        }
+        Some(crate::systems::Event::Ledger(LedgerEvent::PlayerRenamed(r))) => {
+            named.insert(r.to);
+        }
+        Some(mut event) => {
+            crate::systems::names_of(&mut event, &mut |n| {
+                named.insert(n.clone());
+            });
+        }
+        None => {}
     }
-    named
+    (kind, named)
 }
 
 /// The input of one `ledger.voided` per target, in order, named `name` in
@@ -246,13 +262,7 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
         voids_input("laurel correct", &[target], reason),
         open_input(file)?,
     ];
-    let kind = ledger
-        .record_fields(&[target].into(), |r| {
-            events::stored_kind(r.event).map(str::to_string)
-        })
-        .remove(&target)
-        .and_then(|k| k.ok());
-    let named = names_of(&ledger, target);
+    let (kind, named) = kind_and_names(&ledger, target);
     let accept = |r: &AppendReport| {
         adds_something(r, target, file)?;
         match &kind {
@@ -261,7 +271,7 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
             None => Ok(()),
         }
     };
-    let report = (ledger.append_if(inputs, &accept))
+    let mut report = (ledger.append_if(inputs, &accept))
         .map_err(|mut e| {
             // `correct` takes one seq: the way is `void`, which names them all.
             if let Error::Dependent { msg, .. } = &mut e {
@@ -275,7 +285,6 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
         })
         .map_err(of_command("laurel correct"))?;
     // The players SEQ named were the ledger's before: no new players.
-    let mut report = report;
     report.new_players.retain(|n| !named.contains(n));
     Ok(format!(
         "voided record {target} and appended its replacement\n{}",
