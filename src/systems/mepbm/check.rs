@@ -525,8 +525,8 @@ impl State {
         if let Some(last) = self.months.last().filter(|&last| last > m) {
             return Err(format!(
                 "month {m} comes before {last}, already ticked: months tick in calendar order \
-                 (to tick {m}, void the ticks after it, listed by `laurel log --type \
-                 mepbm.monthly_tick`, and append them again after it)"
+                 (a late tick of {m} is dated before the tick of {last}: `laurel log --type \
+                 mepbm.monthly_tick` shows when that is)"
             ));
         }
         let end = month_end(m).ok_or_else(|| format!("monthly tick: no month {m}"))?;
