@@ -248,7 +248,7 @@ enum Command {
         /// A rules file: one JSON object of parameters by system, e.g. `{"valar": {"base": 45}}`.
         #[arg(long)]
         rules: PathBuf,
-        /// Per player: old and new value and rank, largest moves first.
+        /// Per player: old and new value and rank, largest moves first; a table in which nothing moves is said unchanged.
         #[arg(long)]
         diff: bool,
         /// Only this table (default: every table).

@@ -370,6 +370,11 @@ impl Run<'_> {
                         .map_err(stdout_error)?;
                     continue;
                 };
+                // A table shown per tournament, of none: nothing to compare.
+                if sels.is_empty() {
+                    many.unchanged(&diff_table(table, None), NOTHING_MOVES)
+                        .map_err(stdout_error)?;
+                }
                 for sel in sels {
                     let (r, moved) = one(table, sel)?;
                     if !moved {
@@ -686,7 +691,7 @@ fn cell(v: &Value) -> String {
 mod tests {
     use serde_json::{json, Value};
 
-    use super::change;
+    use super::{change, diff_rows};
 
     fn moved(old: Value, new: Value) -> Value {
         let (o, n) = (
@@ -699,6 +704,24 @@ mod tests {
     fn shown(m: Option<super::Move>) -> Value {
         let (d, places) = m.unwrap();
         crate::num::json_number(d, places)
+    }
+
+    /// A row moves when its score or its rank does, or it is on one side
+    /// only; a table of rows that all stand still is said unchanged.
+    #[test]
+    fn a_row_moves_by_score_rank_or_being_on_one_side_only() {
+        let row = |p: &str, score: i64, rank: i64| (p.to_string(), json!(score), json!(rank));
+        let old = [row("a", 10, 1), row("b", 5, 2)];
+        let moved = |new: &[(String, Value, Value)]| diff_rows(("t", None), &old, new, None).1;
+        assert!(!moved(&old));
+        assert!(moved(&[row("a", 10, 1), row("b", 5, 1)]), "a rank");
+        assert!(moved(&[row("a", 10, 1), row("b", 6, 2)]), "a score");
+        assert!(moved(&[row("a", 10, 1)]), "b on the old side only");
+        assert!(
+            moved(&[row("a", 10, 1), row("b", 5, 2), row("c", 0, 3)]),
+            "c new"
+        );
+        assert!(!diff_rows(("t", None), &[], &[], None).1, "no rows");
     }
 
     /// A change is the exact difference at the scores' own decimals: not
