@@ -67,13 +67,13 @@ pub const UTF16_REFUSED: &str = "invalid JSON: the input is UTF-16 (it starts wi
 const WIDE_REFUSED: &str = "invalid JSON: the input is UTF-16 or UTF-32 (NUL bytes beside \
      its first character); laurel reads UTF-8: save it as UTF-8";
 
-/// The refusal of input starting with `start`, when that is a byte-order
-/// mark (UTF-8's: [`BOM_REFUSED`], UTF-16's: [`UTF16_REFUSED`]) or the
-/// first character of UTF-16 or UTF-32 text ([`WIDE_REFUSED`]: a NUL byte
-/// before or after it, as RFC 4627 tells the encodings apart).
+/// The refusal of input starting with `start`, when that is UTF-16's
+/// byte-order mark ([`UTF16_REFUSED`]) or the first character of UTF-16 or
+/// UTF-32 text ([`WIDE_REFUSED`]: a NUL byte before or after it, as RFC
+/// 4627 tells the encodings apart). A UTF-8 mark is skipped once
+/// ([`without_bom`]); a second is a stray character.
 pub fn marked(start: &[u8]) -> Option<&'static str> {
     match start {
-        [0xEF, 0xBB, 0xBF, ..] => Some(BOM_REFUSED),
         [0xFF, 0xFE, 0, 0, ..] | [0, 0, 0xFE, 0xFF, ..] => Some(WIDE_REFUSED),
         [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => Some(UTF16_REFUSED),
         [0, a, ..] | [a, 0, ..] if *a != 0 => Some(WIDE_REFUSED),

@@ -592,6 +592,14 @@ fn a_byte_order_mark_starting_a_file_is_skipped_and_one_further_in_refused() {
     let (code, _, err) = run(d, &["append", &inside]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains(&format!("{inside}:2: ")), "{err}");
+    // Two marks: the second is a stray character, not an export's refusal.
+    let twice = write("twice.jsonl", &format!("\u{feff}\u{feff}{}\n", tick(3)));
+    let (code, _, err) = run(d, &["append", &twice]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{twice}:1: ")) && !err.contains("export"),
+        "{err}"
+    );
     assert_eq!(common::head(d), before);
 }
 

@@ -163,7 +163,9 @@ fn read_runs(file: &Path, want: Option<u64>) -> Result<(Vec<Run>, Option<[u8; 32
     let name = file.display().to_string();
     let mut r = open(file)?;
     let start = r.fill_buf().map_err(|e| Error::io(&name, e))?;
-    if let Some(msg) = crate::input::marked(start) {
+    let bom = start.len() > crate::input::without_bom(start).len();
+    let refused = bom.then_some(crate::input::BOM_REFUSED);
+    if let Some(msg) = refused.or_else(|| crate::input::marked(start)) {
         let origin = Origin {
             file: Some(name.clone()),
             line: Some(1),
