@@ -72,7 +72,7 @@ pub fn first_of_month(year: i32, month: u32) -> Option<Micros> {
 /// `2024-02-30` is "February 2024 has 29 days". `None` otherwise.
 pub fn no_such_day(s: &str) -> Option<String> {
     let (date, rest) = s.split_at_checked(10)?;
-    if !(rest.is_empty() || rest.starts_with('T')) {
+    if !(rest.is_empty() || rest.starts_with(['T', 't', ' '])) {
         return None;
     }
     let b = date.as_bytes();
@@ -200,6 +200,7 @@ pub fn inclusive_end(t: Micros) -> Micros {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     /// A date whose month is one and day is not says how many days the
     /// month has; anything else (a good day, another shape, month 13) says
@@ -218,6 +219,14 @@ mod tests {
             no_such_day("2024-04-31T10:00:00Z").as_deref(),
             Some("April 2024 has 30 days")
         );
+        for spaced in ["2024-02-30 10:00:00Z", "2024-02-30t10:00:00z"] {
+            let why = no_such_day(spaced);
+            assert_eq!(
+                why.as_deref(),
+                Some("February 2024 has 29 days"),
+                "{spaced}"
+            );
+        }
         assert_eq!(
             no_such_day("2024-01-00").as_deref(),
             Some("January 2024 has 31 days")
@@ -238,7 +247,6 @@ mod tests {
         }
         assert_eq!(why_no_day("2024-02-30"), ": February 2024 has 29 days");
     }
-    use super::*;
 
     #[test]
     fn input_instants_are_the_years_0000_to_9999_utc_without_leap_seconds() {

@@ -404,8 +404,8 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
     };
     if let Some(why) = ledger.checkpoints_unlisted() {
         checkpoints.push_str(&format!(
-            " ({why}: every fold starts from nothing; remove it, and the next append \
-             writes checkpoints again)"
+            " ({why}: every fold starts from nothing; make it a directory laurel can read, \
+             or remove it: the next append writes checkpoints again)"
         ));
     }
     if report.damaged_checkpoints > 0 {
@@ -544,7 +544,11 @@ fn state_line(ledger: &Ledger, args: &QueryArgs, stamp: &Stamp, format: Format) 
     let mut line = output::state_line(head.seq, &hash, stamp, given);
     // A known-at before the first record: an empty answer that is no
     // empty ledger (`--as-of` is the clock of when events happened).
-    if given && stamp.known_at == 0 && head.seq > 0 {
+    let a_time = args
+        .known_at
+        .as_ref()
+        .is_some_and(|k| k.parse::<u64>().is_err());
+    if a_time && stamp.known_at == 0 && head.seq > 0 {
         if let Some(first) = ledger.recorded_at(1)? {
             line.push_str(&format!(
                 " · nothing was recorded by then (record 1 was recorded at {first}; \

@@ -23,6 +23,19 @@ fn envelope_rules_name_the_field() {
     let e =
         err(json!({"type": "mepbm.monthly_tick", "at": "2003-01-01", "month": "2003-01", "x": 1}));
     assert!(e.contains("unknown field `x`"), "{e}");
+    // A nested object's unknown field is no envelope's: no note of them.
+    let e = err(
+        json!({"type": "mepbm.game_ended", "at": "2003-01-01", "game": "7",
+        "nations": [{"nation": "N", "typ": 1}], "turn": 1}),
+    );
+    assert!(
+        e.contains("field `nations[0].typ`: unknown field `typ`"),
+        "{e}"
+    );
+    assert!(
+        !e.contains("envelope") && !e.contains("did you mean"),
+        "{e}"
+    );
     let e = err(json!({"type": "mepbm.monthly_tick", "at": "2003-01-01"}));
     assert!(e.contains("missing field `month`"), "{e}");
     let e = err(json!({"type": "mepbm.rating_seeded", "at": "2003-01-01",
