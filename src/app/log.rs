@@ -8,8 +8,9 @@
 //! which may be long or hold names of any width, so nothing follows them but
 //! `voided by`. A record without an id shows instead its event's fields
 //! that hold a string or a number (`match=A round=1 tournament=fall-2026`,
-//! `month=2009-01`): what a `correct SEQ` is aimed by. A `ledger.voided` shows its target and reason where other
-//! records show their id: `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
+//! `month=2009-01`): what a `correct SEQ` is aimed by. A `ledger.voided`
+//! shows its target and reason where other records show their id:
+//! `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
 //! record ends with `voided by #10`. Registrations, renames and rule changes
 //! show what they say after their id (`"Ann" → "Anna"`, `valar {"base":50}`).
 //! The targets come from the chunk summaries before the walk, and a target
