@@ -106,7 +106,8 @@
 //! - [`demo`]: the `events/` files compiled in and the stops of `laurel demo`'s tour;
 //!   [`systems::gen`] (`laurel gen`: the driver and its toolkit; each system's planner is
 //!   its folder's `gen.rs`) and [`bench`](mod@bench) (`laurel bench`); [`sysinfo`]: the environment's switches (on unless unset, empty or `0`) and peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
-//! - `events/`: sample streams. `tests/`: integration tests through the built binary, named
+//! - `events/`: sample streams. `tests/it/`: the integration tests (one binary; a module
+//!   each) through the built binary, named
 //!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`,
 //!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `sbr_groups.rs`, `timetravel.rs`, `players.rs`, `names.rs`,
 //!   `cards_rules.rs`, `cli.rs`, `shell.rs`, `params.rs`, `replay.rs`, `corrections.rs`,
@@ -322,9 +323,10 @@
 //! 5. **Checkpoints.** Nothing to do: the state is one more checkpoint section, under
 //!    the system's name; checkpoints made before have no such section, and folds start
 //!    from a later one or from nothing (they are a cache).
-//! 6. **Tests.** `tests/ns.rs` with insta snapshots of its tables;
+//! 6. **Tests.** `tests/it/ns.rs` (a `mod ns;` line in `tests/it/main.rs`: the
+//!    integration tests are one binary) with insta snapshots of its tables;
 //!    `tests/corpus/systems/ns_<rule>.jsonl` breaking each rule once (with `.expect`,
-//!    and `.setup.jsonl` where needed) and `ns` in `SYSTEMS` of `tests/corpus.rs`, with
+//!    and `.setup.jsonl` where needed) and `ns` in `SYSTEMS` of `tests/it/corpus.rs`, with
 //!    a test of its own there. The demo's and the README tour's snapshots change.
 
 pub mod app;

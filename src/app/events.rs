@@ -19,7 +19,7 @@
 //! needs its round scheduled), named with their types, so the example appends
 //! as is on a ledger holding them. A type no sample holds has its example in
 //! its system's `EXAMPLES` (`ledger.*`: [`crate::events::ledger::EXAMPLES`]),
-//! after a whole sample file. `tests/events.rs`
+//! after a whole sample file. `tests/it/events.rs`
 //! appends every type's.
 
 use std::collections::BTreeMap;

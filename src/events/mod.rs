@@ -56,7 +56,7 @@
 //! 3. **Its example.** The first event of the type in a sample stream
 //!    (`events/*.jsonl`) is its example; a type no sample holds has one in
 //!    its system's `EXAMPLES` (`ledger.*`: [`ledger::EXAMPLES`]), following a
-//!    whole sample file. `tests/events.rs` appends every type's example after
+//!    whole sample file. `tests/it/events.rs` appends every type's example after
 //!    its setup and validates every sample line against the schema.
 //! 4. **Its check** in the system's `check`, and a corpus case per rule
 //!    (`tests/corpus/systems/`), where `laurel check` is compared with

@@ -178,7 +178,7 @@ pub const EVERY_ENV: &str = "LAUREL_CHECKPOINT_EVERY";
 
 /// The largest parent (uncompressed sections) an append keeps to make the next
 /// checkpoint a delta: a larger state's next checkpoint is whole instead. Why: the
-/// parent is a second copy of the state in memory (`tests/streaming.rs` bounds
+/// parent is a second copy of the state in memory (`tests/it/streaming.rs` bounds
 /// an append's peak).
 const PARENT_MAX: usize = 128 << 20;
 

@@ -32,7 +32,7 @@
 //!   to unpack or to hash.
 //! - **Durable before the head** (the crate's [invariants](crate#invariants)):
 //!   [`Writer::sync`] fsyncs the segment and the directories that name it. (A
-//!   killed process loses no written page: `tests/crash.rs` cannot see this.)
+//!   killed process loses no written page: `tests/it/crash.rs` cannot see this.)
 //! - **A dry run writes aside.** The segment of a dry run (`laurel check`,
 //!   [`Writer::aside`]) is an unnamed temporary file outside the ledger (in
 //!   the system's temporary directory, gone when closed), which the

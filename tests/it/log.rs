@@ -1,0 +1,151 @@
+//! `laurel log` through the built binary: its fixed columns, what names a
+//! record, `--from` and `--type`.
+
+use crate::common;
+
+use common::{ledger_with, run};
+use serde_json::Value;
+
+/// `log`'s fixed columns come first: names of wide characters and a void's
+/// reason, after them, never push the hash or the recording time out of line.
+#[test]
+fn log_keeps_its_columns_beside_wide_names_and_voids() {
+    use unicode_width::UnicodeWidthStr;
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    for name in ["Ann Lee", "名字"] {
+        let (code, _, err) = run(d, &["players", "add", name, "--at", "2024-01-01"]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, _, err) = run(
+        d,
+        &["void", "4", "--reason", "a long reason, entered twice"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (_, log, _) = run(d, &["log"]);
+    // seq, date, type, hash, "recorded", recorded_at: no space inside any.
+    let columns: Vec<(usize, usize)> = (log.lines())
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let at = |w: &str| l[..l.find(w).unwrap()].width();
+            (at(words[3]), at(words[5]))
+        })
+        .collect();
+    assert!(columns.len() > 10, "{log}");
+    assert!(columns.iter().all(|c| *c == columns[0]), "{log}");
+    assert!(log.lines().any(|l| l.ends_with("  \"名字\"")), "{log}");
+}
+
+/// A record written without an `id` is named in `log` by its event's
+/// fields that hold a string or a number, so `correct SEQ` can be aimed at
+/// it: a card league's round, a Space Base Race game (its number told),
+/// a Middle-earth seed and monthly tick.
+#[test]
+fn log_names_a_record_without_an_id_by_its_fields() {
+    let dir = ledger_with(&[]);
+    let d = dir.path();
+    let lines = |file: &str, n: usize| -> Vec<String> {
+        let text = std::fs::read_to_string(common::events_dir().join(file)).unwrap();
+        text.lines().take(n).map(String::from).collect()
+    };
+    let mut all = lines("cards_league.jsonl", 4);
+    all.extend(lines("sbr_mars_2014.jsonl", 2));
+    all.extend(lines("mepbm_monthly.jsonl", 1));
+    all.push(r#"{"type":"mepbm.monthly_tick","at":"2004-02-01","month":"2004-01"}"#.into());
+    let without: Vec<String> = (all.iter())
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v.as_object_mut().unwrap().remove("id");
+            v.to_string()
+        })
+        .collect();
+    let out = common::append_text(d, &without.join("\n"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, log, _) = run(d, &["log"]);
+    let ends: Vec<&str> = (log.lines())
+        .map(|l| l.rsplit("Z  ").next().unwrap())
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            "ends=2013-12-31 point_system=1 starts=2013-01-01 tournament=cards-2013-league",
+            "ends=2013-01-20 round=1 starts=2013-01-07 tournament=cards-2013-league",
+            "ends=2013-02-17 round=2 starts=2013-02-04 tournament=cards-2013-league",
+            "match=A round=1 tournament=cards-2013-league",
+            "tournament=mars-2014",
+            "game=1 match=seed-01 stage=seeding tournament=mars-2014",
+            "player=Moira Finch system=valar value=1850",
+            "month=2004-01",
+        ],
+        "{log}"
+    );
+}
+
+/// `log --from SEQ` shows the records from SEQ on (a void of an earlier
+/// record still names it), `--type` those of a type or namespace; a seq
+/// past the head and an unknown type are refused, exit 2.
+#[test]
+fn log_from_a_seq_and_of_a_type_shows_only_those_records() {
+    let dir = common::bundled();
+    let d = dir.path();
+    let (head, _) = common::head(d);
+    common::ok(d, &["void", "5", "--reason", "entered twice"]);
+    let seqs = |args: &[&str]| -> Vec<u64> {
+        let (code, out, err) = run(d, args);
+        assert_eq!(code, 0, "{err}");
+        (out.lines())
+            .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+            .collect()
+    };
+    let from = head.to_string();
+    assert_eq!(seqs(&["log", "--from", &from]), [head, head + 1]);
+    let (_, out, _) = run(d, &["log", "--from", &from]);
+    let all = run(d, &["log"]).1;
+    let fifth: Vec<&str> = all.lines().nth(4).unwrap().split_whitespace().collect();
+    let (kind, id) = (fifth[2], fifth[6]);
+    assert!(out.contains(&format!("#5 ({kind} {id}): reason")), "{out}");
+    let cards = seqs(&["log", "--type", "cards"]);
+    assert!(!cards.is_empty());
+    let (_, out, _) = run(d, &["log", "--type", "cards"]);
+    assert!(out.lines().all(|l| l.contains(" cards.")), "{out}");
+    assert_eq!(seqs(&["log", "--type", "ledger.voided"]), [head + 1]);
+    assert_eq!(
+        seqs(&["log", "--type", "cards.match_result", "--from", &from]),
+        Vec::<u64>::new()
+    );
+    // A ledger of several appends (a chunk each at least): from any seq, in
+    // the first chunk, inside one, at one's start, at the last record.
+    let files = [
+        "cards_league.jsonl",
+        "cfr_pbem.jsonl",
+        "sbr_mars_2014.jsonl",
+    ];
+    let several = ledger_with(&files);
+    let last = common::head(several.path()).0;
+    for from in [1, 2, last / 2, last - 48, last] {
+        let (code, out, _) = run(several.path(), &["log", "--from", &from.to_string()]);
+        assert_eq!(code, 0);
+        let got: Vec<u64> = (out.lines())
+            .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(got, (from..=last).collect::<Vec<_>>(), "--from {from}");
+    }
+    for (args, said) in [
+        (
+            vec!["log", "--from", "99999"],
+            format!("--from 99999: the ledger's last record is seq {}", head + 1),
+        ),
+        (
+            vec!["log", "--type", "cardz"],
+            "--type \"cardz\": no event type or namespace; did you mean \"cards\"?".to_string(),
+        ),
+    ] {
+        let (code, _, err) = run(d, &args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(&said), "{err}");
+    }
+}
