@@ -91,7 +91,7 @@
 //!   instants as microseconds UTC; [`error`]: the one error type, which decides exit codes.
 //! - [`players`]: the ledger's players (the namespaces' players indexes,
 //!   [`systems::players`], merged): the near-duplicate check of an append (an
-//!   index of the new names' hashes, [`players::near`], that every known name is
+//!   index of the new names' hashes, [`events::near`], that every known name is
 //!   probed against, [`players::check_append`]), `laurel players`, the names
 //!   `history` resolves.
 //! - [`output`]: the systems' tables rendered as text, JSON or CSV, streamed from their

@@ -94,12 +94,27 @@ pub fn no_such_day(s: &str) -> Option<String> {
     (day == 0 || day > days).then(|| format!("{} has {days} days", first.format("%B %Y")))
 }
 
-/// [`no_such_day`] as the end of a message (`: February 2024 has 29 days`),
-/// or nothing.
-pub fn why_no_day(s: &str) -> String {
-    no_such_day(s)
-        .map(|why| format!(": {why}"))
-        .unwrap_or_default()
+/// Why `s`, refused as a time, is none, as the end of a message: a day not
+/// in its month ([`no_such_day`]: `: February 2024 has 29 days`), or a
+/// timestamp without a zone (`2024-02-03T19:00:00`: which hour of which
+/// place?); else nothing.
+pub fn why_not_a_time(s: &str) -> String {
+    let zoneless = [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+    ]
+    .iter()
+    .any(|f| chrono::NaiveDateTime::parse_from_str(s, f).is_ok());
+    match no_such_day(s) {
+        Some(why) => format!(": {why}"),
+        None if zoneless => {
+            ": a timestamp says its zone: `Z` for UTC (`2024-02-03T19:00:00Z`) or an offset \
+             (`2024-02-03T19:00:00+01:00`)"
+                .to_string()
+        }
+        None => String::new(),
+    }
 }
 
 /// [`parse`], a timestamp taken only if `fine` takes its fraction of a
@@ -245,7 +260,19 @@ mod tests {
         ] {
             assert_eq!(no_such_day(fine_or_other), None, "{fine_or_other}");
         }
-        assert_eq!(why_no_day("2024-02-30"), ": February 2024 has 29 days");
+        assert_eq!(why_not_a_time("2024-02-30"), ": February 2024 has 29 days");
+        for zoneless in [
+            "2024-02-03T19:00:00",
+            "2024-02-03 19:00:00.5",
+            "2024-02-03T19:00",
+        ] {
+            let why = why_not_a_time(zoneless);
+            assert!(
+                why.contains("a timestamp says its zone: `Z` for UTC"),
+                "{zoneless}: {why}"
+            );
+        }
+        assert_eq!(why_not_a_time("2024-02-03T25:00:00"), "");
     }
 
     #[test]

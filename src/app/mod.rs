@@ -81,7 +81,7 @@ impl QueryArgs {
                 time::parse_bound(s).ok_or_else(|| {
                     Error::Usage(format!(
                         "--as-of {s:?}: expected YYYY-MM-DD or an RFC 3339 timestamp{}",
-                        time::why_no_day(s)
+                        time::why_not_a_time(s)
                     ))
                 })
             })
@@ -93,7 +93,7 @@ impl QueryArgs {
                     Some(t) => ledger.seq_recorded_by(t),
                     None => Err(Error::Usage(format!(
                         "--known-at {s:?}: expected a seq or a date/time{}",
-                        time::why_no_day(s)
+                        time::why_not_a_time(s)
                     ))),
                 },
             })

@@ -68,6 +68,7 @@
 mod canon;
 pub mod key;
 pub mod ledger;
+pub mod near;
 mod payload;
 mod scan;
 pub mod schema;
@@ -316,7 +317,7 @@ fn screened<E: Vocabulary>(c: canon::Canonical, defer: bool) -> Result<Screened<
     }
     let at_text = text_field("at", env.at)?.ok_or("missing field `at`")?;
     let at = time::parse_input(&at_text).ok_or_else(|| {
-        format!("field `at`: {at_text:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp to the microsecond, in the years 0000 to 9999 (UTC), without a leap second{}", time::why_no_day(&at_text))
+        format!("field `at`: {at_text:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp to the microsecond, in the years 0000 to 9999 (UTC), without a leap second{}", time::why_not_a_time(&at_text))
     })?;
     let id = match env.id {
         Some(canon::Field::Null) | None => None,

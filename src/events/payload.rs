@@ -246,7 +246,7 @@ impl<'de> Deserialize<'de> for When {
         time::parse(&s).map(When).ok_or_else(|| {
             serde::de::Error::custom(format!(
                 "{s:?} is not a date (YYYY-MM-DD) or an RFC 3339 timestamp{}",
-                time::why_no_day(&s)
+                time::why_not_a_time(&s)
             ))
         })
     }

@@ -17,10 +17,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::near::Near;
 use super::{refused, First, Players, Written};
 use crate::error::Result;
 use crate::events::key;
+use crate::events::near::Near;
 use crate::systems::compact::Interner;
 use crate::systems::players::PerNamespace;
 use crate::systems::NAMESPACES;

@@ -15,8 +15,10 @@
 //! [`crate::systems::players::check_name`]; nothing invisible reaches it, the
 //! event layer refuses that), and when it nearly duplicates a name first seen before
 //! it, in the ledger or earlier in the same append: the same ignoring case,
-//! accents, whitespace and invisible characters, or (names of [`near::EDIT_MIN`] characters or
-//! more) one edit apart, an edit of a digit aside (numbered names such as
+//! accents, whitespace and invisible characters, or (names of
+//! [`EDIT_MIN`](crate::events::near::EDIT_MIN) characters or
+//! more) one edit apart (a letter changed, added or dropped, or two neighbours
+//! swapped), an edit of a digit aside (numbered names such as
 //! "Table 1" and "Table 2" are distinct players). Two new names of one file that nearly duplicate
 //! each other are refused at the second. A name whose first appearance is a
 //! `ledger.player_registered` (`laurel players add`) is exempt: the
@@ -29,7 +31,7 @@
 //! unless the rename says `"distinct": true` (`laurel players rename FROM TO
 //! --distinct`): then, as a registration, only a look-alike is.
 //! The check files each new name once (by its key and one-character
-//! deletions, see [`near`]) and probes each known name against them once
+//! deletions, see [`crate::events::near`]) and probes each known name against them once
 //! ([`check_append`]), so it costs the names' lengths, never names × names,
 //! and merges, sorts and files only the names the append brings.
 //!
@@ -48,7 +50,6 @@
 //! rename, is refused.
 
 mod check;
-pub mod near;
 
 pub use check::check_append;
 
@@ -308,8 +309,10 @@ impl Players {
         Err(at_rename(
             r,
             format!(
-                "{:?} is already a player's name{named}; a rename gives a player a name nobody has",
-                r.to
+                "{:?} is already a player's name{named}; a rename gives a player a name nobody \
+                 has (results recorded under a misspelt name go to the player they belong to \
+                 by `laurel correct SEQ FILE --reason TEXT` of each record naming {:?})",
+                r.to, r.from
             ),
         ))
     }
@@ -389,7 +392,11 @@ impl Players {
             .map(|n| (key::key(n).chars().collect(), n))
             .collect();
         let same = keyed.iter().find(|(nk, _)| *nk == k);
-        let typo = || keyed.iter().find(|(nk, _)| near::one_edit(&k, nk));
+        let typo = || {
+            keyed
+                .iter()
+                .find(|(nk, _)| crate::events::near::one_edit(&k, nk))
+        };
         if let Some((_, n)) = same.or_else(typo) {
             return vec![(*n).clone()];
         }

@@ -487,7 +487,7 @@ mod tests {
     fn generated_names_are_never_near_duplicates() {
         let players = (0..60_000).map(|n| name('p', n));
         let names: Vec<String> = players.chain((0..120_000).map(|n| name('m', n))).collect();
-        let near = crate::players::near::Near::new(names.iter().map(String::as_str));
+        let near = crate::events::near::Near::new(names.iter().map(String::as_str));
         for (i, n) in (0u32..).zip(&names) {
             assert!(
                 near.near_before(n, i).is_empty(),

@@ -4,7 +4,7 @@
 //! The lookup is a symmetric-deletion index: each key is filed under the
 //! hash of itself and (for a key of 5 characters or more) of each of its
 //! one-character deletions; two keys one edit apart (a substitution, an
-//! insertion or a deletion) share one of those, so a lookup probes as many
+//! insertion, a deletion or a swap of neighbours) share one of those, so a lookup probes as many
 //! hashes as its key has characters, never every name. A shared hash is only
 //! a candidate: one pass over the two keys decides ([`one_typo`]). The index
 //! is built once over every name, as one sorted vector of (hash, id) pairs
@@ -182,11 +182,15 @@ fn hash(chars: &[char], skip: usize) -> u64 {
 }
 
 /// Whether keys `a` and `b` are at most one edit apart (a substitution, an
-/// insertion or a deletion), that edit not of a digit: a digit replaced by a
-/// digit, or a digit inserted or deleted, is no typo. After the common
-/// prefix, the first character that differs is the substituted one, or the
-/// inserted one (within a run of equal characters any position of the run
-/// gives the same character); the rest must then be equal.
+/// insertion, a deletion, or two neighbouring characters swapped: "Alcie"
+/// for "Alice"), that edit not of a digit: a digit replaced by a digit, a
+/// digit inserted or deleted, or a swap with a digit in it, is no typo
+/// ("Table 12" and "Table 21" are two tables). After the common prefix, the
+/// first character that differs is the substituted one, or the inserted one
+/// (within a run of equal characters any position of the run gives the same
+/// character), or the first of the two swapped; the rest must then be equal.
+/// A swap shares a deletion with its original (each without the first
+/// swapped character of its own), so the index finds it as a candidate.
 fn one_typo(a: &[char], b: &[char]) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     if long.len() - short.len() > 1 {
@@ -194,12 +198,18 @@ fn one_typo(a: &[char], b: &[char]) -> bool {
     }
     let p = short.iter().zip(long).take_while(|(x, y)| x == y).count();
     let digit = |c: &char| c.is_ascii_digit();
-    if short.len() == long.len() {
-        p == short.len()
-            || (short[p + 1..] == long[p + 1..] && !(digit(&short[p]) && digit(&long[p])))
-    } else {
-        short[p..] == long[p + 1..] && !digit(&long[p])
+    if short.len() != long.len() {
+        return short[p..] == long[p + 1..] && !digit(&long[p]);
     }
+    if p == short.len() {
+        return true;
+    }
+    let substituted = short[p + 1..] == long[p + 1..] && !(digit(&short[p]) && digit(&long[p]));
+    let swapped = p + 1 < short.len()
+        && (short[p], short[p + 1]) == (long[p + 1], long[p])
+        && short[p + 2..] == long[p + 2..]
+        && !(digit(&short[p]) || digit(&long[p]));
+    substituted || swapped
 }
 
 #[cfg(test)]
@@ -232,7 +242,12 @@ mod tests {
             "a 5-character key needs an equal key"
         );
         assert_eq!(n.find("Charles Babbage"), None);
-        assert_eq!(n.find("Ada Lovelaec"), None, "a transposition is two edits");
+        assert_eq!(n.find("Ada Lovelaec"), Some(0), "a swap of neighbours");
+        assert_eq!(n.find("Ada Lovleace"), Some(0), "a swap of neighbours");
+        assert_eq!(n.find("dAa Lovelace"), Some(0), "a swap at the start");
+        assert_eq!(n.find("Ada Lovelcea"), None, "two swaps");
+        assert_eq!(n.find("p00010"), None, "two digits swapped");
+        assert_eq!(n.find("p0001"), None);
         assert!(
             n.near_before("ada lovelace", 0).is_empty(),
             "only earlier ids"
