@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::events::{GameEnded, Outcome, PowerResult, CENTERS_TOTAL, ELIMINATED};
 use super::{params, State};
 use crate::events::key::key;
+use crate::events::near::one_edit;
 use crate::events::Ident;
 use crate::systems::players::check_power_name;
 use crate::systems::Cx;
@@ -88,7 +89,7 @@ impl State {
             (false, false) => return Ok(()),
             (false, true) => (
                 format!(" (seq {at})"),
-                format!(" (to correct that game: `laurel correct {at} FILE`)"),
+                format!(" (to correct that game: `laurel correct {at} FILE --reason TEXT`)"),
             ),
             (true, _) => (String::new(), ", which this append brings".to_string()),
         };
@@ -97,6 +98,44 @@ impl State {
              {other}{seq_of_other}; a board is played once a round{hint}",
             g.game
         ))
+    }
+}
+
+impl State {
+    /// A tournament a game names for the first time is not one already
+    /// known written another way: the same letters and digits but for case,
+    /// accents, spaces and signs ("Autumn Cup" for `autumn-cup`), or one edit
+    /// apart ([`one_edit`]: "autum-cup"; an edit of a digit is none, so
+    /// `cup-2024` after `cup-2023` is a tournament of its own). Otherwise
+    /// the game would start a tournament of its own, silently. An input
+    /// rule (`RatingSystem::check_input`): games stored before are read as
+    /// accepted.
+    pub(super) fn check_new_tournament(&self, g: &GameEnded) -> Result<(), String> {
+        let Some(t) = &g.tournament else {
+            return Ok(());
+        };
+        let known = &self.store.tournaments;
+        if known.get(&t.0).is_some() {
+            return Ok(());
+        }
+        let letters = |name: &str| -> Vec<char> {
+            key(name).chars().filter(|c| c.is_alphanumeric()).collect()
+        };
+        let new = letters(&t.0);
+        let names = (0..known.len()).map(|i| known.name(i as u32));
+        let near = |k: &&str| {
+            let k = letters(k);
+            k == new || one_edit(&k, &new)
+        };
+        match names.into_iter().find(near) {
+            Some(other) => Err(format!(
+                "game {}: tournament {t} is not recorded, but {other:?} is, written nearly \
+                 alike; write the tournament as recorded, or give the new one a name further \
+                 from it",
+                g.game
+            )),
+            None => Ok(()),
+        }
     }
 }
 
@@ -109,12 +148,19 @@ enum Board {
     Param(i64),
 }
 
+/// The seven powers of the standard board.
+pub(crate) const STANDARD_POWERS: [&str; 7] = [
+    "Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey",
+];
+
 /// A new game's power names are written as a player's are (no space at
 /// either end, [`check_power_name`]), and two names whose keys are equal
 /// ([`key`]: case, accents, spacing and letters of another script that look
 /// alike do not count) are one power listed twice: "Austria", "austria" and
-/// a Cyrillic "Аustria" are not three powers (an input rule:
-/// `RatingSystem::check_input`; a game stored before is read as accepted).
+/// a Cyrillic "Аustria" are not three powers. A game played on the standard
+/// board is told by its names ([`misspelt_standard_power`]): a name a few
+/// letters from one of its powers is refused there. Input rules
+/// (`RatingSystem::check_input`): a game stored before is read as accepted.
 pub(super) fn power_names(g: &GameEnded) -> Result<(), String> {
     let id = &g.game;
     let mut names: BTreeMap<String, &str> = BTreeMap::new();
@@ -128,7 +174,36 @@ pub(super) fn power_names(g: &GameEnded) -> Result<(), String> {
             ));
         }
     }
-    Ok(())
+    match misspelt_standard_power(&names) {
+        Some((typo, meant)) => Err(format!(
+            "game {id}: power {typo:?} is not a power of the standard board, which the \
+             game's other powers are; did you mean {meant:?}?"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// In a game whose powers (by [`key`]) are the standard board's but one,
+/// that one when it is a few letters from a standard power the game does not
+/// list ("Austira" beside England, France, ... Turkey): `(name, power)`. A
+/// variant's board names powers of its own and is never judged so; nor is a
+/// power one more than the seven.
+fn misspelt_standard_power<'a>(
+    names: &BTreeMap<String, &'a str>,
+) -> Option<(&'a str, &'static str)> {
+    let standard: BTreeSet<String> = STANDARD_POWERS.iter().map(|p| key(p)).collect();
+    let mut odd = names.iter().filter(|(k, _)| !standard.contains(*k));
+    let (_, typo) = odd.next()?;
+    if odd.next().is_some() || names.len() < 3 {
+        return None;
+    }
+    let missing: BTreeMap<String, &'static str> = STANDARD_POWERS
+        .iter()
+        .map(|&p| (key(p), p))
+        .filter(|(k, _)| !names.contains_key(k))
+        .collect();
+    let near = crate::events::closest(&key(typo), missing.keys().map(String::as_str))?;
+    Some((*typo, missing[near]))
 }
 
 /// Names, players, centers and elimination years, power by power.
@@ -271,7 +346,9 @@ fn result_word(r: Outcome) -> &'static str {
     }
 }
 
-/// The power named `name`, or an error listing the game's powers.
+/// The power named `name`, written as the game lists it, or an error listing
+/// the game's powers: one written another way ("france") is told how the game
+/// writes it, a near one hears of it.
 fn power<'g>(
     id: &Ident,
     g: &'g GameEnded,
@@ -280,8 +357,13 @@ fn power<'g>(
 ) -> Result<&'g PowerResult, String> {
     g.powers.iter().find(|p| p.power == name).ok_or_else(|| {
         let names: Vec<&str> = g.powers.iter().map(|p| p.power.as_str()).collect();
+        let written = names.iter().find(|&&p| key(p) == key(name));
+        let hint = match written {
+            Some(p) => format!("; write it as the game's powers do: {p:?}"),
+            None => crate::events::did_you_mean(name, names.iter().copied()),
+        };
         format!(
-            "game {id}: {what} {name} is not one of the game's powers ({})",
+            "game {id}: {what} {name} is not one of the game's powers ({}){hint}",
             names.join(", ")
         )
     })

@@ -1,12 +1,9 @@
 //! Diplomacy games for the generator: one result per game, solo or draw, with
 //! eliminations and surrendered powers.
 
+use super::check::STANDARD_POWERS as POWERS;
 use crate::systems::gen::{result, stamp, Planned, System, World};
 use serde_json::{json, Value};
-
-const POWERS: [&str; 7] = [
-    "Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey",
-];
 
 impl World {
     pub(crate) fn diplomacy_game(&mut self, t: i64) -> Vec<Planned> {

@@ -23,12 +23,15 @@ impl RatingSystem for State {
     system_items!(bincode);
 
     /// A new game lists at most [`check::MAX_POWERS`] powers, each with its
-    /// `player` field, their names each written once ([`check::power_names`]).
+    /// `player` field, their names each written once ([`check::power_names`]),
+    /// and a tournament it is the first to name is not a known one written
+    /// nearly alike ([`State::check_new_tournament`]).
     fn check_input(&self, rec: &Record, _: &crate::systems::players::Index) -> Result<(), String> {
         match &rec.event {
             Event::Diplomacy(events::Event::GameEnded(g)) => check::board_size(g)
                 .and_then(|()| check::players_given(g))
-                .and_then(|()| check::power_names(g)),
+                .and_then(|()| check::power_names(g))
+                .and_then(|()| self.check_new_tournament(g)),
             _ => Ok(()),
         }
     }
