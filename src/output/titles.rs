@@ -28,6 +28,7 @@ const BY_KEY: &[(&str, &str)] = &[
 const BY_TABLE: &[(&str, &str, &str)] = &[
     ("ainur", "player", "Team"),
     ("ainur", "score", "Rating"),
+    ("cards", "score", "Points"),
     ("council", "score", "Ballot points"),
     ("history", "system", "Table"),
     ("istari", "score", "Rating"),
@@ -86,7 +87,8 @@ mod tests {
     #[test]
     fn a_table_s_own_title_comes_first_then_the_key_s_then_the_humanised_key() {
         assert_eq!(title("valar", "score"), "Rating");
-        assert_eq!(title("cards", "score"), "Score");
+        assert_eq!(title("cards", "score"), "Points");
+        assert_eq!(title("cfr", "score"), "Score");
         assert_eq!(title("players", "last"), "Last named");
         assert_eq!(title("nations", "total_vp"), "Total VP");
         assert_eq!(title("cfr", "best_finish"), "Best finish");

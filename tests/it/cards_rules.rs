@@ -261,7 +261,7 @@ fn one_result_per_match() {
     let seq = head(dir.path()).0;
     let named = format!(
         "already has a result, recorded at seq {seq}; a match has one result (to correct it: \
-         `laurel correct {seq} FILE`, FILE holding the corrected result)"
+         `laurel correct {seq} FILE --reason TEXT`, FILE holding the corrected result)"
     );
     rejected(dir.path(), &[again], &[V1A, &named]);
 }
@@ -477,4 +477,27 @@ fn replay_with_a_smaller_score_clamp_moves_only_the_clamped_players() {
     assert_eq!(row(&v, "Ana")["score"], json!(193));
     assert_eq!(row(&v, "Cleo")["score"], json!(40));
     assert_eq!(row(&v, "Boris")["score"], row(&v, "Boris")["old_score"]);
+}
+
+#[test]
+fn the_tournament_list_says_how_many_share_first_place() {
+    let dir = base();
+    let a = result("v1", "1", "A", AT, &[("a", 60), ("b", -20), ("c", -40)]);
+    let b = result("v1", "1", "B", AT, &[("d", 60), ("e", -20), ("f", -40)]);
+    let out = append_text(dir.path(), &format!("{a}\n{b}\n"));
+    assert!(out.status.success(), "{out:?}");
+    let v = common::standings(dir.path(), &["cards"]);
+    let v1 = &v["rows"][0];
+    assert_eq!(
+        (&v1["tournament"], &v1["player"]),
+        (&json!("v1"), &json!("a"))
+    );
+    assert_eq!((&v1["score"], &v1["sharing_first"]), (&json!(4), &json!(2)));
+    let v2 = &v["rows"][1];
+    assert_eq!(
+        (&v2["player"], &v2["sharing_first"]),
+        (&Value::Null, &Value::Null)
+    );
+    let text = common::run(dir.path(), &["standings", "cards"]).1;
+    assert!(text.contains("Sharing first"), "{text}");
 }

@@ -337,7 +337,7 @@ fn a_renamed_player_keeps_one_row_under_the_new_name_from_the_rename_on() {
     let ada: Vec<_> = rows.iter().filter(|r| r["player"] == "Ada King").collect();
     // Ada King: 3 points for round 1 (1st) + 0 for round 2 (3rd), two matches.
     assert_eq!(ada.len(), 1, "{rows:?}");
-    assert_eq!(ada[0]["points"], 3);
+    assert_eq!(ada[0]["score"], 3);
     assert_eq!(ada[0]["matches"], 2);
     assert!(!rows.iter().any(|r| r["player"] == "Ada Lovelace"));
     // Before the rename, the table shows the name she had then.

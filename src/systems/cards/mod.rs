@@ -51,16 +51,18 @@
 //! - **Ranks**: players equal on points and total score share a rank (player id only
 //!   orders them for display; it is not a sporting tie-break).
 //! - The `score` column of a tournament's standings is the player's points (the ranking
-//!   value every system's rows carry); `total_score` is the sum of match scores.
+//!   value every system's rows carry), titled "Points"; `total_score` is the sum of
+//!   match scores.
 //! - `standings cards` without `--tournament` lists the tournaments (table
 //!   `tournaments`): columns `tournament, point_system, starts, ends, rounds,
-//!   matches, results, players, player, score`, where `player` and `score`
+//!   matches, results, players, player, score, sharing_first`, where `player` and `score`
 //!   are the tournament's first place (shown as "First place"), the first row
 //!   of its standings, and their score there (points): named as every
 //!   table's player and score are, so a script reads any table's rows alike.
 //!   No `rank`: tournaments are listed by id, not ranked (the first place's
-//!   rank is 1). Players sharing first place: the first by player id, as the
-//!   standings order them. None before a result.
+//!   rank is 1). Players sharing first place (equal points and total score):
+//!   the first by player id, as the standings order them, and `sharing_first`
+//!   says how many share it (1: alone). None before a result.
 //! - Points are computed with the parameters in force at the result's `at`
 //!   ([`params`]: tables of 1 to 4 places, `score_divisor` at least 1); a points
 //!   table shorter than the number of places gives 0 for missing places.

@@ -38,7 +38,8 @@ impl State {
     }
 
     /// One row per tournament: `standings cards` without `--tournament`, with
-    /// its first place (`player`, `score`: its standings' first row).
+    /// its first place (`player`, `score`: its standings' first row) and how
+    /// many share that place (`sharing_first`).
     fn listing(&self, sel: &Selector) -> Report {
         let mut tab = Table::new(
             "tournaments",
@@ -54,6 +55,7 @@ impl State {
                 "players",
                 "player",
                 "score",
+                "sharing_first",
             ],
         )
         .keep(sel);
@@ -65,7 +67,14 @@ impl State {
                     .values()
                     .map(|r| r.matches.iter().filter(|m| m.played()).count())
                     .sum();
-                let leader = order(&self.names, t).into_iter().next();
+                let rows = order(&self.names, t);
+                let leader = rows.first().copied();
+                let best = |l: &Line| (l.points, l.total_score);
+                let sharing = leader.map(|(_, first)| {
+                    rows.iter()
+                        .take_while(|(_, l)| best(l) == best(first))
+                        .count()
+                });
                 vec![
                     json!(id),
                     json!(t.system),
@@ -77,6 +86,7 @@ impl State {
                     json!(t.lines.len()),
                     leader.map_or(Value::Null, |(p, _)| json!(p)),
                     leader.map_or(Value::Null, |(_, l)| json!(l.points)),
+                    sharing.map_or(Value::Null, |n| json!(n)),
                 ]
             });
         }
@@ -107,14 +117,7 @@ fn ranking(names: &Interner, id: &str, t: &Tournament) -> Table {
             "Tournament {id} (point system {}): score = points; ties by total score",
             t.system
         ),
-        &[
-            "rank",
-            "player",
-            "score",
-            "points",
-            "total_score",
-            "matches",
-        ],
+        &["rank", "player", "score", "total_score", "matches"],
     );
     let rows = order(names, t);
     let keys: Vec<_> = rows
@@ -125,7 +128,6 @@ fn ranking(names: &Interner, id: &str, t: &Tournament) -> Table {
         tab.push(vec![
             json!(rank),
             json!(player),
-            json!(line.points),
             json!(line.points),
             json!(line.total_score),
             json!(line.matches),
