@@ -172,7 +172,7 @@ impl Cx {
         let recorded = |at: u64| {
             format!(
                 "{what} already has a result, recorded at seq {at}; {once} \
-                 (to correct it: `laurel correct {at} FILE`, FILE holding the corrected result)"
+                 (to correct it: `laurel correct {at} FILE --reason TEXT`, FILE holding the corrected result)"
             )
         };
         match (self.brings(seq), self.brings(first)) {

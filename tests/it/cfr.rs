@@ -659,7 +659,7 @@ fn an_event_recorded_twice_is_rejected() {
             &elim("wbc", "2012", at, &format!("[{HEAT}]"), HEAT),
             &[
                 "-:1, cfr.event_completed: cfr event wbc/2012 already has a result, recorded at \
-               seq 7; an event is recorded once (to correct it: `laurel correct 7 FILE`",
+               seq 7; an event is recorded once (to correct it: `laurel correct 7 FILE --reason TEXT`",
             ],
         );
     }

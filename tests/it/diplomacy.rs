@@ -462,7 +462,7 @@ fn a_game_is_recorded_once() {
             &format!("{reg}\n{again}\n"),
             &[
                 "-:2, diplomacy.game_ended: game diplomacy-2024-r1 already has a result, \
-               recorded at seq 1; a game is recorded once (to correct it: `laurel correct 1 FILE`",
+               recorded at seq 1; a game is recorded once (to correct it: `laurel correct 1 FILE --reason TEXT`",
             ],
         );
     }

@@ -279,7 +279,7 @@ impl State {
         if let Some(t) = self.headers[g].ended {
             return Err(format!(
                 "game {id} already ended on {}: a game ends once (to correct it: \
-                 `laurel correct SEQ FILE`, SEQ being its end's as `laurel log` shows it)",
+                 `laurel correct SEQ FILE --reason TEXT`, SEQ being its end's as `laurel log` shows it)",
                 time::format_short(t)
             ));
         }
