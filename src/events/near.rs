@@ -15,6 +15,11 @@
 //! per hash and at most 4 per pair for the starts, about 280 bytes per name
 //! with its key.
 //!
+//! Words in another order ("Martin Alice" for "Alice Martin", a family name
+//! written first) nearly duplicate too, for keys of [`EDIT_MIN`] characters or
+//! more: each name of two words or more is also filed under the hash of its
+//! words' keys sorted ([`words_key`]), and a lookup probes that one hash more.
+//!
 //! An edit of a digit is not a typo: a digit replaced by another digit, or a
 //! digit inserted or deleted, leaves two names that are both taken as meant.
 //! Numbered names ("Table 1" and "Table 2", "bot-7" and "bot-17")
@@ -37,22 +42,28 @@ pub struct Near {
     shift: u32,
     /// Each name's key, as characters.
     keys: Vec<Box<[char]>>,
+    /// Each name's [`words_key`], for a name of two words or more.
+    words: Vec<Option<Box<[char]>>>,
 }
 
 impl Near {
     /// The index of `names`, ids in their order.
     pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Near {
-        let keys: Vec<Box<[char]>> = names
-            .into_iter()
-            .map(|n| key(n).chars().collect())
-            .collect();
+        let (mut keys, mut words) = (Vec::new(), Vec::new());
+        for name in names {
+            keys.push(key(name).chars().collect::<Box<[char]>>());
+            words.push(words_key(name));
+        }
         let mut filed = Vec::new();
         for (id, chars) in keys.iter().enumerate() {
-            let id = u32::try_from(id).unwrap_or(u32::MAX);
+            let id32 = u32::try_from(id).unwrap_or(u32::MAX);
             if chars.len() + 1 >= EDIT_MIN {
-                filed.extend(variants(chars).map(|h| (h, id)));
+                filed.extend(variants(chars).map(|h| (h, id32)));
             } else {
-                filed.push((hash(chars, chars.len()), id));
+                filed.push((hash(chars, chars.len()), id32));
+            }
+            if let (Some(w), true) = (&words[id], chars.len() >= EDIT_MIN) {
+                filed.push((hash(w, w.len()), id32));
             }
         }
         filed.sort_unstable();
@@ -72,7 +83,15 @@ impl Near {
             starts,
             shift,
             keys,
+            words,
         }
+    }
+
+    /// Whether the name filed as `id`, of key `chars`, has the words
+    /// `words` in another order (its key another).
+    fn reordered(&self, id: u32, chars: &[char], words: &[char]) -> bool {
+        let id = id as usize;
+        *self.keys[id] != *chars && self.words[id].as_deref() == Some(words)
     }
 
     /// The ids filed under hash `h`: searched for within its bucket only.
@@ -108,6 +127,11 @@ impl Near {
             .filter(|&id| id < before && key_of(id) != chars.as_slice())
             .filter(|&id| one_typo(&chars, key_of(id)))
             .collect();
+        if let Some(w) = words_key(name) {
+            let reordered = (self.under(hash(&w, w.len())))
+                .filter(|&id| id < before && self.reordered(id, &chars, &w));
+            typo.extend(reordered);
+        }
         typo.sort_unstable();
         typo.dedup();
         same.extend(typo);
@@ -118,9 +142,10 @@ impl Near {
     /// [`Near::near_before`] decides it, the other way round: each of
     /// `names` probed under the hashes it would be filed under, each id found
     /// handed to `f` with that name and whether their keys are equal (else
-    /// they are one edit apart, and the filed key has [`EDIT_MIN`]
-    /// characters or more). How a few filed names are checked against many
-    /// others without filing those.
+    /// they are one edit apart or their words reordered, and the filed key
+    /// has [`EDIT_MIN`] characters or more; an id may come more than once).
+    /// How a few filed names are checked against many others without filing
+    /// those.
     pub fn matching<'a>(
         &self,
         names: impl IntoIterator<Item = &'a str>,
@@ -141,6 +166,12 @@ impl Near {
                     }
                 }
             }
+            if let Some(w) = words_key(name).filter(|_| n >= EDIT_MIN) {
+                let found = self.under(hash(&w, w.len()));
+                for id in found.filter(|&id| self.reordered(id, &chars, &w)) {
+                    f(id, false, name);
+                }
+            }
         }
     }
 }
@@ -150,6 +181,37 @@ impl Near {
 /// applies to its candidates, for callers that scan a few names directly.
 pub fn one_edit(a: &[char], b: &[char]) -> bool {
     a.len() >= EDIT_MIN && one_typo(a, b)
+}
+
+/// The keys of `name`'s words, sorted, joined by spaces (a key holds none),
+/// when it has two words or more: "Martin  Alice" and "alice martin" both
+/// give "alice martin".
+pub fn words_key(name: &str) -> Option<Box<[char]>> {
+    // Most names are one word: no key, no allocation.
+    let trimmed = name.trim();
+    if !trimmed.contains(char::is_whitespace) {
+        return None;
+    }
+    let mut words: Vec<String> = trimmed
+        .split_whitespace()
+        .map(key)
+        .filter(|k| !k.is_empty())
+        .collect();
+    if words.len() < 2 {
+        return None;
+    }
+    words.sort_unstable();
+    Some(words.join(" ").chars().collect())
+}
+
+/// Whether names `a` and `b` are the same words in another order, their
+/// keys different and of [`EDIT_MIN`] characters or more: the test
+/// [`Near::near_before`] applies, for callers that scan a few names.
+pub fn reordered(a: &str, b: &str) -> bool {
+    let (ka, kb) = (key(a), key(b));
+    ka != kb
+        && ka.chars().count() >= EDIT_MIN
+        && words_key(a).is_some_and(|w| Some(w) == words_key(b))
 }
 
 /// The hashes of `chars` and of each of its distinct one-character
@@ -247,6 +309,14 @@ mod tests {
         assert_eq!(n.find("dAa Lovelace"), Some(0), "a swap at the start");
         assert_eq!(n.find("Ada Lovelcea"), None, "two swaps");
         assert_eq!(n.find("p00010"), None, "two digits swapped");
+        let w = Near::new(["Alice Martin", "Li Bo", "Kenji Ito"]);
+        assert_eq!(w.find("Martin Alice"), Some(0), "words in another order");
+        assert_eq!(w.find(" martin  ALICE"), Some(0), "words, case and spaces");
+        assert_eq!(w.find("Ito Kenji"), Some(2));
+        assert_eq!(w.find("Bo Li"), None, "a short key needs an equal key");
+        assert_eq!(w.find("Martin Alice Jr"), None, "a word more");
+        assert_eq!(w.find("Alicemartin"), Some(0), "the same key");
+        assert!(reordered("Ito Kenji", "Kenji Ito") && !reordered("Kenji Ito", "kenji ito"));
         assert_eq!(n.find("p0001"), None);
         assert!(
             n.near_before("ada lovelace", 0).is_empty(),
@@ -277,9 +347,14 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (r >> 33) as usize
         };
+        const WORDS: [&str; 5] = ["Alice", "Martin", "ito", "KENJI", "Ab"];
         (0..n)
-            .map(|_| match next() % 3 {
+            .map(|_| match next() % 4 {
                 0 => format!("m{:05}{}", next() % 2000, ['a', 'b', 'l'][next() % 3]),
+                3 => (0..2 + next() % 2)
+                    .map(|_| WORDS[next() % 5])
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 1 => format!("p00{}0{}", next() % 100, ['0', 'o', 'O'][next() % 3]),
                 _ => (0..4 + next() % 5)
                     .map(|_| ['a', 'b', 'B', ' ', '1'][next() % 5])
@@ -296,13 +371,14 @@ mod tests {
         let names = names(3000);
         let keys: Vec<Vec<char>> = names.iter().map(|n| key(n).chars().collect()).collect();
         let near = Near::new(names.iter().map(String::as_str));
-        let (mut same, mut typo) = (0, 0);
+        let (mut same, mut typo, mut words) = (0, 0, 0);
         for (i, name) in names.iter().enumerate() {
             let k = &keys[i];
             let earlier = || keys[..i].iter().enumerate();
             let mut scan: Vec<usize> = earlier().filter(|(_, o)| *o == k).map(|(j, _)| j).collect();
             if k.len() >= EDIT_MIN {
-                let typo = earlier().filter(|(_, o)| *o != k && one_typo(k, o));
+                let near = |j: usize, o: &Vec<char>| one_typo(k, o) || reordered(name, &names[j]);
+                let typo = earlier().filter(|&(j, o)| o != k && near(j, o));
                 scan.extend(typo.map(|(j, _)| j));
             }
             let got: Vec<usize> = (near.near_before(name, i as u32).into_iter())
@@ -314,10 +390,12 @@ mod tests {
                 Some(false) => typo += 1,
                 None => {}
             }
+            let only_reordered = |&j: &usize| keys[j] != *k && !one_typo(k, &keys[j]);
+            words += usize::from(scan.iter().any(only_reordered));
         }
         assert!(
-            same > 300 && typo > 300,
-            "{same} same, {typo} one edit apart"
+            same > 300 && typo > 300 && words > 100,
+            "{same} same, {typo} one edit apart or reordered ({words} reordered only)"
         );
     }
 }

@@ -56,10 +56,11 @@ fn path_shown(path: &serde_path_to_error::Path) -> String {
 }
 
 /// serde's ``unknown field `K`, …`` with the key as
-/// [`super::canon::key_shown`] shows it (a key may be 4096 bytes); of the
-/// event itself (`top`), the envelope's fields are named beside the
-/// payload's serde lists (`type`, `at`, `id` are read before it), and the
-/// nearest of them all, letter case aside, is suggested: `ID` hears of `id`.
+/// [`super::canon::key_shown`] shows it (a key may be 4096 bytes), and the
+/// nearest of the fields serde lists, letter case aside, suggested: `ID`
+/// hears of `id`, a power's `centres` of `centers`. Of the event itself
+/// (`top`), the envelope's fields are named beside the payload's (`type`,
+/// `at`, `id` are read before it) and are among those suggested.
 fn unknown_field_shown(msg: &str, top: bool) -> String {
     const HEAD: &str = "unknown field `";
     let Some(rest) = msg.strip_prefix(HEAD) else {
@@ -78,16 +79,20 @@ fn unknown_field_shown(msg: &str, top: bool) -> String {
                 shown
             };
             let tail = &rest[end + 1..];
-            if !top {
-                return format!("unknown field {shown}{tail}");
-            }
             let mut known: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
-            known.extend(["type", "at", "id"]);
+            if top {
+                known.extend(["type", "at", "id"]);
+            }
             let near = text::closest(&key.to_lowercase(), known.iter().copied());
             let hint = near
                 .map(|k| format!("; did you mean `{k}`?"))
                 .unwrap_or_default();
-            format!("unknown field {shown}{tail} (or the envelope's `type`, `at`, `id`){hint}")
+            let envelope = if top {
+                " (or the envelope's `type`, `at`, `id`)"
+            } else {
+                ""
+            };
+            format!("unknown field {shown}{tail}{envelope}{hint}")
         }
         None => msg.to_string(),
     }

@@ -18,7 +18,7 @@
 //! accents, whitespace and invisible characters, or (names of
 //! [`EDIT_MIN`](crate::events::near::EDIT_MIN) characters or
 //! more) one edit apart (a letter changed, added or dropped, or two neighbours
-//! swapped), an edit of a digit aside (numbered names such as
+//! swapped) or the same words in another order, an edit of a digit aside (numbered names such as
 //! "Table 1" and "Table 2" are distinct players). Two new names of one file that nearly duplicate
 //! each other are refused at the second. A name whose first appearance is a
 //! `ledger.player_registered` (`laurel players add`) is exempt: the
@@ -384,7 +384,7 @@ impl Players {
     }
 
     /// The names nearest to `name`, for a "did you mean": those sharing its
-    /// key or one edit from it, else the closest few (at most
+    /// key, one edit from it or its words reordered, else the closest few (at most
     /// [`crate::events::edit_limit`] edits, as every "did you mean").
     pub fn nearest(&self, name: &str) -> Vec<String> {
         let k: Vec<char> = key::key(name).chars().collect();
@@ -393,9 +393,9 @@ impl Players {
             .collect();
         let same = keyed.iter().find(|(nk, _)| *nk == k);
         let typo = || {
-            keyed
-                .iter()
-                .find(|(nk, _)| crate::events::near::one_edit(&k, nk))
+            keyed.iter().find(|(nk, n)| {
+                crate::events::near::one_edit(&k, nk) || crate::events::near::reordered(name, n)
+            })
         };
         if let Some((_, n)) = same.or_else(typo) {
             return vec![(*n).clone()];
@@ -510,8 +510,11 @@ fn at_seq(seq: u64) -> Origin {
 
 /// How `name` nearly duplicates `known`, in words.
 fn how_near(name: &str, known: &str) -> &'static str {
-    match key::key(name) == key::key(known) {
-        true => "the same but for case, accents, spaces or look-alike letters",
-        false => "one edit apart",
+    if key::key(name) == key::key(known) {
+        "the same but for case, accents, spaces or look-alike letters"
+    } else if crate::events::near::reordered(name, known) {
+        "the same words in another order"
+    } else {
+        "one edit apart"
     }
 }
