@@ -96,22 +96,25 @@ pub fn no_such_day(s: &str) -> Option<String> {
 
 /// Why `s`, refused as a time, is none, as the end of a message: a day not
 /// in its month ([`no_such_day`]: `: February 2024 has 29 days`), or a
-/// timestamp without a zone (`2024-02-03T19:00:00`: which hour of which
-/// place?); else nothing.
+/// timestamp without a zone (`2024-02-03T19:00:00`, `2024-02-03 19:00 UTC`:
+/// which hour of which place?), shown with the `Z` of UTC; else nothing.
 pub fn why_not_a_time(s: &str) -> String {
-    let zoneless = [
+    if let Some(why) = no_such_day(s) {
+        return format!(": {why}");
+    }
+    let bare = s.trim_end_matches("UTC").trim_end();
+    let formats = [
         "%Y-%m-%dT%H:%M:%S%.f",
         "%Y-%m-%d %H:%M:%S%.f",
         "%Y-%m-%dT%H:%M",
-    ]
-    .iter()
-    .any(|f| chrono::NaiveDateTime::parse_from_str(s, f).is_ok());
-    match no_such_day(s) {
-        Some(why) => format!(": {why}"),
-        None if zoneless => {
-            ": a timestamp says its zone: `Z` for UTC (`2024-02-03T19:00:00Z`) or an offset \
-             (`2024-02-03T19:00:00+01:00`)"
-                .to_string()
+        "%Y-%m-%d %H:%M",
+    ];
+    let zoneless =
+        (formats.iter()).find_map(|f| chrono::NaiveDateTime::parse_from_str(bare, f).ok());
+    match zoneless {
+        Some(t) => {
+            let t = t.format("%Y-%m-%dT%H:%M:%S%.f");
+            format!(": a timestamp says its zone: {t}Z in UTC, or an offset such as {t}+01:00")
         }
         None => String::new(),
     }
@@ -261,15 +264,17 @@ mod tests {
             assert_eq!(no_such_day(fine_or_other), None, "{fine_or_other}");
         }
         assert_eq!(why_not_a_time("2024-02-30"), ": February 2024 has 29 days");
-        for zoneless in [
-            "2024-02-03T19:00:00",
-            "2024-02-03 19:00:00.5",
-            "2024-02-03T19:00",
-        ] {
-            let why = why_not_a_time(zoneless);
+        let zoneless = [
+            ("2024-02-03T19:00:00", "2024-02-03T19:00:00Z"),
+            ("2024-02-03 19:00:00.5", "2024-02-03T19:00:00.500Z"),
+            ("2024-02-03T19:00", "2024-02-03T19:00:00Z"),
+            ("2024-02-03 19:00 UTC", "2024-02-03T19:00:00Z"),
+        ];
+        for (given, utc) in zoneless {
+            let why = why_not_a_time(given);
             assert!(
-                why.contains("a timestamp says its zone: `Z` for UTC"),
-                "{zoneless}: {why}"
+                why.contains(&format!("its zone: {utc} in UTC")),
+                "{given}: {why}"
             );
         }
         assert_eq!(why_not_a_time("2024-02-03T25:00:00"), "");

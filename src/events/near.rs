@@ -1,5 +1,6 @@
 //! Near-duplicate names: a lookup of the names whose keys
-//! ([`crate::events::key`]) are equal or one edit apart.
+//! ([`crate::events::key`]) are equal or one edit apart, or whose words are
+//! the same in another order.
 //!
 //! The lookup is a symmetric-deletion index: each key is filed under the
 //! hash of itself and (for a key of 5 characters or more) of each of its
@@ -17,8 +18,9 @@
 //!
 //! Words in another order ("Martin Alice" for "Alice Martin", a family name
 //! written first) nearly duplicate too, for keys of [`EDIT_MIN`] characters or
-//! more: each name of two words or more is also filed under the hash of its
-//! words' keys sorted ([`words_key`]), and a lookup probes that one hash more.
+//! more: each name of two words or more, none with a digit, is also filed
+//! under the hash of its words' keys sorted ([`words_key`]), and a lookup
+//! probes that one hash more.
 //!
 //! An edit of a digit is not a typo: a digit replaced by another digit, or a
 //! digit inserted or deleted, leaves two names that are both taken as meant.
@@ -109,7 +111,8 @@ impl Near {
     /// The ids below `before` whose names `name` nearly duplicates, those
     /// of the same key first, then (for a key of [`EDIT_MIN`] characters or
     /// more) those one edit of a letter or sign from it (an edit of a digit
-    /// does not count), each group in id order.
+    /// does not count) or of its words in another order, each group in id
+    /// order.
     pub fn near_before(&self, name: &str, before: u32) -> Vec<u32> {
         let mut chars = Vec::new();
         key_chars(name, &mut chars);
@@ -184,12 +187,13 @@ pub fn one_edit(a: &[char], b: &[char]) -> bool {
 }
 
 /// The keys of `name`'s words, sorted, joined by spaces (a key holds none),
-/// when it has two words or more: "Martin  Alice" and "alice martin" both
-/// give "alice martin".
+/// when it has two words or more and no digit: "Martin  Alice" and "alice
+/// martin" both give "alice martin". A numbered name has none: "Table 3
+/// Seat 4" and "Table 4 Seat 3" are two seats.
 pub fn words_key(name: &str) -> Option<Box<[char]>> {
     // Most names are one word: no key, no allocation.
     let trimmed = name.trim();
-    if !trimmed.contains(char::is_whitespace) {
+    if !trimmed.contains(char::is_whitespace) || trimmed.contains(|c: char| c.is_ascii_digit()) {
         return None;
     }
     let mut words: Vec<String> = trimmed
@@ -251,8 +255,9 @@ fn hash(chars: &[char], skip: usize) -> u64 {
 /// first character that differs is the substituted one, or the inserted one
 /// (within a run of equal characters any position of the run gives the same
 /// character), or the first of the two swapped; the rest must then be equal.
-/// A swap shares a deletion with its original (each without the first
-/// swapped character of its own), so the index finds it as a candidate.
+/// A swap shares a deletion with its original (both without the same one of
+/// the two swapped characters: "alice" and "alcie" both give "alce"), so the
+/// index finds it as a candidate.
 fn one_typo(a: &[char], b: &[char]) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     if long.len() - short.len() > 1 {
@@ -316,6 +321,9 @@ mod tests {
         assert_eq!(w.find("Bo Li"), None, "a short key needs an equal key");
         assert_eq!(w.find("Martin Alice Jr"), None, "a word more");
         assert_eq!(w.find("Alicemartin"), Some(0), "the same key");
+        let t = Near::new(["Table 3 Seat 4", "Round 1 Table 2"]);
+        assert_eq!(t.find("Table 4 Seat 3"), None, "numbered names");
+        assert_eq!(t.find("Round 2 Table 1"), None, "numbered names");
         assert!(reordered("Ito Kenji", "Kenji Ito") && !reordered("Kenji Ito", "kenji ito"));
         assert_eq!(n.find("p0001"), None);
         assert!(

@@ -11,7 +11,7 @@
 //! the names are ordered by first seq (then how they first appeared, then
 //! the name), every known name comes before every new one, and a new name
 //! is judged against every earlier name it nearly duplicates, those with the
-//! same key first, then those one edit apart: a refusal cites the first that
+//! same key first, then those one edit apart or reordered: a refusal cites the first that
 //! refuses it, whichever of two near names ("jose garcia", "Jose Garcia")
 //! came first.
 
@@ -220,7 +220,8 @@ fn written_after(indexes: &PerNamespace, old: u64) -> Interner {
 
 /// The known names (first written at or before the old head) that nearly
 /// duplicate a new one: for each new name's id in the check's order, the
-/// known ones with the same key and those one edit apart, each in that order.
+/// known ones with the same key and those one edit apart or reordered, each
+/// in that order.
 struct Known {
     same: BTreeMap<u32, Vec<String>>,
     typo: BTreeMap<u32, Vec<String>>,
@@ -262,7 +263,8 @@ impl Known {
 
     /// Every name new name `name` (id `id`) nearly duplicates among the
     /// names before it, as an index over every name lists them (known names
-    /// all come first): those with the same key, then those one edit apart.
+    /// all come first): those with the same key, then those one edit apart
+    /// or of the same words reordered.
     /// `mine`: those among the new names before it ([`Near::near_before`]).
     fn near_names<'a>(&'a self, id: u32, name: &str, mine: &[&'a str]) -> Vec<&'a str> {
         let key = (!mine.is_empty()).then(|| key::key(name));

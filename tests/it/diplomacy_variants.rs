@@ -455,3 +455,30 @@ fn every_score_of_a_table_shows_one_number_of_decimals() {
         assert!(all_with(&v, 2), "{args:?} {column}: {v:?}");
     }
 }
+
+/// Six standard powers and "Prussia" read as a misspelt Russia, unless the
+/// game names its board by `centers_total` (a variant's).
+#[test]
+fn a_misspelt_standard_power_is_refused_unless_the_game_gives_its_board() {
+    let dir = common::empty_ledger();
+    let with = |powers: [&str; 7], extra: &str| {
+        let list: Vec<String> = (powers.iter().zip(PLAYERS).zip(1..))
+            .map(|((p, pl), c)| format!(r#"{{"power":"{p}","player":"{pl}","centers":{c}}}"#))
+            .collect();
+        format!(
+            r#"{{"type":"diplomacy.game_ended","at":"2023-05-01","game":"g","result":"draw"{extra},"powers":[{}]}}"#,
+            list.join(",")
+        )
+    };
+    let mut prussia = POWERS;
+    prussia[5] = "Prussia";
+    let out = append_text(dir.path(), &with(prussia, ""));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(r#"power "Prussia" is not a power of the standard board"#),
+        "{err}"
+    );
+    assert!(err.contains(r#"did you mean "Russia"?"#), "{err}");
+    let out = append_text(dir.path(), &with(prussia, r#","centers_total":34"#));
+    assert!(out.status.success(), "{out:?}");
+}

@@ -1,6 +1,6 @@
 //! Streaming: appending and verifying a large file stays within bounded memory
 //! (`LAUREL_PEAK_RSS=1`). CI runs ~25 MB of events; the 1 GB runs are `#[ignore]`d:
-//! `cargo test --release --test streaming -- --ignored`.
+//! `cargo test --release --test it streaming -- --ignored`.
 //!
 //! Verify is bounded (sled's cache plus one batch of chunks). The append is bounded
 //! by 192 MiB plus 256 bytes per record: the idempotency index while the input is
@@ -75,7 +75,7 @@ fn appending_and_verifying_25_mb_stays_under_288_mib() {
 }
 
 #[test]
-#[ignore = "1 GB: run by hand (cargo test --release --test streaming -- --ignored)"]
+#[ignore = "1 GB: run by hand (cargo test --release --test it streaming -- --ignored)"]
 fn appending_and_verifying_1_gb_stays_bounded() {
     let (n, append, verify) = append_and_verify(1_000_000_000, Duration::from_secs(3600));
     // Per record: the index while reading, a new player's state and its checkpoint
@@ -164,7 +164,7 @@ impl Drop for MemoryCgroup {
 /// The append's peak RSS comes close to the limit (its state grows with every player
 /// of the file); the verify's stays far below it.
 #[test]
-#[ignore = "1 GB and a memory cgroup (root): cargo test --release --test streaming -- --ignored"]
+#[ignore = "1 GB and a memory cgroup (root): cargo test --release --test it streaming -- --ignored"]
 fn a_1_gb_file_appends_and_verifies_within_a_640_mib_memory_limit() {
     const LIMIT: u64 = 640 << 20;
     const EVENTS: u64 = 2_200_000;

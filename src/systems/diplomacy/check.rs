@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::events::{GameEnded, Outcome, PowerResult, CENTERS_TOTAL, ELIMINATED};
 use super::{params, State};
 use crate::events::key::key;
-use crate::events::near::one_edit;
 use crate::events::Ident;
 use crate::systems::players::check_power_name;
 use crate::systems::Cx;
@@ -104,12 +103,13 @@ impl State {
 impl State {
     /// A tournament a game names for the first time is not one already
     /// known written another way: the same letters and digits but for case,
-    /// accents, spaces and signs ("Autumn Cup" for `autumn-cup`), or one edit
-    /// apart ([`one_edit`]: "autum-cup"; an edit of a digit is none, so
-    /// `cup-2024` after `cup-2023` is a tournament of its own). Otherwise
-    /// the game would start a tournament of its own, silently. An input
-    /// rule (`RatingSystem::check_input`): games stored before are read as
-    /// accepted.
+    /// accents, spaces and signs ("Autumn Cup" for `autumn-cup`, [`letters`]).
+    /// Otherwise the game would start a tournament of its own, silently.
+    /// Names a letter apart are two tournaments (`group-a`, `group-b`). An
+    /// input rule (`RatingSystem::check_input`): games stored before are
+    /// read as accepted. The known names' letters are kept as they are
+    /// interned ([`super::Letters`]): each costs one key, however many games
+    /// an append brings.
     pub(super) fn check_new_tournament(&self, g: &GameEnded) -> Result<(), String> {
         let Some(t) = &g.tournament else {
             return Ok(());
@@ -118,25 +118,21 @@ impl State {
         if known.get(&t.0).is_some() {
             return Ok(());
         }
-        let letters = |name: &str| -> Vec<char> {
-            key(name).chars().filter(|c| c.is_alphanumeric()).collect()
-        };
-        let new = letters(&t.0);
-        let names = (0..known.len()).map(|i| known.name(i as u32));
-        let near = |k: &&str| {
-            let k = letters(k);
-            k == new || one_edit(&k, &new)
-        };
-        match names.into_iter().find(near) {
+        match self.letters.known_as(known, &letters(&t.0)) {
             Some(other) => Err(format!(
-                "game {}: tournament {t} is not recorded, but {other:?} is, written nearly \
-                 alike; write the tournament as recorded, or give the new one a name further \
-                 from it",
-                g.game
+                "game {}: tournament {:?} is not recorded, but {other:?} is, written another \
+                 way (case, accents, spaces or signs); write the tournament as recorded",
+                g.game, t.0
             )),
             None => Ok(()),
         }
     }
+}
+
+/// A tournament's name as [`State::check_new_tournament`] compares it: its
+/// key's letters and digits.
+pub(super) fn letters(name: &str) -> String {
+    key(name).chars().filter(|c| c.is_alphanumeric()).collect()
 }
 
 /// Where a game's supply-centre count comes from.
@@ -159,7 +155,8 @@ pub(crate) const STANDARD_POWERS: [&str; 7] = [
 /// alike do not count) are one power listed twice: "Austria", "austria" and
 /// a Cyrillic "Аustria" are not three powers. A game played on the standard
 /// board is told by its names ([`misspelt_standard_power`]): a name a few
-/// letters from one of its powers is refused there. Input rules
+/// letters from one of its powers is refused there, unless the game gives
+/// `centers_total` (a variant's board). Input rules
 /// (`RatingSystem::check_input`): a game stored before is read as accepted.
 pub(super) fn power_names(g: &GameEnded) -> Result<(), String> {
     let id = &g.game;
@@ -174,27 +171,29 @@ pub(super) fn power_names(g: &GameEnded) -> Result<(), String> {
             ));
         }
     }
-    match misspelt_standard_power(&names) {
+    match misspelt_standard_power(&names).filter(|_| g.centers_total.is_none()) {
         Some((typo, meant)) => Err(format!(
             "game {id}: power {typo:?} is not a power of the standard board, which the \
-             game's other powers are; did you mean {meant:?}?"
+             game's six other powers are; did you mean {meant:?}? (a variant's game names \
+             its board by giving `centers_total`)"
         )),
         None => Ok(()),
     }
 }
 
-/// In a game whose powers (by [`key`]) are the standard board's but one,
-/// that one when it is a few letters from a standard power the game does not
-/// list ("Austira" beside England, France, ... Turkey): `(name, power)`. A
-/// variant's board names powers of its own and is never judged so; nor is a
-/// power one more than the seven.
+/// In a game of seven powers (by [`key`]) six of which are the standard
+/// board's, the seventh when it is a few letters from the standard power the
+/// game does not list ("Austira" beside England, France, ... Turkey):
+/// `(name, power)`. A guess from the names: a game that gives its board's
+/// `centers_total` is taken as a variant's and not judged so
+/// ([`power_names`]), nor is a board of another size.
 fn misspelt_standard_power<'a>(
     names: &BTreeMap<String, &'a str>,
 ) -> Option<(&'a str, &'static str)> {
     let standard: BTreeSet<String> = STANDARD_POWERS.iter().map(|p| key(p)).collect();
     let mut odd = names.iter().filter(|(k, _)| !standard.contains(*k));
     let (_, typo) = odd.next()?;
-    if odd.next().is_some() || names.len() < 3 {
+    if odd.next().is_some() || names.len() != STANDARD_POWERS.len() {
         return None;
     }
     let missing: BTreeMap<String, &'static str> = STANDARD_POWERS

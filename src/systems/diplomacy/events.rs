@@ -41,7 +41,10 @@ pub const CENTERS_TOTAL: Bounds = Bounds::new("centers_total", 1, 1_000_000);
 pub struct PowerResult {
     /// The power's name (`"France"`), written as a player's is (no space at
     /// either end), unique within the game: two names that differ only in
-    /// case, accents, spacing or look-alike letters are one power.
+    /// case, accents, spacing or look-alike letters are one power. In a game
+    /// of seven powers without `centers_total`, six of them the standard
+    /// board's, the seventh a few letters from the missing one ("Germnay")
+    /// is refused as misspelt.
     pub power: String,
     /// The player who held the power at the end; `null`: a surrendered
     /// position that was never replaced. Required: a new power without it
@@ -95,7 +98,8 @@ pub struct GameEnded {
     pub game: Ident,
     /// `solo`, `draw` or `concession`.
     pub result: Outcome,
-    /// The power that soloed, or that the game was conceded to; none for a draw.
+    /// The power that soloed, or that the game was conceded to, written as
+    /// in `powers`; none for a draw.
     #[serde(default)]
     pub winner: Option<String>,
     /// The powers sharing the draw (a draw vote that left some survivors
@@ -104,12 +108,16 @@ pub struct GameEnded {
     #[serde(default)]
     pub draw: Option<Box<[String]>>,
     /// The board's supply centres, 1 to 1,000,000 (a variant's board: 83 on a
-    /// 17-player map). Default: the `carnage.centers_total` parameter.
+    /// 17-player map; given, it also marks the game as a variant's, whose
+    /// power names are not judged against the standard board's). Default:
+    /// the `carnage.centers_total` parameter.
     #[serde(default)]
     #[schemars(range(min = CENTERS_TOTAL.min, max = CENTERS_TOTAL.max))]
     pub centers_total: Option<i64>,
     /// The tournament the game was played in; a tournament game names its
-    /// `round`.
+    /// `round`. A tournament named for the first time must not be a known
+    /// one written another way (case, accents, spaces or signs: "Autumn Cup"
+    /// after `autumn-cup`).
     #[serde(default)]
     pub tournament: Option<Box<Ident>>,
     /// The game's round within its `tournament`.

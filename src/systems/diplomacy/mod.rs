@@ -154,8 +154,11 @@ mod store;
 mod system;
 mod tournament;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
+use crate::systems::compact::Interner;
 use crate::systems::diplomacy::events::{Event as DipEvent, Outcome};
 use crate::systems::{Event, Record};
 
@@ -312,6 +315,37 @@ pub struct State {
     /// checkpoint is a plain fold's state).
     #[serde(skip)]
     audit: Option<Box<audit::AuditTotals>>,
+    /// The known tournaments by their letters, for an input rule (not
+    /// serialized: grown from the store when asked).
+    #[serde(skip)]
+    letters: Letters,
+}
+
+/// The store's tournaments by [`check::letters`] of their names, filled as
+/// [`Letters::known_as`] is asked: tournaments are interned with ids in
+/// order, so the map covers the first `covered` of them and grows by those
+/// interned since. A clone starts empty and fills again.
+#[derive(Debug, Default)]
+struct Letters(std::sync::Mutex<(BTreeMap<String, u32>, u32)>);
+
+impl Clone for Letters {
+    fn clone(&self) -> Self {
+        Letters::default()
+    }
+}
+
+impl Letters {
+    /// The known tournament (of `known`) whose letters are `letters`, if any.
+    fn known_as<'k>(&self, known: &'k Interner, letters: &str) -> Option<&'k str> {
+        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (map, covered) = &mut *guard;
+        let len = u32::try_from(known.len()).unwrap_or(u32::MAX);
+        for id in *covered..len {
+            map.entry(check::letters(known.name(id))).or_insert(id);
+        }
+        *covered = len.max(*covered);
+        map.get(letters).map(|&id| known.name(id))
+    }
 }
 
 impl State {
