@@ -20,7 +20,7 @@ use crate::systems::rows::Cell;
 use crate::systems::table::{Report, Table};
 
 pub use print::{state_line, write_csv, Print};
-pub use titles::title;
+pub use titles::{blank, title};
 
 /// What a query was computed against, echoed in every JSON answer.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -90,6 +90,11 @@ fn cell_text<'b>(c: &Cell, places: Option<u32>, buf: &'b mut Vec<u8>) -> &'b str
     std::str::from_utf8(buf).unwrap_or_default()
 }
 
+/// What an empty cell of column `i` of `t` reads as ([`blank`]).
+fn blank_of(t: &Table, i: usize) -> &'static str {
+    t.columns.get(i).map_or("", |c| blank(&t.name, c))
+}
+
 /// Every column's width in terminal columns ([`shown_width`]): its title's or
 /// its widest cell's.
 fn text_widths(t: &Table) -> Vec<usize> {
@@ -100,6 +105,7 @@ fn text_widths(t: &Table) -> Vec<usize> {
         for (i, (w, c)) in widths.iter_mut().zip(row).enumerate() {
             let n = match c {
                 Cell::Str(s) => shown_width(&printable(s, &[])),
+                Cell::Null => shown_width(blank_of(t, i)),
                 other => shown_width(cell_text(&other, t.places_at(i), &mut buf)),
             };
             *w = (*w).max(n);
@@ -158,7 +164,13 @@ pub fn write_text(t: &Table, w: &mut dyn Write) -> io::Result<()> {
             if n == texts.len() {
                 texts.push((Vec::new(), false));
             }
-            cell_text(&c, t.places_at(n), &mut texts[n].0);
+            match c {
+                Cell::Null => {
+                    texts[n].0.clear();
+                    (texts[n].0).extend_from_slice(blank_of(t, n).as_bytes());
+                }
+                _ => _ = cell_text(&c, t.places_at(n), &mut texts[n].0),
+            }
             texts[n].1 = c.is_number();
             n += 1;
         }

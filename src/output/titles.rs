@@ -44,6 +44,20 @@ const BY_TABLE: &[(&str, &str, &str)] = &[
     ("valar", "score", "Rating"),
 ];
 
+/// What an empty cell (JSON null, an empty CSV field) of a column reads as
+/// in text and on the site, where the emptiness itself says something: a
+/// Diplomacy position surrendered and never replaced has no player.
+const BLANKS: &[(&str, &str, &str)] = &[("games", "player", "(surrendered)")];
+
+/// What an empty cell of column `key` of table `table` reads as in text and
+/// on the site ([`BLANKS`]); nothing for most columns.
+pub fn blank(table: &str, key: &str) -> &'static str {
+    BLANKS
+        .iter()
+        .find(|(t, k, _)| *t == table && *k == key)
+        .map_or("", |(_, _, b)| b)
+}
+
 /// The title of column `key` of table `table` (see the module docs).
 pub fn title(table: &str, key: &str) -> Cow<'static, str> {
     let in_table = BY_TABLE
@@ -83,6 +97,13 @@ pub fn humanise(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_surrendered_position_reads_as_one_and_other_blanks_as_nothing() {
+        assert_eq!(blank("games", "player"), "(surrendered)");
+        assert_eq!(blank("games", "eliminated"), "");
+        assert_eq!(blank("cfr", "player"), "");
+    }
 
     #[test]
     fn a_table_s_own_title_comes_first_then_the_key_s_then_the_humanised_key() {

@@ -13,7 +13,8 @@ use super::chart::chart;
 use super::outline::{Files, Outline};
 use super::paging::{page_count, page_name, pager, ROWS};
 use super::{Site, TableView};
-use crate::output::{change_row, title, CHANGE_COLUMNS};
+use crate::output::{blank, change_row, title, CHANGE_COLUMNS};
+use crate::systems::rows::Cell;
 use crate::systems::table::{Report, Table};
 use crate::systems::Change;
 
@@ -170,7 +171,10 @@ fn html_table((t, caption): (&Table, &str), rows: Range<usize>, files: &Files) -
                 @for i in rows.clone() {
                     tr;
                     @for (j, (col, v)) in t.columns.iter().zip(t.rows.cells(i)).enumerate() {
-                        @let text = v.text_at(t.places_at(j));
+                        @let text = match v {
+                            Cell::Null => blank(&t.name, col).to_string(),
+                            _ => v.text_at(t.places_at(j)),
+                        };
                         @match (col == "player").then(|| files.player(&text)).flatten() {
                             Some(f) => { td; a href=(f) { (text) } }
                             None => { td class=[v.is_number().then_some("n")]; (text) }

@@ -475,9 +475,19 @@ pub fn check_input(system: &str, params: &Map<String, Value>) -> Result<(), Stri
 fn check_group(system: &str, params: &Map<String, Value>, input: bool) -> Result<(), String> {
     let Some((_, g)) = group(system) else {
         let known: Vec<&str> = PARAM_GROUPS.iter().map(|g| g.name).collect();
+        // A namespace's name ("diplomacy", "mepbm") names its groups.
+        let of_namespace: Vec<&str> = (known.iter().copied())
+            .filter(|&g| crate::systems::namespace_of_group(g) == Some(system))
+            .collect();
+        let hint = match of_namespace.as_slice() {
+            [] => crate::events::did_you_mean(system, known.iter().copied()),
+            groups => format!(
+                "; the rules of {system} are the groups {}",
+                groups.join(", ")
+            ),
+        };
         return Err(format!(
-            "unknown rule system {system:?}{} (known: {})",
-            crate::events::did_you_mean(system, known.iter().copied()),
+            "unknown rule system {system:?}{hint} (known: {})",
             known.join(", ")
         ));
     };
