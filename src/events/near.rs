@@ -193,7 +193,7 @@ pub fn one_edit(a: &[char], b: &[char]) -> bool {
 pub fn words_key(name: &str) -> Option<Box<[char]>> {
     // Most names are one word: no key, no allocation.
     let trimmed = name.trim();
-    if !trimmed.contains(char::is_whitespace) || trimmed.contains(|c: char| c.is_ascii_digit()) {
+    if !trimmed.contains(char::is_whitespace) {
         return None;
     }
     let mut words: Vec<String> = trimmed
@@ -201,7 +201,11 @@ pub fn words_key(name: &str) -> Option<Box<[char]>> {
         .map(key)
         .filter(|k| !k.is_empty())
         .collect();
-    if words.len() < 2 {
+    // Digits as keys have them (a full-width "３" is a "3").
+    let numbered = words
+        .iter()
+        .any(|w| w.contains(|c: char| c.is_ascii_digit()));
+    if words.len() < 2 || numbered {
         return None;
     }
     words.sort_unstable();
@@ -324,6 +328,12 @@ mod tests {
         let t = Near::new(["Table 3 Seat 4", "Round 1 Table 2"]);
         assert_eq!(t.find("Table 4 Seat 3"), None, "numbered names");
         assert_eq!(t.find("Round 2 Table 1"), None, "numbered names");
+        let wide = Near::new(["Table \u{FF13} Seat \u{FF14}"]);
+        assert_eq!(
+            wide.find("Table \u{FF14} Seat \u{FF13}"),
+            None,
+            "full-width digits"
+        );
         assert!(reordered("Ito Kenji", "Kenji Ito") && !reordered("Kenji Ito", "kenji ito"));
         assert_eq!(n.find("p0001"), None);
         assert!(

@@ -10,6 +10,11 @@
 //! column reads well without an entry: `game_3` → "Game 3", `table_strength`
 //! → "Table strength". Only keys that humanising gets wrong,
 //! or that mean something more specific in one table, are listed.
+//!
+//! An empty cell (JSON null) reads as nothing, unless its emptiness says
+//! something ([`blank`], by table and key as [`BY_TABLE`]: Diplomacy's
+//! `games` table, the only one of that name, shows a surrendered position's
+//! missing player as "(surrendered)"); the site links no player from it.
 
 use std::borrow::Cow;
 

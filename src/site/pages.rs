@@ -171,11 +171,13 @@ fn html_table((t, caption): (&Table, &str), rows: Range<usize>, files: &Files) -
                 @for i in rows.clone() {
                     tr;
                     @for (j, (col, v)) in t.columns.iter().zip(t.rows.cells(i)).enumerate() {
-                        @let text = match v {
-                            Cell::Null => blank(&t.name, col).to_string(),
-                            _ => v.text_at(t.places_at(j)),
+                        @let null = matches!(v, Cell::Null);
+                        @let text = match null {
+                            true => blank(&t.name, col).to_string(),
+                            false => v.text_at(t.places_at(j)),
                         };
-                        @match (col == "player").then(|| files.player(&text)).flatten() {
+                        // An empty cell's words name no player.
+                        @match (col == "player" && !null).then(|| files.player(&text)).flatten() {
                             Some(f) => { td; a href=(f) { (text) } }
                             None => { td class=[v.is_number().then_some("n")]; (text) }
                         }

@@ -492,7 +492,8 @@ fn a_new_tournament_named_as_a_known_one_written_another_way_is_refused() {
         let out = append_text(dir.path(), &round("g2", t));
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{t}: {err}");
-        let want = format!("tournament {t:?} is not recorded, but \"cup-2023\" is");
+        let want =
+            format!("tournament {t:?} is new, but a game dated before it names \"cup-2023\"");
         assert!(err.contains(&want), "{t}: {err}");
     }
     assert_eq!(head(dir.path()).0, 1);

@@ -5,6 +5,7 @@
 mod common;
 
 mod again;
+mod blanks;
 mod cards;
 mod cards_rules;
 mod cfr;

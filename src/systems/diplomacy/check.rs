@@ -104,6 +104,10 @@ impl State {
     /// A tournament a game names for the first time is not one already
     /// known written another way: the same letters and digits but for case,
     /// accents, spaces and signs ("Autumn Cup" for `autumn-cup`, [`letters`]).
+    /// Known: named by a game before it in fold order (dated before it, or
+    /// recorded before it on the same date), as every rule of a game is
+    /// judged; a tournament renamed by corrections is corrected earliest
+    /// game first.
     /// Otherwise the game would start a tournament of its own, silently.
     /// Names a letter apart are two tournaments (`group-a`, `group-b`). An
     /// input rule (`RatingSystem::check_input`): games stored before are
@@ -120,8 +124,9 @@ impl State {
         }
         match self.letters.known_as(known, &letters(&t.0)) {
             Some(other) => Err(format!(
-                "game {}: tournament {:?} is not recorded, but {other:?} is, written another \
-                 way (case, accents, spaces or signs); write the tournament as recorded",
+                "game {}: tournament {:?} is new, but a game dated before it names {other:?}, \
+                 written another way (case, accents, spaces or signs); write the tournament \
+                 one way",
                 g.game, t.0
             )),
             None => Ok(()),

@@ -115,9 +115,9 @@ pub struct GameEnded {
     #[schemars(range(min = CENTERS_TOTAL.min, max = CENTERS_TOTAL.max))]
     pub centers_total: Option<i64>,
     /// The tournament the game was played in; a tournament game names its
-    /// `round`. A tournament named for the first time must not be a known
-    /// one written another way (case, accents, spaces or signs: "Autumn Cup"
-    /// after `autumn-cup`).
+    /// `round`. A tournament named for the first time must not be one a game
+    /// dated before names, written another way (case, accents, spaces or
+    /// signs: "Autumn Cup" after `autumn-cup`).
     #[serde(default)]
     pub tournament: Option<Box<Ident>>,
     /// The game's round within its `tournament`.

@@ -340,10 +340,15 @@ impl Letters {
         let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let (map, covered) = &mut *guard;
         let len = u32::try_from(known.len()).unwrap_or(u32::MAX);
+        if *covered > len {
+            // Never so (a store only grows), but then fill again.
+            map.clear();
+            *covered = 0;
+        }
         for id in *covered..len {
             map.entry(check::letters(known.name(id))).or_insert(id);
         }
-        *covered = len.max(*covered);
+        *covered = len;
         map.get(letters).map(|&id| known.name(id))
     }
 }

@@ -476,13 +476,14 @@ fn check_group(system: &str, params: &Map<String, Value>, input: bool) -> Result
     let Some((_, g)) = group(system) else {
         let known: Vec<&str> = PARAM_GROUPS.iter().map(|g| g.name).collect();
         // A namespace's name ("diplomacy", "mepbm") names its groups.
+        let namespace = system.to_lowercase();
         let of_namespace: Vec<&str> = (known.iter().copied())
-            .filter(|&g| crate::systems::namespace_of_group(g) == Some(system))
+            .filter(|&g| crate::systems::namespace_of_group(g) == Some(namespace.as_str()))
             .collect();
         let hint = match of_namespace.as_slice() {
             [] => crate::events::did_you_mean(system, known.iter().copied()),
             groups => format!(
-                "; the rules of {system} are the groups {}",
+                "; the rules of {namespace} are the groups {}",
                 groups.join(", ")
             ),
         };
