@@ -103,17 +103,17 @@ impl State {
 impl State {
     /// A tournament a game names for the first time is not one already
     /// known written another way: the same letters and digits but for case,
-    /// accents, spaces and signs ("Autumn Cup" for `autumn-cup`, [`letters`]).
+    /// accents, spaces and signs ("Autumn Cup" for `autumn-cup`, [`letters`]),
+    /// or the game would start a tournament of its own, silently. Names a
+    /// letter apart are two tournaments (`group-a`, `group-b`).
+    ///
     /// Known: named by a game before it in fold order (dated before it, or
     /// recorded before it on the same date), as every rule of a game is
     /// judged; a tournament renamed by corrections is corrected earliest
-    /// game first.
-    /// Otherwise the game would start a tournament of its own, silently.
-    /// Names a letter apart are two tournaments (`group-a`, `group-b`). An
-    /// input rule (`RatingSystem::check_input`): games stored before are
-    /// read as accepted. The known names' letters are kept as they are
-    /// interned ([`super::Letters`]): each costs one key, however many games
-    /// an append brings.
+    /// game first. The known names' letters are kept as they are interned
+    /// ([`super::Letters`]): each costs one key, however many games an
+    /// append brings. An input rule (`RatingSystem::check_input`): games
+    /// stored before are read as accepted.
     pub(super) fn check_new_tournament(&self, g: &GameEnded) -> Result<(), String> {
         let Some(t) = &g.tournament else {
             return Ok(());
@@ -152,6 +152,11 @@ enum Board {
 /// The seven powers of the standard board.
 pub(crate) const STANDARD_POWERS: [&str; 7] = [
     "Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey",
+];
+
+/// Their [`key`]s, in the same order (a unit test holds them to it).
+pub(super) const STANDARD_KEYS: [&str; 7] = [
+    "austria", "england", "france", "germany", "italy", "russia", "turkey",
 ];
 
 /// A new game's power names are written as a player's are (no space at
@@ -195,19 +200,21 @@ pub(super) fn power_names(g: &GameEnded) -> Result<(), String> {
 fn misspelt_standard_power<'a>(
     names: &BTreeMap<String, &'a str>,
 ) -> Option<(&'a str, &'static str)> {
-    let standard: BTreeSet<String> = STANDARD_POWERS.iter().map(|p| key(p)).collect();
-    let mut odd = names.iter().filter(|(k, _)| !standard.contains(*k));
-    let (_, typo) = odd.next()?;
-    if odd.next().is_some() || names.len() != STANDARD_POWERS.len() {
+    if names.len() != STANDARD_POWERS.len() {
         return None;
     }
-    let missing: BTreeMap<String, &'static str> = STANDARD_POWERS
-        .iter()
-        .map(|&p| (key(p), p))
-        .filter(|(k, _)| !names.contains_key(k))
-        .collect();
-    let near = crate::events::closest(&key(typo), missing.keys().map(String::as_str))?;
-    Some((*typo, missing[near]))
+    let mut odd = names
+        .keys()
+        .filter(|k| !STANDARD_KEYS.contains(&k.as_str()));
+    let typo = odd.next()?;
+    if odd.next().is_some() {
+        return None;
+    }
+    let missing =
+        (STANDARD_KEYS.iter().zip(STANDARD_POWERS)).find(|(k, _)| !names.contains_key(**k));
+    let (k, power) = missing?;
+    crate::events::closest(typo, [*k])?;
+    Some((names[typo], power))
 }
 
 /// Names, players, centers and elimination years, power by power.

@@ -286,3 +286,9 @@ fn validation_names_game_power_and_rule() {
     let e = bad(&two(&p("X", "a", 3), &p("Y", "b", 2)), "solo", None);
     assert!(e.contains("no winner is named"), "{e}");
 }
+
+#[test]
+fn the_standard_keys_are_the_standard_powers_keys() {
+    let keys = check::STANDARD_POWERS.map(crate::events::key::key);
+    assert_eq!(keys, check::STANDARD_KEYS);
+}
