@@ -125,15 +125,12 @@ fn append_one(
 }
 
 /// Is `name`, no player's, a rated subject's (a grudge team) in the ledger
-/// as known at `args`' known-at, though not by its `--as-of`? (No
-/// `--as-of`: no.) A known-at cut answers as the ledger held then, so a
-/// name first recorded after it is nothing's, as in a copy of the ledger
-/// cut there. Only a refusal comes here: the fold of every projection it
-/// may take is the cost of a name nothing bears.
-pub(super) fn is_rated_later(ledger: &Ledger, name: &str, args: &QueryArgs) -> Result<bool> {
-    if args.as_of.is_none() {
-        return Ok(false);
-    }
+/// as known at `args`' known-at, whatever its `--as-of`? A known-at cut
+/// answers as the ledger held then, so a name first recorded after it is
+/// nothing's, as in a copy of the ledger cut there. One fold from the
+/// latest checkpoint, without audit trails: a name nobody bears is refused
+/// at that cost, not at a fold of the whole log.
+pub(super) fn is_rated_known(ledger: &Ledger, name: &str, args: &QueryArgs) -> Result<bool> {
     let now = QueryArgs {
         as_of: None,
         ..args.clone()

@@ -159,6 +159,14 @@ pub fn history(
     let source = ledger.source()?;
     let voids = fold::voids(&source, &args.query(&ledger)?)?;
     let voided = voided_records(&source, &voids, (&players, &root))?;
+    // A name that is no player's and no subject's, even voided, is refused
+    // before the audit fold: a mistyped name costs one fold from a checkpoint.
+    let rated_known =
+        not_a_player.is_none() || super::players::is_rated_known(&ledger, shown, args)?;
+    let (mut not_a_player, refused) = (not_a_player, !rated_known && !voided.names_subject());
+    if let Some(e) = not_a_player.take_if(|_| refused) {
+        return Err(e);
+    }
     let only = asked
         .or_else(|| one_namespace(&players, player, not_a_player.is_none(), voided.namespaces));
     let since = (not_a_player.is_none())
@@ -184,7 +192,7 @@ pub fn history(
         Some(_) => shown.to_string(),
     };
     if let (true, Some(e)) = (rows.is_empty(), not_a_player) {
-        if !rated && !super::players::is_rated_later(&ledger, shown, args)? {
+        if !rated && !rated_known {
             return Err(e);
         }
     }
@@ -327,6 +335,16 @@ struct VoidedRecord {
     /// Is it a rule change? Every later value of its namespace was
     /// computed under it while it stood.
     rule: bool,
+}
+
+impl Voided {
+    /// Does a voided record name the subject?
+    fn names_subject(&self) -> bool {
+        self.runs
+            .values()
+            .flat_map(|run| run.values())
+            .any(|r| r.names)
+    }
 }
 
 /// The records `voids` voids (voided seq → its void's), with their voids'
