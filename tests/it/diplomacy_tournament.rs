@@ -483,9 +483,11 @@ fn a_board_bigger_than_the_parameter_needs_its_centers_total() {
 fn a_new_tournament_named_as_a_known_one_written_another_way_is_refused() {
     let players = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus"];
     let pos = classic(&players, &[10, 8, 6, 5, 3, 2, 0], &[1905]);
+    // A day a game: the same board on one day would be one game entered twice.
     let round = |id: &str, t: &str| {
         let extra = json!({"tournament": t, "round": "1", "board": "A"});
-        game(id, "2023-05-01", "draw", &pos, extra)
+        let day = format!("2023-05-0{}", &id[1..]);
+        game(id, &day, "draw", &pos, extra)
     };
     let dir = ledger(&[round("g1", "cup-2023")]);
     for t in ["Cup 2023", "CUP_2023"] {
@@ -501,4 +503,40 @@ fn a_new_tournament_named_as_a_known_one_written_another_way_is_refused() {
         let out = append_text(dir.path(), &round(id, t));
         assert!(out.status.success(), "{t}: {out:?}");
     }
+}
+
+/// A game entered again under another id (the same end, powers, players and
+/// centres, listed in another order) is refused naming the stored game and
+/// its record; the same board ended a minute later is another game.
+#[test]
+fn a_game_entered_twice_under_another_id_is_refused() {
+    let players = ["a", "b", "c", "d", "e", "f", "g"];
+    let powers = classic(&players, &[5, 6, 8, 4, 3, 8, 0], &[1906]);
+    let first = game("g1", "2025-02-01T20:00:00Z", "draw", &powers, json!({}));
+    let dir = ledger(std::slice::from_ref(&first));
+    let mut reordered = powers.clone();
+    reordered.reverse();
+    let again = game(
+        "g1-bis",
+        "2025-02-01T20:00:00Z",
+        "draw",
+        &reordered,
+        json!({}),
+    );
+    common::append_refused(
+        dir.path(),
+        &again,
+        &[
+            "game g1-bis: game g1 (record 1) ended at the same time with the same powers, \
+             players and centres: a game is entered once",
+            "laurel correct 1 FILE --reason TEXT",
+        ],
+    );
+    let other = game("g2", "2025-02-01T20:01:00Z", "draw", &powers, json!({}));
+    common::append_ok(dir.path(), &other);
+    let moved = classic(&players, &[6, 5, 8, 4, 3, 8, 0], &[1906]);
+    common::append_ok(
+        dir.path(),
+        &game("g3", "2025-02-01T20:00:00Z", "draw", &moved, json!({})),
+    );
 }

@@ -9,6 +9,7 @@ use crate::events::key::key;
 use crate::events::Ident;
 use crate::systems::players::check_power_name;
 use crate::systems::Cx;
+use crate::time::Micros;
 
 /// Fewest powers any game may list (a structural bound, not a scoring rule).
 pub(super) const MIN_POWERS: usize = 2;
@@ -131,6 +132,57 @@ impl State {
             )),
             None => Ok(()),
         }
+    }
+}
+
+impl State {
+    /// A game is entered once: a new game that ended when a stored one did,
+    /// with the same powers, players and centres (in any order), is that
+    /// game entered again under another id, and would count twice. Another
+    /// game that ended the same way at the same time is told to give its
+    /// time to the minute. Found among the games of the same `at` alone
+    /// (stored in date order). An input rule (`RatingSystem::check_input`):
+    /// games stored before are read as accepted.
+    pub(super) fn check_not_entered(&self, g: &GameEnded, at: Micros) -> Result<(), String> {
+        let s = &self.store;
+        let Some(mine) = self.interned_positions(g) else {
+            return Ok(());
+        };
+        let same = s.ended_at(at).find(|&i| {
+            let mut theirs: Vec<_> = (s.game(i).positions.iter())
+                .map(|p| (p.power, p.player, p.seat.centers))
+                .collect();
+            theirs.sort_unstable();
+            theirs == mine
+        });
+        let Some(i) = same else {
+            return Ok(());
+        };
+        let name = s.games.name(i as u32);
+        let seq = s.recorded(name).unwrap_or_default();
+        Err(format!(
+            "game {}: game {name} (record {seq}) ended at the same time with the same powers, \
+             players and centres: a game is entered once (to correct game {name}: `laurel \
+             correct {seq} FILE --reason TEXT`); if this is another game, give its `at` to the \
+             minute it ended",
+            g.game
+        ))
+    }
+
+    /// `g`'s positions as (power, player, centres) of the interned names,
+    /// sorted; `None` if a power or player is new (no stored game has it).
+    fn interned_positions(&self, g: &GameEnded) -> Option<Vec<(u32, Option<u32>, i64)>> {
+        let s = &self.store;
+        let mut mine = Vec::with_capacity(g.powers.len());
+        for p in &g.powers {
+            let player = match p.player() {
+                Some(name) => Some(s.players.get(name)?),
+                None => None,
+            };
+            mine.push((s.powers.get(&p.power)?, player, p.centers));
+        }
+        mine.sort_unstable();
+        Some(mine)
     }
 }
 

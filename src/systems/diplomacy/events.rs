@@ -87,7 +87,7 @@ fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>
 
 /// A finished Diplomacy game, scored by Fibonacci-Diplo, Carnage, Draw-Size Scoring and Sum-of-Squares.
 ///
-/// A game is recorded once, and a tournament's board once a round; someone survives. A solo or a concession names its `winner`, which survives and is held by a player (a solo's holds strictly more centres than any other power); a draw names none.
+/// A game is recorded once (a new game that ended at the same `at` as a recorded one with the same powers, players and centres is that game entered again, and refused), and a tournament's board once a round; someone survives. A solo or a concession names its `winner`, which survives and is held by a player (a solo's holds strictly more centres than any other power); a draw names none.
 ///
 // The optional fields are boxed: most games give none of them, and a record
 // stays small.

@@ -152,6 +152,13 @@ impl Store {
         self.slots.len()
     }
 
+    /// The games (fold order) that ended at `at`. Games are stored in fold
+    /// order, which is date order.
+    pub fn ended_at(&self, at: Micros) -> std::ops::Range<usize> {
+        let from = self.headers.partition_point(|h| h.at < at);
+        from..from + self.headers[from..].partition_point(|h| h.at == at)
+    }
+
     /// The seq that recorded game `name`, if it was folded.
     pub fn recorded(&self, name: &str) -> Option<u64> {
         self.games.get(name).map(|id| self.headers[id as usize].seq)
