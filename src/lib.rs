@@ -111,11 +111,12 @@
 //!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`,
 //!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `sbr_groups.rs`, `timetravel.rs`, `players.rs`, `names.rs`,
 //!   `cards_rules.rs`, `cli.rs`, `shell.rs`, `params.rs`, `replay.rs`, `corrections.rs`,
-//!   `check.rs`, `events.rs`, `log.rs`, `restore.rs`,
+//!   `check.rs`, `refusals.rs`, `events.rs`, `log.rs`, `restore.rs`, `blanks.rs`,
 //!   `ckpt.rs` and `again.rs` (checkpoints), `crash.rs`, `corrupt.rs`, `corpus.rs` with
 //!   `tests/corpus/`, `props.rs`, `extremes.rs`, `fuzz.rs`, `readers.rs`,
 //!   `storage.rs`, `trust.rs`, `streaming.rs`, `memory.rs`, `site.rs`,
-//!   `site_browser.rs`, `perf.rs`, `demo.rs`, `readme.rs` running the README's tour).
+//!   `site_browser.rs`, `perf.rs`, `demo.rs`, `readme.rs` running the README's tour;
+//!   `common/`: their helpers, `common/sbr.rs` the Space Base Race's).
 //!   `snapshots/`:
 //!   insta snapshots of the tables of the sample streams.
 //!
@@ -313,21 +314,29 @@
 //!    [`systems::TYPES`], [`systems::PARAM_GROUPS`], [`systems::NON_PLAYER_NAMESPACES`],
 //!    [`systems::UNNAMED_NAMESPACES`] and [`systems::UNCHARTED_NAMESPACES`].
 //! 4. **The places that name systems by hand** (lists a person reads, or a driver's
-//!    mix): [`systems::gen`]'s `System` (a variant, `ALL`, `parse`, its share in `shape`,
-//!    which sum to 1, `plan`, and the per-system counters); a stop of `laurel demo`'s
-//!    tour (`STOPS` in `src/demo.rs`: one sentence on what its first table means; a test
-//!    asks for one per system); the tables named in the help of `standings` and
-//!    `history` (`src/main.rs`); its per-tournament tables in `bench/daily.rs`; its
-//!    columns' readable titles (`output/titles.rs`, optional); the README's systems
-//!    table.
-//! 5. **Checkpoints.** Nothing to do: the state is one more checkpoint section, under
-//!    the system's name; checkpoints made before have no such section, and folds start
-//!    from a later one or from nothing (they are a cache).
+//!    mix): [`systems::gen`]'s `System` (a variant, `ALL` and the per-system counters,
+//!    arrays sized by the number of systems, `parse`, its share in `shape`, taken
+//!    relative to the others', and `plan`); a stop of `laurel demo`'s tour (`STOPS` in
+//!    `src/demo.rs`: one sentence on what its first table means; a test asks for one per
+//!    system); in `src/main.rs`, the tables named in `standings`' help (the command's line
+//!    and `table`'s), the tournament systems in `replay`'s `--tournament`, the namespaces
+//!    in `gen`'s `--systems`; its per-tournament tables in `bench/daily.rs`; its columns'
+//!    readable titles (`output/titles.rs`, optional); the heading of the site's subjects
+//!    that are not players (`site/pages.rs`, "Teams and nations") if it rates such
+//!    subjects; the README's systems table.
+//! 5. **Checkpoints.** The state is one more checkpoint section, under the system's
+//!    name, and the generator's stream holds its events: the sections' bytes change, so
+//!    raise `LAYOUT` in `fold/checkpoint.rs` and add its line to `LAYOUTS` in
+//!    `fold/checkpoint/tests.rs` (its test names the digest). Checkpoints of the old
+//!    layout are then read by no fold, as a cache: the first append after the upgrade
+//!    folds from nothing and stores new ones.
 //! 6. **Tests.** `tests/it/ns.rs` (a `mod ns;` line in `tests/it/main.rs`: the
 //!    integration tests are one binary) with insta snapshots of its tables;
 //!    `tests/corpus/systems/ns_<rule>.jsonl` breaking each rule once (with `.expect`,
 //!    and `.setup.jsonl` where needed) and `ns` in `SYSTEMS` of `tests/it/corpus.rs`, with
-//!    a test of its own there. The demo's and the README tour's snapshots change.
+//!    a test of its own there (`SYSTEMS` is an array sized by the number of systems);
+//!    its namespace in the list of `gen_output_appends_cleanly_verifies_and_every_table_answers`
+//!    (`tests/it/perf.rs`). The demo's and the README tour's snapshots change.
 
 pub mod app;
 pub mod bench;

@@ -120,8 +120,7 @@ fn capital_of_shape(shape: &[char]) -> Option<char> {
 /// those that show nothing ([`crate::events::invisible`]), the
 /// zero-width joiners and the variation selectors.
 fn shows_nothing(c: char) -> bool {
-    crate::events::invisible(c)
-        || matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
+    crate::events::invisible(c) || super::text::joins(c)
 }
 
 #[cfg(test)]

@@ -141,9 +141,13 @@ pub fn unpadded(what: impl Fn() -> String, s: &str) -> Result<(), String> {
 /// over nothing), a zero-width joiner or non-joiner, or a variation
 /// selector? A name or identifier needs one such character.
 pub fn shows(c: char) -> bool {
-    !(c.is_whitespace()
-        || unicode_normalization::char::is_combining_mark(c)
-        || matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}'))
+    !(c.is_whitespace() || unicode_normalization::char::is_combining_mark(c) || joins(c))
+}
+
+/// Is `c` a zero-width joiner or non-joiner, or a variation selector: a
+/// character that changes how its neighbours show and shows nothing itself?
+pub fn joins(c: char) -> bool {
+    matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
 }
 
 /// How many single-character insertions, deletions or substitutions make `a`
