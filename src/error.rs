@@ -89,6 +89,11 @@ pub enum Error {
         id: String,
         seq: u64,
     },
+    /// Several events of the input were refused: each of them (the first
+    /// [`Error::several`] was given), in input and line order, and whether
+    /// more were refused after them. Nothing was written.
+    #[error("{}", several_text(.errors, *.more))]
+    Several { errors: Vec<Error>, more: bool },
     /// A second process holds the ledger.
     #[error("ledger is in use by another process ({0})")]
     Locked(PathBuf),
@@ -176,6 +181,35 @@ impl Error {
             msg: msg.into(),
         }
     }
+}
+
+impl Error {
+    /// The refusal of the events `errors` refused, in order: the one error
+    /// itself, or [`Error::Several`] (`more`: others were refused after
+    /// them, not read).
+    pub(crate) fn several(mut errors: Vec<Error>, more: bool) -> Self {
+        match (errors.len(), more) {
+            (1, false) => errors.remove(0),
+            _ => Error::Several { errors, more },
+        }
+    }
+}
+
+/// [`Error::Several`] as a message: a line for each refusal.
+fn several_text(errors: &[Error], more: bool) -> String {
+    let n = errors.len();
+    let head = match more {
+        false => format!("{n} events refused:"),
+        true => format!("{n} events refused, and more after them (the reading stopped there):"),
+    };
+    let lines = errors
+        .iter()
+        .map(|e| format!("\n  {e}"))
+        .collect::<String>();
+    format!(
+        "{head}{lines}\n(the ledger's rules, such as players' names, are checked once every \
+         event reads)"
+    )
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

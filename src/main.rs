@@ -189,7 +189,9 @@ enum Command {
         file: PathBuf,
         /// A published head the export must hold (SEQ:HASH, or SEQ HASH as `laurel head`
         /// prints it): an export cut short or of another ledger is refused, exit 1, before
-        /// anything is built (a line changed after export is refused as bad input, exit 2).
+        /// anything is built (with or without it, a line changed after export is refused,
+        /// exit 1: its hash is no longer its contents'; a line that is not one `laurel
+        /// export` writes is bad input, exit 2).
         #[arg(long)]
         expect: Option<String>,
     },

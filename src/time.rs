@@ -96,13 +96,15 @@ pub fn no_such_day(s: &str) -> Option<String> {
 
 /// Why `s`, refused as a time, is none, as the end of a message: a day not
 /// in its month ([`no_such_day`]: `: February 2024 has 29 days`), or a
-/// timestamp without a zone (`2024-02-03T19:00:00`, `2024-02-03 19:00 UTC`:
-/// which hour of which place?), shown with the `Z` of UTC; else nothing.
+/// timestamp without a zone (`2024-02-03T19:00:00`; `2024-02-03 19:00 UTC`
+/// and `… GMT` name theirs in words: which hour of which place?), shown with
+/// the `Z` of UTC; else nothing.
 pub fn why_not_a_time(s: &str) -> String {
     if let Some(why) = no_such_day(s) {
         return format!(": {why}");
     }
-    let bare = s.trim_end_matches("UTC").trim_end();
+    let bare = ["UTC", "GMT"].iter().fold(s, |s, z| s.trim_end_matches(z));
+    let bare = bare.trim_end();
     let formats = [
         "%Y-%m-%dT%H:%M:%S%.f",
         "%Y-%m-%d %H:%M:%S%.f",
@@ -269,6 +271,7 @@ mod tests {
             ("2024-02-03 19:00:00.5", "2024-02-03T19:00:00.500Z"),
             ("2024-02-03T19:00", "2024-02-03T19:00:00Z"),
             ("2024-02-03 19:00 UTC", "2024-02-03T19:00:00Z"),
+            ("2024-02-03 19:00 GMT", "2024-02-03T19:00:00Z"),
         ];
         for (given, utc) in zoneless {
             let why = why_not_a_time(given);

@@ -194,12 +194,20 @@ fn decode<'a, T: serde::Deserialize<'a>>(r: &RecordView<'a>) -> Result<T> {
     serde_json::from_slice(r.event).map_err(|e| Error::Corrupt(format!("record {}: {e}", r.seq)))
 }
 
+/// A void's reason as `log` and `history` show it: `reason "…"`, quoted as a
+/// JSON string (no character of it can break the line).
+pub(super) fn reason_said(reason: &str) -> String {
+    format!(
+        "reason {}",
+        serde_json::to_string(reason).unwrap_or_default()
+    )
+}
+
 /// What a void's line shows in place of an id: its own id if any, then
 /// `#TARGET (kind id): reason "…"` (the reason quoted as a JSON string).
 fn void_label(id: &str, target: u64, what: Option<&String>, reason: &str) -> String {
-    let quoted = serde_json::to_string(reason).unwrap_or_default();
     let what = what.map(|w| format!(" ({w})")).unwrap_or_default();
-    let label = format!("#{target}{what}: reason {quoted}");
+    let label = format!("#{target}{what}: {}", reason_said(reason));
     match id {
         "" => label,
         id => format!("{id} {label}"),

@@ -245,7 +245,7 @@ pub(crate) fn append_summary(r: &crate::ledger::AppendReport, dry: bool) -> Stri
         true => ("ok: would append", "nothing would be added for them"),
     };
     let mut s = format!("{did} {} event(s)", r.appended);
-    if r.appended == 0 && r.already_recorded == 0 {
+    if r.appended == 0 && r.already_recorded == 0 && r.repeated == 0 {
         // Most likely the wrong file: say so rather than look like success.
         s.push_str(": the input holds no event");
     }
@@ -259,6 +259,16 @@ pub(crate) fn append_summary(r: &crate::ledger::AppendReport, dry: bool) -> Stri
         s.push_str(&format!(
             "; {} of them exact copies of voided records (to restore one, append it under a new id)",
             r.already_voided
+        ));
+    }
+    if let Some([(f0, l0), (f1, l1)]) = &r.first_repeat {
+        let copy = match f0 == f1 {
+            true => format!("line {l1} repeats line {l0} of {f0}"),
+            false => format!("{f1}:{l1} repeats {f0}:{l0}"),
+        };
+        s.push_str(&format!(
+            "; {} given twice in the input, counted once ({copy})",
+            r.repeated
         ));
     }
     s.push('\n');
@@ -486,6 +496,7 @@ fn fold_stamped(ledger: &Ledger, args: &QueryArgs, mut q: Query) -> Result<(fold
             .as_ref()
             .filter(|_| what_if)
             .map(|p| p.display().to_string()),
+        tournament: None,
     };
     Ok((f, stamp))
 }

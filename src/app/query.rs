@@ -32,8 +32,9 @@ pub fn standings(
     // An unknown table is refused before anything is folded.
     let ns = namespace(table)?;
     // From the latest valid checkpoint at or before --as-of when one can serve.
-    let (f, stamp) = folded_only(&ledger, args, Some(ns))?;
+    let (f, mut stamp) = folded_only(&ledger, args, Some(ns))?;
     check_tournament(&f.state, table, sel, args)?;
+    stamp.tournament = sel.tournament.clone();
     // Only the rows printed are built: the tables of a large ledger cost far
     // more to format than to fold.
     let sel = Selector {
@@ -468,9 +469,8 @@ fn voided_changes(
         let since = since.map(|s| s.min(first));
         let (f, _) = audit_fold(ledger, args, q, (subject, only), since)?;
         let note = |r: &VoidedRecord| {
-            let reason = voided.reasons.get(&r.void).cloned().unwrap_or_default();
-            let quoted = serde_json::to_string(&reason).unwrap_or_default();
-            format!("voided by #{}: reason {quoted}", r.void)
+            let reason = voided.reasons.get(&r.void).map_or("", String::as_str);
+            format!("voided by #{}: {}", r.void, super::log::reason_said(reason))
         };
         for c in f.cx.changes().iter().filter(|c| keep(c)) {
             let said = match (targets.get(&c.seq), rule) {

@@ -223,6 +223,8 @@ struct Voids {
     voided: std::collections::BTreeSet<u64>,
     /// The `ledger.voided` records themselves.
     void_seqs: std::collections::BTreeSet<u64>,
+    /// When checking: the void of each record voided, to name it.
+    void_of: std::collections::BTreeMap<u64, u64>,
 }
 
 impl Voids {
@@ -231,6 +233,7 @@ impl Voids {
     fn add(&mut self, seq: u64, target: u64, check: bool) -> Result<()> {
         if check {
             self.check(seq, target)?;
+            self.void_of.insert(target, seq);
         }
         self.voided.insert(target);
         self.void_seqs.insert(seq);
@@ -251,8 +254,11 @@ impl Voids {
                  target back, append that event again (under a new `id` if it would be an \
                  exact copy)"
             )
-        } else if self.voided.contains(&target) {
-            format!("record {target} is already voided")
+        } else if let Some(void) = self.void_of.get(&target) {
+            format!(
+                "record {target} is already voided, by record {void} (what replaced it, if \
+                 anything did, follows its void: `laurel log --from {void}`)"
+            )
         } else {
             return Ok(());
         };

@@ -206,6 +206,8 @@ impl Ledger {
             voided: self.voided_targets(),
             already: 0,
             already_voided: 0,
+            repeated: 0,
+            first_repeat: None,
             kinds: BTreeMap::new(),
         };
         let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
@@ -226,6 +228,8 @@ impl Ledger {
             appended: last.seq - head.seq,
             already_recorded: pending.already,
             already_voided: pending.already_voided,
+            repeated: pending.repeated,
+            first_repeat: pending.first_repeat.take(),
             head: last,
             kinds: std::mem::take(&mut pending.kinds),
             new_players: Vec::new(),

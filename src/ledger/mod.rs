@@ -76,11 +76,17 @@ pub struct Input<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppendReport {
     pub appended: u64,
-    /// Events whose idempotency key was already recorded with identical content.
+    /// Events whose idempotency key was already recorded with identical
+    /// content, before this append.
     pub already_recorded: u64,
     /// How many of those are copies of voided records (nothing is added for
     /// them either: see the append's idempotency rule).
     pub already_voided: u64,
+    /// Events that copy an earlier event of the same input (the same line
+    /// given twice, as a paste may): added once; and the first such pair,
+    /// `[(file, line) of the event copied, (file, line) of its copy]`.
+    pub repeated: u64,
+    pub first_repeat: Option<[(String, u64); 2]>,
     pub head: Head,
     /// How many events of each type were appended (new records only).
     pub kinds: std::collections::BTreeMap<String, u64>,

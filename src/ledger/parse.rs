@@ -10,23 +10,21 @@ use crate::error::{Error, Origin, Result};
 use crate::input;
 use crate::time::Micros;
 
-/// Parsed events ready to be chained ([`incoming`], on the chaining thread);
-/// an `Err` (a bad line) ends it.
-type Batch = Vec<Result<Incoming>>;
+/// A batch's lines as the parser thread parsed them: `(line, event)`.
+pub(super) type Lines = Vec<(u64, Line)>;
 
-/// A batch's lines as the parser thread parsed them: `(line, event or why not)`.
-pub(super) type Lines = Vec<(u64, std::result::Result<Line, Refusal>)>;
-
-/// What the parser thread sends: a batch of an input's parsed lines, or a
-/// problem of the input itself, which ends the reading.
+/// What the parser thread sends: a batch of an input's parsed lines, or the
+/// refusal of the input, sent last.
 pub(super) enum Sent {
     Lines(Parsed),
     Problem(Error),
 }
 
-/// A batch of one input's lines, each parsed or refused (a refused one ends
-/// the batch and the reading), and the content key and record midstate of
-/// each parsed one, in order.
+/// Refused lines one append reports at most: the reading stops at the next.
+pub(super) const REFUSED_SHOWN: usize = 20;
+
+/// A batch of one input's parsed lines, and the content key and record
+/// midstate of each, in order.
 pub(super) struct Parsed {
     pub(super) file: usize,
     pub(super) lines: Lines,
@@ -35,10 +33,7 @@ pub(super) struct Parsed {
 
 /// The canonical events of a batch's parsed lines, in order.
 fn canonical_events(lines: &Lines) -> Vec<&[u8]> {
-    lines
-        .iter()
-        .filter_map(|(_, p)| p.as_ref().ok().map(|p| p.canonical.as_slice()))
-        .collect()
+    lines.iter().map(|(_, p)| p.canonical.as_slice()).collect()
 }
 
 /// The events of an append whose payloads the parser thread decodes whole
@@ -73,9 +68,16 @@ pub(super) struct Incoming {
 }
 
 /// The parser thread: read every input in order, parse its events and send
-/// them in batches with their keys ([`ContentKeys`]), until the end
-/// or a problem (sent last), or until the writing thread hangs up (it stopped
-/// on a problem of its own).
+/// them in batches with their keys ([`ContentKeys`]), until the end, or until
+/// the writing thread hangs up (it stopped on a problem of its own).
+///
+/// A refused line stops the sending, not the reading: the lines after it are
+/// parsed too, so that one run names every line refused, in input and line
+/// order (up to [`REFUSED_SHOWN`]), sent last as one problem
+/// ([`Error::several`]). A problem of an input itself (an over-long line,
+/// an array's broken syntax) ends the reading there. Rules that need the
+/// ledger (names, schedules, results) are the check fold's: it runs only on
+/// input whose every line reads.
 ///
 /// Why the reading is here, not on the writing thread: that thread bounds the
 /// import's writing phase, and this one has time to spare. Lines are parsed
@@ -91,12 +93,14 @@ pub(super) fn read_and_parse(
         keys: ContentKeys::default(),
         tx,
         file: 0,
+        name: String::new(),
         parsed: Vec::with_capacity(BATCH),
         taken: 0,
+        refused: Vec::new(),
         stopped: false,
     };
     for (file, input) in inputs.into_iter().enumerate() {
-        out.file = file;
+        (out.file, out.name) = (file, names[file].clone());
         let before = input.first_line.saturating_sub(1);
         let read = input::read_events(input.reader, &mut |line, item| {
             out.take(line + before, item)
@@ -108,15 +112,25 @@ pub(super) fn read_and_parse(
                 Some(Error::invalid(origin(&names[file], line), bad.msg))
             }
             Err(_) if out.stopped => return,
+            Err(_) if out.is_full() => None,
             Err(e) => Some(e),
         };
+        let ended = problem.is_some() || out.is_full();
+        // The lines before a problem of the input are checked before it.
         if out.send().is_err() {
             return;
         }
-        if let Some(e) = problem {
-            let _ = out.tx.send(Sent::Problem(e));
-            return;
+        out.refused.extend(problem);
+        if ended {
+            break;
         }
+    }
+    if !out.refused.is_empty() {
+        let more = out.is_full();
+        out.refused.truncate(REFUSED_SHOWN);
+        let _ = out
+            .tx
+            .send(Sent::Problem(Error::several(out.refused, more)));
     }
 }
 
@@ -126,38 +140,58 @@ struct Parsing {
     keys: ContentKeys,
     tx: SyncSender<Sent>,
     file: usize,
+    /// The input's name, as messages give it.
+    name: String,
     parsed: Lines,
     /// Events parsed so far, every input together.
     taken: u64,
-    /// A bad line was sent, or the writing thread hung up: read no further.
+    /// The refusals of the lines refused so far, in order: once there is
+    /// one, nothing more is sent but them.
+    refused: Vec<Error>,
+    /// The writing thread hung up: read no further, report nothing.
     stopped: bool,
 }
 
 impl Parsing {
-    /// Parse one event; a bad one is sent at once, ending its batch, and
-    /// stops the reading. The `Err` returned only stops `read_events`:
-    /// [`read_and_parse`] sees `stopped` and reports nothing more.
+    /// Parse one event: a parsed one joins the batch (sent when full), a
+    /// refused one the refusals. The `Err` returned only stops
+    /// `read_events`: [`read_and_parse`] sees why (`stopped`, or
+    /// [`Parsing::is_full`]).
     fn take(&mut self, line: u64, bytes: &[u8]) -> Result<()> {
         let p = match self.taken < EAGER {
             true => self.parser.whole(bytes),
             false => self.parser.screened(bytes),
         };
         self.taken += 1;
-        let bad = p.is_err();
-        self.parsed.push((line, p));
-        if bad || self.parsed.len() >= BATCH {
+        match p {
+            Err(r) => {
+                // What comes before the first refused line is checked as
+                // before it: an id given twice there is reported first.
+                self.send()?;
+                self.refused.push(refused(&self.name, line, r));
+            }
+            Ok(p) if self.refused.is_empty() => self.parsed.push((line, p)),
+            Ok(_) => {}
+        }
+        if self.parsed.len() >= BATCH {
             self.send()?;
         }
-        if bad {
-            self.stopped = true;
-            return Err(parser_gone());
+        match self.is_full() {
+            true => Err(parser_gone()),
+            false => Ok(()),
         }
-        Ok(())
     }
 
-    /// Hash the batch's keys and send it (if it has anything).
+    /// Have more lines been refused than a run reports?
+    fn is_full(&self) -> bool {
+        self.refused.len() > REFUSED_SHOWN
+    }
+
+    /// Hash the batch's keys and send it (if it has anything, and no line
+    /// was refused: the append fails anyway).
     fn send(&mut self) -> Result<()> {
-        if self.parsed.is_empty() {
+        if self.parsed.is_empty() || !self.refused.is_empty() {
+            self.parsed.clear();
             return Ok(());
         }
         let lines = std::mem::replace(&mut self.parsed, Vec::with_capacity(BATCH));
@@ -197,19 +231,16 @@ impl ContentKeys {
 
 /// A batch as the chaining thread takes it: each parsed line with its
 /// content key and record midstate, in order.
-pub(super) fn incoming(parsed: Parsed, names: &[String]) -> Batch {
+pub(super) fn incoming(parsed: Parsed) -> Result<Vec<Incoming>> {
     let Parsed { file, lines, keys } = parsed;
-    let mut keys = keys.into_iter();
-    lines
-        .into_iter()
-        .map(|(line, p)| {
-            let p = p.map_err(|r| refused(&names[file], line, r))?;
-            // One key per parsed event, in order.
-            let missing = || Error::Storage("a content key is missing".into());
-            let (k, head) = keys.next().ok_or_else(missing)?;
-            Ok(Incoming::new(file, line, p, (k, head)))
-        })
-        .collect()
+    // One key per parsed event, in order.
+    if keys.len() != lines.len() {
+        return Err(Error::Internal("a content key is missing".into()));
+    }
+    let keyed = lines.into_iter().zip(keys);
+    Ok(keyed
+        .map(|((line, p), keys)| Incoming::new(file, line, p, keys))
+        .collect())
 }
 
 pub(super) fn origin(name: &str, line: u64) -> Origin {

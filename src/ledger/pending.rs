@@ -26,24 +26,19 @@ pub(super) fn take_batches(
 ) -> Result<()> {
     for sent in rx {
         let batch = match sent {
-            Sent::Lines(parsed) => incoming(parsed, names),
+            Sent::Lines(parsed) => incoming(parsed)?,
             Sent::Problem(e) => return Err(e),
         };
-        match batch.first() {
-            None => continue,
-            Some(Ok(_)) if index.is_none() => {
-                *index = Some(pending.ledger.idem_index(pending.first - 1)?);
-            }
-            _ => {}
+        if batch.is_empty() {
+            continue;
         }
-        let Some(index) = index.as_mut() else {
-            // A batch whose first line is refused.
-            return batch.into_iter().try_for_each(|i| i.map(drop));
+        let index = match index {
+            Some(index) => index,
+            None => index.insert(pending.ledger.idem_index(pending.first - 1)?),
         };
-        let keys = batch.iter().filter_map(|i| i.as_ref().ok());
-        index.warm(keys.map(|inc| idem::fingerprint(&inc.keys.idem)));
+        index.warm(batch.iter().map(|inc| idem::fingerprint(&inc.keys.idem)));
         for item in batch {
-            pending.add(index, item?, names)?;
+            pending.add(index, item, names)?;
         }
     }
     Ok(())
@@ -75,6 +70,10 @@ pub(super) struct Pending<'l> {
     pub(super) already: u64,
     /// How many of `already` are copies of voided records.
     pub(super) already_voided: u64,
+    /// Events that copy an earlier event of this append's input, and the
+    /// first of them (see [`AppendReport::repeated`](super::AppendReport)).
+    pub(super) repeated: u64,
+    pub(super) first_repeat: Option<[(String, u64); 2]>,
     /// How many new records of each type.
     pub(super) kinds: BTreeMap<String, u64>,
 }
@@ -101,8 +100,9 @@ fn ahead(at: Micros, now: Micros) -> String {
 pub(super) enum Recorded {
     /// No record holds the key, or only voided ones with other content.
     New,
-    /// A record holds the key with the same content; `voided`: that record is voided.
-    Same { voided: bool },
+    /// A record holds the key with the same content (record `seq`);
+    /// `voided`: that record is voided.
+    Same { seq: u64, voided: bool },
     /// A live record holds the key with other content: its seq.
     Conflict(u64),
 }
@@ -124,7 +124,18 @@ impl Pending<'_> {
         let fp = idem::fingerprint(&inc.keys.idem);
         match self.recorded(index, fp, &inc)? {
             Recorded::New => {}
-            Recorded::Same { voided } => {
+            Recorded::Same { seq, .. } if seq >= self.first => {
+                // A copy of a line of this very input.
+                let (file, line) = self.origins.get(seq - self.first);
+                let first = [
+                    (names[file].clone(), line),
+                    (names[inc.file].clone(), inc.line),
+                ];
+                self.first_repeat.get_or_insert(first);
+                self.repeated += 1;
+                return Ok(());
+            }
+            Recorded::Same { voided, .. } => {
                 self.already += 1;
                 self.already_voided += u64::from(voided);
                 return Ok(());
@@ -258,7 +269,7 @@ impl Pending<'_> {
             }
             let voided = self.voided.contains(&seq);
             if content == inc.keys.content {
-                return Ok(Recorded::Same { voided });
+                return Ok(Recorded::Same { seq, voided });
             }
             if !voided {
                 conflict = Some(seq);

@@ -63,8 +63,18 @@ fn origin_line(e: Error) -> Option<u64> {
     }
 }
 
-/// The reader runs ahead of the writer by whole batches: the error reported
-/// must still be the first in input order, and nothing may be appended.
+/// The lines of the input an error names, in its order.
+fn origin_lines(e: Error) -> Vec<Option<u64>> {
+    match e {
+        Error::Several { errors, .. } => errors.into_iter().map(origin_line).collect(),
+        e => vec![origin_line(e)],
+    }
+}
+
+/// The reader runs ahead of the writer by whole batches: the lines refused
+/// are still reported in input order, a problem of the lines before the
+/// first refused one (an id given twice) before them, and nothing may be
+/// appended.
 #[test]
 fn the_first_bad_line_is_reported_across_batches_and_nothing_is_written() {
     let good: Vec<String> = crate::systems::gen::stream(1500, 5)
@@ -79,10 +89,10 @@ fn the_first_bad_line_is_reported_across_batches_and_nothing_is_written() {
     lines[1199] = unknown.clone();
     lines[899] = "{oops".into();
     let err = ledger.append(input(&lines.join("\n"))).unwrap_err();
-    assert_eq!(origin_line(err), Some(900));
+    assert_eq!(origin_lines(err), [Some(900), Some(1200)]);
     lines[599] = unknown;
     let err = ledger.append(input(&lines.join("\n"))).unwrap_err();
-    assert_eq!(origin_line(err), Some(600));
+    assert_eq!(origin_lines(err), [Some(600), Some(900), Some(1200)]);
     lines[299] = conflict.replace("2003-01\"", "2003-02\"");
     lines.insert(0, conflict.to_string());
     let err = ledger.append(input(&lines.join("\n"))).unwrap_err();
@@ -99,7 +109,7 @@ fn the_first_bad_line_is_reported_across_batches_and_nothing_is_written() {
 /// A problem of the input itself (a line over the limit, a read that
 /// fails) is found on the parser thread, after batches already sent: it is
 /// reported after every line before it, in its own input, with nothing
-/// written; a bad line before it is reported instead.
+/// written; a bad line before it is reported before it.
 #[test]
 fn an_input_problem_comes_after_the_lines_before_it() {
     struct Failing<'a>(&'a [u8]);
@@ -169,8 +179,8 @@ fn an_input_problem_comes_after_the_lines_before_it() {
     let mut first = lines[..600].to_vec();
     first[550] = "{oops";
     assert_eq!(
-        origin_line(ledger.append(two(first.join("\n"))).unwrap_err()),
-        Some(551)
+        origin_lines(ledger.append(two(first.join("\n"))).unwrap_err()),
+        [Some(551), Some(401)]
     );
     let text = lines.join("\n");
     let failing = Input {
@@ -188,8 +198,7 @@ fn an_input_problem_comes_after_the_lines_before_it() {
 
 /// The batch work of the parser thread gives what one event at a time gives:
 /// content keys hashed across SIMD lanes equal those of one event, and each
-/// record's hash finished from its midstate equals BLAKE3 of the record. A
-/// bad line ends the batch as an error naming its line.
+/// record's hash finished from its midstate equals BLAKE3 of the record.
 #[test]
 fn a_parsed_batch_has_the_content_keys_of_its_events_one_by_one() {
     let line = |n: u64| grammar::Line {
@@ -199,29 +208,17 @@ fn a_parsed_batch_has_the_content_keys_of_its_events_one_by_one() {
         void: None,
         canonical: format!("{{\"n\":{n},\"pad\":\"{}\"}}", "p".repeat(4 * n as usize)).into_bytes(),
     };
-    let mut parsed: Vec<_> = (1..=300).map(|n| (n, Ok(line(n)))).collect();
-    let bad = grammar::Refusal {
-        msg: "bad".into(),
-        ..Default::default()
-    };
-    parsed.push((301, Err(bad)));
-    let wants: Vec<Vec<u8>> = parsed
-        .iter()
-        .filter_map(|(_, p)| p.as_ref().ok().map(|p| p.canonical.clone()))
-        .collect();
-    let names = ["in".to_string()];
+    let parsed: Vec<_> = (1..=300).map(|n| (n, line(n))).collect();
+    let wants: Vec<Vec<u8>> = parsed.iter().map(|(_, p)| p.canonical.clone()).collect();
     let keys = ContentKeys::default().of(&parsed);
     let parsed = Parsed {
         file: 0,
         lines: parsed,
         keys,
     };
-    let mut batch = incoming(parsed, &names);
-    assert_eq!(batch.len(), 301);
-    let last = batch.pop().unwrap().err().unwrap();
-    assert_eq!(origin_line_of(&last), Some(301));
+    let batch = incoming(parsed).unwrap();
+    assert_eq!(batch.len(), 300);
     for (inc, want) in batch.into_iter().zip(&wants) {
-        let inc = inc.unwrap();
         assert_eq!(&inc.canonical, want);
         assert_eq!(
             inc.keys.content,
@@ -280,13 +277,6 @@ fn record_fields_across_chunks_equal_hash_at_one_by_one() {
         found.keys().collect::<Vec<_>>(),
         firsts.iter().collect::<Vec<_>>()
     );
-}
-
-fn origin_line_of(e: &Error) -> Option<u64> {
-    match e {
-        Error::Invalid { origin, .. } => origin.line,
-        _ => None,
-    }
 }
 
 /// Ticks for the months of 2001 from `from` on, one event a line.

@@ -31,6 +31,9 @@ pub struct Stamp {
     /// The rules file that pinned the fold's parameters (`--rules`): the
     /// answer is a what-if, not the ledger's own, and says so.
     pub rules: Option<String>,
+    /// The tournament asked for (`--tournament`): a JSON answer names it, so
+    /// that two tournaments' tables saved apart are told apart.
+    pub tournament: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -196,7 +199,8 @@ fn to_string(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
 }
 
 /// The JSON object of a query (`system`, `as_of`, `known_at`, `head`, `rows`,
-/// `tables`, and `rules` when a rules file pinned the fold), serialized
+/// `tables`, `rules` when a rules file pinned the fold, and `tournament`
+/// when one was asked for), serialized
 /// straight from the report: keys in sorted order, as a
 /// `serde_json::Map` (a `BTreeMap`) keeps them, the last of duplicate keys.
 struct JsonReport<'a> {
@@ -209,8 +213,8 @@ impl Serialize for JsonReport<'_> {
         let (r, stamp) = (self.r, self.stamp);
         let extra = !r.extra.is_empty();
         // The keys in sorted order.
-        let rules = usize::from(stamp.rules.is_some());
-        let mut m = s.serialize_map(Some(5 + usize::from(extra) + rules))?;
+        let named = usize::from(stamp.rules.is_some()) + usize::from(stamp.tournament.is_some());
+        let mut m = s.serialize_map(Some(5 + usize::from(extra) + named))?;
         m.serialize_entry("as_of", &stamp.as_of)?;
         m.serialize_entry("head", &stamp.head)?;
         m.serialize_entry("known_at", &stamp.known_at)?;
@@ -221,6 +225,9 @@ impl Serialize for JsonReport<'_> {
         m.serialize_entry("system", &r.system)?;
         if extra {
             m.serialize_entry("tables", &JsonTables(&r.extra))?;
+        }
+        if let Some(tournament) = &stamp.tournament {
+            m.serialize_entry("tournament", tournament)?;
         }
         m.end()
     }
@@ -546,6 +553,9 @@ mod tests {
         );
         obj.insert("known_at".into(), stamp.known_at.into());
         obj.insert("head".into(), stamp.head.clone().into());
+        if let Some(tournament) = &stamp.tournament {
+            obj.insert("tournament".into(), tournament.clone().into());
+        }
         if let Some(rules) = &stamp.rules {
             obj.insert("rules".into(), rules.clone().into());
         }
@@ -575,6 +585,7 @@ mod tests {
             known_at: 3,
             head: "ab".into(),
             rules: None,
+            tournament: None,
         };
         assert_eq!(render_csv(&t), "rank,player,score\r\n1,\"Ann, B\",1771\r\n");
         // Text shows the columns' titles (Valar's score is its rating); CSV the keys.
@@ -625,6 +636,7 @@ mod tests {
             known_at: 7,
             head: "ab".into(),
             rules: None,
+            tournament: None,
         };
         let r = Report {
             system: "valar".into(),
@@ -685,11 +697,14 @@ mod tests {
             (None, Some("what \"if\".json".to_string())),
         ];
         for (as_of, rules) in clocks {
+            // A tournament asked for, with the date.
+            let tournament = as_of.as_ref().map(|_| "league \"1\"".to_string());
             let stamp = Stamp {
                 as_of,
                 known_at: u64::MAX,
                 head: "ab".into(),
                 rules,
+                tournament,
             };
             for r in &reports {
                 let want = serde_json::to_string_pretty(&report_json(r, &stamp)).unwrap() + "\n";

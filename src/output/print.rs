@@ -283,6 +283,7 @@ mod tests {
             known_at: 12,
             head: "ab".repeat(32),
             rules: None,
+            tournament: None,
         };
         let head = "3fa2b1c0".repeat(8);
         assert_eq!(

@@ -98,6 +98,7 @@ fn sample() -> Sample {
             known_at: 6,
             head: "cd".repeat(32),
             rules: None,
+            tournament: None,
         },
         spilled_subjects: BTreeSet::new(),
         players: [NASTY, "Ann Smith", "Only In Audit", "ann"]

@@ -194,6 +194,9 @@ fn as_of_shows_the_league_after_round_one() {
     assert_eq!(v["rows"][0]["player"], json!("Ana"));
     assert_eq!(v["rows"].as_array().unwrap().len(), 9);
     assert_eq!(v["tables"]["matches"].as_array().unwrap().len(), 9);
+    // The answer names its tournament (and a list, none).
+    assert_eq!(v["tournament"], json!(LEAGUE));
+    assert_eq!(standings(dir.path(), &["cards"]).get("tournament"), None);
 }
 
 /// The list's rows name each tournament's first place as every table names

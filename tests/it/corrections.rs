@@ -197,7 +197,8 @@ fn a_void_with_one_bad_seq_writes_nothing() {
     refused(
         d,
         &["void", "6", "5", "--reason", "x"],
-        "record 5 is already voided",
+        "record 5 is already voided, by record 10 (what replaced it, if anything did, \
+         follows its void: `laurel log --from 10`)",
     );
     // Seq 10 is the void of 5: voids are final.
     refused(

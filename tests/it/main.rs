@@ -35,6 +35,7 @@ mod players;
 mod props;
 mod readers;
 mod readme;
+mod refusals;
 mod replay;
 mod restore;
 mod sbr;

@@ -448,7 +448,11 @@ fn rejects_negative_turns_and_victory_points() {
     append_ok(d, &game_started("g", "2003-01-04", 1, 1, 0));
     let neg_turn =
         game_ended("g", "2003-05-01", "FP", json!([])).replace("\"turn\":30", "\"turn\":-1");
-    append_refused(d, &neg_turn, &["game g: turn must not be negative, got -1"]);
+    append_refused(
+        d,
+        &neg_turn,
+        &["game g: field `turn`: -1 is out of range; allowed: an integer from 0 to 1000"],
+    );
     append_refused(
         d,
         &game_ended(
@@ -457,7 +461,10 @@ fn rejects_negative_turns_and_victory_points() {
             "FP",
             json!([{"nation": "N-fp1", "victory_points": -5, "eliminated": false}]),
         ),
-        &["victory points of N-fp1 must not be negative, got -5"],
+        &[
+            "game g, nation N-fp1: field `victory_points`: -5 is out of range; allowed: an \
+           integer from 0 to 1000000",
+        ],
     );
 }
 

@@ -381,6 +381,7 @@ fn sample() -> (Site, Vec<TableView>, Vec<Change>) {
             known_at: 42,
             head: "5e".repeat(32),
             rules: None,
+            tournament: None,
         },
         spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
         players: changes.iter().map(|c| c.subject.clone()).collect(),

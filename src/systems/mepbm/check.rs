@@ -283,12 +283,6 @@ impl State {
                 time::format_short(t)
             ));
         }
-        if e.turn < 0 {
-            return Err(format!(
-                "game {id}: turn must not be negative, got {}",
-                e.turn
-            ));
-        }
         TURN.check(e.turn).map_err(|m| format!("game {id}: {m}"))?;
         distinct(
             || format!("game {id} results"),
@@ -296,12 +290,6 @@ impl State {
         )?;
         for n in &e.nations {
             self.slot(g, id, &n.nation)?;
-            if n.victory_points < 0 {
-                return Err(format!(
-                    "game {id}: victory points of {} must not be negative, got {}",
-                    n.nation, n.victory_points
-                ));
-            }
             VICTORY_POINTS
                 .check(n.victory_points)
                 .map_err(|m| format!("game {id}, nation {}: {m}", n.nation))?;

@@ -1,0 +1,95 @@
+//! What one run says of input with several mistakes: every event refused
+//! as it is read, in input and line order (up to 20, then that there are
+//! more), with nothing written; and a line given twice in one input, which
+//! is counted once and said to be a repeat, not "already recorded".
+
+use crate::common;
+
+use common::{append_refused, append_text, empty_ledger, events_dir, head, laurel};
+
+/// The bundled card league with three lines spoiled: an unknown field on
+/// line 1, a time in words on line 3, a type misspelt on line 5.
+fn spoiled_league() -> String {
+    let text = std::fs::read_to_string(events_dir().join("cards_league.jsonl")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[0] = lines[0].replace("\"point_system\"", "\"pointsystem\"");
+    lines[2] = lines[2].replacen("\"2012-12-20\"", "\"2012-12-20 19:00 GMT\"", 1);
+    lines[4] = lines[4].replacen("\"type\": \"cards.", "\"type\": \"card.", 1);
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn one_run_names_every_refused_line_in_line_order() {
+    let dir = empty_ledger();
+    append_refused(
+        dir.path(),
+        &spoiled_league(),
+        &[
+            "3 events refused:",
+            "players' names, are checked once every event reads",
+        ],
+    );
+    let err = String::from_utf8(append_text(dir.path(), &spoiled_league()).stderr).unwrap();
+    let places: Vec<&str> = (err.lines().skip(1))
+        .filter_map(|l| l.trim_start().split(',').next())
+        .filter(|p| p.starts_with("-:"))
+        .collect();
+    assert_eq!(places, ["-:1", "-:3", "-:5"], "{err}");
+    assert!(err.contains("did you mean `point_system`?"), "{err}");
+    assert!(err.contains("2012-12-20T19:00:00Z in UTC"), "{err}");
+    assert!(
+        err.contains("did you mean \"cards.match_result\"?"),
+        "{err}"
+    );
+}
+
+#[test]
+fn twenty_refusals_are_named_then_that_more_follow() {
+    let dir = empty_ledger();
+    let text = "{\"type\":\"x\"}\n".repeat(25);
+    append_refused(
+        dir.path(),
+        &text,
+        &["20 events refused, and more after them", "-:20:"],
+    );
+    let err = String::from_utf8(append_text(dir.path(), &text).stderr).unwrap();
+    assert!(!err.contains("-:21:"), "{err}");
+}
+
+#[test]
+fn one_refused_line_reads_as_it_always_did() {
+    let dir = empty_ledger();
+    let text = "{\"type\":\"x\"}\n";
+    let err = String::from_utf8(append_text(dir.path(), text).stderr).unwrap();
+    assert!(
+        err.starts_with("laurel: error: -:1: unknown event type"),
+        "{err}"
+    );
+    assert!(!err.contains("refused"), "{err}");
+}
+
+#[test]
+fn a_line_given_twice_in_one_input_is_a_repeat_counted_once() {
+    let dir = empty_ledger();
+    let text = std::fs::read_to_string(events_dir().join("cards_league.jsonl")).unwrap();
+    let last = text.lines().last().unwrap();
+    let file = dir.path().join("twice.jsonl");
+    std::fs::write(&file, format!("{text}{last}\n")).unwrap();
+    let out = laurel(dir.path())
+        .args(["append", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = String::from_utf8(out.stdout).unwrap();
+    let n = text.lines().count();
+    assert!(
+        said.starts_with(&format!(
+            "appended {n} event(s); 1 given twice in the input, counted once \
+             (line {} repeats line {n} of {})",
+            n + 1,
+            file.display()
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("already recorded"), "{said}");
+    assert_eq!(head(dir.path()).0, n as u64);
+}
