@@ -183,6 +183,9 @@ impl Error {
     }
 }
 
+/// Refusals one error names at most: an append's reading stops at the next.
+pub(crate) const REFUSALS_SHOWN: usize = 20;
+
 impl Error {
     /// The refusal of the events `errors` refused, in order: the one error
     /// itself, or [`Error::Several`] (`more`: others were refused after
@@ -191,6 +194,25 @@ impl Error {
         match (errors.len(), more) {
             (1, false) => errors.remove(0),
             _ => Error::Several { errors, more },
+        }
+    }
+
+    /// `self`, then `later` (found after it in the input), as one refusal:
+    /// at most [`REFUSALS_SHOWN`].
+    pub(crate) fn followed_by(self, later: Error) -> Self {
+        let (mut errors, _) = self.into_list();
+        let (rest, more) = later.into_list();
+        errors.extend(rest);
+        let more = more || errors.len() > REFUSALS_SHOWN;
+        errors.truncate(REFUSALS_SHOWN);
+        Error::several(errors, more)
+    }
+
+    /// The refusals `self` names, and whether more followed them.
+    fn into_list(self) -> (Vec<Error>, bool) {
+        match self {
+            Error::Several { errors, more } => (errors, more),
+            e => (vec![e], false),
         }
     }
 }

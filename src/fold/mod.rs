@@ -225,6 +225,8 @@ struct Voids {
     void_seqs: std::collections::BTreeSet<u64>,
     /// When checking: the void of each record voided, to name it.
     void_of: std::collections::BTreeMap<u64, u64>,
+    /// The first seq of the append being checked ([`Query::fresh_from`]).
+    fresh_from: u64,
 }
 
 impl Voids {
@@ -254,6 +256,8 @@ impl Voids {
                  target back, append that event again (under a new `id` if it would be an \
                  exact copy)"
             )
+        } else if self.void_of.get(&target) >= Some(&self.fresh_from) {
+            format!("record {target} is already voided, by another void of this append")
         } else if let Some(void) = self.void_of.get(&target) {
             format!(
                 "record {target} is already voided, by record {void} (what replaced it, if \
@@ -370,7 +374,10 @@ struct Order<'a> {
 /// at or before `--as-of`, up to seq `known`, and the voids among those,
 /// from the summaries, checked in seq order when `q.check`.
 fn keep_of(spans: &[Span], q: &Query, after: Option<Pos>, known: u64) -> Result<Keep> {
-    let mut voids = Voids::default();
+    let mut voids = Voids {
+        fresh_from: q.fresh_from,
+        ..Voids::default()
+    };
     let within = spans.iter().flat_map(|s| &s.voids);
     for &(seq, target) in within.filter(|v| v.0 <= known) {
         voids.add(seq, target, q.check)?;

@@ -6,7 +6,7 @@ use std::sync::mpsc::SyncSender;
 use super::grammar::{Line, ParseLine, Refusal};
 use super::lanes::Midstate;
 use super::{canonical, chunk, lanes, Input};
-use crate::error::{Error, Origin, Result};
+use crate::error::{Error, Origin, Result, REFUSALS_SHOWN};
 use crate::input;
 use crate::time::Micros;
 
@@ -19,9 +19,6 @@ pub(super) enum Sent {
     Lines(Parsed),
     Problem(Error),
 }
-
-/// Refused lines one append reports at most: the reading stops at the next.
-pub(super) const REFUSED_SHOWN: usize = 20;
 
 /// A batch of one input's parsed lines, and the content key and record
 /// midstate of each, in order.
@@ -73,7 +70,7 @@ pub(super) struct Incoming {
 ///
 /// A refused line stops the sending, not the reading: the lines after it are
 /// parsed too, so that one run names every line refused, in input and line
-/// order (up to [`REFUSED_SHOWN`]), sent last as one problem
+/// order (up to [`REFUSALS_SHOWN`]), sent last as one problem
 /// ([`Error::several`]). A problem of an input itself (an over-long line,
 /// an array's broken syntax) ends the reading there. Rules that need the
 /// ledger (names, schedules, results) are the check fold's: it runs only on
@@ -120,14 +117,18 @@ pub(super) fn read_and_parse(
         if out.send().is_err() {
             return;
         }
-        out.refused.extend(problem);
+        match problem {
+            // Among other refusals, it says that nothing after it was read.
+            Some(e) if !out.refused.is_empty() => out.refused.push(stopped_at(e)),
+            problem => out.refused.extend(problem),
+        }
         if ended {
             break;
         }
     }
     if !out.refused.is_empty() {
         let more = out.is_full();
-        out.refused.truncate(REFUSED_SHOWN);
+        out.refused.truncate(REFUSALS_SHOWN);
         let _ = out
             .tx
             .send(Sent::Problem(Error::several(out.refused, more)));
@@ -158,7 +159,9 @@ impl Parsing {
     /// `read_events`: [`read_and_parse`] sees why (`stopped`, or
     /// [`Parsing::is_full`]).
     fn take(&mut self, line: u64, bytes: &[u8]) -> Result<()> {
-        let p = match self.taken < EAGER {
+        // Once a line is refused nothing is written: the lines after it are
+        // decoded whole, for every refusal a field of theirs makes.
+        let p = match self.taken < EAGER || !self.refused.is_empty() {
             true => self.parser.whole(bytes),
             false => self.parser.screened(bytes),
         };
@@ -184,7 +187,7 @@ impl Parsing {
 
     /// Have more lines been refused than a run reports?
     fn is_full(&self) -> bool {
-        self.refused.len() > REFUSED_SHOWN
+        self.refused.len() > REFUSALS_SHOWN
     }
 
     /// Hash the batch's keys and send it (if it has anything, and no line
@@ -259,6 +262,18 @@ pub(super) fn refused(name: &str, line: u64, r: Refusal) -> Error {
         ..origin(name, line)
     };
     Error::invalid(origin, r.msg)
+}
+
+/// Problem `e` of an input, which ended the reading, as a refusal among
+/// others says it.
+fn stopped_at(e: Error) -> Error {
+    match e {
+        Error::Invalid { origin, msg } => Error::Invalid {
+            origin,
+            msg: format!("{msg}; the reading stopped there"),
+        },
+        e => e,
+    }
 }
 
 fn parser_gone() -> Error {

@@ -24,7 +24,7 @@ pub(super) fn take_batches(
     index: &mut Option<idem::Index>,
     names: &[String],
 ) -> Result<()> {
-    for sent in rx {
+    for sent in rx.iter() {
         let batch = match sent {
             Sent::Lines(parsed) => incoming(parsed)?,
             Sent::Problem(e) => return Err(e),
@@ -38,10 +38,26 @@ pub(super) fn take_batches(
         };
         index.warm(batch.iter().map(|inc| idem::fingerprint(&inc.keys.idem)));
         for item in batch {
-            pending.add(index, item, names)?;
+            if let Err(e) = pending.add(index, item, names) {
+                return Err(with_refusals(e, &rx));
+            }
         }
     }
     Ok(())
+}
+
+/// Problem `e` of an event, followed by the refusals of the lines after it
+/// that the parser thread reads on to find (it sends them last): one run
+/// names them all.
+fn with_refusals(e: Error, rx: &Receiver<Sent>) -> Error {
+    let refused = rx.iter().find_map(|sent| match sent {
+        Sent::Problem(p) => Some(p),
+        Sent::Lines(_) => None,
+    });
+    match refused {
+        Some(p) => e.followed_by(p),
+        None => e,
+    }
 }
 
 /// Records being added by one append.
@@ -124,7 +140,7 @@ impl Pending<'_> {
         let fp = idem::fingerprint(&inc.keys.idem);
         match self.recorded(index, fp, &inc)? {
             Recorded::New => {}
-            Recorded::Same { seq, .. } if seq >= self.first => {
+            Recorded::Same { seq, voided } if seq >= self.first && !voided => {
                 // A copy of a line of this very input.
                 let (file, line) = self.origins.get(seq - self.first);
                 let first = [
@@ -194,15 +210,17 @@ impl Pending<'_> {
         Ok(())
     }
 
-    /// `e`, a problem found while reading the input, or the problem of an
-    /// earlier line whose payload does not decode (left to the check fold, see
-    /// [`Ledger::write_pending`]); `e` if the records cannot be stored or read back.
+    /// `e`, a problem found while reading the input, after the problem of an
+    /// earlier line whose payload does not decode, if one does not (left to the
+    /// check fold, see [`Ledger::write_pending`]); `e` alone if the records
+    /// cannot be stored or read back.
     pub(super) fn first_problem(&mut self, e: Error, names: &[String]) -> Error {
         let Ok(last) = self.flush() else {
             return e;
         };
         match self.bad_payload(&[self.first..=last.seq], names) {
-            Ok(Some(bad)) => bad,
+            // Stored, so before every line `e` names.
+            Ok(Some(bad)) => bad.followed_by(e),
             _ => e,
         }
     }

@@ -539,4 +539,10 @@ fn a_game_entered_twice_under_another_id_is_refused() {
         dir.path(),
         &game("g3", "2025-02-01T20:00:00Z", "draw", &moved, json!({})),
     );
+    // Both in one input: the first is named as this append's.
+    common::append_refused(
+        common::empty_ledger().path(),
+        &format!("{first}\n{again}\n"),
+        &["game g1-bis: game g1 (which this append brings) ended at the same time"],
+    );
 }

@@ -92,4 +92,90 @@ fn a_line_given_twice_in_one_input_is_a_repeat_counted_once() {
     );
     assert!(!said.contains("already recorded"), "{said}");
     assert_eq!(head(dir.path()).0, n as u64);
+    // From standard input, named so.
+    let again = format!("{last}\n{last}\n").replacen("\"Cleo\"", "\"Cleo\"", 1);
+    let dir = empty_ledger();
+    let said =
+        String::from_utf8(append_text(dir.path(), &format!("{text}{again}")).stdout).unwrap();
+    assert!(
+        said.contains(&format!(
+            "2 given twice in the input, counted once (line {} repeats line {n} of standard input)",
+            n + 1
+        )),
+        "{said}"
+    );
+}
+
+/// Past the first 1,024 events (whose payloads the reading decodes whole
+/// as it goes) the lines after a refused one are decoded whole too: a field
+/// misspelt on line 1300 is named beside the types broken on 1250 and 1400.
+#[test]
+fn refusals_past_the_first_thousand_lines_name_fields_too() {
+    let dir = empty_ledger();
+    let out = laurel(dir.path())
+        .args(["gen", "--events", "1500", "--seed", "3"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let field = (1200..1400)
+        .find(|&i| lines[i].contains("\"at\":"))
+        .unwrap();
+    lines[field] = lines[field].replacen("\"at\":", "\"att\":", 1);
+    for i in [1249, 1399] {
+        lines[i] = lines[i].replacen("\"type\":\"", "\"type\":\"x", 1);
+    }
+    let err = String::from_utf8(append_text(dir.path(), &lines.join("\n")).stderr).unwrap();
+    let named: Vec<String> = [1250, field + 1, 1400]
+        .iter()
+        .map(|l| format!("-:{l}"))
+        .collect();
+    assert!(err.starts_with("laurel: error: 3 events refused:"), "{err}");
+    for n in &named {
+        assert!(err.contains(&format!("\n  {n}")), "{n}: {err}");
+    }
+}
+
+/// An id taken with other content before the first refused line comes
+/// first, and the refused lines after it are named with it; a problem of
+/// the input itself, which ends the reading, says so among others.
+#[test]
+fn an_id_conflict_and_the_lines_refused_after_it_are_named_together() {
+    let dir = empty_ledger();
+    let text = std::fs::read_to_string(events_dir().join("cards_league.jsonl")).unwrap();
+    common::append_ok(dir.path(), &text);
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[0] = lines[0].replacen("\"2013-12-31\"", "\"2013-12-30\"", 1);
+    lines[4] = lines[4].replacen("\"type\": \"cards.", "\"type\": \"card.", 1);
+    let err = String::from_utf8(append_text(dir.path(), &lines.join("\n")).stderr).unwrap();
+    assert!(err.starts_with("laurel: error: 2 events refused:"), "{err}");
+    assert!(err.contains("\n  -:1, cards.tournament_created"), "{err}");
+    assert!(
+        err.contains("is already recorded at seq 1 with different content"),
+        "{err}"
+    );
+    assert!(err.contains("\n  -:5, id"), "{err}");
+    let long = format!("{{\"x\":\"{}\"}}", "a".repeat(70_000));
+    let text = format!("{{\"type\":\"x\"}}\n{long}\n{{\"type\":\"y\"}}\n");
+    let err = String::from_utf8(append_text(dir.path(), &text).stderr).unwrap();
+    assert!(err.starts_with("laurel: error: 2 events refused:"), "{err}");
+    assert!(err.contains("-:2: line is longer than the limit"), "{err}");
+    assert!(err.contains("; the reading stopped there"), "{err}");
+}
+
+/// Two voids of one record in one input: the second is refused as voided
+/// by another void of this append (not by a record the ledger lacks).
+#[test]
+fn a_record_voided_twice_in_one_input_says_so() {
+    let dir = empty_ledger();
+    let text = std::fs::read_to_string(events_dir().join("cards_league.jsonl")).unwrap();
+    common::append_ok(dir.path(), &text);
+    let void = |why: &str| {
+        format!(r#"{{"type":"ledger.voided","at":"2014-01-01","target":9,"reason":"{why}"}}"#)
+    };
+    append_refused(
+        dir.path(),
+        &format!("{}\n{}\n", void("a"), void("b")),
+        &["-:2, ledger.voided: record 9 is already voided, by another void of this append"],
+    );
 }

@@ -47,7 +47,12 @@ pub(super) fn board_size(g: &GameEnded) -> Result<(), String> {
 }
 
 impl State {
-    pub(super) fn check_game(&self, seq: u64, g: &GameEnded, cx: &Cx) -> Result<(), String> {
+    pub(super) fn check_game(
+        &self,
+        (seq, at): (u64, Micros),
+        g: &GameEnded,
+        cx: &Cx,
+    ) -> Result<(), String> {
         let id = &g.game;
         if let Some(first) = self.store.recorded(&id.0) {
             let once = "a game is recorded once";
@@ -60,6 +65,7 @@ impl State {
             ));
         }
         self.check_board(seq, g, cx)?;
+        self.check_not_entered((seq, at), g, cx)?;
         check_powers(id, &g.powers)?;
         let board = match g.centers_total {
             Some(n) => Board::Given(
@@ -136,14 +142,20 @@ impl State {
 }
 
 impl State {
-    /// A game is entered once: a new game that ended when a stored one did,
-    /// with the same powers, players and centres (in any order), is that
-    /// game entered again under another id, and would count twice. Another
-    /// game that ended the same way at the same time is told to give its
-    /// time to the minute. Found among the games of the same `at` alone
-    /// (stored in date order). An input rule (`RatingSystem::check_input`):
-    /// games stored before are read as accepted.
-    pub(super) fn check_not_entered(&self, g: &GameEnded, at: Micros) -> Result<(), String> {
+    /// A game is entered once: a game (record `seq`) that ended when one
+    /// before it did, with the same powers, players and centres (in any
+    /// order), is that game entered again under another id, and would count
+    /// twice. Another game that ended the same way at the same time is told
+    /// to give its time to the minute. Found among the games of the same
+    /// `at` alone (stored in fold order, which is date order). It binds when
+    /// the append brings either game ([`Cx::brings`]): games stored before
+    /// are read as accepted.
+    fn check_not_entered(
+        &self,
+        (seq, at): (u64, Micros),
+        g: &GameEnded,
+        cx: &Cx,
+    ) -> Result<(), String> {
         let s = &self.store;
         let Some(mine) = self.interned_positions(g) else {
             return Ok(());
@@ -159,12 +171,19 @@ impl State {
             return Ok(());
         };
         let name = s.games.name(i as u32);
-        let seq = s.recorded(name).unwrap_or_default();
+        let first = s.recorded(name).unwrap_or_default();
+        let (which, hint) = match (cx.brings(first), cx.brings(seq)) {
+            (false, false) => return Ok(()),
+            (false, true) => (
+                format!("(record {first})"),
+                format!(" (to correct game {name}: `laurel correct {first} FILE --reason TEXT`)"),
+            ),
+            (true, _) => ("(which this append brings)".to_string(), String::new()),
+        };
         Err(format!(
-            "game {}: game {name} (record {seq}) ended at the same time with the same powers, \
-             players and centres: a game is entered once (to correct game {name}: `laurel \
-             correct {seq} FILE --reason TEXT`); if this is another game, give its `at` to the \
-             minute it ended",
+            "game {}: game {name} {which} ended at the same time with the same powers, \
+             players and centres: a game is entered once{hint}; if this is another game, give \
+             its `at` to the minute it ended",
             g.game
         ))
     }

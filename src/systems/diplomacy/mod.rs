@@ -371,7 +371,7 @@ impl State {
 impl Projection for State {
     fn check(&self, rec: &Record, cx: &Cx) -> Result<(), String> {
         match &rec.event {
-            Event::Diplomacy(DipEvent::GameEnded(g)) => self.check_game(rec.seq, g, cx),
+            Event::Diplomacy(DipEvent::GameEnded(g)) => self.check_game((rec.seq, rec.at), g, cx),
             _ => Ok(()),
         }
     }

@@ -31,8 +31,7 @@ impl RatingSystem for State {
             Event::Diplomacy(events::Event::GameEnded(g)) => check::board_size(g)
                 .and_then(|()| check::players_given(g))
                 .and_then(|()| check::power_names(g))
-                .and_then(|()| self.check_new_tournament(g))
-                .and_then(|()| self.check_not_entered(g, rec.at)),
+                .and_then(|()| self.check_new_tournament(g)),
             _ => Ok(()),
         }
     }
