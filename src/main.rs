@@ -275,6 +275,9 @@ enum Command {
         /// Why: kept in the ledger with each void, shown by `log` and `history`.
         #[arg(long)]
         reason: String,
+        /// Check the voids as they would be appended (same messages and exit codes), writing nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Void record SEQ and append FILE's replacement event(s) in one all-or-nothing append.
     Correct {
@@ -286,6 +289,9 @@ enum Command {
         /// Why: kept in the ledger with the void, shown by `log` and `history`.
         #[arg(long)]
         reason: String,
+        /// Check the correction as it would be appended (same messages and exit codes), writing nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Load the bundled events/ into a temporary ledger and print a short tour of them (or write them out: --write).
     Demo {
@@ -426,8 +432,17 @@ fn run(cli: Cli) -> laurel::Result<()> {
                 }),
             ..
         } => app::players_rename(path, (&from, &to), at.as_deref(), distinct)?,
-        Command::Void { seqs, reason } => app::void(path, &seqs, &reason)?,
-        Command::Correct { seq, file, reason } => app::correct(path, seq, &file, &reason)?,
+        Command::Void {
+            seqs,
+            reason,
+            dry_run,
+        } => app::void(path, &seqs, &reason, dry_run)?,
+        Command::Correct {
+            seq,
+            file,
+            reason,
+            dry_run,
+        } => app::correct(path, seq, &file, &reason, dry_run)?,
         Command::Demo {
             write: Some(dir), ..
         } => app::write_samples(&dir)?,

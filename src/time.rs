@@ -103,7 +103,16 @@ pub fn why_not_a_time(s: &str) -> String {
     if let Some(why) = no_such_day(s) {
         return format!(": {why}");
     }
-    let bare = ["UTC", "GMT"].iter().fold(s, |s, z| s.trim_end_matches(z));
+    let bare = ["utc", "gmt"].iter().fold(s.trim_end(), |s, zone| {
+        let cut = s.len().saturating_sub(zone.len());
+        match s
+            .get(cut..)
+            .is_some_and(|end| end.eq_ignore_ascii_case(zone))
+        {
+            true => &s[..cut],
+            false => s,
+        }
+    });
     let bare = bare.trim_end();
     let formats = [
         "%Y-%m-%dT%H:%M:%S%.f",
@@ -150,7 +159,7 @@ pub fn parse_bound(s: &str) -> Option<Micros> {
 }
 
 /// Is `s` a plain date, `YYYY-MM-DD` (which a bound reads as its whole day)?
-fn is_date(s: &str) -> bool {
+pub fn is_date(s: &str) -> bool {
     s.len() == 10 && NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok()
 }
 
@@ -272,6 +281,7 @@ mod tests {
             ("2024-02-03T19:00", "2024-02-03T19:00:00Z"),
             ("2024-02-03 19:00 UTC", "2024-02-03T19:00:00Z"),
             ("2024-02-03 19:00 GMT", "2024-02-03T19:00:00Z"),
+            ("2024-02-03 19:00 gmt", "2024-02-03T19:00:00Z"),
         ];
         for (given, utc) in zoneless {
             let why = why_not_a_time(given);

@@ -37,6 +37,11 @@
 //!   such records depend on (a tournament created the day its rounds are
 //!   scheduled) is refused unless its `at` comes before theirs, and the message
 //!   says so.
+//! - **`--dry-run`** (both commands): the same append as a dry run
+//!   ([`Ledger::dry_run`], what `laurel check` runs), with the same checks,
+//!   messages and exit codes, on the ledger opened for reading; nothing is
+//!   written. `laurel check FILE` cannot try a replacement (its id is
+//!   recorded, with other content, until the void beside it).
 //! - **The reason** is kept in each `ledger.voided`; `log` shows it beside the
 //!   void and its target, `history` beside every change the voided record made.
 //!   It must say something: one that is empty or only whitespace, longer than
@@ -158,7 +163,7 @@ fn seq_list(targets: &[impl ToString]) -> String {
 }
 
 /// `laurel void SEQ... --reason TEXT`: one `ledger.voided` per seq, one append.
-pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
+pub fn void(path: &Path, targets: &[u64], reason: &str, dry: bool) -> Result<String> {
     if targets.is_empty() {
         return Err(Error::Usage("void: name at least one seq".into()));
     }
@@ -169,9 +174,10 @@ pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
             "void: seq {twice} is named twice; nothing is written"
         )));
     }
-    let ledger = Ledger::open(path)?;
+    let ledger = opened(path, dry)?;
     recorded("void", targets, ledger.head()?.seq)?;
-    let report = match ledger.append(vec![voids_input("laurel void", targets, reason)]) {
+    let input = vec![voids_input("laurel void", targets, reason)];
+    let report = match append_or_try(&ledger, input, &|_| Ok(()), dry) {
         Err(e @ Error::Dependent { .. }) => Err(every_dependent(&ledger, targets, e)),
         other => other,
     }
@@ -182,9 +188,10 @@ pub fn void(path: &Path, targets: &[u64], reason: &str) -> Result<String> {
         "records"
     };
     Ok(format!(
-        "voided {noun} {}\n{}",
+        "{} {noun} {}\n{}",
+        if dry { "would void" } else { "voided" },
         seq_list(&what_they_were(&ledger, targets)),
-        append_summary(&report, false)
+        append_summary(&report, dry)
     ))
 }
 
@@ -254,9 +261,9 @@ fn every_dependent(ledger: &Ledger, targets: &[u64], mut refused: Error) -> Erro
 
 /// `laurel correct SEQ FILE --reason TEXT`: void SEQ and append FILE's events
 /// in one append (see the module docs).
-pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<String> {
+pub fn correct(path: &Path, target: u64, file: &str, reason: &str, dry: bool) -> Result<String> {
     check_reason(reason)?;
-    let ledger = Ledger::open(path)?;
+    let ledger = opened(path, dry)?;
     recorded("correct", &[target], ledger.head()?.seq)?;
     let inputs = vec![
         voids_input("laurel correct", &[target], reason),
@@ -271,7 +278,7 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
             None => Ok(()),
         }
     };
-    let mut report = (ledger.append_if(inputs, &accept))
+    let mut report = (append_or_try(&ledger, inputs, &accept, dry))
         .map_err(|mut e| {
             // `correct` takes one seq: the way is `void`, which names them all.
             if let Error::Dependent { msg, .. } = &mut e {
@@ -286,10 +293,38 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str) -> Result<Str
         .map_err(of_command("laurel correct"))?;
     // The players SEQ named were the ledger's before: no new players.
     report.new_players.retain(|n| !named.contains(n));
+    let did = match dry {
+        true => "would void record {target} and append its replacement",
+        false => "voided record {target} and appended its replacement",
+    };
     Ok(format!(
-        "voided record {target} and appended its replacement\n{}",
-        append_summary(&report, false)
+        "{}\n{}",
+        did.replace("{target}", &target.to_string()),
+        append_summary(&report, dry)
     ))
+}
+
+/// The ledger at `path`, opened to append, or, for a dry run, to read (no
+/// lock: it runs beside a writer, as `laurel check` does).
+fn opened(path: &Path, dry: bool) -> Result<Ledger> {
+    match dry {
+        true => Ledger::read(path),
+        false => Ledger::open(path),
+    }
+}
+
+/// The append of `inputs`, committed only if `accept` takes its report; with
+/// `dry`, the same append as a dry run, writing nothing.
+fn append_or_try(
+    ledger: &Ledger,
+    inputs: Vec<crate::ledger::Input<'_>>,
+    accept: &dyn Fn(&AppendReport) -> Result<()>,
+    dry: bool,
+) -> Result<AppendReport> {
+    match dry {
+        true => ledger.dry_run(inputs).and_then(|r| accept(&r).map(|()| r)),
+        false => ledger.append_if(inputs, accept),
+    }
 }
 
 /// Refuse a correction whose FILE holds no event of SEQ's type (`kind`), or

@@ -262,9 +262,10 @@ pub(crate) fn append_summary(r: &crate::ledger::AppendReport, dry: bool) -> Stri
         ));
     }
     if let Some([(f0, l0), (f1, l1)]) = &r.first_repeat {
-        let copy = match f0 == f1 {
-            true => format!("line {l1} repeats line {l0} of {f0}"),
-            false => format!("{f1}:{l1} repeats {f0}:{l0}"),
+        let copy = match (f0 == f1, f0.as_str()) {
+            (true, "-") => format!("line {l1} repeats line {l0} of standard input"),
+            (true, _) => format!("line {l1} repeats line {l0} of {f0}"),
+            (false, _) => format!("{f1}:{l1} repeats {f0}:{l0}"),
         };
         s.push_str(&format!(
             "; {} given twice in the input, counted once ({copy})",
@@ -551,7 +552,7 @@ fn state_line(ledger: &Ledger, args: &QueryArgs, stamp: &Stamp, format: Format) 
     }
     let head = ledger.head()?;
     let hash = canonical::hex(&head.hash);
-    let given = args.known_at.is_some();
+    let given = args.known_at.as_deref();
     let mut line = output::state_line(head.seq, &hash, stamp, given);
     // A known-at before the first record: an empty answer that is no
     // empty ledger (`--as-of` is the clock of when events happened).

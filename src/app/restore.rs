@@ -12,7 +12,9 @@
 //! microseconds, the text hashed), not before the line above's nor after
 //! now (a later append would be recorded then too). A line the chain breaks
 //! at (a record missing, changed or out of place) exits 1, as `verify` of
-//! such a chain does; one not written as an export's are exits 2. Blank lines are skipped;
+//! such a chain does, and so does a last line cut without its line end (an
+//! export cut short mid-record, as a copy interrupted leaves it); one not
+//! written as an export's are exits 2. Blank lines are skipped;
 //! the file must be a regular file (it is read twice). Then each run of
 //! records sharing a `recorded_at` (one append, or appends the clock did not tell apart,
 //! checked again together) is appended again, in order, recorded at its time
@@ -194,6 +196,17 @@ fn read_runs(file: &Path, want: Option<u64>) -> Result<(Vec<Run>, Option<[u8; 32
             Error::invalid(origin, msg)
         };
         let line: Line = serde_json::from_slice(trimmed(&buf)).map_err(|e| {
+            // A last line without its line end, cut mid-record: the export
+            // was cut short (a copy interrupted), as one missing whole lines.
+            if !buf.ends_with(b"\n") && e.is_eof() {
+                return Error::Tampered {
+                    seq,
+                    msg: format!(
+                        "{name}:{line_no}: the export ends inside record {seq}, without its \
+                         line end: an export cut short?"
+                    ),
+                };
+            }
             let msg = format!("not a line of `laurel export` ({e})");
             at_line(None, msg)
         })?;

@@ -21,7 +21,9 @@
 //!   quote or a line break.
 //! - The state line names the head the query read (its seq and the first 8
 //!   hex digits of its hash), then only the clocks the query was given:
-//!   `ledger at seq 1234 (3fa2b1c0…) · as of 2003-06-30 · known at seq 1200`;
+//!   `ledger at seq 1234 (3fa2b1c0…) · as of 2003-06-30 (end of day, UTC) · known at
+//!   seq 1200 (5e5e5e5e…)`, and `, recorded by TIME` after it when `--known-at` gave a
+//!   time (a date is the end of its day, as for `--as-of`);
 //!   an answer folded with a rules file's parameters (`--rules`) ends it with
 //!   `· what-if: rules of FILE, not the ledger's`, and its JSON holds
 //!   `"rules": "FILE"`, so that a what-if table is never taken for the
@@ -103,19 +105,29 @@ impl Report {
 
 /// The line a text answer starts with (see the module docs), without its
 /// newline: the ledger's head (`head_seq`, `head_hash` in hex), the as-of
-/// the query was given, and the seq it was known at when `--known-at` was given.
-pub fn state_line(head_seq: u64, head_hash: &str, stamp: &Stamp, known_at_given: bool) -> String {
+/// the query was given, and the seq it was known at when `--known-at` was
+/// given (`known_at_given`: as given, a seq or a time).
+pub fn state_line(
+    head_seq: u64,
+    head_hash: &str,
+    stamp: &Stamp,
+    known_at_given: Option<&str>,
+) -> String {
     let prefix = |h: &str| h.get(..8).unwrap_or(h).to_string();
     let mut line = format!("ledger at seq {head_seq} ({}…)", prefix(head_hash));
     if let Some(as_of) = &stamp.as_of {
-        line.push_str(&format!(" · as of {}", super::printable(as_of, &[])));
+        line.push_str(&format!(" · as of {}", bound(as_of)));
     }
-    if known_at_given {
+    if let Some(given) = known_at_given {
         line.push_str(&format!(
             " · known at seq {} ({}…)",
             stamp.known_at,
             prefix(&stamp.head)
         ));
+        if given.parse::<u64>().is_err() {
+            let shown = crate::time::shown_bound(given);
+            line.push_str(&format!(", recorded by {}", bound(&shown)));
+        }
     }
     if let Some(rules) = &stamp.rules {
         line.push_str(&format!(
@@ -124,6 +136,16 @@ pub fn state_line(head_seq: u64, head_hash: &str, stamp: &Stamp, known_at_given:
         ));
     }
     line
+}
+
+/// A clock's bound as the state line shows it: a date says it is the end
+/// of that day in UTC.
+fn bound(shown: &str) -> String {
+    let shown = super::printable(shown, &[]);
+    match crate::time::is_date(&shown) {
+        true => format!("{shown} (end of day, UTC)"),
+        false => shown.into_owned(),
+    }
 }
 
 /// The text line after a table whose rows `--limit` cut, if it did.
@@ -287,18 +309,28 @@ mod tests {
         };
         let head = "3fa2b1c0".repeat(8);
         assert_eq!(
-            state_line(1234, &head, &stamp, false),
+            state_line(1234, &head, &stamp, None),
             "ledger at seq 1234 (3fa2b1c0…)"
         );
         stamp.as_of = Some("2003-06-30".into());
         assert_eq!(
-            state_line(1234, &head, &stamp, true),
-            "ledger at seq 1234 (3fa2b1c0…) · as of 2003-06-30 · known at seq 12 (abababab…)"
+            state_line(1234, &head, &stamp, Some("12")),
+            "ledger at seq 1234 (3fa2b1c0…) · as of 2003-06-30 (end of day, UTC) · known at seq \
+             12 (abababab…)"
         );
+        stamp.as_of = Some("2003-06-30T12:00:00Z".into());
+        assert_eq!(
+            state_line(1234, &head, &stamp, Some("2003-07-01T09:00:00+01:00")),
+            "ledger at seq 1234 (3fa2b1c0…) · as of 2003-06-30T12:00:00Z · known at seq 12 \
+             (abababab…), recorded by 2003-07-01T08:00:00Z"
+        );
+        assert!(state_line(1234, &head, &stamp, Some("2003-07-01"))
+            .ends_with(", recorded by 2003-07-01 (end of day, UTC)"));
         stamp.rules = Some("what-if.json".into());
         assert_eq!(
-            state_line(1234, &head, &stamp, false),
-            "ledger at seq 1234 (3fa2b1c0…) · as of 2003-06-30 · what-if: rules of what-if.json, not the ledger's"
+            state_line(1234, &head, &stamp, None),
+            "ledger at seq 1234 (3fa2b1c0…) · as of 2003-06-30T12:00:00Z · what-if: rules of \
+             what-if.json, not the ledger's"
         );
     }
 }

@@ -266,3 +266,59 @@ fn check_of_a_missing_ledger_or_file_fails_as_append_does() {
     assert_eq!(c.status.code(), Some(2));
     assert_eq!((c.status.code(), stderr(&c)), (a.status.code(), stderr(&a)));
 }
+
+/// `correct --dry-run` and `void --dry-run` are the append's dry run too:
+/// what they would do, or the same refusal and exit code as the command,
+/// and nothing written. A replacement reusing SEQ's id, which `check` refuses
+/// as an id conflict, is tried with its void.
+#[test]
+fn correct_and_void_dry_runs_say_what_they_would_do_and_write_nothing() {
+    let dir = empty_ledger();
+    let db = dir.path().join("laurel.db");
+    let league = events_dir().join("cards_league.jsonl");
+    assert!(append(dir.path(), &league).status.success());
+    let text = std::fs::read_to_string(&league).unwrap();
+    let last = text.lines().last().unwrap();
+    let n = text.lines().count();
+    let fixed = dir.path().join("fixed.jsonl");
+    let moved = (last.replacen("\"score\": 80", "\"score\": 70", 1)).replacen(
+        "\"score\": -20",
+        "\"score\": -10",
+        1,
+    );
+    assert_ne!(moved, last);
+    std::fs::write(&fixed, moved).unwrap();
+    let run = |args: &[&str]| laurel(dir.path()).args(args).output().expect("ran");
+    let before = fingerprint(&db);
+    let seq = n.to_string();
+    let fixed_arg = fixed.to_str().unwrap();
+    let tried = run(&["correct", &seq, fixed_arg, "--reason", "r", "--dry-run"]);
+    assert!(tried.status.success(), "{}", stderr(&tried));
+    let said = stdout(&tried);
+    assert!(
+        said.starts_with(&format!(
+            "would void record {n} and append its replacement\nok: would append 2 event(s)"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.ends_with("nothing written: the ledger is unchanged\n"),
+        "{said}"
+    );
+    let voided = stdout(&run(&["void", &seq, "--reason", "r", "--dry-run"]));
+    assert!(
+        voided.starts_with(&format!("would void record {n} (")),
+        "{voided}"
+    );
+    assert_eq!(fingerprint(&db), before, "a dry run wrote to the ledger");
+    // A refusal reads as the command's.
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"type\":\"x\"}\n{\"type\":\"y\"}\n").unwrap();
+    let bad = bad.to_str().unwrap();
+    let tried = run(&["correct", &seq, bad, "--reason", "r", "--dry-run"]);
+    assert_eq!(fingerprint(&db), before);
+    let failed = run(&["correct", &seq, bad, "--reason", "r"]);
+    assert_eq!(tried.status.code(), Some(2));
+    assert_eq!(stderr(&tried), stderr(&failed));
+    assert_eq!(head(dir.path()).0, n as u64);
+}

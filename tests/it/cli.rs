@@ -218,7 +218,7 @@ fn text_answers_start_with_the_ledger_state_and_the_clocks_given() {
     assert_eq!(first(&["history", "Ivy Jones"]), head);
     assert_eq!(
         first(&["standings", "valar", "--as-of", "2003-06-30"]),
-        format!("{head} · as of 2003-06-30")
+        format!("{head} · as of 2003-06-30 (end of day, UTC)")
     );
     // Known at seq 5: the hash of record 5 (the JSON stamp's head).
     let v = common::json(

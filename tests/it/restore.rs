@@ -265,6 +265,15 @@ fn restore_refuses_a_changed_missing_or_foreign_line_naming_it() {
     );
     let events = std::fs::read_to_string(events_dir().join("cards_league.jsonl")).unwrap();
     refused(&events, &["export.jsonl:1: not a line of `laurel export`"]);
+    // Cut mid-record, as an interrupted copy leaves it: cut short, exit 1.
+    let n = export.lines().count();
+    broken(
+        &export[..export.len() - 20],
+        &[&format!(
+            "export.jsonl:{n}: the export ends inside record {n}, without its line end: an \
+             export cut short?"
+        )],
+    );
 }
 
 #[test]

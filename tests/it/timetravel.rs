@@ -87,7 +87,10 @@ fn known_at_a_time_uses_recorded_at() {
     let text = String::from_utf8(text.stdout).unwrap();
     let first = text.lines().next().unwrap();
     assert!(
-        first.contains(" · known at seq 0 (00000000…) · nothing was recorded by then (record 1 was recorded at 20"),
+        first.contains(
+            " · known at seq 0 (00000000…), recorded by 2000-01-01 (end of day, UTC) · nothing \
+             was recorded by then (record 1 was recorded at 20"
+        ),
         "{first}"
     );
     assert!(
