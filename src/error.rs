@@ -220,9 +220,13 @@ impl Error {
 /// [`Error::Several`] as a message: a line for each refusal.
 fn several_text(errors: &[Error], more: bool) -> String {
     let n = errors.len();
+    let events = if n == 1 { "event" } else { "events" };
     let head = match more {
-        false => format!("{n} events refused:"),
-        true => format!("{n} events refused, and more after them (the reading stopped there):"),
+        false => format!("{n} {events} refused:"),
+        true => format!(
+            "{n} {events} refused, then the reading stopped before the end of the input (the \
+             lines after are read once these are mended):"
+        ),
     };
     let lines = errors
         .iter()

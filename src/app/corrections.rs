@@ -178,7 +178,7 @@ pub fn void(path: &Path, targets: &[u64], reason: &str, dry: bool) -> Result<Str
     recorded("void", targets, ledger.head()?.seq)?;
     let input = vec![voids_input("laurel void", targets, reason)];
     let report = match append_or_try(&ledger, input, &|_| Ok(()), dry) {
-        Err(e @ Error::Dependent { .. }) => Err(every_dependent(&ledger, targets, e)),
+        Err(e @ Error::Dependent { .. }) => Err(every_dependent(&ledger, targets, e, dry)),
         other => other,
     }
     .map_err(of_command("laurel void"))?;
@@ -224,7 +224,7 @@ const DEPENDENTS_SOUGHT: usize = 50;
 /// together: found by voiding the record each dry run blames along with the
 /// targets and running it again, until one passes. A dependent that cannot be
 /// voided (another refusal) ends the search.
-fn every_dependent(ledger: &Ledger, targets: &[u64], mut refused: Error) -> Error {
+fn every_dependent(ledger: &Ledger, targets: &[u64], mut refused: Error, dry: bool) -> Error {
     let Error::Dependent { msg, record, .. } = &mut refused else {
         return refused;
     };
@@ -249,9 +249,10 @@ fn every_dependent(ledger: &Ledger, targets: &[u64], mut refused: Error) -> Erro
         true => {
             let seqs: Vec<String> = all.iter().map(u64::to_string).collect();
             format!(
-                "; in all, {found} on what it voids: `laurel void {} --reason TEXT` voids \
+                "; in all, {found} on what it voids: `laurel void {} --reason TEXT{}` voids \
                  them together",
-                seqs.join(" ")
+                seqs.join(" "),
+                if dry { " --dry-run" } else { "" }
             )
         }
         false => format!("; {found} on what it voids, and maybe more"),

@@ -12,8 +12,8 @@
 //! microseconds, the text hashed), not before the line above's nor after
 //! now (a later append would be recorded then too). A line the chain breaks
 //! at (a record missing, changed or out of place) exits 1, as `verify` of
-//! such a chain does, and so does a last line cut without its line end (an
-//! export cut short mid-record, as a copy interrupted leaves it); one not
+//! such a chain does, and so does a last line cut mid-record after records
+//! that read (an export cut short, as a copy interrupted leaves it); one not
 //! written as an export's are exits 2. Blank lines are skipped;
 //! the file must be a regular file (it is read twice). Then each run of
 //! records sharing a `recorded_at` (one append, or appends the clock did not tell apart,
@@ -195,21 +195,25 @@ fn read_runs(file: &Path, want: Option<u64>) -> Result<(Vec<Run>, Option<[u8; 32
             };
             Error::invalid(origin, msg)
         };
-        let line: Line = serde_json::from_slice(trimmed(&buf)).map_err(|e| {
-            // A last line without its line end, cut mid-record: the export
-            // was cut short (a copy interrupted), as one missing whole lines.
-            if !buf.ends_with(b"\n") && e.is_eof() {
-                return Error::Tampered {
+        let line: Line = match serde_json::from_slice(trimmed(&buf)) {
+            Ok(line) => line,
+            // The last line of an export holding records before it, cut
+            // mid-record: the export was cut short (a copy interrupted), as
+            // one missing whole lines.
+            Err(e) if e.is_eof() && seq > 1 && starts_as_export(&buf) && at_end(&mut r, &name)? => {
+                return Err(Error::Tampered {
                     seq,
                     msg: format!(
-                        "{name}:{line_no}: the export ends inside record {seq}, without its \
-                         line end: an export cut short?"
+                        "{name}:{line_no}: the export ends inside record {seq}: an export cut \
+                         short?"
                     ),
-                };
+                });
             }
-            let msg = format!("not a line of `laurel export` ({e})");
-            at_line(None, msg)
-        })?;
+            Err(e) => {
+                let msg = format!("not a line of `laurel export` ({e})");
+                return Err(at_line(None, msg));
+            }
+        };
         let hash = check_record(&line, (seq, prev), &mut record).map_err(|e| match e {
             Broken::Chain(msg) => Error::Tampered {
                 seq,
@@ -239,6 +243,19 @@ fn read_runs(file: &Path, want: Option<u64>) -> Result<(Vec<Run>, Option<[u8; 32
         (prev, last_at) = (hash, Some((line.recorded_at, at)));
     }
     Ok((runs, found))
+}
+
+/// Does `line` start as an export's lines do (`{"event":`, the first key
+/// in canonical order), or as much of that as it holds?
+fn starts_as_export(line: &[u8]) -> bool {
+    const START: &[u8] = b"{\"event\":";
+    let line = trimmed(line);
+    line.starts_with(START) || (!line.is_empty() && START.starts_with(line))
+}
+
+/// Is `r` at the end of its file?
+fn at_end(r: &mut impl BufRead, name: &str) -> Result<bool> {
+    Ok(r.fill_buf().map_err(|e| Error::io(name, e))?.is_empty())
 }
 
 /// The next line of `r` into `buf` (with its line end); false at the end.

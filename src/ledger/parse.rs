@@ -40,6 +40,11 @@ fn canonical_events(lines: &Lines) -> Vec<&[u8]> {
 /// decoding these few twice.
 pub(super) const EAGER: u64 = chunk::MAX_RECORDS as u64;
 
+/// Lines read past the first refused one at most: a run names the refusals
+/// of an administrator's file whole, and one of a large import stops soon
+/// after its first refusal rather than reading it all.
+pub(super) const LOOK_AHEAD: u64 = 10_000;
+
 /// Events per batch: large enough to make the hand-over cheap, small enough
 /// that the batches in flight stay a few MiB.
 const BATCH: usize = 256;
@@ -70,8 +75,9 @@ pub(super) struct Incoming {
 ///
 /// A refused line stops the sending, not the reading: the lines after it are
 /// parsed too, so that one run names every line refused, in input and line
-/// order (up to [`REFUSALS_SHOWN`]), sent last as one problem
-/// ([`Error::several`]). A problem of an input itself (an over-long line,
+/// order (up to [`REFUSALS_SHOWN`], and within [`LOOK_AHEAD`] lines of the
+/// first), sent last as one problem ([`Error::several`]). A problem of an
+/// input itself (an over-long line,
 /// an array's broken syntax) ends the reading there. Rules that need the
 /// ledger (names, schedules, results) are the check fold's: it runs only on
 /// input whose every line reads.
@@ -94,6 +100,7 @@ pub(super) fn read_and_parse(
         parsed: Vec::with_capacity(BATCH),
         taken: 0,
         refused: Vec::new(),
+        first_refused: None,
         stopped: false,
     };
     for (file, input) in inputs.into_iter().enumerate() {
@@ -149,6 +156,8 @@ struct Parsing {
     /// The refusals of the lines refused so far, in order: once there is
     /// one, nothing more is sent but them.
     refused: Vec<Error>,
+    /// How many events had been read at the first refused line.
+    first_refused: Option<u64>,
     /// The writing thread hung up: read no further, report nothing.
     stopped: bool,
 }
@@ -161,7 +170,7 @@ impl Parsing {
     fn take(&mut self, line: u64, bytes: &[u8]) -> Result<()> {
         // Once a line is refused nothing is written: the lines after it are
         // decoded whole, for every refusal a field of theirs makes.
-        let p = match self.taken < EAGER || !self.refused.is_empty() {
+        let p = match self.taken < EAGER || self.first_refused.is_some() {
             true => self.parser.whole(bytes),
             false => self.parser.screened(bytes),
         };
@@ -172,6 +181,7 @@ impl Parsing {
                 // before it: an id given twice there is reported first.
                 self.send()?;
                 self.refused.push(refused(&self.name, line, r));
+                self.first_refused.get_or_insert(self.taken);
             }
             Ok(p) if self.refused.is_empty() => self.parsed.push((line, p)),
             Ok(_) => {}
@@ -185,9 +195,11 @@ impl Parsing {
         }
     }
 
-    /// Have more lines been refused than a run reports?
+    /// Has the reading gone as far as a run reports: more lines refused
+    /// than it names, or [`LOOK_AHEAD`] lines read past the first refused?
     fn is_full(&self) -> bool {
-        self.refused.len() > REFUSALS_SHOWN
+        let far = (self.first_refused).is_some_and(|first| self.taken - first >= LOOK_AHEAD);
+        self.refused.len() > REFUSALS_SHOWN || far
     }
 
     /// Hash the batch's keys and send it (if it has anything, and no line

@@ -24,7 +24,7 @@ pub(super) fn take_batches(
     index: &mut Option<idem::Index>,
     names: &[String],
 ) -> Result<()> {
-    for sent in rx.iter() {
+    for sent in rx {
         let batch = match sent {
             Sent::Lines(parsed) => incoming(parsed)?,
             Sent::Problem(e) => return Err(e),
@@ -38,26 +38,10 @@ pub(super) fn take_batches(
         };
         index.warm(batch.iter().map(|inc| idem::fingerprint(&inc.keys.idem)));
         for item in batch {
-            if let Err(e) = pending.add(index, item, names) {
-                return Err(with_refusals(e, &rx));
-            }
+            pending.add(index, item, names)?;
         }
     }
     Ok(())
-}
-
-/// Problem `e` of an event, followed by the refusals of the lines after it
-/// that the parser thread reads on to find (it sends them last): one run
-/// names them all.
-fn with_refusals(e: Error, rx: &Receiver<Sent>) -> Error {
-    let refused = rx.iter().find_map(|sent| match sent {
-        Sent::Problem(p) => Some(p),
-        Sent::Lines(_) => None,
-    });
-    match refused {
-        Some(p) => e.followed_by(p),
-        None => e,
-    }
 }
 
 /// Records being added by one append.

@@ -265,13 +265,20 @@ fn restore_refuses_a_changed_missing_or_foreign_line_naming_it() {
     );
     let events = std::fs::read_to_string(events_dir().join("cards_league.jsonl")).unwrap();
     refused(&events, &["export.jsonl:1: not a line of `laurel export`"]);
-    // Cut mid-record, as an interrupted copy leaves it: cut short, exit 1.
+    // Cut mid-record, as an interrupted copy leaves it: cut short, exit 1,
+    // with a line end after or not; a file of one broken line is no export.
     let n = export.lines().count();
+    broken(
+        &format!("{}\n", &export[..export.len() - 20]),
+        &[&format!(
+            "export.jsonl:{n}: the export ends inside record {n}"
+        )],
+    );
+    refused("{", &["export.jsonl:1: not a line of `laurel export`"]);
     broken(
         &export[..export.len() - 20],
         &[&format!(
-            "export.jsonl:{n}: the export ends inside record {n}, without its line end: an \
-             export cut short?"
+            "export.jsonl:{n}: the export ends inside record {n}: an export cut short?"
         )],
     );
 }
