@@ -89,9 +89,9 @@ pub enum Error {
         id: String,
         seq: u64,
     },
-    /// Several events of the input were refused: each of them (the first
-    /// [`Error::several`] was given), in input and line order, and whether
-    /// more were refused after them. Nothing was written.
+    /// Several events of the input were refused: each refusal, in input
+    /// and line order, and whether the reading stopped before the end of
+    /// the input (`more`). Nothing was written.
     #[error("{}", several_text(.errors, *.more))]
     Several { errors: Vec<Error>, more: bool },
     /// A second process holds the ledger.
@@ -188,8 +188,8 @@ pub(crate) const REFUSALS_SHOWN: usize = 20;
 
 impl Error {
     /// The refusal of the events `errors` refused, in order: the one error
-    /// itself, or [`Error::Several`] (`more`: others were refused after
-    /// them, not read).
+    /// itself, or [`Error::Several`] (`more`: the reading stopped before
+    /// the end of the input).
     pub(crate) fn several(mut errors: Vec<Error>, more: bool) -> Self {
         match (errors.len(), more) {
             (1, false) => errors.remove(0),
@@ -206,6 +206,17 @@ impl Error {
         let more = more || errors.len() > REFUSALS_SHOWN;
         errors.truncate(REFUSALS_SHOWN);
         Error::several(errors, more)
+    }
+
+    /// `f` of each refusal `self` names (of itself, if it is one).
+    pub(crate) fn each_refusal(self, f: impl Fn(Error) -> Error) -> Self {
+        match self {
+            Error::Several { errors, more } => Error::Several {
+                errors: errors.into_iter().map(f).collect(),
+                more,
+            },
+            e => f(e),
+        }
     }
 
     /// The refusals `self` names, and whether more followed them.

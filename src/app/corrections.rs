@@ -295,14 +295,10 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str, dry: bool) ->
     // The players SEQ named were the ledger's before: no new players.
     report.new_players.retain(|n| !named.contains(n));
     let did = match dry {
-        true => "would void record {target} and append its replacement",
-        false => "voided record {target} and appended its replacement",
+        true => format!("would void record {target} and append its replacement"),
+        false => format!("voided record {target} and appended its replacement"),
     };
-    Ok(format!(
-        "{}\n{}",
-        did.replace("{target}", &target.to_string()),
-        append_summary(&report, dry)
-    ))
+    Ok(format!("{did}\n{}", append_summary(&report, dry)))
 }
 
 /// The ledger at `path`, opened to append, or, for a dry run, to read (no

@@ -228,11 +228,13 @@ fn open_input(name: &str) -> Result<Input<'static>> {
 /// lines names the command, not a line of a file the user never wrote
 /// (`laurel void, ledger.voided: record 4 is already voided`).
 pub(crate) fn of_command(name: &str) -> impl Fn(Error) -> Error + '_ {
-    move |mut e| {
-        if let Some(origin) = e.origin_mut().filter(|o| o.file.as_deref() == Some(name)) {
-            origin.line = None;
-        }
-        e
+    move |e| {
+        e.each_refusal(|mut e| {
+            if let Some(origin) = e.origin_mut().filter(|o| o.file.as_deref() == Some(name)) {
+                origin.line = None;
+            }
+            e
+        })
     }
 }
 

@@ -164,9 +164,10 @@ pub fn history(
     // before the audit fold: a mistyped name costs one fold from a checkpoint.
     let rated_known =
         not_a_player.is_none() || super::players::is_rated_known(&ledger, shown, args)?;
-    let (mut not_a_player, refused) = (not_a_player, !rated_known && !voided.names_subject());
-    if let Some(e) = not_a_player.take_if(|_| refused) {
-        return Err(e);
+    if !rated_known && !voided.names_subject() {
+        if let Some(e) = not_a_player {
+            return Err(e);
+        }
     }
     let only = asked
         .or_else(|| one_namespace(&players, player, not_a_player.is_none(), voided.namespaces));

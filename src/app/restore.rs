@@ -404,16 +404,18 @@ fn rebuild(dir: &Path, file: &Path, runs: &[Run]) -> Result<()> {
 
 /// `e`, a refusal of a record of a run recorded at `at`, with a word on
 /// what that may mean: a release accepted it then (see the module docs).
-fn recorded_then(mut e: Error, at: Micros) -> Error {
-    if let Error::Invalid { msg, .. } | Error::Dependent { msg, .. } = &mut e {
-        msg.push_str(&format!(
-            " (the export has it recorded at {}: if laurel accepted it then, its rules of \
-             input have since become stricter, and they judge every record of an export, a \
-             voided one too; restore the export with the release that recorded it)",
-            time::format(at)
-        ));
-    }
-    e
+fn recorded_then(e: Error, at: Micros) -> Error {
+    e.each_refusal(|mut e| {
+        if let Error::Invalid { msg, .. } | Error::Dependent { msg, .. } = &mut e {
+            msg.push_str(&format!(
+                " (the export has it recorded at {}: if laurel accepted it then, its rules of \
+                 input have since become stricter, and they judge every record of an export, a \
+                 voided one too; restore the export with the release that recorded it)",
+                time::format(at)
+            ));
+        }
+        e
+    })
 }
 
 /// The events of a run's export lines, one JSON line each (a blank line

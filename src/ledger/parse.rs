@@ -77,8 +77,8 @@ pub(super) struct Incoming {
 /// parsed too, so that one run names every line refused, in input and line
 /// order (up to [`REFUSALS_SHOWN`], and within [`LOOK_AHEAD`] lines of the
 /// first), sent last as one problem ([`Error::several`]). A problem of an
-/// input itself (an over-long line,
-/// an array's broken syntax) ends the reading there. Rules that need the
+/// input itself (an over-long line, an array's broken syntax) ends the
+/// reading there. Rules that need the
 /// ledger (names, schedules, results) are the check fold's: it runs only on
 /// input whose every line reads.
 ///

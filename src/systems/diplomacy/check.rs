@@ -157,10 +157,14 @@ impl State {
         cx: &Cx,
     ) -> Result<(), String> {
         let s = &self.store;
-        let Some(mine) = self.interned_positions(g) else {
+        let ended_then = s.ended_at(at);
+        let Some(mine) = (!ended_then.is_empty())
+            .then(|| self.interned_positions(g))
+            .flatten()
+        else {
             return Ok(());
         };
-        let same = s.ended_at(at).find(|&i| {
+        let same = ended_then.into_iter().find(|&i| {
             let mut theirs: Vec<_> = (s.game(i).positions.iter())
                 .map(|p| (p.power, p.player, p.seat.centers))
                 .collect();
