@@ -18,12 +18,15 @@
 //! the file must be a regular file (it is read twice). Then each run of
 //! records sharing a `recorded_at` (one append, or appends the clock did not tell apart,
 //! checked again together) is appended again, in order, recorded at its time
-//! ([`Ledger::append_recorded`]), with every check an append makes: an
-//! export is input like any other, and a record that today's rules refuse
-//! stops the restore with the append's message, at the export's line, and a
-//! word on when the export says it was recorded (a release may have
-//! accepted it then: the rules of input may tighten, and a ledger holding
-//! such a record is restored by the release that wrote it). After each run
+//! ([`Ledger::append_recorded`]), with the checks of the ledger's rules an
+//! append makes (each event reads, and the ledger folds with it) but not
+//! its rules of input: how a new name, ident or rule change must be written
+//! (a name near a known one is refused as a likely typo) and the rules
+//! between records that bind only what an append brings judge new input,
+//! and an export's records were accepted once, under the rules of their
+//! day, which later releases may tighten. A record the ledger's rules
+//! refuse stops the restore with the append's message, at the export's
+//! line, and a word on when the export says it was recorded. After each run
 //! the new head must be the export's hash of its last record.
 //!
 //! All or nothing: the ledger is built beside the place asked for and moved
@@ -403,14 +406,15 @@ fn rebuild(dir: &Path, file: &Path, runs: &[Run]) -> Result<()> {
 }
 
 /// `e`, a refusal of a record of a run recorded at `at`, with a word on
-/// what that may mean: a release accepted it then (see the module docs).
+/// what that may mean: the export was edited, or a release that read its
+/// events otherwise wrote it.
 fn recorded_then(e: Error, at: Micros) -> Error {
     e.each_refusal(|mut e| {
         if let Error::Invalid { msg, .. } | Error::Dependent { msg, .. } = &mut e {
             msg.push_str(&format!(
-                " (the export has it recorded at {}: if laurel accepted it then, its rules of \
-                 input have since become stricter, and they judge every record of an export, a \
-                 voided one too; restore the export with the release that recorded it)",
+                " (the export has it recorded at {}: a ledger does not hold such a record, so \
+                 the export was edited, or written by a release that reads its events \
+                 otherwise; restore it with that release)",
                 time::format(at)
             ));
         }

@@ -450,8 +450,33 @@ impl Ledger {
     /// every query after it. A dry run (`store` false) leaves the
     /// checkpoints as they are.
     pub(crate) fn check_fold(&self, old: u64, new: Head, store: bool) -> Result<Vec<String>> {
+        self.check_fold_from((old, new), store, old + 1)
+    }
+
+    /// [`Ledger::check_fold`] of an append of records accepted once (a
+    /// restore of an export): the ledger's rules judge them, the rules of
+    /// input (how a new name, ident or rule change must be written, and the
+    /// rules between records that bind only what an append brings) do not,
+    /// since what a ledger holds never turns invalid.
+    pub(crate) fn check_fold_recorded(
+        &self,
+        old: u64,
+        new: Head,
+        store: bool,
+    ) -> Result<Vec<String>> {
+        self.check_fold_from((old, new), store, u64::MAX)
+    }
+
+    /// [`Ledger::check_fold`], the rules of input judging the records from
+    /// seq `input` on ([`Query::fresh_from`]).
+    fn check_fold_from(
+        &self,
+        (old, new): (u64, Head),
+        store: bool,
+        input: u64,
+    ) -> Result<Vec<String>> {
         let cut = self.cut_after(old, new.seq)?;
-        let checked = (self.check_fold_of((old, new), cut, store)).and_then(|names| {
+        let checked = (self.check_fold_of((old, new), cut, (store, input))).and_then(|names| {
             self.check_voided_players(&View::new(self, new.seq), old)?;
             Ok(names)
         });
@@ -465,15 +490,16 @@ impl Ledger {
 
     /// [`Ledger::check_fold`] but for its voids of registrations and renames
     /// (`voided_players`) and the checkpoints it drops; `cut`: the earliest
-    /// position the new records change ([`Ledger::cut_after`]).
+    /// position the new records change ([`Ledger::cut_after`]); `input`: the
+    /// first seq the rules of input judge.
     fn check_fold_of(
         &self,
         (old, new): (u64, Head),
         cut: Option<Pos>,
-        store: bool,
+        (store, input): (bool, u64),
     ) -> Result<Vec<String>> {
         if let Some(cut) = cut {
-            if let Some(checked) = self.late_check((old, new), cut, store)? {
+            if let Some(checked) = self.late_check((old, new), cut, (store, input))? {
                 return Ok(checked);
             }
         }
@@ -493,32 +519,32 @@ impl Ledger {
         if !store {
             let q = Query {
                 check: true,
-                fresh_from: old + 1,
+                fresh_from: input,
                 ..Query::default()
             };
             let f = match super::fold_from(&view, &q, start, None) {
                 Ok(f) => f,
-                Err(e) => return Err(self.players_problem_before(&view, old, new, e)),
+                Err(e) => return Err(self.players_problem_before(&view, input, new, e)),
             };
-            let checked = crate::players::check_append(&f.state.players, old);
+            let checked = crate::players::check_append(&f.state.players, input - 1);
             f.discard();
             return checked;
         }
-        match self.fold_storing(&view, start, parent, (old, new)) {
-            Ok(indexes) => crate::players::check_append(&indexes, old),
-            Err(e) => Err(self.players_problem_before(&view, old, new, e)),
+        match self.fold_storing(&view, start, parent, (new, input)) {
+            Ok(indexes) => crate::players::check_append(&indexes, input - 1),
+            Err(e) => Err(self.players_problem_before(&view, input, new, e)),
         }
     }
 
     /// The error to report for an append whose check fold failed with `e`:
-    /// a players problem (see [`crate::players`]) of a record before the
-    /// one `e` names, if there is one, else `e`. A name mistyped in a
+    /// a players problem (see [`crate::players`]) of a record from seq
+    /// `input` on before the one `e` names, if there is one, else `e`. A name mistyped in a
     /// schedule makes its result fail the system's check; the typo is the
     /// problem to report. Folds only the players indexes, from the latest
     /// valid checkpoint.
-    fn players_problem_before(&self, view: &View, old: u64, new: Head, e: Error) -> Error {
+    fn players_problem_before(&self, view: &View, input: u64, new: Head, e: Error) -> Error {
         let failed = match &e {
-            Error::Invalid { origin, .. } => origin.seq.filter(|&s| s > old),
+            Error::Invalid { origin, .. } => origin.seq.filter(|&s| s >= input),
             _ => None,
         };
         let Some(failed) = failed else {
@@ -527,7 +553,7 @@ impl Ledger {
         let Ok(indexes) = self.players_indexes(view, new.seq) else {
             return e;
         };
-        match crate::players::check_append(&indexes, old) {
+        match crate::players::check_append(&indexes, input - 1) {
             Err(Error::Invalid { origin, msg }) if origin.seq.is_some_and(|s| s < failed) => {
                 Error::Invalid { origin, msg }
             }
@@ -554,18 +580,18 @@ impl Ledger {
 
     /// The check fold from `start`, storing a checkpoint every `every(new.seq)`
     /// records through [`Ledger::storing_checkpoints`]; the players indexes
-    /// at the end.
+    /// at the end; `input`: the first seq the rules of input judge.
     fn fold_storing(
         &self,
         view: &View,
         start: Option<Start>,
         parent: ParentOf<'_>,
-        (old, new): (u64, Head),
+        (new, input): (Head, u64),
     ) -> Result<PerNamespace> {
         let every = every(new.seq);
         let q = Query {
             check: true,
-            fresh_from: old + 1,
+            fresh_from: input,
             ..Query::default()
         };
         self.storing_checkpoints((parent, &refs(&names())), new, every, |put| {

@@ -17,6 +17,13 @@ const LENT: Lent<'static> = Lent {
     check: &Ledger::check_fold,
 };
 
+/// What a restore's appends are lent: the check fold of records accepted
+/// once, which the rules of input do not judge again.
+const RECORDED: Lent<'static> = Lent {
+    grammar: &GRAMMAR,
+    check: &Ledger::check_fold_recorded,
+};
+
 impl Ledger {
     /// Append the events of `inputs`, in order, as one all-or-nothing append:
     /// written beyond the head, the whole ledger folded with every check, then
@@ -38,15 +45,18 @@ impl Ledger {
         self.append_checked(inputs, accept, LENT, None)
     }
 
-    /// [`Ledger::append`] with every record recorded at `recorded_at` (not
-    /// before the head's) instead of now: how `laurel restore` writes each
-    /// append of an export again, record for record.
+    /// [`Ledger::append`] of records accepted once, each recorded at
+    /// `recorded_at` (not before the head's) instead of now: how `laurel
+    /// restore` writes each append of an export again, record for record.
+    /// The ledger's rules judge them; the rules of input, which may have
+    /// tightened since they were recorded, do not
+    /// ([`Ledger::check_fold_recorded`]).
     pub fn append_recorded(
         &self,
         inputs: Vec<Input<'_>>,
         recorded_at: crate::time::Micros,
     ) -> Result<AppendReport> {
-        self.append_checked(inputs, &|_| Ok(()), LENT, Some(recorded_at))
+        self.append_checked(inputs, &|_| Ok(()), RECORDED, Some(recorded_at))
     }
 
     /// What [`Ledger::append`] would do with `inputs`: the same report, or

@@ -5,7 +5,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{append_ok, empty_ledger, events_dir, head, laurel, ok};
+use common::{append_ok, append_refused, empty_ledger, events_dir, head, laurel, ok};
 use serde_json::Value;
 
 /// A ledger of several appends: every bundled file in turn, a void, a
@@ -318,7 +318,7 @@ fn restore_refuses_a_rechained_export_whose_chain_laurel_would_not_make() {
             &format!("export.jsonl:{line}, "),
             "\"not a date\" is not a date",
             "(the export has it recorded at 20",
-            "if laurel accepted it then, its rules of input have since become stricter",
+            "so the export was edited, or written by a release that reads its events otherwise",
         ],
     );
     // An event hashed in another form than its canonical one (keys out of
@@ -352,6 +352,43 @@ fn restore_refuses_a_rechained_export_whose_chain_laurel_would_not_make() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(export_of(dir.path()), export);
+}
+
+/// The rules of input judge new input, not an export's records, which were
+/// accepted once: a name written near a known one (refused today as a
+/// likely typo, as a release before that rule accepted it) restores, and
+/// the restored ledger still refuses such a name as new input.
+#[test]
+fn restore_takes_records_only_todays_rules_of_input_refuse() {
+    let first = empty_ledger();
+    let games = std::fs::read_to_string(events_dir().join("diplomacy_draws.jsonl")).unwrap();
+    append_ok(first.path(), &games);
+    // The second game's Dmitri Volkov, written one letter off.
+    let near = rechained(&export_of(first.path()), &|i, r| {
+        if i == 2 {
+            let line = r["event"]
+                .to_string()
+                .replace("Dmitri Volkov", "Dmitri Volkow");
+            r["event"] = serde_json::from_str(&line).unwrap();
+        }
+    });
+    assert!(near.contains("Dmitri Volkow"));
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("export.jsonl");
+    std::fs::write(&export, &near).unwrap();
+    let place = dir.path().join("ledger");
+    let out = laurel(&place).arg("restore").arg(&export).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(export_of(&place), near);
+    let players = ok(&place, &["players"]);
+    assert!(players.contains("Dmitri Volkow"), "{players}");
+    // As new input, such a spelling is refused naming the known player.
+    let third = (games.lines().nth(1).unwrap())
+        .replace("2024-r2", "2024-r3")
+        .replace("2024-03-10", "2024-03-11")
+        .replace("Dmitri Volkov", "Dmitri Volkof");
+    append_refused(&place, &third, &["Dmitri Volkof", "Dmitri Volkov"]);
 }
 
 /// Messages name the export's lines, those an append writes in its text

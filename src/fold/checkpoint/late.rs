@@ -61,9 +61,9 @@ impl Ledger {
         &self,
         (old, new): (u64, Head),
         cut: Pos,
-        store: bool,
+        (store, input): (bool, u64),
     ) -> Result<Option<Vec<String>>> {
-        let Some(late) = self.late(old, new, cut, store)? else {
+        let Some(late) = self.late((old, new), cut, (store, input))? else {
             return Ok(None);
         };
         let answer = match self.late_fold(&late)? {
@@ -79,7 +79,7 @@ impl Ledger {
     /// The check fold of `late` when its records are late records of one
     /// namespace (see the module docs), or `None`.
     fn late_fold(&self, late: &Late) -> Result<Option<Vec<String>>> {
-        let (old, new, cut) = (late.old, late.new, late.cut);
+        let (input, new, cut) = (late.input, late.new, late.cut);
         let (olds, view, records, last) = (&late.olds, &late.view, &late.records, late.last());
         let Some((ns, rules)) = one_namespace(view, records) else {
             return Ok(None);
@@ -101,7 +101,7 @@ impl Ledger {
         let start = self.start_before(just_before(cut), new.seq, only, false)?;
         let q = Query {
             check: true,
-            fresh_from: old + 1,
+            fresh_from: input,
             only: only.only,
             ..Query::default()
         };
@@ -109,8 +109,8 @@ impl Ledger {
         // The players check runs before the checkpoints made again are put
         // in place: records the check fold refuses leave them as they were.
         let checked = |folded: Result<Folded>| {
-            let f = folded.map_err(|e| self.players_problem_before(view, old, new, e))?;
-            self.players_check(view, f, ns, players, old)
+            let f = folded.map_err(|e| self.players_problem_before(view, input, new, e))?;
+            self.players_check(view, f, ns, players, input)
         };
         let answer = match late.store {
             false => checked(crate::fold::fold_from(view, &q, start, None))?,
@@ -127,7 +127,7 @@ impl Ledger {
         Ok(Some(answer))
     }
 
-    /// The players check of the records after `old` ([`crate::players`]),
+    /// The players check of the records from seq `input` on ([`crate::players`]),
     /// given `f`, the fold of namespace `ns`: its players index from it,
     /// every other one folded to the head from `players`.
     fn players_check(
@@ -136,20 +136,25 @@ impl Ledger {
         mut f: Folded,
         ns: usize,
         players: Start,
-        old: u64,
+        input: u64,
     ) -> Result<Vec<String>> {
         let mine = std::mem::take(&mut f.state.players.0[ns]);
         f.discard();
         let mut indexes = super::players_from(view, Some(players))?;
         indexes.0[ns] = mine;
-        crate::players::check_append(&indexes, old)
+        crate::players::check_append(&indexes, input - 1)
     }
 
     /// The append of the records `old + 1 ..= new.seq`, whose cut is `cut`,
     /// as the late paths see it; `None` when checkpoints are off, it has
     /// more than [`LATE_MAX`] records, one does not read, or no checkpoint
     /// at or after the cut serves the head `old`.
-    fn late(&self, old: u64, new: Head, cut: Pos, store: bool) -> Result<Option<Late<'_>>> {
+    fn late(
+        &self,
+        (old, new): (u64, Head),
+        cut: Pos,
+        (store, input): (bool, u64),
+    ) -> Result<Option<Late<'_>>> {
         if disabled() || new.seq - old > LATE_MAX {
             return Ok(None);
         }
@@ -175,6 +180,7 @@ impl Ledger {
         records.sort_by_key(|r| (r.at, r.seq));
         Ok(Some(Late {
             old,
+            input,
             new,
             cut,
             store,
@@ -214,6 +220,8 @@ impl Ledger {
 /// A late append as the late paths see it ([`Ledger::late_check`]).
 pub(super) struct Late<'l> {
     pub(super) old: u64,
+    /// The first seq the rules of input judge ([`crate::fold::Query::fresh_from`]).
+    pub(super) input: u64,
     pub(super) new: Head,
     pub(super) cut: Pos,
     pub(super) store: bool,

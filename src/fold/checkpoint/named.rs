@@ -72,7 +72,7 @@ impl Ledger {
                 olds.len()
             );
         }
-        let answer = crate::players::check_append(&head, old)?;
+        let answer = crate::players::check_append(&head, late.input - 1)?;
         if late.store {
             self.making_again(olds, new, |put| {
                 for h in olds {
