@@ -261,6 +261,24 @@ impl Reader {
     }
 }
 
+/// The names of the segments named after `seq`, in order (read from the
+/// directory's names, not the files).
+pub fn names_beyond(ledger: &Path, seq: u64) -> Result<Vec<u64>> {
+    let dir = dir(ledger);
+    let io = |e| Error::io(dir.display().to_string(), e);
+    let entries = match std::fs::read_dir(&dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        other => other.map_err(io)?,
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(io)?;
+        names.extend(name_of(&entry.file_name().to_string_lossy()).filter(|&n| n > seq));
+    }
+    names.sort_unstable();
+    Ok(names)
+}
+
 /// Delete the segments of appends that started after `seq` (leftovers of an
 /// append that failed or was killed; see the module's invariants).
 pub fn drop_beyond(ledger: &Path, seq: u64) -> Result<()> {

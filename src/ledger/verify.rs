@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use super::chunk::{self, RecordView};
 use super::grammar::Grammar;
-use super::{canonical, idem, lanes, published, summary, Ledger, Result, VerifyReport};
+use super::{canonical, idem, lanes, published, segment, summary, Ledger, Result, VerifyReport};
 use crate::error::Error;
 
 /// Chunks per unit of work: up to 1 MiB raw, hundreds to thousands of hashes, so
@@ -77,7 +77,38 @@ impl Ledger {
             order.take(done_rx.iter(), &mut chain);
             read
         })?;
-        Ok(chain.report(head, expect))
+        let mut report = chain.report(head, expect);
+        report.problems.extend(self.appends_past_head()?);
+        Ok(report)
+    }
+
+    /// The segment of an append past the one after the head, if there is
+    /// one: `HEAD` (with `index` and `fps`, or alone) went back, to a copy
+    /// older than the ledger, and the records of the appends since are out
+    /// of every answer. One append's segment past the head is what an
+    /// append killed before it published leaves (the next append clears it,
+    /// or refuses a `HEAD` gone back, from what sled holds, which a reader
+    /// does not open). The segments are listed before `HEAD` is read again:
+    /// a segment is named `S` only once head `S - 1` was published, and an
+    /// append made meanwhile moves `HEAD` past its own.
+    fn appends_past_head(&self) -> Result<Option<(u64, String)>> {
+        let listed = segment::names_beyond(&self.path, self.head()?.seq + 1)?;
+        if listed.is_empty() {
+            return Ok(None);
+        }
+        let now = published::read_published(&self.path)?.head.seq;
+        let past = listed.into_iter().find(|&s| s > now + 1);
+        Ok(past.map(|s| {
+            let file = segment::file_of(&self.path, s);
+            let msg = format!(
+                "{} holds an append from seq {s}, past the head {now}: {} was restored from \
+                 an older copy, and the records after it are out of every answer; restore \
+                 HEAD, index and fps with the rest of the directory",
+                file.display(),
+                published::head_file(&self.path).display()
+            );
+            (now + 1, msg)
+        }))
     }
 
     /// Why the chunk's entry in the index (its summary) or its key

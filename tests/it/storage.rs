@@ -291,8 +291,11 @@ fn on_a_read_only_mount_every_reading_command_answers() {
 /// A published view put back from an older copy, one append behind or more,
 /// is refused: setting sled back would drop acknowledged appends. (An append
 /// killed before its publication, never acknowledged, is set back: crash.rs.)
+/// `verify`, a reader (no sled), finds it from two appends behind: a
+/// segment past the one after the head; one append's segment past it is
+/// also what a killed append leaves.
 #[test]
-fn a_writer_refuses_a_published_view_older_than_its_appends() {
+fn a_writer_refuses_a_published_view_older_than_its_appends_and_verify_names_it() {
     let dir = empty_ledger();
     let ledger = db_path(dir.path());
     let view = || -> Vec<(String, Vec<u8>)> {
@@ -318,6 +321,16 @@ fn a_writer_refuses_a_published_view_older_than_its_appends() {
     for (saved, said) in [(four, "HEAD says 4"), (three, "HEAD says 3")] {
         for (f, bytes) in &saved {
             std::fs::write(ledger.join(f), bytes).unwrap();
+        }
+        let verify = laurel(dir.path()).arg("verify").output().unwrap();
+        let stderr = String::from_utf8_lossy(&verify.stderr);
+        match said {
+            "HEAD says 4" => assert_eq!(verify.status.code(), Some(0), "{stderr}"),
+            _ => {
+                assert_eq!(verify.status.code(), Some(1), "{stderr}");
+                let named = "00005.lseg holds an append from seq 5, past the head 3";
+                assert!(stderr.contains(named), "{stderr}");
+            }
         }
         let out = append_text(dir.path(), &tick(3));
         let stderr = String::from_utf8_lossy(&out.stderr);
