@@ -509,7 +509,8 @@ pub fn rules_template(path: &Path, args: &QueryArgs, w: &mut dyn Write) -> Resul
 }
 
 /// `laurel rules`: every parameter, its default, the value in force, its doc
-/// line and the values it may take.
+/// line and the values it may take; then those in force that no value reads
+/// now, with why (a CFR table every series of its format sets for itself).
 pub fn rules(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) -> Result<()> {
     let ledger = Ledger::read(path)?;
     let (f, stamp) = folded_only(&ledger, args, None)?;
@@ -518,8 +519,18 @@ pub fn rules(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) ->
         "Rule parameters",
         &["system", "param", "default", "in_force", "allowed", "doc"],
     );
+    // A parameter in force that no value reads (every subject it would
+    // apply to sets its own) is listed after them, with why.
+    let mut vain = Table::new(
+        "overridden",
+        "Parameters no value reads now",
+        &["system", "param", "why"],
+    );
     for (d, v) in f.cx.params.listing() {
         let default: Value = serde_json::from_str(d.default).unwrap_or(Value::Null);
+        if let Some(why) = f.state.overridden(d.system, d.name) {
+            vain.push(vec![json!(d.system), json!(d.name), json!(why)]);
+        }
         t.push(vec![
             json!(d.system),
             json!(d.name),
@@ -532,7 +543,10 @@ pub fn rules(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) ->
     let report = Report {
         system: "rules".into(),
         main: t,
-        extra: vec![],
+        extra: (!vain.rows.is_empty())
+            .then_some(vain)
+            .into_iter()
+            .collect(),
     };
     write_answer(w, &ledger, args, report, &stamp, print)
 }

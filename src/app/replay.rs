@@ -126,6 +126,8 @@ pub fn replay(
 struct Split {
     refold: Vec<&'static str>,
     kept: Vec<&'static str>,
+    /// The parameters the rules file sets, as (group, name).
+    set: Vec<(String, String)>,
 }
 
 impl Split {
@@ -135,7 +137,24 @@ impl Split {
         let touched = super::touched(rules);
         let shown = NAMESPACES.iter().filter(|n| ns.is_none_or(|o| o == **n));
         let (refold, kept) = shown.partition(|n| touched.contains(*n));
-        Split { refold, kept }
+        let groups = rules.as_object().into_iter().flatten();
+        let set = (groups.filter_map(|(g, p)| Some((g, p.as_object()?))))
+            .flat_map(|(g, p)| p.keys().map(|k| (g.clone(), k.clone())))
+            .collect();
+        Split { refold, kept, set }
+    }
+
+    /// Why no row of namespace `ns`'s refolded tables moves: and, for each
+    /// parameter the rules file sets that no value of `state` reads, why.
+    fn nothing_moves(&self, state: &systems::State, ns: &str) -> String {
+        let why: Vec<String> = (self.set.iter())
+            .filter(|(g, _)| systems::namespace_of_group(g) == Some(ns))
+            .filter_map(|(g, p)| Some(format!("{g}.{p}: {}", state.overridden(g, p)?)))
+            .collect();
+        match why.is_empty() {
+            true => NOTHING_MOVES.to_string(),
+            false => format!("{NOTHING_MOVES}; {}", why.join("; ")),
+        }
     }
 
     fn refolds(&self, ns: &str) -> bool {
@@ -339,6 +358,17 @@ impl Run<'_> {
         if let Some((_, old)) = folds.as_mut() {
             old.check(self.ledger, &all)?;
         }
+        // Why a refolded table whose rows all stand still is unchanged.
+        let reasons: BTreeMap<&str, String> = match &folds {
+            Some((new, _)) => (self.split.refold.iter())
+                .map(|ns| (*ns, self.split.nothing_moves(&new.state, ns)))
+                .collect(),
+            None => BTreeMap::new(),
+        };
+        let still = |table: &str| -> &str {
+            let ns = systems::namespace_of(table).unwrap_or_default();
+            reasons.get(ns).map_or(NOTHING_MOVES, String::as_str)
+        };
         let mut one = |table: &str, sel: &Selector| -> Result<(Report, bool)> {
             let Some((new, old)) = folds.as_mut() else {
                 return Err(Error::Usage(format!("replay: {table} was not folded")));
@@ -355,7 +385,7 @@ impl Run<'_> {
             let (r, moved) = one(table, sel)?;
             if !moved {
                 let of = sel.tournament.as_deref();
-                return self.write_unchanged(table, of, NOTHING_MOVES, stamp, w);
+                return self.write_unchanged(table, of, still(table), stamp, w);
             }
             return write_answer(w, self.ledger, self.args, r, stamp, self.print);
         }
@@ -372,14 +402,14 @@ impl Run<'_> {
                 };
                 // A table shown per tournament, of none: nothing to compare.
                 if sels.is_empty() {
-                    many.unchanged(&diff_table(table, None), NOTHING_MOVES)
+                    many.unchanged(&diff_table(table, None), still(table))
                         .map_err(stdout_error)?;
                 }
                 for sel in sels {
                     let (r, moved) = one(table, sel)?;
                     if !moved {
                         let t = diff_table(table, sel.tournament.as_deref());
-                        many.unchanged(&t, NOTHING_MOVES).map_err(stdout_error)?;
+                        many.unchanged(&t, still(table)).map_err(stdout_error)?;
                         continue;
                     }
                     let r = self.print.shape(r).map_err(Error::Usage)?;

@@ -390,6 +390,13 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     /// and factors then). By default none: a rule change reaches later
     /// events only, which the audit explains as they come.
     fn audit_rules(&mut self, _rec: &Record, _before: &params::Params, _cx: &mut Cx) {}
+    /// Why parameter `param` of its group `group` changes no value of the
+    /// state as it stands, if it changes none: every subject it would apply
+    /// to sets its own (a CFR series' own points table). `replay` and `rules`
+    /// say it of a parameter changed in vain. By default `None`.
+    fn overridden(&self, _group: &str, _param: &str) -> Option<String> {
+        None
+    }
     /// The tournaments `--tournament` may name for its tables (`None`: its
     /// tables have no tournaments and take no `--tournament`).
     fn tournaments(&self) -> Option<Vec<String>> {
@@ -592,6 +599,12 @@ macro_rules! registry {
                 )*
                 debug_assert!(ns < i, "no namespace {ns}");
                 None
+            }
+
+            /// Why parameter `param` of group `group` changes no value of the
+            /// state ([`RatingSystem::overridden`]), if it changes none.
+            pub fn overridden(&self, group: &str, param: &str) -> Option<String> {
+                None $(.or_else(|| RatingSystem::overridden(&self.$ns, group, param)))*
             }
 
             /// Whether a system rates a subject named `name` that is not a

@@ -543,7 +543,8 @@ fn an_event_dated_before_its_series_is_rejected() {
         elim("late", "x", "2013-05-01", &format!("[{HEAT}]"), HEAT)
     );
     let dir = common::empty_ledger();
-    rejected_in(dir.path(), &text, &["cfr event late/x", "is not defined"]);
+    let said = "series \"late\" is not defined at 2013-05-01, the event's date";
+    rejected_in(dir.path(), &text, &["cfr event late/x", said]);
 }
 
 #[test]

@@ -9,6 +9,7 @@ mod blanks;
 mod cards;
 mod cards_rules;
 mod cfr;
+mod cfr_entry;
 mod check;
 mod ckpt;
 mod cli;

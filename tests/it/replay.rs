@@ -414,3 +414,46 @@ fn rules_a_stored_record_breaks_exit_2_naming_the_first_record_and_why() {
     ];
     laurel(d).args(args).assert().success();
 }
+
+/// A table parameter that every series of its format sets for itself moves
+/// nothing: `replay --diff` says why beside "no row moves", and `rules` lists
+/// it among the parameters no value reads; one series without its own table
+/// takes it, and neither says so any more.
+#[test]
+fn a_table_every_series_sets_itself_is_said_to_reach_no_series() {
+    let dir = common::empty_ledger();
+    let stream = std::fs::read_to_string(common::events_dir().join("cfr_pbem.jsonl")).unwrap();
+    common::append_ok(dir.path(), &stream);
+    let rules = dir.path().join("points.json");
+    std::fs::write(&rules, r#"{"cfr": {"race_points": [100, 80, 60]}}"#).unwrap();
+    let rules = rules.display().to_string();
+    let why = "cfr.race_points: every points series sets its own race_points (\"cfr-pbem\"), \
+               so it reaches only a series defined later without one";
+    let diff = common::ok(
+        dir.path(),
+        &["replay", "--rules", &rules, "--diff", "--system", "cfr"],
+    );
+    assert!(
+        diff.contains(&format!(
+            "unchanged: no row moves under the rules file (every score and rank as before); {why}"
+        )),
+        "{diff}"
+    );
+    let listed = common::ok(dir.path(), &["rules"]);
+    assert!(listed.contains("Parameters no value reads now"), "{listed}");
+    assert!(
+        listed.contains(&why["cfr.race_points: ".len()..]),
+        "{listed}"
+    );
+    // A series that takes the parameter's table.
+    common::append_ok(
+        dir.path(),
+        r#"{"type":"cfr.series_defined","at":"2001-01-01","series":"club","format":"points"}"#,
+    );
+    let diff = common::ok(
+        dir.path(),
+        &["replay", "--rules", &rules, "--diff", "--system", "cfr"],
+    );
+    assert!(!diff.contains("sets its own"), "{diff}");
+    assert!(!common::ok(dir.path(), &["rules"]).contains("no value reads"));
+}

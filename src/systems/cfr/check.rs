@@ -10,9 +10,9 @@ use crate::systems::cfr::events::{
     TIER_OFFSET,
 };
 use crate::systems::params::DECIMAL_PLACES;
-use crate::time::format_short;
+use crate::time::{format_short, Micros};
 
-use super::State;
+use super::{Series, State};
 use crate::systems::Cx;
 
 /// `cfr.series_defined`: defined once, with tables that fit its format.
@@ -137,21 +137,25 @@ fn points_table(series: &str, field: &str, t: &[i64]) -> Result<(), String> {
     }
 }
 
-/// `cfr.event_completed`: a defined series, its format, once, well-formed results.
+/// `cfr.event_completed`: a defined series, its format, once (under one
+/// name: see [`not_entered`]), well-formed results.
 pub fn event_completed(
     state: &State,
     e: &EventCompleted,
-    (seq, cx): (u64, &Cx),
+    (seq, at): (u64, Micros),
+    cx: &Cx,
 ) -> Result<(), String> {
     // the messages below follow "cfr event SERIES/EVENT": built only on failure
     let label = || format!("{}/{}", e.series, e.event);
     let series = state.series_named(&e.series.0).ok_or_else(|| {
         let known = state.by_name.keys().map(String::as_str);
         format!(
-            "cfr event {}: series {:?} is not defined{} (a cfr.series_defined must come \
-             before the event's date)",
+            "cfr event {}: series {:?} is not defined at {}, the event's date{} (a \
+             cfr.series_defined dated no later defines it; one dated after it is corrected \
+             with `laurel correct SEQ FILE`, its SEQ in `laurel log`)",
             label(),
             e.series.0,
+            format_short(at),
             crate::events::did_you_mean(&e.series.0, known)
         )
     })?;
@@ -160,11 +164,50 @@ pub fn event_completed(
         let once = "an event is recorded once";
         return Err(cx.second_result(&what, once, (seq, prev.seq)));
     }
+    not_entered(state, series, e, (seq, at), cx)
+        .map_err(|rest| format!("cfr event {}{rest}", label()))?;
     match series.def.format {
         Format::Elimination => elimination(e),
         Format::Points => points(e),
     }
     .map_err(|rest| format!("cfr event {}{rest}", label()))
+}
+
+/// An event is entered once: one (record `seq`) whose results are those of
+/// an event of its series folded at the same `at`, under another name, is
+/// that event entered again and would count twice (pushing an older one out
+/// of the window). Another event that ended the same way at the same time is
+/// told to give its time to the minute. It binds when the append brings
+/// the later event ([`Cx::brings`]): events stored before are read as
+/// accepted.
+fn not_entered(
+    state: &State,
+    series: &Series,
+    e: &EventCompleted,
+    (seq, at): (u64, Micros),
+    cx: &Cx,
+) -> Result<(), String> {
+    // The other event folded first at the same `at`: its seq is the lower.
+    if !cx.brings(seq) {
+        return Ok(());
+    }
+    let Some(ev) = state.same_results(series, at, e) else {
+        return Ok(());
+    };
+    let name = state.event_names.name(state.name_of(ev));
+    let first = state.events[ev as usize].seq;
+    let (which, hint) = match cx.brings(first) {
+        false => (
+            format!("(record {first})"),
+            format!(" (to correct event {name}: `laurel correct {first} FILE --reason TEXT`)"),
+        ),
+        true => ("(which this append brings)".to_string(), String::new()),
+    };
+    Err(format!(
+        ": event {}/{name} {which} has the same date and the same results: an event is \
+         entered once{hint}; if this is another event, give its `at` to the minute it ended",
+        e.series
+    ))
 }
 
 fn elimination(e: &EventCompleted) -> Result<(), String> {

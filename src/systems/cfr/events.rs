@@ -103,7 +103,8 @@ pub struct Race {
 
 /// The results of one event of a series, scored when folded.
 ///
-/// The series is defined before the event's `at`; an event is recorded once.
+/// The series is defined at or before the event's `at`; an event is recorded once, under one
+/// name (the same results at the same `at` as another event of its series are refused as it).
 ///
 /// An elimination series' event gives `heats` (at least one) and `final`; a points series' event gives `races` (at least one).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]

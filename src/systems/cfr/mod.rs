@@ -58,7 +58,9 @@
 //! - **Event scores are rounded** to `decimals` (2) places when scored, and the ranking
 //!   score is the mean of those rounded scores, as the published rankings do by hand
 //!   (80, 16, 0, 0, 31.88 → 25.58): whoever redoes the sum from `laurel history` gets
-//!   exactly the printed number.
+//!   exactly the printed number. A factor multiplies that mean, and the product is
+//!   rounded once: one event of 58.67 ranks 29.34 (58.67 × 0.5 = 29.335), not the
+//!   29.33 half of the unrounded 58.667 would give.
 //! - **Points tables are rescaled** so a win is 100: a series may give its own table
 //!   (`race_points: [160, 120, ...]`); an event scores `100 * points / (races *
 //!   race_points[0])`, which is `100 * points / (races * 100)` when the table starts at
@@ -75,6 +77,12 @@
 //!   equal place; only a driver who never reached either shows a heat.
 //! - A driver none of whose events is in a window any more has no score and is left out
 //!   of the ranking (their events still show, not counted).
+//! - **An event is entered once**: an event whose results (every heat, final and race,
+//!   driver for driver, place for place) are those of an event of its series at the same
+//!   `at` is that event entered again under another name, which would count twice and
+//!   push an older event out of the window: refused, naming the first (a rule of input:
+//!   events stored before are read as accepted). Another event that ended the same way
+//!   gives its `at` to the minute.
 //! - A series is defined once; an elimination event needs heats and a final; tables must
 //!   start with a positive win and never rise with place; `heat_decay` is from 0 to 1.
 //! - `standings cfr` takes no `--tournament`.
@@ -178,13 +186,17 @@ struct Series {
 }
 
 impl Series {
-    /// The series' number for driver `g`, numbering a new one.
-    fn local(&mut self, g: u32) -> u32 {
-        let found = match &self.driver_ids {
+    /// The series' number for driver `g`, if it has one.
+    fn local_of(&self, g: u32) -> Option<u32> {
+        match &self.driver_ids {
             Some(m) => m.get(&g).copied(),
             None => self.drivers.iter().position(|&x| x == g).map(|i| i as u32),
-        };
-        if let Some(l) = found {
+        }
+    }
+
+    /// The series' number for driver `g`, numbering a new one.
+    fn local(&mut self, g: u32) -> u32 {
+        if let Some(l) = self.local_of(g) {
             return l;
         }
         let l = self.drivers.len() as u32;
@@ -251,7 +263,7 @@ impl Projection for State {
         match &rec.event {
             Event::Cfr(ev::Event::SeriesDefined(d)) => check::series_defined(self, d),
             Event::Cfr(ev::Event::EventCompleted(e)) => {
-                check::event_completed(self, e, (rec.seq, cx))
+                check::event_completed(self, e, (rec.seq, rec.at), cx)
             }
             _ => Ok(()),
         }
@@ -281,7 +293,122 @@ impl Projection for State {
     }
 }
 
+/// Write `e`'s results as an event of `format` stores them (after its name
+/// and tables id), `id` numbering its drivers.
+fn put_results(
+    data: &mut Vec<u8>,
+    format: Format,
+    e: &EventCompleted,
+    id: &mut impl FnMut(&str) -> u32,
+) {
+    match format {
+        Format::Elimination => {
+            let heats = e.heats.as_deref().unwrap_or_default();
+            store::put(data, heats.len() as u64);
+            for heat in heats {
+                store::put_list(data, heat, id);
+            }
+            store::put_list(data, e.final_.as_deref().unwrap_or_default(), id);
+        }
+        Format::Points => {
+            let races = e.races.as_deref().unwrap_or_default();
+            store::put(data, races.len() as u64);
+            for r in races {
+                store::put(data, store::zigzag(r.tier));
+                store::put_list(data, &r.results, id);
+            }
+        }
+    }
+}
+
+impl SeriesDef {
+    /// Whether the series sets table parameter `param` itself.
+    fn sets(&self, param: &str) -> bool {
+        match param {
+            "final_points" => self.final_points.is_some(),
+            "heat_points" => self.heat_points.is_some(),
+            "heat_decay" => self.heat_decay.is_some(),
+            "race_points" => self.race_points.is_some(),
+            "tier_offset" => self.tier_offset.is_some(),
+            _ => false,
+        }
+    }
+}
+
+/// The format of the series whose table parameter `param` is, if it is one.
+fn format_of_table(param: &str) -> Option<Format> {
+    match param {
+        "final_points" | "heat_points" | "heat_decay" => Some(Format::Elimination),
+        "race_points" | "tier_offset" => Some(Format::Points),
+        _ => None,
+    }
+}
+
 impl State {
+    /// Why table parameter `param` changes no event's score: every series
+    /// of its format sets its own (one at least), if so.
+    fn overridden(&self, param: &str) -> Option<String> {
+        let format = format_of_table(param)?;
+        let of_format: Vec<&Series> = (self.series.iter())
+            .filter(|s| s.def.format == format)
+            .collect();
+        if of_format.is_empty() || !of_format.iter().all(|s| s.def.sets(param)) {
+            return None;
+        }
+        let names: Vec<String> = (of_format.iter().take(3))
+            .map(|s| format!("{:?}", s.def.series))
+            .collect();
+        let more = match of_format.len() - names.len() {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        Some(format!(
+            "every {} series sets its own {param} ({}{more}), so it reaches only a series \
+             defined later without one (a series' own table is changed by correcting its \
+             cfr.series_defined)",
+            check::format_name(format),
+            names.join(", ")
+        ))
+    }
+
+    /// The event (its index in [`State::events`]) of series `s` folded at
+    /// `at` (in fold order, so among the last of the series) whose results
+    /// are `e`'s, if one is: `e` entered
+    /// again under another name. `None` too when a driver of `e` never drove
+    /// in the series.
+    fn same_results(&self, s: &Series, at: Micros, e: &EventCompleted) -> Option<u32> {
+        let then = s.events.iter().rev();
+        let then: Vec<u32> = then
+            .take_while(|&&i| self.events[i as usize].at >= at)
+            .copied()
+            .collect();
+        if then.is_empty() {
+            return None;
+        }
+        let mut known = true;
+        let mut mine = Vec::new();
+        put_results(&mut mine, s.def.format, e, &mut |d: &str| {
+            let local = self.drivers.get(d).and_then(|g| s.local_of(g));
+            known &= local.is_some();
+            local.unwrap_or(u32::MAX)
+        });
+        if !known {
+            return None;
+        }
+        then.into_iter()
+            .find(|&i| self.results_bytes(i) == mine.as_slice())
+    }
+
+    /// Event `ev`'s stored results: its bytes after its name and tables id.
+    fn results_bytes(&self, ev: u32) -> &[u8] {
+        let i = ev as usize;
+        let end = (self.events.get(i + 1)).map_or(self.data.len(), |n| n.off as usize);
+        let bytes = &self.data[self.events[i].off as usize..end];
+        let mut r = crate::codec::Reader::new(bytes);
+        let (_name, _tables) = (r.u(), r.u());
+        r.rest()
+    }
+
     /// The series named `name`.
     fn series_named(&self, name: &str) -> Option<&Series> {
         self.by_name.get(name).map(|&i| &self.series[i as usize])
@@ -353,25 +480,7 @@ impl State {
         let finals = e.final_.iter().flatten();
         let raced = e.races.iter().flatten().flat_map(|r| &r.results);
         drivers.prefetch(heats.chain(finals).chain(raced).map(|p| p.driver.as_str()));
-        let mut id = |d: &str| s.local(drivers.intern(d));
-        match format {
-            Format::Elimination => {
-                let heats = e.heats.as_deref().unwrap_or_default();
-                store::put(data, heats.len() as u64);
-                for heat in heats {
-                    store::put_list(data, heat, &mut id);
-                }
-                store::put_list(data, e.final_.as_deref().unwrap_or_default(), &mut id);
-            }
-            Format::Points => {
-                let races = e.races.as_deref().unwrap_or_default();
-                store::put(data, races.len() as u64);
-                for r in races {
-                    store::put(data, store::zigzag(r.tier));
-                    store::put_list(data, &r.results, &mut id);
-                }
-            }
-        }
+        put_results(data, format, e, &mut |d: &str| s.local(drivers.intern(d)));
         let idx = self.events.len() as u32;
         self.events.push(Ev {
             at: rec.at,

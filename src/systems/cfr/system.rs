@@ -26,6 +26,15 @@ impl RatingSystem for State {
         }
     }
 
+    /// A table of the format's parameters that every series of that format
+    /// sets for itself: the parameter reaches only series defined later
+    /// without one.
+    fn overridden(&self, group: &str, param: &str) -> Option<String> {
+        (group == Self::NAME)
+            .then(|| State::overridden(self, param))
+            .flatten()
+    }
+
     fn audit_rules(&mut self, rec: &Record, before: &Params, cx: &mut Cx) {
         State::audit_rules(self, rec, before, cx);
     }
