@@ -308,8 +308,10 @@ const NAMES_SHOWN: usize = 20;
 
 /// `laurel append FILE|-`.
 pub fn append(path: &Path, file: &str) -> Result<String> {
+    // The input first: a file that does not open leaves the ledger unopened.
+    let input = open_input(file)?;
     let ledger = Ledger::open(path)?;
-    let report = ledger.append(vec![open_input(file)?])?;
+    let report = ledger.append(vec![input])?;
     Ok(append_summary(&report, false))
 }
 
@@ -352,8 +354,8 @@ pub fn event_files(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// `laurel import DIR`: every file as one all-or-nothing append.
 pub fn import(path: &Path, dir: &Path) -> Result<String> {
-    let ledger = Ledger::open(path)?;
     let inputs = import_inputs(dir)?;
+    let ledger = Ledger::open(path)?;
     let n = inputs.len();
     let report = ledger.append(inputs)?;
     Ok(format!("{n} file(s): {}", append_summary(&report, false)))

@@ -150,12 +150,6 @@ pub fn joins(c: char) -> bool {
     matches!(c, '\u{200C}' | '\u{200D}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
 }
 
-/// How many single-character insertions, deletions or substitutions make `a`
-/// into `b` (Levenshtein, by `strsim`), ignoring case.
-pub fn edits(a: &str, b: &str) -> usize {
-    strsim::levenshtein(&a.to_lowercase(), &b.to_lowercase())
-}
-
 /// The most edits a "did you mean" reaches from a word of `len`
 /// characters: two, and fewer than half its length (so a short word is not
 /// matched to anything).
@@ -163,15 +157,29 @@ pub fn edit_limit(len: usize) -> usize {
     2.min(len.saturating_sub(1) / 2)
 }
 
-/// The one of `known` nearest to `word`, for a "did you mean": at most
-/// [`edit_limit`] edits away, the first of equals in `known`'s order.
-pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+/// The words of `known` nearest to `word`, for a "did you mean": each
+/// compared as `spell` writes it (case folded; a player's name by its
+/// [`super::key::key`]), at most [`edit_limit`] edits from `word` so
+/// written; nearest first, equals in `known`'s order, at most `max`.
+pub fn nearest<'a>(
+    word: &str,
+    known: impl IntoIterator<Item = &'a str>,
+    spell: fn(&str) -> String,
+    max: usize,
+) -> Vec<&'a str> {
+    let word = spell(word);
     let limit = edit_limit(word.chars().count());
-    let scored = known.into_iter().map(|k| (edits(word, k), k));
-    scored
-        .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, k)| k)
+    let scored = known
+        .into_iter()
+        .map(|k| (strsim::levenshtein(&word, &spell(k)), k));
+    let mut near: Vec<(usize, &str)> = scored.filter(|&(d, _)| d <= limit).collect();
+    near.sort_by_key(|&(d, _)| d);
+    near.into_iter().take(max).map(|(_, k)| k).collect()
+}
+
+/// The one of `known` nearest to `word`, case aside ([`nearest`]).
+pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    nearest(word, known, str::to_lowercase, 1).pop()
 }
 
 /// [`closest`] as the end of an error message: `; did you mean "valar"?`, or
@@ -202,12 +210,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn edits_count_insertions_deletions_and_substitutions_ignoring_case() {
-        assert_eq!(edits("valr", "valar"), 1);
-        assert_eq!(edits("VALAR", "valar"), 0);
-        assert_eq!(edits("kitten", "sitting"), 3);
-        assert_eq!(edits("", "sbr"), 3);
-        assert_eq!(edits("maia", ""), 4);
+    fn nearest_lists_the_closest_first_equals_in_the_order_given() {
+        let known = ["Alice Marten", "Alice Martin", "Bob"];
+        let lower = str::to_lowercase;
+        assert_eq!(
+            nearest("alice mart", known, lower, 3),
+            ["Alice Marten", "Alice Martin"]
+        );
+        assert_eq!(
+            nearest("alice martin", known, lower, 3),
+            ["Alice Martin", "Alice Marten"]
+        );
+        assert_eq!(nearest("alice martin", known, lower, 1), ["Alice Martin"]);
+        assert!(nearest("kitten", ["sitting"], lower, 3).is_empty());
     }
 
     #[test]

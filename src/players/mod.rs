@@ -384,8 +384,8 @@ impl Players {
     }
 
     /// The names nearest to `name`, for a "did you mean": those sharing its
-    /// key, one edit from it or its words reordered, else the closest few (at most
-    /// [`crate::events::edit_limit`] edits, as every "did you mean").
+    /// key, one edit from it or its words reordered, else the closest three
+    /// by their keys ([`crate::events::nearest`], as every "did you mean").
     pub fn nearest(&self, name: &str) -> Vec<String> {
         let k: Vec<char> = key::key(name).chars().collect();
         let keyed: Vec<(Vec<char>, &String)> = (self.written.keys())
@@ -400,19 +400,9 @@ impl Players {
         if let Some((_, n)) = same.or_else(typo) {
             return vec![(*n).clone()];
         }
-        let word: String = k.iter().collect();
-        let mut scored: Vec<(usize, &String)> = keyed
-            .iter()
-            .map(|(nk, n)| {
-                (
-                    strsim::levenshtein(&word, &nk.iter().collect::<String>()),
-                    *n,
-                )
-            })
-            .filter(|(d, _)| *d <= crate::events::edit_limit(k.len()))
-            .collect();
-        scored.sort();
-        scored.into_iter().take(3).map(|(_, n)| n.clone()).collect()
+        let names = self.written.keys().map(String::as_str);
+        let near = crate::events::nearest(name, names, key::key, 3);
+        near.into_iter().map(str::to_string).collect()
     }
 
     /// Every player, by the name shown now (see [`Listed`]), in name order.
