@@ -90,10 +90,14 @@ pub enum Error {
         seq: u64,
     },
     /// Several events of the input were refused: each refusal, in input
-    /// and line order, and whether the reading stopped before the end of
-    /// the input (`more`). Nothing was written.
-    #[error("{}", several_text(.errors, *.more))]
-    Several { errors: Vec<Error>, more: bool },
+    /// and line order, whether the check stopped before the end of the
+    /// input (`more`), and which check refused them. Nothing was written.
+    #[error("{}", several_text(.errors, *.more, *.stage))]
+    Several {
+        errors: Vec<Error>,
+        more: bool,
+        stage: Stage,
+    },
     /// A second process holds the ledger.
     #[error("ledger is in use by another process ({0})")]
     Locked(PathBuf),
@@ -131,15 +135,17 @@ pub enum Error {
 
 impl Error {
     /// The seq an [`Error::Invalid`] or [`Error::Dependent`] names, if it
-    /// names one.
+    /// names one (of [`Error::Several`], its first refusal's).
     pub fn origin_seq(&self) -> Option<u64> {
         self.origin().and_then(|o| o.seq)
     }
 
-    /// Where an [`Error::Invalid`] or [`Error::Dependent`] happened.
+    /// Where an [`Error::Invalid`] or [`Error::Dependent`] happened (of
+    /// [`Error::Several`], its first refusal).
     pub fn origin(&self) -> Option<&Origin> {
         match self {
             Error::Invalid { origin, .. } | Error::Dependent { origin, .. } => Some(origin),
+            Error::Several { errors, .. } => errors.first()?.origin(),
             _ => None,
         }
     }
@@ -186,34 +192,54 @@ impl Error {
 /// Refusals one error names at most: an append's reading stops at the next.
 pub(crate) const REFUSALS_SHOWN: usize = 20;
 
+/// Which check refused the events of an [`Error::Several`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The reading of the input (each line must read as an event): the
+    /// ledger's rules are checked once every event reads.
+    Reading,
+    /// The players check of the names an append brings, which runs once
+    /// the ledger's other rules hold.
+    Names,
+}
+
 impl Error {
-    /// The refusal of the events `errors` refused, in order: the one error
-    /// itself, or [`Error::Several`] (`more`: the reading stopped before
-    /// the end of the input).
-    pub(crate) fn several(mut errors: Vec<Error>, more: bool) -> Self {
+    /// The refusal of the events `errors` refused in `stage`, in order: the
+    /// one error itself, or [`Error::Several`] (`more`: the check stopped
+    /// before the end of the input).
+    pub(crate) fn several(mut errors: Vec<Error>, more: bool, stage: Stage) -> Self {
         match (errors.len(), more) {
             (1, false) => errors.remove(0),
-            _ => Error::Several { errors, more },
+            _ => Error::Several {
+                errors,
+                more,
+                stage,
+            },
         }
     }
 
-    /// `self`, then `later` (found after it in the input), as one refusal:
-    /// at most [`REFUSALS_SHOWN`].
+    /// `self`, then `later` (found after it in the input), as one refusal
+    /// of the reading: at most [`REFUSALS_SHOWN`].
     pub(crate) fn followed_by(self, later: Error) -> Self {
         let (mut errors, _) = self.into_list();
         let (rest, more) = later.into_list();
         errors.extend(rest);
         let more = more || errors.len() > REFUSALS_SHOWN;
         errors.truncate(REFUSALS_SHOWN);
-        Error::several(errors, more)
+        Error::several(errors, more, Stage::Reading)
     }
 
     /// `f` of each refusal `self` names (of itself, if it is one).
     pub(crate) fn each_refusal(self, f: impl Fn(Error) -> Error) -> Self {
         match self {
-            Error::Several { errors, more } => Error::Several {
+            Error::Several {
+                errors,
+                more,
+                stage,
+            } => Error::Several {
                 errors: errors.into_iter().map(f).collect(),
                 more,
+                stage,
             },
             e => f(e),
         }
@@ -222,31 +248,43 @@ impl Error {
     /// The refusals `self` names, and whether more followed them.
     fn into_list(self) -> (Vec<Error>, bool) {
         match self {
-            Error::Several { errors, more } => (errors, more),
+            Error::Several { errors, more, .. } => (errors, more),
             e => (vec![e], false),
         }
     }
 }
 
 /// [`Error::Several`] as a message: a line for each refusal.
-fn several_text(errors: &[Error], more: bool) -> String {
+fn several_text(errors: &[Error], more: bool, stage: Stage) -> String {
     let n = errors.len();
-    let events = if n == 1 { "event" } else { "events" };
-    let head = match more {
-        false => format!("{n} {events} refused:"),
-        true => format!(
+    let events = match (stage, n) {
+        (Stage::Reading, 1) => "event",
+        (Stage::Reading, _) => "events",
+        (Stage::Names, 1) => "name",
+        (Stage::Names, _) => "names",
+    };
+    let head = match (more, stage) {
+        (false, _) => format!("{n} {events} refused:"),
+        (true, Stage::Reading) => format!(
             "{n} {events} refused, then the reading stopped before the end of the input (the \
              lines after are read once these are mended):"
+        ),
+        (true, Stage::Names) => format!(
+            "{n} {events} refused, then the check of names stopped (the names after are \
+             checked once these are mended):"
         ),
     };
     let lines = errors
         .iter()
         .map(|e| format!("\n  {e}"))
         .collect::<String>();
-    format!(
-        "{head}{lines}\n(the ledger's rules, such as players' names, are checked once every \
-         event reads)"
-    )
+    let tail = match stage {
+        Stage::Reading => {
+            "\n(the ledger's rules, such as players' names, are checked once every event reads)"
+        }
+        Stage::Names => "",
+    };
+    format!("{head}{lines}{tail}")
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

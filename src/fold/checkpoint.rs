@@ -554,9 +554,7 @@ impl Ledger {
             return e;
         };
         match crate::players::check_append(&indexes, input - 1) {
-            Err(Error::Invalid { origin, msg }) if origin.seq.is_some_and(|s| s < failed) => {
-                Error::Invalid { origin, msg }
-            }
+            Err(names) if names.origin_seq().is_some_and(|s| s < failed) => names,
             _ => e,
         }
     }

@@ -257,12 +257,22 @@ impl Ledger {
         if let Some(e) = Self::bad_payload_first(&folded, (old_head, new), pending, names)? {
             return Err(e);
         }
-        let mut e = match folded {
-            Ok(new_names) => return Ok(new_names),
-            Err(e) => e,
-        };
+        match folded {
+            Ok(new_names) => Ok(new_names),
+            Err(e) => Err(e.each_refusal(|e| Self::located(e, (old_head, new), pending, names))),
+        }
+    }
+
+    /// Refusal `e` of the check fold as this append reports it (see
+    /// [`Self::validate`]).
+    fn located(
+        mut e: Error,
+        (old_head, new): (u64, Head),
+        pending: &Pending,
+        names: &[String],
+    ) -> Error {
         let Some(origin) = e.origin_mut() else {
-            return Err(e);
+            return e;
         };
         let seq = origin.seq.unwrap_or(0);
         if seq > old_head {
@@ -275,22 +285,16 @@ impl Ledger {
                 origin.kind = origin.kind.take().or(kind);
                 origin.id = origin.id.take().or(id);
             }
-            return Err(e);
+            return e;
         }
         let Error::Invalid { origin, msg } = e else {
-            return Err(e);
+            return e;
         };
         let what = format!(
             "record {seq} ({}) would no longer be valid: {msg}",
             origin.kind.clone().unwrap_or_default()
         );
-        Err(Self::blame_voids(
-            &what,
-            seq,
-            (old_head, new),
-            pending,
-            names,
-        ))
+        Self::blame_voids(&what, seq, (old_head, new), pending, names)
     }
 
     /// The refusal that goes ahead of the check fold's answer, if any: a

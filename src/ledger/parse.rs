@@ -6,7 +6,7 @@ use std::sync::mpsc::SyncSender;
 use super::grammar::{Line, ParseLine, Refusal};
 use super::lanes::Midstate;
 use super::{canonical, chunk, lanes, Input};
-use crate::error::{Error, Origin, Result, REFUSALS_SHOWN};
+use crate::error::{Error, Origin, Result, Stage, REFUSALS_SHOWN};
 use crate::input;
 use crate::time::Micros;
 
@@ -136,9 +136,11 @@ pub(super) fn read_and_parse(
     if !out.refused.is_empty() {
         let more = out.is_full();
         out.refused.truncate(REFUSALS_SHOWN);
-        let _ = out
-            .tx
-            .send(Sent::Problem(Error::several(out.refused, more)));
+        let _ = out.tx.send(Sent::Problem(Error::several(
+            out.refused,
+            more,
+            Stage::Reading,
+        )));
     }
 }
 

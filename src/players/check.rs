@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{refused, First, Players, Written};
-use crate::error::Result;
+use crate::error::{Result, Stage, REFUSALS_SHOWN};
 use crate::events::key;
 use crate::events::near::Near;
 use crate::systems::compact::Interner;
@@ -30,7 +30,8 @@ type Rank<'a> = (u64, First, &'a str);
 
 /// The players check of an append whose first record is `old + 1`: the
 /// names its records mention first, in order (a rename's `to` is no new
-/// player), or the first refused, by seq.
+/// player), or the refusal of each name refused (a typo of a known name,
+/// say), by seq: one run names them all, up to [`REFUSALS_SHOWN`].
 pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     if let Some(e) = team_clash(indexes, old).or_else(|| team_names(indexes, old)) {
         return Err(e);
@@ -60,25 +61,32 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     let near = Near::new(order.iter().map(|(name, _)| name.as_str()));
     let known = Known::of(indexes, old, &near);
     let mut new = Vec::new();
-    let mut found = None;
+    // Every name refused, up to the most one error names.
+    let mut found = Vec::new();
     for (i, (name, w)) in (0u32..).zip(&order) {
-        if let Err(msg) = crate::systems::players::check_name(name) {
-            found = Some(refused_at(w.seen.first_seq, msg));
+        if found.len() > REFUSALS_SHOWN {
             break;
+        }
+        if let Err(msg) = crate::systems::players::check_name(name) {
+            found.push(refused_at(w.seen.first_seq, msg));
+            continue;
         }
         let mine: Vec<&str> = (near.near_before(name, i).into_iter())
             .map(|id| order[id as usize].0.as_str())
             .collect();
         let like = known.near_names(i, name, &mine);
         if let Some(e) = like.iter().find_map(|like| typo_of(&p, (name, w), like)) {
-            found = Some(e);
-            break;
+            found.push(e);
+            continue;
         }
         if !w.first.is_rename() {
             new.push(name.to_string());
         }
     }
-    earlier(renames, found).map_or(Ok(new), Err)
+    match refusals(renames, found) {
+        None => Ok(new),
+        Some(e) => Err(e),
+    }
 }
 
 /// The refusal of new name `name`, written first as `w` says, that nearly
@@ -177,17 +185,21 @@ fn refused_at(seq: u64, msg: String) -> crate::error::Error {
     crate::error::Error::invalid(origin, msg)
 }
 
-/// Of a renames' problem and a new name's, the one first in input order
-/// (the rename's at the same seq).
-fn earlier(
+/// A renames' problem and the new names refused, as one refusal in input
+/// order (the rename's first at the same seq): each name, up to
+/// [`REFUSALS_SHOWN`] (one more in `names` says the check stopped there).
+fn refusals(
     renames: Option<crate::error::Error>,
-    name: Option<crate::error::Error>,
+    mut names: Vec<crate::error::Error>,
 ) -> Option<crate::error::Error> {
-    match (renames, name) {
-        (Some(r), Some(n)) if n.origin_seq() < r.origin_seq() => Some(n),
-        (Some(r), _) => Some(r),
-        (None, n) => n,
+    let more = names.len() > REFUSALS_SHOWN;
+    names.truncate(REFUSALS_SHOWN);
+    if let Some(r) = renames {
+        let at = names.partition_point(|n| n.origin_seq() < r.origin_seq());
+        names.insert(at, r);
+        names.truncate(REFUSALS_SHOWN);
     }
+    (!names.is_empty()).then(|| crate::error::Error::several(names, more, Stage::Names))
 }
 
 /// A name's [`Rank`].
@@ -287,18 +299,19 @@ mod tests {
 
     /// The check as an index over every name decides it: the whole ledger's
     /// names merged and ordered, each new one written as a name must be and
-    /// looked up among all before it, the first problem in input order;
-    /// the append's renames checked, and every earlier one's `to`, unless
-    /// the append writes no name (nothing new can name a `to`).
+    /// looked up among all before it, every problem in input order (up to
+    /// the most one refusal names); the append's renames checked, and every
+    /// earlier one's `to`, unless the append writes no name (nothing new can
+    /// name a `to`).
     fn over_every_name(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
         let p = Players::merge(indexes);
         let mut order: Vec<(&String, &Written)> = p.written.iter().collect();
         order.sort_by_key(|(name, w)| rank(name, w));
         let near = Near::new(order.iter().map(|(name, _)| name.as_str()));
         let renames = p.check_renames(old).err();
-        let mut new = Vec::new();
+        let (mut new, mut found) = (Vec::new(), Vec::new());
         for (i, (name, w)) in (0u32..).zip(&order) {
-            if w.seen.first_seq <= old {
+            if w.seen.first_seq <= old || found.len() > REFUSALS_SHOWN {
                 continue;
             }
             let problem = match crate::systems::players::check_name(name) {
@@ -306,17 +319,13 @@ mod tests {
                 Ok(()) => (near.near_before(name, i).into_iter())
                     .find_map(|id| typo_of(&p, (name, w), order[id as usize].0)),
             };
-            if problem.is_some() {
-                return earlier(renames, problem).map_or(Ok(new), Err);
-            }
-            if !w.first.is_rename() {
-                new.push(name.to_string());
+            match problem {
+                Some(e) => found.push(e),
+                None if !w.first.is_rename() => new.push(name.to_string()),
+                None => {}
             }
         }
-        if let Some(e) = renames {
-            return Err(e);
-        }
-        Ok(new)
+        refusals(renames, found).map_or(Ok(new), Err)
     }
 
     /// A name from a small alphabet, so that many nearly duplicate others:

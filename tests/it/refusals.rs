@@ -202,3 +202,56 @@ fn the_reading_stops_ten_thousand_lines_after_the_first_refusal() {
     );
     assert!(!err.contains("-:12002"), "{err}");
 }
+
+/// Two Diplomacy games of the bundled draws' players, numbered `n` and
+/// `n + 1`, with the names `spell` gives.
+fn two_games(n: u32, spell: &dyn Fn(&str) -> String) -> String {
+    let text = std::fs::read_to_string(events_dir().join("diplomacy_draws.jsonl")).unwrap();
+    let game = text.lines().nth(1).unwrap();
+    (0..2)
+        .map(|i| {
+            let day = format!("2024-04-{:02}", n + i);
+            let g = game.replace("2024-r2", &format!("2024-g{}", n + i));
+            spell(&g.replace("2024-03-10", &day))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn one_run_names_every_misspelt_player_in_line_order() {
+    let dir = empty_ledger();
+    let draws = std::fs::read_to_string(events_dir().join("diplomacy_draws.jsonl")).unwrap();
+    common::append_ok(dir.path(), &draws);
+    let typos = two_games(1, &|g: &str| {
+        g.replacen("Dmitri Volkov", "Dmitri Volkof", 1)
+            .replacen("Priya Raman", "Priya Ramen", 1)
+    });
+    // A third typo, on the second line.
+    let lines: Vec<&str> = typos.lines().collect();
+    let text = format!(
+        "{}\n{}",
+        lines[0],
+        lines[1].replace("Oskar Wendt", "Oskar Wendy")
+    );
+    append_refused(
+        dir.path(),
+        &text,
+        &[
+            "3 names refused:\n",
+            "-:1, diplomacy.game_ended, id \"diplomacy-2024-g1\": new player \"Dmitri Volkof\" \
+             looks like a typo of the known player «Dmitri Volkov»",
+            "-:1, diplomacy.game_ended, id \"diplomacy-2024-g1\": new player \"Priya Ramen\"",
+            "-:2, diplomacy.game_ended, id \"diplomacy-2024-g2\": new player \"Oskar Wendy\"",
+        ],
+    );
+    let err = String::from_utf8(append_text(dir.path(), &text).stderr).unwrap();
+    assert!(!err.contains("once every event reads"), "{err}");
+    // One name: the one refusal, as before.
+    let one = two_games(10, &|g: &str| g.replace("Oskar Wendt", "Oskar Wendy"));
+    let err = String::from_utf8(append_text(dir.path(), &one).stderr).unwrap();
+    assert!(
+        err.starts_with("laurel: error: -:1, diplomacy.game_ended"),
+        "{err}"
+    );
+}
