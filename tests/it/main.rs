@@ -28,6 +28,7 @@ mod ledger;
 mod log;
 mod memory;
 mod mepbm;
+mod mepbm_output;
 mod mepbm_seed;
 mod names;
 mod params;

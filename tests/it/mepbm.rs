@@ -6,7 +6,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{append_ok, append_refused, empty_ledger, head, laurel, ledger_with, row, standings};
+use common::{append_ok, append_refused, empty_ledger, head, ledger_with, row, standings};
 use serde_json::{json, Value};
 
 const FILES: &[&str] = &[
@@ -203,6 +203,15 @@ fn nazgul_four_of_five_is_80_percent() {
         (nora["won"].clone(), nora["played"].clone()),
         (json!(4), json!(5))
     );
+    // Each counted game is a history row; the bofa game is none.
+    let rows = history(dir.path(), "Nora Quill", "nazgul");
+    let news: Vec<&str> = rows.iter().map(|r| r["new"].as_str().unwrap()).collect();
+    assert_eq!(news, ["100.0", "100.0", "66.7", "75.0", "80.0"]);
+    let last = rows[4]["formula"].as_str().unwrap();
+    assert!(
+        last.starts_with("80.0 = 100 * 4 won / 5 played  [game "),
+        "{last}"
+    );
 }
 
 #[test]
@@ -238,6 +247,17 @@ fn council_points_by_preference() {
     assert_eq!(
         team[0],
         json!({"rank": 1, "player": "Gus Hale", "score": 4})
+    );
+    // Each ballot's points are a history row, naming the choice and the voter.
+    let rows = history(dir.path(), "Ray Stone", "council");
+    let steps: Vec<(&str, &str)> = (rows.iter())
+        .map(|r| (r["old"].as_str().unwrap(), r["new"].as_str().unwrap()))
+        .collect();
+    assert_eq!(steps, [("0", "3"), ("3", "6"), ("6", "9"), ("9", "12")]);
+    let formula = rows[3]["formula"].as_str().unwrap();
+    assert_eq!(
+        formula,
+        "+3: best played nation (Blind Sorcerer), 1st choice, on Wes Young's ballot  [game 224]"
     );
 }
 
@@ -754,51 +774,5 @@ fn snapshots_of_every_table_on_all_streams() {
         "valar", "maia", "istari", "nations", "ainur", "council", "nazgul",
     ] {
         snap(&format!("all__{t}"), standings(dir.path(), &[t]));
-    }
-}
-
-#[test]
-fn tables_render_as_text_and_csv() {
-    let dir = ledger_with(&["mepbm_valar.jsonl"]);
-    let out = laurel(dir.path())
-        .args(["standings", "valar", "--format", "csv"])
-        .output()
-        .unwrap();
-    let csv = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        csv.starts_with("rank,player,score,games\r\n1,Ivy Jones,1871,1\r\n"),
-        "{csv}"
-    );
-    let out = laurel(dir.path())
-        .args(["standings", "council"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("Best played enemy nation"), "{text}");
-}
-
-#[test]
-fn demo_prints_all_seven_tables() {
-    let dir = empty_ledger();
-    let out = laurel(dir.path()).args(["demo", "--all"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    for t in [
-        "valar", "maia", "istari", "nations", "ainur", "council", "nazgul",
-    ] {
-        let section = format!("== standings {t} ==\n");
-        let at = text
-            .find(&section)
-            .unwrap_or_else(|| panic!("no {t} in demo"));
-        let body = &text[at + section.len()..];
-        assert!(
-            !body.starts_with('('),
-            "{t} has no table: {}",
-            &body[..80.min(body.len())]
-        );
     }
 }

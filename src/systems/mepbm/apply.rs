@@ -6,7 +6,7 @@
 //! from the typed parameter groups in force, and every audit formula is built
 //! inside the `cx.audit` closure, so only `history` pays for text.
 
-use crate::num::{ratio, Rational};
+use crate::num::{decimal_string, ratio, Rational};
 use crate::systems::mepbm::events::{
     Aligned, AllegianceChanged, GameEnded, GameStarted, GrudgeRosterChanged, GrudgeTeamRegistered,
     MonthlyTick, NationTakenOver, Rated, RatingSeeded, Side, VoteCast, Winner,
@@ -18,7 +18,7 @@ use super::check::side_name;
 use super::math::{self, exact};
 use super::params::{self, Ainur, Maia, Monthly, SmallGame, Valar};
 use super::store::{Header, Interner, Rating, Ratings, Slot};
-use super::{Council, Cx, State, Team};
+use super::{Council, Cx, State, Tally, Team};
 use crate::systems::Change;
 
 pub(super) fn aligned(a: Aligned) -> Side {
@@ -231,7 +231,7 @@ impl State {
         self.maia_game(&end, e.turn, cx);
         self.istari_game(gi as u32, header.scenario, &end, cx);
         self.ainur_game(header.grudge, &end, cx);
-        self.nazgul_game(header.scenario, &end);
+        self.nazgul_game(header.scenario, &end, cx);
         self.headers[gi].ended = Some(rec.at);
     }
 
@@ -437,20 +437,41 @@ impl State {
         }
     }
 
-    fn nazgul_game(&mut self, scenario: u32, end: &Ending) {
+    fn nazgul_game(&mut self, scenario: u32, end: &Ending, cx: &mut Cx) {
         if self.places.name(scenario).eq_ignore_ascii_case("bofa") {
             return;
         }
+        let shown = |t: Tally| decimal_string(math::nazgul_percent(t.won, t.played), 1);
         for &(p, side) in &end.players {
             let t = self.nazgul.entry_or_default(p);
+            let before = *t;
             t.played = t.played.saturating_add(1);
             if end.winner == Some(side) {
                 t.won = t.won.saturating_add(1);
             }
+            let after = *t;
+            cx.audit_of(
+                || self.names.name(p),
+                || Change {
+                    seq: end.rec.seq,
+                    at: end.rec.at,
+                    system: "nazgul".into(),
+                    subject: self.names.name(p).into(),
+                    old: (before.played > 0).then(|| shown(before)),
+                    new: shown(after),
+                    formula: format!(
+                        "{} = 100 * {} won / {} played  [{}]",
+                        shown(after),
+                        after.won,
+                        after.played,
+                        end.note()
+                    ),
+                },
+            );
         }
     }
 
-    pub(super) fn apply_vote(&mut self, e: &VoteCast, cx: &mut Cx) {
+    pub(super) fn apply_vote(&mut self, e: &VoteCast, rec: &Record, cx: &mut Cx) {
         self.games.prefetch([e.game.0.as_str()]);
         let named = e.best_team_player.iter().map(String::as_str);
         self.names.prefetch(named.chain([e.voter.as_str()]));
@@ -466,31 +487,55 @@ impl State {
             let slots = &s.slots[range.clone()];
             s.find_nation(slots, n).map(|i| slots[i].player)
         };
-        // (player, points, category: 0 team player, 1 played nation, 2 enemy nation)
-        let mut credit: Vec<(u32, i64, u8)> = Vec::new();
+        // (player, points, category: 0 team player, 1 played nation, 2 enemy
+        // nation, the choice's place, the nation)
+        let mut credit: Vec<(u32, i64, u8, usize, &str)> = Vec::new();
         for (i, p) in e.best_team_player.iter().enumerate() {
             let id = self.names.intern(p);
-            credit.push((id, math::ballot_points(&rules.points, i), 0));
+            credit.push((id, math::ballot_points(&rules.points, i), 0, i, ""));
         }
         for (i, n) in e.best_played_nation.iter().enumerate() {
             if let Some(p) = controller(self, n) {
-                credit.push((p, math::ballot_points(&rules.points, i), 1));
+                credit.push((p, math::ballot_points(&rules.points, i), 1, i, n));
             }
         }
-        if let Some(p) = e
-            .best_enemy_nation
-            .as_ref()
-            .and_then(|n| controller(self, n))
+        if let Some((p, n)) =
+            (e.best_enemy_nation.as_ref()).and_then(|n| Some((controller(self, n)?, n.as_str())))
         {
-            credit.push((p, rules.enemy, 2));
+            credit.push((p, rules.enemy, 2, 0, n));
         }
-        for (player, pts, category) in credit {
+        for (player, pts, category, i, nation) in credit {
             let c: &mut Council = self.council.entry_or_default(player);
+            let old = c.total();
             match category {
                 0 => c.team_player = c.team_player.saturating_add(pts),
                 1 => c.played_nation = c.played_nation.saturating_add(pts),
                 _ => c.enemy_nation = c.enemy_nation.saturating_add(pts),
             }
+            let new = c.total();
+            cx.audit_of(
+                || self.names.name(player),
+                || {
+                    let choice = ["1st", "2nd", "3rd"].get(i).copied().unwrap_or("later");
+                    let what = match category {
+                        0 => format!("best team player, {choice} choice,"),
+                        1 => format!("best played nation ({nation}), {choice} choice,"),
+                        _ => format!("best enemy nation ({nation})"),
+                    };
+                    Change {
+                        seq: rec.seq,
+                        at: rec.at,
+                        system: "council".into(),
+                        subject: self.names.name(player).into(),
+                        old: Some(old.to_string()),
+                        new: new.to_string(),
+                        formula: format!(
+                            "{pts:+}: {what} on {}'s ballot  [game {}]",
+                            e.voter, e.game.0
+                        ),
+                    }
+                },
+            );
         }
     }
 

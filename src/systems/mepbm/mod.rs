@@ -55,9 +55,11 @@
 //!   voter's side, played nations nations of that side the voter does not control, the
 //!   enemy a nation of the other side; each list distinct. `council.points` 3, 2, 1 by
 //!   preference, `council.enemy` 3; a nation credits its controller at the end. Tables:
-//!   the total, team player, played nation and enemy nation.
+//!   the total, team player, played nation and enemy nation. Each credit is a `history`
+//!   row of the total, naming the choice and the voter.
 //! - **Nazgul**: `100 * won / played` over the games a player counted in (a draw is
 //!   played, not won), scenario `bofa` excluded; never adjusted. Ties: more games won.
+//!   Each counted game is a `history` row of the percentage, to one decimal.
 //! - **Monthly**: each `monthly_tick` sets every Valar, Maia, Istari and Ainur rating to
 //!   `round(0.98 * (R - 1500) + 1500)` (`monthly.factor`, `monthly.mean`): 1850 → 1843.
 //!   The rules adjust "after each month": a tick is for a month that has ended by its
@@ -171,6 +173,15 @@ struct Council {
     team_player: i64,
     played_nation: i64,
     enemy_nation: i64,
+}
+
+impl Council {
+    /// The Council table's score: every category's points.
+    fn total(&self) -> i64 {
+        (self.team_player)
+            .saturating_add(self.played_nation)
+            .saturating_add(self.enemy_nation)
+    }
 }
 
 /// Games counted for Nazgul.
@@ -303,7 +314,7 @@ impl Projection for State {
             Event::NationTakenOver(e) => self.apply_takeover(e),
             Event::AllegianceChanged(e) => self.apply_allegiance(e),
             Event::GameEnded(e) => self.apply_ended(e, rec, cx),
-            Event::VoteCast(e) => self.apply_vote(e, cx),
+            Event::VoteCast(e) => self.apply_vote(e, rec, cx),
             Event::GrudgeTeamRegistered(e) => self.apply_registered(e),
             Event::GrudgeRosterChanged(e) => self.apply_roster(e, rec, cx),
             Event::MonthlyTick(e) => self.apply_tick(e, rec, cx),

@@ -252,13 +252,7 @@ impl State {
         let rows = self
             .council
             .iter()
-            .map(|(p, c)| {
-                (
-                    self.names.name(p),
-                    c.team_player + c.played_nation + c.enemy_nation,
-                    *c,
-                )
-            })
+            .map(|(p, c)| (self.names.name(p), c.total(), *c))
             .collect();
         fill(&mut main, rows, |rank, p, v, c| {
             vec![
