@@ -264,12 +264,11 @@ fn every_dependent(ledger: &Ledger, targets: &[u64], mut refused: Error, dry: bo
 /// in one append (see the module docs).
 pub fn correct(path: &Path, target: u64, file: &str, reason: &str, dry: bool) -> Result<String> {
     check_reason(reason)?;
+    // The input first: a file that does not open leaves the ledger unopened.
+    let input = open_input(file)?;
     let ledger = opened(path, dry)?;
     recorded("correct", &[target], ledger.head()?.seq)?;
-    let inputs = vec![
-        voids_input("laurel correct", &[target], reason),
-        open_input(file)?,
-    ];
+    let inputs = vec![voids_input("laurel correct", &[target], reason), input];
     let (kind, named) = kind_and_names(&ledger, target);
     let accept = |r: &AppendReport| {
         adds_something(r, target, file)?;

@@ -440,6 +440,14 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
             canonical::hex(&h)
         ));
     }
+    if let Some(seq) = report.unfinished {
+        out.push_str(&format!(
+            "note: records from seq {seq} lie past the head in its segment: an append that \
+             did not finish (the next append clears them), or HEAD put back by one append \
+             (the next append refuses the directory; `verify --expect` with a head published \
+             since tells)\n"
+        ));
+    }
     Ok(out)
 }
 

@@ -102,6 +102,11 @@ pub struct VerifyReport {
     pub head: Head,
     /// `(seq, what is wrong)`, in seq order; empty when the chain verifies.
     pub problems: Vec<(u64, String)>,
+    /// The seq after the head, when a segment of that name holds records
+    /// past it: an append killed before it published (the next append
+    /// clears it), or a `HEAD` put back by one append (the next append
+    /// refuses the directory), which a reader cannot tell apart.
+    pub unfinished: Option<u64>,
     /// How many checkpoints were compared with the fold of the records (none
     /// when the chain does not verify): see the fold's `checkpoint::verify`.
     pub checkpoints: usize,

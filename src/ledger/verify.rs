@@ -78,37 +78,47 @@ impl Ledger {
             read
         })?;
         let mut report = chain.report(head, expect);
-        report.problems.extend(self.appends_past_head()?);
+        match self.segments_past_head()? {
+            Past::None => {}
+            Past::One(seq) => report.unfinished = Some(seq),
+            Past::Appends(problem) => report.problems.push(problem),
+        }
         Ok(report)
     }
 
-    /// The segment of an append past the one after the head, if there is
-    /// one: `HEAD` (with `index` and `fps`, or alone) went back, to a copy
-    /// older than the ledger, and the records of the appends since are out
-    /// of every answer. One append's segment past the head is what an
-    /// append killed before it published leaves (the next append clears it,
-    /// or refuses a `HEAD` gone back, from what sled holds, which a reader
-    /// does not open). The segments are listed before `HEAD` is read again:
-    /// a segment is named `S` only once head `S - 1` was published, and an
-    /// append made meanwhile moves `HEAD` past its own.
-    fn appends_past_head(&self) -> Result<Option<(u64, String)>> {
-        let listed = segment::names_beyond(&self.path, self.head()?.seq + 1)?;
+    /// The segments named after the head. Two appends' or more: `HEAD`
+    /// (with `index` and `fps`, or alone) went back, to a copy older than
+    /// the ledger, and the records of the appends since are out of every
+    /// answer. One append's, the one after the head: what an append killed
+    /// before it published leaves (the next append clears it), or a `HEAD`
+    /// one append behind (the next append refuses it, from what sled holds,
+    /// which a reader does not open). The segments are listed before `HEAD`
+    /// is read again: a segment is named `S` only once head `S - 1` was
+    /// published, and an append made meanwhile moves `HEAD` past its own.
+    fn segments_past_head(&self) -> Result<Past> {
+        let listed = segment::names_beyond(&self.path, self.head()?.seq)?;
         if listed.is_empty() {
-            return Ok(None);
+            return Ok(Past::None);
         }
         let now = published::read_published(&self.path)?.head.seq;
-        let past = listed.into_iter().find(|&s| s > now + 1);
-        Ok(past.map(|s| {
-            let file = segment::file_of(&self.path, s);
-            let msg = format!(
-                "{} holds an append from seq {s}, past the head {now}: {} was restored from \
-                 an older copy, and the records after it are out of every answer; restore \
-                 HEAD, index and fps with the rest of the directory",
-                file.display(),
-                published::head_file(&self.path).display()
-            );
-            (now + 1, msg)
-        }))
+        let past: Vec<u64> = listed.into_iter().filter(|&s| s > now).collect();
+        match past[..] {
+            [] => return Ok(Past::None),
+            [one] if one == now + 1 => return Ok(Past::One(one)),
+            _ => {}
+        }
+        let (first, last) = (past[0], past[past.len() - 1]);
+        let msg = format!(
+            "{} says the head is record {now}, but {} appends follow it (segments {} to {}, \
+             from seq {first} on): HEAD was put back from an older copy, and \
+             their records are out of every answer; restore HEAD, index and fps with the \
+             rest of the directory",
+            published::head_file(&self.path).display(),
+            past.len(),
+            segment::file_of(&self.path, first).display(),
+            segment::file_of(&self.path, last).display(),
+        );
+        Ok(Past::Appends((now + 1, msg)))
     }
 
     /// Why the chunk's entry in the index (its summary) or its key
@@ -141,6 +151,16 @@ impl Ledger {
         }
         Ok(None)
     }
+}
+
+/// The segments named after the head ([`Ledger::segments_past_head`]).
+enum Past {
+    None,
+    /// One, the seq after the head's: a killed append's, or a `HEAD` one
+    /// append behind.
+    One(u64),
+    /// More: the problem of a `HEAD` gone back.
+    Appends((u64, String)),
 }
 
 /// A worker: check units until the reader hangs up.
@@ -291,6 +311,7 @@ impl<'l> Chain<'l> {
         VerifyReport {
             records,
             head,
+            unfinished: None,
             checkpoints: 0,
             damaged_checkpoints: 0,
             problems: self.problems,

@@ -192,13 +192,12 @@ fn refusals(
     renames: Option<crate::error::Error>,
     mut names: Vec<crate::error::Error>,
 ) -> Option<crate::error::Error> {
-    let more = names.len() > REFUSALS_SHOWN;
-    names.truncate(REFUSALS_SHOWN);
     if let Some(r) = renames {
         let at = names.partition_point(|n| n.origin_seq() < r.origin_seq());
         names.insert(at, r);
-        names.truncate(REFUSALS_SHOWN);
     }
+    let more = names.len() > REFUSALS_SHOWN;
+    names.truncate(REFUSALS_SHOWN);
     (!names.is_empty()).then(|| crate::error::Error::several(names, more, Stage::Names))
 }
 

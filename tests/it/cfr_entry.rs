@@ -51,6 +51,32 @@ fn an_event_entered_again_under_another_name_is_refused_naming_the_first() {
     );
 }
 
+/// The same results listed in another order: dnf drivers swapped, and a
+/// heat whose places skip (kept as given) listed backwards.
+#[test]
+fn an_event_entered_again_with_its_drivers_in_another_order_is_refused() {
+    let dir = empty_ledger();
+    let defined =
+        r#"{"type":"cfr.series_defined","at":"2020-01-01","series":"s","format":"elimination"}"#;
+    let event = |name: &str, heat: &str, fin: &str| {
+        format!(
+            r#"{{"type":"cfr.event_completed","at":"2020-02-01","series":"s","event":"{name}","heats":[{heat}],"final":{fin}}}"#
+        )
+    };
+    let heat = r#"[{"driver":"Ann","place":1},{"driver":"Bob","place":3}]"#;
+    let backwards = r#"[{"driver":"Bob","place":3},{"driver":"Ann","place":1}]"#;
+    let fin = r#"[{"driver":"Ann","place":1},{"driver":"Cy","place":"dnf"},{"driver":"Di","place":"dnf"}]"#;
+    let swapped = r#"[{"driver":"Ann","place":1},{"driver":"Di","place":"dnf"},{"driver":"Cy","place":"dnf"}]"#;
+    append_ok(dir.path(), &format!("{defined}\n{}", event("a", heat, fin)));
+    for (heat, fin) in [(heat, swapped), (backwards, fin)] {
+        append_refused(
+            dir.path(),
+            &event("b", heat, fin),
+            &["event s/a (record 2) has the same date and the same results"],
+        );
+    }
+}
+
 #[test]
 fn the_same_results_on_another_date_or_time_are_another_event() {
     let dir = wbc();
@@ -76,8 +102,8 @@ fn an_event_dated_before_its_series_says_when_the_series_is_needed() {
         &text,
         &[
             "cfr event club/r1: series \"club\" is not defined at 2026-04-12, the event's date \
-             (a cfr.series_defined dated no later defines it; one dated after it is corrected \
-             with `laurel correct SEQ FILE`, its SEQ in `laurel log`)",
+             (a cfr.series_defined dated no later defines it; if one is dated after it, \
+             correct its date: `laurel correct SEQ FILE --reason TEXT`, its SEQ in `laurel log`)",
         ],
     );
 }

@@ -147,11 +147,15 @@ fn istari_seed_example() {
     let dir = ledger_with(&["mepbm_istari.jsonl"]);
     let v = standings(dir.path(), &["istari"]);
     assert_eq!(score(&v, "Isolde Marsh"), json!(1700));
-    let steps: Vec<Value> = history(dir.path(), "Isolde Marsh", "istari")
-        .into_iter()
-        .map(|r| r["new"].clone())
-        .collect();
+    let rows = history(dir.path(), "Isolde Marsh", "istari");
+    let steps: Vec<Value> = rows.iter().map(|r| r["new"].clone()).collect();
     assert_eq!(steps, vec![json!("1600"), json!("1550"), json!("1700")]);
+    // A par is its games' VP over their number, not reduced.
+    let formula = rows[1]["formula"].as_str().unwrap();
+    assert!(
+        formula.starts_with("-50 = round(1050 - 2200/2) (Woodmen: VP - par)"),
+        "{formula}"
+    );
     // The first game of a nation only sets its par.
     assert_eq!(score(&v, "Aldo Finn"), json!(1500));
     let n = standings(dir.path(), &["nations"]);

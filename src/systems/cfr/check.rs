@@ -151,8 +151,8 @@ pub fn event_completed(
         let known = state.by_name.keys().map(String::as_str);
         format!(
             "cfr event {}: series {:?} is not defined at {}, the event's date{} (a \
-             cfr.series_defined dated no later defines it; one dated after it is corrected \
-             with `laurel correct SEQ FILE`, its SEQ in `laurel log`)",
+             cfr.series_defined dated no later defines it; if one is dated after it, correct \
+             its date: `laurel correct SEQ FILE --reason TEXT`, its SEQ in `laurel log`)",
             label(),
             e.series.0,
             format_short(at),

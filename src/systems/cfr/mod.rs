@@ -293,6 +293,40 @@ impl Projection for State {
     }
 }
 
+/// The results an event of `format` stores (as [`put_results`] writes
+/// them) as what they say: each heat, final or race (its tier, in order)
+/// with its (place, driver) pairs sorted, `dnf` first: the same results
+/// however their drivers were listed.
+fn results_key(bytes: &[u8], format: Format) -> Vec<(i64, Vec<(u32, u32)>)> {
+    let mut r = store::Reader::new(bytes);
+    let list = |r: &mut store::Reader, tier: i64| {
+        let mut pairs = Vec::new();
+        r.list(|d, p| {
+            let place = match p {
+                crate::events::Place::Dnf => 0,
+                crate::events::Place::At(n) => n.saturating_add(1),
+            };
+            pairs.push((place, d));
+        });
+        pairs.sort_unstable();
+        (tier, pairs)
+    };
+    match format {
+        Format::Elimination => {
+            let heats = r.count();
+            let mut lists: Vec<_> = (0..heats).map(|_| list(&mut r, 0)).collect();
+            lists.push(list(&mut r, 0));
+            lists
+        }
+        Format::Points => (0..r.count())
+            .map(|_| {
+                let tier = r.i();
+                list(&mut r, tier)
+            })
+            .collect(),
+    }
+}
+
 /// Write `e`'s results as an event of `format` stores them (after its name
 /// and tables id), `id` numbering its drivers.
 fn put_results(
@@ -395,8 +429,8 @@ impl State {
         if !known {
             return None;
         }
-        then.into_iter()
-            .find(|&i| self.results_bytes(i) == mine.as_slice())
+        let mine = results_key(&mine, s.def.format);
+        (then.into_iter()).find(|&i| results_key(self.results_bytes(i), s.def.format) == mine)
     }
 
     /// Event `ev`'s stored results: its bytes after its name and tables id.

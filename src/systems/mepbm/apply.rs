@@ -6,7 +6,7 @@
 //! from the typed parameter groups in force, and every audit formula is built
 //! inside the `cx.audit` closure, so only `history` pays for text.
 
-use crate::num::{decimal_string, ratio, Rational};
+use crate::num::{decimal_string, Rational};
 use crate::systems::mepbm::events::{
     Aligned, AllegianceChanged, GameEnded, GameStarted, GrudgeRosterChanged, GrudgeTeamRegistered,
     MonthlyTick, NationTakenOver, Rated, RatingSeeded, Side, VoteCast, Winner,
@@ -377,8 +377,13 @@ impl State {
                             n.victory_points
                         ),
                         _ => {
-                            let par_r = ratio(par.sum.into(), par.games.into());
-                            let x = format!("{} - {}", n.victory_points, exact(par_r));
+                            // The par as its sum over its games, not reduced:
+                            // the games it is the mean of are counted.
+                            let par_text = match par.games {
+                                1 => par.sum.to_string(),
+                                g => format!("{}/{g}", par.sum),
+                            };
+                            let x = format!("{} - {par_text}", n.victory_points);
                             match delta {
                                 Some(d) => {
                                     format!("{d:+} = {} ({of}: VP - par)", end.wrap(&x))

@@ -297,6 +297,7 @@ impl State {
             "Nazgul (win percentage, bofa excluded)",
             &["rank", "player", "score", "won", "played"],
         )
+        .with_places(&["score"], 1)
         .keep(sel);
         let rows = self
             .nazgul
