@@ -393,6 +393,9 @@ enum PlayersAction {
         /// one it looks exactly like).
         #[arg(long)]
         distinct: bool,
+        /// Why the player is renamed: kept with the rename; `laurel log` shows it.
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
     },
 }
 
@@ -429,9 +432,15 @@ fn run(cli: Cli) -> laurel::Result<()> {
                     to,
                     at,
                     distinct,
+                    reason,
                 }),
             ..
-        } => app::players_rename(path, (&from, &to), at.as_deref(), distinct)?,
+        } => app::players_rename(
+            path,
+            (&from, &to),
+            at.as_deref(),
+            (distinct, reason.as_deref()),
+        )?,
         Command::Void {
             seqs,
             reason,

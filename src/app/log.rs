@@ -176,17 +176,28 @@ fn targets_before(
 
 /// What a `ledger.*` record other than a void says, shown after its id: a
 /// registration's name, a rename's `from → to`, a rule change's system and
-/// parameters (they have no id of their own to tell them by).
+/// parameters (they have no id of their own to tell them by), and the
+/// reason a rename or rule change gives.
 fn ledger_content(kind: &str, r: &RecordView<'_>) -> Result<Option<String>> {
     let quoted = |v: &serde_json::Value| v.to_string();
     let v: serde_json::Value = match kind {
         "ledger.player_registered" | "ledger.player_renamed" | "ledger.rules_changed" => decode(r)?,
         _ => return Ok(None),
     };
+    let said = match v.get("reason").and_then(|r| r.as_str()) {
+        Some(reason) => format!(": {}", reason_said(reason)),
+        None => String::new(),
+    };
     Ok(Some(match kind {
         "ledger.player_registered" => quoted(v.get("player").or(v.get("name")).unwrap_or(&v)),
-        "ledger.player_renamed" => format!("{} → {}", quoted(&v["from"]), quoted(&v["to"])),
-        _ => format!("{} {}", v["system"].as_str().unwrap_or("?"), v["params"]),
+        "ledger.player_renamed" => {
+            format!("{} → {}{said}", quoted(&v["from"]), quoted(&v["to"]))
+        }
+        _ => format!(
+            "{} {}{said}",
+            v["system"].as_str().unwrap_or("?"),
+            v["params"]
+        ),
     }))
 }
 
@@ -194,8 +205,9 @@ fn decode<'a, T: serde::Deserialize<'a>>(r: &RecordView<'a>) -> Result<T> {
     serde_json::from_slice(r.event).map_err(|e| Error::Corrupt(format!("record {}: {e}", r.seq)))
 }
 
-/// A void's reason as `log` and `history` show it: `reason "…"`, quoted as a
-/// JSON string (no character of it can break the line).
+/// A reason (a void's, a rule change's, a rename's) as `log` and `history`
+/// show it: `reason "…"`, quoted as a JSON string (no character of it can
+/// break the line).
 pub(super) fn reason_said(reason: &str) -> String {
     format!(
         "reason {}",

@@ -69,21 +69,32 @@ pub fn players_add(path: &Path, name: &str, at: Option<&str>) -> Result<String> 
     append_one(&ledger, "players add", &ev, &what)
 }
 
-/// `laurel players rename FROM TO [--at DATE] [--distinct]`: append a
-/// `ledger.player_renamed` dated `at` (today, UTC, by default); `distinct`
-/// says `TO` is meant though it nearly duplicates another player's name.
-/// The append's checks judge it (`FROM` a player's, `TO` nobody's).
+/// `laurel players rename FROM TO [--at DATE] [--distinct] [--reason TEXT]`:
+/// append a `ledger.player_renamed` dated `at` (today, UTC, by default);
+/// `distinct` says `TO` is meant though it nearly duplicates another
+/// player's name; `reason` says why. The append's checks judge it (`FROM` a
+/// player's, `TO` nobody's).
 pub fn players_rename(
     path: &Path,
     names: (&str, &str),
     at: Option<&str>,
-    distinct: bool,
+    (distinct, reason): (bool, Option<&str>),
 ) -> Result<String> {
+    if reason.is_some_and(|r| r.trim().is_empty()) {
+        return Err(Error::Usage(
+            "players rename: --reason is empty or only whitespace: say why, or leave it out; \
+             nothing appended"
+                .into(),
+        ));
+    }
     let ledger = Ledger::open(path)?;
     let ((from, to), at) = (names, day_or_today(at));
     let mut ev = json!({"type": "ledger.player_renamed", "at": at, "from": from, "to": to});
     if distinct {
         ev["distinct"] = json!(true);
+    }
+    if let Some(reason) = reason {
+        ev["reason"] = json!(reason);
     }
     let what = format!("the rename of {from:?} to {to:?}");
     append_one(&ledger, "players rename", &ev, &what)

@@ -451,15 +451,17 @@ fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
     let fresh = cx.brings(rec.seq);
     let verdict = match &rec.event {
         Event::Ledger(ledger::Event::RulesChanged(rc)) if fresh => {
-            params::check_input(&rc.system, &rc.params).and_then(|()| match rc.params.is_empty() {
-                // It would change nothing, and say in the log that it did.
-                true => Err(format!(
-                    "field `params`: empty; a rule change sets at least one parameter of \
-                     {:?} (`laurel rules` lists them)",
-                    rc.system
-                )),
-                false => Ok(()),
-            })
+            params::check_input(&rc.system, &rc.params)
+                .and_then(|()| match rc.params.is_empty() {
+                    // It would change nothing, and say in the log that it did.
+                    true => Err(format!(
+                        "field `params`: empty; a rule change sets at least one parameter of \
+                         {:?} (`laurel rules` lists them)",
+                        rc.system
+                    )),
+                    false => Ok(()),
+                })
+                .and_then(|()| reason_given(&rc.reason))
         }
         Event::Ledger(ledger::Event::RulesChanged(rc)) => {
             params::check_system(&rc.system, &rc.params)
@@ -472,7 +474,11 @@ fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
                 false => Ok(()),
             }),
         Event::Ledger(ledger::Event::PlayerRenamed(r)) => {
-            players::not_empty(&r.from).and_then(|()| players::not_empty(&r.to))
+            let given = |()| match fresh {
+                true => reason_given(&r.reason),
+                false => Ok(()),
+            };
+            (players::not_empty(&r.from).and_then(|()| players::not_empty(&r.to))).and_then(given)
         }
         _ if fresh => State::idents_written(rec)
             .and_then(|()| state.check(rec, cx))
@@ -490,6 +496,16 @@ fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
         ),
         None => invalid_record(rec, msg),
     })
+}
+
+/// A `reason` an event gives says something (a rule of input).
+fn reason_given(reason: &Option<String>) -> Result<(), String> {
+    match reason {
+        Some(r) if r.trim().is_empty() => {
+            Err("field `reason`: empty; say why, or leave the field out".into())
+        }
+        _ => Ok(()),
+    }
 }
 
 fn invalid_record(rec: &Record, msg: String) -> Error {

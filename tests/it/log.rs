@@ -149,3 +149,56 @@ fn log_from_a_seq_and_of_a_type_shows_only_those_records() {
         assert!(err.contains(&said), "{err}");
     }
 }
+
+/// A rule change and a rename may say why: `log` shows the reason as it
+/// shows a void's; an empty one is refused as new input.
+#[test]
+fn log_shows_the_reason_of_a_rule_change_and_a_rename() {
+    let dir = common::empty_ledger();
+    let draws =
+        std::fs::read_to_string(common::events_dir().join("diplomacy_draws.jsonl")).unwrap();
+    common::append_ok(dir.path(), &draws);
+    common::ok(
+        dir.path(),
+        &[
+            "players",
+            "rename",
+            "Oskar Wendt",
+            "Oskar Berg",
+            "--at",
+            "2024-05-01",
+            "--reason",
+            "married",
+        ],
+    );
+    common::append_ok(
+        dir.path(),
+        r#"{"type":"ledger.rules_changed","at":"2024-06-01","system":"carnage","params":{"centers_total":34},"reason":"league vote"}"#,
+    );
+    let log = common::ok(dir.path(), &["log"]);
+    assert!(
+        log.contains(r#""Oskar Wendt" → "Oskar Berg": reason "married""#),
+        "{log}"
+    );
+    assert!(
+        log.contains(r#"carnage {"centers_total":34}: reason "league vote""#),
+        "{log}"
+    );
+    common::append_refused(
+        dir.path(),
+        r#"{"type":"ledger.rules_changed","at":"2024-06-02","system":"carnage","params":{"centers_total":34},"reason":" "}"#,
+        &["-:1, ledger.rules_changed: field `reason`: empty; say why, or leave the field out"],
+    );
+    let out = common::laurel(dir.path())
+        .args([
+            "players",
+            "rename",
+            "Priya Raman",
+            "Priya R",
+            "--reason",
+            "",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
