@@ -73,6 +73,9 @@ fn looks_like(c: char, f: &mut dyn FnMut(char)) {
     if c.is_ascii() {
         return f(c);
     }
+    if let Some(capital) = small_capital(c) {
+        return f(capital);
+    }
     let mut buf = [0u8; 4];
     let latin = is_latin(c);
     let shape: Vec<char> = (skeleton(c.encode_utf8(&mut buf)))
@@ -84,6 +87,46 @@ fn looks_like(c: char, f: &mut dyn FnMut(char)) {
         (false, Some(capital)) => f(capital),
         (false, None) => shape.into_iter().for_each(f),
     }
+}
+
+/// The ASCII capital a Latin small capital ("ᴀ", "ʀ") is written for: it
+/// shows as the letter in small print, and the confusables leave most of
+/// them as they are. Those with a capital of their own ("ɪ": "Ɪ") are
+/// given it by the key first, so it is here too.
+fn small_capital(c: char) -> Option<char> {
+    const SMALL: [(char, char); 27] = [
+        ('\u{1D00}', 'A'),
+        ('\u{0299}', 'B'),
+        ('\u{1D04}', 'C'),
+        ('\u{1D05}', 'D'),
+        ('\u{1D07}', 'E'),
+        ('\u{A730}', 'F'),
+        ('\u{0262}', 'G'),
+        ('\u{029C}', 'H'),
+        ('\u{026A}', 'I'),
+        ('\u{A7AE}', 'I'),
+        ('\u{1D0A}', 'J'),
+        ('\u{1D0B}', 'K'),
+        ('\u{029F}', 'L'),
+        ('\u{1D0D}', 'M'),
+        ('\u{0274}', 'N'),
+        ('\u{1D0F}', 'O'),
+        ('\u{1D18}', 'P'),
+        ('\u{A7AF}', 'Q'),
+        ('\u{0280}', 'R'),
+        ('\u{01A6}', 'R'),
+        ('\u{A731}', 'S'),
+        ('\u{1D1B}', 'T'),
+        ('\u{1D1C}', 'U'),
+        ('\u{1D20}', 'V'),
+        ('\u{1D21}', 'W'),
+        ('\u{028F}', 'Y'),
+        ('\u{1D22}', 'Z'),
+    ];
+    SMALL
+        .iter()
+        .find(|(s, _)| *s == c)
+        .map(|(_, capital)| *capital)
 }
 
 /// Is `c` a letter of the Latin script (its blocks: Latin-1, Extended A to
@@ -133,6 +176,13 @@ mod tests {
         assert_eq!(key("brian kernighan"), key("Brian Kernighan"));
         assert_eq!(key("Zoë Smith"), "zoesmith");
         assert_ne!(key("Ada Lovelce"), key("Ada Lovelace"));
+    }
+
+    #[test]
+    fn keys_of_small_capitals_are_their_letters() {
+        assert_eq!(key("\u{1D00}nn"), key("Ann"));
+        assert_eq!(key("\u{0280}\u{026A}\u{1D04}\u{1D0B}"), "rick");
+        assert_ne!(key("\u{1D00}nn"), key("Bnn"));
     }
 
     #[test]

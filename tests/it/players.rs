@@ -77,6 +77,12 @@ fn typos_and_look_alikes_of_known_names_are_refused_with_did_you_mean() {
             "the same but for case, accents, spaces or look-alike letters",
         ),
         ("Brian Kernigh\u{430}n", "Brian Kernighan", "look-alike"),
+        // Small capitals ("ᴀ", "ᴅ") for the letters they print as.
+        (
+            "\u{1D00}\u{1D05}a Lovelace",
+            "Ada Lovelace",
+            "the same but for case, accents, spaces or look-alike letters",
+        ),
         // A variation selector is allowed in a name, and shows nothing.
         (
             "Ada Lovelace\u{FE0F}",
