@@ -97,7 +97,8 @@ pub fn players_rename(
         ev["reason"] = json!(reason);
     }
     let what = format!("the rename of {from:?} to {to:?}");
-    append_one(&ledger, "players rename", &ev, &what)
+    let said = append_one(&ledger, "players rename", &ev, &what)?;
+    Ok(format!("renamed {from:?} to {to:?} from {at}\n{said}"))
 }
 
 /// `at` as given, or today (UTC) as a date.

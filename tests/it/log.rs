@@ -158,7 +158,7 @@ fn log_shows_the_reason_of_a_rule_change_and_a_rename() {
     let draws =
         std::fs::read_to_string(common::events_dir().join("diplomacy_draws.jsonl")).unwrap();
     common::append_ok(dir.path(), &draws);
-    common::ok(
+    let said = common::ok(
         dir.path(),
         &[
             "players",
@@ -171,6 +171,8 @@ fn log_shows_the_reason_of_a_rule_change_and_a_rename() {
             "married",
         ],
     );
+    let renamed = "renamed \"Oskar Wendt\" to \"Oskar Berg\" from 2024-05-01\n";
+    assert!(said.starts_with(renamed), "{said}");
     common::append_ok(
         dir.path(),
         r#"{"type":"ledger.rules_changed","at":"2024-06-01","system":"carnage","params":{"centers_total":34},"reason":"league vote"}"#,
