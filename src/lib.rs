@@ -108,8 +108,9 @@
 //!   its folder's `gen.rs`) and [`bench`](mod@bench) (`laurel bench`); [`sysinfo`]: the environment's switches (on unless unset, empty or `0`) and peak RSS (`LAUREL_PEAK_RSS=1` prints it on exit).
 //! - `events/`: sample streams. `tests/it/`: the integration tests (one binary; a module
 //!   each) through the built binary, named
-//!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`,
-//!   `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `sbr_groups.rs`, `timetravel.rs`, `players.rs`, `names.rs`,
+//!   after what they pin (`ledger.rs`, one per system and `mepbm_seed.rs`, `mepbm_output.rs`,
+//!   `cfr_entry.rs`, `diplomacy_tournament.rs`, `diplomacy_variants.rs`, `sbr_groups.rs`,
+//!   `timetravel.rs`, `players.rs`, `names.rs`,
 //!   `cards_rules.rs`, `cli.rs`, `shell.rs`, `params.rs`, `replay.rs`, `corrections.rs`,
 //!   `check.rs`, `refusals.rs`, `events.rs`, `log.rs`, `restore.rs`, `blanks.rs`,
 //!   `ckpt.rs` and `again.rs` (checkpoints), `crash.rs`, `corrupt.rs`, `corpus.rs` with

@@ -442,10 +442,11 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
     }
     if let Some(seq) = report.unfinished {
         out.push_str(&format!(
-            "note: records from seq {seq} lie past the head in its segment: an append that \
-             did not finish (the next append clears them), or HEAD put back by one append \
-             (the next append refuses the directory; `verify --expect` with a head published \
-             since tells)\n"
+            "note: {} is named after the head: the segment of an append running now or of \
+             one that did not finish (the next append clears it), or HEAD put back by one \
+             append (the next append refuses the directory; `verify --expect` with a head \
+             published since tells)\n",
+            crate::ledger::segment::file_of(path, seq).display()
         ));
     }
     Ok(out)

@@ -54,8 +54,8 @@ pub struct RulesChanged {
     pub system: String,
     /// A flat object of the group's parameters and their new values, e.g. `{"base": 50}`.
     pub params: Map<String, Value>,
-    /// Why the rules change (the league's decision, say): kept with the
-    /// change, and `laurel log` shows it.
+    /// Why the rules change (the league's decision, say), not empty: kept
+    /// with the change, and `laurel log` shows it.
     #[serde(default)]
     pub reason: Option<String>,
 }
@@ -101,8 +101,9 @@ pub struct PlayerRenamed {
     /// exactly like one. `laurel players rename FROM TO --distinct` writes it.
     #[serde(default)]
     pub distinct: bool,
-    /// Why the player is renamed: kept with the rename, and `laurel log`
-    /// shows it. `laurel players rename FROM TO --reason TEXT` writes it.
+    /// Why the player is renamed, not empty: kept with the rename, and
+    /// `laurel log` shows it. `laurel players rename FROM TO --reason TEXT`
+    /// writes it.
     #[serde(default)]
     pub reason: Option<String>,
 }

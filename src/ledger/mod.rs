@@ -102,8 +102,8 @@ pub struct VerifyReport {
     pub head: Head,
     /// `(seq, what is wrong)`, in seq order; empty when the chain verifies.
     pub problems: Vec<(u64, String)>,
-    /// The seq after the head, when a segment of that name holds records
-    /// past it: an append killed before it published (the next append
+    /// The seq after the head, when a segment is named after it: an
+    /// append running now, or killed before it published (the next append
     /// clears it), or a `HEAD` put back by one append (the next append
     /// refuses the directory), which a reader cannot tell apart.
     pub unfinished: Option<u64>,

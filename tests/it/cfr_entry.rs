@@ -51,8 +51,9 @@ fn an_event_entered_again_under_another_name_is_refused_naming_the_first() {
     );
 }
 
-/// The same results listed in another order: dnf drivers swapped, and a
-/// heat whose places skip (kept as given) listed backwards.
+/// The same results listed in another order: dnf drivers swapped, a
+/// heat whose places skip (kept as given) listed backwards, the heats
+/// swapped; a points event's races reversed.
 #[test]
 fn an_event_entered_again_with_its_drivers_in_another_order_is_refused() {
     let dir = empty_ledger();
@@ -67,14 +68,32 @@ fn an_event_entered_again_with_its_drivers_in_another_order_is_refused() {
     let backwards = r#"[{"driver":"Bob","place":3},{"driver":"Ann","place":1}]"#;
     let fin = r#"[{"driver":"Ann","place":1},{"driver":"Cy","place":"dnf"},{"driver":"Di","place":"dnf"}]"#;
     let swapped = r#"[{"driver":"Ann","place":1},{"driver":"Di","place":"dnf"},{"driver":"Cy","place":"dnf"}]"#;
-    append_ok(dir.path(), &format!("{defined}\n{}", event("a", heat, fin)));
-    for (heat, fin) in [(heat, swapped), (backwards, fin)] {
+    // Two heats: the second Eve's where the first is Bob's.
+    let other = heat.replace("Bob", "Eve");
+    append_ok(
+        dir.path(),
+        &format!("{defined}\n{}", event("a", &format!("{heat},{other}"), fin)),
+    );
+    for (heats, fin) in [
+        (format!("{heat},{other}"), swapped),
+        (format!("{backwards},{other}"), fin),
+        (format!("{other},{heat}"), fin),
+    ] {
         append_refused(
             dir.path(),
-            &event("b", heat, fin),
+            &event("b", &heats, fin),
             &["event s/a (record 2) has the same date and the same results"],
         );
     }
+    // A points event of the bundled stream, its races reversed.
+    let pbem = std::fs::read_to_string(events_dir().join("cfr_pbem.jsonl")).unwrap();
+    append_ok(dir.path(), &pbem);
+    let mut v: serde_json::Value = serde_json::from_str(pbem.lines().last().unwrap()).unwrap();
+    v["races"].as_array_mut().unwrap().reverse();
+    v["event"] = "again".into();
+    v["id"] = "again-id".into();
+    let said = "has the same date and the same results";
+    append_refused(dir.path(), &v.to_string(), &[said]);
 }
 
 #[test]

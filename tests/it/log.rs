@@ -202,5 +202,10 @@ fn log_shows_the_reason_of_a_rule_change_and_a_rename() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--reason is empty or only whitespace"),
+        "{err}"
+    );
 }

@@ -294,9 +294,11 @@ impl Projection for State {
 }
 
 /// The results an event of `format` stores (as [`put_results`] writes
-/// them) as what they say: each heat, final or race (its tier, in order)
-/// with its (place, driver) pairs sorted, `dnf` first: the same results
-/// however their drivers were listed.
+/// them) as what they say: each heat, final or race (with its tier) as its
+/// (place, driver) pairs sorted, `dnf` first; the heats sorted, the final
+/// last; the races sorted. The same results however their drivers, heats
+/// or races were listed: the scores read neither order (a driver's best
+/// heat counts first, a perfect score is a win in every race of a tier).
 fn results_key(bytes: &[u8], format: Format) -> Vec<(i64, Vec<(u32, u32)>)> {
     let mut r = store::Reader::new(bytes);
     let list = |r: &mut store::Reader, tier: i64| {
@@ -311,20 +313,21 @@ fn results_key(bytes: &[u8], format: Format) -> Vec<(i64, Vec<(u32, u32)>)> {
         pairs.sort_unstable();
         (tier, pairs)
     };
-    match format {
-        Format::Elimination => {
-            let heats = r.count();
-            let mut lists: Vec<_> = (0..heats).map(|_| list(&mut r, 0)).collect();
-            lists.push(list(&mut r, 0));
-            lists
-        }
+    let mut lists: Vec<_> = match format {
+        Format::Elimination => (0..r.count()).map(|_| list(&mut r, 0)).collect(),
         Format::Points => (0..r.count())
             .map(|_| {
                 let tier = r.i();
                 list(&mut r, tier)
             })
             .collect(),
+    };
+    lists.sort_unstable();
+    if format == Format::Elimination {
+        // The final, after the heats: tier -1 sorts it apart from them.
+        lists.push(list(&mut r, -1));
     }
+    lists
 }
 
 /// Write `e`'s results as an event of `format` stores them (after its name
