@@ -83,10 +83,7 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
             new.push(name.to_string());
         }
     }
-    match refusals(renames, found) {
-        None => Ok(new),
-        Some(e) => Err(e),
-    }
+    refusals(renames, found).map_or(Ok(new), Err)
 }
 
 /// The refusal of new name `name`, written first as `w` says, that nearly

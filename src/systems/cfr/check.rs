@@ -12,7 +12,7 @@ use crate::systems::cfr::events::{
 use crate::systems::params::DECIMAL_PLACES;
 use crate::time::{format_short, Micros};
 
-use super::{Series, State};
+use super::{format_of_table, Series, SeriesDef, State, TABLE_PARAMS};
 use crate::systems::Cx;
 
 /// `cfr.series_defined`: defined once, with tables that fit its format.
@@ -25,18 +25,9 @@ pub fn series_defined(state: &State, d: &SeriesDefined) -> Result<(), String> {
             format_short(s.defined_at)
         ));
     }
-    let wrong: &[(&str, bool)] = match d.format {
-        Format::Elimination => &[
-            ("race_points", d.race_points.is_some()),
-            ("tier_offset", d.tier_offset.is_some()),
-        ],
-        Format::Points => &[
-            ("final_points", d.final_points.is_some()),
-            ("heat_points", d.heat_points.is_some()),
-            ("heat_decay", d.heat_decay.is_some()),
-        ],
-    };
-    if let Some((field, _)) = wrong.iter().find(|(_, present)| *present) {
+    let def = SeriesDef::of(d);
+    let wrong = |field: &&&str| def.sets(field) && format_of_table(field) != Some(d.format);
+    if let Some(field) = TABLE_PARAMS.iter().find(wrong) {
         return Err(format!(
             "cfr series {name:?}: `{field}` does not apply to {} series",
             match d.format {

@@ -372,6 +372,16 @@ impl SeriesDef {
     }
 }
 
+/// The parameters a series may set for itself, its tables: each applies to
+/// one format ([`format_of_table`]).
+const TABLE_PARAMS: [&str; 5] = [
+    "final_points",
+    "heat_points",
+    "heat_decay",
+    "race_points",
+    "tier_offset",
+];
+
 /// The format of the series whose table parameter `param` is, if it is one.
 fn format_of_table(param: &str) -> Option<Format> {
     match param {
