@@ -282,7 +282,11 @@ pub fn names_beyond(ledger: &Path, seq: u64) -> Result<Vec<u64>> {
 /// Delete the segments of appends that started after `seq` (leftovers of an
 /// append that failed or was killed; see the module's invariants).
 pub fn drop_beyond(ledger: &Path, seq: u64) -> Result<()> {
-    super::remove_files(&dir(ledger), |n| name_of(n).is_some_and(|n| n > seq))
+    for name in names_beyond(ledger, seq)? {
+        let file = file_of(ledger, name);
+        std::fs::remove_file(&file).map_err(|e| Error::io(file.display().to_string(), e))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
