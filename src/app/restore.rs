@@ -304,9 +304,8 @@ fn check_record(
     (seq, prev): (u64, [u8; 32]),
     record: &mut Vec<u8>,
 ) -> std::result::Result<[u8; 32], Broken> {
-    let want = |field: &str, v: &str| Broken::Form(format!("{field} is {v:?}, not 64 hex digits"));
-    let hash = canonical::parse_hex(&line.hash).ok_or_else(|| want("hash", &line.hash))?;
-    let given_prev = canonical::parse_hex(&line.prev).ok_or_else(|| want("prev", &line.prev))?;
+    let hash = export_hex("hash", &line.hash)?;
+    let given_prev = export_hex("prev", &line.prev)?;
     if line.seq != seq {
         return Err(Broken::Chain(format!(
             "record {} where record {seq} comes: records are exported from seq 1, one a line, \
@@ -333,6 +332,19 @@ fn check_record(
         )));
     }
     Ok(hash)
+}
+
+/// The hash `field` of an export line: 64 lowercase hex digits, as `export`
+/// writes them (a hash in capitals is the same number, but a verifier that
+/// hashes the line as written would not find the hash it states).
+fn export_hex(field: &str, v: &str) -> std::result::Result<[u8; 32], Broken> {
+    let lower = !v.bytes().any(|b| b.is_ascii_uppercase());
+    match canonical::parse_hex(v).filter(|_| lower) {
+        Some(h) => Ok(h),
+        None => Err(Broken::Form(format!(
+            "{field} is {v:?}, not 64 lowercase hex digits"
+        ))),
+    }
 }
 
 /// The instant `text` names, as laurel records it (RFC 3339, UTC, to the

@@ -94,7 +94,8 @@ use crate::time::{self, Micros};
 pub const MAX_STRING: usize = 4096;
 
 pub use text::{
-    closest, did_you_mean, forbidden, forbidden_char, forbidden_message, invisible, nearest, shows,
+    closest, did_you_mean, forbidden, forbidden_char, forbidden_message, invisible, joins, nearest,
+    shows,
 };
 
 /// The typed events the event layer parses and decodes: every system's payload

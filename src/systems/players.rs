@@ -28,7 +28,10 @@
 //! marks, joiners and variation selectors alone (`"\u{301}"`) shows as
 //! nothing in a table (the players check of an append,
 //! `crate::players`); a new grudge team's name is held to the same rules
-//! ([`check_team_name`]). Like every event string, it holds no invisible character
+//! ([`check_team_name`]). It holds no code point Unicode has not assigned, and
+//! a zero-width joiner or non-joiner only between two characters that are
+//! not ASCII (in the scripts and emoji that use them; "An\u{200D}n" would
+//! look like "Ann"). Like every event string, it holds no invisible character
 //! (`"Bo\u{200B}"`, [`crate::events::invisible`]): the event layer refuses it.
 //! A name a ledger already holds stays as it was accepted, and a rename may
 //! mend it.
@@ -353,7 +356,51 @@ fn written_as(noun: &str, name: &str) -> Result<(), String> {
              variation selectors; a name needs a letter, digit or symbol of its own"
         ));
     }
-    Ok(())
+    match name.is_ascii() {
+        true => Ok(()),
+        false => unassigned(noun, name).and_then(|()| joined(noun, name)),
+    }
+}
+
+/// A new name holds no code point Unicode has not assigned: no font shows
+/// it, and a later Unicode may give it a decomposition or a look-alike, so
+/// the name's key (what the near-duplicate check compares) could change
+/// under a ledger that accepted it.
+fn unassigned(noun: &str, name: &str) -> Result<(), String> {
+    use unicode_general_category::{get_general_category, GeneralCategory};
+    match (name.chars()).find(|&c| get_general_category(c) == GeneralCategory::Unassigned) {
+        None => Ok(()),
+        Some(c) => Err(format!(
+            "{noun} {name:?} holds U+{:04X}, a code point Unicode has not assigned: \
+             no font shows it",
+            c as u32
+        )),
+    }
+}
+
+/// A zero-width joiner or non-joiner in a new name stands between two
+/// characters that are not ASCII: it joins the letters of the scripts that
+/// use it (Arabic, the Indic scripts, after a virama) and the parts of an
+/// emoji. Beside a Latin letter, a digit or a space, at either end, or
+/// beside another joiner or a variation selector it changes nothing a reader sees, so "Ann" and "An\u{200D}n" would
+/// be two names no table tells apart.
+fn joined(noun: &str, name: &str) -> Result<(), String> {
+    let chars: Vec<char> = name.chars().collect();
+    let lone = |i: usize| {
+        let joinable = |c: &char| !(c.is_ascii() || c.is_whitespace() || crate::events::joins(*c));
+        let shown = |c: Option<&char>| c.is_some_and(joinable);
+        !(shown(i.checked_sub(1).and_then(|j| chars.get(j))) && shown(chars.get(i + 1)))
+    };
+    let zero_width = |c: char| matches!(c, '\u{200C}' | '\u{200D}');
+    match (0..chars.len()).find(|&i| zero_width(chars[i]) && lone(i)) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{noun} {name:?} holds a zero-width joiner U+{:04X} that joins nothing (it \
+             stands beside a Latin letter, a digit, a space, another joiner or at an \
+             end): write the name without it",
+            chars[i] as u32
+        )),
+    }
 }
 
 /// A player name not empty and not only whitespace: what every name of a

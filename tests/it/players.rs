@@ -166,15 +166,31 @@ fn a_name_with_whitespace_at_an_end_a_run_inside_an_invisible_character_or_nothi
         "{}",
         text(&o.stderr)
     );
-    // A zero-width joiner is left to the names that need it, but counts for
-    // nothing in the near-duplicate check: it is a typo of a known name.
-    let o = append_text(dir.path(), &round_2("Ada\u{200d} Lovelace"));
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("did you mean «Ada Lovelace»?"),
-        "{}",
-        text(&o.stderr)
-    );
+    // A zero-width joiner is left to the names that need it (between two
+    // characters of the scripts and emoji that join), and counts for nothing
+    // in the near-duplicate check; beside a Latin letter it joins nothing.
+    for name in ["Ada\u{200d} Lovelace", "\u{200c}Edsger", "Edsger\u{200d}"] {
+        let o = append_text(dir.path(), &round_2(name));
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            text(&o.stderr).contains("holds a zero-width joiner U+200")
+                && text(&o.stderr).contains("that joins nothing"),
+            "{}",
+            text(&o.stderr)
+        );
+    }
+    let joined = dir.path().join("joined.jsonl");
+    std::fs::write(&joined, round_2("\u{915}\u{94d}\u{200d}\u{937} Lovelace")).unwrap();
+    let o = out(dir.path(), &["check", joined.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // A code point Unicode has not assigned: no font shows it, and its key
+    // could change with a later Unicode.
+    for (name, code) in [("Ada\u{378}", "U+0378"), ("Ed\u{2FFFD}", "U+2FFFD")] {
+        let o = append_text(dir.path(), &round_2(name));
+        assert_eq!(o.status.code(), Some(2), "{name:?}");
+        let want = format!("holds {code}, a code point Unicode has not assigned");
+        assert!(text(&o.stderr).contains(&want), "{}", text(&o.stderr));
+    }
     assert_eq!(head(dir.path()), before);
 }
 

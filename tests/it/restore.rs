@@ -275,6 +275,19 @@ fn restore_refuses_a_changed_missing_or_foreign_line_naming_it() {
         )],
     );
     refused("{", &["export.jsonl:1: not a line of `laurel export`"]);
+    // A hash in capitals is the same number, but not the line an export
+    // writes nor one an outside verifier hashing the line would accept.
+    let first: Value = serde_json::from_str(export.lines().next().unwrap()).unwrap();
+    let hash = first["hash"].as_str().unwrap();
+    let upper = export.replacen(hash, &hash.to_uppercase(), 1);
+    refused(
+        &upper,
+        &[
+            "export.jsonl:1: ",
+            "hash is \"",
+            "not 64 lowercase hex digits",
+        ],
+    );
     broken(
         &export[..export.len() - 20],
         &[&format!(
