@@ -11,7 +11,8 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 use unicode_security::confusable_detection::skeleton;
 
-/// The key of `name`: decomposed (NFD), combining marks dropped, whitespace
+/// The key of `name`: decomposed with its compatibility forms (NFKD: a
+/// modifier letter "ᴬ" is an "A", a ligature "ﬁ" is "fi"), combining marks dropped, whitespace
 /// and the characters that show nothing dropped (the zero-width joiners and
 /// variation selectors too), each character that is not ASCII written as
 /// the one its capital looks like ([`looks_like`]), lower case. "Zoë  Smith"
@@ -35,30 +36,55 @@ pub(crate) fn key_chars(name: &str, out: &mut Vec<char>) {
         let kept = name.chars().filter(|c| !c.is_whitespace());
         out.extend(kept.map(|c| c.to_ascii_lowercase()));
     } else {
-        let decomposed = name.nfd();
+        let decomposed = name.nfkd();
         let kept = decomposed
             .filter(|&c| !is_combining_mark(c) && !c.is_whitespace() && !shows_nothing(c));
         // Small then capital: "ẞ" has no capital form of its own but "ß"'s,
         // "SS", as "ß" has.
-        let capitals = kept
+        let letters = kept
             .flat_map(char::to_lowercase)
-            .flat_map(char::to_uppercase);
-        for c in capitals {
+            .flat_map(|small| small.to_uppercase().map(move |capital| (small, capital)));
+        for (small, capital) in letters {
+            // A capital that looks like nothing else ("Ɑ") leaves the small
+            // letter to say which ASCII one it looks like (Latin alpha "ɑ":
+            // an "a").
+            let c = match unmapped(capital) && looks_ascii(small) {
+                true => small,
+                false => capital,
+            };
             looks_like(c, &mut |c| out.extend(c.to_lowercase()));
         }
     }
 }
 
+/// Is `c` a character the confusables map to nothing else (its skeleton is
+/// itself)? ASCII is, here.
+fn unmapped(c: char) -> bool {
+    let mut buf = [0u8; 4];
+    c.is_ascii() || small_capital(c).is_none() && skeleton(c.encode_utf8(&mut buf)).eq([c])
+}
+
+/// Is `c` a character that is not ASCII but that the confusables write as
+/// ASCII ("ɑ" as "a")?
+fn looks_ascii(c: char) -> bool {
+    let mut buf = [0u8; 4];
+    !c.is_ascii() && skeleton(c.encode_utf8(&mut buf)).all(|m| m.is_ascii())
+}
+
 /// Do `a` and `b` differ only by characters that look alike (a Cyrillic
 /// "о" for a Latin "o", a fullwidth "Ａ" for "A", a Greek "Ι" for an "I",
-/// a Roman numeral "ⅿ" for an "m")? When either is not ASCII, both are
-/// taken as their skeletons in Unicode's confusables (UTS #39), ASCII
-/// included: the impostor's letters are compared with what the name it
+/// a Roman numeral "ⅿ" for an "m", a small capital "ʙ" for a "B", a
+/// modifier letter "ᴬ" for an "A")? When either is not ASCII, both are
+/// taken as their skeletons in Unicode's confusables (UTS #39) after their
+/// compatibility decomposition (NFKD) and small capitals as their letters,
+/// ASCII included: the impostor's letters are compared with what the name it
 /// copies looks like. Two ASCII names are told apart by their letters ("l"
 /// and "I" are not the same player's). Case, spaces and accents show, so
 /// they do not count.
 pub fn look_alike(a: &str, b: &str) -> bool {
-    let shown = |s: &str| skeleton(s).collect::<String>();
+    let small_capitals =
+        |s: &str| -> String { s.nfkd().map(|c| small_capital(c).unwrap_or(c)).collect() };
+    let shown = |s: &str| skeleton(&small_capitals(s)).collect::<String>();
     a != b && !(a.is_ascii() && b.is_ascii()) && shown(a) == shown(b)
 }
 
@@ -185,6 +211,18 @@ mod tests {
     }
 
     #[test]
+    fn keys_of_compatibility_forms_and_small_letters_whose_capital_looks_like_nothing() {
+        assert_eq!(key("An\u{251}"), key("Ana"), "Latin alpha");
+        assert_eq!(key("\u{1D2C}na"), key("Ana"), "modifier letter capital A");
+        assert_eq!(key("\u{FB01}n"), key("Fin"), "ligature fi");
+        assert_ne!(
+            key("\u{431}\u{43e}\u{431}"),
+            key("bob"),
+            "Cyrillic б looks like no b"
+        );
+    }
+
+    #[test]
     fn keys_of_look_alike_letters_of_other_scripts_are_the_latin_ones() {
         assert_eq!(key("B\u{43e}"), key("Bo"), "Cyrillic o");
         assert_eq!(key("\u{392}\u{3bf}"), key("Bo"), "Greek Beta, omicron");
@@ -244,6 +282,8 @@ mod tests {
         assert!(look_alike("Ingrid", "\u{399}ngrid"), "Greek Iota");
         assert!(look_alike("Jim", "Ji\u{217f}"), "Roman numeral m");
         assert!(look_alike("Bo", "B\u{43e}"), "Cyrillic o");
+        assert!(look_alike("Boris", "\u{299}oris"), "small capital B");
+        assert!(look_alike("Ana", "\u{1D2C}na"), "modifier letter capital A");
         assert!(!look_alike("Ivan", "lvan"), "two ASCII names");
         assert!(!look_alike("ivan", "\u{399}van"), "case shows");
         assert!(!look_alike("Ivan", "Ivan"));

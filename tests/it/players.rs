@@ -83,6 +83,12 @@ fn typos_and_look_alikes_of_known_names_are_refused_with_did_you_mean() {
             "Ada Lovelace",
             "the same but for case, accents, spaces or look-alike letters",
         ),
+        // A Latin alpha, whose capital "Ɑ" looks like no Latin letter.
+        (
+            "Ada Lovel\u{251}ce",
+            "Ada Lovelace",
+            "the same but for case, accents, spaces or look-alike letters",
+        ),
         // A variation selector is allowed in a name, and shows nothing.
         (
             "Ada Lovelace\u{FE0F}",
@@ -449,15 +455,18 @@ fn a_registration_of_a_look_alike_of_a_known_name_is_refused() {
     let dir = league();
     let d = dir.path();
     let before = head(d);
-    let o = out(d, &["players", "add", "Ada Lovelacе"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = text(&o.stderr);
-    assert!(
-        err.contains(
-            "new player \"Ada Lovelacе\" looks exactly like the known player «Ada Lovelace»"
-        ),
-        "{err}"
-    );
+    // A Cyrillic "е", a small capital "ʙ", a modifier letter "ᴬ".
+    for (name, known) in [
+        ("Ada Lovelacе", "Ada Lovelace"),
+        ("\u{299}rian Kernighan", "Brian Kernighan"),
+        ("\u{1D2C}da Lovelace", "Ada Lovelace"),
+    ] {
+        let o = out(d, &["players", "add", name]);
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        let err = text(&o.stderr);
+        let want = format!("new player {name:?} looks exactly like the known player «{known}»");
+        assert!(err.contains(&want), "{err}");
+    }
     assert_eq!(head(d), before);
     assert!(out(d, &["players", "add", "ada lovelace"]).status.success());
 }
