@@ -36,7 +36,7 @@ fn history(dir: &Path, player: &str, system: &str) -> Vec<Value> {
 
 /// JSON Lines for a game: `fp`, `ds` and `neutral` positions held by players
 /// `{game}-fp1`, ...; nations are named after their side too.
-fn game_started(game: &str, at: &str, fp: usize, ds: usize, neutral: usize) -> String {
+pub(crate) fn game_started(game: &str, at: &str, fp: usize, ds: usize, neutral: usize) -> String {
     let mut pos = Vec::new();
     for (side, n) in [("FP", fp), ("DS", ds), ("neutral", neutral)] {
         for i in 1..=n {
@@ -49,7 +49,7 @@ fn game_started(game: &str, at: &str, fp: usize, ds: usize, neutral: usize) -> S
         + "\n"
 }
 
-fn game_ended(game: &str, at: &str, winner: &str, nations: Value) -> String {
+pub(crate) fn game_ended(game: &str, at: &str, winner: &str, nations: Value) -> String {
     json!({"type": "mepbm.game_ended", "at": at, "game": game, "turn": 30, "winner": winner, "nations": nations})
         .to_string()
         + "\n"

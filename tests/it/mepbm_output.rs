@@ -49,3 +49,23 @@ fn demo_prints_all_seven_tables() {
         );
     }
 }
+
+/// Nazgul ties go by more games won, then player name: the name breaks
+/// every remaining tie, so ranks are never shared (a draw gives every
+/// player 0 of 1).
+#[test]
+fn nazgul_ties_go_by_games_won_then_name_and_never_share_a_rank() {
+    use crate::mepbm::{game_ended, game_started};
+    let dir = empty_ledger();
+    let text = game_started("gd", "2003-01-04", 2, 2, 0)
+        + &game_ended("gd", "2003-06-07", "draw", serde_json::json!([]));
+    common::append_ok(dir.path(), &text);
+    let out = laurel(dir.path())
+        .args(["standings", "nazgul", "--format", "csv"])
+        .output()
+        .unwrap();
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let want = "rank,player,score,won,played\r\n1,gd-ds1,0.0,0,1\r\n2,gd-ds2,0.0,0,1\r\n\
+                3,gd-fp1,0.0,0,1\r\n4,gd-fp2,0.0,0,1\r\n";
+    assert_eq!(csv, want);
+}

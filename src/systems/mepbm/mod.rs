@@ -106,7 +106,8 @@
 //!   folded before its game's end is rejected. Points go
 //!   to the nominee / the nation's controller at game end; never halved or adjusted.
 //! - **Nazgul** excludes `bofa` case-insensitively: a name, not a number, so not a rule
-//!   parameter. Rows tied on percentage and games won share a rank (listed by name).
+//!   parameter. Ties go by more games won, then player name: no two rows share a
+//!   rank (the name is the last tie-break, as in the rules).
 //! - **Top nations** rank within each scenario by par, ties sharing a rank; the
 //!   `player` column reads `Nation (scenario)`, or `Category (scenario, category)` for a
 //!   category's par, so it is unique; `nation` or `category` names the row, the other

@@ -290,7 +290,8 @@ impl State {
         report("council", main, extra)
     }
 
-    /// Nazgul: win percentage, ties by games won; equal on both share a rank.
+    /// Nazgul: win percentage, ties by more games won, then player: the
+    /// name breaks every remaining tie, so no two rows share a rank.
     pub(super) fn nazgul_table(&self, sel: &Selector) -> Report {
         let mut t = Table::new(
             "nazgul",
@@ -305,9 +306,11 @@ impl State {
             .filter(|(_, n)| n.played > 0)
             .map(|(p, n)| (self.names.name(p), WinShare::of(n.won, n.played), ()))
             .collect();
-        fill(&mut t, rows, |rank, p, w, ()| {
+        let mut place = 0;
+        fill(&mut t, rows, |_, p, w, ()| {
+            place += 1;
             vec![
-                json!(rank),
+                json!(place),
                 json!(p),
                 json_number(nazgul_percent(w.won, w.played), 1),
                 json!(w.won),
