@@ -201,6 +201,10 @@ pub enum Stage {
     /// The players check of the names an append brings, which runs once
     /// the ledger's other rules hold.
     Names,
+    /// The ledger's rules (the check fold): each event is checked as if
+    /// those refused before it in fold order were not there, so a refusal
+    /// may follow from another (a game's end after its refused start).
+    Rules,
 }
 
 impl Error {
@@ -245,6 +249,27 @@ impl Error {
         }
     }
 
+    /// `self` with one [`Error::Dependent`] at most, the first: the records
+    /// a void leaves invalid are one problem, which the first names (`void`
+    /// finds the others, [`crate::app`]), not one a record.
+    pub(crate) fn one_dependent(self) -> Self {
+        let Error::Several {
+            errors,
+            more,
+            stage,
+        } = self
+        else {
+            return self;
+        };
+        let mut seen = false;
+        let kept = (errors.into_iter())
+            .filter(|e| {
+                !matches!(e, Error::Dependent { .. }) || !std::mem::replace(&mut seen, true)
+            })
+            .collect();
+        Error::several(kept, more, stage)
+    }
+
     /// The refusals `self` names, and whether more followed them.
     fn into_list(self) -> (Vec<Error>, bool) {
         match self {
@@ -262,6 +287,8 @@ fn several_text(errors: &[Error], more: bool, stage: Stage) -> String {
         (Stage::Reading, _) => "events",
         (Stage::Names, 1) => "name",
         (Stage::Names, _) => "names",
+        (Stage::Rules, 1) => "event",
+        (Stage::Rules, _) => "events",
     };
     let head = match (more, stage) {
         (false, _) => format!("{n} {events} refused:"),
@@ -273,6 +300,10 @@ fn several_text(errors: &[Error], more: bool, stage: Stage) -> String {
             "{n} {events} refused, then the check of names stopped (the names after are \
              checked once these are mended):"
         ),
+        (true, Stage::Rules) => format!(
+            "{n} {events} refused, then the check stopped (the events after are checked \
+             once these are mended):"
+        ),
     };
     let lines = errors
         .iter()
@@ -283,6 +314,10 @@ fn several_text(errors: &[Error], more: bool, stage: Stage) -> String {
             "\n(the ledger's rules, such as players' names, are checked once every event reads)"
         }
         Stage::Names => "",
+        Stage::Rules => {
+            "\n(each event is checked as if those refused before it in time were not there: a \
+             refusal may follow from another)"
+        }
     };
     format!("{head}{lines}{tail}")
 }

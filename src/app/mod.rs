@@ -118,33 +118,42 @@ impl QueryArgs {
     /// a rules change dated before a record that its rules refuse is refused
     /// at append, so scoring it under those rules as if they had always been
     /// in force would score what they forbid (a grudge game with too few
-    /// nations, a match of too many games). The first record in fold order
-    /// they refuse is named, with why (exit 2).
+    /// nations, a match of too many games). The records they refuse are
+    /// named, with why (exit 2).
     fn fold(&self, ledger: &Ledger, q: &Query) -> Result<fold::Folded> {
-        fold_known(ledger, q).map_err(|e| match (&self.rules, e) {
-            (Some(path), Error::Invalid { origin, msg }) if q.check && origin.seq.is_some() => {
-                let Origin { seq, kind, id, .. } = *origin;
-                let seq = seq.unwrap_or_default(); // Some: the guard
-                let record = Origin {
-                    kind,
-                    id,
-                    ..Origin::default()
-                };
-                let file = Origin {
-                    file: Some(path.display().to_string()),
-                    ..Origin::default()
-                };
-                Error::invalid(
-                    file,
-                    format!(
-                        "record {seq} ({record}) would not be valid under these rules: {msg}; \
-                         a table is scored under rules only if they accept every record it folds"
-                    ),
-                )
-            }
-            (_, e) => e,
-        })
+        let Some(path) = self.rules.as_ref().filter(|_| q.check) else {
+            return fold_known(ledger, q);
+        };
+        fold_known(ledger, q).map_err(|e| e.each_refusal(|e| under_rules(path, e)))
     }
+}
+
+/// `e`, a refusal of a stored record by rules file `path`, named as the
+/// file's: the record would not be valid under those rules.
+fn under_rules(path: &Path, e: Error) -> Error {
+    let Error::Invalid { origin, msg } = e else {
+        return e;
+    };
+    let Some(seq) = origin.seq else {
+        return Error::Invalid { origin, msg };
+    };
+    let Origin { kind, id, .. } = *origin;
+    let record = Origin {
+        kind,
+        id,
+        ..Origin::default()
+    };
+    let file = Origin {
+        file: Some(path.display().to_string()),
+        ..Origin::default()
+    };
+    Error::invalid(
+        file,
+        format!(
+            "record {seq} ({record}) would not be valid under these rules: {msg}; a table is \
+             scored under rules only if they accept every record it folds"
+        ),
+    )
 }
 
 /// Does rules file `rules` (checked) set at least one parameter?

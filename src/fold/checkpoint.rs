@@ -544,7 +544,7 @@ impl Ledger {
     /// valid checkpoint.
     fn players_problem_before(&self, view: &View, input: u64, new: Head, e: Error) -> Error {
         let failed = match &e {
-            Error::Invalid { origin, .. } => origin.seq.filter(|&s| s >= input),
+            Error::Invalid { .. } | Error::Several { .. } => e.origin_seq().filter(|&s| s >= input),
             _ => None,
         };
         let Some(failed) = failed else {

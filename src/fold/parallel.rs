@@ -25,6 +25,9 @@
 //! in fold order; a worker stops at its first failure, the reader stops at its
 //! own failure or when a worker has stopped, and the failure with the smallest
 //! index wins (the reader's own comes after everything it has handed out).
+//! A check's refusal is no failure that stops a worker: the record is left
+//! out and the worker goes on, up to [`REFUSALS_SHOWN`] refusals, so that
+//! one run names every event the ledger's rules refuse ([`merged`]).
 //!
 //! **Checks** need nothing but the record's own projection and the rules in
 //! force (`State::check` dispatches by namespace), so each worker checks its
@@ -59,7 +62,7 @@ use super::{
     admit_record, apply_record, check_record, wanted, Folded, Item, Marks, Order, Pos, Query, Sink,
     Source, Trail, TRAIL_BATCH,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Stage, REFUSALS_SHOWN};
 use crate::events;
 use crate::systems::params::Params;
 use crate::systems::{Change, Cx, Record, State, NAMESPACES};
@@ -113,8 +116,38 @@ const AFTER_ALL: u64 = u64::MAX;
 
 /// What a worker hands back: its projection, its context and, for each change
 /// of its audit trail, the index in fold order of the record that made it; or
-/// its failure.
-type Done = std::result::Result<(State, Cx, Vec<u64>), Failed>;
+/// its refusals.
+type Done = std::result::Result<(State, Cx, Vec<u64>), Refused>;
+
+/// A worker's failures, in fold order: the records a check refused, the
+/// fold going on past each as if it were not there, and whether the worker
+/// stopped after the last (at [`REFUSALS_SHOWN`] of them, or at a failure
+/// that is no refusal, such as a record that does not decode).
+#[derive(Default)]
+struct Refused {
+    list: Vec<Failed>,
+    stopped: bool,
+}
+
+impl Refused {
+    /// The worker stops at `f`: its failures so far and `f`, taken.
+    fn stop(&mut self, f: Failed) -> Self {
+        let mut out = std::mem::take(self);
+        out.list.push(f);
+        out.stopped = true;
+        out
+    }
+
+    /// Note the check's refusal `f`; `Err` (all taken) once the worker
+    /// should stop, at more than [`REFUSALS_SHOWN`].
+    fn note(&mut self, f: Failed) -> std::result::Result<(), Refused> {
+        if self.list.len() < REFUSALS_SHOWN {
+            self.list.push(f);
+            return Ok(());
+        }
+        Err(self.stop(f))
+    }
+}
 
 /// What a worker does besides applying its records (and decoding them, but
 /// with one worker: see [`route`]).
@@ -390,7 +423,8 @@ fn gather(
     joined: impl Iterator<Item = (Vec<usize>, std::thread::Result<Done>)>,
     state: &mut State,
 ) -> std::result::Result<Option<Cx>, Failed> {
-    let (mut first, mut cx): (Option<Failed>, Option<Cx>) = (None, None);
+    let mut cx: Option<Cx> = None;
+    let mut refused: Vec<Refused> = Vec::new();
     let mut trail: Vec<(u64, Change)> = Vec::new();
     for (group, done) in joined {
         let done = done.map_err(|_| (0, Error::Internal("a fold worker thread failed".into())))?;
@@ -400,12 +434,11 @@ fn gather(
                 trail.extend(places.into_iter().zip(wcx.take_changes()));
                 cx = Some(wcx);
             }
-            Err(f) if first.as_ref().is_none_or(|(i, _)| f.0 < *i) => first = Some(f),
-            Err(_) => {}
+            Err(r) => refused.push(r),
         }
     }
-    if let Some(f) = first {
-        return Err(f);
+    if !refused.is_empty() {
+        return Err(merged(refused));
     }
     // Stable: a record's changes keep the order its worker made them in.
     trail.sort_by_key(|(place, _)| *place);
@@ -413,6 +446,29 @@ fn gather(
         cx.set_changes(trail.into_iter().map(|(_, c)| c).collect());
         cx
     }))
+}
+
+/// The workers' refusals as a sequential fold's check finds them: the first
+/// [`REFUSALS_SHOWN`] in fold order, each record once (a rules change
+/// reaches every worker), none past the earliest place a worker stopped at
+/// (a sequential fold stops there too); shown in seq order, and the index
+/// is the first one's in fold order.
+fn merged(refused: Vec<Refused>) -> Failed {
+    let stop = (refused.iter().filter(|r| r.stopped))
+        .filter_map(|r| r.list.last().map(|f| f.0))
+        .min();
+    let mut list: Vec<Failed> = refused.into_iter().flat_map(|r| r.list).collect();
+    list.sort_by_key(|f| f.0);
+    list.dedup_by_key(|f| f.0);
+    let before = list.len();
+    list.retain(|f| stop.is_none_or(|s| f.0 <= s));
+    let more = list.len() < before || list.len() > REFUSALS_SHOWN;
+    list.truncate(REFUSALS_SHOWN);
+    let first = list.first().map_or(0, |f| f.0);
+    // Shown in seq order: an append's in input order, file by file, line by line.
+    list.sort_by_key(|(index, e)| (e.origin_seq(), *index));
+    let errors = list.into_iter().map(|(_, e)| e).collect();
+    (first, Error::several(errors, more, Stage::Rules))
 }
 
 /// The reading side: hands each record of `order` to its worker(s), and
@@ -590,28 +646,37 @@ fn send(tx: &SyncSender<Batch>, batch: Batch) -> Result<()> {
 /// A worker: decode (unless the reader did), check (if asked) and apply its
 /// records in order, and encode its sections at each mark.
 fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty: Duty) -> Done {
+    let mut refused = Refused::default();
     let mut state = match part {
         Part::Ready(state) => *state,
         Part::Later(part) => part.recv().map_err(|_| {
             let e = Error::Internal("the state to resume from could not be decoded".into());
-            (0, e)
+            refused.stop((0, e))
         })?,
     };
     let mut places = Vec::new();
     for mut batch in rx.iter() {
         for (index, job) in batch.jobs.drain(..) {
-            let failed = |e| (index, e);
             if let Job::Mark(n) = job {
-                duty.encode(n, &state, &cx.params).map_err(failed)?;
+                (duty.encode(n, &state, &cx.params)).map_err(|e| refused.stop((index, e)))?;
                 continue;
             }
-            let mut rec = decode(&batch.bytes, job).map_err(failed)?;
-            admit_record(&mut state, &mut rec, duty.check).map_err(failed)?;
-            if duty.players_only {
-                continue;
-            }
-            if duty.check {
-                check_record(&state, &rec, &cx).map_err(failed)?;
+            let mut rec = decode(&batch.bytes, job).map_err(|e| refused.stop((index, e)))?;
+            // A check's refusal is noted and the record left out: the
+            // records after it are checked as if it were not there.
+            let admitted = admit_record(&mut state, &mut rec, duty.check);
+            let checked = admitted.and_then(|()| match duty.check && !duty.players_only {
+                true => check_record(&state, &rec, &cx),
+                false => Ok(()),
+            });
+            match checked {
+                Err(e) if duty.check => {
+                    refused.note((index, e))?;
+                    continue;
+                }
+                Err(e) => return Err(refused.stop((index, e))),
+                Ok(()) if duty.players_only => continue,
+                Ok(()) => {}
             }
             apply_record(&mut state, &rec, &mut cx);
             places.resize(cx.changes().len(), index);
@@ -621,12 +686,14 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
         let _ = spent.send(batch);
         if cx.changes().len() >= TRAIL_BATCH {
             let last = places.last().copied().unwrap_or_default();
-            duty.hand_on(&mut places, &mut cx).map_err(|e| (last, e))?;
+            (duty.hand_on(&mut places, &mut cx)).map_err(|e| refused.stop((last, e)))?;
         }
     }
-    duty.hand_on(&mut places, &mut cx)
-        .map_err(|e| (AFTER_ALL, e))?;
-    Ok((state, cx, places))
+    (duty.hand_on(&mut places, &mut cx)).map_err(|e| refused.stop((AFTER_ALL, e)))?;
+    match refused.list.is_empty() {
+        true => Ok((state, cx, places)),
+        false => Err(refused),
+    }
 }
 
 impl Duty {
@@ -679,4 +746,45 @@ fn decode_stored(
 ) -> Result<Record> {
     let decoded = events::decode_stored_guessed(bytes, env, seq, at, recorded_at);
     decoded.map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{merged, Refused};
+    use crate::error::{Error, Origin};
+
+    fn refusal(seq: u64) -> Error {
+        let origin = Origin {
+            seq: Some(seq),
+            ..Origin::default()
+        };
+        Error::invalid(origin, format!("record {seq}"))
+    }
+
+    /// Two workers: a record both refused (a rules change) is named once,
+    /// nothing past where the second stopped, in seq order.
+    #[test]
+    fn refusals_merge_once_each_in_seq_order_up_to_where_a_worker_stopped() {
+        let one = Refused {
+            list: vec![(3, refusal(9)), (7, refusal(4))],
+            stopped: false,
+        };
+        let two = Refused {
+            list: vec![(3, refusal(9)), (5, refusal(2))],
+            stopped: true,
+        };
+        let (first, e) = merged(vec![one, two]);
+        assert_eq!(first, 3);
+        let Error::Several { errors, more, .. } = e else {
+            panic!("{e}");
+        };
+        let seqs: Vec<u64> = errors.iter().filter_map(Error::origin_seq).collect();
+        assert_eq!(seqs, [2, 9]);
+        assert!(more, "record 4 came after the stop");
+        let alone = Refused {
+            list: vec![(1, refusal(1))],
+            stopped: false,
+        };
+        assert!(matches!(merged(vec![alone]).1, Error::Invalid { .. }));
+    }
 }

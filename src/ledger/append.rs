@@ -259,7 +259,10 @@ impl Ledger {
         }
         match folded {
             Ok(new_names) => Ok(new_names),
-            Err(e) => Err(e.each_refusal(|e| Self::located(e, (old_head, new), pending, names))),
+            Err(e) => Err(
+                (e.each_refusal(|e| Self::located(e, (old_head, new), pending, names)))
+                    .one_dependent(),
+            ),
         }
     }
 

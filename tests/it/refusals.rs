@@ -255,3 +255,61 @@ fn one_run_names_every_misspelt_player_in_line_order() {
         "{err}"
     );
 }
+
+/// The bundled card league up to round 2's results, and round 2's three
+/// results (lines 7 to 9 of the file).
+fn league_before_round_2() -> (tempfile::TempDir, Vec<String>) {
+    let text = std::fs::read_to_string(events_dir().join("cards_league.jsonl")).unwrap();
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let dir = empty_ledger();
+    common::append_ok(dir.path(), &(lines[..6].join("\n") + "\n"));
+    (dir, lines[6..].to_vec())
+}
+
+/// The ledger's rules name every event they refuse in one run, in line
+/// order (though the second line is dated first), each checked as if the
+/// refused ones were not there; nothing is written.
+#[test]
+fn one_run_names_every_event_the_ledgers_rules_refuse_in_line_order() {
+    let (dir, round_2) = league_before_round_2();
+    let before = head(dir.path());
+    let unknown_match = round_2[1].replace("\"match\": \"B\"", "\"match\": \"Z\"");
+    let wrong_player = round_2[0].replace("\"Dario\"", "\"Boris\"");
+    let text = format!("{unknown_match}\n{wrong_player}\n{}\n", round_2[2]);
+    append_refused(
+        dir.path(),
+        &text,
+        &[
+            "2 events refused:\n  -:1, cards.match_result, id \"cards-league-r2-B\": ",
+            "\n  -:2, cards.match_result, id \"cards-league-r2-A\": ",
+            "\n(each event is checked as if those refused before it in time were not there",
+        ],
+    );
+    assert_eq!(head(dir.path()), before);
+    // One refusal reads as it always did.
+    let err = String::from_utf8(append_text(dir.path(), &format!("{wrong_player}\n")).stderr);
+    let err = err.unwrap();
+    assert!(
+        err.starts_with("laurel: error: -:1, cards.match_result, id \"cards-league-r2-A\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn twenty_refusals_of_the_ledgers_rules_are_named_then_that_the_check_stopped() {
+    let (dir, round_2) = league_before_round_2();
+    let text: String = (0..25)
+        .map(|i| {
+            let id = format!("\"id\": \"bad-{i}\"");
+            let line = round_2[0].replace("\"id\": \"cards-league-r2-A\"", &id);
+            line.replace("\"match\": \"A\"", &format!("\"match\": \"Z{i}\"")) + "\n"
+        })
+        .collect();
+    append_refused(
+        dir.path(),
+        &text,
+        &["20 events refused, then the check stopped", "-:20, "],
+    );
+    let err = String::from_utf8(append_text(dir.path(), &text).stderr).unwrap();
+    assert!(!err.contains("-:21, "), "{err}");
+}
