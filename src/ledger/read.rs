@@ -180,6 +180,24 @@ impl Ledger {
         Ok(firsts.get(lo).map_or(head, |first| first - 1))
     }
 
+    /// The first and last seq of the append that wrote record `seq` (at or
+    /// before the head): its segment's name ([`segment`](super::segment):
+    /// one per append, named after its first seq) and the next one's, less
+    /// one. `None` if no segment names it.
+    pub fn append_of(&self, seq: u64) -> Result<Option<(u64, u64)>> {
+        let head = self.head()?.seq;
+        if seq == 0 || seq > head {
+            return Ok(None);
+        }
+        let names = super::segment::names_beyond(&self.path, 0)?;
+        let next = names.partition_point(|&n| n <= seq);
+        let Some(first) = next.checked_sub(1).map(|i| names[i]) else {
+            return Ok(None);
+        };
+        let last = names.get(next).map_or(head, |n| (n - 1).min(head));
+        Ok(Some((first, last)))
+    }
+
     /// `field` of each stored record of `seqs`, reading each chunk once (an
     /// append may void thousands of its own records). A record that cannot be
     /// read is left out.

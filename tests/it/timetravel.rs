@@ -141,6 +141,48 @@ fn known_at_the_time_of_each_append_is_the_seq_of_its_last_record() {
     }
 }
 
+/// `--known-at SEQ` inside an append answers at SEQ, and says that no
+/// reader saw that state (an append is all or nothing) and which seqs show
+/// one that was; the last record of an append gets no such word.
+#[test]
+fn known_at_a_seq_inside_an_append_says_no_reader_saw_it() {
+    let dir = common::empty_ledger();
+    let d = dir.path();
+    let ticks: String = (1..=3)
+        .map(|m| {
+            format!(
+                "{{\"type\":\"mepbm.monthly_tick\",\"at\":\"2003-{:02}-02\",\"month\":\"2003-{m:02}\"}}\n",
+                m + 1
+            )
+        })
+        .collect();
+    assert!(append_text(d, &ticks).status.success());
+    let last = r#"{"type":"mepbm.monthly_tick","at":"2003-05-02","month":"2003-04"}"#;
+    assert!(append_text(d, last).status.success());
+    let line = |seq: &str| {
+        let out = laurel(d)
+            .args(["standings", "valar", "--known-at", seq])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let two = line("2");
+    let want = "record 2 came in one append with records 1 to 3 (all or nothing): no reader \
+                saw the ledger at 2; --known-at 0 or 3 shows a state one did";
+    assert!(
+        two.contains(" · known at seq 2 (") && two.ends_with(want),
+        "{two}"
+    );
+    for seq in ["3", "4"] {
+        assert!(!line(seq).contains("came in one append"), "{}", line(seq));
+    }
+}
+
 #[test]
 fn known_at_past_the_head_is_refused_naming_the_head_by_every_command() {
     let dir = ledger_with(&LATE);
