@@ -1,7 +1,7 @@
 //! The commands that make more than one table's output: `site`, `gen` and
 //! `bench` (`demo` is in [`super::demo`](mod@super::demo)).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -79,11 +79,20 @@ impl fold::TrailSink for Chosen {
     }
 }
 
-/// Every name a player of `indexes` went by ([`crate::site::Site::players`]).
-fn player_names(indexes: &crate::systems::players::PerNamespace) -> BTreeSet<String> {
-    (Players::merge(indexes).list().into_iter())
-        .flat_map(|l| std::iter::once(l.name).chain(l.earlier))
-        .collect()
+/// Every name a player of `indexes` went by ([`crate::site::Site::players`]),
+/// and each renamed player's earlier names ([`crate::site::Site::earlier`]).
+type Names = (BTreeSet<String>, BTreeMap<String, Vec<String>>);
+
+fn player_names(indexes: &crate::systems::players::PerNamespace) -> Names {
+    let (mut all, mut earlier) = (BTreeSet::new(), BTreeMap::new());
+    for l in Players::merge(indexes).list() {
+        all.extend(l.earlier.iter().cloned());
+        if !l.earlier.is_empty() {
+            earlier.insert(l.name.clone(), l.earlier);
+        }
+        all.insert(l.name);
+    }
+    (all, earlier)
 }
 
 /// `laurel site DIR [--title T] [--systems LIST]`: a static website of the
@@ -103,7 +112,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     // then be a guess, and the trail's subjects are left as they are.
     let mut shown = f.state.players.shown();
     shown.retain(|root, now| !f.state.rates_non_player(root) && !f.state.rates_non_player(now));
-    let players = player_names(&f.state.players);
+    let (players, earlier) = player_names(&f.state.players);
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
     let now = |subject: &str| shown.get(subject).cloned();
@@ -117,6 +126,7 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
             .map(|s| now(&s).unwrap_or(s))
             .collect(),
         players,
+        earlier,
     };
     let views =
         |each: &mut dyn FnMut(&TableView) -> Result<()>| table_views(&ledger, args, &tables, each);
@@ -418,7 +428,8 @@ mod tests {
             head_hash: canonical::hex(&head.hash),
             stamp,
             spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
-            players: player_names(&f.state.players),
+            players: player_names(&f.state.players).0,
+            earlier: BTreeMap::new(),
         };
         let per_tournament = tables.iter().filter(|t| t.tournament.is_some());
         assert!(per_tournament.count() >= 2, "a tournament table or two");

@@ -207,6 +207,10 @@ pub struct Site {
     /// after the players, under a heading of their own: no list calls them
     /// players.
     pub players: BTreeSet<String>,
+    /// Each renamed player's earlier names (by the name now), oldest first:
+    /// on the player's page, so that a reader searching for an old name
+    /// finds whose it was.
+    pub earlier: BTreeMap<String, Vec<String>>,
 }
 
 /// Where pages go: `put(file name, HTML)`, a whole page at a time.

@@ -469,6 +469,9 @@ pub(crate) fn render_player(
     shown.iter().for_each(|c| t.push(change_row(c)));
     let body = html! {
         h1 { (name) } "\n"
+        @if let Some(earlier) = site.earlier.get(name) {
+            p.meta { "Earlier names: " (earlier.join("; ")) } "\n"
+        }
         h2 { "Standings" } "\n"
         @match standing {
             None => { p { "Not in any published table." } "\n" }

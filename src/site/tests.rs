@@ -101,9 +101,10 @@ fn sample() -> Sample {
             tournament: None,
         },
         spilled_subjects: BTreeSet::new(),
-        players: [NASTY, "Ann Smith", "Only In Audit", "ann"]
+        players: [NASTY, "Ann Smith", "Ann <Jones>", "Only In Audit", "ann"]
             .map(str::to_string)
             .into(),
+        earlier: [("Ann Smith".to_string(), vec!["Ann <Jones>".to_string()])].into(),
     };
     let tables = vec![
         TableView {
@@ -478,6 +479,17 @@ fn nothing_from_events_is_unescaped() {
         .1;
     assert!(nasty.contains("<h1>&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Q&quot; 'A'</h1>"));
     assert!(nasty.contains("1571 = &lt;3&gt; &amp; more"));
+    // A renamed player's page names the earlier names, escaped.
+    let ann = &pages
+        .iter()
+        .find(|(n, _)| Some(n.as_str()) == files.player("Ann Smith"))
+        .unwrap()
+        .1;
+    assert!(
+        ann.contains("<p class=\"meta\">Earlier names: Ann &lt;Jones&gt;</p>"),
+        "{ann}"
+    );
+    assert!(!nasty.contains("Earlier names"));
 }
 
 /// One series per system with numeric values, its line through them, a point

@@ -276,7 +276,7 @@ fn a_renamed_player_has_one_page_under_the_name_shown_now() {
         2,
         "both ticks"
     );
-    assert!(html.contains("rank 1"), "its standing");
+    assert!(html.contains("rank 1") && html.contains("Earlier names: Ada King</p>"));
     let list = std::fs::read_to_string(dir.join("players.html")).unwrap();
     assert!(
         list.contains("Ada Queen") && !list.contains("Ada King"),

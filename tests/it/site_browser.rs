@@ -385,6 +385,7 @@ fn sample() -> (Site, Vec<TableView>, Vec<Change>) {
         },
         spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
         players: changes.iter().map(|c| c.subject.clone()).collect(),
+        earlier: Default::default(),
     };
     let tables = vec![
         TableView {
