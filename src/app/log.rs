@@ -6,9 +6,10 @@
 //! A line is the record's seq, `at`, type, hash (its first 16 hex digits)
 //! and `recorded_at`, columns of fixed width, then its id and what it says,
 //! which may be long or hold names of any width, so nothing follows them but
-//! `voided by`. A record without an id shows instead its event's fields
-//! that hold a string or a number (`match=A round=1 tournament=fall-2026`,
-//! `month=2009-01`): what a `correct SEQ` is aimed by. A `ledger.voided`
+//! `voided by`. After its id, a record shows its event's fields that hold a
+//! string or a number (`match=A round=1 tournament=fall-2026`,
+//! `month=2009-01`, `voter="Lars Moreau"`): what a `correct SEQ` is aimed by,
+//! whatever the ids say. A `ledger.voided`
 //! shows its target and reason where other records show their id:
 //! `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
 //! record ends with `voided by #10`. Registrations, renames and rule changes
@@ -85,8 +86,8 @@ pub fn log(
             label = void_label(&label, target, targets.get(&target), &reason);
         } else if let Some(what) = ledger_content(&peek.kind, r)? {
             label = [label, what].join(" ").trim_start().to_string();
-        } else if label.is_empty() {
-            label = fields_of(r)?;
+        } else {
+            label = [label, fields_of(r)?].join(" ").trim().to_string();
         }
         let mut line = format!(
             "{:>6}  {:<20}  {:<kinds$}  {}  recorded {recorded_at}  {label}",
@@ -103,16 +104,20 @@ pub fn log(
     })
 }
 
-/// What names a record without an `id`: its event's fields that hold one
-/// string or number, `field=value` in canonical (key) order, `type` and `at`
+/// What an event says in short: its fields that hold one string or
+/// number, `field=value` in canonical (key) order, `type`, `at` and `id`
 /// left out (`match=A round=1 tournament=fall-2026`, `month=2009-01`), so
-/// that `correct SEQ` can be aimed.
+/// that `correct SEQ` can be aimed whatever the ids are.
 fn fields_of(r: &RecordView) -> Result<String> {
     let event: serde_json::Map<String, serde_json::Value> = decode(r)?;
     let shown = event
         .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "type" | "at"));
+        .filter(|(k, _)| !matches!(k.as_str(), "type" | "at" | "id"));
     let text = |v: &serde_json::Value| match v {
+        // Quoted when it would not read as one value (`voter="Lars Moreau"`).
+        serde_json::Value::String(s) if s.contains([' ', '=', '"']) || s.is_empty() => {
+            Some(v.to_string())
+        }
         serde_json::Value::String(s) => Some(s.clone()),
         serde_json::Value::Number(n) => Some(n.to_string()),
         _ => None,

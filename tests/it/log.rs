@@ -36,12 +36,13 @@ fn log_keeps_its_columns_beside_wide_names_and_voids() {
     assert!(log.lines().any(|l| l.ends_with("  \"名字\"")), "{log}");
 }
 
-/// A record written without an `id` is named in `log` by its event's
-/// fields that hold a string or a number, so `correct SEQ` can be aimed at
-/// it: a card league's round, a Space Base Race game (its number told),
-/// a Middle-earth seed and monthly tick.
+/// A record is named in `log` by its event's
+/// fields that hold a string or a number (after its id, if it has one), so
+/// `correct SEQ` can be aimed at it: a card league's round, a Space Base
+/// Race game (its number told), a Middle-earth seed (a name with a space
+/// quoted) and monthly tick.
 #[test]
-fn log_names_a_record_without_an_id_by_its_fields() {
+fn log_names_a_record_by_its_id_and_its_fields() {
     let dir = ledger_with(&[]);
     let d = dir.path();
     let lines = |file: &str, n: usize| -> Vec<String> {
@@ -51,14 +52,18 @@ fn log_names_a_record_without_an_id_by_its_fields() {
     let mut all = lines("cards_league.jsonl", 4);
     all.extend(lines("sbr_mars_2014.jsonl", 2));
     all.extend(lines("mepbm_monthly.jsonl", 1));
-    all.push(r#"{"type":"mepbm.monthly_tick","at":"2004-02-01","month":"2004-01"}"#.into());
-    let without: Vec<String> = (all.iter())
+    let mut without: Vec<String> = (all.iter())
         .map(|l| {
             let mut v: Value = serde_json::from_str(l).unwrap();
             v.as_object_mut().unwrap().remove("id");
             v.to_string()
         })
         .collect();
+    // One with an id: the id, then the same fields.
+    without.push(
+        r#"{"type":"mepbm.monthly_tick","id":"tick-jan","at":"2004-02-01","month":"2004-01"}"#
+            .into(),
+    );
     let out = common::append_text(d, &without.join("\n"));
     assert!(
         out.status.success(),
@@ -78,8 +83,8 @@ fn log_names_a_record_without_an_id_by_its_fields() {
             "match=A round=1 tournament=cards-2013-league",
             "tournament=mars-2014",
             "game=1 match=seed-01 stage=seeding tournament=mars-2014",
-            "player=Moira Finch system=valar value=1850",
-            "month=2004-01",
+            "player=\"Moira Finch\" system=valar value=1850",
+            "tick-jan month=2004-01",
         ],
         "{log}"
     );
