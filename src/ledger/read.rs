@@ -181,7 +181,7 @@ impl Ledger {
     }
 
     /// The first and last seq of the append that wrote record `seq` (at or
-    /// before the head): its segment's name ([`segment`](super::segment):
+    /// before the head): its segment's name ([`super::segment`]:
     /// one per append, named after its first seq) and the next one's, less
     /// one. `None` if no segment names it.
     pub fn append_of(&self, seq: u64) -> Result<Option<(u64, u64)>> {

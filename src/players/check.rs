@@ -40,8 +40,7 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
     // The renames' names too, for their check ([`Players::check_renames`]):
     // renames are few. Checked even when the append brings no new name: a
     // late event may name a rename's `to`, already written after it.
-    let renamed: BTreeSet<&str> = (indexes.0.iter())
-        .flat_map(|i| i.renames())
+    let renamed: BTreeSet<&str> = (indexes.renames().iter())
         .flat_map(|r| [r.from.as_str(), r.to.as_str()])
         .collect();
     if touched.is_empty() && renamed.is_empty() {

@@ -58,7 +58,7 @@ use std::collections::BTreeMap;
 use crate::error::{Error, Origin, Result};
 use crate::events::key;
 use crate::systems::compact::Interner;
-use crate::systems::players::{PerNamespace, Rename, Seen};
+use crate::systems::players::{PerNamespace, Rename, Renames, Seen};
 use crate::systems::NAMESPACES;
 use crate::time::{format_short, Micros};
 
@@ -108,12 +108,7 @@ pub struct Listed {
 #[derive(Debug, Clone, Default)]
 pub struct Players {
     written: BTreeMap<String, Written>,
-    /// In seq order.
-    renames: Vec<Rename>,
-    /// Each rename's `to` → its `from`, and `from` → `to` (of the first
-    /// rename in seq order naming it): the links a name's chain follows.
-    back: BTreeMap<String, String>,
-    ahead: BTreeMap<String, String>,
+    renames: Renames,
 }
 
 /// Names being merged ([`Players::merge_of`]): each [`Written`] by the
@@ -180,19 +175,13 @@ impl Players {
                 m.add(name, seen, 1 << ns, First::Event);
             }
         }
-        let mut renames: Vec<Rename> = Vec::new();
         for index in &indexes.0 {
             for (name, seen) in index.registered().iter().filter(|(n, _)| keep(n)) {
                 m.add(name, seen, 0, First::Registered);
             }
-            for r in index.renames() {
-                if !renames.iter().any(|o| o.seq == r.seq) {
-                    renames.push(r.clone());
-                }
-            }
         }
-        renames.sort_by_key(|r| r.seq);
-        for r in renames.iter().filter(|r| keep(&r.to)) {
+        let renames = indexes.renames();
+        for r in renames.by_seq().into_iter().filter(|r| keep(&r.to)) {
             let seen = Seen {
                 first_seq: r.seq,
                 first_at: r.at,
@@ -208,39 +197,17 @@ impl Players {
         let written = (0u32..)
             .zip(m.written)
             .map(|(id, w)| (names.name(id).to_string(), w));
-        let (mut back, mut ahead) = (BTreeMap::new(), BTreeMap::new());
-        for r in &renames {
-            back.entry(r.to.clone()).or_insert_with(|| r.from.clone());
-            ahead.entry(r.from.clone()).or_insert_with(|| r.to.clone());
-        }
         Players {
             written: written.collect(),
-            renames,
-            back,
-            ahead,
+            renames: renames.clone(),
         }
-    }
-
-    /// `start` and the names the links of `step` ([`Players::back`] or
-    /// [`Players::ahead`]) lead to from it, in order. A rename gives a name
-    /// nobody had, so a chain ends; it is followed at most one link per
-    /// rename all the same (the renames of an append being checked are not
-    /// known to be sound yet).
-    fn chain<'a>(&'a self, start: &'a str, step: &'a BTreeMap<String, String>) -> Vec<&'a str> {
-        let mut out = vec![start];
-        let mut at = start;
-        while let (Some(next), true) = (step.get(at), out.len() <= self.renames.len()) {
-            out.push(next);
-            at = next;
-        }
-        out
     }
 
     /// The renames after seq `old` (an append's) whole, and the `to` of
-    /// every earlier one: a late event naming it, dated before the rename,
-    /// would count as another player.
+    /// every earlier one, in seq order: a late event naming it, dated
+    /// before the rename, would count as another player.
     fn check_renames(&self, old: u64) -> Result<()> {
-        for r in &self.renames {
+        for r in self.renames.by_seq() {
             match r.seq > old {
                 true => self.check_rename(r)?,
                 false => self.check_renamed_to(r, false)?,
@@ -292,7 +259,7 @@ impl Players {
             (true, _) => String::new(),
             (false, true) if !by_seq => {
                 let (first, on) = (format_short(to.first_at), format_short(r.at));
-                let then = self.name_on(&r.from, to.first_at);
+                let then = self.renames.name_on(&r.from, to.first_at);
                 return Err(at_rename(
                     r,
                     format!(
@@ -317,18 +284,6 @@ impl Players {
         ))
     }
 
-    /// The name the player called `name` (any of their names) had at `t`:
-    /// the `to` of the latest of their renames dated at or before it, or
-    /// their first name.
-    fn name_on(&self, name: &str, t: Micros) -> String {
-        let root = self.root_of(name).unwrap_or_else(|| name.to_string());
-        let theirs = |r: &&Rename| self.root_of(&r.from).as_deref() == Some(root.as_str());
-        (self.renames.iter().filter(theirs))
-            .filter(|r| r.at <= t)
-            .max_by_key(|r| (r.at, r.seq))
-            .map_or(root.clone(), |r| r.to.clone())
-    }
-
     /// When `name` was first given (see [`Written::since`]), or `None`
     /// when it is no player's name, now or earlier.
     pub fn given_on(&self, name: &str) -> Option<Micros> {
@@ -338,17 +293,14 @@ impl Players {
     /// The root of `name` (the name the projections know its player by),
     /// or `None` when `name` is no player's.
     pub fn root_of(&self, name: &str) -> Option<String> {
-        if !self.written.contains_key(name) {
-            return None;
-        }
-        (self.chain(name, &self.back).last()).map(|root| root.to_string())
+        (self.written.contains_key(name)).then(|| self.renames.root_of(name).to_string())
     }
 
     /// The namespaces whose events name the player whose root is `root`,
     /// under any of its names: a bit per [`NAMESPACES`] entry.
     pub fn namespaces_of(&self, root: &str) -> u32 {
-        (self.names_from(root).iter())
-            .map(|n| self.written.get(n).map_or(0, |w| w.systems))
+        (self.renames.chain(root).iter())
+            .map(|n| self.written.get(*n).map_or(0, |w| w.systems))
             .fold(0, |bits, b| bits | b)
     }
 
@@ -358,11 +310,10 @@ impl Players {
     /// or a rename), and the seq of a rename that renames it, if one does.
     pub fn writers_of(&self, name: &str) -> (u32, Option<u64>, Option<u64>) {
         let w = self.written.get(name);
-        let renamed = self.renames.iter().find(|r| r.from == name);
         (
             w.map_or(0, |w| w.systems),
             w.map(|w| w.seen.first_seq),
-            renamed.map(|r| r.seq),
+            self.renames.retired(name).map(|(_, seq)| seq),
         )
     }
 
@@ -371,16 +322,9 @@ impl Players {
     /// registration or rename for a name no event names; `None` for a name
     /// that is no player's.
     pub fn first_at_of(&self, root: &str) -> Option<Micros> {
-        (self.names_from(root).iter())
-            .filter_map(|n| self.written.get(n).map(|w| w.seen.first_at))
+        (self.renames.chain(root).iter())
+            .filter_map(|n| self.written.get(*n).map(|w| w.seen.first_at))
             .min()
-    }
-
-    /// `root` and the names its player was renamed to, in order (a rename
-    /// gives a name nobody had, so the chain ends).
-    fn names_from(&self, root: &str) -> Vec<String> {
-        let names = self.chain(root, &self.ahead);
-        names.into_iter().map(str::to_string).collect()
     }
 
     /// The names nearest to `name`, for a "did you mean": those sharing its
@@ -425,10 +369,10 @@ impl Players {
             l.first_at = l.first_at.min(w.seen.first_at);
             l.last_at = l.last_at.max(w.seen.last_at);
         }
-        for l in by_root.values_mut() {
-            let mut chain = self.chain_to(&l.name);
+        for (root, l) in by_root.iter_mut() {
+            let mut chain = self.renames.chain(root);
             chain.pop();
-            l.earlier = chain;
+            l.earlier = chain.into_iter().map(str::to_string).collect();
         }
         let mut out: Vec<Listed> = by_root.into_values().collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -437,14 +381,7 @@ impl Players {
 
     /// The name shown now for the player whose root is `root`.
     pub fn shown_name(&self, root: &str) -> String {
-        let mut names = self.names_from(root);
-        names.pop().unwrap_or_default()
-    }
-
-    /// The names `name`'s player had, oldest first, `name` last.
-    fn chain_to(&self, name: &str) -> Vec<String> {
-        let chain = self.chain(name, &self.back);
-        chain.into_iter().rev().map(str::to_string).collect()
+        self.renames.current(root).to_string()
     }
 }
 

@@ -11,11 +11,13 @@
 //! {from, to}` on, in fold order, every name of an event that is a later name
 //! of a player is written as its root before the system sees the event
 //! ([`Index::admit`]); tables then show each root as the player's name at the
-//! end of the fold ([`Index::shown`], [`PerNamespace::show_renamed`], which
+//! end of the fold ([`Renames::shown`], [`PerNamespace::show_renamed`], which
 //! every standings table goes through). So a rename never splits a player's
 //! ratings, and a state checkpointed before a rename stays valid after it.
 //! After the rename, `from` is refused in events (the message names `to`):
-//! one person, one current name.
+//! one person, one current name. [`Renames`] is the one resolver of a
+//! player's names (root, name now, the chain between, the name at a date):
+//! the fold, the tables, `crate::players` and its check all ask it.
 //!
 //! Every namespace's index holds the registrations and renames (they reach
 //! every worker), and only its own namespace's names.
@@ -91,6 +93,135 @@ pub struct Rename {
     pub distinct: bool,
 }
 
+/// The renames of a ledger, as folded: the one resolver of a player's
+/// names. A rename gives a name nobody had and renames a name not renamed
+/// away, so each player's names form one chain, root first; every walk is
+/// bounded by the number of renames all the same (the renames of an input
+/// being checked are not known to be sound yet).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Renames {
+    /// Every rename folded, in fold order.
+    list: Vec<Rename>,
+    /// A later name → the player's root.
+    root: BTreeMap<String, String>,
+    /// A name renamed away → (the name it became, the rename's seq).
+    retired: BTreeMap<String, (String, u64)>,
+}
+
+/// No renames, for an index of none ([`PerNamespace::renames`]).
+static NO_RENAMES: Renames = Renames {
+    list: Vec::new(),
+    root: BTreeMap::new(),
+    retired: BTreeMap::new(),
+};
+
+impl Renames {
+    /// Fold rename `r` in: its `to` is a later name of `from`'s root.
+    fn admit(&mut self, r: Rename) {
+        let root = self.root_of(&r.from).to_string();
+        self.root.insert(r.to.clone(), root);
+        self.retired.insert(r.from.clone(), (r.to.clone(), r.seq));
+        self.list.push(r);
+    }
+
+    /// What a rename may not do, knowing the renames before it: rename a
+    /// name already renamed away, or to a name that is, or was, a player's.
+    fn check(&self, from: &str, to: &str) -> Result<(), String> {
+        if from == to {
+            return Err(format!("renames {from:?} to itself"));
+        }
+        if let Some((to, _)) = self.retired.get(from) {
+            let now = self.current(to);
+            return Err(format!(
+                "player {from:?} was already renamed to {to:?}; rename {now:?}"
+            ));
+        }
+        if self.bears(to) {
+            return Err(format!("{to:?} is already a name of a player"));
+        }
+        Ok(())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Every rename, in fold order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Rename> {
+        self.list.iter()
+    }
+
+    /// Every rename, in seq order (input order).
+    pub fn by_seq(&self) -> Vec<&Rename> {
+        let mut out: Vec<&Rename> = self.list.iter().collect();
+        out.sort_by_key(|r| r.seq);
+        out
+    }
+
+    /// Is `name` given or given up by a rename?
+    pub fn bears(&self, name: &str) -> bool {
+        self.root.contains_key(name) || self.retired.contains_key(name)
+    }
+
+    /// The root of `name` (itself when it is no later name).
+    pub fn root_of<'s>(&'s self, name: &'s str) -> &'s str {
+        self.root.get(name).map_or(name, String::as_str)
+    }
+
+    /// What `name` was renamed to, and the seq of that rename, if it was.
+    pub fn retired(&self, name: &str) -> Option<(&str, u64)> {
+        self.retired.get(name).map(|(to, seq)| (to.as_str(), *seq))
+    }
+
+    /// The name a player bearing `name` bears now: `name` followed along
+    /// the renames.
+    pub fn current<'a>(&'a self, name: &'a str) -> &'a str {
+        self.chain(name).last().copied().unwrap_or(name)
+    }
+
+    /// The names of the player bearing `name`, from its root to the name
+    /// it bears now.
+    pub fn chain<'a>(&'a self, name: &'a str) -> Vec<&'a str> {
+        let mut out = vec![self.root_of(name)];
+        while let (Some((to, _)), true) = (
+            self.retired.get(out[out.len() - 1]),
+            out.len() <= self.list.len(),
+        ) {
+            out.push(to);
+        }
+        out
+    }
+
+    /// Each renamed player's root → the name shown for it now (its last name).
+    pub fn shown(&self) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        for r in &self.list {
+            out.insert(self.root_of(&r.to).to_string(), r.to.clone());
+        }
+        out
+    }
+
+    /// The name the player called `name` (any of their names) had at `t`:
+    /// the `to` of the latest of their renames dated at or before it, or
+    /// their root.
+    pub fn name_on(&self, name: &str, t: Micros) -> String {
+        let root = self.root_of(name);
+        (self.list.iter())
+            .filter(|r| self.root_of(&r.to) == root && r.at <= t)
+            .max_by_key(|r| (r.at, r.seq))
+            .map_or_else(|| root.to_string(), |r| r.to.clone())
+    }
+}
+
+impl<'a> IntoIterator for &'a Renames {
+    type Item = &'a Rename;
+    type IntoIter = std::slice::Iter<'a, Rename>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.iter()
+    }
+}
+
 /// One namespace's players index (see the module docs).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Index {
@@ -100,12 +231,9 @@ pub struct Index {
     seen: Vec<Seen>,
     /// Registered name → its first registration.
     registered: BTreeMap<String, Seen>,
-    /// Every rename folded, in fold order.
-    renames: Vec<Rename>,
-    /// A later name → the player's root.
-    root: BTreeMap<String, String>,
-    /// A name renamed away → (the name it became, the rename's seq).
-    retired: BTreeMap<String, (String, u64)>,
+    /// Every rename folded (its fields here, between `registered` and
+    /// `teams`, are the section's bytes they always were).
+    renames: Renames,
     /// Teams this namespace's events register (subjects that are not
     /// players: [`super::team_of`]) → the seq of the first registration.
     teams: BTreeMap<String, u64>,
@@ -124,13 +252,13 @@ impl Index {
             self.teams.entry(team.to_string()).or_insert(seq);
         }
         let mut refused = None;
-        let renamed = !self.root.is_empty() || !self.retired.is_empty();
+        let renamed = !self.renames.is_empty();
 
         super::names_of(&mut rec.event, &mut |name: &mut String| {
             if renamed {
-                if let (true, Some((to, by))) = (check, self.retired.get(name.as_str())) {
-                    let now = self.current(to);
-                    refused.get_or_insert_with(|| match (now == to, *by > seq) {
+                if let (true, Some((to, by))) = (check, self.renames.retired(name)) {
+                    let now = self.renames.current(to);
+                    refused.get_or_insert_with(|| match (now == to, by > seq) {
                         // A rename recorded after this record, dated before it.
                         (_, true) => format!(
                             "player {name:?} is renamed to {to:?} by a later record dated \
@@ -147,7 +275,7 @@ impl Index {
                     });
                 }
                 note(&mut self.names, &mut self.seen, name, seq, at);
-                if let Some(root) = self.root.get(name.as_str()) {
+                if let Some(root) = self.renames.root.get(name.as_str()) {
                     name.clone_from(root);
                 }
             } else {
@@ -166,12 +294,9 @@ impl Index {
             }
             LedgerEvent::PlayerRenamed(r) => {
                 if check {
-                    self.check_rename(&r.from, &r.to)?;
+                    self.renames.check(&r.from, &r.to)?;
                 }
-                let root = self.root_of(&r.from).to_string();
-                self.root.insert(r.to.clone(), root);
-                self.retired.insert(r.from.clone(), (r.to.clone(), seq));
-                self.renames.push(Rename {
+                self.renames.admit(Rename {
                     seq,
                     at,
                     from: r.from.clone(),
@@ -192,8 +317,8 @@ impl Index {
     /// against it; a stored registration is read as it was accepted.
     pub fn check_registration(&self, name: &str, seq: u64) -> Result<(), String> {
         let before = |s: &Seen| s.first_seq < seq;
-        if let Some((to, _)) = self.retired.get(name).filter(|(_, s)| *s < seq) {
-            let now = self.current(to);
+        if let Some((to, _)) = self.renames.retired(name).filter(|(_, s)| *s < seq) {
+            let now = self.renames.current(to);
             return Err(format!(
                 "{name:?} was a player's name until renamed (now {now:?}); a registration names a new player"
             ));
@@ -209,58 +334,10 @@ impl Index {
         }
     }
 
-    /// What a rename may not do, knowing the renames before it: rename a
-    /// name already renamed away, or to a name that is, or was, a player's.
-    fn check_rename(&self, from: &str, to: &str) -> Result<(), String> {
-        if from == to {
-            return Err(format!("renames {from:?} to itself"));
-        }
-        if let Some((to, _)) = self.retired.get(from) {
-            let now = self.current(to);
-            return Err(format!(
-                "player {from:?} was already renamed to {to:?}; rename {now:?}"
-            ));
-        }
-        if self.retired.contains_key(to) || self.root.contains_key(to) {
-            return Err(format!("{to:?} is already a name of a player"));
-        }
-        Ok(())
-    }
-
-    /// The name a player bearing `name` bears now: `name` followed along
-    /// the renames (a rename gives a name nobody had, so the chain ends;
-    /// it is followed at most once per rename all the same).
-    fn current<'a>(&'a self, mut name: &'a str) -> &'a str {
-        for _ in 0..self.retired.len() {
-            match self.retired.get(name) {
-                Some((to, _)) => name = to,
-                None => break,
-            }
-        }
-        name
-    }
-
     /// Is `name` a player's here: written by this namespace's events,
     /// registered, or given or given up by a rename?
     pub fn bears(&self, name: &str) -> bool {
-        self.seen(name).is_some()
-            || self.registered.contains_key(name)
-            || self.root.contains_key(name)
-            || self.retired.contains_key(name)
-    }
-
-    /// The root of `name` (itself when it is no later name).
-    pub fn root_of<'s>(&'s self, name: &'s str) -> &'s str {
-        self.root.get(name).map_or(name, String::as_str)
-    }
-
-    /// Each renamed player's root → the name shown for it now (its last name).
-    pub fn shown(&self) -> BTreeMap<String, String> {
-        let mut out = BTreeMap::new();
-        for r in &self.renames {
-            out.insert(self.root_of(&r.to).to_string(), r.to.clone());
-        }
-        out
+        self.seen(name).is_some() || self.registered.contains_key(name) || self.renames.bears(name)
     }
 
     /// Every name of this namespace's events, with when it was seen.
@@ -280,7 +357,7 @@ impl Index {
         &self.registered
     }
 
-    pub fn renames(&self) -> &[Rename] {
+    pub fn renames(&self) -> &Renames {
         &self.renames
     }
 
@@ -464,13 +541,20 @@ impl PerNamespace {
         }
     }
 
-    /// Each renamed player's root → the name shown for it now ([`Index::shown`]:
-    /// every namespace's index holds every rename).
+    /// Each renamed player's root → the name shown for it now ([`Renames::shown`]).
     pub fn shown(&self) -> BTreeMap<String, String> {
+        self.renames().shown()
+    }
+
+    /// The ledger's renames: every namespace's index folds every rename,
+    /// so the index that holds the most holds them all (one a fold did not
+    /// reach holds none, or those of the checkpoint it was read from).
+    pub fn renames(&self) -> &Renames {
         (self.0.iter())
-            .find(|p| !p.renames.is_empty())
-            .map(Index::shown)
-            .unwrap_or_default()
+            .map(Index::renames)
+            .rev()
+            .max_by_key(|r| r.list.len())
+            .unwrap_or(&NO_RENAMES)
     }
 
     /// Move namespace `ns`'s index from `part` into `self`.
@@ -521,6 +605,36 @@ mod tests {
             json!({"type": "ledger.player_renamed", "at": "2024-03-01", "from": "Ada King", "to": "Ada Byron"}),
             json!({"type": "mepbm.rating_seeded", "at": "2024-03-02", "player": "Ada Byron", "system": "maia", "value": 1500}),
         ])
+    }
+
+    /// Every name of a player renamed twice leads to its root, its name now
+    /// and the chain between; the name at a date is the one it had then.
+    #[test]
+    fn renames_resolve_a_chain_from_any_of_its_names() {
+        let index = renames_twice();
+        let r = index.renames();
+        for name in ["Ada", "Ada King", "Ada Byron"] {
+            assert_eq!(r.root_of(name), "Ada");
+            assert_eq!(r.current(name), "Ada Byron");
+            assert_eq!(r.chain(name), ["Ada", "Ada King", "Ada Byron"]);
+        }
+        assert_eq!((r.current("Bo"), r.chain("Bo")), ("Bo", vec!["Bo"]));
+        let on = |date: &str| r.name_on("Ada Byron", crate::time::parse_bound(date).unwrap());
+        assert_eq!(on("2024-01-15"), "Ada");
+        assert_eq!(on("2024-02-15"), "Ada King");
+        assert_eq!(on("2024-03-15"), "Ada Byron");
+        let shown = r.shown();
+        assert_eq!(shown.len(), 1);
+        assert_eq!(shown.get("Ada").map(String::as_str), Some("Ada Byron"));
+        assert_eq!(r.retired("Ada King").map(|(to, _)| to), Some("Ada Byron"));
+        assert!(r.bears("Ada") && r.bears("Ada Byron") && !r.bears("Bo"));
+        // A rename of a name renamed away, or to a name a rename gave, is refused.
+        assert!(r
+            .check("Ada King", "Ada Queen")
+            .unwrap_err()
+            .contains("rename \"Ada Byron\""));
+        assert!(r.check("Bo", "Ada King").is_err());
+        assert!(r.check("Bo", "Bo Peep").is_ok());
     }
 
     /// A checkpoint section's bytes are what ledgers hold: an index with
