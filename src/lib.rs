@@ -184,8 +184,10 @@
 //!   holds an exclusive lock on `laurel.lock` in
 //!   the ledger directory (sled's own lock is behind it); a second
 //!   writer gets "ledger is in use by another process" at once (exit 2). Every other
-//!   command is a reader: it takes no lock, never opens sled, opens every file read-only
-//!   and writes nothing, and reads the head once, so it runs beside a writer and other
+//!   command is a reader: it takes no lock, never opens sled's files (`verify` and
+//!   `check` open a copy, in a temporary directory, to see what the next append's
+//!   open would refuse), opens every file read-only
+//!   and writes nothing in the ledger, and reads the head once, so it runs beside a writer and other
 //!   readers, on a read-only copy and on a full disk, and sees one committed head
 //!   throughout.
 //!

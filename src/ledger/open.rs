@@ -110,18 +110,25 @@ fn sled_files_damage(path: &Path) -> Option<String> {
     if conf.is_ok_and(|m| m.len() > 8) {
         files.push((path.join("conf"), 4));
     }
+    files.extend(sled_files(path).into_iter().skip(2).map(|p| (p, 12)));
+    let bad = files
+        .iter()
+        .find(|(f, tail)| std::fs::read(f).is_ok_and(|b| !ends_with_crc(&b, *tail)));
+    bad.map(|(f, _)| format!("sled's file {} fails its checksum", f.display()))
+}
+
+/// sled's files in the ledger directory: `db`, `conf`, then its snapshots.
+fn sled_files(path: &Path) -> Vec<PathBuf> {
+    let mut files = vec![path.join("db"), path.join("conf")];
     if let Ok(dir) = std::fs::read_dir(path) {
         let snaps = dir.flatten().map(|e| e.path()).filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with("snap.") && !n.ends_with(".generating"))
         });
-        files.extend(snaps.map(|p| (p, 12)));
+        files.extend(snaps);
     }
-    let bad = files
-        .iter()
-        .find(|(f, tail)| std::fs::read(f).is_ok_and(|b| !ends_with_crc(&b, *tail)));
-    bad.map(|(f, _)| format!("sled's file {} fails its checksum", f.display()))
+    files
 }
 
 impl Handles {
@@ -295,8 +302,79 @@ impl Ledger {
     /// reader can tell without opening it: a ledger whose chain verifies but
     /// whose next append would fail to open it is damaged all the same.
     pub fn writer_store_damage(&self) -> Option<String> {
-        sled_files_damage(&self.path)
-            .map(|what| format!("{what}: the next append cannot open the ledger; {RESTORE}"))
+        let damage = sled_files_damage(&self.path)
+            .map(|what| format!("{what}: the next append cannot open the ledger; {RESTORE}"));
+        damage.or_else(|| self.store_copy_damage())
+    }
+
+    /// What the next append's open would refuse in sled's files, found by
+    /// opening a copy of them (in a temporary directory: a reader writes
+    /// nothing in the ledger, and sled rewrites files it opens): files that
+    /// do not read, or a head that is not `HEAD`'s (sled's files put back
+    /// from an older copy). `None` when the files changed while they were
+    /// copied (an append ran: its own open judges them) or could not be
+    /// copied.
+    fn store_copy_damage(&self) -> Option<String> {
+        let files = sled_files(&self.path);
+        let stamp = |files: &[PathBuf]| -> Option<Vec<(u64, std::time::SystemTime)>> {
+            let meta = files.iter().map(|f| std::fs::metadata(f).ok());
+            meta.map(|m| m.and_then(|m| Some((m.len(), m.modified().ok()?))))
+                .collect()
+        };
+        let before = stamp(&files)?;
+        // Where no file may grow that large, a copy would end the process.
+        let bytes: u64 = before.iter().map(|(len, _)| len).sum();
+        let limit = rustix::process::getrlimit(rustix::process::Resource::Fsize);
+        if limit.current.is_some_and(|most| most <= bytes) {
+            return None;
+        }
+        let copy = tempfile::tempdir().ok()?;
+        for f in &files {
+            let to = copy.path().join(f.file_name()?);
+            std::fs::copy(f, &to).ok()?;
+            // A read-only ledger's files copy read-only; sled opens them to write.
+            let owner_only = std::os::unix::fs::PermissionsExt::from_mode(0o600);
+            std::fs::set_permissions(&to, owner_only).ok()?;
+        }
+        if stamp(&files)? != before || self.head_moved() {
+            return None;
+        }
+        let (head, fail) = (self.head().ok()?, |what: String| {
+            Some(format!("{what}; {RESTORE}"))
+        });
+        let store = match open_db(copy.path()).and_then(Handles::of) {
+            Ok(store) => store,
+            Err(e) => {
+                return fail(format!(
+                    "sled cannot read its files ({e}): the next append cannot open the ledger"
+                ))
+            }
+        };
+        let read = |key: &str| store.meta.get(key).ok().flatten();
+        let kept = read("head").filter(|v| v.len() == 40).map(|v| Head {
+            seq: u64::from_le_bytes(v[..8].try_into().expect("8")),
+            hash: v[8..].try_into().expect("32"),
+        });
+        let mark = read("published")
+            .and_then(|v| v.as_ref().try_into().ok())
+            .map_or(0, u64::from_le_bytes);
+        let kept = kept.unwrap_or_default();
+        let behind = kept.seq < head.seq || (kept.seq == head.seq && kept != head);
+        match behind || mark > head.seq {
+            true => fail(format!(
+                "{} says {head} while sled's files say the head is {kept} (published up to \
+                 seq {mark}): sled's files and HEAD are of two copies, and the next append \
+                 refuses the directory",
+                published::head_file(&self.path).display()
+            )),
+            false => None,
+        }
+    }
+
+    /// Has `HEAD` moved past the head this reader pinned (an append ran)?
+    fn head_moved(&self) -> bool {
+        let now = published::read_published(&self.path).map(|p| p.head);
+        now.map_or(true, |now| self.head().map_or(true, |h| h != now))
     }
 
     /// Open an existing ledger for reading: its published head, pinned, and

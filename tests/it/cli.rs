@@ -226,9 +226,15 @@ fn text_answers_start_with_the_ledger_state_and_the_clocks_given() {
         &["standings", "valar", "--known-at", "5", "--format", "json"],
     );
     let at5 = v["head"].as_str().unwrap();
+    // Record 5 came with 34 in one append: no reader saw the ledger at 5.
     assert_eq!(
         first(&["standings", "valar", "--known-at", "5"]),
-        format!("{head} · known at seq 5 ({}…)", &at5[..8])
+        format!(
+            "{head} · known at seq 5 ({}…) · record 5 came in one append with records 1 to 34 \
+             (all or nothing): no reader saw the ledger at 5; --known-at 0 or 34 shows a state \
+             one did",
+            &at5[..8]
+        )
     );
     // JSON and CSV carry no such line.
     let (_, csv, _) = run(dir.path(), &["standings", "valar", "--format", "csv"]);

@@ -151,6 +151,50 @@ fn a_damaged_sled_file_is_named_with_what_to_do() {
     }
 }
 
+/// sled's files put back from an older copy (the chain, `HEAD` and the
+/// segments newer): `verify` says so, naming both heads, as the next
+/// append's open refuses the directory; files that read are not judged.
+#[test]
+fn sled_files_put_back_from_an_older_copy_fail_verify_naming_both_heads() {
+    let dir = empty_ledger();
+    let d = db_path(dir.path());
+    assert!(append_text(dir.path(), &seeds(3)).status.success());
+    let sled_files = |at: &std::path::Path| -> Vec<std::path::PathBuf> {
+        (std::fs::read_dir(at).unwrap().map(|e| e.unwrap().path()))
+            .filter(|p| {
+                let n = p.file_name().unwrap().to_string_lossy().to_string();
+                n == "db" || n == "conf" || n.starts_with("snap.")
+            })
+            .collect()
+    };
+    let old = tempfile::tempdir().unwrap();
+    for f in sled_files(&d) {
+        std::fs::copy(&f, old.path().join(f.file_name().unwrap())).unwrap();
+    }
+    let tick = r#"{"type":"mepbm.monthly_tick","at":"2003-02-01","month":"2003-01"}"#;
+    assert!(append_text(dir.path(), tick).status.success());
+    laurel(dir.path()).arg("verify").assert().success();
+    for f in sled_files(&d) {
+        std::fs::remove_file(f).unwrap();
+    }
+    for f in sled_files(old.path()) {
+        std::fs::copy(&f, d.join(f.file_name().unwrap())).unwrap();
+    }
+    let out = laurel(dir.path()).arg("verify").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    for want in [
+        "the chain verifies (4 record(s)",
+        "says 4 ",
+        "while sled's files say the head is 3 ",
+        "the next append refuses the directory",
+    ] {
+        assert!(stderr.contains(want), "{want}: {stderr}");
+    }
+    let out = append_text(dir.path(), &seeds(5));
+    assert_eq!(out.status.code(), Some(1));
+}
+
 /// Run `script` with `sh` in a new mount namespace, after mounting a 16 MiB
 /// tmpfs on `$1` and making the ledger `$D` there (`$L`, the laurel binary,
 /// appended the Valar sample stream `$4` to it; `$3` is a generated stream
@@ -291,9 +335,10 @@ fn on_a_read_only_mount_every_reading_command_answers() {
 /// A published view put back from an older copy, one append behind or more,
 /// is refused: setting sled back would drop acknowledged appends. (An append
 /// killed before its publication, never acknowledged, is set back: crash.rs.)
-/// `verify`, a reader (no sled), finds it from two appends behind: a
-/// segment past the one after the head; one append's segment past it is
-/// also what a killed append leaves.
+/// `verify` finds it too: from two appends behind, by a segment past the
+/// one after the head; one append behind (whose segment past the head is
+/// also what a killed append leaves), by sled's published mark, read from a
+/// copy of sled's files.
 #[test]
 fn a_writer_refuses_a_published_view_older_than_its_appends_and_verify_names_it() {
     let dir = empty_ledger();
@@ -326,10 +371,10 @@ fn a_writer_refuses_a_published_view_older_than_its_appends_and_verify_names_it(
         let stderr = String::from_utf8_lossy(&verify.stderr);
         match said {
             "HEAD says 4" => {
-                assert_eq!(verify.status.code(), Some(0), "{stderr}");
-                let said = String::from_utf8_lossy(&verify.stdout);
-                let note = "00000000000000000005.lseg is named after the head";
-                assert!(said.contains(note), "{said}");
+                assert_eq!(verify.status.code(), Some(1), "{stderr}");
+                let named = "while sled's files say the head is 5 ";
+                assert!(stderr.contains(named), "{stderr}");
+                assert!(stderr.contains("(published up to seq 5)"), "{stderr}");
             }
             _ => {
                 assert_eq!(verify.status.code(), Some(1), "{stderr}");
