@@ -73,9 +73,9 @@ pub enum Error {
     /// An event (or the input stream) broke a rule; nothing was written.
     #[error("{origin}: {msg}")]
     Invalid { origin: Box<Origin>, msg: String },
-    /// A void an append brings takes away what stored record `record`
-    /// needs: without the voided record it is no longer valid. Nothing was
-    /// written.
+    /// An append takes away what stored record `record` needs (a void of
+    /// what it depends on, or a record dated before it that changes what it
+    /// folds on): it is no longer valid. Nothing was written.
     #[error("{origin}: {msg}")]
     Dependent {
         origin: Box<Origin>,
@@ -249,9 +249,9 @@ impl Error {
         }
     }
 
-    /// `self` with one [`Error::Dependent`] at most, the first: the records
-    /// a void leaves invalid are one problem, which the first names (`void`
-    /// finds the others, [`crate::app`]), not one a record.
+    /// `self` with one [`Error::Dependent`] at most, the first: the stored
+    /// records an append leaves invalid are one problem, which the first
+    /// names (`void` finds the others, [`crate::app`]), not one a record.
     pub(crate) fn one_dependent(self) -> Self {
         let Error::Several {
             errors,
@@ -261,13 +261,26 @@ impl Error {
         else {
             return self;
         };
-        let mut seen = false;
-        let kept = (errors.into_iter())
+        let (n, mut seen) = (errors.len(), false);
+        let kept: Vec<Error> = (errors.into_iter())
             .filter(|e| {
                 !matches!(e, Error::Dependent { .. }) || !std::mem::replace(&mut seen, true)
             })
             .collect();
+        // The check stopped at so many refusals because of the dependents.
+        let more = more && kept.len() == n;
         Error::several(kept, more, stage)
+    }
+
+    /// The first refusal `self` names (itself, if it is one).
+    pub(crate) fn first_refusal(self) -> Self {
+        match self {
+            Error::Several { errors, .. } => errors
+                .into_iter()
+                .next()
+                .unwrap_or(Error::Internal("a list of refusals without one".into())),
+            e => e,
+        }
     }
 
     /// The refusals `self` names, and whether more followed them.

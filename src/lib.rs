@@ -71,7 +71,8 @@
 //!   [`ledger::Ledger::verify`]: the ledger's append lent the event grammar of the
 //!   registry's vocabulary ([`systems::GRAMMAR`]) and the check fold, its verify
 //!   lent the grammar. `parallel.rs` folds with a worker
-//!   thread per group of namespaces; [`fold::stream`] reads the chunks once, in seq order,
+//!   thread per group of namespaces (a check fold goes on past each refusal:
+//!   `refused.rs` merges the workers'); [`fold::stream`] reads the chunks once, in seq order,
 //!   and hands records on in fold order as the chunk summaries allow.
 //! - [`systems`]: one folder per rating system (below), the registry that lists them
 //!   (the [`systems::RatingSystem`] trait and the `registry!` line that generates

@@ -118,13 +118,13 @@ impl QueryArgs {
     /// a rules change dated before a record that its rules refuse is refused
     /// at append, so scoring it under those rules as if they had always been
     /// in force would score what they forbid (a grudge game with too few
-    /// nations, a match of too many games). The records they refuse are
-    /// named, with why (exit 2).
+    /// nations, a match of too many games). The first record they refuse
+    /// (by seq) is named, with why (exit 2): the others may follow from it.
     fn fold(&self, ledger: &Ledger, q: &Query) -> Result<fold::Folded> {
         let Some(path) = self.rules.as_ref().filter(|_| q.check) else {
             return fold_known(ledger, q);
         };
-        fold_known(ledger, q).map_err(|e| e.each_refusal(|e| under_rules(path, e)))
+        fold_known(ledger, q).map_err(|e| under_rules(path, e.first_refusal()))
     }
 }
 

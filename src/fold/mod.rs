@@ -45,6 +45,7 @@ mod lend;
 #[cfg(test)]
 mod mem;
 mod parallel;
+mod refused;
 pub mod stream;
 mod view;
 

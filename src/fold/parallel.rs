@@ -22,12 +22,13 @@
 //! records (see [`route`]).
 //!
 //! **Errors** come out as from a sequential fold: every record carries its index
-//! in fold order; a worker stops at its first failure, the reader stops at its
-//! own failure or when a worker has stopped, and the failure with the smallest
-//! index wins (the reader's own comes after everything it has handed out).
-//! A check's refusal is no failure that stops a worker: the record is left
-//! out and the worker goes on, up to [`REFUSALS_SHOWN`] refusals, so that
-//! one run names every event the ledger's rules refuse ([`merged`]).
+//! in fold order. A check's refusal leaves the record out and the worker goes
+//! on, so that one run names every event the ledger's rules refuse; a worker
+//! stops at a failure that is no refusal (a record that does not decode) or
+//! at more than [`crate::error::REFUSALS_SHOWN`] refusals, the reader at its own failure or
+//! when a worker has stopped, and [`merged`] keeps what a sequential fold
+//! would have found by then (the reader's own failure comes after everything
+//! it has handed out).
 //!
 //! **Checks** need nothing but the record's own projection and the rules in
 //! force (`State::check` dispatches by namespace), so each worker checks its
@@ -58,11 +59,12 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 
+use super::refused::{merged, Failed, Refused};
 use super::{
     admit_record, apply_record, check_record, wanted, Folded, Item, Marks, Order, Pos, Query, Sink,
     Source, Trail, TRAIL_BATCH,
 };
-use crate::error::{Error, Result, Stage, REFUSALS_SHOWN};
+use crate::error::{Error, Result};
 use crate::events;
 use crate::systems::params::Params;
 use crate::systems::{Change, Cx, Record, State, NAMESPACES};
@@ -107,9 +109,6 @@ struct Lane {
     spent: Receiver<Batch>,
 }
 
-/// A worker's failure: the fold-order index of the record and the error.
-type Failed = (u64, Error);
-
 /// The index of a worker's failure after its last record (handing its audit
 /// trail on): after every record.
 const AFTER_ALL: u64 = u64::MAX;
@@ -118,36 +117,6 @@ const AFTER_ALL: u64 = u64::MAX;
 /// of its audit trail, the index in fold order of the record that made it; or
 /// its refusals.
 type Done = std::result::Result<(State, Cx, Vec<u64>), Refused>;
-
-/// A worker's failures, in fold order: the records a check refused, the
-/// fold going on past each as if it were not there, and whether the worker
-/// stopped after the last (at [`REFUSALS_SHOWN`] of them, or at a failure
-/// that is no refusal, such as a record that does not decode).
-#[derive(Default)]
-struct Refused {
-    list: Vec<Failed>,
-    stopped: bool,
-}
-
-impl Refused {
-    /// The worker stops at `f`: its failures so far and `f`, taken.
-    fn stop(&mut self, f: Failed) -> Self {
-        let mut out = std::mem::take(self);
-        out.list.push(f);
-        out.stopped = true;
-        out
-    }
-
-    /// Note the check's refusal `f`; `Err` (all taken) once the worker
-    /// should stop, at more than [`REFUSALS_SHOWN`].
-    fn note(&mut self, f: Failed) -> std::result::Result<(), Refused> {
-        if self.list.len() < REFUSALS_SHOWN {
-            self.list.push(f);
-            return Ok(());
-        }
-        Err(self.stop(f))
-    }
-}
 
 /// What a worker does besides applying its records (and decoding them, but
 /// with one worker: see [`route`]).
@@ -285,8 +254,12 @@ pub(super) fn fold(
             snapshots: snapshots.as_mut(),
         };
         let read = reader.read(source, order);
-        // Hand over what is left; dropping the senders ends the workers.
-        let sent = lanes.into_iter().try_for_each(|l| send(&l.tx, l.batch));
+        // Hand over what is left, to every lane (a worker that stopped does
+        // not keep the others from their records); dropping the senders ends
+        // the workers.
+        let sent = (lanes.into_iter())
+            .map(|l| send(&l.tx, l.batch))
+            .fold(Ok(()), Result::and);
         let joined = workers.into_iter().map(|(g, w)| (g, w.join()));
         let cx = match (gather(joined, &mut state), read.and(sent)) {
             // A failure after a worker's last record (handing its trail on)
@@ -417,8 +390,8 @@ impl Snapshots<'_> {
 
 /// Put the workers' projections into `state`; the context at the end (every
 /// worker folded every rules change: any one will do; `None`: no worker) with
-/// the workers' audit trails merged in fold order, or the failure first in
-/// fold order (a worker that panicked first of all).
+/// the workers' audit trails merged in fold order, or their refusals and
+/// failures ([`merged`]; a worker that panicked first of all).
 fn gather(
     joined: impl Iterator<Item = (Vec<usize>, std::thread::Result<Done>)>,
     state: &mut State,
@@ -446,29 +419,6 @@ fn gather(
         cx.set_changes(trail.into_iter().map(|(_, c)| c).collect());
         cx
     }))
-}
-
-/// The workers' refusals as a sequential fold's check finds them: the first
-/// [`REFUSALS_SHOWN`] in fold order, each record once (a rules change
-/// reaches every worker), none past the earliest place a worker stopped at
-/// (a sequential fold stops there too); shown in seq order, and the index
-/// is the first one's in fold order.
-fn merged(refused: Vec<Refused>) -> Failed {
-    let stop = (refused.iter().filter(|r| r.stopped))
-        .filter_map(|r| r.list.last().map(|f| f.0))
-        .min();
-    let mut list: Vec<Failed> = refused.into_iter().flat_map(|r| r.list).collect();
-    list.sort_by_key(|f| f.0);
-    list.dedup_by_key(|f| f.0);
-    let before = list.len();
-    list.retain(|f| stop.is_none_or(|s| f.0 <= s));
-    let more = list.len() < before || list.len() > REFUSALS_SHOWN;
-    list.truncate(REFUSALS_SHOWN);
-    let first = list.first().map_or(0, |f| f.0);
-    // Shown in seq order: an append's in input order, file by file, line by line.
-    list.sort_by_key(|(index, e)| (e.origin_seq(), *index));
-    let errors = list.into_iter().map(|(_, e)| e).collect();
-    (first, Error::several(errors, more, Stage::Rules))
 }
 
 /// The reading side: hands each record of `order` to its worker(s), and
@@ -664,12 +614,7 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
             let mut rec = decode(&batch.bytes, job).map_err(|e| refused.stop((index, e)))?;
             // A check's refusal is noted and the record left out: the
             // records after it are checked as if it were not there.
-            let admitted = admit_record(&mut state, &mut rec, duty.check);
-            let checked = admitted.and_then(|()| match duty.check && !duty.players_only {
-                true => check_record(&state, &rec, &cx),
-                false => Ok(()),
-            });
-            match checked {
+            match admitted_and_checked(&mut state, &mut rec, &cx, &duty) {
                 Err(e) if duty.check => {
                     refused.note((index, e))?;
                     continue;
@@ -693,6 +638,23 @@ fn work(rx: Receiver<Batch>, spent: Sender<Batch>, part: Part, mut cx: Cx, duty:
     match refused.list.is_empty() {
         true => Ok((state, cx, places)),
         false => Err(refused),
+    }
+}
+
+/// Admit `rec` (its names, or what a `ledger.*` event says of players) and,
+/// if `duty` checks, check it. A system's event is checked once admitted
+/// (its names written as roots); a `ledger.*` event before, so that a
+/// refused rename or registration is not admitted.
+fn admitted_and_checked(state: &mut State, rec: &mut Record, cx: &Cx, duty: &Duty) -> Result<()> {
+    let check = duty.check && !duty.players_only;
+    let ledger = matches!(rec.event, crate::systems::Event::Ledger(_));
+    if check && ledger {
+        check_record(state, rec, cx)?;
+    }
+    admit_record(state, rec, duty.check)?;
+    match check && !ledger {
+        true => check_record(state, rec, cx),
+        false => Ok(()),
     }
 }
 
@@ -746,45 +708,4 @@ fn decode_stored(
 ) -> Result<Record> {
     let decoded = events::decode_stored_guessed(bytes, env, seq, at, recorded_at);
     decoded.map_err(|e| Error::Corrupt(format!("record {seq} cannot be decoded: {e}")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{merged, Refused};
-    use crate::error::{Error, Origin};
-
-    fn refusal(seq: u64) -> Error {
-        let origin = Origin {
-            seq: Some(seq),
-            ..Origin::default()
-        };
-        Error::invalid(origin, format!("record {seq}"))
-    }
-
-    /// Two workers: a record both refused (a rules change) is named once,
-    /// nothing past where the second stopped, in seq order.
-    #[test]
-    fn refusals_merge_once_each_in_seq_order_up_to_where_a_worker_stopped() {
-        let one = Refused {
-            list: vec![(3, refusal(9)), (7, refusal(4))],
-            stopped: false,
-        };
-        let two = Refused {
-            list: vec![(3, refusal(9)), (5, refusal(2))],
-            stopped: true,
-        };
-        let (first, e) = merged(vec![one, two]);
-        assert_eq!(first, 3);
-        let Error::Several { errors, more, .. } = e else {
-            panic!("{e}");
-        };
-        let seqs: Vec<u64> = errors.iter().filter_map(Error::origin_seq).collect();
-        assert_eq!(seqs, [2, 9]);
-        assert!(more, "record 4 came after the stop");
-        let alone = Refused {
-            list: vec![(1, refusal(1))],
-            stopped: false,
-        };
-        assert!(matches!(merged(vec![alone]).1, Error::Invalid { .. }));
-    }
 }

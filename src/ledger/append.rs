@@ -362,7 +362,11 @@ impl Ledger {
                      {seq}'s date, which fold before it: the first is {where_}"
                 ));
             }
-            return Error::invalid(whole, msg);
+            return Error::Dependent {
+                origin: Box::new(whole),
+                msg,
+                record: seq,
+            };
         };
         let (file, line) = place(void_seq);
         let lines: Vec<String> = pending

@@ -315,7 +315,9 @@ impl Ledger {
     /// copied (an append ran: its own open judges them) or could not be
     /// copied.
     fn store_copy_damage(&self) -> Option<String> {
-        let files = sled_files(&self.path);
+        let files: Vec<PathBuf> = (sled_files(&self.path).into_iter())
+            .filter(|f| f.is_file())
+            .collect();
         let stamp = |files: &[PathBuf]| -> Option<Vec<(u64, std::time::SystemTime)>> {
             let meta = files.iter().map(|f| std::fs::metadata(f).ok());
             meta.map(|m| m.and_then(|m| Some((m.len(), m.modified().ok()?))))

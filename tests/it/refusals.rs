@@ -313,3 +313,60 @@ fn twenty_refusals_of_the_ledgers_rules_are_named_then_that_the_check_stopped() 
     let err = String::from_utf8(append_text(dir.path(), &text).stderr).unwrap();
     assert!(!err.contains("-:21, "), "{err}");
 }
+
+/// A refused rename is left out of the check: the result after it that
+/// names the old name is no refusal of its own.
+#[test]
+fn a_refused_rename_is_not_applied_to_the_events_after_it() {
+    let (dir, round_2) = league_before_round_2();
+    let rename = r#"{"type":"ledger.player_renamed","at":"2013-02-01","from":"Ana","to":"Ana Berg","reason":"  "}"#;
+    let err =
+        String::from_utf8(append_text(dir.path(), &format!("{rename}\n{}\n", round_2[0])).stderr);
+    let err = err.unwrap();
+    assert!(
+        err.starts_with("laurel: error: -:1, ledger.player_renamed: field `reason`: empty"),
+        "{err}"
+    );
+    assert!(!err.contains("-:2"), "{err}");
+}
+
+/// Refusals of every worker are named, the first in time among them,
+/// whichever worker stops first: a card result dated first, then more
+/// Middle-earth refusals than are shown.
+#[test]
+fn the_first_refusal_is_named_whichever_worker_stops_first() {
+    let (dir, round_2) = league_before_round_2();
+    let cards = round_2[0].replace("\"round\": \"2\"", "\"round\": \"9\"");
+    let ends: String = (0..25)
+        .map(|i| {
+            format!(
+                "{{\"type\":\"mepbm.game_ended\",\"at\":\"2013-03-01\",\"game\":\"g{i}\",\"turn\":20,\
+                 \"winner\":\"FP\",\"nations\":[{{\"nation\":\"Woodmen\",\"victory_points\":400,\
+                 \"eliminated\":false}}]}}\n"
+            )
+        })
+        .collect();
+    for _ in 0..3 {
+        let out = append_text(dir.path(), &format!("{cards}\n{ends}"));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("\n  -:1, cards.match_result"), "{err}");
+        assert!(
+            err.contains("20 events refused, then the check stopped"),
+            "{err}"
+        );
+    }
+}
+
+/// A rule change dated back that breaks stored records is one refusal
+/// (the first record it breaks), not one a broken record.
+#[test]
+fn a_rule_change_dated_back_breaking_stored_records_is_one_refusal() {
+    let dir = common::bundled();
+    let rules = r#"{"type":"ledger.rules_changed","at":"2010-01-01","system":"sbr","params":{"games_per_match":1},"reason":"t"}"#;
+    let err = String::from_utf8(append_text(dir.path(), rules).stderr).unwrap();
+    assert!(
+        err.starts_with("laurel: error: -: this append is refused because record "),
+        "{err}"
+    );
+    assert!(!err.contains("refused:\n"), "{err}");
+}

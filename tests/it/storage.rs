@@ -191,6 +191,14 @@ fn sled_files_put_back_from_an_older_copy_fail_verify_naming_both_heads() {
     ] {
         assert!(stderr.contains(want), "{want}: {stderr}");
     }
+    // Without `conf` (which an append's open does without), the same.
+    std::fs::remove_file(d.join("conf")).unwrap();
+    let out = laurel(dir.path()).arg("verify").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("while sled's files say the head is 3 "),
+        "{stderr}"
+    );
     let out = append_text(dir.path(), &seeds(5));
     assert_eq!(out.status.code(), Some(1));
 }
