@@ -288,8 +288,6 @@ impl Known {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::parse_event;
-    use crate::systems::Record;
     use crate::systems::NAMESPACES;
 
     /// The check as an index over every name decides it: the whole ledger's
@@ -344,16 +342,12 @@ mod tests {
     }
 
     fn admit(indexes: &mut PerNamespace, seq: u64, json: serde_json::Value) {
-        let s = parse_event(json).expect("a valid event");
-        let mut rec = Record {
-            seq,
-            at: s.at,
-            recorded_at: 0,
-            id: s.id,
-            kind: s.kind.clone(),
-            event: s.event.expect("decoded"),
-        };
-        let ns = s.kind.split_once('.').map_or("", |(ns, _)| ns);
+        let mut rec = crate::systems::players::record_of(seq, json);
+        let ns = rec
+            .kind
+            .split_once('.')
+            .map_or("", |(ns, _)| ns)
+            .to_string();
         for (i, index) in indexes.0.iter_mut().enumerate() {
             if ns == "ledger" || NAMESPACES[i] == ns {
                 let _ = index.admit(&mut rec, false);

@@ -573,24 +573,29 @@ fn rename_value(v: Value, shown: &BTreeMap<String, String>) -> Value {
     }
 }
 
+/// Record `seq` of the event `json` (which must read), for tests.
+#[cfg(test)]
+pub(crate) fn record_of(seq: u64, json: Value) -> Record {
+    let s = crate::events::parse_event(json).expect("a valid event");
+    Record {
+        seq,
+        at: s.at,
+        recorded_at: 0,
+        id: s.id,
+        kind: s.kind.clone(),
+        event: s.event.expect("decoded"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::parse_event;
 
     /// An index that folded `events` (JSON), one seq each from 1, checked.
     fn folded(events: &[serde_json::Value]) -> Index {
         let mut index = Index::default();
         for (seq, json) in (1u64..).zip(events) {
-            let s = parse_event(json.clone()).expect("a valid event");
-            let mut rec = Record {
-                seq,
-                at: s.at,
-                recorded_at: 0,
-                id: s.id,
-                kind: s.kind.clone(),
-                event: s.event.expect("decoded"),
-            };
+            let mut rec = record_of(seq, json.clone());
             index.admit(&mut rec, true).expect("admitted");
         }
         index
