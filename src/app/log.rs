@@ -115,7 +115,9 @@ fn fields_of(r: &RecordView) -> Result<String> {
         .filter(|(k, _)| !matches!(k.as_str(), "type" | "at" | "id"));
     let text = |v: &serde_json::Value| match v {
         // Quoted when it would not read as one value (`voter="Lars Moreau"`).
-        serde_json::Value::String(s) if s.contains([' ', '=', '"']) || s.is_empty() => {
+        serde_json::Value::String(s)
+            if s.is_empty() || s.contains(|c: char| c.is_whitespace() || c == '=' || c == '"') =>
+        {
             Some(v.to_string())
         }
         serde_json::Value::String(s) => Some(s.clone()),

@@ -117,6 +117,26 @@ fn sled_files_damage(path: &Path) -> Option<String> {
     bad.map(|(f, _)| format!("sled's file {} fails its checksum", f.display()))
 }
 
+/// sled's head (meta "head": seq u64 LE, then the hash), of the writer's
+/// store or of a copy of its files.
+fn head_in(meta: &sled::Tree) -> Result<Head> {
+    match meta.get("head").map_err(storage)? {
+        None => Ok(Head::default()),
+        Some(v) if v.len() == 40 => Ok(Head {
+            seq: u64::from_le_bytes(v[..8].try_into().expect("8")),
+            hash: v[8..].try_into().expect("32"),
+        }),
+        Some(_) => Err(Error::Corrupt("head record has the wrong size".into())),
+    }
+}
+
+/// The seq `HEAD` durably named, as sled notes it (meta "published").
+fn mark_in(meta: &sled::Tree) -> Result<u64> {
+    let v = meta.get("published").map_err(storage)?;
+    Ok(v.and_then(|v| v.as_ref().try_into().ok())
+        .map_or(0, u64::from_le_bytes))
+}
+
 /// sled's files in the ledger directory: `db`, `conf`, then its snapshots.
 fn sled_files(path: &Path) -> Vec<PathBuf> {
     let mut files = vec![path.join("db"), path.join("conf")];
@@ -315,6 +335,36 @@ impl Ledger {
     /// copied (an append ran: its own open judges them) or could not be
     /// copied.
     fn store_copy_damage(&self) -> Option<String> {
+        let copy = self.sled_files_copied()?;
+        let head = self.head().ok()?;
+        let fail = |what: String| Some(format!("{what}; {RESTORE}"));
+        let read = open_db(copy.path())
+            .and_then(Handles::of)
+            .and_then(|store| Ok((head_in(&store.meta)?, mark_in(&store.meta)?)));
+        let (kept, mark) = match read {
+            Ok(read) => read,
+            Err(e) => {
+                return fail(format!(
+                    "sled cannot read its files ({e}): the next append cannot open the ledger"
+                ))
+            }
+        };
+        let behind = kept.seq < head.seq || (kept.seq == head.seq && kept != head);
+        match behind || mark > head.seq {
+            true => fail(format!(
+                "{} says {head} while sled's files say the head is {kept} (published up to \
+                 seq {mark}): sled's files and HEAD are of two copies, and the next append \
+                 refuses the directory",
+                published::head_file(&self.path).display()
+            )),
+            false => None,
+        }
+    }
+
+    /// sled's files, copied into a temporary directory (writable there, as
+    /// sled opens them); `None` when they changed while they were copied or
+    /// `HEAD` moved (an append ran), or could not be copied.
+    fn sled_files_copied(&self) -> Option<tempfile::TempDir> {
         let files: Vec<PathBuf> = (sled_files(&self.path).into_iter())
             .filter(|f| f.is_file())
             .collect();
@@ -334,43 +384,10 @@ impl Ledger {
         for f in &files {
             let to = copy.path().join(f.file_name()?);
             std::fs::copy(f, &to).ok()?;
-            // A read-only ledger's files copy read-only; sled opens them to write.
             let owner_only = std::os::unix::fs::PermissionsExt::from_mode(0o600);
             std::fs::set_permissions(&to, owner_only).ok()?;
         }
-        if stamp(&files)? != before || self.head_moved() {
-            return None;
-        }
-        let (head, fail) = (self.head().ok()?, |what: String| {
-            Some(format!("{what}; {RESTORE}"))
-        });
-        let store = match open_db(copy.path()).and_then(Handles::of) {
-            Ok(store) => store,
-            Err(e) => {
-                return fail(format!(
-                    "sled cannot read its files ({e}): the next append cannot open the ledger"
-                ))
-            }
-        };
-        let read = |key: &str| store.meta.get(key).ok().flatten();
-        let kept = read("head").filter(|v| v.len() == 40).map(|v| Head {
-            seq: u64::from_le_bytes(v[..8].try_into().expect("8")),
-            hash: v[8..].try_into().expect("32"),
-        });
-        let mark = read("published")
-            .and_then(|v| v.as_ref().try_into().ok())
-            .map_or(0, u64::from_le_bytes);
-        let kept = kept.unwrap_or_default();
-        let behind = kept.seq < head.seq || (kept.seq == head.seq && kept != head);
-        match behind || mark > head.seq {
-            true => fail(format!(
-                "{} says {head} while sled's files say the head is {kept} (published up to \
-                 seq {mark}): sled's files and HEAD are of two copies, and the next append \
-                 refuses the directory",
-                published::head_file(&self.path).display()
-            )),
-            false => None,
-        }
+        (stamp(&files)? == before && !self.head_moved()).then_some(copy)
     }
 
     /// Has `HEAD` moved past the head this reader pinned (an append ran)?
@@ -442,14 +459,7 @@ impl Ledger {
     /// sled's head (meta "head" = seq u64 LE (8) + hash (32); absent for an
     /// empty ledger).
     fn sled_head(&self) -> Result<Head> {
-        match self.meta()?.get("head").map_err(storage)? {
-            None => Ok(Head::default()),
-            Some(v) if v.len() == 40 => Ok(Head {
-                seq: u64::from_le_bytes(v[..8].try_into().expect("8")),
-                hash: v[8..].try_into().expect("32"),
-            }),
-            Some(_) => Err(Error::Corrupt("head record has the wrong size".into())),
-        }
+        head_in(&self.meta()?)
     }
 
     /// Note in sled (meta "published" = seq u64 LE) that `HEAD` durably named
@@ -466,9 +476,7 @@ impl Ledger {
 
     /// The last seq [`Ledger::mark_published`] noted (0 for none).
     fn published_mark(&self) -> Result<u64> {
-        let v = self.meta()?.get("published").map_err(storage)?;
-        Ok(v.and_then(|v| v.as_ref().try_into().ok())
-            .map_or(0, u64::from_le_bytes))
+        mark_in(&self.meta()?)
     }
 
     /// Write sled's head.
