@@ -41,7 +41,8 @@ impl Refused {
 /// [`REFUSALS_SHOWN`] in fold order, each record once (a rules change
 /// reaches every worker), none past the earliest place a worker stopped at
 /// (a sequential fold stops there too); shown in seq order, and the index
-/// is the first one's in fold order.
+/// is the first one's in fold order. A failure that is no refusal is
+/// returned alone.
 pub(super) fn merged(refused: Vec<Refused>) -> Failed {
     let stop = (refused.iter().filter(|r| r.stopped))
         .filter_map(|r| r.list.last().map(|f| f.0))
@@ -53,6 +54,12 @@ pub(super) fn merged(refused: Vec<Refused>) -> Failed {
     list.retain(|f| stop.is_none_or(|s| f.0 <= s));
     let more = list.len() < before || list.len() > REFUSALS_SHOWN;
     list.truncate(REFUSALS_SHOWN);
+    // Damage (a record that does not decode) is no refusal: it is named
+    // alone, with its own exit code, whatever was refused before it.
+    let refusal = |e: &Error| matches!(e, Error::Invalid { .. } | Error::Dependent { .. });
+    if let Some(i) = list.iter().position(|(_, e)| !refusal(e)) {
+        return list.swap_remove(i);
+    }
     let first = list.first().map_or(0, |f| f.0);
     // Shown in seq order: an append's in input order, file by file, line by line.
     list.sort_by_key(|(index, e)| (e.origin_seq(), *index));
@@ -98,5 +105,12 @@ mod tests {
             stopped: false,
         };
         assert!(matches!(merged(vec![alone]).1, Error::Invalid { .. }));
+        // Damage after a refusal is named alone.
+        let damaged = Refused {
+            list: vec![(1, refusal(1)), (4, Error::Corrupt("chunk 4".into()))],
+            stopped: true,
+        };
+        let (at, e) = merged(vec![damaged]);
+        assert!(at == 4 && matches!(e, Error::Corrupt(_)), "{e}");
     }
 }
