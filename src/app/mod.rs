@@ -520,6 +520,10 @@ fn fold_stamped(ledger: &Ledger, args: &QueryArgs, mut q: Query) -> Result<(fold
             .filter(|_| what_if)
             .map(|p| p.display().to_string()),
         tournament: None,
+        inside_append: match args.known_at.as_deref().map(str::parse::<u64>) {
+            Some(Ok(seq)) => inside_an_append(ledger, seq)?,
+            _ => None,
+        },
     };
     Ok((f, stamp))
 }
@@ -582,9 +586,6 @@ fn state_line(ledger: &Ledger, args: &QueryArgs, stamp: &Stamp, format: Format) 
         .known_at
         .as_ref()
         .is_some_and(|k| k.parse::<u64>().is_err());
-    if !a_time && given.is_some() {
-        line.push_str(&inside_an_append(ledger, stamp.known_at)?);
-    }
     if a_time && stamp.known_at == 0 && head.seq > 0 {
         if let Some(first) = ledger.recorded_at(1)? {
             line.push_str(&format!(
@@ -596,19 +597,10 @@ fn state_line(ledger: &Ledger, args: &QueryArgs, stamp: &Stamp, format: Format) 
     Ok(line + "\n")
 }
 
-/// A word on `--known-at SEQ` naming a record inside an append (not its
-/// last): an append is all or nothing, so no reader ever saw the ledger at
-/// `seq`; the seqs before and after that append give states one did.
-fn inside_an_append(ledger: &Ledger, seq: u64) -> Result<String> {
-    Ok(match ledger.append_of(seq)? {
-        Some((first, last)) if last > seq => format!(
-            " · record {seq} came in one append with records {first} to {last} (all or \
-             nothing): no reader saw the ledger at {seq}; --known-at {} or {last} shows a \
-             state one did",
-            first - 1
-        ),
-        _ => String::new(),
-    })
+/// The append (its first and last seqs) that brought record `seq` when
+/// `seq` is not its last ([`Stamp::inside_append`]).
+fn inside_an_append(ledger: &Ledger, seq: u64) -> Result<Option<(u64, u64)>> {
+    Ok(ledger.append_of(seq)?.filter(|&(_, last)| last > seq))
 }
 
 /// Run `f` on `w` through a buffer (stdout is line-buffered), then flush.

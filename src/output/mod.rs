@@ -34,6 +34,11 @@ pub struct Stamp {
     /// The tournament asked for (`--tournament`): a JSON answer names it, so
     /// that two tournaments' tables saved apart are told apart.
     pub tournament: Option<String>,
+    /// `--known-at SEQ` named a record inside an append, not its last: the
+    /// append's first and last seqs. An append is all or nothing, so no
+    /// reader saw the ledger at `known_at`; `first - 1` and `last` are
+    /// states one did. JSON says it as `"known_at_inside_append"`.
+    pub inside_append: Option<(u64, u64)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -213,11 +218,14 @@ impl Serialize for JsonReport<'_> {
         let (r, stamp) = (self.r, self.stamp);
         let extra = !r.extra.is_empty();
         // The keys in sorted order.
-        let named = usize::from(stamp.rules.is_some()) + usize::from(stamp.tournament.is_some());
+        let named = usize::from(stamp.rules.is_some())
+            + usize::from(stamp.tournament.is_some())
+            + usize::from(stamp.inside_append.is_some());
         let mut m = s.serialize_map(Some(5 + usize::from(extra) + named))?;
         m.serialize_entry("as_of", &stamp.as_of)?;
         m.serialize_entry("head", &stamp.head)?;
         m.serialize_entry("known_at", &stamp.known_at)?;
+        serialize_inside_append(&mut m, stamp)?;
         m.serialize_entry("rows", &JsonRows(&r.main))?;
         if let Some(rules) = &stamp.rules {
             m.serialize_entry("rules", rules)?;
@@ -362,6 +370,17 @@ pub fn write_json(w: &mut dyn Write, r: &Report, stamp: &Stamp, depth: usize) ->
 
 /// The JSON object of a table reported as unchanged ([`write_unchanged`]):
 /// a report's keys with no rows, and `"unchanged": true`.
+/// `"known_at_inside_append": {"first", "last"}` when the stamp has one.
+fn serialize_inside_append<M: SerializeMap>(m: &mut M, stamp: &Stamp) -> Result<(), M::Error> {
+    match stamp.inside_append {
+        Some((first, last)) => m.serialize_entry(
+            "known_at_inside_append",
+            &serde_json::json!({"first": first, "last": last}),
+        ),
+        None => Ok(()),
+    }
+}
+
 struct JsonUnchanged<'a> {
     t: &'a Table,
     stamp: &'a Stamp,
@@ -371,10 +390,12 @@ impl Serialize for JsonUnchanged<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let stamp = self.stamp;
         // The keys in sorted order.
-        let mut m = s.serialize_map(Some(6 + usize::from(stamp.rules.is_some())))?;
+        let named = usize::from(stamp.rules.is_some()) + usize::from(stamp.inside_append.is_some());
+        let mut m = s.serialize_map(Some(6 + named))?;
         m.serialize_entry("as_of", &stamp.as_of)?;
         m.serialize_entry("head", &stamp.head)?;
         m.serialize_entry("known_at", &stamp.known_at)?;
+        serialize_inside_append(&mut m, stamp)?;
         m.serialize_entry("rows", &[] as &[Value])?;
         if let Some(rules) = &stamp.rules {
             m.serialize_entry("rules", rules)?;
@@ -552,6 +573,12 @@ mod tests {
             stamp.as_of.clone().map_or(Value::Null, Value::from),
         );
         obj.insert("known_at".into(), stamp.known_at.into());
+        if let Some((first, last)) = stamp.inside_append {
+            obj.insert(
+                "known_at_inside_append".into(),
+                json!({"first": first, "last": last}),
+            );
+        }
         obj.insert("head".into(), stamp.head.clone().into());
         if let Some(tournament) = &stamp.tournament {
             obj.insert("tournament".into(), tournament.clone().into());
@@ -586,6 +613,7 @@ mod tests {
             head: "ab".into(),
             rules: None,
             tournament: None,
+            inside_append: None,
         };
         assert_eq!(render_csv(&t), "rank,player,score\r\n1,\"Ann, B\",1771\r\n");
         // Text shows the columns' titles (Valar's score is its rating); CSV the keys.
@@ -637,6 +665,7 @@ mod tests {
             head: "ab".into(),
             rules: None,
             tournament: None,
+            inside_append: None,
         };
         let r = Report {
             system: "valar".into(),
@@ -699,12 +728,15 @@ mod tests {
         for (as_of, rules) in clocks {
             // A tournament asked for, with the date.
             let tournament = as_of.as_ref().map(|_| "league \"1\"".to_string());
+            // A known-at inside an append, with the rules file.
+            let inside_append = rules.as_ref().map(|_| (4, u64::MAX));
             let stamp = Stamp {
                 as_of,
                 known_at: u64::MAX,
                 head: "ab".into(),
                 rules,
                 tournament,
+                inside_append,
             };
             for r in &reports {
                 let want = serde_json::to_string_pretty(&report_json(r, &stamp)).unwrap() + "\n";

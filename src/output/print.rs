@@ -129,6 +129,15 @@ pub fn state_line(
             line.push_str(&format!(", recorded by {}", bound(&shown)));
         }
     }
+    if let Some((first, last)) = stamp.inside_append {
+        let seq = stamp.known_at;
+        line.push_str(&format!(
+            " · record {seq} came in one append with records {first} to {last} (all or \
+             nothing): no reader saw the ledger at {seq}; --known-at {} or {last} shows a \
+             state one did",
+            first - 1
+        ));
+    }
     if let Some(rules) = &stamp.rules {
         line.push_str(&format!(
             " · what-if: rules of {}, not the ledger's",
@@ -306,6 +315,7 @@ mod tests {
             head: "ab".repeat(32),
             rules: None,
             tournament: None,
+            inside_append: None,
         };
         let head = "3fa2b1c0".repeat(8);
         assert_eq!(

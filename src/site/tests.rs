@@ -99,6 +99,7 @@ fn sample() -> Sample {
             head: "cd".repeat(32),
             rules: None,
             tournament: None,
+            inside_append: None,
         },
         spilled_subjects: BTreeSet::new(),
         players: [NASTY, "Ann Smith", "Ann <Jones>", "Only In Audit", "ann"]

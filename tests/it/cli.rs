@@ -226,6 +226,8 @@ fn text_answers_start_with_the_ledger_state_and_the_clocks_given() {
         &["standings", "valar", "--known-at", "5", "--format", "json"],
     );
     let at5 = v["head"].as_str().unwrap();
+    // JSON names the append record 5 came in.
+    assert_eq!(v["known_at_inside_append"], json!({"first": 1, "last": 34}));
     // Record 5 came with 34 in one append: no reader saw the ledger at 5.
     assert_eq!(
         first(&["standings", "valar", "--known-at", "5"]),
@@ -236,7 +238,7 @@ fn text_answers_start_with_the_ledger_state_and_the_clocks_given() {
             &at5[..8]
         )
     );
-    // JSON and CSV carry no such line.
+    // CSV carries no state line.
     let (_, csv, _) = run(dir.path(), &["standings", "valar", "--format", "csv"]);
     assert!(csv.starts_with("rank,player,score,games\r\n"), "{csv}");
 }

@@ -382,6 +382,7 @@ fn sample() -> (Site, Vec<TableView>, Vec<Change>) {
             head: "5e".repeat(32),
             rules: None,
             tournament: None,
+            inside_append: None,
         },
         spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
         players: changes.iter().map(|c| c.subject.clone()).collect(),
