@@ -158,3 +158,38 @@ fn qualifiers_rank_above_the_eliminated_whatever_their_groups_rounds() {
         .collect();
     assert_eq!(groups, want);
 }
+
+/// Bracket seeds order qualifiers as their group match did: equal scores
+/// (80 each) go by best game in that match (bert's 35 over anna's 20)
+/// before seed rank (anna 1, bert 2), so the match's 1st is bracket seed 1.
+#[test]
+fn bracket_seeds_break_an_equal_score_by_best_game_before_seed_rank() {
+    let dir = common::empty_ledger();
+    let d = dir.path();
+    let mut text = vec![CREATED.to_string()];
+    for (i, p) in ["anna", "bert", "cleo", "dora"].iter().enumerate() {
+        text.push(seed_line("t", i + 1, p, 60 - 10 * i as i64));
+    }
+    for g in 1..=4 {
+        let bert = if g == 1 { 35 } else { 15 };
+        let players = [("anna", 20), ("bert", bert), ("cleo", 10), ("dora", 5)];
+        text.push(common::sbr::match_game("t", "group", "G", 11, g, &players));
+    }
+    appended(d, &text.join("\n"));
+    let v = standings(d, &["sbr", "--tournament", "t"]);
+    assert_eq!(adv(&match_rows(&v, "G")), ["bert", "anna"]);
+    let seeds: Vec<(&str, i64, i64, i64)> = (v["tables"]["bracket_seeding"].as_array())
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let n = |k: &str| r[k].as_i64().unwrap();
+            (
+                r["player"].as_str().unwrap(),
+                n("rank"),
+                n("score"),
+                n("best_game"),
+            )
+        })
+        .collect();
+    assert_eq!(seeds, [("bert", 1, 80, 35), ("anna", 2, 80, 20)]);
+}

@@ -54,7 +54,9 @@
 //!   and 2nd against two bots. Once a stage has begun, no game of an earlier stage is
 //!   accepted.
 //! - **Bracket seeds** ("seeded by score in final match before brackets") rank the
-//!   qualifiers by their score in their last group match, then by seed rank. In the
+//!   qualifiers by their score in their last group match, then by their best game in
+//!   it, then by seed rank: a match's own tie-breaks, so the 1st of a group match is
+//!   never seeded below its 2nd, and across groups the same order holds. In the
 //!   bracket, that bracket seed is the seed tie-break; in the group stage it is the
 //!   seeding rank. Equal seeding scores share a seed rank. The two are two
 //!   columns: `seed` ("Seeding rank") is the seeding rank wherever it is shown
@@ -345,9 +347,10 @@ impl Tournament {
     }
 
     /// A player's score in their last group match ("the final match before brackets").
-    pub fn last_group_score(&self, p: u32) -> i64 {
+    /// `p`'s score and best game in their last group match (0, 0 for none).
+    pub fn last_group_totals(&self, p: u32) -> (i64, i64) {
         self.last_match(Stage::Group, p)
-            .map_or(0, |m| m.totals(p).0)
+            .map_or((0, 0), |m| m.totals(p))
     }
 }
 

@@ -294,17 +294,26 @@ fn bracket_seeds_table(v: &View) -> Table {
     let mut table = Table::new(
         "bracket_seeding",
         &format!(
-            "Tournament {}: bracket seeds (score in last group match, then seed)",
+            "Tournament {}: bracket seeds (score in last group match, then best game, then seed)",
             t.id
         ),
-        &["rank", "player", "score", "group_match", "seed"],
+        &[
+            "rank",
+            "player",
+            "score",
+            "best_game",
+            "group_match",
+            "seed",
+        ],
     );
     for (r, name, p) in rows {
         let last = t.last_match(Stage::Group, p).map(|m| v.names.name(m.id));
+        let (score, best) = t.last_group_totals(p);
         table.push(vec![
             json!(r),
             json!(name),
-            json!(t.last_group_score(p)),
+            json!(score),
+            json!(best),
             json!(last),
             json!(t.seed_rank(p)),
         ]);

@@ -25,14 +25,17 @@ pub(crate) struct View<'a> {
     groups: OnceCell<Vec<u32>>,
 }
 
+/// A qualifier's score and best game in their last group match, and seed rank.
+type BracketKey = (i64, i64, Reverse<u32>);
+
 /// The bracket's entrants and the keys their bracket seeds come from.
 struct Bracket {
     /// Qualifiers (person indices), by name.
     qualifiers: Vec<u32>,
     /// Per person: is a qualifier.
     is_q: Vec<bool>,
-    /// Every qualifier's key, highest first.
-    keys: Vec<(i64, Reverse<u32>)>,
+    /// Every qualifier's key ([`View::bracket_key`]), highest first.
+    keys: Vec<BracketKey>,
 }
 
 /// A ranked line: the player's name and person index.
@@ -144,9 +147,11 @@ impl<'a> View<'a> {
         })
     }
 
-    fn bracket_key(&self, p: u32) -> (i64, Reverse<u32>) {
+    /// Score in the last group match, then best game in it, then seed rank.
+    fn bracket_key(&self, p: u32) -> BracketKey {
         let seed = self.t.seed_rank(p).unwrap_or(u32::MAX);
-        (self.t.last_group_score(p), Reverse(seed))
+        let (score, best) = self.t.last_group_totals(p);
+        (score, best, Reverse(seed))
     }
 
     /// The 1st and 2nd of each group: the bracket's entrants, by name.
@@ -173,7 +178,7 @@ impl<'a> View<'a> {
             .unwrap_or(false)
     }
 
-    /// A qualifier's bracket seed: by last group match score, then seed rank.
+    /// A qualifier's bracket seed: by last group match score, best game, seed rank.
     pub fn bracket_seed(&self, p: u32) -> Option<u32> {
         let b = self.bracket();
         if !b.is_q.get(p as usize).copied().unwrap_or(false) {
