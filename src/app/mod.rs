@@ -55,7 +55,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Origin, Result};
 use crate::fold::{self, Query};
-use crate::ledger::{canonical, Input, Ledger};
+use crate::ledger::{canonical, Input, Ledger, VerifyReport};
 use crate::output::{self, Format, Print, Stamp};
 use crate::systems::table::Report;
 use crate::systems::{self, Selector};
@@ -393,6 +393,22 @@ fn import_inputs(dir: &Path) -> Result<Vec<Input<'static>>> {
         .collect()
 }
 
+/// A report's problems as one error naming each (exit 1), after `lead`
+/// if given, if it has any.
+pub(crate) fn no_problem(report: &VerifyReport, lead: Option<&str>) -> Result<()> {
+    let Some((seq, _)) = report.problems.first() else {
+        return Ok(());
+    };
+    let all: Vec<String> = (report.problems.iter())
+        .map(|(s, m)| format!("seq {s}: {m}"))
+        .collect();
+    let all = all.join("; ");
+    Err(Error::Tampered {
+        seq: *seq,
+        msg: lead.map_or_else(|| all.clone(), |lead| format!("{lead}: {all}")),
+    })
+}
+
 /// `laurel verify [--expect HEAD]`: HEAD as `SEQ:HASH`, or as `head` prints
 /// it (`SEQ HASH`), or as `verify` prints it (`head SEQ HASH`). After the
 /// chain, the writer's store is looked at as a reader can (its files
@@ -405,17 +421,7 @@ pub fn verify(path: &Path, expect: Option<&str>) -> Result<String> {
     };
     let ledger = Ledger::read(path)?;
     let report = ledger.verify(expect)?;
-    if let Some((seq, _)) = report.problems.first() {
-        let all: Vec<String> = report
-            .problems
-            .iter()
-            .map(|(s, m)| format!("seq {s}: {m}"))
-            .collect();
-        return Err(Error::Tampered {
-            seq: *seq,
-            msg: all.join("; "),
-        });
-    }
+    no_problem(&report, None)?;
     if let Some(damage) = ledger.writer_store_damage() {
         return Err(Error::Corrupt(format!(
             "the chain verifies ({} record(s), head {}), but {damage}",
@@ -481,8 +487,27 @@ pub(super) fn parse_expect(s: &str) -> Result<(u64, [u8; 32])> {
     ))
 }
 
+/// `laurel head`: `HEAD`, once the record it names reads back with that
+/// hash, its content hashed again (a head is published: not that of a
+/// ledger whose last record was removed or changed). The rest of the chain
+/// is `verify`'s to check.
 pub fn head(path: &Path) -> Result<String> {
-    Ok(format!("{}\n", Ledger::read(path)?.head()?))
+    let ledger = Ledger::read(path)?;
+    let head = ledger.head()?;
+    let (stored, again) = ledger.hashes_at(head.seq)?;
+    if stored != head.hash || again != head.hash {
+        let seq = head.seq;
+        return Err(Error::Tampered {
+            seq,
+            msg: format!(
+                "HEAD names record {seq} with hash {}, but record {seq}'s content hashes to {}: \
+                 the ledger was changed since; `laurel verify` names every problem",
+                canonical::hex(&head.hash),
+                canonical::hex(&again)
+            ),
+        });
+    }
+    Ok(format!("{head}\n"))
 }
 
 /// `laurel export`: one canonical JSON line per record.

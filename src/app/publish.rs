@@ -103,6 +103,13 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     let tables = chosen_tables(&opts.systems)?;
     let ledger = Ledger::read(path)?;
     outside_ledger(path, dir)?;
+    // A site publishes a head: only that of a chain that verifies. Queries
+    // trust each chunk's checksum; a record forged with its checksum made
+    // again is the chain's to find.
+    super::no_problem(
+        &ledger.verify_chain()?,
+        Some("site: nothing written: the chain does not verify (`laurel verify` says more)"),
+    )?;
     let (f, stamp, mut buckets) = trail(&ledger, args, &tables)?;
     let head = ledger.head()?;
     // The trail knows a renamed player by their first name, the tables by

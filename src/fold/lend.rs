@@ -68,6 +68,12 @@ impl Ledger {
         self.dry_run_checked(inputs, LENT)
     }
 
+    /// The chain alone, as [`Ledger::verify`] checks it first (no
+    /// checkpoint): what `site` checks before it publishes a head.
+    pub fn verify_chain(&self) -> Result<VerifyReport> {
+        self.verify_lent(None, &GRAMMAR)
+    }
+
     /// Check the whole chain: every record's hash and header, the links
     /// between chunks, the published index and fingerprints; with `expect`,
     /// that a published head (seq, hash) is still in it. Then, if it

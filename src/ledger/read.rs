@@ -131,6 +131,21 @@ impl Ledger {
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
     }
 
+    /// Record `seq`'s stored hash and the hash of its content computed again
+    /// (zeros for seq 0): equal unless the record was changed.
+    pub fn hashes_at(&self, seq: u64) -> Result<([u8; 32], [u8; 32])> {
+        if seq == 0 {
+            return Ok(([0; 32], [0; 32]));
+        }
+        let (first, bytes) = self.chunk_holding(seq)?;
+        let c = chunk::decode(&bytes, first)?;
+        let r = (c.records.iter().find(|r| r.seq == seq))
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
+        let again =
+            canonical::hash_of_record((r.event, &r.prev), (c.recorded_at, seq), &mut Vec::new());
+        Ok((r.hash, again))
+    }
+
     /// When record `seq` was recorded (its `recorded_at`, as `export` writes
     /// it); `None` for seq 0.
     pub fn recorded_at(&self, seq: u64) -> Result<Option<String>> {

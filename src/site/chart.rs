@@ -113,7 +113,10 @@ pub(crate) fn chart(name: &str, changes: &[&Change]) -> Markup {
         return match (changes.is_empty(), uncharted == changes.len()) {
             (true, _) => html! { p { "No rating changes recorded." } "\n" },
             (false, true) => html! {
-                p { "Scores that start again each match are not charted; see the history below." }
+                p {
+                    "Scores that start again each match or tournament are not charted; see \
+                     the history below."
+                }
                 "\n"
             },
             (false, false) => {
@@ -177,8 +180,8 @@ pub(crate) fn chart(name: &str, changes: &[&Change]) -> Markup {
                     " " (skipped) " change(s) with a non-numeric value are in the history only."
                 }
                 @if uncharted > 0 {
-                    " " (uncharted) " change(s) of scores that start again each match are in \
-                     the history only."
+                    " " (uncharted) " change(s) of scores that start again each match or \
+                     tournament are in the history only."
                 }
             }
             "\n"

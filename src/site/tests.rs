@@ -531,14 +531,15 @@ fn the_chart_has_a_line_per_system_and_a_point_at_its_latest_value() {
     assert!(chart("x", &[]).into_string().contains("No rating changes"));
 }
 
-/// A Space Base Race match score starts again each match: its changes are
-/// not charted (a sawtooth of running scores), and the caption says they are
-/// in the history only; beside a rating, the rating alone has a panel.
+/// A Space Base Race match score starts again each match, a card player's
+/// points each tournament: their changes are not charted (a sawtooth of
+/// running scores), and the caption says they are in the history only;
+/// beside a rating, the rating alone has a panel.
 #[test]
-fn scores_that_start_again_each_match_are_not_charted() {
+fn scores_that_start_again_each_match_or_tournament_are_not_charted() {
     let games = [
         change(1, "2014-10-25T10:00:00Z", "sbr", "x", "50"),
-        change(2, "2014-10-25T10:15:00Z", "sbr", "x", "95"),
+        change(2, "2014-10-25T10:15:00Z", "cards", "x", "95"),
         change(3, "2014-10-25T11:00:00Z", "sbr", "x", "40"),
     ];
     let only: Vec<&Change> = games.iter().collect();
@@ -551,7 +552,10 @@ fn scores_that_start_again_each_match_are_not_charted() {
     assert_eq!(svg.matches("<g class=\"series\"").count(), 1, "{svg}");
     assert!(svg.contains("data-system=\"valar\""), "{svg}");
     assert!(
-        svg.contains("3 change(s) of scores that start again each match are in the history only"),
+        svg.contains(
+            "3 change(s) of scores that start again each match or tournament are in the history \
+             only"
+        ),
         "{svg}"
     );
 }

@@ -365,7 +365,8 @@ pub(crate) trait RatingSystem: Projection + Default + Clone {
     const CHANGES_UNNAMED: bool = false;
     /// Whether its changes are one value a chart can follow over time (a
     /// rating, a season's total). `false` where a value starts again (a
-    /// Space Base Race match score, each match): the site charts none of its
+    /// Space Base Race match score, each match; a card player's points, each
+    /// tournament): the site charts none of its
     /// changes ([`UNCHARTED_NAMESPACES`]), which its history lists. By
     /// default `true`.
     const CHARTED: bool = true;

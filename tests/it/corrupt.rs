@@ -716,3 +716,49 @@ fn a_fifo_or_device_in_the_place_of_a_ledger_file_is_damage_not_a_hang() {
         "{stderr}"
     );
 }
+
+/// Change the third digit of the year of record `i`'s `at` in a chunk's
+/// LRC1 bytes ("2003" to "2013", "2013" to "2003"): a valid event still.
+fn forge_year(b: &mut [u8], i: usize) {
+    let (s, e) = record_spans(b)[i];
+    let event = &b[s + 84..e];
+    let at = event.windows(6).position(|w| w == b"\"at\":\"").unwrap();
+    let digit = &mut b[s + 84 + at + 6 + 2];
+    *digit = if *digit == b'0' { b'1' } else { b'0' };
+}
+
+/// A record forged with its chunk's checksum made again reads back (queries
+/// trust the checksum; only the chain's hashes tell): `site` checks the
+/// chain before it publishes (exit 1, nothing written), and `head` hashes
+/// the record it names again (exit 1 when that one was forged).
+#[test]
+fn a_forged_record_stops_site_and_a_forged_last_record_stops_head() {
+    let base = common::ledger_with(&["cards_league.jsonl"]);
+    let seq = common::head(base.path()).0 as usize;
+    assert_eq!(View::load(&db_path(base.path())).entries.len(), 1);
+    for (i, command) in [(1, "site"), (seq - 1, "head")] {
+        let work = tempfile::tempdir().unwrap();
+        copy_dir(&db_path(base.path()), &db_path(work.path()));
+        through_view(work.path(), edit_chunk(0, move |b| forge_year(b, i)));
+        let out = laurel_std(work.path(), &["verify"]).output().unwrap();
+        let verify = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{verify}");
+        assert!(verify.contains(&format!("seq {}: stored hash does not match", i + 1)));
+        let site = work.path().join("site");
+        let args = match command {
+            "site" => vec!["site", site.to_str().unwrap()],
+            _ => vec!["head"],
+        };
+        let out = laurel_std(work.path(), &args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{command}: {stderr}");
+        let said = match command {
+            "site" => "site: nothing written: the chain does not verify (`laurel verify` says \
+                       more): seq 2: stored hash does not match"
+                .to_string(),
+            _ => format!("HEAD names record {seq} with hash"),
+        };
+        assert!(stderr.contains(&said), "{command}: {stderr}");
+        assert!(out.stdout.is_empty() && !site.exists(), "{command}");
+    }
+}

@@ -14,6 +14,8 @@ impl RatingSystem for State {
         samples!["cards_league.jsonl", "cards_masters.jsonl"];
     const WORKER: usize = 1;
     system_items!(bincode);
+    /// A player's points start again each tournament.
+    const CHARTED: bool = false;
 
     fn idents(event: &events::Event, f: &mut dyn FnMut(&'static str, &Ident)) {
         match event {
