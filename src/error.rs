@@ -82,12 +82,14 @@ pub enum Error {
         msg: String,
         record: u64,
     },
-    /// An event with this `id` is already in the ledger, not voided, with other content.
-    #[error("{origin}: id {id:?} is already recorded at seq {seq} with different content (to replace that record: laurel correct {seq} FILE --reason TEXT)")]
+    /// An event with this `id` is already in the ledger, not voided, with
+    /// other content; `differs` names the first field that differs.
+    #[error("{origin}: id {id:?} is already recorded at seq {seq} with different content{differs} (to replace that record: laurel correct {seq} FILE --reason TEXT)")]
     IdConflict {
         origin: Box<Origin>,
         id: String,
         seq: u64,
+        differs: String,
     },
     /// Several events of the input were refused: each refusal, in input
     /// and line order, whether the check stopped before the end of the

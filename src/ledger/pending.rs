@@ -156,10 +156,16 @@ impl Pending<'_> {
                     );
                     return Err(Error::invalid(origin(), msg));
                 }
+                let differs = self
+                    .ledger
+                    .event_at(seq)
+                    .ok()
+                    .and_then(|recorded| first_difference(&recorded, &inc.canonical));
                 return Err(Error::IdConflict {
                     origin: Box::new(origin()),
                     id: inc.id.unwrap_or_default(),
                     seq,
+                    differs: differs.map(|d| format!(": {d}")).unwrap_or_default(),
                 });
             }
         }
@@ -321,6 +327,61 @@ impl Pending<'_> {
 
 /// What an append pushed into its chunk for each record: the header fields its
 /// summary and fingerprints are made of, and the keys a fingerprint match compares.
+/// The first field (keys in order, items in order, depth first) whose value
+/// differs between two events' JSON, with both values (`recorded` first):
+/// `field scores[0].score is 60 there, -20 here`. `None` when either is not
+/// JSON or none differs.
+pub(super) fn first_difference(recorded: &[u8], here: &[u8]) -> Option<String> {
+    let parse = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).ok();
+    let (there, here) = (parse(recorded)?, parse(here)?);
+    let (path, a, b) = differs(String::new(), Some(&there), Some(&here))?;
+    let shown = |v: Option<&serde_json::Value>| match v {
+        None => "absent".to_string(),
+        Some(v) => {
+            let s = v.to_string();
+            match s.char_indices().nth(60) {
+                Some((i, _)) => format!("{}…", &s[..i]),
+                None => s,
+            }
+        }
+    };
+    Some(format!(
+        "field {path} is {} there, {} here",
+        shown(a),
+        shown(b)
+    ))
+}
+
+/// The path of the first difference between `a` and `b` under `path`, and
+/// the two values there.
+fn differs<'v>(
+    path: String,
+    a: Option<&'v serde_json::Value>,
+    b: Option<&'v serde_json::Value>,
+) -> Option<(
+    String,
+    Option<&'v serde_json::Value>,
+    Option<&'v serde_json::Value>,
+)> {
+    use serde_json::Value;
+    match (a, b) {
+        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter().find_map(|k| {
+                let at = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                differs(at, x.get(k), y.get(k))
+            })
+        }
+        (Some(Value::Array(x)), Some(Value::Array(y))) => (0..x.len().max(y.len()))
+            .find_map(|i| differs(format!("{path}[{i}]"), x.get(i), y.get(i))),
+        _ => (a != b).then_some((path, a, b)),
+    }
+}
+
 pub(super) struct Pushed {
     pub(super) at: Micros,
     pub(super) void: Option<u64>,
@@ -376,5 +437,38 @@ impl Origins {
         let i = self.runs.partition_point(|r| r.0 <= k).saturating_sub(1);
         let (off, file, line) = self.runs.get(i).copied().unwrap_or_default();
         (file, line + k.saturating_sub(off))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_difference;
+
+    #[test]
+    fn first_difference_names_the_first_field_by_path_with_both_values() {
+        let d = |a: &str, b: &str| first_difference(a.as_bytes(), b.as_bytes());
+        // A number written as a string: the same digits, another value.
+        assert_eq!(
+            d(r#"{"a":1,"round":"4"}"#, r#"{"a":1,"round":4}"#).unwrap(),
+            r#"field round is "4" there, 4 here"#
+        );
+        assert_eq!(
+            d(
+                r#"{"s":[{"p":"A","v":1}]}"#,
+                r#"{"s":[{"p":"A","v":1},{"p":"B"}]}"#
+            )
+            .unwrap(),
+            r#"field s[1] is absent there, {"p":"B"} here"#
+        );
+        assert_eq!(
+            d(r#"{"a":{"b":2}}"#, r#"{"a":{"b":2},"c":null}"#).unwrap(),
+            "field c is absent there, null here"
+        );
+        let long = format!(r#"{{"a":"{}"}}"#, "x".repeat(100));
+        assert!(d(&long, r#"{"a":"y"}"#)
+            .unwrap()
+            .contains(&format!("{}…", "x".repeat(59))));
+        assert_eq!(d(r#"{"a":1}"#, r#"{"a":1}"#), None);
+        assert_eq!(d("not json", r#"{"a":1}"#), None);
     }
 }

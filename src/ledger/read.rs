@@ -131,6 +131,15 @@ impl Ledger {
             .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
     }
 
+    /// Record `seq`'s event, as stored (its canonical JSON).
+    pub(crate) fn event_at(&self, seq: u64) -> Result<Vec<u8>> {
+        let (first, bytes) = self.chunk_holding(seq)?;
+        let c = chunk::decode(&bytes, first)?;
+        (c.records.iter().find(|r| r.seq == seq))
+            .map(|r| r.event.to_vec())
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
+    }
+
     /// Record `seq`'s stored hash and the hash of its content computed again
     /// (zeros for seq 0): equal unless the record was changed.
     pub fn hashes_at(&self, seq: u64) -> Result<([u8; 32], [u8; 32])> {

@@ -356,7 +356,7 @@ fn a_replacement_may_reuse_the_voided_records_ids() {
     let d = dir.path();
     let file = write(d, "fix.jsonl", SWAPPED_R1A);
     // While seq 4 is live, its id is taken.
-    refused(d, &["append", &file], "id \"cards-league-r1-A\" is already recorded at seq 4 with different content (to replace that record: laurel correct 4 FILE --reason TEXT)");
+    refused(d, &["append", &file], "id \"cards-league-r1-A\" is already recorded at seq 4 with different content: field scores[0].score is 60 there, -20 here (to replace that record: laurel correct 4 FILE --reason TEXT)");
     // Voided, it gives the id up, and its match (tournament, round, match) too.
     ok(d, &["void", "4", "--reason", "scores swapped"]);
     assert!(ok(d, &["append", &file]).starts_with("appended 1 event(s)\n"));

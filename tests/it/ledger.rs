@@ -278,7 +278,10 @@ fn same_file_twice_adds_nothing_and_same_id_other_content_is_an_error() {
     let out = append_text(dir.path(), clash);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("id \"t1\" is already recorded at seq 1 with different content"),
+        stderr(&out).contains(
+            "id \"t1\" is already recorded at seq 1 with different content: field month is \
+             \"2003-01\" there, \"2003-12\" here (to replace that record"
+        ),
         "{}",
         stderr(&out)
     );
