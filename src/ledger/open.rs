@@ -47,22 +47,29 @@ pub(super) fn remove_files(dir: &Path, doomed: impl Fn(&str) -> bool) -> Result<
 }
 
 fn open_db(path: &Path) -> Result<sled::Db> {
+    open_sled(path).map_err(|e| match e {
+        sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
+            Error::Locked(path.to_path_buf())
+        }
+        sled::Error::Io(io) => Error::io(path.display().to_string(), io),
+        other => Error::Corrupt(format!(
+            "{}; the ledger cannot be opened: {RESTORE}",
+            sled_damage(path, &other)
+        )),
+    })
+}
+
+/// sled's database at `path`, as sled opens it.
+fn open_sled(path: &Path) -> sled::Result<sled::Db> {
     sled::Config::new()
         .path(path)
         .cache_capacity(CACHE_BYTES)
         .open()
-        .map_err(|e| match e {
-            sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
-                Error::Locked(path.to_path_buf())
-            }
-            sled::Error::Io(io) => Error::io(path.display().to_string(), io),
-            other => Error::Corrupt(sled_damage(path, &other)),
-        })
 }
 
-/// What to tell the operator when sled refuses its own files: which one fails
-/// its checksum, if one does, and what to do. sled's message alone ("Read
-/// corrupted data at file offset None") names neither.
+/// What to tell the operator when sled refuses its own files at `path`:
+/// which one fails its checksum, if one does. sled's message alone ("Read
+/// corrupted data at file offset None") names none.
 ///
 /// sled 0.34.7 ends `conf` with a CRC-32 of the bytes before it, and each
 /// `snap.*` with its length and a CRC-32 of the bytes before those 12.
@@ -73,9 +80,8 @@ fn sled_damage(path: &Path, err: &sled::Error) -> String {
         sled::Error::Corruption { .. } => "it reads corrupted data".to_string(),
         other => other.to_string(),
     };
-    let what = sled_files_damage(path)
-        .unwrap_or_else(|| format!("sled cannot read its files in {} ({said})", path.display()));
-    format!("{what}; the ledger cannot be opened: {RESTORE}")
+    sled_files_damage(path)
+        .unwrap_or_else(|| format!("sled cannot read its files in {} ({said})", path.display()))
 }
 
 /// What to do about a damaged ledger directory.
@@ -338,16 +344,19 @@ impl Ledger {
         let copy = self.sled_files_copied()?;
         let head = self.head().ok()?;
         let fail = |what: String| Some(format!("{what}; {RESTORE}"));
-        let read = open_db(copy.path())
-            .and_then(Handles::of)
-            .and_then(|store| Ok((head_in(&store.meta)?, mark_in(&store.meta)?)));
+        // The copy holds the same bytes: its damage is named as the ledger's.
+        let db = match open_sled(copy.path()) {
+            Ok(db) => db,
+            Err(e) => {
+                let what = sled_damage(&self.path, &e);
+                return fail(format!("{what}: the next append cannot open the ledger"));
+            }
+        };
+        let read =
+            Handles::of(db).and_then(|store| Ok((head_in(&store.meta)?, mark_in(&store.meta)?)));
         let (kept, mark) = match read {
             Ok(read) => read,
-            Err(e) => {
-                return fail(format!(
-                    "sled cannot read its files ({e}): the next append cannot open the ledger"
-                ))
-            }
+            Err(e) => return fail(format!("{e}: the next append cannot open the ledger")),
         };
         let behind = kept.seq < head.seq || (kept.seq == head.seq && kept != head);
         match behind || mark > head.seq {

@@ -218,6 +218,9 @@ struct Chain<'l> {
     /// last seq of the chunk that holds it.
     recorded_at: (i64, u64),
     expected_found: bool,
+    /// A chunk that could not be read starts at `next`: the records up to
+    /// the next chunk are in it (named once, not also as missing).
+    unread: bool,
 }
 
 impl<'l> Chain<'l> {
@@ -229,6 +232,7 @@ impl<'l> Chain<'l> {
             last: [0; 32],
             recorded_at: (i64::MIN, 0),
             expected_found: false,
+            unread: false,
         }
     }
 
@@ -236,13 +240,19 @@ impl<'l> Chain<'l> {
         let next = self.next;
         let c = match c {
             Ok(c) => c,
-            Err(e) => return self.problems.push((key_seq, e)),
+            Err(e) => {
+                self.unread |= key_seq == next;
+                return self.problems.push((key_seq, e));
+            }
         };
         if c.first_seq < next {
             let what = format!("chunk overlaps records before it (expected seq {next} next)");
             return self.problems.push((c.first_seq, what));
         }
-        if c.first_seq != next {
+        if std::mem::take(&mut self.unread) {
+            // The records before this chunk are in the one that could not
+            // be read: neither missing nor linked.
+        } else if c.first_seq != next {
             let what = format!(
                 "records {next}..{} are missing",
                 c.first_seq.saturating_sub(1)
@@ -279,7 +289,8 @@ impl<'l> Chain<'l> {
     fn report(mut self, head: super::Head, expect: Expect) -> VerifyReport {
         let records = self.next - 1;
         let last = self.last;
-        if records != head.seq || last != head.hash {
+        // A last chunk that could not be read holds the head: named already.
+        if !self.unread && (records != head.seq || last != head.hash) {
             self.problems.push((
                 head.seq,
                 format!(
