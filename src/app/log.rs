@@ -7,9 +7,10 @@
 //! and `recorded_at`, columns of fixed width, then its id and what it says,
 //! which may be long or hold names of any width, so nothing follows them but
 //! `voided by`. After its id, a record shows its event's fields that hold a
-//! string or a number (`match=A round=1 tournament=fall-2026`,
-//! `month=2009-01`, `voter="Lars Moreau"`): what a `correct SEQ` is aimed by,
-//! whatever the ids say. A `ledger.voided`
+//! string, a number or a list (`match=A round=1 tournament=fall-2026`,
+//! `month=2009-01`, `voter="Lars Moreau"`, `scores=[Ana:60,Boris:-20]`, a
+//! list cut after 160 characters): what a `correct SEQ` is aimed by,
+//! whatever the ids say, and what a correction changed. A `ledger.voided`
 //! shows its target and reason where other records show their id:
 //! `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
 //! record ends with `voided by #10`. Registrations, renames and rule changes
@@ -104,30 +105,58 @@ pub fn log(
     })
 }
 
-/// What an event says in short: its fields that hold one string or
-/// number, `field=value` in canonical (key) order, `type`, `at` and `id`
-/// left out (`match=A round=1 tournament=fall-2026`, `month=2009-01`), so
-/// that `correct SEQ` can be aimed whatever the ids are.
+/// What an event says in short: its fields that hold a string, a number
+/// or a list, `field=value` in canonical (key) order, `type`, `at` and `id`
+/// left out (`match=A round=1 tournament=fall-2026`, `month=2009-01`,
+/// `scores=[Ana:60,Boris:-20]`), so that `correct SEQ` can be aimed
+/// whatever the ids are, and a correction's record shows what it changed.
 fn fields_of(r: &RecordView) -> Result<String> {
     let event: serde_json::Map<String, serde_json::Value> = decode(r)?;
     let shown = event
         .iter()
         .filter(|(k, _)| !matches!(k.as_str(), "type" | "at" | "id"));
-    let text = |v: &serde_json::Value| match v {
+    let fields: Vec<String> = shown
+        .filter_map(|(k, v)| match v {
+            serde_json::Value::Array(items) => Some(format!("{k}={}", list(items))),
+            v => Some(format!("{k}={}", scalar(v)?)),
+        })
+        .collect();
+    Ok(fields.join(" "))
+}
+
+/// The longest list [`fields_of`] shows, in characters (then `…`).
+const LIST_SHOWN: usize = 160;
+
+/// A list in short: each item's scalars (an object's, in key order) joined
+/// by `:`, the items by `,` (`[Ana:60,Boris:-20]`, `[red:Ana:50,yellow]`).
+fn list(items: &[serde_json::Value]) -> String {
+    let item = |v: &serde_json::Value| match v {
+        serde_json::Value::Object(m) => m.values().filter_map(scalar).collect::<Vec<_>>().join(":"),
+        v => scalar(v).unwrap_or_default(),
+    };
+    let all = format!("[{}]", items.iter().map(item).collect::<Vec<_>>().join(","));
+    match all.char_indices().nth(LIST_SHOWN) {
+        Some((at, _)) => format!("{}…", &all[..at]),
+        None => all,
+    }
+}
+
+/// A string or number as a log line shows it; `None` for anything else.
+fn scalar(v: &serde_json::Value) -> Option<String> {
+    match v {
         // Quoted when it would not read as one value (`voter="Lars Moreau"`).
         serde_json::Value::String(s)
-            if s.is_empty() || s.contains(|c: char| c.is_whitespace() || c == '=' || c == '"') =>
+            if s.is_empty()
+                || s.contains(|c: char| {
+                    c.is_whitespace() || matches!(c, '=' | '"' | ',' | ':' | '[' | ']')
+                }) =>
         {
             Some(v.to_string())
         }
         serde_json::Value::String(s) => Some(s.clone()),
         serde_json::Value::Number(n) => Some(n.to_string()),
         _ => None,
-    };
-    let fields: Vec<String> = shown
-        .filter_map(|(k, v)| Some(format!("{k}={}", text(v)?)))
-        .collect();
-    Ok(fields.join(" "))
+    }
 }
 
 /// `kind` as `--type` names records: an event type, or a namespace

@@ -37,10 +37,11 @@ fn log_keeps_its_columns_beside_wide_names_and_voids() {
 }
 
 /// A record is named in `log` by its event's
-/// fields that hold a string or a number (after its id, if it has one), so
-/// `correct SEQ` can be aimed at it: a card league's round, a Space Base
-/// Race game (its number told), a Middle-earth seed (a name with a space
-/// quoted) and monthly tick.
+/// fields that hold a string, a number or a list (after its id, if it has
+/// one), so `correct SEQ` can be aimed at it and a correction shows what it
+/// changed: a card league's round and match (its scores), a Space Base Race
+/// game (its number told, its seats), a Middle-earth seed (a name with a
+/// space quoted) and monthly tick.
 #[test]
 fn log_names_a_record_by_its_id_and_its_fields() {
     let dir = ledger_with(&[]);
@@ -78,11 +79,14 @@ fn log_names_a_record_by_its_id_and_its_fields() {
         ends,
         [
             "ends=2013-12-31 point_system=1 starts=2013-01-01 tournament=cards-2013-league",
-            "ends=2013-01-20 round=1 starts=2013-01-07 tournament=cards-2013-league",
-            "ends=2013-02-17 round=2 starts=2013-02-04 tournament=cards-2013-league",
-            "match=A round=1 tournament=cards-2013-league",
+            "ends=2013-01-20 matches=[A,B,C] round=1 starts=2013-01-07 \
+             tournament=cards-2013-league",
+            "ends=2013-02-17 matches=[A,B,C] round=2 starts=2013-02-04 \
+             tournament=cards-2013-league",
+            "match=A round=1 scores=[Ana:60,Boris:-20,Cleo:-40] tournament=cards-2013-league",
             "tournament=mars-2014",
-            "game=1 match=seed-01 stage=seeding tournament=mars-2014",
+            "game=1 match=seed-01 seats=[Curiosity:red,30:yellow,41:green,52:blue] stage=seeding \
+             tournament=mars-2014",
             "player=\"Moira Finch\" system=valar value=1850",
             "tick-jan month=2004-01",
         ],
