@@ -8,6 +8,23 @@ use num_traits::{Signed, Zero};
 /// Exact rational used by every formula that divides.
 pub type Rational = Ratio<i128>;
 
+/// Integers written as a sum, a negative one subtracted: `60 - 20 - 20`,
+/// `5 + 2 - 3` (not `+ -3`); `0` for none.
+pub fn sum_text(terms: impl IntoIterator<Item = i64>) -> String {
+    let mut out = String::new();
+    for (i, t) in terms.into_iter().enumerate() {
+        match (i, t < 0) {
+            (0, _) => out.push_str(&t.to_string()),
+            (_, true) => out.push_str(&format!(" - {}", t.unsigned_abs())),
+            (_, false) => out.push_str(&format!(" + {t}")),
+        }
+    }
+    if out.is_empty() {
+        out.push('0');
+    }
+    out
+}
+
 /// Build `n / d` (d != 0).
 pub fn ratio(n: i128, d: i128) -> Rational {
     Rational::new(n, d)
@@ -227,6 +244,17 @@ pub fn json_number(r: Rational, places: u32) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sum_subtracts_its_negative_terms() {
+        assert_eq!(sum_text([60, -20, -20]), "60 - 20 - 20");
+        assert_eq!(sum_text([-5, 2, 0]), "-5 + 2 + 0");
+        assert_eq!(
+            sum_text([i64::MIN, i64::MIN]),
+            format!("{} - 9223372036854775808", i64::MIN)
+        );
+        assert_eq!(sum_text([]), "0");
+    }
 
     #[test]
     fn halves_round_away_from_zero() {

@@ -134,7 +134,7 @@ fn history_shows_the_formula_with_its_inputs() {
     assert_eq!(
         last["formula"],
         json!(
-            "tournament cards-2013-masters, round 4, match A: +9 = 10 + 3 + -4; placement 10: 2nd of 3 by score -44, \
+            "tournament cards-2013-masters, round 4, match A: +9 = 10 + 3 - 4; placement 10: 2nd of 3 by score -44, \
              table 40,10,0 (one positive score); table strength 3; score points -4 = clamp(round(-44 / 10), -50, 50)"
         )
     );

@@ -82,7 +82,7 @@ fn scores_must_sum_to_zero() {
     rejected(
         dir.path(),
         &[ev],
-        &[V1A, "sum to zero", "60 + -20 + -20 = 20"],
+        &[V1A, "sum to zero", "60 - 20 - 20 = 20"],
     );
 }
 

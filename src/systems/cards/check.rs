@@ -301,10 +301,9 @@ fn check_scores(name: Named, e: &MatchResult) -> Result<(), String> {
     }
     let sum: i128 = e.scores.iter().map(|s| i128::from(s.score)).sum();
     if sum != 0 {
-        let parts: Vec<String> = e.scores.iter().map(|s| s.score.to_string()).collect();
         return Err(format!(
             "{name}: scores must sum to zero, but {} = {sum}",
-            parts.join(" + ")
+            crate::num::sum_text(e.scores.iter().map(|s| s.score))
         ));
     }
     Ok(())

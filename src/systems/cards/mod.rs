@@ -410,12 +410,10 @@ fn formula(
     } else if choice.share == points::Share::Best {
         " tied, best shared place".to_string()
     } else {
-        let parts: Vec<String> = (first..=last)
-            .map(|p| points::table_at(choice.table, p).to_string())
-            .collect();
+        let parts = (first..=last).map(|p| points::table_at(choice.table, p));
         format!(
             " tied, round(({}) / {})",
-            parts.join(" + "),
+            crate::num::sum_text(parts),
             last - first + 1
         )
     };
@@ -437,10 +435,8 @@ fn formula(
         return format!("{head} = {placement}");
     }
     format!(
-        "{head} = {} + {} + {}; {placement}; table strength {}; score points {} = clamp(round({score} / {}), -{c}, {c})",
-        a.placement,
-        a.strength,
-        a.score_points,
+        "{head} = {}; {placement}; table strength {}; score points {} = clamp(round({score} / {}), -{c}, {c})",
+        crate::num::sum_text([a.placement, a.strength, a.score_points]),
         a.strength,
         a.score_points,
         rules.score_divisor,
