@@ -76,7 +76,8 @@
 //!   and hands records on in fold order as the chunk summaries allow.
 //! - [`systems`]: one folder per rating system (below), the registry that lists them
 //!   (the [`systems::RatingSystem`] trait and the `registry!` line that generates
-//!   [`systems::State`], [`systems::Event`] and their dispatch), and what their compact
+//!   [`systems::State`], [`systems::Event`] and their dispatch), the fold's context
+//!   ([`systems::Cx`], `cx.rs`: rules in force, audit trail), and what their compact
 //!   states share ([`systems::compact`]: interners, kept bytes; `places.rs`: ranks and
 //!   places shared by equal keys; [`systems::twins`]: tournament
 //!   ids by case, derived, never stored), and the tables a system

@@ -140,7 +140,8 @@ fn carnage_2023_leader_bonus() {
     assert_eq!(g[1], ints([7311, 6010, 5008, 3502, 3502, 2001, 1000]));
     // No bonus on a solo.
     assert_eq!(g[2], ints([0, 0, 0, 28034, 0, 0, 0]));
-    // The history, folded with the bonus in force from a rules change.
+    // The history, folded with the bonus in force from a rules change, which
+    // its formula names.
     let rules = r#"{"type":"ledger.rules_changed","at":"2025-01-01","system":"carnage","params":{"leader_bonus":300}}"#;
     let out = append_text(dir.path(), rules);
     assert!(
@@ -154,7 +155,7 @@ fn carnage_2023_leader_bonus() {
     );
     assert_eq!(
         h["rows"][0]["formula"],
-        "+10017 = 7000 + 17 centers + 300 x 10 (lead over second) [game dv-elim, Germany: rank 1 of 7, 17 centers]"
+        "+10017 = 7000 + 17 centers + 300 x 10 (lead over second) [game dv-elim, Germany: rank 1 of 7, 17 centers] [rules: carnage.leader_bonus=300]"
     );
     common::insta_settings().bind(|| insta::assert_json_snapshot!("carnage_2023", v));
 }

@@ -726,6 +726,36 @@ impl Params {
             .unwrap_or_else(|| panic!("parameter group {} is not in PARAM_GROUPS", T::NAME))
     }
 
+    /// The values given for group `group` (by a rule change, or pinned by a
+    /// rules file), in force now, as an audit formula names them:
+    /// ` [rules: carnage.eliminated=tied]`; empty when none were given (the
+    /// defaults, which the formula's numbers show).
+    pub fn given_text(&self, group: &str) -> String {
+        if self.stamp == 0 {
+            return String::new();
+        }
+        let of_group = |m: &BTreeMap<Key, Value>| -> Vec<(String, Value)> {
+            (m.iter())
+                .filter(|((g, _), _)| g == group)
+                .map(|((_, n), v)| (n.clone(), v.clone()))
+                .collect()
+        };
+        // Pinned values win over those set, as in force.
+        let values: BTreeMap<String, Value> = (of_group(&self.given.set).into_iter())
+            .chain(of_group(&self.given.pinned))
+            .collect();
+        if values.is_empty() {
+            return String::new();
+        }
+        let shown: Vec<String> = (values.iter())
+            .map(|(n, v)| match v {
+                Value::String(s) => format!("{group}.{n}={s}"),
+                v => format!("{group}.{n}={v}"),
+            })
+            .collect();
+        format!(" [rules: {}]", shown.join(", "))
+    }
+
     /// Every parameter with its value in force, for `laurel rules`.
     pub fn listing(&self) -> Vec<(&'static ParamDef, Value)> {
         let mut out = Vec::new();

@@ -379,3 +379,22 @@ fn the_ranges_stored_rules_changes_are_read_against_only_widen() {
         }
     }
 }
+
+#[test]
+fn an_audit_formula_names_the_values_given_for_its_group_pinned_over_set() {
+    let mut p = Params::default();
+    assert_eq!(p.given_text("carnage"), "");
+    let set = json!({"leader_bonus": 300, "eliminated": "tied"});
+    p.change("carnage", set.as_object().unwrap());
+    assert_eq!(
+        p.given_text("carnage"),
+        " [rules: carnage.eliminated=tied, carnage.leader_bonus=300]"
+    );
+    assert_eq!(p.given_text("fibonacci"), "");
+    let mut pinned = Params::pinned(&json!({"carnage": {"leader_bonus": 50}}));
+    pinned.change("carnage", set.as_object().unwrap());
+    assert_eq!(
+        pinned.given_text("carnage"),
+        " [rules: carnage.eliminated=tied, carnage.leader_bonus=50]"
+    );
+}
