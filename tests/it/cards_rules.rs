@@ -273,13 +273,22 @@ fn results_only_for_scheduled_matches() {
     rejected(
         dir.path(),
         &[no_match],
-        &["tournament \"v1\", round \"1\", match \"Z\" is not in the round's schedule"],
+        &[
+            "tournament \"v1\", round \"1\", match \"Z\" is not in the round's schedule",
+            "(the round's matches: \"A\", \"B\")",
+        ],
     );
+    // A match written in another case: the one meant is named.
+    let lower = result("v1", "1", "a", AT, &[("a", 0), ("b", 0), ("c", 0)]);
+    rejected(dir.path(), &[lower], &["did you mean \"A\"?"]);
     let no_round = result("v1", "9", "A", AT, &[("a", 0), ("b", 0), ("c", 0)]);
     rejected(
         dir.path(),
         &[no_round],
-        &["tournament \"v1\", round \"9\" is not scheduled at 2014-01-08"],
+        &[
+            "tournament \"v1\", round \"9\" is not scheduled at 2014-01-08",
+            "(rounds scheduled by then: \"1\")",
+        ],
     );
     let no_tournament = result("zz", "1", "A", AT, &[("a", 0), ("b", 0), ("c", 0)]);
     rejected(
@@ -312,7 +321,11 @@ fn a_result_dated_before_its_round_was_scheduled_finds_no_round() {
     rejected(
         dir.path(),
         &lines,
-        &["tournament \"v3\", round \"1\" is not scheduled at 2014-01-08"],
+        &[
+            "tournament \"v3\", round \"1\" is not scheduled at 2014-01-08",
+            "(no rounds scheduled by then); a round counts from its cards.round_scheduled's \
+             `at`: date it on or before the result",
+        ],
     );
 }
 

@@ -164,15 +164,24 @@ impl State {
         let rname = Named::tournament(&e.tournament.0).with_round(&e.round.0);
         let round = self.names.get(&e.round.0).and_then(|r| t.rounds.get(&r));
         let round = round.ok_or_else(|| {
+            let rounds = t.rounds.keys().map(|&r| self.names.name(r));
             format!(
-                "{rname} is not scheduled at {}: results may only be entered for scheduled matches",
-                format_short(at)
+                "{rname} is not scheduled at {}: results may only be entered for scheduled \
+                 matches{}; a round counts from its cards.round_scheduled's `at`: date it on or \
+                 before the result",
+                format_short(at),
+                listed("rounds scheduled by then", rounds, &e.round.0)
             )
         })?;
         let name = rname.with_match(&e.match_.0);
         let m = self.names.get(&e.match_.0).and_then(|id| round.find(id));
         let m = round.matches[m.ok_or_else(|| {
-            format!("{name} is not in the round's schedule: results may only be entered for scheduled matches")
+            let matches = round.matches.iter().map(|m| self.names.name(m.name));
+            format!(
+                "{name} is not in the round's schedule: results may only be entered for \
+                 scheduled matches{}",
+                listed("the round's matches", matches, &e.match_.0)
+            )
         })?];
         if let Some(first) = m.result {
             let once = "a match has one result";
@@ -194,6 +203,23 @@ impl State {
         check_result_players(name, &scheduled, e)?;
         check_scores(name, e)
     }
+}
+
+/// ` (WHAT: "a", "b"; did you mean «b»?)` of the names `all` beside `given`,
+/// or ` (no WHAT)`; at most 10 named.
+fn listed<'n>(what: &str, all: impl Iterator<Item = &'n str> + Clone, given: &str) -> String {
+    let names: Vec<String> = all.clone().take(10).map(|n| format!("{n:?}")).collect();
+    if names.is_empty() {
+        let none = what.replacen("the round's ", "", 1);
+        return format!(" (no {none})");
+    }
+    let more = if all.clone().count() > 10 {
+        ", …"
+    } else {
+        ""
+    };
+    let hint = crate::events::did_you_mean(given, all);
+    format!(" ({what}: {}{more}{hint})", names.join(", "))
 }
 
 /// The round's interval is ordered, inside the tournament's, and drawn in time.
