@@ -48,7 +48,7 @@ pub fn events(kind: Option<&str>, json: bool) -> Result<String> {
         return Ok(list(&in_ns));
     }
     let Some(mut s) = schema::event_schema::<Event>(kind) else {
-        let hint = crate::events::did_you_mean(kind, TYPES.iter().copied());
+        let hint = crate::events::did_you_mean_type(kind, TYPES.iter().copied());
         return Err(Error::Usage(format!(
             "unknown event type {kind:?}{hint} (`laurel events` lists them)"
         )));

@@ -89,6 +89,14 @@ pub fn players_rename(
     }
     let ledger = Ledger::open(path)?;
     let ((from, to), at) = (names, day_or_today(at));
+    // A `FROM` nobody bears, said with the nearest names (the append would
+    // refuse it without them).
+    let (players, _) = players_of(&ledger, &QueryArgs::default())?;
+    if let Err(Error::Usage(why)) = resolve(&players, from) {
+        return Err(Error::Usage(format!(
+            "players rename: {why}; nothing appended"
+        )));
+    }
     let mut ev = json!({"type": "ledger.player_renamed", "at": at, "from": from, "to": to});
     if distinct {
         ev["distinct"] = json!(true);

@@ -94,8 +94,8 @@ use crate::time::{self, Micros};
 pub const MAX_STRING: usize = 4096;
 
 pub use text::{
-    closest, did_you_mean, forbidden, forbidden_char, forbidden_message, invisible, joins, nearest,
-    shows,
+    closest, did_you_mean, did_you_mean_type, forbidden, forbidden_char, forbidden_message,
+    invisible, joins, nearest, shows,
 };
 
 /// The typed events the event layer parses and decodes: every system's payload
@@ -662,7 +662,7 @@ fn capture<'de, R: serde_json::de::Read<'de>, T: DeserializeOwned>(
 /// The message for an event of type `kind`, which the vocabulary lacks: the
 /// nearest type, if one is near, and where to find them all.
 fn unknown_type<E: Vocabulary>(kind: &str) -> String {
-    let hint = did_you_mean(kind, E::TYPES.iter().copied());
+    let hint = text::did_you_mean_type(kind, E::TYPES.iter().copied());
     format!("unknown event type {kind:?}{hint} (`laurel events` lists every type)")
 }
 

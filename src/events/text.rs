@@ -190,8 +190,61 @@ pub fn did_you_mean<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) ->
         .unwrap_or_default()
 }
 
+/// [`did_you_mean`] for an event type: the nearest of `types`, else the
+/// one whose name (after its namespace) is `kind`'s (`match_result` for
+/// `cards.match_result`), else the one of `kind`'s namespace whose name
+/// holds `kind`'s (`cards.result` for `cards.match_result`).
+pub fn did_you_mean_type<'a>(
+    kind: &str,
+    types: impl IntoIterator<Item = &'a str> + Clone,
+) -> String {
+    let near = did_you_mean(kind, types.clone());
+    if !near.is_empty() {
+        return near;
+    }
+    let lower = kind.to_lowercase();
+    let (ns, name) = lower.split_once('.').unwrap_or(("", &lower));
+    fn part(t: &str) -> (&str, &str) {
+        t.split_once('.').unwrap_or(("", t))
+    }
+    let same_name = types.clone().into_iter().find(|t| part(t).1 == name);
+    let holding = || {
+        (types.into_iter())
+            .find(|t| !name.is_empty() && part(t).0 == ns && part(t).1.contains(name))
+    };
+    same_name
+        .or_else(holding)
+        .map(|t| format!("; did you mean {t:?}?"))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_event_type_is_found_by_its_name_or_a_word_of_it() {
+        let types = [
+            "cards.match_result",
+            "cards.round_scheduled",
+            "sbr.game_played",
+        ];
+        let hint = |k| super::did_you_mean_type(k, types);
+        assert_eq!(
+            hint("cards.match_resul"),
+            "; did you mean \"cards.match_result\"?"
+        );
+        assert_eq!(
+            hint("match_result"),
+            "; did you mean \"cards.match_result\"?"
+        );
+        assert_eq!(
+            hint("cards.result"),
+            "; did you mean \"cards.match_result\"?"
+        );
+        assert_eq!(hint("Game_Played"), "; did you mean \"sbr.game_played\"?");
+        assert_eq!(hint("sbr.result"), "");
+        assert_eq!(hint("cards."), "");
+    }
+
     /// The shortcut of `forbidden_char` skips no forbidden character: each
     /// one's UTF-8 starts with a byte it looks closer at.
     #[test]

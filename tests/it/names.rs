@@ -110,7 +110,12 @@ fn players_rename_of_no_player_or_to_a_taken_name_is_refused_and_appends_nothing
     let cases = [
         (
             ["players", "rename", "Nobody Here", "Somebody Else"],
-            "laurel players rename",
+            "players rename: \"Nobody Here\" is not a player in this ledger",
+        ),
+        // A name near a player's: the player is named.
+        (
+            ["players", "rename", "Joan Smiht", "Somebody Else"],
+            "did you mean «Joan Smith»?",
         ),
         (
             ["players", "rename", "Jon Smith", "Joan Smith"],
