@@ -168,7 +168,7 @@ enum Command {
         #[arg(long)]
         expect: Option<String>,
     },
-    /// Print the head: "SEQ HASH".
+    /// Print the head: "SEQ HASH", once its record's content hashes to it (exit 1 if not)
     Head,
     /// Records, one human line each.
     Log {

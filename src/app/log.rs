@@ -9,7 +9,7 @@
 //! `voided by`. After its id, a record shows its event's fields that hold a
 //! string, a number or a list (`match=A round=1 tournament=fall-2026`,
 //! `month=2009-01`, `voter="Lars Moreau"`, `scores=[Ana:60,Boris:-20]`, a
-//! list cut after 160 characters): what a `correct SEQ` is aimed by,
+//! list whole, nested lists too, cut after 160 characters): what a `correct SEQ` is aimed by,
 //! whatever the ids say, and what a correction changed. A `ledger.voided`
 //! shows its target and reason where other records show their id:
 //! `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
@@ -117,7 +117,7 @@ fn fields_of(r: &RecordView) -> Result<String> {
         .filter(|(k, _)| !matches!(k.as_str(), "type" | "at" | "id"));
     let fields: Vec<String> = shown
         .filter_map(|(k, v)| match v {
-            serde_json::Value::Array(items) => Some(format!("{k}={}", list(items))),
+            serde_json::Value::Array(_) => Some(format!("{k}={}", cut(short(v)))),
             v => Some(format!("{k}={}", scalar(v)?)),
         })
         .collect();
@@ -127,17 +127,29 @@ fn fields_of(r: &RecordView) -> Result<String> {
 /// The longest list [`fields_of`] shows, in characters (then `…`).
 const LIST_SHOWN: usize = 160;
 
-/// A list in short: each item's scalars (an object's, in key order) joined
-/// by `:`, the items by `,` (`[Ana:60,Boris:-20]`, `[red:Ana:50,yellow]`).
-fn list(items: &[serde_json::Value]) -> String {
-    let item = |v: &serde_json::Value| match v {
-        serde_json::Value::Object(m) => m.values().filter_map(scalar).collect::<Vec<_>>().join(":"),
+/// `text` cut after [`LIST_SHOWN`] characters, marked `…`.
+fn cut(text: String) -> String {
+    match text.char_indices().nth(LIST_SHOWN) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
+
+/// A value in short, whole: a list's items in brackets joined by `,`, an
+/// object's values (in key order) joined by `:`, a bot's `null` as `-`
+/// (`[Ana:60,Boris:-20]`, `[[F:true,I5:false]:Curiosity:red,-:30:yellow]`).
+fn short(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Array(items) => {
+            format!(
+                "[{}]",
+                items.iter().map(short).collect::<Vec<_>>().join(",")
+            )
+        }
+        serde_json::Value::Object(m) => m.values().map(short).collect::<Vec<_>>().join(":"),
+        serde_json::Value::Null => "-".into(),
+        serde_json::Value::Bool(b) => b.to_string(),
         v => scalar(v).unwrap_or_default(),
-    };
-    let all = format!("[{}]", items.iter().map(item).collect::<Vec<_>>().join(","));
-    match all.char_indices().nth(LIST_SHOWN) {
-        Some((at, _)) => format!("{}…", &all[..at]),
-        None => all,
     }
 }
 
@@ -168,7 +180,7 @@ fn known_kind(kind: &str) -> Result<&str> {
     let namespaces = TYPES
         .iter()
         .filter_map(|t| t.split_once('.').map(|(ns, _)| ns));
-    let hint = crate::events::did_you_mean(kind, TYPES.iter().copied().chain(namespaces));
+    let hint = crate::events::did_you_mean_type(kind, TYPES.iter().copied().chain(namespaces));
     Err(Error::Usage(format!(
         "--type {kind:?}: no event type or namespace{hint} (`laurel events` lists them)"
     )))

@@ -325,8 +325,6 @@ impl Pending<'_> {
     }
 }
 
-/// What an append pushed into its chunk for each record: the header fields its
-/// summary and fingerprints are made of, and the keys a fingerprint match compares.
 /// The first field (keys in order, items in order, depth first) whose value
 /// differs between two events' JSON, with both values (`recorded` first):
 /// `field scores[0].score is 60 there, -20 here`. `None` when either is not
@@ -334,7 +332,12 @@ impl Pending<'_> {
 pub(super) fn first_difference(recorded: &[u8], here: &[u8]) -> Option<String> {
     let parse = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).ok();
     let (there, here) = (parse(recorded)?, parse(here)?);
-    let (path, a, b) = differs(String::new(), Some(&there), Some(&here))?;
+    // Another type first: whatever else differs follows from it.
+    let kind = |v: &serde_json::Value| v.get("type").cloned();
+    let (path, a, b) = match (kind(&there), kind(&here)) {
+        (a, b) if a != b => ("type".into(), there.get("type"), here.get("type")),
+        _ => differs(String::new(), Some(&there), Some(&here))?,
+    };
     let shown = |v: Option<&serde_json::Value>| match v {
         None => "absent".to_string(),
         Some(v) => {
@@ -382,6 +385,8 @@ fn differs<'v>(
     }
 }
 
+/// What an append pushed into its chunk for each record: the header fields its
+/// summary and fingerprints are made of, and the keys a fingerprint match compares.
 pub(super) struct Pushed {
     pub(super) at: Micros,
     pub(super) void: Option<u64>,
@@ -468,6 +473,11 @@ mod tests {
         assert!(d(&long, r#"{"a":"y"}"#)
             .unwrap()
             .contains(&format!("{}…", "x".repeat(59))));
+        // Another type is named before any field of it.
+        assert_eq!(
+            d(r#"{"a":1,"type":"x.a"}"#, r#"{"b":1,"type":"x.b"}"#).unwrap(),
+            r#"field type is "x.a" there, "x.b" here"#
+        );
         assert_eq!(d(r#"{"a":1}"#, r#"{"a":1}"#), None);
         assert_eq!(d("not json", r#"{"a":1}"#), None);
     }

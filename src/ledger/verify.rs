@@ -218,9 +218,11 @@ struct Chain<'l> {
     /// last seq of the chunk that holds it.
     recorded_at: (i64, u64),
     expected_found: bool,
-    /// A chunk that could not be read starts at `next`: the records up to
-    /// the next chunk are in it (named once, not also as missing).
-    unread: bool,
+    /// The seqs of each chunk that could not be read, first to last (the
+    /// last one's end open, `u64::MAX`, until the next chunk is linked):
+    /// its records are named once, not also as missing, and a head or an
+    /// expected head among them is said to be unchecked.
+    unread: Vec<(u64, u64)>,
 }
 
 impl<'l> Chain<'l> {
@@ -232,7 +234,7 @@ impl<'l> Chain<'l> {
             last: [0; 32],
             recorded_at: (i64::MIN, 0),
             expected_found: false,
-            unread: false,
+            unread: Vec::new(),
         }
     }
 
@@ -241,7 +243,9 @@ impl<'l> Chain<'l> {
         let c = match c {
             Ok(c) => c,
             Err(e) => {
-                self.unread |= key_seq == next;
+                if key_seq == next {
+                    self.unread.push((key_seq, u64::MAX));
+                }
                 return self.problems.push((key_seq, e));
             }
         };
@@ -249,9 +253,10 @@ impl<'l> Chain<'l> {
             let what = format!("chunk overlaps records before it (expected seq {next} next)");
             return self.problems.push((c.first_seq, what));
         }
-        if std::mem::take(&mut self.unread) {
+        if let Some(open) = self.unread.last_mut().filter(|r| r.1 == u64::MAX) {
             // The records before this chunk are in the one that could not
             // be read: neither missing nor linked.
+            open.1 = c.first_seq.saturating_sub(1);
         } else if c.first_seq != next {
             let what = format!(
                 "records {next}..{} are missing",
@@ -289,8 +294,22 @@ impl<'l> Chain<'l> {
     fn report(mut self, head: super::Head, expect: Expect) -> VerifyReport {
         let records = self.next - 1;
         let last = self.last;
-        // A last chunk that could not be read holds the head: named already.
-        if !self.unread && (records != head.seq || last != head.hash) {
+        // A last chunk that could not be read holds the records up to the head.
+        if let Some(open) = self.unread.last_mut().filter(|r| r.1 == u64::MAX) {
+            open.1 = head.seq;
+        }
+        let unread_holding = |seq: u64| {
+            (self.unread.iter())
+                .find(|&&(from, to)| (from..=to).contains(&seq))
+                .map(|&(from, _)| from)
+        };
+        if let Some(from) = unread_holding(head.seq).filter(|_| head.seq > 0) {
+            let why = format!(
+                "head {head} not checked: its record is in the chunk from seq {from}, which \
+                 could not be read"
+            );
+            self.problems.push((head.seq, why));
+        } else if records != head.seq || last != head.hash {
             self.problems.push((
                 head.seq,
                 format!(
@@ -303,20 +322,22 @@ impl<'l> Chain<'l> {
         // what `head` prints before the first append is in every ledger.
         let genesis = |&(s, h): &(u64, [u8; 32])| s == 0 && h == [0; 32];
         if let Some((s, h)) = expect.filter(|e| !self.expected_found && !genesis(e)) {
-            let why = if s > records {
-                format!(
-                    "it holds {records} record(s): cut back since, or the head is another ledger's"
-                )
-            } else {
-                "its record at that seq has another hash: rewritten since, or the head is another ledger's".into()
-            };
-            self.problems.push((
-                s,
-                format!(
-                    "published head {s}:{} is not in this ledger: {why}",
-                    canonical::hex(&h)
+            let h = canonical::hex(&h);
+            let why = match unread_holding(s) {
+                Some(from) => format!(
+                    "published head {s}:{h} cannot be checked: its record is in the chunk from \
+                     seq {from}, which could not be read"
                 ),
-            ));
+                None if s > records => format!(
+                    "published head {s}:{h} is not in this ledger: it holds {records} record(s): \
+                     cut back since, or the head is another ledger's"
+                ),
+                None => format!(
+                    "published head {s}:{h} is not in this ledger: its record at that seq has \
+                     another hash: rewritten since, or the head is another ledger's"
+                ),
+            };
+            self.problems.push((s, why));
         }
         self.problems.sort_by_key(|(s, _)| *s);
         VerifyReport {

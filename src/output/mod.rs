@@ -368,8 +368,6 @@ pub fn write_json(w: &mut dyn Write, r: &Report, stamp: &Stamp, depth: usize) ->
     out.flush()
 }
 
-/// The JSON object of a table reported as unchanged ([`write_unchanged`]):
-/// a report's keys with no rows, and `"unchanged": true`.
 /// `"known_at_inside_append": {"first", "last"}` when the stamp has one.
 fn serialize_inside_append<M: SerializeMap>(m: &mut M, stamp: &Stamp) -> Result<(), M::Error> {
     match stamp.inside_append {
@@ -381,6 +379,8 @@ fn serialize_inside_append<M: SerializeMap>(m: &mut M, stamp: &Stamp) -> Result<
     }
 }
 
+/// The JSON object of a table reported as unchanged ([`write_unchanged`]):
+/// a report's keys with no rows, and `"unchanged": true`.
 struct JsonUnchanged<'a> {
     t: &'a Table,
     stamp: &'a Stamp,

@@ -20,7 +20,8 @@ pub struct Cx {
     /// checked ([`Cx::second_result`]).
     blamed: std::cell::Cell<Option<u64>>,
     /// Per table: the parameters' stamp and the text an audit formula ends
-    /// with under them ([`Params::given_text`]), made once per rule change.
+    /// with under them (the values given of its system's groups,
+    /// [`Params::given_text`]), made once per rule change.
     rules_shown: std::collections::BTreeMap<String, (u64, String)>,
 }
 
@@ -105,7 +106,12 @@ impl Cx {
             if stamp != 0 {
                 let shown = self.rules_shown.entry(c.system.clone()).or_default();
                 if shown.0 != stamp {
-                    *shown = (stamp, self.params.given_text(&c.system));
+                    // Every group of the table's system: a rating's formula
+                    // reads its table's group and those of the events that
+                    // move it (a small game's factor, a monthly decay).
+                    let ns = super::namespace_of(&c.system);
+                    let of = |group: &str| ns.is_some() && super::namespace_of_group(group) == ns;
+                    *shown = (stamp, self.params.given_text(of));
                 }
                 c.formula.push_str(&shown.1);
             }

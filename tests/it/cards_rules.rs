@@ -323,8 +323,8 @@ fn a_result_dated_before_its_round_was_scheduled_finds_no_round() {
         &lines,
         &[
             "tournament \"v3\", round \"1\" is not scheduled at 2014-01-08",
-            "(no rounds scheduled by then); a round counts from its cards.round_scheduled's \
-             `at`: date it on or before the result",
+            "(no rounds scheduled by then); if its cards.round_scheduled has a later `at`, \
+             date that on or before the result",
         ],
     );
 }

@@ -320,7 +320,7 @@ fn history_lists_the_scores_a_rule_change_moves_and_keeps_them_once_voided() {
     assert_eq!(
         moved["formula"],
         json!(
-            r#"rules changed: cfr {"one_event_factor":"1"}; score 40.00 = (40) / 1 [rules: cfr.one_event_factor=1]"#
+            r#"rules changed: cfr {"one_event_factor":"1"}; score 40.00 = (40) / 1 [rules given: cfr.one_event_factor=1]"#
         )
     );
     // Bruce Rae's five events take no factor: nothing moved.

@@ -669,6 +669,23 @@ fn verify_reports_every_damaged_chunk_not_just_the_first() {
     assert!(stderr.contains("stored hash does not match"), "{stderr}");
     // The records of the chunk that could not be read are in it, not missing.
     assert!(!stderr.contains("are missing"), "{stderr}");
+    // A published head among them cannot be checked: not "cut back" nor
+    // "rewritten".
+    let expect = format!("1:{}", "ab".repeat(32));
+    let out = output_within(
+        laurel_std(base.path(), &["verify", "--expect", &expect]),
+        b"",
+        Duration::from_secs(30),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "seq 1: published head {expect} cannot be checked: its record is in the chunk from \
+             seq 1, which could not be read"
+        )),
+        "{stderr}"
+    );
 }
 
 /// A FIFO, a device or an endless file in the place of a ledger file, or no

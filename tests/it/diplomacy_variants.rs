@@ -155,7 +155,7 @@ fn carnage_2023_leader_bonus() {
     );
     assert_eq!(
         h["rows"][0]["formula"],
-        "+10017 = 7000 + 17 centers + 300 x 10 (lead over second) [game dv-elim, Germany: rank 1 of 7, 17 centers] [rules: carnage.leader_bonus=300]"
+        "+10017 = 7000 + 17 centers + 300 x 10 (lead over second) [game dv-elim, Germany: rank 1 of 7, 17 centers] [rules given: carnage.leader_bonus=300]"
     );
     common::insta_settings().bind(|| insta::assert_json_snapshot!("carnage_2023", v));
 }

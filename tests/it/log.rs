@@ -79,14 +79,15 @@ fn log_names_a_record_by_its_id_and_its_fields() {
         ends,
         [
             "ends=2013-12-31 point_system=1 starts=2013-01-01 tournament=cards-2013-league",
-            "ends=2013-01-20 matches=[A,B,C] round=1 starts=2013-01-07 \
-             tournament=cards-2013-league",
-            "ends=2013-02-17 matches=[A,B,C] round=2 starts=2013-02-04 \
-             tournament=cards-2013-league",
+            "ends=2013-01-20 matches=[A:[Ana,Boris,Cleo],B:[Dario,Edith,Farid],C:[Greta,Hugo,\
+             Ines]] round=1 starts=2013-01-07 tournament=cards-2013-league",
+            "ends=2013-02-17 matches=[A:[Ana,Dario,Greta],B:[Boris,Edith,Hugo],C:[Cleo,Farid,\
+             Ines]] round=2 starts=2013-02-04 tournament=cards-2013-league",
             "match=A round=1 scores=[Ana:60,Boris:-20,Cleo:-40] tournament=cards-2013-league",
             "tournament=mars-2014",
-            "game=1 match=seed-01 seats=[Curiosity:red,30:yellow,41:green,52:blue] stage=seeding \
-             tournament=mars-2014",
+            "game=1 match=seed-01 seats=[[true:F,true:I5,false:L5,false:N,false:P,false:T5,\
+             false:U,false:V5,false:I2]:Curiosity:red,-:30:yellow,-:41:green,-:52:blue] \
+             stage=seeding tournament=mars-2014",
             "player=\"Moira Finch\" system=valar value=1850",
             "tick-jan month=2004-01",
         ],

@@ -40,6 +40,7 @@ fn a_changed_digit_in_a_segment_makes_every_reader_exit_1_naming_the_seq() {
         .unwrap();
     assert!(String::from_utf8_lossy(&before.stdout).contains("1450"));
     // The first "1450" of a chunk is an LZ4 literal: the digit as written.
+    let (seq, hash) = head(dir.path());
     let file = segment(dir.path());
     let mut bytes = std::fs::read(&file).unwrap();
     let at = bytes.windows(4).position(|w| w == b"1450").unwrap();
@@ -50,6 +51,7 @@ fn a_changed_digit_in_a_segment_makes_every_reader_exit_1_naming_the_seq() {
         &["history", "Player 00"],
         &["export"],
         &["verify"],
+        &["head"],
     ] {
         let out = laurel(dir.path()).args(args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -63,6 +65,16 @@ fn a_changed_digit_in_a_segment_makes_every_reader_exit_1_naming_the_seq() {
             "{args:?}"
         );
     }
+    // The head's record is in that chunk: verify says it went unchecked.
+    let out = laurel(dir.path()).arg("verify").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "seq {seq}: head {seq} {hash} not checked: its record is in the chunk from seq 1, \
+             which could not be read"
+        )),
+        "{stderr}"
+    );
 }
 
 /// A ledger directory holding what an operator's tools might leave in it:

@@ -167,7 +167,7 @@ impl State {
             let rounds = t.rounds.keys().map(|&r| self.names.name(r));
             format!(
                 "{rname} is not scheduled at {}: results may only be entered for scheduled \
-                 matches{}; a round counts from its cards.round_scheduled's `at`: date it on or \
+                 matches{}; if its cards.round_scheduled has a later `at`, date that on or \
                  before the result",
                 format_short(at),
                 listed("rounds scheduled by then", rounds, &e.round.0)

@@ -726,34 +726,29 @@ impl Params {
             .unwrap_or_else(|| panic!("parameter group {} is not in PARAM_GROUPS", T::NAME))
     }
 
-    /// The values given for group `group` (by a rule change, or pinned by a
-    /// rules file), in force now, as an audit formula names them:
-    /// ` [rules: carnage.eliminated=tied]`; empty when none were given (the
-    /// defaults, which the formula's numbers show).
-    pub fn given_text(&self, group: &str) -> String {
+    /// The values given (by a rule change, or pinned by a rules file) of
+    /// the groups `of` picks, in force now, as an audit formula names them:
+    /// ` [rules given: carnage.eliminated=tied, fibonacci.base=1]`; empty
+    /// when none were (the defaults, which the formula's numbers show).
+    pub fn given_text(&self, of: impl Fn(&str) -> bool) -> String {
         if self.stamp == 0 {
             return String::new();
         }
-        let of_group = |m: &BTreeMap<Key, Value>| -> Vec<(String, Value)> {
-            (m.iter())
-                .filter(|((g, _), _)| g == group)
-                .map(|((_, n), v)| (n.clone(), v.clone()))
-                .collect()
-        };
         // Pinned values win over those set, as in force.
-        let values: BTreeMap<String, Value> = (of_group(&self.given.set).into_iter())
-            .chain(of_group(&self.given.pinned))
+        let values: BTreeMap<&Key, &Value> = (self.given.set.iter())
+            .chain(&self.given.pinned)
+            .filter(|((group, _), _)| of(group))
             .collect();
         if values.is_empty() {
             return String::new();
         }
         let shown: Vec<String> = (values.iter())
-            .map(|(n, v)| match v {
+            .map(|((group, n), v)| match v {
                 Value::String(s) => format!("{group}.{n}={s}"),
                 v => format!("{group}.{n}={v}"),
             })
             .collect();
-        format!(" [rules: {}]", shown.join(", "))
+        format!(" [rules given: {}]", shown.join(", "))
     }
 
     /// Every parameter with its value in force, for `laurel rules`.

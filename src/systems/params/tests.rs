@@ -381,20 +381,26 @@ fn the_ranges_stored_rules_changes_are_read_against_only_widen() {
 }
 
 #[test]
-fn an_audit_formula_names_the_values_given_for_its_group_pinned_over_set() {
+fn an_audit_formula_names_the_values_given_of_the_groups_asked_pinned_over_set() {
     let mut p = Params::default();
-    assert_eq!(p.given_text("carnage"), "");
+    let carnage = |g: &str| g == "carnage";
+    assert_eq!(p.given_text(carnage), "");
     let set = json!({"leader_bonus": 300, "eliminated": "tied"});
     p.change("carnage", set.as_object().unwrap());
+    p.change("fibonacci", json!({"base": 1}).as_object().unwrap());
     assert_eq!(
-        p.given_text("carnage"),
-        " [rules: carnage.eliminated=tied, carnage.leader_bonus=300]"
+        p.given_text(carnage),
+        " [rules given: carnage.eliminated=tied, carnage.leader_bonus=300]"
     );
-    assert_eq!(p.given_text("fibonacci"), "");
+    assert_eq!(p.given_text(|g| g == "valar"), "");
+    assert_eq!(
+        p.given_text(|g| g != "valar"),
+        " [rules given: carnage.eliminated=tied, carnage.leader_bonus=300, fibonacci.base=1]"
+    );
     let mut pinned = Params::pinned(&json!({"carnage": {"leader_bonus": 50}}));
     pinned.change("carnage", set.as_object().unwrap());
     assert_eq!(
-        pinned.given_text("carnage"),
-        " [rules: carnage.eliminated=tied, carnage.leader_bonus=50]"
+        pinned.given_text(carnage),
+        " [rules given: carnage.eliminated=tied, carnage.leader_bonus=50]"
     );
 }

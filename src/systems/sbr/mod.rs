@@ -346,8 +346,8 @@ impl Tournament {
         self.matches.get(t.last as usize)
     }
 
-    /// A player's score in their last group match ("the final match before brackets").
-    /// `p`'s score and best game in their last group match (0, 0 for none).
+    /// `p`'s score and best game in their last group match ("the final match
+    /// before brackets"; 0, 0 for none).
     pub fn last_group_totals(&self, p: u32) -> (i64, i64) {
         self.last_match(Stage::Group, p)
             .map_or((0, 0), |m| m.totals(p))
