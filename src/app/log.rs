@@ -9,8 +9,9 @@
 //! `voided by`. After its id, a record shows its event's fields that hold a
 //! string, a number or a list (`match=A round=1 tournament=fall-2026`,
 //! `month=2009-01`, `voter="Lars Moreau"`, `scores=[Ana:60,Boris:-20]`, a
-//! list whole, nested lists too, cut after 160 characters): what a `correct SEQ` is aimed by,
-//! whatever the ids say, and what a correction changed. A `ledger.voided`
+//! list whole, nested lists too, cut after 160 characters): what a
+//! `correct SEQ` is aimed by, whatever the ids say, and what a correction
+//! changed. A `ledger.voided`
 //! shows its target and reason where other records show their id:
 //! `#4 (cards.match_result r1-A): reason "scores swapped"`; a voided
 //! record ends with `voided by #10`. Registrations, renames and rule changes

@@ -117,27 +117,30 @@ impl Ledger {
         })
     }
 
+    /// `f` of record `seq` (not 0) and the chunk that holds it.
+    fn with_record<T>(
+        &self,
+        seq: u64,
+        f: impl FnOnce(&chunk::ChunkView<'_>, &RecordView<'_>) -> T,
+    ) -> Result<T> {
+        let (first, bytes) = self.chunk_holding(seq)?;
+        let c = chunk::decode(&bytes, first)?;
+        let r = (c.records.iter().find(|r| r.seq == seq))
+            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
+        Ok(f(&c, r))
+    }
+
     /// The hash of record `seq` (zeros for seq 0, as the first record's `prev`).
     pub fn hash_at(&self, seq: u64) -> Result<[u8; 32]> {
-        if seq == 0 {
-            return Ok([0; 32]);
+        match seq {
+            0 => Ok([0; 32]),
+            _ => self.with_record(seq, |_, r| r.hash),
         }
-        let (first, bytes) = self.chunk_holding(seq)?;
-        chunk::decode(&bytes, first)?
-            .records
-            .iter()
-            .find(|r| r.seq == seq)
-            .map(|r| r.hash)
-            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
     }
 
     /// Record `seq`'s event, as stored (its canonical JSON).
     pub(crate) fn event_at(&self, seq: u64) -> Result<Vec<u8>> {
-        let (first, bytes) = self.chunk_holding(seq)?;
-        let c = chunk::decode(&bytes, first)?;
-        (c.records.iter().find(|r| r.seq == seq))
-            .map(|r| r.event.to_vec())
-            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))
+        self.with_record(seq, |_, r| r.event.to_vec())
     }
 
     /// Record `seq`'s stored hash and the hash of its content computed again
@@ -146,13 +149,13 @@ impl Ledger {
         if seq == 0 {
             return Ok(([0; 32], [0; 32]));
         }
-        let (first, bytes) = self.chunk_holding(seq)?;
-        let c = chunk::decode(&bytes, first)?;
-        let r = (c.records.iter().find(|r| r.seq == seq))
-            .ok_or_else(|| Error::Corrupt(format!("record {seq} is missing")))?;
-        let again =
-            canonical::hash_of_record((r.event, &r.prev), (c.recorded_at, seq), &mut Vec::new());
-        Ok((r.hash, again))
+        self.with_record(seq, |c, r| {
+            let at = (c.recorded_at, seq);
+            (
+                r.hash,
+                canonical::hash_of_record((r.event, &r.prev), at, &mut Vec::new()),
+            )
+        })
     }
 
     /// When record `seq` was recorded (its `recorded_at`, as `export` writes
@@ -172,12 +175,10 @@ impl Ledger {
         if seq == 0 {
             return Ok(None);
         }
-        let (first, bytes) = self.chunk_holding(seq)?;
-        let c = chunk::decode(&bytes, first)?;
-        match c.records.iter().any(|r| r.seq == seq) {
-            true => Ok(Some((c.recorded_at_micros, c.recorded_at.to_string()))),
-            false => Err(Error::Corrupt(format!("record {seq} is missing"))),
-        }
+        let at = |c: &chunk::ChunkView<'_>, _: &RecordView<'_>| {
+            (c.recorded_at_micros, c.recorded_at.to_string())
+        };
+        self.with_record(seq, at).map(Some)
     }
 
     /// The last seq recorded at or before `t` (0: none), up to the head:

@@ -205,7 +205,7 @@ impl State {
     }
 }
 
-/// ` (WHAT: "a", "b"; did you mean «b»?)` of the names `all` beside `given`,
+/// ` (WHAT: "a", "b"; did you mean "b"?)` of the names `all` beside `given`,
 /// or ` (no WHAT)`; at most 10 named.
 fn listed<'n>(what: &str, all: impl Iterator<Item = &'n str> + Clone, given: &str) -> String {
     let names: Vec<String> = all.clone().take(10).map(|n| format!("{n:?}")).collect();
