@@ -114,6 +114,13 @@ pub fn why_not_a_time(s: &str) -> String {
         }
     });
     let bare = bare.trim_end();
+    // A date written another way: its digits unpadded, or slashes.
+    let day = ["%Y-%m-%d", "%Y/%m/%d"]
+        .iter()
+        .find_map(|f| NaiveDate::parse_from_str(bare, f).ok());
+    if let Some(d) = day.filter(|d| d.format("%Y-%m-%d").to_string() != bare) {
+        return format!(": a date is written {}", d.format("%Y-%m-%d"));
+    }
     let formats = [
         "%Y-%m-%dT%H:%M:%S%.f",
         "%Y-%m-%d %H:%M:%S%.f",
@@ -291,6 +298,13 @@ mod tests {
             );
         }
         assert_eq!(why_not_a_time("2024-02-03T25:00:00"), "");
+        // A date written another way: how to write it.
+        assert_eq!(why_not_a_time("2026-3-1"), ": a date is written 2026-03-01");
+        assert_eq!(
+            why_not_a_time("2026/03/01"),
+            ": a date is written 2026-03-01"
+        );
+        assert_eq!(why_not_a_time("2026-13-01"), "");
     }
 
     #[test]

@@ -55,7 +55,9 @@
 //!   match scores.
 //! - `standings cards` without `--tournament` lists the tournaments (table
 //!   `tournaments`): columns `tournament, point_system, starts, ends, rounds,
-//!   matches, results, players, player, score, sharing_first`, where `player` and `score`
+//!   matches, results, players, player, score, sharing_first`, where `players`
+//!   counts those with a result (its standings' rows; one scheduled but yet to
+//!   play is not among them), `player` and `score`
 //!   are the tournament's first place (shown as "First place"), the first row
 //!   of its standings, and their score there (points): named as every
 //!   table's player and score are, so a script reads any table's rows alike.

@@ -47,9 +47,11 @@ pub fn game_score_of<'a>(
     let mut total = 0i64;
     for (piece, bonus) in bases {
         let Some(i) = PIECES.iter().position(|(n, _)| *n == piece) else {
+            let names = PIECES.map(|(n, _)| n);
             return Err(format!(
-                "piece {piece:?} is not one of the 21 bases ({})",
-                PIECES.map(|(n, _)| n).join(", ")
+                "piece {piece:?} is not one of the 21 bases ({}){}",
+                names.join(", "),
+                crate::events::did_you_mean(piece, names)
             ));
         };
         if seen & (1 << i) != 0 {
@@ -238,6 +240,9 @@ mod tests {
     fn game_score_rejects_unknown_and_repeated_pieces() {
         let e = game_score(&[("Q7", false)], 3).unwrap_err();
         assert!(e.contains("\"Q7\" is not one of the 21 bases"), "{e}");
+        // A piece in lower case: the one meant is named.
+        let e = game_score(&[("f", false)], 3).unwrap_err();
+        assert!(e.ends_with("; did you mean \"F\"?"), "{e}");
         let e = game_score(&[("X", false), ("X", true)], 3).unwrap_err();
         assert!(e.contains("piece X is placed twice"), "{e}");
     }
