@@ -526,12 +526,16 @@ impl Ledger {
                 Ok(f) => f,
                 Err(e) => return Err(self.players_problem_before(&view, input, new, e)),
             };
-            let checked = crate::players::check_append(&f.state.players, input - 1);
+            let replaced = || voided_players::renames_voided(&view, input - 1);
+            let checked = crate::players::check_append(&f.state.players, input - 1, &replaced);
             f.discard();
             return checked;
         }
         match self.fold_storing(&view, start, parent, (new, input)) {
-            Ok(indexes) => crate::players::check_append(&indexes, input - 1),
+            Ok(indexes) => {
+                let replaced = || voided_players::renames_voided(&view, input - 1);
+                crate::players::check_append(&indexes, input - 1, &replaced)
+            }
             Err(e) => Err(self.players_problem_before(&view, input, new, e)),
         }
     }
@@ -553,7 +557,8 @@ impl Ledger {
         let Ok(indexes) = self.players_indexes(view, new.seq) else {
             return e;
         };
-        match crate::players::check_append(&indexes, input - 1) {
+        let replaced = || voided_players::renames_voided(view, input - 1);
+        match crate::players::check_append(&indexes, input - 1, &replaced) {
             Err(names) if names.origin_seq().is_some_and(|s| s < failed) => names,
             _ => e,
         }

@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{refused, First, Players, Written};
+use super::{refused, First, Players, Replaced, Written};
 use crate::error::{Result, Stage, REFUSALS_SHOWN};
 use crate::events::key;
 use crate::events::near::Near;
@@ -32,7 +32,8 @@ type Rank<'a> = (u64, First, &'a str);
 /// names its records mention first, in order (a rename's `to` is no new
 /// player), or the refusal of each name refused (a typo of a known name,
 /// say), by seq: one run names them all, up to [`REFUSALS_SHOWN`].
-pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
+/// `replaced`: the renames the append voids ([`Replaced`]).
+pub fn check_append(indexes: &PerNamespace, old: u64, replaced: Replaced) -> Result<Vec<String>> {
     if let Some(e) = team_clash(indexes, old).or_else(|| team_names(indexes, old)) {
         return Err(e);
     }
@@ -53,7 +54,7 @@ pub fn check_append(indexes: &PerNamespace, old: u64) -> Result<Vec<String>> {
         .filter(|(_, w)| w.seen.first_seq > old)
         .collect();
     order.sort_by_key(|(name, w)| rank(name, w));
-    let renames = p.check_renames(old).err();
+    let renames = p.check_renames(old, replaced).err();
     if order.is_empty() {
         return renames.map_or(Ok(Vec::new()), Err);
     }
@@ -301,7 +302,7 @@ mod tests {
         let mut order: Vec<(&String, &Written)> = p.written.iter().collect();
         order.sort_by_key(|(name, w)| rank(name, w));
         let near = Near::new(order.iter().map(|(name, _)| name.as_str()));
-        let renames = p.check_renames(old).err();
+        let renames = p.check_renames(old, &|| Ok(BTreeSet::new())).err();
         let (mut new, mut found) = (Vec::new(), Vec::new());
         for (i, (name, w)) in (0u32..).zip(&order) {
             if w.seen.first_seq <= old || found.len() > REFUSALS_SHOWN {
@@ -393,7 +394,8 @@ mod tests {
             }
             for old in [0, 5, 15, 25, records - 1] {
                 let want = over_every_name(&indexes, old).map_err(|e| e.to_string());
-                let got = check_append(&indexes, old).map_err(|e| e.to_string());
+                let got =
+                    check_append(&indexes, old, &|| Ok(BTreeSet::new())).map_err(|e| e.to_string());
                 refusals += u32::from(want.is_err());
                 assert_eq!(got, want, "seed {seed}, old {old}");
             }

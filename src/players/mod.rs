@@ -48,10 +48,23 @@
 //! order would count as another player). Every append checks the `to` of
 //! every earlier rename again: a late event naming it, dated before the
 //! rename, is refused.
+//!
+//! **A rename corrected** (`laurel correct SEQ` of a rename dated wrong: the
+//! append voids the rename and brings one with the same `from` and `to`):
+//! the records written under the voided rename wrote its `to` for its
+//! player, so the replacement stands where the rename stood. Records before
+//! it by seq that write `to` do not make `to` another player's; by date,
+//! the replacement is judged as every rename is (an event dated before it
+//! must write `from`).
 
 mod check;
 
 pub use check::check_append;
+
+/// The renames an append voids, as `(from, to)`; asked for only when a
+/// rename of the append gives a name that records before it write (see
+/// "A rename corrected" in the module docs).
+pub type Replaced<'a> = &'a dyn Fn() -> Result<std::collections::BTreeSet<(String, String)>>;
 
 use std::collections::BTreeMap;
 
@@ -206,10 +219,10 @@ impl Players {
     /// The renames after seq `old` (an append's) whole, and the `to` of
     /// every earlier one, in seq order: a late event naming it, dated
     /// before the rename, would count as another player.
-    fn check_renames(&self, old: u64) -> Result<()> {
+    fn check_renames(&self, old: u64, replaced: Replaced) -> Result<()> {
         for r in self.renames.by_seq() {
             match r.seq > old {
-                true => self.check_rename(r)?,
+                true => self.check_rename(r, replaced)?,
                 false => self.check_renamed_to(r, false)?,
             }
         }
@@ -220,8 +233,9 @@ impl Players {
     /// by seq (a record before it gave the name) and by date (a record
     /// giving it is dated at or before the rename: a player renamed before
     /// anything named them never bore the name), and
-    /// [`Players::check_renamed_to`] by seq too.
-    fn check_rename(&self, r: &Rename) -> Result<()> {
+    /// [`Players::check_renamed_to`] by seq too, unless the append voids a
+    /// rename of the same names (`replaced`): then by date only.
+    fn check_rename(&self, r: &Rename, replaced: Replaced) -> Result<()> {
         let Some(from) = self
             .written
             .get(&r.from)
@@ -242,13 +256,19 @@ impl Players {
                 ),
             ));
         }
-        self.check_renamed_to(r, true)
+        let written_before = self
+            .written
+            .get(&r.to)
+            .is_some_and(|w| w.seen.first_seq < r.seq);
+        let replaces = written_before && replaced()?.contains(&(r.from.clone(), r.to.clone()));
+        self.check_renamed_to(r, !replaces)
     }
 
     /// `to` is no player's name before rename `r`: no event dated before it
     /// names it (a late one would count as another player), nor, `by_seq`
-    /// (a rename of this append), any record before it. A stored rename
-    /// whose new name a late event writes says which name that event
+    /// (a rename of this append that replaces none), any record before it.
+    /// A stored or replacing rename whose new name an event dated before it
+    /// writes says which name that event
     /// should write: most often the administrator typed the name the player
     /// has now for a result from before the rename.
     fn check_renamed_to(&self, r: &Rename, by_seq: bool) -> Result<()> {

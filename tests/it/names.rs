@@ -286,3 +286,64 @@ fn correct_reports_as_new_only_players_the_corrected_record_did_not_name() {
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("new player"), "{out}");
 }
+
+/// A rename dated wrong is corrected like any record: its replacement (the
+/// same names, another date) stands where it stood, so the records written
+/// under the new name since stay the player's, not another player's; dated
+/// after such a record, the replacement is refused as any rename would be.
+#[test]
+fn a_rename_dated_wrong_is_corrected_and_the_records_under_its_name_stay_the_players() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    let rename = |at: &str| {
+        format!(
+            r#"{{"type":"ledger.player_renamed","at":"{at}","from":"Ann Jones","to":"Ann Smith"}}"#
+        )
+    };
+    let under_new =
+        (seeded("Ann Smith").replace("2001-01-01", "2003-03-05")).replace("valar", "maia");
+    for line in [seeded("Ann Jones"), rename("2003-03-01"), under_new] {
+        let o = append_text(d, &line);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let before = head(d);
+    let file = |name: &str, at: &str| {
+        let path = d.join(name);
+        std::fs::write(&path, rename(at)).unwrap();
+        path.display().to_string()
+    };
+    let late = [
+        "correct",
+        "2",
+        &file("late.jsonl", "2003-04-01"),
+        "--reason",
+        "date",
+    ];
+    let (code, _, err) = run(d, &late);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("an event dated 2003-03-05, before the rename, writes it"),
+        "{err}"
+    );
+    assert_eq!(head(d), before, "nothing appended");
+
+    let early = [
+        "correct",
+        "2",
+        &file("early.jsonl", "2002-02-01"),
+        "--reason",
+        "date",
+    ];
+    let (code, out, err) = run(d, &early);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("new player"), "{out}");
+    let row = player(d, "Ann Smith");
+    assert_eq!(row["earlier_names"], serde_json::json!(["Ann Jones"]));
+    let v = json(d, &["players", "--format", "json"]);
+    assert_eq!(v["rows"].as_array().unwrap().len(), 1, "one player: {v}");
+    let (code, out, err) = run(d, &["log", "--type", "ledger.player_renamed"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("2002-02-01"), "{out}");
+    let (code, _, err) = run(d, &["verify"]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -142,7 +142,8 @@ impl Ledger {
         f.discard();
         let mut indexes = super::players_from(view, Some(players))?;
         indexes.0[ns] = mine;
-        crate::players::check_append(&indexes, input - 1)
+        let replaced = || super::voided_players::renames_voided(view, input - 1);
+        crate::players::check_append(&indexes, input - 1, &replaced)
     }
 
     /// The append of the records `old + 1 ..= new.seq`, whose cut is `cut`,

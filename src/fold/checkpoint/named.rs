@@ -72,7 +72,8 @@ impl Ledger {
                 olds.len()
             );
         }
-        let answer = crate::players::check_append(&head, late.input - 1)?;
+        let replaced = || super::voided_players::renames_voided(view, late.input - 1);
+        let answer = crate::players::check_append(&head, late.input - 1, &replaced)?;
         if late.store {
             self.making_again(olds, new, |put| {
                 for h in olds {

@@ -12,9 +12,11 @@
 //! record that still writes the name (`laurel void` then names them all):
 //! void those records in the same append (and append them again with the
 //! right name), or leave the record. A record that brought nothing (a
-//! registration of a name records before it wrote) may be voided.
+//! registration of a name records before it wrote) may be voided, and so
+//! may a rename whose `to` a rename of the same append gives again (a
+//! rename corrected: see [`crate::players`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::{Error, Origin, Result};
 use crate::events::ledger;
@@ -34,8 +36,7 @@ impl Ledger {
     /// still write (see the module docs); `Ok` when there is none. Folds the
     /// players indexes only when such a void is there.
     pub(super) fn check_voided_players(&self, view: &View, old: u64) -> Result<()> {
-        let voids = fold::voids(view, &Query::default())?;
-        let mine: BTreeMap<u64, u64> = voids.into_iter().filter(|(_, v)| *v > old).collect();
+        let mine = voided_after(view, old)?;
         if mine.is_empty() {
             return Ok(());
         }
@@ -45,10 +46,15 @@ impl Ledger {
         }
         let players = Players::merge(&self.players_indexes(view, view.last_seq())?);
         for (void, target, what, name) in brought {
+            let rename = what.starts_with("ledger.player_renamed");
+            if rename && players.root_of(&name).is_some_and(|root| root != name) {
+                // A rename of this append gives the name again.
+                continue;
+            }
             let Some((used, record)) = still_used(&players, &name, target) else {
                 continue;
             };
-            let keep = match what.starts_with("ledger.player_renamed") {
+            let keep = match rename {
                 true => "keep the rename",
                 false => "keep the registration",
             };
@@ -95,6 +101,27 @@ fn still_used(players: &Players, name: &str, target: u64) -> Option<(String, u64
             Some((said, first))
         }
     }
+}
+
+/// The records voided by the records after `old` of `view`: target → void.
+fn voided_after(view: &View, old: u64) -> Result<BTreeMap<u64, u64>> {
+    let voids = fold::voids(view, &Query::default())?;
+    Ok(voids.into_iter().filter(|(_, v)| *v > old).collect())
+}
+
+/// The renames voided by the records after `old` of `view`, as `(from, to)`:
+/// what [`crate::players::Replaced`] asks of an append whose first record is
+/// `old + 1`.
+pub(super) fn renames_voided(view: &View, old: u64) -> Result<BTreeSet<(String, String)>> {
+    let targets: Vec<u64> = voided_after(view, old)?.into_keys().collect();
+    let mut renames = BTreeSet::new();
+    view.records(&targets, &mut |r| {
+        if let Event::Ledger(ledger::Event::PlayerRenamed(p)) = &r.event {
+            renames.insert((p.from.clone(), p.to.clone()));
+        }
+        Ok(())
+    })?;
+    Ok(renames)
 }
 
 /// The registrations and renames among the voided records of `voided`
