@@ -237,7 +237,7 @@ enum Command {
     },
     /// Every rule parameter: its default and the value in force.
     Rules {
-        /// Print the values in force as a rules file for `replay --rules` (edit one, replay).
+        /// Print the values in force as a rules file for `replay --rules` (edit one, replay); those a recorded rule change sets are left out and named on stderr.
         #[arg(long, conflicts_with_all = ["format", "limit"])]
         template: bool,
         #[command(flatten)]

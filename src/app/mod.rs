@@ -534,6 +534,17 @@ fn fold_stamped(ledger: &Ledger, args: &QueryArgs, mut q: Query) -> Result<(fold
         (q.rules, q.check) = (None, false);
     }
     let f = args.fold(ledger, &q)?;
+    let over = f.cx.params.pinned_over_changes();
+    if let (Some(file), false) = (&args.rules, over.is_empty()) {
+        eprintln!(
+            "note: {} pins {} over the whole history; recorded rule changes set {} (`laurel log \
+             --type ledger.rules_changed`), and what came before them is scored with the file's \
+             value too",
+            file.display(),
+            over.join(", "),
+            if over.len() == 1 { "it" } else { "them" }
+        );
+    }
     let hash = ledger.hash_at(f.known_at)?;
     let stamp = Stamp {
         as_of: args.as_of.as_deref().map(time::shown_bound),

@@ -490,22 +490,37 @@ fn voided_changes(
 
 /// `laurel rules --template`: the values in force (at the head, or the
 /// clocks asked) as a rules file, `{system: {param: value}}`, which `replay
-/// --rules` reads; a person edits a value to ask a what-if. A replay pins
-/// the file's values for the whole history, so in a ledger whose rules
-/// changed it rescores what came before the change with the values after it;
-/// in one whose rules never changed, it moves nothing.
+/// --rules` reads; a person edits a value to ask a what-if, and the file as
+/// printed replays to no change. A replay pins the file's values for the
+/// whole history, so a parameter a recorded rule change sets is left out
+/// (pinned, its value after the change would rescore what came before it),
+/// and named on stderr: given by hand, it is a what-if like any edit.
 pub fn rules_template(path: &Path, args: &QueryArgs, w: &mut dyn Write) -> Result<()> {
     let ledger = Ledger::read(path)?;
     let (f, _) = folded_only(&ledger, args, None)?;
     let mut file = serde_json::Map::new();
+    let mut left_out = Vec::new();
     for (d, v) in f.cx.params.listing() {
+        if f.cx.params.is_changed(d.system, d.name) {
+            left_out.push(format!("{}.{}", d.system, d.name));
+            continue;
+        }
         let group = file.entry(d.system).or_insert_with(|| json!({}));
         if let Some(group) = group.as_object_mut() {
             group.insert(d.name.to_string(), v);
         }
     }
     let text = serde_json::to_string_pretty(&Value::Object(file)).unwrap_or_default();
-    writeln!(w, "{text}").map_err(super::stdout_error)
+    writeln!(w, "{text}").map_err(super::stdout_error)?;
+    if !left_out.is_empty() {
+        eprintln!(
+            "note: left out {}: recorded rule changes set them (`laurel log --type \
+             ledger.rules_changed`); a value given in the file holds over the whole history, \
+             before those changes too",
+            left_out.join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// `laurel rules`: every parameter, its default, the value in force, its doc

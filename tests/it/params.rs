@@ -211,8 +211,10 @@ fn rules_lists_the_values_each_parameter_may_take() {
     assert!(rows.iter().all(|r| r["allowed"].as_str().is_some()));
 }
 
-/// `rules --template` as a file: what `laurel rules` lists as in force.
-fn template(dir: &std::path::Path) -> serde_json::Value {
+/// `rules --template` as a file: what `laurel rules` lists as in force, but
+/// for `changed` (`group.name`, set by a recorded rule change), left out and
+/// named on stderr.
+fn template(dir: &std::path::Path, changed: &[&str]) -> serde_json::Value {
     let out = laurel(dir).args(["rules", "--template"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let file: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -220,9 +222,42 @@ fn template(dir: &std::path::Path) -> serde_json::Value {
     for row in listed["rows"].as_array().unwrap() {
         let (system, param) = (row["system"].as_str(), row["param"].as_str());
         let (system, param) = (system.unwrap(), param.unwrap());
-        assert_eq!(file[system][param], row["in_force"], "{system}.{param}");
+        match changed.contains(&format!("{system}.{param}").as_str()) {
+            true => assert!(file[system].get(param).is_none(), "{system}.{param}"),
+            false => assert_eq!(file[system][param], row["in_force"], "{system}.{param}"),
+        }
     }
+    let note = match changed {
+        [] => String::new(),
+        names => format!(
+            "note: left out {}: recorded rule changes set them",
+            names.join(", ")
+        ),
+    };
+    assert_eq!(stderr(&out).contains(&note), true, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).is_empty(),
+        changed.is_empty(),
+        "{}",
+        stderr(&out)
+    );
     file
+}
+
+/// `replay --rules FILE --diff --format json` of `dir`: every table
+/// unchanged, and what it said on stderr.
+fn replays_to_no_change(dir: &std::path::Path, file: &std::path::Path) -> String {
+    let args = ["replay", "--rules", file.to_str().unwrap(), "--diff"];
+    let out = laurel(dir)
+        .args([&args[..], &["--format", "json"]].concat())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let diff: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for t in diff["tables"].as_array().unwrap() {
+        assert_eq!(t["unchanged"], true, "{t}");
+    }
+    stderr(&out)
 }
 
 /// In a ledger whose rules never changed, replaying the template moves
@@ -235,7 +270,7 @@ fn rules_template_holds_every_value_in_force_and_replays_unchanged_rules_to_no_c
         "diplomacy_draws.jsonl",
     ]);
     let file = dir.path().join("template.json");
-    std::fs::write(&file, template(dir.path()).to_string()).unwrap();
+    std::fs::write(&file, template(dir.path(), &[]).to_string()).unwrap();
     let args = ["replay", "--rules", file.to_str().unwrap(), "--diff"];
     let diff = json(dir.path(), &[&args[..], &["--format", "json"]].concat());
     // Every table refolded (the template sets every system's parameters),
@@ -251,9 +286,29 @@ fn rules_template_holds_every_value_in_force_and_replays_unchanged_rules_to_no_c
     let text = String::from_utf8(text.stdout).unwrap();
     let said = "unchanged: no row moves under the rules file";
     assert_eq!(text.matches(said).count(), tables.len(), "{text}");
+    assert_eq!(replays_to_no_change(dir.path(), &file), "");
+    // A rule change dated between games: pinned over the whole history, its
+    // value would rescore the games before it, so the template leaves it out
+    // and still replays to no change; given by hand, it is a what-if, and
+    // the replay says what it pins over.
     let change = r#"{"type":"ledger.rules_changed","at":"2003-03-02","system":"valar","params":{"base":46}}"#;
     assert!(append_text(dir.path(), change).status.success());
-    assert_eq!(template(dir.path())["valar"]["base"], 46);
+    let left = template(dir.path(), &["valar.base"]);
+    assert_eq!(left["valar"]["divisor"], 150);
+    std::fs::write(&file, left.to_string()).unwrap();
+    assert_eq!(replays_to_no_change(dir.path(), &file), "");
+    std::fs::write(&file, r#"{"valar": {"base": 50}}"#).unwrap();
+    let args = ["replay", "--rules", file.to_str().unwrap(), "--diff"];
+    let out = laurel(dir.path())
+        .args([&args[..], &["--format", "json"]].concat())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = "template.json pins valar.base over the whole history; recorded rule changes set it";
+    assert!(stderr(&out).contains(said), "{}", stderr(&out));
+    let diff: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(diff["tables"][0]["system"], "valar", "{diff}");
+    assert!(diff["tables"][0]["unchanged"].is_null(), "{diff}");
 }
 
 #[test]

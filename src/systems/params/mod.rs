@@ -751,6 +751,22 @@ impl Params {
         format!(" [rules given: {}]", shown.join(", "))
     }
 
+    /// Whether a rule change folded sets `group.name`: its value then differs
+    /// over the history, and one value pinned for all of it is a what-if.
+    pub fn is_changed(&self, group: &str, name: &str) -> bool {
+        (self.given.set.keys()).any(|(g, n)| g == group && n == name)
+    }
+
+    /// The parameters pinned by a rules file that a rule change folded sets
+    /// too, as `group.name`: the file's value holds over the whole history,
+    /// before that change as after it.
+    pub fn pinned_over_changes(&self) -> Vec<String> {
+        (self.given.pinned.keys())
+            .filter(|k| self.given.set.contains_key(*k))
+            .map(|(g, n)| format!("{g}.{n}"))
+            .collect()
+    }
+
     /// Every parameter with its value in force, for `laurel rules`.
     pub fn listing(&self) -> Vec<(&'static ParamDef, Value)> {
         let mut out = Vec::new();
