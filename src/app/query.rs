@@ -188,10 +188,12 @@ pub fn history(
     f.discard();
     let noted = voided_changes(&ledger, args, (subject, since), &voided, &mine)?;
     rows.extend(not_listed(&rows, noted));
-    // The name the player goes by now, for the title.
-    let now = match not_a_player {
-        None => players.shown_name(player),
-        Some(_) => shown.to_string(),
+    // The name the player goes by now, or went by at `--as-of`, for the title.
+    let as_of = args.query(&ledger)?.as_of;
+    let now = match (&not_a_player, as_of) {
+        (None, None) => players.shown_name(player),
+        (None, Some(t)) => players.name_on(player, t),
+        (Some(_), _) => shown.to_string(),
     };
     if let (true, Some(e)) = (rows.is_empty(), not_a_player) {
         if !rated && !rated_known {
@@ -202,9 +204,10 @@ pub fn history(
     // The formula, the widest, last: the voided note is beside the values.
     let (before, formula) = output::CHANGE_COLUMNS.split_at(5);
     let columns = [before, &["voided"], formula].concat();
-    let title = match now == shown || now.is_empty() {
-        true => format!("History of {shown}"),
-        false => format!("History of {shown} (now {now})"),
+    let title = match (now == shown || now.is_empty(), as_of) {
+        (true, _) => format!("History of {shown}"),
+        (false, Some(_)) => format!("History of {shown} (called {now} then)"),
+        (false, None) => format!("History of {shown} (now {now})"),
     };
     let mut t = Table::new("history", &title, &columns);
     for (c, note) in rows {

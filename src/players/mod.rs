@@ -403,6 +403,11 @@ impl Players {
     pub fn shown_name(&self, root: &str) -> String {
         self.renames.current(root).to_string()
     }
+
+    /// The name the player whose root is `root` went by at `t`.
+    pub fn name_on(&self, root: &str, t: Micros) -> String {
+        self.renames.name_on(root, t)
+    }
 }
 
 /// A name that nearly duplicates `known`, refused at `seq`.

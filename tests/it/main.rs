@@ -24,6 +24,7 @@ mod diplomacy_variants;
 mod events;
 mod extremes;
 mod fuzz;
+mod history;
 mod ledger;
 mod log;
 mod memory;
