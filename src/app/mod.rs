@@ -268,7 +268,7 @@ pub(crate) fn append_summary(r: &crate::ledger::AppendReport, dry: bool) -> Stri
     }
     if r.already_voided > 0 {
         s.push_str(&format!(
-            "; {} of them exact copies of voided records (to restore one, append it under a new id)",
+            "; {} of them exact copies of voided records",
             r.already_voided
         ));
     }
@@ -289,11 +289,35 @@ pub(crate) fn append_summary(r: &crate::ledger::AppendReport, dry: bool) -> Stri
         s.push_str(&format!("  {n:>w$} {kind}\n", w = width.unwrap_or(1)));
     }
     s.push_str(&new_players_line(&r.new_players));
+    s.push_str(&voided_copies_line(r));
     match dry {
         false => s.push_str(&format!("head {}\n", r.head)),
         true => s.push_str("nothing written: the ledger is unchanged\n"),
     }
     s
+}
+
+/// The lines of an append that copy voided records, which stay voided
+/// (an import run again brings no voided event back): named, since one
+/// re-entered after a void meant to restore it is then missing from every
+/// table. Nothing when there is none.
+fn voided_copies_line(r: &crate::ledger::AppendReport) -> String {
+    if r.voided_copies.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = (r.voided_copies.iter())
+        .map(|(file, line, seq)| format!("{file}:{line} (#{seq})"))
+        .collect();
+    let more = r.already_voided.saturating_sub(named.len() as u64);
+    let more = match more {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    format!(
+        "not appended, copies of voided records, which stay voided: {}{more}; to append one \
+         again, give it a new `id`\n",
+        named.join(", ")
+    )
 }
 
 /// "2 new players: Ada Lovelace, Brian Kernighan" and a line end (past
@@ -534,17 +558,6 @@ fn fold_stamped(ledger: &Ledger, args: &QueryArgs, mut q: Query) -> Result<(fold
         (q.rules, q.check) = (None, false);
     }
     let f = args.fold(ledger, &q)?;
-    let over = f.cx.params.pinned_over_changes();
-    if let (Some(file), false) = (&args.rules, over.is_empty()) {
-        eprintln!(
-            "note: {} pins {} over the whole history; recorded rule changes set {} (`laurel log \
-             --type ledger.rules_changed`), and what came before them is scored with the file's \
-             value too",
-            file.display(),
-            over.join(", "),
-            if over.len() == 1 { "it" } else { "them" }
-        );
-    }
     let hash = ledger.hash_at(f.known_at)?;
     let stamp = Stamp {
         as_of: args.as_of.as_deref().map(time::shown_bound),
@@ -560,6 +573,13 @@ fn fold_stamped(ledger: &Ledger, args: &QueryArgs, mut q: Query) -> Result<(fold
             Some(Ok(seq)) => inside_an_append(ledger, seq)?,
             _ => None,
         },
+        rules_over: (f.cx.params.pinned_over_changes().into_iter())
+            .filter(|(group, _)| {
+                q.only
+                    .is_none_or(|ns| systems::namespace_of_group(group) == Some(ns))
+            })
+            .map(|(group, name)| format!("{group}.{name}"))
+            .collect(),
     };
     Ok((f, stamp))
 }
@@ -661,4 +681,38 @@ pub(crate) fn selectors(state: &systems::State, table: &str) -> Vec<Selector> {
         .into_iter()
         .map(|t| Selector::of(Some(t)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ledger::{AppendReport, Head};
+
+    #[test]
+    fn voided_copies_are_named_up_to_the_first_few_then_counted() {
+        let copies = (1..=5)
+            .map(|i| ("a.jsonl".to_string(), i, 10 + i))
+            .collect();
+        let r = AppendReport {
+            appended: 0,
+            already_recorded: 7,
+            already_voided: 7,
+            voided_copies: copies,
+            repeated: 0,
+            first_repeat: None,
+            head: Head::default(),
+            kinds: Default::default(),
+            new_players: Vec::new(),
+        };
+        let line = super::voided_copies_line(&r);
+        assert!(
+            line.starts_with("not appended, copies of voided records, which stay voided: a.jsonl:1 (#11), a.jsonl:2 (#12), a.jsonl:3 (#13), a.jsonl:4 (#14), a.jsonl:5 (#15) and 2 more; "),
+            "{line}"
+        );
+        let none = AppendReport {
+            already_voided: 0,
+            voided_copies: Vec::new(),
+            ..r
+        };
+        assert_eq!(super::voided_copies_line(&none), "");
+    }
 }

@@ -206,6 +206,7 @@ impl Ledger {
             voided: self.voided_targets(),
             already: 0,
             already_voided: 0,
+            voided_copies: Vec::new(),
             repeated: 0,
             first_repeat: None,
             kinds: BTreeMap::new(),
@@ -228,6 +229,7 @@ impl Ledger {
             appended: last.seq - head.seq,
             already_recorded: pending.already,
             already_voided: pending.already_voided,
+            voided_copies: std::mem::take(&mut pending.voided_copies),
             repeated: pending.repeated,
             first_repeat: pending.first_repeat.take(),
             head: last,
@@ -328,9 +330,11 @@ impl Ledger {
     }
 
     /// A recorded event no longer validates (`what`, record `seq`): blame
-    /// this append's voids if it has any (the usual cause), else the append
-    /// as a whole, naming the first of its records dated before `seq` (the
-    /// cause is one of those).
+    /// this append's voids if one of them can be the cause (the usual one),
+    /// else the append as a whole, naming the first of its records dated
+    /// before `seq` (the cause is one of those). A record is checked against
+    /// what folds before it, so a void of a record that folds after `seq`
+    /// (a rename dated after it, corrected to a date before it) is none.
     fn blame_voids(
         what: &str,
         seq: u64,
@@ -339,7 +343,11 @@ impl Ledger {
         names: &[String],
     ) -> Error {
         let place = |seq: u64| pending.origins.get(seq - old_head - 1);
-        let Some(&(void_seq, target)) = pending.voids.first() else {
+        let voids = pending
+            .voids
+            .first()
+            .filter(|_| Self::a_void_folds_before(seq, pending));
+        let Some(&(void_seq, target)) = voids else {
             let whole = Origin {
                 file: names.first().cloned(),
                 ..Origin::default()
@@ -381,7 +389,7 @@ impl Ledger {
         };
         // Events beside the voids may be meant to replace what they void, and
         // fold after record `seq` when they share its `at`.
-        if new.seq - old_head > pending.voids.len() as u64 {
+        if Self::a_new_event_folds_after(seq, (old_head, new), pending) {
             blame.push_str(&format!(", or, if this append's new events replace what it voids, give them an `at` before record {seq}'s (events at the same `at` fold in seq order)"));
         }
         let o = Origin {
@@ -396,6 +404,39 @@ impl Ledger {
             msg: blame,
             record: seq,
         }
+    }
+
+    /// Does one of this append's events other than its voids fold after
+    /// record `seq` (dated at or after it)? Only then can dating it earlier
+    /// help; `true` when a date cannot be read.
+    fn a_new_event_folds_after(seq: u64, (old_head, new): (u64, Head), pending: &Pending) -> bool {
+        let voids: BTreeSet<u64> = pending.voids.iter().map(|v| v.0).collect();
+        let events: BTreeSet<u64> = (old_head + 1..=new.seq)
+            .filter(|s| !voids.contains(s))
+            .chain([seq])
+            .collect();
+        if events.len() == 1 {
+            return false;
+        }
+        let ats = pending.ledger.record_fields(&events, |r| r.at);
+        let Some(&at) = ats.get(&seq) else {
+            return true;
+        };
+        (events.iter())
+            .filter(|&&s| s > old_head)
+            .any(|s| ats.get(s).is_none_or(|&s_at| s_at >= at))
+    }
+
+    /// Does one of this append's voids void a record that folds before
+    /// record `seq` (by `(at, seq)`)? Only then can it have made `seq`
+    /// invalid; `true` when a date cannot be read.
+    fn a_void_folds_before(seq: u64, pending: &Pending) -> bool {
+        let seqs: BTreeSet<u64> = (pending.voids.iter().map(|v| v.1)).chain([seq]).collect();
+        let ats = pending.ledger.record_fields(&seqs, |r| r.at);
+        let Some(&at) = ats.get(&seq) else {
+            return true;
+        };
+        (pending.voids.iter()).any(|&(_, t)| ats.get(&t).is_none_or(|&t_at| (t_at, t) < (at, seq)))
     }
 
     /// The first record of this append (seq, then its input and line) dated

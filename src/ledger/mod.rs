@@ -72,6 +72,9 @@ pub struct Input<'a> {
     pub first_line: u64,
 }
 
+/// How many exact copies of voided records an append names one by one.
+pub const COPIES_SHOWN: usize = 5;
+
 /// What an append did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppendReport {
@@ -82,6 +85,8 @@ pub struct AppendReport {
     /// How many of those are copies of voided records (nothing is added for
     /// them either: see the append's idempotency rule).
     pub already_voided: u64,
+    /// The first [`COPIES_SHOWN`] of those: `(file, line, the voided record's seq)`.
+    pub voided_copies: Vec<(String, u64, u64)>,
     /// Events that copy an earlier event of the same input (the same line
     /// given twice, as a paste may): added once; and the first such pair,
     /// `[(file, line) of the event copied, (file, line) of its copy]`.

@@ -70,6 +70,8 @@ pub(super) struct Pending<'l> {
     pub(super) already: u64,
     /// How many of `already` are copies of voided records.
     pub(super) already_voided: u64,
+    /// The first of them (see [`AppendReport::voided_copies`](super::AppendReport)).
+    pub(super) voided_copies: Vec<(String, u64, u64)>,
     /// Events that copy an earlier event of this append's input, and the
     /// first of them (see [`AppendReport::repeated`](super::AppendReport)).
     pub(super) repeated: u64,
@@ -135,9 +137,13 @@ impl Pending<'_> {
                 self.repeated += 1;
                 return Ok(());
             }
-            Recorded::Same { voided, .. } => {
+            Recorded::Same { seq, voided } => {
                 self.already += 1;
                 self.already_voided += u64::from(voided);
+                if voided && self.voided_copies.len() < super::COPIES_SHOWN {
+                    let copy = (names[inc.file].clone(), inc.line, seq);
+                    self.voided_copies.push(copy);
+                }
                 return Ok(());
             }
             Recorded::Conflict(seq) => {

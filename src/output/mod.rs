@@ -39,6 +39,10 @@ pub struct Stamp {
     /// reader saw the ledger at `known_at`; `first - 1` and `last` are
     /// states one did. JSON says it as `"known_at_inside_append"`.
     pub inside_append: Option<(u64, u64)>,
+    /// The parameters the rules file pins that recorded rule changes set
+    /// (`group.name`): its value holds before those changes too. JSON says
+    /// it as `"rules_over_changes"`.
+    pub rules_over: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -219,6 +223,7 @@ impl Serialize for JsonReport<'_> {
         let extra = !r.extra.is_empty();
         // The keys in sorted order.
         let named = usize::from(stamp.rules.is_some())
+            + usize::from(!stamp.rules_over.is_empty())
             + usize::from(stamp.tournament.is_some())
             + usize::from(stamp.inside_append.is_some());
         let mut m = s.serialize_map(Some(5 + usize::from(extra) + named))?;
@@ -227,9 +232,7 @@ impl Serialize for JsonReport<'_> {
         m.serialize_entry("known_at", &stamp.known_at)?;
         serialize_inside_append(&mut m, stamp)?;
         m.serialize_entry("rows", &JsonRows(&r.main))?;
-        if let Some(rules) = &stamp.rules {
-            m.serialize_entry("rules", rules)?;
-        }
+        serialize_rules(&mut m, stamp)?;
         m.serialize_entry("system", &r.system)?;
         if extra {
             m.serialize_entry("tables", &JsonTables(&r.extra))?;
@@ -368,6 +371,17 @@ pub fn write_json(w: &mut dyn Write, r: &Report, stamp: &Stamp, depth: usize) ->
     out.flush()
 }
 
+/// `"rules"` and `"rules_over_changes"` of a what-if, in key order.
+fn serialize_rules<M: SerializeMap>(m: &mut M, stamp: &Stamp) -> Result<(), M::Error> {
+    if let Some(rules) = &stamp.rules {
+        m.serialize_entry("rules", rules)?;
+    }
+    if !stamp.rules_over.is_empty() {
+        m.serialize_entry("rules_over_changes", &stamp.rules_over)?;
+    }
+    Ok(())
+}
+
 /// `"known_at_inside_append": {"first", "last"}` when the stamp has one.
 fn serialize_inside_append<M: SerializeMap>(m: &mut M, stamp: &Stamp) -> Result<(), M::Error> {
     match stamp.inside_append {
@@ -390,16 +404,16 @@ impl Serialize for JsonUnchanged<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let stamp = self.stamp;
         // The keys in sorted order.
-        let named = usize::from(stamp.rules.is_some()) + usize::from(stamp.inside_append.is_some());
+        let named = usize::from(stamp.rules.is_some())
+            + usize::from(!stamp.rules_over.is_empty())
+            + usize::from(stamp.inside_append.is_some());
         let mut m = s.serialize_map(Some(6 + named))?;
         m.serialize_entry("as_of", &stamp.as_of)?;
         m.serialize_entry("head", &stamp.head)?;
         m.serialize_entry("known_at", &stamp.known_at)?;
         serialize_inside_append(&mut m, stamp)?;
         m.serialize_entry("rows", &[] as &[Value])?;
-        if let Some(rules) = &stamp.rules {
-            m.serialize_entry("rules", rules)?;
-        }
+        serialize_rules(&mut m, stamp)?;
         m.serialize_entry("system", &self.t.name)?;
         m.serialize_entry("unchanged", &true)?;
         m.end()
@@ -586,6 +600,9 @@ mod tests {
         if let Some(rules) = &stamp.rules {
             obj.insert("rules".into(), rules.clone().into());
         }
+        if !stamp.rules_over.is_empty() {
+            obj.insert("rules_over_changes".into(), json!(stamp.rules_over));
+        }
         obj.insert("rows".into(), Value::Array(r.main.json_rows()));
         if !r.extra.is_empty() {
             let tables: Map<String, Value> = r
@@ -614,6 +631,7 @@ mod tests {
             rules: None,
             tournament: None,
             inside_append: None,
+            rules_over: Vec::new(),
         };
         assert_eq!(render_csv(&t), "rank,player,score\r\n1,\"Ann, B\",1771\r\n");
         // Text shows the columns' titles (Valar's score is its rating); CSV the keys.
@@ -666,6 +684,7 @@ mod tests {
             rules: None,
             tournament: None,
             inside_append: None,
+            rules_over: Vec::new(),
         };
         let r = Report {
             system: "valar".into(),
@@ -730,6 +749,7 @@ mod tests {
             let tournament = as_of.as_ref().map(|_| "league \"1\"".to_string());
             // A known-at inside an append, with the rules file.
             let inside_append = rules.as_ref().map(|_| (4, u64::MAX));
+            let rules_over = rules.iter().map(|_| "valar.base".to_string()).collect();
             let stamp = Stamp {
                 as_of,
                 known_at: u64::MAX,
@@ -737,6 +757,7 @@ mod tests {
                 rules,
                 tournament,
                 inside_append,
+                rules_over,
             };
             for r in &reports {
                 let want = serde_json::to_string_pretty(&report_json(r, &stamp)).unwrap() + "\n";

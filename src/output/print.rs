@@ -27,7 +27,11 @@
 //!   an answer folded with a rules file's parameters (`--rules`) ends it with
 //!   `· what-if: rules of FILE, not the ledger's`, and its JSON holds
 //!   `"rules": "FILE"`, so that a what-if table is never taken for the
-//!   ledger's own.
+//!   ledger's own. When the file pins a parameter a recorded rule change
+//!   sets, the line adds `, whose valar.base holds over the whole history,
+//!   before the rule changes that set it too` (JSON
+//!   `"rules_over_changes": ["valar.base"]`): the what-if then also undoes
+//!   those changes.
 
 use std::io::{self, Write};
 
@@ -142,6 +146,12 @@ pub fn state_line(
         line.push_str(&format!(
             " · what-if: rules of {}, not the ledger's",
             super::printable(rules, &[])
+        ));
+    }
+    if !stamp.rules_over.is_empty() {
+        line.push_str(&format!(
+            ", whose {} holds over the whole history, before the rule changes that set it too",
+            stamp.rules_over.join(", ")
         ));
     }
     line
@@ -316,6 +326,7 @@ mod tests {
             rules: None,
             tournament: None,
             inside_append: None,
+            rules_over: Vec::new(),
         };
         let head = "3fa2b1c0".repeat(8);
         assert_eq!(

@@ -100,6 +100,7 @@ fn sample() -> Sample {
             rules: None,
             tournament: None,
             inside_append: None,
+            rules_over: Vec::new(),
         },
         spilled_subjects: BTreeSet::new(),
         players: [NASTY, "Ann Smith", "Ann <Jones>", "Only In Audit", "ann"]

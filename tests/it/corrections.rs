@@ -428,7 +428,12 @@ fn an_exact_copy_of_a_record_is_already_recorded_live_or_voided() {
     ok(d, &["correct", "4", &fix, "--reason", "scores swapped"]);
     // Re-importing the original file brings nothing back, not even the voided result.
     let out = ok(d, &["append", league_file]);
-    assert!(out.starts_with("appended 0 event(s); 9 already recorded (nothing added for them); 1 of them exact copies of voided records"), "{out}");
+    assert!(out.starts_with("appended 0 event(s); 9 already recorded (nothing added for them); 1 of them exact copies of voided records\n"), "{out}");
+    let named = format!(
+        "not appended, copies of voided records, which stay voided: {league_file}:4 (#4); to \
+         append one again, give it a new `id`\n"
+    );
+    assert!(out.contains(&named), "{out}");
     assert!(ok(d, &["append", &fix]).starts_with("appended 0 event(s); 1 already recorded"));
     // Other content under the id of the live replacement (seq 11) conflicts with it.
     let third = write(

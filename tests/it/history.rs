@@ -15,6 +15,12 @@ fn history_of_a_grudge_team_lists_its_ainur_changes() {
     let rows = v["rows"].as_array().unwrap();
     assert!(!rows.is_empty(), "{v}");
     assert_eq!(rows[0]["system"], "ainur");
+    let said = "+39 = round(60 * (1450 / 1500) * (8 / 12)); 8 of the 12 nations that started on \
+                FP not eliminated";
+    assert!(
+        rows[0]["formula"].as_str().unwrap().starts_with(said),
+        "{v}"
+    );
     assert_eq!(
         (&rows[0]["old"], &rows[0]["new"]),
         (&"1500".into(), &"1539".into()),

@@ -383,6 +383,7 @@ fn sample() -> (Site, Vec<TableView>, Vec<Change>) {
             rules: None,
             tournament: None,
             inside_append: None,
+            rules_over: Vec::new(),
         },
         spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
         players: changes.iter().map(|c| c.subject.clone()).collect(),

@@ -435,7 +435,11 @@ impl State {
                 || self.names.name(team),
                 || {
                     let core = end.wrap(&format!("{base} * ({lo} / {wo}) * ({active} / {n})"));
-                    let formula = format!("{delta:+} = {sign}{core}");
+                    let side = side_name(w);
+                    let formula = format!(
+                        "{delta:+} = {sign}{core}; {active} of the {n} nations that started on \
+                         {side} not eliminated"
+                    );
                     end.change("ainur", self.names.name(team), old, new, formula)
                 },
             );

@@ -758,12 +758,12 @@ impl Params {
     }
 
     /// The parameters pinned by a rules file that a rule change folded sets
-    /// too, as `group.name`: the file's value holds over the whole history,
-    /// before that change as after it.
-    pub fn pinned_over_changes(&self) -> Vec<String> {
+    /// too, as `(group, name)`: the file's value holds over the whole
+    /// history, before that change as after it.
+    pub fn pinned_over_changes(&self) -> Vec<(String, String)> {
         (self.given.pinned.keys())
             .filter(|k| self.given.set.contains_key(*k))
-            .map(|(g, n)| format!("{g}.{n}"))
+            .cloned()
             .collect()
     }
 
