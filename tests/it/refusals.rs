@@ -370,3 +370,66 @@ fn a_rule_change_dated_back_breaking_stored_records_is_one_refusal() {
     );
     assert!(!err.contains("refused:\n"), "{err}");
 }
+
+/// A record is checked against what folds before it, so a refusal of a
+/// recorded record blames this append's void only when the voided record
+/// folds before it, and advises dating the new events earlier only when one
+/// is dated at or after it.
+#[test]
+fn a_refusal_of_a_recorded_record_blames_what_can_have_caused_it() {
+    let dir = common::ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    let text = std::fs::read_to_string(events_dir().join("cards_league.jsonl")).unwrap();
+    let round_1 = text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .replace("\"Cleo\"", "\"Zed Zulu\"");
+    let correct = |line: &str| {
+        let file = d.join("fix.jsonl");
+        std::fs::write(&file, format!("{line}\n")).unwrap();
+        let args = ["correct", "2", file.to_str().unwrap(), "--reason", "who"];
+        let o = laurel(d).args(args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        String::from_utf8(o.stderr).unwrap()
+    };
+    let earlier = "give them an `at` before record 4's";
+    // Dated as the round it replaces, before the result it no longer fits.
+    let err = correct(&round_1);
+    assert!(
+        err.contains("voiding record 2 is refused: record 4"),
+        "{err}"
+    );
+    assert!(!err.contains(earlier), "{err}");
+    // Dated after the result: dating it earlier is the way.
+    let err = correct(&round_1.replace("\"at\": \"2012-12-20\"", "\"at\": \"2013-01-10\""));
+    assert!(err.contains(earlier), "{err}");
+
+    // A rename dated after the record naming the old name, corrected to a
+    // date before it: the void folds after that record; the cause is the
+    // replacement.
+    let dir = empty_ledger();
+    let d = dir.path();
+    let rename = |at: &str| {
+        format!(
+            r#"{{"type":"ledger.player_renamed","at":"{at}","from":"Ann Jones","to":"Ann Smith"}}"#
+        )
+    };
+    let seeded = r#"{"type":"mepbm.rating_seeded","at":"2003-01-01","player":"Ann Jones","system":"valar","value":1500}"#;
+    for line in [seeded.to_string(), rename("2003-03-01")] {
+        assert!(append_text(d, &line).status.success());
+    }
+    let file = d.join("rename.jsonl");
+    std::fs::write(&file, rename("2002-12-01")).unwrap();
+    let args = ["correct", "2", file.to_str().unwrap(), "--reason", "date"];
+    let err = String::from_utf8(laurel(d).args(args).output().unwrap().stderr).unwrap();
+    assert!(
+        err.contains("this append is refused because record 1"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the cause is one of this append's records dated before 2003-01-01"),
+        "{err}"
+    );
+    assert!(!err.contains("voiding record 2 is refused"), "{err}");
+}
