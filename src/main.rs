@@ -213,7 +213,7 @@ enum Command {
         #[command(flatten)]
         out: Out,
     },
-    /// Every player: the systems they appear in, the first and last dates an event names them, earlier names.
+    /// Every player: the systems they appear in, when they were first named (registered or in an event), the last date an event names them, earlier names.
     Players {
         #[command(subcommand)]
         action: Option<PlayersAction>,

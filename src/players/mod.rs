@@ -113,7 +113,10 @@ pub struct Listed {
     /// Its earlier names, oldest first.
     pub earlier: Vec<String>,
     pub systems: Vec<&'static str>,
+    /// When the player was first named: registered, or in an event.
     pub first_at: Micros,
+    /// The last date an event names them (registrations and renames
+    /// included only when no system's event does).
     pub last_at: Micros,
 }
 
@@ -380,13 +383,13 @@ impl Players {
                 name: self.shown_name(&root),
                 earlier: Vec::new(),
                 systems: Vec::new(),
-                first_at: w.seen.first_at,
+                first_at: w.since,
                 last_at: w.seen.last_at,
             });
             l.systems.extend(systems.map(|(_, ns)| *ns));
             l.systems.sort_unstable();
             l.systems.dedup();
-            l.first_at = l.first_at.min(w.seen.first_at);
+            l.first_at = l.first_at.min(w.since);
             l.last_at = l.last_at.max(w.seen.last_at);
         }
         for (root, l) in by_root.iter_mut() {

@@ -339,6 +339,24 @@ fn players_lists_systems_and_first_and_last_dates() {
         csv.starts_with("player,systems,first,last,earlier_names"),
         "{csv}"
     );
+    // First named by a registration, before any event names her.
+    assert!(out(
+        dir.path(),
+        &["players", "add", "Zoe Quill", "--at", "2023-03-01"]
+    )
+    .status
+    .success());
+    let seed = seed.replace("Ada Lovelace", "Zoe Quill");
+    assert!(append_text(dir.path(), &format!("{seed}\n"))
+        .status
+        .success());
+    let v = json(dir.path(), &["players", "--format", "json"]);
+    let zoe = &v["rows"][3];
+    assert_eq!(
+        (&zoe["first"], &zoe["last"]),
+        (&"2023-03-01".into(), &"2023-06-01".into()),
+        "{v}"
+    );
 }
 
 /// LEAGUE, Ada renamed to Ada King on 2024-01-05, round 2 under the new name
