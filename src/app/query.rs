@@ -529,9 +529,43 @@ pub fn rules_template(path: &Path, args: &QueryArgs, w: &mut dyn Write) -> Resul
 /// `laurel rules`: every parameter, its default, the value in force, its doc
 /// line and the values it may take; then those in force that no value reads
 /// now, with why (a CFR table every series of its format sets for itself).
+/// Where there is no ledger yet (a new administrator reading the rules
+/// before `laurel init`), the defaults, as an empty ledger has them, after a
+/// line saying so.
 pub fn rules(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) -> Result<()> {
-    let ledger = Ledger::read(path)?;
+    let ledger = match Ledger::read(path) {
+        Err(Error::NoLedger(_)) if args.as_of.is_none() && args.known_at.is_none() => {
+            return rules_without_ledger(path, print, w);
+        }
+        read => read?,
+    };
     let (f, stamp) = folded_only(&ledger, args, None)?;
+    let report = rules_report(&f.cx.params, Some(&f.state));
+    write_answer(w, &ledger, args, report, &stamp, print)
+}
+
+/// [`rules`] where there is no ledger: the defaults.
+fn rules_without_ledger(path: &Path, print: &Print, w: &mut dyn Write) -> Result<()> {
+    let report = rules_report(&systems::params::Params::default(), None);
+    let report = print.shape(report).map_err(Error::Usage)?;
+    let stamp = output::Stamp {
+        head: "0".repeat(64),
+        ..output::Stamp::default()
+    };
+    if print.format == output::Format::Table {
+        let line = format!(
+            "no ledger at {} yet: every parameter at its default, in force until a rule change \
+             sets it\n",
+            path.display()
+        );
+        w.write_all(line.as_bytes()).map_err(super::stdout_error)?;
+    }
+    output::write_report(w, &report, &stamp, print.format).map_err(super::stdout_error)
+}
+
+/// The rules table of `params` in force, and, given the `state` folded with
+/// them, the parameters no value reads.
+fn rules_report(params: &systems::params::Params, state: Option<&State>) -> Report {
     let mut t = Table::new(
         "rules",
         "Rule parameters",
@@ -544,9 +578,9 @@ pub fn rules(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) ->
         "Parameters no value reads now",
         &["system", "param", "why"],
     );
-    for (d, v) in f.cx.params.listing() {
+    for (d, v) in params.listing() {
         let default: Value = serde_json::from_str(d.default).unwrap_or(Value::Null);
-        if let Some(why) = f.state.overridden(d.system, d.name) {
+        if let Some(why) = state.and_then(|s| s.overridden(d.system, d.name)) {
             vain.push(vec![json!(d.system), json!(d.name), json!(why)]);
         }
         t.push(vec![
@@ -558,13 +592,12 @@ pub fn rules(path: &Path, args: &QueryArgs, print: &Print, w: &mut dyn Write) ->
             json!(d.doc),
         ]);
     }
-    let report = Report {
+    Report {
         system: "rules".into(),
         main: t,
         extra: (!vain.rows.is_empty())
             .then_some(vain)
             .into_iter()
             .collect(),
-    };
-    write_answer(w, &ledger, args, report, &stamp, print)
+    }
 }

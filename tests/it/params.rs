@@ -337,3 +337,30 @@ fn rules_json_output_given_as_a_rules_file_is_refused_naming_the_template() {
         stderr(&out)
     );
 }
+
+/// Before `laurel init`, `rules` lists the defaults (what an empty ledger
+/// has in force), saying there is no ledger yet; it creates nothing.
+#[test]
+fn rules_without_a_ledger_lists_the_defaults_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let none = dir.path().join("none");
+    let rules = |format: &str| {
+        let args = ["rules", "--format", format];
+        let out = laurel(&none).args(args).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = rules("table");
+    let first = format!(
+        "no ledger at {} yet: every parameter at its default, in force until a rule change sets it\n",
+        none.join("laurel.db").display()
+    );
+    assert!(text.starts_with(&first), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&rules("json")).unwrap();
+    let listed = json(
+        common::empty_ledger().path(),
+        &["rules", "--format", "json"],
+    );
+    assert_eq!(v["rows"], listed["rows"]);
+    assert!(!none.join("laurel.db").exists());
+}

@@ -300,16 +300,14 @@ impl State {
     pub(super) fn check_vote(&self, e: &VoteCast, at: Micros, cx: &Cx) -> Result<(), String> {
         let id = &e.game.0;
         let g = self.game(id)?;
-        let ended = self.headers[g]
-            .ended
-            .ok_or_else(|| {
-                format!(
-                    "game {id} has not ended by {}: ballots open at its mepbm.game_ended (one \
+        let ended = self.headers[g].ended.ok_or_else(|| {
+            format!(
+                "game {id} has not ended by {}: ballots open at its mepbm.game_ended (one \
                      recorded with a later `at` folds after this ballot: date the ballot on or \
                      after the end, or correct the end's date)",
-                    time::format_short(at)
-                )
-            })?;
+                time::format_short(at)
+            )
+        })?;
         let days = cx.params.get::<params::Council>().deadline_days;
         let deadline = time::inclusive_end(ended).saturating_add(days.saturating_mul(DAY));
         if at > deadline {
