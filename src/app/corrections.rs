@@ -280,8 +280,13 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str, dry: bool) ->
     };
     let mut report = (append_or_try(&ledger, inputs, &accept, dry))
         .map_err(|mut e| {
-            // `correct` takes one seq: the way is `void`, which names them all.
-            if let Error::Dependent { msg, .. } = &mut e {
+            // `correct` takes one seq: the way is `void`, which names them
+            // all; not when the replacement, not the void, is blamed.
+            let blames_void = |o: &crate::error::Origin| o.kind.as_deref() == Some("ledger.voided");
+            if let Error::Dependent { msg, origin, .. } = &mut e {
+                if !blames_void(origin) {
+                    return e;
+                }
                 msg.push_str(&format!(
                     "; `laurel correct` replaces one record: `laurel void {target} --reason TEXT` \
                      names every record that depends on it, to void with it before appending \

@@ -192,6 +192,10 @@ pub fn history(
     let as_of = args.query(&ledger)?.as_of;
     let now = match (&not_a_player, as_of) {
         (None, None) => players.shown_name(player),
+        // Before the player was named at all, no name was theirs then.
+        (None, Some(t)) if players.given_on(player).is_some_and(|since| since > t) => {
+            shown.to_string()
+        }
         (None, Some(t)) => players.name_on(player, t),
         (Some(_), _) => shown.to_string(),
     };
@@ -494,7 +498,8 @@ fn voided_changes(
 /// `laurel rules --template`: the values in force (at the head, or the
 /// clocks asked) as a rules file, `{system: {param: value}}`, which `replay
 /// --rules` reads; a person edits a value to ask a what-if, and the file as
-/// printed replays to no change. A replay pins the file's values for the
+/// printed replays to no change at the same clocks (one printed `--as-of` a
+/// date before a rule change pins the value before it). A replay pins the file's values for the
 /// whole history, so a parameter a recorded rule change sets is left out
 /// (pinned, its value after the change would rescore what came before it),
 /// and named on stderr: given by hand, it is a what-if like any edit.
@@ -517,8 +522,8 @@ pub fn rules_template(path: &Path, args: &QueryArgs, w: &mut dyn Write) -> Resul
     writeln!(w, "{text}").map_err(super::stdout_error)?;
     if !left_out.is_empty() {
         eprintln!(
-            "note: left out {}: recorded rule changes set them (`laurel log --type \
-             ledger.rules_changed`); a value given in the file holds over the whole history, \
+            "note: left out {}, which recorded rule changes set (`laurel log --type \
+             ledger.rules_changed`): a value given in the file holds over the whole history, \
              before those changes too",
             left_out.join(", ")
         );

@@ -453,12 +453,20 @@ impl Ledger {
             .record_fields(&BTreeSet::from([seq]), |r| r.at)
             .get(&seq)?;
         let summaries = ledger.summaries_between(old_head + 1, u64::MAX).ok()?;
-        let chunk = summaries.iter().find(|s| s.min_at < at)?;
+        // The chunks holding a record dated before `at`; a void is no cause
+        // (`a_void_folds_before` cleared them).
+        let chunks: BTreeSet<u64> = (summaries.iter())
+            .filter(|s| s.min_at < at)
+            .map(|s| s.first_seq)
+            .collect();
         let mut first = None;
-        let next = |s: u64| (s <= chunk.first_seq).then_some(chunk.first_seq);
+        let next = |s: u64| chunks.range(s..).next().copied();
         let walked = ledger.walk_chunks(next, &mut |c| {
-            first = c?.records.iter().find(|r| r.at < at).map(|r| r.seq);
-            Ok(false)
+            let mut records = c?.records.iter();
+            first = records
+                .find(|r| r.at < at && r.void_target.is_none())
+                .map(|r| r.seq);
+            Ok(first.is_none())
         });
         let first = first.filter(|_| walked.is_ok())?;
         let (file, line) = pending.origins.get(first - old_head - 1);

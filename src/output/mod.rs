@@ -208,8 +208,9 @@ fn to_string(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
 }
 
 /// The JSON object of a query (`system`, `as_of`, `known_at`, `head`, `rows`,
-/// `tables`, `rules` when a rules file pinned the fold, and `tournament`
-/// when one was asked for), serialized
+/// `tables`, `rules` when a rules file pinned the fold, `rules_over_changes`
+/// when it pins parameters recorded rule changes set, `tournament` when one
+/// was asked for, `known_at_inside_append`), serialized
 /// straight from the report: keys in sorted order, as a
 /// `serde_json::Map` (a `BTreeMap`) keeps them, the last of duplicate keys.
 struct JsonReport<'a> {
@@ -562,6 +563,11 @@ fn json_head(w: &mut dyn Write, stamp: &Stamp) -> io::Result<()> {
         w.write_all(b",\n  \"rules\": ")?;
         json_scalar(w, rules)?;
     }
+    if !stamp.rules_over.is_empty() {
+        w.write_all(b",\n  \"rules_over_changes\": ")?;
+        let mut nested = Indented { w, depth: 1 };
+        serde_json::to_writer_pretty(&mut nested, &stamp.rules_over).map_err(io::Error::from)?;
+    }
     w.write_all(b",\n  \"tables\": [")
 }
 
@@ -778,6 +784,9 @@ mod tests {
                 });
                 if let Some(rules) = &stamp.rules {
                     want["rules"] = json!(rules);
+                }
+                if !stamp.rules_over.is_empty() {
+                    want["rules_over_changes"] = json!(stamp.rules_over);
                 }
                 let want = serde_json::to_string_pretty(&want).unwrap() + "\n";
                 let got = to_string(|w| {

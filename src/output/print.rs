@@ -149,8 +149,12 @@ pub fn state_line(
         ));
     }
     if !stamp.rules_over.is_empty() {
+        let (hold, it) = match stamp.rules_over.len() {
+            1 => ("holds", "it"),
+            _ => ("hold", "them"),
+        };
         line.push_str(&format!(
-            ", whose {} holds over the whole history, before the rule changes that set it too",
+            ", whose {} {hold} over the whole history, before the rule changes that set {it} too",
             stamp.rules_over.join(", ")
         ));
     }

@@ -302,7 +302,7 @@ mod tests {
         let mut order: Vec<(&String, &Written)> = p.written.iter().collect();
         order.sort_by_key(|(name, w)| rank(name, w));
         let near = Near::new(order.iter().map(|(name, _)| name.as_str()));
-        let renames = p.check_renames(old, &|| Ok(BTreeSet::new())).err();
+        let renames = p.check_renames(old, &|| Ok(BTreeMap::new())).err();
         let (mut new, mut found) = (Vec::new(), Vec::new());
         for (i, (name, w)) in (0u32..).zip(&order) {
             if w.seen.first_seq <= old || found.len() > REFUSALS_SHOWN {
@@ -395,7 +395,7 @@ mod tests {
             for old in [0, 5, 15, 25, records - 1] {
                 let want = over_every_name(&indexes, old).map_err(|e| e.to_string());
                 let got =
-                    check_append(&indexes, old, &|| Ok(BTreeSet::new())).map_err(|e| e.to_string());
+                    check_append(&indexes, old, &|| Ok(BTreeMap::new())).map_err(|e| e.to_string());
                 refusals += u32::from(want.is_err());
                 assert_eq!(got, want, "seed {seed}, old {old}");
             }

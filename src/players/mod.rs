@@ -52,19 +52,24 @@
 //! **A rename corrected** (`laurel correct SEQ` of a rename dated wrong: the
 //! append voids the rename and brings one with the same `from` and `to`):
 //! the records written under the voided rename wrote its `to` for its
-//! player, so the replacement stands where the rename stood. Records before
-//! it by seq that write `to` do not make `to` another player's; by date,
-//! the replacement is judged as every rename is (an event dated before it
-//! must write `from`).
+//! player, so the replacement stands where the rename stood. Records of the
+//! ledger after the voided rename that write `to` do not make `to` another
+//! player's (a record of the append before the replacement that writes it,
+//! or one before the voided rename, still does); by date, the replacement
+//! is judged as every rename is (an event dated before it must write
+//! `from`). The void of the rename is accepted only beside such a
+//! replacement (the fold refuses a void of a rename whose `to` records
+//! still write), and the replacement, once recorded, is voided only with
+//! the records that write its `to`, as any rename.
 
 mod check;
 
 pub use check::check_append;
 
-/// The renames an append voids, as `(from, to)`; asked for only when a
-/// rename of the append gives a name that records before it write (see
-/// "A rename corrected" in the module docs).
-pub type Replaced<'a> = &'a dyn Fn() -> Result<std::collections::BTreeSet<(String, String)>>;
+/// The renames an append voids, `(from, to)` → the voided rename's seq;
+/// asked for only when a rename of the append gives a name that records
+/// before it write (see "A rename corrected" in the module docs).
+pub type Replaced<'a> = &'a dyn Fn() -> Result<BTreeMap<(String, String), u64>>;
 
 use std::collections::BTreeMap;
 
@@ -225,7 +230,7 @@ impl Players {
     fn check_renames(&self, old: u64, replaced: Replaced) -> Result<()> {
         for r in self.renames.by_seq() {
             match r.seq > old {
-                true => self.check_rename(r, replaced)?,
+                true => self.check_rename(r, (old, replaced))?,
                 false => self.check_renamed_to(r, false)?,
             }
         }
@@ -236,9 +241,11 @@ impl Players {
     /// by seq (a record before it gave the name) and by date (a record
     /// giving it is dated at or before the rename: a player renamed before
     /// anything named them never bore the name), and
-    /// [`Players::check_renamed_to`] by seq too, unless the append voids a
-    /// rename of the same names (`replaced`): then by date only.
-    fn check_rename(&self, r: &Rename, replaced: Replaced) -> Result<()> {
+    /// [`Players::check_renamed_to`] by seq too, unless the append (its
+    /// records after `old`) voids a rename of the same names (`replaced`)
+    /// and every record before it that writes `to` came between that rename
+    /// and the append (written under it): then by date only.
+    fn check_rename(&self, r: &Rename, (old, replaced): (u64, Replaced)) -> Result<()> {
         let Some(from) = self
             .written
             .get(&r.from)
@@ -259,11 +266,14 @@ impl Players {
                 ),
             ));
         }
-        let written_before = self
-            .written
-            .get(&r.to)
-            .is_some_and(|w| w.seen.first_seq < r.seq);
-        let replaces = written_before && replaced()?.contains(&(r.from.clone(), r.to.clone()));
+        let first = self.written.get(&r.to).map(|w| w.seen.first_seq);
+        let replaces = match first.filter(|&first| first < r.seq) {
+            // Only records of the ledger before the append, after the
+            // voided rename: one this append brings before it is refused.
+            Some(first) if first <= old => (replaced()?.get(&(r.from.clone(), r.to.clone())))
+                .is_some_and(|&voided| voided < first),
+            _ => false,
+        };
         self.check_renamed_to(r, !replaces)
     }
 
@@ -400,6 +410,13 @@ impl Players {
         let mut out: Vec<Listed> = by_root.into_values().collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
+    }
+
+    /// The seq of a rename of `from` to `to` folded, if one is.
+    pub fn rename_of(&self, from: &str, to: &str) -> Option<u64> {
+        (self.renames.into_iter())
+            .find(|r| r.from == from && r.to == to)
+            .map(|r| r.seq)
     }
 
     /// The name shown now for the player whose root is `root`.

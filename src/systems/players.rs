@@ -264,7 +264,8 @@ impl Index {
                             "player {name:?} is renamed to {to:?} by a later record dated \
                              before this one; from a rename's date on, the old name is \
                              refused: date the rename after every record naming {name:?} \
-                             (the last one's date is the player's `last` in `laurel players`)"
+                             (this one is dated {}; `laurel log` shows the others)",
+                            crate::time::format_short(at)
                         ),
                         (true, false) => {
                             format!("player {name:?} was renamed to {to:?}; write {to:?}")

@@ -347,3 +347,89 @@ fn a_rename_dated_wrong_is_corrected_and_the_records_under_its_name_stay_the_pla
     let (code, _, err) = run(d, &["verify"]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// Only the same rename brought again stands where a voided one stood: a
+/// void of a rename beside another player's rename to its name, or beside a
+/// record of the append naming it first, is refused (either would give one
+/// player's records to another), and a rename corrected is voided only with
+/// the records that write its name, as any rename.
+#[test]
+fn a_rename_corrected_gives_no_player_records_of_another() {
+    let dir = empty_ledger();
+    let d = dir.path();
+    let rename = |from: &str, at: &str| {
+        format!(
+            r#"{{"type":"ledger.player_renamed","at":"{at}","from":"{from}","to":"Ann Smith"}}"#
+        )
+    };
+    let void = r#"{"type":"ledger.voided","at":"2026-01-01","target":3,"reason":"date"}"#;
+    let under_new =
+        (seeded("Ann Smith").replace("2001-01-01", "2003-03-05")).replace("valar", "maia");
+    let setup = [
+        seeded("Ann Jones"),
+        seeded("Xavier Ray"),
+        rename("Ann Jones", "2003-03-01"),
+        under_new,
+    ];
+    for line in setup {
+        assert!(append_text(d, &line).status.success());
+    }
+    let refused = |lines: &[&str], said: &str| {
+        let o = append_text(d, &(lines.join("\n") + "\n"));
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{lines:?}: {err}");
+        assert!(err.contains(said), "{lines:?}: {err}");
+    };
+    let taken = "\"Ann Smith\" is already a player's name";
+    refused(&[void, &rename("Xavier Ray", "2003-03-01")], taken);
+    let registered =
+        r#"{"type":"ledger.player_registered","at":"2004-01-01","player":"Ann Smith"}"#;
+    refused(
+        &[void, registered, &rename("Ann Jones", "2002-02-01")],
+        taken,
+    );
+
+    assert!(append_text(
+        d,
+        &format!("{void}\n{}\n", rename("Ann Jones", "2002-02-01"))
+    )
+    .status
+    .success());
+    let (code, _, err) = run(d, &["void", "6", "--reason", "typo"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("mepbm events still name \"Ann Smith\""),
+        "{err}"
+    );
+    let v = json(d, &["players", "--format", "json"]);
+    assert_eq!(
+        v["rows"].as_array().unwrap().len(),
+        2,
+        "Ann and Xavier: {v}"
+    );
+
+    // Renamed on since (Ann Smith to Ann Carr): another player's rename to
+    // the name is no rename corrected.
+    let dir = empty_ledger();
+    let d = dir.path();
+    let on =
+        r#"{"type":"ledger.player_renamed","at":"2003-04-01","from":"Ann Smith","to":"Ann Carr"}"#;
+    for line in [
+        seeded("Ann Jones"),
+        seeded("Xavier Ray"),
+        rename("Ann Jones", "2003-03-01"),
+        on.to_string(),
+    ] {
+        assert!(append_text(d, &line).status.success());
+    }
+    let o = append_text(
+        d,
+        &format!("{void}\n{}\n", rename("Xavier Ray", "2003-03-01")),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is refused: record 4 renames \"Ann Smith\""),
+        "{err}"
+    );
+}

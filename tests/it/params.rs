@@ -230,11 +230,11 @@ fn template(dir: &std::path::Path, changed: &[&str]) -> serde_json::Value {
     let note = match changed {
         [] => String::new(),
         names => format!(
-            "note: left out {}: recorded rule changes set them",
+            "note: left out {}, which recorded rule changes set",
             names.join(", ")
         ),
     };
-    assert_eq!(stderr(&out).contains(&note), true, "{}", stderr(&out));
+    assert!(stderr(&out).contains(&note), "{}", stderr(&out));
     assert_eq!(
         stderr(&out).is_empty(),
         changed.is_empty(),

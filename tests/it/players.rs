@@ -443,6 +443,11 @@ fn history_follows_a_player_across_a_rename() {
             &["Ada Lovelace", "--as-of", "2024-01-12"],
             "History of Ada Lovelace (called Ada King then)\n",
         ),
+        // Before anything named her, no name was hers then.
+        (
+            &["Ada King", "--as-of", "2023-01-01"],
+            "History of Ada King\n",
+        ),
     ] {
         assert!(title(args).contains(said), "{args:?}: {}", title(args));
     }
@@ -735,7 +740,7 @@ fn a_rename_dated_before_the_name_was_given_is_refused() {
         "record 4 (mepbm.rating_seeded) would no longer be valid: player \"Zed Zulu\" is \
          renamed to \"Zed Alpha\" by a later record dated before this one; from a rename's \
          date on, the old name is refused: date the rename after every record naming \
-         \"Zed Zulu\" (the last one's date is the player's `last` in `laurel players`)",
+         \"Zed Zulu\" (this one is dated 2024-05-01; `laurel log` shows the others)",
     );
     accepted(&rename("2024-05-01", "Zed Zulu", "Zed Alpha"));
 }

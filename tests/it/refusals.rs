@@ -432,4 +432,17 @@ fn a_refusal_of_a_recorded_record_blames_what_can_have_caused_it() {
         "{err}"
     );
     assert!(!err.contains("voiding record 2 is refused"), "{err}");
+    // Nor is `laurel void` the way: nothing depends on the rename.
+    assert!(
+        !err.contains("`laurel correct` replaces one record"),
+        "{err}"
+    );
+    // A void dated back is no cause either: the rename is named.
+    let void = r#"{"type":"ledger.voided","at":"2002-01-01","target":2,"reason":"date"}"#;
+    let o = append_text(d, &format!("{void}\n{}\n", rename("2002-12-01")));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("the first is -:2, ledger.player_renamed"),
+        "{err}"
+    );
 }

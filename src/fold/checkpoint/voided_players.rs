@@ -13,10 +13,14 @@
 //! void those records in the same append (and append them again with the
 //! right name), or leave the record. A record that brought nothing (a
 //! registration of a name records before it wrote) may be voided, and so
-//! may a rename whose `to` a rename of the same append gives again (a
-//! rename corrected: see [`crate::players`]).
+//! may a rename that the same append brings again, the same `from` and `to`
+//! (a rename corrected: see [`crate::players`]). A rename's `to` is its
+//! player's in fold order, whatever the seqs: a rename corrected is recorded
+//! after records that write its `to`, and voided alone it would leave them
+//! to a new player of that name, so it is refused as the rename it replaced
+//! was.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::error::{Error, Origin, Result};
 use crate::events::ledger;
@@ -27,8 +31,8 @@ use crate::players::Players;
 use crate::systems::{Event, NAMESPACES};
 
 /// A voided record that brought a name: (void seq, its seq, how the
-/// message names it, the name).
-type Brought = (u64, u64, String, String);
+/// message names it, the name, and a rename's `from`).
+type Brought = (u64, u64, String, String, Option<String>);
 
 impl Ledger {
     /// The refusal of the first void among the records `old + 1..=upto`
@@ -45,13 +49,16 @@ impl Ledger {
             return Ok(());
         }
         let players = Players::merge(&self.players_indexes(view, view.last_seq())?);
-        for (void, target, what, name) in brought {
-            let rename = what.starts_with("ledger.player_renamed");
-            if rename && players.root_of(&name).is_some_and(|root| root != name) {
-                // A rename of this append gives the name again.
+        for (void, target, what, name, from) in brought {
+            let again = from
+                .as_ref()
+                .and_then(|from| players.rename_of(from, &name));
+            if again.is_some_and(|seq| seq > old) {
+                // The append brings the same rename again: a rename corrected.
                 continue;
             }
-            let Some((used, record)) = still_used(&players, &name, target) else {
+            let rename = from.is_some();
+            let Some((used, record)) = still_used(&players, &name, (target, rename)) else {
                 continue;
             };
             let keep = match rename {
@@ -79,12 +86,18 @@ impl Ledger {
 
 /// What still writes `name`, which the voided record `target` brought, once
 /// it is gone (`players`: the ledger without it), in words, and the first
-/// record that does; `None` when nothing does, or when a record before
-/// `target` wrote the name already (a registration of a name events had
-/// named brought nothing).
-fn still_used(players: &Players, name: &str, target: u64) -> Option<(String, u64)> {
+/// record that does; `None` when nothing does, or when a record before a
+/// registration wrote the name already (a registration of a name events had
+/// named brought nothing). A rename's `to` is the renamed player's in fold
+/// order, whatever the seqs (a rename corrected is recorded after records
+/// that write its name).
+fn still_used(
+    players: &Players,
+    name: &str,
+    (target, rename): (u64, bool),
+) -> Option<(String, u64)> {
     let (systems, first, renamed) = players.writers_of(name);
-    if first.is_some_and(|first| first < target) {
+    if !rename && first.is_some_and(|first| first < target) {
         return None;
     }
     match (systems, first) {
@@ -109,15 +122,15 @@ fn voided_after(view: &View, old: u64) -> Result<BTreeMap<u64, u64>> {
     Ok(voids.into_iter().filter(|(_, v)| *v > old).collect())
 }
 
-/// The renames voided by the records after `old` of `view`, as `(from, to)`:
-/// what [`crate::players::Replaced`] asks of an append whose first record is
-/// `old + 1`.
-pub(super) fn renames_voided(view: &View, old: u64) -> Result<BTreeSet<(String, String)>> {
+/// The renames voided by the records after `old` of `view`, `(from, to)` →
+/// the voided rename's seq: what [`crate::players::Replaced`] asks of an
+/// append whose first record is `old + 1`.
+pub(super) fn renames_voided(view: &View, old: u64) -> Result<BTreeMap<(String, String), u64>> {
     let targets: Vec<u64> = voided_after(view, old)?.into_keys().collect();
-    let mut renames = BTreeSet::new();
+    let mut renames = BTreeMap::new();
     view.records(&targets, &mut |r| {
         if let Event::Ledger(ledger::Event::PlayerRenamed(p)) = &r.event {
-            renames.insert((p.from.clone(), p.to.clone()));
+            renames.insert((p.from.clone(), p.to.clone()), r.seq);
         }
         Ok(())
     })?;
@@ -137,12 +150,14 @@ fn brought_names(view: &View, voided: &BTreeMap<u64, u64>) -> Result<Vec<Brought
                 r.seq,
                 format!("ledger.player_registered {:?}", p.player),
                 p.player.clone(),
+                None,
             )),
             Event::Ledger(ledger::Event::PlayerRenamed(p)) => brought.push((
                 void,
                 r.seq,
                 format!("ledger.player_renamed {:?} to {:?}", p.from, p.to),
                 p.to.clone(),
+                Some(p.from.clone()),
             )),
             _ => {}
         }

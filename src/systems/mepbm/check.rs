@@ -302,9 +302,9 @@ impl State {
         let g = self.game(id)?;
         let ended = self.headers[g].ended.ok_or_else(|| {
             format!(
-                "game {id} has not ended by {}: ballots open at its mepbm.game_ended (one \
-                     recorded with a later `at` folds after this ballot: date the ballot on or \
-                     after the end, or correct the end's date)",
+                "game {id} has not ended by this ballot ({}): ballots count from its \
+                 mepbm.game_ended on, which folds first when dated before the ballot, or at \
+                 the same `at` and recorded before it",
                 time::format_short(at)
             )
         })?;
