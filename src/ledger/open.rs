@@ -191,6 +191,20 @@ fn exists(path: &Path) -> bool {
     ["conf", "db", "HEAD"].iter().any(|f| path.join(f).exists())
 }
 
+/// Why there is no ledger at `path`: none made yet ([`Error::NoLedger`]),
+/// or a file where the ledger's directory should be (a mistyped
+/// `--ledger`, a ledger's own `HEAD` given for it).
+fn missing(path: &Path) -> Error {
+    if path.is_file() {
+        return Error::Usage(format!(
+            "{} is a file, not a ledger: a ledger is the directory `laurel init` made \
+             (pass --ledger DIR)",
+            path.display()
+        ));
+    }
+    Error::NoLedger(path.to_path_buf())
+}
+
 impl Ledger {
     /// Whether `path` may take a new ledger (`laurel COMMAND` makes one
     /// there): a new or empty directory, no ledger nor file. A ledger gets a
@@ -249,7 +263,7 @@ impl Ledger {
     /// bytes of `index` and `fps` beyond it are cut off.
     pub fn open(path: &Path) -> Result<Ledger> {
         if !exists(path) {
-            return Err(Error::NoLedger(path.to_path_buf()));
+            return Err(missing(path));
         }
         let lock = lock(path)?;
         remove_unfinished_snapshots(path)?;
@@ -411,7 +425,7 @@ impl Ledger {
     /// readers, on a read-only copy and on a full disk.
     pub fn read(path: &Path) -> Result<Ledger> {
         if !exists(path) {
-            return Err(Error::NoLedger(path.to_path_buf()));
+            return Err(missing(path));
         }
         let published = published::read_published(path)?;
         let index = published::read_index(path, published)?;

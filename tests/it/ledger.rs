@@ -460,6 +460,43 @@ fn missing_ledger_and_bad_usage_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A file given where the ledger's directory should be (a mistyped
+/// `--ledger`) is named as a file, to readers, writers and `rules` alike:
+/// not "no ledger yet, run init". Exit 2, and the file is left as it was.
+#[test]
+fn a_file_given_as_the_ledger_is_named_a_file_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("results.jsonl");
+    std::fs::write(&file, TICKS).unwrap();
+    for args in [
+        &["head"][..],
+        &["standings", "valar"],
+        &["rules"],
+        &["append", "-"],
+    ] {
+        let out = assert_cmd::Command::cargo_bin("laurel")
+            .unwrap()
+            .env_remove("LAUREL_LEDGER")
+            .arg("--ledger")
+            .arg(&file)
+            .args(args)
+            .write_stdin(TICKS)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let said = stderr(&out);
+        assert!(
+            said.contains(&format!(
+                "{} is a file, not a ledger: a ledger is the directory `laurel init` made",
+                file.display()
+            )),
+            "{args:?}: {said}"
+        );
+        assert!(!said.contains("run `laurel init` first"), "{said}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), TICKS);
+}
+
 // ---- going behind laurel's back, with the byte layout of src/ledger/chunk.rs ----
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
