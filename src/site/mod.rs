@@ -66,7 +66,10 @@
 //! [`HISTORY`] changes with their formulas. Each page is a few tens of KB
 //! whatever the history: a player's every change, each on its own line with
 //! its formula, would grow with the log, and the whole history is in
-//! `export.jsonl` (`laurel history NAME` lists it).
+//! `export.jsonl` (`laurel history NAME` lists it). A team's or nation's
+//! page without a change of its own in the trail (a nation's par is folded
+//! into its table, not recorded as a change) says its values are those of the
+//! tables ([`pages::OWN_VALUES`]), not that nothing was recorded.
 //!
 //! # Rebuilding
 //!

@@ -454,6 +454,12 @@ fn page_of_table((t, caption): (&Table, &str), files: &Files, first: &str, n: us
 /// "Player pages").
 pub const HISTORY: usize = 10;
 
+/// What the page of a subject that is no player (a nation, a grudge team)
+/// says where the trail records no change of its own: its values (a nation's
+/// par, a team's points) are folded into the tables, not the trail.
+pub(crate) const OWN_VALUES: &str =
+    "No changes of its own in the audit trail: its values are those of the tables above.";
+
 /// A player's page: where they stand (`standing`: their list items from
 /// `Outline::standing`), the chart of every change, the latest [`HISTORY`]
 /// changes with formulas.
@@ -478,7 +484,11 @@ pub(crate) fn render_player(
             Some(items) => { ul { "\n" (items) } "\n" }
         }
         h2 { "Ratings over time" } "\n"
-        (chart(name, changes))
+        @if changes.is_empty() && !site.players.contains(name) {
+            p { (OWN_VALUES) } "\n"
+        } @else {
+            (chart(name, changes))
+        }
         h2 { "History" } "\n"
         @if shown.len() < changes.len() {
             p.meta {

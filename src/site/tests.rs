@@ -2,6 +2,7 @@ use serde_json::json;
 
 use super::chart::{fmt_num, nice_ticks, trimmed, POINTS};
 use super::outline::{Outline, Places};
+use super::pages::OWN_VALUES;
 use super::*;
 use crate::systems::table::Table;
 use crate::time;
@@ -406,6 +407,36 @@ fn the_list_of_players_lists_teams_and_nations_after_them_under_their_own_headin
         .unwrap()
         .1;
     assert!(!list.contains("Teams and nations"));
+}
+
+/// The page of a subject that is no player and has no change of its own in
+/// the trail (a nation: its par is folded into the tables) says where its
+/// values are, not "No rating changes recorded."; a player without changes
+/// still reads that.
+#[test]
+fn a_team_or_nation_without_changes_of_its_own_points_to_the_tables() {
+    let mut site = sample();
+    site.site.players.remove("ann");
+    let files = site.files();
+    let pages = site.pages();
+    let page = |name: &str| {
+        let f = files.player(name).unwrap();
+        pages.iter().find(|(n, _)| *n == f).unwrap().1.clone()
+    };
+    let nation = page("ann");
+    assert!(nation.contains(OWN_VALUES), "{nation}");
+    assert!(!nation.contains("No rating changes recorded."), "{nation}");
+    let mut site = sample();
+    site.site.players.remove("Only In Audit");
+    let with_changes = site.pages();
+    assert!(with_changes
+        .iter()
+        .all(|(_, html)| !html.contains(OWN_VALUES)));
+    let player = sample().pages();
+    assert!(player.iter().all(|(_, html)| !html.contains(OWN_VALUES)));
+    assert!(player
+        .iter()
+        .any(|(_, html)| html.contains("No rating changes recorded.")));
 }
 
 #[test]
