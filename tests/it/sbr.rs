@@ -524,7 +524,11 @@ fn games_need_their_tournament_first() {
     rejected(
         dir.path(),
         text,
-        &["tournament u is not created (no sbr.tournament_created at or before this game)"],
+        &[
+            "tournament u is not created at 2015-02-28T10:00:00Z, the game's date (an \
+             sbr.tournament_created dated no later creates it; if one is dated after it, \
+             correct its date",
+        ],
     );
     assert_eq!(head(dir.path()).0, 0);
     let dup = small();

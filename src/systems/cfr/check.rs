@@ -20,8 +20,9 @@ pub fn series_defined(state: &State, d: &SeriesDefined) -> Result<(), String> {
     let name = &d.series.0;
     if let Some(s) = state.series_named(name) {
         return Err(format!(
-            "cfr series {name:?}: already defined on {} (a series is defined once; \
-             void the definition to correct it)",
+            "cfr series {name:?}: already defined on {} (a series is defined once; to change \
+             its definition: `laurel correct SEQ FILE --reason TEXT`, its SEQ in `laurel log`, \
+             FILE holding the definition as it should be)",
             format_short(s.defined_at)
         ));
     }

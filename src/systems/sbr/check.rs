@@ -2,19 +2,26 @@
 //! Every message names the tournament, match, game, player or seat and the rule.
 
 use crate::systems::sbr::events::{GamePlayed, Seat, Stage};
+use crate::time::{format_short, Micros};
 
 use super::math::{self, BaseRef};
 use super::params::Sbr;
 use super::{color_code, color_name, stage_name, Cx, Match, Standing, View};
 
-/// Check one game of tournament `t` (None: not created yet).
-pub(super) fn game(t: Option<View>, g: &GamePlayed, cx: &Cx) -> Result<(), String> {
-    let Some(t) = t else {
-        return Err(format!(
-            "tournament {} is not created (no sbr.tournament_created at or before this game)",
-            g.tournament
-        ));
-    };
+/// The refusal of a game, dated `at`, of a tournament not created by then
+/// (`hint`: a "did you mean" of the tournaments created, or empty).
+pub(super) fn not_created(g: &GamePlayed, at: Micros, hint: &str) -> String {
+    format!(
+        "tournament {} is not created at {}, the game's date{hint} (an sbr.tournament_created \
+         dated no later creates it; if one is dated after it, correct its date: \
+         `laurel correct SEQ FILE --reason TEXT`, its SEQ in `laurel log`)",
+        g.tournament,
+        format_short(at)
+    )
+}
+
+/// Check one game of tournament `t`.
+pub(super) fn game(t: View, g: &GamePlayed, cx: &Cx) -> Result<(), String> {
     let inner = || -> Result<(), String> {
         seats(g, cx)?;
         stage_order(&t, g)?;
@@ -222,7 +229,11 @@ fn next_game(
         _ => {}
     }
     if m.nums.contains(&g.game) {
-        return Err(format!("game {} of match {id} is already recorded", g.game));
+        return Err(format!(
+            "game {} of match {id} is already recorded (a game is recorded once; to change \
+             it: `laurel correct SEQ FILE --reason TEXT`, its SEQ in `laurel log`)",
+            g.game
+        ));
     }
     let mut theirs: Vec<&str> = m.players.iter().map(|&p| t.player(p)).collect();
     theirs.sort_unstable();

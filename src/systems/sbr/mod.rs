@@ -408,20 +408,14 @@ impl Projection for State {
                 }
                 (self.tournaments).check_twin((id, rec.seq), |s| cx.brings(s))
             }
-            Some(Event::GamePlayed(g)) => check::game(
-                self.tournaments
-                    .get(&g.tournament.0)
-                    .map(|t| View::new(t, &self.names, cx)),
-                g,
-                cx,
-            )
-            .map_err(|e| match self.tournaments.contains_key(&g.tournament.0) {
-                true => e,
-                false => {
+            Some(Event::GamePlayed(g)) => match self.tournaments.get(&g.tournament.0) {
+                Some(t) => check::game(View::new(t, &self.names, cx), g, cx),
+                None => {
                     let known = self.tournaments.keys().map(String::as_str);
-                    e + &crate::events::did_you_mean(&g.tournament.0, known)
+                    let hint = crate::events::did_you_mean(&g.tournament.0, known);
+                    Err(check::not_created(g, rec.at, &hint))
                 }
-            }),
+            },
             None => Ok(()),
         }
     }
