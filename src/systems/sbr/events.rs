@@ -84,7 +84,7 @@ pub struct Seat {
 
 /// One game of a match.
 ///
-/// Seeding: each player plays one game (game 1) in the red seat against three bots. Group and bracket: a match is `sbr.games_per_match` games between the same players, each once in each seat; only entitled players play, and no game of an earlier stage comes once a stage has begun. Groups of `sbr.group_size` (16) are dealt from the seeding in snake order (equal seeding scores by name), bots filling the last; a group match's players are of one group, and only the 1st and 2nd of a group played down to one match enter the bracket.
+/// Seeding: each player plays one game (game 1) in the red seat against three bots. Group and bracket: a match is `sbr.games_per_match` games between the same players, each once in each seat; only entitled players play, and no game of an earlier stage comes once a stage has begun. Groups of `sbr.group_size` (16) are dealt from the seeding in snake order (equal seeding scores by name), bots filling the last; a group match's players are of one group, and only the 1st and 2nd of a group played down to one match enter the bracket. A match's ties go to the best single game, then the seed rank; players still tied share a place (and equal seeding scores share a seeding rank), and a tie at the `sbr.advance` cut lets every tied player through.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GamePlayed {
