@@ -29,6 +29,7 @@ use super::stdout_error;
 use crate::error::{Error, Result};
 use crate::fold::Source;
 use crate::ledger::{canonical, chunk::RecordView, Ledger};
+use crate::systems::table::Table;
 use crate::systems::TYPES;
 use crate::time;
 
@@ -82,15 +83,7 @@ pub fn log(
         if wanted.is_some_and(|t| !of_kind(&peek.kind, t)) {
             return Ok(());
         }
-        let mut label = peek.id.clone().unwrap_or_default();
-        if let Some(target) = r.void_target {
-            let reason = decode::<Reason>(r)?.reason;
-            label = void_label(&label, target, targets.get(&target), &reason);
-        } else if let Some(what) = ledger_content(&peek.kind, r)? {
-            label = [label, what].join(" ").trim_start().to_string();
-        } else {
-            label = [label, fields_of(r)?].join(" ").trim().to_string();
-        }
+        let label = label_of(r, &peek, &targets)?;
         let mut line = format!(
             "{:>6}  {:<20}  {:<kinds$}  {}  recorded {recorded_at}  {label}",
             r.seq,
@@ -104,6 +97,85 @@ pub fn log(
         line.push('\n');
         w.write_all(line.as_bytes()).map_err(stdout_error)
     })
+}
+
+/// What a record says after its seq, date and type: its id, then what its
+/// event says ([`void_label`], [`ledger_content`], [`fields_of`]);
+/// `targets` holds what the voided records were, by seq.
+fn label_of(r: &RecordView, peek: &Peek, targets: &BTreeMap<u64, String>) -> Result<String> {
+    let id = peek.id.clone().unwrap_or_default();
+    if let Some(target) = r.void_target {
+        let reason = decode::<Reason>(r)?.reason;
+        return Ok(void_label(&id, target, targets.get(&target), &reason));
+    }
+    let what = match ledger_content(&peek.kind, r)? {
+        Some(what) => what,
+        None => fields_of(r)?,
+    };
+    Ok([id, what].join(" ").trim().to_string())
+}
+
+/// The types of the records the site lists beside the changes
+/// ([`amendments`]): registrations, many and saying nothing of a value, are
+/// left out.
+const AMENDMENTS: [&str; 3] = [
+    "ledger.voided",
+    "ledger.player_renamed",
+    "ledger.rules_changed",
+];
+
+/// The records up to seq `upto` that amend what the ledger says of a value
+/// without being a result: every void (a correction's too), rename and
+/// rule change, oldest (by seq) first, each as `laurel log` labels it, a
+/// voided one ending `voided by #N`. The site's page of corrections
+/// ([`crate::site::Site::amendments`]). One walk over the records, each
+/// decoded only when its bytes name a `ledger.` type.
+pub(crate) fn amendments(ledger: &Ledger, upto: u64) -> Result<Table> {
+    let mut t = Table::new(
+        "amendments",
+        "Corrections, renames and rule changes",
+        &["seq", "at", "type", "what"],
+    );
+    let source = ledger.source()?;
+    let mut voided_by = BTreeMap::new();
+    source.void_pairs(&mut |seq, target| {
+        if seq <= upto {
+            voided_by.insert(target, seq);
+        }
+        Ok(())
+    })?;
+    let seqs: Vec<u64> = voided_by.keys().copied().collect();
+    let mut targets = BTreeMap::new();
+    source.records(&seqs, &mut |r| {
+        let peek = Peek {
+            kind: r.kind.clone(),
+            id: r.id.clone(),
+        };
+        targets.insert(r.seq, what_it_was(&peek));
+        Ok(())
+    })?;
+    let ledger_type = memchr::memmem::Finder::new(br#""type":"ledger."#);
+    ledger.for_each_record(1, &mut |r, _| {
+        if r.seq > upto || ledger_type.find(r.event).is_none() {
+            return Ok(());
+        }
+        let peek: Peek = decode(r)?;
+        if !AMENDMENTS.contains(&peek.kind.as_str()) {
+            return Ok(());
+        }
+        let mut what = label_of(r, &peek, &targets)?;
+        if let Some(v) = voided_by.get(&r.seq) {
+            what.push_str(&format!("  voided by #{v}"));
+        }
+        t.push(vec![
+            r.seq.into(),
+            time::format_short(r.at).into(),
+            peek.kind.into(),
+            what.into(),
+        ]);
+        Ok(())
+    })?;
+    Ok(t)
 }
 
 /// What an event says in short: its fields that hold a string, a number

@@ -37,6 +37,13 @@
 //!   them besides (Diplomacy's): the standings and the system's extra
 //!   tables, over as many pages as they need (see "Pagination"); every
 //!   `player` cell links to the player's page.
+//! - `corrections.html`, `corrections_2.html`, ...: every `ledger.voided`
+//!   (a correction's void too, with its reason), `ledger.player_renamed` and
+//!   `ledger.rules_changed` up to the known-at cut-off (whatever the date
+//!   cut-off: when the ledger changed its mind is what an auditor reads here),
+//!   oldest first, as `laurel log` labels them, [`ROWS`] a page (none when
+//!   there is none); the index says how many. Registrations are left out:
+//!   they are many and change no value.
 //! - `player-<name>.html`: one per subject that appears in any table's `player`
 //!   column or in the audit trail (see "Player pages").
 //!
@@ -148,7 +155,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::error::Result;
 use crate::output::Stamp;
-use crate::systems::table::Report;
+use crate::systems::table::{Report, Table};
 use crate::systems::Change;
 
 #[cfg(test)]
@@ -156,7 +163,8 @@ use chart::chart;
 pub use chart::POINTS;
 pub use outline::{slug, Files, Outline};
 pub(crate) use pages::render_player;
-use pages::{listed, render_index, render_players, render_table, table_pages, PLAYERS};
+use pages::{listed, render_amendments, render_index, render_players, render_table, table_pages};
+use pages::{AMENDMENTS, PLAYERS};
 pub use pages::{HISTORY, VERIFY_SCRIPT};
 use paging::page_count;
 pub use paging::{page_name, ROWS};
@@ -214,6 +222,9 @@ pub struct Site {
     /// on the player's page, so that a reader searching for an old name
     /// finds whose it was.
     pub earlier: BTreeMap<String, Vec<String>>,
+    /// Every void, rename and rule change up to the known-at cut-off, as
+    /// `laurel log` labels them (see "Pages").
+    pub amendments: Table,
 }
 
 /// Where pages go: `put(file name, HTML)`, a whole page at a time.
@@ -263,6 +274,13 @@ impl Site {
             n += 1;
         }
         drop(listed);
+        let amended = self.amendments.rows.len();
+        let count = page_count(amended);
+        for k in 1..=count.min(amended) {
+            let html = render_amendments(self, &outline.files, (k, count));
+            put(page_name(AMENDMENTS, k), html)?;
+            n += 1;
+        }
         Ok(n + self.player_pages(&mut outline, put, groups)?)
     }
 

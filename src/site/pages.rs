@@ -228,6 +228,16 @@ pub(super) fn render_index(site: &Site, outline: &Outline, listed: &Listed) -> S
         } @else {
             (index_players(listed, others))
         }
+        @let amended = site.amendments.rows.len();
+        h2 #amendments { "Corrections, renames and rule changes (" (amended) ")" } "\n"
+        @if amended == 0 {
+            p { "None recorded." } "\n"
+        } @else {
+            p {
+                a href=(AMENDMENTS) { "Every void, rename and rule change" }
+                ", oldest first, with its reason."
+            } "\n"
+        }
         (verify(site))
     };
     page(&site.title, site, body)
@@ -343,6 +353,37 @@ pub(super) fn render_players(site: &Site, listed: &Listed, (n, count): (usize, u
         }
         "\n"
         (pager)
+    };
+    page(&title, site, body)
+}
+
+/// The first page of the corrections, renames and rule changes
+/// ([`Site::amendments`]).
+pub const AMENDMENTS: &str = "corrections.html";
+
+/// Page `n` of the `count` pages of the corrections, renames and rule
+/// changes ([`Site::amendments`]), [`ROWS`] a page, oldest first.
+pub(super) fn render_amendments(site: &Site, files: &Files, (n, count): (usize, usize)) -> String {
+    let t = &site.amendments;
+    let title = match count {
+        1 => "Amendments".to_string(),
+        _ => format!("Amendments, page {n} of {count}"),
+    };
+    let len = t.rows.len();
+    let rows = ((n - 1) * ROWS).min(len)..(n * ROWS).min(len);
+    let pager = pager(AMENDMENTS, n, count);
+    let body = html! {
+        h1 { (title) } "\n"
+        p {
+            "Every void (a correction voids the record it replaces, with its reason), \
+             rename and rule change recorded, oldest first, as "
+            code { "laurel log" } " shows them; every record is in "
+            a href="export.jsonl" { "export.jsonl" } "."
+        } "\n"
+        (pager)
+        (html_table((t, &t.title), rows, files))
+        (pager)
+        p { a href="index.html" { "Index" } } "\n"
     };
     page(&title, site, body)
 }

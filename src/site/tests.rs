@@ -7,6 +7,8 @@ use super::*;
 use crate::systems::table::Table;
 use crate::time;
 
+mod chart;
+
 const NASTY: &str = "<b>Bold</b> & \"Q\" 'A'";
 
 fn change(seq: u64, at: &str, system: &str, subject: &str, new: &str) -> Change {
@@ -108,6 +110,20 @@ fn sample() -> Sample {
             .map(str::to_string)
             .into(),
         earlier: [("Ann Smith".to_string(), vec!["Ann <Jones>".to_string()])].into(),
+        amendments: amendments(&[
+            (
+                5,
+                "2003-02-02",
+                "ledger.rules_changed",
+                r#"valar {"base":50}: reason "<b>new</b> base""#,
+            ),
+            (
+                8,
+                "2003-02-25",
+                "ledger.voided",
+                r#"#3 (valar.x g1): reason "swapped & wrong""#,
+            ),
+        ]),
     };
     let tables = vec![
         TableView {
@@ -135,6 +151,19 @@ fn sample() -> Sample {
         change(6, "2003-02-21", "valar", "Only In Audit", "W"),
     ];
     Sample::new(site, tables, changes)
+}
+
+/// An amendments table ([`Site::amendments`]) of `(seq, at, type, what)` rows.
+fn amendments(rows: &[(u64, &str, &str, &str)]) -> Table {
+    let mut t = Table::new(
+        "amendments",
+        "Corrections, renames and rule changes",
+        &["seq", "at", "type", "what"],
+    );
+    for (seq, at, kind, what) in rows {
+        t.push(vec![json!(seq), json!(at), json!(kind), json!(what)]);
+    }
+    t
 }
 
 /// The index of `pages`.
@@ -439,6 +468,59 @@ fn a_team_or_nation_without_changes_of_its_own_points_to_the_tables() {
         .any(|(_, html)| html.contains("No rating changes recorded.")));
 }
 
+/// The page of corrections lists every void, rename and rule change with
+/// its reason, escaped, over pages of [`ROWS`]; the index says how many and
+/// links to it. Without any, no page and no link.
+#[test]
+fn the_corrections_page_lists_the_amendments_and_the_index_counts_them() {
+    let pages = sample().pages();
+    let page = &pages
+        .iter()
+        .find(|(n, _)| n == "corrections.html")
+        .expect("a page")
+        .1;
+    for what in [
+        r#"valar {"base":50}: reason "<b>new</b> base""#,
+        r##"#3 (valar.x g1): reason "swapped & wrong""##,
+    ] {
+        assert!(page.contains(&escape(what)), "{what} in {page}");
+    }
+    assert!(!page.contains("<b>new</b>"), "{page}");
+    let index = index_of(&pages);
+    assert!(
+        index.contains("Corrections, renames and rule changes (2)"),
+        "{index}"
+    );
+    assert!(index.contains(r#"href="corrections.html""#), "{index}");
+    let mut many = sample();
+    let rows: Vec<_> = (1..=ROWS as u64 + 1)
+        .map(|s| (s, "2003-01-01", "ledger.voided", "#1"))
+        .collect();
+    many.site.amendments = amendments(&rows);
+    let pages = many.pages();
+    let second = &pages
+        .iter()
+        .find(|(n, _)| n == "corrections_2.html")
+        .expect("page 2")
+        .1;
+    assert!(second.contains("Amendments, page 2 of 2"), "{second}");
+    assert_eq!(
+        second.matches("<tr>").count() + second.matches("<tr ").count(),
+        2,
+        "{second}"
+    );
+    let mut none = sample();
+    none.site.amendments = amendments(&[]);
+    let pages = none.pages();
+    assert!(pages.iter().all(|(n, _)| !n.starts_with("corrections")));
+    let index = index_of(&pages);
+    assert!(
+        index.contains("Corrections, renames and rule changes (0)"),
+        "{index}"
+    );
+    assert!(!index.contains("corrections.html"), "{index}");
+}
+
 #[test]
 fn every_page_exists_and_every_link_resolves() {
     let site = sample();
@@ -457,8 +539,9 @@ fn every_page_exists_and_every_link_resolves() {
             "ann"
         ]
     );
-    // index + valar + cards/tournament + players.html + 4 players (maia's Err has no page).
-    assert_eq!(pages.len(), 1 + 2 + 1 + 4, "{names:?}");
+    // index + valar + cards/tournament + players.html + corrections.html + 4
+    // players (maia's Err has no page).
+    assert_eq!(pages.len(), 1 + 2 + 1 + 1 + 4, "{names:?}");
     assert!(names.contains("table-valar.html"));
     assert!(names
         .iter()
@@ -563,35 +646,6 @@ fn the_chart_has_a_line_per_system_and_a_point_at_its_latest_value() {
     assert!(chart("x", &[]).into_string().contains("No rating changes"));
 }
 
-/// A Space Base Race match score starts again each match, a card player's
-/// points each tournament: their changes are not charted (a sawtooth of
-/// running scores), and the caption says they are in the history only;
-/// beside a rating, the rating alone has a panel.
-#[test]
-fn scores_that_start_again_each_match_or_tournament_are_not_charted() {
-    let games = [
-        change(1, "2014-10-25T10:00:00Z", "sbr", "x", "50"),
-        change(2, "2014-10-25T10:15:00Z", "cards", "x", "95"),
-        change(3, "2014-10-25T11:00:00Z", "sbr", "x", "40"),
-    ];
-    let only: Vec<&Change> = games.iter().collect();
-    let svg = chart("x", &only).into_string();
-    assert!(!svg.contains("<svg"), "{svg}");
-    assert!(svg.contains("not charted"), "{svg}");
-    let rating = change(4, "2014-11-01", "valar", "x", "1520");
-    let both: Vec<&Change> = games.iter().chain([&rating]).collect();
-    let svg = chart("x", &both).into_string();
-    assert_eq!(svg.matches("<g class=\"series\"").count(), 1, "{svg}");
-    assert!(svg.contains("data-system=\"valar\""), "{svg}");
-    assert!(
-        svg.contains(
-            "3 change(s) of scores that start again each match or tournament are in the history \
-             only"
-        ),
-        "{svg}"
-    );
-}
-
 #[test]
 fn pages_are_accessible_and_print_friendly() {
     for (name, html) in sample().pages() {
@@ -616,15 +670,6 @@ fn pages_are_accessible_and_print_friendly() {
 #[test]
 fn pages_are_deterministic() {
     assert_eq!(sample().pages(), sample().pages());
-}
-
-#[test]
-fn nice_ticks_cover_the_range() {
-    assert_eq!(nice_ticks(1500.0, 1600.0), (1500.0, 1600.0, 50.0));
-    let (lo, hi, step) = nice_ticks(3.0, 3.0);
-    assert!(lo < 3.0 && hi > 3.0 && step > 0.0);
-    assert_eq!(fmt_num(0.5, 0.1), "0.5");
-    assert_eq!(fmt_num(-0.0, 1.0), "0");
 }
 
 #[test]
@@ -659,35 +704,6 @@ fn the_index_lists_only_tables_with_rows() {
         index.contains("<p>No table has results yet.</p>"),
         "{index}"
     );
-}
-
-/// A line of a thousand changes is drawn through [`POINTS`] of them,
-/// the first and the last among them.
-#[test]
-fn a_long_series_is_thinned() {
-    let many: Vec<Change> = (0..1_000)
-        .map(|i| {
-            let day = time::format_short(time::parse("2003-01-01").unwrap() + i * time::DAY);
-            change(
-                i as u64 + 1,
-                &day[..10],
-                "valar",
-                "x",
-                &(1000 + i).to_string(),
-            )
-        })
-        .collect();
-    let refs: Vec<&Change> = many.iter().collect();
-    let svg = chart("x", &refs).into_string();
-    let line = first_points(&svg);
-    let pts: Vec<&str> = line.split(' ').collect();
-    assert_eq!(pts.len(), POINTS);
-    // First change: left edge, lowest value; the last: right edge, highest.
-    assert!(
-        pts[0].starts_with("68,") && pts[pts.len() - 1].starts_with("620,"),
-        "{line}"
-    );
-    assert!(svg.contains("<title>valar: 1999 on 2005-09-26 (record 1000)</title>"));
 }
 
 /// The site's title is on every page (escaped), in the header and the
@@ -757,27 +773,4 @@ fn column_headers_are_readable_titles() {
 fn first_points(svg: &str) -> &str {
     let after = svg.split("points=\"").nth(1).unwrap();
     after.split('"').next().unwrap()
-}
-
-/// A chart reads a value as `str::trim` leaves it, whatever whitespace
-/// (ASCII, Unicode, none) or other characters are at its ends.
-#[test]
-fn a_charted_value_is_trimmed_as_str_trim_trims_it() {
-    let values = [
-        "1500",
-        " 1500",
-        "1500\t",
-        "\u{b}12\u{b}",
-        "\u{a0}1.5",
-        "1.5\u{2003}",
-        "é",
-        "-3 ",
-        "",
-        " ",
-        "W",
-    ];
-    for v in values {
-        assert_eq!(trimmed(v), v.trim(), "{v:?}");
-    }
-    assert_eq!(trimmed(" 1500\u{2003}"), "1500");
 }

@@ -219,3 +219,67 @@ fn log_shows_the_reason_of_a_rule_change_and_a_rename() {
         "{err}"
     );
 }
+
+/// The site's page of corrections holds what `log` says of every void,
+/// rename and rule change (not of registrations), by seq, each with its
+/// reason, escaped; a `--known-at` before the void leaves the void out.
+#[test]
+fn the_site_lists_every_void_rename_and_rule_change_as_log_names_them() {
+    let dir = ledger_with(&["cards_league.jsonl"]);
+    let d = dir.path();
+    common::ok(d, &["players", "add", "Ann Lee", "--at", "2024-01-01"]);
+    common::ok(
+        d,
+        &[
+            "players",
+            "rename",
+            "Ann Lee",
+            "Ann Leigh",
+            "--reason",
+            "married",
+        ],
+    );
+    common::append_ok(
+        d,
+        r#"{"type":"ledger.rules_changed","at":"2024-02-01","system":"valar","params":{"base":50},"reason":"a <new> base"}"#,
+    );
+    let before_void = common::head(d).0;
+    common::ok(d, &["void", "4", "--reason", "entered twice & wrong"]);
+    let site = tempfile::tempdir().unwrap();
+    let page = |known_at: Option<u64>| {
+        let out = site
+            .path()
+            .join(known_at.map_or("all".into(), |k| k.to_string()));
+        let mut args = vec!["site".to_string(), out.display().to_string()];
+        args.extend(known_at.map(|k| format!("--known-at={k}")));
+        common::ok(d, &args.iter().map(String::as_str).collect::<Vec<_>>());
+        std::fs::read_to_string(out.join("corrections.html")).unwrap()
+    };
+    let all = page(None);
+    let (_, log, _) = run(d, &["log", "--type", "ledger"]);
+    let mut listed = 0;
+    for line in log.lines() {
+        // seq, date, type, hash, "recorded" and its time, then what it says.
+        let kind = line.split_whitespace().nth(2).unwrap();
+        let after = line.split_once("  recorded ").unwrap().1;
+        let what = after.split_once("  ").unwrap().1;
+        // The last cell of its row, whole.
+        let cell = format!("<td>{}\n", maud::html! { (what) }.into_string());
+        let shown = all.contains(&cell);
+        assert_eq!(shown, kind != "ledger.player_registered", "{line} in {all}");
+        listed += usize::from(shown);
+    }
+    assert_eq!(listed, 3, "{log}");
+    assert!(
+        all.contains("reason &quot;entered twice &amp; wrong&quot;"),
+        "{all}"
+    );
+    let index = std::fs::read_to_string(site.path().join("all/index.html")).unwrap();
+    assert!(
+        index.contains("Corrections, renames and rule changes (3)"),
+        "{index}"
+    );
+    let before = page(Some(before_void));
+    assert!(before.contains("a &lt;new&gt; base"), "{before}");
+    assert!(!before.contains("entered twice"), "{before}");
+}

@@ -388,6 +388,7 @@ fn sample() -> (Site, Vec<TableView>, Vec<Change>) {
         spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
         players: changes.iter().map(|c| c.subject.clone()).collect(),
         earlier: Default::default(),
+        amendments: Table::new("amendments", "Amendments", &["seq", "at", "type", "what"]),
     };
     let tables = vec![
         TableView {
