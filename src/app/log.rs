@@ -1,7 +1,9 @@
 //! `laurel log [--from SEQ] [--type TYPE]`: one human line per record, in
 //! seq order; from seq `SEQ` on (a seq past the head is refused, as a
 //! `--known-at` one is: no record is there), of event type or namespace
-//! `TYPE` (an unknown one is refused with the nearest).
+//! `TYPE` (an unknown one is refused with the nearest). The site's page
+//! of voids, renames and rule changes ([`amendments`]) labels its records
+//! as these lines do.
 //!
 //! A line is the record's seq, `at`, type, hash (its first 16 hex digits)
 //! and `recorded_at`, columns of fixed width, then its id and what it says,
@@ -124,16 +126,29 @@ const AMENDMENTS: [&str; 3] = [
     "ledger.rules_changed",
 ];
 
+/// The system a `ledger.rules_changed` sets parameters of.
+#[derive(serde::Deserialize)]
+struct RulesOf {
+    system: String,
+}
+
 /// The records up to seq `upto` that amend what the ledger says of a value
 /// without being a result: every void (a correction's too), rename and
-/// rule change, oldest (by seq) first, each as `laurel log` labels it, a
-/// voided one ending `voided by #N`. The site's page of corrections
-/// ([`crate::site::Site::amendments`]). One walk over the records, each
-/// decoded only when its bytes name a `ledger.` type.
-pub(crate) fn amendments(ledger: &Ledger, upto: u64) -> Result<Table> {
+/// rule change, in the order recorded, each as `laurel log` labels it, a
+/// voided one ending `voided by #N`. A rule change and a void of a system's
+/// record are listed only when `shown(namespace)` says their system's
+/// tables are published; renames and voids of `ledger.*` records always.
+/// The site's page of corrections ([`crate::site::Site::amendments`]). One
+/// walk over the records, each decoded only when its bytes name a `ledger.`
+/// type.
+pub(crate) fn amendments(
+    ledger: &Ledger,
+    upto: u64,
+    shown: &dyn Fn(&str) -> bool,
+) -> Result<Table> {
     let mut t = Table::new(
         "amendments",
-        "Corrections, renames and rule changes",
+        "Voids, renames and rule changes, in the order recorded, with their reasons",
         &["seq", "at", "type", "what"],
     );
     let source = ledger.source()?;
@@ -145,22 +160,30 @@ pub(crate) fn amendments(ledger: &Ledger, upto: u64) -> Result<Table> {
         Ok(())
     })?;
     let seqs: Vec<u64> = voided_by.keys().copied().collect();
-    let mut targets = BTreeMap::new();
-    source.records(&seqs, &mut |r| {
-        let peek = Peek {
-            kind: r.kind.clone(),
-            id: r.id.clone(),
-        };
-        targets.insert(r.seq, what_it_was(&peek));
-        Ok(())
-    })?;
+    let targets = targets_of(&source, &seqs)?;
+    // A system's namespace shown, or a `ledger.*` type.
+    let of_shown = |kind: &str| match kind.split_once('.') {
+        Some(("ledger", _)) | None => true,
+        Some((ns, _)) => shown(ns),
+    };
     let ledger_type = memchr::memmem::Finder::new(br#""type":"ledger."#);
     ledger.for_each_record(1, &mut |r, _| {
         if r.seq > upto || ledger_type.find(r.event).is_none() {
             return Ok(());
         }
         let peek: Peek = decode(r)?;
-        if !AMENDMENTS.contains(&peek.kind.as_str()) {
+        let listed = match peek.kind.as_str() {
+            "ledger.rules_changed" => {
+                let group = decode::<RulesOf>(r)?.system;
+                crate::systems::namespace_of_group(&group).is_none_or(shown)
+            }
+            "ledger.voided" => r
+                .void_target
+                .and_then(|s| targets.get(&s))
+                .is_none_or(|what| of_shown(what.split(' ').next().unwrap_or_default())),
+            kind => AMENDMENTS.contains(&kind),
+        };
+        if !listed {
             return Ok(());
         }
         let mut what = label_of(r, &peek, &targets)?;
@@ -283,8 +306,13 @@ fn targets_before(
         .filter(|(t, v)| **t < from && **v >= from)
         .map(|(t, _)| *t)
         .collect();
+    targets_of(source, &seqs)
+}
+
+/// The records with these seqs as their voids' lines name them, by seq.
+fn targets_of(source: &dyn Source, seqs: &[u64]) -> Result<BTreeMap<u64, String>> {
     let mut out = BTreeMap::new();
-    source.records(&seqs, &mut |r| {
+    source.records(seqs, &mut |r| {
         let peek = Peek {
             kind: r.kind.clone(),
             id: r.id.clone(),

@@ -8,8 +8,10 @@
 //! small ledger commands (init, append, import, verify, head, export);
 //! [`check`](mod@check) the dry run of an append; [`events`](mod@events) the
 //! event vocabulary; [`players`](mod@players) the players list, `players add`
-//! and the names queries resolve; [`corrections`] holds `void` and `correct`, [`log`](mod@log)
-//! the log; [`query`] holds the read-only queries (standings, history, rules, fold),
+//! and the names queries resolve; [`corrections`] holds `void` and `correct`,
+//! [`log`](mod@log) the log (and the site's list of voids, renames and rule
+//! changes, labelled as the log labels them); [`query`] holds the read-only
+//! queries (standings, history, rules, fold),
 //! [`replay`](mod@replay) the what-if replay and its diff, [`restore`](mod@restore)
 //! a ledger rebuilt from its export, [`demo`](mod@demo) the
 //! demo's tour, and [`publish`] what makes output beyond one table (site, gen,

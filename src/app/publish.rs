@@ -123,7 +123,13 @@ pub fn site(path: &Path, dir: &Path, args: &QueryArgs, opts: &SiteArgs) -> Resul
     // This fold was for the trail: the tables are made from folds of their own.
     drop(f);
     let now = |subject: &str| shown.get(subject).cloned();
-    let amendments = super::log::amendments(&ledger, stamp.known_at)?;
+    // Rule changes and voids of the systems whose tables are published.
+    let namespaces: BTreeSet<&str> = tables
+        .iter()
+        .filter_map(|t| systems::namespace_of(t))
+        .collect();
+    let published = |ns: &str| namespaces.contains(ns);
+    let amendments = super::log::amendments(&ledger, stamp.known_at, &published)?;
     let site = crate::site::Site {
         title: opts.title.clone().unwrap_or_else(|| DEFAULT_TITLE.into()),
         updated: ledger.recorded_at(stamp.known_at)?,
@@ -439,7 +445,7 @@ mod tests {
             spilled_subjects: changes.iter().map(|c| c.subject.clone()).collect(),
             players: player_names(&f.state.players).0,
             earlier: BTreeMap::new(),
-            amendments: crate::app::log::amendments(&ledger, u64::MAX).unwrap(),
+            amendments: crate::app::log::amendments(&ledger, u64::MAX, &|_| true).unwrap(),
         };
         let per_tournament = tables.iter().filter(|t| t.tournament.is_some());
         assert!(per_tournament.count() >= 2, "a tournament table or two");

@@ -193,16 +193,19 @@ fn exists(path: &Path) -> bool {
 
 /// Why there is no ledger at `path`: none made yet ([`Error::NoLedger`]),
 /// or a file where the ledger's directory should be (a mistyped
-/// `--ledger`, a ledger's own `HEAD` given for it).
+/// `--ledger`; one of a ledger's own files, when its directory is named;
+/// a path under a file).
 fn missing(path: &Path) -> Error {
-    if path.is_file() {
-        return Error::Usage(format!(
-            "{} is a file, not a ledger: a ledger is the directory `laurel init` made \
-             (pass --ledger DIR)",
-            path.display()
-        ));
-    }
-    Error::NoLedger(path.to_path_buf())
+    let Some(file) = path.ancestors().find(|a| a.is_file()) else {
+        return Error::NoLedger(path.to_path_buf());
+    };
+    let dir = file.parent().filter(|d| exists(d));
+    let pass = dir.map_or("DIR".to_string(), |d| d.display().to_string());
+    Error::Usage(format!(
+        "{} is a file, not a ledger: a ledger is the directory `laurel init` made \
+         (pass --ledger {pass})",
+        file.display()
+    ))
 }
 
 impl Ledger {

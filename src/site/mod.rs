@@ -40,10 +40,12 @@
 //! - `corrections.html`, `corrections_2.html`, ...: every `ledger.voided`
 //!   (a correction's void too, with its reason), `ledger.player_renamed` and
 //!   `ledger.rules_changed` up to the known-at cut-off (whatever the date
-//!   cut-off: when the ledger changed its mind is what an auditor reads here),
-//!   oldest first, as `laurel log` labels them, [`ROWS`] a page (none when
-//!   there is none); the index says how many. Registrations are left out:
-//!   they are many and change no value.
+//!   cut-off, which the page names: when the ledger changed its mind is what
+//!   an auditor reads here), in the order recorded, as `laurel log` labels
+//!   them, [`ROWS`] a page (none when there is none); the index says how
+//!   many. With `--systems`, a rule change or a void of another system's
+//!   record is left out. Registrations are left out: they are many and
+//!   change no value.
 //! - `player-<name>.html`: one per subject that appears in any table's `player`
 //!   column or in the audit trail (see "Player pages").
 //!

@@ -229,13 +229,13 @@ pub(super) fn render_index(site: &Site, outline: &Outline, listed: &Listed) -> S
             (index_players(listed, others))
         }
         @let amended = site.amendments.rows.len();
-        h2 #amendments { "Corrections, renames and rule changes (" (amended) ")" } "\n"
+        h2 #amendments { (AMENDMENTS_TITLE) " (" (amended) ")" } "\n"
         @if amended == 0 {
             p { "None recorded." } "\n"
         } @else {
             p {
                 a href=(AMENDMENTS) { "Every void, rename and rule change" }
-                ", oldest first, with its reason."
+                ", in the order recorded, with its reason."
             } "\n"
         }
         (verify(site))
@@ -361,13 +361,17 @@ pub(super) fn render_players(site: &Site, listed: &Listed, (n, count): (usize, u
 /// ([`Site::amendments`]).
 pub const AMENDMENTS: &str = "corrections.html";
 
+/// Its heading, and the index's.
+const AMENDMENTS_TITLE: &str = "Corrections, renames and rule changes";
+
 /// Page `n` of the `count` pages of the corrections, renames and rule
-/// changes ([`Site::amendments`]), [`ROWS`] a page, oldest first.
+/// changes ([`Site::amendments`]), [`ROWS`] a page, in the order recorded;
+/// with `--as-of`, a sentence says the list is not cut by date.
 pub(super) fn render_amendments(site: &Site, files: &Files, (n, count): (usize, usize)) -> String {
     let t = &site.amendments;
     let title = match count {
-        1 => "Amendments".to_string(),
-        _ => format!("Amendments, page {n} of {count}"),
+        1 => AMENDMENTS_TITLE.to_string(),
+        _ => format!("{AMENDMENTS_TITLE}, page {n} of {count}"),
     };
     let len = t.rows.len();
     let rows = ((n - 1) * ROWS).min(len)..(n * ROWS).min(len);
@@ -376,9 +380,13 @@ pub(super) fn render_amendments(site: &Site, files: &Files, (n, count): (usize, 
         h1 { (title) } "\n"
         p {
             "Every void (a correction voids the record it replaces, with its reason), \
-             rename and rule change recorded, oldest first, as "
+             rename and rule change recorded, in the order recorded, as "
             code { "laurel log" } " shows them; every record is in "
             a href="export.jsonl" { "export.jsonl" } "."
+            @if let Some(as_of) = &site.stamp.as_of {
+                " The tables are as of " (as_of) "; this list is of what was recorded, \
+                 whatever its date."
+            }
         } "\n"
         (pager)
         (html_table((t, &t.title), rows, files))

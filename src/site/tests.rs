@@ -486,6 +486,11 @@ fn the_corrections_page_lists_the_amendments_and_the_index_counts_them() {
         assert!(page.contains(&escape(what)), "{what} in {page}");
     }
     assert!(!page.contains("<b>new</b>"), "{page}");
+    // The sample's tables are as of a date: the list is not cut by it.
+    assert!(
+        page.contains("The tables are as of 2003-03-01; this list is of what was recorded"),
+        "{page}"
+    );
     let index = index_of(&pages);
     assert!(
         index.contains("Corrections, renames and rule changes (2)"),
@@ -503,7 +508,10 @@ fn the_corrections_page_lists_the_amendments_and_the_index_counts_them() {
         .find(|(n, _)| n == "corrections_2.html")
         .expect("page 2")
         .1;
-    assert!(second.contains("Amendments, page 2 of 2"), "{second}");
+    assert!(
+        second.contains("<h1>Corrections, renames and rule changes, page 2 of 2</h1>"),
+        "{second}"
+    );
     assert_eq!(
         second.matches("<tr>").count() + second.matches("<tr ").count(),
         2,

@@ -495,6 +495,33 @@ fn a_file_given_as_the_ledger_is_named_a_file_and_left_alone() {
         assert!(!said.contains("run `laurel init` first"), "{said}");
     }
     assert_eq!(std::fs::read_to_string(&file).unwrap(), TICKS);
+    // A ledger's own file: its directory is the one to pass; a path under
+    // a file names the file.
+    let ledger = empty_ledger();
+    let ledger = ledger.path().join("laurel.db");
+    let own = ledger.join("HEAD");
+    let under = file.join("sub");
+    for (given, file, pass) in [
+        (&own, &own, ledger.display().to_string()),
+        (&under, &file, "DIR".to_string()),
+    ] {
+        let out = assert_cmd::Command::cargo_bin("laurel")
+            .unwrap()
+            .env_remove("LAUREL_LEDGER")
+            .arg("--ledger")
+            .arg(given)
+            .arg("head")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let said = stderr(&out);
+        let want = format!(
+            "{} is a file, not a ledger: a ledger is the directory `laurel init` made (pass \
+             --ledger {pass})",
+            file.display()
+        );
+        assert!(said.contains(&want), "{said}");
+    }
 }
 
 // ---- going behind laurel's back, with the byte layout of src/ledger/chunk.rs ----

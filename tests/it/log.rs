@@ -279,6 +279,15 @@ fn the_site_lists_every_void_rename_and_rule_change_as_log_names_them() {
         index.contains("Corrections, renames and rule changes (3)"),
         "{index}"
     );
+    // One community's site: another system's rule change is not its own.
+    let cards = site.path().join("cards");
+    common::ok(d, &["site", cards.to_str().unwrap(), "--systems", "cards"]);
+    let cards = std::fs::read_to_string(cards.join("corrections.html")).unwrap();
+    assert!(!cards.contains("a &lt;new&gt; base"), "{cards}");
+    assert!(
+        cards.contains("entered twice") && cards.contains("married"),
+        "{cards}"
+    );
     let before = page(Some(before_void));
     assert!(before.contains("a &lt;new&gt; base"), "{before}");
     assert!(!before.contains("entered twice"), "{before}");
