@@ -117,15 +117,6 @@ fn label_of(r: &RecordView, peek: &Peek, targets: &BTreeMap<u64, String>) -> Res
     Ok([id, what].join(" ").trim().to_string())
 }
 
-/// The types of the records the site lists beside the changes
-/// ([`amendments`]): registrations, many and saying nothing of a value, are
-/// left out.
-const AMENDMENTS: [&str; 3] = [
-    "ledger.voided",
-    "ledger.player_renamed",
-    "ledger.rules_changed",
-];
-
 /// The system a `ledger.rules_changed` sets parameters of.
 #[derive(serde::Deserialize)]
 struct RulesOf {
@@ -138,6 +129,7 @@ struct RulesOf {
 /// voided one ending `voided by #N`. A rule change and a void of a system's
 /// record are listed only when `shown(namespace)` says their system's
 /// tables are published; renames and voids of `ledger.*` records always.
+/// Registrations, many and saying nothing of a value, are left out.
 /// The site's page of corrections ([`crate::site::Site::amendments`]). One
 /// walk over the records, each decoded only when its bytes name a `ledger.`
 /// type.
@@ -181,7 +173,7 @@ pub(crate) fn amendments(
                 .void_target
                 .and_then(|s| targets.get(&s))
                 .is_none_or(|what| of_shown(what.split(' ').next().unwrap_or_default())),
-            kind => AMENDMENTS.contains(&kind),
+            kind => kind == "ledger.player_renamed",
         };
         if !listed {
             return Ok(());
