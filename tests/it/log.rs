@@ -222,7 +222,8 @@ fn log_shows_the_reason_of_a_rule_change_and_a_rename() {
 
 /// The site's page of corrections holds what `log` says of every void,
 /// rename and rule change (not of registrations), by seq, each with its
-/// reason, escaped; a `--known-at` before the void leaves the void out.
+/// reason, escaped, a voided one saying by which record; a `--known-at`
+/// before the voids leaves them out, and what they voided stands unmarked.
 #[test]
 fn the_site_lists_every_void_rename_and_rule_change_as_log_names_them() {
     let dir = ledger_with(&["cards_league.jsonl"]);
@@ -245,6 +246,9 @@ fn the_site_lists_every_void_rename_and_rule_change_as_log_names_them() {
     );
     let before_void = common::head(d).0;
     common::ok(d, &["void", "4", "--reason", "entered twice & wrong"]);
+    // The rule change is the last record before the voids.
+    let rules = before_void.to_string();
+    common::ok(d, &["void", &rules, "--reason", "too soon"]);
     let site = tempfile::tempdir().unwrap();
     let page = |known_at: Option<u64>| {
         let out = site
@@ -269,14 +273,18 @@ fn the_site_lists_every_void_rename_and_rule_change_as_log_names_them() {
         assert_eq!(shown, kind != "ledger.player_registered", "{line} in {all}");
         listed += usize::from(shown);
     }
-    assert_eq!(listed, 3, "{log}");
+    assert_eq!(listed, 4, "{log}");
+    assert!(
+        all.contains(&format!("voided by #{}", before_void + 2)),
+        "{all}"
+    );
     assert!(
         all.contains("reason &quot;entered twice &amp; wrong&quot;"),
         "{all}"
     );
     let index = std::fs::read_to_string(site.path().join("all/index.html")).unwrap();
     assert!(
-        index.contains("Corrections, renames and rule changes (3)"),
+        index.contains("Corrections, renames and rule changes (4)"),
         "{index}"
     );
     // One community's site: another system's rule change is not its own.
@@ -291,4 +299,5 @@ fn the_site_lists_every_void_rename_and_rule_change_as_log_names_them() {
     let before = page(Some(before_void));
     assert!(before.contains("a &lt;new&gt; base"), "{before}");
     assert!(!before.contains("entered twice"), "{before}");
+    assert!(!before.contains("voided by"), "{before}");
 }
