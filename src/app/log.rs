@@ -20,7 +20,7 @@
 //! show what they say after their id (`"Ann" → "Anna"`, `valar {"base":50}`).
 //! The targets come from the chunk summaries before the walk, and a target
 //! always precedes its void, so one walk over the records suffices; what it
-//! keeps of targets is one short line per void. With `--from`, the targets
+//! keeps of targets is the type and id of each voided record. With `--from`, the targets
 //! before it of the voids it shows are read first, by seq.
 
 use std::collections::BTreeMap;
@@ -36,7 +36,7 @@ use crate::systems::TYPES;
 use crate::time;
 
 /// The envelope fields a log line shows.
-#[derive(serde::Deserialize)]
+#[derive(Clone, serde::Deserialize)]
 struct Peek {
     #[serde(rename = "type")]
     kind: String,
@@ -80,7 +80,7 @@ pub fn log(
     ledger.for_each_record(from, &mut |r, recorded_at| {
         let peek: Peek = decode(r)?;
         if voided_by.contains_key(&r.seq) {
-            targets.insert(r.seq, what_it_was(&peek));
+            targets.insert(r.seq, peek.clone());
         }
         if wanted.is_some_and(|t| !of_kind(&peek.kind, t)) {
             return Ok(());
@@ -103,12 +103,13 @@ pub fn log(
 
 /// What a record says after its seq, date and type: its id, then what its
 /// event says ([`void_label`], [`ledger_content`], [`fields_of`]);
-/// `targets` holds what the voided records were, by seq.
-fn label_of(r: &RecordView, peek: &Peek, targets: &BTreeMap<u64, String>) -> Result<String> {
+/// `targets` holds the voided records' types and ids, by seq.
+fn label_of(r: &RecordView, peek: &Peek, targets: &BTreeMap<u64, Peek>) -> Result<String> {
     let id = peek.id.clone().unwrap_or_default();
     if let Some(target) = r.void_target {
         let reason = decode::<Reason>(r)?.reason;
-        return Ok(void_label(&id, target, targets.get(&target), &reason));
+        let what = targets.get(&target).map(what_it_was);
+        return Ok(void_label(&id, target, what.as_ref(), &reason));
     }
     let what = match ledger_content(&peek.kind, r)? {
         Some(what) => what,
@@ -172,7 +173,7 @@ pub(crate) fn amendments(
             "ledger.voided" => r
                 .void_target
                 .and_then(|s| targets.get(&s))
-                .is_none_or(|what| of_shown(what.split(' ').next().unwrap_or_default())),
+                .is_none_or(|voided| of_shown(&voided.kind)),
             kind => kind == "ledger.player_renamed",
         };
         if !listed {
@@ -287,13 +288,13 @@ fn what_it_was(peek: &Peek) -> String {
     }
 }
 
-/// The voided records before seq `from` whose voids are at or after it,
-/// as their voids' lines name them, by seq.
+/// The types and ids of the voided records before seq `from` whose voids
+/// are at or after it, by seq.
 fn targets_before(
     source: &dyn Source,
     voided_by: &BTreeMap<u64, u64>,
     from: u64,
-) -> Result<BTreeMap<u64, String>> {
+) -> Result<BTreeMap<u64, Peek>> {
     let seqs: Vec<u64> = (voided_by.iter())
         .filter(|(t, v)| **t < from && **v >= from)
         .map(|(t, _)| *t)
@@ -301,15 +302,15 @@ fn targets_before(
     targets_of(source, &seqs)
 }
 
-/// The records with these seqs as their voids' lines name them, by seq.
-fn targets_of(source: &dyn Source, seqs: &[u64]) -> Result<BTreeMap<u64, String>> {
+/// The types and ids of the records with these seqs, by seq.
+fn targets_of(source: &dyn Source, seqs: &[u64]) -> Result<BTreeMap<u64, Peek>> {
     let mut out = BTreeMap::new();
     source.records(seqs, &mut |r| {
         let peek = Peek {
             kind: r.kind.clone(),
             id: r.id.clone(),
         };
-        out.insert(r.seq, what_it_was(&peek));
+        out.insert(r.seq, peek);
         Ok(())
     })?;
     Ok(out)

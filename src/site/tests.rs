@@ -166,13 +166,15 @@ fn amendments(rows: &[(u64, &str, &str, &str)]) -> Table {
     t
 }
 
+/// The page of `pages` named `name`.
+fn page_named<'p>(pages: &'p [(String, String)], name: &str) -> &'p str {
+    let page = pages.iter().find(|(n, _)| n == name);
+    &page.unwrap_or_else(|| panic!("no page {name}")).1
+}
+
 /// The index of `pages`.
 fn index_of(pages: &[(String, String)]) -> &str {
-    &pages
-        .iter()
-        .find(|(n, _)| n == "index.html")
-        .expect("an index")
-        .1
+    page_named(pages, "index.html")
 }
 
 /// Every `href="..."` of an HTML text, unescaped (`&amp;` only).
@@ -345,7 +347,7 @@ fn a_big_table_is_split_into_pages_of_rows() {
         extra: vec![extra],
     });
     let pages = site.pages();
-    let page = |name: &str| &pages.iter().find(|(n, _)| n == name).expect(name).1;
+    let page = |name: &str| page_named(&pages, name);
     let names = [
         "table-valar.html",
         "table-valar_2.html",
@@ -413,7 +415,7 @@ fn the_list_of_players_lists_teams_and_nations_after_them_under_their_own_headin
     let mut site = sample();
     site.site.players.remove("Ann Smith");
     let pages = site.pages();
-    let list = &pages.iter().find(|(n, _)| n == "players.html").unwrap().1;
+    let list = page_named(&pages, "players.html");
     let at = |text: &str| {
         list.find(text)
             .unwrap_or_else(|| panic!("{text} in {list}"))
@@ -429,12 +431,8 @@ fn the_list_of_players_lists_teams_and_nations_after_them_under_their_own_headin
         "the last listed: {index}"
     );
     // Without one, no such heading.
-    let list = &sample()
-        .pages()
-        .into_iter()
-        .find(|(n, _)| n == "players.html")
-        .unwrap()
-        .1;
+    let pages = sample().pages();
+    let list = page_named(&pages, "players.html");
     assert!(!list.contains("Teams and nations"));
 }
 
@@ -448,10 +446,7 @@ fn a_team_or_nation_without_changes_of_its_own_points_to_the_tables() {
     site.site.players.remove("ann");
     let files = site.files();
     let pages = site.pages();
-    let page = |name: &str| {
-        let f = files.player(name).unwrap();
-        pages.iter().find(|(n, _)| *n == f).unwrap().1.clone()
-    };
+    let page = |name: &str| page_named(&pages, files.player(name).unwrap());
     let nation = page("ann");
     assert!(nation.contains(OWN_VALUES), "{nation}");
     assert!(!nation.contains("No rating changes recorded."), "{nation}");
@@ -474,11 +469,7 @@ fn a_team_or_nation_without_changes_of_its_own_points_to_the_tables() {
 #[test]
 fn the_corrections_page_lists_the_amendments_and_the_index_counts_them() {
     let pages = sample().pages();
-    let page = &pages
-        .iter()
-        .find(|(n, _)| n == "corrections.html")
-        .expect("a page")
-        .1;
+    let page = page_named(&pages, "corrections.html");
     for what in [
         r#"valar {"base":50}: reason "<b>new</b> base""#,
         r##"#3 (valar.x g1): reason "swapped & wrong""##,
@@ -503,11 +494,7 @@ fn the_corrections_page_lists_the_amendments_and_the_index_counts_them() {
         .collect();
     many.site.amendments = amendments(&rows);
     let pages = many.pages();
-    let second = &pages
-        .iter()
-        .find(|(n, _)| n == "corrections_2.html")
-        .expect("page 2")
-        .1;
+    let second = page_named(&pages, "corrections_2.html");
     assert!(
         second.contains("<h1>Corrections, renames and rule changes, page 2 of 2</h1>"),
         "{second}"
@@ -564,7 +551,7 @@ fn every_page_exists_and_every_link_resolves() {
         }
     }
     let index = index_of(&pages);
-    let list = &pages.iter().find(|(n, _)| n == "players.html").unwrap().1;
+    let list = page_named(&pages, "players.html");
     for p in &players {
         let link = format!(
             "<li><a href=\"{}\">{}</a></li>",
@@ -758,17 +745,13 @@ fn every_page_has_the_title_and_only_the_index_the_last_update_and_the_head() {
 #[test]
 fn column_headers_are_readable_titles() {
     let pages = sample().pages();
-    let valar = &pages
-        .iter()
-        .find(|(n, _)| n == "table-valar.html")
-        .unwrap()
-        .1;
+    let valar = page_named(&pages, "table-valar.html");
     assert!(valar.contains(
         "<th scope=\"col\">Rank</th><th scope=\"col\">Player</th><th scope=\"col\">Rating</th>"
     ));
     let files = sample().files();
     let ann = files.player("Ann Smith").unwrap();
-    let ann = &pages.iter().find(|(n, _)| n == ann).unwrap().1;
+    let ann = page_named(&pages, ann);
     assert!(
         ann.contains(
             "<th scope=\"col\">Record</th><th scope=\"col\">Date</th><th scope=\"col\">Table</th>"
