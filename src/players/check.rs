@@ -287,7 +287,7 @@ impl Known {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::systems::NAMESPACES;
 
@@ -342,7 +342,8 @@ mod tests {
             .to_string()
     }
 
-    fn admit(indexes: &mut PerNamespace, seq: u64, json: serde_json::Value) {
+    /// Fold the record of `json` at `seq` into the indexes that see it.
+    pub(in crate::players) fn admit(indexes: &mut PerNamespace, seq: u64, json: serde_json::Value) {
         let mut rec = crate::systems::players::record_of(seq, json);
         let ns = rec
             .kind

@@ -385,6 +385,9 @@ impl Players {
     /// Every player, by the name shown now (see [`Listed`]), in name order.
     pub fn list(&self) -> Vec<Listed> {
         let mut by_root: BTreeMap<String, Listed> = BTreeMap::new();
+        // The roots whose dates are their events' (a name no system's
+        // event writes holds its registration's or rename's dates).
+        let mut by_events: BTreeMap<String, Micros> = BTreeMap::new();
         for (name, w) in &self.written {
             let root = self.root_of(name).unwrap_or_else(|| name.clone());
             let systems = NAMESPACES.iter().enumerate();
@@ -401,8 +404,15 @@ impl Players {
             l.systems.dedup();
             l.first_at = l.first_at.min(w.since);
             l.last_at = l.last_at.max(w.seen.last_at);
+            if w.systems != 0 {
+                let last = by_events.entry(root).or_insert(w.seen.last_at);
+                *last = (*last).max(w.seen.last_at);
+            }
         }
         for (root, l) in by_root.iter_mut() {
+            if let Some(last) = by_events.get(root) {
+                l.last_at = *last;
+            }
             let mut chain = self.renames.chain(root);
             chain.pop();
             l.earlier = chain.into_iter().map(str::to_string).collect();
@@ -488,5 +498,48 @@ fn how_near(name: &str, known: &str) -> &'static str {
         "the same words in another order"
     } else {
         "one edit apart"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check::tests::admit;
+    use super::*;
+    use serde_json::json;
+
+    /// A rename dated after a player's last result is no result: `laurel
+    /// players` lists the date of the last event naming the player, under
+    /// either name; a player no event names lists their registration's.
+    #[test]
+    fn a_players_last_date_is_of_their_events_not_of_a_later_rename() {
+        let mut indexes = PerNamespace::default();
+        let seeded = |at: &str, player: &str| json!({"type": "mepbm.rating_seeded", "at": at, "player": player, "system": "valar", "value": 1500});
+        admit(&mut indexes, 1, seeded("2024-01-02", "Ada Lovelace"));
+        admit(&mut indexes, 2, seeded("2024-03-04", "Ada Lovelace"));
+        let rename = json!({"type": "ledger.player_renamed", "at": "2024-06-01", "from": "Ada Lovelace", "to": "Ada King"});
+        admit(&mut indexes, 3, rename);
+        let registered = json!({"type": "ledger.player_registered", "at": "2024-07-01", "player": "Brian Kernighan"});
+        admit(&mut indexes, 4, registered);
+        let list = Players::merge(&indexes).list();
+        let dates: Vec<(&str, String, String)> = (list.iter())
+            .map(|l| {
+                (
+                    l.name.as_str(),
+                    format_short(l.first_at),
+                    format_short(l.last_at),
+                )
+            })
+            .collect();
+        assert_eq!(
+            dates,
+            [
+                ("Ada King", "2024-01-02".into(), "2024-03-04".into()),
+                ("Brian Kernighan", "2024-07-01".into(), "2024-07-01".into()),
+            ]
+        );
+        // A result under the new name moves it.
+        admit(&mut indexes, 5, seeded("2024-08-09", "Ada King"));
+        let list = Players::merge(&indexes).list();
+        assert_eq!(format_short(list[0].last_at), "2024-08-09");
     }
 }
