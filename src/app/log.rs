@@ -23,7 +23,7 @@
 //! keeps of targets is the type and id of each voided record. With `--from`, the targets
 //! before it of the voids it shows are read first, by seq.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;
 
@@ -129,7 +129,8 @@ struct RulesOf {
 /// rule change, in the order recorded, each as `laurel log` labels it, a
 /// voided one ending `voided by #N`. A rule change and a void of a system's
 /// record are listed only when `shown(namespace)` says their system's
-/// tables are published; renames and voids of `ledger.*` records always.
+/// tables are published (a void of a rule change, when the changed
+/// system's are); renames and voids of other `ledger.*` records always.
 /// Registrations, many and saying nothing of a value, are left out.
 /// The site's page of corrections ([`crate::site::Site::amendments`]). One
 /// walk over the records, each decoded only when its bytes name a `ledger.`
@@ -160,6 +161,9 @@ pub(crate) fn amendments(
         Some((ns, _)) => shown(ns),
     };
     let ledger_type = memchr::memmem::Finder::new(br#""type":"ledger."#);
+    // The rule changes of systems not shown: their voids are not shown
+    // either (a void follows its target, so the walk has met it).
+    let mut unshown_rules = BTreeSet::new();
     ledger.for_each_record(1, &mut |r, _| {
         if r.seq > upto || ledger_type.find(r.event).is_none() {
             return Ok(());
@@ -168,12 +172,15 @@ pub(crate) fn amendments(
         let listed = match peek.kind.as_str() {
             "ledger.rules_changed" => {
                 let group = decode::<RulesOf>(r)?.system;
-                crate::systems::namespace_of_group(&group).is_none_or(shown)
+                let listed = crate::systems::namespace_of_group(&group).is_none_or(shown);
+                if !listed {
+                    unshown_rules.insert(r.seq);
+                }
+                listed
             }
-            "ledger.voided" => r
-                .void_target
-                .and_then(|s| targets.get(&s))
-                .is_none_or(|voided| of_shown(&voided.kind)),
+            "ledger.voided" => r.void_target.is_none_or(|s| {
+                !unshown_rules.contains(&s) && targets.get(&s).is_none_or(|v| of_shown(&v.kind))
+            }),
             kind => kind == "ledger.player_renamed",
         };
         if !listed {

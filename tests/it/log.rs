@@ -223,7 +223,8 @@ fn log_shows_the_reason_of_a_rule_change_and_a_rename() {
 /// The site's page of corrections holds what `log` says of every void,
 /// rename and rule change (not of registrations), by seq, each with its
 /// reason, escaped, a voided one saying by which record; a `--known-at`
-/// before the voids leaves them out, and what they voided stands unmarked.
+/// before the voids leaves them out, and what they voided stands unmarked;
+/// one community's site leaves out another system's rule change and its void.
 #[test]
 fn the_site_lists_every_void_rename_and_rule_change_as_log_names_them() {
     let dir = ledger_with(&["cards_league.jsonl"]);
@@ -292,6 +293,8 @@ fn the_site_lists_every_void_rename_and_rule_change_as_log_names_them() {
     common::ok(d, &["site", cards.to_str().unwrap(), "--systems", "cards"]);
     let cards = std::fs::read_to_string(cards.join("corrections.html")).unwrap();
     assert!(!cards.contains("a &lt;new&gt; base"), "{cards}");
+    // Nor is its void.
+    assert!(!cards.contains("too soon"), "{cards}");
     assert!(
         cards.contains("entered twice") && cards.contains("married"),
         "{cards}"
