@@ -21,6 +21,9 @@ pub struct Origin {
     pub id: Option<String>,
     /// The event's `type`, if it could be read.
     pub kind: Option<String>,
+    /// The seq of another record of the same append the event clashes with
+    /// (a second result for one match): the append names its file and line.
+    pub clashes_with: Option<u64>,
 }
 
 impl std::fmt::Display for Origin {

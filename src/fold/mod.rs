@@ -61,7 +61,7 @@ pub use stream::{Keep, Span};
 use crate::error::{Error, Origin, Result};
 use crate::events::ledger;
 use crate::systems::params::{self, Params};
-use crate::systems::{players, Change, Cx, Event, Record, State};
+use crate::systems::{players, Change, Cx, Event, Other, Record, State};
 use crate::time::Micros;
 
 /// A position in fold order: `(at, seq)`.
@@ -486,15 +486,22 @@ fn check_record(state: &State, rec: &Record, cx: &Cx) -> Result<()> {
             .and_then(|()| state.check_input(rec)),
         _ => state.check(rec, cx),
     };
-    verdict.map_err(|msg| match cx.take_blamed() {
+    verdict.map_err(|msg| match cx.take_other() {
         // Another record's refusal: the append names it by its file and line.
-        Some(seq) => Error::invalid(
+        Some(Other::Blamed(seq)) => Error::invalid(
             Origin {
                 seq: Some(seq),
                 ..Origin::default()
             },
             msg,
         ),
+        Some(Other::Clashes(seq)) => {
+            let mut e = invalid_record(rec, msg);
+            if let Some(origin) = e.origin_mut() {
+                origin.clashes_with = Some(seq);
+            }
+            e
+        }
         None => invalid_record(rec, msg),
     })
 }

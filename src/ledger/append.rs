@@ -280,6 +280,13 @@ impl Ledger {
             return e;
         };
         let seq = origin.seq.unwrap_or(0);
+        if let Some(other) = origin.clashes_with.take().filter(|&o| o > old_head) {
+            let (file, line) = pending.origins.get(other - old_head - 1);
+            if let Error::Invalid { msg, .. } = &mut e {
+                msg.push_str(&format!(" (the other: {}:{line})", names[file]));
+            }
+            return Self::located(e, (old_head, new), pending, names);
+        }
         if seq > old_head {
             let (file, line) = pending.origins.get(seq - old_head - 1);
             origin.file = Some(names[file].clone());

@@ -5,6 +5,16 @@
 use super::params::Params;
 use super::Change;
 
+/// Another record a check's refusal names, by seq.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Other {
+    /// The refusal is this record's, not the one checked.
+    Blamed(u64),
+    /// The record checked clashes with this one, brought by the same append
+    /// (which says where it is: it has no seq to name yet).
+    Clashes(u64),
+}
+
 /// The fold's context: the rules in force and, when asked, the audit trail.
 #[derive(Debug, Clone, Default)]
 pub struct Cx {
@@ -16,9 +26,8 @@ pub struct Cx {
     /// In an append's check fold, the seq of its first record (0: every
     /// record is new): see [`Cx::brings`].
     fresh_from: u64,
-    /// The record a check's refusal is about when that is not the record
-    /// checked ([`Cx::second_result`]).
-    blamed: std::cell::Cell<Option<u64>>,
+    /// The other record a check's last refusal names ([`Cx::second_result`]).
+    other: std::cell::Cell<Option<Other>>,
     /// Per table: the parameters' stamp and the text an audit formula ends
     /// with under them (the values given of its system's groups,
     /// [`Params::given_text`]), made once per rule change.
@@ -32,7 +41,7 @@ impl Cx {
             audit: audit.then(Vec::new),
             audit_subject: None,
             fresh_from: 0,
-            blamed: std::cell::Cell::new(None),
+            other: std::cell::Cell::new(None),
             rules_shown: std::collections::BTreeMap::new(),
         }
     }
@@ -58,7 +67,8 @@ impl Cx {
     /// two the append brings: a record it brings has no seq yet to name or
     /// correct. A recorded result displaced by a new one dated before it is
     /// the one already recorded: the refusal is the new one's
-    /// ([`Cx::take_blamed`]), as when it is dated after.
+    /// ([`Other::Blamed`]), as when it is dated after. Two the append brings
+    /// are told apart by where they are in its input ([`Other::Clashes`]).
     pub fn second_result(&self, what: &str, once: &str, (seq, first): (u64, u64)) -> String {
         let recorded = |at: u64| {
             format!(
@@ -68,21 +78,24 @@ impl Cx {
         };
         match (self.brings(seq), self.brings(first)) {
             (_, false) => recorded(first),
-            (true, true) => format!(
-                "{what} has a result in another event of this append, dated at or before \
-                 this one; {once}"
-            ),
+            (true, true) => {
+                self.other.set(Some(Other::Clashes(first)));
+                format!(
+                    "{what} has a result in another event of this append, dated at or before \
+                     this one; {once}"
+                )
+            }
             (false, true) => {
-                self.blamed.set(Some(first));
+                self.other.set(Some(Other::Blamed(first)));
                 recorded(seq)
             }
         }
     }
 
-    /// The record the last refusal is about, when not the record checked:
-    /// taken, so that it is reported once.
-    pub fn take_blamed(&self) -> Option<u64> {
-        self.blamed.take()
+    /// The other record the last refusal names, if any: taken, so that it
+    /// is reported once.
+    pub fn take_other(&self) -> Option<Other> {
+        self.other.take()
     }
 
     /// Audit only the changes to `subject` (None: every change).

@@ -86,7 +86,7 @@ pub mod sbr;
 pub mod table;
 pub mod twins;
 
-pub use cx::Cx;
+pub use cx::{Cx, Other};
 pub(crate) use places::ranks;
 pub use places::shared_places;
 

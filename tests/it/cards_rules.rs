@@ -255,7 +255,12 @@ fn one_result_per_match() {
     rejected(
         dir.path(),
         &[first.clone(), again.clone()],
-        &[V1A, "has a result in another event of this append"],
+        &[
+            "-:2, cards.match_result",
+            V1A,
+            "has a result in another event of this append",
+            "a match has one result (the other: -:1)",
+        ],
     );
     assert!(append_text(dir.path(), &first.to_string()).status.success());
     let seq = head(dir.path()).0;

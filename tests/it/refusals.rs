@@ -446,3 +446,42 @@ fn a_refusal_of_a_recorded_record_blames_what_can_have_caused_it() {
         "{err}"
     );
 }
+
+/// One game's result in two files of an import, the second dated later
+/// and without the first's id: the later one is refused, named by its
+/// file and line, and the message says where the other is.
+#[test]
+fn a_second_result_in_one_import_names_the_file_and_line_of_the_first() {
+    let dir = empty_ledger();
+    let text = std::fs::read_to_string(events_dir().join("diplomacy_draws.jsonl")).unwrap();
+    let mut game: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    game.as_object_mut().unwrap().remove("id");
+    let input = tempfile::tempdir().unwrap();
+    std::fs::write(input.path().join("a.jsonl"), format!("{game}\n")).unwrap();
+    game["at"] = "2024-05-01".into();
+    let registered = r#"{"type":"ledger.player_registered","at":"2020-01-01","player":"Zed"}"#;
+    std::fs::write(
+        input.path().join("b.jsonl"),
+        format!("{registered}\n{game}\n"),
+    )
+    .unwrap();
+    let before = head(dir.path());
+    let out = laurel(dir.path())
+        .arg("import")
+        .arg(input.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let a = input.path().join("a.jsonl").display().to_string();
+    let b = input.path().join("b.jsonl").display().to_string();
+    assert!(
+        err.contains(&format!("{b}:2, diplomacy.game_ended")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("a game is recorded once (the other: {a}:1)")),
+        "{err}"
+    );
+    assert_eq!(head(dir.path()), before);
+}
