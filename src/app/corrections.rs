@@ -26,8 +26,11 @@
 //!   against the ledger with SEQ voided and may reuse SEQ's id and the ids of its
 //!   system (game, heat, match). The ledger is never without the result: the one
 //!   commit writes both or neither. A FILE that adds no new event (empty, or
-//!   every event already recorded, say an exact copy of SEQ) is refused, since
-//!   the void would stand alone. A replacement is of SEQ's kind: FILE holds
+//!   every event already recorded) is refused, since the void would stand
+//!   alone; so is one holding an exact copy of SEQ, beside other events or
+//!   not (the copy adds nothing: SEQ would be gone, not replaced). Putting
+//!   back what a correction replaced is a correction too, and its event, an
+//!   exact copy of a voided record, takes a new id. A replacement is of SEQ's kind: FILE holds
 //!   an event of SEQ's type, and every event of it is of SEQ's system (a
 //!   Diplomacy result corrects a Diplomacy result; a game start may come with
 //!   its takeovers). Anything else is refused, since the command would say
@@ -271,6 +274,7 @@ pub fn correct(path: &Path, target: u64, file: &str, reason: &str, dry: bool) ->
     let inputs = vec![voids_input("laurel correct", &[target], reason), input];
     let (kind, named) = kind_and_names(&ledger, target);
     let accept = |r: &AppendReport| {
+        not_a_copy(r, target)?;
         adds_something(r, target, file)?;
         match &kind {
             Some(kind) => of_its_kind(r, target, kind, file),
@@ -359,8 +363,34 @@ fn of_its_kind(r: &AppendReport, target: u64, kind: &str, file: &str) -> Result<
     ))
 }
 
+/// Refuse a correction whose FILE holds an exact copy of SEQ: the copy is
+/// already recorded, so nothing would stand in SEQ's place once voided (and
+/// the events beside it would replace a result that did not change). The
+/// copies an append names are its first few: a file of more copies of
+/// voided records than that before SEQ's is refused as one that adds
+/// nothing, or not of its kind.
+fn not_a_copy(r: &AppendReport, target: u64) -> Result<()> {
+    let Some((file, line, _)) = r.voided_copies.iter().find(|c| c.2 == target) else {
+        return Ok(());
+    };
+    let origin = Origin {
+        file: Some(file.clone()),
+        line: Some(*line),
+        ..Origin::default()
+    };
+    Err(Error::invalid(
+        origin,
+        format!(
+            "an exact copy of record {target}, the record to correct: its replacement says \
+             what should have been recorded instead; nothing is written (to void it alone: \
+             laurel void {target} --reason TEXT)"
+        ),
+    ))
+}
+
 /// Refuse a correction whose FILE adds no event beside the void (which is
-/// always new: a second void of one record is refused before this).
+/// always new: a second void of one record is refused before this), naming
+/// the first copy of a voided record it holds, if any.
 fn adds_something(r: &AppendReport, target: u64, file: &str) -> Result<()> {
     if r.appended >= 2 {
         return Ok(());
@@ -368,10 +398,15 @@ fn adds_something(r: &AppendReport, target: u64, file: &str) -> Result<()> {
     let why = match (r.already_recorded, r.already_voided) {
         (0, _) => "it holds no event".to_string(),
         (n, 0) => format!("its {n} event(s) are already recorded"),
-        (n, v) => format!(
-            "its {n} event(s) are already recorded ({v} of them exact copies of voided records: \
-             give the replacement a new id or other content)"
-        ),
+        (n, v) => {
+            let first = (r.voided_copies.first())
+                .map(|(f, l, seq)| format!(", {f}:{l} of record {seq}"))
+                .unwrap_or_default();
+            format!(
+                "its {n} event(s) are already recorded ({v} of them exact copies of voided \
+                 records{first}: give the replacement a new id or other content)"
+            )
+        }
     };
     let origin = Origin {
         file: Some(file.to_string()),

@@ -308,15 +308,28 @@ fn a_replacement_that_adds_nothing_is_refused() {
         &["correct", "4", &empty, "--reason", "x"],
         "empty.jsonl: no replacement for record 4: it holds no event; nothing is written",
     );
-    // An exact copy of record 4 is already recorded: the void would stand alone.
-    let line4 = std::fs::read_to_string(common::events_dir().join("cards_league.jsonl")).unwrap();
-    let copy = write(d, "copy.jsonl", line4.lines().nth(3).unwrap());
+    // An exact copy of record 4 is already recorded: the void would stand
+    // alone, with or without other events beside the copy.
+    let text = std::fs::read_to_string(common::events_dir().join("cards_league.jsonl")).unwrap();
+    let line4 = text.lines().nth(3).unwrap();
+    let copy = write(d, "copy.jsonl", line4);
+    let is_a_copy = "copy.jsonl:1: an exact copy of record 4, the record to correct";
+    refused(d, &["correct", "4", &copy, "--reason", "x"], is_a_copy);
+    let round = r#"{"type":"cards.round_scheduled","at":"2013-03-01","tournament":"cards-2013-league","round":"9","starts":"2013-03-01","ends":"2013-03-31","matches":[{"match":"A","players":["Ana","Boris","Cleo"]}]}"#;
+    let copy = write(d, "copy.jsonl", &format!("{line4}\n{round}\n"));
+    refused(d, &["correct", "4", &copy, "--reason", "x"], is_a_copy);
+    assert_eq!(published(d), before);
+    // Putting back what a correction replaced: an exact copy of the voided
+    // record 4, named with its place, takes a new id.
+    let fix = write(d, "fix.jsonl", SWAPPED_R1A);
+    ok(d, &["correct", "4", &fix, "--reason", "scores swapped"]);
+    let undo = write(d, "undo.jsonl", line4);
+    let replaced = head(d).0.to_string();
     refused(
         d,
-        &["correct", "4", &copy, "--reason", "x"],
-        "no replacement for record 4: its 1 event(s) are already recorded",
+        &["correct", &replaced, &undo, "--reason", "they were right"],
+        "undo.jsonl:1 of record 4: give the replacement a new id or other content)",
     );
-    assert_eq!(published(d), before);
 }
 
 /// A correction replaces a record with one of its kind: a file of another
