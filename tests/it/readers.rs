@@ -235,7 +235,7 @@ fn setpriv_works() -> bool {
 #[test]
 fn reading_commands_work_on_a_read_only_copy() {
     if !setpriv_works() {
-        eprintln!("skipped: setpriv cannot run a command as user 65534 here");
+        common::skip("setpriv cannot run a command as user 65534 here");
         return;
     }
     let dir = sample();
@@ -289,7 +289,7 @@ fn reading_commands_work_when_no_file_may_grow() {
         .status()
         .is_ok_and(|s| s.success());
     if !prlimit_works {
-        eprintln!("skipped: prlimit is not available");
+        common::skip("prlimit is not available");
         return;
     }
     let dir = sample();

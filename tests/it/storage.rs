@@ -245,7 +245,7 @@ fn in_a_small_file_system(script: &str) -> Option<String> {
             Some(String::from_utf8_lossy(&out.stdout).into_owned())
         }
         _ => {
-            eprintln!("skipped: no mount namespace with a tmpfs on this machine");
+            common::skip("no mount namespace with a tmpfs on this machine");
             None
         }
     }
