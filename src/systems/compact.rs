@@ -399,10 +399,9 @@ pub use crate::codec::{put, zigzag};
 
 /// `#[serde(with = "compact::bytes")]` for a `Vec<u8>` field: written with
 /// `serialize_bytes` (one copy) instead of a sequence of `u8`s (a call per
-/// byte). bincode writes both the same way (a varint length, then the
-/// bytes), so checkpoints keep their layout; `tests` pins that.
+/// byte): a varint length, then the bytes.
 pub mod bytes {
-    use serde::de::{Deserializer, SeqAccess, Visitor};
+    use serde::de::{Deserializer, Visitor};
     use serde::Serializer;
 
     pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
@@ -428,14 +427,6 @@ pub mod bytes {
 
         fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
             Ok(v)
-        }
-
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
-            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
-            while let Some(b) = seq.next_element()? {
-                out.push(b);
-            }
-            Ok(out)
         }
     }
 }
