@@ -119,11 +119,17 @@ impl Cx {
             if stamp != 0 {
                 let shown = self.rules_shown.entry(c.system.clone()).or_default();
                 if shown.0 != stamp {
-                    // Every group of the table's system: a rating's formula
-                    // reads its table's group and those of the events that
-                    // move it (a small game's factor, a monthly decay).
+                    // The table's own group and its system's groups that
+                    // are no other table's: a rating's formula reads its
+                    // table's group and those of the events that move it
+                    // (a small game's factor, a monthly decay), never
+                    // another table's (Valar's base is no Maia rule).
                     let ns = super::namespace_of(&c.system);
-                    let of = |group: &str| ns.is_some() && super::namespace_of_group(group) == ns;
+                    let of = |group: &str| {
+                        ns.is_some()
+                            && super::namespace_of_group(group) == ns
+                            && (group == c.system || super::namespace_of(group).is_none())
+                    };
                     *shown = (stamp, self.params.given_text(of));
                 }
                 c.formula.push_str(&shown.1);

@@ -364,3 +364,26 @@ fn rules_without_a_ledger_lists_the_defaults_and_creates_nothing() {
     assert_eq!(v["rows"], listed["rows"]);
     assert!(!none.join("laurel.db").exists());
 }
+
+/// A formula names the rules given that it reads: under a Valar rule
+/// change, a Valar change says `[rules given: valar.base=60]` and a Maia
+/// change of the same game says nothing of it.
+#[test]
+fn a_formula_names_the_rules_given_of_its_own_table_only() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let rule = r#"{"type":"ledger.rules_changed","at":"2002-09-02","system":"valar","params":{"base":60}}"#;
+    assert!(append_text(dir.path(), rule).status.success());
+    let v = json(dir.path(), &["history", "Alan Birch", "--format", "json"]);
+    let rows = v["rows"].as_array().expect("rows");
+    let formulas = |table: &str| -> Vec<String> {
+        (rows.iter())
+            .filter(|r| r["system"] == table && r["at"].as_str() > Some("2002-09-02"))
+            .map(|r| r["formula"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (valar, maia) = (formulas("valar"), formulas("maia"));
+    assert!(!valar.is_empty() && !maia.is_empty(), "{v}");
+    let given = " [rules given: valar.base=60]";
+    assert!(valar.iter().all(|f| f.ends_with(given)), "{valar:?}");
+    assert!(maia.iter().all(|f| !f.contains("rules given")), "{maia:?}");
+}
