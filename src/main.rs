@@ -617,8 +617,28 @@ fn man_page(path: &[String]) -> laurel::Result<String> {
         .source(source)
         .render(&mut page)
         .map_err(|e| laurel::Error::io("man page", e))?;
-    Ok(String::from_utf8_lossy(&page).into_owned())
+    Ok(String::from_utf8_lossy(&page).into_owned() + MAN_EXIT_AND_SEE_ALSO)
 }
+
+/// What every man page ends with: the exit codes (the README's table) and
+/// where the pages of the commands listed as `laurel-COMMAND(1)` come from.
+const MAN_EXIT_AND_SEE_ALSO: &str = r#".SH "EXIT STATUS"
+.TP
+\fB0\fR
+success
+.TP
+\fB1\fR
+the chain does not verify (or lacks the head \fBverify \-\-expect\fR names, or a checkpoint
+differs from a fold of the records; for \fBrestore\fR, the export's chain or its
+\fB\-\-expect\fR), or stored data read by the command is damaged
+.TP
+\fB2\fR
+bad input (nothing was appended), bad usage, ledger in use (by another writer), I/O or
+storage error
+.SH "SEE ALSO"
+\fBlaurel man\fR \fICOMMAND\fR prints the page of \fBlaurel\-\fR\fICOMMAND\fR(1), to read
+with \fBman \-l \-\fR; \fBlaurel\fR \fICOMMAND\fR \fB\-\-help\fR says the same.
+"#;
 
 /// A sign of life on stderr for the commands that can run for seconds (appends,
 /// replays, site builds): a spinner with the elapsed time, drawn only when stderr

@@ -51,6 +51,18 @@ fn man_page_is_roff_with_a_title_and_every_subcommand() {
         .unwrap();
     assert!(first_macro.starts_with(".TH laurel 1 "), "{first_macro}");
     assert!(page.contains("\n.SH NAME\n"), "{page}");
+    // The exit codes scripts rely on, and where the commands' pages are.
+    let exit = page
+        .split(".SH \"EXIT STATUS\"\n")
+        .nth(1)
+        .expect("EXIT STATUS");
+    for code in ["0", "1", "2"] {
+        assert!(exit.contains(&format!(".TP\n\\fB{code}\\fR\n")), "{exit}");
+    }
+    assert!(
+        page.contains("\\fBlaurel man\\fR \\fICOMMAND\\fR prints"),
+        "{page}"
+    );
     for c in subcommands(dir.path()) {
         assert!(
             page.contains(&format!("laurel\\-{c}")),
