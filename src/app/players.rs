@@ -97,6 +97,7 @@ pub fn players_rename(
             "players rename: {why}; nothing appended"
         )));
     }
+    too_early(&players, from, &at)?;
     let mut ev = json!({"type": "ledger.player_renamed", "at": at, "from": from, "to": to});
     if distinct {
         ev["distinct"] = json!(true);
@@ -107,6 +108,28 @@ pub fn players_rename(
     let what = format!("the rename of {from:?} to {to:?}");
     let said = append_one(&ledger, "players rename", &ev, &what)?;
     Ok(format!("renamed {from:?} to {to:?} from {at}\n{said}"))
+}
+
+/// Refuse a rename dated before a record naming `from`: from a rename's
+/// date on the old name is refused, so the append would refuse it too, but
+/// for the first such record only. This names the last, and the day to
+/// give instead (the day after it: a record dated at the rename's own
+/// instant folds before it, but a day is what `--at` takes). An `at` that
+/// does not read as a time is left to the append to refuse.
+fn too_early(players: &Players, from: &str, at: &str) -> Result<()> {
+    let (Some(rename), Some(last)) = (time::parse_input(at), players.last_named(from)) else {
+        return Ok(());
+    };
+    if rename >= last {
+        return Ok(());
+    }
+    let after = time::format_short(last.div_euclid(time::DAY) * time::DAY + time::DAY);
+    Err(Error::Usage(format!(
+        "players rename: a record dated {} names {from:?}; from a rename's date on the old name \
+         is refused, so the rename is dated after every record naming it (`--at {after}` or \
+         later); nothing appended",
+        time::format_short(last)
+    )))
 }
 
 /// `at` as given, or today (UTC) as a date.

@@ -323,6 +323,12 @@ impl Players {
         self.written.get(name).map(|w| w.since)
     }
 
+    /// The latest `at` of a record naming `name` itself (an event, its
+    /// registration, or a rename to it), or `None` when it is no player's.
+    pub fn last_named(&self, name: &str) -> Option<Micros> {
+        self.written.get(name).map(|w| w.seen.last_at)
+    }
+
     /// The root of `name` (the name the projections know its player by),
     /// or `None` when `name` is no player's.
     pub fn root_of(&self, name: &str) -> Option<String> {

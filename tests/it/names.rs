@@ -433,3 +433,40 @@ fn a_rename_corrected_gives_no_player_records_of_another() {
         "{err}"
     );
 }
+
+/// `players rename --at` a date before records naming the old name is
+/// refused naming the last of them and the first day that serves, not one
+/// such record per attempt; that day is accepted.
+#[test]
+fn players_rename_dated_before_records_of_the_old_name_names_the_last_of_them() {
+    let dir = smiths();
+    let d = dir.path();
+    let seed = |at: &str, system: &str| {
+        format!(
+            r#"{{"type":"mepbm.rating_seeded","at":"{at}","player":"Joan Smith","system":"{system}","value":1500}}"#
+        )
+    };
+    for (at, system) in [("2021-03-04", "valar"), ("2021-06-07T10:00:00Z", "maia")] {
+        assert!(append_text(d, &seed(at, system)).status.success());
+    }
+    let before = head(d);
+    let rename = |at: &str| {
+        run(
+            d,
+            &["players", "rename", "Joan Smith", "Joan Smyth", "--at", at],
+        )
+    };
+    let (code, _, err) = rename("2021-03-05");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "players rename: a record dated 2021-06-07T10:00:00Z names \"Joan Smith\"; from a \
+             rename's date on the old name is refused, so the rename is dated after every \
+             record naming it (`--at 2021-06-08` or later); nothing appended"
+        ),
+        "{err}"
+    );
+    assert_eq!(head(d), before);
+    let (code, _, err) = rename("2021-06-08");
+    assert_eq!(code, 0, "{err}");
+}
