@@ -88,9 +88,9 @@ fn sums_pass_i128_exactly() {
 
 mod games {
     //! Whole games as validation admits them, scored by the systems and
-    //! summed and ordered, against the rules written out in big rationals.
+    //! summed and ordered: what each system's scores add up to, and players'
+    //! totals ordered as their big-rational sums.
 
-    use num_traits::One;
     use proptest::prelude::*;
 
     use super::super::super::math::{self, CarnageRules, Seat};
@@ -154,76 +154,60 @@ mod games {
             )
     }
 
-    /// Each seat's (sum, count) of the values its shared ranks take.
-    fn shared(values: &[BigInt], ranks: &[(usize, usize)]) -> Vec<(BigInt, usize)> {
-        let n = values.len();
-        (ranks.iter())
-            .map(|&(best, worst)| {
-                (
-                    (best..=worst).map(|r| &values[n - r]).sum(),
-                    worst + 1 - best,
-                )
-            })
-            .collect()
-    }
-
-    /// The four systems' draw scores of `seats`, straight from the rules.
-    fn plain_scores(seats: &[Seat], base: i64, r: &CarnageRules) -> [Vec<BigRational>; 4] {
-        let n = seats.len();
-        let mut fib = vec![BigInt::from(base), BigInt::one()];
-        while fib.len() < n {
-            let next = &fib[fib.len() - 1] + &fib[fib.len() - 2];
-            fib.push(next);
-        }
-        fib.truncate(n);
-        let total: BigInt = fib.iter().sum();
-        let fibonacci = shared(&fib, &math::shared_ranks(seats))
-            .into_iter()
-            .map(|(sum, count)| q(sum, total.clone() * count))
-            .collect();
-        let points: Vec<BigInt> = (1..=n).map(|i| BigInt::from(r.rank_points) * i).collect();
-        let leader = math::sole_leader(seats);
-        let carnage = shared(&points, &math::ranks_with(seats, r.eliminated))
-            .into_iter()
-            .zip(seats)
-            .enumerate()
-            .map(|(i, ((sum, count), s))| {
-                let bonus = match leader {
-                    Some((l, lead)) if l == i => BigInt::from(lead) * r.leader_bonus,
-                    _ => BigInt::zero(),
-                };
-                q(sum, count) + q(BigInt::from(s.centers) * r.centre_points + bonus, 1)
-            })
-            .collect();
-        let k = seats.iter().filter(|s| s.in_draw).count();
-        let dss = seats.iter().map(|s| q(u8::from(s.in_draw), k)).collect();
-        let squares: BigInt = seats.iter().map(|s| BigInt::from(s.centers).pow(2)).sum();
-        let sos = (seats.iter())
-            .map(|s| q(BigInt::from(s.centers).pow(2), squares.clone()))
-            .collect();
-        [fibonacci, carnage, dss, sos]
+    /// Does every seat ranked ahead of another (a better shared rank range)
+    /// score at least as much?
+    fn by_rank(scores: &[Exact], ranks: &[(usize, usize)]) -> bool {
+        let big: Vec<BigRational> = scores.iter().map(Exact::big).collect();
+        (0..ranks.len())
+            .flat_map(|i| (0..ranks.len()).map(move |j| (i, j)))
+            .all(|(i, j)| ranks[i].1 >= ranks[j].0 || big[i] >= big[j])
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
-        /// Every system's scores of a board, and their sums, are the rules'
-        /// exact rationals.
+        /// What each system's scores of a board add up to, as its rule says
+        /// (Fibonacci's shares, a draw's and Sum-of-Squares' all 1;
+        /// Carnage's every rank's points, every centre's and the leader's
+        /// bonus), summed exactly; a better rank never scores less; a seat
+        /// out of the draw has no DSS share, one without centres no SoS share.
         #[test]
-        fn scores_and_sums_equal_the_rules_in_big_rationals(
+        fn each_systems_scores_add_up_and_follow_the_ranks(
             seats in board(), base in 0i64..=1, r in rules()
         ) {
-            let fast = [
-                math::fibonacci_draw(&seats, base),
-                math::carnage_draw(&seats, &r),
-                math::dss_draw(&seats),
-                math::sos_draw(&seats),
-            ];
-            for (got, want) in fast.iter().zip(plain_scores(&seats, base, &r)) {
-                let big: Vec<BigRational> = got.iter().map(Exact::big).collect();
-                prop_assert_eq!(&big, &want);
-                let plain_sum = want.iter().fold(BigRational::zero(), |s, x| s + x);
-                prop_assert_eq!(exact_sum(got), plain_sum);
+            let n = seats.len() as i64;
+            let fibonacci = math::fibonacci_draw(&seats, base);
+            prop_assert_eq!(exact_sum(&fibonacci), q(1, 1));
+            prop_assert!(by_rank(&fibonacci, &math::shared_ranks(&seats)));
+
+            let carnage = math::carnage_draw(&seats, &r);
+            let centers: i64 = seats.iter().map(|s| s.centers).sum();
+            let bonus = math::sole_leader(&seats).map_or(0, |(_, lead)| lead);
+            let points = BigInt::from(r.rank_points) * (n * (n + 1) / 2)
+                + BigInt::from(r.centre_points) * centers
+                + BigInt::from(r.leader_bonus) * bonus;
+            prop_assert_eq!(exact_sum(&carnage), q(points, 1));
+            if r.centre_points == 0 && r.leader_bonus == 0 {
+                prop_assert!(by_rank(&carnage, &math::ranks_with(&seats, r.eliminated)));
+            }
+
+            let dss = math::dss_draw(&seats);
+            let drawn = seats.iter().filter(|s| s.in_draw).count();
+            prop_assert_eq!(exact_sum(&dss), q(i64::from(drawn > 0), 1));
+            for (s, score) in seats.iter().zip(&dss) {
+                prop_assert_eq!(score.big(), q(i64::from(s.in_draw), drawn as i64));
+            }
+
+            let sos = math::sos_draw(&seats);
+            prop_assert_eq!(exact_sum(&sos), q(i64::from(centers > 0), 1));
+            for (a, sa) in seats.iter().zip(&sos) {
+                prop_assert_eq!(a.centers == 0, sa.big().is_zero());
+                for (b, sb) in seats.iter().zip(&sos) {
+                    prop_assert!(a.centers <= b.centers || sa.big() > sb.big());
+                }
+            }
+            for scores in [&fibonacci, &carnage, &dss, &sos] {
+                prop_assert_eq!(exact_sum(scores), plain(scores));
             }
         }
 
