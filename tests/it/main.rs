@@ -46,6 +46,7 @@ mod sbr_groups;
 mod shell;
 mod site;
 mod site_browser;
+mod site_large;
 mod storage;
 mod streaming;
 mod timetravel;
