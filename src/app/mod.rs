@@ -172,6 +172,30 @@ fn touched(rules: &Value) -> BTreeSet<&'static str> {
         .collect()
 }
 
+/// The most bytes a rules file may hold: every parameter of every system
+/// at its longest fits in a few kilobytes, and a file without end (a
+/// device, a pipe that never closes) must not be read into memory whole.
+const RULES_MAX: u64 = 1 << 20;
+
+/// The bytes of `path`, refused (exit 2) past `max` of them.
+fn read_at_most(path: &Path, max: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let io = |e| Error::io(path.display().to_string(), e);
+    let mut read = Vec::new();
+    (std::fs::File::open(path).map_err(io)?)
+        .take(max + 1)
+        .read_to_end(&mut read)
+        .map_err(io)?;
+    if read.len() as u64 > max {
+        return Err(Error::Usage(format!(
+            "--rules {}: longer than {max} bytes; a rules file sets a few parameters, \
+             {{system: {{parameter: value}}}} (`laurel rules --template` writes one)",
+            path.display()
+        )));
+    }
+    Ok(read)
+}
+
 fn read_rules(path: &Path) -> Result<Value> {
     if path.is_dir() {
         return Err(Error::Usage(format!(
@@ -180,7 +204,7 @@ fn read_rules(path: &Path) -> Result<Value> {
             path.display()
         )));
     }
-    let read = std::fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let read = read_at_most(path, RULES_MAX)?;
     let bytes = crate::input::without_bom(&read);
     if let Some(msg) = crate::input::marked(bytes) {
         return Err(Error::Usage(format!("{}: {msg}", path.display())));

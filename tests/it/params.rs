@@ -387,3 +387,26 @@ fn a_formula_names_the_rules_given_of_its_own_table_only() {
     assert!(valar.iter().all(|f| f.ends_with(given)), "{valar:?}");
     assert!(maia.iter().all(|f| !f.contains("rules given")), "{maia:?}");
 }
+
+/// A rules file without end (a device, a pipe that never closes) is not
+/// read into memory whole: past 1 MiB it is refused, exit 2.
+#[test]
+fn a_rules_file_without_end_is_refused_past_one_mebibyte() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    for command in [
+        &["replay", "--rules"][..],
+        &["standings", "valar", "--rules"],
+    ] {
+        let out = laurel(dir.path())
+            .args(command)
+            .arg("/dev/zero")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("--rules /dev/zero: longer than 1048576 bytes"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
