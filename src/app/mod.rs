@@ -177,18 +177,18 @@ fn touched(rules: &Value) -> BTreeSet<&'static str> {
 /// device, a pipe that never closes) must not be read into memory whole.
 const RULES_MAX: u64 = 1 << 20;
 
-/// The bytes of `path`, refused (exit 2) past `max` of them.
-fn read_at_most(path: &Path, max: u64) -> Result<Vec<u8>> {
+/// The bytes of rules file `path`, refused (exit 2) past [`RULES_MAX`].
+fn rules_bytes(path: &Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let io = |e| Error::io(path.display().to_string(), e);
     let mut read = Vec::new();
     (std::fs::File::open(path).map_err(io)?)
-        .take(max + 1)
+        .take(RULES_MAX + 1)
         .read_to_end(&mut read)
         .map_err(io)?;
-    if read.len() as u64 > max {
+    if read.len() as u64 > RULES_MAX {
         return Err(Error::Usage(format!(
-            "--rules {}: longer than {max} bytes; a rules file sets a few parameters, \
+            "--rules {}: longer than {RULES_MAX} bytes; a rules file sets a few parameters, \
              {{system: {{parameter: value}}}} (`laurel rules --template` writes one)",
             path.display()
         )));
@@ -204,7 +204,7 @@ fn read_rules(path: &Path) -> Result<Value> {
             path.display()
         )));
     }
-    let read = read_at_most(path, RULES_MAX)?;
+    let read = rules_bytes(path)?;
     let bytes = crate::input::without_bom(&read);
     if let Some(msg) = crate::input::marked(bytes) {
         return Err(Error::Usage(format!("{}: {msg}", path.display())));

@@ -276,17 +276,11 @@ impl Ledger {
         pending: &Pending,
         names: &[String],
     ) -> Error {
+        Self::name_the_clash(&mut e, old_head, pending, names);
         let Some(origin) = e.origin_mut() else {
             return e;
         };
         let seq = origin.seq.unwrap_or(0);
-        if let Some(other) = origin.clashes_with.take().filter(|&o| o > old_head) {
-            let (file, line) = pending.origins.get(other - old_head - 1);
-            if let Error::Invalid { msg, .. } = &mut e {
-                msg.push_str(&format!(" (the other: {}:{line})", names[file]));
-            }
-            return Self::located(e, (old_head, new), pending, names);
-        }
         if seq > old_head {
             let (file, line) = pending.origins.get(seq - old_head - 1);
             origin.file = Some(names[file].clone());
@@ -307,6 +301,19 @@ impl Ledger {
             origin.kind.clone().unwrap_or_default()
         );
         Self::blame_voids(&what, seq, (old_head, new), pending, names)
+    }
+
+    /// A refusal that clashes with another record this append brings
+    /// ([`Origin::clashes_with`]): that record has no seq to name yet, so the
+    /// message ends with its file and line.
+    fn name_the_clash(e: &mut Error, old_head: u64, pending: &Pending, names: &[String]) {
+        let Error::Invalid { origin, msg } = e else {
+            return;
+        };
+        if let Some(other) = origin.clashes_with.take().filter(|&o| o > old_head) {
+            let (file, line) = pending.origins.get(other - old_head - 1);
+            msg.push_str(&format!(" (the other: {}:{line})", names[file]));
+        }
     }
 
     /// The refusal that goes ahead of the check fold's answer, if any: a

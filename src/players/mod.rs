@@ -390,40 +390,37 @@ impl Players {
 
     /// Every player, by the name shown now (see [`Listed`]), in name order.
     pub fn list(&self) -> Vec<Listed> {
-        let mut by_root: BTreeMap<String, Listed> = BTreeMap::new();
-        // The roots whose dates are their events' (a name no system's
-        // event writes holds its registration's or rename's dates).
-        let mut by_events: BTreeMap<String, Micros> = BTreeMap::new();
+        // Per root: its row, and its names' latest date, those an event
+        // writes first (a registration's or rename's date counts only for
+        // a player no system's event names).
+        let mut by_root: BTreeMap<String, (Listed, (bool, Micros))> = BTreeMap::new();
         for (name, w) in &self.written {
             let root = self.root_of(name).unwrap_or_else(|| name.clone());
             let systems = NAMESPACES.iter().enumerate();
             let systems = systems.filter(|(i, _)| w.systems & (1 << i) != 0);
-            let l = by_root.entry(root.clone()).or_insert_with(|| Listed {
-                name: self.shown_name(&root),
-                earlier: Vec::new(),
-                systems: Vec::new(),
-                first_at: w.since,
-                last_at: w.seen.last_at,
+            let (l, last) = by_root.entry(root.clone()).or_insert_with(|| {
+                let l = Listed {
+                    name: self.shown_name(&root),
+                    earlier: Vec::new(),
+                    systems: Vec::new(),
+                    first_at: w.since,
+                    last_at: w.seen.last_at,
+                };
+                (l, (false, Micros::MIN))
             });
             l.systems.extend(systems.map(|(_, ns)| *ns));
             l.systems.sort_unstable();
             l.systems.dedup();
             l.first_at = l.first_at.min(w.since);
-            l.last_at = l.last_at.max(w.seen.last_at);
-            if w.systems != 0 {
-                let last = by_events.entry(root).or_insert(w.seen.last_at);
-                *last = (*last).max(w.seen.last_at);
-            }
+            *last = (*last).max((w.systems != 0, w.seen.last_at));
         }
-        for (root, l) in by_root.iter_mut() {
-            if let Some(last) = by_events.get(root) {
-                l.last_at = *last;
-            }
+        for (root, (l, last)) in by_root.iter_mut() {
+            l.last_at = last.1;
             let mut chain = self.renames.chain(root);
             chain.pop();
             l.earlier = chain.into_iter().map(str::to_string).collect();
         }
-        let mut out: Vec<Listed> = by_root.into_values().collect();
+        let mut out: Vec<Listed> = by_root.into_values().map(|(l, _)| l).collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
     }

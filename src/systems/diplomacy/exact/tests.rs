@@ -200,10 +200,11 @@ mod games {
 
             let sos = math::sos_draw(&seats);
             prop_assert_eq!(exact_sum(&sos), q(i64::from(centers > 0), 1));
-            for (a, sa) in seats.iter().zip(&sos) {
-                prop_assert_eq!(a.centers == 0, sa.big().is_zero());
-                for (b, sb) in seats.iter().zip(&sos) {
-                    prop_assert!(a.centers <= b.centers || sa.big() > sb.big());
+            let shares: Vec<BigRational> = sos.iter().map(Exact::big).collect();
+            for (a, sa) in seats.iter().zip(&shares) {
+                prop_assert_eq!(a.centers == 0, sa.is_zero());
+                for (b, sb) in seats.iter().zip(&shares) {
+                    prop_assert!(a.centers <= b.centers || sa > sb);
                 }
             }
             for scores in [&fibonacci, &carnage, &dss, &sos] {
