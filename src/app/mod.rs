@@ -218,12 +218,17 @@ fn read_rules(path: &Path) -> Result<Value> {
     })?;
     let v: Value = serde_json::from_str(text)
         .map_err(|e| Error::Usage(format!("{}: invalid JSON: {e}", path.display())))?;
-    // As in events: a key given twice has no one meaning.
-    if let Some(key) = crate::events::first_duplicate(text.as_bytes()) {
+    // As in events: a key given twice has no one meaning, and a value no
+    // event may hold (`1.5`, `-0`, `15e2`) is refused in the same words.
+    let (twice, refused) = crate::events::refused_in(text.as_bytes());
+    if let Some(key) = twice {
         return Err(Error::Usage(format!(
             "{}: `{key}` appears twice: give each system and parameter once",
             path.display()
         )));
+    }
+    if let (Some(msg), true) = (refused, v.is_object()) {
+        return Err(Error::Usage(format!("{}: {msg}", path.display())));
     }
     crate::systems::params::check_rules(&v)
         .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;

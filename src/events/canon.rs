@@ -151,7 +151,7 @@ const KEY_SHOWN: usize = 40;
 /// digits, `_`, at most [`KEY_SHOWN`] characters), else JSON-quoted and cut
 /// after [`KEY_SHOWN`] characters, so that no key can break a message's line
 /// or make it long, and `a.b` is told from `a` then `b`.
-pub(super) fn key_shown(k: &str) -> String {
+pub(crate) fn key_shown(k: &str) -> String {
     let plain = |c: char| (c.is_alphanumeric() || c == '_') && !super::forbidden(c);
     if !k.is_empty() && k.chars().count() <= KEY_SHOWN && k.chars().all(plain) {
         return k.to_string();

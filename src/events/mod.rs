@@ -75,6 +75,7 @@ pub mod schema;
 mod skip;
 mod text;
 
+pub(crate) use canon::key_shown;
 pub(crate) use payload::names_from_strings;
 pub(crate) use payload::payload;
 pub(crate) use payload::payload_table;
@@ -180,14 +181,19 @@ pub fn deferred<E: Vocabulary>(kind: &str) -> bool {
     !kind.starts_with("ledger.") && E::TYPES.contains(&kind)
 }
 
-/// The first key given twice in one object of a JSON text, as a path
-/// (`payload.value`), or `None` (also for text that is not JSON: the
-/// caller's parse words that). Such a text's meaning depends on the
-/// reader (serde_json's `Value` keeps the last).
-pub fn first_duplicate(json: &[u8]) -> Option<String> {
-    read_line(&mut canon::Reader::default(), json)
-        .ok()?
-        .duplicate
+/// What an event's reader refuses in a JSON text that is not an event (a
+/// rules file), with the event's words: the first key given twice in one
+/// object, as a path (`valar.base`: such a text's meaning depends on the
+/// reader, serde_json's `Value` keeps the last), and the message of the
+/// first value no event may hold (a floating-point number, an integer
+/// beyond the exact range, a string too long or holding a forbidden
+/// character). Both `None` for text that is not JSON: the caller's parse
+/// words that.
+pub fn refused_in(json: &[u8]) -> (Option<String>, Option<String>) {
+    match read_line(&mut canon::Reader::default(), json) {
+        Ok(c) => (c.duplicate, c.refused),
+        Err(_) => (None, None),
+    }
 }
 
 /// Parse one input line: [`LineParser::parse`].

@@ -199,6 +199,53 @@ fn a_rules_file_giving_a_system_or_parameter_twice_exits_2_naming_it() {
 }
 
 #[test]
+fn a_rules_file_value_no_event_may_hold_is_refused_in_the_events_words() {
+    let dir = ledger_with(&["mepbm_valar.jsonl"]);
+    let rules = dir.path().join("r.json");
+    let long = "1".repeat(5000);
+    let many: Vec<u32> = (0..101).collect();
+    let name = "x".repeat(300);
+    let cases = [
+        (
+            r#"{"valar": {"base": 15e2}}"#.to_string(),
+            "r.json: field `valar.base`: 1500.0 is a floating-point number; laurel accepts \
+             only integers",
+        ),
+        (
+            r#"{"valar": {"base": -0}}"#.to_string(),
+            "r.json: field `valar.base`: -0 is read as a floating-point number; write 0",
+        ),
+        (
+            format!(r#"{{"valar": {{"base": "{long}"}}}}"#),
+            "r.json: field `valar.base`: string of 5000 bytes is longer than the limit of 4096",
+        ),
+        (
+            format!(r#"{{"valar": {{"base": {many:?}}}}}"#),
+            "r.json: valar.base: expected an integer, got [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,\
+             16,17,18,19,20,21,22,…\n",
+        ),
+        (
+            format!(r#"{{"{name}": {{"base": 1}}}}"#),
+            "r.json: unknown rule system \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"…",
+        ),
+        (
+            format!(r#"{{"valar": {{"{name}": 1}}}}"#),
+            "r.json: unknown parameter valar.\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"…",
+        ),
+    ];
+    for (text, want) in cases {
+        std::fs::write(&rules, &text).unwrap();
+        let out = laurel(dir.path())
+            .args(["replay", "--rules", rules.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        assert!(stderr(&out).contains(want), "{}", stderr(&out));
+        assert!(stderr(&out).len() < 400, "{}", stderr(&out));
+    }
+}
+
+#[test]
 fn rules_lists_the_values_each_parameter_may_take() {
     let dir = empty_ledger();
     let v = json(dir.path(), &["rules", "--format", "json"]);
